@@ -1,0 +1,66 @@
+/*
+ * plugin.h - the interface between the measuring host (runner.c) and one
+ * version's bench plugin (plugin.c built against that version).
+ *
+ * Both sides are always built from the same harness sources, so this ABI never
+ * has to stay compatible across harness changes; what varies between versions
+ * is only the kernels API that plugin.c calls, which compat shims and the
+ * version macros below absorb.
+ */
+#ifndef BV_PLUGIN_H
+#define BV_PLUGIN_H
+
+#include <stddef.h>
+
+#define BV_PLUGIN_ABI 1
+#define BV_PLUGIN_SYMBOL "bv_plugin_get"
+
+/* Version of the kernels library being built, passed by the orchestrator as
+ * -DBV_KERNELS_VERSION_MAJOR=... so the fixed harness can adapt where no
+ * compat shim fits: #if BV_KERNELS_VERSION_LT(0, 2, 0) ... */
+#define BV_KERNELS_VERSION_LT(ma, mi, pa)                                                          \
+	(BV_KERNELS_VERSION_MAJOR < (ma) ||                                                        \
+	 (BV_KERNELS_VERSION_MAJOR == (ma) &&                                                      \
+	  (BV_KERNELS_VERSION_MINOR < (mi) ||                                                      \
+	   (BV_KERNELS_VERSION_MINOR == (mi) && BV_KERNELS_VERSION_PATCH < (pa)))))
+
+/* Results of plugin calls.  BV_NA: this version lacks the op or backend;
+ * BV_UNAVAILABLE: it has it but it cannot run here (no device). */
+enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
+
+typedef struct bv_args {
+	const float *x; /* input, in the backend's memory */
+	float *y;       /* output, in the backend's memory */
+	size_t n;       /* elements */
+} bv_args;
+
+typedef struct bv_call bv_call;
+struct bv_call {
+	int (*fn)(const bv_call *c, const bv_args *a); /* returns BV_OK or another BV_ */
+	int backend;                                   /* the version's own backend id */
+	int op;                                        /* the version's own op id */
+};
+
+typedef struct bv_plugin {
+	int abi;
+	const char *(*kernel_version)(void);
+	/* Fills *out for op of group on backend; BV_NA when this build has no
+	 * such op at all (decided at compile time by the shim/version macros). */
+	int (*lookup)(const char *group, const char *op, const char *backend, bv_call *out);
+	/* BV_OK when backend can run here; otherwise BV_NA or BV_UNAVAILABLE. */
+	int (*probe)(const char *backend);
+	/* Why the last call on this thread failed. */
+	const char *(*last_error)(void);
+	/* Memory where a backend computes (device memory for cuda). */
+	int (*alloc)(const char *backend, size_t bytes, void **out);
+	void (*release)(const char *backend, void *p);
+	int (*copy_in)(const char *backend, void *dst, const void *src, size_t bytes);
+	int (*copy_out)(const char *backend, void *dst, const void *src, size_t bytes);
+	int (*sync)(const char *backend);
+	/* Whether a backend's buffers are host memory the host may share. */
+	int (*host_memory)(const char *backend);
+} bv_plugin;
+
+typedef const bv_plugin *(*bv_plugin_get_fn)(void);
+
+#endif

@@ -1,0 +1,8 @@
+/* cli.h - subcommands; main.c dispatches to one per file (cmd_*.c). */
+#ifndef BV_CLI_H
+#define BV_CLI_H
+
+int bv_cmd_run(int argc, char **argv);
+int bv_cmd_list(int argc, char **argv);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * cmd_run.c - the comparison: bench-versions [run] V1 V2 ... [options].
+ *
+ * Drives every version through the stages (stages.h), then merges the logs
+ * and exports the table.  Progress goes to stderr, the table to stdout.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "benches.h"
+#include "cli.h"
+#include "common.h"
+#include "stages.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: bench-versions [run] VERSION... [options]\n\n"
+		"Builds each VERSION of the kernel library against the same harness, measures\n"
+		"them together and prints one table; the first VERSION is the baseline.\n\n"
+		"VERSION: local (the working tree at KERNEL_DIR), a release number (0.1.0:\n"
+		"a tag v0.1.0, else the first commit whose VERSION reads it), or any git\n"
+		"revision (main, a commit, HEAD~3, v0.2.0^).\n\n"
+		"options:\n"
+		"  --benches L      comma-separated groups (see: bench-versions list benches)\n"
+		"  --ops L          ops to run\n"
+		"  --backends L     backends to run (scalar, simd, cuda, ...)\n"
+		"  --sizes L        sizes in elements: 1K,64K,1M,16M\n"
+		"  --quick          fewer processes and rounds: for smoke runs and CI\n"
+		"  --processes N    measuring processes (default 9, quick 6)\n"
+		"  --rounds N       alternation rounds per process (default 21, quick 9)\n"
+		"  --sample-us N    target length of one sample in microseconds (default 1000)\n"
+		"  --threshold P    smallest change called faster/slower, percent (default 2)\n"
+		"  --seed N         seed for the random order of versions\n"
+		"  --format F       output format: %s (default table)\n"
+		"  --results DIR    where logs go (default results/ of this checkout)\n\n"
+		"environment: KERNEL_DIR, KERNEL_REPO, BENCH_VERSIONS_CACHE, XDG_CACHE_HOME, CC\n"
+		"exit codes: 0 success, 2 usage or input error, 3 a build or run failed\n",
+		bv_exporter_names());
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static char *results_dir(const char *root)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	/* Two runs in one second must not share a directory. */
+	for (int i = 0;; i++) {
+		char *dir = i ? bv_asprintf("%s/%s-%d", root, stamp, i) : bv_asprintf("%s/%s", root, stamp);
+		if (!bv_exists(dir) && bv_mkdir_p(root) == 0 && mkdir(dir, 0755) == 0)
+			return dir;
+		free(dir);
+		if (i > 100)
+			return NULL;
+	}
+}
+
+int bv_cmd_run(int argc, char **argv)
+{
+	bv_measure_opts mo = {0};
+	int processes = 0, rounds = 0;
+	double threshold = 0.02;
+	const char *format = "table", *results_root = NULL;
+	char **names = calloc((size_t)argc, sizeof(char *));
+	size_t nnames = 0;
+	mo.sample_us = 1000;
+	mo.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = 1;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			free(names);
+			return 0;
+		} else if (!strcmp(a, "--quick"))
+			mo.quick = 1, takes = 0;
+		else if (!strncmp(a, "--", 2) && !val) {
+			fprintf(stderr, "bench-versions: %s needs a value (or is unknown); see --help\n", a);
+			free(names);
+			return BV_EXIT_USAGE;
+		} else if (!strcmp(a, "--benches"))
+			mo.benches = val;
+		else if (!strcmp(a, "--ops"))
+			mo.ops = val;
+		else if (!strcmp(a, "--backends"))
+			mo.backends = val;
+		else if (!strcmp(a, "--sizes"))
+			mo.sizes = val;
+		else if (!strcmp(a, "--format"))
+			format = val;
+		else if (!strcmp(a, "--results"))
+			results_root = val;
+		else if (!strcmp(a, "--processes") && parse_int(val, 1, 1000, &processes) == 0)
+			;
+		else if (!strcmp(a, "--rounds") && parse_int(val, 1, 100000, &rounds) == 0)
+			;
+		else if (!strcmp(a, "--sample-us") && (mo.sample_us = atof(val)) >= 1 && mo.sample_us <= 1e7)
+			;
+		else if (!strcmp(a, "--threshold") && (threshold = atof(val) / 100.0) >= 0 && threshold < 10)
+			;
+		else if (!strcmp(a, "--seed"))
+			mo.seed = strtoull(val, NULL, 10);
+		else if (a[0] == '-') {
+			fprintf(stderr, "bench-versions: unknown option or bad value: %s%s%s (see --help)\n", a,
+				val ? " " : "", val ? val : "");
+			free(names);
+			return BV_EXIT_USAGE;
+		} else
+			names[nnames++] = argv[i], takes = 0;
+		i += takes;
+	}
+	if (nnames == 0) {
+		usage(stderr);
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	const bv_exporter *exporter = bv_exporter_find(format);
+	if (!exporter) {
+		fprintf(stderr, "bench-versions: unknown format '%s' (known: %s)\n", format, bv_exporter_names());
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	mo.processes = processes ? processes : mo.quick ? 6 : 9;
+	mo.rounds = rounds ? rounds : mo.quick ? 9 : 21;
+	if (mo.quick && mo.sample_us == 1000)
+		mo.sample_us = 300;
+	bv_cell *cells;
+	char err[256];
+	long ncells = bv_cells_select(&(bv_selection){mo.benches, mo.ops, mo.backends, mo.sizes}, &cells, err, sizeof(err));
+	if (ncells <= 0) {
+		fprintf(stderr, "bench-versions: %s\n", ncells < 0 ? err : "the filters select no benchmark");
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	free(cells);
+
+	bv_repo *repo = NULL;
+	bv_compat *compat = NULL;
+	bv_version *vs = calloc(nnames, sizeof(bv_version));
+	char **logs = NULL, *dir = NULL;
+	size_t nresolved = 0;
+	int rc = bv_repo_open(&repo);
+	/* resolve: every name to an exact tree, printed before anything builds */
+	for (size_t i = 0; rc == 0 && i < nnames; i++) {
+		rc = bv_resolve(repo, names[i], &vs[i]);
+		if (rc)
+			break;
+		nresolved++;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(vs[k].label, vs[i].label)) {
+				char *l = bv_asprintf("%s-%zu", vs[i].label, i + 1);
+				free(vs[i].label);
+				vs[i].label = l;
+			}
+		fprintf(stderr, "resolve: %-12s -> %s %.12s, kernels %s [%s]\n", vs[i].name,
+			vs[i].kind == BV_VERSION_LOCAL ? "tree" : "commit",
+			vs[i].kind == BV_VERSION_LOCAL ? vs[i].tree : vs[i].commit, vs[i].kernel_version, vs[i].rule);
+	}
+	if (rc == 0) {
+		char *path = bv_asprintf("%s/compat/compat.json", bv_home());
+		rc = bv_compat_load(path, &compat);
+		free(path);
+	}
+	int build_failures = 0;
+	for (size_t i = 0; rc == 0 && i < nnames; i++) {
+		rc = bv_fetch(repo, &vs[i]);
+		bv_semver sv;
+		if (rc == 0 && bv_semver_parse(vs[i].kernel_version, &sv) == 0)
+			rc = bv_compat_match(compat, &sv, &vs[i].shims);
+		if (rc == 0) {
+			rc = bv_build(&vs[i]);
+			if (rc == 0 && vs[i].build_error) {
+				build_failures++;
+				fprintf(stderr, "build: %-12s FAILED: %s\n", vs[i].name, vs[i].build_error);
+			} else if (rc == 0) {
+				bv_buf shims = BV_BUF_INIT;
+				for (size_t k = 0; k < vs[i].shims.nrules; k++)
+					bv_buf_printf(&shims, "%s%s", k ? ", " : "", vs[i].shims.rules[k]);
+				fprintf(stderr, "build: %-12s %s (compat: %s)\n", vs[i].name,
+					vs[i].cached ? "cached, nothing rebuilt" : "built",
+					shims.s ? shims.s : "none");
+				bv_buf_free(&shims);
+			}
+		}
+	}
+	if (rc == 0) {
+		char *root = results_root ? bv_strdup(results_root) : bv_asprintf("%s/results", bv_home());
+		dir = results_dir(root);
+		if (!dir)
+			rc = bv_fail(BV_ERUN, "cannot create a results directory in %s", root);
+		free(root);
+	}
+	if (rc == 0)
+		rc = bv_measure(vs, nnames, &mo, dir, &logs);
+	if (rc == 0) {
+		bv_table table;
+		fprintf(stderr, "results: %s\n", dir);
+		rc = bv_merge_logs(logs, nnames, threshold, &table);
+		if (rc == 0) {
+			rc = exporter->write(&table, stdout);
+			bv_table_free(&table);
+		}
+	}
+	if (rc)
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	for (size_t i = 0; i < nresolved; i++) {
+		if (logs)
+			free(logs[i]);
+		bv_version_free(&vs[i]);
+	}
+	free(logs);
+	free(vs);
+	free(dir);
+	free(names);
+	bv_compat_free(compat);
+	bv_repo_free(repo);
+	if (rc)
+		return bv_exit_code(rc);
+	return build_failures ? BV_EXIT_FAILED : 0;
+}

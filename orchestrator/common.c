@@ -1,0 +1,253 @@
+/* common.c - error model, string buffers, lists and locations (see common.h). */
+#include "common.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static _Thread_local char last_error[4096];
+
+int bv_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int bv_fail_context(int code, const char *fmt, ...)
+{
+	bv_buf b = BV_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	bv_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	bv_buf_printf(&b, ": %s", last_error);
+	size_t n = b.len < sizeof(last_error) - 1 ? b.len : sizeof(last_error) - 1;
+	memcpy(last_error, b.s, n);
+	last_error[n] = '\0';
+	bv_buf_free(&b);
+	return code;
+}
+
+const char *bv_error_last(void) { return last_error[0] ? last_error : "unknown error"; }
+
+int bv_exit_code(int err)
+{
+	if (err == 0)
+		return BV_EXIT_OK;
+	return err == BV_EINPUT ? BV_EXIT_USAGE : BV_EXIT_FAILED;
+}
+
+void *bv_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "bench-versions: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	return p;
+}
+
+void *bv_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "bench-versions: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	return q;
+}
+
+char *bv_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(bv_xmalloc(n), s, n);
+}
+
+static void grow(bv_buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	b->s = bv_xrealloc(b->s, cap);
+	b->cap = cap;
+}
+
+void bv_buf_putn(bv_buf *b, const char *s, size_t n)
+{
+	grow(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void bv_buf_puts(bv_buf *b, const char *s) { bv_buf_putn(b, s, strlen(s)); }
+
+void bv_buf_vprintf(bv_buf *b, const char *fmt, va_list ap)
+{
+	va_list copy;
+	va_copy(copy, ap);
+	int n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return;
+	grow(b, (size_t)n);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void bv_buf_printf(bv_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bv_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *bv_buf_detach(bv_buf *b)
+{
+	char *s = b->s ? b->s : bv_strdup("");
+	b->s = NULL, b->len = b->cap = 0;
+	return s;
+}
+
+void bv_buf_free(bv_buf *b)
+{
+	free(b->s);
+	b->s = NULL, b->len = b->cap = 0;
+}
+
+char *bv_asprintf(const char *fmt, ...)
+{
+	bv_buf b = BV_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	bv_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return bv_buf_detach(&b);
+}
+
+void bv_strv_push(bv_strv *sv, const char *s)
+{
+	if (sv->n + 2 > sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 8;
+		sv->v = bv_xrealloc(sv->v, sv->cap * sizeof(char *));
+	}
+	sv->v[sv->n++] = bv_strdup(s);
+	sv->v[sv->n] = NULL;
+}
+
+void bv_strv_pushf(bv_strv *sv, const char *fmt, ...)
+{
+	bv_buf b = BV_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	bv_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	bv_strv_push(sv, b.s ? b.s : "");
+	bv_buf_free(&b);
+}
+
+void bv_strv_split(bv_strv *sv, const char *s)
+{
+	while (*s) {
+		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+			s++;
+		const char *start = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			s++;
+		if (s > start) {
+			char *w = bv_xmalloc((size_t)(s - start) + 1);
+			memcpy(w, start, (size_t)(s - start));
+			w[s - start] = '\0';
+			bv_strv_push(sv, w);
+			free(w);
+		}
+	}
+}
+
+void bv_strv_free(bv_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL, sv->n = sv->cap = 0;
+}
+
+/* ---- locations -------------------------------------------------------- */
+
+static char *exe_dir(void)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n <= 0)
+		return bv_strdup(".");
+	path[n] = '\0';
+	char *slash = strrchr(path, '/');
+	if (slash)
+		*slash = '\0';
+	return bv_strdup(path);
+}
+
+const char *bv_home(void)
+{
+	static char *home;
+	if (home)
+		return home;
+	const char *env = getenv("BENCH_VERSIONS_HOME");
+	if (env && *env)
+		return home = bv_strdup(env);
+	char *dir = exe_dir();
+	char *candidate = bv_asprintf("%s/../harness/plugin.c", dir);
+	if (bv_exists(candidate))
+		home = bv_asprintf("%s/..", dir); /* running from the source tree */
+	else
+		home = bv_asprintf("%s/../share/bench-versions", dir);
+	free(candidate);
+	free(dir);
+	char real[PATH_MAX];
+	if (realpath(home, real)) {
+		free(home);
+		home = bv_strdup(real);
+	}
+	return home;
+}
+
+const char *bv_libexec(void)
+{
+	static char *dir;
+	if (dir)
+		return dir;
+	char *bin = exe_dir();
+	char *candidate = bv_asprintf("%s/bv-runner", bin);
+	if (bv_exists(candidate))
+		dir = bin;
+	else {
+		dir = bv_asprintf("%s/../libexec/bench-versions", bin);
+		free(bin);
+	}
+	free(candidate);
+	return dir;
+}
+
+const char *bv_cache_dir(void)
+{
+	static char *dir;
+	if (dir)
+		return dir;
+	const char *env = getenv("BENCH_VERSIONS_CACHE");
+	if (env && *env)
+		return dir = bv_strdup(env);
+	env = getenv("XDG_CACHE_HOME");
+	if (env && *env)
+		return dir = bv_asprintf("%s/bench-versions", env);
+	env = getenv("HOME");
+	return dir = bv_asprintf("%s/.cache/bench-versions", env && *env ? env : "/tmp");
+}

@@ -1,0 +1,90 @@
+/*
+ * common.h - the pieces every stage uses: one error model, a growable string
+ * buffer, filesystem helpers and process spawning.
+ *
+ * Error model (as in libgit2): a function returns 0 on success or a negative
+ * BV_E* code; the message is set with bv_fail() and read with bv_error_last().
+ * The code decides the exit status: input errors exit 2, failures to build or
+ * run exit 3.
+ */
+#ifndef BV_COMMON_H
+#define BV_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum { BV_EINPUT = -2, BV_ERUN = -3 };
+enum { BV_EXIT_OK = 0, BV_EXIT_REGRESSION = 1, BV_EXIT_USAGE = 2, BV_EXIT_FAILED = 3 };
+
+int bv_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prefixes the current message with context: "building 0.1.0: <message>". */
+int bv_fail_context(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *bv_error_last(void);
+int bv_exit_code(int err);
+
+/* ---- string buffer ---------------------------------------------------- */
+typedef struct bv_buf {
+	char *s; /* always NUL-terminated once anything was added */
+	size_t len, cap;
+} bv_buf;
+#define BV_BUF_INIT {NULL, 0, 0}
+
+void bv_buf_puts(bv_buf *b, const char *s);
+void bv_buf_putn(bv_buf *b, const char *s, size_t n);
+void bv_buf_printf(bv_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bv_buf_vprintf(bv_buf *b, const char *fmt, va_list ap);
+/* Hands the string over to the caller (never NULL) and resets b. */
+char *bv_buf_detach(bv_buf *b);
+void bv_buf_free(bv_buf *b);
+
+char *bv_strdup(const char *s);
+char *bv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *bv_xmalloc(size_t n);
+void *bv_xrealloc(void *p, size_t n);
+
+/* A list of owned strings, NULL-terminated for use as argv. */
+typedef struct bv_strv {
+	char **v;
+	size_t n, cap;
+} bv_strv;
+#define BV_STRV_INIT {NULL, 0, 0}
+void bv_strv_push(bv_strv *sv, const char *s);
+void bv_strv_pushf(bv_strv *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Splits s on whitespace and appends each word. */
+void bv_strv_split(bv_strv *sv, const char *s);
+void bv_strv_free(bv_strv *sv);
+
+/* ---- filesystem ------------------------------------------------------- */
+int bv_mkdir_p(const char *path);
+int bv_rm_rf(const char *path);
+int bv_exists(const char *path);
+int bv_is_dir(const char *path);
+/* Reads a whole file (at most max bytes) into *out, NUL-terminated. */
+int bv_read_file(const char *path, size_t max, char **out, size_t *len);
+/* Writes via a temporary file and rename(), so readers never see half a file. */
+int bv_write_file_atomic(const char *path, const char *data, size_t len);
+/* Copies a directory tree of regular files, skipping names for which
+ * skip(name) is true (NULL: skip nothing). */
+int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name));
+/* mkdtemp under dir with the given prefix; returns a malloc'd path. */
+char *bv_mkdtemp_in(const char *dir, const char *prefix);
+
+/* ---- processes -------------------------------------------------------- */
+/* Runs argv (no shell) in cwd (NULL: ours), stdout and stderr appended to
+ * log (NULL: inherited).  Returns the exit status, 128+signal when killed,
+ * or a negative BV_E* when it could not be started. */
+int bv_run(char *const argv[], const char *cwd, const char *log);
+/* The last n bytes of a file, for showing the end of a build log. */
+char *bv_file_tail(const char *path, size_t n);
+
+/* ---- locations -------------------------------------------------------- */
+/* The directory holding harness/ and compat/ (the source tree, or
+ * PREFIX/share/bench-versions once installed; BENCH_VERSIONS_HOME overrides). */
+const char *bv_home(void);
+/* The directory holding bv-runner (bin/ or PREFIX/libexec/bench-versions). */
+const char *bv_libexec(void);
+/* $BENCH_VERSIONS_CACHE, else $XDG_CACHE_HOME/bench-versions, else ~/.cache/... */
+const char *bv_cache_dir(void);
+
+#endif

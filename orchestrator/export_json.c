@@ -1,0 +1,83 @@
+/*
+ * export_json.c - the comparison as JSON for machines (docs/results-format.md,
+ * "comparison"): rows[].bench/op/backend/size, rows[].results[] per version,
+ * rows[].changes[] per non-baseline version.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "stages.h"
+
+int bv_export_json(const bv_table *t, FILE *out)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", "bench-versions-comparison");
+	cJSON_AddStringToObject(doc, "schema_version", "1.0");
+	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
+	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
+	if (t->method)
+		cJSON_AddStringToObject(doc, "method", t->method);
+	cJSON *vers = cJSON_AddArrayToObject(doc, "versions");
+	for (size_t i = 0; i < t->nversions; i++) {
+		cJSON *v = cJSON_CreateObject();
+		cJSON_AddStringToObject(v, "label", t->labels[i]);
+		cJSON_AddStringToObject(v, "description", t->descriptions[i]);
+		cJSON_AddItemToArray(vers, v);
+	}
+	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *r = &t->rows[k];
+		cJSON *row = cJSON_CreateObject();
+		cJSON_AddStringToObject(row, "bench", r->bench);
+		cJSON_AddStringToObject(row, "op", r->op);
+		cJSON_AddStringToObject(row, "backend", r->backend);
+		cJSON_AddNumberToObject(row, "size", (double)r->size);
+		cJSON *results = cJSON_AddArrayToObject(row, "results");
+		for (size_t i = 0; i < t->nversions; i++) {
+			const bv_result *res = &r->results[i];
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "version", t->labels[i]);
+			cJSON_AddStringToObject(o, "status", res->status);
+			if (res->reason)
+				cJSON_AddStringToObject(o, "reason", res->reason);
+			if (res->median_ns > 0) {
+				cJSON_AddNumberToObject(o, "median_ns", res->median_ns);
+				cJSON_AddNumberToObject(o, "ci_low_ns", res->ci_low_ns);
+				cJSON_AddNumberToObject(o, "ci_high_ns", res->ci_high_ns);
+				if (r->bytes > 0)
+					cJSON_AddNumberToObject(o, "gb_per_s", r->bytes / res->median_ns);
+				if (r->flops > 0)
+					cJSON_AddNumberToObject(o, "gflop_per_s", r->flops / res->median_ns);
+			} else
+				cJSON_AddNullToObject(o, "median_ns");
+			cJSON_AddItemToArray(results, o);
+		}
+		cJSON *changes = cJSON_AddArrayToObject(row, "changes");
+		for (size_t i = 1; i < t->nversions; i++) {
+			const bv_change *ch = &r->changes[i];
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "version", t->labels[i]);
+			if (ch->valid) {
+				cJSON_AddNumberToObject(o, "ratio", ch->ratio);
+				cJSON_AddNumberToObject(o, "ci_low", ch->ci_low);
+				cJSON_AddNumberToObject(o, "ci_high", isfinite(ch->ci_high) ? ch->ci_high : 1e308);
+				cJSON_AddStringToObject(o, "verdict", ch->verdict);
+				cJSON_AddBoolToObject(o, "paired", ch->paired);
+			} else {
+				cJSON_AddNullToObject(o, "ratio");
+				cJSON_AddNullToObject(o, "ci_low");
+				cJSON_AddNullToObject(o, "ci_high");
+				cJSON_AddStringToObject(o, "verdict", r->results[i].status);
+			}
+			cJSON_AddItemToArray(changes, o);
+		}
+		cJSON_AddItemToArray(rows, row);
+	}
+	char *text = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	int ok = text && fputs(text, out) >= 0 && fputc('\n', out) != EOF;
+	free(text);
+	return ok ? 0 : bv_fail(BV_ERUN, "cannot write JSON");
+}

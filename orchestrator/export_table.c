@@ -1,0 +1,162 @@
+/*
+ * export_table.c - the comparison as an aligned text table for a terminal:
+ * a row per cell, per version its time, and per later version its ratio to
+ * the baseline with the 95 % interval and the verdict.  Rows where no
+ * version produced a result for the same reason (cuda without a device) are
+ * folded into one note under the table instead of filling it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benches.h"
+#include "common.h"
+#include "stages.h"
+
+static void fmt_time(double ns, char *buf, size_t len)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+}
+
+/* A row nobody could run, e.g. every version skipped for the same reason. */
+static int row_empty(const bv_row *r, size_t nv)
+{
+	for (size_t i = 0; i < nv; i++)
+		if (!strcmp(r->results[i].status, "ok") || !strcmp(r->results[i].status, "wrong result") ||
+		    !strcmp(r->results[i].status, "failed") || !strcmp(r->results[i].status, "build failed"))
+			return 0;
+	return 1;
+}
+
+typedef struct grid {
+	char ***cells; /* [row][col] */
+	size_t rows, cols;
+	size_t *width;
+} grid;
+
+static void put(grid *g, size_t r, size_t c, const char *s)
+{
+	g->cells[r][c] = bv_strdup(s);
+	size_t w = strlen(s);
+	if (w > g->width[c])
+		g->width[c] = w;
+}
+
+int bv_export_table(const bv_table *t, FILE *out)
+{
+	size_t nv = t->nversions;
+	size_t cols = 4 + nv + (nv > 1 ? nv - 1 : 0);
+	size_t shown = 0;
+	for (size_t k = 0; k < t->nrows; k++)
+		shown += !row_empty(&t->rows[k], nv);
+	grid g = {calloc(shown + 1, sizeof(char **)), shown + 1, cols, calloc(cols, sizeof(size_t))};
+	for (size_t r = 0; r <= shown; r++)
+		g.cells[r] = calloc(cols, sizeof(char *));
+
+	const char *heads[] = {"bench", "op", "backend", "size"};
+	for (size_t c = 0; c < 4; c++)
+		put(&g, 0, c, heads[c]);
+	for (size_t i = 0, c = 4; i < nv; i++) {
+		put(&g, 0, c++, t->labels[i]);
+		if (i > 0) {
+			char h[300];
+			snprintf(h, sizeof(h), "%s/%s [95%% CI]", t->labels[i], t->labels[0]);
+			put(&g, 0, c++, h);
+		}
+	}
+	size_t r = 1;
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *row = &t->rows[k];
+		if (row_empty(row, nv))
+			continue;
+		char buf[128];
+		put(&g, r, 0, row->bench);
+		put(&g, r, 1, row->op);
+		put(&g, r, 2, row->backend);
+		put(&g, r, 3, bv_size_format(row->size, buf, sizeof(buf)));
+		for (size_t i = 0, c = 4; i < nv; i++) {
+			const bv_result *res = &row->results[i];
+			if (!strcmp(res->status, "ok"))
+				fmt_time(res->median_ns, buf, sizeof(buf));
+			else
+				snprintf(buf, sizeof(buf), "%s", res->status);
+			put(&g, r, c++, buf);
+			if (i > 0) {
+				const bv_change *ch = &row->changes[i];
+				if (ch->valid)
+					snprintf(buf, sizeof(buf), "%.3f [%.3f, %.3f] %s%s", ch->ratio, ch->ci_low,
+						 ch->ci_high, ch->verdict, ch->paired ? "" : " (unpaired)");
+				else
+					snprintf(buf, sizeof(buf), "-");
+				put(&g, r, c++, buf);
+			}
+		}
+		r++;
+	}
+	for (size_t i = 0; i < g.rows; i++) {
+		for (size_t c = 0; c < cols; c++) {
+			/* names left-aligned, numbers right-aligned */
+			int left = c < 3;
+			fprintf(out, c ? "  " : "");
+			fprintf(out, left ? "%-*s" : "%*s", (int)g.width[c], g.cells[i][c] ? g.cells[i][c] : "");
+			free(g.cells[i][c]);
+		}
+		fputc('\n', out);
+		free(g.cells[i]);
+	}
+	free(g.cells);
+	free(g.width);
+
+	/* Geometric mean of the ratios per group, over cells both versions ran. */
+	for (size_t i = 1; i < nv; i++) {
+		const char *group = NULL;
+		for (size_t k = 0; k <= t->nrows; k++) {
+			if (k < t->nrows && group && !strcmp(group, t->rows[k].bench))
+				continue;
+			if (group) {
+				double logsum = 0;
+				size_t n = 0;
+				for (size_t j = 0; j < t->nrows; j++)
+					if (!strcmp(t->rows[j].bench, group) && t->rows[j].changes[i].valid)
+						logsum += log(t->rows[j].changes[i].ratio), n++;
+				if (n)
+					fprintf(out, "geomean %s/%s over %s: %.3f (%zu cells)\n", t->labels[i],
+						t->labels[0], group, exp(logsum / (double)n), n);
+			}
+			group = k < t->nrows ? t->rows[k].bench : NULL;
+		}
+	}
+	/* Folded rows: one line per distinct reason. */
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *row = &t->rows[k];
+		if (!row_empty(row, nv))
+			continue;
+		const char *reason = row->results[0].reason ? row->results[0].reason : row->results[0].status;
+		int seen = 0;
+		for (size_t j = 0; j < k && !seen; j++) {
+			const bv_row *o = &t->rows[j];
+			const char *or = o->results[0].reason ? o->results[0].reason : o->results[0].status;
+			seen = row_empty(o, nv) && !strcmp(or, reason) && !strcmp(o->backend, row->backend);
+		}
+		if (seen)
+			continue;
+		size_t count = 0;
+		for (size_t j = k; j < t->nrows; j++) {
+			const bv_row *o = &t->rows[j];
+			const char *or = o->results[0].reason ? o->results[0].reason : o->results[0].status;
+			count += row_empty(o, nv) && !strcmp(or, reason) && !strcmp(o->backend, row->backend);
+		}
+		fprintf(out, "not run: %zu %s cell%s on every version: %s: %s\n", count, row->backend,
+			count == 1 ? "" : "s", row->results[0].status, reason);
+	}
+	if (t->method)
+		fprintf(out, "method: %s\n", t->method);
+	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the table") : 0;
+}

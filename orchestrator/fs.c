@@ -1,0 +1,209 @@
+/* fs.c - filesystem helpers: directories, whole files, atomic writes, copies. */
+#include "common.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int bv_exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+int bv_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int bv_mkdir_p(const char *path)
+{
+	char *p = bv_strdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			int e = errno;
+			free(p);
+			return bv_fail(BV_ERUN, "cannot create directory %s: %s", path, strerror(e));
+		}
+		*s = '/';
+	}
+	int rc = 0;
+	if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		rc = bv_fail(BV_ERUN, "cannot create directory %s: %s", path, strerror(errno));
+	else if (!bv_is_dir(p))
+		rc = bv_fail(BV_ERUN, "%s exists and is not a directory", path);
+	free(p);
+	return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int bv_rm_rf(const char *path)
+{
+	if (!bv_exists(path))
+		return 0;
+	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return bv_fail(BV_ERUN, "cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int bv_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return bv_fail(BV_EINPUT, "cannot open %s: %s", path, strerror(errno));
+	bv_buf b = BV_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (b.len + n > max) {
+			fclose(f);
+			bv_buf_free(&b);
+			return bv_fail(BV_EINPUT, "%s is larger than %zu bytes", path, max);
+		}
+		bv_buf_putn(&b, chunk, n);
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		bv_buf_free(&b);
+		return bv_fail(BV_EINPUT, "cannot read %s", path);
+	}
+	if (len)
+		*len = b.len;
+	*out = bv_buf_detach(&b);
+	return 0;
+}
+
+int bv_write_file_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = bv_asprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(e));
+	}
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = write(fd, data + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	int e = done == len ? 0 : errno;
+	if (fsync(fd) != 0 && !e)
+		e = errno;
+	if (close(fd) != 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, path) != 0)
+		e = errno;
+	if (e) {
+		unlink(tmp);
+		free(tmp);
+		return bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(e ? e : EIO));
+	}
+	free(tmp);
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return bv_fail(BV_ERUN, "cannot read %s: %s", from, strerror(errno));
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
+	if (out < 0) {
+		int e = errno;
+		close(in);
+		return bv_fail(BV_ERUN, "cannot write %s: %s", to, strerror(e));
+	}
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = bv_fail(BV_ERUN, "cannot write %s: %s", to, strerror(errno));
+			break;
+		}
+	if (n < 0)
+		rc = bv_fail(BV_ERUN, "cannot read %s: %s", from, strerror(errno));
+	close(in);
+	if (close(out) != 0 && rc == 0)
+		rc = bv_fail(BV_ERUN, "cannot write %s: %s", to, strerror(errno));
+	return rc;
+}
+
+int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name))
+{
+	int rc = bv_mkdir_p(to);
+	if (rc)
+		return rc;
+	DIR *d = opendir(from);
+	if (!d)
+		return bv_fail(BV_ERUN, "cannot read directory %s: %s", from, strerror(errno));
+	struct dirent *e;
+	while (rc == 0 && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (skip && skip(e->d_name))
+			continue;
+		char *src = bv_asprintf("%s/%s", from, e->d_name);
+		char *dst = bv_asprintf("%s/%s", to, e->d_name);
+		struct stat st;
+		if (lstat(src, &st) != 0)
+			rc = bv_fail(BV_ERUN, "cannot stat %s: %s", src, strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			rc = bv_copy_tree(src, dst, skip);
+		else if (S_ISREG(st.st_mode))
+			rc = copy_file(src, dst, st.st_mode);
+		/* symlinks and special files are not part of a source tree we build */
+		free(src);
+		free(dst);
+	}
+	closedir(d);
+	return rc;
+}
+
+char *bv_mkdtemp_in(const char *dir, const char *prefix)
+{
+	if (bv_mkdir_p(dir))
+		return NULL;
+	char *tmpl = bv_asprintf("%s/%sXXXXXX", dir, prefix);
+	if (!mkdtemp(tmpl)) {
+		bv_fail(BV_ERUN, "cannot create a temporary directory in %s: %s", dir, strerror(errno));
+		free(tmpl);
+		return NULL;
+	}
+	return tmpl;
+}
+
+char *bv_file_tail(const char *path, size_t n)
+{
+	char *all = NULL;
+	size_t len = 0;
+	if (bv_read_file(path, (size_t)1 << 30, &all, &len))
+		return bv_strdup("(no log)");
+	if (len <= n)
+		return all;
+	char *tail = bv_strdup(all + len - n);
+	free(all);
+	return tail;
+}

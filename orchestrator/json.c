@@ -1,0 +1,71 @@
+/* json.c - cJSON with file names and positions in every error. */
+#include "json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+int bv_json_load(const char *path, size_t max, cJSON **out)
+{
+	*out = NULL;
+	char *text;
+	size_t len;
+	int rc = bv_read_file(path, max, &text, &len);
+	if (rc)
+		return rc;
+	if (strlen(text) != len) {
+		free(text);
+		return bv_fail(BV_EINPUT, "%s: contains a NUL byte at offset %zu: not JSON text", path, strlen(text));
+	}
+	/* cJSON's "must end here" check reads the terminator, so it counts in the length. */
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+	if (!doc) {
+		/* cJSON points at where it stopped; turn that into line:column. */
+		const char *at = end ? end : cJSON_GetErrorPtr();
+		size_t line = 1, col = 1;
+		if (at && at >= text && at <= text + len) {
+			for (const char *p = text; p < at; p++) {
+				if (*p == '\n')
+					line++, col = 1;
+				else
+					col++;
+			}
+		}
+		rc = bv_fail(BV_EINPUT, "%s:%zu:%zu: malformed JSON%s", path, line, col,
+			     len == 0 ? " (empty file)" : at && at >= text + len ? " (truncated?)" : "");
+	}
+	free(text);
+	*out = doc;
+	return rc;
+}
+
+int bv_json_save(const char *path, const cJSON *doc)
+{
+	char *text = cJSON_Print(doc);
+	if (!text)
+		return bv_fail(BV_ERUN, "cannot serialise %s", path);
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, text);
+	bv_buf_puts(&b, "\n");
+	free(text);
+	int rc = bv_write_file_atomic(path, b.s, b.len);
+	bv_buf_free(&b);
+	return rc;
+}
+
+const char *bv_json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int bv_json_num(const cJSON *o, const char *key, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsNumber(v))
+		return -1;
+	*out = v->valuedouble;
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * main.c - bench-versions: the thin dispatcher.  `bench-versions SUBCOMMAND`
+ * runs cmd_<subcommand>.c; anything else is a comparison (`run`), so the
+ * common case needs no subcommand: bench-versions 0.1.0 main local.
+ */
+#include <git2.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common.h"
+
+#define BV_VERSION_STRING "0.1.0-dev"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} commands[] = {
+	{"run", bv_cmd_run, "compare versions (the default: bench-versions V1 V2 ...)"},
+	{"list", bv_cmd_list, "list benches, backends or versions"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: bench-versions [run] VERSION... [options]   compare versions of the kernel library\n"
+		     "       bench-versions SUBCOMMAND [--help]\n\nsubcommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nbench-versions run --help shows the comparison's options.\n"
+		     "exit codes: 0 success, 1 a gated regression, 2 usage or input error, 3 a build or run failed\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return BV_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("bench-versions %s\n", BV_VERSION_STRING);
+		return 0;
+	}
+	git_libgit2_init();
+	int rc = -1;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			rc = commands[i].fn(argc - 1, argv + 1);
+	if (rc == -1)
+		rc = bv_cmd_run(argc, argv); /* argv[0] stands in for "run" */
+	git_libgit2_shutdown();
+	return rc;
+}

@@ -1,0 +1,411 @@
+/*
+ * resolve.c - the resolve stage: a version name to an exact tree.
+ *
+ * Rules, in order; the one that matched is reported to the user:
+ *   local          the working tree at KERNEL_DIR, uncommitted changes included
+ *   X.Y.Z          a tag vX.Y.Z or X.Y.Z, else the first commit (oldest first,
+ *                  from HEAD) whose <prefix>/VERSION reads X.Y.Z
+ *   anything else  a git revision: branch, tag, commit, HEAD~3, v0.2.0^ ...
+ * All through libgit2: no git command and no shell ever sees a name.
+ */
+#include <ctype.h>
+#include <git2.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "hash.h"
+#include "stages.h"
+
+struct bv_repo {
+	git_repository *repo; /* NULL when KERNEL_DIR is in no repository */
+	char *kernel_dir;     /* absolute */
+	char *prefix;         /* the library's directory inside the repository ("" = root) */
+	char *where;          /* for messages */
+};
+
+static int git_fail(int code, const char *what)
+{
+	const git_error *e = git_error_last();
+	return bv_fail(code, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+const char *bv_repo_kernel_dir(const bv_repo *r) { return r->kernel_dir; }
+const char *bv_repo_describe(const bv_repo *r) { return r->where; }
+
+int bv_repo_open(bv_repo **out)
+{
+	*out = NULL;
+	bv_repo *r = calloc(1, sizeof(*r));
+	const char *dir = getenv("KERNEL_DIR");
+	char *def = bv_asprintf("%s/kernels", bv_home());
+	char real[PATH_MAX];
+	if (!realpath(dir && *dir ? dir : def, real)) {
+		int rc = bv_fail(BV_EINPUT, "KERNEL_DIR %s does not exist", dir && *dir ? dir : def);
+		free(def);
+		free(r);
+		return rc;
+	}
+	free(def);
+	r->kernel_dir = bv_strdup(real);
+
+	const char *repo_env = getenv("KERNEL_REPO");
+	int rc;
+	if (repo_env && *repo_env)
+		rc = git_repository_open_ext(&r->repo, repo_env, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+	else
+		rc = git_repository_open_ext(&r->repo, r->kernel_dir, 0, NULL);
+	if (rc < 0) {
+		if (repo_env && *repo_env) {
+			rc = git_fail(BV_EINPUT, "KERNEL_REPO");
+			bv_repo_free(r);
+			return rc;
+		}
+		r->repo = NULL; /* only `local` will resolve; said when another name is asked */
+		r->prefix = bv_strdup("");
+		r->where = bv_asprintf("no repository (KERNEL_DIR %s is not in one)", r->kernel_dir);
+		*out = r;
+		return 0;
+	}
+	const char *workdir = git_repository_workdir(r->repo);
+	char wreal[PATH_MAX];
+	size_t wl = workdir && realpath(workdir, wreal) ? strlen(wreal) : 0;
+	if (wl && strncmp(r->kernel_dir, wreal, wl) == 0 &&
+	    (r->kernel_dir[wl] == '/' || r->kernel_dir[wl] == '\0'))
+		r->prefix = bv_strdup(r->kernel_dir[wl] ? r->kernel_dir + wl + 1 : "");
+	else
+		r->prefix = bv_strdup("kernels"); /* KERNEL_REPO elsewhere: the usual layout */
+	r->where = bv_asprintf("%s%s%s", workdir ? wreal : git_repository_path(r->repo),
+			       *r->prefix ? ", library in " : "", r->prefix);
+	*out = r;
+	return 0;
+}
+
+void bv_repo_free(bv_repo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->repo);
+	free(r->kernel_dir);
+	free(r->prefix);
+	free(r->where);
+	free(r);
+}
+
+void bv_version_free(bv_version *v)
+{
+	free(v->name);
+	free(v->label);
+	free(v->rule);
+	free(v->summary);
+	free(v->kernel_version);
+	free(v->src_dir);
+	bv_shims_free(&v->shims);
+	free(v->build_key);
+	free(v->plugin);
+	free(v->build_error);
+	memset(v, 0, sizeof(*v));
+}
+
+int bv_version_name_check(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0)
+		return bv_fail(BV_EINPUT, "empty version name");
+	if (n > 256)
+		return bv_fail(BV_EINPUT, "version name of %zu characters is too long (at most 256)", n);
+	if (name[0] == '-')
+		return bv_fail(BV_EINPUT, "'%s' looks like an option, not a version (unknown option?)", name);
+	for (const char *p = name; *p; p++)
+		if (!isgraph((unsigned char)*p))
+			return bv_fail(BV_EINPUT, "version name contains a space or control character");
+	return 0;
+}
+
+/* Column label: the name with anything unsafe in a file name replaced. */
+static char *make_label(const char *name)
+{
+	char *l = bv_strdup(name);
+	for (char *p = l; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_')
+			*p = '_';
+	if (l[0] == '.')
+		l[0] = '_';
+	return l;
+}
+
+/* VERSION of the library in tree, trimmed; NULL with a message when absent. */
+static char *tree_version(git_repository *repo, const git_tree *tree, const char *prefix, const char *what)
+{
+	char *path = bv_asprintf("%s%sVERSION", prefix, *prefix ? "/" : "");
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	char *out = NULL;
+	if (git_tree_entry_bypath(&e, tree, path) < 0 || git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+		bv_fail(BV_EINPUT, "%s has no %s: not a kernels library tree", what, path);
+	} else if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
+		git_fail(BV_ERUN, path);
+	} else {
+		size_t n = (size_t)git_blob_rawsize(blob);
+		const char *s = git_blob_rawcontent(blob);
+		while (n && isspace((unsigned char)s[n - 1]))
+			n--;
+		bv_semver sv;
+		out = bv_xmalloc(n + 1);
+		memcpy(out, s, n);
+		out[n] = '\0';
+		if (n > 64 || bv_semver_parse(out, &sv) != 0) {
+			bv_fail(BV_EINPUT, "%s: %s does not hold a semantic version (X.Y.Z)", what, path);
+			free(out);
+			out = NULL;
+		}
+	}
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	free(path);
+	return out;
+}
+
+/* Fills the git fields of v from a commit. */
+static int from_commit(bv_repo *r, git_commit *c, bv_version *v)
+{
+	git_tree *root = NULL, *sub = NULL;
+	git_tree_entry *e = NULL;
+	char shortid[8];
+	git_oid_tostr(v->commit, sizeof(v->commit), git_commit_id(c));
+	git_oid_tostr(shortid, sizeof(shortid), git_commit_id(c));
+	char *what = bv_asprintf("commit %s", shortid);
+	int rc = 0;
+	if (git_commit_tree(&root, c) < 0)
+		rc = git_fail(BV_ERUN, what);
+	else if (*r->prefix) {
+		if (git_tree_entry_bypath(&e, root, r->prefix) < 0 || git_tree_entry_type(e) != GIT_OBJECT_TREE)
+			rc = bv_fail(BV_EINPUT, "%s has no %s/ directory", what, r->prefix);
+		else
+			git_oid_tostr(v->tree, sizeof(v->tree), git_tree_entry_id(e));
+	} else
+		git_oid_tostr(v->tree, sizeof(v->tree), git_tree_id(root));
+	if (rc == 0) {
+		v->kernel_version = tree_version(r->repo, root, r->prefix, what);
+		if (!v->kernel_version)
+			rc = BV_EINPUT;
+	}
+	if (rc == 0) {
+		const char *msg = git_commit_summary(c);
+		v->summary = bv_asprintf("%s %s", shortid, msg ? msg : "");
+		v->kind = BV_VERSION_GIT;
+	}
+	git_tree_entry_free(e);
+	git_tree_free(sub);
+	git_tree_free(root);
+	free(what);
+	return rc;
+}
+
+static int is_release_number(const char *name)
+{
+	bv_semver sv;
+	return bv_semver_parse(name, &sv) == 0;
+}
+
+/* The oldest commit reachable from HEAD whose VERSION reads `number`. */
+static int first_commit_with_version(bv_repo *r, const char *number, git_commit **out)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	*out = NULL;
+	char *path = bv_asprintf("%s%sVERSION", r->prefix, *r->prefix ? "/" : "");
+	int rc = 0;
+	if (git_revwalk_new(&walk, r->repo) < 0 || git_revwalk_push_head(walk) < 0)
+		rc = git_fail(BV_ERUN, "walking history");
+	else
+		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	while (rc == 0 && !*out && git_revwalk_next(&oid, walk) == 0) {
+		git_commit *c = NULL;
+		git_tree *t = NULL;
+		git_tree_entry *e = NULL;
+		git_blob *b = NULL;
+		if (git_commit_lookup(&c, r->repo, &oid) == 0 && git_commit_tree(&t, c) == 0 &&
+		    git_tree_entry_bypath(&e, t, path) == 0 &&
+		    git_blob_lookup(&b, r->repo, git_tree_entry_id(e)) == 0) {
+			size_t n = (size_t)git_blob_rawsize(b);
+			const char *s = git_blob_rawcontent(b);
+			while (n && isspace((unsigned char)s[n - 1]))
+				n--;
+			if (n == strlen(number) && memcmp(s, number, n) == 0) {
+				*out = c;
+				c = NULL;
+			}
+		}
+		git_blob_free(b);
+		git_tree_entry_free(e);
+		git_tree_free(t);
+		git_commit_free(c);
+	}
+	git_revwalk_free(walk);
+	free(path);
+	return rc;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* "did you mean" candidates: branch and tag names near `name`. */
+static char *nearest_refs(git_repository *repo, const char *name)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	bv_buf b = BV_BUF_INIT;
+	size_t shown = 0;
+	if (git_reference_iterator_new(&it, repo) < 0)
+		return bv_strdup("");
+	while (shown < 5 && git_reference_next(&ref, it) == 0) {
+		const char *shorthand = git_reference_shorthand(ref);
+		size_t d = edit_distance(name, shorthand);
+		size_t limit = strlen(name) / 3 + 1;
+		if (d <= limit || strstr(shorthand, name)) {
+			bv_buf_printf(&b, "%s%s", shown ? ", " : "", shorthand);
+			shown++;
+		}
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	return bv_buf_detach(&b);
+}
+
+static int resolve_local(bv_repo *r, bv_version *v)
+{
+	int rc = bv_hash_tree(r->kernel_dir, v->tree);
+	if (rc)
+		return rc;
+	char *path = bv_asprintf("%s/VERSION", r->kernel_dir);
+	char *text = NULL;
+	rc = bv_read_file(path, 256, &text, NULL);
+	bv_semver sv;
+	if (rc == 0) {
+		size_t n = strlen(text);
+		while (n && isspace((unsigned char)text[n - 1]))
+			text[--n] = '\0';
+		if (bv_semver_parse(text, &sv) != 0)
+			rc = bv_fail(BV_EINPUT, "%s does not hold a semantic version (X.Y.Z)", path);
+	} else
+		rc = bv_fail(BV_EINPUT, "%s: the working tree has no VERSION file", r->kernel_dir);
+	free(path);
+	if (rc) {
+		free(text);
+		return rc;
+	}
+	v->kind = BV_VERSION_LOCAL;
+	v->kernel_version = text;
+	v->rule = bv_strdup("working tree (KERNEL_DIR), uncommitted changes included");
+	v->summary = bv_strdup(r->kernel_dir);
+	return 0;
+}
+
+int bv_resolve(bv_repo *r, const char *name, bv_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	int rc = bv_version_name_check(name);
+	if (rc)
+		return rc;
+	v->name = bv_strdup(name);
+	v->label = make_label(name);
+	if (strcmp(name, "local") == 0) {
+		rc = resolve_local(r, v);
+		if (rc)
+			bv_version_free(v);
+		return rc;
+	}
+	if (!r->repo) {
+		bv_version_free(v);
+		return bv_fail(BV_EINPUT,
+			       "cannot resolve '%s': %s; only 'local' is available (set KERNEL_REPO to a repository)",
+			       name, r->where);
+	}
+
+	git_object *obj = NULL;
+	git_commit *commit = NULL;
+	if (is_release_number(name)) {
+		const char *forms[] = {"refs/tags/v%s", "refs/tags/%s"};
+		for (int i = 0; i < 2 && !commit; i++) {
+			char *spec = bv_asprintf(forms[i], name);
+			if (git_revparse_single(&obj, r->repo, spec) == 0 &&
+			    git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT) == 0)
+				v->rule = bv_asprintf("release tag %s", spec + strlen("refs/tags/"));
+			git_object_free(obj);
+			obj = NULL;
+			free(spec);
+		}
+		if (!commit) {
+			rc = first_commit_with_version(r, name, &commit);
+			if (rc) {
+				bv_version_free(v);
+				return rc;
+			}
+			if (commit)
+				v->rule = bv_asprintf("first commit whose %s%sVERSION reads %s", r->prefix,
+						      *r->prefix ? "/" : "", name);
+		}
+	}
+	if (!commit) {
+		git_reference *ref = NULL;
+		int err = git_revparse_ext(&obj, &ref, r->repo, name);
+		if (err == 0 && git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT) == 0) {
+			if (ref && git_reference_is_branch(ref))
+				v->rule = bv_strdup("branch");
+			else if (ref && git_reference_is_tag(ref))
+				v->rule = bv_strdup("tag");
+			else if (strspn(name, "0123456789abcdef") == strlen(name))
+				v->rule = bv_strdup("commit");
+			else
+				v->rule = bv_strdup("git revision");
+		}
+		git_reference_free(ref);
+		git_object_free(obj);
+		if (!commit) {
+			char *near = nearest_refs(r->repo, name);
+			if (err == GIT_EAMBIGUOUS)
+				rc = bv_fail(BV_EINPUT, "'%s' is ambiguous in %s: give more hex digits of the commit",
+					     name, r->where);
+			else
+				rc = bv_fail(BV_EINPUT,
+					     "unknown version '%s': tried 'local', a release tag or VERSION number, "
+					     "and a git revision in %s%s%s",
+					     name, r->where, *near ? "; nearest: " : "", near);
+			free(near);
+			bv_version_free(v);
+			return rc;
+		}
+	}
+	rc = from_commit(r, commit, v);
+	git_commit_free(commit);
+	if (rc)
+		bv_version_free(v);
+	return rc;
+}
+
+git_repository *bv_repo_git(bv_repo *r);
+git_repository *bv_repo_git(bv_repo *r) { return r->repo; }

@@ -1,0 +1,141 @@
+/*
+ * stages.h - the pipeline every version flows through, one file per stage:
+ *
+ *   resolve.c  name -> exact tree (git revision, release number, `local`)
+ *   fetch.c    tree -> source directory in the cache
+ *   compat.c   kernel version -> shims from compat/compat.json
+ *   build.c    source + shims + harness -> bench plugin (cached)
+ *   measure.c  plugins -> paired samples in many short processes -> logs
+ *   merge.c    logs -> one comparison table
+ *   export*.c  table -> text, json, ...
+ */
+#ifndef BV_STAGES_H
+#define BV_STAGES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "semver.h"
+
+/* ---- compat ----------------------------------------------------------- */
+typedef struct bv_shims {
+	char **rules;   /* ids of the compat rules that matched */
+	size_t nrules;
+	char **includes; /* headers force-included into the harness (absolute) */
+	size_t nincludes;
+	char **cflags;   /* extra flags, defines as -DNAME=VALUE */
+	size_t ncflags;
+} bv_shims;
+
+typedef struct bv_compat bv_compat;
+int bv_compat_load(const char *path, bv_compat **out);
+/* Everything that applies to a tree whose VERSION reads kernel_version. */
+int bv_compat_match(const bv_compat *c, const bv_semver *kernel_version, bv_shims *out);
+void bv_compat_free(bv_compat *c);
+void bv_shims_free(bv_shims *s);
+
+/* ---- resolve ---------------------------------------------------------- */
+typedef struct bv_repo bv_repo;
+
+typedef enum { BV_VERSION_GIT, BV_VERSION_LOCAL } bv_version_kind;
+
+typedef struct bv_version {
+	char *name;  /* as typed */
+	char *label; /* safe for file names and column headers; unique in a run */
+	bv_version_kind kind;
+	char commit[41];      /* git: the resolved commit */
+	char tree[41];        /* the library's tree id (git) or content hash (local) */
+	char *rule;           /* how the name was resolved, said to the user */
+	char *summary;        /* commit subject, or the working tree's path */
+	char *kernel_version; /* VERSION in the tree */
+	/* filled by the later stages */
+	char *src_dir;
+	bv_shims shims;
+	char *build_key;
+	char *plugin;
+	char *build_error; /* set when the build failed: message and log tail */
+	int cached;
+} bv_version;
+
+/* Opens the kernel library's repository: KERNEL_REPO, else the repository
+ * holding KERNEL_DIR (default: kernels/ of this checkout).  A missing
+ * repository is not an error (only `local` then resolves). */
+int bv_repo_open(bv_repo **out);
+void bv_repo_free(bv_repo *r);
+const char *bv_repo_kernel_dir(const bv_repo *r);
+const char *bv_repo_describe(const bv_repo *r);
+int bv_resolve(bv_repo *r, const char *name, bv_version *out);
+void bv_version_free(bv_version *v);
+/* Checks a user-supplied version name before anything uses it. */
+int bv_version_name_check(const char *name);
+
+/* ---- fetch ------------------------------------------------------------ */
+int bv_fetch(bv_repo *r, bv_version *v);
+
+/* ---- build ------------------------------------------------------------ */
+/* Builds (or finds in the cache) v's bench plugin.  A build failure is not
+ * returned as an error: it sets v->build_error and returns 0, so the other
+ * versions still run.  Errors are for when nothing can be built at all. */
+int bv_build(bv_version *v);
+
+/* ---- measure ---------------------------------------------------------- */
+typedef struct bv_measure_opts {
+	const char *benches, *ops, *backends, *sizes; /* comma lists, NULL: all */
+	int processes;
+	int rounds;
+	double sample_us;
+	unsigned long long seed;
+	int quick;
+} bv_measure_opts;
+
+/* Measures every version that built, writes results_dir/<label>.json per
+ * version and returns their paths in *logs (n entries, one per version). */
+int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir,
+	       char ***logs);
+
+/* ---- merge ------------------------------------------------------------ */
+typedef struct bv_result {
+	const char *status; /* ok, n/a, skipped, wrong result, build failed, failed */
+	char *reason;
+	double median_ns, ci_low_ns, ci_high_ns;
+} bv_result;
+
+typedef struct bv_change {
+	int valid;
+	double ratio, ci_low, ci_high, coverage;
+	const char *verdict; /* faster, slower, same */
+	int paired;          /* measured in the same processes as the baseline */
+} bv_change;
+
+typedef struct bv_row {
+	char *bench, *op, *backend;
+	size_t size;
+	double bytes, flops; /* work per call */
+	bv_result *results;  /* one per version */
+	bv_change *changes;  /* one per version; [0] (the baseline) unused */
+} bv_row;
+
+typedef struct bv_table {
+	size_t nversions;
+	char **labels;
+	char **descriptions; /* "0.1.0: commit 1a2b3c4 (kernels 0.1.0)" */
+	size_t nrows;
+	bv_row *rows;
+	char *method; /* how the numbers were measured, in one line */
+	double threshold;
+} bv_table;
+
+int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out);
+void bv_table_free(bv_table *t);
+
+/* ---- export ----------------------------------------------------------- */
+typedef struct bv_exporter {
+	const char *name;
+	int (*write)(const bv_table *t, FILE *out);
+} bv_exporter;
+
+const bv_exporter *bv_exporter_find(const char *name);
+/* "table, json": for help texts and error messages. */
+const char *bv_exporter_names(void);
+
+#endif

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# scripts/deps.sh - installs what bench-versions needs and this machine lacks.
+#
+# Asks pkg-config (libraries) and PATH (tools) first and runs apt-get only for
+# what is missing, so on a machine that has everything it changes nothing.
+# Usage: scripts/deps.sh [build|test]   (test adds what the test suite needs)
+set -euo pipefail
+want=${1:-build}
+
+missing=()
+need_pc() { pkg-config --exists "$1" 2>/dev/null || missing+=("$2"); }
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+
+need_cmd cc gcc
+need_cmd make make
+need_cmd pkg-config pkg-config
+if command -v pkg-config >/dev/null 2>&1; then
+	need_pc libgit2 libgit2-dev
+	need_pc libcurl libcurl4-openssl-dev
+	need_pc libcjson libcjson-dev
+	need_pc libarchive libarchive-dev
+	need_pc openblas libopenblas-dev
+	[ "$want" = test ] && need_pc cmocka libcmocka-dev
+else
+	missing+=(libgit2-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libopenblas-dev)
+	[ "$want" = test ] && missing+=(libcmocka-dev)
+fi
+# The tests build fixture repositories with git (bench-versions itself never runs git).
+[ "$want" = test ] && need_cmd git git
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing ${missing[*]}; run as root or install them with apt-get" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
