@@ -1,0 +1,34 @@
+# lib.sh - shared by the end-to-end tests: checks that print TAP-like lines
+# (counted by tests/run.sh) and a fixture repository built from kernels/.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BV="$ROOT/bin/bench-versions"
+TMP=$(mktemp -d /tmp/bv-e2e-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+export BENCH_VERSIONS_CACHE="$TMP/cache"
+export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
+export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
+failures=0
+
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
+# check NAME COMMAND...: passes when the command succeeds
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+contains() { grep -qE -- "$2" "$1"; }
+
+# A repository holding a copy of this checkout's kernel library at kernels/,
+# with release 0.1.0 as its first commit.
+make_fixture() {
+	FIX="$TMP/repo"
+	mkdir -p "$FIX"
+	cp -r "$ROOT/kernels" "$FIX/kernels"
+	rm -rf "$FIX/kernels/build"
+	echo 0.1.0 > "$FIX/kernels/VERSION"
+	git -C "$FIX" init -q -b main
+	git -C "$FIX" add -A
+	git -C "$FIX" commit -qm "kernels 0.1.0"
+	export KERNEL_DIR="$FIX/kernels"
+	unset KERNEL_REPO
+}
+
+finish() { exit $((failures > 0)); }

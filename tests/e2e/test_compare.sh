@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# End to end: a real repository with a planted slowdown, driven through the
+# real binary the way a user would, checking the table, the logs and exit codes.
+source "$(dirname "$0")/lib.sh"
+make_fixture
+
+# 0.1.1 makes relu do its loop three times: a slowdown no noise can hide.
+python3 - "$FIX/kernels/src/scalar.c" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+s = s.replace("""	case KN_RELU:
+		for (i = 0; i < n; i++)
+			y[i] = x[i] > 0.0f ? x[i] : 0.0f;""", """	case KN_RELU:
+		for (int rep = 0; rep < 3; rep++)
+			for (i = 0; i < n; i++)
+				y[i] = x[i] > 0.0f ? x[i] : 0.0f;""")
+open(p, "w").write(s)
+PY
+echo 0.1.1 > "$FIX/kernels/VERSION"
+git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
+# An uncommitted change in the working tree: abs that forgets the sign.
+sed -i 's/y\[i\] = fabsf(x\[i\]);/y[i] = x[i];/' "$FIX/kernels/src/scalar.c"
+
+args=(--benches unary --ops relu,abs --backends scalar,cuda --sizes 64K --quick --results "$TMP/results")
+"$BV" 0.1.0 main local "${args[@]}" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "comparison exits 0" test $rc -eq 0
+check "0.1.0 resolves by the VERSION rule" contains "$TMP/err" "0.1.0 +-> commit [0-9a-f]{12}, kernels 0.1.0 \[first commit whose kernels/VERSION reads 0.1.0\]"
+check "main resolves as a branch" contains "$TMP/err" "main +-> commit [0-9a-f]{12}, kernels 0.1.1 \[branch\]"
+check "local resolves to the working tree" contains "$TMP/err" "local +-> tree .*working tree"
+check "table has a column per version and ratios" contains "$TMP/out" "^bench +op +backend +size +0.1.0 +main +main/0.1.0 \[95% CI\] +local +local/0.1.0"
+check "planted relu slowdown is slower" contains "$TMP/out" "^unary +relu +scalar +64K .* (2|3)\.[0-9]{3} \[[0-9.]+, [0-9.]+\] slower"
+check "unchanged abs is the same on main" contains "$TMP/out" "^unary +abs +scalar +64K +[0-9.]+ us +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same"
+check "wrong abs in the working tree shows wrong result" contains "$TMP/out" "^unary +abs +scalar .* wrong result"
+check "cuda without a device is reported with its reason" contains "$TMP/out" "not run: 2 cuda cells on every version: skipped: cuda: "
+check "method line says how it was measured" contains "$TMP/out" "^method: paired: 6 processes x 9 rounds"
+
+logs=$(ls -d "$TMP"/results/*/ | head -1)
+check "one log per version" test -f "$logs/0.1.0.json" -a -f "$logs/main.json" -a -f "$logs/local.json"
+check "logs carry schema, machine and paired ratios" python3 - "$logs" <<'PY'
+import json, sys, os
+d = sys.argv[1]
+base = json.load(open(os.path.join(d, "0.1.0.json")))
+main = json.load(open(os.path.join(d, "main.json")))
+assert base["schema"] == "bench-versions-results" and base["schema_version"].startswith("1.")
+assert main["version"]["kernel_version"] == "0.1.1" and len(main["version"]["commit"]) == 40
+assert base["machine"]["cores"] >= 1 and base["machine"]["cpu"]
+relu = [c for c in main["cells"] if c["op"] == "relu" and c["backend"] == "scalar"][0]
+assert relu["status"] == "ok" and relu["paired"]["baseline"] == "0.1.0"
+assert len(relu["process_medians_ns"]) == 6 and len(relu["samples_ns"]) == 6
+assert relu["paired"]["ratio_ci_low"] <= relu["paired"]["ratio"] <= relu["paired"]["ratio_ci_high"]
+PY
+
+"$BV" 0.1.0 main local "${args[@]}" --format json > "$TMP/json" 2> "$TMP/err2"
+check "second run rebuilds nothing and says so" test "$(grep -c 'cached, nothing rebuilt' "$TMP/err2")" -eq 3
+check "json export has rows, results and changes" python3 - "$TMP/json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = {(r["bench"], r["op"], r["backend"], r["size"]): r for r in doc["rows"]}
+relu = rows[("unary", "relu", "scalar", 65536)]
+assert [r["version"] for r in relu["results"]] == ["0.1.0", "main", "local"]
+assert relu["results"][0]["status"] == "ok" and relu["results"][0]["median_ns"] > 0
+ch = {c["version"]: c for c in relu["changes"]}
+assert ch["main"]["verdict"] == "slower" and ch["main"]["ci_low"] > 1.5, ch
+assert ch["local"]["verdict"] == "slower"
+abs_ = rows[("unary", "abs", "scalar", 65536)]
+assert abs_["results"][2]["status"] == "wrong result" and "abs" in abs_["results"][2]["reason"]
+cuda = rows[("unary", "abs", "cuda", 65536)]
+assert cuda["results"][0]["status"] == "skipped"
+PY
+finish

@@ -1,0 +1,36 @@
+/* main.c - runs every unit test group; the exit status is the failure count. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "tests.h"
+
+char *test_tmpdir(void)
+{
+	char *t = bv_strdup("/tmp/bv-unit-XXXXXX");
+	assert_non_null(mkdtemp(t));
+	return t;
+}
+
+void test_write(const char *dir, const char *name, const char *text)
+{
+	char *path = bv_asprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+int main(void)
+{
+	int failed = 0;
+	failed += test_stats();
+	failed += test_semver();
+	failed += test_compat();
+	failed += test_benches();
+	failed += test_names();
+	return failed ? 1 : 0;
+}

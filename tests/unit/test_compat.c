@@ -1,0 +1,116 @@
+/* test_compat.c - compat.json: rules that apply, and files that are refused. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "stages.h"
+#include "tests.h"
+
+static int load(const char *json, bv_compat **c, char **dir)
+{
+	*dir = test_tmpdir();
+	char *shims = bv_asprintf("%s/shims", *dir);
+	bv_mkdir_p(shims);
+	test_write(shims, "old.h", "#define X 1\n");
+	free(shims);
+	test_write(*dir, "compat.json", json);
+	char *path = bv_asprintf("%s/compat.json", *dir);
+	int rc = bv_compat_load(path, c);
+	free(path);
+	return rc;
+}
+
+static void matching_rules_give_includes_and_flags(void **state)
+{
+	(void)state;
+	bv_compat *c;
+	char *dir;
+	assert_int_equal(load("{\"schema_version\":1,\"rules\":["
+			      "{\"id\":\"old\",\"versions\":\"<0.2.0\",\"include\":\"shims/old.h\","
+			      "\"defines\":{\"KN_OLD\":\"1\"},\"cflags\":[\"-O3\"]},"
+			      "{\"id\":\"new\",\"versions\":\">=0.2.0\",\"defines\":{\"KN_NEW\":\"\"}}]}",
+			      &c, &dir),
+			 0);
+	bv_semver v;
+	bv_shims s;
+	bv_semver_parse("0.1.3", &v);
+	assert_int_equal(bv_compat_match(c, &v, &s), 0);
+	assert_int_equal(s.nrules, 1);
+	assert_string_equal(s.rules[0], "old");
+	assert_int_equal(s.nincludes, 1);
+	assert_non_null(strstr(s.includes[0], "/shims/old.h"));
+	assert_int_equal(s.ncflags, 2);
+	assert_string_equal(s.cflags[0], "-DKN_OLD=1");
+	assert_string_equal(s.cflags[1], "-O3");
+	bv_shims_free(&s);
+	bv_semver_parse("0.2.0", &v);
+	bv_compat_match(c, &v, &s);
+	assert_int_equal(s.nrules, 1);
+	assert_string_equal(s.cflags[0], "-DKN_NEW");
+	bv_shims_free(&s);
+	bv_compat_free(c);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* Each bad file must be refused with a message naming the file and the fault. */
+static void hostile_files_are_refused_with_reasons(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *json, *expect;
+	} cases[] = {
+		{"", "(empty file)"},
+		{"{\"schema_version\":1,\"rules\":[", ":1:"},
+		{"{\"schema_version\":1,\n\"rules\":[}]}", ":2:"},
+		{"[]", "expected an object"},
+		{"{\"schema_version\":2,\"rules\":[]}", "schema_version 2"},
+		{"{\"schema_version\":1,\"rules\":{}}", "must be an array"},
+		{"{\"schema_version\":1,\"rules\":[{\"versions\":\"*\"}]}", "\"id\""},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\"}]}", "\"versions\""},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\">=1.x.2\"}]}", "bad version"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"../etc/passwd\"}]}", "inside compat/"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"/etc/passwd\"}]}", "inside compat/"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"shims/none.h\"}]}", "does not exist"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"defines\":{\"1X\":\"1\"}}]}", "C identifier"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"defines\":{\"X\":\"a b\"}}]}", "without spaces"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"cflags\":[\"O2\"]}]}", "starting with '-'"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"patchez\":[]}]}", "unknown key \"patchez\""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bv_compat *c = NULL;
+		char *dir;
+		int rc = load(cases[i].json, &c, &dir);
+		if (rc != BV_EINPUT || c != NULL)
+			fail_msg("case %zu accepted: %s", i, cases[i].json);
+		if (!strstr(bv_error_last(), "compat.json") || !strstr(bv_error_last(), cases[i].expect))
+			fail_msg("case %zu: message '%s' lacks '%s'", i, bv_error_last(), cases[i].expect);
+		bv_rm_rf(dir);
+		free(dir);
+	}
+}
+
+static void deep_nesting_is_refused_not_a_crash(void **state)
+{
+	(void)state;
+	bv_buf b = BV_BUF_INIT;
+	for (int i = 0; i < 100000; i++)
+		bv_buf_puts(&b, "[");
+	bv_compat *c = NULL;
+	char *dir;
+	assert_int_equal(load(b.s, &c, &dir), BV_EINPUT);
+	assert_null(c);
+	bv_buf_free(&b);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+int test_compat(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(matching_rules_give_includes_and_flags),
+		cmocka_unit_test(hostile_files_are_refused_with_reasons),
+		cmocka_unit_test(deep_nesting_is_refused_not_a_crash),
+	};
+	return cmocka_run_group_tests_name("compat", tests, NULL, NULL);
+}

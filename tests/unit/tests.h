@@ -1,0 +1,19 @@
+/* tests.h - the unit test groups, one file each, run by main.c. */
+#ifndef BV_TESTS_H
+#define BV_TESTS_H
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+int test_stats(void);
+int test_semver(void);
+int test_compat(void);
+int test_benches(void);
+int test_names(void);
+
+/* A fresh temporary directory for one test (removed by the caller). */
+char *test_tmpdir(void);
+void test_write(const char *dir, const char *name, const char *text);
+#endif
