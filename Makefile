@@ -65,7 +65,7 @@ install: all
 	install -m 755 bin/bv-runner $(DESTDIR)$(PREFIX)/libexec/bench-versions/
 	install -m 644 harness/plugin.c harness/plugin.h $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
 	install -m 644 compat/compat.json $(DESTDIR)$(PREFIX)/share/bench-versions/compat/
-	cp -r compat/shims/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims/
+	if [ -d compat/shims ]; then cp -r compat/shims/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims/; fi
 
 clean:
 	rm -rf bin build tests/bin kernels/build
