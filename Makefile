@@ -15,6 +15,15 @@ PKGS    := libgit2 libcurl libcjson libarchive
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# The kernels library builds its cuda backend per version where nvcc exists;
+# say once, here, when it will be left out.
+NVCC := $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+ifeq ($(NVCC),)
+  ifeq ($(MAKELEVEL),0)
+    $(info bench-versions: nvcc not found: kernels' cuda backend is left out of every build; its cells report 'unavailable')
+  endif
+endif
+
 HARNESS_HOST := harness/benches.c harness/stats.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,build/%.o,$(ORCH_SRCS) $(HARNESS_HOST))

@@ -62,7 +62,6 @@ int bv_cmd_list(int argc, char **argv)
 		}
 		printf("local\t(working tree at %s)\n", bv_repo_kernel_dir(repo));
 		printf("repository: %s\n", bv_repo_describe(repo));
-		git_repository *bv_repo_git(bv_repo *r);
 		git_repository *g = bv_repo_git(repo);
 		git_reference_iterator *it = NULL;
 		git_reference *ref;

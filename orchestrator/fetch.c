@@ -19,9 +19,6 @@
 #include "hash.h"
 #include "stages.h"
 
-/* Repository internals we reach through bv_repo (resolve.c keeps them). */
-git_repository *bv_repo_git(bv_repo *r);
-
 typedef struct export_ctx {
 	git_repository *repo;
 	const char *root;

@@ -170,7 +170,7 @@ static char *tree_version(git_repository *repo, const git_tree *tree, const char
 /* Fills the git fields of v from a commit. */
 static int from_commit(bv_repo *r, git_commit *c, bv_version *v)
 {
-	git_tree *root = NULL, *sub = NULL;
+	git_tree *root = NULL;
 	git_tree_entry *e = NULL;
 	char shortid[8];
 	git_oid_tostr(v->commit, sizeof(v->commit), git_commit_id(c));
@@ -197,7 +197,6 @@ static int from_commit(bv_repo *r, git_commit *c, bv_version *v)
 		v->kind = BV_VERSION_GIT;
 	}
 	git_tree_entry_free(e);
-	git_tree_free(sub);
 	git_tree_free(root);
 	free(what);
 	return rc;
@@ -407,5 +406,4 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 	return rc;
 }
 
-git_repository *bv_repo_git(bv_repo *r);
 git_repository *bv_repo_git(bv_repo *r) { return r->repo; }

@@ -65,6 +65,8 @@ void bv_repo_free(bv_repo *r);
 const char *bv_repo_kernel_dir(const bv_repo *r);
 const char *bv_repo_describe(const bv_repo *r);
 int bv_resolve(bv_repo *r, const char *name, bv_version *out);
+/* The libgit2 handle (NULL outside a repository), for fetch and list. */
+struct git_repository *bv_repo_git(bv_repo *r);
 void bv_version_free(bv_version *v);
 /* Checks a user-supplied version name before anything uses it. */
 int bv_version_name_check(const char *name);

@@ -27,6 +27,8 @@ else
 fi
 # The tests build fixture repositories with git (bench-versions itself never runs git).
 [ "$want" = test ] && need_cmd git git
+# ...and check logs and JSON exports with Python's standard library.
+[ "$want" = test ] && need_cmd python3 python3
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "deps: installing ${missing[*]}"
