@@ -35,6 +35,18 @@ static int row_empty(const bv_row *r, size_t nv)
 	return 1;
 }
 
+/* Why a row was not run, as the baseline reports it. */
+static const char *fold_reason(const bv_row *r)
+{
+	return r->results[0].reason ? r->results[0].reason : r->results[0].status;
+}
+
+/* Folded rows share a line when backend and reason agree. */
+static int same_fold(const bv_row *a, const bv_row *b)
+{
+	return !strcmp(a->backend, b->backend) && !strcmp(fold_reason(a), fold_reason(b));
+}
+
 typedef struct grid {
 	char ***cells; /* [row][col] */
 	size_t rows, cols;
@@ -133,28 +145,21 @@ int bv_export_table(const bv_table *t, FILE *out)
 			group = k < t->nrows ? t->rows[k].bench : NULL;
 		}
 	}
-	/* Folded rows: one line per distinct reason. */
+	/* Folded rows: one line per distinct backend and reason. */
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *row = &t->rows[k];
 		if (!row_empty(row, nv))
 			continue;
-		const char *reason = row->results[0].reason ? row->results[0].reason : row->results[0].status;
 		int seen = 0;
-		for (size_t j = 0; j < k && !seen; j++) {
-			const bv_row *o = &t->rows[j];
-			const char *or = o->results[0].reason ? o->results[0].reason : o->results[0].status;
-			seen = row_empty(o, nv) && !strcmp(or, reason) && !strcmp(o->backend, row->backend);
-		}
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = row_empty(&t->rows[j], nv) && same_fold(&t->rows[j], row);
 		if (seen)
 			continue;
 		size_t count = 0;
-		for (size_t j = k; j < t->nrows; j++) {
-			const bv_row *o = &t->rows[j];
-			const char *or = o->results[0].reason ? o->results[0].reason : o->results[0].status;
-			count += row_empty(o, nv) && !strcmp(or, reason) && !strcmp(o->backend, row->backend);
-		}
+		for (size_t j = k; j < t->nrows; j++)
+			count += row_empty(&t->rows[j], nv) && same_fold(&t->rows[j], row);
 		fprintf(out, "not run: %zu %s cell%s on every version: %s: %s\n", count, row->backend,
-			count == 1 ? "" : "s", row->results[0].status, reason);
+			count == 1 ? "" : "s", row->results[0].status, fold_reason(row));
 	}
 	if (t->method)
 		fprintf(out, "method: %s\n", t->method);
