@@ -27,7 +27,7 @@ endif
 HARNESS_HOST := harness/benches.c harness/stats.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,build/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
-RUNNER_OBJS := build/harness/runner.o build/harness/benches.o
+RUNNER_OBJS := build/harness/runner.o build/harness/benches.o build/harness/calibrate.o
 
 .PHONY: all deps test-deps demo test install clean kernels-test
 all: bin/bench-versions bin/bv-runner

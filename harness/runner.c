@@ -7,56 +7,93 @@
  * Why one process for all versions: on these machines a process keeps one
  * speed level for its whole life (measurement.md), so timing version A in one
  * process and B in another compares the levels, not the code.  Pairing A and B
- * inside each process cancels the level; the orchestrator then runs several
- * such processes and takes the median over them, because code placement still
- * differs between processes.
+ * inside each process cancels the level; the orchestrator then runs many such
+ * processes and takes the median over them, because code placement still
+ * differs between processes.  The plugins are loaded in a random order per
+ * process, so neither version always gets the first address.
  *
- *   bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N]
+ * Why a child process per step: a version that crashes or hangs in one cell
+ * must cost that cell only.  The runner makes each cell's input once, then
+ * forks a child to check each version (one child per version, so a crash is
+ * pinned on the version that crashed) and one child to time the versions that
+ * passed; a child that dies by a signal or outlives --timeout becomes that
+ * cell's status, and the runner goes on with the next cell.  Cells an earlier
+ * process of the same run has checked (--checked) go straight to timing.
+ *
+ *   bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]
+ *             [--pin CPU] [--only I,J,..] [--checked I,J,..] [--drop I:LABEL]...
+ *             [--cell-ms MS]
  *             [--benches L] [--ops L] [--backends L] [--sizes L]
  *             LABEL=PLUGIN.so ...
+ *   bv-runner --calibrate --out FILE
  *
- * Writes one JSON document (schema "bv-runner/1") with every cell's status
+ * Writes one JSON document (schema "bv-runner/2") with every cell's status
  * and raw samples per version; exit 0, or 2 on bad arguments, 3 when a plugin
  * cannot be loaded or the output cannot be written.
  */
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "benches.h"
+#include "calibrate.h"
 #include "plugin.h"
 
 #define MAX_VERSIONS 16
+#define ST_WRONG (-1) /* status: output differs from the reference */
 
 typedef struct version {
 	const char *label;
 	const bv_plugin *p;
-	/* per cell */
-	int status; /* BV_OK, BV_NA, BV_UNAVAILABLE, BV_FAILED, or -1 wrong result */
-	char reason[512];
+} version;
+
+/* A version's state in the child that times a cell. */
+typedef struct timed {
+	version *v;
 	bv_call call;
-	float *x, *y; /* buffers in the backend's memory */
+	float *x, *y;
 	int own_buffers;
 	double *samples;
-} version;
+} timed;
+
+typedef struct settings {
+	int rounds;
+	double sample_ns;
+	double timeout_s;
+	double cell_ns; /* target time for timing one cell in this process */
+} settings;
 
 static uint64_t rng_state;
 
 static uint64_t rng_next(void)
 {
-	/* xorshift64*: the order of versions within a round only needs to be
-	 * unpredictable with respect to the machine, not cryptographic. */
+	/* xorshift64*: the order of versions only needs to be unpredictable
+	 * with respect to the machine, not cryptographic. */
 	rng_state ^= rng_state >> 12;
 	rng_state ^= rng_state << 25;
 	rng_state ^= rng_state >> 27;
 	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static void shuffle(int *v, int n)
+{
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(rng_next() % (uint64_t)(i + 1)), t = v[i];
+		v[i] = v[j], v[j] = t;
+	}
 }
 
 static double now_ns(void)
@@ -68,8 +105,11 @@ static double now_ns(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N]\n"
-			"                 [--benches L] [--ops L] [--backends L] [--sizes L] LABEL=PLUGIN ...\n");
+	fprintf(stderr, "usage: bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]\n"
+			"                 [--pin CPU] [--only I,J] [--checked I,J] [--drop I:LABEL]\n"
+			"                 [--cell-ms MS] [--benches L] [--ops L]\n"
+			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
+			"       bv-runner --calibrate --out FILE\n");
 	exit(2);
 }
 
@@ -79,248 +119,430 @@ static const char *status_name(int s)
 	case BV_OK: return "ok";
 	case BV_NA: return "n/a";
 	case BV_UNAVAILABLE: return "skipped";
-	case -1: return "wrong result";
+	case ST_WRONG: return "wrong result";
 	default: return "failed";
 	}
 }
 
-/* Times `reps` calls of v; returns ns per call, or NAN if a call failed. */
-static double time_calls(version *v, const bv_args *a, const char *backend, long reps)
+/* ---- child processes -------------------------------------------------- */
+
+/* Runs fn(arg) in a child and returns the JSON object it printed.  When the
+ * child dies by a signal, exits without a result or outlives timeout_s, the
+ * result is NULL and why says which ("crashed"/"timeout") and how. */
+static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const char **status, char *why,
+		       size_t len)
+{
+	int fds[2];
+	*status = "failed";
+	if (pipe(fds) != 0) {
+		snprintf(why, len, "pipe: %s", strerror(errno));
+		return NULL;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		close(fds[0]), close(fds[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		cJSON *out = fn(arg);
+		char *text = out ? cJSON_PrintUnformatted(out) : NULL;
+		size_t n = text ? strlen(text) : 0, off = 0;
+		while (off < n) {
+			ssize_t w = write(fds[1], text + off, n - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				_exit(3);
+			off += (size_t)w;
+		}
+		_exit(text ? 0 : 3);
+	}
+	close(fds[1]);
+	char *buf = NULL;
+	size_t used = 0, cap = 0;
+	double deadline = now_ns() + timeout_s * 1e9;
+	int timed_out = 0;
+	for (;;) {
+		double left = deadline - now_ns();
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		struct pollfd pfd = {fds[0], POLLIN, 0};
+		int pr = poll(&pfd, 1, (int)fmin(left / 1e6 + 1, 1000.0));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0)
+			continue;
+		if (cap - used < 65536) {
+			cap = cap ? 2 * cap : 65536 * 2;
+			char *grown = realloc(buf, cap);
+			if (!grown)
+				break;
+			buf = grown;
+		}
+		ssize_t r = read(fds[0], buf + used, cap - used - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		used += (size_t)r;
+	}
+	close(fds[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	cJSON *res = NULL;
+	if (timed_out) {
+		*status = "timeout";
+		snprintf(why, len, "no result after %g s; killed", timeout_s);
+	} else if (WIFSIGNALED(ws)) {
+		*status = "crashed";
+		snprintf(why, len, "killed by signal %d (%s)", WTERMSIG(ws), strsignal(WTERMSIG(ws)));
+	} else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || !buf) {
+		snprintf(why, len, "exited with status %d without a result", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+	} else {
+		buf[used] = '\0';
+		res = cJSON_Parse(buf);
+		if (!res)
+			snprintf(why, len, "sent a result that is not JSON");
+		else
+			*status = "ok";
+	}
+	free(buf);
+	return res;
+}
+
+/* ---- checking one version in one cell (in a child) -------------------- */
+
+typedef struct check_job {
+	version *v;
+	const bv_cell *c;
+	const float *hx;
+} check_job;
+
+static cJSON *status_object(int s, const char *reason)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "status", status_name(s));
+	if (reason && *reason)
+		cJSON_AddStringToObject(o, "reason", reason);
+	return o;
+}
+
+/* Looks the op up and gives t buffers in the backend's memory holding the
+ * input; host backends share hx and hy.  Returns a BV_ status; reason set. */
+static int setup(timed *t, const bv_cell *c, const float *hx, float *hy, char *reason, size_t len)
+{
+	const bv_plugin *p = t->v->p;
+	const char *be = c->backend;
+	size_t bytes = c->size * sizeof(float);
+	t->own_buffers = 0;
+	t->x = t->y = NULL;
+	int s = p->probe(be);
+	if (s != BV_OK) {
+		snprintf(reason, len, "%s", p->last_error());
+		return s;
+	}
+	s = p->lookup(c->bench->name, c->op->name, be, &t->call);
+	if (s != BV_OK) {
+		snprintf(reason, len, "%s/%s not in this version", c->bench->name, c->op->name);
+		return s;
+	}
+	if (p->host_memory(be)) {
+		/* Host backends share the host's buffers: same addresses, same pages. */
+		t->x = (float *)hx, t->y = hy;
+		return BV_OK;
+	}
+	void *dx = NULL, *dy = NULL;
+	s = p->alloc(be, bytes ? bytes : 4, &dx);
+	if (s == BV_OK)
+		s = p->alloc(be, bytes ? bytes : 4, &dy);
+	if (s == BV_OK)
+		s = p->copy_in(be, dx, hx, bytes);
+	t->x = dx, t->y = dy, t->own_buffers = 1;
+	if (s != BV_OK)
+		snprintf(reason, len, "%s", p->last_error());
+	return s;
+}
+
+static float *host_buffer(size_t n)
+{
+	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
+	return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+static cJSON *check_child(void *arg)
+{
+	check_job *j = arg;
+	const bv_cell *c = j->c;
+	size_t bytes = c->size * sizeof(float);
+	char reason[512] = "";
+	float *hy = host_buffer(c->size), *out = host_buffer(c->size);
+	if (!hy || !out)
+		return status_object(BV_FAILED, "out of host memory");
+	timed t = {.v = j->v};
+	int s = setup(&t, c, j->hx, hy, reason, sizeof(reason));
+	if (s == BV_OK) {
+		bv_args a = {t.x, t.y, c->size};
+		memset(out, 0xff, bytes); /* NaN everywhere: a kernel that writes nothing fails */
+		if (!t.own_buffers)
+			memset(hy, 0xff, bytes);
+		s = t.call.fn(&t.call, &a);
+		if (s == BV_OK && t.own_buffers)
+			s = t.v->p->copy_out(c->backend, out, t.y, bytes);
+		else if (s == BV_OK)
+			memcpy(out, hy, bytes);
+		if (s != BV_OK)
+			snprintf(reason, sizeof(reason), "%s", t.v->p->last_error());
+		else if (!bv_check(c->op, j->hx, out, c->size, reason, sizeof(reason)))
+			s = ST_WRONG;
+	}
+	cJSON *o = status_object(s, reason);
+	/* The footprint: what the benchmark allocates for this cell. */
+	int dev = s != BV_NA && !t.v->p->host_memory(c->backend);
+	cJSON_AddNumberToObject(o, "host_bytes", (double)(2 * bytes)); /* input and output */
+	cJSON_AddNumberToObject(o, "device_bytes", dev ? (double)(2 * bytes) : 0.0);
+	return o;
+}
+
+/* ---- timing the versions of one cell (in a child) --------------------- */
+
+typedef struct time_job {
+	version **vs;
+	int n;
+	const bv_cell *c;
+	const float *hx;
+	const settings *set;
+} time_job;
+
+/* Times `reps` calls; returns ns per call, or NAN if a call failed. */
+static double time_calls(timed *t, const bv_args *a, const char *backend, long reps)
 {
 	double t0 = now_ns();
 	for (long r = 0; r < reps; r++)
-		if (v->call.fn(&v->call, a) != BV_OK)
+		if (t->call.fn(&t->call, a) != BV_OK)
 			return NAN;
-	if (!v->p->host_memory(backend) && v->p->sync(backend) != BV_OK)
+	if (!t->v->p->host_memory(backend) && t->v->p->sync(backend) != BV_OK)
 		return NAN;
 	return (now_ns() - t0) / (double)reps;
 }
 
-/* Sets up v for cell c: finds the op, prepares buffers, runs it once and
- * checks the output.  On return v->status says whether it can be timed. */
-static void prepare(version *v, const bv_cell *c, const float *hx, float *hy, float *check)
+static cJSON *time_child(void *arg)
 {
-	const bv_plugin *p = v->p;
-	const char *be = c->backend;
-	size_t bytes = c->size * sizeof(float);
-	v->reason[0] = '\0';
-	v->own_buffers = 0;
-	v->x = v->y = NULL;
-	v->status = p->probe(be);
-	if (v->status != BV_OK) {
-		snprintf(v->reason, sizeof(v->reason), "%s", p->last_error());
-		return;
+	time_job *j = arg;
+	const bv_cell *c = j->c;
+	int rounds = j->set->rounds;
+	char reason[512];
+	float *hy = host_buffer(c->size);
+	timed ts[MAX_VERSIONS];
+	double start = now_ns();
+	for (int i = 0; i < j->n; i++) {
+		ts[i] = (timed){.v = j->vs[i]};
+		ts[i].samples = calloc((size_t)rounds, sizeof(double));
+		if (!hy || !ts[i].samples || setup(&ts[i], c, j->hx, hy, reason, sizeof(reason)) != BV_OK)
+			return status_object(BV_FAILED, hy ? reason : "out of host memory");
 	}
-	v->status = p->lookup(c->bench->name, c->op->name, be, &v->call);
-	if (v->status != BV_OK) {
-		snprintf(v->reason, sizeof(v->reason), "%s/%s not in this version", c->bench->name, c->op->name);
-		return;
+	/* Calibrate once on the first version so every version runs the same
+	 * number of calls per sample; the first call pays for cold caches. */
+	bv_args a0 = {ts[0].x, ts[0].y, c->size};
+	time_calls(&ts[0], &a0, c->backend, 1);
+	double one = time_calls(&ts[0], &a0, c->backend, 1);
+	long reps = 1;
+	if (isfinite(one) && one > 0)
+		reps = (long)fmax(1.0, fmin(1e7, j->set->sample_ns / one));
+	/* A cell whose one call is long (16M elements of exp: 30 ms) gets fewer
+	 * rounds, so one process spends about cell_ns on it; never fewer than 5,
+	 * the fewest whose median means something. */
+	if (j->set->cell_ns > 0 && isfinite(one) && one > 0) {
+		double per_round = (double)j->n * (double)reps * one;
+		int fit = (int)(j->set->cell_ns / per_round);
+		rounds = fit < 5 ? 5 : fit < rounds ? fit : rounds;
 	}
-	if (p->host_memory(be)) {
-		/* Host backends share the host's buffers: same addresses, same pages. */
-		v->x = (float *)hx, v->y = hy;
-	} else {
-		void *dx = NULL, *dy = NULL;
-		v->status = p->alloc(be, bytes, &dx);
-		if (v->status == BV_OK)
-			v->status = p->alloc(be, bytes, &dy);
-		if (v->status == BV_OK)
-			v->status = p->copy_in(be, dx, hx, bytes);
-		v->x = dx, v->y = dy, v->own_buffers = 1;
-		if (v->status != BV_OK) {
-			snprintf(v->reason, sizeof(v->reason), "%s", p->last_error());
-			return;
+	for (int i = 0; i < j->n; i++) {
+		bv_args a = {ts[i].x, ts[i].y, c->size};
+		time_calls(&ts[i], &a, c->backend, reps); /* warm-up */
+	}
+	int order[MAX_VERSIONS];
+	for (int r = 0; r < rounds; r++) {
+		for (int i = 0; i < j->n; i++)
+			order[i] = i;
+		shuffle(order, j->n);
+		for (int k = 0; k < j->n; k++) {
+			timed *t = &ts[order[k]];
+			bv_args a = {t->x, t->y, c->size};
+			t->samples[r] = time_calls(t, &a, c->backend, reps);
+			if (!isfinite(t->samples[r])) {
+				snprintf(reason, sizeof(reason), "%s failed while timing: %s", t->v->label,
+					 t->v->p->last_error());
+				return status_object(BV_FAILED, reason);
+			}
 		}
 	}
-	bv_args a = {v->x, v->y, c->size};
-	memset(check, 0xff, bytes); /* NaN everywhere: a kernel that writes nothing fails */
-	if (!v->own_buffers)
-		memset(v->y, 0xff, bytes);
-	int s = v->call.fn(&v->call, &a);
-	if (s == BV_OK && v->own_buffers)
-		s = p->copy_out(be, check, v->y, bytes);
-	else if (s == BV_OK)
-		memcpy(check, v->y, bytes);
-	if (s != BV_OK) {
-		v->status = s;
-		snprintf(v->reason, sizeof(v->reason), "%s", p->last_error());
-		return;
-	}
-	if (!bv_check(c->op, hx, check, c->size, v->reason, sizeof(v->reason)))
-		v->status = -1;
+	cJSON *o = status_object(BV_OK, NULL);
+	cJSON_AddNumberToObject(o, "reps", (double)reps);
+	cJSON_AddNumberToObject(o, "rounds", rounds);
+	cJSON_AddNumberToObject(o, "elapsed_s", (now_ns() - start) / 1e9);
+	cJSON *s = cJSON_AddObjectToObject(o, "samples_ns");
+	for (int i = 0; i < j->n; i++)
+		cJSON_AddItemToObject(s, ts[i].v->label, cJSON_CreateDoubleArray(ts[i].samples, rounds));
+	return o;
 }
 
-static void release(version *v, const char *backend)
+/* ---- one cell --------------------------------------------------------- */
+
+static int dropped(char **drops, int ndrops, long index, const char *label)
 {
-	if (v->own_buffers) {
-		v->p->release(backend, v->x);
-		v->p->release(backend, v->y);
-	}
-	v->x = v->y = NULL;
-	v->own_buffers = 0;
+	char key[256];
+	snprintf(key, sizeof(key), "%ld:%s", index, label);
+	for (int i = 0; i < ndrops; i++)
+		if (strcmp(drops[i], key) == 0)
+			return 1;
+	return 0;
 }
 
-static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, int rounds, double sample_ns)
+static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, const settings *set,
+			   char **drops, int ndrops, int checked)
 {
-	size_t bytes = c->size * sizeof(float);
-	size_t alloc = (bytes + 63) & ~(size_t)63;
-	float *hx = aligned_alloc(64, alloc ? alloc : 64);
-	float *hy = aligned_alloc(64, alloc ? alloc : 64);
-	float *check = aligned_alloc(64, alloc ? alloc : 64);
-	if (!hx || !hy || !check) {
+	double start = now_ns();
+	cJSON *cell = cJSON_CreateObject();
+	cJSON_AddNumberToObject(cell, "index", (double)index);
+	cJSON_AddStringToObject(cell, "bench", c->bench->name);
+	cJSON_AddStringToObject(cell, "op", c->op->name);
+	cJSON_AddStringToObject(cell, "backend", c->backend);
+	cJSON_AddNumberToObject(cell, "size", (double)c->size);
+	cJSON *arr = cJSON_AddArrayToObject(cell, "versions");
+
+	float *hx = host_buffer(c->size);
+	if (!hx) {
 		fprintf(stderr, "bv-runner: out of memory for %zu elements\n", c->size);
 		exit(3);
 	}
 	for (size_t i = 0; i < c->size; i++)
 		hx[i] = bv_input(c->op, i);
 
-	int ready[MAX_VERSIONS], nready = 0;
+	cJSON *entry[MAX_VERSIONS];
+	version *ready[MAX_VERSIONS];
+	int nready = 0;
 	for (int i = 0; i < nv; i++) {
-		prepare(&vs[i], c, hx, hy, check);
-		if (vs[i].status == BV_OK)
-			ready[nready++] = i;
-	}
-
-	long reps = 1;
-	if (nready > 0) {
-		/* Calibrate once on the first ready version so every version runs the
-		 * same number of calls per sample. */
-		version *v = &vs[ready[0]];
-		bv_args a = {v->x, v->y, c->size};
-		time_calls(v, &a, c->backend, 1); /* first call pays for cold caches and page faults */
-		double one = time_calls(v, &a, c->backend, 1);
-		if (isfinite(one) && one > 0)
-			reps = (long)fmax(1.0, fmin(1e7, sample_ns / one));
-	}
-	for (int k = 0; k < nready; k++) {
-		version *v = &vs[ready[k]];
-		v->samples = calloc((size_t)rounds, sizeof(double));
-		bv_args a = {v->x, v->y, c->size};
-		time_calls(v, &a, c->backend, reps); /* warm-up */
-	}
-	int order[MAX_VERSIONS];
-	for (int r = 0; r < rounds; r++) {
-		memcpy(order, ready, sizeof(int) * (size_t)nready);
-		for (int i = nready - 1; i > 0; i--) {
-			int j = (int)(rng_next() % (uint64_t)(i + 1)), t = order[i];
-			order[i] = order[j], order[j] = t;
-		}
-		for (int k = 0; k < nready; k++) {
-			version *v = &vs[order[k]];
-			bv_args a = {v->x, v->y, c->size};
-			v->samples[r] = time_calls(v, &a, c->backend, reps);
-			if (!isfinite(v->samples[r]) && v->status == BV_OK) {
-				v->status = BV_FAILED;
-				snprintf(v->reason, sizeof(v->reason), "failed while timing: %s", v->p->last_error());
+		char why[256];
+		const char *st;
+		cJSON *o;
+		if (dropped(drops, ndrops, index, vs[i].label)) {
+			o = status_object(BV_OK, NULL);
+			cJSON_ReplaceItemInObject(o, "status", cJSON_CreateString("dropped"));
+		} else if (checked) {
+			/* Checked by an earlier process of this run: straight to timing,
+			 * which still runs in a child that may crash or hang alone. */
+			o = status_object(BV_OK, NULL);
+		} else {
+			check_job job = {&vs[i], c, hx};
+			o = in_child(check_child, &job, set->timeout_s, &st, why, sizeof(why));
+			if (!o) {
+				o = cJSON_CreateObject();
+				cJSON_AddStringToObject(o, "status", st);
+				cJSON_AddStringToObject(o, "reason", why);
 			}
 		}
-	}
-
-	cJSON *cell = cJSON_CreateObject();
-	cJSON_AddStringToObject(cell, "bench", c->bench->name);
-	cJSON_AddStringToObject(cell, "op", c->op->name);
-	cJSON_AddStringToObject(cell, "backend", c->backend);
-	cJSON_AddNumberToObject(cell, "size", (double)c->size);
-	cJSON_AddNumberToObject(cell, "reps", (double)reps);
-	cJSON *arr = cJSON_AddArrayToObject(cell, "versions");
-	for (int i = 0; i < nv; i++) {
-		version *v = &vs[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "label", v->label);
-		cJSON_AddStringToObject(o, "status", status_name(v->status));
-		if (v->reason[0])
-			cJSON_AddStringToObject(o, "reason", v->reason);
-		if (v->status == BV_OK && v->samples)
-			cJSON_AddItemToObject(o, "samples_ns", cJSON_CreateDoubleArray(v->samples, rounds));
+		cJSON_AddStringToObject(o, "label", vs[i].label);
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "status");
+		if (cJSON_IsString(s) && strcmp(s->valuestring, "ok") == 0)
+			ready[nready++] = &vs[i];
+		entry[i] = o;
 		cJSON_AddItemToArray(arr, o);
-		free(v->samples);
-		v->samples = NULL;
-		release(v, c->backend);
 	}
+	if (nready > 0) {
+		char why[256];
+		const char *st;
+		time_job job = {ready, nready, c, hx, set};
+		cJSON *t = in_child(time_child, &job, set->timeout_s, &st, why, sizeof(why));
+		const char *ts = t ? cJSON_GetObjectItemCaseSensitive(t, "status")->valuestring : st;
+		const cJSON *reason = t ? cJSON_GetObjectItemCaseSensitive(t, "reason") : NULL;
+		char msg[512];
+		snprintf(msg, sizeof(msg), "while timing: %s", cJSON_IsString(reason) ? reason->valuestring : why);
+		const cJSON *samples = t ? cJSON_GetObjectItemCaseSensitive(t, "samples_ns") : NULL;
+		for (int i = 0; i < nv; i++) {
+			const char *l = vs[i].label;
+			const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
+			if (strcmp(s->valuestring, "ok") != 0)
+				continue;
+			if (strcmp(ts, "ok") == 0) {
+				cJSON_AddItemToObject(entry[i], "samples_ns",
+						      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(samples, l), 1));
+			} else {
+				cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(ts));
+				cJSON_AddStringToObject(entry[i], "reason", msg);
+			}
+		}
+		const cJSON *reps = t ? cJSON_GetObjectItemCaseSensitive(t, "reps") : NULL;
+		const cJSON *rounds = t ? cJSON_GetObjectItemCaseSensitive(t, "rounds") : NULL;
+		cJSON_AddNumberToObject(cell, "reps", cJSON_IsNumber(reps) ? reps->valuedouble : 0);
+		cJSON_AddNumberToObject(cell, "rounds", cJSON_IsNumber(rounds) ? rounds->valuedouble : 0);
+		cJSON_Delete(t);
+	}
+	cJSON_AddNumberToObject(cell, "elapsed_s", (now_ns() - start) / 1e9);
 	free(hx);
-	free(hy);
-	free(check);
 	return cell;
 }
 
-int main(int argc, char **argv)
+/* ---- main ------------------------------------------------------------- */
+
+/* Loads a plugin.  The same file twice (an A/A run of one build) would give
+ * the same handle, i.e. the same code at the same address; a private copy
+ * makes it a second, independently placed library like any other version. */
+static int load(version *v, const char *path, char loaded[][PATH_MAX], int nloaded)
 {
-	const char *out = NULL;
-	bv_selection sel = {0};
-	int rounds = 21;
-	double sample_us = 1000;
-	unsigned long long seed = 0;
-	version vs[MAX_VERSIONS];
-	int nv = 0;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--out") == 0 && val)
-			out = val, i++;
-		else if (strcmp(a, "--seed") == 0 && val)
-			seed = strtoull(val, NULL, 10), i++;
-		else if (strcmp(a, "--rounds") == 0 && val)
-			rounds = atoi(val), i++;
-		else if (strcmp(a, "--sample-us") == 0 && val)
-			sample_us = atof(val), i++;
-		else if (strcmp(a, "--benches") == 0 && val)
-			sel.benches = val, i++;
-		else if (strcmp(a, "--ops") == 0 && val)
-			sel.ops = val, i++;
-		else if (strcmp(a, "--backends") == 0 && val)
-			sel.backends = val, i++;
-		else if (strcmp(a, "--sizes") == 0 && val)
-			sel.sizes = val, i++;
-		else if (a[0] != '-' && strchr(a, '=') && nv < MAX_VERSIONS) {
-			char *eq = strchr(a, '=');
-			*eq = '\0';
-			vs[nv].label = a;
-			void *h = dlopen(eq + 1, RTLD_NOW | RTLD_LOCAL);
-			bv_plugin_get_fn get = h ? (bv_plugin_get_fn)(uintptr_t)dlsym(h, BV_PLUGIN_SYMBOL) : NULL;
-			if (!get) {
-				fprintf(stderr, "bv-runner: cannot load plugin for %s: %s\n", a, dlerror());
-				return 3;
+	char real[PATH_MAX];
+	if (!realpath(path, real)) {
+		fprintf(stderr, "bv-runner: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	const char *use = real;
+	char copy[] = "/tmp/bv-runner-XXXXXX.so";
+	int is_copy = 0;
+	for (int i = 0; i < nloaded; i++)
+		if (strcmp(loaded[i], real) == 0) {
+			int out = mkstemps(copy, 3), in = open(real, O_RDONLY);
+			char buf[65536];
+			ssize_t r;
+			int ok = out >= 0 && in >= 0;
+			while (ok && (r = read(in, buf, sizeof(buf))) > 0)
+				ok = write(out, buf, (size_t)r) == r;
+			if (in >= 0)
+				close(in);
+			if (out >= 0 && close(out) != 0)
+				ok = 0;
+			if (!ok) {
+				fprintf(stderr, "bv-runner: cannot copy %s for a second load\n", real);
+				return -1;
 			}
-			vs[nv].p = get();
-			if (vs[nv].p->abi != BV_PLUGIN_ABI) {
-				fprintf(stderr, "bv-runner: plugin %s has ABI %d, expected %d\n", eq + 1,
-					vs[nv].p->abi, BV_PLUGIN_ABI);
-				return 3;
-			}
-			vs[nv].samples = NULL;
-			nv++;
-		} else
-			usage();
+			use = copy, is_copy = 1;
+			break;
+		}
+	snprintf(loaded[nloaded], PATH_MAX, "%s", real);
+	void *h = dlopen(use, RTLD_NOW | RTLD_LOCAL);
+	if (is_copy)
+		unlink(copy);
+	bv_plugin_get_fn get = h ? (bv_plugin_get_fn)(uintptr_t)dlsym(h, BV_PLUGIN_SYMBOL) : NULL;
+	if (!get) {
+		fprintf(stderr, "bv-runner: cannot load plugin for %s: %s\n", v->label, dlerror());
+		return -1;
 	}
-	if (!out || nv == 0 || rounds < 1 || rounds > 100000 || !(sample_us > 0))
-		usage();
-	rng_state = seed ? seed : ((uint64_t)getpid() << 32 ^ (uint64_t)now_ns()) | 1;
-
-	bv_cell *cells;
-	char err[256];
-	long ncells = bv_cells_select(&sel, &cells, err, sizeof(err));
-	if (ncells < 0) {
-		fprintf(stderr, "bv-runner: %s\n", err);
-		return 2;
+	v->p = get();
+	if (v->p->abi != BV_PLUGIN_ABI) {
+		fprintf(stderr, "bv-runner: plugin %s has ABI %d, expected %d\n", path, v->p->abi, BV_PLUGIN_ABI);
+		return -1;
 	}
+	return 0;
+}
 
-	cJSON *doc = cJSON_CreateObject();
-	cJSON_AddStringToObject(doc, "schema", "bv-runner/1");
-	cJSON_AddNumberToObject(doc, "pid", (double)getpid());
-	cJSON_AddNumberToObject(doc, "rounds", rounds);
-	cJSON *vers = cJSON_AddArrayToObject(doc, "versions");
-	for (int i = 0; i < nv; i++) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "label", vs[i].label);
-		cJSON_AddStringToObject(o, "kernel_version", vs[i].p->kernel_version());
-		cJSON_AddItemToArray(vers, o);
-	}
-	cJSON *arr = cJSON_AddArrayToObject(doc, "cells");
-	for (long i = 0; i < ncells; i++)
-		cJSON_AddItemToArray(arr, measure_cell(vs, nv, &cells[i], rounds, sample_us * 1e3));
-	free(cells);
-
+static int write_doc(cJSON *doc, const char *out)
+{
 	char *text = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	FILE *f = text ? fopen(out, "w") : NULL;
@@ -333,4 +555,137 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	return 0;
+}
+
+/* Membership in "3,5,9", a list of cell indices (--only, --checked);
+ * a NULL list holds every index when all is set, else none. */
+static int listed(const char *only, long index, int all)
+{
+	if (!only)
+		return all;
+	for (const char *p = only; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			return 0;
+		if (v == index)
+			return 1;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL, *only = NULL, *checked = NULL;
+	bv_selection sel = {0};
+	settings set = {21, 1e6, 60, 0};
+	unsigned long long seed = 0;
+	int pin = -1, calibrate = 0;
+	char *labels[MAX_VERSIONS], *paths[MAX_VERSIONS];
+	char **drops = calloc((size_t)argc, sizeof(char *));
+	int nv = 0, ndrops = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--calibrate") == 0)
+			calibrate = 1;
+		else if (strcmp(a, "--out") == 0 && val)
+			out = val, i++;
+		else if (strcmp(a, "--seed") == 0 && val)
+			seed = strtoull(val, NULL, 10), i++;
+		else if (strcmp(a, "--rounds") == 0 && val)
+			set.rounds = atoi(val), i++;
+		else if (strcmp(a, "--sample-us") == 0 && val)
+			set.sample_ns = atof(val) * 1e3, i++;
+		else if (strcmp(a, "--timeout") == 0 && val)
+			set.timeout_s = atof(val), i++;
+		else if (strcmp(a, "--pin") == 0 && val)
+			pin = atoi(val), i++;
+		else if (strcmp(a, "--only") == 0 && val)
+			only = val, i++;
+		else if (strcmp(a, "--checked") == 0 && val)
+			checked = val, i++;
+		else if (strcmp(a, "--cell-ms") == 0 && val)
+			set.cell_ns = atof(val) * 1e6, i++;
+		else if (strcmp(a, "--drop") == 0 && val)
+			drops[ndrops++] = argv[++i];
+		else if (strcmp(a, "--benches") == 0 && val)
+			sel.benches = val, i++;
+		else if (strcmp(a, "--ops") == 0 && val)
+			sel.ops = val, i++;
+		else if (strcmp(a, "--backends") == 0 && val)
+			sel.backends = val, i++;
+		else if (strcmp(a, "--sizes") == 0 && val)
+			sel.sizes = val, i++;
+		else if (a[0] != '-' && strchr(a, '=') && nv < MAX_VERSIONS) {
+			char *eq = strchr(argv[i], '=');
+			*eq = '\0';
+			labels[nv] = argv[i], paths[nv] = eq + 1;
+			nv++;
+		} else
+			usage();
+	}
+	if (!out || (nv == 0 && !calibrate) || set.rounds < 1 || set.rounds > 100000 || !(set.sample_ns > 0) ||
+	    !(set.timeout_s > 0))
+		usage();
+	if (pin >= 0) {
+		cpu_set_t cpus;
+		CPU_ZERO(&cpus);
+		CPU_SET(pin, &cpus);
+		if (pin >= CPU_SETSIZE || sched_setaffinity(0, sizeof(cpus), &cpus) != 0) {
+			fprintf(stderr, "bv-runner: cannot pin to CPU %d: %s\n", pin, strerror(errno));
+			return 2;
+		}
+	}
+	if (calibrate) {
+		free(drops);
+		return write_doc(bv_calibrate(), out);
+	}
+	rng_state = seed ? seed : ((uint64_t)getpid() << 32 ^ (uint64_t)now_ns()) | 1;
+
+	/* Load in a random order: the first library loaded tends to land at
+	 * the same place relative to the host, and neither version should
+	 * always get it.  The output keeps the order given. */
+	version vs[MAX_VERSIONS];
+	char(*loaded)[PATH_MAX] = calloc(MAX_VERSIONS, PATH_MAX);
+	int order[MAX_VERSIONS];
+	for (int i = 0; i < nv; i++)
+		order[i] = i, vs[i].label = labels[i];
+	shuffle(order, nv);
+	for (int k = 0; k < nv; k++)
+		if (load(&vs[order[k]], paths[order[k]], loaded, k) != 0)
+			return 3;
+	free(loaded);
+
+	bv_cell *cells;
+	char err[256];
+	long ncells = bv_cells_select(&sel, &cells, err, sizeof(err));
+	if (ncells < 0) {
+		fprintf(stderr, "bv-runner: %s\n", err);
+		return 2;
+	}
+
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", "bv-runner/2");
+	cJSON_AddNumberToObject(doc, "pid", (double)getpid());
+	cJSON_AddNumberToObject(doc, "rounds", set.rounds);
+	if (pin >= 0)
+		cJSON_AddNumberToObject(doc, "pinned_cpu", pin);
+	cJSON *vers = cJSON_AddArrayToObject(doc, "versions");
+	for (int i = 0; i < nv; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "label", vs[i].label);
+		cJSON_AddStringToObject(o, "kernel_version", vs[i].p->kernel_version());
+		cJSON_AddItemToArray(vers, o);
+	}
+	cJSON *arr = cJSON_AddArrayToObject(doc, "cells");
+	for (long i = 0; i < ncells; i++)
+		if (listed(only, i, 1))
+			cJSON_AddItemToArray(arr, measure_cell(vs, nv, &cells[i], i, &set, drops, ndrops,
+							       listed(checked, i, 0)));
+	free(cells);
+	free(drops);
+	return write_doc(doc, out);
 }

@@ -94,3 +94,11 @@ const char *bv_verdict_name(bv_verdict v)
 	default: return "same";
 	}
 }
+
+int bv_interval_noisy(const bv_interval *r, double threshold)
+{
+	if (r->n == 0 || r->coverage < 0.95)
+		return 1;
+	return bv_verdict_of(r, threshold) == BV_SAME &&
+	       (r->hi > 1.0 + threshold || r->lo < 1.0 / (1.0 + threshold));
+}

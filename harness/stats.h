@@ -35,4 +35,8 @@ typedef enum { BV_SAME = 0, BV_FASTER, BV_SLOWER } bv_verdict;
 bv_verdict bv_verdict_of(const bv_interval *ratio, double threshold);
 const char *bv_verdict_name(bv_verdict v);
 
+/* A verdict of "same" that cannot rule out a change of threshold size: the
+ * interval reaches beyond 1 + threshold or below 1 / (1 + threshold). */
+int bv_interval_noisy(const bv_interval *ratio, double threshold);
+
 #endif

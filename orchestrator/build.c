@@ -39,20 +39,13 @@ static const char *compiler_version(void)
 	static char *version;
 	if (version)
 		return version;
-	char *tmp = bv_mkdtemp_in(bv_cache_dir(), ".tmp-cc-");
-	char *log = tmp ? bv_asprintf("%s/out", tmp) : NULL;
 	char *argv[] = {(char *)compiler(), "-dumpfullversion", NULL};
-	if (log && bv_run(argv, NULL, log) == 0) {
-		char *text = NULL;
-		if (bv_read_file(log, 4096, &text, NULL) == 0) {
-			text[strcspn(text, "\n")] = '\0';
-			version = text;
-		}
-	}
-	if (tmp)
-		bv_rm_rf(tmp);
-	free(tmp);
-	free(log);
+	char *text = NULL;
+	if (bv_run_capture(argv, 4096, &text) == 0) {
+		text[strcspn(text, "\n")] = '\0';
+		version = text;
+	} else
+		free(text);
 	if (!version)
 		version = bv_strdup("unknown");
 	return version;

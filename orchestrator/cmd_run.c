@@ -30,13 +30,22 @@ static void usage(FILE *out)
 		"  --ops L          ops to run\n"
 		"  --backends L     backends to run (scalar, simd, cuda, ...)\n"
 		"  --sizes L        sizes in elements: 1K,64K,1M,16M\n"
-		"  --quick          fewer processes and rounds: for smoke runs and CI\n"
-		"  --processes N    measuring processes (default 9, quick 6)\n"
+		"  --quick          fewer processes and rounds, same method: for smoke runs and CI\n"
+		"  --min-processes N  processes per cell before it may stop (default 10, quick 6)\n"
+		"  --max-processes N  processes per cell at most (default 60, quick 12)\n"
+		"  --processes N    exactly N processes per cell (no adaptive stopping)\n"
+		"  --budget S       measuring seconds per cell, all versions (default 10, quick 2)\n"
 		"  --rounds N       alternation rounds per process (default 21, quick 9)\n"
-		"  --sample-us N    target length of one sample in microseconds (default 1000)\n"
-		"  --threshold P    smallest change called faster/slower, percent (default 2)\n"
+		"  --sample-us N    target length of one sample in microseconds (default 1000, quick 300)\n"
+		"  --timeout S      a cell whose check or timing takes longer is killed (default 60)\n"
+		"  --isolated       one process per version (for versions that cannot share one)\n"
+		"  --pin CPU        pin the measuring processes to one CPU\n"
+		"  --threads N      threads a backend may use, e.g. OpenBLAS (default 1)\n"
+		"  --threshold P    smallest change called faster/slower, percent (default 1)\n"
 		"  --seed N         seed for the random order of versions\n"
 		"  --format F       output format: %s (default table)\n"
+		"  --units U        results as time, rate (GB/s or GFLOP/s) or peak (%% of this\n"
+		"                   machine's calibrated bandwidth or FLOPs); default time\n"
 		"  --results DIR    where logs go (default results/ of this checkout)\n\n"
 		"environment: KERNEL_DIR, KERNEL_REPO, BENCH_VERSIONS_CACHE, XDG_CACHE_HOME, CC\n"
 		"exit codes: 0 success, 2 usage or input error, 3 a build or run failed\n",
@@ -74,9 +83,10 @@ static char *results_dir(const char *root)
 int bv_cmd_run(int argc, char **argv)
 {
 	bv_measure_opts mo = {0};
-	int processes = 0, rounds = 0;
-	double threshold = 0.02;
-	const char *format = "table", *results_root = NULL;
+	int processes = 0, rounds = 0, min_p = 0, max_p = 0;
+	double threshold = 0.01, budget = 0;
+	mo.pin = -1, mo.threads = 1, mo.timeout_s = 60;
+	const char *format = "table", *results_root = NULL, *units = "time";
 	char **names = calloc((size_t)argc, sizeof(char *));
 	size_t nnames = 0;
 	mo.sample_us = 1000;
@@ -105,9 +115,23 @@ int bv_cmd_run(int argc, char **argv)
 			mo.sizes = val;
 		else if (!strcmp(a, "--format"))
 			format = val;
+		else if (!strcmp(a, "--units") && (!strcmp(val, "time") || !strcmp(val, "rate") || !strcmp(val, "peak")))
+			units = val;
 		else if (!strcmp(a, "--results"))
 			results_root = val;
 		else if (!strcmp(a, "--processes") && parse_int(val, 1, 1000, &processes) == 0)
+			;
+		else if (!strcmp(a, "--min-processes") && parse_int(val, 1, 1000, &min_p) == 0)
+			;
+		else if (!strcmp(a, "--max-processes") && parse_int(val, 1, 1000, &max_p) == 0)
+			;
+		else if (!strcmp(a, "--budget") && (budget = atof(val)) > 0 && budget <= 86400)
+			;
+		else if (!strcmp(a, "--timeout") && (mo.timeout_s = atof(val)) > 0 && mo.timeout_s <= 86400)
+			;
+		else if (!strcmp(a, "--pin") && parse_int(val, 0, 4095, &mo.pin) == 0)
+			;
+		else if (!strcmp(a, "--threads") && parse_int(val, 1, 1024, &mo.threads) == 0)
 			;
 		else if (!strcmp(a, "--rounds") && parse_int(val, 1, 100000, &rounds) == 0)
 			;
@@ -137,7 +161,16 @@ int bv_cmd_run(int argc, char **argv)
 		free(names);
 		return BV_EXIT_USAGE;
 	}
-	mo.processes = processes ? processes : mo.quick ? 6 : 9;
+	mo.min_processes = processes ? processes : min_p ? min_p : mo.quick ? 6 : 10;
+	mo.max_processes = processes ? processes : max_p ? max_p : mo.quick ? 12 : 60;
+	if (mo.max_processes < mo.min_processes) {
+		fprintf(stderr, "bench-versions: --max-processes %d is below --min-processes %d\n", mo.max_processes,
+			mo.min_processes);
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	mo.budget_s = budget ? budget : mo.quick ? 2 : 10;
+	mo.threshold = threshold;
 	mo.rounds = rounds ? rounds : mo.quick ? 9 : 21;
 	if (mo.quick && mo.sample_us == 1000)
 		mo.sample_us = 300;
@@ -207,13 +240,21 @@ int bv_cmd_run(int argc, char **argv)
 			rc = bv_fail(BV_ERUN, "cannot create a results directory in %s", root);
 		free(root);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		/* Fixed thread counts, recorded in the logs: a library that picks its
+		 * own count measures the machine's load, not the code. */
+		char threads[16];
+		snprintf(threads, sizeof(threads), "%d", mo.threads);
+		setenv("OPENBLAS_NUM_THREADS", threads, 1);
+		setenv("OMP_NUM_THREADS", threads, 1);
 		rc = bv_measure(vs, nnames, &mo, dir, &logs);
+	}
 	if (rc == 0) {
 		bv_table table;
 		fprintf(stderr, "results: %s\n", dir);
 		rc = bv_merge_logs(logs, nnames, threshold, &table);
 		if (rc == 0) {
+			table.units = units;
 			rc = exporter->write(&table, stdout);
 			bv_table_free(&table);
 		}

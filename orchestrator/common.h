@@ -75,6 +75,9 @@ char *bv_mkdtemp_in(const char *dir, const char *prefix);
  * log (NULL: inherited).  Returns the exit status, 128+signal when killed,
  * or a negative BV_E* when it could not be started. */
 int bv_run(char *const argv[], const char *cwd, const char *log);
+/* Like bv_run, but stdout is captured into *out (at most max bytes kept,
+ * NUL-terminated, never NULL on success); stderr is inherited. */
+int bv_run_capture(char *const argv[], size_t max, char **out);
 /* The last n bytes of a file, for showing the end of a build log. */
 char *bv_file_tail(const char *path, size_t n);
 

@@ -50,6 +50,13 @@ int bv_export_json(const bv_table *t, FILE *out)
 					cJSON_AddNumberToObject(o, "gb_per_s", r->bytes / res->median_ns);
 				if (r->flops > 0)
 					cJSON_AddNumberToObject(o, "gflop_per_s", r->flops / res->median_ns);
+				if (res->pct_copy_bw > 0)
+					cJSON_AddNumberToObject(o, "pct_copy_bandwidth", res->pct_copy_bw);
+				if (res->pct_peak_flops > 0)
+					cJSON_AddNumberToObject(o, "pct_peak_flops", res->pct_peak_flops);
+				cJSON_AddNumberToObject(o, "processes", res->processes);
+				cJSON_AddNumberToObject(o, "host_bytes", res->host_bytes);
+				cJSON_AddNumberToObject(o, "device_bytes", res->device_bytes);
 			} else
 				cJSON_AddNullToObject(o, "median_ns");
 			cJSON_AddItemToArray(results, o);
@@ -65,6 +72,9 @@ int bv_export_json(const bv_table *t, FILE *out)
 				cJSON_AddNumberToObject(o, "ci_high", isfinite(ch->ci_high) ? ch->ci_high : 1e308);
 				cJSON_AddStringToObject(o, "verdict", ch->verdict);
 				cJSON_AddBoolToObject(o, "paired", ch->paired);
+				cJSON_AddStringToObject(o, "mode", ch->mode ? ch->mode : "paired");
+				cJSON_AddBoolToObject(o, "noisy", ch->noisy);
+				cJSON_AddNumberToObject(o, "processes", ch->processes);
 			} else {
 				cJSON_AddNullToObject(o, "ratio");
 				cJSON_AddNullToObject(o, "ci_low");

@@ -25,6 +25,24 @@ static void fmt_time(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
+/* A result in the table's units.  Rates are shown against the roof that
+ * binds: the share of copy bandwidth or of peak FLOPs, whichever is larger. */
+static void fmt_result(const bv_table *t, const bv_result *res, char *buf, size_t len)
+{
+	const char *units = t->units ? t->units : "time";
+	int memory = res->pct_copy_bw >= res->pct_peak_flops;
+	if (!strcmp(units, "rate") && (res->gbps > 0 || res->gflops > 0)) {
+		if (memory)
+			snprintf(buf, len, "%.1f GB/s", res->gbps);
+		else
+			snprintf(buf, len, "%.1f GFLOP/s", res->gflops);
+	} else if (!strcmp(units, "peak") && (res->pct_copy_bw > 0 || res->pct_peak_flops > 0)) {
+		snprintf(buf, len, "%.0f%% of %s", memory ? res->pct_copy_bw : res->pct_peak_flops,
+			 memory ? "copy bw" : "peak FLOPs");
+	} else
+		fmt_time(res->median_ns, buf, len);
+}
+
 /* A row nobody could run, e.g. every version skipped for the same reason. */
 static int row_empty(const bv_row *r, size_t nv)
 {
@@ -96,15 +114,16 @@ int bv_export_table(const bv_table *t, FILE *out)
 		for (size_t i = 0, c = 4; i < nv; i++) {
 			const bv_result *res = &row->results[i];
 			if (!strcmp(res->status, "ok"))
-				fmt_time(res->median_ns, buf, sizeof(buf));
+				fmt_result(t, res, buf, sizeof(buf));
 			else
 				snprintf(buf, sizeof(buf), "%s", res->status);
 			put(&g, r, c++, buf);
 			if (i > 0) {
 				const bv_change *ch = &row->changes[i];
 				if (ch->valid)
-					snprintf(buf, sizeof(buf), "%.3f [%.3f, %.3f] %s%s", ch->ratio, ch->ci_low,
-						 ch->ci_high, ch->verdict, ch->paired ? "" : " (unpaired)");
+					snprintf(buf, sizeof(buf), "%.3f [%.3f, %.3f] %s%s%s%s", ch->ratio, ch->ci_low,
+						 ch->ci_high, ch->verdict, ch->noisy ? ", noisy" : "",
+						 ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
 				else
 					snprintf(buf, sizeof(buf), "-");
 				put(&g, r, c++, buf);

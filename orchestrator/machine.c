@@ -1,4 +1,5 @@
-/* machine.c - what a results log records about the machine it ran on. */
+/* machine.c - what a results log records about the machine it ran on, and
+ * the machine's calibration (its peaks), cached once per machine. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "json.h"
 #include "machine.h"
 
 /* First line of a small file, trimmed, or NULL. */
@@ -61,6 +63,72 @@ cJSON *bv_machine_info(void)
 		cJSON_AddStringToObject(m, "os", os);
 		free(os);
 	}
+	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
+	char *argv[] = {(char *)cc, "--version", NULL}, *version = NULL;
+	if (bv_run_capture(argv, 4096, &version) == 0) {
+		version[strcspn(version, "\n")] = '\0';
+		cJSON_AddStringToObject(m, "compiler", version);
+	} else
+		cJSON_AddNullToObject(m, "compiler");
+	free(version);
 	cJSON_AddNullToObject(m, "gpu"); /* filled once the cuda backend can report devices */
 	return m;
+}
+
+/* A file name for this machine: its CPU, core count and host name. */
+static char *machine_key(void)
+{
+	char host[256] = "unknown";
+	gethostname(host, sizeof(host) - 1);
+	char *cpu = cpu_model();
+	char *key = bv_asprintf("%s-%ld-%s", cpu, sysconf(_SC_NPROCESSORS_ONLN), host);
+	free(cpu);
+	for (char *p = key; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+		      *p == '-'))
+			*p = '_';
+	if (strlen(key) > 150)
+		key[150] = '\0';
+	return key;
+}
+
+int bv_machine_calibration(cJSON **out)
+{
+	*out = NULL;
+	char *key = machine_key();
+	char *dir = bv_asprintf("%s/machine", bv_cache_dir());
+	char *path = bv_asprintf("%s/%s.json", dir, key);
+	int rc = 0;
+	if (bv_exists(path) && bv_json_load(path, 1 << 20, out) == 0) {
+		double copy;
+		if (bv_json_num(*out, "copy_gbps", &copy) == 0 && copy > 0)
+			goto done;
+		cJSON_Delete(*out); /* unreadable: measure again */
+		*out = NULL;
+	}
+	fprintf(stderr, "calibrate: measuring this machine's bandwidth and peak FLOP rate (once)\n");
+	rc = bv_mkdir_p(dir);
+	char *tmp = rc == 0 ? bv_mkdtemp_in(dir, ".tmp-") : NULL;
+	char *file = tmp ? bv_asprintf("%s/calibration.json", tmp) : NULL;
+	if (rc == 0 && !tmp)
+		rc = bv_fail(BV_ERUN, "cannot create a temporary directory in %s", dir);
+	if (rc == 0) {
+		char *runner = bv_asprintf("%s/bv-runner", bv_libexec());
+		char *argv[] = {runner, "--calibrate", "--out", file, NULL};
+		int st = bv_run(argv, NULL, NULL);
+		free(runner);
+		if (st != 0)
+			rc = st < 0 ? st : bv_fail(BV_ERUN, "bv-runner --calibrate exited with status %d", st);
+	}
+	if (rc == 0)
+		rc = bv_json_load(file, 1 << 20, out);
+	if (rc == 0 && rename(file, path) != 0) /* atomic: never half a file */
+		rc = bv_fail(BV_ERUN, "cannot store %s", path);
+	if (tmp)
+		bv_rm_rf(tmp);
+	free(tmp);
+	free(file);
+done:
+	free(key), free(dir), free(path);
+	return rc;
 }

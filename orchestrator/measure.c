@@ -2,21 +2,33 @@
  * measure.c - the measure stage: paired samples from many short processes,
  * reduced to estimates with 95 % intervals, written as one log per version.
  *
- * Each bv-runner process loads every version and alternates them on the same
- * buffers (harness/runner.c says why).  Within a process, version V's samples
- * are paired with the baseline's taken in the same round; the process's
- * estimate for V is the median of those pair ratios.  Processes differ in
- * level and code placement, so the reported ratio is the median over
- * processes, and its interval is the order-statistic interval of that median
+ * A *trial* is one bv-runner process that loads every version and alternates
+ * them on the same buffers (harness/runner.c says why).  Within a trial,
+ * version V's samples are paired with the baseline's taken in the same round;
+ * the trial's ratio for V is the median of those pair ratios.  Trials differ
+ * in level and code placement, so the reported ratio is the median over
+ * trials, and its interval is the order-statistic interval of that median
  * (harness/stats.h): distribution-free, with its real coverage recorded.
+ *
+ * Sampling is adaptive per cell: after --min-processes trials a cell stops as
+ * soon as its interval has decided (wholly beyond the threshold, or wholly
+ * within it), or when the next trial would pass the cell's time budget or
+ * --max-processes.  Later trials run only the cells still undecided.
+ *
+ * Isolated mode (--isolated) is for versions that cannot share a process:
+ * a trial is one process per version, in random order, and the trial's ratio
+ * is the quotient of the two processes' medians.  It is much noisier (each
+ * process has its own level) and the logs say which mode produced a number.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "benches.h"
 #include "common.h"
 #include "json.h"
 #include "machine.h"
@@ -24,7 +36,39 @@
 #include "stats.h"
 
 #define RESULTS_SCHEMA "bench-versions-results"
-#define RESULTS_SCHEMA_VERSION "1.0"
+#define RESULTS_SCHEMA_VERSION "1.1"
+
+/* One version in one cell, accumulated over trials. */
+typedef struct vstate {
+	char *status; /* NULL while every trial said ok; else the first failure */
+	char *reason;
+	double host_bytes, device_bytes;
+	double **samples; /* [trial] ns per call, one per round */
+	size_t *nsamples;
+	double *med;   /* [trial] median of the trial's samples, NAN if none */
+	double *ratio; /* [trial] vs the baseline, NAN if none */
+} vstate;
+
+typedef struct cstate {
+	long index;
+	char *bench, *op, *backend;
+	size_t size;
+	double reps, elapsed_s;
+	int ntrials, active;
+	int checked; /* every version's output checked in an earlier trial */
+	vstate *v; /* one per version */
+} cstate;
+
+typedef struct session {
+	bv_version *vs;
+	size_t n;
+	const bv_measure_opts *o;
+	cstate *cells;
+	size_t ncells;
+	int max_trials;
+	char *raw;
+	int processes; /* runner processes started */
+} session;
 
 static cJSON *version_block(const bv_version *v)
 {
@@ -57,10 +101,18 @@ static cJSON *version_block(const bv_version *v)
 	return o;
 }
 
-/* Runs one bv-runner process; its JSON lands in out. */
-static int run_process(bv_version *vs, size_t n, const bv_measure_opts *o, int index, const char *out,
-		       const char *log)
+static int measurable(const bv_version *v) { return v->plugin && !v->build_error; }
+
+/* ---- running one process ---------------------------------------------- */
+
+/* Runs one bv-runner over the active cells for the versions in `which`
+ * (indices into s->vs); its document lands in *doc. */
+static int run_process(session *s, const size_t *which, size_t nwhich, cJSON **doc)
 {
+	const bv_measure_opts *o = s->o;
+	int index = s->processes++;
+	char *out = bv_asprintf("%s/process-%d.json", s->raw, index + 1);
+	char *log = bv_asprintf("%s/runner.log", s->raw);
 	bv_strv argv = BV_STRV_INIT;
 	bv_strv_pushf(&argv, "%s/bv-runner", bv_libexec());
 	bv_strv_push(&argv, "--out");
@@ -71,6 +123,12 @@ static int run_process(bv_version *vs, size_t n, const bv_measure_opts *o, int i
 	bv_strv_pushf(&argv, "%d", o->rounds);
 	bv_strv_push(&argv, "--sample-us");
 	bv_strv_pushf(&argv, "%g", o->sample_us);
+	bv_strv_push(&argv, "--timeout");
+	bv_strv_pushf(&argv, "%g", o->timeout_s);
+	if (o->pin >= 0) {
+		bv_strv_push(&argv, "--pin");
+		bv_strv_pushf(&argv, "%d", o->pin);
+	}
 	const char *names[] = {"--benches", "--ops", "--backends", "--sizes"};
 	const char *vals[] = {o->benches, o->ops, o->backends, o->sizes};
 	for (int i = 0; i < 4; i++)
@@ -78,49 +136,260 @@ static int run_process(bv_version *vs, size_t n, const bv_measure_opts *o, int i
 			bv_strv_push(&argv, names[i]);
 			bv_strv_push(&argv, vals[i]);
 		}
-	for (size_t i = 0; i < n; i++)
-		if (vs[i].plugin && !vs[i].build_error)
-			bv_strv_pushf(&argv, "%s=%s", vs[i].label, vs[i].plugin);
+	bv_buf only = BV_BUF_INIT;
+	for (size_t c = 0; c < s->ncells; c++) {
+		if (!s->cells[c].active)
+			continue;
+		bv_buf_printf(&only, "%s%ld", only.len ? "," : "", s->cells[c].index);
+		/* A version whose status is settled in this cell is not run again:
+		 * a hang would cost its timeout in every process. */
+		for (size_t k = 0; k < nwhich; k++)
+			if (s->cells[c].v[which[k]].status) {
+				bv_strv_push(&argv, "--drop");
+				bv_strv_pushf(&argv, "%ld:%s", s->cells[c].index, s->vs[which[k]].label);
+			}
+	}
+	bv_strv_push(&argv, "--only");
+	bv_strv_push(&argv, only.s);
+	bv_buf_free(&only);
+	bv_buf checked = BV_BUF_INIT;
+	for (size_t c = 0; c < s->ncells; c++)
+		if (s->cells[c].active && s->cells[c].checked)
+			bv_buf_printf(&checked, "%s%ld", checked.len ? "," : "", s->cells[c].index);
+	if (checked.len) {
+		bv_strv_push(&argv, "--checked");
+		bv_strv_push(&argv, checked.s);
+	}
+	bv_buf_free(&checked);
+	/* Each process spends about budget / min-processes on a cell, so a
+	 * cell whose calls are long still fits min-processes in its budget. */
+	bv_strv_push(&argv, "--cell-ms");
+	bv_strv_pushf(&argv, "%g", 0.5e3 * o->budget_s / o->min_processes);
+	for (size_t k = 0; k < nwhich; k++)
+		bv_strv_pushf(&argv, "%s=%s", s->vs[which[k]].label, s->vs[which[k]].plugin);
+
 	int status = bv_run(argv.v, NULL, log);
 	bv_strv_free(&argv);
-	if (status < 0)
-		return status;
-	if (status != 0) {
+	int rc = status < 0 ? status : 0;
+	if (status > 0) {
 		char *tail = bv_file_tail(log, 1500);
-		int rc = bv_fail(BV_ERUN, "measuring process %d exited with status %d; end of %s:\n%s", index + 1,
-				 status, log, tail);
+		rc = bv_fail(BV_ERUN, "measuring process %d exited with status %d; end of %s:\n%s", index + 1,
+			     status, log, tail);
 		free(tail);
-		return rc;
+	}
+	if (rc == 0)
+		rc = bv_json_load(out, (size_t)1 << 30, doc);
+	if (rc == 0 && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells"))) {
+		rc = bv_fail(BV_ERUN, "%s: the runner wrote no cells", out);
+		cJSON_Delete(*doc);
+		*doc = NULL;
+	}
+	free(out);
+	free(log);
+	return rc;
+}
+
+static cstate *cell_by_index(session *s, long index)
+{
+	for (size_t c = 0; c < s->ncells; c++)
+		if (s->cells[c].index == index)
+			return &s->cells[c];
+	return NULL;
+}
+
+static int version_by_label(session *s, const char *label)
+{
+	for (size_t i = 0; label && i < s->n; i++)
+		if (!strcmp(s->vs[i].label, label))
+			return (int)i;
+	return -1;
+}
+
+/* Folds one runner document into trial t of every cell it holds. */
+static int absorb(session *s, const cJSON *doc, const char *what)
+{
+	const cJSON *cell;
+	cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(doc, "cells"))
+	{
+		double index = -1, reps = 0, elapsed = 0;
+		bv_json_num(cell, "index", &index);
+		cstate *c = cell_by_index(s, (long)index);
+		if (!c || !c->active)
+			return bv_fail(BV_ERUN, "%s: a cell the runner was not asked for (%g)", what, index);
+		if (!bv_json_num(cell, "reps", &reps) && reps > 0)
+			c->reps = reps;
+		if (!bv_json_num(cell, "elapsed_s", &elapsed))
+			c->elapsed_s += elapsed;
+		int t = c->ntrials;
+		const cJSON *e;
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cell, "versions"))
+		{
+			int i = version_by_label(s, bv_json_str(e, "label"));
+			const char *st = bv_json_str(e, "status");
+			if (i < 0 || !st)
+				return bv_fail(BV_ERUN, "%s: a cell entry without a known label or status", what);
+			vstate *v = &c->v[i];
+			bv_json_num(e, "host_bytes", &v->host_bytes);
+			bv_json_num(e, "device_bytes", &v->device_bytes);
+			if (!strcmp(st, "dropped"))
+				continue;
+			if (strcmp(st, "ok") != 0) {
+				if (!v->status) { /* the first failure is the cell's status */
+					const char *why = bv_json_str(e, "reason");
+					v->status = bv_strdup(st);
+					v->reason = why ? bv_strdup(why) : NULL;
+				}
+				continue;
+			}
+			const cJSON *arr = cJSON_GetObjectItemCaseSensitive(e, "samples_ns");
+			size_t ns = 0, cap = (size_t)cJSON_GetArraySize(arr);
+			double *x = calloc(cap ? cap : 1, sizeof(double));
+			const cJSON *num;
+			cJSON_ArrayForEach(num, arr)
+			{
+				if (cJSON_IsNumber(num) && num->valuedouble > 0)
+					x[ns++] = num->valuedouble;
+			}
+			free(v->samples[t]);
+			v->samples[t] = x, v->nsamples[t] = ns;
+			v->med[t] = ns ? bv_median(x, ns) : NAN;
+		}
 	}
 	return 0;
 }
 
-/* The runner's entry for label in one cell, or NULL. */
-static const cJSON *cell_version(const cJSON *cell, const char *label)
+/* After every version's part of trial t: the trial's ratios, then the count. */
+static void close_trial(session *s, cstate *c)
 {
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cell, "versions");
-	const cJSON *v;
-	cJSON_ArrayForEach(v, arr)
-	{
-		const char *l = bv_json_str(v, "label");
-		if (l && strcmp(l, label) == 0)
-			return v;
+	int t = c->ntrials;
+	vstate *b = &c->v[0];
+	for (size_t i = 0; i < s->n; i++)
+		if (!c->v[i].nsamples[t])
+			c->v[i].med[t] = NAN;
+	for (size_t i = 1; i < s->n; i++) {
+		vstate *v = &c->v[i];
+		v->ratio[t] = NAN;
+		if (!v->nsamples[t] || !b->nsamples[t] || v->status || b->status)
+			continue;
+		if (s->o->isolated) {
+			v->ratio[t] = v->med[t] / b->med[t];
+		} else if (v->nsamples[t] == b->nsamples[t]) {
+			size_t ns = v->nsamples[t];
+			double *r = calloc(ns, sizeof(double));
+			for (size_t k = 0; k < ns; k++)
+				r[k] = v->samples[t][k] / b->samples[t][k];
+			v->ratio[t] = bv_median(r, ns);
+			free(r);
+		}
 	}
-	return NULL;
+	c->ntrials++;
+	c->checked = 1;
 }
 
-static size_t samples_of(const cJSON *v, double *out, size_t max)
+/* The finite values of x[0..n). */
+static size_t finite_of(const double *x, int n, double *out)
 {
-	const cJSON *s = cJSON_GetObjectItemCaseSensitive(v, "samples_ns");
-	size_t n = 0;
-	const cJSON *x;
-	cJSON_ArrayForEach(x, s)
-	{
-		if (n < max && cJSON_IsNumber(x))
-			out[n++] = x->valuedouble;
-	}
-	return n;
+	size_t k = 0;
+	for (int i = 0; i < n; i++)
+		if (isfinite(x[i]))
+			out[k++] = x[i];
+	return k;
 }
+
+/* Has the cell's every comparison decided, so more trials cannot change it? */
+static int decided(session *s, cstate *c)
+{
+	double lo_band = 1.0 / (1.0 + s->o->threshold), hi_band = 1.0 + s->o->threshold;
+	double *r = calloc((size_t)c->ntrials + 1, sizeof(double));
+	int all = 1;
+	for (size_t i = 1; i < s->n && all; i++) {
+		if (c->v[i].status || c->v[0].status)
+			continue;
+		size_t k = finite_of(c->v[i].ratio, c->ntrials, r);
+		bv_interval iv;
+		if (k == 0 || bv_median_interval(r, k, 0.95, &iv) != 0 || iv.coverage < 0.95) {
+			all = 0;
+			break;
+		}
+		int beyond = iv.lo > hi_band || iv.hi < lo_band;
+		int within = iv.lo >= lo_band && iv.hi <= hi_band;
+		all = beyond || within;
+	}
+	free(r);
+	return all;
+}
+
+static void update_active(session *s)
+{
+	const bv_measure_opts *o = s->o;
+	for (size_t ci = 0; ci < s->ncells; ci++) {
+		cstate *c = &s->cells[ci];
+		if (!c->active)
+			continue;
+		size_t ok = 0;
+		for (size_t i = 0; i < s->n; i++)
+			ok += measurable(&s->vs[i]) && !c->v[i].status;
+		int n = c->ntrials;
+		int fixed = o->min_processes == o->max_processes;
+		int over = c->elapsed_s / n * (n + 1) > o->budget_s; /* after one more trial */
+		if (ok == 0 || n >= o->max_processes)
+			c->active = 0;
+		else if (!fixed && over && n >= 6)
+			c->active = 0; /* 6: the fewest whose interval covers 95 % */
+		else if (n < o->min_processes)
+			c->active = 1;
+		else
+			c->active = !decided(s, c);
+	}
+}
+
+static size_t count_active(const session *s)
+{
+	size_t k = 0;
+	for (size_t c = 0; c < s->ncells; c++)
+		k += s->cells[c].active;
+	return k;
+}
+
+/* ---- one trial -------------------------------------------------------- */
+
+static uint64_t shuffle_state;
+
+static int trial(session *s)
+{
+	size_t which[64], nw = 0;
+	for (size_t i = 0; i < s->n && nw < 64; i++)
+		if (measurable(&s->vs[i]))
+			which[nw++] = i;
+	int rc = 0;
+	if (!s->o->isolated) {
+		cJSON *doc = NULL;
+		rc = run_process(s, which, nw, &doc);
+		if (rc == 0)
+			rc = absorb(s, doc, "runner");
+		cJSON_Delete(doc);
+	} else {
+		/* One process per version, in a fresh random order each trial. */
+		for (size_t i = nw - 1; i > 0; i--) {
+			shuffle_state = shuffle_state * 6364136223846793005ull + 1442695040888963407ull;
+			size_t j = (size_t)(shuffle_state >> 33) % (i + 1), t = which[i];
+			which[i] = which[j], which[j] = t;
+		}
+		for (size_t k = 0; k < nw && rc == 0; k++) {
+			cJSON *doc = NULL;
+			rc = run_process(s, &which[k], 1, &doc);
+			if (rc == 0)
+				rc = absorb(s, doc, "runner");
+			cJSON_Delete(doc);
+		}
+	}
+	for (size_t c = 0; c < s->ncells && rc == 0; c++)
+		if (s->cells[c].active)
+			close_trial(s, &s->cells[c]);
+	return rc;
+}
+
+/* ---- the logs --------------------------------------------------------- */
 
 static void add_interval(cJSON *o, const char *prefix, const bv_interval *iv)
 {
@@ -133,80 +402,83 @@ static void add_interval(cJSON *o, const char *prefix, const bv_interval *iv)
 	cJSON_AddNumberToObject(o, key, iv->hi);
 }
 
-/* One version's entry for one cell, from all processes' documents. */
-static cJSON *summarise_cell(cJSON **docs, int nproc, size_t ci, const char *label, const char *base,
-			     int rounds)
+static const bv_cell *find_cell(const bv_cell *all, long n, long index)
 {
-	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(docs[0], "cells"), (int)ci);
+	return index >= 0 && index < n ? &all[index] : NULL;
+}
+
+/* One version's entry for one cell. */
+static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, size_t i, const cJSON *calib)
+{
+	const vstate *v = &c->v[i];
 	cJSON *out = cJSON_CreateObject();
-	cJSON_AddStringToObject(out, "bench", bv_json_str(first, "bench"));
-	cJSON_AddStringToObject(out, "op", bv_json_str(first, "op"));
-	cJSON_AddStringToObject(out, "backend", bv_json_str(first, "backend"));
-	double size = 0, reps = 0;
-	bv_json_num(first, "size", &size);
-	bv_json_num(first, "reps", &reps);
-	cJSON_AddNumberToObject(out, "size", size);
-	cJSON_AddNumberToObject(out, "calls_per_sample", reps);
+	cJSON_AddStringToObject(out, "bench", c->bench);
+	cJSON_AddStringToObject(out, "op", c->op);
+	cJSON_AddStringToObject(out, "backend", c->backend);
+	cJSON_AddNumberToObject(out, "size", (double)c->size);
+	double bytes = def ? bv_cell_bytes(def) : 0, flops = def ? bv_cell_flops(def) : 0;
+	cJSON *work = cJSON_AddObjectToObject(out, "work");
+	cJSON_AddNumberToObject(work, "bytes", bytes);
+	cJSON_AddNumberToObject(work, "flops", flops);
+	cJSON *mem = cJSON_AddObjectToObject(out, "footprint");
+	cJSON_AddNumberToObject(mem, "host_bytes", v->host_bytes);
+	cJSON_AddNumberToObject(mem, "device_bytes", v->device_bytes);
 
-	/* A status other than ok in any process is the cell's status: a result
-	 * that is wrong once is wrong. */
-	const char *status = "ok", *reason = NULL;
-	for (int p = 0; p < nproc; p++) {
-		const cJSON *cell = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(docs[p], "cells"), (int)ci);
-		const cJSON *v = cell_version(cell, label);
-		const char *s = v ? bv_json_str(v, "status") : "failed";
-		if (s && strcmp(s, "ok") != 0) {
-			status = s;
-			reason = v ? bv_json_str(v, "reason") : "missing from the runner's output";
-			break;
-		}
-	}
+	size_t nt = (size_t)c->ntrials;
+	double *meds = calloc(nt + 1, sizeof(double));
+	size_t nm = finite_of(v->med, c->ntrials, meds);
+	const char *status = v->status ? v->status : nm ? "ok" : "failed";
 	cJSON_AddStringToObject(out, "status", status);
-	if (reason)
-		cJSON_AddStringToObject(out, "reason", reason);
-	if (strcmp(status, "ok") != 0)
+	if (v->reason)
+		cJSON_AddStringToObject(out, "reason", v->reason);
+	else if (!v->status && !nm)
+		cJSON_AddStringToObject(out, "reason", "no samples");
+	if (strcmp(status, "ok") != 0) {
+		free(meds);
 		return out;
-
-	double *meds = calloc((size_t)nproc, sizeof(double));
-	double *ratios = calloc((size_t)nproc, sizeof(double));
-	double *s = calloc((size_t)rounds, sizeof(double));
-	double *b = calloc((size_t)rounds, sizeof(double));
-	double *r = calloc((size_t)rounds, sizeof(double));
+	}
+	size_t total = 0;
 	cJSON *raw = cJSON_CreateArray();
-	int paired = base != NULL;
-	for (int p = 0; p < nproc; p++) {
-		const cJSON *cell = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(docs[p], "cells"), (int)ci);
-		size_t ns = samples_of(cell_version(cell, label), s, (size_t)rounds);
-		meds[p] = ns ? bv_median(s, ns) : NAN;
-		cJSON_AddItemToArray(raw, cJSON_CreateDoubleArray(s, (int)ns));
-		if (paired) {
-			const cJSON *bv = cell_version(cell, base);
-			const char *bs = bv ? bv_json_str(bv, "status") : NULL;
-			size_t nb = bs && strcmp(bs, "ok") == 0 ? samples_of(bv, b, (size_t)rounds) : 0;
-			if (nb != ns || ns == 0) {
-				paired = 0;
-				continue;
-			}
-			for (size_t k = 0; k < ns; k++)
-				r[k] = s[k] / b[k];
-			ratios[p] = bv_median(r, ns);
-		}
+	for (size_t t = 0; t < nt; t++) {
+		total += v->nsamples[t];
+		if (v->nsamples[t])
+			cJSON_AddItemToArray(raw, cJSON_CreateDoubleArray(v->samples[t], (int)v->nsamples[t]));
 	}
+	cJSON_AddNumberToObject(out, "calls_per_sample", c->reps);
+	cJSON_AddNumberToObject(out, "processes", (double)nm);
+	cJSON_AddNumberToObject(out, "samples", (double)total);
+	cJSON_AddNumberToObject(out, "measure_s", c->elapsed_s);
 	bv_interval iv;
-	bv_median_interval(meds, (size_t)nproc, 0.95, &iv);
+	bv_median_interval(meds, nm, 0.95, &iv);
 	add_interval(out, "median_ns", &iv);
-	cJSON_AddItemToObject(out, "process_medians_ns", cJSON_CreateDoubleArray(meds, nproc));
-	cJSON_AddItemToObject(out, "samples_ns", raw);
-	if (paired) {
-		bv_interval ri;
-		bv_median_interval(ratios, (size_t)nproc, 0.95, &ri);
-		cJSON *pb = cJSON_AddObjectToObject(out, "paired");
-		cJSON_AddStringToObject(pb, "baseline", base);
-		add_interval(pb, "ratio", &ri);
-		cJSON_AddNumberToObject(pb, "coverage", ri.coverage);
-		cJSON_AddItemToObject(pb, "process_ratios", cJSON_CreateDoubleArray(ratios, nproc));
+	if (iv.est > 0) {
+		double gbps = bytes / iv.est, gflops = flops / iv.est, peak;
+		cJSON_AddNumberToObject(out, "gbps", gbps);
+		cJSON_AddNumberToObject(out, "gflops", gflops);
+		if (!bv_json_num(calib, "copy_gbps", &peak) && peak > 0)
+			cJSON_AddNumberToObject(out, "pct_copy_bandwidth", 100 * gbps / peak);
+		if (!bv_json_num(calib, "peak_gflops", &peak) && peak > 0)
+			cJSON_AddNumberToObject(out, "pct_peak_flops", 100 * gflops / peak);
 	}
-	free(meds), free(ratios), free(s), free(b), free(r);
+	cJSON_AddItemToObject(out, "process_medians_ns", cJSON_CreateDoubleArray(meds, (int)nm));
+	cJSON_AddItemToObject(out, "samples_ns", raw);
+	free(meds);
+
+	const vstate *b = &c->v[0];
+	double *r = calloc(nt + 1, sizeof(double));
+	size_t nr = i > 0 && !b->status ? finite_of(v->ratio, c->ntrials, r) : 0;
+	if (nr > 0) {
+		bv_interval ri;
+		bv_median_interval(r, nr, 0.95, &ri);
+		cJSON *ch = cJSON_AddObjectToObject(out, "change");
+		cJSON_AddStringToObject(ch, "baseline", s->vs[0].label);
+		cJSON_AddStringToObject(ch, "mode", s->o->isolated ? "isolated" : "paired");
+		add_interval(ch, "ratio", &ri);
+		cJSON_AddNumberToObject(ch, "coverage", ri.coverage);
+		cJSON_AddNumberToObject(ch, "processes", (double)nr);
+		cJSON_AddItemToObject(ch, "process_ratios", cJSON_CreateDoubleArray(r, (int)nr));
+	}
+	free(r);
 	return out;
 }
 
@@ -218,41 +490,104 @@ static void timestamp(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static cJSON *method_block(const session *s)
+{
+	const bv_measure_opts *o = s->o;
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "mode", o->isolated ? "isolated" : "paired");
+	cJSON_AddNumberToObject(m, "min_processes", o->min_processes);
+	cJSON_AddNumberToObject(m, "max_processes", o->max_processes);
+	cJSON_AddNumberToObject(m, "processes_started", s->processes);
+	cJSON_AddNumberToObject(m, "budget_s", o->budget_s);
+	cJSON_AddNumberToObject(m, "rounds", o->rounds);
+	cJSON_AddNumberToObject(m, "sample_us", o->sample_us);
+	cJSON_AddNumberToObject(m, "timeout_s", o->timeout_s);
+	cJSON_AddNumberToObject(m, "threshold", o->threshold);
+	cJSON_AddNumberToObject(m, "seed", (double)o->seed);
+	cJSON_AddNumberToObject(m, "threads", o->threads);
+	if (o->pin >= 0)
+		cJSON_AddNumberToObject(m, "pinned_cpu", o->pin);
+	else
+		cJSON_AddNullToObject(m, "pinned_cpu");
+	cJSON_AddNumberToObject(m, "confidence", 0.95);
+	cJSON_AddStringToObject(m, "interval", "order-statistic interval of the median over processes");
+	cJSON_AddBoolToObject(m, "quick", o->quick);
+	return m;
+}
+
+static void session_free(session *s)
+{
+	for (size_t c = 0; c < s->ncells; c++) {
+		cstate *cs = &s->cells[c];
+		for (size_t i = 0; i < s->n; i++) {
+			vstate *v = &cs->v[i];
+			for (int t = 0; t < s->max_trials; t++)
+				free(v->samples[t]);
+			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio);
+			free(v->status), free(v->reason);
+		}
+		free(cs->v), free(cs->bench), free(cs->op), free(cs->backend);
+	}
+	free(s->cells);
+	free(s->raw);
+}
+
 int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir, char ***logs)
 {
 	*logs = NULL;
-	char *raw = bv_asprintf("%s/raw", results_dir);
-	int rc = bv_mkdir_p(raw);
-	size_t built = 0;
-	for (size_t i = 0; i < n; i++)
-		built += vs[i].plugin && !vs[i].build_error;
-	cJSON **docs = calloc((size_t)o->processes, sizeof(cJSON *));
-	int nproc = 0;
-	for (int p = 0; rc == 0 && built > 0 && p < o->processes; p++) {
-		fprintf(stderr, "measure: process %d/%d\n", p + 1, o->processes);
-		char *out = bv_asprintf("%s/process-%d.json", raw, p + 1);
-		char *log = bv_asprintf("%s/runner.log", raw);
-		rc = run_process(vs, n, o, p, out, log);
-		if (rc == 0)
-			rc = bv_json_load(out, (size_t)1 << 30, &docs[nproc]);
-		if (rc == 0) {
-			const cJSON *cells = cJSON_GetObjectItemCaseSensitive(docs[nproc], "cells");
-			const cJSON *c0 = nproc ? cJSON_GetObjectItemCaseSensitive(docs[0], "cells") : cells;
-			if (!cJSON_IsArray(cells) || cJSON_GetArraySize(cells) != cJSON_GetArraySize(c0))
-				rc = bv_fail(BV_ERUN, "%s: the runner's cells differ from process 1's", out);
-			nproc++;
+	session s = {vs, n, o, NULL, 0, o->max_processes, bv_asprintf("%s/raw", results_dir), 0};
+	shuffle_state = o->seed ^ 0x9e3779b97f4a7c15ull;
+	bv_cell *defs = NULL;
+	char err[256];
+	long ndefs = bv_cells_select(&(bv_selection){o->benches, o->ops, o->backends, o->sizes}, &defs, err,
+				     sizeof(err));
+	if (ndefs < 0) {
+		session_free(&s);
+		return bv_fail(BV_EINPUT, "%s", err);
+	}
+	s.cells = calloc((size_t)ndefs + 1, sizeof(cstate));
+	s.ncells = (size_t)ndefs;
+	for (long k = 0; k < ndefs; k++) {
+		cstate *c = &s.cells[k];
+		c->index = k;
+		c->bench = bv_strdup(defs[k].bench->name), c->op = bv_strdup(defs[k].op->name);
+		c->backend = bv_strdup(defs[k].backend), c->size = defs[k].size;
+		c->active = 1;
+		c->v = calloc(n, sizeof(vstate));
+		for (size_t i = 0; i < n; i++) {
+			vstate *v = &c->v[i];
+			v->samples = calloc((size_t)s.max_trials, sizeof(double *));
+			v->nsamples = calloc((size_t)s.max_trials, sizeof(size_t));
+			v->med = calloc((size_t)s.max_trials, sizeof(double));
+			v->ratio = calloc((size_t)s.max_trials, sizeof(double));
 		}
-		free(out);
-		free(log);
 	}
 
-	/* Pairs are formed against the first version when it was measured. */
-	const char *base = vs[0].plugin && !vs[0].build_error ? vs[0].label : NULL;
+	int rc = bv_mkdir_p(s.raw);
+	size_t built = 0;
+	for (size_t i = 0; i < n; i++)
+		built += measurable(&vs[i]);
+	cJSON *calib = NULL;
+	if (rc == 0 && built > 0)
+		rc = bv_machine_calibration(&calib);
+	time_t start = time(NULL);
+	for (int t = 0; rc == 0 && built > 0 && count_active(&s) > 0; t++) {
+		fprintf(stderr, "measure: process %d%s, %zu of %zu cells still sampling (%lds)\n", t + 1,
+			o->isolated ? " (one per version)" : "", count_active(&s), s.ncells,
+			(long)(time(NULL) - start));
+		rc = trial(&s);
+		if (rc == 0)
+			update_active(&s);
+	}
+
 	char created[32];
 	timestamp(created, sizeof(created));
 	const char *slash = strrchr(results_dir, '/');
 	const char *run_id = slash ? slash + 1 : results_dir;
 	char **paths = calloc(n, sizeof(char *));
+	cJSON *machine = rc == 0 ? bv_machine_info() : NULL;
+	if (machine && calib)
+		cJSON_AddItemToObject(machine, "calibration", cJSON_Duplicate(calib, 1));
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		cJSON *doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "schema", RESULTS_SCHEMA);
@@ -265,30 +600,20 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		for (size_t k = 0; k < n; k++)
 			cJSON_AddItemToArray(labels, cJSON_CreateString(vs[k].label));
 		cJSON_AddItemToObject(doc, "version", version_block(&vs[i]));
-		cJSON_AddItemToObject(doc, "machine", bv_machine_info());
-		cJSON *m = cJSON_AddObjectToObject(doc, "method");
-		cJSON_AddStringToObject(m, "mode", "paired");
-		cJSON_AddNumberToObject(m, "processes", nproc);
-		cJSON_AddNumberToObject(m, "rounds", o->rounds);
-		cJSON_AddNumberToObject(m, "sample_us", o->sample_us);
-		cJSON_AddNumberToObject(m, "seed", (double)o->seed);
-		cJSON_AddNumberToObject(m, "confidence", 0.95);
-		cJSON_AddStringToObject(m, "interval", "order-statistic interval of the median over processes");
-		cJSON_AddBoolToObject(m, "quick", o->quick);
+		cJSON_AddItemToObject(doc, "machine", cJSON_Duplicate(machine, 1));
+		cJSON_AddItemToObject(doc, "method", method_block(&s));
 		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
-		int measured = vs[i].plugin && !vs[i].build_error && nproc > 0;
-		int ncells = nproc ? cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(docs[0], "cells")) : 0;
-		for (int c = 0; measured && c < ncells; c++)
-			cJSON_AddItemToArray(cells, summarise_cell(docs, nproc, (size_t)c, vs[i].label,
-								   i > 0 ? base : NULL, o->rounds));
+		for (size_t c = 0; measurable(&vs[i]) && c < s.ncells; c++)
+			cJSON_AddItemToArray(cells, summarise_cell(&s, &s.cells[c],
+								   find_cell(defs, ndefs, s.cells[c].index), i, calib));
 		paths[i] = bv_asprintf("%s/%s.json", results_dir, vs[i].label);
 		rc = bv_json_save(paths[i], doc);
 		cJSON_Delete(doc);
 	}
-	for (int p = 0; p < nproc; p++)
-		cJSON_Delete(docs[p]);
-	free(docs);
-	free(raw);
+	cJSON_Delete(machine);
+	cJSON_Delete(calib);
+	free(defs);
+	session_free(&s);
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
 			free(paths[i]);

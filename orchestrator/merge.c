@@ -3,7 +3,7 @@
  *
  * A row per bench/op/backend/size, a column per log in the order given; the
  * first log is the baseline.  A version measured in the same run as the
- * baseline carries paired ratios (measure.c) and those are used; otherwise the
+ * baseline carries its ratios (measure.c) and those are used; otherwise the
  * ratio of medians is shown, marked unpaired, with a deliberately wide
  * interval (the quotient of the two medians' intervals).
  */
@@ -110,6 +110,16 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *t)
 			const char *reason = bv_json_str(cell, "reason");
 			if (reason)
 				res->reason = bv_strdup(reason);
+			const cJSON *fp = cJSON_GetObjectItemCaseSensitive(cell, "footprint");
+			bv_json_num(fp, "host_bytes", &res->host_bytes);
+			bv_json_num(fp, "device_bytes", &res->device_bytes);
+			bv_json_num(cell, "gbps", &res->gbps);
+			bv_json_num(cell, "gflops", &res->gflops);
+			bv_json_num(cell, "pct_copy_bandwidth", &res->pct_copy_bw);
+			bv_json_num(cell, "pct_peak_flops", &res->pct_peak_flops);
+			double np = 0;
+			if (!bv_json_num(cell, "processes", &np))
+				res->processes = (int)np;
 			if (res->status == status_of("ok") &&
 			    (bv_json_num(cell, "median_ns", &res->median_ns) ||
 			     bv_json_num(cell, "median_ns_ci_low", &res->ci_low_ns) ||
@@ -117,18 +127,27 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *t)
 				rc = bv_fail(BV_EINPUT, "%s: an ok cell (%s/%s) lacks median_ns", paths[i], bench, op);
 				break;
 			}
-			const cJSON *pb = cJSON_GetObjectItemCaseSensitive(cell, "paired");
+			/* "change" since schema 1.1; 1.0 logs called it "paired". */
+			const cJSON *pb = cJSON_GetObjectItemCaseSensitive(cell, "change");
+			if (!pb)
+				pb = cJSON_GetObjectItemCaseSensitive(cell, "paired");
 			const char *pbase = bv_json_str(pb, "baseline");
+			const char *mode = bv_json_str(pb, "mode");
 			bv_change *ch = &r->changes[i];
 			if (i > 0 && pbase && !strcmp(pbase, t->labels[0])) {
 				bv_interval iv = {0};
 				iv.n = 1;
 				if (!bv_json_num(pb, "ratio", &iv.est) && !bv_json_num(pb, "ratio_ci_low", &iv.lo) &&
 				    !bv_json_num(pb, "ratio_ci_high", &iv.hi) && !bv_json_num(pb, "coverage", &iv.coverage)) {
-					ch->valid = ch->paired = 1;
+					ch->valid = 1;
+					ch->mode = mode && !strcmp(mode, "isolated") ? "isolated" : "paired";
+					ch->paired = ch->mode[0] == 'p';
 					ch->ratio = iv.est, ch->ci_low = iv.lo, ch->ci_high = iv.hi;
 					ch->coverage = iv.coverage;
 					ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
+					ch->noisy = bv_interval_noisy(&iv, threshold);
+					if (!bv_json_num(pb, "processes", &np))
+						ch->processes = (int)np;
 				}
 			}
 		}
@@ -156,18 +175,38 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *t)
 			ch->coverage = 0.95;
 			bv_interval iv = {ch->ratio, ch->ci_low, ch->ci_high, 0.95, 1};
 			ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
+			ch->noisy = bv_interval_noisy(&iv, threshold);
+			ch->mode = "unpaired";
 		}
 	}
 	if (rc == 0 && n > 0) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(docs[0], "method");
-		double procs = 0, rounds = 0;
-		bv_json_num(m, "processes", &procs);
+		double minp = 0, maxp = 0, rounds = 0, sample = 0, budget = 0;
+		bv_json_num(m, "min_processes", &minp);
+		bv_json_num(m, "max_processes", &maxp);
+		if (!bv_json_num(m, "processes", &minp)) /* schema 1.0 */
+			maxp = minp;
 		bv_json_num(m, "rounds", &rounds);
+		bv_json_num(m, "sample_us", &sample);
+		bv_json_num(m, "budget_s", &budget);
 		const char *mode = bv_json_str(m, "mode");
-		t->method = bv_asprintf("%s: %g processes x %g rounds, versions alternated in random order; "
-					"ratio = median over processes of each process's median pair ratio; "
-					"95%% order-statistic interval; threshold %.1f%%",
-					mode ? mode : "?", procs, rounds, threshold * 100);
+		int isolated = mode && !strcmp(mode, "isolated");
+		bv_buf b = BV_BUF_INIT;
+		bv_buf_printf(&b, "%s: ", mode ? mode : "?");
+		if (minp == maxp)
+			bv_buf_printf(&b, "%g processes", minp);
+		else
+			bv_buf_printf(&b, "%g-%g processes per cell (stops when the interval decides, or at %g s)", minp,
+				      maxp, budget);
+		bv_buf_printf(&b, " x %g rounds of %g us samples; ", rounds, sample);
+		if (isolated)
+			bv_buf_puts(&b, "one process per version, in random order; ratio = median over rounds of the "
+					"ratio of the processes' medians; ");
+		else
+			bv_buf_puts(&b, "versions alternated in random order in each process; ratio = median over "
+					"processes of each process's median pair ratio; ");
+		bv_buf_printf(&b, "95%% order-statistic interval; threshold %.1f%%", threshold * 100);
+		t->method = bv_buf_detach(&b);
 	}
 	for (size_t i = 0; i < n; i++)
 		cJSON_Delete(docs[i]);

@@ -83,10 +83,17 @@ int bv_build(bv_version *v);
 /* ---- measure ---------------------------------------------------------- */
 typedef struct bv_measure_opts {
 	const char *benches, *ops, *backends, *sizes; /* comma lists, NULL: all */
-	int processes;
+	int isolated;      /* one process per version instead of all in one */
+	int min_processes; /* per cell, before the interval may stop sampling */
+	int max_processes; /* per cell; equal to min: a fixed count */
+	double budget_s;   /* measuring time per cell, all versions together */
 	int rounds;
 	double sample_us;
+	double timeout_s; /* one check or timing step of one cell */
+	double threshold; /* smallest change that counts (0.02 = 2 %) */
 	unsigned long long seed;
+	int pin;     /* CPU to pin the measuring processes to, or -1 */
+	int threads; /* threads a backend may use (OpenBLAS, OpenMP) */
 	int quick;
 } bv_measure_opts;
 
@@ -100,6 +107,10 @@ typedef struct bv_result {
 	const char *status; /* ok, n/a, skipped, wrong result, build failed, failed */
 	char *reason;
 	double median_ns, ci_low_ns, ci_high_ns;
+	double gbps, gflops;                 /* 0 when the cell has no such work */
+	double pct_copy_bw, pct_peak_flops;  /* of this machine's calibration, 0 if unknown */
+	double host_bytes, device_bytes;     /* footprint */
+	int processes;
 } bv_result;
 
 typedef struct bv_change {
@@ -107,6 +118,9 @@ typedef struct bv_change {
 	double ratio, ci_low, ci_high, coverage;
 	const char *verdict; /* faster, slower, same */
 	int paired;          /* measured in the same processes as the baseline */
+	const char *mode;    /* paired, isolated, unpaired (different runs) */
+	int noisy;           /* "same", but the interval reaches past the threshold */
+	int processes;
 } bv_change;
 
 typedef struct bv_row {
@@ -125,6 +139,7 @@ typedef struct bv_table {
 	bv_row *rows;
 	char *method; /* how the numbers were measured, in one line */
 	double threshold;
+	const char *units; /* how exporters show a result: time (default), rate, peak */
 } bv_table;
 
 int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out);

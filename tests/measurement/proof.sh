@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# proof.sh - measures how often the harness gets the verdict right: the A/A
+# false-alarm rate and the sensitivity to planted 3 % and 2 % slowdowns.
+#
+#   tests/measurement/proof.sh [RUNS] [bench-versions options...]
+#   e.g. tests/measurement/proof.sh 20              (default settings)
+#        tests/measurement/proof.sh 20 --quick
+#
+# It builds a fixture repository from this checkout's kernels/ with four
+# commits and compares them in one run, RUNS times:
+#   a       the library as it is
+#   aa      a comment-only change: identical code under another version label
+#   slow3   abs and exp redo their first 3 % of elements: 3 % more work
+#   slow2   the same with 2 %
+# and counts the verdicts: aa/a should be "same" in every cell, slow3/a and
+# slow2/a "slower" in the abs and exp cells.  Not part of `make test` (it runs
+# for many minutes); docs/measurement.md reports its figures.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+RUNS=${1:-20}
+shift || true
+OPTS=("$@")
+BV="$ROOT/bin/bench-versions"
+WORK=${PROOF_DIR:-$(mktemp -d /tmp/bv-proof-XXXXXX)}
+export BENCH_VERSIONS_CACHE="$WORK/cache"
+export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
+export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
+make -s -C "$ROOT" all >/dev/null
+
+FIX="$WORK/repo"
+if [ ! -d "$FIX/.git" ]; then
+	mkdir -p "$FIX"
+	cp -r "$ROOT/kernels" "$FIX/kernels"
+	rm -rf "$FIX/kernels/build"
+	git -C "$FIX" init -q -b main
+	git -C "$FIX" add -A
+	git -C "$FIX" commit -qm "a: the library as it is"
+	git -C "$FIX" tag a
+	plant() { # PERCENT: abs and exp redo their first PERCENT % of elements
+		python3 - "$FIX/kernels/src/scalar.c" "$1" <<'PY'
+import sys
+p, pct = sys.argv[1], sys.argv[2]
+s = open(p).read()
+for op, body in (("KN_ABS", "y[i] = fabsf(x[i]);"), ("KN_EXP", "y[i] = expf(x[i]);")):
+    head = "\tcase %s:\n\t\tfor (i = 0; i < n; i++)\n\t\t\t%s\n" % (op, body)
+    assert head in s, "proof: the %s loop moved; update the plant" % op
+    s = s.replace(head, head + "\t\tfor (i = 0; i < n * %s / 100; i++) /* planted */\n\t\t\t%s\n" % (pct, body))
+open(p, "w").write(s)
+PY
+	}
+	echo "/* identical code, another tree */" >> "$FIX/kernels/src/scalar.c"
+	git -C "$FIX" commit -qam "aa: comment only" && git -C "$FIX" tag aa
+	git -C "$FIX" checkout -q a
+	plant 3 && git -C "$FIX" commit -qam "slow3" && git -C "$FIX" tag slow3
+	git -C "$FIX" checkout -q a
+	plant 2 && git -C "$FIX" commit -qam "slow2" && git -C "$FIX" tag slow2
+	git -C "$FIX" checkout -q main
+fi
+export KERNEL_DIR="$FIX/kernels"
+unset KERNEL_REPO
+
+mkdir -p "$WORK/runs"
+start=$(date +%s)
+for i in $(seq 1 "$RUNS"); do
+	out="$WORK/runs/run-$i.json"
+	[ -s "$out" ] && continue
+	"$BV" a aa slow3 slow2 --benches unary --backends scalar --results "$WORK/results" \
+		--format json "${OPTS[@]}" > "$out.tmp" 2> "$WORK/runs/run-$i.err"
+	mv "$out.tmp" "$out"
+	echo "run $i/$RUNS done ($(( $(date +%s) - start )) s)" >&2
+done
+
+python3 - "$WORK/runs" "$RUNS" "${OPTS[*]:-}" <<'PY'
+import json, sys, os, statistics
+d, runs, opts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+tally = {}
+secs = []
+for i in range(1, runs + 1):
+    doc = json.load(open(os.path.join(d, "run-%d.json" % i)))
+    for row in doc["rows"]:
+        for ch in row["changes"]:
+            v = ch["version"]
+            planted = v != "aa" and row["op"] in ("abs", "exp")
+            if v != "aa" and not planted:
+                continue
+            key = (v, row["op"] if planted else "all", row["size"])
+            t = tally.setdefault(key, {"n": 0, "slower": 0, "same": 0, "faster": 0, "ratios": []})
+            t["n"] += 1
+            t[ch["verdict"]] = t.get(ch["verdict"], 0) + 1
+            t["ratios"].append(ch["ratio"])
+def show(rows, want):
+    for key in sorted(rows):
+        t = rows[key]
+        r = sorted(t["ratios"])
+        print("%-6s %-4s %9s  %3d  %s %3d/%-3d = %5.1f%%   ratio median %.4f, range %.4f-%.4f" % (
+            key[0], key[1], key[2], t["n"], want, t[want], t["n"], 100.0 * t[want] / t["n"],
+            statistics.median(r), r[0], r[-1]))
+print("options: %s; %d runs" % (opts or "(defaults)", runs))
+print("version op   size  cells verdict")
+aa = {k: v for k, v in tally.items() if k[0] == "aa"}
+show(aa, "same")
+tot = sum(t["n"] for t in aa.values()); same = sum(t["same"] for t in aa.values())
+print("A/A: same in %d/%d cells = %.1f%%" % (same, tot, 100.0 * same / tot))
+for v in ("slow3", "slow2"):
+    rows = {k: t for k, t in tally.items() if k[0] == v}
+    show(rows, "slower")
+    tot = sum(t["n"] for t in rows.values()); sl = sum(t["slower"] for t in rows.values())
+    print("%s: slower in %d/%d comparisons = %.1f%%" % (v, sl, tot, 100.0 * sl / tot))
+PY
