@@ -230,7 +230,12 @@ static uint64_t mix(uint64_t z)
 
 float bv_input(const bv_op_def *op, size_t i)
 {
-	double u = (double)(mix(i ^ ((uint64_t)(uintptr_t)op->name[0] << 56)) >> 11) * 0x1.0p-53;
+	/* Seeded by the whole name (FNV-1a): ops that share a first letter
+	 * (sqrt, sigmoid, silu, scale) still get their own inputs. */
+	uint64_t seed = 0xcbf29ce484222325ull;
+	for (const char *p = op->name; *p; p++)
+		seed = (seed ^ (unsigned char)*p) * 0x100000001b3ull;
+	double u = (double)(mix(i ^ seed) >> 11) * 0x1.0p-53;
 	return (float)(op->lo + u * ((double)op->hi - op->lo));
 }
 

@@ -9,6 +9,7 @@
  * an out-of-range value, which the old library answers with KN_EUNSUPPORTED:
  * the cell shows "n/a" for that version, never a build failure.
  */
+#include <math.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -112,6 +113,38 @@ static int host_memory(const char *backend)
 	return backend_id(backend) != (int)KN_BACKEND_CUDA;
 }
 
+#ifdef BV_WITH_CUDART
+#include <cuda_runtime_api.h>
+
+/* Events on the default stream, where the library launches its kernels:
+ * they time the kernels themselves, not the host's view of them. */
+static double device_time(const bv_call *c, const bv_args *a, long reps)
+{
+	cudaEvent_t start, stop;
+	float ms = 0;
+	if (cudaDeviceSynchronize() != cudaSuccess || cudaEventCreate(&start) != cudaSuccess)
+		return NAN;
+	if (cudaEventCreate(&stop) != cudaSuccess) {
+		cudaEventDestroy(start);
+		return NAN;
+	}
+	int ok = cudaEventRecord(start, 0) == cudaSuccess;
+	for (long r = 0; ok && r < reps; r++)
+		ok = c->fn(c, a) == BV_OK;
+	ok = ok && cudaEventRecord(stop, 0) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess &&
+	     cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+	cudaEventDestroy(start);
+	cudaEventDestroy(stop);
+	return ok ? (double)ms * 1e6 / (double)reps : NAN;
+}
+#else
+static double device_time(const bv_call *c, const bv_args *a, long reps)
+{
+	(void)c, (void)a, (void)reps;
+	return NAN;
+}
+#endif
+
 static const bv_plugin plugin = {
 	.abi = BV_PLUGIN_ABI,
 	.kernel_version = kn_version,
@@ -124,6 +157,7 @@ static const bv_plugin plugin = {
 	.copy_out = copy_out,
 	.sync = sync_backend,
 	.host_memory = host_memory,
+	.device_time = device_time,
 };
 
 __attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void)

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define BV_PLUGIN_ABI 1
+#define BV_PLUGIN_ABI 2
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -59,6 +59,10 @@ typedef struct bv_plugin {
 	int (*sync)(const char *backend);
 	/* Whether a backend's buffers are host memory the host may share. */
 	int (*host_memory)(const char *backend);
+	/* Device time of `reps` calls in ns per call, measured with the device's
+	 * own clock (CUDA events) after a device synchronise; NAN when this
+	 * build cannot (the host then times with its clock and a sync). */
+	double (*device_time)(const bv_call *c, const bv_args *a, long reps);
 } bv_plugin;
 
 typedef const bv_plugin *(*bv_plugin_get_fn)(void);

@@ -321,9 +321,15 @@ typedef struct time_job {
 	const settings *set;
 } time_job;
 
-/* Times `reps` calls; returns ns per call, or NAN if a call failed. */
+/* Times `reps` calls; returns ns per call, or NAN if a call failed.  Device
+ * backends are timed by the device's clock where the plugin can. */
 static double time_calls(timed *t, const bv_args *a, const char *backend, long reps)
 {
+	if (!t->v->p->host_memory(backend)) {
+		double d = t->v->p->device_time(&t->call, a, reps);
+		if (isfinite(d))
+			return d;
+	}
 	double t0 = now_ns();
 	for (long r = 0; r < reps; r++)
 		if (t->call.fn(&t->call, a) != BV_OK)

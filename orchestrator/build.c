@@ -142,14 +142,27 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	}
 	for (size_t i = 0; i < v->shims.ncflags; i++)
 		bv_strv_push(&cc, v->shims.cflags[i]);
-	bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
-	bv_strv_pushf(&cc, "%s/libkernels.a", lib);
 	char *flags_path = bv_asprintf("%s/link-flags", lib);
 	char *flags = NULL;
-	if (bv_read_file(flags_path, 4096, &flags, NULL) == 0)
-		bv_strv_split(&cc, flags);
-	else
-		bv_strv_push(&cc, "-lm"); /* a release that predates link-flags */
+	if (bv_read_file(flags_path, 4096, &flags, NULL) != 0)
+		flags = bv_strdup("-lm"); /* a release that predates link-flags */
+	/* A library linked with the CUDA runtime lets the harness time cuda
+	 * cells with CUDA events (plugin.c); its headers sit beside lib64. */
+	const char *cudart = strstr(flags, "-L");
+	if (strstr(flags, "-lcudart") && cudart) {
+		size_t len = strcspn(cudart + 2, " \t\n");
+		char *dir = bv_asprintf("%.*s", (int)len, cudart + 2);
+		char *slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = '\0';
+			bv_strv_pushf(&cc, "-I%s/include", dir);
+			bv_strv_push(&cc, "-DBV_WITH_CUDART=1");
+		}
+		free(dir);
+	}
+	bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
+	bv_strv_pushf(&cc, "%s/libkernels.a", lib);
+	bv_strv_split(&cc, flags);
 	free(flags);
 	free(flags_path);
 	bv_strv_push(&cc, "-Wl,--exclude-libs,ALL");

@@ -101,6 +101,8 @@ int bv_cmd_run(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--quick"))
 			mo.quick = 1, takes = 0;
+		else if (!strcmp(a, "--isolated"))
+			mo.isolated = 1, takes = 0;
 		else if (!strncmp(a, "--", 2) && !val) {
 			fprintf(stderr, "bench-versions: %s needs a value (or is unknown); see --help\n", a);
 			free(names);
@@ -129,7 +131,7 @@ int bv_cmd_run(int argc, char **argv)
 			;
 		else if (!strcmp(a, "--timeout") && (mo.timeout_s = atof(val)) > 0 && mo.timeout_s <= 86400)
 			;
-		else if (!strcmp(a, "--pin") && parse_int(val, 0, 4095, &mo.pin) == 0)
+		else if (!strcmp(a, "--pin") && parse_int(val, 0, 1 << 30, &mo.pin) == 0)
 			;
 		else if (!strcmp(a, "--threads") && parse_int(val, 1, 1024, &mo.threads) == 0)
 			;
@@ -166,6 +168,12 @@ int bv_cmd_run(int argc, char **argv)
 	if (mo.max_processes < mo.min_processes) {
 		fprintf(stderr, "bench-versions: --max-processes %d is below --min-processes %d\n", mo.max_processes,
 			mo.min_processes);
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	if (mo.pin >= 0 && mo.pin >= sysconf(_SC_NPROCESSORS_CONF)) {
+		fprintf(stderr, "bench-versions: --pin %d: this machine has CPUs 0-%ld\n", mo.pin,
+			sysconf(_SC_NPROCESSORS_CONF) - 1);
 		free(names);
 		return BV_EXIT_USAGE;
 	}

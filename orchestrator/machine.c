@@ -1,6 +1,7 @@
 /* machine.c - what a results log records about the machine it ran on, and
  * the machine's calibration (its peaks), cached once per machine. */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,33 @@ static char *cpu_model(void)
 	return model ? model : bv_strdup("unknown");
 }
 
+/* The first NVIDIA GPU's model as its driver reports it, or NULL: read from
+ * /proc so that recording it needs neither a device nor the CUDA runtime. */
+static char *gpu_model(void)
+{
+	DIR *d = opendir("/proc/driver/nvidia/gpus");
+	struct dirent *e;
+	char *model = NULL;
+	while (d && !model && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *path = bv_asprintf("/proc/driver/nvidia/gpus/%s/information", e->d_name), *text = NULL;
+		if (bv_read_file(path, 1 << 16, &text, NULL) == 0) {
+			char *line = strstr(text, "Model:");
+			if (line) {
+				line += 6;
+				line += strspn(line, " \t");
+				model = bv_asprintf("%.*s", (int)strcspn(line, "\n"), line);
+			}
+		}
+		free(text);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	return model;
+}
+
 cJSON *bv_machine_info(void)
 {
 	cJSON *m = cJSON_CreateObject();
@@ -71,7 +99,20 @@ cJSON *bv_machine_info(void)
 	} else
 		cJSON_AddNullToObject(m, "compiler");
 	free(version);
-	cJSON_AddNullToObject(m, "gpu"); /* filled once the cuda backend can report devices */
+	/* The OpenBLAS a blas backend would link, as the package says. */
+	char *pc[] = {"pkg-config", "--modversion", "openblas", NULL}, *blas = NULL;
+	if (bv_run_capture(pc, 256, &blas) == 0 && *blas) {
+		blas[strcspn(blas, "\n")] = '\0';
+		cJSON_AddStringToObject(m, "openblas", blas);
+	} else
+		cJSON_AddNullToObject(m, "openblas");
+	free(blas);
+	char *gpu = gpu_model();
+	if (gpu)
+		cJSON_AddStringToObject(m, "gpu", gpu);
+	else
+		cJSON_AddNullToObject(m, "gpu");
+	free(gpu);
 	return m;
 }
 

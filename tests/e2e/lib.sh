@@ -4,7 +4,7 @@ set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BV="$ROOT/bin/bench-versions"
 TMP=$(mktemp -d /tmp/bv-e2e-XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+[ -n "${KEEP_TMP:-}" ] || trap 'rm -rf "$TMP"' EXIT
 export BENCH_VERSIONS_CACHE="$TMP/cache"
 export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
 export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid

@@ -30,7 +30,8 @@ check "planted relu slowdown is slower" contains "$TMP/out" "^unary +relu +scala
 check "unchanged abs is the same on main" contains "$TMP/out" "^unary +abs +scalar +64K +[0-9.]+ us +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same"
 check "wrong abs in the working tree shows wrong result" contains "$TMP/out" "^unary +abs +scalar .* wrong result"
 check "cuda without a device is reported with its reason" contains "$TMP/out" "not run: 2 cuda cells on every version: skipped: cuda: "
-check "method line says how it was measured" contains "$TMP/out" "^method: paired: 6 processes x 9 rounds"
+check "method line says how it was measured" contains "$TMP/out" "^method: paired: 6-12 processes per cell .* x 9 rounds"
+check "calibration ran once, before measuring" test "$(grep -c '^calibrate: ' "$TMP/err")" -eq 1
 
 logs=$(ls -d "$TMP"/results/*/ | head -1)
 check "one log per version" test -f "$logs/0.1.0.json" -a -f "$logs/main.json" -a -f "$logs/local.json"
@@ -43,13 +44,24 @@ assert base["schema"] == "bench-versions-results" and base["schema_version"].sta
 assert main["version"]["kernel_version"] == "0.1.5" and len(main["version"]["commit"]) == 40
 assert base["machine"]["cores"] >= 1 and base["machine"]["cpu"]
 relu = [c for c in main["cells"] if c["op"] == "relu" and c["backend"] == "scalar"][0]
-assert relu["status"] == "ok" and relu["paired"]["baseline"] == "0.1.0"
-assert len(relu["process_medians_ns"]) == 6 and len(relu["samples_ns"]) == 6
-assert relu["paired"]["ratio_ci_low"] <= relu["paired"]["ratio"] <= relu["paired"]["ratio_ci_high"]
+assert relu["status"] == "ok" and relu["change"]["baseline"] == "0.1.0"
+assert relu["change"]["mode"] == "paired"
+n = relu["processes"]
+assert 6 <= n <= 12 and len(relu["process_medians_ns"]) == n and len(relu["samples_ns"]) == n
+assert relu["samples"] == sum(len(s) for s in relu["samples_ns"])
+assert relu["change"]["ratio_ci_low"] <= relu["change"]["ratio"] <= relu["change"]["ratio_ci_high"]
+assert relu["footprint"]["host_bytes"] == 2 * 4 * 65536 and relu["footprint"]["device_bytes"] == 0
+assert relu["work"]["bytes"] == 8 * 65536 and relu["gbps"] > 0 and relu["pct_copy_bandwidth"] > 0
+cal = base["machine"]["calibration"]
+assert cal["copy_gbps"] > 0 and cal["peak_gflops"] > 0, cal
+m = main["method"]
+assert m["mode"] == "paired" and m["threads"] == 1 and m["pinned_cpu"] is None and m["quick"] is True
+assert base["machine"]["compiler"]
 PY
 
 "$BV" 0.1.0 main local "${args[@]}" --format json > "$TMP/json" 2> "$TMP/err2"
 check "second run rebuilds nothing and says so" test "$(grep -c 'cached, nothing rebuilt' "$TMP/err2")" -eq 3
+check "second run reuses the machine's calibration" test "$(grep -c '^calibrate: ' "$TMP/err2")" -eq 0
 check "json export has rows, results and changes" python3 - "$TMP/json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))

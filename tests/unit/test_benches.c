@@ -67,12 +67,26 @@ static void check_catches_a_wrong_element(void **state)
 	assert_non_null(strstr(why, "element 57"));
 }
 
+static void inputs_differ_between_ops_sharing_a_letter(void **state)
+{
+	(void)state;
+	bv_op_def a = {"sqrt", NULL, 0.0f, 1.0f, 0, 1}, b = {"silu", NULL, 0.0f, 1.0f, 0, 1};
+	int same = 0;
+	for (size_t i = 0; i < 64; i++) {
+		same += bv_input(&a, i) == bv_input(&b, i);
+		assert_true(bv_input(&a, i) >= 0.0f && bv_input(&a, i) <= 1.0f);
+		assert_true(bv_input(&a, i) == bv_input(&a, i)); /* deterministic */
+	}
+	assert_true(same < 4);
+}
+
 int test_benches(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sizes_parse_and_format),
 		cmocka_unit_test(selection_filters_and_rejects_unknown_names),
 		cmocka_unit_test(check_catches_a_wrong_element),
+		cmocka_unit_test(inputs_differ_between_ops_sharing_a_letter),
 	};
 	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
 }

@@ -49,12 +49,26 @@ static void verdicts_need_significance_and_size(void **state)
 	assert_string_equal(bv_verdict_name(bv_verdict_of(&undercovered, 0.02)), "same");
 }
 
+static void noisy_means_same_but_not_ruled_out(void **state)
+{
+	(void)state;
+	bv_interval tight = {1.001, 0.997, 1.004, 0.96, 20};
+	bv_interval reaching = {1.004, 0.995, 1.03, 0.96, 20};
+	bv_interval decided = {1.05, 1.02, 1.08, 0.96, 20};
+	bv_interval few = {1.0, 0.999, 1.001, 0.90, 4};
+	assert_false(bv_interval_noisy(&tight, 0.01));
+	assert_true(bv_interval_noisy(&reaching, 0.01));
+	assert_false(bv_interval_noisy(&decided, 0.01)); /* slower is not noisy */
+	assert_true(bv_interval_noisy(&few, 0.01));      /* too few to cover 95 % */
+}
+
 int test_stats(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(median_odd_even_and_unsorted),
 		cmocka_unit_test(interval_ranks_follow_the_binomial),
 		cmocka_unit_test(verdicts_need_significance_and_size),
+		cmocka_unit_test(noisy_means_same_but_not_ruled_out),
 	};
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }
