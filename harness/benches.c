@@ -228,15 +228,32 @@ static uint64_t mix(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-float bv_input(const bv_op_def *op, size_t i)
+/* Seeded by the whole name (FNV-1a): ops that share a first letter (sqrt,
+ * sigmoid, silu, scale) still get their own inputs. */
+static uint64_t name_seed(const char *name)
 {
-	/* Seeded by the whole name (FNV-1a): ops that share a first letter
-	 * (sqrt, sigmoid, silu, scale) still get their own inputs. */
 	uint64_t seed = 0xcbf29ce484222325ull;
-	for (const char *p = op->name; *p; p++)
+	for (const char *p = name; *p; p++)
 		seed = (seed ^ (unsigned char)*p) * 0x100000001b3ull;
+	return seed;
+}
+
+static float input_at(const bv_op_def *op, uint64_t seed, size_t i)
+{
 	double u = (double)(mix(i ^ seed) >> 11) * 0x1.0p-53;
 	return (float)(op->lo + u * ((double)op->hi - op->lo));
+}
+
+float bv_input(const bv_op_def *op, size_t i)
+{
+	return input_at(op, name_seed(op->name), i);
+}
+
+void bv_input_fill(const bv_op_def *op, float *x, size_t n)
+{
+	uint64_t seed = name_seed(op->name);
+	for (size_t i = 0; i < n; i++)
+		x[i] = input_at(op, seed, i);
 }
 
 static uint64_t ulp_distance(float a, float b)

@@ -55,6 +55,8 @@ const char *bv_size_format(size_t n, char *buf, size_t len);
 
 /* Deterministic input element i for op (the same in every process). */
 float bv_input(const bv_op_def *op, size_t i);
+/* x[i] = bv_input(op, i) for i < n, without redoing the per-op setup. */
+void bv_input_fill(const bv_op_def *op, float *x, size_t n);
 
 /* Checks y against the reference of op applied to x.  Returns 1 when every
  * element is within op->max_ulp; otherwise 0 and describes the first bad one. */

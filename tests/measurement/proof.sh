@@ -7,7 +7,7 @@
 #        tests/measurement/proof.sh 20 --quick
 #
 # It builds a fixture repository from this checkout's kernels/ with four
-# commits and compares them in one run, RUNS times:
+# commits and compares each with `a`, RUNS times:
 #   a       the library as it is
 #   aa      a comment-only change: identical code under another version label
 #   slow3   abs and exp redo their first 3 % of elements: 3 % more work
@@ -59,24 +59,33 @@ fi
 export KERNEL_DIR="$FIX/kernels"
 unset KERNEL_REPO
 
+# Each comparison is a run of its own, two versions, as a user would type it:
+#   bench-versions a aa       every unary op and size (the A/A cells)
+#   bench-versions a slow3    abs and exp, every size
+#   bench-versions a slow2    abs and exp, every size
 mkdir -p "$WORK/runs"
 start=$(date +%s)
 for i in $(seq 1 "$RUNS"); do
-	out="$WORK/runs/run-$i.json"
-	[ -s "$out" ] && continue
-	"$BV" a aa slow3 slow2 --benches unary --backends scalar --results "$WORK/results" \
-		--format json "${OPTS[@]}" > "$out.tmp" 2> "$WORK/runs/run-$i.err"
-	mv "$out.tmp" "$out"
+	for v in aa slow3 slow2; do
+		out="$WORK/runs/$v-$i.json"
+		[ -s "$out" ] && continue
+		ops=abs,exp
+		[ $v = aa ] && ops=abs,neg,sqrt,exp,relu
+		"$BV" a $v --benches unary --ops $ops --backends scalar --results "$WORK/results" \
+			--format json "${OPTS[@]}" > "$out.tmp" 2> "$WORK/runs/$v-$i.err"
+		mv "$out.tmp" "$out"
+	done
 	echo "run $i/$RUNS done ($(( $(date +%s) - start )) s)" >&2
 done
 
-python3 - "$WORK/runs" "$RUNS" "${OPTS[*]:-}" <<'PY'
-import json, sys, os, statistics
-d, runs, opts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+python3 - "$WORK/runs" "$RUNS" "${OPTS[*]:-}" "$WORK/results" <<'PY'
+import json, sys, os, statistics, glob
+d, runs, opts, results = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 tally = {}
 secs = []
 for i in range(1, runs + 1):
-    doc = json.load(open(os.path.join(d, "run-%d.json" % i)))
+  for name in ("aa", "slow3", "slow2"):
+    doc = json.load(open(os.path.join(d, "%s-%d.json" % (name, i))))
     for row in doc["rows"]:
         for ch in row["changes"]:
             v = ch["version"]
@@ -106,4 +115,14 @@ for v in ("slow3", "slow2"):
     show(rows, "slower")
     tot = sum(t["n"] for t in rows.values()); sl = sum(t["slower"] for t in rows.values())
     print("%s: slower in %d/%d comparisons = %.1f%%" % (v, sl, tot, 100.0 * sl / tot))
+# The budget: seconds each cell took, all versions together, per size.
+spent = {}
+for log in glob.glob(os.path.join(results, "*", "a.json")):
+    for c in json.load(open(log))["cells"]:
+        if c["status"] == "ok":
+            spent.setdefault(c["size"], []).append((c["measure_s"], c["processes"]))
+for size in sorted(spent):
+    s = sorted(x[0] for x in spent[size]); p = sorted(x[1] for x in spent[size])
+    print("budget %9d: %d cells, seconds median %.1f max %.1f; processes median %d range %d-%d" % (
+        size, len(s), statistics.median(s), s[-1], statistics.median(p), p[0], p[-1]))
 PY
