@@ -83,6 +83,21 @@ static void fetch_options(git_fetch_options *fo, progress *p)
 	fo->prune = GIT_FETCH_PRUNE;
 }
 
+/* HEAD of the clone names the server's default branch.  libgit2 records it
+ * as refs/remotes/origin/HEAD but, with our mirror refspec, leaves HEAD at
+ * the init default, which may not exist; the VERSION rule walks from HEAD. */
+static int follow_remote_head(git_repository *repo, const char *what)
+{
+	git_reference *ref = NULL;
+	int rc = 0;
+	if (git_reference_lookup(&ref, repo, "refs/remotes/origin/HEAD") == 0 &&
+	    git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC &&
+	    git_repository_set_head(repo, git_reference_symbolic_target(ref)) < 0)
+		rc = git_fail(BV_ERUN, what);
+	git_reference_free(ref);
+	return rc;
+}
+
 /* A directory name for url: readable, and unique through the hash. */
 static char *mirror_name(const char *url)
 {
@@ -113,6 +128,8 @@ static int clone_into(const char *url, const char *root, const char *final)
 	int rc = 0;
 	if (git_clone(&repo, url, tmp, &opts) < 0)
 		rc = git_fail(BV_EINPUT, "cloning KERNEL_REPO");
+	else
+		rc = follow_remote_head(repo, "cloning KERNEL_REPO");
 	git_repository_free(repo);
 	if (rc == 0 && rename(tmp, final) != 0 && !bv_is_dir(final))
 		rc = bv_fail(BV_ERUN, "cannot move %s into place: %s", final, strerror(errno));
@@ -139,6 +156,8 @@ static int fetch_into(const char *url, const char *gitdir)
 		rc = bv_fail(BV_ERUN, "%s: its origin is %s, not %s", gitdir, git_remote_url(remote), url);
 	else if (git_remote_fetch(remote, NULL, &fo, "fetch") < 0)
 		rc = git_fail(BV_EINPUT, "fetching KERNEL_REPO");
+	else
+		rc = follow_remote_head(repo, "fetching KERNEL_REPO");
 	git_remote_free(remote);
 	git_repository_free(repo);
 	return rc;
