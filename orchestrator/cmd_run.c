@@ -23,8 +23,9 @@ static void usage(FILE *out)
 		"Builds each VERSION of the kernel library against the same harness, measures\n"
 		"them together and prints one table; the first VERSION is the baseline.\n\n"
 		"VERSION: local (the working tree at KERNEL_DIR), a release number (0.1.0:\n"
-		"a tag v0.1.0, else the first commit whose VERSION reads it), or any git\n"
-		"revision (main, a commit, HEAD~3, v0.2.0^).\n\n"
+		"a tag v0.1.0, else the release index KERNEL_RELEASES, else the first commit\n"
+		"whose VERSION reads it), or any git revision (main, a commit, HEAD~3, v0.2.0^).\n"
+		"KERNEL_REPO may be a URL: it is cloned (bare) into the cache.\n\n"
 		"options:\n"
 		"  --benches L      comma-separated groups (see: bench-versions list benches)\n"
 		"  --ops L          ops to run\n"
@@ -47,7 +48,7 @@ static void usage(FILE *out)
 		"  --units U        results as time, rate (GB/s or GFLOP/s) or peak (%% of this\n"
 		"                   machine's calibrated bandwidth or FLOPs); default time\n"
 		"  --results DIR    where logs go (default results/ of this checkout)\n\n"
-		"environment: KERNEL_DIR, KERNEL_REPO, BENCH_VERSIONS_CACHE, XDG_CACHE_HOME, CC\n"
+		"environment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE, XDG_CACHE_HOME, CC\n"
 		"exit codes: 0 success, 2 usage or input error, 3 a build or run failed\n",
 		bv_exporter_names());
 }
@@ -211,8 +212,11 @@ int bv_cmd_run(int argc, char **argv)
 				vs[i].label = l;
 			}
 		fprintf(stderr, "resolve: %-12s -> %s %.12s, kernels %s [%s]\n", vs[i].name,
-			vs[i].kind == BV_VERSION_LOCAL ? "tree" : "commit",
-			vs[i].kind == BV_VERSION_LOCAL ? vs[i].tree : vs[i].commit, vs[i].kernel_version, vs[i].rule);
+			vs[i].kind == BV_VERSION_LOCAL ? "tree" : vs[i].kind == BV_VERSION_RELEASE ? "tarball" : "commit",
+			vs[i].kind == BV_VERSION_LOCAL     ? vs[i].tree
+			: vs[i].kind == BV_VERSION_RELEASE ? vs[i].tree + strlen("release-")
+							   : vs[i].commit,
+			vs[i].kernel_version, vs[i].rule);
 	}
 	if (rc == 0) {
 		char *path = bv_asprintf("%s/compat/compat.json", bv_home());

@@ -1,6 +1,7 @@
 /*
  * fetch.c - the fetch stage: a resolved tree to a source directory in the
- * cache, <cache>/src/<tree id>/.
+ * cache, <cache>/src/<tree id>/.  Releases from an index are downloaded and
+ * unpacked by releases.c while resolving, into <cache>/src/release-<sha256>/.
  *
  * Entries appear atomically: a tree is written into a temporary directory and
  * renamed into place, so a reader never sees half a tree and two runs at once
@@ -88,6 +89,8 @@ static int export_tree(bv_repo *r, const char *tree_hex, const char *dest)
 
 int bv_fetch(bv_repo *r, bv_version *v)
 {
+	if (v->kind == BV_VERSION_RELEASE)
+		return v->src_dir ? 0 : bv_fail(BV_ERUN, "fetching %s: the release was not unpacked", v->name);
 	char *srcroot = bv_asprintf("%s/src", bv_cache_dir());
 	char *final = bv_asprintf("%s/%s%s", srcroot, v->kind == BV_VERSION_LOCAL ? "local-" : "", v->tree);
 	int rc = 0;

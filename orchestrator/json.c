@@ -14,13 +14,20 @@ int bv_json_load(const char *path, size_t max, cJSON **out)
 	int rc = bv_read_file(path, max, &text, &len);
 	if (rc)
 		return rc;
-	if (strlen(text) != len) {
-		free(text);
-		return bv_fail(BV_EINPUT, "%s: contains a NUL byte at offset %zu: not JSON text", path, strlen(text));
-	}
+	rc = bv_json_parse(path, text, len, out);
+	free(text);
+	return rc;
+}
+
+int bv_json_parse(const char *name, const char *text, size_t len, cJSON **out)
+{
+	*out = NULL;
+	if (strlen(text) != len)
+		return bv_fail(BV_EINPUT, "%s: contains a NUL byte at offset %zu: not JSON text", name, strlen(text));
 	/* cJSON's "must end here" check reads the terminator, so it counts in the length. */
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+	int rc = 0;
 	if (!doc) {
 		/* cJSON points at where it stopped; turn that into line:column. */
 		const char *at = end ? end : cJSON_GetErrorPtr();
@@ -33,10 +40,9 @@ int bv_json_load(const char *path, size_t max, cJSON **out)
 					col++;
 			}
 		}
-		rc = bv_fail(BV_EINPUT, "%s:%zu:%zu: malformed JSON%s", path, line, col,
+		rc = bv_fail(BV_EINPUT, "%s:%zu:%zu: malformed JSON%s", name, line, col,
 			     len == 0 ? " (empty file)" : at && at >= text + len ? " (truncated?)" : "");
 	}
-	free(text);
 	*out = doc;
 	return rc;
 }

@@ -8,6 +8,9 @@
 /* Parses path (at most max bytes, nesting at most cJSON's limit).  On error
  * the message names the file and the line and column where parsing stopped. */
 int bv_json_load(const char *path, size_t max, cJSON **out);
+/* The same for text already in memory (NUL-terminated, len bytes) that came
+ * from name (a path or URL, for messages). */
+int bv_json_parse(const char *name, const char *text, size_t len, cJSON **out);
 /* Writes doc to path atomically, pretty-printed. */
 int bv_json_save(const char *path, const cJSON *doc);
 

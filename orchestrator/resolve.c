@@ -3,10 +3,13 @@
  *
  * Rules, in order; the one that matched is reported to the user:
  *   local          the working tree at KERNEL_DIR, uncommitted changes included
- *   X.Y.Z          a tag vX.Y.Z or X.Y.Z, else the first commit (oldest first,
- *                  from HEAD) whose <prefix>/VERSION reads X.Y.Z
+ *   X.Y.Z          a tag vX.Y.Z or X.Y.Z, else the release index named by
+ *                  KERNEL_RELEASES (a tarball, releases.c), else the first
+ *                  commit (oldest first, from HEAD) whose <prefix>/VERSION
+ *                  reads X.Y.Z
  *   anything else  a git revision: branch, tag, commit, HEAD~3, v0.2.0^ ...
  * All through libgit2: no git command and no shell ever sees a name.
+ * KERNEL_REPO may be a URL; remote.c then keeps a bare clone in the cache.
  */
 #include <ctype.h>
 #include <git2.h>
@@ -16,6 +19,7 @@
 
 #include "common.h"
 #include "hash.h"
+#include "releases.h"
 #include "stages.h"
 
 struct bv_repo {
@@ -23,6 +27,8 @@ struct bv_repo {
 	char *kernel_dir;     /* absolute */
 	char *prefix;         /* the library's directory inside the repository ("" = root) */
 	char *where;          /* for messages */
+	bv_release_index index; /* KERNEL_RELEASES, loaded when first needed */
+	int index_loaded;
 };
 
 static int git_fail(int code, const char *what)
@@ -51,14 +57,23 @@ int bv_repo_open(bv_repo **out)
 	r->kernel_dir = bv_strdup(real);
 
 	const char *repo_env = getenv("KERNEL_REPO");
+	char *mirror = NULL;
 	int rc;
-	if (repo_env && *repo_env)
+	if (repo_env && *repo_env && bv_repo_is_url(repo_env)) {
+		rc = bv_repo_mirror(repo_env, &mirror);
+		if (rc) {
+			bv_repo_free(r);
+			return rc;
+		}
+		rc = git_repository_open_bare(&r->repo, mirror);
+	} else if (repo_env && *repo_env)
 		rc = git_repository_open_ext(&r->repo, repo_env, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	else
 		rc = git_repository_open_ext(&r->repo, r->kernel_dir, 0, NULL);
 	if (rc < 0) {
 		if (repo_env && *repo_env) {
 			rc = git_fail(BV_EINPUT, "KERNEL_REPO");
+			free(mirror);
 			bv_repo_free(r);
 			return rc;
 		}
@@ -76,8 +91,13 @@ int bv_repo_open(bv_repo **out)
 		r->prefix = bv_strdup(r->kernel_dir[wl] ? r->kernel_dir + wl + 1 : "");
 	else
 		r->prefix = bv_strdup("kernels"); /* KERNEL_REPO elsewhere: the usual layout */
-	r->where = bv_asprintf("%s%s%s", workdir ? wreal : git_repository_path(r->repo),
-			       *r->prefix ? ", library in " : "", r->prefix);
+	if (mirror)
+		r->where = bv_asprintf("%s (clone in %s)%s%s", repo_env, mirror, *r->prefix ? ", library in " : "",
+				       r->prefix);
+	else
+		r->where = bv_asprintf("%s%s%s", workdir ? wreal : git_repository_path(r->repo),
+				       *r->prefix ? ", library in " : "", r->prefix);
+	free(mirror);
 	*out = r;
 	return 0;
 }
@@ -90,6 +110,7 @@ void bv_repo_free(bv_repo *r)
 	free(r->kernel_dir);
 	free(r->prefix);
 	free(r->where);
+	bv_release_index_free(&r->index);
 	free(r);
 }
 
@@ -324,6 +345,38 @@ static int resolve_local(bv_repo *r, bv_version *v)
 	return 0;
 }
 
+/* The release named `number` in KERNEL_RELEASES: *found is 0 when there is
+ * no index or it does not list the number (the next rule then applies); an
+ * index that cannot be read or is malformed is an error, not a miss. */
+static int resolve_release(bv_repo *r, const char *number, bv_version *v, int *found)
+{
+	*found = 0;
+	const char *url = getenv("KERNEL_RELEASES");
+	if (!url || !*url)
+		return 0;
+	if (!r->index_loaded) {
+		int rc = bv_release_index_load(url, &r->index);
+		if (rc)
+			return rc;
+		r->index_loaded = 1;
+	}
+	const bv_release *rel = bv_release_find(&r->index, number);
+	if (!rel)
+		return 0;
+	char *root = NULL, *kv = NULL;
+	int rc = bv_release_fetch(rel, &root, &kv);
+	if (rc)
+		return bv_fail_context(rc, "resolving %s", number);
+	*found = 1;
+	v->kind = BV_VERSION_RELEASE;
+	snprintf(v->tree, sizeof(v->tree), "release-%s", rel->sha256);
+	v->src_dir = root;
+	v->kernel_version = kv;
+	v->rule = bv_asprintf("release index %s: sha256 %.12s...", r->index.source, rel->sha256);
+	v->summary = bv_strdup(rel->url);
+	return 0;
+}
+
 int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -339,9 +392,18 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 		return rc;
 	}
 	if (!r->repo) {
+		int found = 0;
+		if (is_release_number(name)) {
+			rc = resolve_release(r, name, v, &found);
+			if (rc || found) {
+				if (rc)
+					bv_version_free(v);
+				return rc;
+			}
+		}
 		bv_version_free(v);
 		return bv_fail(BV_EINPUT,
-			       "cannot resolve '%s': %s; only 'local' is available (set KERNEL_REPO to a repository)",
+			       "cannot resolve '%s': %s; only 'local' is available (set KERNEL_REPO to a repository, or KERNEL_RELEASES to a release index)",
 			       name, r->where);
 	}
 
@@ -359,6 +421,13 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 			free(spec);
 		}
 		if (!commit) {
+			int found = 0;
+			rc = resolve_release(r, name, v, &found);
+			if (rc || found) {
+				if (rc)
+					bv_version_free(v);
+				return rc;
+			}
 			rc = first_commit_with_version(r, name, &commit);
 			if (rc) {
 				bv_version_free(v);

@@ -37,16 +37,18 @@ void bv_shims_free(bv_shims *s);
 /* ---- resolve ---------------------------------------------------------- */
 typedef struct bv_repo bv_repo;
 
-typedef enum { BV_VERSION_GIT, BV_VERSION_LOCAL } bv_version_kind;
+typedef enum { BV_VERSION_GIT, BV_VERSION_LOCAL, BV_VERSION_RELEASE } bv_version_kind;
 
 typedef struct bv_version {
 	char *name;  /* as typed */
 	char *label; /* safe for file names and column headers; unique in a run */
 	bv_version_kind kind;
 	char commit[41];      /* git: the resolved commit */
-	char tree[41];        /* the library's tree id (git) or content hash (local) */
+	/* the library's tree id (git), content hash (local) or "release-<sha256
+	 * of the tarball>" (release): what the build cache is keyed on */
+	char tree[80];
 	char *rule;           /* how the name was resolved, said to the user */
-	char *summary;        /* commit subject, or the working tree's path */
+	char *summary;        /* commit subject, the working tree's path or the tarball's URL */
 	char *kernel_version; /* VERSION in the tree */
 	/* filled by the later stages */
 	char *src_dir;
@@ -59,7 +61,8 @@ typedef struct bv_version {
 
 /* Opens the kernel library's repository: KERNEL_REPO, else the repository
  * holding KERNEL_DIR (default: kernels/ of this checkout).  A missing
- * repository is not an error (only `local` then resolves). */
+ * repository is not an error (only `local` and releases in KERNEL_RELEASES
+ * then resolve).  KERNEL_REPO may be a URL: see bv_repo_mirror. */
 int bv_repo_open(bv_repo **out);
 void bv_repo_free(bv_repo *r);
 const char *bv_repo_kernel_dir(const bv_repo *r);
@@ -70,8 +73,15 @@ struct git_repository *bv_repo_git(bv_repo *r);
 void bv_version_free(bv_version *v);
 /* Checks a user-supplied version name before anything uses it. */
 int bv_version_name_check(const char *name);
+/* remote.c: a bare clone of url in <cache>/repos/, made (or brought up to
+ * date with a fetch) through libgit2; its path in *gitdir. */
+int bv_repo_mirror(const char *url, char **gitdir);
+/* Whether KERNEL_REPO names a remote (scheme://... or scp-like host:path). */
+int bv_repo_is_url(const char *s);
 
 /* ---- fetch ------------------------------------------------------------ */
+/* A release was fetched while resolving (its VERSION had to be read): its
+ * src_dir is already set and this does nothing more. */
 int bv_fetch(bv_repo *r, bv_version *v);
 
 /* ---- build ------------------------------------------------------------ */

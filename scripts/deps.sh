@@ -19,10 +19,11 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need_pc libcurl libcurl4-openssl-dev
 	need_pc libcjson libcjson-dev
 	need_pc libarchive libarchive-dev
+	need_pc libcrypto libssl-dev
 	need_pc openblas libopenblas-dev
 	[ "$want" = test ] && need_pc cmocka libcmocka-dev
 else
-	missing+=(libgit2-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libopenblas-dev)
+	missing+=(libgit2-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev libopenblas-dev)
 	[ "$want" = test ] && missing+=(libcmocka-dev)
 fi
 # The tests build fixture repositories with git (bench-versions itself never runs git).

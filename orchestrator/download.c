@@ -1,0 +1,235 @@
+/*
+ * download.c - fetching release indexes and tarballs with libcurl.
+ *
+ * The server is not trusted: every transfer has a connect timeout, a floor
+ * on the transfer rate (so a stalled server cannot hang a run), a maximum
+ * size checked both against what the server announces and against what
+ * actually arrives, and at most a few redirects, which may only lead to
+ * http(s) (never from a web server to file://).  Transient failures
+ * (timeouts, 5xx, dropped connections) are retried twice with backoff; an
+ * HTTP error below 500 is final and its status is in the message.  The
+ * sha256 of what was written is computed on the way, with libcrypto's EVP
+ * interface, so the caller can verify without reading the file again.
+ */
+#include <ctype.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "releases.h"
+
+enum {
+	CONNECT_TIMEOUT_S = 20,
+	LOW_SPEED_BYTES = 1024, /* slower than this ... */
+	LOW_SPEED_TIME_S = 30,  /* ... for this long is a timeout */
+	MAX_REDIRECTS = 5,
+	ATTEMPTS = 3,
+};
+
+typedef struct sink {
+	FILE *f;   /* a file, or ... */
+	bv_buf *b; /* ... memory */
+	size_t max, written;
+	int too_big;
+	EVP_MD_CTX *md;
+} sink;
+
+static size_t on_data(char *data, size_t size, size_t n, void *payload)
+{
+	sink *s = payload;
+	size_t len = size * n;
+	/* The announced size may lie (or be absent): count what arrives. */
+	if (len > s->max - s->written) {
+		s->too_big = 1;
+		return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
+	}
+	if (s->f && fwrite(data, 1, len, s->f) != len)
+		return 0;
+	if (s->b)
+		bv_buf_putn(s->b, data, len);
+	if (s->md)
+		EVP_DigestUpdate(s->md, data, len);
+	s->written += len;
+	return len;
+}
+
+/* Back to empty before another attempt. */
+static int sink_reset(sink *s)
+{
+	s->written = 0;
+	s->too_big = 0;
+	if (s->b) {
+		s->b->len = 0;
+		if (s->b->s)
+			s->b->s[0] = '\0';
+	}
+	if (s->f && (fflush(s->f) != 0 || ftruncate(fileno(s->f), 0) != 0 || fseek(s->f, 0, SEEK_SET) != 0))
+		return -1;
+	if (s->md && !EVP_DigestInit_ex(s->md, EVP_sha256(), NULL))
+		return -1;
+	return 0;
+}
+
+static void global_init(void)
+{
+	static int done;
+	if (!done) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		done = 1;
+	}
+}
+
+static int transient(CURLcode cc, long status)
+{
+	if (cc == CURLE_HTTP_RETURNED_ERROR)
+		return status >= 500;
+	return cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR ||
+	       cc == CURLE_GOT_NOTHING || cc == CURLE_PARTIAL_FILE || cc == CURLE_COULDNT_CONNECT;
+}
+
+static int transfer(const char *url, sink *s)
+{
+	char scheme[16];
+	bv_url_scheme(url, scheme);
+	if (strcmp(scheme, "http") && strcmp(scheme, "https") && strcmp(scheme, "file"))
+		return bv_fail(BV_EINPUT, "%s: only http://, https:// and file:// URLs can be downloaded", url);
+	global_init();
+	CURL *c = curl_easy_init();
+	if (!c)
+		return bv_fail(BV_ERUN, "%s: cannot start libcurl", url);
+	char errbuf[CURL_ERROR_SIZE];
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)MAX_REDIRECTS);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, (long)LOW_SPEED_BYTES);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)LOW_SPEED_TIME_S);
+	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max);
+	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "bench-versions");
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
+
+	int rc = 0;
+	for (int attempt = 1;; attempt++) {
+		errbuf[0] = '\0';
+		if (sink_reset(s) != 0) {
+			rc = bv_fail(BV_ERUN, "%s: cannot reset the download: %s", url, strerror(errno));
+			break;
+		}
+		CURLcode cc = curl_easy_perform(c);
+		long status = 0;
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (cc == CURLE_OK)
+			break;
+		if (s->too_big || cc == CURLE_FILESIZE_EXCEEDED) {
+			rc = bv_fail(BV_EINPUT, "%s: larger than the limit of %zu bytes", url, s->max);
+			break;
+		}
+		if (attempt < ATTEMPTS && transient(cc, status)) {
+			unsigned wait = 1u << (attempt - 1); /* 1 s, 2 s */
+			fprintf(stderr, "download: %s: %s; retrying in %u s\n", url,
+				cc == CURLE_HTTP_RETURNED_ERROR ? "server error" : curl_easy_strerror(cc), wait);
+			sleep(wait);
+			continue;
+		}
+		const char *tries = attempt > 1 ? " (gave up after retries)" : "";
+		if (cc == CURLE_HTTP_RETURNED_ERROR)
+			rc = bv_fail(status >= 500 ? BV_ERUN : BV_EINPUT, "%s: HTTP status %ld%s%s", url, status,
+				     status == 404 ? " (not found)" : "", tries);
+		else
+			rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s", url,
+				     errbuf[0] ? errbuf : curl_easy_strerror(cc), tries);
+		break;
+	}
+	curl_easy_cleanup(c);
+	return rc;
+}
+
+int bv_download(const char *url, const char *path, size_t max, char sha256[65])
+{
+	FILE *f = fopen(path, "wbx"); /* x: never follow or reuse what is there */
+	if (!f)
+		return bv_fail(BV_ERUN, "cannot create %s: %s", path, strerror(errno));
+	sink s = {.f = f, .max = max, .md = EVP_MD_CTX_new()};
+	int rc = s.md ? transfer(url, &s) : bv_fail(BV_ERUN, "cannot start sha256");
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	if (rc == 0 && (!EVP_DigestFinal_ex(s.md, md, &mdlen) || mdlen != 32))
+		rc = bv_fail(BV_ERUN, "cannot compute sha256 of %s", url);
+	if (fclose(f) != 0 && rc == 0)
+		rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
+	EVP_MD_CTX_free(s.md);
+	if (rc) {
+		unlink(path);
+		return rc;
+	}
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(sha256 + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+int bv_download_mem(const char *url, size_t max, char **out, size_t *len)
+{
+	bv_buf b = BV_BUF_INIT;
+	sink s = {.b = &b, .max = max};
+	int rc = transfer(url, &s);
+	if (rc) {
+		bv_buf_free(&b);
+		*out = NULL;
+		return rc;
+	}
+	*len = b.len;
+	*out = bv_buf_detach(&b);
+	return 0;
+}
+
+void bv_url_scheme(const char *url, char out[16])
+{
+	size_t n = 0;
+	out[0] = '\0';
+	if (!isalpha((unsigned char)url[0]))
+		return;
+	while (n < 15 && (isalnum((unsigned char)url[n]) || url[n] == '+' || url[n] == '-' || url[n] == '.'))
+		n++;
+	if (url[n] != ':')
+		return;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (char)tolower((unsigned char)url[i]);
+	out[n] = '\0';
+}
+
+char *bv_url_join(const char *base, const char *ref)
+{
+	/* libcurl's URL parser resolves a reference against a base the way
+	 * RFC 3986 says, so "kernels-0.1.0.tar.gz" next to an index works for
+	 * http:// and file:// alike. */
+	CURLU *u = curl_url();
+	char *joined = NULL, *out = NULL;
+	if (!u) {
+		bv_fail(BV_ERUN, "cannot start libcurl's URL parser");
+		return NULL;
+	}
+	CURLUcode uc = curl_url_set(u, CURLUPART_URL, base, 0);
+	if (uc != CURLUE_OK)
+		bv_fail(BV_EINPUT, "'%s' is not a URL: %s", base, curl_url_strerror(uc));
+	else if ((uc = curl_url_set(u, CURLUPART_URL, ref, 0)) != CURLUE_OK)
+		bv_fail(BV_EINPUT, "'%s' is not a URL relative to %s: %s", ref, base, curl_url_strerror(uc));
+	else if ((uc = curl_url_get(u, CURLUPART_URL, &joined, 0)) != CURLUE_OK)
+		bv_fail(BV_EINPUT, "cannot join '%s' to %s: %s", ref, base, curl_url_strerror(uc));
+	else
+		out = bv_strdup(joined);
+	curl_free(joined);
+	curl_url_cleanup(u);
+	return out;
+}
