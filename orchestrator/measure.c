@@ -75,7 +75,9 @@ static cJSON *version_block(const bv_version *v)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "label", v->label);
 	cJSON_AddStringToObject(o, "name", v->name);
-	cJSON_AddStringToObject(o, "kind", v->kind == BV_VERSION_LOCAL ? "local" : "git");
+	cJSON_AddStringToObject(o, "kind", v->kind == BV_VERSION_LOCAL	  ? "local"
+					   : v->kind == BV_VERSION_RELEASE ? "release"
+									   : "git");
 	cJSON_AddStringToObject(o, "rule", v->rule);
 	if (v->kind == BV_VERSION_GIT)
 		cJSON_AddStringToObject(o, "commit", v->commit);
