@@ -37,7 +37,7 @@ deps:
 test-deps:
 	@scripts/deps.sh test
 
-build/%.o: %.c $(wildcard orchestrator/*.h harness/*.h)
+build/%.o: %.c $(wildcard orchestrator/*.h harness/*.h) harness/ops.def
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
@@ -72,7 +72,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/bench-versions/harness $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims
 	install -m 755 bin/bench-versions $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 bin/bv-runner $(DESTDIR)$(PREFIX)/libexec/bench-versions/
-	install -m 644 harness/plugin.c harness/plugin.h $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
+	install -m 644 harness/plugin.c harness/plugin.h harness/ops.def $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
 	install -m 644 compat/compat.json $(DESTDIR)$(PREFIX)/share/bench-versions/compat/
 	if [ -d compat/shims ]; then cp -r compat/shims/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims/; fi
 

@@ -16,14 +16,10 @@ static double ref_sqrt(double x) { return sqrt(x); }
 static double ref_exp(double x) { return exp(x); }
 static double ref_relu(double x) { return x > 0 ? x : 0; }
 
-/* Exact ops must be exact; transcendental ones may be a few ulp off (fast
- * vectorised versions are allowed 4, the accuracy target in kernels/). */
 static const bv_op_def unary_ops[] = {
-	{"abs", ref_abs, -100.0f, 100.0f, 0, 1},
-	{"neg", ref_neg, -100.0f, 100.0f, 0, 1},
-	{"sqrt", ref_sqrt, 0.0f, 1000.0f, 1, 1},
-	{"exp", ref_exp, -80.0f, 80.0f, 4, 10},
-	{"relu", ref_relu, -100.0f, 100.0f, 0, 1},
+#define BV_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, ref, lo, hi, ulp, flops},
+#include "ops.def"
+#undef BV_UNARY
 };
 
 static const char *const elementwise_backends[] = {"scalar", "simd", "cuda", NULL};

@@ -48,19 +48,16 @@ static int run_unary(const bv_call *c, const bv_args *a)
 	return from_status(kn_unary((kn_backend)c->backend, (kn_unary_op)c->op, a->x, a->y, a->n));
 }
 
-/* X(name, enum): the unary ops the harness knows. */
-#define BV_UNARY_OPS(X) X(abs, KN_ABS) X(neg, KN_NEG) X(sqrt, KN_SQRT) X(exp, KN_EXP) X(relu, KN_RELU)
-
 static int lookup_unary(const char *op, bv_call *out)
 {
-#define BV_TRY(name, id)                                                                           \
+#define BV_UNARY(name, kn, ref, lo, hi, ulp, flops)                                                \
 	if (strcmp(op, #name) == 0) {                                                              \
 		out->fn = run_unary;                                                               \
-		out->op = (int)(id);                                                               \
+		out->op = (int)(kn);                                                               \
 		return BV_OK;                                                                      \
 	}
-	BV_UNARY_OPS(BV_TRY)
-#undef BV_TRY
+#include "ops.def"
+#undef BV_UNARY
 	return BV_NA;
 }
 

@@ -51,7 +51,7 @@ static const char *compiler_version(void)
 	return version;
 }
 
-static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.h", NULL};
+static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.h", "harness/ops.def", NULL};
 static const char *const plugin_cflags[] = {"-std=c11", "-O2", "-fPIC", "-shared", NULL};
 
 static int append_file(bv_buf *b, const char *path)
