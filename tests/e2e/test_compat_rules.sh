@@ -68,7 +68,8 @@ check "the shared source copy is not patched" bash -c "grep -rqs '#error planted
 check "a comparison uses the patched 0.1.0: exit 0" test $rc -eq 0
 check "the comparison reuses the patched build" contains "$TMP/runerr" "build: 0\.1\.0 +cached, nothing rebuilt \(compat: unbreak-0\.1\.0\)"
 
-rules '{"id": "stale", "versions": "0.1.1", "patches": ["patches/stale.patch"]}'
+UNBREAK='{"id": "unbreak-0.1.0", "versions": "0.1.0", "patches": ["patches/unbreak-0.1.0.patch"]}'
+rules "$UNBREAK"', {"id": "stale", "versions": "0.1.1", "patches": ["patches/stale.patch"]}'
 "$BV" compat --build > "$TMP/b3" 2> "$TMP/e3"; rc=$?
 check "a patch that does not apply fails that version: exit 3" test $rc -eq 3
 check "it says which patch did not apply" contains "$TMP/b3" "applying compat patch .*/patches/stale\.patch failed"
