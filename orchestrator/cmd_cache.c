@@ -11,7 +11,8 @@
  * Trim removes entries older than --older-than, then the least recently used
  * until the cache fits --max-size.  A ".tmp-" entry younger than an hour is
  * another process's build or fetch in progress and is never removed (nor
- * counted as removable); an older one is a crashed run's leftover.  Entries
+ * counted as removable); an older one is a crashed run's leftover, removed
+ * by any trim.  Entries
  * appear by rename(), so removing one never leaves a half entry behind for a
  * reader: a later run simply builds it again.
  */
@@ -48,7 +49,7 @@ static void usage(FILE *out)
 		     "                (bytes, or with K, M, G, T); says what it removed\n"
 		     "  --dry-run     say what trim would remove, remove nothing\n\n"
 		     "Temporary entries (.tmp-*) younger than an hour belong to a run in progress\n"
-		     "and are kept.  cache: %s (BENCH_VERSIONS_CACHE, XDG_CACHE_HOME)\n",
+		     "and are kept; older ones are a crashed run's leftovers, removed by any trim.  cache: %s (BENCH_VERSIONS_CACHE, XDG_CACHE_HOME)\n",
 		     bv_cache_dir());
 }
 
@@ -224,7 +225,9 @@ int bv_cmd_cache(int argc, char **argv)
 		entry *e = &es[i];
 		if (e->busy)
 			continue;
-		int old = older_days >= 0 && difftime(now, e->mtime) > older_days * 86400;
+		/* An older .tmp- is a crashed run's leftover: always garbage. */
+		int old = (older_days >= 0 && difftime(now, e->mtime) > older_days * 86400) ||
+			  !strncmp(e->name, ".tmp-", 5);
 		int over = max_size >= 0 && total - freed > max_size;
 		if (!old && !over)
 			continue;
