@@ -49,7 +49,7 @@ static void usage(FILE *out)
 		     "                (bytes, or with K, M, G, T); says what it removed\n"
 		     "  --dry-run     say what trim would remove, remove nothing\n\n"
 		     "Temporary entries (.tmp-*) younger than an hour belong to a run in progress\n"
-		     "and are kept; older ones are a crashed run's leftovers, removed by any trim.  cache: %s (BENCH_VERSIONS_CACHE, XDG_CACHE_HOME)\n",
+		     "and are kept; older ones are a crashed run's leftovers, removed by any trim.\ncache: %s (BENCH_VERSIONS_CACHE, XDG_CACHE_HOME)\n",
 		     bv_cache_dir());
 }
 
