@@ -457,7 +457,7 @@ int bv_cmd_run(int argc, char **argv)
 		/* measure.c reports its own progress lines; until it takes a
 		 * bv_progress_fn, say up front how long it can take at most. */
 		double t0 = (double)time(NULL);
-		fprintf(stderr, "measure: %ld cells x %zu versions, at most about %.0fs (%.1fs budget per cell)\n",
+		fprintf(stderr, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%.1fs per cell)\n",
 			ncells, nnames, (double)ncells * mo.budget_s, mo.budget_s);
 		rc = bv_measure(vs, nnames, &mo, dir, &logs);
 		if (rc == 0)
