@@ -75,6 +75,7 @@ install: all
 	install -m 644 harness/plugin.c harness/plugin.h harness/ops.def $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
 	install -m 644 compat/compat.json $(DESTDIR)$(PREFIX)/share/bench-versions/compat/
 	if [ -d compat/shims ]; then cp -r compat/shims/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims/; fi
+	if [ -d compat/patches ]; then install -d $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches && cp -r compat/patches/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches/; fi
 
 clean:
 	rm -rf bin build tests/bin kernels/build

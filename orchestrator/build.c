@@ -9,16 +9,27 @@
  * renamed into place when complete, so the cache never holds half a build.
  *
  * The library is built through its own Makefile's contract (kernels/Makefile):
- * `make -C SRC BUILD=DIR lib` gives DIR/libkernels.a and DIR/link-flags.  The
+ * `make -C SRC BUILD=DIR lib` gives DIR/libkernels.a and DIR/link-flags, or
+ * through a compat rule's "build" recipe for releases that differ.  A rule's
+ * "patches" are applied to the build's own copy of the sources first (the
+ * shared copy in src/ stays as the tree has it); both are part of the key.
+ *
+ * Two processes may build the same key at once (two runs sharing a cache,
+ * two names for one tree in one run).  Each builds in its own temporary
+ * directory; the first rename wins and the loser, whose rename fails because
+ * the target exists, uses the winner's build.  A cache hit touches the
+ * build's directory, so its mtime is its last use (bench-versions cache).  The
  * archive is linked into the plugin with its symbols hidden (--exclude-libs)
  * and bound locally (-Bsymbolic), so several versions' copies of the same
  * function names coexist in one process.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -85,6 +96,10 @@ static int build_key(const bv_version *v, char out[41])
 		rc = append_file(&b, v->shims.includes[i]);
 	for (size_t i = 0; i < v->shims.ncflags; i++)
 		bv_buf_printf(&b, "flag %s\n", v->shims.cflags[i]);
+	for (size_t i = 0; i < v->shims.npatches && rc == 0; i++)
+		rc = append_file(&b, v->shims.patches[i]);
+	for (size_t i = 0; i < v->shims.nrecipe; i++)
+		bv_buf_printf(&b, "recipe %zu %s\n", strlen(v->shims.recipe[i]), v->shims.recipe[i]);
 	if (rc == 0)
 		bv_hash_bytes(b.s, b.len, out);
 	bv_buf_free(&b);
@@ -99,20 +114,72 @@ static void failed(bv_version *v, const char *step, const char *log)
 	free(tail);
 }
 
+/* One recipe argument with {src} and {build} replaced. */
+static char *expand(const char *arg, const char *src, const char *lib)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, "");
+	for (const char *p = arg; *p;) {
+		if (!strncmp(p, "{src}", 5))
+			bv_buf_puts(&b, src), p += 5;
+		else if (!strncmp(p, "{build}", 7))
+			bv_buf_puts(&b, lib), p += 7;
+		else
+			bv_buf_putn(&b, p++, 1);
+	}
+	return bv_buf_detach(&b);
+}
+
+/* Applies the compat patches to the build's copy of the sources, in order.
+ * GNU patch: --forward so an already-applied patch fails instead of being
+ * reversed, --batch so it never asks. */
+static int apply_patches(bv_version *v, const char *src, const char *log)
+{
+	for (size_t i = 0; i < v->shims.npatches; i++) {
+		char *argv[] = {"patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+				"-d", (char *)src, "-i", v->shims.patches[i], NULL};
+		int status = bv_run(argv, NULL, log);
+		if (status < 0)
+			return status;
+		if (status != 0) {
+			char *step = bv_asprintf("applying compat patch %s", v->shims.patches[i]);
+			failed(v, step, log);
+			free(step);
+			return 0;
+		}
+	}
+	return 0;
+}
+
 static int run_build(bv_version *v, const char *dir, const char *log)
 {
 	char *src = bv_asprintf("%s/src", dir);
 	char *lib = bv_asprintf("%s/lib", dir);
 	char *plugin = bv_asprintf("%s/plugin.so", dir);
 	int rc = bv_copy_tree(v->src_dir, src, NULL);
-	if (rc)
+	if (rc == 0)
+		rc = apply_patches(v, src, log);
+	if (rc || v->build_error)
 		goto out;
 
 	bv_strv make = BV_STRV_INIT;
-	bv_strv_push(&make, getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make");
-	bv_strv_pushf(&make, "-C%s", src);
-	bv_strv_pushf(&make, "BUILD=%s", lib);
-	bv_strv_push(&make, "lib");
+	if (v->shims.nrecipe) {
+		/* The recipe may expect the directory to exist, as make's does not. */
+		if ((rc = bv_mkdir_p(lib)) != 0) {
+			bv_strv_free(&make);
+			goto out;
+		}
+		for (size_t i = 0; i < v->shims.nrecipe; i++) {
+			char *arg = expand(v->shims.recipe[i], src, lib);
+			bv_strv_push(&make, arg);
+			free(arg);
+		}
+	} else {
+		bv_strv_push(&make, getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make");
+		bv_strv_pushf(&make, "-C%s", src);
+		bv_strv_pushf(&make, "BUILD=%s", lib);
+		bv_strv_push(&make, "lib");
+	}
 	int status = bv_run(make.v, NULL, log);
 	bv_strv_free(&make);
 	if (status < 0) {
@@ -120,7 +187,11 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 		goto out;
 	}
 	if (status != 0) {
-		failed(v, "building the library (make lib)", log);
+		char *step = v->shims.nrecipe ? bv_asprintf("building the library (compat recipe of rule %s)",
+							    v->shims.recipe_rule)
+					      : bv_strdup("building the library (make lib)");
+		failed(v, step, log);
+		free(step);
 		goto out;
 	}
 
@@ -192,7 +263,10 @@ int bv_build(bv_version *v)
 	char *final = bv_asprintf("%s/%s", root, key);
 	char *plugin = bv_asprintf("%s/plugin.so", final);
 	v->build_key = bv_strdup(key);
+	if (v->src_dir)
+		utimensat(AT_FDCWD, v->src_dir, NULL, 0); /* last use, for cache trim */
 	if (bv_exists(plugin)) {
+		utimensat(AT_FDCWD, final, NULL, 0);
 		v->cached = 1;
 		v->plugin = plugin;
 		free(root);
@@ -204,18 +278,46 @@ int bv_build(bv_version *v)
 		free(root), free(final), free(plugin);
 		return bv_fail_context(BV_ERUN, "building %s", v->name);
 	}
-	/* The log lives beside the build, not in it, so it survives a failure. */
+	/* The log is written inside the temporary directory (a concurrent build
+	 * of the same key has its own) and moved beside the build when done, so
+	 * it survives a failure. */
+	char *tmplog = bv_asprintf("%s.log", tmp);
 	char *log = bv_asprintf("%s/%s.log", root, key);
-	unlink(log);
-	rc = run_build(v, tmp, log);
+	rc = run_build(v, tmp, tmplog);
+	if (bv_exists(tmplog) && rename(tmplog, log) == 0 && v->build_error) {
+		/* The message names the log where it now lies. */
+		char *msg = v->build_error;
+		bv_buf b = BV_BUF_INIT;
+		for (const char *p = msg, *hit; *p; p = hit + strlen(tmplog)) {
+			if (!(hit = strstr(p, tmplog))) {
+				bv_buf_puts(&b, p);
+				break;
+			}
+			bv_buf_putn(&b, p, (size_t)(hit - p));
+			bv_buf_puts(&b, log);
+		}
+		v->build_error = bv_buf_detach(&b);
+		free(msg);
+	}
+	unlink(tmplog);
+	free(tmplog);
 	free(log);
 	if (rc == 0 && !v->build_error) {
 		char *srcdir = bv_asprintf("%s/src", tmp);
 		bv_rm_rf(srcdir); /* the sources stay in src/; the build needs only its outputs */
 		free(srcdir);
-		if (rename(tmp, final) != 0 && !bv_exists(plugin))
-			rc = bv_fail(BV_ERUN, "cannot move build %s into place: %s", final, strerror(errno));
-		v->plugin = bv_strdup(plugin);
+		/* rename() of a directory onto a non-empty one fails with EEXIST or
+		 * ENOTEMPTY: another process finished the same key first.  Its build
+		 * is the same build; use it. */
+		if (rename(tmp, final) != 0) {
+			int e = errno;
+			if ((e == EEXIST || e == ENOTEMPTY) && bv_exists(plugin))
+				utimensat(AT_FDCWD, final, NULL, 0);
+			else
+				rc = bv_fail(BV_ERUN, "cannot move build %s into place: %s", final, strerror(e));
+		}
+		if (rc == 0)
+			v->plugin = bv_strdup(plugin);
 	}
 	bv_rm_rf(tmp);
 	free(tmp);

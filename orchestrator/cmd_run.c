@@ -3,17 +3,27 @@
  *
  * Drives every version through the stages (stages.h), then merges the logs
  * and exports the table.  Progress goes to stderr, the table to stdout.
+ *
+ * Versions fetch and build independently, so they do it in parallel: one
+ * child process per version (at most --jobs at once), each reporting its
+ * result back through a pipe.  Processes rather than threads because the
+ * stages keep per-process state (the compiler version, libgit2's handles)
+ * and a crash in one build cannot take the others down.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
+#include "progress.h"
 #include "stages.h"
 
 static void usage(FILE *out)
@@ -47,8 +57,10 @@ static void usage(FILE *out)
 		"  --format F       output format: %s (default table)\n"
 		"  --units U        results as time, rate (GB/s or GFLOP/s) or peak (%% of this\n"
 		"                   machine's calibrated bandwidth or FLOPs); default time\n"
-		"  --results DIR    where logs go (default results/ of this checkout)\n\n"
-		"environment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE, XDG_CACHE_HOME, CC\n"
+		"  --results DIR    where logs go (default results/ of this checkout)\n"
+		"  --jobs N         versions fetched and built at once (default: the CPU count)\n\n"
+		"environment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
+		"             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal)\n"
 		"exit codes: 0 success, 2 usage or input error, 3 a build or run failed\n",
 		bv_exporter_names());
 }
@@ -81,10 +93,217 @@ static char *results_dir(const char *root)
 	}
 }
 
+/* The line said when a version's build is done. */
+static char *build_line(const bv_version *v)
+{
+	if (v->build_error)
+		return bv_asprintf("build: %-12s %s: %s", v->name, bv_progress_paint("31", "FAILED"), v->build_error);
+	bv_buf shims = BV_BUF_INIT;
+	for (size_t k = 0; k < v->shims.nrules; k++)
+		bv_buf_printf(&shims, "%s%s", k ? ", " : "", v->shims.rules[k]);
+	char *line = bv_asprintf("build: %-12s %s (compat: %s)", v->name,
+				 v->cached ? "cached, nothing rebuilt" : "built", shims.s ? shims.s : "none");
+	bv_buf_free(&shims);
+	return line;
+}
+
+/* One version's fetch and build, in this process. */
+static int fetch_build(bv_repo *repo, bv_version *v)
+{
+	int rc = bv_fetch(repo, v);
+	return rc ? rc : bv_build(v);
+}
+
+/* A child's report: the fields fetch and build fill, each as a presence
+ * byte and a NUL-terminated string, after the return code and message. */
+static void put_field(bv_buf *b, const char *s)
+{
+	bv_buf_putn(b, s ? "1" : "0", 1);
+	bv_buf_putn(b, s ? s : "", (s ? strlen(s) : 0) + 1);
+}
+
+static int get_field(const char **p, const char *end, char **out)
+{
+	if (*p >= end)
+		return 0;
+	int present = **p == '1';
+	const char *s = *p + 1;
+	const char *nul = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
+	if (!nul)
+		return 0;
+	*out = present ? bv_strdup(s) : NULL;
+	*p = nul + 1;
+	return 1;
+}
+
+static void child_report(bv_repo *repo, bv_version *v, int fd)
+{
+	int rc = fetch_build(repo, v);
+	bv_buf b = BV_BUF_INIT;
+	char code[16];
+	snprintf(code, sizeof(code), "%d", rc);
+	put_field(&b, code);
+	put_field(&b, rc ? bv_error_last() : NULL);
+	put_field(&b, v->src_dir);
+	put_field(&b, v->build_key);
+	put_field(&b, v->plugin);
+	put_field(&b, v->cached ? "1" : "0");
+	put_field(&b, v->build_error);
+	for (size_t off = 0; off < b.len;) {
+		ssize_t w = write(fd, b.s + off, b.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(1);
+		off += (size_t)w;
+	}
+	_exit(0); /* no atexit handlers, no flushing of the parent's buffers */
+}
+
+/* Reads a finished child's report into v; returns its rc (message set). */
+static int child_collect(int fd, int status, bv_version *v)
+{
+	bv_buf b = BV_BUF_INIT;
+	char chunk[4096];
+	ssize_t n;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		bv_buf_putn(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	char *code = NULL, *msg = NULL, *cached = NULL;
+	const char *p = b.s, *end = b.s + b.len;
+	int rc = 0;
+	if (b.len && get_field(&p, end, &code) && get_field(&p, end, &msg) && get_field(&p, end, &v->src_dir) &&
+	    get_field(&p, end, &v->build_key) && get_field(&p, end, &v->plugin) && get_field(&p, end, &cached) &&
+	    get_field(&p, end, &v->build_error)) {
+		rc = code ? atoi(code) : BV_ERUN;
+		v->cached = cached && cached[0] == '1';
+		if (rc)
+			bv_fail(rc, "%s", msg ? msg : "unknown error");
+	} else if (!v->build_error) {
+		/* A build that crashes its process is that version's failure only. */
+		v->build_error = WIFSIGNALED(status)
+					 ? bv_asprintf("the build process died of signal %d", WTERMSIG(status))
+					 : bv_asprintf("the build process exited %d without a report",
+						       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	free(code), free(msg), free(cached);
+	bv_buf_free(&b);
+	return rc;
+}
+
+/* fetch + build for every version, at most jobs at once.  A version that
+ * fails to build is reported (with its log's tail) and the others go on; an
+ * error (nothing can be built) starts no more builds and is returned once the
+ * running ones are done. */
+static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, size_t n, int jobs, int *failures)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		bv_semver sv;
+		if (bv_semver_parse(vs[i].kernel_version, &sv) == 0)
+			rc = bv_compat_match(compat, &sv, &vs[i].shims);
+	}
+	if (rc)
+		return rc;
+	bv_progress *pg = bv_progress_new("build", n);
+	if (jobs <= 1 || n == 1) {
+		for (size_t i = 0; rc == 0 && i < n; i++) {
+			bv_progress_begin(pg, vs[i].name);
+			rc = fetch_build(repo, &vs[i]);
+			if (rc == 0) {
+				char *line = build_line(&vs[i]);
+				*failures += vs[i].build_error != NULL;
+				bv_progress_done(pg, vs[i].name, line);
+				free(line);
+			}
+		}
+		bv_progress_end(pg);
+		return rc;
+	}
+	pid_t *pids = calloc(n, sizeof(pid_t));
+	int *fds = calloc(n, sizeof(int));
+	char *first_error = NULL;
+	size_t next = 0, running = 0;
+	while ((next < n && rc == 0) || running) {
+		if (next < n && rc == 0 && running < (size_t)jobs) {
+			int pfd[2];
+			if (pipe2(pfd, O_CLOEXEC) != 0) {
+				rc = bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
+				first_error = bv_strdup(bv_error_last());
+				continue;
+			}
+			fflush(stdout), fflush(stderr);
+			pid_t pid = fork();
+			if (pid < 0) {
+				close(pfd[0]), close(pfd[1]);
+				rc = bv_fail(BV_ERUN, "fork: %s", strerror(errno));
+				first_error = bv_strdup(bv_error_last());
+				continue;
+			}
+			if (pid == 0) {
+				close(pfd[0]);
+				child_report(repo, &vs[next], pfd[1]);
+			}
+			close(pfd[1]);
+			pids[next] = pid, fds[next] = pfd[0];
+			bv_progress_begin(pg, vs[next].name);
+			next++, running++;
+			continue;
+		}
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!rc) {
+				rc = bv_fail(BV_ERUN, "waiting for builds: %s", strerror(errno));
+				first_error = bv_strdup(bv_error_last());
+			}
+			break;
+		}
+		size_t i;
+		for (i = 0; i < next && pids[i] != pid; i++)
+			;
+		if (i == next)
+			continue; /* not one of ours */
+		pids[i] = 0, running--;
+		int crc = child_collect(fds[i], status, &vs[i]);
+		if (crc) {
+			if (!rc) {
+				rc = crc;
+				first_error = bv_strdup(bv_error_last());
+			}
+			char *line = bv_asprintf("build: %-12s stopped: %s", vs[i].name, bv_error_last());
+			bv_progress_done(pg, vs[i].name, line);
+			free(line);
+			continue;
+		}
+		char *line = build_line(&vs[i]);
+		*failures += vs[i].build_error != NULL;
+		bv_progress_done(pg, vs[i].name, line);
+		free(line);
+	}
+	bv_progress_end(pg);
+	if (rc)
+		bv_fail(rc, "%s", first_error);
+	free(first_error);
+	free(pids);
+	free(fds);
+	return rc;
+}
+
 int bv_cmd_run(int argc, char **argv)
+
 {
 	bv_measure_opts mo = {0};
 	int processes = 0, rounds = 0, min_p = 0, max_p = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = ncpu > 0 ? (int)ncpu : 1;
 	double threshold = 0.01, budget = 0;
 	mo.pin = -1, mo.threads = 1, mo.timeout_s = 60;
 	const char *format = "table", *results_root = NULL, *units = "time";
@@ -135,6 +354,8 @@ int bv_cmd_run(int argc, char **argv)
 		else if (!strcmp(a, "--pin") && parse_int(val, 0, 1 << 30, &mo.pin) == 0)
 			;
 		else if (!strcmp(a, "--threads") && parse_int(val, 1, 1024, &mo.threads) == 0)
+			;
+		else if (!strcmp(a, "--jobs") && parse_int(val, 1, 1024, &jobs) == 0)
 			;
 		else if (!strcmp(a, "--rounds") && parse_int(val, 1, 100000, &rounds) == 0)
 			;
@@ -218,33 +439,11 @@ int bv_cmd_run(int argc, char **argv)
 							   : vs[i].commit,
 			vs[i].kernel_version, vs[i].rule);
 	}
-	if (rc == 0) {
-		char *path = bv_asprintf("%s/compat/compat.json", bv_home());
-		rc = bv_compat_load(path, &compat);
-		free(path);
-	}
+	if (rc == 0)
+		rc = bv_compat_load(bv_compat_path(), &compat);
 	int build_failures = 0;
-	for (size_t i = 0; rc == 0 && i < nnames; i++) {
-		rc = bv_fetch(repo, &vs[i]);
-		bv_semver sv;
-		if (rc == 0 && bv_semver_parse(vs[i].kernel_version, &sv) == 0)
-			rc = bv_compat_match(compat, &sv, &vs[i].shims);
-		if (rc == 0) {
-			rc = bv_build(&vs[i]);
-			if (rc == 0 && vs[i].build_error) {
-				build_failures++;
-				fprintf(stderr, "build: %-12s FAILED: %s\n", vs[i].name, vs[i].build_error);
-			} else if (rc == 0) {
-				bv_buf shims = BV_BUF_INIT;
-				for (size_t k = 0; k < vs[i].shims.nrules; k++)
-					bv_buf_printf(&shims, "%s%s", k ? ", " : "", vs[i].shims.rules[k]);
-				fprintf(stderr, "build: %-12s %s (compat: %s)\n", vs[i].name,
-					vs[i].cached ? "cached, nothing rebuilt" : "built",
-					shims.s ? shims.s : "none");
-				bv_buf_free(&shims);
-			}
-		}
-	}
+	if (rc == 0)
+		rc = build_all(repo, compat, vs, nnames, jobs, &build_failures);
 	if (rc == 0) {
 		char *root = results_root ? bv_strdup(results_root) : bv_asprintf("%s/results", bv_home());
 		dir = results_dir(root);
@@ -259,7 +458,14 @@ int bv_cmd_run(int argc, char **argv)
 		snprintf(threads, sizeof(threads), "%d", mo.threads);
 		setenv("OPENBLAS_NUM_THREADS", threads, 1);
 		setenv("OMP_NUM_THREADS", threads, 1);
+		/* measure.c reports its own progress lines; until it takes a
+		 * bv_progress_fn, say up front how long it can take at most. */
+		double t0 = (double)time(NULL);
+		fprintf(stderr, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%.1fs per cell)\n",
+			ncells, nnames, (double)ncells * mo.budget_s, mo.budget_s);
 		rc = bv_measure(vs, nnames, &mo, dir, &logs);
+		if (rc == 0)
+			fprintf(stderr, "measure: done in %.0fs\n", (double)time(NULL) - t0);
 	}
 	if (rc == 0) {
 		bv_table table;

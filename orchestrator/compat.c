@@ -9,19 +9,38 @@
  *     "rules": [ { "id": "kernels-0.1", "versions": "0.1.x",
  *                  "include": "shims/kernels-0.1.h",
  *                  "defines": { "NAME": "VALUE" }, "cflags": [ "-O2" ],
+ *                  "patches": [ "patches/fix.patch" ],
+ *                  "build": [ "make", "-C", "{src}", "BUILD={build}", "lib" ],
  *                  "note": "why this rule exists" } ] }
+ *
+ * "patches" are unified diffs applied (patch -p1) to the build's own copy of
+ * the sources, never to the shared source cache; "build" replaces the
+ * library's build command (docs/compat.md).
  *
  * The file is trusted no more than any other input: unknown keys, wrong
  * types, paths leaving compat/ and malformed ranges are errors naming the
- * file and the rule.
+ * file and the rule.  BENCH_VERSIONS_COMPAT names another compat.json (tests,
+ * a project's own shims).
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
 #include "json.h"
 #include "stages.h"
+
+const char *bv_compat_path(void)
+{
+	static char *path;
+	const char *env = getenv("BENCH_VERSIONS_COMPAT");
+	if (env && *env)
+		return env;
+	if (!path)
+		path = bv_asprintf("%s/compat/compat.json", bv_home());
+	return path;
+}
 
 struct bv_compat {
 	char *path; /* compat.json */
@@ -55,10 +74,46 @@ static int printable_word(const char *s)
 	return 1;
 }
 
+/* A file named by a rule must stay inside compat/ (the directory of
+ * compat.json), also through symlinks, and exist as a regular file. */
+static const char *inside_check(const bv_compat *c, const char *rel)
+{
+	if (!printable_word(rel) || rel[0] == '/' || strstr(rel, ".."))
+		return "must be a path inside compat/";
+	char *full = bv_asprintf("%s/%s", c->dir, rel);
+	char real[PATH_MAX], dreal[PATH_MAX];
+	const char *why = NULL;
+	if (!bv_exists(full))
+		why = "names a file that does not exist";
+	else if (!realpath(full, real) || !realpath(c->dir, dreal) || strncmp(real, dreal, strlen(dreal)) != 0 ||
+		 real[strlen(dreal)] != '/')
+		why = "must be a path inside compat/";
+	else if (bv_is_dir(full))
+		why = "names a directory, not a file";
+	free(full);
+	return why;
+}
+
+/* A recipe argument may hold spaces (one argv entry each), but no control
+ * characters, and only the placeholders bv_build knows. */
+static const char *recipe_arg_check(const char *s)
+{
+	if (!*s)
+		return "each \"build\" argument must be a non-empty string";
+	for (const char *p = s; *p; p++) {
+		if (iscntrl((unsigned char)*p))
+			return "a \"build\" argument contains a control character";
+		if (*p == '{' && strncmp(p, "{src}", 5) != 0 && strncmp(p, "{build}", 7) != 0)
+			return "unknown placeholder in \"build\" (known: {src}, {build})";
+	}
+	return NULL;
+}
+
 /* Checks one rule completely, so a bad file fails at load, not mid-run. */
 static int check_rule(const bv_compat *c, int i, const cJSON *r)
 {
-	static const char *const known[] = {"id", "versions", "include", "defines", "cflags", "note", NULL};
+	static const char *const known[] = {"id", "versions", "include", "defines", "cflags", "patches",
+					    "build", "note", NULL};
 	if (!cJSON_IsObject(r))
 		return rule_error(c, i, NULL, "expected an object");
 	const char *id = bv_json_str(r, "id");
@@ -70,7 +125,7 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 			ok |= strcmp(m->string, known[k]) == 0;
 		if (!ok) {
 			char msg[160];
-			snprintf(msg, sizeof(msg), "unknown key \"%.64s\" (known: id, versions, include, defines, cflags, note)", m->string);
+			snprintf(msg, sizeof(msg), "unknown key \"%.64s\" (known: id, versions, include, defines, cflags, patches, build, note)", m->string);
 			return rule_error(c, i, id, msg);
 		}
 	}
@@ -81,16 +136,46 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 	char err[200];
 	if (bv_semver_satisfies(&probe, range, err, sizeof(err)) < 0)
 		return rule_error(c, i, id, err);
+	char msg[200];
 	const cJSON *inc = cJSON_GetObjectItemCaseSensitive(r, "include");
 	if (inc) {
-		if (!cJSON_IsString(inc) || !printable_word(inc->valuestring) ||
-		    inc->valuestring[0] == '/' || strstr(inc->valuestring, ".."))
+		if (!cJSON_IsString(inc))
 			return rule_error(c, i, id, "\"include\" must be a path inside compat/");
-		char *full = bv_asprintf("%s/%s", c->dir, inc->valuestring);
-		int exists = bv_exists(full);
-		free(full);
-		if (!exists)
-			return rule_error(c, i, id, "\"include\" names a file that does not exist");
+		const char *why = inside_check(c, inc->valuestring);
+		if (why) {
+			snprintf(msg, sizeof(msg), "\"include\" %s", why);
+			return rule_error(c, i, id, msg);
+		}
+	}
+	const cJSON *patches = cJSON_GetObjectItemCaseSensitive(r, "patches");
+	if (patches) {
+		if (!cJSON_IsArray(patches))
+			return rule_error(c, i, id, "\"patches\" must be an array of paths inside compat/");
+		for (const cJSON *p = patches->child; p; p = p->next) {
+			if (!cJSON_IsString(p))
+				return rule_error(c, i, id, "\"patches\" must be an array of paths inside compat/");
+			const char *why = inside_check(c, p->valuestring);
+			if (why) {
+				snprintf(msg, sizeof(msg), "patch \"%.64s\" %s", p->valuestring, why);
+				return rule_error(c, i, id, msg);
+			}
+		}
+	}
+	const cJSON *recipe = cJSON_GetObjectItemCaseSensitive(r, "build");
+	if (recipe) {
+		if (!cJSON_IsArray(recipe) || !recipe->child)
+			return rule_error(c, i, id, "\"build\" must be a non-empty array of strings (a command's argv)");
+		int has_build = 0;
+		for (const cJSON *a = recipe->child; a; a = a->next) {
+			if (!cJSON_IsString(a))
+				return rule_error(c, i, id, "\"build\" must be a non-empty array of strings (a command's argv)");
+			const char *why = recipe_arg_check(a->valuestring);
+			if (why)
+				return rule_error(c, i, id, why);
+			has_build |= strstr(a->valuestring, "{build}") != NULL;
+		}
+		if (!has_build)
+			return rule_error(c, i, id, "\"build\" must pass {build}: the directory that receives libkernels.a");
 	}
 	const cJSON *defs = cJSON_GetObjectItemCaseSensitive(r, "defines");
 	if (defs) {
@@ -175,6 +260,21 @@ int bv_compat_match(const bv_compat *c, const bv_semver *kv, bv_shims *out)
 		const cJSON *flags = cJSON_GetObjectItemCaseSensitive(r, "cflags");
 		for (const cJSON *f = flags ? flags->child : NULL; f; f = f->next)
 			push(&out->cflags, &out->ncflags, bv_strdup(f->valuestring));
+		const cJSON *patches = cJSON_GetObjectItemCaseSensitive(r, "patches");
+		for (const cJSON *p = patches ? patches->child : NULL; p; p = p->next)
+			push(&out->patches, &out->npatches, bv_asprintf("%s/%s", c->dir, p->valuestring));
+		/* One command builds the library: the last matching rule's wins. */
+		const cJSON *recipe = cJSON_GetObjectItemCaseSensitive(r, "build");
+		if (recipe) {
+			for (size_t k = 0; k < out->nrecipe; k++)
+				free(out->recipe[k]);
+			free(out->recipe);
+			out->recipe = NULL, out->nrecipe = 0;
+			for (const cJSON *a = recipe->child; a; a = a->next)
+				push(&out->recipe, &out->nrecipe, bv_strdup(a->valuestring));
+			free(out->recipe_rule);
+			out->recipe_rule = bv_strdup(bv_json_str(r, "id"));
+		}
 	}
 	return 0;
 }
@@ -201,5 +301,8 @@ void bv_shims_free(bv_shims *s)
 	free_list(s->rules, s->nrules);
 	free_list(s->includes, s->nincludes);
 	free_list(s->cflags, s->ncflags);
+	free_list(s->patches, s->npatches);
+	free_list(s->recipe, s->nrecipe);
+	free(s->recipe_rule);
 	memset(s, 0, sizeof(*s));
 }

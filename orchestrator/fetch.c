@@ -103,8 +103,14 @@ int bv_fetch(bv_repo *r, bv_version *v)
 				rc = bv_copy_tree(bv_repo_kernel_dir(r), tmp, bv_local_skip);
 			else
 				rc = export_tree(r, v->tree, tmp);
-			if (rc == 0 && rename(tmp, final) != 0 && !bv_is_dir(final))
-				rc = bv_fail(BV_ERUN, "cannot move %s into place: %s", final, strerror(errno));
+			/* A rename onto a non-empty directory fails (EEXIST or ENOTEMPTY):
+			 * another process wrote the same tree first, and its copy is
+			 * this one; use it.  Any other failure is an error. */
+			if (rc == 0 && rename(tmp, final) != 0) {
+				int e = errno;
+				if (!((e == EEXIST || e == ENOTEMPTY) && bv_is_dir(final)))
+					rc = bv_fail(BV_ERUN, "cannot move %s into place: %s", final, strerror(e));
+			}
 			bv_rm_rf(tmp); /* gone already after a rename; a loser's copy otherwise */
 			free(tmp);
 		}

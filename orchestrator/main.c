@@ -19,6 +19,8 @@ static const struct {
 } commands[] = {
 	{"run", bv_cmd_run, "compare versions (the default: bench-versions V1 V2 ...)"},
 	{"list", bv_cmd_list, "list benches, backends or versions"},
+	{"compat", bv_cmd_compat, "versions in reach, their compat rules, whether they build"},
+	{"cache", bv_cmd_cache, "show or trim the build cache"},
 };
 
 static void usage(FILE *out)

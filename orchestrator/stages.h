@@ -25,9 +25,17 @@ typedef struct bv_shims {
 	size_t nincludes;
 	char **cflags;   /* extra flags, defines as -DNAME=VALUE */
 	size_t ncflags;
+	char **patches;  /* unified diffs applied (-p1) to a copy of the sources (absolute) */
+	size_t npatches;
+	char **recipe;   /* the library's build command, {src} and {build} unexpanded;
+			  * NULL: make -C {src} BUILD={build} lib */
+	size_t nrecipe;
+	char *recipe_rule; /* id of the rule whose "build" applies */
 } bv_shims;
 
 typedef struct bv_compat bv_compat;
+/* $BENCH_VERSIONS_COMPAT, else compat/compat.json under bv_home(). */
+const char *bv_compat_path(void);
 int bv_compat_load(const char *path, bv_compat **out);
 /* Everything that applies to a tree whose VERSION reads kernel_version. */
 int bv_compat_match(const bv_compat *c, const bv_semver *kernel_version, bv_shims *out);

@@ -1,6 +1,7 @@
 /* test_compat.c - compat.json: rules that apply, and files that are refused. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "stages.h"
@@ -13,6 +14,14 @@ static int load(const char *json, bv_compat **c, char **dir)
 	bv_mkdir_p(shims);
 	test_write(shims, "old.h", "#define X 1\n");
 	free(shims);
+	char *patches = bv_asprintf("%s/patches", *dir);
+	bv_mkdir_p(patches);
+	test_write(patches, "fix.patch", "--- a/x\n+++ b/x\n");
+	/* A link out of compat/ must be refused like a path that says so. */
+	char *link = bv_asprintf("%s/escape.patch", patches);
+	assert_int_equal(symlink("/etc/hostname", link), 0);
+	free(link);
+	free(patches);
 	test_write(*dir, "compat.json", json);
 	char *path = bv_asprintf("%s/compat.json", *dir);
 	int rc = bv_compat_load(path, c);
@@ -53,6 +62,47 @@ static void matching_rules_give_includes_and_flags(void **state)
 	free(dir);
 }
 
+static void patches_and_recipes_apply_to_their_range(void **state)
+{
+	(void)state;
+	bv_compat *c;
+	char *dir;
+	assert_int_equal(load("{\"schema_version\":1,\"rules\":["
+			      "{\"id\":\"fix\",\"versions\":\"0.1.x\",\"patches\":[\"patches/fix.patch\"],"
+			      "\"build\":[\"make\",\"-C\",\"{src}\",\"BUILD={build}\",\"CUDA=0\",\"lib\"]},"
+			      "{\"id\":\"late\",\"versions\":\"0.1.2\",\"build\":[\"sh\",\"{src}/b.sh\",\"{build}\"]}]}",
+			      &c, &dir),
+			 0);
+	bv_semver v;
+	bv_shims s;
+	bv_semver_parse("0.1.0", &v);
+	assert_int_equal(bv_compat_match(c, &v, &s), 0);
+	assert_int_equal(s.npatches, 1);
+	assert_non_null(strstr(s.patches[0], "/patches/fix.patch"));
+	assert_int_equal(s.nrecipe, 6);
+	assert_string_equal(s.recipe[2], "{src}"); /* expanded by build.c, per build */
+	assert_string_equal(s.recipe_rule, "fix");
+	bv_shims_free(&s);
+	/* Two rules with a recipe: the last one that matches builds. */
+	bv_semver_parse("0.1.2", &v);
+	bv_compat_match(c, &v, &s);
+	assert_int_equal(s.nrules, 2);
+	assert_int_equal(s.npatches, 1);
+	assert_int_equal(s.nrecipe, 3);
+	assert_string_equal(s.recipe[0], "sh");
+	assert_string_equal(s.recipe_rule, "late");
+	bv_shims_free(&s);
+	bv_semver_parse("0.2.0", &v);
+	bv_compat_match(c, &v, &s);
+	assert_int_equal(s.nrules, 0);
+	assert_int_equal(s.npatches, 0);
+	assert_null(s.recipe);
+	bv_shims_free(&s);
+	bv_compat_free(c);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
 /* Each bad file must be refused with a message naming the file and the fault. */
 static void hostile_files_are_refused_with_reasons(void **state)
 {
@@ -76,6 +126,22 @@ static void hostile_files_are_refused_with_reasons(void **state)
 		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"defines\":{\"X\":\"a b\"}}]}", "without spaces"},
 		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"cflags\":[\"O2\"]}]}", "starting with '-'"},
 		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"patchez\":[]}]}", "unknown key \"patchez\""},
+#define R(x) "{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\"," x "}]}"
+		{R("\"patches\":\"patches/fix.patch\""), "\"patches\" must be an array"},
+		{R("\"patches\":[1]"), "\"patches\" must be an array"},
+		{R("\"patches\":[\"patches/none.patch\"]"), "does not exist"},
+		{R("\"patches\":[\"../patches/fix.patch\"]"), "inside compat/"},
+		{R("\"patches\":[\"/etc/hostname\"]"), "inside compat/"},
+		{R("\"patches\":[\"patches/escape.patch\"]"), "inside compat/"},
+		{R("\"patches\":[\"patches\"]"), "directory"},
+		{R("\"build\":\"make lib\""), "non-empty array"},
+		{R("\"build\":[]"), "non-empty array"},
+		{R("\"build\":[\"make\",2]"), "non-empty array"},
+		{R("\"build\":[\"make\",\"\",\"{build}\"]"), "non-empty string"},
+		{R("\"build\":[\"make\",\"-C\",\"{source}\",\"BUILD={build}\"]"), "unknown placeholder"},
+		{R("\"build\":[\"make\",\"-C\",\"{src}\",\"lib\"]"), "must pass {build}"},
+		{R("\"build\":[\"make\",\"a\\nb\",\"{build}\"]"), "control character"},
+#undef R
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		bv_compat *c = NULL;
@@ -109,6 +175,7 @@ int test_compat(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(matching_rules_give_includes_and_flags),
+		cmocka_unit_test(patches_and_recipes_apply_to_their_range),
 		cmocka_unit_test(hostile_files_are_refused_with_reasons),
 		cmocka_unit_test(deep_nesting_is_refused_not_a_crash),
 	};

@@ -1,0 +1,250 @@
+/*
+ * cmd_cache.c - bench-versions cache [show|trim]: what the cache holds and
+ * making it smaller.
+ *
+ * The cache (bv_cache_dir()) has four areas: src/ (library trees by tree
+ * id), builds/ (plugins by build key, and their logs), repos/ and machine/
+ * (this machine's calibration).  Each top-level entry of an area is one unit:
+ * shown with its size and last use, removed whole.  Last use is the entry's
+ * mtime: build.c touches a build and its sources whenever a run uses them.
+ *
+ * Trim removes entries older than --older-than, then the least recently used
+ * until the cache fits --max-size.  A ".tmp-" entry younger than an hour is
+ * another process's build or fetch in progress and is never removed (nor
+ * counted as removable); an older one is a crashed run's leftover, removed
+ * by any trim.  Entries
+ * appear by rename(), so removing one never leaves a half entry behind for a
+ * reader: a later run simply builds it again.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <dirent.h>
+
+#include "cli.h"
+#include "common.h"
+
+static const char *const areas[] = {"src", "builds", "repos", "machine", NULL};
+
+#define TMP_GRACE_S 3600.0
+
+typedef struct entry {
+	char *area, *name, *path;
+	double size;  /* bytes */
+	time_t mtime; /* last use */
+	int busy;     /* a young .tmp-: being written now */
+} entry;
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: bench-versions cache [show|trim] [--older-than DAYS] [--max-size SIZE] [--dry-run]\n\n"
+		     "  show          every entry of src/, builds/, repos/ and machine/ with its size\n"
+		     "                and last use, and the total (the default)\n"
+		     "  trim          remove entries unused for more than --older-than DAYS, then the\n"
+		     "                least recently used until the cache is under --max-size SIZE\n"
+		     "                (bytes, or with K, M, G, T); says what it removed\n"
+		     "  --dry-run     say what trim would remove, remove nothing\n\n"
+		     "Temporary entries (.tmp-*) younger than an hour belong to a run in progress\n"
+		     "and are kept; older ones are a crashed run's leftovers, removed by any trim.\ncache: %s (BENCH_VERSIONS_CACHE, XDG_CACHE_HOME)\n",
+		     bv_cache_dir());
+}
+
+static double tree_bytes;
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path, (void)flag, (void)ftw;
+	if (S_ISREG(st->st_mode))
+		tree_bytes += (double)st->st_size;
+	return 0;
+}
+
+static double size_of(const char *path)
+{
+	tree_bytes = 0;
+	nftw(path, add_size, 16, FTW_PHYS);
+	return tree_bytes;
+}
+
+static const char *human(double bytes, char *buf, size_t n)
+{
+	const char *units = "BKMGT";
+	int u = 0;
+	while (bytes >= 1024 && u < 4)
+		bytes /= 1024, u++;
+	if (u == 0)
+		snprintf(buf, n, "%.0fB", bytes);
+	else
+		snprintf(buf, n, "%.1f%c", bytes, units[u]);
+	return buf;
+}
+
+static const char *ago(time_t t, time_t now, char *buf, size_t n)
+{
+	double s = difftime(now, t);
+	if (s < 120)
+		snprintf(buf, n, "%.0fs ago", s < 0 ? 0 : s);
+	else if (s < 7200)
+		snprintf(buf, n, "%.0f min ago", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(buf, n, "%.0f h ago", s / 3600);
+	else
+		snprintf(buf, n, "%.0f days ago", s / 86400);
+	return buf;
+}
+
+static int parse_size(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0)
+		return -1;
+	double mul = 1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1024.0, end++; break;
+	case 'm': case 'M': mul = 1024.0 * 1024, end++; break;
+	case 'g': case 'G': mul = 1024.0 * 1024 * 1024, end++; break;
+	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024, end++; break;
+	default: break;
+	}
+	if (!strcmp(end, "iB") || !strcmp(end, "B"))
+		end += strlen(end);
+	if (*end)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+static int by_mtime(const void *a, const void *b)
+{
+	const entry *x = a, *y = b;
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+/* Every top-level entry of every area, least recently used first. */
+static entry *scan(size_t *n, time_t now)
+{
+	entry *es = NULL;
+	*n = 0;
+	for (const char *const *a = areas; *a; a++) {
+		char *dir = bv_asprintf("%s/%s", bv_cache_dir(), *a);
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			char *path = bv_asprintf("%s/%s", dir, de->d_name);
+			struct stat st;
+			if (lstat(path, &st) != 0) {
+				free(path); /* removed meanwhile */
+				continue;
+			}
+			es = bv_xrealloc(es, (*n + 1) * sizeof(entry));
+			entry *e = &es[(*n)++];
+			e->area = bv_strdup(*a);
+			e->name = bv_strdup(de->d_name);
+			e->path = path;
+			e->mtime = st.st_mtime;
+			e->size = S_ISDIR(st.st_mode) ? size_of(path) : (double)st.st_size;
+			e->busy = !strncmp(de->d_name, ".tmp-", 5) && difftime(now, st.st_mtime) < TMP_GRACE_S;
+		}
+		if (d)
+			closedir(d);
+		free(dir);
+	}
+	if (*n)
+		qsort(es, *n, sizeof(entry), by_mtime);
+	return es;
+}
+
+static void free_entries(entry *es, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(es[i].area), free(es[i].name), free(es[i].path);
+	free(es);
+}
+
+int bv_cmd_cache(int argc, char **argv)
+{
+	const char *action = "show";
+	double older_days = -1, max_size = -1;
+	int dry = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "show") || !strcmp(a, "trim"))
+			action = a;
+		else if (!strcmp(a, "--dry-run"))
+			dry = 1;
+		else if (!strcmp(a, "--older-than") && val && (older_days = strtod(val, &end)) >= 0 && !*end && end != val)
+			i++;
+		else if (!strcmp(a, "--max-size") && val && parse_size(val, &max_size) == 0)
+			i++;
+		else {
+			fprintf(stderr, "bench-versions cache: unknown argument or bad value: %s%s%s (see --help)\n", a,
+				val && a[0] == '-' ? " " : "", val && a[0] == '-' ? val : "");
+			return BV_EXIT_USAGE;
+		}
+	}
+	int trim = !strcmp(action, "trim");
+	if (trim && older_days < 0 && max_size < 0) {
+		fprintf(stderr, "bench-versions cache: trim needs --older-than DAYS or --max-size SIZE\n");
+		return BV_EXIT_USAGE;
+	}
+	if (!trim && (older_days >= 0 || max_size >= 0 || dry)) {
+		fprintf(stderr, "bench-versions cache: --older-than, --max-size and --dry-run are for trim\n");
+		return BV_EXIT_USAGE;
+	}
+	time_t now = time(NULL);
+	size_t n;
+	entry *es = scan(&n, now);
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += es[i].size;
+	char b1[32], b2[32];
+	if (!trim) {
+		printf("cache: %s\n", bv_cache_dir());
+		/* Most recently used last, next to the total. */
+		for (size_t i = 0; i < n; i++)
+			printf("%-8s %-48s %8s  %s%s\n", es[i].area, es[i].name, human(es[i].size, b1, sizeof(b1)),
+			       ago(es[i].mtime, now, b2, sizeof(b2)), es[i].busy ? "  (in progress)" : "");
+		printf("total: %zu entries, %s\n", n, human(total, b1, sizeof(b1)));
+		free_entries(es, n);
+		return 0;
+	}
+	size_t removed = 0;
+	double freed = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		entry *e = &es[i];
+		if (e->busy)
+			continue;
+		/* An older .tmp- is a crashed run's leftover: always garbage. */
+		int old = (older_days >= 0 && difftime(now, e->mtime) > older_days * 86400) ||
+			  !strncmp(e->name, ".tmp-", 5);
+		int over = max_size >= 0 && total - freed > max_size;
+		if (!old && !over)
+			continue;
+		if (!dry && bv_rm_rf(e->path) != 0) {
+			fprintf(stderr, "bench-versions cache: cannot remove %s: %s\n", e->path, bv_error_last());
+			rc = BV_ERUN;
+			continue;
+		}
+		printf("%s %s/%s (%s, last used %s)\n", dry ? "would remove" : "removed", e->area, e->name,
+		       human(e->size, b1, sizeof(b1)), ago(e->mtime, now, b2, sizeof(b2)));
+		removed++;
+		freed += e->size;
+	}
+	printf("trim: %s %zu of %zu entries, %s; %s left\n", dry ? "would remove" : "removed", removed, n,
+	       human(freed, b1, sizeof(b1)), human(total - freed, b2, sizeof(b2)));
+	if (max_size >= 0 && total - freed > max_size)
+		printf("trim: still over --max-size: what is left is in use by a run in progress\n");
+	free_entries(es, n);
+	return rc ? BV_EXIT_FAILED : 0;
+}

@@ -1,0 +1,208 @@
+/*
+ * cmd_compat.c - bench-versions compat [VERSION...] [--build]: which versions
+ * are in reach, which compat rules apply to each, and whether each builds.
+ *
+ * The versions in reach are every release in the history of HEAD (each
+ * kernel version that VERSION takes, resolved as a release number would be:
+ * its tag, else the first commit that reads it), every tag, and the names
+ * given; one line per distinct tree.  Without --build nothing is built
+ * ("not tried"); with it each is built through the cache exactly as a
+ * comparison would, so a release that stopped building with the current
+ * harness shows here first.
+ */
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common.h"
+#include "progress.h"
+#include "stages.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: bench-versions compat [VERSION...] [--build]\n\n"
+		     "Lists the versions in reach: every release in the history of HEAD (each\n"
+		     "kernels VERSION, as its tag or the first commit that reads it), every tag,\n"
+		     "and the VERSIONs given; for each its kernel version, the compat rules that\n"
+		     "apply (%s) and whether it builds.\n\n"
+		     "  --build    build each one (through the cache) with the current harness;\n"
+		     "             without it the build column says \"not tried\"\n\n"
+		     "exit codes: 0 success, 2 usage or input error, 3 a tried build failed\n",
+		     bv_compat_path());
+}
+
+/* Each kernel version that VERSION takes along HEAD's history, oldest first. */
+static void history_releases(bv_repo *repo, bv_strv *out)
+{
+	git_repository *g = bv_repo_git(repo);
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	if (!g || git_revwalk_new(&walk, g) < 0 || git_revwalk_push_head(walk) < 0) {
+		git_revwalk_free(walk);
+		return;
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	while (git_revwalk_next(&oid, walk) == 0) {
+		char hex[41];
+		bv_version v;
+		git_oid_tostr(hex, sizeof(hex), &oid);
+		/* Commits from before the library existed do not resolve: skipped. */
+		if (bv_resolve(repo, hex, &v) != 0)
+			continue;
+		size_t k;
+		for (k = 0; k < out->n && strcmp(out->v[k], v.kernel_version); k++)
+			;
+		if (k == out->n)
+			bv_strv_push(out, v.kernel_version);
+		bv_version_free(&v);
+	}
+	git_revwalk_free(walk);
+}
+
+static void tags(bv_repo *repo, bv_strv *out)
+{
+	git_repository *g = bv_repo_git(repo);
+	git_strarray names = {0};
+	if (!g || git_tag_list(&names, g) < 0)
+		return;
+	for (size_t i = 0; i < names.count; i++)
+		bv_strv_push(out, names.strings[i]);
+	git_strarray_dispose(&names);
+}
+
+static int same_tree(const bv_version *a, const bv_version *b)
+{
+	return a->kind == b->kind && !strcmp(a->tree, b->tree) && !strcmp(a->commit, b->commit);
+}
+
+static void print_rules(const bv_version *v, FILE *out)
+{
+	for (size_t k = 0; k < v->shims.npatches; k++)
+		fprintf(out, "    patch: %s\n", v->shims.patches[k]);
+	if (v->shims.nrecipe) {
+		fprintf(out, "    build (rule %s):", v->shims.recipe_rule);
+		for (size_t k = 0; k < v->shims.nrecipe; k++)
+			fprintf(out, " %s", v->shims.recipe[k]);
+		fprintf(out, "\n");
+	}
+}
+
+int bv_cmd_compat(int argc, char **argv)
+{
+	int build = 0;
+	bv_strv names = BV_STRV_INIT;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			bv_strv_free(&names);
+			return 0;
+		} else if (!strcmp(argv[i], "--build"))
+			build = 1;
+		else if (argv[i][0] == '-') {
+			fprintf(stderr, "bench-versions compat: unknown option %s (see --help)\n", argv[i]);
+			bv_strv_free(&names);
+			return BV_EXIT_USAGE;
+		} else
+			bv_strv_push(&names, argv[i]);
+	}
+
+	bv_repo *repo = NULL;
+	bv_compat *compat = NULL;
+	int rc = bv_repo_open(&repo);
+	if (rc == 0)
+		rc = bv_compat_load(bv_compat_path(), &compat);
+	bv_strv cands = BV_STRV_INIT;
+	size_t ngiven = names.n;
+	if (rc == 0) {
+		history_releases(repo, &cands);
+		tags(repo, &cands);
+	}
+	/* The names given come last and must resolve; found ones may be skipped. */
+	for (size_t i = 0; i < ngiven; i++)
+		bv_strv_push(&cands, names.v[i]);
+	size_t nfound = cands.n - ngiven;
+	bv_version *vs = calloc(cands.n ? cands.n : 1, sizeof(bv_version));
+	size_t n = 0;
+	for (size_t i = 0; rc == 0 && i < cands.n; i++) {
+		int err = bv_resolve(repo, cands.v[i], &vs[n]);
+		if (err) {
+			if (i >= nfound)
+				rc = err; /* a name the user gave: an input error */
+			continue;
+		}
+		size_t k;
+		for (k = 0; k < n && !same_tree(&vs[k], &vs[n]); k++)
+			;
+		bv_semver sv;
+		if (k < n)
+			bv_version_free(&vs[n]);
+		else if (bv_semver_parse(vs[n].kernel_version, &sv) == 0 &&
+			 (err = bv_compat_match(compat, &sv, &vs[n].shims)) == 0)
+			n++;
+		else {
+			bv_version_free(&vs[n]);
+			rc = err ? err : BV_EINPUT;
+		}
+	}
+	if (rc == 0 && n == 0)
+		printf("no versions in reach (%s); name one: bench-versions compat local\n", bv_repo_describe(repo));
+	if (rc == 0 && n) {
+		printf("compat rules: %s\nrepository: %s\n", bv_compat_path(), bv_repo_describe(repo));
+		printf("%-14s %-9s %-14s %-24s %s\n", "VERSION", "KERNELS", "COMMIT", "COMPAT RULES", "BUILD");
+	}
+	int failures = 0;
+	bv_progress *pg = build && n ? bv_progress_new("build", n) : NULL;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		bv_version *v = &vs[i];
+		bv_buf rules = BV_BUF_INIT;
+		for (size_t k = 0; k < v->shims.nrules; k++)
+			bv_buf_printf(&rules, "%s%s", k ? "," : "", v->shims.rules[k]);
+		const char *state = "not tried";
+		if (build) {
+			bv_progress_set(pg, i, n, v->name);
+			rc = bv_fetch(repo, v);
+			if (rc == 0)
+				rc = bv_build(v);
+			if (rc) {
+				bv_buf_free(&rules);
+				break;
+			}
+			state = v->build_error ? "FAILED" : v->cached ? "builds (cached)" : "builds (built)";
+			failures += v->build_error != NULL;
+			bv_progress_set(pg, i + 1, n, NULL);
+		}
+		printf("%-14s %-9s %-14.12s %-24s %s\n", v->name, v->kernel_version,
+		       v->kind == BV_VERSION_LOCAL ? "working tree" : v->commit, rules.s ? rules.s : "none",
+		       state);
+		print_rules(v, stdout);
+		if (v->build_error) {
+			/* The reason, indented under its version. */
+			printf("    ");
+			for (const char *p = v->build_error; *p; p++) {
+				putchar(*p);
+				if (*p == '\n' && p[1])
+					printf("    ");
+			}
+			printf("\n");
+		}
+		fflush(stdout);
+		bv_buf_free(&rules);
+	}
+	bv_progress_end(pg);
+	if (rc == 0 && build && n)
+		printf("%zu of %zu versions build with the current harness\n", n - (size_t)failures, n);
+	if (rc)
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	for (size_t i = 0; i < n; i++)
+		bv_version_free(&vs[i]);
+	free(vs);
+	bv_strv_free(&cands);
+	bv_strv_free(&names);
+	bv_compat_free(compat);
+	bv_repo_free(repo);
+	if (rc)
+		return bv_exit_code(rc);
+	return failures ? BV_EXIT_FAILED : 0;
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# End to end: the cache shared by runs.  Two runs at once on one empty cache
+# both succeed; parallel builds give what sequential ones give; `cache show`
+# lists the entries; `cache trim` removes old entries, keeps the rest and a
+# run in progress's temporary directory; a run after trim builds again.
+source "$(dirname "$0")/lib.sh"
+make_fixture
+sed -i 's/^ \* sane input;/ * sane input (0.1.1);/' "$FIX/kernels/src/api.c"
+echo 0.1.1 > "$FIX/kernels/VERSION"
+git -C "$FIX" commit -qam "kernels 0.1.1"
+args=(--quick --ops abs --backends scalar --sizes 1K --format json)
+
+# Two runs at once, one empty cache: one rename wins per key, the other uses it.
+export BENCH_VERSIONS_CACHE="$TMP/shared"
+"$BV" 0.1.0 main local "${args[@]}" --results "$TMP/ra" > "$TMP/a.json" 2> "$TMP/a.err" & pa=$!
+"$BV" 0.1.0 main local "${args[@]}" --results "$TMP/rb" > "$TMP/b.json" 2> "$TMP/b.err" & pb=$!
+wait $pa; rca=$?
+wait $pb; rcb=$?
+check "first of two concurrent runs succeeds" test $rca -eq 0
+check "second of two concurrent runs succeeds" test $rcb -eq 0
+check "no temporary directory is left behind" test -z "$(ls -A "$TMP/shared/builds" "$TMP/shared/src" | grep '^\.tmp-')"
+check "one build per version, no half entries" test "$(ls "$TMP/shared/builds" | grep -vc '\.log$')" -eq 3
+check "every build in the cache is complete" bash -c "for d in '$TMP/shared'/builds/*/; do test -f \"\$d/plugin.so\" || exit 1; done"
+
+# --jobs 1 (sequential, in one process) against the default, on a fresh cache.
+export BENCH_VERSIONS_CACHE="$TMP/seq"
+"$BV" 0.1.0 main local "${args[@]}" --jobs 1 --results "$TMP/rs" > "$TMP/s.json" 2> "$TMP/s.err"; rc=$?
+check "sequential run (--jobs 1) succeeds" test $rc -eq 0
+check "parallel and sequential builds have the same keys" \
+	test "$(ls "$TMP/seq/builds" | sort)" = "$(ls "$TMP/shared/builds" | sort)"
+check "parallel and sequential runs give the same table" python3 - "$TMP/s.json" "$TMP/a.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+def shape(d):
+    return sorted((r["bench"], r["op"], r["backend"], r["size"], tuple((x["version"], x["status"]) for x in r["results"]))
+                  for r in d["rows"])
+assert shape(a) == shape(b), (shape(a), shape(b))
+assert all(x["status"] == "ok" for r in a["rows"] for x in r["results"])
+PY
+
+# cache show / trim on that cache.
+"$BV" cache show > "$TMP/show" 2>&1; rc=$?
+check "cache show exits 0" test $rc -eq 0
+check "cache show lists src/ and builds/ entries with sizes" \
+	bash -c "grep -qE '^src +[0-9a-f]{40} +[0-9.]+[KMB]' '$TMP/show' && grep -qE '^builds +[0-9a-f]{40} +[0-9.]+[KMB]' '$TMP/show'"
+check "cache show lists machine/ and a total" \
+	bash -c "grep -qE '^machine ' '$TMP/show' && grep -qE '^total: [0-9]+ entries, ' '$TMP/show'"
+# Age everything but the machine's calibration; one build stays in use; a
+# temporary directory being written now and a stale one from a crashed run.
+find "$TMP/seq/src" "$TMP/seq/builds" -mindepth 1 -maxdepth 1 -exec touch -d '10 days ago' {} +
+keep=$(ls "$TMP/seq/builds" | grep -v '\.log$' | head -1)
+touch "$TMP/seq/builds/$keep"
+mkdir "$TMP/seq/builds/.tmp-busy" "$TMP/seq/builds/.tmp-stale"
+touch -d '3 hours ago' "$TMP/seq/builds/.tmp-stale"
+before=$(ls -A "$TMP/seq/builds" "$TMP/seq/src" | sort)
+"$BV" cache trim --older-than 5 --dry-run > "$TMP/dry" 2>&1; rc=$?
+check "trim --dry-run exits 0 and removes nothing" test $rc -eq 0 -a "$(ls -A "$TMP/seq/builds" "$TMP/seq/src" | sort)" = "$before"
+check "trim --dry-run says what it would remove" contains "$TMP/dry" "^would remove builds/"
+"$BV" cache trim --older-than 5 > "$TMP/trim" 2>&1; rc=$?
+check "trim exits 0" test $rc -eq 0
+check "trim says what it removed" contains "$TMP/trim" "^removed src/[0-9a-f]{40} "
+check "trim removed the old builds" test "$(ls "$TMP/seq/builds" | grep -v '\.log$' | grep -vc '^\.tmp')" -eq 1
+check "trim kept the build in use" test -f "$TMP/seq/builds/$keep/plugin.so"
+check "trim kept the machine's calibration" test -n "$(ls "$TMP/seq/machine")"
+check "trim kept a temporary directory being written" test -d "$TMP/seq/builds/.tmp-busy"
+check "trim removed a stale temporary directory" test ! -e "$TMP/seq/builds/.tmp-stale"
+"$BV" cache trim --max-size 1 --dry-run > "$TMP/dry2" 2>&1
+check "trim --max-size would remove the rest, not the busy one" \
+	bash -c "grep -q 'would remove builds/$keep' '$TMP/dry2' && ! grep -q 'tmp-busy' '$TMP/dry2'"
+"$BV" cache trim > "$TMP/bad" 2>&1; rc=$?
+check "trim without a limit is a usage error" test $rc -eq 2
+rmdir "$TMP/seq/builds/.tmp-busy"
+
+"$BV" 0.1.0 main local "${args[@]}" --results "$TMP/rt" > /dev/null 2> "$TMP/t.err"; rc=$?
+check "a run after trim succeeds" test $rc -eq 0
+check "a run after trim builds what trim removed" test "$(grep -cE '^build: .* built \(compat' "$TMP/t.err")" -eq 2
+check "and reuses the build trim kept" test "$(grep -c 'cached, nothing rebuilt' "$TMP/t.err")" -eq 1
+finish
