@@ -458,8 +458,8 @@ int bv_cmd_run(int argc, char **argv)
 		snprintf(threads, sizeof(threads), "%d", mo.threads);
 		setenv("OPENBLAS_NUM_THREADS", threads, 1);
 		setenv("OMP_NUM_THREADS", threads, 1);
-		/* measure.c reports its own progress lines; until it takes a
-		 * bv_progress_fn, say up front how long it can take at most. */
+		/* Say up front how long measuring can take at most: the budget
+		 * bounds every cell (measure.c reports progress as it goes). */
 		double t0 = (double)time(NULL);
 		fprintf(stderr, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%.1fs per cell)\n",
 			ncells, nnames, (double)ncells * mo.budget_s, mo.budget_s);

@@ -32,6 +32,7 @@
 #include "common.h"
 #include "json.h"
 #include "machine.h"
+#include "progress.h"
 #include "stages.h"
 #include "stats.h"
 
@@ -573,14 +574,23 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 	if (rc == 0 && built > 0)
 		rc = bv_machine_calibration(&calib);
 	time_t start = time(NULL);
+	/* On a terminal one redrawn status line (cells decided so far and an
+	 * ETA); in logs and CI a plain line per process. */
+	bv_progress *pg = isatty(2) ? bv_progress_new("measure", s.ncells) : NULL;
 	for (int t = 0; rc == 0 && built > 0 && count_active(&s) > 0; t++) {
-		fprintf(stderr, "measure: process %d%s, %zu of %zu cells still sampling (%lds)\n", t + 1,
-			o->isolated ? " (one per version)" : "", count_active(&s), s.ncells,
-			(long)(time(NULL) - start));
+		char cur[128];
+		snprintf(cur, sizeof(cur), "process %d%s, %zu of %zu cells still sampling", t + 1,
+			 o->isolated ? " (one per version)" : "", count_active(&s), s.ncells);
+		if (pg)
+			bv_progress_set(pg, s.ncells - count_active(&s), s.ncells, cur);
+		else
+			fprintf(stderr, "measure: %s (%lds)\n", cur, (long)(time(NULL) - start));
 		rc = trial(&s);
 		if (rc == 0)
 			update_active(&s);
 	}
+	if (pg)
+		bv_progress_end(pg);
 
 	char created[32];
 	timestamp(created, sizeof(created));
