@@ -180,7 +180,11 @@ typedef struct bv_exporter {
 } bv_exporter;
 
 const bv_exporter *bv_exporter_find(const char *name);
-/* "table, json": for help texts and error messages. */
+/* "table, markdown, ...": for help texts and error messages. */
 const char *bv_exporter_names(void);
+/* Shared by the exporters: a result in the table's units (t->units), e.g.
+ * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
+void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
+void bv_format_time(double ns, char *buf, size_t len);
 
 #endif
