@@ -4,5 +4,6 @@
 
 int bv_cmd_run(int argc, char **argv);
 int bv_cmd_list(int argc, char **argv);
+int bv_cmd_compare(int argc, char **argv);
 
 #endif
