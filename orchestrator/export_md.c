@@ -17,7 +17,7 @@
 static void md(FILE *out, const char *s)
 {
 	for (const char *p = s ? s : ""; *p; p++) {
-		if (strchr("\\`*_{}[]()<>#|!~&$", *p))
+		if (strchr("\\`*_{}[]<>#|!~&$", *p))
 			fputc('\\', out);
 		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, out);
 	}

@@ -32,5 +32,6 @@ int main(void)
 	failed += test_compat();
 	failed += test_benches();
 	failed += test_names();
+	failed += test_merge();
 	return failed ? 1 : 0;
 }

@@ -12,6 +12,7 @@ int test_semver(void);
 int test_compat(void);
 int test_benches(void);
 int test_names(void);
+int test_merge(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */
 char *test_tmpdir(void);
