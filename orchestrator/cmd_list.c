@@ -14,7 +14,7 @@ static void usage(FILE *out)
 		     "  benches    groups with their ops, default sizes and backends\n"
 		     "  backends   every backend a bench can run on\n"
 		     "  versions   what resolves: local, and the repository's branches and tags\n\n"
-		     "exit codes: 0 success, 2 usage error or no repository to list\n");
+		     "exit codes: 0 success, 2 usage error or KERNEL_DIR does not exist\n");
 }
 
 int bv_cmd_list(int argc, char **argv)
