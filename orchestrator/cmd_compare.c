@@ -16,24 +16,24 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: bench-versions compare LOG... [options]\n\n"
-		"Merges results logs (results/<run>/<label>.json) into one comparison table;\n"
-		"the first LOG is the baseline.  Logs from the same run keep their paired\n"
-		"ratios; logs from different runs get the ratio of medians, marked unpaired;\n"
-		"logs from another machine (hostname or cpu differ) get no ratio unless\n"
-		"--across-machines.\n\n"
-		"options:\n"
-		"  --format F         output format: %s (default table)\n"
-		"  --threshold P      smallest change called faster/slower, percent\n"
-		"                     (default: the baseline log's threshold)\n"
-		"  --filter REGEX     keep rows whose bench/op/backend/size matches (POSIX\n"
-		"                     extended regex; size as 64K), e.g. 'unary/(exp|relu)/scalar'\n"
-		"  --across-machines  form (unpaired) ratios between logs from different machines\n"
-		"  --fail-on-slower   exit 1 when any change's verdict is slower (a CI gate)\n"
-		"  --units U          results as time, rate or peak (default time)\n\n"
-		"exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
-		"2 usage or input error (unreadable log, bad regex), 3 output could not be written\n",
-		bv_exporter_names());
+	        "usage: bench-versions compare LOG... [options]\n\n"
+	        "Merges results logs (results/<run>/<label>.json) into one comparison table;\n"
+	        "the first LOG is the baseline.  Logs from the same run keep their paired\n"
+	        "ratios; logs from different runs get the ratio of medians, marked unpaired;\n"
+	        "logs from another machine (hostname or cpu differ) get no ratio unless\n"
+	        "--across-machines.\n\n"
+	        "options:\n"
+	        "  --format F         output format: %s (default table)\n"
+	        "  --threshold P      smallest change called faster/slower, percent\n"
+	        "                     (default: the baseline log's threshold)\n"
+	        "  --filter REGEX     keep rows whose bench/op/backend/size matches (POSIX\n"
+	        "                     extended regex; size as 64K), e.g. 'unary/(exp|relu)/scalar'\n"
+	        "  --across-machines  form (unpaired) ratios between logs from different machines\n"
+	        "  --fail-on-slower   exit 1 when any change's verdict is slower (a CI gate)\n"
+	        "  --units U          results as time, rate or peak (default time)\n\n"
+	        "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
+	        "2 usage or input error (unreadable log, bad regex), 3 output could not be written\n",
+	        bv_exporter_names());
 }
 
 int bv_cmd_compare(int argc, char **argv)
@@ -55,20 +55,24 @@ int bv_cmd_compare(int argc, char **argv)
 		else if (!strcmp(a, "--fail-on-slower"))
 			gate = 1, takes = 0;
 		else if (!strncmp(a, "--", 2) && !val) {
-			fprintf(stderr, "bench-versions: %s needs a value (or is unknown); see compare --help\n", a);
+			fprintf(stderr,
+			        "bench-versions: %s needs a value (or is unknown); see compare --help\n", a);
 			free(logs);
 			return BV_EXIT_USAGE;
 		} else if (!strcmp(a, "--format"))
 			format = val;
 		else if (!strcmp(a, "--filter"))
 			filter = val;
-		else if (!strcmp(a, "--units") && (!strcmp(val, "time") || !strcmp(val, "rate") || !strcmp(val, "peak")))
+		else if (!strcmp(a, "--units") &&
+		         (!strcmp(val, "time") || !strcmp(val, "rate") || !strcmp(val, "peak")))
 			units = val;
-		else if (!strcmp(a, "--threshold") && (mo.threshold = atof(val) / 100.0) >= 0 && mo.threshold < 10)
+		else if (!strcmp(a, "--threshold") && (mo.threshold = atof(val) / 100.0) >= 0 &&
+		         mo.threshold < 10)
 			;
 		else if (a[0] == '-') {
-			fprintf(stderr, "bench-versions: unknown option or bad value: %s%s%s (see compare --help)\n", a,
-				val ? " " : "", val ? val : "");
+			fprintf(stderr,
+			        "bench-versions: unknown option or bad value: %s%s%s (see compare --help)\n",
+			        a, val ? " " : "", val ? val : "");
 			free(logs);
 			return BV_EXIT_USAGE;
 		} else
@@ -82,7 +86,8 @@ int bv_cmd_compare(int argc, char **argv)
 	}
 	const bv_exporter *exporter = bv_exporter_find(format);
 	if (!exporter) {
-		fprintf(stderr, "bench-versions: unknown format '%s' (known: %s)\n", format, bv_exporter_names());
+		fprintf(stderr, "bench-versions: unknown format '%s' (known: %s)\n", format,
+		        bv_exporter_names());
 		free(logs);
 		return BV_EXIT_USAGE;
 	}

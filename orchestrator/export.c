@@ -15,11 +15,8 @@ int bv_export_json(const bv_table *t, FILE *out);
 int bv_export_html(const bv_table *t, FILE *out);
 
 static const bv_exporter exporters[] = {
-	{"table", bv_export_table},
-	{"markdown", bv_export_markdown},
-	{"csv", bv_export_csv},
-	{"json", bv_export_json},
-	{"html", bv_export_html},
+    {"table", bv_export_table}, {"markdown", bv_export_markdown}, {"csv", bv_export_csv},
+    {"json", bv_export_json},   {"html", bv_export_html},
 };
 
 const bv_exporter *bv_exporter_find(const char *name)
@@ -67,7 +64,7 @@ void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t
 			snprintf(buf, len, "%.1f GFLOP/s", res->gflops);
 	} else if (!strcmp(units, "peak") && (res->pct_copy_bw > 0 || res->pct_peak_flops > 0)) {
 		snprintf(buf, len, "%.0f%% of %s", memory ? res->pct_copy_bw : res->pct_peak_flops,
-			 memory ? "copy bw" : "peak FLOPs");
+		         memory ? "copy bw" : "peak FLOPs");
 	} else
 		bv_format_time(res->median_ns, buf, len);
 }

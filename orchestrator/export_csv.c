@@ -45,9 +45,9 @@ static void num(FILE *out, double v, int present)
 }
 
 static const char *const columns[] = {
-	"bench",  "op",          "backend",   "size",        "version",  "status",        "reason",
-	"median_ns", "ci_low_ns", "ci_high_ns", "gb_per_s", "gflop_per_s", "ratio",    "ratio_ci_low",
-	"ratio_ci_high", "verdict", "mode",   "noisy",
+    "bench",  "op",           "backend",       "size",       "version",  "status",
+    "reason", "median_ns",    "ci_low_ns",     "ci_high_ns", "gb_per_s", "gflop_per_s",
+    "ratio",  "ratio_ci_low", "ratio_ci_high", "verdict",    "mode",     "noisy",
 };
 
 int bv_export_csv(const bv_table *t, FILE *out)

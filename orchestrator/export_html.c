@@ -26,26 +26,25 @@ static void esc(FILE *out, const char *s)
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
 			fputc(' ', out);
-		else if (*p >= 0x80 || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			 strchr(" .,-_()[]%+", *p))
+		else if (*p >= 0x80 || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+		         (*p >= 'A' && *p <= 'Z') || strchr(" .,-_()[]%+", *p))
 			fputc(*p, out);
 		else
 			fprintf(out, "&#%d;", *p);
 	}
 }
 
-static const char css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}"
-	"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
-	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
-	"th,td{border:1px solid #ccc;padding:2px 8px;text-align:right}"
-	"th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}"
-	"td.slower{color:#b3261e;font-weight:600}td.faster{color:#1b7f3b;font-weight:600}"
-	".note{color:#8a5a00}.method{color:#555}"
-	"svg text{font:11px system-ui,sans-serif;fill:#222}"
-	"svg .axis{stroke:#999}svg .one{stroke:#222;stroke-dasharray:4 3}"
-	"svg .slower{stroke:#b3261e;fill:#b3261e}svg .faster{stroke:#1b7f3b;fill:#1b7f3b}"
-	"svg .same{stroke:#666;fill:#666}";
+static const char css[] = "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}"
+                          "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
+                          "table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
+                          "th,td{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+                          "th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}"
+                          "td.slower{color:#b3261e;font-weight:600}td.faster{color:#1b7f3b;font-weight:600}"
+                          ".note{color:#8a5a00}.method{color:#555}"
+                          "svg text{font:11px system-ui,sans-serif;fill:#222}"
+                          "svg .axis{stroke:#999}svg .one{stroke:#222;stroke-dasharray:4 3}"
+                          "svg .slower{stroke:#b3261e;fill:#b3261e}svg .faster{stroke:#1b7f3b;fill:#1b7f3b}"
+                          "svg .same{stroke:#666;fill:#666}";
 
 /* Chart geometry: labels on the left, the ratio axis (log scale) right. */
 enum { LABEL_W = 300, PLOT_W = 460, ROW_H = 18, TOP = 28, PAD = 12 };
@@ -89,8 +88,10 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 		s.hi = 1e3;
 	s.lo /= 1.05, s.hi *= 1.05;
 	int h = TOP + (int)(n ? n : 1) * ROW_H + PAD, w = LABEL_W + PLOT_W + PAD;
-	fprintf(out, "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", w, h, w, h);
-	fputs("<title>", out), esc(out, bench), fputs(": ratio to the baseline with 95% interval</title>\n", out);
+	fprintf(out, "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", w,
+	        h, w, h);
+	fputs("<title>", out), esc(out, bench),
+	    fputs(": ratio to the baseline with 95% interval</title>\n", out);
 	/* ticks on the 1-2-5 series, thinned to powers of ten on wide axes */
 	static const double steps[] = {1, 2, 5};
 	int wide = s.hi / s.lo > 200;
@@ -100,12 +101,14 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 			if (v < s.lo || v > s.hi || (wide && j))
 				continue;
 			double x = xpos(&s, v);
-			fprintf(out, "<line class=\"axis\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, TOP - 6, x,
-				h - PAD);
-			fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x, TOP - 10, v);
+			fprintf(out, "<line class=\"axis\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
+			        TOP - 6, x, h - PAD);
+			fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x,
+			        TOP - 10, v);
 		}
 	double one = xpos(&s, 1.0);
-	fprintf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", one, TOP - 6, one, h - PAD);
+	fprintf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", one, TOP - 6, one,
+	        h - PAD);
 	if (!n)
 		fprintf(out, "<text x=\"%d\" y=\"%d\">no ratios in this group</text>", PAD, TOP + ROW_H - 5);
 	size_t row = 0;
@@ -122,15 +125,20 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 			fprintf(out, "<g class=\"%s\"><title>", ch->verdict);
 			esc(out, r->op), fputc(' ', out), esc(out, r->backend), fprintf(out, " %s ", size);
 			esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[0]);
-			fprintf(out, ": %.3f [%.3f, %.3f] %s%s%s%s</title>", ch->ratio, ch->ci_low, ch->ci_high, ch->verdict,
-				ch->noisy ? ", noisy" : "", ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
+			fprintf(out, ": %.3f [%.3f, %.3f] %s%s%s%s</title>", ch->ratio, ch->ci_low,
+			        ch->ci_high, ch->verdict, ch->noisy ? ", noisy" : "", ch->paired ? "" : " ",
+			        ch->paired ? "" : ch->mode);
 			fprintf(out, "<text x=\"%d\" y=\"%.1f\">", PAD, y + 4);
 			esc(out, r->op), fputc(' ', out), esc(out, r->backend), fprintf(out, " %s  ", size);
 			esc(out, t->labels[i]);
 			fputs("</text>", out);
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"2\"/>", x0, y, x1, y);
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, y - 4, x0, y + 4);
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x1, y - 4, x1, y + 4);
+			fprintf(out,
+			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"2\"/>",
+			        x0, y, x1, y);
+			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, y - 4, x0,
+			        y + 4);
+			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x1, y - 4, x1,
+			        y + 4);
 			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/></g>\n", x, y);
 		}
 	fputs("</svg>\n", out);
@@ -170,9 +178,10 @@ static void table(FILE *out, const bv_table *t)
 				continue;
 			const bv_change *ch = &r->changes[i];
 			if (ch->valid)
-				fprintf(out, "<td class=\"%s\">%.3f [%.3f, %.3f] %s%s%s%s</td>", ch->verdict, ch->ratio,
-					ch->ci_low, ch->ci_high, ch->verdict, ch->noisy ? ", noisy" : "",
-					ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
+				fprintf(out, "<td class=\"%s\">%.3f [%.3f, %.3f] %s%s%s%s</td>", ch->verdict,
+				        ch->ratio, ch->ci_low, ch->ci_high, ch->verdict,
+				        ch->noisy ? ", noisy" : "", ch->paired ? "" : " ",
+				        ch->paired ? "" : ch->mode);
 			else
 				fputs("<td>", out), esc(out, ch->none ? ch->none : "-"), fputs("</td>", out);
 		}
@@ -184,12 +193,14 @@ static void table(FILE *out, const bv_table *t)
 int bv_export_html(const bv_table *t, FILE *out)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+	      "'unsafe-inline'\">\n"
 	      "<title>bench-versions: ",
 	      out);
 	for (size_t i = 0; i < t->nversions; i++)
 		fputs(i ? " vs " : "", out), esc(out, t->labels[i]);
-	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>bench-versions comparison</h1>\n", css);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>bench-versions comparison</h1>\n",
+	        css);
 	fputs("<ul class=\"versions\">\n", out);
 	for (size_t i = 0; i < t->nversions; i++) {
 		fputs("<li>", out), esc(out, t->descriptions[i]);
@@ -212,7 +223,8 @@ int bv_export_html(const bv_table *t, FILE *out)
 			double g = bv_table_geomean(t, i, bench, &n);
 			if (!n)
 				continue;
-			fputs("<p>geomean ", out), esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[0]);
+			fputs("<p>geomean ", out), esc(out, t->labels[i]), fputc('/', out),
+			    esc(out, t->labels[0]);
 			fprintf(out, ": %.3f (%zu cells)</p>\n", g, n);
 		}
 	}

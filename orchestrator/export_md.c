@@ -32,7 +32,7 @@ static void change_cell(FILE *out, const bv_row *r, size_t i)
 	}
 	int bold = strcmp(ch->verdict, "same") != 0;
 	fprintf(out, "%.3f \\[%.3f, %.3f\\] %s%s%s", ch->ratio, ch->ci_low, ch->ci_high, bold ? "**" : "",
-		ch->verdict, bold ? "**" : "");
+	        ch->verdict, bold ? "**" : "");
 	if (ch->noisy)
 		fputs(", noisy", out);
 	if (!ch->paired)
@@ -98,7 +98,8 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 			double g = bv_table_geomean(t, i, t->rows[k].bench, &n);
 			if (!n)
 				continue;
-			fputs("- geomean ", out), md(out, t->labels[i]), fputc('/', out), md(out, t->labels[0]);
+			fputs("- geomean ", out), md(out, t->labels[i]), fputc('/', out),
+			    md(out, t->labels[0]);
 			fputs(" over ", out), md(out, t->rows[k].bench);
 			fprintf(out, ": %.3f (%zu cells)\n", g, n);
 		}

@@ -11,19 +11,25 @@
 /* A results log with one relu cell; change is the cell's change block
  * (or "" for none). */
 static char *write_log(const char *dir, const char *file, const char *label, const char *run_id,
-		       const char *host, double median, const char *change)
+                       const char *host, double median, const char *change)
 {
-	char *text = bv_asprintf(
-		"{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.1\",\n"
-		" \"run\": {\"id\": \"%s\", \"baseline\": \"base\"},\n"
-		" \"version\": {\"label\": \"%s\", \"kernel_version\": \"0.1.0\", \"rule\": \"branch\", \"summary\": \"s\"},\n"
-		" \"machine\": {\"hostname\": \"%s\", \"cpu\": \"cpu0\"},\n"
-		" \"method\": {\"mode\": \"paired\", \"threshold\": 0.02, \"min_processes\": 6, \"max_processes\": 6},\n"
-		" \"cells\": [{\"bench\": \"unary\", \"op\": \"relu\", \"backend\": \"scalar\", \"size\": 65536,\n"
-		"   \"status\": \"ok\", \"median_ns\": %g, \"median_ns_ci_low\": %g, \"median_ns_ci_high\": %g%s%s},\n"
-		"  {\"bench\": \"unary\", \"op\": \"abs\", \"backend\": \"scalar\", \"size\": 1024,\n"
-		"   \"status\": \"ok\", \"median_ns\": 10, \"median_ns_ci_low\": 9, \"median_ns_ci_high\": 11}]}\n",
-		run_id, label, host, median, median * 0.99, median * 1.01, *change ? ", \"change\": " : "", change);
+	char *text =
+	    bv_asprintf("{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.1\",\n"
+	                " \"run\": {\"id\": \"%s\", \"baseline\": \"base\"},\n"
+	                " \"version\": {\"label\": \"%s\", \"kernel_version\": \"0.1.0\", \"rule\": "
+	                "\"branch\", \"summary\": \"s\"},\n"
+	                " \"machine\": {\"hostname\": \"%s\", \"cpu\": \"cpu0\"},\n"
+	                " \"method\": {\"mode\": \"paired\", \"threshold\": 0.02, \"min_processes\": 6, "
+	                "\"max_processes\": 6},\n"
+	                " \"cells\": [{\"bench\": \"unary\", \"op\": \"relu\", \"backend\": \"scalar\", "
+	                "\"size\": 65536,\n"
+	                "   \"status\": \"ok\", \"median_ns\": %g, \"median_ns_ci_low\": %g, "
+	                "\"median_ns_ci_high\": %g%s%s},\n"
+	                "  {\"bench\": \"unary\", \"op\": \"abs\", \"backend\": \"scalar\", \"size\": 1024,\n"
+	                "   \"status\": \"ok\", \"median_ns\": 10, \"median_ns_ci_low\": 9, "
+	                "\"median_ns_ci_high\": 11}]}\n",
+	                run_id, label, host, median, median * 0.99, median * 1.01,
+	                *change ? ", \"change\": " : "", change);
 	test_write(dir, file, text);
 	free(text);
 	return bv_asprintf("%s/%s", dir, file);
@@ -31,8 +37,9 @@ static char *write_log(const char *dir, const char *file, const char *label, con
 
 /* The paired block says 1.5 x; the medians say 2 x: which one the merge
  * used tells whether it paired. */
-#define CHANGE "{\"baseline\": \"base\", \"mode\": \"paired\", \"ratio\": 1.5, \"ratio_ci_low\": 1.4, " \
-	       "\"ratio_ci_high\": 1.6, \"coverage\": 0.96, \"processes\": 6}"
+#define CHANGE                                                                                               \
+	"{\"baseline\": \"base\", \"mode\": \"paired\", \"ratio\": 1.5, \"ratio_ci_low\": 1.4, "             \
+	"\"ratio_ci_high\": 1.6, \"coverage\": 0.96, \"processes\": 6}"
 
 typedef struct fixture {
 	char *dir;
@@ -155,8 +162,9 @@ static void filter_matches_bench_op_backend_and_size(void **state)
 static char *export_hostile(const char *format)
 {
 	char *dir = test_tmpdir();
-	char *paths[2] = {write_log(dir, "base.json", "=cmd|x,\\\"q\\\" <b>&amp;\\u001b[2J", "R1", "h", 100, ""),
-			  write_log(dir, "new.json", "new", "R1", "h", 200, CHANGE)};
+	char *paths[2] = {
+	    write_log(dir, "base.json", "=cmd|x,\\\"q\\\" <b>&amp;\\u001b[2J", "R1", "h", 100, ""),
+	    write_log(dir, "new.json", "new", "R1", "h", 200, CHANGE)};
 	bv_table t;
 	assert_int_equal(bv_merge_logs(paths, 2, 0.02, &t), 0);
 	char *text = NULL;
@@ -206,13 +214,13 @@ static void format_names_list_every_exporter(void **state)
 int test_merge(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(same_run_keeps_the_paired_ratio),
-		cmocka_unit_test(another_run_is_unpaired_even_with_the_same_baseline_label),
-		cmocka_unit_test(another_machine_gets_no_ratio_unless_asked),
-		cmocka_unit_test(duplicate_labels_get_their_run_id),
-		cmocka_unit_test(filter_matches_bench_op_backend_and_size),
-		cmocka_unit_test(exporters_neutralise_hostile_labels),
-		cmocka_unit_test(format_names_list_every_exporter),
+	    cmocka_unit_test(same_run_keeps_the_paired_ratio),
+	    cmocka_unit_test(another_run_is_unpaired_even_with_the_same_baseline_label),
+	    cmocka_unit_test(another_machine_gets_no_ratio_unless_asked),
+	    cmocka_unit_test(duplicate_labels_get_their_run_id),
+	    cmocka_unit_test(filter_matches_bench_op_backend_and_size),
+	    cmocka_unit_test(exporters_neutralise_hostile_labels),
+	    cmocka_unit_test(format_names_list_every_exporter),
 	};
 	return cmocka_run_group_tests_name("merge and export", tests, NULL, NULL);
 }
