@@ -209,6 +209,14 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 			add_note(t, bv_asprintf("%s is from another run than the baseline; its ratios are unpaired "
 						"(ratio of medians, wider intervals)",
 						clean));
+		else {
+			/* Same run, but its ratios were taken against another version. */
+			const char *rb = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "run"), "baseline");
+			if (rb && strcmp(rb, base_label))
+				add_note(t, bv_asprintf("%s was paired with another baseline in its run; its ratios to "
+							"the first log are unpaired (ratio of medians, wider intervals)",
+							clean));
+		}
 		free(clean), free(named);
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {

@@ -119,6 +119,24 @@ static void another_machine_gets_no_ratio_unless_asked(void **state)
 	fixture_free(&f);
 }
 
+static void run_mates_against_another_baseline_are_unpaired(void **state)
+{
+	(void)state;
+	fixture f = {test_tmpdir(), {0}};
+	/* both from run R1, whose baseline was "base" */
+	f.paths[0] = write_log(f.dir, "new.json", "new", "R1", "h", 100, CHANGE);
+	f.paths[1] = write_log(f.dir, "other.json", "other", "R1", "h", 300, CHANGE);
+	bv_table t;
+	bv_merge_opts o = {0.02, 0};
+	assert_int_equal(bv_merge(f.paths, 2, &o, &t), 0);
+	assert_string_equal(t.rows[0].changes[1].mode, "unpaired");
+	assert_true(t.rows[0].changes[1].ratio > 2.99 && t.rows[0].changes[1].ratio < 3.01);
+	assert_int_equal(t.nnotes, 1);
+	assert_non_null(strstr(t.notes[0], "other.json was paired with another baseline"));
+	bv_table_free(&t);
+	fixture_free(&f);
+}
+
 static void duplicate_labels_get_their_run_id(void **state)
 {
 	(void)state;
@@ -217,6 +235,7 @@ int test_merge(void)
 	    cmocka_unit_test(same_run_keeps_the_paired_ratio),
 	    cmocka_unit_test(another_run_is_unpaired_even_with_the_same_baseline_label),
 	    cmocka_unit_test(another_machine_gets_no_ratio_unless_asked),
+	    cmocka_unit_test(run_mates_against_another_baseline_are_unpaired),
 	    cmocka_unit_test(duplicate_labels_get_their_run_id),
 	    cmocka_unit_test(filter_matches_bench_op_backend_and_size),
 	    cmocka_unit_test(exporters_neutralise_hostile_labels),
