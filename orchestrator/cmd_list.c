@@ -13,14 +13,20 @@ static void usage(FILE *out)
 	fprintf(out, "usage: bench-versions list benches|backends|versions\n\n"
 		     "  benches    groups with their ops, default sizes and backends\n"
 		     "  backends   every backend a bench can run on\n"
-		     "  versions   what resolves: local, and the repository's branches and tags\n");
+		     "  versions   what resolves: local, and the repository's branches and tags\n\n"
+		     "exit codes: 0 success, 2 usage error or KERNEL_DIR does not exist\n");
 }
 
 int bv_cmd_list(int argc, char **argv)
 {
-	if (argc != 2 || !strcmp(argv[1], "--help")) {
-		usage(argc == 2 ? stdout : stderr);
-		return argc == 2 ? 0 : BV_EXIT_USAGE;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+	if (argc != 2) {
+		usage(stderr);
+		return BV_EXIT_USAGE;
 	}
 	size_t nb;
 	const bv_bench *all = bv_bench_all(&nb);

@@ -55,13 +55,17 @@ static void usage(FILE *out)
 		"  --threshold P    smallest change called faster/slower, percent (default 1)\n"
 		"  --seed N         seed for the random order of versions\n"
 		"  --format F       output format: %s (default table)\n"
+		"  --filter REGEX   show only rows whose bench/op/backend/size matches (POSIX\n"
+		"                   extended regex, size as 64K), e.g. 'unary/(exp|relu)/scalar'\n"
+		"  --fail-on-slower exit 1 when any change's verdict is slower (a CI gate)\n"
 		"  --units U        results as time, rate (GB/s or GFLOP/s) or peak (%% of this\n"
 		"                   machine's calibrated bandwidth or FLOPs); default time\n"
 		"  --results DIR    where logs go (default results/ of this checkout)\n"
 		"  --jobs N         versions fetched and built at once (default: the CPU count)\n\n"
 		"environment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
 		"             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal)\n"
-		"exit codes: 0 success, 2 usage or input error, 3 a build or run failed\n",
+		"exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
+		"2 usage or input error, 3 a build or run failed\n",
 		bv_exporter_names());
 }
 
@@ -306,7 +310,8 @@ int bv_cmd_run(int argc, char **argv)
 	int jobs = ncpu > 0 ? (int)ncpu : 1;
 	double threshold = 0.01, budget = 0;
 	mo.pin = -1, mo.threads = 1, mo.timeout_s = 60;
-	const char *format = "table", *results_root = NULL, *units = "time";
+	const char *format = "table", *results_root = NULL, *units = "time", *filter = NULL;
+	int gate = 0;
 	char **names = calloc((size_t)argc, sizeof(char *));
 	size_t nnames = 0;
 	mo.sample_us = 1000;
@@ -323,6 +328,8 @@ int bv_cmd_run(int argc, char **argv)
 			mo.quick = 1, takes = 0;
 		else if (!strcmp(a, "--isolated"))
 			mo.isolated = 1, takes = 0;
+		else if (!strcmp(a, "--fail-on-slower"))
+			gate = 1, takes = 0;
 		else if (!strncmp(a, "--", 2) && !val) {
 			fprintf(stderr, "bench-versions: %s needs a value (or is unknown); see --help\n", a);
 			free(names);
@@ -337,6 +344,8 @@ int bv_cmd_run(int argc, char **argv)
 			mo.sizes = val;
 		else if (!strcmp(a, "--format"))
 			format = val;
+		else if (!strcmp(a, "--filter"))
+			filter = val;
 		else if (!strcmp(a, "--units") && (!strcmp(val, "time") || !strcmp(val, "rate") || !strcmp(val, "peak")))
 			units = val;
 		else if (!strcmp(a, "--results"))
@@ -413,6 +422,13 @@ int bv_cmd_run(int argc, char **argv)
 		return BV_EXIT_USAGE;
 	}
 	free(cells);
+	/* A bad regex is found now, not after minutes of measuring. */
+	regex_t re;
+	if (filter && bv_filter_compile(filter, &re)) {
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		free(names);
+		return BV_EXIT_USAGE;
+	}
 
 	bv_repo *repo = NULL;
 	bv_compat *compat = NULL;
@@ -441,7 +457,7 @@ int bv_cmd_run(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = bv_compat_load(bv_compat_path(), &compat);
-	int build_failures = 0;
+	int build_failures = 0, gated = 0;
 	if (rc == 0)
 		rc = build_all(repo, compat, vs, nnames, jobs, &build_failures);
 	if (rc == 0) {
@@ -473,7 +489,11 @@ int bv_cmd_run(int argc, char **argv)
 		rc = bv_merge_logs(logs, nnames, threshold, &table);
 		if (rc == 0) {
 			table.units = units;
+			if (filter)
+				bv_table_filter(&table, &re);
 			rc = exporter->write(&table, stdout);
+			if (rc == 0 && gate && bv_table_has_slower(&table))
+				gated = 1;
 			bv_table_free(&table);
 		}
 	}
@@ -490,7 +510,11 @@ int bv_cmd_run(int argc, char **argv)
 	free(names);
 	bv_compat_free(compat);
 	bv_repo_free(repo);
+	if (filter)
+		regfree(&re);
 	if (rc)
 		return bv_exit_code(rc);
-	return build_failures ? BV_EXIT_FAILED : 0;
+	if (gated)
+		fprintf(stderr, "bench-versions: a change is slower (--fail-on-slower)\n");
+	return build_failures ? BV_EXIT_FAILED : gated ? BV_EXIT_REGRESSION : 0;
 }

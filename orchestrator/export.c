@@ -1,18 +1,22 @@
 /*
  * export.c - the registry of output formats.  Each format is one file
  * (export_<name>.c) with one write function; adding a format is that file
- * and one line here.
+ * and one line here.  Also the few formatting helpers the formats share, so
+ * a time reads the same in a terminal, a PR comment and a report.
  */
 #include <string.h>
 
 #include "stages.h"
 
 int bv_export_table(const bv_table *t, FILE *out);
+int bv_export_markdown(const bv_table *t, FILE *out);
+int bv_export_csv(const bv_table *t, FILE *out);
 int bv_export_json(const bv_table *t, FILE *out);
+int bv_export_html(const bv_table *t, FILE *out);
 
 static const bv_exporter exporters[] = {
-	{"table", bv_export_table},
-	{"json", bv_export_json},
+    {"table", bv_export_table}, {"markdown", bv_export_markdown}, {"csv", bv_export_csv},
+    {"json", bv_export_json},   {"html", bv_export_html},
 };
 
 const bv_exporter *bv_exporter_find(const char *name)
@@ -23,4 +27,44 @@ const bv_exporter *bv_exporter_find(const char *name)
 	return NULL;
 }
 
-const char *bv_exporter_names(void) { return "table, json"; }
+const char *bv_exporter_names(void)
+{
+	static char names[128];
+	if (!names[0])
+		for (size_t i = 0; i < sizeof(exporters) / sizeof(exporters[0]); i++) {
+			if (i)
+				strncat(names, "|", sizeof(names) - strlen(names) - 1);
+			strncat(names, exporters[i].name, sizeof(names) - strlen(names) - 1);
+		}
+	return names;
+}
+
+void bv_format_time(double ns, char *buf, size_t len)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+}
+
+/* Rates are shown against the roof that binds: the share of copy bandwidth
+ * or of peak FLOPs, whichever is larger. */
+void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len)
+{
+	const char *units = t->units ? t->units : "time";
+	int memory = res->pct_copy_bw >= res->pct_peak_flops;
+	if (!strcmp(units, "rate") && (res->gbps > 0 || res->gflops > 0)) {
+		if (memory)
+			snprintf(buf, len, "%.1f GB/s", res->gbps);
+		else
+			snprintf(buf, len, "%.1f GFLOP/s", res->gflops);
+	} else if (!strcmp(units, "peak") && (res->pct_copy_bw > 0 || res->pct_peak_flops > 0)) {
+		snprintf(buf, len, "%.0f%% of %s", memory ? res->pct_copy_bw : res->pct_peak_flops,
+		         memory ? "copy bw" : "peak FLOPs");
+	} else
+		bv_format_time(res->median_ns, buf, len);
+}

@@ -19,6 +19,9 @@ int bv_export_json(const bv_table *t, FILE *out)
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	if (t->method)
 		cJSON_AddStringToObject(doc, "method", t->method);
+	cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
+	for (size_t i = 0; i < t->nnotes; i++)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(t->notes[i]));
 	cJSON *vers = cJSON_AddArrayToObject(doc, "versions");
 	for (size_t i = 0; i < t->nversions; i++) {
 		cJSON *v = cJSON_CreateObject();
@@ -79,7 +82,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 				cJSON_AddNullToObject(o, "ratio");
 				cJSON_AddNullToObject(o, "ci_low");
 				cJSON_AddNullToObject(o, "ci_high");
-				cJSON_AddStringToObject(o, "verdict", r->results[i].status);
+				cJSON_AddStringToObject(o, "verdict", ch->none ? ch->none : r->results[i].status);
 			}
 			cJSON_AddItemToArray(changes, o);
 		}

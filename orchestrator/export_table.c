@@ -13,45 +13,8 @@
 #include "common.h"
 #include "stages.h"
 
-static void fmt_time(double ns, char *buf, size_t len)
-{
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.2f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-}
-
-/* A result in the table's units.  Rates are shown against the roof that
- * binds: the share of copy bandwidth or of peak FLOPs, whichever is larger. */
-static void fmt_result(const bv_table *t, const bv_result *res, char *buf, size_t len)
-{
-	const char *units = t->units ? t->units : "time";
-	int memory = res->pct_copy_bw >= res->pct_peak_flops;
-	if (!strcmp(units, "rate") && (res->gbps > 0 || res->gflops > 0)) {
-		if (memory)
-			snprintf(buf, len, "%.1f GB/s", res->gbps);
-		else
-			snprintf(buf, len, "%.1f GFLOP/s", res->gflops);
-	} else if (!strcmp(units, "peak") && (res->pct_copy_bw > 0 || res->pct_peak_flops > 0)) {
-		snprintf(buf, len, "%.0f%% of %s", memory ? res->pct_copy_bw : res->pct_peak_flops,
-			 memory ? "copy bw" : "peak FLOPs");
-	} else
-		fmt_time(res->median_ns, buf, len);
-}
-
 /* A row nobody could run, e.g. every version skipped for the same reason. */
-static int row_empty(const bv_row *r, size_t nv)
-{
-	for (size_t i = 0; i < nv; i++)
-		if (!strcmp(r->results[i].status, "ok") || !strcmp(r->results[i].status, "wrong result") ||
-		    !strcmp(r->results[i].status, "failed") || !strcmp(r->results[i].status, "build failed"))
-			return 0;
-	return 1;
-}
+static int row_empty(const bv_row *r, size_t nv) { return !bv_row_ran(r, nv); }
 
 /* Why a row was not run, as the baseline reports it. */
 static const char *fold_reason(const bv_row *r)
@@ -114,7 +77,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 		for (size_t i = 0, c = 4; i < nv; i++) {
 			const bv_result *res = &row->results[i];
 			if (!strcmp(res->status, "ok"))
-				fmt_result(t, res, buf, sizeof(buf));
+				bv_format_result(t, res, buf, sizeof(buf));
 			else
 				snprintf(buf, sizeof(buf), "%s", res->status);
 			put(&g, r, c++, buf);
@@ -125,7 +88,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 						 ch->ci_high, ch->verdict, ch->noisy ? ", noisy" : "",
 						 ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
 				else
-					snprintf(buf, sizeof(buf), "-");
+					snprintf(buf, sizeof(buf), "%s", ch->none ? ch->none : "-");
 				put(&g, r, c++, buf);
 			}
 		}
@@ -180,6 +143,8 @@ int bv_export_table(const bv_table *t, FILE *out)
 		fprintf(out, "not run: %zu %s cell%s on every version: %s: %s\n", count, row->backend,
 			count == 1 ? "" : "s", row->results[0].status, fold_reason(row));
 	}
+	for (size_t i = 0; i < t->nnotes; i++)
+		fprintf(out, "note: %s\n", t->notes[i]);
 	if (t->method)
 		fprintf(out, "method: %s\n", t->method);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the table") : 0;

@@ -18,6 +18,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{"run", bv_cmd_run, "compare versions (the default: bench-versions V1 V2 ...)"},
+	{"compare", bv_cmd_compare, "merge existing results logs into one table (bench-versions compare LOG...)"},
 	{"list", bv_cmd_list, "list benches, backends or versions"},
 	{"compat", bv_cmd_compat, "versions in reach, their compat rules, whether they build"},
 	{"cache", bv_cmd_cache, "show or trim the build cache"},
@@ -28,7 +29,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: bench-versions [run] VERSION... [options]   compare versions of the kernel library\n"
 		     "       bench-versions SUBCOMMAND [--help]\n\nsubcommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nbench-versions run --help shows the comparison's options.\n"
 		     "exit codes: 0 success, 1 a gated regression, 2 usage or input error, 3 a build or run failed\n");
 }

@@ -5,7 +5,10 @@
  * first log is the baseline.  A version measured in the same run as the
  * baseline carries its ratios (measure.c) and those are used; otherwise the
  * ratio of medians is shown, marked unpaired, with a deliberately wide
- * interval (the quotient of the two medians' intervals).
+ * interval (the quotient of the two medians' intervals).  Pairing needs the
+ * same run (run.id) and machine: a log from another run may carry a change
+ * block against a baseline that merely has the same label.  Logs from
+ * another machine (hostname or cpu differ) get no ratio unless asked for.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -73,26 +76,158 @@ static int load_log(const char *path, cJSON **doc)
 	return rc;
 }
 
-int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *t)
+/* Text from a log is hostile input: control characters (terminal escapes,
+ * newlines that would forge table lines) become '?'.  Exporters still escape
+ * for their format; this only keeps every string one printable line. */
+static char *clean_dup(const char *s)
+{
+	char *d = bv_strdup(s);
+	for (char *p = d; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return d;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static int same_str(const char *a, const char *b) { return a && b ? !strcmp(a, b) : a == b; }
+
+static void add_note(bv_table *t, char *note)
+{
+	t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
+	t->notes[t->nnotes++] = note;
+}
+
+/* Labels must be unique columns; logs from different runs often share one
+ * ("main" twice), so every label that repeats gets its run id, and a label
+ * that still repeats (the same log twice) its position. */
+static void unique_labels(bv_table *t, cJSON **docs)
+{
+	size_t n = t->nversions;
+	int *dup = calloc(n, sizeof(int));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			if (i != j && !strcmp(t->labels[i], t->labels[j]))
+				dup[i] = 1;
+	for (size_t i = 0; i < n; i++)
+		if (dup[i]) {
+			const char *id = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "run"), "id");
+			char *id_clean = clean_dup(id ? id : "?");
+			char *l = bv_asprintf("%s@%s", t->labels[i], id_clean);
+			free(id_clean);
+			free(t->labels[i]);
+			t->labels[i] = l;
+		}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->labels[i], t->labels[j])) {
+				char *l = bv_asprintf("%s-%zu", t->labels[i], i + 1);
+				free(t->labels[i]);
+				t->labels[i] = l;
+				break;
+			}
+	free(dup);
+}
+
+static char *machine_desc(const cJSON *doc)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+	const char *host = bv_json_str(m, "hostname"), *cpu = bv_json_str(m, "cpu");
+	char *h = clean_dup(host ? host : "?"), *c = clean_dup(cpu ? cpu : "?");
+	char *d = bv_asprintf("%s, %s", h, c);
+	free(h), free(c);
+	return d;
+}
+
+int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out)
+{
+	bv_merge_opts o = {threshold, 0};
+	return bv_merge(paths, n, &o, out);
+}
+
+int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->nversions = n;
-	t->threshold = threshold;
 	t->labels = calloc(n, sizeof(char *));
 	t->descriptions = calloc(n, sizeof(char *));
 	cJSON **docs = calloc(n, sizeof(cJSON *));
+	/* Per log: its ratios may be the paired ones (same run and machine as
+	 * the baseline), may fall back to the ratio of medians, or may not be
+	 * formed at all (another machine, unless asked). */
+	int *same_run = calloc(n, sizeof(int)), *other_machine = calloc(n, sizeof(int));
+	char *base_label = NULL; /* the baseline's label as the logs' change blocks name it */
+	double threshold = o->threshold;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = load_log(paths[i], &docs[i]);
+	if (rc == 0 && n > 0 && threshold < 0 &&
+	    bv_json_num(cJSON_GetObjectItemCaseSensitive(docs[0], "method"), "threshold", &threshold))
+		threshold = 0.01;
+	if (threshold < 0 || threshold >= 10)
+		threshold = 0.01;
+	t->threshold = threshold;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *label = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
+		t->labels[i] = clean_dup(label ? label : "?");
+		if (i == 0)
+			base_label = bv_strdup(label ? label : "");
+		const cJSON *run0 = cJSON_GetObjectItemCaseSensitive(docs[0], "run");
+		const cJSON *run = cJSON_GetObjectItemCaseSensitive(docs[i], "run");
+		const cJSON *m0 = cJSON_GetObjectItemCaseSensitive(docs[0], "machine");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(docs[i], "machine");
+		other_machine[i] = !same_str(bv_json_str(m0, "hostname"), bv_json_str(m, "hostname")) ||
+				   !same_str(bv_json_str(m0, "cpu"), bv_json_str(m, "cpu"));
+		/* A log without a run id cannot prove it shares the baseline's processes. */
+		same_run[i] = !other_machine[i] && bv_json_str(run, "id") &&
+			      same_str(bv_json_str(run0, "id"), bv_json_str(run, "id"));
+	}
+	if (rc == 0)
+		unique_labels(t, docs);
+	for (size_t i = 1; i < n && rc == 0; i++) {
+		const char *file = base_name(paths[i]);
+		char *named = strncmp(file, t->labels[i], strlen(t->labels[i])) || strcmp(file + strlen(t->labels[i]), ".json")
+				      ? bv_asprintf("%s (column %s)", file, t->labels[i])
+				      : bv_strdup(file);
+		char *clean = clean_dup(named);
+		if (other_machine[i]) {
+			char *here = machine_desc(docs[i]), *base = machine_desc(docs[0]);
+			if (o->across_machines)
+				add_note(t, bv_asprintf("%s was measured on another machine (%s; the baseline on %s); its "
+							"ratios are unpaired and include the difference between the machines",
+							clean, here, base));
+			else
+				add_note(t, bv_asprintf("%s was measured on another machine (%s; the baseline on %s); no "
+							"ratios unless --across-machines",
+							clean, here, base));
+			free(here), free(base);
+		} else if (!same_run[i])
+			add_note(t, bv_asprintf("%s is from another run than the baseline; its ratios are unpaired "
+						"(ratio of medians, wider intervals)",
+						clean));
+		else {
+			/* Same run, but its ratios were taken against another version. */
+			const char *rb = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "run"), "baseline");
+			if (rb && strcmp(rb, base_label))
+				add_note(t, bv_asprintf("%s was paired with another baseline in its run; its ratios to "
+							"the first log are unpaired (ratio of medians, wider intervals)",
+							clean));
+		}
+		free(clean), free(named);
+	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const cJSON *ver = cJSON_GetObjectItemCaseSensitive(docs[i], "version");
-		const char *label = bv_json_str(ver, "label");
 		const char *kv = bv_json_str(ver, "kernel_version");
 		const char *rule = bv_json_str(ver, "rule");
 		const char *summary = bv_json_str(ver, "summary");
-		t->labels[i] = bv_strdup(label ? label : "?");
-		t->descriptions[i] = bv_asprintf("%s: %s, kernels %s (%s)", t->labels[i], summary ? summary : "",
-						 kv ? kv : "?", rule ? rule : "?");
+		char *d = bv_asprintf("%s: %s, kernels %s (%s)", t->labels[i], summary ? summary : "", kv ? kv : "?",
+				      rule ? rule : "?");
+		t->descriptions[i] = clean_dup(d);
+		free(d);
 		const cJSON *cell;
 		cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(docs[i], "cells"))
 		{
@@ -103,13 +238,15 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *t)
 				rc = bv_fail(BV_EINPUT, "%s: a cell lacks bench, op, backend or size", paths[i]);
 				break;
 			}
-			int idx = row_index(t, bench, op, backend, (size_t)size); /* may move t->rows */
+			char *cb = clean_dup(bench), *co = clean_dup(op), *ck = clean_dup(backend);
+			int idx = row_index(t, cb, co, ck, (size_t)size); /* may move t->rows */
+			free(cb), free(co), free(ck);
 			bv_row *r = &t->rows[idx];
 			bv_result *res = &r->results[i];
 			res->status = status_of(bv_json_str(cell, "status"));
 			const char *reason = bv_json_str(cell, "reason");
 			if (reason)
-				res->reason = bv_strdup(reason);
+				res->reason = clean_dup(reason);
 			const cJSON *fp = cJSON_GetObjectItemCaseSensitive(cell, "footprint");
 			bv_json_num(fp, "host_bytes", &res->host_bytes);
 			bv_json_num(fp, "device_bytes", &res->device_bytes);
@@ -134,7 +271,9 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *t)
 			const char *pbase = bv_json_str(pb, "baseline");
 			const char *mode = bv_json_str(pb, "mode");
 			bv_change *ch = &r->changes[i];
-			if (i > 0 && pbase && !strcmp(pbase, t->labels[0])) {
+			/* Paired only within one run: a log from another run may name a
+			 * baseline with the same label that is not this one. */
+			if (i > 0 && same_run[i] && pbase && !strcmp(pbase, base_label)) {
 				bv_interval iv = {0};
 				iv.n = 1;
 				if (!bv_json_num(pb, "ratio", &iv.est) && !bv_json_num(pb, "ratio_ci_low", &iv.lo) &&
@@ -168,6 +307,12 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *t)
 			if (r->changes[i].valid || strcmp(a->status, "ok") || strcmp(b->status, "ok") || a->median_ns <= 0)
 				continue;
 			bv_change *ch = &r->changes[i];
+			/* Two machines differ by more than most changes: no verdict
+			 * unless the user asked for one (a note says so). */
+			if (other_machine[i] && !o->across_machines) {
+				ch->none = "other machine";
+				continue;
+			}
 			ch->valid = 1;
 			ch->ratio = b->median_ns / a->median_ns;
 			ch->ci_low = a->ci_high_ns > 0 ? b->ci_low_ns / a->ci_high_ns : 0;
@@ -211,6 +356,7 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *t)
 	for (size_t i = 0; i < n; i++)
 		cJSON_Delete(docs[i]);
 	free(docs);
+	free(same_run), free(other_machine), free(base_label);
 	if (rc)
 		bv_table_free(t);
 	return rc;
@@ -231,6 +377,73 @@ void bv_table_free(bv_table *t)
 		if (t->descriptions)
 			free(t->descriptions[i]);
 	}
+	for (size_t i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
+	free(t->notes);
 	free(t->labels), free(t->descriptions), free(t->rows), free(t->method);
 	memset(t, 0, sizeof(*t));
+}
+
+int bv_filter_compile(const char *regex, regex_t *out)
+{
+	int err = regcomp(out, regex, REG_EXTENDED | REG_NOSUB);
+	if (err) {
+		char msg[256];
+		regerror(err, out, msg, sizeof(msg));
+		return bv_fail(BV_EINPUT, "--filter '%s': %s", regex, msg);
+	}
+	return 0;
+}
+
+void bv_row_key(const bv_row *r, char *buf, size_t len)
+{
+	char size[32];
+	snprintf(buf, len, "%s/%s/%s/%s", r->bench, r->op, r->backend, bv_size_format(r->size, size, sizeof(size)));
+}
+
+void bv_table_filter(bv_table *t, const regex_t *re)
+{
+	size_t kept = 0;
+	for (size_t k = 0; k < t->nrows; k++) {
+		char key[512];
+		bv_row_key(&t->rows[k], key, sizeof(key));
+		if (regexec(re, key, 0, NULL, 0) == 0) {
+			t->rows[kept++] = t->rows[k];
+			continue;
+		}
+		bv_row *r = &t->rows[k];
+		for (size_t i = 0; i < t->nversions; i++)
+			free(r->results[i].reason);
+		free(r->results), free(r->changes);
+		free(r->bench), free(r->op), free(r->backend);
+	}
+	t->nrows = kept;
+}
+
+int bv_row_ran(const bv_row *r, size_t nversions)
+{
+	for (size_t i = 0; i < nversions; i++)
+		if (!strcmp(r->results[i].status, "ok") || !strcmp(r->results[i].status, "wrong result") ||
+		    !strcmp(r->results[i].status, "failed") || !strcmp(r->results[i].status, "build failed"))
+			return 1;
+	return 0;
+}
+
+double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *n)
+{
+	double logsum = 0;
+	*n = 0;
+	for (size_t k = 0; k < t->nrows; k++)
+		if (!strcmp(t->rows[k].bench, bench) && t->rows[k].changes[v].valid && t->rows[k].changes[v].ratio > 0)
+			logsum += log(t->rows[k].changes[v].ratio), (*n)++;
+	return *n ? exp(logsum / (double)*n) : 0;
+}
+
+int bv_table_has_slower(const bv_table *t)
+{
+	for (size_t k = 0; k < t->nrows; k++)
+		for (size_t i = 1; i < t->nversions; i++)
+			if (t->rows[k].changes[i].valid && !strcmp(t->rows[k].changes[i].verdict, "slower"))
+				return 1;
+	return 0;
 }

@@ -12,6 +12,7 @@
 #ifndef BV_STAGES_H
 #define BV_STAGES_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -139,6 +140,7 @@ typedef struct bv_change {
 	const char *mode;    /* paired, isolated, unpaired (different runs) */
 	int noisy;           /* "same", but the interval reaches past the threshold */
 	int processes;
+	const char *none; /* when !valid and both ran: why there is no ratio ("other machine") */
 } bv_change;
 
 typedef struct bv_row {
@@ -158,10 +160,36 @@ typedef struct bv_table {
 	char *method; /* how the numbers were measured, in one line */
 	double threshold;
 	const char *units; /* how exporters show a result: time (default), rate, peak */
+	char **notes;      /* caveats every exporter shows: "main.json was measured on ..." */
+	size_t nnotes;
 } bv_table;
 
+typedef struct bv_merge_opts {
+	double threshold; /* < 0: the baseline log's method.threshold, else 1 % */
+	int across_machines; /* ratios between logs from different machines */
+} bv_merge_opts;
+
+/* Logs from one run on one machine (what `run` produces). */
 int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out);
+/* Any logs: pairs only within one run (same run.id and baseline), falls
+ * back to unpaired ratios across runs, and gives no ratio across machines
+ * unless o->across_machines; each such caveat becomes a note. */
+int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *out);
 void bv_table_free(bv_table *t);
+
+/* --filter: a POSIX extended regex matched against "bench/op/backend/size"
+ * (size as 64K).  A bad regex is BV_EINPUT naming it and regerror's text. */
+int bv_filter_compile(const char *regex, regex_t *out);
+void bv_row_key(const bv_row *r, char *buf, size_t len);
+/* Keeps the rows whose key matches re. */
+void bv_table_filter(bv_table *t, const regex_t *re);
+/* Whether any version ran the row (rows nobody could run are folded). */
+int bv_row_ran(const bv_row *r, size_t nversions);
+/* Geometric mean of version v's ratios over the rows of one bench group;
+ * *n gets the number of cells behind it (0: no ratio, returns 0). */
+double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *n);
+/* The gate behind --fail-on-slower: any change whose verdict is slower. */
+int bv_table_has_slower(const bv_table *t);
 
 /* ---- export ----------------------------------------------------------- */
 typedef struct bv_exporter {
@@ -170,7 +198,11 @@ typedef struct bv_exporter {
 } bv_exporter;
 
 const bv_exporter *bv_exporter_find(const char *name);
-/* "table, json": for help texts and error messages. */
+/* "table, markdown, ...": for help texts and error messages. */
 const char *bv_exporter_names(void);
+/* Shared by the exporters: a result in the table's units (t->units), e.g.
+ * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
+void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
+void bv_format_time(double ns, char *buf, size_t len);
 
 #endif

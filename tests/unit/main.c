@@ -33,5 +33,6 @@ int main(void)
 	failed += test_benches();
 	failed += test_names();
 	failed += test_releases();
+	failed += test_merge();
 	return failed ? 1 : 0;
 }

@@ -13,6 +13,7 @@ int test_compat(void);
 int test_benches(void);
 int test_names(void);
 int test_releases(void);
+int test_merge(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */
 char *test_tmpdir(void);

@@ -1,0 +1,127 @@
+/*
+ * export_md.c - the comparison as GitHub-flavoured Markdown, to paste into a
+ * PR comment: the text table's rows and columns as a pipe table, then the
+ * geomeans, the cells nobody could run, the notes and the method line.
+ * Verdicts other than "same" are bold so a regression stands out.
+ */
+#include <string.h>
+
+#include "benches.h"
+#include "common.h"
+#include "stages.h"
+
+/* Text from a log is hostile: every character Markdown or the HTML that
+ * GitHub allows could act on is backslash-escaped (GFM escapes any ASCII
+ * punctuation this way), so a label can neither end a table cell (`|`) nor
+ * open a link, an image or a tag. */
+static void md(FILE *out, const char *s)
+{
+	for (const char *p = s ? s : ""; *p; p++) {
+		if (strchr("\\`*_{}[]<>#|!~&$", *p))
+			fputc('\\', out);
+		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, out);
+	}
+}
+
+static void change_cell(FILE *out, const bv_row *r, size_t i)
+{
+	const bv_change *ch = &r->changes[i];
+	if (!ch->valid) {
+		md(out, ch->none ? ch->none : "-");
+		return;
+	}
+	int bold = strcmp(ch->verdict, "same") != 0;
+	fprintf(out, "%.3f \\[%.3f, %.3f\\] %s%s%s", ch->ratio, ch->ci_low, ch->ci_high, bold ? "**" : "",
+	        ch->verdict, bold ? "**" : "");
+	if (ch->noisy)
+		fputs(", noisy", out);
+	if (!ch->paired)
+		fprintf(out, " %s", ch->mode);
+}
+
+static const char *fold_reason(const bv_row *r)
+{
+	return r->results[0].reason ? r->results[0].reason : r->results[0].status;
+}
+
+static int same_fold(const bv_row *a, const bv_row *b)
+{
+	return !strcmp(a->backend, b->backend) && !strcmp(fold_reason(a), fold_reason(b));
+}
+
+int bv_export_markdown(const bv_table *t, FILE *out)
+{
+	size_t nv = t->nversions;
+	fputs("| bench | op | backend | size |", out);
+	for (size_t i = 0; i < nv; i++) {
+		fputc(' ', out), md(out, t->labels[i]), fputs(" |", out);
+		if (i > 0) {
+			fputc(' ', out), md(out, t->labels[i]), fputc('/', out), md(out, t->labels[0]);
+			fputs(" \\[95% CI\\] |", out);
+		}
+	}
+	fputs("\n|---|---|---|--:|", out);
+	for (size_t i = 0; i < nv; i++)
+		fputs(i ? "--:|--:|" : "--:|", out);
+	fputc('\n', out);
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *r = &t->rows[k];
+		if (!bv_row_ran(r, nv))
+			continue;
+		char buf[128];
+		fputs("| ", out), md(out, r->bench);
+		fputs(" | ", out), md(out, r->op);
+		fputs(" | ", out), md(out, r->backend);
+		fprintf(out, " | %s |", bv_size_format(r->size, buf, sizeof(buf)));
+		for (size_t i = 0; i < nv; i++) {
+			const bv_result *res = &r->results[i];
+			fputc(' ', out);
+			if (!strcmp(res->status, "ok")) {
+				bv_format_result(t, res, buf, sizeof(buf));
+				md(out, buf);
+			} else
+				md(out, res->status);
+			fputs(" |", out);
+			if (i > 0) {
+				fputc(' ', out), change_cell(out, r, i), fputs(" |", out);
+			}
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+	/* One list, so GitHub keeps the lines apart. */
+	for (size_t i = 1; i < nv; i++)
+		for (size_t k = 0; k < t->nrows; k++) {
+			if (k > 0 && !strcmp(t->rows[k - 1].bench, t->rows[k].bench))
+				continue;
+			size_t n;
+			double g = bv_table_geomean(t, i, t->rows[k].bench, &n);
+			if (!n)
+				continue;
+			fputs("- geomean ", out), md(out, t->labels[i]), fputc('/', out),
+			    md(out, t->labels[0]);
+			fputs(" over ", out), md(out, t->rows[k].bench);
+			fprintf(out, ": %.3f (%zu cells)\n", g, n);
+		}
+	/* Rows nobody could run, folded as in the text table: one line per
+	 * backend and reason. */
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *r = &t->rows[k];
+		if (bv_row_ran(r, nv))
+			continue;
+		size_t count = 0, seen = 0;
+		for (size_t j = 0; j < t->nrows; j++)
+			if (!bv_row_ran(&t->rows[j], nv) && same_fold(&t->rows[j], r))
+				count++, seen += j < k;
+		if (seen)
+			continue;
+		fprintf(out, "- not run: %zu ", count), md(out, r->backend);
+		fprintf(out, " cell%s on every version: ", count == 1 ? "" : "s");
+		md(out, r->results[0].status), fputs(": ", out), md(out, fold_reason(r)), fputc('\n', out);
+	}
+	for (size_t i = 0; i < t->nnotes; i++)
+		fputs("- **note:** ", out), md(out, t->notes[i]), fputc('\n', out);
+	if (t->method)
+		fputs("\n_method:_ ", out), md(out, t->method), fputc('\n', out);
+	return ferror(out) ? bv_fail(BV_ERUN, "cannot write Markdown") : 0;
+}

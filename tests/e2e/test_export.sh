@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# End to end: one quick measurement of a planted slowdown, then every
+# exporter and the compare subcommand driven over the logs it wrote (and over
+# edited copies of them: another run, another machine, a hostile label), so
+# only one measurement is needed.
+source "$(dirname "$0")/lib.sh"
+make_fixture
+
+# 0.1.5 makes relu do its loop three times: a slowdown no noise can hide.
+python3 - "$FIX/kernels/src/scalar.c" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+head = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)"
+assert head in s, "fixture: the relu loop moved; update the planted slowdown"
+s = s.replace(head, "\tcase KN_RELU:\n\t\tfor (int rep = 0; rep < 3; rep++)\n\t\tfor (i = 0; i < n; i++)")
+open(p, "w").write(s)
+PY
+echo 0.1.5 > "$FIX/kernels/VERSION"
+git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
+
+args=(--benches unary --ops relu,abs --backends scalar --sizes 64K --quick --results "$TMP/results")
+"$BV" run 0.1.0 --filter '(' "${args[@]}" > "$TMP/out" 2> "$TMP/err"
+check "run: a bad regex is a usage error (exit 2)" test $? -eq 2
+check "run: the error names the regex and why" contains "$TMP/err" "--filter '\(': .*(paren|\()"
+check "run: nothing was measured for a bad regex" test ! -d "$TMP/results"
+
+# The one measurement: filtered to relu and gated on the slowdown.
+"$BV" run 0.1.0 main "${args[@]}" --filter 'unary/relu/' --fail-on-slower > "$TMP/out" 2> "$TMP/err"
+check "run --fail-on-slower exits 1 on the planted slowdown" test $? -eq 1
+check "run --filter keeps relu" contains "$TMP/out" "^unary +relu +scalar +64K .* slower"
+check "run --filter drops abs" test "$(grep -c '^unary  *abs' "$TMP/out")" -eq 0
+
+run=$(ls -d "$TMP"/results/*/ | head -1)
+base="$run/0.1.0.json" main="$run/main.json"
+BVC() { "$BV" compare "$base" "$@"; }
+
+BVC "$main" > "$TMP/table" 2> "$TMP/err"
+check "compare of one run exits 0" test $? -eq 0
+check "compare keeps the paired ratio" contains "$TMP/table" "^unary +relu +scalar +64K .* (2|3)\.[0-9]{3} \[[0-9.]+, [0-9.]+\] slower$"
+check "compare shows both cells" contains "$TMP/table" "^unary +abs +scalar +64K"
+check "compare prints no note for one run" test "$(grep -c '^note: ' "$TMP/table")" -eq 0
+
+# csv
+BVC "$main" --format csv > "$TMP/csv"
+check "csv parses with the right columns and one row per cell and version" python3 - "$TMP/csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+cols = ["bench", "op", "backend", "size", "version", "status", "reason", "median_ns", "ci_low_ns",
+        "ci_high_ns", "gb_per_s", "gflop_per_s", "ratio", "ratio_ci_low", "ratio_ci_high", "verdict",
+        "mode", "noisy"]
+assert list(rows[0].keys()) == cols, list(rows[0].keys())
+assert len(rows) == 4, len(rows)
+by = {(r["op"], r["version"]): r for r in rows}
+relu = by[("relu", "main")]
+assert relu["size"] == "65536" and relu["status"] == "ok" and float(relu["median_ns"]) > 0
+assert float(relu["ratio_ci_low"]) <= float(relu["ratio"]) <= float(relu["ratio_ci_high"])
+assert relu["verdict"] == "slower" and relu["mode"] == "paired" and relu["noisy"] in ("true", "false")
+assert float(relu["gb_per_s"]) > 0
+b = by[("relu", "0.1.0")]
+assert b["ratio"] == "" and b["verdict"] == "" and float(b["median_ns"]) > 0
+PY
+
+# markdown
+BVC "$main" --format markdown > "$TMP/md"
+check "markdown has the header row" contains "$TMP/md" '^\| bench \| op \| backend \| size \| 0\.1\.0 \| main \| main/0\.1\.0 \\\[95% CI\\\] \|$'
+check "markdown has the alignment row" contains "$TMP/md" '^\|---\|---\|---\|--:\|'
+check "markdown shows relu slower" contains "$TMP/md" '^\| unary \| relu \| scalar \| 64K \| .* \*\*slower\*\* \|$'
+check "markdown has geomean and method lines" contains "$TMP/md" '^- geomean main/0\.1\.0 over unary: [0-9.]+ \(2 cells\)$'
+check "markdown has the method line" contains "$TMP/md" '^_method:_ paired: '
+
+# json
+BVC "$main" --format json > "$TMP/json"
+check "json has the documented fields" python3 - "$TMP/json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "bench-versions-comparison" and d["baseline"] == "0.1.0"
+assert d["threshold"] > 0 and d["method"] and d["notes"] == []
+assert [v["label"] for v in d["versions"]] == ["0.1.0", "main"] and all(v["description"] for v in d["versions"])
+for r in d["rows"]:
+    for k in ("bench", "op", "backend", "size", "results", "changes"):
+        assert k in r, k
+    for res in r["results"]:
+        for k in ("version", "status", "median_ns", "ci_low_ns", "ci_high_ns", "gb_per_s", "processes",
+                  "host_bytes", "device_bytes"):
+            assert k in res, k
+    for ch in r["changes"]:
+        for k in ("version", "ratio", "ci_low", "ci_high", "verdict", "paired", "mode", "noisy", "processes"):
+            assert k in ch, k
+relu = [r for r in d["rows"] if r["op"] == "relu"][0]
+assert relu["changes"][0]["verdict"] == "slower" and relu["changes"][0]["paired"] is True
+PY
+
+# Edited copies of the logs: another run, another machine, a hostile label.
+edit() { # edit SRC DST PYTHON-STATEMENT (on d, the log)
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"
+}
+mkdir -p "$TMP/other" "$TMP/far" "$TMP/evil"
+edit "$main" "$TMP/other/main.json" "d['run']['id'] = '20000101T000000Z'"
+edit "$main" "$TMP/far/main.json" "d['machine']['hostname'] = 'elsewhere.example'"
+edit "$main" "$TMP/evil/main.json" "d['version']['label'] = '<img src=x onerror=alert(1)>|\"&</title><script>x</script>'"
+
+BVC "$TMP/other/main.json" --format json > "$TMP/unpaired.json" 2> "$TMP/err"
+check "logs of two runs: ratios are unpaired, not the stale paired block" python3 - "$TMP/unpaired.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["rows"]:
+    ch = r["changes"][0]
+    assert ch["mode"] == "unpaired" and ch["paired"] is False and ch["ratio"] > 0, ch
+assert any("another run" in n for n in d["notes"]), d["notes"]
+PY
+BVC "$TMP/other/main.json" > "$TMP/unpaired"
+check "logs of two runs: the table marks them unpaired" contains "$TMP/unpaired" "^unary +relu +scalar .* slower unpaired$"
+
+BVC "$main" "$TMP/other/main.json" > "$TMP/dup" 2>&1
+check "duplicate labels get their run id" contains "$TMP/dup" "^bench +op +backend +size +0\.1\.0 +main@[0-9T]+Z? .* main@20000101T000000Z "
+
+BVC "$TMP/far/main.json" > "$TMP/far.out" 2>&1
+check "another machine: exit 0" test $? -eq 0
+check "another machine: no ratio" contains "$TMP/far.out" "^unary +relu +scalar +64K +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +other machine$"
+check "another machine: a note says why" contains "$TMP/far.out" "^note: main\.json was measured on another machine \(elsewhere\.example, .*\); no ratios unless --across-machines$"
+BVC "$TMP/far/main.json" --across-machines > "$TMP/across" 2>&1
+check "--across-machines gives an unpaired ratio" contains "$TMP/across" "^unary +relu +scalar .* slower unpaired$"
+
+BVC "$TMP/evil/main.json" --format html > "$TMP/evil.html"
+BVC "$main" --format html > "$TMP/report.html"
+check "html is well formed, self-contained, one svg per group, escapes a hostile label" python3 - "$TMP/report.html" "$TMP/evil.html" <<'PY'
+import sys
+from html.parser import HTMLParser
+VOID = {"meta", "br", "img", "hr", "input", "link", "line", "circle", "path", "rect"}
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []; self.tags = []; self.attrs = []; self.text = []
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag); self.attrs += attrs
+        if tag not in VOID: self.stack.append(tag)
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append(tag); self.attrs += attrs
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-3:])
+        self.stack.pop()
+    def handle_data(self, d): self.text.append(d)
+for path in sys.argv[1:]:
+    raw = open(path).read()
+    p = P(); p.feed(raw); p.close()
+    assert not p.stack, p.stack
+    assert "http://" not in raw and "https://" not in raw and "src=" not in raw and "url(" not in raw
+    assert not {"script", "img", "iframe", "link", "object", "embed"} & set(p.tags), set(p.tags)
+    assert not [a for a, v in p.attrs if a in ("src", "href") or a.startswith("on")], p.attrs
+    assert p.tags.count("svg") == 1, p.tags.count("svg")  # one bench group: unary
+    assert "table" in p.tags and any("method: paired" in t for t in p.text)
+evil = P(); evil.feed(open(sys.argv[2]).read())
+assert any("<img src=x onerror=alert(1)>" in t for t in evil.text), "the label should show as text"
+PY
+check "html draws an error bar and the 1.0 line" contains "$TMP/report.html" '<line class="one" '
+
+BVC "$TMP/evil/main.json" --format markdown > "$TMP/evil.md"
+check "markdown escapes | and < in a hostile label" contains "$TMP/evil.md" '^\| bench \| op \| backend \| size \| 0\.1\.0 \| \\<img src=x onerror=alert\(1\)\\>\\\|'
+check "markdown rows keep their column count with a hostile label" python3 - "$TMP/evil.md" <<'PY'
+import re, sys
+lines = [l for l in open(sys.argv[1]) if l.startswith("|")]
+counts = {len(re.findall(r"(?<!\\)\|", l)) for l in lines}
+assert counts == {8}, counts
+PY
+BVC "$TMP/evil/main.json" --format csv > "$TMP/evil.csv"
+check "csv quotes a hostile label" python3 - "$TMP/evil.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 4 and rows[1]["version"].startswith("<img src=x"), rows[1]["version"]
+PY
+
+# --filter and the gate on compare
+BVC "$main" --filter 'unary/(exp|relu)/scalar' > "$TMP/f"
+check "compare --filter keeps relu" contains "$TMP/f" "^unary +relu +scalar"
+check "compare --filter drops abs" test "$(grep -c '^unary  *abs' "$TMP/f")" -eq 0
+BVC "$main" --filter '/64K$' --format csv > "$TMP/f.csv"
+check "compare --filter matches the size as 64K" test "$(wc -l < "$TMP/f.csv")" -eq 5
+BVC "$main" --filter 'a[' > /dev/null 2> "$TMP/err"
+check "compare: a bad regex exits 2" test $? -eq 2
+check "compare: the error names the regex" contains "$TMP/err" "--filter 'a\[': "
+BVC "$main" --fail-on-slower > /dev/null 2>&1
+check "compare --fail-on-slower exits 1 on the planted slowdown" test $? -eq 1
+BVC "$main" --fail-on-slower --filter 'unary/abs/' > /dev/null 2>&1
+check "compare --fail-on-slower exits 0 when the filter excludes it" test $? -eq 0
+BVC "$TMP/far/main.json" --fail-on-slower > /dev/null 2>&1
+check "compare --fail-on-slower: no ratio across machines, no gate" test $? -eq 0
+BVC "$TMP/nonexistent.json" > /dev/null 2> "$TMP/err"
+check "compare: a missing log is an input error (exit 2)" test $? -eq 2
+for c in run compare list; do
+	"$BV" $c --help > "$TMP/help" 2>&1
+	check "$c --help exits 0 with its usage" test $? -eq 0 -a "$(grep -c "^usage: bench-versions.*$c\|^usage: bench-versions \[run\]" "$TMP/help")" -ge 1
+done
+"$BV" compare --format nope "$base" > /dev/null 2> "$TMP/err"
+check "--format lists every exporter" contains "$TMP/err" "table\|markdown\|csv\|json\|html"
+finish
