@@ -20,8 +20,8 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 1
-#define KN_VERSION_PATCH 1
+#define KN_VERSION_MINOR 2
+#define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
 	KN_OK = 0,
@@ -46,8 +46,24 @@ typedef enum kn_unary_op {
 	KN_SQRT = 2,
 	KN_EXP = 3,
 	KN_RELU = 4,
+	/* 0.2.0 */
+	KN_LOG = 5,
+	KN_SIGMOID = 6, /* 1 / (1 + exp(-x)) */
+	KN_TANH = 7,
+	KN_GELU = 8,    /* tanh approximation: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) */
+	KN_SILU = 9,    /* x * sigmoid(x) */
+	KN_CLAMP = 10,  /* min(max(x, lo), hi); NaN stays NaN */
+	KN_SCALE = 11,  /* alpha * x */
 	KN_UNARY_COUNT_
 } kn_unary_op;
+
+/* Parameters of the ops that take some (clamp: lo, hi; scale: alpha).  Ops
+ * without parameters ignore them.  kn_unary() uses KN_UNARY_PARAMS_DEFAULT. */
+typedef struct kn_unary_params {
+	float lo, hi; /* clamp bounds, lo <= hi */
+	float alpha;  /* scale factor */
+} kn_unary_params;
+#define KN_UNARY_PARAMS_DEFAULT {0.0f, 6.0f, 1.0f}
 
 /* "0.1.0": the version of the library actually linked, not of this header. */
 const char *kn_version(void);
@@ -65,6 +81,20 @@ kn_status kn_backend_probe(kn_backend b);
 
 /* y[i] = op(x[i]) for i < n.  x and y may be the same buffer. */
 kn_status kn_unary(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n);
+
+/* kn_unary with explicit parameters; p == NULL means the defaults.  Clamp
+ * with lo > hi or a NaN bound is KN_EINVAL.  (0.2.0) */
+kn_status kn_unary_ex(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n,
+		      const kn_unary_params *p);
+
+/* The instruction set the simd backend runs with on this machine: "avx512",
+ * "avx2" (with FMA) or "generic" (no usable vector unit: portable C).  (0.2.0) */
+const char *kn_simd_isa(void);
+/* Forces the simd backend onto one path ("avx512", "avx2", "generic"; NULL
+ * or "auto" = the best this CPU has), e.g. to test or compare them.
+ * KN_EUNAVAILABLE when the CPU lacks it, KN_EINVAL for an unknown name.
+ * Not thread-safe against concurrent simd calls.  (0.2.0) */
+kn_status kn_simd_set_isa(const char *isa);
 
 /* Memory where backend b computes.  For host backends these are aligned host
  * allocations; for cuda they are device allocations. */

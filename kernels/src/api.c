@@ -46,7 +46,8 @@ const char *kn_status_name(kn_status s)
 }
 
 static const char *const backend_names[KN_BACKEND_COUNT_] = {"scalar", "simd", "blas", "cuda"};
-static const char *const unary_names[KN_UNARY_COUNT_] = {"abs", "neg", "sqrt", "exp", "relu"};
+static const char *const unary_names[KN_UNARY_COUNT_] = {
+	"abs", "neg", "sqrt", "exp", "relu", "log", "sigmoid", "tanh", "gelu", "silu", "clamp", "scale"};
 
 const char *kn_backend_name(kn_backend b)
 {
@@ -61,9 +62,10 @@ const char *kn_unary_name(kn_unary_op op)
 kn_status kn_backend_probe(kn_backend b)
 {
 	switch (b) {
-	case KN_BACKEND_SCALAR: return KN_OK;
+	case KN_BACKEND_SCALAR:
+	case KN_BACKEND_SIMD: /* runs everywhere: portable code where no vector unit is usable */
+		return KN_OK;
 	case KN_BACKEND_CUDA: return kn_cuda_probe();
-	case KN_BACKEND_SIMD:
 	case KN_BACKEND_BLAS:
 		return kn_fail(KN_EUNSUPPORTED, "%s: backend not in kernels %s", kn_backend_name(b),
 			       kn_version());
@@ -71,17 +73,30 @@ kn_status kn_backend_probe(kn_backend b)
 	}
 }
 
-kn_status kn_unary(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n)
+kn_status kn_unary_ex(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n,
+		      const kn_unary_params *p)
 {
+	static const kn_unary_params defaults = KN_UNARY_PARAMS_DEFAULT;
 	if ((unsigned)op >= KN_UNARY_COUNT_)
 		return kn_fail(KN_EUNSUPPORTED, "unary op %d not in kernels %s", (int)op, kn_version());
 	if (n > 0 && (!x || !y))
 		return kn_fail(KN_EINVAL, "%s: null buffer", unary_names[op]);
+	if (!p)
+		p = &defaults;
+	/* !(lo <= hi) also catches a NaN bound. */
+	if (op == KN_CLAMP && !(p->lo <= p->hi))
+		return kn_fail(KN_EINVAL, "clamp: need lo <= hi, got lo=%g hi=%g", (double)p->lo, (double)p->hi);
 	switch (b) {
-	case KN_BACKEND_SCALAR: return kn_scalar_unary(op, x, y, n);
-	case KN_BACKEND_CUDA: return kn_cuda_unary(op, x, y, n);
+	case KN_BACKEND_SCALAR: return kn_scalar_unary_ex(op, x, y, n, p);
+	case KN_BACKEND_SIMD: return kn_simd_unary(op, x, y, n, p);
+	case KN_BACKEND_CUDA: return kn_cuda_unary(op, x, y, n, p);
 	default: return kn_backend_probe(b);
 	}
+}
+
+kn_status kn_unary(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n)
+{
+	return kn_unary_ex(b, op, x, y, n, NULL);
 }
 
 /* Host allocations are 64-byte aligned so that vector loads never split a line. */

@@ -60,8 +60,10 @@ static kn_status launched(const char *what)
 	return KN_OK;
 }
 
-extern "C" kn_status kn_cuda_unary(kn_unary_op op, const float *x, float *y, size_t n)
+extern "C" kn_status kn_cuda_unary(kn_unary_op op, const float *x, float *y, size_t n,
+				   const kn_unary_params *p)
 {
+	(void)p;
 	kn_status s = kn_cuda_probe();
 	if (s != KN_OK || n == 0)
 		return s;

@@ -10,9 +10,9 @@ static kn_status absent(void)
 }
 
 kn_status kn_cuda_probe(void) { return absent(); }
-kn_status kn_cuda_unary(kn_unary_op op, const float *x, float *y, size_t n)
+kn_status kn_cuda_unary(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p)
 {
-	(void)op, (void)x, (void)y, (void)n;
+	(void)op, (void)x, (void)y, (void)n, (void)p;
 	return absent();
 }
 kn_status kn_cuda_alloc(size_t bytes, void **out)

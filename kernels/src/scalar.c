@@ -22,7 +22,38 @@ static inline float relu1(float v)
 	return v;
 }
 
-kn_status kn_scalar_unary(kn_unary_op op, const float *x, float *y, size_t n)
+/* sigmoid, silu and gelu are evaluated in double: the float forms either
+ * overflow (exp(-x) for x < -88) or cancel (1 + tanh(u) for negative u), and
+ * the scalar backend is the one the others are checked against.  All three
+ * use e = exp(-|t|) <= 1 so that nothing overflows. */
+static double sigmoid_d(double t)
+{
+	double e = exp(-fabs(t));
+	return t >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+
+/* x * sigmoid(t), with the limit -0 at x = -Inf instead of -Inf * 0 = NaN. */
+static float times_sigmoid(float x, double t)
+{
+	if (x == -INFINITY)
+		return -0.0f;
+	return (float)((double)x * sigmoid_d(t));
+}
+
+/* gelu, tanh form: x/2 (1 + tanh(u)) = x sigmoid(2u). */
+static float gelu1(float x)
+{
+	double d = x;
+	return times_sigmoid(x, 1.5957691216057308 * (d + 0.044715 * d * d * d));
+}
+
+/* clamp that keeps NaN (fminf/fmaxf would drop it). */
+static inline float clamp1(float v, float lo, float hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+kn_status kn_scalar_unary_ex(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p)
 {
 	size_t i;
 	switch (op) {
@@ -45,6 +76,34 @@ kn_status kn_scalar_unary(kn_unary_op op, const float *x, float *y, size_t n)
 	case KN_RELU:
 		for (i = 0; i < n; i++)
 			y[i] = relu1(x[i]);
+		break;
+	case KN_LOG:
+		for (i = 0; i < n; i++)
+			y[i] = logf(x[i]);
+		break;
+	case KN_SIGMOID:
+		for (i = 0; i < n; i++)
+			y[i] = (float)sigmoid_d(x[i]);
+		break;
+	case KN_TANH:
+		for (i = 0; i < n; i++)
+			y[i] = tanhf(x[i]);
+		break;
+	case KN_GELU:
+		for (i = 0; i < n; i++)
+			y[i] = gelu1(x[i]);
+		break;
+	case KN_SILU:
+		for (i = 0; i < n; i++)
+			y[i] = times_sigmoid(x[i], x[i]);
+		break;
+	case KN_CLAMP:
+		for (i = 0; i < n; i++)
+			y[i] = clamp1(x[i], p->lo, p->hi);
+		break;
+	case KN_SCALE:
+		for (i = 0; i < n; i++)
+			y[i] = p->alpha * x[i];
 		break;
 	default:
 		return kn_fail(KN_EUNSUPPORTED, "scalar: unary op %d", (int)op);

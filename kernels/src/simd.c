@@ -1,0 +1,87 @@
+/*
+ * simd.c - the simd backend's dispatcher: picks the widest instruction set
+ * the CPU supports (AVX-512, else AVX2 + FMA) once, at the first call, and
+ * falls back to the portable scalar code on CPUs with neither (or on other
+ * architectures), so KN_BACKEND_SIMD always runs.
+ */
+#include "internal.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+typedef struct isa {
+	const char *name;
+	int (*supported)(void);
+	kn_status (*unary)(kn_unary_op, const float *, float *, size_t, const kn_unary_params *);
+} isa;
+
+static int always(void) { return 1; }
+
+#if defined(__x86_64__) || defined(__i386__)
+static int have_avx512(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+}
+static int have_avx2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
+/* Best first. */
+static const isa isas[] = {
+#if defined(__x86_64__) || defined(__i386__)
+	{"avx512", have_avx512, kn_simd_unary_avx512},
+	{"avx2", have_avx2, kn_simd_unary_avx2},
+#endif
+	{"generic", always, kn_scalar_unary_ex},
+};
+#define N_ISAS (sizeof(isas) / sizeof(isas[0]))
+
+/* The chosen path; NULL until the first call.  Atomic because two threads
+ * may make their first simd call at the same time (they pick the same one). */
+static const isa *_Atomic current;
+
+static const isa *best(void)
+{
+	for (size_t i = 0; i < N_ISAS; i++)
+		if (isas[i].supported())
+			return &isas[i];
+	return &isas[N_ISAS - 1];
+}
+
+static const isa *use(void)
+{
+	const isa *c = atomic_load_explicit(&current, memory_order_acquire);
+	if (!c) {
+		c = best();
+		atomic_store_explicit(&current, c, memory_order_release);
+	}
+	return c;
+}
+
+const char *kn_simd_isa(void) { return use()->name; }
+
+kn_status kn_simd_set_isa(const char *name)
+{
+	if (!name || !strcmp(name, "auto")) {
+		atomic_store(&current, best());
+		return KN_OK;
+	}
+	for (size_t i = 0; i < N_ISAS; i++)
+		if (!strcmp(name, isas[i].name)) {
+			if (!isas[i].supported())
+				return kn_fail(KN_EUNAVAILABLE, "simd: this CPU lacks %s", name);
+			atomic_store(&current, &isas[i]);
+			return KN_OK;
+		}
+	return kn_fail(KN_EINVAL, "simd: unknown instruction set '%s' (avx512, avx2, generic, auto)", name);
+}
+
+kn_status kn_simd_unary(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p)
+{
+	return use()->unary(op, x, y, n, p);
+}

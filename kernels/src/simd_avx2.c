@@ -1,0 +1,80 @@
+/*
+ * simd_avx2.c - the simd kernels for AVX2 + FMA, 8 floats a vector.  As in
+ * simd_avx512.c, only this file is compiled for these instructions.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#pragma GCC target("avx2,fma")
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+#define KN_SIMD_ISA_DEFINED 1
+#define W 8
+#define ISA(f) f##_avx2
+
+typedef __m256 vf;
+typedef __m256i vi;
+typedef __m256 vm; /* compare results are all-ones / all-zeros lanes */
+
+static inline vf vset1(float a) { return _mm256_set1_ps(a); }
+static inline vf vload(const float *p) { return _mm256_loadu_ps(p); }
+static inline void vstore(float *p, vf v) { _mm256_storeu_ps(p, v); }
+/* maskload/maskstore never touch the lanes whose mask is clear, so the tail
+ * does not read or write past the end of the buffers.  The mask for n lanes is
+ * a window into a row of 8 ones followed by 8 zeros. */
+static const int32_t tail_bits[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+static inline __m256i tail_mask(size_t n) { return _mm256_loadu_si256((const __m256i *)(tail_bits + 8 - n)); }
+static inline vf vload_n(const float *p, size_t n) { return _mm256_maskload_ps(p, tail_mask(n)); }
+static inline void vstore_n(float *p, vf v, size_t n) { _mm256_maskstore_ps(p, tail_mask(n), v); }
+static inline vf vadd(vf a, vf b) { return _mm256_add_ps(a, b); }
+static inline vf vsub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+static inline vf vmul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+static inline vf vdiv(vf a, vf b) { return _mm256_div_ps(a, b); }
+static inline vf vfma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+static inline vf vfnma(vf a, vf b, vf c) { return _mm256_fnmadd_ps(a, b, c); }
+static inline vf vmin(vf a, vf b) { return _mm256_min_ps(a, b); }
+static inline vf vmax(vf a, vf b) { return _mm256_max_ps(a, b); }
+static inline vf vsqrt(vf a) { return _mm256_sqrt_ps(a); }
+static inline vf vand(vf a, vf b) { return _mm256_and_ps(a, b); }
+static inline vf vor(vf a, vf b) { return _mm256_or_ps(a, b); }
+static inline vf vxor(vf a, vf b) { return _mm256_xor_ps(a, b); }
+static inline vf vandnot(vf a, vf b) { return _mm256_andnot_ps(a, b); }
+static inline vf vround(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline vi vcvti(vf a) { return _mm256_cvtps_epi32(a); }
+static inline vf icvtf(vi a) { return _mm256_cvtepi32_ps(a); }
+static inline vi fasi(vf a) { return _mm256_castps_si256(a); }
+static inline vf iasf(vi a) { return _mm256_castsi256_ps(a); }
+static inline vi iset1(int a) { return _mm256_set1_epi32(a); }
+static inline vi iadd(vi a, vi b) { return _mm256_add_epi32(a, b); }
+static inline vi isub(vi a, vi b) { return _mm256_sub_epi32(a, b); }
+static inline vi iand(vi a, vi b) { return _mm256_and_si256(a, b); }
+static inline vi ior(vi a, vi b) { return _mm256_or_si256(a, b); }
+#define ISRAI(a, k) _mm256_srai_epi32((a), (k))
+#define ISRLI(a, k) _mm256_srli_epi32((a), (k))
+#define ISLLI(a, k) _mm256_slli_epi32((a), (k))
+static inline vm vcmplt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+static inline vm vcmpge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+static inline vm vcmpeq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+static inline vm vcmpunord(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
+static inline vf vblend(vm m, vf a, vf b) { return _mm256_blendv_ps(a, b, m); }
+
+static inline void gelu_arg(vf x, vf *hi, vf *lo)
+{
+	const __m256d k1 = _mm256_set1_pd(1.5957691216057308), k2 = _mm256_set1_pd(1.5957691216057308 * 0.044715);
+	__m256d a = _mm256_cvtps_pd(_mm256_castps256_ps128(x));
+	__m256d b = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
+	a = _mm256_mul_pd(a, _mm256_fmadd_pd(k2, _mm256_mul_pd(a, a), k1));
+	b = _mm256_mul_pd(b, _mm256_fmadd_pd(k2, _mm256_mul_pd(b, b), k1));
+	__m128 ah = _mm256_cvtpd_ps(a), bh = _mm256_cvtpd_ps(b);
+	__m128 al = _mm256_cvtpd_ps(_mm256_sub_pd(a, _mm256_cvtps_pd(ah)));
+	__m128 bl = _mm256_cvtpd_ps(_mm256_sub_pd(b, _mm256_cvtps_pd(bh)));
+	*hi = _mm256_insertf128_ps(_mm256_castps128_ps256(ah), bh, 1);
+	*lo = _mm256_insertf128_ps(_mm256_castps128_ps256(al), bl, 1);
+}
+
+#include "simd_math.h"
+#else
+/* Not x86: simd.c runs the portable path and never calls in here. */
+typedef int kn_simd_avx2_unused;
+#endif

@@ -1,0 +1,194 @@
+/*
+ * simd_math.h - the simd backend's kernels, written once against a small set
+ * of vector primitives (vf, vload, vfma, ...) and compiled once per
+ * instruction set: simd_avx512.c and simd_avx2.c define the primitives for
+ * their width W and then include this file, so both paths share one copy of
+ * the algorithms (and of their accuracy arguments).
+ *
+ * The elementary functions are range reduction plus a polynomial (Cephes
+ * coefficients); see README.md for the measured worst-case errors.  Every
+ * kernel handles NaN and +-Inf explicitly and works on unaligned pointers;
+ * the last n % W elements go through masked loads and stores.
+ */
+#ifndef KN_SIMD_ISA_DEFINED
+#error "include simd_math.h from an ISA file that defines the primitives"
+#endif
+
+#include <float.h>
+#include <math.h>
+
+/* exp(x + xlo) for a small correction xlo (|xlo| <= ulp(x)); xlo lets gelu
+ * pass an argument that carries more than float precision.  Inputs are
+ * clamped to [-104, 89] first: beyond, the result is 0 or +Inf anyway, and the
+ * clamp keeps 2^n representable.  vmax(C, x) returns x when x is NaN (the
+ * second operand wins on unordered input), so NaN flows through to the end. */
+static inline vf vexp_lo(vf x, vf xlo)
+{
+	x = vmax(vset1(-104.0f), x);
+	x = vmin(vset1(89.0f), x);
+	vf n = vround(vmul(x, vset1(1.44269504088896341f)));
+	/* r = x - n ln2 in two steps (Cody-Waite): ln2_hi has few enough bits
+	 * that n * ln2_hi is exact for every n reached here. */
+	vf r = vfnma(n, vset1(0.693145751953125f), x);
+	r = vfnma(n, vset1(1.42860676533018708e-06f), r);
+	r = vadd(r, xlo);
+	vf p = vset1(1.9875691500e-4f);
+	p = vfma(p, r, vset1(1.3981999507e-3f));
+	p = vfma(p, r, vset1(8.3334519073e-3f));
+	p = vfma(p, r, vset1(4.1665795894e-2f));
+	p = vfma(p, r, vset1(1.6666665459e-1f));
+	p = vfma(p, r, vset1(5.0000001201e-1f));
+	vf y = vadd(vfma(p, vmul(r, r), r), vset1(1.0f));
+	/* Scale by 2^n as 2^(n/2) * 2^(n - n/2): both halves are normal floats
+	 * for n in [-150, 128], so results in the denormal range are rounded
+	 * once (by the last multiply) instead of being flushed to zero. */
+	vi ni = vcvti(n);
+	vi h = ISRAI(ni, 1);
+	vi l = isub(ni, h);
+	vf s1 = iasf(ISLLI(iadd(h, iset1(127)), 23));
+	vf s2 = iasf(ISLLI(iadd(l, iset1(127)), 23));
+	return vmul(vmul(y, s1), s2);
+}
+
+static inline vf vexp(vf x) { return vexp_lo(x, vset1(0.0f)); }
+
+static inline vf vabs(vf x) { return vandnot(vset1(-0.0f), x); }
+
+/* Natural log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(x) = e ln2 +
+ * log1p(m - 1), m - 1 exact (Sterbenz).  Denormal inputs are scaled by 2^23
+ * first so that the exponent field means what it says. */
+static inline vf vlog(vf x0)
+{
+	vm tiny = vcmplt(x0, vset1(FLT_MIN));
+	vf x = vblend(tiny, x0, vmul(x0, vset1(8388608.0f)));
+	vi bits = fasi(x);
+	vf e = icvtf(isub(ISRLI(bits, 23), iset1(127)));
+	e = vsub(e, vblend(tiny, vset1(0.0f), vset1(23.0f)));
+	vf m = iasf(ior(iand(bits, iset1(0x007fffff)), iset1(0x3f800000))); /* [1, 2) */
+	vm big = vcmpge(m, vset1(1.41421356237f));
+	m = vblend(big, m, vmul(m, vset1(0.5f)));
+	e = vadd(e, vblend(big, vset1(0.0f), vset1(1.0f)));
+	vf f = vsub(m, vset1(1.0f));
+	vf z = vmul(f, f);
+	vf p = vset1(7.0376836292e-2f);
+	p = vfma(p, f, vset1(-1.1514610310e-1f));
+	p = vfma(p, f, vset1(1.1676998740e-1f));
+	p = vfma(p, f, vset1(-1.2420140846e-1f));
+	p = vfma(p, f, vset1(1.4249322787e-1f));
+	p = vfma(p, f, vset1(-1.6668057665e-1f));
+	p = vfma(p, f, vset1(2.0000714765e-1f));
+	p = vfma(p, f, vset1(-2.4999993993e-1f));
+	p = vfma(p, f, vset1(3.3333331174e-1f));
+	vf y = vmul(vmul(p, f), z);
+	y = vfma(e, vset1(-2.12194440e-4f), y);
+	y = vfma(z, vset1(-0.5f), y);
+	vf r = vadd(f, y);
+	r = vfma(e, vset1(0.693359375f), r);
+	/* log(+-0) = -Inf, log(x < 0) = NaN, log(+Inf) = +Inf, NaN stays NaN. */
+	r = vblend(vcmpeq(x0, vset1(0.0f)), r, vset1(-INFINITY));
+	r = vblend(vcmplt(x0, vset1(0.0f)), r, vset1(NAN));
+	r = vblend(vcmpeq(x0, vset1(INFINITY)), r, x0);
+	return vblend(vcmpunord(x0, x0), r, x0);
+}
+
+/* tanh: an odd polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1) would
+ * cancel), the exp form above it; exp(2|x|) = Inf gives exactly 1. */
+static inline vf vtanh(vf x)
+{
+	vf sign = vand(x, vset1(-0.0f));
+	vf ax = vabs(x);
+	vf z = vmul(x, x);
+	vf p = vset1(-5.70498872745e-3f);
+	p = vfma(p, z, vset1(2.06390887954e-2f));
+	p = vfma(p, z, vset1(-5.37397155531e-2f));
+	p = vfma(p, z, vset1(1.33314422036e-1f));
+	p = vfma(p, z, vset1(-3.33332819422e-1f));
+	vf small = vfma(vmul(x, z), p, x);
+	vf e = vexp(vadd(ax, ax));
+	vf large = vsub(vset1(1.0f), vdiv(vset1(2.0f), vadd(e, vset1(1.0f))));
+	large = vor(large, sign);
+	return vblend(vcmplt(ax, vset1(0.625f)), large, small);
+}
+
+/* sigmoid from e = exp(-|x|) <= 1, so nothing overflows: 1/(1+e) for x >= 0,
+ * e/(1+e) for x < 0 (accurate down into the denormals, unlike 1/(1+exp(-x))). */
+static inline vf vsigmoid_lo(vf x, vf xlo)
+{
+	vf neg = vset1(-0.0f);
+	vf sign = vand(x, neg);
+	vf e = vexp_lo(vor(x, neg), vxor(vxor(xlo, sign), neg)); /* exp(-|x + xlo|) */
+	vf s = vdiv(vset1(1.0f), vadd(vset1(1.0f), e));
+	return vblend(vcmplt(x, vset1(0.0f)), s, vmul(e, s));
+}
+
+static inline vf vsigmoid(vf x) { return vsigmoid_lo(x, vset1(0.0f)); }
+
+/* silu(x) = x sigmoid(x); clamping the factor x at -200 makes silu(-Inf) = -0
+ * (the limit) instead of -Inf * 0 = NaN, and changes nothing else: below
+ * -104 sigmoid is exactly 0. */
+static inline vf vsilu(vf x)
+{
+	return vmul(vmax(vset1(-200.0f), x), vsigmoid(x));
+}
+
+/* gelu (tanh form) = x/2 (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x +
+ * 0.044715 x^3).  The sigmoid form avoids the cancellation of 1 + tanh(u) for
+ * negative x.  2u is computed in double and passed to exp as hi + lo: for
+ * x < -3 the result is exp(-|2u|)-sized and its relative error is |2u| times
+ * the relative error of 2u, so float rounding of 2u alone would cost ~20 ulp. */
+static inline vf vgelu(vf x)
+{
+	vf xt = vmin(vset1(100.0f), vmax(vset1(-100.0f), x));
+	vf thi, tlo;
+	gelu_arg(xt, &thi, &tlo);
+	return vmul(vmax(vset1(-200.0f), x), vsigmoid_lo(thi, tlo));
+}
+
+/* clamp: vmax(lo, x) and vmin(hi, .) return x when it is NaN, so NaN stays. */
+static inline vf vclamp(vf x, vf lo, vf hi) { return vmin(hi, vmax(lo, x)); }
+
+/* relu as max(x, 0): +0 for negatives and -0; NaN gives 0 (maxps returns its
+ * second operand on unordered input), which kn_unary documents as allowed. */
+static inline vf vrelu(vf x) { return vmax(x, vset1(0.0f)); }
+
+#define KN_UNARY_LOOP(EXPR)                                                                        \
+	do {                                                                                       \
+		size_t i_ = 0;                                                                     \
+		for (; i_ + W <= n; i_ += W) {                                                     \
+			vf v = vload(x + i_);                                                      \
+			vstore(y + i_, EXPR);                                                      \
+		}                                                                                  \
+		if (i_ < n) {                                                                      \
+			vf v = vload_n(x + i_, n - i_);                                            \
+			vstore_n(y + i_, EXPR, n - i_);                                            \
+		}                                                                                  \
+	} while (0)
+
+kn_status ISA(kn_simd_unary)(kn_unary_op op, const float *x, float *y, size_t n,
+			     const kn_unary_params *prm)
+{
+	switch (op) {
+	case KN_ABS: KN_UNARY_LOOP(vabs(v)); break;
+	case KN_NEG: KN_UNARY_LOOP(vxor(v, vset1(-0.0f))); break;
+	case KN_SQRT: KN_UNARY_LOOP(vsqrt(v)); break;
+	case KN_EXP: KN_UNARY_LOOP(vexp(v)); break;
+	case KN_RELU: KN_UNARY_LOOP(vrelu(v)); break;
+	case KN_LOG: KN_UNARY_LOOP(vlog(v)); break;
+	case KN_SIGMOID: KN_UNARY_LOOP(vsigmoid(v)); break;
+	case KN_TANH: KN_UNARY_LOOP(vtanh(v)); break;
+	case KN_GELU: KN_UNARY_LOOP(vgelu(v)); break;
+	case KN_SILU: KN_UNARY_LOOP(vsilu(v)); break;
+	case KN_CLAMP: {
+		vf lo = vset1(prm->lo), hi = vset1(prm->hi);
+		KN_UNARY_LOOP(vclamp(v, lo, hi));
+		break;
+	}
+	case KN_SCALE: {
+		vf a = vset1(prm->alpha);
+		KN_UNARY_LOOP(vmul(a, v));
+		break;
+	}
+	default: return kn_fail(KN_EUNSUPPORTED, "simd: unary op %d", (int)op);
+	}
+	return KN_OK;
+}
