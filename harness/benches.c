@@ -3,6 +3,7 @@
  * line in its table; adding a group is one table and one registry entry.
  */
 #include "benches.h"
+#include "plugin.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -15,6 +16,20 @@ static double ref_neg(double x) { return -x; }
 static double ref_sqrt(double x) { return sqrt(x); }
 static double ref_exp(double x) { return exp(x); }
 static double ref_relu(double x) { return x > 0 ? x : 0; }
+static double ref_log(double x) { return log(x); }
+static double ref_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double ref_tanh(double x) { return tanh(x); }
+/* gelu in its tanh form, as kernels.h defines it, written as
+ * x sigmoid(2u): the same value without the cancellation of 1 + tanh(u) at
+ * large negative x, where the result is tiny but not zero. */
+static double ref_gelu(double x)
+{
+	double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+	return x / (1.0 + exp(-2.0 * u));
+}
+static double ref_silu(double x) { return x / (1.0 + exp(-x)); }
+static double ref_clamp(double x) { return x < BV_CLAMP_LO ? BV_CLAMP_LO : x > BV_CLAMP_HI ? BV_CLAMP_HI : x; }
+static double ref_scale(double x) { return (double)(BV_SCALE_ALPHA * (float)x); }
 
 static const bv_op_def unary_ops[] = {
 #define BV_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, ref, lo, hi, ulp, flops},

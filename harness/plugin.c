@@ -45,7 +45,8 @@ static int backend_id(const char *name)
 
 static int run_unary(const bv_call *c, const bv_args *a)
 {
-	return from_status(kn_unary((kn_backend)c->backend, (kn_unary_op)c->op, a->x, a->y, a->n));
+	static const kn_unary_params params = {BV_CLAMP_LO, BV_CLAMP_HI, BV_SCALE_ALPHA};
+	return from_status(kn_unary_ex((kn_backend)c->backend, (kn_unary_op)c->op, a->x, a->y, a->n, &params));
 }
 
 static int lookup_unary(const char *op, bv_call *out)

@@ -24,6 +24,12 @@
 	  (BV_KERNELS_VERSION_MINOR < (mi) ||                                                      \
 	   (BV_KERNELS_VERSION_MINOR == (mi) && BV_KERNELS_VERSION_PATCH < (pa)))))
 
+/* The parameters of the ops that take some: the same in every version's run
+ * and in the reference (benches.c), so outputs are comparable. */
+#define BV_CLAMP_LO (-1.0f)
+#define BV_CLAMP_HI 1.0f
+#define BV_SCALE_ALPHA 0.75f
+
 /* Results of plugin calls.  BV_NA: this version lacks the op or backend;
  * BV_UNAVAILABLE: it has it but it cannot run here (no device). */
 enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
