@@ -110,3 +110,103 @@ kn_status kn_scalar_unary_ex(kn_unary_op op, const float *x, float *y, size_t n,
 	}
 	return KN_OK;
 }
+
+/* max/min that return NaN if either input is NaN (fmaxf/fminf would drop it);
+ * on equal inputs (+0 vs -0) the second operand, as the simd maxps does. */
+static inline float max1(float a, float b) { return a != a || b != b ? a + b : a > b ? a : b; }
+static inline float min1(float a, float b) { return a != a || b != b ? a + b : a < b ? a : b; }
+
+kn_status kn_scalar_binary(kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	size_t i;
+	switch (op) {
+	case KN_ADD: for (i = 0; i < n; i++) y[i] = a[i] + b[i]; break;
+	case KN_SUB: for (i = 0; i < n; i++) y[i] = a[i] - b[i]; break;
+	case KN_MUL: for (i = 0; i < n; i++) y[i] = a[i] * b[i]; break;
+	case KN_DIV: for (i = 0; i < n; i++) y[i] = a[i] / b[i]; break;
+	case KN_MAX: for (i = 0; i < n; i++) y[i] = max1(a[i], b[i]); break;
+	case KN_MIN: for (i = 0; i < n; i++) y[i] = min1(a[i], b[i]); break;
+	default: return kn_fail(KN_EUNSUPPORTED, "scalar: binary op %d", (int)op);
+	}
+	return KN_OK;
+}
+
+/* The product of two floats is exact in double, so this rounds (almost
+ * always) once, like an fma, without needing fmaf. */
+kn_status kn_scalar_axpy(float alpha, const float *x, float *y, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = (float)((double)alpha * x[i] + y[i]);
+	return KN_OK;
+}
+
+/* Sums accumulate in double: the error bound n * 2^-53 * sum|x| stays below
+ * half a float ulp of the result for any n a float array can have in
+ * practice (2^28 elements: 2^-25), and there is nothing to tune. */
+kn_status kn_scalar_dot(const float *x, const float *y, size_t n, float *out)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += (double)x[i] * y[i];
+	*out = (float)s;
+	return KN_OK;
+}
+
+kn_status kn_scalar_reduce(kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	double s = 0;
+	float m;
+	size_t i;
+	switch (op) {
+	case KN_SUM:
+	case KN_MEAN:
+		for (i = 0; i < n; i++)
+			s += x[i];
+		*out = (float)(op == KN_MEAN ? s / (double)n : s);
+		break;
+	case KN_NORM_L1:
+		for (i = 0; i < n; i++)
+			s += fabs((double)x[i]);
+		*out = (float)s;
+		break;
+	case KN_NORM_L2:
+		/* Squares of floats neither overflow nor underflow in double. */
+		for (i = 0; i < n; i++)
+			s += (double)x[i] * x[i];
+		*out = (float)sqrt(s);
+		break;
+	case KN_REDUCE_MAX:
+	case KN_REDUCE_MIN:
+	case KN_NORM_LINF:
+		if (n == 0) {
+			*out = 0.0f; /* norm_linf only: api.c rejects empty max/min */
+			break;
+		}
+		m = op == KN_NORM_LINF ? fabsf(x[0]) : x[0];
+		for (i = 1; i < n; i++) {
+			float v = op == KN_NORM_LINF ? fabsf(x[i]) : x[i];
+			m = op == KN_REDUCE_MIN ? min1(m, v) : max1(m, v);
+		}
+		*out = m;
+		break;
+	default: return kn_fail(KN_EUNSUPPORTED, "scalar: reduce op %d", (int)op);
+	}
+	return KN_OK;
+}
+
+kn_status kn_scalar_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	if (op != KN_ARGMAX && op != KN_ARGMIN)
+		return kn_fail(KN_EUNSUPPORTED, "scalar: argreduce op %d", (int)op);
+	size_t best = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(x[i])) {
+			best = i;
+			break;
+		}
+		if (op == KN_ARGMAX ? x[i] > x[best] : x[i] < x[best])
+			best = i;
+	}
+	*out = best;
+	return KN_OK;
+}

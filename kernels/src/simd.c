@@ -13,6 +13,11 @@ typedef struct isa {
 	const char *name;
 	int (*supported)(void);
 	kn_status (*unary)(kn_unary_op, const float *, float *, size_t, const kn_unary_params *);
+	kn_status (*binary)(kn_binary_op, const float *, const float *, float *, size_t);
+	kn_status (*axpy)(float, const float *, float *, size_t);
+	kn_status (*reduce)(kn_reduce_op, const float *, size_t, float *);
+	kn_status (*argreduce)(kn_argreduce_op, const float *, size_t, size_t *);
+	kn_status (*dot)(const float *, const float *, size_t, float *);
 } isa;
 
 static int always(void) { return 1; }
@@ -34,10 +39,14 @@ static int have_avx2(void)
 /* Best first. */
 static const isa isas[] = {
 #if defined(__x86_64__) || defined(__i386__)
-	{"avx512", have_avx512, kn_simd_unary_avx512},
-	{"avx2", have_avx2, kn_simd_unary_avx2},
+#define KN_ISA_ENTRY(NAME, HAVE, S)                                                                \
+	{NAME, HAVE, kn_simd_unary##S, kn_simd_binary##S, kn_simd_axpy##S, kn_simd_reduce##S,      \
+	 kn_simd_argreduce##S, kn_simd_dot##S}
+	KN_ISA_ENTRY("avx512", have_avx512, _avx512),
+	KN_ISA_ENTRY("avx2", have_avx2, _avx2),
 #endif
-	{"generic", always, kn_scalar_unary_ex},
+	{"generic", always, kn_scalar_unary_ex, kn_scalar_binary, kn_scalar_axpy, kn_scalar_reduce,
+	 kn_scalar_argreduce, kn_scalar_dot},
 };
 #define N_ISAS (sizeof(isas) / sizeof(isas[0]))
 
@@ -84,4 +93,29 @@ kn_status kn_simd_set_isa(const char *name)
 kn_status kn_simd_unary(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p)
 {
 	return use()->unary(op, x, y, n, p);
+}
+
+kn_status kn_simd_binary(kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	return use()->binary(op, a, b, y, n);
+}
+
+kn_status kn_simd_axpy(float alpha, const float *x, float *y, size_t n)
+{
+	return use()->axpy(alpha, x, y, n);
+}
+
+kn_status kn_simd_reduce(kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	return use()->reduce(op, x, n, out);
+}
+
+kn_status kn_simd_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	return use()->argreduce(op, x, n, out);
+}
+
+kn_status kn_simd_dot(const float *x, const float *y, size_t n, float *out)
+{
+	return use()->dot(x, y, n, out);
 }

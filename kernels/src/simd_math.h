@@ -192,3 +192,196 @@ kn_status ISA(kn_simd_unary)(kn_unary_op op, const float *x, float *y, size_t n,
 	}
 	return KN_OK;
 }
+
+/* ---- binary ops and axpy ------------------------------------------------- */
+
+/* max/min that return NaN when either input is NaN: maxps alone would return
+ * its second operand.  a + b is NaN exactly when one of them is. */
+static inline vf vmax_nan(vf a, vf b) { return vblend(vcmpunord(a, b), vmax(a, b), vadd(a, b)); }
+static inline vf vmin_nan(vf a, vf b) { return vblend(vcmpunord(a, b), vmin(a, b), vadd(a, b)); }
+
+#define KN_BINARY_LOOP(EXPR)                                                                       \
+	do {                                                                                       \
+		size_t i_ = 0;                                                                     \
+		for (; i_ + W <= n; i_ += W) {                                                     \
+			vf va = vload(a + i_), vb = vload(b + i_);                                 \
+			vstore(y + i_, EXPR);                                                      \
+		}                                                                                  \
+		if (i_ < n) {                                                                      \
+			vf va = vload_n(a + i_, n - i_), vb = vload_n(b + i_, n - i_);             \
+			vstore_n(y + i_, EXPR, n - i_);                                            \
+		}                                                                                  \
+	} while (0)
+
+kn_status ISA(kn_simd_binary)(kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	switch (op) {
+	case KN_ADD: KN_BINARY_LOOP(vadd(va, vb)); break;
+	case KN_SUB: KN_BINARY_LOOP(vsub(va, vb)); break;
+	case KN_MUL: KN_BINARY_LOOP(vmul(va, vb)); break;
+	case KN_DIV: KN_BINARY_LOOP(vdiv(va, vb)); break;
+	case KN_MAX: KN_BINARY_LOOP(vmax_nan(va, vb)); break;
+	case KN_MIN: KN_BINARY_LOOP(vmin_nan(va, vb)); break;
+	default: return kn_fail(KN_EUNSUPPORTED, "simd: binary op %d", (int)op);
+	}
+	return KN_OK;
+}
+
+kn_status ISA(kn_simd_axpy)(float alpha, const float *a, float *y, size_t n)
+{
+	const float *b = y;
+	vf al = vset1(alpha);
+	KN_BINARY_LOOP(vfma(al, va, vb));
+	return KN_OK;
+}
+
+/* ---- reductions ---------------------------------------------------------- */
+
+/* Sums run in blocks of KN_BLOCK elements over 4 vector accumulators (4
+ * independent add chains hide the add latency); each block's float total is
+ * added in double.  A float accumulator then only ever holds KN_BLOCK / (4 W)
+ * terms, so the error does not grow with n. */
+#define KN_BLOCK 4096
+#define LD_FULL(p, k) vload(p)
+#define LD_TAIL(p, k) vload_n((p), (k))
+
+#define KN_SUM_LOOP(ACC)                                                                           \
+	do {                                                                                       \
+		size_t i = 0;                                                                      \
+		while (i < n) {                                                                    \
+			size_t end = n - i > KN_BLOCK ? i + KN_BLOCK : n;                          \
+			vf a0 = vset1(0.0f), a1 = a0, a2 = a0, a3 = a0;                            \
+			for (; i + 4 * W <= end; i += 4 * W) {                                     \
+				a0 = ACC(a0, LD_FULL, i, W);                                       \
+				a1 = ACC(a1, LD_FULL, i + W, W);                                   \
+				a2 = ACC(a2, LD_FULL, i + 2 * W, W);                               \
+				a3 = ACC(a3, LD_FULL, i + 3 * W, W);                               \
+			}                                                                          \
+			for (; i + W <= end; i += W)                                               \
+				a0 = ACC(a0, LD_FULL, i, W);                                       \
+			if (i < end) {                                                             \
+				a1 = ACC(a1, LD_TAIL, i, end - i);                                 \
+				i = end;                                                           \
+			}                                                                          \
+			total += hsum(vadd(vadd(a0, a1), vadd(a2, a3)));                           \
+		}                                                                                  \
+	} while (0)
+
+static inline vf fsq(vf acc, vf t) { return vfma(t, t, acc); }
+#define ACC_SUM(acc, LD, o, k) vadd(acc, LD(x + (o), k))
+#define ACC_L1(acc, LD, o, k) vadd(acc, vabs(LD(x + (o), k)))
+#define ACC_L2(acc, LD, o, k) fsq(acc, LD(x + (o), k))
+#define ACC_DOT(acc, LD, o, k) vfma(LD(x + (o), k), LD(y + (o), k), acc)
+
+kn_status ISA(kn_simd_dot)(const float *x, const float *y, size_t n, float *out)
+{
+	double total = 0;
+	KN_SUM_LOOP(ACC_DOT);
+	*out = (float)total;
+	return KN_OK;
+}
+
+/* max (or min, of x or of |x|) with a sticky NaN flag: maxps drops NaN.  The
+ * tail reloads the last full vector (max is idempotent), so no fill value is
+ * needed.  n > 0. */
+static float ISA(extreme)(const float *x, size_t n, int want_max, int absolute, int *saw_nan)
+{
+	vf acc, v;
+	vm nan;
+	size_t i;
+	if (n < W) {
+		/* Lanes past n repeat x[0]: a neutral fill that needs no +-Inf. */
+		float buf[W];
+		vstore(buf, vload_n(x, n));
+		for (size_t j = n; j < W; j++)
+			buf[j] = x[0];
+		v = vload(buf);
+		nan = vcmpunord(v, v);
+		acc = absolute ? vabs(v) : v;
+	} else {
+		v = vload(x);
+		nan = vcmpunord(v, v);
+		acc = absolute ? vabs(v) : v;
+		vf acc2 = acc;
+		for (i = W; i + 2 * W <= n; i += 2 * W) {
+			vf u = vload(x + i), w = vload(x + i + W);
+			nan = vmor(nan, vmor(vcmpunord(u, u), vcmpunord(w, w)));
+			if (absolute)
+				u = vabs(u), w = vabs(w);
+			acc = want_max ? vmax(acc, u) : vmin(acc, u);
+			acc2 = want_max ? vmax(acc2, w) : vmin(acc2, w);
+		}
+		for (; i + W <= n; i += W) {
+			vf u = vload(x + i);
+			nan = vmor(nan, vcmpunord(u, u));
+			u = absolute ? vabs(u) : u;
+			acc = want_max ? vmax(acc, u) : vmin(acc, u);
+		}
+		if (i < n) {
+			vf u = vload(x + n - W);
+			nan = vmor(nan, vcmpunord(u, u));
+			u = absolute ? vabs(u) : u;
+			acc = want_max ? vmax(acc, u) : vmin(acc, u);
+		}
+		acc = want_max ? vmax(acc, acc2) : vmin(acc, acc2);
+	}
+	*saw_nan = vmbits(nan) != 0;
+	return want_max ? hmax(acc) : hmin(acc);
+}
+
+kn_status ISA(kn_simd_reduce)(kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	double total = 0;
+	int nan = 0;
+	float r;
+	switch (op) {
+	case KN_SUM: KN_SUM_LOOP(ACC_SUM); *out = (float)total; break;
+	case KN_MEAN: KN_SUM_LOOP(ACC_SUM); *out = (float)(total / (double)n); break;
+	case KN_NORM_L1: KN_SUM_LOOP(ACC_L1); *out = (float)total; break;
+	case KN_NORM_L2:
+		KN_SUM_LOOP(ACC_L2);
+		/* Squares of floats overflow above 2^64 and lose bits below 2^-63;
+		 * then (rarely) the scalar code, which squares in double, redoes it. */
+		if (isinf(total) || (total < 0x1p-60 && n > 0))
+			return kn_scalar_reduce(op, x, n, out);
+		*out = (float)sqrt(total);
+		break;
+	case KN_REDUCE_MAX:
+	case KN_REDUCE_MIN:
+	case KN_NORM_LINF:
+		if (n == 0) {
+			*out = 0.0f; /* only norm_linf gets here: api.c rejects empty max/min */
+			break;
+		}
+		r = ISA(extreme)(x, n, op != KN_REDUCE_MIN, op == KN_NORM_LINF, &nan);
+		*out = nan ? NAN : r;
+		break;
+	default: return kn_fail(KN_EUNSUPPORTED, "simd: reduce op %d", (int)op);
+	}
+	return KN_OK;
+}
+
+/* argmax/argmin in two vector passes: the extreme value (with the NaN flag),
+ * then the first lane equal to it (or the first NaN).  The second pass stops
+ * at the hit, so it reads on average much less than the whole input. */
+kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	int nan = 0;
+	float m = ISA(extreme)(x, n, op == KN_ARGMAX, 0, &nan);
+	vf target = vset1(m);
+	size_t i = 0;
+	for (;; i += W) {
+		vf v = i + W <= n ? vload(x + i) : vload_n(x + i, n - i);
+		vm hit = nan ? vcmpunord(v, v) : vcmpeq(v, target);
+		unsigned bits = vmbits(hit);
+		if (i + W > n)
+			bits &= (1u << (n - i)) - 1u; /* zero-filled lanes past the end */
+		if (bits) {
+			*out = i + (size_t)__builtin_ctz(bits);
+			return KN_OK;
+		}
+		if (i + W >= n)
+			break;
+	}
+	return kn_fail(KN_EDEVICE, "simd: argreduce found no element equal to the extreme");
+}

@@ -250,6 +250,339 @@ static void test_simd_isa(void **state)
 	assert_int_equal(kn_backend_probe(KN_BACKEND_SIMD), KN_OK);
 }
 
+/* ---- binary ops, axpy, reductions (0.3.0) --------------------------------- */
+
+/* Host paths plus blas when it was built: kn_binary etc. take it too. */
+static size_t all_host_paths(path *out)
+{
+	size_t n = host_paths(out);
+	if (kn_backend_probe(KN_BACKEND_BLAS) == KN_OK)
+		out[n++] = (path){KN_BACKEND_BLAS, NULL};
+	return n;
+}
+
+static double binary_ref(kn_binary_op op, double a, double b)
+{
+	switch (op) {
+	case KN_ADD: return a + b;
+	case KN_SUB: return a - b;
+	case KN_MUL: return a * b;
+	case KN_DIV: return a / b;
+	case KN_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
+	case KN_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+	default: return NAN;
+	}
+}
+
+static const size_t vec_sizes[] = {0, 1, 7, 15, 16, 17, 31, 64, 65, 1023, 4097, 20000};
+#define N_VEC_SIZES (sizeof(vec_sizes) / sizeof(vec_sizes[0]))
+
+static float *filled(size_t n, size_t misalign, unsigned seed, float **base)
+{
+	*base = malloc((n + 16) * sizeof(float));
+	assert_non_null(*base);
+	float *x = *base + misalign;
+	for (size_t i = 0; i < n; i++)
+		x[i] = input(KN_ABS, i * 7 + seed); /* [-10, 10] */
+	return x;
+}
+
+/* Binary ops are one IEEE operation each: results must be exact (0 ulp), on
+ * every path, NaN in either operand giving NaN for max/min too. */
+static void test_binary_all_paths(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (int op = 0; op < KN_BINARY_COUNT_; op++)
+			for (size_t s = 0; s < N_VEC_SIZES; s++)
+				for (size_t mis = 0; mis < 2; mis++) {
+					size_t n = vec_sizes[s];
+					float *ab, *bb, *yb;
+					float *a = filled(n, mis, 1, &ab), *b = filled(n, mis, 2, &bb);
+					float *y = filled(n + 8, mis, 3, &yb);
+					if (n > 3)
+						a[n / 2] = NAN, b[n / 3] = NAN, b[n - 1] = 0.0f;
+					y[n] = 777.0f;
+					use_path(paths[pi]);
+					assert_int_equal(kn_binary(paths[pi].b, (kn_binary_op)op, a, b, y, n), KN_OK);
+					kn_simd_set_isa(NULL);
+					for (size_t i = 0; i < n; i++)
+						if (ulp_distance(y[i], (float)binary_ref((kn_binary_op)op, a[i], b[i])))
+							fail_msg("%s/%s n=%zu i=%zu %a %a -> %a", path_name(paths[pi]),
+								 kn_binary_name((kn_binary_op)op), n, i, (double)a[i],
+								 (double)b[i], (double)y[i]);
+					assert_true(y[n] == 777.0f);
+					/* in place: y is a */
+					assert_int_equal(kn_binary(paths[pi].b, (kn_binary_op)op, a, b, a, n), KN_OK);
+					for (size_t i = 0; i < n; i++)
+						assert_true(ulp_distance(a[i], y[i]) == 0);
+					free(ab), free(bb), free(yb);
+				}
+}
+
+/* axpy: |got - want| <= 2^-23 (|alpha x| + |y|); an fma (simd) rounds once,
+ * the scalar path computes in double, OpenBLAS may round twice. */
+static void test_axpy_all_paths(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t s = 0; s < N_VEC_SIZES; s++)
+			for (size_t mis = 0; mis < 2; mis++) {
+				size_t n = vec_sizes[s];
+				float *xb, *yb, *y0b;
+				float *x = filled(n, mis, 4, &xb), *y = filled(n + 1, mis, 5, &yb);
+				float *y0 = filled(n, mis, 5, &y0b);
+				y[n] = 777.0f;
+				use_path(paths[pi]);
+				assert_int_equal(kn_axpy(paths[pi].b, -1.3f, x, y, n), KN_OK);
+				kn_simd_set_isa(NULL);
+				for (size_t i = 0; i < n; i++) {
+					double want = (double)-1.3f * x[i] + y0[i];
+					double bound = 0x1p-23 * (fabs(1.3 * x[i]) + fabs(y0[i]));
+					if (fabs(y[i] - want) > bound)
+						fail_msg("%s/axpy n=%zu i=%zu got %a want %a", path_name(paths[pi]), n, i,
+							 (double)y[i], want);
+				}
+				assert_true(y[n] == 777.0f);
+				free(xb), free(yb), free(y0b);
+			}
+}
+
+/* Reference reductions, in double. */
+static double reduce_ref(kn_reduce_op op, const float *x, size_t n, double *abs_sum)
+{
+	double s = 0, a = 0, m = n ? x[0] : 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = x[i];
+		a += op == KN_NORM_L2 ? v * v : fabs(v);
+		switch (op) {
+		case KN_SUM: case KN_MEAN: s += v; break;
+		case KN_NORM_L1: s += fabs(v); break;
+		case KN_NORM_L2: s += v * v; break;
+		case KN_REDUCE_MAX: m = v > m ? v : m; break;
+		case KN_REDUCE_MIN: m = v < m ? v : m; break;
+		case KN_NORM_LINF: m = fabs(v) > m ? fabs(v) : m; break;
+		default: break;
+		}
+	}
+	if (op == KN_NORM_LINF && n)
+		m = fabs(m) > fabs((double)x[0]) ? m : fabs((double)x[0]);
+	*abs_sum = op == KN_NORM_L2 ? sqrt(a) : op == KN_MEAN && n ? a / n : a;
+	switch (op) {
+	case KN_MEAN: return s / n;
+	case KN_NORM_L2: return sqrt(s);
+	case KN_REDUCE_MAX: case KN_REDUCE_MIN: case KN_NORM_LINF: return m;
+	default: return s;
+	}
+}
+
+/*
+ * Reduction tolerances: max, min, norm_linf and argmax/argmin are exact.
+ * Sums (sum, mean, norm_l1, norm_l2, dot): |got - want| <= k eps sum|terms|,
+ * k = 1 for scalar (double accumulation: one final rounding), 128 for simd
+ * (at most 4096/(4W) = 128 float additions per accumulator lane before the
+ * block total goes to double) and 256 for blas (OpenBLAS accumulates in float).
+ */
+static double sum_k(path p)
+{
+	return p.b == KN_BACKEND_SCALAR ? 1 : p.b == KN_BACKEND_BLAS ? 256 : 128;
+}
+
+static void test_reduce_all_paths(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (int op = 0; op < KN_REDUCE_COUNT_; op++)
+			for (size_t s = 0; s < N_VEC_SIZES; s++)
+				for (size_t mis = 0; mis < 2; mis++) {
+					size_t n = vec_sizes[s];
+					float *xb, *x = filled(n, mis, 6, &xb), got = -1;
+					double abs_sum, want = reduce_ref((kn_reduce_op)op, x, n, &abs_sum);
+					use_path(paths[pi]);
+					kn_status st = kn_reduce(paths[pi].b, (kn_reduce_op)op, x, n, &got);
+					kn_simd_set_isa(NULL);
+					free(xb);
+					if (n == 0 && (op == KN_MEAN || op == KN_REDUCE_MAX || op == KN_REDUCE_MIN)) {
+						assert_int_equal(st, KN_EINVAL);
+						assert_non_null(strstr(kn_last_error(), "empty"));
+						continue;
+					}
+					assert_int_equal(st, KN_OK);
+					int exact = op == KN_REDUCE_MAX || op == KN_REDUCE_MIN || op == KN_NORM_LINF;
+					double bound = exact ? 0 : sum_k(paths[pi]) * FLT_EPSILON * abs_sum + 0x1p-149;
+					if (exact ? got != (float)want : fabs(got - want) > bound)
+						fail_msg("%s/%s n=%zu mis=%zu got %a want %a", path_name(paths[pi]),
+							 kn_reduce_name((kn_reduce_op)op), n, mis, (double)got, want);
+				}
+}
+
+static void test_dot_and_argreduce_all_paths(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t s = 0; s < N_VEC_SIZES; s++)
+			for (size_t mis = 0; mis < 2; mis++) {
+				size_t n = vec_sizes[s];
+				float *xb, *yb, *x = filled(n, mis, 7, &xb), *y = filled(n, mis, 8, &yb), got = -1;
+				double want = 0, abs_sum = 0;
+				for (size_t i = 0; i < n; i++)
+					want += (double)x[i] * y[i], abs_sum += fabs((double)x[i] * y[i]);
+				use_path(paths[pi]);
+				assert_int_equal(kn_dot(paths[pi].b, x, y, n, &got), KN_OK);
+				if (fabs(got - want) > sum_k(paths[pi]) * FLT_EPSILON * abs_sum + 0x1p-149)
+					fail_msg("%s/dot n=%zu got %a want %a", path_name(paths[pi]), n, (double)got, want);
+				if (n) {
+					/* a tie: the first of two equal extremes wins */
+					x[n - 1] = 50.0f;
+					x[n / 2] = 50.0f;
+					x[(n - 1) / 3] = -50.0f;
+					x[n - 1 - n / 4] = -50.0f;
+					size_t am = 99, an = 99;
+					assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMAX, x, n, &am), KN_OK);
+					assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMIN, x, n, &an), KN_OK);
+					size_t wm = 0, wn = 0;
+					for (size_t i = 0; i < n; i++) {
+						wm = x[i] > x[wm] ? i : wm;
+						wn = x[i] < x[wn] ? i : wn;
+					}
+					if (am != wm || an != wn)
+						fail_msg("%s n=%zu argmax %zu (want %zu) argmin %zu (want %zu)",
+							 path_name(paths[pi]), n, am, wm, an, wn);
+				}
+				kn_simd_set_isa(NULL);
+				free(xb), free(yb);
+			}
+}
+
+/* NaN anywhere (first element, middle, vector tail) makes max, min, norms,
+ * sum and mean NaN, and argmax/argmin point at the first NaN.  Not checked
+ * for blas: there NaN handling is OpenBLAS's. */
+static void test_reduce_nan(void **state)
+{
+	(void)state;
+	path paths[4];
+	size_t np = host_paths(paths);
+	const size_t n = 37;
+	const size_t where[] = {0, 5, 33, 36};
+	float x[37];
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t w = 0; w < 4; w++) {
+			for (size_t i = 0; i < n; i++)
+				x[i] = (float)i - 10;
+			x[where[w]] = NAN;
+			x[36 - where[w] / 2] = NAN; /* a second NaN, before or after */
+			use_path(paths[pi]);
+			for (int op = 0; op < KN_REDUCE_COUNT_; op++) {
+				float got = 0;
+				assert_int_equal(kn_reduce(paths[pi].b, (kn_reduce_op)op, x, n, &got), KN_OK);
+				if (!isnan(got))
+					fail_msg("%s/%s NaN at %zu: got %a", path_name(paths[pi]),
+						 kn_reduce_name((kn_reduce_op)op), where[w], (double)got);
+			}
+			size_t first = where[w] < 36 - where[w] / 2 ? where[w] : 36 - where[w] / 2, got = 0;
+			assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMAX, x, n, &got), KN_OK);
+			assert_int_equal(got, first);
+			assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMIN, x, n, &got), KN_OK);
+			assert_int_equal(got, first);
+			kn_simd_set_isa(NULL);
+		}
+}
+
+/* 16M elements whose exact sum is known: a float accumulator would be off by
+ * several percent (adding 0.1 to 1.6e6 loses most of its bits); the blocked
+ * simd sums and the double scalar sums must be within 1e-6. */
+static void test_sum_large_n(void **state)
+{
+	(void)state;
+	const size_t n = (size_t)1 << 24;
+	float *x = malloc(n * sizeof(float));
+	assert_non_null(x);
+	for (size_t i = 0; i < n; i++)
+		x[i] = i % 2 ? 0.1f : 0.3f;
+	const double want = (double)n / 2 * ((double)0.1f + (double)0.3f);
+	path paths[4];
+	size_t np = host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++) {
+		float sum = 0, mean = 0, l1 = 0, dot = 0;
+		use_path(paths[pi]);
+		assert_int_equal(kn_reduce(paths[pi].b, KN_SUM, x, n, &sum), KN_OK);
+		assert_int_equal(kn_reduce(paths[pi].b, KN_MEAN, x, n, &mean), KN_OK);
+		assert_int_equal(kn_reduce(paths[pi].b, KN_NORM_L1, x, n, &l1), KN_OK);
+		assert_int_equal(kn_dot(paths[pi].b, x, x, n, &dot), KN_OK);
+		kn_simd_set_isa(NULL);
+		double want_dot = (double)n / 2 * ((double)0.1f * 0.1f + (double)0.3f * 0.3f);
+		if (fabs(sum / want - 1) > 1e-6 || fabs(mean / (want / n) - 1) > 1e-6 ||
+		    fabs(l1 / want - 1) > 1e-6 || fabs(dot / want_dot - 1) > 1e-6)
+			fail_msg("%s: sum %.9g mean %.9g l1 %.9g (want %.9g) dot %.9g (want %.9g)",
+				 path_name(paths[pi]), (double)sum, (double)mean, (double)l1, want, (double)dot,
+				 want_dot);
+	}
+	free(x);
+}
+
+/* norm_l2 must not overflow (squares of 1e30) or underflow (squares of 1e-30). */
+static void test_norm_l2_extremes(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	const float scales[] = {1e30f, 1e-30f, 1e-44f, 3e37f};
+	float x[100];
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t k = 0; k < 4; k++) {
+			for (size_t i = 0; i < 100; i++)
+				x[i] = scales[k] * (i % 2 ? 1.0f : -1.0f);
+			float got = 0;
+			use_path(paths[pi]);
+			assert_int_equal(kn_reduce(paths[pi].b, KN_NORM_L2, x, 100, &got), KN_OK);
+			kn_simd_set_isa(NULL);
+			double want = 10.0 * scales[k];
+			if (fabs(got / want - 1) > 1e-6)
+				fail_msg("%s/norm_l2 of 100 x %g: got %g", path_name(paths[pi]), (double)scales[k],
+					 (double)got);
+		}
+}
+
+static void test_reduce_bad_arguments(void **state)
+{
+	(void)state;
+	float v[4] = {1, 2, 3, 4}, out;
+	size_t idx;
+	assert_int_equal(kn_reduce(KN_BACKEND_SIMD, KN_SUM, v, 4, NULL), KN_EINVAL);
+	assert_int_equal(kn_reduce(KN_BACKEND_SIMD, KN_SUM, NULL, 4, &out), KN_EINVAL);
+	assert_int_equal(kn_reduce(KN_BACKEND_SIMD, (kn_reduce_op)99, v, 4, &out), KN_EUNSUPPORTED);
+	assert_int_equal(kn_reduce((kn_backend)9, KN_SUM, v, 4, &out), KN_EINVAL);
+	assert_int_equal(kn_argreduce(KN_BACKEND_SCALAR, KN_ARGMAX, v, 0, &idx), KN_EINVAL);
+	assert_int_equal(kn_argreduce(KN_BACKEND_SCALAR, (kn_argreduce_op)5, v, 4, &idx), KN_EUNSUPPORTED);
+	assert_int_equal(kn_binary(KN_BACKEND_SIMD, KN_ADD, v, NULL, v, 4), KN_EINVAL);
+	assert_int_equal(kn_binary(KN_BACKEND_SIMD, (kn_binary_op)42, v, v, v, 4), KN_EUNSUPPORTED);
+	assert_int_equal(kn_axpy(KN_BACKEND_SIMD, 1.0f, NULL, v, 4), KN_EINVAL);
+	assert_int_equal(kn_dot(KN_BACKEND_SIMD, v, v, 4, NULL), KN_EINVAL);
+	/* empty sums are 0 */
+	out = -1;
+	assert_int_equal(kn_dot(KN_BACKEND_SIMD, NULL, NULL, 0, &out), KN_OK);
+	assert_true(out == 0);
+	assert_string_equal(kn_reduce_name(KN_NORM_L2), "norm_l2");
+	assert_string_equal(kn_binary_name((kn_binary_op)-1), "?");
+	/* blas: either it runs, or every call says why not */
+	if (kn_backend_probe(KN_BACKEND_BLAS) != KN_OK) {
+		assert_int_equal(kn_dot(KN_BACKEND_BLAS, v, v, 4, &out), KN_EUNAVAILABLE);
+		assert_non_null(strstr(kn_last_error(), "blas"));
+		assert_int_equal(kn_unary(KN_BACKEND_BLAS, KN_EXP, v, v, 4), KN_EUNAVAILABLE);
+	}
+	/* cuda without a device: unavailable, with the reason */
+	if (kn_backend_probe(KN_BACKEND_CUDA) != KN_OK)
+		assert_int_equal(kn_reduce(KN_BACKEND_CUDA, KN_SUM, v, 4, &out), KN_EUNAVAILABLE);
+}
+
 static void test_in_place(void **state)
 {
 	(void)state;
@@ -270,6 +603,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(kn_unary(KN_BACKEND_SCALAR, KN_ABS, NULL, v, 2), KN_EINVAL);
 	assert_non_null(strstr(kn_last_error(), "null"));
 	assert_int_equal(kn_unary(KN_BACKEND_SCALAR, KN_ABS, NULL, NULL, 0), KN_OK);
+	assert_int_equal(kn_unary(KN_BACKEND_SIMD, KN_ABS, NULL, NULL, 0), KN_OK);
 	assert_int_equal(kn_unary(KN_BACKEND_SCALAR, (kn_unary_op)999, v, v, 2), KN_EUNSUPPORTED);
 	assert_int_equal(kn_unary((kn_backend)77, KN_ABS, v, v, 2), KN_EINVAL);
 	assert_int_equal(kn_alloc(KN_BACKEND_SCALAR, 16, NULL), KN_EINVAL);
@@ -313,6 +647,14 @@ int main(void)
 		cmocka_unit_test(test_special_values),
 		cmocka_unit_test(test_unary_params),
 		cmocka_unit_test(test_simd_isa),
+		cmocka_unit_test(test_binary_all_paths),
+		cmocka_unit_test(test_axpy_all_paths),
+		cmocka_unit_test(test_reduce_all_paths),
+		cmocka_unit_test(test_dot_and_argreduce_all_paths),
+		cmocka_unit_test(test_reduce_nan),
+		cmocka_unit_test(test_sum_large_n),
+		cmocka_unit_test(test_norm_l2_extremes),
+		cmocka_unit_test(test_reduce_bad_arguments),
 		cmocka_unit_test(test_in_place),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_backends_report_reasons),
