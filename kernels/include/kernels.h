@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 3
+#define KN_VERSION_MINOR 4
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
@@ -144,6 +144,26 @@ kn_status kn_argreduce(kn_backend b, kn_argreduce_op op, const float *x, size_t 
 
 /* *out = sum x[i] y[i]; 0 for n == 0.  (0.3.0) */
 kn_status kn_dot(kn_backend b, const float *x, const float *y, size_t n, float *out);
+
+/* Row-wise softmax of a rows x cols row-major matrix: y = exp(x - max) /
+ * sum(exp(x - max)), computed with the row max subtracted so no exp
+ * overflows.  A row holding a NaN or +Inf gives NaN.  y may be x.  (0.4.0) */
+kn_status kn_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols);
+/* y = x - max - log(sum(exp(x - max))), row-wise.  (0.4.0) */
+kn_status kn_log_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols);
+
+/* C = alpha op(A) op(B) + beta C, all row-major: op(A) is M x K, op(B) K x N,
+ * C M x N; op(X) = X^T when trans_x != 0.  Leading dimensions count floats
+ * between rows as stored: lda >= (trans_a ? M : K), ldb >= (trans_b ? K : N),
+ * ldc >= N (and >= 1), else KN_EINVAL.  beta == 0 overwrites C (NaN in C
+ * does not survive); K == 0 gives C = beta C.  (0.4.0) */
+kn_status kn_sgemm(kn_backend b, int trans_a, int trans_b, size_t M, size_t N, size_t K, float alpha,
+		   const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+
+/* y = alpha op(A) x + beta y for the M x N row-major A (lda >= N): y has M
+ * elements and x N, or, with trans_a, y has N and x M.  (0.4.0) */
+kn_status kn_sgemv(kn_backend b, int trans_a, size_t M, size_t N, float alpha, const float *A, size_t lda,
+		   const float *x, float beta, float *y);
 
 /* The instruction set the simd backend runs with on this machine: "avx512",
  * "avx2" (with FMA) or "generic" (no usable vector unit: portable C).  (0.2.0) */

@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,93 @@ kn_status kn_dot(kn_backend b, const float *x, const float *y, size_t n, float *
 	case KN_BACKEND_SIMD: return kn_simd_dot(x, y, n, out);
 	case KN_BACKEND_BLAS: return kn_blas_dot(x, y, n, out);
 	case KN_BACKEND_CUDA: return cuda_lacks("dot");
+	default: return kn_backend_probe(b);
+	}
+}
+
+float *kn_aligned_floats(size_t n)
+{
+	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
+	return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+static kn_status softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	const char *what = log_form ? "log_softmax" : "softmax";
+	if (rows && cols && (!x || !y))
+		return kn_fail(KN_EINVAL, "%s: null buffer", what);
+	if (rows && cols && rows > SIZE_MAX / cols)
+		return kn_fail(KN_EINVAL, "%s: %zu x %zu overflows", what, rows, cols);
+	if (!rows || !cols)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	kn_status s;
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_softmax(x, y, rows, cols, log_form);
+	case KN_BACKEND_SIMD: return kn_simd_softmax(x, y, rows, cols, log_form);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_softmax(x, y, rows, cols, log_form);
+	case KN_BACKEND_CUDA: return cuda_lacks(what);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols)
+{
+	return softmax(b, x, y, rows, cols, 0);
+}
+
+kn_status kn_log_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols)
+{
+	return softmax(b, x, y, rows, cols, 1);
+}
+
+static size_t at_least_1(size_t v) { return v ? v : 1; }
+
+kn_status kn_sgemm(kn_backend b, int trans_a, int trans_b, size_t M, size_t N, size_t K, float alpha,
+		   const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	if (lda < at_least_1(trans_a ? M : K))
+		return kn_fail(KN_EINVAL, "sgemm: lda %zu < %zu", lda, at_least_1(trans_a ? M : K));
+	if (ldb < at_least_1(trans_b ? K : N))
+		return kn_fail(KN_EINVAL, "sgemm: ldb %zu < %zu", ldb, at_least_1(trans_b ? K : N));
+	if (ldc < at_least_1(N))
+		return kn_fail(KN_EINVAL, "sgemm: ldc %zu < %zu", ldc, at_least_1(N));
+	if ((M && N && !C) || (M && K && !A) || (K && N && !B))
+		return kn_fail(KN_EINVAL, "sgemm: null matrix");
+	if (!M || !N)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	trans_a = !!trans_a, trans_b = !!trans_b;
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	case KN_BACKEND_SIMD: return kn_simd_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	case KN_BACKEND_BLAS: return kn_blas_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	case KN_BACKEND_CUDA: return cuda_lacks("sgemm");
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_sgemv(kn_backend b, int trans_a, size_t M, size_t N, float alpha, const float *A, size_t lda,
+		   const float *x, float beta, float *y)
+{
+	size_t ylen = trans_a ? N : M, xlen = trans_a ? M : N;
+	if (lda < at_least_1(N))
+		return kn_fail(KN_EINVAL, "sgemv: lda %zu < %zu", lda, at_least_1(N));
+	if ((M && N && !A) || (xlen && ylen && !x) || (ylen && !y))
+		return kn_fail(KN_EINVAL, "sgemv: null buffer");
+	if (!ylen)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	trans_a = !!trans_a;
+	/* An empty sum: y = beta y.  Done here because BLAS returns early
+	 * without scaling y.  (cuda's y is on the device: its own code does it.) */
+	if (!xlen && b != KN_BACKEND_CUDA && (unsigned)b < KN_BACKEND_COUNT_) {
+		for (size_t i = 0; i < ylen; i++)
+			y[i] = beta == 0.0f ? 0.0f : beta * y[i];
+		return KN_OK;
+	}
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
+	case KN_BACKEND_SIMD: return kn_simd_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
+	case KN_BACKEND_BLAS: return kn_blas_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
+	case KN_BACKEND_CUDA: return cuda_lacks("sgemv");
 	default: return kn_backend_probe(b);
 	}
 }

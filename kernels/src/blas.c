@@ -82,3 +82,31 @@ kn_status kn_blas_reduce(kn_reduce_op op, const float *x, size_t n, float *out)
 	default: return kn_simd_reduce(op, x, n, out);
 	}
 }
+
+/* BLAS dimensions are int: bigger problems go to the simd backend. */
+static int fits(size_t a, size_t b, size_t c, size_t d, size_t e, size_t f)
+{
+	return a <= INT_MAX && b <= INT_MAX && c <= INT_MAX && d <= INT_MAX && e <= INT_MAX && f <= INT_MAX;
+}
+
+kn_status kn_blas_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	kn_blas_probe();
+	if (!fits(M, N, K, lda, ldb, ldc))
+		return kn_simd_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M,
+		    (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
+	return KN_OK;
+}
+
+kn_status kn_blas_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+			const float *x, float beta, float *y)
+{
+	kn_blas_probe();
+	if (!fits(M, N, lda, 0, 0, 0))
+		return kn_simd_sgemv(ta, M, N, alpha, A, lda, x, beta, y);
+	cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, (int)M, (int)N, alpha, A, (int)lda, x, 1,
+		    beta, y, 1);
+	return KN_OK;
+}

@@ -210,3 +210,63 @@ kn_status kn_scalar_argreduce(kn_argreduce_op op, const float *x, size_t n, size
 	*out = best;
 	return KN_OK;
 }
+
+/* Row-wise softmax in double: max, then exp(x - max) and its sum. */
+kn_status kn_scalar_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	for (size_t r = 0; r < rows; r++) {
+		const float *a = x + r * cols;
+		float *b = y + r * cols;
+		double m = a[0], s = 0;
+		for (size_t j = 0; j < cols; j++)
+			m = isnan(a[j]) || a[j] > m ? a[j] : m;
+		if (isnan(m)) {
+			for (size_t j = 0; j < cols; j++)
+				b[j] = NAN;
+			continue;
+		}
+		for (size_t j = 0; j < cols; j++)
+			s += exp((double)a[j] - m);
+		double shift = m + log(s);
+		for (size_t j = 0; j < cols; j++)
+			b[j] = (float)(log_form ? (double)a[j] - shift : exp((double)a[j] - shift));
+	}
+	return KN_OK;
+}
+
+#define OPX(X, t, ld, r, c) ((t) ? (X)[(size_t)(c) * (ld) + (r)] : (X)[(size_t)(r) * (ld) + (c)])
+
+/* i-k-j order: the inner loop runs along a row of C and of op(B) (contiguous
+ * unless B is transposed), and each A element is loaded once. */
+kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	for (size_t i = 0; i < M; i++) {
+		float *c = C + i * ldc;
+		for (size_t j = 0; j < N; j++)
+			c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+		for (size_t k = 0; k < K; k++) {
+			float a = alpha * OPX(A, ta, lda, i, k);
+			if (tb)
+				for (size_t j = 0; j < N; j++)
+					c[j] += a * B[j * ldb + k];
+			else
+				for (size_t j = 0; j < N; j++)
+					c[j] += a * B[k * ldb + j];
+		}
+	}
+	return KN_OK;
+}
+
+kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+			  const float *x, float beta, float *y)
+{
+	size_t rows = ta ? N : M, len = ta ? M : N;
+	for (size_t i = 0; i < rows; i++) {
+		double s = 0;
+		for (size_t k = 0; k < len; k++)
+			s += (double)OPX(A, ta, lda, i, k) * x[k];
+		y[i] = (float)(alpha * s + (beta == 0.0f ? 0.0 : (double)beta * y[i]));
+	}
+	return KN_OK;
+}

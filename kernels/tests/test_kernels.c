@@ -583,6 +583,192 @@ static void test_reduce_bad_arguments(void **state)
 		assert_int_equal(kn_reduce(KN_BACKEND_CUDA, KN_SUM, v, 4, &out), KN_EUNAVAILABLE);
 }
 
+/* ---- softmax, sgemm, sgemv (0.4.0) --------------------------------------- */
+
+/* softmax: relative error <= 8 eps per element (exp within 2 ulp, the sum,
+ * one division); log_softmax: absolute error <= 8 eps (1 + |want|). */
+static void test_softmax_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][2] = {{1, 1}, {3, 7}, {2, 16}, {5, 17}, {4, 1023}, {1, 4097}, {0, 5}, {5, 0}};
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+			for (int lf = 0; lf < 2; lf++) {
+				size_t rows = shapes[sh][0], cols = shapes[sh][1], n = rows * cols;
+				float *xb, *yb, *x = filled(n, 1, 9, &xb), *y = filled(n, 1, 10, &yb);
+				for (size_t i = 0; i < n; i++)
+					x[i] *= 9.0f; /* [-90, 90]: exp(x) alone would overflow */
+				use_path(paths[pi]);
+				assert_int_equal((lf ? kn_log_softmax : kn_softmax)(paths[pi].b, x, y, rows, cols), KN_OK);
+				kn_simd_set_isa(NULL);
+				for (size_t r = 0; r < rows; r++) {
+					const float *a = x + r * cols;
+					double m = a[0], sum = 0;
+					for (size_t j = 0; j < cols; j++)
+						m = a[j] > m ? a[j] : m;
+					for (size_t j = 0; j < cols; j++)
+						sum += exp(a[j] - m);
+					for (size_t j = 0; j < cols; j++) {
+						double want = lf ? a[j] - m - log(sum) : exp(a[j] - m) / sum;
+						double got = y[r * cols + j];
+						double bound = lf ? 8 * FLT_EPSILON * (1 + fabs(want))
+								  : 8 * FLT_EPSILON * want + 0x1p-140;
+						if (fabs(got - want) > bound)
+							fail_msg("%s/%s %zux%zu [%zu,%zu] got %a want %a", path_name(paths[pi]),
+								 lf ? "log_softmax" : "softmax", rows, cols, r, j, got, want);
+					}
+				}
+				free(xb), free(yb);
+			}
+}
+
+static void test_softmax_nan_and_in_place(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++) {
+		float x[2][20];
+		for (int j = 0; j < 20; j++)
+			x[0][j] = (float)j, x[1][j] = (float)j;
+		x[1][18] = NAN;
+		use_path(paths[pi]);
+		assert_int_equal(kn_softmax(paths[pi].b, &x[0][0], &x[0][0], 2, 20), KN_OK); /* in place */
+		kn_simd_set_isa(NULL);
+		double sum = 0;
+		for (int j = 0; j < 20; j++)
+			sum += x[0][j], assert_true(isnan(x[1][j]));
+		assert_true(fabs(sum - 1) < 1e-6);
+	}
+	float v[4] = {0};
+	assert_int_equal(kn_softmax(KN_BACKEND_SIMD, NULL, v, 2, 2), KN_EINVAL);
+	assert_int_equal(kn_softmax(KN_BACKEND_SIMD, NULL, NULL, 0, 2), KN_OK);
+	assert_int_equal(kn_log_softmax((kn_backend)17, v, v, 2, 2), KN_EINVAL);
+}
+
+static size_t at_least(size_t v) { return v ? v : 1; }
+
+/* Double reference for C = alpha op(A) op(B) + beta C. */
+static void gemm_ref(int ta, int tb, size_t M, size_t N, size_t K, double alpha, const float *A, size_t lda,
+		     const float *B, size_t ldb, double beta, const float *C0, size_t ldc, double *out, double *mag)
+{
+	for (size_t i = 0; i < M; i++)
+		for (size_t j = 0; j < N; j++) {
+			double s = 0, a = 0;
+			for (size_t k = 0; k < K; k++) {
+				double p = (double)(ta ? A[k * lda + i] : A[i * lda + k]) *
+					   (tb ? B[j * ldb + k] : B[k * ldb + j]);
+				s += p, a += fabs(p);
+			}
+			double c = beta == 0 ? 0 : beta * C0[i * ldc + j];
+			out[i * N + j] = alpha * s + c;
+			mag[i * N + j] = fabs(alpha) * a + fabs(c);
+		}
+}
+
+/*
+ * sgemm/sgemv tolerance: |got - want| <= 2 (K + 2) eps (|alpha| sum|a b| +
+ * |beta c|): the float error bound of a length-K dot product plus the alpha
+ * and beta roundings, whatever the summation order of the path.
+ */
+static void check_gemm(path pa, int ta, int tb, size_t M, size_t N, size_t K, float alpha, float beta, size_t pad)
+{
+	/* leading dimensions are at least 1 even for empty matrices, as in BLAS */
+	size_t lda = at_least(ta ? M : K) + pad, ldb = at_least(tb ? K : N) + pad, ldc = at_least(N) + pad;
+	size_t arows = ta ? K : M, brows = tb ? N : K;
+	float *Ab, *Bb, *Cb, *C0b;
+	float *A = filled(arows * lda + 1, 0, 11, &Ab), *B = filled(brows * ldb + 1, 0, 12, &Bb);
+	float *C = filled(M * ldc + 1, 0, 13, &Cb), *C0 = filled(M * ldc + 1, 0, 13, &C0b);
+	double *want = malloc((M * N + 1) * sizeof(double)), *mag = malloc((M * N + 1) * sizeof(double));
+	gemm_ref(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C0, ldc, want, mag);
+	use_path(pa);
+	assert_int_equal(kn_sgemm(pa.b, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), KN_OK);
+	kn_simd_set_isa(NULL);
+	for (size_t i = 0; i < M; i++) {
+		for (size_t j = 0; j < N; j++) {
+			double got = C[i * ldc + j], w = want[i * N + j];
+			if (fabs(got - w) > 2.0 * (K + 2) * FLT_EPSILON * mag[i * N + j] + 1e-30)
+				fail_msg("%s sgemm ta=%d tb=%d %zux%zux%zu C[%zu,%zu] got %a want %a", path_name(pa), ta,
+					 tb, M, N, K, i, j, got, w);
+		}
+		for (size_t j = N; j < ldc; j++) /* padding untouched */
+			if (C[i * ldc + j] != C0[i * ldc + j])
+				fail_msg("%s sgemm ta=%d tb=%d %zux%zux%zu wrote padding C[%zu,%zu]", path_name(pa), ta,
+					 tb, M, N, K, i, j);
+	}
+	free(Ab), free(Bb), free(Cb), free(C0b), free(want), free(mag);
+}
+
+static void test_sgemm_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {6, 32, 256}, {13, 70, 300},
+					   {130, 35, 7}, {3, 5, 0}, {64, 64, 64}, {7, 1100, 3}};
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+			for (int t = 0; t < 4; t++)
+				check_gemm(paths[pi], t & 1, t >> 1, shapes[s][0], shapes[s][1], shapes[s][2],
+					   t == 3 ? -0.75f : 1.0f, t == 0 ? 0.0f : t == 1 ? 1.0f : 0.5f, t == 2 ? 3 : 0);
+}
+
+static void test_sgemv_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][2] = {{1, 1}, {17, 33}, {64, 64}, {5, 1000}, {300, 7}, {4, 0}};
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+			for (int ta = 0; ta < 2; ta++) {
+				size_t M = shapes[s][0], N = shapes[s][1], lda = N + 2;
+				size_t ylen = ta ? N : M, xlen = ta ? M : N;
+				float *Ab, *xb, *yb, *y0b;
+				float *A = filled(M * lda + 1, 0, 14, &Ab), *x = filled(xlen + 1, 1, 15, &xb);
+				float *y = filled(ylen + 1, 1, 16, &yb), *y0 = filled(ylen + 1, 1, 16, &y0b);
+				use_path(paths[pi]);
+				assert_int_equal(kn_sgemv(paths[pi].b, ta, M, N, 1.5f, A, lda, x, 0.5f, y), KN_OK);
+				kn_simd_set_isa(NULL);
+				for (size_t i = 0; i < ylen; i++) {
+					double s_ = 0, a = 0;
+					for (size_t k = 0; k < xlen; k++) {
+						double p = (double)(ta ? A[k * lda + i] : A[i * lda + k]) * x[k];
+						s_ += p, a += fabs(p);
+					}
+					double want = 1.5 * s_ + 0.5 * y0[i], mag = 1.5 * a + 0.5 * fabs(y0[i]);
+					if (fabs(y[i] - want) > 2.0 * (xlen + 2) * FLT_EPSILON * mag + 1e-30)
+						fail_msg("%s sgemv ta=%d %zux%zu y[%zu] got %a want %a", path_name(paths[pi]),
+							 ta, M, N, i, (double)y[i], want);
+				}
+				free(Ab), free(xb), free(yb), free(y0b);
+			}
+}
+
+static void test_sgemm_bad_arguments(void **state)
+{
+	(void)state;
+	float A[16] = {0}, B[16] = {0}, C[16] = {0};
+	/* row-major: lda >= K (or M with trans_a), ldb >= N (or K), ldc >= N */
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, A, 3, B, 3, 0, C, 3), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "lda"));
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 1, 0, 2, 3, 4, 1, A, 1, B, 3, 0, C, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, A, 4, B, 2, 0, C, 3), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "ldb"));
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 1, 2, 3, 4, 1, A, 4, B, 3, 0, C, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, A, 4, B, 3, 0, C, 2), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "ldc"));
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, NULL, 4, B, 3, 0, C, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, A, 4, B, 3, 0, C, 3), KN_OK);
+	assert_int_equal(kn_sgemm((kn_backend)8, 0, 0, 2, 3, 4, 1, A, 4, B, 3, 0, C, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemv(KN_BACKEND_SIMD, 0, 2, 3, 1, A, 2, B, 0, C), KN_EINVAL);
+	assert_int_equal(kn_sgemv(KN_BACKEND_SIMD, 0, 2, 3, 1, A, 3, NULL, 0, C), KN_EINVAL);
+	if (kn_backend_probe(KN_BACKEND_CUDA) != KN_OK)
+		assert_int_equal(kn_sgemm(KN_BACKEND_CUDA, 0, 0, 2, 3, 4, 1, A, 4, B, 3, 0, C, 3), KN_EUNAVAILABLE);
+}
+
 static void test_in_place(void **state)
 {
 	(void)state;
@@ -655,6 +841,11 @@ int main(void)
 		cmocka_unit_test(test_sum_large_n),
 		cmocka_unit_test(test_norm_l2_extremes),
 		cmocka_unit_test(test_reduce_bad_arguments),
+		cmocka_unit_test(test_softmax_all_paths),
+		cmocka_unit_test(test_softmax_nan_and_in_place),
+		cmocka_unit_test(test_sgemm_all_paths),
+		cmocka_unit_test(test_sgemv_all_paths),
+		cmocka_unit_test(test_sgemm_bad_arguments),
 		cmocka_unit_test(test_in_place),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_backends_report_reasons),
