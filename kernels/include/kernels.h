@@ -8,7 +8,11 @@
  * library answers KN_EUNSUPPORTED instead of crashing.
  *
  * Buffers passed to a backend live where that backend computes: host memory
- * for scalar/simd/blas, device memory (from kn_alloc) for cuda.
+ * for scalar/simd/blas, device memory (from kn_alloc) for cuda.  Scalar results
+ * (kn_reduce, kn_dot, kn_argreduce) are always written to host memory.
+ *
+ * The blas backend (OpenBLAS, when it was found at build time) runs what BLAS
+ * has (dot, axpy, norms) and hands every other op to the simd backend.
  */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -20,7 +24,7 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 2
+#define KN_VERSION_MINOR 4
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
@@ -65,6 +69,40 @@ typedef struct kn_unary_params {
 } kn_unary_params;
 #define KN_UNARY_PARAMS_DEFAULT {0.0f, 6.0f, 1.0f}
 
+/* Elementwise ops on two inputs (0.3.0).  max/min return NaN when either
+ * input is NaN; for +0 vs -0 they return the second operand. */
+typedef enum kn_binary_op {
+	KN_ADD = 0,
+	KN_SUB = 1,
+	KN_MUL = 2,
+	KN_DIV = 3,
+	KN_MAX = 4,
+	KN_MIN = 5,
+	KN_BINARY_COUNT_
+} kn_binary_op;
+
+/* Reductions of a vector to one float (0.3.0).  On empty input sum and the
+ * norms give 0; mean, max and min are KN_EINVAL.  A NaN anywhere in the input
+ * makes every reduction NaN (norm_l1/l2 of +-Inf without NaN: +Inf). */
+typedef enum kn_reduce_op {
+	KN_SUM = 0,
+	KN_MEAN = 1,
+	KN_REDUCE_MAX = 2,
+	KN_REDUCE_MIN = 3,
+	KN_NORM_L1 = 4,   /* sum |x| */
+	KN_NORM_L2 = 5,   /* sqrt(sum x^2), without overflow or underflow on the way */
+	KN_NORM_LINF = 6, /* max |x| */
+	KN_REDUCE_COUNT_
+} kn_reduce_op;
+
+/* Index reductions (0.3.0): the first index of the largest / smallest value,
+ * or of the first NaN if there is one (as numpy does).  Empty: KN_EINVAL. */
+typedef enum kn_argreduce_op {
+	KN_ARGMAX = 0,
+	KN_ARGMIN = 1,
+	KN_ARGREDUCE_COUNT_
+} kn_argreduce_op;
+
 /* "0.1.0": the version of the library actually linked, not of this header. */
 const char *kn_version(void);
 
@@ -74,6 +112,9 @@ const char *kn_status_name(kn_status s);
 
 const char *kn_backend_name(kn_backend b);
 const char *kn_unary_name(kn_unary_op op);
+const char *kn_binary_name(kn_binary_op op);       /* 0.3.0 */
+const char *kn_reduce_name(kn_reduce_op op);       /* 0.3.0 */
+const char *kn_argreduce_name(kn_argreduce_op op); /* 0.3.0 */
 
 /* KN_OK when backend b can run on this machine; otherwise the reason is in
  * kn_last_error() (e.g. "cuda: no device: cudaGetDeviceCount: ..."). */
@@ -86,6 +127,43 @@ kn_status kn_unary(kn_backend b, kn_unary_op op, const float *x, float *y, size_
  * with lo > hi or a NaN bound is KN_EINVAL.  (0.2.0) */
 kn_status kn_unary_ex(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n,
 		      const kn_unary_params *p);
+
+/* y[i] = a[i] op x2[i] for i < n; y may be the same buffer as a or x2.  (0.3.0) */
+kn_status kn_binary(kn_backend b, kn_binary_op op, const float *a, const float *x2, float *y, size_t n);
+
+/* y[i] = alpha * x[i] + y[i].  (0.3.0) */
+kn_status kn_axpy(kn_backend b, float alpha, const float *x, float *y, size_t n);
+
+/* *out = op(x[0..n)).  Sums accumulate with error independent of n in
+ * practice (scalar: in double; simd: float blocks of 4096 added in double),
+ * so 16M-element sums stay accurate.  (0.3.0) */
+kn_status kn_reduce(kn_backend b, kn_reduce_op op, const float *x, size_t n, float *out);
+
+/* *out = the index op selects (see kn_argreduce_op).  (0.3.0) */
+kn_status kn_argreduce(kn_backend b, kn_argreduce_op op, const float *x, size_t n, size_t *out);
+
+/* *out = sum x[i] y[i]; 0 for n == 0.  (0.3.0) */
+kn_status kn_dot(kn_backend b, const float *x, const float *y, size_t n, float *out);
+
+/* Row-wise softmax of a rows x cols row-major matrix: y = exp(x - max) /
+ * sum(exp(x - max)), computed with the row max subtracted so no exp
+ * overflows.  A row holding a NaN or +Inf gives NaN.  y may be x.  (0.4.0) */
+kn_status kn_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols);
+/* y = x - max - log(sum(exp(x - max))), row-wise.  (0.4.0) */
+kn_status kn_log_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols);
+
+/* C = alpha op(A) op(B) + beta C, all row-major: op(A) is M x K, op(B) K x N,
+ * C M x N; op(X) = X^T when trans_x != 0.  Leading dimensions count floats
+ * between rows as stored: lda >= (trans_a ? M : K), ldb >= (trans_b ? K : N),
+ * ldc >= N (and >= 1), else KN_EINVAL.  beta == 0 overwrites C (NaN in C
+ * does not survive); K == 0 gives C = beta C.  (0.4.0) */
+kn_status kn_sgemm(kn_backend b, int trans_a, int trans_b, size_t M, size_t N, size_t K, float alpha,
+		   const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+
+/* y = alpha op(A) x + beta y for the M x N row-major A (lda >= N): y has M
+ * elements and x N, or, with trans_a, y has N and x M.  (0.4.0) */
+kn_status kn_sgemv(kn_backend b, int trans_a, size_t M, size_t N, float alpha, const float *A, size_t lda,
+		   const float *x, float beta, float *y);
 
 /* The instruction set the simd backend runs with on this machine: "avx512",
  * "avx2" (with FMA) or "generic" (no usable vector unit: portable C).  (0.2.0) */

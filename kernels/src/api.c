@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,11 @@ static const char *const backend_names[KN_BACKEND_COUNT_] = {"scalar", "simd", "
 static const char *const unary_names[KN_UNARY_COUNT_] = {
 	"abs", "neg", "sqrt", "exp", "relu", "log", "sigmoid", "tanh", "gelu", "silu", "clamp", "scale"};
 
+static const char *const binary_names[KN_BINARY_COUNT_] = {"add", "sub", "mul", "div", "max", "min"};
+static const char *const reduce_names[KN_REDUCE_COUNT_] = {
+	"sum", "mean", "max", "min", "norm_l1", "norm_l2", "norm_linf"};
+static const char *const argreduce_names[KN_ARGREDUCE_COUNT_] = {"argmax", "argmin"};
+
 const char *kn_backend_name(kn_backend b)
 {
 	return (unsigned)b < KN_BACKEND_COUNT_ ? backend_names[b] : "?";
@@ -59,6 +65,21 @@ const char *kn_unary_name(kn_unary_op op)
 	return (unsigned)op < KN_UNARY_COUNT_ ? unary_names[op] : "?";
 }
 
+const char *kn_binary_name(kn_binary_op op)
+{
+	return (unsigned)op < KN_BINARY_COUNT_ ? binary_names[op] : "?";
+}
+
+const char *kn_reduce_name(kn_reduce_op op)
+{
+	return (unsigned)op < KN_REDUCE_COUNT_ ? reduce_names[op] : "?";
+}
+
+const char *kn_argreduce_name(kn_argreduce_op op)
+{
+	return (unsigned)op < KN_ARGREDUCE_COUNT_ ? argreduce_names[op] : "?";
+}
+
 kn_status kn_backend_probe(kn_backend b)
 {
 	switch (b) {
@@ -66,16 +87,31 @@ kn_status kn_backend_probe(kn_backend b)
 	case KN_BACKEND_SIMD: /* runs everywhere: portable code where no vector unit is usable */
 		return KN_OK;
 	case KN_BACKEND_CUDA: return kn_cuda_probe();
-	case KN_BACKEND_BLAS:
-		return kn_fail(KN_EUNSUPPORTED, "%s: backend not in kernels %s", kn_backend_name(b),
-			       kn_version());
+	case KN_BACKEND_BLAS: return kn_blas_probe();
 	default: return kn_fail(KN_EINVAL, "unknown backend %d", (int)b);
 	}
+}
+
+/* The blas backend runs what BLAS lacks on the simd backend, but only when it
+ * is itself available: a library built without OpenBLAS says so for every
+ * blas call rather than quietly measuring simd.  Returns KN_OK to go on. */
+static kn_status host_fallback(kn_backend b)
+{
+	return b == KN_BACKEND_BLAS ? kn_blas_probe() : KN_OK;
+}
+
+/* An op this version has no cuda kernel for: unavailable without a device
+ * (the more useful reason), unsupported with one. */
+static kn_status cuda_lacks(const char *what)
+{
+	kn_status s = kn_cuda_probe();
+	return s ? s : kn_fail(KN_EUNSUPPORTED, "cuda: %s not in kernels %s", what, kn_version());
 }
 
 kn_status kn_unary_ex(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n,
 		      const kn_unary_params *p)
 {
+	kn_status s;
 	static const kn_unary_params defaults = KN_UNARY_PARAMS_DEFAULT;
 	if ((unsigned)op >= KN_UNARY_COUNT_)
 		return kn_fail(KN_EUNSUPPORTED, "unary op %d not in kernels %s", (int)op, kn_version());
@@ -89,6 +125,7 @@ kn_status kn_unary_ex(kn_backend b, kn_unary_op op, const float *x, float *y, si
 	switch (b) {
 	case KN_BACKEND_SCALAR: return kn_scalar_unary_ex(op, x, y, n, p);
 	case KN_BACKEND_SIMD: return kn_simd_unary(op, x, y, n, p);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_unary(op, x, y, n, p);
 	case KN_BACKEND_CUDA: return kn_cuda_unary(op, x, y, n, p);
 	default: return kn_backend_probe(b);
 	}
@@ -148,4 +185,169 @@ kn_status kn_copy_out(kn_backend b, void *dst, const void *src, size_t bytes)
 kn_status kn_sync(kn_backend b)
 {
 	return b == KN_BACKEND_CUDA ? kn_cuda_sync() : KN_OK;
+}
+
+kn_status kn_binary(kn_backend b, kn_binary_op op, const float *a, const float *x2, float *y, size_t n)
+{
+	kn_status s;
+	if ((unsigned)op >= KN_BINARY_COUNT_)
+		return kn_fail(KN_EUNSUPPORTED, "binary op %d not in kernels %s", (int)op, kn_version());
+	if (n > 0 && (!a || !x2 || !y))
+		return kn_fail(KN_EINVAL, "%s: null buffer", binary_names[op]);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_binary(op, a, x2, y, n);
+	case KN_BACKEND_SIMD: return kn_simd_binary(op, a, x2, y, n);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_binary(op, a, x2, y, n);
+	case KN_BACKEND_CUDA: return cuda_lacks("binary ops");
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_axpy(kn_backend b, float alpha, const float *x, float *y, size_t n)
+{
+	if (n > 0 && (!x || !y))
+		return kn_fail(KN_EINVAL, "axpy: null buffer");
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_axpy(alpha, x, y, n);
+	case KN_BACKEND_SIMD: return kn_simd_axpy(alpha, x, y, n);
+	case KN_BACKEND_BLAS: return kn_blas_axpy(alpha, x, y, n);
+	case KN_BACKEND_CUDA: return cuda_lacks("axpy");
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_reduce(kn_backend b, kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	if ((unsigned)op >= KN_REDUCE_COUNT_)
+		return kn_fail(KN_EUNSUPPORTED, "reduce op %d not in kernels %s", (int)op, kn_version());
+	if (!out || (n > 0 && !x))
+		return kn_fail(KN_EINVAL, "%s: null buffer", reduce_names[op]);
+	/* The mean, max and min of nothing are undefined; sums and norms are 0. */
+	if (n == 0 && (op == KN_MEAN || op == KN_REDUCE_MAX || op == KN_REDUCE_MIN))
+		return kn_fail(KN_EINVAL, "%s: empty input", reduce_names[op]);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_reduce(op, x, n, out);
+	case KN_BACKEND_SIMD: return kn_simd_reduce(op, x, n, out);
+	case KN_BACKEND_BLAS: return kn_blas_reduce(op, x, n, out);
+	case KN_BACKEND_CUDA: return cuda_lacks("reductions");
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_argreduce(kn_backend b, kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	kn_status s;
+	if ((unsigned)op >= KN_ARGREDUCE_COUNT_)
+		return kn_fail(KN_EUNSUPPORTED, "argreduce op %d not in kernels %s", (int)op, kn_version());
+	if (!out || (n > 0 && !x))
+		return kn_fail(KN_EINVAL, "%s: null buffer", argreduce_names[op]);
+	if (n == 0)
+		return kn_fail(KN_EINVAL, "%s: empty input", argreduce_names[op]);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_argreduce(op, x, n, out);
+	case KN_BACKEND_SIMD: return kn_simd_argreduce(op, x, n, out);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_argreduce(op, x, n, out);
+	case KN_BACKEND_CUDA: return cuda_lacks("argreduce");
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_dot(kn_backend b, const float *x, const float *y, size_t n, float *out)
+{
+	if (!out || (n > 0 && (!x || !y)))
+		return kn_fail(KN_EINVAL, "dot: null buffer");
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_dot(x, y, n, out);
+	case KN_BACKEND_SIMD: return kn_simd_dot(x, y, n, out);
+	case KN_BACKEND_BLAS: return kn_blas_dot(x, y, n, out);
+	case KN_BACKEND_CUDA: return cuda_lacks("dot");
+	default: return kn_backend_probe(b);
+	}
+}
+
+float *kn_aligned_floats(size_t n)
+{
+	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
+	return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+static kn_status softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	const char *what = log_form ? "log_softmax" : "softmax";
+	if (rows && cols && (!x || !y))
+		return kn_fail(KN_EINVAL, "%s: null buffer", what);
+	if (rows && cols && rows > SIZE_MAX / cols)
+		return kn_fail(KN_EINVAL, "%s: %zu x %zu overflows", what, rows, cols);
+	if (!rows || !cols)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	kn_status s;
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_softmax(x, y, rows, cols, log_form);
+	case KN_BACKEND_SIMD: return kn_simd_softmax(x, y, rows, cols, log_form);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_softmax(x, y, rows, cols, log_form);
+	case KN_BACKEND_CUDA: return cuda_lacks(what);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols)
+{
+	return softmax(b, x, y, rows, cols, 0);
+}
+
+kn_status kn_log_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols)
+{
+	return softmax(b, x, y, rows, cols, 1);
+}
+
+static size_t at_least_1(size_t v) { return v ? v : 1; }
+
+kn_status kn_sgemm(kn_backend b, int trans_a, int trans_b, size_t M, size_t N, size_t K, float alpha,
+		   const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	if (lda < at_least_1(trans_a ? M : K))
+		return kn_fail(KN_EINVAL, "sgemm: lda %zu < %zu", lda, at_least_1(trans_a ? M : K));
+	if (ldb < at_least_1(trans_b ? K : N))
+		return kn_fail(KN_EINVAL, "sgemm: ldb %zu < %zu", ldb, at_least_1(trans_b ? K : N));
+	if (ldc < at_least_1(N))
+		return kn_fail(KN_EINVAL, "sgemm: ldc %zu < %zu", ldc, at_least_1(N));
+	if ((M && N && !C) || (M && K && !A) || (K && N && !B))
+		return kn_fail(KN_EINVAL, "sgemm: null matrix");
+	if (!M || !N)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	trans_a = !!trans_a, trans_b = !!trans_b;
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	case KN_BACKEND_SIMD: return kn_simd_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	case KN_BACKEND_BLAS: return kn_blas_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	case KN_BACKEND_CUDA: return cuda_lacks("sgemm");
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_sgemv(kn_backend b, int trans_a, size_t M, size_t N, float alpha, const float *A, size_t lda,
+		   const float *x, float beta, float *y)
+{
+	size_t ylen = trans_a ? N : M, xlen = trans_a ? M : N;
+	if (lda < at_least_1(N))
+		return kn_fail(KN_EINVAL, "sgemv: lda %zu < %zu", lda, at_least_1(N));
+	if ((M && N && !A) || (xlen && ylen && !x) || (ylen && !y))
+		return kn_fail(KN_EINVAL, "sgemv: null buffer");
+	if (!ylen)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	trans_a = !!trans_a;
+	/* An empty sum: y = beta y.  Done here because BLAS returns early
+	 * without scaling y.  (cuda's y is on the device: its own code does it.) */
+	if (!xlen && b != KN_BACKEND_CUDA && (unsigned)b < KN_BACKEND_COUNT_) {
+		for (size_t i = 0; i < ylen; i++)
+			y[i] = beta == 0.0f ? 0.0f : beta * y[i];
+		return KN_OK;
+	}
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
+	case KN_BACKEND_SIMD: return kn_simd_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
+	case KN_BACKEND_BLAS: return kn_blas_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
+	case KN_BACKEND_CUDA: return cuda_lacks("sgemv");
+	default: return kn_backend_probe(b);
+	}
 }

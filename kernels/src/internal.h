@@ -11,12 +11,53 @@ kn_status kn_fail(kn_status s, const char *fmt, ...) __attribute__((format(print
 /* Backends get validated arguments: non-null buffers when n > 0, a known op,
  * non-null params (defaults filled in by api.c). */
 kn_status kn_scalar_unary_ex(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p);
+kn_status kn_scalar_binary(kn_binary_op op, const float *a, const float *b, float *y, size_t n);
+kn_status kn_scalar_axpy(float alpha, const float *x, float *y, size_t n);
+kn_status kn_scalar_reduce(kn_reduce_op op, const float *x, size_t n, float *out);
+kn_status kn_scalar_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out);
+kn_status kn_scalar_dot(const float *x, const float *y, size_t n, float *out);
+kn_status kn_scalar_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form);
+kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+			  const float *x, float beta, float *y);
+
+/* 64-byte aligned scratch for n floats (free() it); NULL when out of memory. */
+float *kn_aligned_floats(size_t n);
 
 /* The simd backend (simd.c) and its per-ISA kernels (simd_avx512.c,
  * simd_avx2.c, both generated from simd_math.h). */
-kn_status kn_simd_unary(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p);
-kn_status kn_simd_unary_avx512(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p);
-kn_status kn_simd_unary_avx2(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p);
+#define KN_SIMD_DECLARE(SUFFIX)                                                                    \
+	kn_status kn_simd_unary##SUFFIX(kn_unary_op op, const float *x, float *y, size_t n,        \
+					const kn_unary_params *p);                                 \
+	kn_status kn_simd_binary##SUFFIX(kn_binary_op op, const float *a, const float *b, float *y, \
+					 size_t n);                                                \
+	kn_status kn_simd_axpy##SUFFIX(float alpha, const float *x, float *y, size_t n);           \
+	kn_status kn_simd_reduce##SUFFIX(kn_reduce_op op, const float *x, size_t n, float *out);   \
+	kn_status kn_simd_argreduce##SUFFIX(kn_argreduce_op op, const float *x, size_t n,          \
+					    size_t *out);                                          \
+	kn_status kn_simd_dot##SUFFIX(const float *x, const float *y, size_t n, float *out);        \
+	kn_status kn_simd_softmax##SUFFIX(const float *x, float *y, size_t rows, size_t cols,      \
+					  int log_form);                                           \
+	kn_status kn_simd_sgemm##SUFFIX(int ta, int tb, size_t M, size_t N, size_t K, float alpha, \
+					const float *A, size_t lda, const float *B, size_t ldb,    \
+					float beta, float *C, size_t ldc);                         \
+	kn_status kn_simd_sgemv##SUFFIX(int ta, size_t M, size_t N, float alpha, const float *A,   \
+					size_t lda, const float *x, float beta, float *y);
+KN_SIMD_DECLARE()
+KN_SIMD_DECLARE(_avx512)
+KN_SIMD_DECLARE(_avx2)
+
+/* The blas backend: blas.c over OpenBLAS when pkg-config found it at build
+ * time, otherwise blas_absent.c, which reports why.  Ops BLAS lacks go to simd. */
+kn_status kn_blas_probe(void);
+kn_status kn_blas_axpy(float alpha, const float *x, float *y, size_t n);
+kn_status kn_blas_reduce(kn_reduce_op op, const float *x, size_t n, float *out);
+kn_status kn_blas_dot(const float *x, const float *y, size_t n, float *out);
+kn_status kn_blas_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+kn_status kn_blas_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+			const float *x, float beta, float *y);
 
 /* The cuda backend: implemented in cuda.cu when nvcc was found at build time,
  * otherwise by cuda_absent.c which reports why it is missing. */

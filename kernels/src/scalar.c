@@ -110,3 +110,163 @@ kn_status kn_scalar_unary_ex(kn_unary_op op, const float *x, float *y, size_t n,
 	}
 	return KN_OK;
 }
+
+/* max/min that return NaN if either input is NaN (fmaxf/fminf would drop it);
+ * on equal inputs (+0 vs -0) the second operand, as the simd maxps does. */
+static inline float max1(float a, float b) { return a != a || b != b ? a + b : a > b ? a : b; }
+static inline float min1(float a, float b) { return a != a || b != b ? a + b : a < b ? a : b; }
+
+kn_status kn_scalar_binary(kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	size_t i;
+	switch (op) {
+	case KN_ADD: for (i = 0; i < n; i++) y[i] = a[i] + b[i]; break;
+	case KN_SUB: for (i = 0; i < n; i++) y[i] = a[i] - b[i]; break;
+	case KN_MUL: for (i = 0; i < n; i++) y[i] = a[i] * b[i]; break;
+	case KN_DIV: for (i = 0; i < n; i++) y[i] = a[i] / b[i]; break;
+	case KN_MAX: for (i = 0; i < n; i++) y[i] = max1(a[i], b[i]); break;
+	case KN_MIN: for (i = 0; i < n; i++) y[i] = min1(a[i], b[i]); break;
+	default: return kn_fail(KN_EUNSUPPORTED, "scalar: binary op %d", (int)op);
+	}
+	return KN_OK;
+}
+
+/* The product of two floats is exact in double, so this rounds (almost
+ * always) once, like an fma, without needing fmaf. */
+kn_status kn_scalar_axpy(float alpha, const float *x, float *y, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = (float)((double)alpha * x[i] + y[i]);
+	return KN_OK;
+}
+
+/* Sums accumulate in double: the error bound n * 2^-53 * sum|x| stays below
+ * half a float ulp of the result for any n a float array can have in
+ * practice (2^28 elements: 2^-25), and there is nothing to tune. */
+kn_status kn_scalar_dot(const float *x, const float *y, size_t n, float *out)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += (double)x[i] * y[i];
+	*out = (float)s;
+	return KN_OK;
+}
+
+kn_status kn_scalar_reduce(kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	double s = 0;
+	float m;
+	size_t i;
+	switch (op) {
+	case KN_SUM:
+	case KN_MEAN:
+		for (i = 0; i < n; i++)
+			s += x[i];
+		*out = (float)(op == KN_MEAN ? s / (double)n : s);
+		break;
+	case KN_NORM_L1:
+		for (i = 0; i < n; i++)
+			s += fabs((double)x[i]);
+		*out = (float)s;
+		break;
+	case KN_NORM_L2:
+		/* Squares of floats neither overflow nor underflow in double. */
+		for (i = 0; i < n; i++)
+			s += (double)x[i] * x[i];
+		*out = (float)sqrt(s);
+		break;
+	case KN_REDUCE_MAX:
+	case KN_REDUCE_MIN:
+	case KN_NORM_LINF:
+		if (n == 0) {
+			*out = 0.0f; /* norm_linf only: api.c rejects empty max/min */
+			break;
+		}
+		m = op == KN_NORM_LINF ? fabsf(x[0]) : x[0];
+		for (i = 1; i < n; i++) {
+			float v = op == KN_NORM_LINF ? fabsf(x[i]) : x[i];
+			m = op == KN_REDUCE_MIN ? min1(m, v) : max1(m, v);
+		}
+		*out = m;
+		break;
+	default: return kn_fail(KN_EUNSUPPORTED, "scalar: reduce op %d", (int)op);
+	}
+	return KN_OK;
+}
+
+kn_status kn_scalar_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	if (op != KN_ARGMAX && op != KN_ARGMIN)
+		return kn_fail(KN_EUNSUPPORTED, "scalar: argreduce op %d", (int)op);
+	size_t best = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(x[i])) {
+			best = i;
+			break;
+		}
+		if (op == KN_ARGMAX ? x[i] > x[best] : x[i] < x[best])
+			best = i;
+	}
+	*out = best;
+	return KN_OK;
+}
+
+/* Row-wise softmax in double: max, then exp(x - max) and its sum. */
+kn_status kn_scalar_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	for (size_t r = 0; r < rows; r++) {
+		const float *a = x + r * cols;
+		float *b = y + r * cols;
+		double m = a[0], s = 0;
+		for (size_t j = 0; j < cols; j++)
+			m = isnan(a[j]) || a[j] > m ? a[j] : m;
+		if (isnan(m)) {
+			for (size_t j = 0; j < cols; j++)
+				b[j] = NAN;
+			continue;
+		}
+		for (size_t j = 0; j < cols; j++)
+			s += exp((double)a[j] - m);
+		double shift = m + log(s);
+		for (size_t j = 0; j < cols; j++)
+			b[j] = (float)(log_form ? (double)a[j] - shift : exp((double)a[j] - shift));
+	}
+	return KN_OK;
+}
+
+#define OPX(X, t, ld, r, c) ((t) ? (X)[(size_t)(c) * (ld) + (r)] : (X)[(size_t)(r) * (ld) + (c)])
+
+/* i-k-j order: the inner loop runs along a row of C and of op(B) (contiguous
+ * unless B is transposed), and each A element is loaded once. */
+kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	for (size_t i = 0; i < M; i++) {
+		float *c = C + i * ldc;
+		for (size_t j = 0; j < N; j++)
+			c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+		for (size_t k = 0; k < K; k++) {
+			float a = alpha * OPX(A, ta, lda, i, k);
+			if (tb)
+				for (size_t j = 0; j < N; j++)
+					c[j] += a * B[j * ldb + k];
+			else
+				for (size_t j = 0; j < N; j++)
+					c[j] += a * B[k * ldb + j];
+		}
+	}
+	return KN_OK;
+}
+
+kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+			  const float *x, float beta, float *y)
+{
+	size_t rows = ta ? N : M, len = ta ? M : N;
+	for (size_t i = 0; i < rows; i++) {
+		double s = 0;
+		for (size_t k = 0; k < len; k++)
+			s += (double)OPX(A, ta, lda, i, k) * x[k];
+		y[i] = (float)(alpha * s + (beta == 0.0f ? 0.0 : (double)beta * y[i]));
+	}
+	return KN_OK;
+}

@@ -13,6 +13,15 @@ typedef struct isa {
 	const char *name;
 	int (*supported)(void);
 	kn_status (*unary)(kn_unary_op, const float *, float *, size_t, const kn_unary_params *);
+	kn_status (*binary)(kn_binary_op, const float *, const float *, float *, size_t);
+	kn_status (*axpy)(float, const float *, float *, size_t);
+	kn_status (*reduce)(kn_reduce_op, const float *, size_t, float *);
+	kn_status (*argreduce)(kn_argreduce_op, const float *, size_t, size_t *);
+	kn_status (*dot)(const float *, const float *, size_t, float *);
+	kn_status (*softmax)(const float *, float *, size_t, size_t, int);
+	kn_status (*sgemm)(int, int, size_t, size_t, size_t, float, const float *, size_t, const float *,
+			   size_t, float, float *, size_t);
+	kn_status (*sgemv)(int, size_t, size_t, float, const float *, size_t, const float *, float, float *);
 } isa;
 
 static int always(void) { return 1; }
@@ -34,10 +43,14 @@ static int have_avx2(void)
 /* Best first. */
 static const isa isas[] = {
 #if defined(__x86_64__) || defined(__i386__)
-	{"avx512", have_avx512, kn_simd_unary_avx512},
-	{"avx2", have_avx2, kn_simd_unary_avx2},
+#define KN_ISA_ENTRY(NAME, HAVE, S)                                                                \
+	{NAME, HAVE, kn_simd_unary##S, kn_simd_binary##S, kn_simd_axpy##S, kn_simd_reduce##S,      \
+	 kn_simd_argreduce##S, kn_simd_dot##S, kn_simd_softmax##S, kn_simd_sgemm##S, kn_simd_sgemv##S}
+	KN_ISA_ENTRY("avx512", have_avx512, _avx512),
+	KN_ISA_ENTRY("avx2", have_avx2, _avx2),
 #endif
-	{"generic", always, kn_scalar_unary_ex},
+	{"generic", always, kn_scalar_unary_ex, kn_scalar_binary, kn_scalar_axpy, kn_scalar_reduce,
+	 kn_scalar_argreduce, kn_scalar_dot, kn_scalar_softmax, kn_scalar_sgemm, kn_scalar_sgemv},
 };
 #define N_ISAS (sizeof(isas) / sizeof(isas[0]))
 
@@ -84,4 +97,46 @@ kn_status kn_simd_set_isa(const char *name)
 kn_status kn_simd_unary(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p)
 {
 	return use()->unary(op, x, y, n, p);
+}
+
+kn_status kn_simd_binary(kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	return use()->binary(op, a, b, y, n);
+}
+
+kn_status kn_simd_axpy(float alpha, const float *x, float *y, size_t n)
+{
+	return use()->axpy(alpha, x, y, n);
+}
+
+kn_status kn_simd_reduce(kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	return use()->reduce(op, x, n, out);
+}
+
+kn_status kn_simd_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	return use()->argreduce(op, x, n, out);
+}
+
+kn_status kn_simd_dot(const float *x, const float *y, size_t n, float *out)
+{
+	return use()->dot(x, y, n, out);
+}
+
+kn_status kn_simd_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	return use()->softmax(x, y, rows, cols, log_form);
+}
+
+kn_status kn_simd_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
+			const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	return use()->sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+kn_status kn_simd_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda, const float *x,
+			float beta, float *y)
+{
+	return use()->sgemv(ta, M, N, alpha, A, lda, x, beta, y);
 }

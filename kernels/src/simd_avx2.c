@@ -59,6 +59,21 @@ static inline vm vcmpeq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 static inline vm vcmpunord(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
 static inline vf vblend(vm m, vf a, vf b) { return _mm256_blendv_ps(a, b, m); }
 
+static inline vm vmor(vm a, vm b) { return _mm256_or_ps(a, b); }
+static inline unsigned vmbits(vm m) { return (unsigned)_mm256_movemask_ps(m); }
+static inline __m128 fold(vf v, __m128 (*op)(__m128, __m128))
+{
+	__m128 s = op(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+	s = op(s, _mm_movehl_ps(s, s));
+	return op(s, _mm_movehdup_ps(s));
+}
+static inline __m128 add4(__m128 a, __m128 b) { return _mm_add_ps(a, b); }
+static inline __m128 max4(__m128 a, __m128 b) { return _mm_max_ps(a, b); }
+static inline __m128 min4(__m128 a, __m128 b) { return _mm_min_ps(a, b); }
+static inline float hsum(vf v) { return _mm_cvtss_f32(fold(v, add4)); }
+static inline float hmax(vf v) { return _mm_cvtss_f32(fold(v, max4)); }
+static inline float hmin(vf v) { return _mm_cvtss_f32(fold(v, min4)); }
+
 static inline void gelu_arg(vf x, vf *hi, vf *lo)
 {
 	const __m256d k1 = _mm256_set1_pd(1.5957691216057308), k2 = _mm256_set1_pd(1.5957691216057308 * 0.044715);

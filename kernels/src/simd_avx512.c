@@ -60,6 +60,12 @@ static inline vm vcmpunord(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_UN
 /* m ? b : a, lane by lane */
 static inline vf vblend(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, a, b); }
 
+static inline vm vmor(vm a, vm b) { return (vm)(a | b); }
+static inline unsigned vmbits(vm m) { return (unsigned)m; }
+static inline float hsum(vf v) { return _mm512_reduce_add_ps(v); }
+static inline float hmax(vf v) { return _mm512_reduce_max_ps(v); }
+static inline float hmin(vf v) { return _mm512_reduce_min_ps(v); }
+
 /* gelu's argument 2 sqrt(2/pi) (x + 0.044715 x^3) in double, split into a
  * float hi + lo pair. */
 static inline void gelu_arg(vf x, vf *hi, vf *lo)

@@ -16,6 +16,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* exp(x + xlo) for a small correction xlo (|xlo| <= ulp(x)); xlo lets gelu
  * pass an argument that carries more than float precision.  Inputs are
@@ -190,5 +192,422 @@ kn_status ISA(kn_simd_unary)(kn_unary_op op, const float *x, float *y, size_t n,
 	}
 	default: return kn_fail(KN_EUNSUPPORTED, "simd: unary op %d", (int)op);
 	}
+	return KN_OK;
+}
+
+/* ---- binary ops and axpy ------------------------------------------------- */
+
+/* max/min that return NaN when either input is NaN: maxps alone would return
+ * its second operand.  a + b is NaN exactly when one of them is. */
+static inline vf vmax_nan(vf a, vf b) { return vblend(vcmpunord(a, b), vmax(a, b), vadd(a, b)); }
+static inline vf vmin_nan(vf a, vf b) { return vblend(vcmpunord(a, b), vmin(a, b), vadd(a, b)); }
+
+#define KN_BINARY_LOOP(EXPR)                                                                       \
+	do {                                                                                       \
+		size_t i_ = 0;                                                                     \
+		for (; i_ + W <= n; i_ += W) {                                                     \
+			vf va = vload(a + i_), vb = vload(b + i_);                                 \
+			vstore(y + i_, EXPR);                                                      \
+		}                                                                                  \
+		if (i_ < n) {                                                                      \
+			vf va = vload_n(a + i_, n - i_), vb = vload_n(b + i_, n - i_);             \
+			vstore_n(y + i_, EXPR, n - i_);                                            \
+		}                                                                                  \
+	} while (0)
+
+kn_status ISA(kn_simd_binary)(kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	switch (op) {
+	case KN_ADD: KN_BINARY_LOOP(vadd(va, vb)); break;
+	case KN_SUB: KN_BINARY_LOOP(vsub(va, vb)); break;
+	case KN_MUL: KN_BINARY_LOOP(vmul(va, vb)); break;
+	case KN_DIV: KN_BINARY_LOOP(vdiv(va, vb)); break;
+	case KN_MAX: KN_BINARY_LOOP(vmax_nan(va, vb)); break;
+	case KN_MIN: KN_BINARY_LOOP(vmin_nan(va, vb)); break;
+	default: return kn_fail(KN_EUNSUPPORTED, "simd: binary op %d", (int)op);
+	}
+	return KN_OK;
+}
+
+kn_status ISA(kn_simd_axpy)(float alpha, const float *a, float *y, size_t n)
+{
+	const float *b = y;
+	vf al = vset1(alpha);
+	KN_BINARY_LOOP(vfma(al, va, vb));
+	return KN_OK;
+}
+
+/* ---- reductions ---------------------------------------------------------- */
+
+/* Sums run in blocks of KN_BLOCK elements over 4 vector accumulators (4
+ * independent add chains hide the add latency); each block's float total is
+ * added in double.  A float accumulator then only ever holds KN_BLOCK / (4 W)
+ * terms, so the error does not grow with n. */
+#define KN_BLOCK 4096
+#define LD_FULL(p, k) vload(p)
+#define LD_TAIL(p, k) vload_n((p), (k))
+
+#define KN_SUM_LOOP(ACC)                                                                           \
+	do {                                                                                       \
+		size_t i = 0;                                                                      \
+		while (i < n) {                                                                    \
+			size_t end = n - i > KN_BLOCK ? i + KN_BLOCK : n;                          \
+			vf a0 = vset1(0.0f), a1 = a0, a2 = a0, a3 = a0;                            \
+			for (; i + 4 * W <= end; i += 4 * W) {                                     \
+				a0 = ACC(a0, LD_FULL, i, W);                                       \
+				a1 = ACC(a1, LD_FULL, i + W, W);                                   \
+				a2 = ACC(a2, LD_FULL, i + 2 * W, W);                               \
+				a3 = ACC(a3, LD_FULL, i + 3 * W, W);                               \
+			}                                                                          \
+			for (; i + W <= end; i += W)                                               \
+				a0 = ACC(a0, LD_FULL, i, W);                                       \
+			if (i < end) {                                                             \
+				a1 = ACC(a1, LD_TAIL, i, end - i);                                 \
+				i = end;                                                           \
+			}                                                                          \
+			total += hsum(vadd(vadd(a0, a1), vadd(a2, a3)));                           \
+		}                                                                                  \
+	} while (0)
+
+static inline vf fsq(vf acc, vf t) { return vfma(t, t, acc); }
+#define ACC_SUM(acc, LD, o, k) vadd(acc, LD(x + (o), k))
+#define ACC_L1(acc, LD, o, k) vadd(acc, vabs(LD(x + (o), k)))
+#define ACC_L2(acc, LD, o, k) fsq(acc, LD(x + (o), k))
+#define ACC_DOT(acc, LD, o, k) vfma(LD(x + (o), k), LD(y + (o), k), acc)
+
+kn_status ISA(kn_simd_dot)(const float *x, const float *y, size_t n, float *out)
+{
+	double total = 0;
+	KN_SUM_LOOP(ACC_DOT);
+	*out = (float)total;
+	return KN_OK;
+}
+
+/* max (or min, of x or of |x|) with a sticky NaN flag: maxps drops NaN.  The
+ * tail reloads the last full vector (max is idempotent), so no fill value is
+ * needed.  n > 0. */
+static float ISA(extreme)(const float *x, size_t n, int want_max, int absolute, int *saw_nan)
+{
+	vf acc, v;
+	vm nan;
+	size_t i;
+	if (n < W) {
+		/* Lanes past n repeat x[0]: a neutral fill that needs no +-Inf. */
+		float buf[W];
+		vstore(buf, vload_n(x, n));
+		for (size_t j = n; j < W; j++)
+			buf[j] = x[0];
+		v = vload(buf);
+		nan = vcmpunord(v, v);
+		acc = absolute ? vabs(v) : v;
+	} else {
+		v = vload(x);
+		nan = vcmpunord(v, v);
+		acc = absolute ? vabs(v) : v;
+		vf acc2 = acc;
+		for (i = W; i + 2 * W <= n; i += 2 * W) {
+			vf u = vload(x + i), w = vload(x + i + W);
+			nan = vmor(nan, vmor(vcmpunord(u, u), vcmpunord(w, w)));
+			if (absolute)
+				u = vabs(u), w = vabs(w);
+			acc = want_max ? vmax(acc, u) : vmin(acc, u);
+			acc2 = want_max ? vmax(acc2, w) : vmin(acc2, w);
+		}
+		for (; i + W <= n; i += W) {
+			vf u = vload(x + i);
+			nan = vmor(nan, vcmpunord(u, u));
+			u = absolute ? vabs(u) : u;
+			acc = want_max ? vmax(acc, u) : vmin(acc, u);
+		}
+		if (i < n) {
+			vf u = vload(x + n - W);
+			nan = vmor(nan, vcmpunord(u, u));
+			u = absolute ? vabs(u) : u;
+			acc = want_max ? vmax(acc, u) : vmin(acc, u);
+		}
+		acc = want_max ? vmax(acc, acc2) : vmin(acc, acc2);
+	}
+	*saw_nan = vmbits(nan) != 0;
+	return want_max ? hmax(acc) : hmin(acc);
+}
+
+kn_status ISA(kn_simd_reduce)(kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	double total = 0;
+	int nan = 0;
+	float r;
+	switch (op) {
+	case KN_SUM: KN_SUM_LOOP(ACC_SUM); *out = (float)total; break;
+	case KN_MEAN: KN_SUM_LOOP(ACC_SUM); *out = (float)(total / (double)n); break;
+	case KN_NORM_L1: KN_SUM_LOOP(ACC_L1); *out = (float)total; break;
+	case KN_NORM_L2:
+		KN_SUM_LOOP(ACC_L2);
+		/* Squares of floats overflow above 2^64 and lose bits below 2^-63;
+		 * then (rarely) the scalar code, which squares in double, redoes it. */
+		if (isinf(total) || (total < 0x1p-60 && n > 0))
+			return kn_scalar_reduce(op, x, n, out);
+		*out = (float)sqrt(total);
+		break;
+	case KN_REDUCE_MAX:
+	case KN_REDUCE_MIN:
+	case KN_NORM_LINF:
+		if (n == 0) {
+			*out = 0.0f; /* only norm_linf gets here: api.c rejects empty max/min */
+			break;
+		}
+		r = ISA(extreme)(x, n, op != KN_REDUCE_MIN, op == KN_NORM_LINF, &nan);
+		*out = nan ? NAN : r;
+		break;
+	default: return kn_fail(KN_EUNSUPPORTED, "simd: reduce op %d", (int)op);
+	}
+	return KN_OK;
+}
+
+/* argmax/argmin in two vector passes: the extreme value (with the NaN flag),
+ * then the first lane equal to it (or the first NaN).  The second pass stops
+ * at the hit, so it reads on average much less than the whole input. */
+kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	int nan = 0;
+	float m = ISA(extreme)(x, n, op == KN_ARGMAX, 0, &nan);
+	vf target = vset1(m);
+	size_t i = 0;
+	for (;; i += W) {
+		vf v = i + W <= n ? vload(x + i) : vload_n(x + i, n - i);
+		vm hit = nan ? vcmpunord(v, v) : vcmpeq(v, target);
+		unsigned bits = vmbits(hit);
+		if (i + W > n)
+			bits &= (1u << (n - i)) - 1u; /* zero-filled lanes past the end */
+		if (bits) {
+			*out = i + (size_t)__builtin_ctz(bits);
+			return KN_OK;
+		}
+		if (i + W >= n)
+			break;
+	}
+	return kn_fail(KN_EDEVICE, "simd: argreduce found no element equal to the extreme");
+}
+
+/* ---- softmax ------------------------------------------------------------- */
+
+/* One row: m = max (NaN if the row has one), y = exp(x - m) and its sum in a
+ * pass, then a scaling pass (softmax) or y = x - m - log(sum) (log_softmax).
+ * Subtracting the max keeps every exp in (0, 1]: no overflow for any input.
+ * x - m is formed exactly as hi + lo (TwoSum) and lo goes into exp: rounding
+ * x - m = -80.3 to float alone would cost exp 60 ulp. */
+static inline vf vexp_diff(vf x, vf m)
+{
+	vf hi = vsub(x, m);
+	vf bb = vsub(hi, x);
+	vf lo = vsub(vsub(x, vsub(hi, bb)), vadd(m, bb));
+	return vexp_lo(hi, lo);
+}
+
+static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form)
+{
+	int nan = 0;
+	float m = ISA(extreme)(x, n, 1, 0, &nan);
+	vf vm_ = vset1(nan ? NAN : m), acc = vset1(0.0f);
+	size_t i = 0;
+	for (; i + W <= n; i += W) {
+		vf e = vexp_diff(vload(x + i), vm_);
+		if (!log_form)
+			vstore(y + i, e);
+		acc = vadd(acc, e);
+	}
+	if (i < n) {
+		/* zero-filled lanes would add exp(0 - m): mask them out of the sum */
+		vf e = vexp_diff(vload_n(x + i, n - i), vm_);
+		float buf[W];
+		vstore(buf, e);
+		for (size_t j = n - i; j < W; j++)
+			buf[j] = 0.0f;
+		e = vload(buf);
+		if (!log_form)
+			vstore_n(y + i, e, n - i);
+		acc = vadd(acc, e);
+	}
+	float sum = hsum(acc);
+	if (log_form) {
+		/* x - (m + log(sum)) in one rounding would lose the low bits of m
+		 * when log(sum) is small; subtract them one at a time. */
+		vf lse = vset1(logf(sum));
+		KN_UNARY_LOOP(vsub(vsub(v, vm_), lse));
+	} else {
+		vf inv = vset1(1.0f / sum);
+		x = y; /* scale y in place */
+		KN_UNARY_LOOP(vmul(v, inv));
+	}
+}
+
+kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	for (size_t r = 0; r < rows; r++)
+		ISA(softmax_row)(x + r * cols, y + r * cols, cols, log_form);
+	return KN_OK;
+}
+
+/* ---- sgemm --------------------------------------------------------------- */
+
+/*
+ * C = alpha op(A) op(B) + beta C, row-major, in the GotoBLAS layout: B is
+ * packed in KC x NC blocks of NR-column panels, A in MC x KC blocks of MR-row
+ * panels, so the MR x NR micro-kernel streams both from contiguous memory and
+ * keeps its MR x NR/W accumulators in registers (6 x 2 vectors: 12 of 32 zmm
+ * or 16 ymm, leaving room for the B loads and the A broadcast).  beta is
+ * applied to C once, up front; alpha when a tile is added to C.
+ */
+#define MR 6
+#define NR (2 * W)
+#define KC 256
+#define MC 120
+#define NC 1024
+
+/* Element (r, c) of op(X) for row-major X with leading dimension ld. */
+#define OPX(X, t, ld, r, c) ((t) ? (X)[(size_t)(c) * (ld) + (r)] : (X)[(size_t)(r) * (ld) + (c)])
+
+static void ISA(pack_b)(float *dst, const float *B, size_t ldb, int tb, size_t k0, size_t kc, size_t j0,
+			size_t nc)
+{
+	for (size_t jp = 0; jp < nc; jp += NR) {
+		size_t w = nc - jp < NR ? nc - jp : NR;
+		for (size_t k = 0; k < kc; k++) {
+			if (!tb && w == NR) {
+				const float *src = B + (k0 + k) * ldb + j0 + jp;
+				vstore(dst, vload(src));
+				vstore(dst + W, vload(src + W));
+			} else {
+				for (size_t j = 0; j < NR; j++)
+					dst[j] = j < w ? OPX(B, tb, ldb, k0 + k, j0 + jp + j) : 0.0f;
+			}
+			dst += NR;
+		}
+	}
+}
+
+static void ISA(pack_a)(float *dst, const float *A, size_t lda, int ta, size_t i0, size_t mc, size_t k0,
+			size_t kc)
+{
+	for (size_t ip = 0; ip < mc; ip += MR) {
+		size_t h = mc - ip < MR ? mc - ip : MR;
+		for (size_t k = 0; k < kc; k++) {
+			for (size_t r = 0; r < MR; r++)
+				dst[r] = r < h ? OPX(A, ta, lda, i0 + ip + r, k0 + k) : 0.0f;
+			dst += MR;
+		}
+	}
+}
+
+/* acc = sum over k of a[k][r] * b[k][:] for an MR x NR tile; then C += alpha
+ * acc on the h x w part that exists. */
+static void ISA(micro)(size_t kc, const float *a, const float *b, float alpha, float *C, size_t ldc, size_t h,
+		       size_t w)
+{
+	vf c00 = vset1(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+	vf c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+	for (size_t k = 0; k < kc; k++) {
+		vf b0 = vload(b), b1 = vload(b + W);
+		vf t;
+		t = vset1(a[0]); c00 = vfma(t, b0, c00); c01 = vfma(t, b1, c01);
+		t = vset1(a[1]); c10 = vfma(t, b0, c10); c11 = vfma(t, b1, c11);
+		t = vset1(a[2]); c20 = vfma(t, b0, c20); c21 = vfma(t, b1, c21);
+		t = vset1(a[3]); c30 = vfma(t, b0, c30); c31 = vfma(t, b1, c31);
+		t = vset1(a[4]); c40 = vfma(t, b0, c40); c41 = vfma(t, b1, c41);
+		t = vset1(a[5]); c50 = vfma(t, b0, c50); c51 = vfma(t, b1, c51);
+		a += MR;
+		b += NR;
+	}
+	vf acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+	vf al = vset1(alpha);
+	for (size_t r = 0; r < h; r++) {
+		float *c = C + r * ldc;
+		if (w == NR) {
+			vstore(c, vfma(al, acc[r][0], vload(c)));
+			vstore(c + W, vfma(al, acc[r][1], vload(c + W)));
+		} else if (w > W) {
+			vstore(c, vfma(al, acc[r][0], vload(c)));
+			vstore_n(c + W, vfma(al, acc[r][1], vload_n(c + W, w - W)), w - W);
+		} else {
+			vstore_n(c, vfma(al, acc[r][0], vload_n(c, w)), w);
+		}
+	}
+}
+
+kn_status ISA(kn_simd_sgemm)(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			     size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	/* C = beta C first; beta == 0 overwrites (a NaN already in C does not
+	 * survive), as BLAS does. */
+	for (size_t i = 0; i < M && beta != 1.0f; i++) {
+		float *y = C + i * ldc;
+		const float *x = y;
+		size_t n = N;
+		vf bv = vset1(beta);
+		if (beta == 0.0f)
+			memset(y, 0, N * sizeof(float));
+		else
+			KN_UNARY_LOOP(vmul(v, bv));
+	}
+	if (K == 0 || alpha == 0.0f)
+		return KN_OK;
+	size_t ncap = N < NC ? N : NC, kcap = K < KC ? K : KC, mcap = M < MC ? M : MC;
+	float *pb = kn_aligned_floats(((ncap + NR - 1) / NR) * NR * kcap);
+	float *pa = kn_aligned_floats(((mcap + MR - 1) / MR) * MR * kcap);
+	if (!pb || !pa) {
+		free(pb);
+		free(pa);
+		return kn_fail(KN_ENOMEM, "sgemm: packing buffers");
+	}
+	for (size_t jc = 0; jc < N; jc += NC) {
+		size_t nc = N - jc < NC ? N - jc : NC;
+		for (size_t pc = 0; pc < K; pc += KC) {
+			size_t kc = K - pc < KC ? K - pc : KC;
+			ISA(pack_b)(pb, B, ldb, tb, pc, kc, jc, nc);
+			for (size_t ic = 0; ic < M; ic += MC) {
+				size_t mc = M - ic < MC ? M - ic : MC;
+				ISA(pack_a)(pa, A, lda, ta, ic, mc, pc, kc);
+				for (size_t jr = 0; jr < nc; jr += NR)
+					for (size_t ir = 0; ir < mc; ir += MR)
+						ISA(micro)(kc, pa + ir * kc, pb + jr * kc, alpha,
+							   C + (ic + ir) * ldc + jc + jr, ldc,
+							   mc - ir < MR ? mc - ir : MR, nc - jr < NR ? nc - jr : NR);
+			}
+		}
+	}
+	free(pb);
+	free(pa);
+	return KN_OK;
+}
+
+/* y = alpha op(A) x + beta y; A is M x N row-major. */
+kn_status ISA(kn_simd_sgemv)(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+			     const float *x, float beta, float *y)
+{
+	if (!ta) {
+		for (size_t i = 0; i < M; i++) {
+			const float *a = A + i * lda;
+			vf s0 = vset1(0.0f), s1 = s0;
+			size_t j = 0;
+			for (; j + 2 * W <= N; j += 2 * W) {
+				s0 = vfma(vload(a + j), vload(x + j), s0);
+				s1 = vfma(vload(a + j + W), vload(x + j + W), s1);
+			}
+			for (; j < N; j += W) {
+				size_t k = N - j < W ? N - j : W;
+				s0 = vfma(vload_n(a + j, k), vload_n(x + j, k), s0);
+			}
+			float dot = hsum(vadd(s0, s1));
+			y[i] = beta == 0.0f ? alpha * dot : alpha * dot + beta * y[i];
+		}
+		return KN_OK;
+	}
+	/* y (N) = alpha A^T x + beta y: one axpy per row of A, all in y. */
+	if (beta == 0.0f)
+		memset(y, 0, N * sizeof(float));
+	else if (beta != 1.0f)
+		for (size_t j = 0; j < N; j++)
+			y[j] *= beta;
+	for (size_t i = 0; i < M; i++)
+		ISA(kn_simd_axpy)(alpha * x[i], A + i * lda, y, N);
 	return KN_OK;
 }

@@ -250,6 +250,525 @@ static void test_simd_isa(void **state)
 	assert_int_equal(kn_backend_probe(KN_BACKEND_SIMD), KN_OK);
 }
 
+/* ---- binary ops, axpy, reductions (0.3.0) --------------------------------- */
+
+/* Host paths plus blas when it was built: kn_binary etc. take it too. */
+static size_t all_host_paths(path *out)
+{
+	size_t n = host_paths(out);
+	if (kn_backend_probe(KN_BACKEND_BLAS) == KN_OK)
+		out[n++] = (path){KN_BACKEND_BLAS, NULL};
+	return n;
+}
+
+static double binary_ref(kn_binary_op op, double a, double b)
+{
+	switch (op) {
+	case KN_ADD: return a + b;
+	case KN_SUB: return a - b;
+	case KN_MUL: return a * b;
+	case KN_DIV: return a / b;
+	case KN_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
+	case KN_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+	default: return NAN;
+	}
+}
+
+static const size_t vec_sizes[] = {0, 1, 7, 15, 16, 17, 31, 64, 65, 1023, 4097, 20000};
+#define N_VEC_SIZES (sizeof(vec_sizes) / sizeof(vec_sizes[0]))
+
+static float *filled(size_t n, size_t misalign, unsigned seed, float **base)
+{
+	*base = malloc((n + 16) * sizeof(float));
+	assert_non_null(*base);
+	float *x = *base + misalign;
+	for (size_t i = 0; i < n; i++)
+		x[i] = input(KN_ABS, i * 7 + seed); /* [-10, 10] */
+	return x;
+}
+
+/* Binary ops are one IEEE operation each: results must be exact (0 ulp), on
+ * every path, NaN in either operand giving NaN for max/min too. */
+static void test_binary_all_paths(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (int op = 0; op < KN_BINARY_COUNT_; op++)
+			for (size_t s = 0; s < N_VEC_SIZES; s++)
+				for (size_t mis = 0; mis < 2; mis++) {
+					size_t n = vec_sizes[s];
+					float *ab, *bb, *yb;
+					float *a = filled(n, mis, 1, &ab), *b = filled(n, mis, 2, &bb);
+					float *y = filled(n + 8, mis, 3, &yb);
+					if (n > 3)
+						a[n / 2] = NAN, b[n / 3] = NAN, b[n - 1] = 0.0f;
+					y[n] = 777.0f;
+					use_path(paths[pi]);
+					assert_int_equal(kn_binary(paths[pi].b, (kn_binary_op)op, a, b, y, n), KN_OK);
+					kn_simd_set_isa(NULL);
+					for (size_t i = 0; i < n; i++)
+						if (ulp_distance(y[i], (float)binary_ref((kn_binary_op)op, a[i], b[i])))
+							fail_msg("%s/%s n=%zu i=%zu %a %a -> %a", path_name(paths[pi]),
+								 kn_binary_name((kn_binary_op)op), n, i, (double)a[i],
+								 (double)b[i], (double)y[i]);
+					assert_true(y[n] == 777.0f);
+					/* in place: y is a */
+					assert_int_equal(kn_binary(paths[pi].b, (kn_binary_op)op, a, b, a, n), KN_OK);
+					for (size_t i = 0; i < n; i++)
+						assert_true(ulp_distance(a[i], y[i]) == 0);
+					free(ab), free(bb), free(yb);
+				}
+}
+
+/* axpy: |got - want| <= 2^-23 (|alpha x| + |y|); an fma (simd) rounds once,
+ * the scalar path computes in double, OpenBLAS may round twice. */
+static void test_axpy_all_paths(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t s = 0; s < N_VEC_SIZES; s++)
+			for (size_t mis = 0; mis < 2; mis++) {
+				size_t n = vec_sizes[s];
+				float *xb, *yb, *y0b;
+				float *x = filled(n, mis, 4, &xb), *y = filled(n + 1, mis, 5, &yb);
+				float *y0 = filled(n, mis, 5, &y0b);
+				y[n] = 777.0f;
+				use_path(paths[pi]);
+				assert_int_equal(kn_axpy(paths[pi].b, -1.3f, x, y, n), KN_OK);
+				kn_simd_set_isa(NULL);
+				for (size_t i = 0; i < n; i++) {
+					double want = (double)-1.3f * x[i] + y0[i];
+					double bound = 0x1p-23 * (fabs(1.3 * x[i]) + fabs(y0[i]));
+					if (fabs(y[i] - want) > bound)
+						fail_msg("%s/axpy n=%zu i=%zu got %a want %a", path_name(paths[pi]), n, i,
+							 (double)y[i], want);
+				}
+				assert_true(y[n] == 777.0f);
+				free(xb), free(yb), free(y0b);
+			}
+}
+
+/* Reference reductions, in double. */
+static double reduce_ref(kn_reduce_op op, const float *x, size_t n, double *abs_sum)
+{
+	double s = 0, a = 0, m = n ? x[0] : 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = x[i];
+		a += op == KN_NORM_L2 ? v * v : fabs(v);
+		switch (op) {
+		case KN_SUM: case KN_MEAN: s += v; break;
+		case KN_NORM_L1: s += fabs(v); break;
+		case KN_NORM_L2: s += v * v; break;
+		case KN_REDUCE_MAX: m = v > m ? v : m; break;
+		case KN_REDUCE_MIN: m = v < m ? v : m; break;
+		case KN_NORM_LINF: m = fabs(v) > m ? fabs(v) : m; break;
+		default: break;
+		}
+	}
+	if (op == KN_NORM_LINF && n)
+		m = fabs(m) > fabs((double)x[0]) ? m : fabs((double)x[0]);
+	*abs_sum = op == KN_NORM_L2 ? sqrt(a) : op == KN_MEAN && n ? a / n : a;
+	switch (op) {
+	case KN_MEAN: return s / n;
+	case KN_NORM_L2: return sqrt(s);
+	case KN_REDUCE_MAX: case KN_REDUCE_MIN: case KN_NORM_LINF: return m;
+	default: return s;
+	}
+}
+
+/*
+ * Reduction tolerances: max, min, norm_linf and argmax/argmin are exact.
+ * Sums (sum, mean, norm_l1, norm_l2, dot): |got - want| <= k eps sum|terms|,
+ * k = 1 for scalar (double accumulation: one final rounding), 128 for simd
+ * (at most 4096/(4W) = 128 float additions per accumulator lane before the
+ * block total goes to double) and 256 for blas (OpenBLAS accumulates in float).
+ */
+static double sum_k(path p)
+{
+	return p.b == KN_BACKEND_SCALAR ? 1 : p.b == KN_BACKEND_BLAS ? 256 : 128;
+}
+
+static void test_reduce_all_paths(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (int op = 0; op < KN_REDUCE_COUNT_; op++)
+			for (size_t s = 0; s < N_VEC_SIZES; s++)
+				for (size_t mis = 0; mis < 2; mis++) {
+					size_t n = vec_sizes[s];
+					float *xb, *x = filled(n, mis, 6, &xb), got = -1;
+					double abs_sum, want = reduce_ref((kn_reduce_op)op, x, n, &abs_sum);
+					use_path(paths[pi]);
+					kn_status st = kn_reduce(paths[pi].b, (kn_reduce_op)op, x, n, &got);
+					kn_simd_set_isa(NULL);
+					free(xb);
+					if (n == 0 && (op == KN_MEAN || op == KN_REDUCE_MAX || op == KN_REDUCE_MIN)) {
+						assert_int_equal(st, KN_EINVAL);
+						assert_non_null(strstr(kn_last_error(), "empty"));
+						continue;
+					}
+					assert_int_equal(st, KN_OK);
+					int exact = op == KN_REDUCE_MAX || op == KN_REDUCE_MIN || op == KN_NORM_LINF;
+					double bound = exact ? 0 : sum_k(paths[pi]) * FLT_EPSILON * abs_sum + 0x1p-149;
+					if (exact ? got != (float)want : fabs(got - want) > bound)
+						fail_msg("%s/%s n=%zu mis=%zu got %a want %a", path_name(paths[pi]),
+							 kn_reduce_name((kn_reduce_op)op), n, mis, (double)got, want);
+				}
+}
+
+static void test_dot_and_argreduce_all_paths(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t s = 0; s < N_VEC_SIZES; s++)
+			for (size_t mis = 0; mis < 2; mis++) {
+				size_t n = vec_sizes[s];
+				float *xb, *yb, *x = filled(n, mis, 7, &xb), *y = filled(n, mis, 8, &yb), got = -1;
+				double want = 0, abs_sum = 0;
+				for (size_t i = 0; i < n; i++)
+					want += (double)x[i] * y[i], abs_sum += fabs((double)x[i] * y[i]);
+				use_path(paths[pi]);
+				assert_int_equal(kn_dot(paths[pi].b, x, y, n, &got), KN_OK);
+				if (fabs(got - want) > sum_k(paths[pi]) * FLT_EPSILON * abs_sum + 0x1p-149)
+					fail_msg("%s/dot n=%zu got %a want %a", path_name(paths[pi]), n, (double)got, want);
+				if (n) {
+					/* a tie: the first of two equal extremes wins */
+					x[n - 1] = 50.0f;
+					x[n / 2] = 50.0f;
+					x[(n - 1) / 3] = -50.0f;
+					x[n - 1 - n / 4] = -50.0f;
+					size_t am = 99, an = 99;
+					assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMAX, x, n, &am), KN_OK);
+					assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMIN, x, n, &an), KN_OK);
+					size_t wm = 0, wn = 0;
+					for (size_t i = 0; i < n; i++) {
+						wm = x[i] > x[wm] ? i : wm;
+						wn = x[i] < x[wn] ? i : wn;
+					}
+					if (am != wm || an != wn)
+						fail_msg("%s n=%zu argmax %zu (want %zu) argmin %zu (want %zu)",
+							 path_name(paths[pi]), n, am, wm, an, wn);
+				}
+				kn_simd_set_isa(NULL);
+				free(xb), free(yb);
+			}
+}
+
+/* NaN anywhere (first element, middle, vector tail) makes max, min, norms,
+ * sum and mean NaN, and argmax/argmin point at the first NaN.  Not checked
+ * for blas: there NaN handling is OpenBLAS's. */
+static void test_reduce_nan(void **state)
+{
+	(void)state;
+	path paths[4];
+	size_t np = host_paths(paths);
+	const size_t n = 37;
+	const size_t where[] = {0, 5, 33, 36};
+	float x[37];
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t w = 0; w < 4; w++) {
+			for (size_t i = 0; i < n; i++)
+				x[i] = (float)i - 10;
+			x[where[w]] = NAN;
+			x[36 - where[w] / 2] = NAN; /* a second NaN, before or after */
+			use_path(paths[pi]);
+			for (int op = 0; op < KN_REDUCE_COUNT_; op++) {
+				float got = 0;
+				assert_int_equal(kn_reduce(paths[pi].b, (kn_reduce_op)op, x, n, &got), KN_OK);
+				if (!isnan(got))
+					fail_msg("%s/%s NaN at %zu: got %a", path_name(paths[pi]),
+						 kn_reduce_name((kn_reduce_op)op), where[w], (double)got);
+			}
+			size_t first = where[w] < 36 - where[w] / 2 ? where[w] : 36 - where[w] / 2, got = 0;
+			assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMAX, x, n, &got), KN_OK);
+			assert_int_equal(got, first);
+			assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMIN, x, n, &got), KN_OK);
+			assert_int_equal(got, first);
+			kn_simd_set_isa(NULL);
+		}
+}
+
+/* 16M elements whose exact sum is known: a float accumulator would be off by
+ * several percent (adding 0.1 to 1.6e6 loses most of its bits); the blocked
+ * simd sums and the double scalar sums must be within 1e-6. */
+static void test_sum_large_n(void **state)
+{
+	(void)state;
+	const size_t n = (size_t)1 << 24;
+	float *x = malloc(n * sizeof(float));
+	assert_non_null(x);
+	for (size_t i = 0; i < n; i++)
+		x[i] = i % 2 ? 0.1f : 0.3f;
+	const double want = (double)n / 2 * ((double)0.1f + (double)0.3f);
+	path paths[4];
+	size_t np = host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++) {
+		float sum = 0, mean = 0, l1 = 0, dot = 0;
+		use_path(paths[pi]);
+		assert_int_equal(kn_reduce(paths[pi].b, KN_SUM, x, n, &sum), KN_OK);
+		assert_int_equal(kn_reduce(paths[pi].b, KN_MEAN, x, n, &mean), KN_OK);
+		assert_int_equal(kn_reduce(paths[pi].b, KN_NORM_L1, x, n, &l1), KN_OK);
+		assert_int_equal(kn_dot(paths[pi].b, x, x, n, &dot), KN_OK);
+		kn_simd_set_isa(NULL);
+		double want_dot = (double)n / 2 * ((double)0.1f * 0.1f + (double)0.3f * 0.3f);
+		if (fabs(sum / want - 1) > 1e-6 || fabs(mean / (want / n) - 1) > 1e-6 ||
+		    fabs(l1 / want - 1) > 1e-6 || fabs(dot / want_dot - 1) > 1e-6)
+			fail_msg("%s: sum %.9g mean %.9g l1 %.9g (want %.9g) dot %.9g (want %.9g)",
+				 path_name(paths[pi]), (double)sum, (double)mean, (double)l1, want, (double)dot,
+				 want_dot);
+	}
+	free(x);
+}
+
+/* norm_l2 must not overflow (squares of 1e30) or underflow (squares of 1e-30). */
+static void test_norm_l2_extremes(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	const float scales[] = {1e30f, 1e-30f, 1e-44f, 3e37f};
+	float x[100];
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t k = 0; k < 4; k++) {
+			for (size_t i = 0; i < 100; i++)
+				x[i] = scales[k] * (i % 2 ? 1.0f : -1.0f);
+			float got = 0;
+			use_path(paths[pi]);
+			assert_int_equal(kn_reduce(paths[pi].b, KN_NORM_L2, x, 100, &got), KN_OK);
+			kn_simd_set_isa(NULL);
+			double want = 10.0 * scales[k];
+			if (fabs(got / want - 1) > 1e-6)
+				fail_msg("%s/norm_l2 of 100 x %g: got %g", path_name(paths[pi]), (double)scales[k],
+					 (double)got);
+		}
+}
+
+static void test_reduce_bad_arguments(void **state)
+{
+	(void)state;
+	float v[4] = {1, 2, 3, 4}, out;
+	size_t idx;
+	assert_int_equal(kn_reduce(KN_BACKEND_SIMD, KN_SUM, v, 4, NULL), KN_EINVAL);
+	assert_int_equal(kn_reduce(KN_BACKEND_SIMD, KN_SUM, NULL, 4, &out), KN_EINVAL);
+	assert_int_equal(kn_reduce(KN_BACKEND_SIMD, (kn_reduce_op)99, v, 4, &out), KN_EUNSUPPORTED);
+	assert_int_equal(kn_reduce((kn_backend)9, KN_SUM, v, 4, &out), KN_EINVAL);
+	assert_int_equal(kn_argreduce(KN_BACKEND_SCALAR, KN_ARGMAX, v, 0, &idx), KN_EINVAL);
+	assert_int_equal(kn_argreduce(KN_BACKEND_SCALAR, (kn_argreduce_op)5, v, 4, &idx), KN_EUNSUPPORTED);
+	assert_int_equal(kn_binary(KN_BACKEND_SIMD, KN_ADD, v, NULL, v, 4), KN_EINVAL);
+	assert_int_equal(kn_binary(KN_BACKEND_SIMD, (kn_binary_op)42, v, v, v, 4), KN_EUNSUPPORTED);
+	assert_int_equal(kn_axpy(KN_BACKEND_SIMD, 1.0f, NULL, v, 4), KN_EINVAL);
+	assert_int_equal(kn_dot(KN_BACKEND_SIMD, v, v, 4, NULL), KN_EINVAL);
+	/* empty sums are 0 */
+	out = -1;
+	assert_int_equal(kn_dot(KN_BACKEND_SIMD, NULL, NULL, 0, &out), KN_OK);
+	assert_true(out == 0);
+	assert_string_equal(kn_reduce_name(KN_NORM_L2), "norm_l2");
+	assert_string_equal(kn_binary_name((kn_binary_op)-1), "?");
+	/* blas: either it runs, or every call says why not */
+	if (kn_backend_probe(KN_BACKEND_BLAS) != KN_OK) {
+		assert_int_equal(kn_dot(KN_BACKEND_BLAS, v, v, 4, &out), KN_EUNAVAILABLE);
+		assert_non_null(strstr(kn_last_error(), "blas"));
+		assert_int_equal(kn_unary(KN_BACKEND_BLAS, KN_EXP, v, v, 4), KN_EUNAVAILABLE);
+	}
+	/* cuda without a device: unavailable, with the reason */
+	if (kn_backend_probe(KN_BACKEND_CUDA) != KN_OK)
+		assert_int_equal(kn_reduce(KN_BACKEND_CUDA, KN_SUM, v, 4, &out), KN_EUNAVAILABLE);
+}
+
+/* ---- softmax, sgemm, sgemv (0.4.0) --------------------------------------- */
+
+/* softmax: relative error <= 8 eps per element (exp within 2 ulp, the sum,
+ * one division); log_softmax: absolute error <= 8 eps (1 + |want|). */
+static void test_softmax_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][2] = {{1, 1}, {3, 7}, {2, 16}, {5, 17}, {4, 1023}, {1, 4097}, {0, 5}, {5, 0}};
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+			for (int lf = 0; lf < 2; lf++) {
+				size_t rows = shapes[sh][0], cols = shapes[sh][1], n = rows * cols;
+				float *xb, *yb, *x = filled(n, 1, 9, &xb), *y = filled(n, 1, 10, &yb);
+				for (size_t i = 0; i < n; i++)
+					x[i] *= 9.0f; /* [-90, 90]: exp(x) alone would overflow */
+				use_path(paths[pi]);
+				assert_int_equal((lf ? kn_log_softmax : kn_softmax)(paths[pi].b, x, y, rows, cols), KN_OK);
+				kn_simd_set_isa(NULL);
+				for (size_t r = 0; r < rows; r++) {
+					const float *a = x + r * cols;
+					double m = a[0], sum = 0;
+					for (size_t j = 0; j < cols; j++)
+						m = a[j] > m ? a[j] : m;
+					for (size_t j = 0; j < cols; j++)
+						sum += exp(a[j] - m);
+					for (size_t j = 0; j < cols; j++) {
+						double want = lf ? a[j] - m - log(sum) : exp(a[j] - m) / sum;
+						double got = y[r * cols + j];
+						double bound = lf ? 8 * FLT_EPSILON * (1 + fabs(want))
+								  : 8 * FLT_EPSILON * want + 0x1p-140;
+						if (fabs(got - want) > bound)
+							fail_msg("%s/%s %zux%zu [%zu,%zu] got %a want %a", path_name(paths[pi]),
+								 lf ? "log_softmax" : "softmax", rows, cols, r, j, got, want);
+					}
+				}
+				free(xb), free(yb);
+			}
+}
+
+static void test_softmax_nan_and_in_place(void **state)
+{
+	(void)state;
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++) {
+		float x[2][20];
+		for (int j = 0; j < 20; j++)
+			x[0][j] = (float)j, x[1][j] = (float)j;
+		x[1][18] = NAN;
+		use_path(paths[pi]);
+		assert_int_equal(kn_softmax(paths[pi].b, &x[0][0], &x[0][0], 2, 20), KN_OK); /* in place */
+		kn_simd_set_isa(NULL);
+		double sum = 0;
+		for (int j = 0; j < 20; j++)
+			sum += x[0][j], assert_true(isnan(x[1][j]));
+		assert_true(fabs(sum - 1) < 1e-6);
+	}
+	float v[4] = {0};
+	assert_int_equal(kn_softmax(KN_BACKEND_SIMD, NULL, v, 2, 2), KN_EINVAL);
+	assert_int_equal(kn_softmax(KN_BACKEND_SIMD, NULL, NULL, 0, 2), KN_OK);
+	assert_int_equal(kn_log_softmax((kn_backend)17, v, v, 2, 2), KN_EINVAL);
+}
+
+static size_t at_least(size_t v) { return v ? v : 1; }
+
+/* Double reference for C = alpha op(A) op(B) + beta C. */
+static void gemm_ref(int ta, int tb, size_t M, size_t N, size_t K, double alpha, const float *A, size_t lda,
+		     const float *B, size_t ldb, double beta, const float *C0, size_t ldc, double *out, double *mag)
+{
+	for (size_t i = 0; i < M; i++)
+		for (size_t j = 0; j < N; j++) {
+			double s = 0, a = 0;
+			for (size_t k = 0; k < K; k++) {
+				double p = (double)(ta ? A[k * lda + i] : A[i * lda + k]) *
+					   (tb ? B[j * ldb + k] : B[k * ldb + j]);
+				s += p, a += fabs(p);
+			}
+			double c = beta == 0 ? 0 : beta * C0[i * ldc + j];
+			out[i * N + j] = alpha * s + c;
+			mag[i * N + j] = fabs(alpha) * a + fabs(c);
+		}
+}
+
+/*
+ * sgemm/sgemv tolerance: |got - want| <= 2 (K + 2) eps (|alpha| sum|a b| +
+ * |beta c|): the float error bound of a length-K dot product plus the alpha
+ * and beta roundings, whatever the summation order of the path.
+ */
+static void check_gemm(path pa, int ta, int tb, size_t M, size_t N, size_t K, float alpha, float beta, size_t pad)
+{
+	/* leading dimensions are at least 1 even for empty matrices, as in BLAS */
+	size_t lda = at_least(ta ? M : K) + pad, ldb = at_least(tb ? K : N) + pad, ldc = at_least(N) + pad;
+	size_t arows = ta ? K : M, brows = tb ? N : K;
+	float *Ab, *Bb, *Cb, *C0b;
+	float *A = filled(arows * lda + 1, 0, 11, &Ab), *B = filled(brows * ldb + 1, 0, 12, &Bb);
+	float *C = filled(M * ldc + 1, 0, 13, &Cb), *C0 = filled(M * ldc + 1, 0, 13, &C0b);
+	double *want = malloc((M * N + 1) * sizeof(double)), *mag = malloc((M * N + 1) * sizeof(double));
+	gemm_ref(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C0, ldc, want, mag);
+	use_path(pa);
+	assert_int_equal(kn_sgemm(pa.b, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), KN_OK);
+	kn_simd_set_isa(NULL);
+	for (size_t i = 0; i < M; i++) {
+		for (size_t j = 0; j < N; j++) {
+			double got = C[i * ldc + j], w = want[i * N + j];
+			if (fabs(got - w) > 2.0 * (K + 2) * FLT_EPSILON * mag[i * N + j] + 1e-30)
+				fail_msg("%s sgemm ta=%d tb=%d %zux%zux%zu C[%zu,%zu] got %a want %a", path_name(pa), ta,
+					 tb, M, N, K, i, j, got, w);
+		}
+		for (size_t j = N; j < ldc; j++) /* padding untouched */
+			if (C[i * ldc + j] != C0[i * ldc + j])
+				fail_msg("%s sgemm ta=%d tb=%d %zux%zux%zu wrote padding C[%zu,%zu]", path_name(pa), ta,
+					 tb, M, N, K, i, j);
+	}
+	free(Ab), free(Bb), free(Cb), free(C0b), free(want), free(mag);
+}
+
+static void test_sgemm_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {6, 32, 256}, {13, 70, 300},
+					   {130, 35, 7}, {3, 5, 0}, {64, 64, 64}, {7, 1100, 3}};
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+			for (int t = 0; t < 4; t++)
+				check_gemm(paths[pi], t & 1, t >> 1, shapes[s][0], shapes[s][1], shapes[s][2],
+					   t == 3 ? -0.75f : 1.0f, t == 0 ? 0.0f : t == 1 ? 1.0f : 0.5f, t == 2 ? 3 : 0);
+}
+
+static void test_sgemv_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][2] = {{1, 1}, {17, 33}, {64, 64}, {5, 1000}, {300, 7}, {4, 0}};
+	path paths[5];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+			for (int ta = 0; ta < 2; ta++) {
+				size_t M = shapes[s][0], N = shapes[s][1], lda = N + 2;
+				size_t ylen = ta ? N : M, xlen = ta ? M : N;
+				float *Ab, *xb, *yb, *y0b;
+				float *A = filled(M * lda + 1, 0, 14, &Ab), *x = filled(xlen + 1, 1, 15, &xb);
+				float *y = filled(ylen + 1, 1, 16, &yb), *y0 = filled(ylen + 1, 1, 16, &y0b);
+				use_path(paths[pi]);
+				assert_int_equal(kn_sgemv(paths[pi].b, ta, M, N, 1.5f, A, lda, x, 0.5f, y), KN_OK);
+				kn_simd_set_isa(NULL);
+				for (size_t i = 0; i < ylen; i++) {
+					double s_ = 0, a = 0;
+					for (size_t k = 0; k < xlen; k++) {
+						double p = (double)(ta ? A[k * lda + i] : A[i * lda + k]) * x[k];
+						s_ += p, a += fabs(p);
+					}
+					double want = 1.5 * s_ + 0.5 * y0[i], mag = 1.5 * a + 0.5 * fabs(y0[i]);
+					if (fabs(y[i] - want) > 2.0 * (xlen + 2) * FLT_EPSILON * mag + 1e-30)
+						fail_msg("%s sgemv ta=%d %zux%zu y[%zu] got %a want %a", path_name(paths[pi]),
+							 ta, M, N, i, (double)y[i], want);
+				}
+				free(Ab), free(xb), free(yb), free(y0b);
+			}
+}
+
+static void test_sgemm_bad_arguments(void **state)
+{
+	(void)state;
+	float A[16] = {0}, B[16] = {0}, C[16] = {0};
+	/* row-major: lda >= K (or M with trans_a), ldb >= N (or K), ldc >= N */
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, A, 3, B, 3, 0, C, 3), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "lda"));
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 1, 0, 2, 3, 4, 1, A, 1, B, 3, 0, C, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, A, 4, B, 2, 0, C, 3), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "ldb"));
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 1, 2, 3, 4, 1, A, 4, B, 3, 0, C, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, A, 4, B, 3, 0, C, 2), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "ldc"));
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, NULL, 4, B, 3, 0, C, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, 2, 3, 4, 1, A, 4, B, 3, 0, C, 3), KN_OK);
+	assert_int_equal(kn_sgemm((kn_backend)8, 0, 0, 2, 3, 4, 1, A, 4, B, 3, 0, C, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemv(KN_BACKEND_SIMD, 0, 2, 3, 1, A, 2, B, 0, C), KN_EINVAL);
+	assert_int_equal(kn_sgemv(KN_BACKEND_SIMD, 0, 2, 3, 1, A, 3, NULL, 0, C), KN_EINVAL);
+	if (kn_backend_probe(KN_BACKEND_CUDA) != KN_OK)
+		assert_int_equal(kn_sgemm(KN_BACKEND_CUDA, 0, 0, 2, 3, 4, 1, A, 4, B, 3, 0, C, 3), KN_EUNAVAILABLE);
+}
+
 static void test_in_place(void **state)
 {
 	(void)state;
@@ -270,6 +789,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(kn_unary(KN_BACKEND_SCALAR, KN_ABS, NULL, v, 2), KN_EINVAL);
 	assert_non_null(strstr(kn_last_error(), "null"));
 	assert_int_equal(kn_unary(KN_BACKEND_SCALAR, KN_ABS, NULL, NULL, 0), KN_OK);
+	assert_int_equal(kn_unary(KN_BACKEND_SIMD, KN_ABS, NULL, NULL, 0), KN_OK);
 	assert_int_equal(kn_unary(KN_BACKEND_SCALAR, (kn_unary_op)999, v, v, 2), KN_EUNSUPPORTED);
 	assert_int_equal(kn_unary((kn_backend)77, KN_ABS, v, v, 2), KN_EINVAL);
 	assert_int_equal(kn_alloc(KN_BACKEND_SCALAR, 16, NULL), KN_EINVAL);
@@ -313,6 +833,19 @@ int main(void)
 		cmocka_unit_test(test_special_values),
 		cmocka_unit_test(test_unary_params),
 		cmocka_unit_test(test_simd_isa),
+		cmocka_unit_test(test_binary_all_paths),
+		cmocka_unit_test(test_axpy_all_paths),
+		cmocka_unit_test(test_reduce_all_paths),
+		cmocka_unit_test(test_dot_and_argreduce_all_paths),
+		cmocka_unit_test(test_reduce_nan),
+		cmocka_unit_test(test_sum_large_n),
+		cmocka_unit_test(test_norm_l2_extremes),
+		cmocka_unit_test(test_reduce_bad_arguments),
+		cmocka_unit_test(test_softmax_all_paths),
+		cmocka_unit_test(test_softmax_nan_and_in_place),
+		cmocka_unit_test(test_sgemm_all_paths),
+		cmocka_unit_test(test_sgemv_all_paths),
+		cmocka_unit_test(test_sgemm_bad_arguments),
 		cmocka_unit_test(test_in_place),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_backends_report_reasons),
