@@ -51,7 +51,7 @@ bin/bv-runner: $(RUNNER_OBJS)
 
 # The embedded default: the first release of this repository's own kernel
 # library against main and the working tree.
-DEMO_ARGS ?= 0.1.0 main local --benches unary --sizes 64K,1M --quick
+DEMO_ARGS ?= 0.1.0 main local --benches unary --ops abs,exp,relu,tanh --sizes 64K,1M --quick
 demo: deps
 	@$(MAKE) --no-print-directory all
 	bin/bench-versions $(DEMO_ARGS)

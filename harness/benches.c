@@ -1,10 +1,12 @@
 /*
- * benches.c - the registry of benchmarks.  Adding an op to a group is one
- * line in its table; adding a group is one table and one registry entry.
+ * benches.c - the registry of benchmarks: groups, their ops (harness/ops.def),
+ * backends and sizes; how a cell's inputs are made, its double-precision
+ * reference computed and its output checked; and its work model.
  */
 #include "benches.h"
 #include "plugin.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,18 +33,127 @@ static double ref_silu(double x) { return x / (1.0 + exp(-x)); }
 static double ref_clamp(double x) { return x < BV_CLAMP_LO ? BV_CLAMP_LO : x > BV_CLAMP_HI ? BV_CLAMP_HI : x; }
 static double ref_scale(double x) { return (double)(BV_SCALE_ALPHA * (float)x); }
 
+static double ref_add(double a, double b) { return a + b; }
+static double ref_sub(double a, double b) { return a - b; }
+static double ref_mul(double a, double b) { return a * b; }
+static double ref_div(double a, double b) { return a / b; }
+static double ref_max(double a, double b) { return a > b ? a : b; }
+static double ref_min(double a, double b) { return a < b ? a : b; }
+
+/* One table per group, from ops.def; the macros of the other groups expand
+ * to nothing. */
+#define BV_NONE(...)
+#define OP_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_UNARY, ref, NULL, lo, hi, ulp, 0, flops},
+#define OP_BINARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_BINARY, NULL, ref, lo, hi, ulp, 0, flops},
+#define OP_AXPY(name, lo, hi, tol) {#name, BV_K_AXPY, NULL, NULL, lo, hi, 0, tol, 2},
+#define OP_REDUCE(name, kind, kn, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops},
+#define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops},
+#define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2},
+
 static const bv_op_def unary_ops[] = {
-#define BV_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, ref, lo, hi, ulp, flops},
+#define BV_UNARY OP_UNARY
+#define BV_BINARY BV_NONE
+#define BV_AXPY BV_NONE
+#define BV_REDUCE BV_NONE
+#define BV_ROWS BV_NONE
+#define BV_MATMUL BV_NONE
 #include "ops.def"
 #undef BV_UNARY
+#undef BV_BINARY
+#undef BV_AXPY
+#undef BV_REDUCE
+#undef BV_ROWS
+#undef BV_MATMUL
 };
 
-static const char *const elementwise_backends[] = {"scalar", "simd", "cuda", NULL};
-static const size_t elementwise_sizes[] = {1024, 65536, 1u << 20, 1u << 24, 0};
+static const bv_op_def binary_ops[] = {
+#define BV_UNARY BV_NONE
+#define BV_BINARY OP_BINARY
+#define BV_AXPY OP_AXPY
+#define BV_REDUCE BV_NONE
+#define BV_ROWS BV_NONE
+#define BV_MATMUL BV_NONE
+#include "ops.def"
+#undef BV_UNARY
+#undef BV_BINARY
+#undef BV_AXPY
+#undef BV_REDUCE
+#undef BV_ROWS
+#undef BV_MATMUL
+};
 
+static const bv_op_def reduce_ops[] = {
+#define BV_UNARY BV_NONE
+#define BV_BINARY BV_NONE
+#define BV_AXPY BV_NONE
+#define BV_REDUCE OP_REDUCE
+#define BV_ROWS BV_NONE
+#define BV_MATMUL BV_NONE
+#include "ops.def"
+#undef BV_UNARY
+#undef BV_BINARY
+#undef BV_AXPY
+#undef BV_REDUCE
+#undef BV_ROWS
+#undef BV_MATMUL
+};
+
+static const bv_op_def softmax_ops[] = {
+#define BV_UNARY BV_NONE
+#define BV_BINARY BV_NONE
+#define BV_AXPY BV_NONE
+#define BV_REDUCE BV_NONE
+#define BV_ROWS OP_ROWS
+#define BV_MATMUL BV_NONE
+#include "ops.def"
+#undef BV_UNARY
+#undef BV_BINARY
+#undef BV_AXPY
+#undef BV_REDUCE
+#undef BV_ROWS
+#undef BV_MATMUL
+};
+
+static const bv_op_def matmul_ops[] = {
+#define BV_UNARY BV_NONE
+#define BV_BINARY BV_NONE
+#define BV_AXPY BV_NONE
+#define BV_REDUCE BV_NONE
+#define BV_ROWS BV_NONE
+#define BV_MATMUL OP_MATMUL
+#include "ops.def"
+#undef BV_UNARY
+#undef BV_BINARY
+#undef BV_AXPY
+#undef BV_REDUCE
+#undef BV_ROWS
+#undef BV_MATMUL
+};
+
+#define SHAPE2(a, b) (((size_t)2 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | 1u)
+#define SHAPE3(a, b, c) (((size_t)3 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | (size_t)(c))
+
+static const char *const elementwise_backends[] = {"scalar", "simd", "cuda", NULL};
+static const char *const blas_backends[] = {"scalar", "simd", "blas", "cuda", NULL};
+/* The scalar backend's matmul is the plain reference loop: seconds per call
+ * at 1024^3, beyond any per-cell budget, so it is not in the default matrix. */
+static const char *const matmul_backends[] = {"simd", "blas", "cuda", NULL};
+static const size_t elementwise_sizes[] = {1024, 65536, 1u << 20, 1u << 24, 0};
+static const size_t softmax_sizes[] = {SHAPE2(64, 1024), SHAPE2(1024, 1024), SHAPE2(1024, 4096), 0};
+/* Square 64..1024, transformer-like rectangles (tokens x hidden x hidden,
+ * and the 4x MLP widening), and gemv's M x N. */
+static const size_t matmul_sizes[] = {
+	SHAPE3(64, 64, 64),      SHAPE3(128, 128, 128),   SHAPE3(256, 256, 256),  SHAPE3(512, 512, 512),
+	SHAPE3(1024, 1024, 1024), SHAPE3(128, 768, 768),   SHAPE3(128, 3072, 768), SHAPE3(512, 1024, 4096),
+	SHAPE2(1024, 1024),       SHAPE2(4096, 4096),      0};
+
+#define COUNT(a) (sizeof(a) / sizeof(a[0]))
 static const bv_bench registry[] = {
-	{"unary", unary_ops, sizeof(unary_ops) / sizeof(unary_ops[0]), elementwise_backends,
-	 elementwise_sizes, 8.0},
+	{"unary", unary_ops, COUNT(unary_ops), elementwise_backends, elementwise_sizes},
+	{"binary", binary_ops, COUNT(binary_ops), blas_backends, elementwise_sizes},
+	{"reduce", reduce_ops, COUNT(reduce_ops), blas_backends, elementwise_sizes},
+	{"softmax", softmax_ops, COUNT(softmax_ops), elementwise_backends, softmax_sizes},
+	{"matmul", matmul_ops, COUNT(matmul_ops), matmul_backends, matmul_sizes},
 };
 
 const bv_bench *bv_bench_all(size_t *count)
@@ -61,7 +172,26 @@ const bv_bench *bv_bench_find(const char *name)
 	return NULL;
 }
 
-size_t bv_size_parse(const char *s)
+size_t bv_size_shape(int nd, size_t d0, size_t d1, size_t d2)
+{
+	if (nd == 1)
+		return d0;
+	return ((size_t)nd << 48) | (d0 << 32) | (d1 << 16) | (nd == 3 ? d2 : 1);
+}
+
+int bv_size_dims(size_t size, size_t d[3])
+{
+	int nd = (int)(size >> 48);
+	if (nd == 2 || nd == 3) {
+		d[0] = (size >> 32) & 0xffff, d[1] = (size >> 16) & 0xffff, d[2] = nd == 3 ? size & 0xffff : 1;
+		return nd;
+	}
+	d[0] = size, d[1] = d[2] = 1;
+	return 1;
+}
+
+/* "64K" -> 65536 (at most 2^34), or 0. */
+static size_t parse_count(const char *s, const char **end_out)
 {
 	char *end;
 	if (!s || *s < '0' || *s > '9')
@@ -74,12 +204,37 @@ size_t bv_size_parse(const char *s)
 		shift = 20, end++;
 	else if (*end == 'G' || *end == 'g')
 		shift = 30, end++;
-	if (*end != '\0' || v == 0 || v > (1ull << 34) >> shift)
+	*end_out = end;
+	if (v == 0 || v > (1ull << 34) >> shift)
 		return 0;
 	return (size_t)(v << shift);
 }
 
-const char *bv_size_format(size_t n, char *buf, size_t len)
+size_t bv_size_parse(const char *s)
+{
+	size_t d[3];
+	int nd = 0;
+	const char *p = s, *end;
+	for (;;) {
+		size_t v = parse_count(p, &end);
+		if (v == 0 || nd == 3)
+			return 0;
+		d[nd++] = v;
+		if (*end == '\0')
+			break;
+		if (*end != 'x')
+			return 0;
+		p = end + 1;
+	}
+	if (nd == 1)
+		return d[0];
+	for (int i = 0; i < nd; i++)
+		if (d[i] > 0xffff)
+			return 0;
+	return bv_size_shape(nd, d[0], d[1], nd == 3 ? d[2] : 1);
+}
+
+static void format_count(size_t n, char *buf, size_t len)
 {
 	if (n >= (1u << 30) && n % (1u << 30) == 0)
 		snprintf(buf, len, "%zuG", n >> 30);
@@ -89,6 +244,18 @@ const char *bv_size_format(size_t n, char *buf, size_t len)
 		snprintf(buf, len, "%zuK", n >> 10);
 	else
 		snprintf(buf, len, "%zu", n);
+}
+
+const char *bv_size_format(size_t n, char *buf, size_t len)
+{
+	size_t d[3];
+	int nd = bv_size_dims(n, d);
+	if (nd == 1)
+		format_count(n, buf, len);
+	else if (nd == 2)
+		snprintf(buf, len, "%zux%zu", d[0], d[1]);
+	else
+		snprintf(buf, len, "%zux%zux%zu", d[0], d[1], d[2]);
 	return buf;
 }
 
@@ -180,6 +347,11 @@ static void parse_sizes(const char *list, size_t *out, size_t max)
 	out[ns] = 0;
 }
 
+static int op_dims(const bv_op_def *op)
+{
+	return op->kind == BV_K_GEMM ? 3 : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV ? 2 : 1;
+}
+
 long bv_cells_select(const bv_selection *sel, bv_cell **out, char *err, size_t errlen)
 {
 	if (check_list(sel->benches, "bench", known_bench, err, errlen) ||
@@ -211,6 +383,10 @@ long bv_cells_select(const bv_selection *sel, bv_cell **out, char *err, size_t e
 					sizes = explicit_sizes;
 				}
 				for (const size_t *s = sizes; *s; s++) {
+					size_t d[3];
+					/* A size applies to the ops of its dimensionality. */
+					if (bv_size_dims(*s, d) != op_dims(&all[b].ops[o]))
+						continue;
 					if (count == cap) {
 						bv_cell *grown = realloc(cells, 2 * cap * sizeof(*cells));
 						if (!grown) {
@@ -281,14 +457,206 @@ static uint64_t ulp_distance(float a, float b)
 	return (uint64_t)(ka > kb ? ka - kb : kb - ka);
 }
 
+void bv_cell_layout(const bv_cell *c, bv_layout *l)
+{
+	size_t d[3];
+	bv_size_dims(c->size, d);
+	memset(l, 0, sizeof(*l));
+	l->m = d[0], l->n = d[1], l->k = d[2];
+	switch (c->op->kind) {
+	case BV_K_UNARY: l->nx = l->ny = d[0], l->n = d[0], l->m = 1; break;
+	case BV_K_BINARY: l->nx = l->nx2 = l->ny = d[0], l->n = d[0], l->m = 1; break;
+	case BV_K_AXPY: l->nx = l->nx2 = d[0], l->inplace = 1, l->n = d[0], l->m = 1; break;
+	case BV_K_REDUCE:
+	case BV_K_ARGREDUCE: l->nx = d[0], l->result = 1, l->n = d[0], l->m = 1; break;
+	case BV_K_DOT: l->nx = l->nx2 = d[0], l->result = 1, l->n = d[0], l->m = 1; break;
+	case BV_K_ROWS: l->nx = l->ny = d[0] * d[1]; break;
+	case BV_K_GEMM: l->nx = d[0] * d[2], l->nx2 = d[2] * d[1], l->ny = d[0] * d[1]; break;
+	case BV_K_GEMV: l->nx = d[0] * d[1], l->nx2 = d[1], l->ny = d[0]; break;
+	}
+}
+
+size_t bv_cell_outputs(const bv_cell *c)
+{
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	return l.result ? 1 : l.inplace ? l.nx2 : l.ny;
+}
+
+void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
+{
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	bv_input_fill(c->op, x, l.nx);
+	if (x2 && l.nx2) {
+		/* The second input has its own stream: x2 = x would hide bugs
+		 * (sub giving 0, div giving 1). */
+		uint64_t seed = name_seed(c->op->name) ^ 0x5851f42d4c957f2dull;
+		for (size_t i = 0; i < l.nx2; i++)
+			x2[i] = input_at(c->op, seed, i);
+	}
+}
+
+/* Sums in long double: the reference must be far more accurate than what it
+ * checks, also for 16M-element reductions. */
+static void ref_reduce(const bv_cell *c, const float *x, size_t n, double *want, double *scale)
+{
+	const char *op = c->op->name;
+	long double sum = 0, abs_sum = 0, sq = 0;
+	double mx = -INFINITY, mn = INFINITY, amax = 0;
+	size_t imax = 0, imin = 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = x[i];
+		sum += v, abs_sum += fabs(v), sq += v * v;
+		if (v > mx)
+			mx = v, imax = i;
+		if (v < mn)
+			mn = v, imin = i;
+		if (fabs(v) > amax)
+			amax = fabs(v);
+	}
+	*scale = (double)abs_sum;
+	if (!strcmp(op, "sum"))
+		*want = (double)sum;
+	else if (!strcmp(op, "mean"))
+		*want = (double)(sum / (long double)n), *scale /= (double)n;
+	else if (!strcmp(op, "max"))
+		*want = mx;
+	else if (!strcmp(op, "min"))
+		*want = mn;
+	else if (!strcmp(op, "norm_l1"))
+		*want = (double)abs_sum;
+	else if (!strcmp(op, "norm_l2"))
+		*want = sqrt((double)sq), *scale = *want;
+	else if (!strcmp(op, "norm_linf"))
+		*want = amax;
+	else if (!strcmp(op, "argmax"))
+		*want = (double)imax;
+	else if (!strcmp(op, "argmin"))
+		*want = (double)imin;
+	else
+		*want = NAN;
+}
+
+void bv_reference(const bv_cell *c, const float *x, const float *x2, double *want, double *scale)
+{
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	const bv_op_def *op = c->op;
+	switch (op->kind) {
+	case BV_K_UNARY:
+		for (size_t i = 0; i < l.nx; i++)
+			want[i] = op->ref(x[i]), scale[i] = 0;
+		break;
+	case BV_K_BINARY:
+		for (size_t i = 0; i < l.nx; i++)
+			want[i] = op->ref2(x[i], x2[i]), scale[i] = 0;
+		break;
+	case BV_K_AXPY:
+		/* a x + y rounds once with FMA and twice without: both pass. */
+		for (size_t i = 0; i < l.nx; i++) {
+			double ax = (double)BV_AXPY_ALPHA * x[i];
+			want[i] = ax + x2[i], scale[i] = fabs(ax) + fabs(x2[i]);
+		}
+		break;
+	case BV_K_REDUCE:
+	case BV_K_ARGREDUCE: ref_reduce(c, x, l.nx, want, scale); break;
+	case BV_K_DOT: {
+		long double sum = 0, abs_sum = 0;
+		for (size_t i = 0; i < l.nx; i++)
+			sum += (long double)x[i] * x2[i], abs_sum += fabsl((long double)x[i] * x2[i]);
+		want[0] = (double)sum, scale[0] = (double)abs_sum;
+		break;
+	}
+	case BV_K_ROWS:
+		for (size_t r = 0; r < l.m; r++) {
+			const float *row = x + r * l.n;
+			double mx = -INFINITY, sum = 0;
+			for (size_t j = 0; j < l.n; j++)
+				mx = row[j] > mx ? row[j] : mx;
+			for (size_t j = 0; j < l.n; j++)
+				sum += exp(row[j] - mx);
+			for (size_t j = 0; j < l.n; j++) {
+				double *w = &want[r * l.n + j], *sc = &scale[r * l.n + j];
+				if (!strcmp(op->name, "softmax"))
+					*w = exp(row[j] - mx) / sum, *sc = *w;
+				else /* log_softmax: error grows with |x - max| and log(sum) */
+					*w = row[j] - mx - log(sum), *sc = fabs(row[j] - mx) + log(sum) + 1;
+			}
+		}
+		break;
+	case BV_K_GEMM:
+		/* C = A B, A M x K, B K x N, row-major; the error bound of a
+		 * K-term dot product is about K eps sum |a b|. */
+		for (size_t i = 0; i < l.m; i++) {
+			double *w = want + i * l.n, *sc = scale + i * l.n;
+			for (size_t j = 0; j < l.n; j++)
+				w[j] = 0, sc[j] = 0;
+			for (size_t p = 0; p < l.k; p++) {
+				double a = x[i * l.k + p];
+				const float *b = x2 + p * l.n;
+				for (size_t j = 0; j < l.n; j++)
+					w[j] += a * b[j], sc[j] += fabs(a * b[j]);
+			}
+			for (size_t j = 0; j < l.n; j++)
+				sc[j] *= (double)(l.k + 2);
+		}
+		break;
+	case BV_K_GEMV:
+		for (size_t i = 0; i < l.m; i++) {
+			double w = 0, sc = 0;
+			for (size_t j = 0; j < l.n; j++)
+				w += (double)x[i * l.n + j] * x2[j], sc += fabs((double)x[i * l.n + j] * x2[j]);
+			want[i] = w, scale[i] = sc * (double)(l.n + 2);
+		}
+		break;
+	}
+}
+
+static int close_enough(const bv_op_def *op, float got, double want, double scale)
+{
+	if (isnan(want) || isnan(got))
+		return isnan(want) && isnan(got);
+	if (ulp_distance(got, (float)want) <= op->max_ulp)
+		return 1;
+	return fabs((double)got - want) <= op->tol * FLT_EPSILON * scale;
+}
+
+int bv_verify(const bv_cell *c, const double *want, const double *scale, const float *y, double result,
+	      char *why, size_t len)
+{
+	const bv_op_def *op = c->op;
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	if (l.result) {
+		int ok = op->kind == BV_K_ARGREDUCE ? result == want[0]
+						    : close_enough(op, (float)result, want[0], scale[0]);
+		if (!ok)
+			snprintf(why, len, "%s over %zu elements: got %.9g, expected %.9g", op->name, l.nx, result,
+				 want[0]);
+		return ok;
+	}
+	size_t n = bv_cell_outputs(c);
+	for (size_t i = 0; i < n; i++)
+		if (!close_enough(op, y[i], want[i], scale[i])) {
+			uint64_t d = ulp_distance(y[i], (float)want[i]);
+			snprintf(why, len, "%s: element %zu of %zu = %.9g, expected %.9g (%s%llu ulp, limit %u%s)",
+				 op->name, i, n, (double)y[i], want[i], d == UINT64_MAX ? ">" : "",
+				 d == UINT64_MAX ? 0ull : (unsigned long long)d, op->max_ulp,
+				 op->tol > 0 ? ", or the error bound" : "");
+			return 0;
+		}
+	return 1;
+}
+
 int bv_check(const bv_op_def *op, const float *x, const float *y, size_t n, char *why, size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
-		float want = (float)op->ref((double)x[i]);
-		uint64_t d = ulp_distance(y[i], want);
-		if (d > op->max_ulp) {
+		double want = op->ref((double)x[i]);
+		if (!close_enough(op, y[i], want, 0)) {
+			uint64_t d = ulp_distance(y[i], (float)want);
 			snprintf(why, len, "%s: element %zu of %zu: %s(%.9g) = %.9g, expected %.9g (%s%llu ulp, limit %u)",
-				 op->name, i, n, op->name, (double)x[i], (double)y[i], (double)want,
+				 op->name, i, n, op->name, (double)x[i], (double)y[i], want,
 				 d == UINT64_MAX ? ">" : "", d == UINT64_MAX ? 0ull : (unsigned long long)d,
 				 op->max_ulp);
 			return 0;
@@ -297,5 +665,25 @@ int bv_check(const bv_op_def *op, const float *x, const float *y, size_t n, char
 	return 1;
 }
 
-double bv_cell_bytes(const bv_cell *c) { return c->bench->bytes_per_elem * (double)c->size; }
-double bv_cell_flops(const bv_cell *c) { return c->op->flops * (double)c->size; }
+double bv_cell_bytes(const bv_cell *c)
+{
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	/* bytes read and written by one call */
+	size_t moved = l.nx + l.nx2 + (l.inplace ? l.nx2 : l.ny);
+	return 4.0 * (double)moved;
+}
+
+double bv_cell_flops(const bv_cell *c)
+{
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	switch (c->op->kind) {
+	case BV_K_GEMM: return 2.0 * (double)l.m * (double)l.n * (double)l.k;
+	case BV_K_GEMV: return 2.0 * (double)l.m * (double)l.n;
+	case BV_K_REDUCE:
+	case BV_K_ARGREDUCE:
+	case BV_K_DOT: return c->op->flops * (double)l.nx;
+	default: return c->op->flops * (double)bv_cell_outputs(c);
+	}
+}

@@ -11,12 +11,29 @@
 
 #include <stddef.h>
 
+/* How an op is called and checked; each kind has its own buffers (see
+ * bv_layout), reference and work model. */
+typedef enum {
+	BV_K_UNARY,     /* y[i] = f(x[i]) */
+	BV_K_BINARY,    /* y[i] = f(x[i], x2[i]) */
+	BV_K_AXPY,      /* x2[i] = alpha x[i] + x2[i], in place */
+	BV_K_REDUCE,    /* result = f(x[0..n)) */
+	BV_K_ARGREDUCE, /* result = index of f over x[0..n) */
+	BV_K_DOT,       /* result = sum x[i] x2[i] */
+	BV_K_ROWS,      /* y = f(each row of x), x rows x cols (softmax) */
+	BV_K_GEMM,      /* y(M x N) = x(M x K) x2(K x N) */
+	BV_K_GEMV       /* y(M) = x(M x N) x2(N) */
+} bv_kind;
+
 typedef struct bv_op_def {
 	const char *name;
-	double (*ref)(double x); /* double-precision reference */
-	float lo, hi;            /* inputs are drawn from [lo, hi] */
-	unsigned max_ulp;        /* accepted distance from the rounded reference */
-	double flops;            /* floating-point operations per element */
+	bv_kind kind;
+	double (*ref)(double x);            /* BV_K_UNARY: double-precision reference */
+	double (*ref2)(double a, double b); /* BV_K_BINARY */
+	float lo, hi;                       /* inputs are drawn from [lo, hi] */
+	unsigned max_ulp; /* accepted distance from the rounded reference */
+	double tol;       /* also accepted: |got - want| <= tol * FLT_EPSILON * scale */
+	double flops;     /* per element (of the output, or of the input for reductions) */
 } bv_op_def;
 
 typedef struct bv_bench {
@@ -24,8 +41,7 @@ typedef struct bv_bench {
 	const bv_op_def *ops;
 	size_t nops;
 	const char *const *backends; /* NULL-terminated */
-	const size_t *sizes;         /* default sizes in elements, 0-terminated */
-	double bytes_per_elem;       /* bytes read plus written per element */
+	const size_t *sizes;         /* default sizes, 0-terminated (bv_size_parse) */
 } bv_bench;
 
 /* One cell of the matrix. */
@@ -48,18 +64,46 @@ const bv_bench *bv_bench_find(const char *name);
  * -1 with a message in err (an unknown bench, op, backend or a bad size). */
 long bv_cells_select(const bv_selection *sel, bv_cell **out, char *err, size_t errlen);
 
-/* "1K" -> 1024, "16M" -> 16777216, "1000" -> 1000; 0 on a malformed size. */
+/* A size is one number.  1-D: elements ("1K" -> 1024, "16M").  Shapes
+ * ("1024x4096" rows x cols, "256x256x256" M x N x K) are packed as
+ * nd << 48 | d0 << 32 | d1 << 16 | d2 (each dim < 65536): still one number,
+ * exact as a JSON double, so logs, merging and exporters need no second key.
+ * Returns 0 on a malformed size. */
 size_t bv_size_parse(const char *s);
-/* 1024 -> "1K"; buf of at least 24 bytes. */
+/* 1024 -> "1K", a packed shape -> "1024x4096"; buf of at least 24 bytes. */
 const char *bv_size_format(size_t n, char *buf, size_t len);
+/* The dimensions of a size (d[1], d[2] = 1 when absent); returns nd. */
+int bv_size_dims(size_t size, size_t d[3]);
+size_t bv_size_shape(int nd, size_t d0, size_t d1, size_t d2);
+
+/* The buffers of one call of a cell, in elements. */
+typedef struct bv_layout {
+	size_t nx, nx2, ny; /* inputs x and x2 (0: none), output y (0: none) */
+	int result;         /* the output is one number (reductions, dot) */
+	int inplace;        /* the output is x2 (axpy) */
+	size_t m, n, k;     /* dimensions: elementwise n; rows m x n; gemm M N K */
+} bv_layout;
+void bv_cell_layout(const bv_cell *c, bv_layout *l);
+/* Elements of the output the reference and the check cover. */
+size_t bv_cell_outputs(const bv_cell *c);
 
 /* Deterministic input element i for op (the same in every process). */
 float bv_input(const bv_op_def *op, size_t i);
 /* x[i] = bv_input(op, i) for i < n, without redoing the per-op setup. */
 void bv_input_fill(const bv_op_def *op, float *x, size_t n);
+/* Both inputs of a cell (x2 may be NULL when the layout has none). */
+void bv_cell_inputs(const bv_cell *c, float *x, float *x2);
 
-/* Checks y against the reference of op applied to x.  Returns 1 when every
- * element is within op->max_ulp; otherwise 0 and describes the first bad one. */
+/* The double-precision reference of a cell: want[i] per output element, and
+ * scale[i], the magnitude its rounding error is measured against. */
+void bv_reference(const bv_cell *c, const float *x, const float *x2, double *want, double *scale);
+/* Checks an output (y, or result for reductions) against the reference.
+ * Returns 1 when it passes; otherwise 0 and describes the first bad element. */
+int bv_verify(const bv_cell *c, const double *want, const double *scale, const float *y, double result,
+	      char *why, size_t len);
+
+/* Checks y against the reference of a unary op applied to x (the same test
+ * as bv_verify, for callers with a bare op). */
 int bv_check(const bv_op_def *op, const float *x, const float *y, size_t n, char *why, size_t len);
 
 /* Units of work of one call of a cell. */

@@ -41,6 +41,15 @@ static int backend_id(const char *name)
 	return -1;
 }
 
+/* What this version's header offers, by its own version macros (present
+ * since 0.1.0): the groups a release predates are compiled out and their
+ * cells are n/a.  (The header, not VERSION, decides, as in compat/shims.) */
+#define BV_HEADER_AT_LEAST(ma, mi) (KN_VERSION_MAJOR > (ma) || (KN_VERSION_MAJOR == (ma) && KN_VERSION_MINOR >= (mi)))
+#define BV_HAS_BINARY BV_HEADER_AT_LEAST(0, 3) /* binary, axpy, reductions, dot */
+#define BV_HAS_ROWS BV_HEADER_AT_LEAST(0, 4)   /* softmax, sgemm, gemv */
+
+#define BV_NONE(...)
+
 /* ---- unary ------------------------------------------------------------ */
 
 static int run_unary(const bv_call *c, const bv_args *a)
@@ -49,18 +58,109 @@ static int run_unary(const bv_call *c, const bv_args *a)
 	return from_status(kn_unary_ex((kn_backend)c->backend, (kn_unary_op)c->op, a->x, a->y, a->n, &params));
 }
 
-static int lookup_unary(const char *op, bv_call *out)
+/* ---- binary and reduce (0.3.0) ---------------------------------------- */
+#if BV_HAS_BINARY
+static int run_binary(const bv_call *c, const bv_args *a)
 {
-#define BV_UNARY(name, kn, ref, lo, hi, ulp, flops)                                                \
-	if (strcmp(op, #name) == 0) {                                                              \
-		out->fn = run_unary;                                                               \
-		out->op = (int)(kn);                                                               \
-		return BV_OK;                                                                      \
-	}
-#include "ops.def"
-#undef BV_UNARY
-	return BV_NA;
+	return from_status(kn_binary((kn_backend)c->backend, (kn_binary_op)c->op, a->x, a->x2, a->y, a->n));
 }
+
+static int run_axpy(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_axpy((kn_backend)c->backend, BV_AXPY_ALPHA, a->x, (float *)a->x2, a->n));
+}
+
+static int run_reduce(const bv_call *c, const bv_args *a)
+{
+	float out = 0;
+	kn_status s = kn_reduce((kn_backend)c->backend, (kn_reduce_op)c->op, a->x, a->n, &out);
+	*a->result = out;
+	return from_status(s);
+}
+
+static int run_argreduce(const bv_call *c, const bv_args *a)
+{
+	size_t out = 0;
+	kn_status s = kn_argreduce((kn_backend)c->backend, (kn_argreduce_op)c->op, a->x, a->n, &out);
+	*a->result = (double)out;
+	return from_status(s);
+}
+
+static int run_dot(const bv_call *c, const bv_args *a)
+{
+	float out = 0;
+	kn_status s = kn_dot((kn_backend)c->backend, a->x, a->x2, a->n, &out);
+	*a->result = out;
+	return from_status(s);
+}
+#endif
+
+/* ---- softmax and matmul (0.4.0) --------------------------------------- */
+#if BV_HAS_ROWS
+static int run_softmax(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_softmax((kn_backend)c->backend, a->x, a->y, a->m, a->n));
+}
+
+static int run_log_softmax(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_log_softmax((kn_backend)c->backend, a->x, a->y, a->m, a->n));
+}
+
+/* Row-major, no transposes, C = A B (beta 0: every call writes the same C). */
+static int run_sgemm(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_sgemm((kn_backend)c->backend, 0, 0, a->m, a->n, a->k, 1.0f, a->x, a->k, a->x2, a->n,
+				    0.0f, a->y, a->n));
+}
+
+static int run_gemv(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_sgemv((kn_backend)c->backend, 0, a->m, a->n, 1.0f, a->x, a->n, a->x2, 0.0f, a->y));
+}
+#endif
+
+static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int op)
+{
+	out->fn = fn;
+	out->op = op;
+	return BV_OK;
+}
+
+/* The lookup, generated from ops.def: one `if` per op of the group. */
+#define L_UNARY(name, kn, ...)                                                                     \
+	if (!strcmp(group, "unary") && !strcmp(op, #name))                                         \
+		return found(out, run_unary, (int)(kn));
+#if BV_HAS_BINARY
+#define L_BINARY(name, kn, ...)                                                                    \
+	if (!strcmp(group, "binary") && !strcmp(op, #name))                                        \
+		return found(out, run_binary, (int)(kn));
+#define L_AXPY(name, ...)                                                                          \
+	if (!strcmp(group, "binary") && !strcmp(op, #name))                                        \
+		return found(out, run_axpy, 0);
+#define L_REDUCE(name, kind, kn, ...)                                                              \
+	if (!strcmp(group, "reduce") && !strcmp(op, #name))                                        \
+		return found(out, kind == BV_K_DOT ? run_dot : kind == BV_K_ARGREDUCE ? run_argreduce : run_reduce, \
+			     (int)(kn));
+#else
+#define L_BINARY BV_NONE
+#define L_AXPY BV_NONE
+#define L_REDUCE BV_NONE
+#endif
+#if BV_HAS_ROWS
+#define L_ROWS(name, fn, ...)                                                                      \
+	if (!strcmp(group, "softmax") && !strcmp(op, #name))                                       \
+		return found(out, run_##name, 0);
+#define L_MATMUL(name, ...)                                                                        \
+	if (!strcmp(group, "matmul") && !strcmp(op, #name))                                        \
+		return found(out, run_##name, 0);
+#else
+#define L_ROWS BV_NONE
+#define L_MATMUL BV_NONE
+#endif
+
+/* The kinds, as benches.h numbers them (only compared, never stored). */
+enum { BV_K_UNARY, BV_K_BINARY, BV_K_AXPY, BV_K_REDUCE, BV_K_ARGREDUCE, BV_K_DOT };
 
 static int lookup(const char *group, const char *op, const char *backend, bv_call *out)
 {
@@ -68,8 +168,13 @@ static int lookup(const char *group, const char *op, const char *backend, bv_cal
 	out->backend = backend_id(backend);
 	if (out->backend < 0)
 		return BV_NA;
-	if (strcmp(group, "unary") == 0)
-		return lookup_unary(op, out);
+#define BV_UNARY L_UNARY
+#define BV_BINARY L_BINARY
+#define BV_AXPY L_AXPY
+#define BV_REDUCE L_REDUCE
+#define BV_ROWS L_ROWS
+#define BV_MATMUL L_MATMUL
+#include "ops.def"
 	return BV_NA;
 }
 

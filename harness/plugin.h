@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define BV_PLUGIN_ABI 2
+#define BV_PLUGIN_ABI 3
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -29,15 +29,21 @@
 #define BV_CLAMP_LO (-1.0f)
 #define BV_CLAMP_HI 1.0f
 #define BV_SCALE_ALPHA 0.75f
+#define BV_AXPY_ALPHA 0.5f
 
 /* Results of plugin calls.  BV_NA: this version lacks the op or backend;
  * BV_UNAVAILABLE: it has it but it cannot run here (no device). */
 enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
 
+/* One call's buffers, in the backend's memory; which are used and what the
+ * dimensions mean depends on the op's kind (benches.h: bv_layout). */
 typedef struct bv_args {
-	const float *x; /* input, in the backend's memory */
-	float *y;       /* output, in the backend's memory */
-	size_t n;       /* elements */
+	const float *x;  /* input */
+	const float *x2; /* second input; axpy's in-place output */
+	float *y;        /* output */
+	size_t n;        /* elements; rows: columns; gemm: N; gemv: N */
+	size_t m, k;     /* rows: rows; gemm: M and K; gemv: M */
+	double *result;  /* host memory: reductions, argreduce (an index), dot */
 } bv_args;
 
 typedef struct bv_call bv_call;

@@ -64,10 +64,19 @@ typedef struct version {
 typedef struct timed {
 	version *v;
 	bv_call call;
-	float *x, *y;
+	bv_args args; /* buffers in the backend's memory */
+	double result;
 	int own_buffers;
 	double *samples;
 } timed;
+
+/* A cell's host-side data, made once by the parent before any child forks. */
+typedef struct cell_data {
+	const bv_cell *c;
+	bv_layout l;
+	float *hx, *hx2;       /* inputs */
+	double *want, *scale; /* the reference, when this process checks */
+} cell_data;
 
 typedef struct settings {
 	int rounds;
@@ -222,8 +231,7 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 
 typedef struct check_job {
 	version *v;
-	const bv_cell *c;
-	const float *hx;
+	const cell_data *d;
 } check_job;
 
 static cJSON *status_object(int s, const char *reason)
@@ -235,15 +243,36 @@ static cJSON *status_object(int s, const char *reason)
 	return o;
 }
 
-/* Looks the op up and gives t buffers in the backend's memory holding the
- * input; host backends share hx and hy.  Returns a BV_ status; reason set. */
-static int setup(timed *t, const bv_cell *c, const float *hx, float *hy, char *reason, size_t len)
+static float *host_buffer(size_t n)
+{
+	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
+	return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+/* A device copy of n host floats (NULL, BV_OK for n == 0). */
+static int device_copy(const bv_plugin *p, const char *be, const float *h, size_t n, float **out)
+{
+	void *d = NULL;
+	*out = NULL;
+	if (n == 0)
+		return BV_OK;
+	int s = p->alloc(be, n * sizeof(float), &d);
+	if (s == BV_OK && h)
+		s = p->copy_in(be, d, h, n * sizeof(float));
+	*out = d;
+	return s;
+}
+
+/* Looks the op up and gives t its buffers in the backend's memory; host
+ * backends share the host's (hy is the shared output).  Returns a BV_
+ * status, with the reason in reason. */
+static int setup(timed *t, const cell_data *d, float *hy, char *reason, size_t len)
 {
 	const bv_plugin *p = t->v->p;
+	const bv_cell *c = d->c;
 	const char *be = c->backend;
-	size_t bytes = c->size * sizeof(float);
 	t->own_buffers = 0;
-	t->x = t->y = NULL;
+	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result};
 	int s = p->probe(be);
 	if (s != BV_OK) {
 		snprintf(reason, len, "%s", p->last_error());
@@ -256,58 +285,59 @@ static int setup(timed *t, const bv_cell *c, const float *hx, float *hy, char *r
 	}
 	if (p->host_memory(be)) {
 		/* Host backends share the host's buffers: same addresses, same pages. */
-		t->x = (float *)hx, t->y = hy;
+		t->args.x = d->hx, t->args.x2 = d->hx2, t->args.y = hy;
 		return BV_OK;
 	}
-	void *dx = NULL, *dy = NULL;
-	s = p->alloc(be, bytes ? bytes : 4, &dx);
+	float *dx, *dx2 = NULL, *dy = NULL;
+	t->own_buffers = 1;
+	s = device_copy(p, be, d->hx, d->l.nx, &dx);
 	if (s == BV_OK)
-		s = p->alloc(be, bytes ? bytes : 4, &dy);
+		s = device_copy(p, be, d->hx2, d->l.nx2, &dx2);
 	if (s == BV_OK)
-		s = p->copy_in(be, dx, hx, bytes);
-	t->x = dx, t->y = dy, t->own_buffers = 1;
+		s = device_copy(p, be, NULL, d->l.ny, &dy);
+	t->args.x = dx, t->args.x2 = dx2, t->args.y = dy;
 	if (s != BV_OK)
 		snprintf(reason, len, "%s", p->last_error());
 	return s;
 }
 
-static float *host_buffer(size_t n)
-{
-	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
-	return aligned_alloc(64, bytes ? bytes : 64);
-}
-
 static cJSON *check_child(void *arg)
 {
 	check_job *j = arg;
-	const bv_cell *c = j->c;
-	size_t bytes = c->size * sizeof(float);
+	const cell_data *d = j->d;
+	const bv_cell *c = d->c;
+	size_t nout = bv_cell_outputs(c), ny = d->l.ny;
 	char reason[512] = "";
-	float *hy = host_buffer(c->size), *out = host_buffer(c->size);
+	float *hy = host_buffer(ny), *out = host_buffer(nout);
 	if (!hy || !out)
 		return status_object(BV_FAILED, "out of host memory");
+	/* NaN everywhere: a kernel that writes nothing fails the check. */
+	memset(out, 0xff, nout * sizeof(float));
+	memset(hy, 0xff, ny * sizeof(float));
 	timed t = {.v = j->v};
-	int s = setup(&t, c, j->hx, hy, reason, sizeof(reason));
+	t.result = NAN;
+	int s = setup(&t, d, hy, reason, sizeof(reason));
 	if (s == BV_OK) {
-		bv_args a = {t.x, t.y, c->size};
-		memset(out, 0xff, bytes); /* NaN everywhere: a kernel that writes nothing fails */
-		if (!t.own_buffers)
-			memset(hy, 0xff, bytes);
-		s = t.call.fn(&t.call, &a);
-		if (s == BV_OK && t.own_buffers)
-			s = t.v->p->copy_out(c->backend, out, t.y, bytes);
-		else if (s == BV_OK)
-			memcpy(out, hy, bytes);
+		s = t.call.fn(&t.call, &t.args);
+		/* The output: y, or x2 for an in-place op (axpy), or the result. */
+		const float *where = d->l.inplace ? t.args.x2 : t.args.y;
+		if (s == BV_OK && !d->l.result) {
+			if (t.own_buffers)
+				s = t.v->p->copy_out(c->backend, out, where, nout * sizeof(float));
+			else
+				memcpy(out, where, nout * sizeof(float));
+		}
 		if (s != BV_OK)
 			snprintf(reason, sizeof(reason), "%s", t.v->p->last_error());
-		else if (!bv_check(c->op, j->hx, out, c->size, reason, sizeof(reason)))
+		else if (!bv_verify(c, d->want, d->scale, out, t.result, reason, sizeof(reason)))
 			s = ST_WRONG;
 	}
 	cJSON *o = status_object(s, reason);
 	/* The footprint: what the benchmark allocates for this cell. */
+	double bytes = 4.0 * (double)(d->l.nx + d->l.nx2 + d->l.ny);
 	int dev = s != BV_NA && !t.v->p->host_memory(c->backend);
-	cJSON_AddNumberToObject(o, "host_bytes", (double)(2 * bytes)); /* input and output */
-	cJSON_AddNumberToObject(o, "device_bytes", dev ? (double)(2 * bytes) : 0.0);
+	cJSON_AddNumberToObject(o, "host_bytes", bytes);
+	cJSON_AddNumberToObject(o, "device_bytes", dev ? bytes : 0.0);
 	return o;
 }
 
@@ -316,15 +346,15 @@ static cJSON *check_child(void *arg)
 typedef struct time_job {
 	version **vs;
 	int n;
-	const bv_cell *c;
-	const float *hx;
+	const cell_data *d;
 	const settings *set;
 } time_job;
 
 /* Times `reps` calls; returns ns per call, or NAN if a call failed.  Device
  * backends are timed by the device's clock where the plugin can. */
-static double time_calls(timed *t, const bv_args *a, const char *backend, long reps)
+static double time_calls(timed *t, const char *backend, long reps)
 {
+	const bv_args *a = &t->args;
 	if (!t->v->p->host_memory(backend)) {
 		double d = t->v->p->device_time(&t->call, a, reps);
 		if (isfinite(d))
@@ -342,23 +372,23 @@ static double time_calls(timed *t, const bv_args *a, const char *backend, long r
 static cJSON *time_child(void *arg)
 {
 	time_job *j = arg;
-	const bv_cell *c = j->c;
+	const cell_data *d = j->d;
+	const bv_cell *c = d->c;
 	int rounds = j->set->rounds;
 	char reason[512];
-	float *hy = host_buffer(c->size);
+	float *hy = host_buffer(d->l.ny);
 	timed ts[MAX_VERSIONS];
 	double start = now_ns();
 	for (int i = 0; i < j->n; i++) {
 		ts[i] = (timed){.v = j->vs[i]};
 		ts[i].samples = calloc((size_t)rounds, sizeof(double));
-		if (!hy || !ts[i].samples || setup(&ts[i], c, j->hx, hy, reason, sizeof(reason)) != BV_OK)
+		if (!hy || !ts[i].samples || setup(&ts[i], d, hy, reason, sizeof(reason)) != BV_OK)
 			return status_object(BV_FAILED, hy ? reason : "out of host memory");
 	}
 	/* Calibrate once on the first version so every version runs the same
 	 * number of calls per sample; the first call pays for cold caches. */
-	bv_args a0 = {ts[0].x, ts[0].y, c->size};
-	time_calls(&ts[0], &a0, c->backend, 1);
-	double one = time_calls(&ts[0], &a0, c->backend, 1);
+	time_calls(&ts[0], c->backend, 1);
+	double one = time_calls(&ts[0], c->backend, 1);
 	long reps = 1;
 	if (isfinite(one) && one > 0)
 		reps = (long)fmax(1.0, fmin(1e7, j->set->sample_ns / one));
@@ -373,10 +403,8 @@ static cJSON *time_child(void *arg)
 	/* Warm-up: code and data into the caches.  A call longer than a sample
 	 * streams far more than any cache holds; the calibration call already
 	 * faulted the shared pages in, so the rounds start right away. */
-	for (int i = 0; i < j->n && !(one > j->set->sample_ns); i++) {
-		bv_args a = {ts[i].x, ts[i].y, c->size};
-		time_calls(&ts[i], &a, c->backend, reps);
-	}
+	for (int i = 0; i < j->n && !(one > j->set->sample_ns); i++)
+		time_calls(&ts[i], c->backend, reps);
 	int order[MAX_VERSIONS];
 	for (int r = 0; r < rounds; r++) {
 		for (int i = 0; i < j->n; i++)
@@ -384,8 +412,7 @@ static cJSON *time_child(void *arg)
 		shuffle(order, j->n);
 		for (int k = 0; k < j->n; k++) {
 			timed *t = &ts[order[k]];
-			bv_args a = {t->x, t->y, c->size};
-			t->samples[r] = time_calls(t, &a, c->backend, reps);
+			t->samples[r] = time_calls(t, c->backend, reps);
 			if (!isfinite(t->samples[r])) {
 				snprintf(reason, sizeof(reason), "%s failed while timing: %s", t->v->label,
 					 t->v->p->last_error());
@@ -427,12 +454,29 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 	cJSON_AddNumberToObject(cell, "size", (double)c->size);
 	cJSON *arr = cJSON_AddArrayToObject(cell, "versions");
 
-	float *hx = host_buffer(c->size);
-	if (!hx) {
-		fprintf(stderr, "bv-runner: out of memory for %zu elements\n", c->size);
+	cell_data d = {.c = c};
+	bv_cell_layout(c, &d.l);
+	d.hx = host_buffer(d.l.nx);
+	d.hx2 = d.l.nx2 ? host_buffer(d.l.nx2) : NULL;
+	if (!d.hx || (d.l.nx2 && !d.hx2)) {
+		fprintf(stderr, "bv-runner: out of memory for the inputs of a %zu-element cell\n", d.l.nx);
 		exit(3);
 	}
-	bv_input_fill(c->op, hx, c->size);
+	bv_cell_inputs(c, d.hx, d.hx2);
+	int needs_check = 0;
+	for (int i = 0; i < nv && !checked; i++)
+		needs_check |= !dropped(drops, ndrops, index, vs[i].label);
+	if (needs_check) {
+		/* The reference once, in the parent: every check child reads it. */
+		size_t nout = bv_cell_outputs(c);
+		d.want = malloc(nout * sizeof(double));
+		d.scale = malloc(nout * sizeof(double));
+		if (!d.want || !d.scale) {
+			fprintf(stderr, "bv-runner: out of memory for the reference of a cell\n");
+			exit(3);
+		}
+		bv_reference(c, d.hx, d.hx2, d.want, d.scale);
+	}
 
 	cJSON *entry[MAX_VERSIONS];
 	version *ready[MAX_VERSIONS];
@@ -449,7 +493,7 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 			 * which still runs in a child that may crash or hang alone. */
 			o = status_object(BV_OK, NULL);
 		} else {
-			check_job job = {&vs[i], c, hx};
+			check_job job = {&vs[i], &d};
 			o = in_child(check_child, &job, set->timeout_s, &st, why, sizeof(why));
 			if (!o) {
 				o = cJSON_CreateObject();
@@ -467,7 +511,7 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 	if (nready > 0) {
 		char why[256];
 		const char *st;
-		time_job job = {ready, nready, c, hx, set};
+		time_job job = {ready, nready, &d, set};
 		cJSON *t = in_child(time_child, &job, set->timeout_s, &st, why, sizeof(why));
 		const char *ts = t ? cJSON_GetObjectItemCaseSensitive(t, "status")->valuestring : st;
 		const cJSON *reason = t ? cJSON_GetObjectItemCaseSensitive(t, "reason") : NULL;
@@ -494,7 +538,7 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		cJSON_Delete(t);
 	}
 	cJSON_AddNumberToObject(cell, "elapsed_s", (now_ns() - start) / 1e9);
-	free(hx);
+	free(d.hx), free(d.hx2), free(d.want), free(d.scale);
 	return cell;
 }
 

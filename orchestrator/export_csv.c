@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "benches.h"
 #include "common.h"
 #include "stages.h"
 
@@ -64,7 +65,13 @@ int bv_export_csv(const bv_table *t, FILE *out)
 			field(out, r->bench, 1), fputc(',', out);
 			field(out, r->op, 1), fputc(',', out);
 			field(out, r->backend, 1), fputc(',', out);
-			fprintf(out, "%zu,", r->size);
+			size_t d[3];
+			char shape[32];
+			/* 1-D sizes as element counts; shapes as 1024x4096 */
+			if (bv_size_dims(r->size, d) == 1)
+				fprintf(out, "%zu,", r->size);
+			else
+				fprintf(out, "%s,", bv_size_format(r->size, shape, sizeof(shape)));
 			field(out, t->labels[i], 1), fputc(',', out);
 			field(out, res->status, 0), fputc(',', out);
 			field(out, res->reason, 1), fputc(',', out);

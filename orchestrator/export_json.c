@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "benches.h"
 #include "common.h"
 #include "stages.h"
 
@@ -37,6 +38,8 @@ int bv_export_json(const bv_table *t, FILE *out)
 		cJSON_AddStringToObject(row, "op", r->op);
 		cJSON_AddStringToObject(row, "backend", r->backend);
 		cJSON_AddNumberToObject(row, "size", (double)r->size);
+		char shape[32];
+		cJSON_AddStringToObject(row, "shape", bv_size_format(r->size, shape, sizeof(shape)));
 		cJSON *results = cJSON_AddArrayToObject(row, "results");
 		for (size_t i = 0; i < t->nversions; i++) {
 			const bv_result *res = &r->results[i];

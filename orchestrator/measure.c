@@ -419,6 +419,8 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 	cJSON_AddStringToObject(out, "op", c->op);
 	cJSON_AddStringToObject(out, "backend", c->backend);
 	cJSON_AddNumberToObject(out, "size", (double)c->size);
+	char shape[32];
+	cJSON_AddStringToObject(out, "shape", bv_size_format(c->size, shape, sizeof(shape)));
 	double bytes = def ? bv_cell_bytes(def) : 0, flops = def ? bv_cell_flops(def) : 0;
 	cJSON *work = cJSON_AddObjectToObject(out, "work");
 	cJSON_AddNumberToObject(work, "bytes", bytes);

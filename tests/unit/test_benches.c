@@ -70,7 +70,7 @@ static void check_catches_a_wrong_element(void **state)
 static void inputs_differ_between_ops_sharing_a_letter(void **state)
 {
 	(void)state;
-	bv_op_def a = {"sqrt", NULL, 0.0f, 1.0f, 0, 1}, b = {"silu", NULL, 0.0f, 1.0f, 0, 1};
+	bv_op_def a = {.name = "sqrt", .lo = 0.0f, .hi = 1.0f}, b = {.name = "silu", .lo = 0.0f, .hi = 1.0f};
 	int same = 0;
 	for (size_t i = 0; i < 64; i++) {
 		same += bv_input(&a, i) == bv_input(&b, i);
@@ -80,6 +80,72 @@ static void inputs_differ_between_ops_sharing_a_letter(void **state)
 	assert_true(same < 4);
 }
 
+static void shapes_pack_parse_and_select_by_dimensions(void **state)
+{
+	(void)state;
+	char buf[32];
+	size_t d[3];
+	size_t s2 = bv_size_parse("1024x4096"), s3 = bv_size_parse("128x3072x768");
+	assert_string_equal(bv_size_format(s2, buf, sizeof(buf)), "1024x4096");
+	assert_string_equal(bv_size_format(s3, buf, sizeof(buf)), "128x3072x768");
+	assert_int_equal(bv_size_dims(s3, d), 3);
+	assert_int_equal(d[0], 128), assert_int_equal(d[1], 3072), assert_int_equal(d[2], 768);
+	assert_int_equal(bv_size_dims(65536, d), 1);
+	/* packed sizes stay exact as JSON doubles */
+	assert_true((size_t)(double)s3 == s3);
+	assert_int_equal(bv_size_parse("70000x2"), 0); /* a dim over 65535 */
+	assert_int_equal(bv_size_parse("2x3x4x5"), 0);
+	assert_int_equal(bv_size_parse("64Kx"), 0);
+	/* a size applies only to the ops of its dimensionality */
+	bv_cell *cells;
+	char err[128];
+	long n = bv_cells_select(&(bv_selection){"softmax,matmul", NULL, "simd", "64x1024,64x64x64,1K"}, &cells,
+				 err, sizeof(err));
+	assert_int_equal(n, 4); /* softmax x2 and gemv at 64x1024, sgemm at 64x64x64 */
+	for (long i = 0; i < n; i++) {
+		bv_layout l;
+		bv_cell_layout(&cells[i], &l);
+		if (!strcmp(cells[i].op->name, "sgemm"))
+			assert_true(l.nx == 64 * 64 && l.nx2 == 64 * 64 && l.ny == 64 * 64 && bv_cell_flops(&cells[i]) == 2.0 * 64 * 64 * 64);
+		if (!strcmp(cells[i].op->name, "gemv"))
+			assert_true(l.nx == 64 * 1024 && l.nx2 == 1024 && l.ny == 64);
+	}
+	free(cells);
+}
+
+static void reference_catches_wrong_reductions_and_matmul(void **state)
+{
+	(void)state;
+	bv_cell *cells;
+	char err[128];
+	long n = bv_cells_select(&(bv_selection){"reduce,matmul", "sum,argmax,sgemm", "simd", "1K,16x8x4"}, &cells,
+				 err, sizeof(err));
+	assert_int_equal(n, 3);
+	for (long i = 0; i < n; i++) {
+		bv_layout l;
+		bv_cell_layout(&cells[i], &l);
+		float *x = calloc(l.nx, sizeof(float)), *x2 = calloc(l.nx2 + 1, sizeof(float));
+		size_t nout = bv_cell_outputs(&cells[i]);
+		double *want = calloc(nout, sizeof(double)), *scale = calloc(nout, sizeof(double));
+		float *y = calloc(nout, sizeof(float));
+		bv_cell_inputs(&cells[i], x, x2);
+		bv_reference(&cells[i], x, x2, want, scale);
+		for (size_t k = 0; k < nout; k++)
+			y[k] = (float)want[k];
+		char why[256];
+		assert_true(bv_verify(&cells[i], want, scale, y, want[0], why, sizeof(why)));
+		if (l.result)
+			assert_false(bv_verify(&cells[i], want, scale, y, want[0] + 1.0, why, sizeof(why)));
+		else {
+			y[nout / 2] += 0.01f;
+			assert_false(bv_verify(&cells[i], want, scale, y, 0, why, sizeof(why)));
+			assert_non_null(strstr(why, "sgemm"));
+		}
+		free(x), free(x2), free(want), free(scale), free(y);
+	}
+	free(cells);
+}
+
 int test_benches(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -87,6 +153,8 @@ int test_benches(void)
 		cmocka_unit_test(selection_filters_and_rejects_unknown_names),
 		cmocka_unit_test(check_catches_a_wrong_element),
 		cmocka_unit_test(inputs_differ_between_ops_sharing_a_letter),
+		cmocka_unit_test(shapes_pack_parse_and_select_by_dimensions),
+		cmocka_unit_test(reference_catches_wrong_reductions_and_matmul),
 	};
 	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
 }
