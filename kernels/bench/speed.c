@@ -1,0 +1,303 @@
+/*
+ * speed.c - the library's speed targets, measured as ratios in one run.
+ *
+ *   make speed            (builds the library, then runs this)
+ *
+ * Absolute times drift on shared machines; ratios taken in the same process
+ * minutes apart do not drift much.  So every target is a ratio against
+ * something measured here, now: this core's copy and read bandwidth, the
+ * scalar backend, or OpenBLAS called directly.  Each figure is the best of
+ * several repetitions (noise only ever slows a run down), each repetition
+ * timing enough calls for about 20 ms.
+ *
+ * Prints one line per target with the measured ratio, the target and
+ * PASS/FAIL; exits 0 (a report, not a test: a shared machine may miss a
+ * target on a bad minute; run it again to confirm a FAIL).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels.h"
+
+#ifdef KN_SPEED_CBLAS
+#include <cblas.h>
+extern void openblas_set_num_threads(int);
+#endif
+
+#define N_STREAM (16u << 20) /* 16M floats: far beyond the caches */
+#define N_TRANS (1u << 20)
+#define REPEATS 7
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef void (*job_fn)(void *ctx);
+
+/* Best time per call of fn(ctx), in seconds. */
+static double best(job_fn fn, void *ctx)
+{
+	fn(ctx); /* warm: page faults, caches, lazy init */
+	double t0 = now_s();
+	fn(ctx);
+	double one = now_s() - t0;
+	long calls = one > 0.02 ? 1 : (long)(0.02 / (one > 1e-7 ? one : 1e-7)) + 1;
+	double b = INFINITY;
+	for (int r = 0; r < REPEATS; r++) {
+		t0 = now_s();
+		for (long i = 0; i < calls; i++)
+			fn(ctx);
+		double t = (now_s() - t0) / (double)calls;
+		b = t < b ? t : b;
+	}
+	return b;
+}
+
+static float *buf(size_t n, float lo, float hi, unsigned seed)
+{
+	float *p = aligned_alloc(64, ((n * sizeof(float)) + 63) & ~(size_t)63);
+	if (!p) {
+		fprintf(stderr, "speed: out of memory\n");
+		exit(1);
+	}
+	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+	for (size_t i = 0; i < n; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		p[i] = lo + (hi - lo) * (float)((s >> 11) * 0x1.0p-53);
+	}
+	return p;
+}
+
+/* ---- the jobs ---------------------------------------------------------- */
+
+typedef struct ctx {
+	kn_backend b;
+	int op;
+	float *x, *x2, *y;
+	size_t n, m, k;
+	float out;
+	size_t idx;
+} ctx;
+
+static void j_copy(void *p)
+{
+	ctx *c = p;
+	memcpy(c->y, c->x, c->n * sizeof(float));
+}
+
+typedef float v16 __attribute__((vector_size(64)));
+static volatile float sink;
+static void j_read(void *p)
+{
+	ctx *c = p;
+	v16 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+	const v16 *v = (const v16 *)c->x;
+	for (size_t i = 0; i + 4 <= c->n / 16; i += 4)
+		s0 += v[i], s1 += v[i + 1], s2 += v[i + 2], s3 += v[i + 3];
+	v16 s = s0 + s1 + s2 + s3;
+	sink = s[0] + s[15];
+}
+
+static void j_unary(void *p)
+{
+	ctx *c = p;
+	kn_unary(c->b, (kn_unary_op)c->op, c->x, c->y, c->n);
+}
+
+static void j_binary(void *p)
+{
+	ctx *c = p;
+	kn_binary(c->b, (kn_binary_op)c->op, c->x, c->x2, c->y, c->n);
+}
+
+static void j_axpy(void *p)
+{
+	ctx *c = p;
+	kn_axpy(c->b, 1e-3f, c->x, c->y, c->n);
+}
+
+static void j_reduce(void *p)
+{
+	ctx *c = p;
+	kn_reduce(c->b, (kn_reduce_op)c->op, c->x, c->n, &c->out);
+}
+
+static void j_argmax(void *p)
+{
+	ctx *c = p;
+	kn_argreduce(c->b, KN_ARGMAX, c->x, c->n, &c->idx);
+}
+
+static void j_dot(void *p)
+{
+	ctx *c = p;
+	kn_dot(c->b, c->x, c->x2, c->n, &c->out);
+}
+
+static void j_softmax(void *p)
+{
+	ctx *c = p;
+	kn_softmax(c->b, c->x, c->y, c->m, c->n);
+}
+
+static void j_sgemm(void *p)
+{
+	ctx *c = p;
+	kn_sgemm(c->b, 0, 0, c->m, c->n, c->k, 1.0f, c->x, c->k, c->x2, c->n, 0.0f, c->y, c->n);
+}
+
+#ifdef KN_SPEED_CBLAS
+static void j_cblas(void *p)
+{
+	ctx *c = p;
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)c->m, (int)c->n, (int)c->k, 1.0f, c->x,
+		    (int)c->k, c->x2, (int)c->n, 0.0f, c->y, (int)c->n);
+}
+#endif
+
+/* ---- reporting --------------------------------------------------------- */
+
+static int fails;
+
+static void report(const char *what, double value, const char *unit, double target, int higher_is_better)
+{
+	int pass = higher_is_better ? value >= target : value <= target;
+	fails += !pass;
+	printf("%-44s %8.3f %-6s target %s %6.3f  %s\n", what, value, unit, higher_is_better ? ">=" : "<=", target,
+	       pass ? "PASS" : "FAIL");
+}
+
+static uint64_t ulps(float a, double ref)
+{
+	float b = (float)ref;
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b) ? 0 : UINT64_MAX;
+	int32_t ia, ib;
+	memcpy(&ia, &a, 4), memcpy(&ib, &b, 4);
+	int64_t ka = ia < 0 ? (int64_t)INT32_MIN - ia : ia, kb = ib < 0 ? (int64_t)INT32_MIN - ib : ib;
+	return (uint64_t)(ka > kb ? ka - kb : kb - ka);
+}
+
+static double ref_of(int op, double x)
+{
+	switch (op) {
+	case KN_EXP: return exp(x);
+	case KN_TANH: return tanh(x);
+	default: return 1.0 / (1.0 + exp(-x)); /* sigmoid */
+	}
+}
+
+int main(void)
+{
+	printf("kernels %s, simd path %s\n", kn_version(), kn_simd_isa());
+	if (kn_backend_probe(KN_BACKEND_SIMD) != KN_OK) {
+		printf("simd backend unavailable: %s\n", kn_last_error());
+		return 0;
+	}
+#ifdef KN_SPEED_CBLAS
+	openblas_set_num_threads(1);
+#endif
+	ctx c = {.b = KN_BACKEND_SIMD, .n = N_STREAM};
+	c.x = buf(N_STREAM, -10, 10, 1), c.x2 = buf(N_STREAM, 0.5f, 10, 2), c.y = buf(N_STREAM, 0, 1, 3);
+	double bytes1 = (double)N_STREAM * sizeof(float);
+	double copy_bw = 2 * bytes1 / best(j_copy, &c), read_bw = bytes1 / best(j_read, &c);
+	printf("this core: copy %.1f GB/s (read + write), read %.1f GB/s, 16M floats\n\n", copy_bw / 1e9,
+	       read_bw / 1e9);
+
+	/* Elementwise, not transcendental: bytes moved against copy bandwidth. */
+	static const struct { const char *name; int op; } unary[] = {
+		{"abs", KN_ABS}, {"neg", KN_NEG}, {"relu", KN_RELU}, {"clamp", KN_CLAMP}, {"scale", KN_SCALE}};
+	for (size_t i = 0; i < sizeof(unary) / sizeof(unary[0]); i++) {
+		char what[64];
+		c.op = unary[i].op;
+		double bw = 2 * bytes1 / best(j_unary, &c);
+		snprintf(what, sizeof(what), "simd %s 16M, share of copy bandwidth", unary[i].name);
+		report(what, bw / copy_bw, "", 0.85, 1);
+	}
+	static const struct { const char *name; int op; } binary[] = {
+		{"add", KN_ADD}, {"sub", KN_SUB}, {"mul", KN_MUL}, {"div", KN_DIV}, {"max", KN_MAX}, {"min", KN_MIN}};
+	for (size_t i = 0; i < sizeof(binary) / sizeof(binary[0]); i++) {
+		char what[64];
+		c.op = binary[i].op;
+		double bw = 3 * bytes1 / best(j_binary, &c);
+		snprintf(what, sizeof(what), "simd %s 16M, share of copy bandwidth", binary[i].name);
+		report(what, bw / copy_bw, "", 0.85, 1);
+	}
+	report("simd axpy 16M, share of copy bandwidth", 3 * bytes1 / best(j_axpy, &c) / copy_bw, "", 0.85, 1);
+
+	/* Transcendental: against the scalar backend, and accuracy. */
+	static const struct { const char *name; int op; } trans[] = {
+		{"exp", KN_EXP}, {"tanh", KN_TANH}, {"sigmoid", KN_SIGMOID}};
+	ctx t = {.n = N_TRANS, .x = c.x, .y = c.y};
+	for (size_t i = 0; i < sizeof(trans) / sizeof(trans[0]); i++) {
+		char what[64];
+		t.op = trans[i].op;
+		t.b = KN_BACKEND_SCALAR;
+		double scalar = best(j_unary, &t);
+		t.b = KN_BACKEND_SIMD;
+		double simd = best(j_unary, &t);
+		snprintf(what, sizeof(what), "simd %s 1M, speed-up over scalar", trans[i].name);
+		report(what, scalar / simd, "x", 8, 1);
+		/* accuracy over 1M inputs across the whole accepted range */
+		float *in = buf(N_TRANS, trans[i].op == KN_EXP ? -87.0f : -40.0f, trans[i].op == KN_EXP ? 88.0f : 40.0f,
+				 7 + (unsigned)i);
+		kn_unary(KN_BACKEND_SIMD, (kn_unary_op)trans[i].op, in, t.y, N_TRANS);
+		uint64_t worst = 0;
+		for (size_t k = 0; k < N_TRANS; k++) {
+			uint64_t u = ulps(t.y[k], ref_of(trans[i].op, in[k]));
+			worst = u > worst ? u : worst;
+		}
+		free(in);
+		snprintf(what, sizeof(what), "simd %s 1M inputs, worst error", trans[i].name);
+		report(what, (double)worst, "ulp", 4, 0);
+	}
+
+	/* Reductions: bytes read against read bandwidth. */
+	static const struct { const char *name; int op; } red[] = {
+		{"sum", KN_SUM}, {"max", KN_REDUCE_MAX}, {"norm_l2", KN_NORM_L2}, {"norm_linf", KN_NORM_LINF}};
+	for (size_t i = 0; i < sizeof(red) / sizeof(red[0]); i++) {
+		char what[64];
+		c.op = red[i].op;
+		snprintf(what, sizeof(what), "simd %s 16M, share of read bandwidth", red[i].name);
+		report(what, bytes1 / best(j_reduce, &c) / read_bw, "", 0.80, 1);
+	}
+	report("simd argmax 16M, share of read bandwidth", bytes1 / best(j_argmax, &c) / read_bw, "", 0.80, 1);
+	report("simd dot 16M, share of read bandwidth", 2 * bytes1 / best(j_dot, &c) / read_bw, "", 0.80, 1);
+
+	/* Softmax 1024 x 4096: two passes over the input is what it must read. */
+	ctx s = {.b = KN_BACKEND_SIMD, .x = c.x, .y = c.y, .m = 1024, .n = 4096};
+	double sm_bytes = 1024.0 * 4096 * sizeof(float);
+	report("simd softmax 1024x4096, share of 2 read passes", 2 * sm_bytes / read_bw / best(j_softmax, &s), "", 0.70,
+	       1);
+
+	/* sgemm 1024^3 against OpenBLAS on one thread, called directly. */
+	ctx g = {.x = buf(1024 * 1024, -1, 1, 4), .x2 = buf(1024 * 1024, -1, 1, 5), .y = buf(1024 * 1024, 0, 1, 6),
+		 .m = 1024, .n = 1024, .k = 1024};
+	double flops = 2.0 * 1024 * 1024 * 1024;
+	g.b = KN_BACKEND_SIMD;
+	double simd = best(j_sgemm, &g);
+	printf("%-44s %8.1f GFLOP/s\n", "simd sgemm 1024^3", flops / simd / 1e9);
+#ifdef KN_SPEED_CBLAS
+	double direct = best(j_cblas, &g);
+	printf("%-44s %8.1f GFLOP/s\n", "OpenBLAS cblas_sgemm 1024^3, 1 thread", flops / direct / 1e9);
+	report("simd sgemm 1024^3, share of OpenBLAS", direct / simd, "", 0.60, 1);
+	if (kn_backend_probe(KN_BACKEND_BLAS) == KN_OK) {
+		g.b = KN_BACKEND_BLAS;
+		double blas = best(j_sgemm, &g);
+		report("blas sgemm 1024^3, time over OpenBLAS direct", blas / direct, "", 1.05, 0);
+	} else
+		printf("blas backend unavailable: %s\n", kn_last_error());
+#else
+	printf("OpenBLAS not found by pkg-config: no direct comparison\n");
+#endif
+	printf("\n%d target%s missed\n", fails, fails == 1 ? "" : "s");
+	return 0;
+}
