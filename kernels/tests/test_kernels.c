@@ -124,7 +124,7 @@ static int cuda_device(void)
 		assert_int_equal(s, KN_EUNAVAILABLE);
 		assert_true(kn_last_error()[0] != '\0');
 		if (!said++)
-			print_message("cuda: %s; device comparisons skipped\n", kn_last_error());
+			print_message("device comparisons skipped: %s\n", kn_last_error());
 		return 0;
 	}
 	return 1;
