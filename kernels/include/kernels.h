@@ -13,6 +13,10 @@
  *
  * The blas backend (OpenBLAS, when it was found at build time) runs what BLAS
  * has (dot, axpy, norms) and hands every other op to the simd backend.
+ *
+ * The cuda backend (0.5.0: every op; sgemm/sgemv through cuBLAS) launches
+ * elementwise ops and softmax asynchronously (kn_sync waits); reductions and
+ * dot return once their result is in host memory.
  */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -24,7 +28,7 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 4
+#define KN_VERSION_MINOR 5
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {

@@ -100,14 +100,6 @@ static kn_status host_fallback(kn_backend b)
 	return b == KN_BACKEND_BLAS ? kn_blas_probe() : KN_OK;
 }
 
-/* An op this version has no cuda kernel for: unavailable without a device
- * (the more useful reason), unsupported with one. */
-static kn_status cuda_lacks(const char *what)
-{
-	kn_status s = kn_cuda_probe();
-	return s ? s : kn_fail(KN_EUNSUPPORTED, "cuda: %s not in kernels %s", what, kn_version());
-}
-
 kn_status kn_unary_ex(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n,
 		      const kn_unary_params *p)
 {
@@ -198,7 +190,7 @@ kn_status kn_binary(kn_backend b, kn_binary_op op, const float *a, const float *
 	case KN_BACKEND_SCALAR: return kn_scalar_binary(op, a, x2, y, n);
 	case KN_BACKEND_SIMD: return kn_simd_binary(op, a, x2, y, n);
 	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_binary(op, a, x2, y, n);
-	case KN_BACKEND_CUDA: return cuda_lacks("binary ops");
+	case KN_BACKEND_CUDA: return kn_cuda_binary(op, a, x2, y, n);
 	default: return kn_backend_probe(b);
 	}
 }
@@ -211,7 +203,7 @@ kn_status kn_axpy(kn_backend b, float alpha, const float *x, float *y, size_t n)
 	case KN_BACKEND_SCALAR: return kn_scalar_axpy(alpha, x, y, n);
 	case KN_BACKEND_SIMD: return kn_simd_axpy(alpha, x, y, n);
 	case KN_BACKEND_BLAS: return kn_blas_axpy(alpha, x, y, n);
-	case KN_BACKEND_CUDA: return cuda_lacks("axpy");
+	case KN_BACKEND_CUDA: return kn_cuda_axpy(alpha, x, y, n);
 	default: return kn_backend_probe(b);
 	}
 }
@@ -229,7 +221,7 @@ kn_status kn_reduce(kn_backend b, kn_reduce_op op, const float *x, size_t n, flo
 	case KN_BACKEND_SCALAR: return kn_scalar_reduce(op, x, n, out);
 	case KN_BACKEND_SIMD: return kn_simd_reduce(op, x, n, out);
 	case KN_BACKEND_BLAS: return kn_blas_reduce(op, x, n, out);
-	case KN_BACKEND_CUDA: return cuda_lacks("reductions");
+	case KN_BACKEND_CUDA: return kn_cuda_reduce(op, x, n, out);
 	default: return kn_backend_probe(b);
 	}
 }
@@ -247,7 +239,7 @@ kn_status kn_argreduce(kn_backend b, kn_argreduce_op op, const float *x, size_t 
 	case KN_BACKEND_SCALAR: return kn_scalar_argreduce(op, x, n, out);
 	case KN_BACKEND_SIMD: return kn_simd_argreduce(op, x, n, out);
 	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_argreduce(op, x, n, out);
-	case KN_BACKEND_CUDA: return cuda_lacks("argreduce");
+	case KN_BACKEND_CUDA: return kn_cuda_argreduce(op, x, n, out);
 	default: return kn_backend_probe(b);
 	}
 }
@@ -260,7 +252,7 @@ kn_status kn_dot(kn_backend b, const float *x, const float *y, size_t n, float *
 	case KN_BACKEND_SCALAR: return kn_scalar_dot(x, y, n, out);
 	case KN_BACKEND_SIMD: return kn_simd_dot(x, y, n, out);
 	case KN_BACKEND_BLAS: return kn_blas_dot(x, y, n, out);
-	case KN_BACKEND_CUDA: return cuda_lacks("dot");
+	case KN_BACKEND_CUDA: return kn_cuda_dot(x, y, n, out);
 	default: return kn_backend_probe(b);
 	}
 }
@@ -285,7 +277,7 @@ static kn_status softmax(kn_backend b, const float *x, float *y, size_t rows, si
 	case KN_BACKEND_SCALAR: return kn_scalar_softmax(x, y, rows, cols, log_form);
 	case KN_BACKEND_SIMD: return kn_simd_softmax(x, y, rows, cols, log_form);
 	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_softmax(x, y, rows, cols, log_form);
-	case KN_BACKEND_CUDA: return cuda_lacks(what);
+	case KN_BACKEND_CUDA: return kn_cuda_softmax(x, y, rows, cols, log_form);
 	default: return kn_backend_probe(b);
 	}
 }
@@ -320,7 +312,7 @@ kn_status kn_sgemm(kn_backend b, int trans_a, int trans_b, size_t M, size_t N, s
 	case KN_BACKEND_SCALAR: return kn_scalar_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 	case KN_BACKEND_SIMD: return kn_simd_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 	case KN_BACKEND_BLAS: return kn_blas_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-	case KN_BACKEND_CUDA: return cuda_lacks("sgemm");
+	case KN_BACKEND_CUDA: return kn_cuda_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 	default: return kn_backend_probe(b);
 	}
 }
@@ -347,7 +339,7 @@ kn_status kn_sgemv(kn_backend b, int trans_a, size_t M, size_t N, float alpha, c
 	case KN_BACKEND_SCALAR: return kn_scalar_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
 	case KN_BACKEND_SIMD: return kn_simd_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
 	case KN_BACKEND_BLAS: return kn_blas_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
-	case KN_BACKEND_CUDA: return cuda_lacks("sgemv");
+	case KN_BACKEND_CUDA: return kn_cuda_sgemv(trans_a, M, N, alpha, A, lda, x, beta, y);
 	default: return kn_backend_probe(b);
 	}
 }

@@ -1,11 +1,20 @@
 /*
- * cuda.cu - the cuda backend: elementwise kernels on device-resident buffers.
+ * cuda.cu - the cuda backend: every op on device-resident buffers.
  *
  * Buffers come from kn_alloc(KN_BACKEND_CUDA, ...), so a benchmark times the
- * kernel and not host<->device transfers.  Launches are asynchronous; callers
- * time with kn_sync() (or CUDA events) around them.
+ * kernel and not host<->device transfers.  Elementwise ops and softmax launch
+ * asynchronously; callers time with kn_sync() (or CUDA events) around them.
+ * Reductions write their result to host memory, so they return only once it
+ * is there.  sgemm/sgemv go through cuBLAS.
+ *
+ * api.c has validated every argument before a call gets here (it cannot see
+ * whether a pointer is device memory: that is the caller's contract).
  */
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 
 extern "C" {
@@ -22,7 +31,6 @@ extern "C" kn_status kn_cuda_probe(void)
 	if (!probed) {
 		int count = 0;
 		cudaError_t e = cudaGetDeviceCount(&count);
-		probed = 1;
 		probe_status = KN_OK;
 		if (e != cudaSuccess) {
 			snprintf(probe_reason, sizeof(probe_reason), "cuda: no usable device: %s",
@@ -32,24 +40,11 @@ extern "C" kn_status kn_cuda_probe(void)
 			snprintf(probe_reason, sizeof(probe_reason), "cuda: no device present");
 			probe_status = KN_EUNAVAILABLE;
 		}
+		probed = 1;
 	}
 	if (probe_status != KN_OK)
 		return kn_fail(probe_status, "%s", probe_reason);
 	return KN_OK;
-}
-
-template <int OP> __device__ float apply(float v);
-template <> __device__ float apply<KN_ABS>(float v) { return fabsf(v); }
-template <> __device__ float apply<KN_NEG>(float v) { return -v; }
-template <> __device__ float apply<KN_SQRT>(float v) { return sqrtf(v); }
-template <> __device__ float apply<KN_EXP>(float v) { return expf(v); }
-template <> __device__ float apply<KN_RELU>(float v) { return v > 0.0f ? v : 0.0f; }
-
-template <int OP> __global__ void unary_kernel(const float *x, float *y, size_t n)
-{
-	size_t stride = (size_t)gridDim.x * blockDim.x;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
-		y[i] = apply<OP>(x[i]);
 }
 
 static kn_status launched(const char *what)
@@ -60,26 +55,516 @@ static kn_status launched(const char *what)
 	return KN_OK;
 }
 
+/* Elementwise grids: 256 threads, at most 65535 blocks, and every kernel loops
+ * with a grid stride so that any n is covered (and no index overflows int). */
+static const unsigned THREADS = 256;
+
+static unsigned blocks_for(size_t n)
+{
+	size_t want = (n + THREADS - 1) / THREADS;
+	return want > 65535 ? 65535u : want ? (unsigned)want : 1u;
+}
+
+#define GRID_STRIDE(i, n)                                                                          \
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);                    \
+	     i += (size_t)gridDim.x * blockDim.x)
+
+/* ---- unary ops ------------------------------------------------------------ */
+
+/* sigmoid, silu and gelu are evaluated in double, as in scalar.c: the float
+ * forms overflow (exp(-x) for x < -88) or cancel (1 + tanh(u) for negative u).
+ * e = exp(-|t|) <= 1 keeps everything finite. */
+__device__ static double sigmoid_d(double t)
+{
+	double e = exp(-fabs(t));
+	return t >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+
+/* x * sigmoid(t), with the limit -0 at x = -Inf instead of -Inf * 0 = NaN. */
+__device__ static float times_sigmoid(float x, double t)
+{
+	if (x == -INFINITY)
+		return -0.0f;
+	return (float)((double)x * sigmoid_d(t));
+}
+
+template <int OP> __device__ float apply(float v, kn_unary_params p);
+template <> __device__ float apply<KN_ABS>(float v, kn_unary_params) { return fabsf(v); }
+template <> __device__ float apply<KN_NEG>(float v, kn_unary_params) { return -v; }
+template <> __device__ float apply<KN_SQRT>(float v, kn_unary_params) { return sqrtf(v); }
+template <> __device__ float apply<KN_EXP>(float v, kn_unary_params) { return expf(v); }
+template <> __device__ float apply<KN_RELU>(float v, kn_unary_params) { return v > 0.0f ? v : 0.0f; }
+template <> __device__ float apply<KN_LOG>(float v, kn_unary_params) { return logf(v); }
+template <> __device__ float apply<KN_SIGMOID>(float v, kn_unary_params) { return (float)sigmoid_d(v); }
+template <> __device__ float apply<KN_TANH>(float v, kn_unary_params) { return tanhf(v); }
+/* gelu, tanh form: x/2 (1 + tanh(u)) = x sigmoid(2u). */
+template <> __device__ float apply<KN_GELU>(float v, kn_unary_params)
+{
+	double d = v;
+	return times_sigmoid(v, 1.5957691216057308 * (d + 0.044715 * d * d * d));
+}
+template <> __device__ float apply<KN_SILU>(float v, kn_unary_params) { return times_sigmoid(v, v); }
+/* Compares instead of fminf/fmaxf, which would turn NaN into a bound. */
+template <> __device__ float apply<KN_CLAMP>(float v, kn_unary_params p)
+{
+	return v < p.lo ? p.lo : v > p.hi ? p.hi : v;
+}
+template <> __device__ float apply<KN_SCALE>(float v, kn_unary_params p) { return p.alpha * v; }
+
+template <int OP> __global__ void unary_kernel(const float *x, float *y, size_t n, kn_unary_params p)
+{
+	GRID_STRIDE(i, n)
+		y[i] = apply<OP>(x[i], p);
+}
+
 extern "C" kn_status kn_cuda_unary(kn_unary_op op, const float *x, float *y, size_t n,
 				   const kn_unary_params *p)
 {
-	(void)p;
 	kn_status s = kn_cuda_probe();
 	if (s != KN_OK || n == 0)
 		return s;
-	const unsigned threads = 256;
-	size_t want = (n + threads - 1) / threads;
-	unsigned blocks = want > 65535 ? 65535u : (unsigned)want;
+	unsigned blocks = blocks_for(n);
+	kn_unary_params q = *p;
 	switch (op) {
-	case KN_ABS: unary_kernel<KN_ABS><<<blocks, threads>>>(x, y, n); break;
-	case KN_NEG: unary_kernel<KN_NEG><<<blocks, threads>>>(x, y, n); break;
-	case KN_SQRT: unary_kernel<KN_SQRT><<<blocks, threads>>>(x, y, n); break;
-	case KN_EXP: unary_kernel<KN_EXP><<<blocks, threads>>>(x, y, n); break;
-	case KN_RELU: unary_kernel<KN_RELU><<<blocks, threads>>>(x, y, n); break;
+#define CASE(OP)                                                                                   \
+	case OP: unary_kernel<OP><<<blocks, THREADS>>>(x, y, n, q); break;
+	CASE(KN_ABS) CASE(KN_NEG) CASE(KN_SQRT) CASE(KN_EXP) CASE(KN_RELU) CASE(KN_LOG)
+	CASE(KN_SIGMOID) CASE(KN_TANH) CASE(KN_GELU) CASE(KN_SILU) CASE(KN_CLAMP) CASE(KN_SCALE)
+#undef CASE
 	default: return kn_fail(KN_EUNSUPPORTED, "cuda: unary op %d", (int)op);
 	}
 	return launched(kn_unary_name(op));
 }
+
+/* ---- binary ops, axpy ----------------------------------------------------- */
+
+/* max/min that return NaN if either input is NaN (fmaxf/fminf would drop it);
+ * on equal inputs (+0 vs -0) the second operand, as scalar.c and simd do. */
+__device__ static inline float max1(float a, float b) { return a != a || b != b ? a + b : a > b ? a : b; }
+__device__ static inline float min1(float a, float b) { return a != a || b != b ? a + b : a < b ? a : b; }
+
+template <int OP> __device__ float apply2(float a, float b);
+template <> __device__ float apply2<KN_ADD>(float a, float b) { return a + b; }
+template <> __device__ float apply2<KN_SUB>(float a, float b) { return a - b; }
+template <> __device__ float apply2<KN_MUL>(float a, float b) { return a * b; }
+/* __fdiv_rn: correctly rounded whatever -prec-div a build passes. */
+template <> __device__ float apply2<KN_DIV>(float a, float b) { return __fdiv_rn(a, b); }
+template <> __device__ float apply2<KN_MAX>(float a, float b) { return max1(a, b); }
+template <> __device__ float apply2<KN_MIN>(float a, float b) { return min1(a, b); }
+
+template <int OP> __global__ void binary_kernel(const float *a, const float *b, float *y, size_t n)
+{
+	GRID_STRIDE(i, n)
+		y[i] = apply2<OP>(a[i], b[i]);
+}
+
+extern "C" kn_status kn_cuda_binary(kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || n == 0)
+		return s;
+	unsigned blocks = blocks_for(n);
+	switch (op) {
+#define CASE(OP)                                                                                   \
+	case OP: binary_kernel<OP><<<blocks, THREADS>>>(a, b, y, n); break;
+	CASE(KN_ADD) CASE(KN_SUB) CASE(KN_MUL) CASE(KN_DIV) CASE(KN_MAX) CASE(KN_MIN)
+#undef CASE
+	default: return kn_fail(KN_EUNSUPPORTED, "cuda: binary op %d", (int)op);
+	}
+	return launched(kn_binary_name(op));
+}
+
+/* One rounding, like the simd backend's fma. */
+__global__ void axpy_kernel(float alpha, const float *x, float *y, size_t n)
+{
+	GRID_STRIDE(i, n)
+		y[i] = fmaf(alpha, x[i], y[i]);
+}
+
+extern "C" kn_status kn_cuda_axpy(float alpha, const float *x, float *y, size_t n)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || n == 0)
+		return s;
+	axpy_kernel<<<blocks_for(n), THREADS>>>(alpha, x, y, n);
+	return launched("axpy");
+}
+
+/* ---- reductions ------------------------------------------------------------
+ *
+ * Two stages: RED_BLOCKS blocks each reduce a grid-strided share of the input
+ * to one partial (warp shuffles, then one shared slot per warp), and a single
+ * block reduces the partials.  Each reduction is a functor R with a value type
+ * T, an identity, load(i) and an associative, commutative combine, so the
+ * order in which the tree visits elements does not change exact results
+ * (max, min, argmax) and sums are accumulated in double: their error is one
+ * final rounding for any n, like the scalar backend, and x^2 of any float
+ * neither overflows nor underflows in double (norm_l2 needs no scaling).
+ */
+static const unsigned RED_THREADS = 256;
+static const unsigned RED_BLOCKS = 1024; /* plenty to fill any current GPU */
+
+struct argval {
+	float v;
+	unsigned long long i; /* ~0: no element yet */
+};
+
+__device__ static inline double shfl_down(double v, unsigned d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ static inline float shfl_down(float v, unsigned d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ static inline argval shfl_down(argval v, unsigned d)
+{
+	argval r;
+	r.v = __shfl_down_sync(0xffffffffu, v.v, d);
+	r.i = __shfl_down_sync(0xffffffffu, v.i, d);
+	return r;
+}
+
+/* Reduces one value per thread of the block; thread 0 gets the total.  Every
+ * thread of the block must call it (blockDim.x a multiple of 32, <= 1024). */
+template <class R> __device__ typename R::T block_reduce(const R &r, typename R::T v)
+{
+	__shared__ typename R::T warp_total[32];
+	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+	for (unsigned d = 16; d > 0; d /= 2)
+		v = r.combine(v, shfl_down(v, d));
+	if (lane == 0)
+		warp_total[warp] = v;
+	__syncthreads();
+	if (warp == 0) {
+		v = lane < blockDim.x / 32 ? warp_total[lane] : r.identity();
+		for (unsigned d = 16; d > 0; d /= 2)
+			v = r.combine(v, shfl_down(v, d));
+	}
+	__syncthreads(); /* warp_total may be reused by the caller's next call */
+	return v;
+}
+
+template <class R> __global__ void reduce_stage1(R r, size_t n, typename R::T *partial)
+{
+	typename R::T v = r.identity();
+	GRID_STRIDE(i, n)
+		v = r.combine(v, r.load(i));
+	v = block_reduce(r, v);
+	if (threadIdx.x == 0)
+		partial[blockIdx.x] = v;
+}
+
+template <class R> __global__ void reduce_stage2(R r, const typename R::T *partial, unsigned count)
+{
+	typename R::T v = r.identity();
+	for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
+		v = r.combine(v, partial[i]);
+	v = block_reduce(r, v);
+	if (threadIdx.x == 0)
+		*(typename R::T *)(partial + RED_BLOCKS) = v;
+}
+
+/* Sums: sum, mean, norm_l1, norm_l2 (SQ squares), dot (Y: second vector). */
+template <int KIND> struct sum_r {
+	typedef double T;
+	const float *x, *y;
+	__device__ double identity() const { return 0.0; }
+	__device__ double combine(double a, double b) const { return a + b; }
+	__device__ double load(size_t i) const
+	{
+		double v = x[i];
+		return KIND == 0 ? v : KIND == 1 ? fabs(v) : KIND == 2 ? v * v : v * (double)y[i];
+	}
+};
+
+/* max, min and max |x| with NaN winning (max1/min1 propagate it). */
+template <int KIND> struct ext_r {
+	typedef float T;
+	const float *x;
+	__device__ float identity() const { return KIND == 1 ? INFINITY : -INFINITY; }
+	__device__ float combine(float a, float b) const { return KIND == 1 ? min1(a, b) : max1(a, b); }
+	__device__ float load(size_t i) const { return KIND == 2 ? fabsf(x[i]) : x[i]; }
+};
+
+/* argmax (MIN = 0) / argmin: the first NaN, else the extreme value with the
+ * lowest index, so that ties and NaNs give the scalar backend's answer
+ * whichever thread saw which element. */
+template <int MIN> struct arg_r {
+	typedef argval T;
+	const float *x;
+	__device__ argval identity() const { return argval{0.0f, ~0ull}; }
+	__device__ argval combine(argval a, argval b) const
+	{
+		if (b.i == ~0ull)
+			return a;
+		if (a.i == ~0ull)
+			return b;
+		bool an = a.v != a.v, bn = b.v != b.v;
+		if (an || bn)
+			return an && bn ? (a.i < b.i ? a : b) : an ? a : b;
+		bool b_better = MIN ? b.v < a.v : b.v > a.v;
+		return b_better || (b.v == a.v && b.i < a.i) ? b : a;
+	}
+	__device__ argval load(size_t i) const { return argval{x[i], (unsigned long long)i}; }
+};
+
+/* Device scratch for the partials and the result, allocated on first use and
+ * kept: cudaMalloc per call would synchronise the device and dominate small
+ * reductions.  The lock makes concurrent reductions from several host threads
+ * take turns on it. */
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *scratch;
+
+template <class R> static kn_status run_reduce(const R &r, size_t n, typename R::T *result, const char *what)
+{
+	typedef typename R::T T;
+	pthread_mutex_lock(&scratch_lock);
+	if (!scratch) {
+		cudaError_t e = cudaMalloc(&scratch, (RED_BLOCKS + 1) * 16);
+		if (e != cudaSuccess) {
+			scratch = NULL;
+			pthread_mutex_unlock(&scratch_lock);
+			return kn_fail(KN_ENOMEM, "cuda: %s: scratch: %s", what, cudaGetErrorString(e));
+		}
+	}
+	T *partial = (T *)scratch;
+	size_t want = (n + RED_THREADS - 1) / RED_THREADS;
+	unsigned blocks = want > RED_BLOCKS ? RED_BLOCKS : want ? (unsigned)want : 1u;
+	reduce_stage1<R><<<blocks, RED_THREADS>>>(r, n, partial);
+	kn_status s = launched(what);
+	if (s == KN_OK) {
+		reduce_stage2<R><<<1, 1024>>>(r, partial, blocks);
+		s = launched(what);
+	}
+	/* cudaMemcpy to pageable host memory waits for both kernels, and reports
+	 * an error either of them hit while running. */
+	if (s == KN_OK) {
+		cudaError_t e = cudaMemcpy(result, partial + RED_BLOCKS, sizeof(T), cudaMemcpyDeviceToHost);
+		if (e != cudaSuccess)
+			s = kn_fail(KN_EDEVICE, "cuda: %s: %s", what, cudaGetErrorString(e));
+	}
+	pthread_mutex_unlock(&scratch_lock);
+	return s;
+}
+
+extern "C" kn_status kn_cuda_reduce(kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	/* api.c lets only sums and norms through empty: they are 0. */
+	if (n == 0) {
+		*out = 0.0f;
+		return KN_OK;
+	}
+	const char *what = kn_reduce_name(op);
+	double d = 0;
+	float f = 0;
+	switch (op) {
+	case KN_SUM:
+	case KN_MEAN: s = run_reduce(sum_r<0>{x, NULL}, n, &d, what); break;
+	case KN_NORM_L1: s = run_reduce(sum_r<1>{x, NULL}, n, &d, what); break;
+	case KN_NORM_L2: s = run_reduce(sum_r<2>{x, NULL}, n, &d, what); break;
+	case KN_REDUCE_MAX: s = run_reduce(ext_r<0>{x}, n, &f, what); break;
+	case KN_REDUCE_MIN: s = run_reduce(ext_r<1>{x}, n, &f, what); break;
+	case KN_NORM_LINF: s = run_reduce(ext_r<2>{x}, n, &f, what); break;
+	default: return kn_fail(KN_EUNSUPPORTED, "cuda: reduce op %d", (int)op);
+	}
+	if (s != KN_OK)
+		return s;
+	switch (op) {
+	case KN_SUM: case KN_NORM_L1: *out = (float)d; break;
+	case KN_MEAN: *out = (float)(d / (double)n); break;
+	case KN_NORM_L2: *out = (float)sqrt(d); break;
+	default: *out = f; break;
+	}
+	return KN_OK;
+}
+
+extern "C" kn_status kn_cuda_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	argval r = {0.0f, 0};
+	const char *what = kn_argreduce_name(op);
+	switch (op) {
+	case KN_ARGMAX: s = run_reduce(arg_r<0>{x}, n, &r, what); break;
+	case KN_ARGMIN: s = run_reduce(arg_r<1>{x}, n, &r, what); break;
+	default: return kn_fail(KN_EUNSUPPORTED, "cuda: argreduce op %d", (int)op);
+	}
+	if (s == KN_OK)
+		*out = (size_t)r.i;
+	return s;
+}
+
+extern "C" kn_status kn_cuda_dot(const float *x, const float *y, size_t n, float *out)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	double d = 0;
+	if (n && (s = run_reduce(sum_r<3>{x, y}, n, &d, "dot")) != KN_OK)
+		return s;
+	*out = (float)d;
+	return KN_OK;
+}
+
+/* ---- softmax ---------------------------------------------------------------
+ *
+ * One block per row (grid-strided over rows).  The row max is exact in float;
+ * x - max, exp and the sum are done in double, as in scalar.c: float x - max
+ * is off by up to |x - max| 2^-24 absolutely, which exp turns into a relative
+ * error of ~80 eps for rows spanning [-90, 90].
+ */
+struct rowmax_r {
+	typedef float T;
+	__device__ float identity() const { return -INFINITY; }
+	__device__ float combine(float a, float b) const { return max1(a, b); }
+};
+struct rowsum_r {
+	typedef double T;
+	__device__ double identity() const { return 0.0; }
+	__device__ double combine(double a, double b) const { return a + b; }
+};
+
+__global__ void softmax_kernel(const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	__shared__ double shift_s;
+	for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+		const float *a = x + r * cols;
+		float *b = y + r * cols;
+		float m = -INFINITY;
+		for (size_t j = threadIdx.x; j < cols; j += blockDim.x)
+			m = max1(m, a[j]);
+		m = block_reduce(rowmax_r(), m);
+		double s = 0;
+		if (threadIdx.x == 0)
+			shift_s = m;
+		__syncthreads();
+		double md = shift_s;
+		/* NaN or +Inf in the row: md + log(s) is NaN and so is every output. */
+		for (size_t j = threadIdx.x; j < cols; j += blockDim.x)
+			s += exp((double)a[j] - md);
+		s = block_reduce(rowsum_r(), s);
+		if (threadIdx.x == 0)
+			shift_s = md + log(s);
+		__syncthreads();
+		double shift = shift_s;
+		/* y may be x: every read of this row happened before the barrier. */
+		for (size_t j = threadIdx.x; j < cols; j += blockDim.x)
+			b[j] = (float)(log_form ? (double)a[j] - shift : exp((double)a[j] - shift));
+		__syncthreads(); /* shift_s is rewritten for the next row */
+	}
+}
+
+extern "C" kn_status kn_cuda_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || rows == 0 || cols == 0)
+		return s;
+	/* Short rows do not need 256 threads idling; keep a multiple of 32. */
+	unsigned threads = cols >= 256 ? 256u : (unsigned)((cols + 31) / 32 * 32);
+	unsigned blocks = rows > 65535 ? 65535u : (unsigned)rows;
+	softmax_kernel<<<blocks, threads>>>(x, y, rows, cols, log_form);
+	return launched(log_form ? "log_softmax" : "softmax");
+}
+
+/* ---- sgemm, sgemv (cuBLAS) -------------------------------------------------
+ *
+ * cuBLAS is column-major; a row-major M x N matrix with leading dimension ld
+ * is the column-major N x M matrix of its transpose with the same ld.  So
+ * row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: call
+ * cublasSgemm with B first and A second, the transpose flags unchanged, and
+ * M and N swapped.  The handle is created once, at the first call.
+ */
+static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
+static cublasHandle_t handle;
+static cublasStatus_t handle_status = CUBLAS_STATUS_NOT_INITIALIZED;
+static int handle_tried;
+
+static kn_status cublas_fail(const char *what, cublasStatus_t st)
+{
+	return kn_fail(KN_EDEVICE, "cuda: %s: cuBLAS %s (%d)", what, cublasGetStatusString(st), (int)st);
+}
+
+static kn_status get_handle(const char *what)
+{
+	pthread_mutex_lock(&handle_lock);
+	if (!handle_tried) {
+		handle_status = cublasCreate(&handle);
+		/* Plain fp32 arithmetic: TF32 tensor cores would miss the
+		 * 2 (K + 2) eps bound the other backends meet. */
+		if (handle_status == CUBLAS_STATUS_SUCCESS)
+			cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+		handle_tried = 1;
+	}
+	cublasStatus_t st = handle_status;
+	pthread_mutex_unlock(&handle_lock);
+	return st == CUBLAS_STATUS_SUCCESS ? KN_OK : cublas_fail(what, st);
+}
+
+static int fits_int(size_t a, size_t b, size_t c, size_t d, size_t e, size_t f)
+{
+	return a <= INT_MAX && b <= INT_MAX && c <= INT_MAX && d <= INT_MAX && e <= INT_MAX && f <= INT_MAX;
+}
+
+/* C = beta C over an M x N row-major block: the K == 0 (or empty x) case,
+ * done here rather than trusting every cuBLAS version's early return.
+ * beta == 0 writes zeros, so NaN in C does not survive, as documented. */
+__global__ void scale_rows_kernel(float *c, size_t M, size_t N, size_t ldc, float beta)
+{
+	GRID_STRIDE(k, M * N) {
+		float *p = c + (k / N) * ldc + k % N;
+		*p = beta == 0.0f ? 0.0f : beta * *p;
+	}
+}
+
+static kn_status scale_rows(float *c, size_t M, size_t N, size_t ldc, float beta, const char *what)
+{
+	scale_rows_kernel<<<blocks_for(M * N), THREADS>>>(c, M, N, ldc, beta);
+	return launched(what);
+}
+
+extern "C" kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+				   size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	if (K == 0)
+		return scale_rows(C, M, N, ldc, beta, "sgemm");
+	if (!fits_int(M, N, K, lda, ldb, ldc))
+		return kn_fail(KN_EUNSUPPORTED, "cuda: sgemm: a dimension over INT_MAX (cuBLAS takes int)");
+	if ((s = get_handle("sgemm")) != KN_OK)
+		return s;
+	cublasStatus_t st = cublasSgemm(handle, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+					(int)N, (int)M, (int)K, &alpha, B, (int)ldb, A, (int)lda, &beta, C,
+					(int)ldc);
+	if (st != CUBLAS_STATUS_SUCCESS)
+		return cublas_fail("sgemm", st);
+	return launched("sgemm");
+}
+
+/* Row-major A (M x N, lda) is column-major A^T (N x M): y = A x is
+ * y = (A^T)^T x, CUBLAS_OP_T; y = A^T x is CUBLAS_OP_N. */
+extern "C" kn_status kn_cuda_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+				   const float *x, float beta, float *y)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	size_t ylen = ta ? N : M, xlen = ta ? M : N;
+	/* An empty sum: y = beta y (BLAS would return without scaling y). */
+	if (xlen == 0)
+		return scale_rows(y, 1, ylen, ylen, beta, "sgemv");
+	if (!fits_int(M, N, lda, 0, 0, 0))
+		return kn_fail(KN_EUNSUPPORTED, "cuda: sgemv: a dimension over INT_MAX (cuBLAS takes int)");
+	if ((s = get_handle("sgemv")) != KN_OK)
+		return s;
+	cublasStatus_t st = cublasSgemv(handle, ta ? CUBLAS_OP_N : CUBLAS_OP_T, (int)N, (int)M, &alpha, A,
+					(int)lda, x, 1, &beta, y, 1);
+	if (st != CUBLAS_STATUS_SUCCESS)
+		return cublas_fail("sgemv", st);
+	return launched("sgemv");
+}
+
+/* ---- memory ---------------------------------------------------------------- */
 
 extern "C" kn_status kn_cuda_alloc(size_t bytes, void **out)
 {
@@ -87,8 +572,10 @@ extern "C" kn_status kn_cuda_alloc(size_t bytes, void **out)
 	if (s != KN_OK)
 		return s;
 	cudaError_t e = cudaMalloc(out, bytes ? bytes : 4);
-	if (e != cudaSuccess)
+	if (e != cudaSuccess) {
+		*out = NULL;
 		return kn_fail(KN_ENOMEM, "cuda: cudaMalloc %zu bytes: %s", bytes, cudaGetErrorString(e));
+	}
 	return KN_OK;
 }
 

@@ -15,6 +15,49 @@ kn_status kn_cuda_unary(kn_unary_op op, const float *x, float *y, size_t n, cons
 	(void)op, (void)x, (void)y, (void)n, (void)p;
 	return absent();
 }
+kn_status kn_cuda_binary(kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	(void)op, (void)a, (void)b, (void)y, (void)n;
+	return absent();
+}
+kn_status kn_cuda_axpy(float alpha, const float *x, float *y, size_t n)
+{
+	(void)alpha, (void)x, (void)y, (void)n;
+	return absent();
+}
+kn_status kn_cuda_reduce(kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	(void)op, (void)x, (void)n, (void)out;
+	return absent();
+}
+kn_status kn_cuda_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	(void)op, (void)x, (void)n, (void)out;
+	return absent();
+}
+kn_status kn_cuda_dot(const float *x, const float *y, size_t n, float *out)
+{
+	(void)x, (void)y, (void)n, (void)out;
+	return absent();
+}
+kn_status kn_cuda_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	(void)x, (void)y, (void)rows, (void)cols, (void)log_form;
+	return absent();
+}
+kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	(void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb;
+	(void)beta, (void)C, (void)ldc;
+	return absent();
+}
+kn_status kn_cuda_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+			const float *x, float beta, float *y)
+{
+	(void)ta, (void)M, (void)N, (void)alpha, (void)A, (void)lda, (void)x, (void)beta, (void)y;
+	return absent();
+}
 kn_status kn_cuda_alloc(size_t bytes, void **out)
 {
 	(void)bytes, (void)out;

@@ -60,9 +60,20 @@ kn_status kn_blas_sgemv(int ta, size_t M, size_t N, float alpha, const float *A,
 			const float *x, float beta, float *y);
 
 /* The cuda backend: implemented in cuda.cu when nvcc was found at build time,
- * otherwise by cuda_absent.c which reports why it is missing. */
+ * otherwise by cuda_absent.c which reports why it is missing.  Buffers are
+ * device memory; scalar results (out) are host memory. */
 kn_status kn_cuda_probe(void);
 kn_status kn_cuda_unary(kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *p);
+kn_status kn_cuda_binary(kn_binary_op op, const float *a, const float *b, float *y, size_t n);
+kn_status kn_cuda_axpy(float alpha, const float *x, float *y, size_t n);
+kn_status kn_cuda_reduce(kn_reduce_op op, const float *x, size_t n, float *out);
+kn_status kn_cuda_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out);
+kn_status kn_cuda_dot(const float *x, const float *y, size_t n, float *out);
+kn_status kn_cuda_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form);
+kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+kn_status kn_cuda_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+			const float *x, float beta, float *y);
 kn_status kn_cuda_alloc(size_t bytes, void **out);
 void kn_cuda_free(void *p);
 kn_status kn_cuda_copy(void *dst, const void *src, size_t bytes, int to_device);

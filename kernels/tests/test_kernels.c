@@ -1,6 +1,7 @@
 /*
- * test_kernels.c - every unary op on every host backend against a double
- * precision reference, plus the error paths callers rely on.
+ * test_kernels.c - every op on every backend that can run here against a
+ * double precision reference, plus the error paths callers rely on.  cuda is
+ * compared when a device is present; without one its calls must say why.
  */
 #include <float.h>
 #include <math.h>
@@ -113,6 +114,24 @@ typedef struct path {
 	const char *isa; /* for simd */
 } path;
 
+/* Whether a cuda device is here to compare against (0.5.0).  Without one the
+ * cuda tests only check that every call says why it cannot run. */
+static int cuda_device(void)
+{
+	static int said;
+	kn_status s = kn_backend_probe(KN_BACKEND_CUDA);
+	if (s != KN_OK) {
+		assert_int_equal(s, KN_EUNAVAILABLE);
+		assert_true(kn_last_error()[0] != '\0');
+		if (!said++)
+			print_message("device comparisons skipped: %s\n", kn_last_error());
+		return 0;
+	}
+	return 1;
+}
+
+/* The paths under test: scalar, simd on every ISA this CPU runs, and cuda
+ * when a device is present (its buffers go through run_* below). */
 static size_t host_paths(path *out)
 {
 	size_t n = 0;
@@ -122,7 +141,148 @@ static size_t host_paths(path *out)
 		if (kn_simd_set_isa(isas[i]) == KN_OK)
 			out[n++] = (path){KN_BACKEND_SIMD, isas[i]};
 	kn_simd_set_isa(NULL);
+	if (cuda_device())
+		out[n++] = (path){KN_BACKEND_CUDA, NULL};
 	return n;
+}
+
+/*
+ * The tests hold host buffers; for the cuda path each call copies them to
+ * device buffers (one per distinct host buffer, so in-place calls stay in
+ * place), runs there and copies the outputs back.  The checks and tolerances
+ * are then the same as for simd.
+ */
+static struct mirror {
+	float *host, *dev;
+	size_t n;
+	int out;
+} mirrors[4];
+static size_t n_mirrors;
+
+static float *dev_of(const float *h, size_t n, int out)
+{
+	if (!h)
+		return NULL;
+	for (size_t i = 0; i < n_mirrors; i++)
+		if (mirrors[i].host == h) {
+			mirrors[i].out |= out;
+			return mirrors[i].dev;
+		}
+	assert_true(n_mirrors < 4);
+	struct mirror *m = &mirrors[n_mirrors++];
+	void *d = NULL;
+	assert_int_equal(kn_alloc(KN_BACKEND_CUDA, n * sizeof(float), &d), KN_OK);
+	assert_int_equal(kn_copy_in(KN_BACKEND_CUDA, d, h, n * sizeof(float)), KN_OK);
+	*m = (struct mirror){(float *)h, d, n, out};
+	return d;
+}
+
+static void dev_done(void)
+{
+	for (size_t i = 0; i < n_mirrors; i++) {
+		if (mirrors[i].out)
+			assert_int_equal(kn_copy_out(KN_BACKEND_CUDA, mirrors[i].host, mirrors[i].dev,
+						     mirrors[i].n * sizeof(float)), KN_OK);
+		kn_free(KN_BACKEND_CUDA, mirrors[i].dev);
+	}
+	n_mirrors = 0;
+}
+
+static int on_dev(path p) { return p.b == KN_BACKEND_CUDA; }
+
+static kn_status run_unary(path p, kn_unary_op op, const float *x, float *y, size_t n, const kn_unary_params *prm)
+{
+	if (!on_dev(p))
+		return kn_unary_ex(p.b, op, x, y, n, prm);
+	float *dx = dev_of(x, n, 0), *dy = dev_of(y, n, 1);
+	kn_status s = kn_unary_ex(p.b, op, dx, dy, n, prm);
+	dev_done();
+	return s;
+}
+
+static kn_status run_binary(path p, kn_binary_op op, const float *a, const float *b, float *y, size_t n)
+{
+	if (!on_dev(p))
+		return kn_binary(p.b, op, a, b, y, n);
+	float *da = dev_of(a, n, 0), *db = dev_of(b, n, 0), *dy = dev_of(y, n, 1);
+	kn_status s = kn_binary(p.b, op, da, db, dy, n);
+	dev_done();
+	return s;
+}
+
+static kn_status run_axpy(path p, float alpha, const float *x, float *y, size_t n)
+{
+	if (!on_dev(p))
+		return kn_axpy(p.b, alpha, x, y, n);
+	float *dx = dev_of(x, n, 0), *dy = dev_of(y, n, 1);
+	kn_status s = kn_axpy(p.b, alpha, dx, dy, n);
+	dev_done();
+	return s;
+}
+
+/* Reductions write *out to host memory on every backend. */
+static kn_status run_reduce(path p, kn_reduce_op op, const float *x, size_t n, float *out)
+{
+	if (!on_dev(p))
+		return kn_reduce(p.b, op, x, n, out);
+	kn_status s = kn_reduce(p.b, op, dev_of(x, n, 0), n, out);
+	dev_done();
+	return s;
+}
+
+static kn_status run_argreduce(path p, kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	if (!on_dev(p))
+		return kn_argreduce(p.b, op, x, n, out);
+	kn_status s = kn_argreduce(p.b, op, dev_of(x, n, 0), n, out);
+	dev_done();
+	return s;
+}
+
+static kn_status run_dot(path p, const float *x, const float *y, size_t n, float *out)
+{
+	if (!on_dev(p))
+		return kn_dot(p.b, x, y, n, out);
+	float *dx = dev_of(x, n, 0), *dy = dev_of(y, n, 0);
+	kn_status s = kn_dot(p.b, dx, dy, n, out);
+	dev_done();
+	return s;
+}
+
+static kn_status run_softmax(path p, const float *x, float *y, size_t rows, size_t cols, int log_form)
+{
+	kn_status (*f)(kn_backend, const float *, float *, size_t, size_t) = log_form ? kn_log_softmax : kn_softmax;
+	if (!on_dev(p))
+		return f(p.b, x, y, rows, cols);
+	float *dx = dev_of(x, rows * cols, 0), *dy = dev_of(y, rows * cols, 1);
+	kn_status s = f(p.b, dx, dy, rows, cols);
+	dev_done();
+	return s;
+}
+
+/* na, nb, nc: how many floats the host buffers hold. */
+static kn_status run_sgemm(path p, int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+			   size_t na, size_t lda, const float *B, size_t nb, size_t ldb, float beta, float *C,
+			   size_t nc, size_t ldc)
+{
+	if (!on_dev(p))
+		return kn_sgemm(p.b, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	float *dA = dev_of(A, na, 0), *dB = dev_of(B, nb, 0), *dC = dev_of(C, nc, 1);
+	kn_status s = kn_sgemm(p.b, ta, tb, M, N, K, alpha, dA, lda, dB, ldb, beta, dC, ldc);
+	dev_done();
+	return s;
+}
+
+static kn_status run_sgemv(path p, int ta, size_t M, size_t N, float alpha, const float *A, size_t na, size_t lda,
+			   const float *x, float beta, float *y)
+{
+	size_t ylen = ta ? N : M, xlen = ta ? M : N;
+	if (!on_dev(p))
+		return kn_sgemv(p.b, ta, M, N, alpha, A, lda, x, beta, y);
+	float *dA = dev_of(A, na, 0), *dx = dev_of(x, xlen, 0), *dy = dev_of(y, ylen, 1);
+	kn_status s = kn_sgemv(p.b, ta, M, N, alpha, dA, lda, dx, beta, dy);
+	dev_done();
+	return s;
 }
 
 static void use_path(path p)
@@ -149,7 +309,7 @@ static uint32_t check_op(path pa, kn_unary_op op, size_t n, size_t misalign)
 	for (size_t i = n; i < n + 16 - misalign; i++)
 		y[i] = 12345.0f;
 	use_path(pa);
-	assert_int_equal(kn_unary_ex(pa.b, op, x, y, n, &test_params), KN_OK);
+	assert_int_equal(run_unary(pa, op, x, y, n, &test_params), KN_OK);
 	uint32_t tol = tolerance(op, pa.b), worst = 0;
 	for (size_t i = 0; i < n; i++) {
 		double want = reference(op, x[i], &test_params);
@@ -172,7 +332,7 @@ static void test_unary_all_paths_sizes_alignments(void **state)
 {
 	(void)state;
 	static const size_t sizes[] = {0, 1, 7, 15, 16, 17, 1023, 4097};
-	path paths[4];
+	path paths[6];
 	size_t np = host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++)
 		for (int op = 0; op < KN_UNARY_COUNT_; op++)
@@ -185,7 +345,7 @@ static void test_unary_all_paths_sizes_alignments(void **state)
 static void test_unary_accuracy_sweep(void **state)
 {
 	(void)state;
-	path paths[4];
+	path paths[6];
 	size_t np = host_paths(paths);
 	static const kn_unary_op ops[] = {KN_EXP, KN_LOG, KN_SIGMOID, KN_TANH, KN_GELU, KN_SILU};
 	for (size_t pi = 0; pi < np; pi++) {
@@ -202,12 +362,12 @@ static void test_special_values(void **state)
 	const float in[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 0x1p-149f, -0x1p-149f, FLT_MAX, -FLT_MAX};
 	const size_t n = sizeof(in) / sizeof(in[0]);
 	float out[sizeof(in) / sizeof(in[0])];
-	path paths[4];
+	path paths[6];
 	size_t np = host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++) {
 		use_path(paths[pi]);
 		for (int op = 0; op < KN_UNARY_COUNT_; op++) {
-			assert_int_equal(kn_unary_ex(paths[pi].b, (kn_unary_op)op, in, out, n, &test_params), KN_OK);
+			assert_int_equal(run_unary(paths[pi], (kn_unary_op)op, in, out, n, &test_params), KN_OK);
 			for (size_t i = 0; i < n; i++) {
 				double want = reference((kn_unary_op)op, in[i], &test_params);
 				if (op == KN_RELU && isnan(in[i]))
@@ -292,7 +452,7 @@ static float *filled(size_t n, size_t misalign, unsigned seed, float **base)
 static void test_binary_all_paths(void **state)
 {
 	(void)state;
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++)
 		for (int op = 0; op < KN_BINARY_COUNT_; op++)
@@ -306,7 +466,7 @@ static void test_binary_all_paths(void **state)
 						a[n / 2] = NAN, b[n / 3] = NAN, b[n - 1] = 0.0f;
 					y[n] = 777.0f;
 					use_path(paths[pi]);
-					assert_int_equal(kn_binary(paths[pi].b, (kn_binary_op)op, a, b, y, n), KN_OK);
+					assert_int_equal(run_binary(paths[pi], (kn_binary_op)op, a, b, y, n), KN_OK);
 					kn_simd_set_isa(NULL);
 					for (size_t i = 0; i < n; i++)
 						if (ulp_distance(y[i], (float)binary_ref((kn_binary_op)op, a[i], b[i])))
@@ -315,7 +475,7 @@ static void test_binary_all_paths(void **state)
 								 (double)b[i], (double)y[i]);
 					assert_true(y[n] == 777.0f);
 					/* in place: y is a */
-					assert_int_equal(kn_binary(paths[pi].b, (kn_binary_op)op, a, b, a, n), KN_OK);
+					assert_int_equal(run_binary(paths[pi], (kn_binary_op)op, a, b, a, n), KN_OK);
 					for (size_t i = 0; i < n; i++)
 						assert_true(ulp_distance(a[i], y[i]) == 0);
 					free(ab), free(bb), free(yb);
@@ -327,7 +487,7 @@ static void test_binary_all_paths(void **state)
 static void test_axpy_all_paths(void **state)
 {
 	(void)state;
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++)
 		for (size_t s = 0; s < N_VEC_SIZES; s++)
@@ -338,7 +498,7 @@ static void test_axpy_all_paths(void **state)
 				float *y0 = filled(n, mis, 5, &y0b);
 				y[n] = 777.0f;
 				use_path(paths[pi]);
-				assert_int_equal(kn_axpy(paths[pi].b, -1.3f, x, y, n), KN_OK);
+				assert_int_equal(run_axpy(paths[pi], -1.3f, x, y, n), KN_OK);
 				kn_simd_set_isa(NULL);
 				for (size_t i = 0; i < n; i++) {
 					double want = (double)-1.3f * x[i] + y0[i];
@@ -395,7 +555,7 @@ static double sum_k(path p)
 static void test_reduce_all_paths(void **state)
 {
 	(void)state;
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++)
 		for (int op = 0; op < KN_REDUCE_COUNT_; op++)
@@ -405,7 +565,7 @@ static void test_reduce_all_paths(void **state)
 					float *xb, *x = filled(n, mis, 6, &xb), got = -1;
 					double abs_sum, want = reduce_ref((kn_reduce_op)op, x, n, &abs_sum);
 					use_path(paths[pi]);
-					kn_status st = kn_reduce(paths[pi].b, (kn_reduce_op)op, x, n, &got);
+					kn_status st = run_reduce(paths[pi], (kn_reduce_op)op, x, n, &got);
 					kn_simd_set_isa(NULL);
 					free(xb);
 					if (n == 0 && (op == KN_MEAN || op == KN_REDUCE_MAX || op == KN_REDUCE_MIN)) {
@@ -425,7 +585,7 @@ static void test_reduce_all_paths(void **state)
 static void test_dot_and_argreduce_all_paths(void **state)
 {
 	(void)state;
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++)
 		for (size_t s = 0; s < N_VEC_SIZES; s++)
@@ -436,7 +596,7 @@ static void test_dot_and_argreduce_all_paths(void **state)
 				for (size_t i = 0; i < n; i++)
 					want += (double)x[i] * y[i], abs_sum += fabs((double)x[i] * y[i]);
 				use_path(paths[pi]);
-				assert_int_equal(kn_dot(paths[pi].b, x, y, n, &got), KN_OK);
+				assert_int_equal(run_dot(paths[pi], x, y, n, &got), KN_OK);
 				if (fabs(got - want) > sum_k(paths[pi]) * FLT_EPSILON * abs_sum + 0x1p-149)
 					fail_msg("%s/dot n=%zu got %a want %a", path_name(paths[pi]), n, (double)got, want);
 				if (n) {
@@ -446,8 +606,8 @@ static void test_dot_and_argreduce_all_paths(void **state)
 					x[(n - 1) / 3] = -50.0f;
 					x[n - 1 - n / 4] = -50.0f;
 					size_t am = 99, an = 99;
-					assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMAX, x, n, &am), KN_OK);
-					assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMIN, x, n, &an), KN_OK);
+					assert_int_equal(run_argreduce(paths[pi], KN_ARGMAX, x, n, &am), KN_OK);
+					assert_int_equal(run_argreduce(paths[pi], KN_ARGMIN, x, n, &an), KN_OK);
 					size_t wm = 0, wn = 0;
 					for (size_t i = 0; i < n; i++) {
 						wm = x[i] > x[wm] ? i : wm;
@@ -468,7 +628,7 @@ static void test_dot_and_argreduce_all_paths(void **state)
 static void test_reduce_nan(void **state)
 {
 	(void)state;
-	path paths[4];
+	path paths[6];
 	size_t np = host_paths(paths);
 	const size_t n = 37;
 	const size_t where[] = {0, 5, 33, 36};
@@ -482,15 +642,15 @@ static void test_reduce_nan(void **state)
 			use_path(paths[pi]);
 			for (int op = 0; op < KN_REDUCE_COUNT_; op++) {
 				float got = 0;
-				assert_int_equal(kn_reduce(paths[pi].b, (kn_reduce_op)op, x, n, &got), KN_OK);
+				assert_int_equal(run_reduce(paths[pi], (kn_reduce_op)op, x, n, &got), KN_OK);
 				if (!isnan(got))
 					fail_msg("%s/%s NaN at %zu: got %a", path_name(paths[pi]),
 						 kn_reduce_name((kn_reduce_op)op), where[w], (double)got);
 			}
 			size_t first = where[w] < 36 - where[w] / 2 ? where[w] : 36 - where[w] / 2, got = 0;
-			assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMAX, x, n, &got), KN_OK);
+			assert_int_equal(run_argreduce(paths[pi], KN_ARGMAX, x, n, &got), KN_OK);
 			assert_int_equal(got, first);
-			assert_int_equal(kn_argreduce(paths[pi].b, KN_ARGMIN, x, n, &got), KN_OK);
+			assert_int_equal(run_argreduce(paths[pi], KN_ARGMIN, x, n, &got), KN_OK);
 			assert_int_equal(got, first);
 			kn_simd_set_isa(NULL);
 		}
@@ -508,15 +668,15 @@ static void test_sum_large_n(void **state)
 	for (size_t i = 0; i < n; i++)
 		x[i] = i % 2 ? 0.1f : 0.3f;
 	const double want = (double)n / 2 * ((double)0.1f + (double)0.3f);
-	path paths[4];
+	path paths[6];
 	size_t np = host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++) {
 		float sum = 0, mean = 0, l1 = 0, dot = 0;
 		use_path(paths[pi]);
-		assert_int_equal(kn_reduce(paths[pi].b, KN_SUM, x, n, &sum), KN_OK);
-		assert_int_equal(kn_reduce(paths[pi].b, KN_MEAN, x, n, &mean), KN_OK);
-		assert_int_equal(kn_reduce(paths[pi].b, KN_NORM_L1, x, n, &l1), KN_OK);
-		assert_int_equal(kn_dot(paths[pi].b, x, x, n, &dot), KN_OK);
+		assert_int_equal(run_reduce(paths[pi], KN_SUM, x, n, &sum), KN_OK);
+		assert_int_equal(run_reduce(paths[pi], KN_MEAN, x, n, &mean), KN_OK);
+		assert_int_equal(run_reduce(paths[pi], KN_NORM_L1, x, n, &l1), KN_OK);
+		assert_int_equal(run_dot(paths[pi], x, x, n, &dot), KN_OK);
 		kn_simd_set_isa(NULL);
 		double want_dot = (double)n / 2 * ((double)0.1f * 0.1f + (double)0.3f * 0.3f);
 		if (fabs(sum / want - 1) > 1e-6 || fabs(mean / (want / n) - 1) > 1e-6 ||
@@ -532,7 +692,7 @@ static void test_sum_large_n(void **state)
 static void test_norm_l2_extremes(void **state)
 {
 	(void)state;
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	const float scales[] = {1e30f, 1e-30f, 1e-44f, 3e37f};
 	float x[100];
@@ -542,7 +702,7 @@ static void test_norm_l2_extremes(void **state)
 				x[i] = scales[k] * (i % 2 ? 1.0f : -1.0f);
 			float got = 0;
 			use_path(paths[pi]);
-			assert_int_equal(kn_reduce(paths[pi].b, KN_NORM_L2, x, 100, &got), KN_OK);
+			assert_int_equal(run_reduce(paths[pi], KN_NORM_L2, x, 100, &got), KN_OK);
 			kn_simd_set_isa(NULL);
 			double want = 10.0 * scales[k];
 			if (fabs(got / want - 1) > 1e-6)
@@ -591,7 +751,7 @@ static void test_softmax_all_paths(void **state)
 {
 	(void)state;
 	static const size_t shapes[][2] = {{1, 1}, {3, 7}, {2, 16}, {5, 17}, {4, 1023}, {1, 4097}, {0, 5}, {5, 0}};
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++)
 		for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
@@ -601,7 +761,7 @@ static void test_softmax_all_paths(void **state)
 				for (size_t i = 0; i < n; i++)
 					x[i] *= 9.0f; /* [-90, 90]: exp(x) alone would overflow */
 				use_path(paths[pi]);
-				assert_int_equal((lf ? kn_log_softmax : kn_softmax)(paths[pi].b, x, y, rows, cols), KN_OK);
+				assert_int_equal(run_softmax(paths[pi], x, y, rows, cols, lf), KN_OK);
 				kn_simd_set_isa(NULL);
 				for (size_t r = 0; r < rows; r++) {
 					const float *a = x + r * cols;
@@ -627,7 +787,7 @@ static void test_softmax_all_paths(void **state)
 static void test_softmax_nan_and_in_place(void **state)
 {
 	(void)state;
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++) {
 		float x[2][20];
@@ -635,7 +795,7 @@ static void test_softmax_nan_and_in_place(void **state)
 			x[0][j] = (float)j, x[1][j] = (float)j;
 		x[1][18] = NAN;
 		use_path(paths[pi]);
-		assert_int_equal(kn_softmax(paths[pi].b, &x[0][0], &x[0][0], 2, 20), KN_OK); /* in place */
+		assert_int_equal(run_softmax(paths[pi], &x[0][0], &x[0][0], 2, 20, 0), KN_OK); /* in place */
 		kn_simd_set_isa(NULL);
 		double sum = 0;
 		for (int j = 0; j < 20; j++)
@@ -684,7 +844,7 @@ static void check_gemm(path pa, int ta, int tb, size_t M, size_t N, size_t K, fl
 	double *want = malloc((M * N + 1) * sizeof(double)), *mag = malloc((M * N + 1) * sizeof(double));
 	gemm_ref(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C0, ldc, want, mag);
 	use_path(pa);
-	assert_int_equal(kn_sgemm(pa.b, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), KN_OK);
+	assert_int_equal(run_sgemm(pa, ta, tb, M, N, K, alpha, A, arows * lda + 1, lda, B, brows * ldb + 1, ldb, beta, C, M * ldc + 1, ldc), KN_OK);
 	kn_simd_set_isa(NULL);
 	for (size_t i = 0; i < M; i++) {
 		for (size_t j = 0; j < N; j++) {
@@ -706,7 +866,7 @@ static void test_sgemm_all_paths(void **state)
 	(void)state;
 	static const size_t shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {6, 32, 256}, {13, 70, 300},
 					   {130, 35, 7}, {3, 5, 0}, {64, 64, 64}, {7, 1100, 3}};
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++)
 		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
@@ -719,7 +879,7 @@ static void test_sgemv_all_paths(void **state)
 {
 	(void)state;
 	static const size_t shapes[][2] = {{1, 1}, {17, 33}, {64, 64}, {5, 1000}, {300, 7}, {4, 0}};
-	path paths[5];
+	path paths[6];
 	size_t np = all_host_paths(paths);
 	for (size_t pi = 0; pi < np; pi++)
 		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
@@ -730,7 +890,7 @@ static void test_sgemv_all_paths(void **state)
 				float *A = filled(M * lda + 1, 0, 14, &Ab), *x = filled(xlen + 1, 1, 15, &xb);
 				float *y = filled(ylen + 1, 1, 16, &yb), *y0 = filled(ylen + 1, 1, 16, &y0b);
 				use_path(paths[pi]);
-				assert_int_equal(kn_sgemv(paths[pi].b, ta, M, N, 1.5f, A, lda, x, 0.5f, y), KN_OK);
+				assert_int_equal(run_sgemv(paths[pi], ta, M, N, 1.5f, A, M * lda + 1, lda, x, 0.5f, y), KN_OK);
 				kn_simd_set_isa(NULL);
 				for (size_t i = 0; i < ylen; i++) {
 					double s_ = 0, a = 0;
@@ -811,6 +971,84 @@ static void test_backends_report_reasons(void **state)
 	}
 }
 
+/* ---- cuda (0.5.0) ----------------------------------------------------------- */
+
+static kn_status unavailable_with_reason(kn_status s)
+{
+	assert_int_equal(s, KN_EUNAVAILABLE);
+	assert_non_null(strstr(kn_last_error(), "cuda"));
+	return s;
+}
+
+/* Without a device (or without nvcc at build time) every op says why it
+ * cannot run; with one, the path tests above have compared it already.  The
+ * host buffers here are never touched: the calls stop at the probe. */
+static void test_cuda_every_op_unavailable_or_compared(void **state)
+{
+	(void)state;
+	if (cuda_device()) {
+		print_message("cuda: device present; compared with the other paths in the tests above\n");
+		return;
+	}
+	float v[16] = {0}, out = 0;
+	size_t idx = 0;
+	for (int op = 0; op < KN_UNARY_COUNT_; op++)
+		unavailable_with_reason(kn_unary_ex(KN_BACKEND_CUDA, (kn_unary_op)op, v, v, 4, &test_params));
+	for (int op = 0; op < KN_BINARY_COUNT_; op++)
+		unavailable_with_reason(kn_binary(KN_BACKEND_CUDA, (kn_binary_op)op, v, v, v, 4));
+	unavailable_with_reason(kn_axpy(KN_BACKEND_CUDA, 2.0f, v, v, 4));
+	for (int op = 0; op < KN_REDUCE_COUNT_; op++)
+		unavailable_with_reason(kn_reduce(KN_BACKEND_CUDA, (kn_reduce_op)op, v, 4, &out));
+	for (int op = 0; op < KN_ARGREDUCE_COUNT_; op++)
+		unavailable_with_reason(kn_argreduce(KN_BACKEND_CUDA, (kn_argreduce_op)op, v, 4, &idx));
+	unavailable_with_reason(kn_dot(KN_BACKEND_CUDA, v, v, 4, &out));
+	unavailable_with_reason(kn_softmax(KN_BACKEND_CUDA, v, v, 2, 2));
+	unavailable_with_reason(kn_log_softmax(KN_BACKEND_CUDA, v, v, 2, 2));
+	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 1, 2, 2, 2, 1, v, 2, v, 2, 0, v, 2));
+	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 0, 2, 2, 0, 1, v, 1, v, 2, 0, v, 2));
+	unavailable_with_reason(kn_sgemv(KN_BACKEND_CUDA, 1, 2, 2, 1, v, 2, v, 0, v));
+	unavailable_with_reason(kn_sgemv(KN_BACKEND_CUDA, 0, 2, 0, 1, v, 1, NULL, 0, v));
+	unavailable_with_reason(kn_sync(KN_BACKEND_CUDA));
+	unavailable_with_reason(kn_copy_in(KN_BACKEND_CUDA, v, v, 4));
+	/* the result slots are left alone */
+	assert_true(out == 0 && idx == 0);
+}
+
+/* Bad arguments are KN_EINVAL on cuda as on every backend, checked before
+ * the device is asked anything (so also on machines without one). */
+static void test_cuda_bad_arguments(void **state)
+{
+	(void)state;
+	const kn_backend c = KN_BACKEND_CUDA;
+	float v[16] = {0}, out;
+	size_t idx;
+	kn_unary_params bad = {2, 1, 1};
+	assert_int_equal(kn_unary(c, KN_LOG, NULL, v, 4), KN_EINVAL);
+	assert_int_equal(kn_unary_ex(c, KN_CLAMP, v, v, 4, &bad), KN_EINVAL);
+	assert_int_equal(kn_binary(c, KN_DIV, v, NULL, v, 4), KN_EINVAL);
+	assert_int_equal(kn_axpy(c, 1.0f, v, NULL, 4), KN_EINVAL);
+	assert_int_equal(kn_reduce(c, KN_SUM, v, 4, NULL), KN_EINVAL);
+	assert_int_equal(kn_reduce(c, KN_NORM_L2, NULL, 4, &out), KN_EINVAL);
+	assert_int_equal(kn_reduce(c, KN_MEAN, v, 0, &out), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "empty"));
+	assert_int_equal(kn_argreduce(c, KN_ARGMIN, v, 0, &idx), KN_EINVAL);
+	assert_int_equal(kn_argreduce(c, KN_ARGMAX, v, 4, NULL), KN_EINVAL);
+	assert_int_equal(kn_dot(c, v, NULL, 4, &out), KN_EINVAL);
+	assert_int_equal(kn_softmax(c, NULL, v, 2, 2), KN_EINVAL);
+	assert_int_equal(kn_log_softmax(c, v, NULL, 2, 2), KN_EINVAL);
+	assert_int_equal(kn_sgemm(c, 0, 0, 2, 3, 4, 1, v, 3, v, 3, 0, v, 3), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "lda"));
+	assert_int_equal(kn_sgemm(c, 0, 1, 2, 3, 4, 1, v, 4, v, 3, 0, v, 3), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "ldb"));
+	assert_int_equal(kn_sgemm(c, 0, 0, 2, 3, 4, 1, v, 4, v, 3, 0, v, 2), KN_EINVAL);
+	assert_int_equal(kn_sgemm(c, 0, 0, 2, 3, 4, 1, v, 4, NULL, 3, 0, v, 3), KN_EINVAL);
+	assert_int_equal(kn_sgemv(c, 0, 2, 3, 1, v, 2, v, 0, v), KN_EINVAL);
+	assert_int_equal(kn_sgemv(c, 1, 2, 3, 1, v, 3, v, 0, NULL), KN_EINVAL);
+	/* ops a newer header may name: unsupported, not a crash */
+	assert_int_equal(kn_unary(c, (kn_unary_op)99, v, v, 4), KN_EUNSUPPORTED);
+	assert_int_equal(kn_reduce(c, (kn_reduce_op)99, v, 4, &out), KN_EUNSUPPORTED);
+}
+
 static void test_aligned_alloc(void **state)
 {
 	(void)state;
@@ -849,6 +1087,8 @@ int main(void)
 		cmocka_unit_test(test_in_place),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_backends_report_reasons),
+		cmocka_unit_test(test_cuda_every_op_unavailable_or_compared),
+		cmocka_unit_test(test_cuda_bad_arguments),
 		cmocka_unit_test(test_aligned_alloc),
 	};
 	return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);
