@@ -25,20 +25,45 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-typedef float v16 __attribute__((vector_size(64)));
+/* Eight independent accumulators in the widest vectors the CPU has, so the
+ * loop is limited by memory, not by the adds (a generic vector loop reached
+ * only about half the read bandwidth on the project's machine). */
+__attribute__((target("avx512f"))) static float read_avx512(const float *x, size_t n)
+{
+	__m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+	for (size_t i = 0; i + 128 <= n; i += 128) {
+		s0 = _mm512_add_ps(s0, _mm512_load_ps(x + i)), s1 = _mm512_add_ps(s1, _mm512_load_ps(x + i + 16));
+		s2 = _mm512_add_ps(s2, _mm512_load_ps(x + i + 32)), s3 = _mm512_add_ps(s3, _mm512_load_ps(x + i + 48));
+		s4 = _mm512_add_ps(s4, _mm512_load_ps(x + i + 64)), s5 = _mm512_add_ps(s5, _mm512_load_ps(x + i + 80));
+		s6 = _mm512_add_ps(s6, _mm512_load_ps(x + i + 96)), s7 = _mm512_add_ps(s7, _mm512_load_ps(x + i + 112));
+	}
+	s0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)),
+			   _mm512_add_ps(_mm512_add_ps(s4, s5), _mm512_add_ps(s6, s7)));
+	return _mm512_reduce_add_ps(s0);
+}
 
-/* Four independent accumulators so the adds do not wait on each other. */
+__attribute__((target("avx2"))) static float read_avx2(const float *x, size_t n)
+{
+	__m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+	for (size_t i = 0; i + 32 <= n; i += 32) {
+		s0 = _mm256_add_ps(s0, _mm256_load_ps(x + i)), s1 = _mm256_add_ps(s1, _mm256_load_ps(x + i + 8));
+		s2 = _mm256_add_ps(s2, _mm256_load_ps(x + i + 16)), s3 = _mm256_add_ps(s3, _mm256_load_ps(x + i + 24));
+	}
+	float out[8];
+	_mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+	return out[0] + out[7];
+}
+
 static float read_sum(const float *a, size_t n)
 {
-	v16 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
-	const v16 *v = (const v16 *)a;
-	for (size_t i = 0; i + 4 <= n / 16; i += 4) {
-		s0 += v[i], s1 += v[i + 1], s2 += v[i + 2], s3 += v[i + 3];
-	}
-	v16 s = s0 + s1 + s2 + s3;
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		return read_avx512(a, n);
+	if (__builtin_cpu_supports("avx2"))
+		return read_avx2(a, n);
 	float t = 0;
-	for (int i = 0; i < 16; i++)
-		t += s[i];
+	for (size_t i = 0; i < n; i++)
+		t += a[i];
 	return t;
 }
 
@@ -125,6 +150,6 @@ cJSON *bv_calibrate(void)
 	cJSON_AddNumberToObject(o, "peak_gflops", best);
 	cJSON_AddStringToObject(o, "isa", isa);
 	cJSON_AddStringToObject(o, "method", "one core; best of 5: memcpy of 128 MiB (read + write bytes), "
-					     "vector sum of 128 MiB, 12 independent FMA chains");
+					     "AVX-512/AVX2 sum of 128 MiB, 12 independent FMA chains");
 	return o;
 }
