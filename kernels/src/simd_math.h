@@ -363,29 +363,84 @@ kn_status ISA(kn_simd_reduce)(kn_reduce_op op, const float *x, size_t n, float *
 	return KN_OK;
 }
 
-/* argmax/argmin in two vector passes: the extreme value (with the NaN flag),
- * then the first lane equal to it (or the first NaN).  The second pass stops
- * at the hit, so it reads on average much less than the whole input. */
-kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+/* argmax/argmin in one streaming pass.  Per block of KN_ARG_BLOCK elements
+ * the block's extreme comes from vector max/min (memory-bound, like
+ * kn_reduce's max); the loop remembers only the first block whose extreme
+ * strictly beats the running best, and at the end rescans that one block
+ * (16 KB) for the first lane equal to the best.  That block holds the first
+ * occurrence of the overall extreme: an earlier block would have beaten the
+ * best first, and a later block with the same extreme does not beat it
+ * strictly.  A block with a NaN ends the search: its first NaN is the
+ * answer, as every earlier block had none.  (0.5 found the extreme over the
+ * whole input first and then searched it again: 1.5 passes on average.) */
+#define KN_ARG_BLOCK 4096
+
+/* The extreme of a full block, 4 accumulators (independent max chains);
+ * *nan says whether the block has a NaN, which maxps/minps would drop.  An
+ * unordered compare of two vectors is true where either one is NaN, so one
+ * compare covers two loads.  want_max is a constant at each call (inlined). */
+static inline __attribute__((always_inline)) float ISA(block_extreme)(const float *x, int want_max, int *nan)
 {
-	int nan = 0;
-	float m = ISA(extreme)(x, n, op == KN_ARGMAX, 0, &nan);
-	vf target = vset1(m);
-	size_t i = 0;
-	for (;; i += W) {
+	vf a0 = vload(x), a1 = vload(x + W), a2 = vload(x + 2 * W), a3 = vload(x + 3 * W);
+	vm un = vmor(vcmpunord(a0, a1), vcmpunord(a2, a3));
+	for (size_t i = 4 * W; i < KN_ARG_BLOCK; i += 4 * W) {
+		vf u0 = vload(x + i), u1 = vload(x + i + W), u2 = vload(x + i + 2 * W), u3 = vload(x + i + 3 * W);
+		un = vmor(un, vmor(vcmpunord(u0, u1), vcmpunord(u2, u3)));
+		a0 = want_max ? vmax(a0, u0) : vmin(a0, u0);
+		a1 = want_max ? vmax(a1, u1) : vmin(a1, u1);
+		a2 = want_max ? vmax(a2, u2) : vmin(a2, u2);
+		a3 = want_max ? vmax(a3, u3) : vmin(a3, u3);
+	}
+	*nan = vmbits(un) != 0;
+	if (want_max)
+		return hmax(vmax(vmax(a0, a1), vmax(a2, a3)));
+	return hmin(vmin(vmin(a0, a1), vmin(a2, a3)));
+}
+
+/* Index of the first NaN (nan) or of the first element equal to target in
+ * x[0..n); n when there is none. */
+static size_t ISA(first_hit)(const float *x, size_t n, int nan, float target)
+{
+	vf t = vset1(target);
+	for (size_t i = 0; i < n; i += W) {
 		vf v = i + W <= n ? vload(x + i) : vload_n(x + i, n - i);
-		vm hit = nan ? vcmpunord(v, v) : vcmpeq(v, target);
-		unsigned bits = vmbits(hit);
+		unsigned bits = vmbits(nan ? vcmpunord(v, v) : vcmpeq(v, t));
 		if (i + W > n)
 			bits &= (1u << (n - i)) - 1u; /* zero-filled lanes past the end */
-		if (bits) {
-			*out = i + (size_t)__builtin_ctz(bits);
+		if (bits)
+			return i + (size_t)__builtin_ctz(bits);
+	}
+	return n;
+}
+
+kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	int want_max = op == KN_ARGMAX;
+	float best = 0.0f;
+	size_t best_at = 0;
+	for (size_t b = 0; b < n; b += KN_ARG_BLOCK) {
+		size_t len = n - b < KN_ARG_BLOCK ? n - b : KN_ARG_BLOCK;
+		int nan = 0;
+		float m;
+		if (len < KN_ARG_BLOCK)
+			m = ISA(extreme)(x + b, len, want_max, 0, &nan);
+		else if (want_max)
+			m = ISA(block_extreme)(x + b, 1, &nan);
+		else
+			m = ISA(block_extreme)(x + b, 0, &nan);
+		if (nan) {
+			*out = b + ISA(first_hit)(x + b, len, 1, 0.0f);
 			return KN_OK;
 		}
-		if (i + W >= n)
-			break;
+		if (b == 0 || (want_max ? m > best : m < best))
+			best = m, best_at = b;
 	}
-	return kn_fail(KN_EDEVICE, "simd: argreduce found no element equal to the extreme");
+	size_t len = n - best_at < KN_ARG_BLOCK ? n - best_at : KN_ARG_BLOCK;
+	size_t k = ISA(first_hit)(x + best_at, len, 0, best);
+	if (k == len)
+		return kn_fail(KN_EDEVICE, "simd: argreduce found no element equal to the extreme");
+	*out = best_at + k;
+	return KN_OK;
 }
 
 /* ---- softmax ------------------------------------------------------------- */
