@@ -16,6 +16,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,15 +42,9 @@ static inline vf vexp_lo(vf x, vf xlo)
 	p = vfma(p, r, vset1(1.6666665459e-1f));
 	p = vfma(p, r, vset1(5.0000001201e-1f));
 	vf y = vadd(vfma(p, vmul(r, r), r), vset1(1.0f));
-	/* Scale by 2^n as 2^(n/2) * 2^(n - n/2): both halves are normal floats
-	 * for n in [-150, 128], so results in the denormal range are rounded
-	 * once (by the last multiply) instead of being flushed to zero. */
-	vi ni = vcvti(n);
-	vi h = ISRAI(ni, 1);
-	vi l = isub(ni, h);
-	vf s1 = iasf(ISLLI(iadd(h, iset1(127)), 23));
-	vf s2 = iasf(ISLLI(iadd(l, iset1(127)), 23));
-	return vmul(vmul(y, s1), s2);
+	/* y 2^n rounded once, so that results in the denormal range are
+	 * rounded, not flushed (vldexp: one instruction on AVX-512). */
+	return vldexp(y, n);
 }
 
 static inline vf vexp(vf x) { return vexp_lo(x, vset1(0.0f)); }
@@ -445,11 +440,21 @@ kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, s
 
 /* ---- softmax ------------------------------------------------------------- */
 
-/* One row: m = max (NaN if the row has one), y = exp(x - m) and its sum in a
- * pass, then a scaling pass (softmax) or y = x - m - log(sum) (log_softmax).
- * Subtracting the max keeps every exp in (0, 1]: no overflow for any input.
- * x - m is formed exactly as hi + lo (TwoSum) and lo goes into exp: rounding
- * x - m = -80.3 to float alone would cost exp 60 ulp. */
+/* One row: m = max (NaN if the row has one), e = exp(x - m) and its sum in a
+ * pass, then a pass writing y = e / sum (softmax) or y = x - m - log(sum)
+ * (log_softmax).  Subtracting the max keeps every exp in (0, 1]: no overflow
+ * for any input.  x - m is formed exactly as hi + lo (TwoSum) and lo goes
+ * into exp: rounding x - m = -80.3 to float alone would cost exp 60 ulp.
+ *
+ * The max pass is the only one that reads x from memory; the exp pass (the
+ * compute) and the writing pass run on the row in L1.  So that the memory
+ * reads overlap with that compute, the exp pass prefetches the next row (into
+ * L2), and on large outputs the writing pass uses non-temporal stores: no
+ * read-for-ownership of y, and y does not evict the next row.  e goes to a
+ * scratch row (in L1) rather than to y, for the same reason.  One exp per
+ * element: an online softmax (running max and rescaled sum in one pass) would
+ * have to compute exp(x - max) again in the writing pass, and on this
+ * compute-bound loop that costs more than re-reading the row from L1. */
 static inline vf vexp_diff(vf x, vf m)
 {
 	vf hi = vsub(x, m);
@@ -458,16 +463,50 @@ static inline vf vexp_diff(vf x, vf m)
 	return vexp_lo(hi, lo);
 }
 
-static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form)
+/* The writing pass: y[0..n) = EXPR of v = SRC[i], through non-temporal
+ * stores from the first W-aligned element of y when stream is set. */
+#define KN_ROW_OUT(SRC, EXPR)                                                                      \
+	do {                                                                                       \
+		size_t i_ = 0;                                                                     \
+		if (stream) {                                                                      \
+			size_t off_ = ((uintptr_t)y / sizeof(float)) % W;                          \
+			size_t head_ = off_ ? W - off_ : 0;                                        \
+			head_ = head_ < n ? head_ : n;                                             \
+			if (head_) {                                                               \
+				vf v = vload_n(SRC, head_);                                        \
+				vstore_n(y, EXPR, head_);                                          \
+			}                                                                          \
+			for (i_ = head_; i_ + W <= n; i_ += W) {                                   \
+				vf v = vload(SRC + i_);                                            \
+				vstream(y + i_, EXPR);                                             \
+			}                                                                          \
+		} else {                                                                           \
+			for (; i_ + W <= n; i_ += W) {                                             \
+				vf v = vload(SRC + i_);                                            \
+				vstore(y + i_, EXPR);                                              \
+			}                                                                          \
+		}                                                                                  \
+		if (i_ < n) {                                                                      \
+			vf v = vload_n(SRC + i_, n - i_);                                          \
+			vstore_n(y + i_, EXPR, n - i_);                                            \
+		}                                                                                  \
+	} while (0)
+
+/* e: where exp(x - m) goes (scratch, or y itself); next: the row to prefetch
+ * (NULL for none). */
+static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form, float *e_buf, const float *next,
+			     int stream)
 {
 	int nan = 0;
 	float m = ISA(extreme)(x, n, 1, 0, &nan);
 	vf vm_ = vset1(nan ? NAN : m), acc = vset1(0.0f);
 	size_t i = 0;
 	for (; i + W <= n; i += W) {
+		if (next)
+			__builtin_prefetch(next + i, 0, 2);
 		vf e = vexp_diff(vload(x + i), vm_);
 		if (!log_form)
-			vstore(y + i, e);
+			vstore(e_buf + i, e);
 		acc = vadd(acc, e);
 	}
 	if (i < n) {
@@ -479,7 +518,7 @@ static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form)
 			buf[j] = 0.0f;
 		e = vload(buf);
 		if (!log_form)
-			vstore_n(y + i, e, n - i);
+			vstore_n(e_buf + i, e, n - i);
 		acc = vadd(acc, e);
 	}
 	float sum = hsum(acc);
@@ -487,18 +526,34 @@ static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form)
 		/* x - (m + log(sum)) in one rounding would lose the low bits of m
 		 * when log(sum) is small; subtract them one at a time. */
 		vf lse = vset1(logf(sum));
-		KN_UNARY_LOOP(vsub(vsub(v, vm_), lse));
+		KN_ROW_OUT(x, vsub(vsub(v, vm_), lse));
 	} else {
 		vf inv = vset1(1.0f / sum);
-		x = y; /* scale y in place */
-		KN_UNARY_LOOP(vmul(v, inv));
+		KN_ROW_OUT(e_buf, vmul(v, inv));
 	}
 }
 
+/* Outputs from KN_STREAM_BYTES up do not fit in L2: nobody reads them back
+ * from cache, so they are written around it.  Rows up to KN_PREFETCH_BYTES
+ * are prefetched whole, a row ahead. */
+#define KN_STREAM_BYTES (2u << 20)
+#define KN_PREFETCH_BYTES (64u << 10)
+
 kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t cols, int log_form)
 {
-	for (size_t r = 0; r < rows; r++)
-		ISA(softmax_row)(x + r * cols, y + r * cols, cols, log_form);
+	size_t bytes = rows * cols * sizeof(float);
+	int stream = bytes >= KN_STREAM_BYTES && cols >= 4 * W && (uintptr_t)y % sizeof(float) == 0;
+	int prefetch = cols * sizeof(float) <= KN_PREFETCH_BYTES;
+	/* Without scratch (out of memory) exp(x - m) goes to y, as in 0.5. */
+	float *scratch = log_form ? NULL : kn_aligned_floats(cols);
+	for (size_t r = 0; r < rows; r++) {
+		float *yr = y + r * cols;
+		const float *next = prefetch && r + 1 < rows ? x + (r + 1) * cols : NULL;
+		ISA(softmax_row)(x + r * cols, yr, cols, log_form, scratch ? scratch : yr, next, stream);
+	}
+	if (stream)
+		_mm_sfence(); /* non-temporal stores are weakly ordered: publish them before returning */
+	free(scratch);
 	return KN_OK;
 }
 
