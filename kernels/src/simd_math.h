@@ -29,7 +29,11 @@ static inline vf vexp_lo(vf x, vf xlo)
 {
 	x = vmax(vset1(-104.0f), x);
 	x = vmin(vset1(89.0f), x);
-	vf n = vround(vmul(x, vset1(1.44269504088896341f)));
+	/* n = round(x / ln2) by adding and subtracting 1.5 2^23 (round to
+	 * nearest even, as vround, for |x / ln2| < 2^22): an fma and a sub are
+	 * cheaper than a multiply and a rounding instruction. */
+	const vf magic = vset1(12582912.0f);
+	vf n = vsub(vfma(x, vset1(1.44269504088896341f), magic), magic);
 	/* r = x - n ln2 in two steps (Cody-Waite): ln2_hi has few enough bits
 	 * that n * ln2_hi is exact for every n reached here. */
 	vf r = vfnma(n, vset1(0.693145751953125f), x);
