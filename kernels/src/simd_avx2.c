@@ -59,6 +59,21 @@ static inline vm vcmpeq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 static inline vm vcmpunord(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
 static inline vf vblend(vm m, vf a, vf b) { return _mm256_blendv_ps(a, b, m); }
 
+/* y 2^n for integral n in [-150, 128] (a float), as 2^(n/2) 2^(n - n/2):
+ * both halves are normal floats, so results in the denormal range are
+ * rounded once (by the last multiply) instead of being flushed to zero. */
+static inline vf vldexp(vf y, vf n)
+{
+	vi ni = vcvti(n);
+	vi h = ISRAI(ni, 1);
+	vi l = isub(ni, h);
+	vf s1 = iasf(ISLLI(iadd(h, iset1(127)), 23));
+	vf s2 = iasf(ISLLI(iadd(l, iset1(127)), 23));
+	return vmul(vmul(y, s1), s2);
+}
+/* Non-temporal store; p 32-byte aligned. */
+static inline void vstream(float *p, vf v) { _mm256_stream_ps(p, v); }
+
 static inline vm vmor(vm a, vm b) { return _mm256_or_ps(a, b); }
 static inline unsigned vmbits(vm m) { return (unsigned)_mm256_movemask_ps(m); }
 static inline __m128 fold(vf v, __m128 (*op)(__m128, __m128))

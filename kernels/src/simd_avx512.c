@@ -60,6 +60,12 @@ static inline vm vcmpunord(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_UN
 /* m ? b : a, lane by lane */
 static inline vf vblend(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, a, b); }
 
+/* y 2^n for integral n in [-150, 128] (a float), rounded once: scalef
+ * handles denormal and overflowing results itself. */
+static inline vf vldexp(vf y, vf n) { return _mm512_scalef_ps(y, n); }
+/* Non-temporal store; p 64-byte aligned. */
+static inline void vstream(float *p, vf v) { _mm512_stream_ps(p, v); }
+
 static inline vm vmor(vm a, vm b) { return (vm)(a | b); }
 static inline unsigned vmbits(vm m) { return (unsigned)m; }
 static inline float hsum(vf v) { return _mm512_reduce_add_ps(v); }

@@ -16,6 +16,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,11 @@ static inline vf vexp_lo(vf x, vf xlo)
 {
 	x = vmax(vset1(-104.0f), x);
 	x = vmin(vset1(89.0f), x);
-	vf n = vround(vmul(x, vset1(1.44269504088896341f)));
+	/* n = round(x / ln2) by adding and subtracting 1.5 2^23 (round to
+	 * nearest even, as vround, for |x / ln2| < 2^22): an fma and a sub are
+	 * cheaper than a multiply and a rounding instruction. */
+	const vf magic = vset1(12582912.0f);
+	vf n = vsub(vfma(x, vset1(1.44269504088896341f), magic), magic);
 	/* r = x - n ln2 in two steps (Cody-Waite): ln2_hi has few enough bits
 	 * that n * ln2_hi is exact for every n reached here. */
 	vf r = vfnma(n, vset1(0.693145751953125f), x);
@@ -41,15 +46,9 @@ static inline vf vexp_lo(vf x, vf xlo)
 	p = vfma(p, r, vset1(1.6666665459e-1f));
 	p = vfma(p, r, vset1(5.0000001201e-1f));
 	vf y = vadd(vfma(p, vmul(r, r), r), vset1(1.0f));
-	/* Scale by 2^n as 2^(n/2) * 2^(n - n/2): both halves are normal floats
-	 * for n in [-150, 128], so results in the denormal range are rounded
-	 * once (by the last multiply) instead of being flushed to zero. */
-	vi ni = vcvti(n);
-	vi h = ISRAI(ni, 1);
-	vi l = isub(ni, h);
-	vf s1 = iasf(ISLLI(iadd(h, iset1(127)), 23));
-	vf s2 = iasf(ISLLI(iadd(l, iset1(127)), 23));
-	return vmul(vmul(y, s1), s2);
+	/* y 2^n rounded once, so that results in the denormal range are
+	 * rounded, not flushed (vldexp: one instruction on AVX-512). */
+	return vldexp(y, n);
 }
 
 static inline vf vexp(vf x) { return vexp_lo(x, vset1(0.0f)); }
@@ -363,38 +362,103 @@ kn_status ISA(kn_simd_reduce)(kn_reduce_op op, const float *x, size_t n, float *
 	return KN_OK;
 }
 
-/* argmax/argmin in two vector passes: the extreme value (with the NaN flag),
- * then the first lane equal to it (or the first NaN).  The second pass stops
- * at the hit, so it reads on average much less than the whole input. */
-kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+/* argmax/argmin in one streaming pass.  Per block of KN_ARG_BLOCK elements
+ * the block's extreme comes from vector max/min (memory-bound, like
+ * kn_reduce's max); the loop remembers only the first block whose extreme
+ * strictly beats the running best, and at the end rescans that one block
+ * (16 KB) for the first lane equal to the best.  That block holds the first
+ * occurrence of the overall extreme: an earlier block would have beaten the
+ * best first, and a later block with the same extreme does not beat it
+ * strictly.  A block with a NaN ends the search: its first NaN is the
+ * answer, as every earlier block had none.  (0.5 found the extreme over the
+ * whole input first and then searched it again: 1.5 passes on average.) */
+#define KN_ARG_BLOCK 4096
+
+/* The extreme of a full block, 4 accumulators (independent max chains);
+ * *nan says whether the block has a NaN, which maxps/minps would drop.  An
+ * unordered compare of two vectors is true where either one is NaN, so one
+ * compare covers two loads.  want_max is a constant at each call (inlined). */
+static inline __attribute__((always_inline)) float ISA(block_extreme)(const float *x, int want_max, int *nan)
 {
-	int nan = 0;
-	float m = ISA(extreme)(x, n, op == KN_ARGMAX, 0, &nan);
-	vf target = vset1(m);
-	size_t i = 0;
-	for (;; i += W) {
+	vf a0 = vload(x), a1 = vload(x + W), a2 = vload(x + 2 * W), a3 = vload(x + 3 * W);
+	vm un = vmor(vcmpunord(a0, a1), vcmpunord(a2, a3));
+	for (size_t i = 4 * W; i < KN_ARG_BLOCK; i += 4 * W) {
+		vf u0 = vload(x + i), u1 = vload(x + i + W), u2 = vload(x + i + 2 * W), u3 = vload(x + i + 3 * W);
+		un = vmor(un, vmor(vcmpunord(u0, u1), vcmpunord(u2, u3)));
+		a0 = want_max ? vmax(a0, u0) : vmin(a0, u0);
+		a1 = want_max ? vmax(a1, u1) : vmin(a1, u1);
+		a2 = want_max ? vmax(a2, u2) : vmin(a2, u2);
+		a3 = want_max ? vmax(a3, u3) : vmin(a3, u3);
+	}
+	*nan = vmbits(un) != 0;
+	if (want_max)
+		return hmax(vmax(vmax(a0, a1), vmax(a2, a3)));
+	return hmin(vmin(vmin(a0, a1), vmin(a2, a3)));
+}
+
+/* Index of the first NaN (nan) or of the first element equal to target in
+ * x[0..n); n when there is none. */
+static size_t ISA(first_hit)(const float *x, size_t n, int nan, float target)
+{
+	vf t = vset1(target);
+	for (size_t i = 0; i < n; i += W) {
 		vf v = i + W <= n ? vload(x + i) : vload_n(x + i, n - i);
-		vm hit = nan ? vcmpunord(v, v) : vcmpeq(v, target);
-		unsigned bits = vmbits(hit);
+		unsigned bits = vmbits(nan ? vcmpunord(v, v) : vcmpeq(v, t));
 		if (i + W > n)
 			bits &= (1u << (n - i)) - 1u; /* zero-filled lanes past the end */
-		if (bits) {
-			*out = i + (size_t)__builtin_ctz(bits);
+		if (bits)
+			return i + (size_t)__builtin_ctz(bits);
+	}
+	return n;
+}
+
+kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, size_t *out)
+{
+	int want_max = op == KN_ARGMAX;
+	float best = 0.0f;
+	size_t best_at = 0;
+	for (size_t b = 0; b < n; b += KN_ARG_BLOCK) {
+		size_t len = n - b < KN_ARG_BLOCK ? n - b : KN_ARG_BLOCK;
+		int nan = 0;
+		float m;
+		if (len < KN_ARG_BLOCK)
+			m = ISA(extreme)(x + b, len, want_max, 0, &nan);
+		else if (want_max)
+			m = ISA(block_extreme)(x + b, 1, &nan);
+		else
+			m = ISA(block_extreme)(x + b, 0, &nan);
+		if (nan) {
+			*out = b + ISA(first_hit)(x + b, len, 1, 0.0f);
 			return KN_OK;
 		}
-		if (i + W >= n)
-			break;
+		if (b == 0 || (want_max ? m > best : m < best))
+			best = m, best_at = b;
 	}
-	return kn_fail(KN_EDEVICE, "simd: argreduce found no element equal to the extreme");
+	size_t len = n - best_at < KN_ARG_BLOCK ? n - best_at : KN_ARG_BLOCK;
+	size_t k = ISA(first_hit)(x + best_at, len, 0, best);
+	if (k == len)
+		return kn_fail(KN_EDEVICE, "simd: argreduce found no element equal to the extreme");
+	*out = best_at + k;
+	return KN_OK;
 }
 
 /* ---- softmax ------------------------------------------------------------- */
 
-/* One row: m = max (NaN if the row has one), y = exp(x - m) and its sum in a
- * pass, then a scaling pass (softmax) or y = x - m - log(sum) (log_softmax).
- * Subtracting the max keeps every exp in (0, 1]: no overflow for any input.
- * x - m is formed exactly as hi + lo (TwoSum) and lo goes into exp: rounding
- * x - m = -80.3 to float alone would cost exp 60 ulp. */
+/* One row: m = max (NaN if the row has one), e = exp(x - m) and its sum in a
+ * pass, then a pass writing y = e / sum (softmax) or y = x - m - log(sum)
+ * (log_softmax).  Subtracting the max keeps every exp in (0, 1]: no overflow
+ * for any input.  x - m is formed exactly as hi + lo (TwoSum) and lo goes
+ * into exp: rounding x - m = -80.3 to float alone would cost exp 60 ulp.
+ *
+ * The max pass is the only one that reads x from memory; the exp pass (the
+ * compute) and the writing pass run on the row in L1.  So that the memory
+ * reads overlap with that compute, the exp pass prefetches the next row (into
+ * L2), and on large outputs the writing pass uses non-temporal stores: no
+ * read-for-ownership of y, and y does not evict the next row.  e goes to a
+ * scratch row (in L1) rather than to y, for the same reason.  One exp per
+ * element: an online softmax (running max and rescaled sum in one pass) would
+ * have to compute exp(x - max) again in the writing pass, and on this
+ * compute-bound loop that costs more than re-reading the row from L1. */
 static inline vf vexp_diff(vf x, vf m)
 {
 	vf hi = vsub(x, m);
@@ -403,16 +467,50 @@ static inline vf vexp_diff(vf x, vf m)
 	return vexp_lo(hi, lo);
 }
 
-static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form)
+/* The writing pass: y[0..n) = EXPR of v = SRC[i], through non-temporal
+ * stores from the first W-aligned element of y when stream is set. */
+#define KN_ROW_OUT(SRC, EXPR)                                                                      \
+	do {                                                                                       \
+		size_t i_ = 0;                                                                     \
+		if (stream) {                                                                      \
+			size_t off_ = ((uintptr_t)y / sizeof(float)) % W;                          \
+			size_t head_ = off_ ? W - off_ : 0;                                        \
+			head_ = head_ < n ? head_ : n;                                             \
+			if (head_) {                                                               \
+				vf v = vload_n(SRC, head_);                                        \
+				vstore_n(y, EXPR, head_);                                          \
+			}                                                                          \
+			for (i_ = head_; i_ + W <= n; i_ += W) {                                   \
+				vf v = vload(SRC + i_);                                            \
+				vstream(y + i_, EXPR);                                             \
+			}                                                                          \
+		} else {                                                                           \
+			for (; i_ + W <= n; i_ += W) {                                             \
+				vf v = vload(SRC + i_);                                            \
+				vstore(y + i_, EXPR);                                              \
+			}                                                                          \
+		}                                                                                  \
+		if (i_ < n) {                                                                      \
+			vf v = vload_n(SRC + i_, n - i_);                                          \
+			vstore_n(y + i_, EXPR, n - i_);                                            \
+		}                                                                                  \
+	} while (0)
+
+/* e: where exp(x - m) goes (scratch, or y itself); next: the row to prefetch
+ * (NULL for none). */
+static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form, float *e_buf, const float *next,
+			     int stream)
 {
 	int nan = 0;
 	float m = ISA(extreme)(x, n, 1, 0, &nan);
 	vf vm_ = vset1(nan ? NAN : m), acc = vset1(0.0f);
 	size_t i = 0;
 	for (; i + W <= n; i += W) {
+		if (next)
+			__builtin_prefetch(next + i, 0, 2);
 		vf e = vexp_diff(vload(x + i), vm_);
 		if (!log_form)
-			vstore(y + i, e);
+			vstore(e_buf + i, e);
 		acc = vadd(acc, e);
 	}
 	if (i < n) {
@@ -424,7 +522,7 @@ static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form)
 			buf[j] = 0.0f;
 		e = vload(buf);
 		if (!log_form)
-			vstore_n(y + i, e, n - i);
+			vstore_n(e_buf + i, e, n - i);
 		acc = vadd(acc, e);
 	}
 	float sum = hsum(acc);
@@ -432,18 +530,34 @@ static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form)
 		/* x - (m + log(sum)) in one rounding would lose the low bits of m
 		 * when log(sum) is small; subtract them one at a time. */
 		vf lse = vset1(logf(sum));
-		KN_UNARY_LOOP(vsub(vsub(v, vm_), lse));
+		KN_ROW_OUT(x, vsub(vsub(v, vm_), lse));
 	} else {
 		vf inv = vset1(1.0f / sum);
-		x = y; /* scale y in place */
-		KN_UNARY_LOOP(vmul(v, inv));
+		KN_ROW_OUT(e_buf, vmul(v, inv));
 	}
 }
 
+/* Outputs from KN_STREAM_BYTES up do not fit in L2: nobody reads them back
+ * from cache, so they are written around it.  Rows up to KN_PREFETCH_BYTES
+ * are prefetched whole, a row ahead. */
+#define KN_STREAM_BYTES (2u << 20)
+#define KN_PREFETCH_BYTES (64u << 10)
+
 kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t cols, int log_form)
 {
-	for (size_t r = 0; r < rows; r++)
-		ISA(softmax_row)(x + r * cols, y + r * cols, cols, log_form);
+	size_t bytes = rows * cols * sizeof(float);
+	int stream = bytes >= KN_STREAM_BYTES && cols >= 4 * W && (uintptr_t)y % sizeof(float) == 0;
+	int prefetch = cols * sizeof(float) <= KN_PREFETCH_BYTES;
+	/* Without scratch (out of memory) exp(x - m) goes to y, as in 0.5. */
+	float *scratch = log_form ? NULL : kn_aligned_floats(cols);
+	for (size_t r = 0; r < rows; r++) {
+		float *yr = y + r * cols;
+		const float *next = prefetch && r + 1 < rows ? x + (r + 1) * cols : NULL;
+		ISA(softmax_row)(x + r * cols, yr, cols, log_form, scratch ? scratch : yr, next, stream);
+	}
+	if (stream)
+		_mm_sfence(); /* non-temporal stores are weakly ordered: publish them before returning */
+	free(scratch);
 	return KN_OK;
 }
 

@@ -656,6 +656,55 @@ static void test_reduce_nan(void **state)
 		}
 }
 
+/* argmax/argmin against a plain loop on inputs made to catch a blocked
+ * search (0.6: blocks of 4096): the extreme at a block's first or last
+ * element, ties in different blocks, +-Inf, signed zeros, and a NaN in a
+ * later block after a larger value. */
+static void test_argreduce_blocks(void **state)
+{
+	(void)state;
+	path paths[6];
+	size_t np = host_paths(paths);
+	const size_t n = 3 * 4096 + 21;
+	float *x = malloc(n * sizeof(float));
+	assert_non_null(x);
+	for (size_t pi = 0; pi < np; pi++)
+		for (int c = 0; c < 7; c++) {
+			for (size_t i = 0; i < n; i++)
+				x[i] = (float)((i * 7919) % 1000) - 500.0f;
+			switch (c) {
+			case 0: x[4096] = 1e6f, x[2 * 4096 - 1] = -1e6f; break;
+			case 1: x[4095] = 1e6f, x[3 * 4096] = 1e6f, x[4096 + 5] = -1e6f, x[n - 1] = -1e6f; break;
+			case 2: x[n - 1] = INFINITY, x[7] = -INFINITY; break;
+			case 3: x[9000] = INFINITY, x[12000] = INFINITY, x[100] = -INFINITY, x[4100] = -INFINITY; break;
+			case 4:
+				for (size_t i = 0; i < n; i++)
+					x[i] = i % 3 ? 0.0f : -0.0f;
+				break;
+			case 5: x[10] = 1e6f, x[n - 3] = NAN, x[n - 2] = NAN; break;
+			case 6: x[2 * 4096] = NAN, x[4096 - 1] = NAN; break;
+			}
+			size_t wm = 0, wn = 0, first_nan = n;
+			for (size_t i = n; i-- > 0;)
+				first_nan = isnan(x[i]) ? i : first_nan;
+			for (size_t i = 0; i < n; i++) {
+				wm = x[i] > x[wm] ? i : wm;
+				wn = x[i] < x[wn] ? i : wn;
+			}
+			if (first_nan < n)
+				wm = wn = first_nan;
+			size_t am = 99, an = 99;
+			use_path(paths[pi]);
+			assert_int_equal(run_argreduce(paths[pi], KN_ARGMAX, x, n, &am), KN_OK);
+			assert_int_equal(run_argreduce(paths[pi], KN_ARGMIN, x, n, &an), KN_OK);
+			kn_simd_set_isa(NULL);
+			if (am != wm || an != wn)
+				fail_msg("%s case %d: argmax %zu (want %zu) argmin %zu (want %zu)", path_name(paths[pi]), c,
+					 am, wm, an, wn);
+		}
+	free(x);
+}
+
 /* 16M elements whose exact sum is known: a float accumulator would be off by
  * several percent (adding 0.1 to 1.6e6 loses most of its bits); the blocked
  * simd sums and the double scalar sums must be within 1e-6. */
@@ -1076,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_reduce_all_paths),
 		cmocka_unit_test(test_dot_and_argreduce_all_paths),
 		cmocka_unit_test(test_reduce_nan),
+		cmocka_unit_test(test_argreduce_blocks),
 		cmocka_unit_test(test_sum_large_n),
 		cmocka_unit_test(test_norm_l2_extremes),
 		cmocka_unit_test(test_reduce_bad_arguments),
