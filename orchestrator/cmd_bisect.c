@@ -704,8 +704,13 @@ int bv_cmd_bisect(int argc, char **argv)
 				break;
 			bv_interval iv = {check.est, check.lo, check.hi, check.coverage, (size_t)check.processes};
 			fprintf(stderr, "bisect: good -> bad %.3f [%.3f, %.3f]\n", check.est, check.lo, check.hi);
-			/* Measure again only while a change could still be there. */
-			if (moved(&x, &check) || !check.valid || !bv_interval_noisy(&iv, threshold))
+			/* Measure again only when the estimate shows the change and
+			 * the interval is merely too wide to confirm it: an A/A range
+			 * is refused at once, a real but noisy change gets more
+			 * processes before it is refused. */
+			int promising = check.valid && (improvement ? check.est < 1.0 / (1.0 + threshold)
+								      : check.est > 1.0 + threshold);
+			if (moved(&x, &check) || !promising || !bv_interval_noisy(&iv, threshold))
 				break;
 		}
 		if (rc == 0 && !moved(&x, &check)) {
@@ -757,8 +762,8 @@ int bv_cmd_bisect(int argc, char **argv)
 		}
 		char hex[41];
 		git_oid_tostr(hex, sizeof(hex), &set[pick]);
-		fprintf(stderr, "bisect: %zu commits left, testing %.12s (about %d steps to go)\n", nset, hex,
-			(int)ceil(log2((double)nset)));
+		fprintf(stderr, "bisect: %zu commits left (about %d steps), testing %.12s\n", nset,
+			(int)ceil(log2((double)nset)), hex);
 		point p;
 		if (point_load(&x, hex, &p)) {
 			x.reused++;
