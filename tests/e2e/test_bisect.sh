@@ -100,8 +100,35 @@ harmless 201 && harmless 202
 git -C "$FIX" merge -q --no-ff -m "merge side" side
 merge=$(git -C "$FIX" rev-parse HEAD)
 harmless 203
+# Interrupted once the first step is in the state file, then run again: it
+# must go on from there.  (TERM: a background job of a script ignores INT.)
+"$BV" bisect --good good --bad line "${cell[@]}" --first-parent > /dev/null 2> "$TMP/int.err" &
+pid=$!
+line=$(git -C "$FIX" rev-parse line)
+# Whether the state of good..line holds a measured step yet.
+stepped() {
+	python3 - "$BENCH_VERSIONS_CACHE" "$line" <<'PY'
+import glob, json, sys
+for p in glob.glob(sys.argv[1] + "/bisect/*/state.json"):
+    try:
+        d = json.load(open(p))
+    except ValueError:
+        continue
+    if d["bad"] == sys.argv[2] and d.get("points"):
+        sys.exit(0)
+sys.exit(1)
+PY
+}
+for _ in $(seq 1 300); do
+	kill -0 $pid 2> /dev/null || break
+	stepped && break
+	sleep 0.2
+done
+kill -TERM $pid 2> /dev/null
+wait $pid 2> /dev/null
 "$BV" bisect --good good --bad line "${cell[@]}" --first-parent --format json > "$TMP/fp.json" 2> "$TMP/fp.err"
 rc=$?
+check "an interrupted bisect resumes from its state" contains "$TMP/fp.err" "^bisect: resuming from .*state.json \([1-9][0-9]* measurements\)"
 check "--first-parent bisect exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -20 "$TMP/fp.err"
 check "--first-parent names the merge, never a side commit" python3 - "$TMP/fp.json" "$merge" <<'PY'
@@ -110,6 +137,7 @@ doc = json.load(open(sys.argv[1]))
 assert doc["first_parent"] is True and doc["status"] == "found"
 assert doc["first_bad"]["commit"] == sys.argv[2], doc["first_bad"]
 assert doc["first_bad"]["subject"] == "merge side"
+assert doc["measurements"]["reused"] >= 1, doc["measurements"]
 assert all(not s["subject"].startswith("side") and s["subject"] != "note 101" for s in doc["steps"]), doc["steps"]
 PY
 echo "# whole test: $(( $(date +%s) - start )) s"
