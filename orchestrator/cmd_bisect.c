@@ -772,6 +772,10 @@ int bv_cmd_bisect(int argc, char **argv)
 				rc = version_of(&x, good_hex, &good);
 			if (rc == 0 && !bad)
 				rc = version_of(&x, bad_hex, &bad);
+			if (rc == 0 && (good->build_error || bad->build_error))
+				rc = bv_fail(BV_ERUN, "the %s commit %.12s no longer builds: %s",
+					     good->build_error ? "good" : "bad", (good->build_error ? good : bad)->commit,
+					     good->build_error ? good->build_error : bad->build_error);
 			if (rc == 0)
 				rc = classify(&x, good, bad, hex, &p);
 			if (rc == 0)
