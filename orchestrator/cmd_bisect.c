@@ -485,6 +485,142 @@ static void fmt_ratio(const ratio *r, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* What a bisect found, for the two output formats. */
+typedef struct answer {
+	const char *status; /* found, range, stopped */
+	const char *good, *bad, *first; /* first: the first bad commit when found */
+	const point *first_step;         /* its step (NULL: it is bad itself) */
+	const char *parent;              /* its first parent ("" if none) */
+	const ratio *check, *vs_parent;
+	const point *steps;
+	size_t nsteps;
+	char *const *range; /* the commits that may be the first bad one */
+	size_t nrange;
+	int first_parent;
+	double elapsed;
+} answer;
+
+static const char *parent_verdict(const ctx *x, const ratio *r)
+{
+	bv_interval iv = {r->est, r->lo, r->hi, r->coverage, (size_t)r->processes};
+	return r->valid ? bv_verdict_name(bv_verdict_of(&iv, x->mo.threshold)) : NULL;
+}
+
+static void print_json(const ctx *x, const answer *a)
+{
+	const char *pverdict = parent_verdict(x, a->vs_parent);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "status", a->status);
+	cJSON *c = cJSON_AddObjectToObject(o, "cell");
+	cJSON_AddStringToObject(c, "bench", x->bench);
+	cJSON_AddStringToObject(c, "op", x->op);
+	cJSON_AddStringToObject(c, "backend", x->backend);
+	cJSON_AddNumberToObject(c, "size", (double)x->size);
+	cJSON_AddStringToObject(c, "shape", x->shape);
+	cJSON_AddStringToObject(o, "direction", x->improvement ? "faster" : "slower");
+	cJSON_AddNumberToObject(o, "threshold", x->mo.threshold);
+	cJSON_AddBoolToObject(o, "first_parent", a->first_parent);
+	cJSON_AddStringToObject(o, "good", a->good);
+	cJSON_AddStringToObject(o, "bad", a->bad);
+	cJSON_AddItemToObject(o, "bad_vs_good", ratio_json(a->check));
+	if (!strcmp(a->status, "found")) {
+		commit_info fi;
+		commit_info_of(x->git, a->first, &fi);
+		cJSON *f = cJSON_AddObjectToObject(o, "first_bad");
+		cJSON_AddStringToObject(f, "commit", a->first);
+		cJSON_AddStringToObject(f, "subject", fi.subject);
+		cJSON_AddStringToObject(f, "author", fi.author);
+		cJSON_AddStringToObject(f, "email", fi.email);
+		cJSON_AddStringToObject(f, "date", fi.date);
+		commit_info_free(&fi);
+		cJSON_AddItemToObject(f, "vs_good", ratio_json(a->first_step ? &a->first_step->vs_good : a->check));
+		cJSON_AddItemToObject(f, "vs_bad",
+				      a->first_step ? ratio_json(&a->first_step->vs_bad) : cJSON_CreateNull());
+		if (*a->parent)
+			cJSON_AddStringToObject(f, "parent", a->parent);
+		else
+			cJSON_AddNullToObject(f, "parent");
+		cJSON *vp = ratio_json(a->vs_parent);
+		if (pverdict)
+			cJSON_AddStringToObject(vp, "verdict", pverdict);
+		cJSON_AddItemToObject(f, "vs_parent", vp);
+	} else
+		cJSON_AddNullToObject(o, "first_bad");
+	cJSON *cand = cJSON_AddArrayToObject(o, "candidates");
+	for (size_t i = 0; i < a->nrange; i++)
+		cJSON_AddItemToArray(cand, cJSON_CreateString(a->range[i]));
+	cJSON *sj = cJSON_AddArrayToObject(o, "steps");
+	for (size_t i = 0; i < a->nsteps; i++) {
+		cJSON *e = point_json(&a->steps[i]);
+		commit_info si;
+		commit_info_of(x->git, a->steps[i].commit, &si);
+		cJSON_AddStringToObject(e, "subject", si.subject);
+		commit_info_free(&si);
+		cJSON_AddBoolToObject(e, "reused", a->steps[i].reused);
+		cJSON_AddItemToArray(sj, e);
+	}
+	cJSON *b = cJSON_AddObjectToObject(o, "builds");
+	cJSON_AddNumberToObject(b, "total", x->builds);
+	cJSON_AddNumberToObject(b, "new", x->builds_new);
+	cJSON_AddNumberToObject(b, "cached", x->builds - x->builds_new - x->builds_failed);
+	cJSON_AddNumberToObject(b, "failed", x->builds_failed);
+	cJSON *m = cJSON_AddObjectToObject(o, "measurements");
+	cJSON_AddNumberToObject(m, "taken", x->taken);
+	cJSON_AddNumberToObject(m, "reused", x->reused);
+	cJSON_AddNumberToObject(o, "elapsed_s", a->elapsed);
+	cJSON_AddStringToObject(o, "state", x->state);
+	char *text = cJSON_Print(o);
+	printf("%s\n", text);
+	free(text);
+	cJSON_Delete(o);
+}
+
+static void print_text(const ctx *x, const answer *a)
+{
+	char r[64];
+	const char *dir = x->improvement ? "faster" : "slower";
+	if (!strcmp(a->status, "found")) {
+		commit_info fi;
+		commit_info_of(x->git, a->first, &fi);
+		printf("first %s commit: %s\n", dir, a->first);
+		printf("  subject: %s\n  author:  %s <%s>\n  date:    %s\n", fi.subject, fi.author, fi.email, fi.date);
+		commit_info_free(&fi);
+		fmt_ratio(a->first_step ? &a->first_step->vs_good : a->check, r, sizeof(r));
+		printf("  vs good %.12s:   %s\n", a->good, r);
+		if (a->first_step) {
+			fmt_ratio(&a->first_step->vs_bad, r, sizeof(r));
+			printf("  vs bad %.12s:    %s\n", a->bad, r);
+		}
+		if (a->vs_parent->valid) {
+			fmt_ratio(a->vs_parent, r, sizeof(r));
+			printf("  vs parent %.12s: %s %s\n", a->parent, r, parent_verdict(x, a->vs_parent));
+		}
+	} else {
+		printf("%s: the first %s commit is one of %zu:\n",
+		       !strcmp(a->status, "range") ? "skipped commits leave a range" : "stopped at --max-steps", dir,
+		       a->nrange);
+		for (size_t i = 0; i < a->nrange; i++) {
+			commit_info ri;
+			commit_info_of(x->git, a->range[i], &ri);
+			printf("  %.12s %s\n", a->range[i], ri.subject);
+			commit_info_free(&ri);
+		}
+	}
+	fmt_ratio(a->check, r, sizeof(r));
+	printf("bad/good: %s in %s/%s/%s/%s\n", r, x->bench, x->op, x->backend, x->shape);
+	printf("steps:\n  #  commit        ratio to good [95%% CI]   verdict\n");
+	for (size_t i = 0; i < a->nsteps; i++) {
+		const point *p = &a->steps[i];
+		fmt_ratio(&p->vs_good, r, sizeof(r));
+		printf("  %-2zu %.12s  %-24s %s%s%s%s%s\n", i + 1, p->commit, r, p->verdict, p->reason ? " (" : "",
+		       p->reason ? p->reason : "", p->reason ? ")" : "", p->reused ? ", reused" : "");
+	}
+	printf("builds: %d (%d new, %d cached, %d failed); measured %d, reused %d measurements; %.0f s\n", x->builds,
+	       x->builds_new, x->builds - x->builds_new - x->builds_failed, x->builds_failed, x->taken, x->reused,
+	       a->elapsed);
+	printf("state: %s\n", x->state);
+}
+
 /* ---- the command ------------------------------------------------------ */
 
 int bv_cmd_bisect(int argc, char **argv)
@@ -847,118 +983,13 @@ int bv_cmd_bisect(int argc, char **argv)
 		}
 	}
 	double elapsed = difftime(time(NULL), t0);
-
 	if (rc == 0) {
-		char c0[64];
-		commit_info fi = {0};
-		if (first || !strcmp(status, "found"))
-			commit_info_of(x.git, first_hex, &fi);
-		bv_interval piv = {vs_parent.est, vs_parent.lo, vs_parent.hi, vs_parent.coverage,
-				   (size_t)vs_parent.processes};
-		const char *pverdict = vs_parent.valid ? bv_verdict_name(bv_verdict_of(&piv, threshold)) : NULL;
-		if (!strcmp(format, "json")) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "status", status);
-			cJSON *c = cJSON_AddObjectToObject(o, "cell");
-			cJSON_AddStringToObject(c, "bench", bench);
-			cJSON_AddStringToObject(c, "op", op);
-			cJSON_AddStringToObject(c, "backend", backend);
-			cJSON_AddNumberToObject(c, "size", (double)x.size);
-			cJSON_AddStringToObject(c, "shape", x.shape);
-			cJSON_AddStringToObject(o, "direction", improvement ? "faster" : "slower");
-			cJSON_AddNumberToObject(o, "threshold", threshold);
-			cJSON_AddBoolToObject(o, "first_parent", first_parent);
-			cJSON_AddStringToObject(o, "good", good_hex);
-			cJSON_AddStringToObject(o, "bad", bad_hex);
-			cJSON_AddItemToObject(o, "bad_vs_good", ratio_json(&check));
-			if (!strcmp(status, "found")) {
-				cJSON *f = cJSON_AddObjectToObject(o, "first_bad");
-				cJSON_AddStringToObject(f, "commit", first_hex);
-				cJSON_AddStringToObject(f, "subject", fi.subject);
-				cJSON_AddStringToObject(f, "author", fi.author);
-				cJSON_AddStringToObject(f, "email", fi.email);
-				cJSON_AddStringToObject(f, "date", fi.date);
-				cJSON_AddItemToObject(f, "vs_good", first ? ratio_json(&first->vs_good) : ratio_json(&check));
-				cJSON_AddItemToObject(f, "vs_bad", first ? ratio_json(&first->vs_bad) : cJSON_CreateNull());
-				if (*parent_hex)
-					cJSON_AddStringToObject(f, "parent", parent_hex);
-				else
-					cJSON_AddNullToObject(f, "parent");
-				cJSON *vp = ratio_json(&vs_parent);
-				if (pverdict)
-					cJSON_AddStringToObject(vp, "verdict", pverdict);
-				cJSON_AddItemToObject(f, "vs_parent", vp);
-			} else
-				cJSON_AddNullToObject(o, "first_bad");
-			cJSON *cand = cJSON_AddArrayToObject(o, "candidates");
-			for (size_t i = 0; i < nrange; i++)
-				cJSON_AddItemToArray(cand, cJSON_CreateString(range[i]));
-			cJSON *sj = cJSON_AddArrayToObject(o, "steps");
-			for (size_t i = 0; i < nsteps; i++) {
-				cJSON *e = point_json(&steps[i]);
-				commit_info si;
-				commit_info_of(x.git, steps[i].commit, &si);
-				cJSON_AddStringToObject(e, "subject", si.subject);
-				commit_info_free(&si);
-				cJSON_AddBoolToObject(e, "reused", steps[i].reused);
-				cJSON_AddItemToArray(sj, e);
-			}
-			cJSON *b = cJSON_AddObjectToObject(o, "builds");
-			cJSON_AddNumberToObject(b, "total", x.builds);
-			cJSON_AddNumberToObject(b, "new", x.builds_new);
-			cJSON_AddNumberToObject(b, "cached", x.builds - x.builds_new - x.builds_failed);
-			cJSON_AddNumberToObject(b, "failed", x.builds_failed);
-			cJSON *m = cJSON_AddObjectToObject(o, "measurements");
-			cJSON_AddNumberToObject(m, "taken", x.taken);
-			cJSON_AddNumberToObject(m, "reused", x.reused);
-			cJSON_AddNumberToObject(o, "elapsed_s", elapsed);
-			cJSON_AddStringToObject(o, "state", x.state);
-			char *text = cJSON_Print(o);
-			printf("%s\n", text);
-			free(text);
-			cJSON_Delete(o);
-		} else {
-			if (!strcmp(status, "found")) {
-				printf("first %s commit: %s\n", improvement ? "faster" : "slower", first_hex);
-				printf("  subject: %s\n  author:  %s <%s>\n  date:    %s\n", fi.subject, fi.author,
-				       fi.email, fi.date);
-				fmt_ratio(first ? &first->vs_good : &check, c0, sizeof(c0));
-				printf("  vs good %.12s:   %s\n", good_hex, c0);
-				if (first) {
-					fmt_ratio(&first->vs_bad, c0, sizeof(c0));
-					printf("  vs bad %.12s:    %s\n", bad_hex, c0);
-				}
-				if (vs_parent.valid) {
-					fmt_ratio(&vs_parent, c0, sizeof(c0));
-					printf("  vs parent %.12s: %s %s\n", parent_hex, c0, pverdict);
-				}
-			} else {
-				printf("%s: the first %s commit is one of %zu:\n",
-				       !strcmp(status, "range") ? "skipped commits leave a range"
-								: "stopped at --max-steps",
-				       improvement ? "faster" : "slower", nrange);
-				for (size_t i = 0; i < nrange; i++) {
-					commit_info ri;
-					commit_info_of(x.git, range[i], &ri);
-					printf("  %.12s %s\n", range[i], ri.subject);
-					commit_info_free(&ri);
-				}
-			}
-			fmt_ratio(&check, c0, sizeof(c0));
-			printf("bad/good: %s in %s/%s/%s/%s\n", c0, bench, op, backend, x.shape);
-			printf("steps:\n  #  commit        ratio to good [95%% CI]   verdict\n");
-			for (size_t i = 0; i < nsteps; i++) {
-				fmt_ratio(&steps[i].vs_good, c0, sizeof(c0));
-				printf("  %-2zu %.12s  %-24s %s%s%s%s%s\n", i + 1, steps[i].commit, c0, steps[i].verdict,
-				       steps[i].reason ? " (" : "", steps[i].reason ? steps[i].reason : "",
-				       steps[i].reason ? ")" : "", steps[i].reused ? ", reused" : "");
-			}
-			printf("builds: %d (%d new, %d cached, %d failed); measured %d, reused %d measurements; %.0f s\n",
-			       x.builds, x.builds_new, x.builds - x.builds_new - x.builds_failed, x.builds_failed,
-			       x.taken, x.reused, elapsed);
-			printf("state: %s\n", x.state);
-		}
-		commit_info_free(&fi);
+		answer a = {status, good_hex, bad_hex, first_hex, first, parent_hex, &check, &vs_parent,
+			    steps, nsteps, range, nrange, first_parent, elapsed};
+		if (!strcmp(format, "json"))
+			print_json(&x, &a);
+		else
+			print_text(&x, &a);
 	}
 	if (rc)
 		fprintf(stderr, "bench-versions bisect: %s\n", bv_error_last());
