@@ -2,7 +2,8 @@
 # End to end: bisect over a real history of 64 commits with one planted
 # slowdown, through the real binary: it must name the planted commit in about
 # log2(64) builds, say so as JSON, reuse every measurement the second time,
-# refuse a range with no slowdown, and follow first parents through a merge.
+# refuse a range with no slowdown, follow first parents through a merge, go
+# on after an interruption and find a speed-up with --improvement.
 source "$(dirname "$0")/lib.sh"
 make_fixture
 git -C "$FIX" tag good
@@ -139,6 +140,29 @@ assert doc["first_bad"]["commit"] == sys.argv[2], doc["first_bad"]
 assert doc["first_bad"]["subject"] == "merge side"
 assert doc["measurements"]["reused"] >= 1, doc["measurements"]
 assert all(not s["subject"].startswith("side") and s["subject"] != "note 101" for s in doc["steps"]), doc["steps"]
+PY
+# --improvement: a branch that takes the slowdown back out; good is the slow
+# end, and the first faster commit is the fix.
+git -C "$FIX" checkout -q -b fix main
+harmless 301
+python3 - "$FIX/kernels/src/scalar.c" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+s = s.replace("\t\tfor (int rep = 0; rep < 3; rep++)\n", "", 1)
+open(p, "w").write(s)
+PY
+git -C "$FIX" commit -qam "relu: one pass again" && harmless 302 && harmless 303
+"$BV" bisect --good main --bad fix "${cell[@]}" --improvement --format json > "$TMP/imp.json" 2> "$TMP/imp.err"
+rc=$?
+check "--improvement bisect exits 0" test $rc -eq 0
+[ $rc -eq 0 ] || tail -20 "$TMP/imp.err"
+check "--improvement names the fix, faster than its parent" python3 - "$TMP/imp.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["direction"] == "faster" and doc["status"] == "found"
+f = doc["first_bad"]
+assert f["subject"] == "relu: one pass again", f
+assert f["vs_good"]["ci_high"] < 0.7 and f["vs_parent"]["verdict"] == "faster", f
 PY
 echo "# whole test: $(( $(date +%s) - start )) s"
 finish
