@@ -2,11 +2,12 @@
  * cmd_cache.c - bench-versions cache [show|trim]: what the cache holds and
  * making it smaller.
  *
- * The cache (bv_cache_dir()) has four areas: src/ (library trees by tree
- * id), builds/ (plugins by build key, and their logs), repos/ and machine/
- * (this machine's calibration).  Each top-level entry of an area is one unit:
- * shown with its size and last use, removed whole.  Last use is the entry's
- * mtime: build.c touches a build and its sources whenever a run uses them.
+ * The cache (bv_cache_dir()) has five areas: src/ (library trees by tree
+ * id), builds/ (plugins by build key, and their logs), repos/, machine/
+ * (this machine's calibration) and bisect/ (each bisect's measurements).
+ * Each top-level entry of an area is one unit: shown with its size and last
+ * use, removed whole.  Last use is the entry's mtime: build.c touches a build
+ * and its sources whenever a run uses them.
  *
  * Trim removes entries older than --older-than, then the least recently used
  * until the cache fits --max-size.  A ".tmp-" entry younger than an hour is
@@ -28,7 +29,7 @@
 #include "cli.h"
 #include "common.h"
 
-static const char *const areas[] = {"src", "builds", "repos", "machine", NULL};
+static const char *const areas[] = {"src", "builds", "repos", "machine", "bisect", NULL};
 
 #define TMP_GRACE_S 3600.0
 
@@ -42,7 +43,7 @@ typedef struct entry {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: bench-versions cache [show|trim] [--older-than DAYS] [--max-size SIZE] [--dry-run]\n\n"
-		     "  show          every entry of src/, builds/, repos/ and machine/ with its size\n"
+		     "  show          every entry of src/, builds/, repos/, machine/ and bisect/ with its size\n"
 		     "                and last use, and the total (the default)\n"
 		     "  trim          remove entries unused for more than --older-than DAYS, then the\n"
 		     "                least recently used until the cache is under --max-size SIZE\n"

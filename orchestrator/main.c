@@ -22,6 +22,7 @@ static const struct {
 	{"list", bv_cmd_list, "list benches, backends or versions"},
 	{"compat", bv_cmd_compat, "versions in reach, their compat rules, whether they build"},
 	{"cache", bv_cmd_cache, "show or trim the build cache"},
+	{"bisect", bv_cmd_bisect, "find the commit where one cell got slower (bisect --good R --bad R ...)"},
 };
 
 static void usage(FILE *out)

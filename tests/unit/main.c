@@ -34,5 +34,6 @@ int main(void)
 	failed += test_names();
 	failed += test_releases();
 	failed += test_merge();
+	failed += test_bisect();
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,142 @@
+/*
+ * bisect.c - the graph half of `bench-versions bisect`: git bisect's rules,
+ * through libgit2 (no git command).
+ *
+ * The commits that may still be the first bad one are those reachable from
+ * the current bad commit and from no good one (a revwalk that pushes bad and
+ * hides every good).  The next to test is the one that splits that set most
+ * evenly: for commit c, w(c) = how many commits of the set are ancestors of c
+ * or c itself; testing c leaves w(c) commits if it is bad and n - w(c) if it
+ * is good, so the best c maximises min(w, n - w).  On a linear history that is
+ * the middle commit; with merges it is what git bisect picks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect.h"
+#include "common.h"
+
+static int git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+	return bv_fail(BV_ERUN, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+int bv_bisect_remaining(git_repository *repo, const git_oid *bad, const git_oid *goods, size_t ngoods,
+			int first_parent, git_oid **out, size_t *n)
+{
+	*out = NULL, *n = 0;
+	git_revwalk *w = NULL;
+	if (git_revwalk_new(&w, repo) < 0)
+		return git_fail("revwalk");
+	int rc = 0;
+	if (git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL) < 0 || git_revwalk_push(w, bad) < 0)
+		rc = git_fail("revwalk from the bad commit");
+	for (size_t i = 0; rc == 0 && i < ngoods; i++)
+		if (git_revwalk_hide(w, &goods[i]) < 0)
+			rc = git_fail("revwalk: hiding a good commit");
+	if (rc == 0 && first_parent && git_revwalk_simplify_first_parent(w) < 0)
+		rc = git_fail("revwalk --first-parent");
+	size_t cap = 64;
+	git_oid *ids = bv_xmalloc(cap * sizeof(git_oid)), id;
+	int err;
+	while (rc == 0 && (err = git_revwalk_next(&id, w)) == 0) {
+		if (*n == cap)
+			ids = bv_xrealloc(ids, (cap *= 2) * sizeof(git_oid));
+		ids[(*n)++] = id;
+	}
+	if (rc == 0 && err != GIT_ITEROVER)
+		rc = git_fail("revwalk");
+	git_revwalk_free(w);
+	if (rc) {
+		free(ids);
+		*n = 0;
+		return rc;
+	}
+	*out = ids;
+	return 0;
+}
+
+/* Sorted copy of the set's ids with their index, for parent lookups. */
+typedef struct keyed {
+	git_oid id;
+	size_t index;
+} keyed;
+
+static int keyed_cmp(const void *a, const void *b) { return git_oid_cmp(&((const keyed *)a)->id, &((const keyed *)b)->id); }
+
+long bv_bisect_pick(git_repository *repo, const git_oid *set, size_t n, const git_oid *bad,
+		    const unsigned char *skip, int first_parent)
+{
+	if (n < 2)
+		return -1;
+	keyed *sorted = bv_xmalloc(n * sizeof(keyed));
+	for (size_t i = 0; i < n; i++)
+		sorted[i].id = set[i], sorted[i].index = i;
+	qsort(sorted, n, sizeof(keyed), keyed_cmp);
+	/* parents[i]: indices of commit i's parents that are in the set.  A
+	 * path from c to an ancestor a in the set never leaves the set (a
+	 * commit on it that a good commit reaches would make a reachable
+	 * too), so ancestors can be counted by walking inside the set. */
+	size_t **parents = calloc(n, sizeof(size_t *));
+	size_t *nparents = calloc(n, sizeof(size_t));
+	int linear = 1;
+	long rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		git_commit *c = NULL;
+		if (git_commit_lookup(&c, repo, &set[i]) < 0) {
+			rc = git_fail("reading a commit");
+			break;
+		}
+		unsigned np = first_parent ? (git_commit_parentcount(c) > 0) : git_commit_parentcount(c);
+		parents[i] = calloc(np + 1, sizeof(size_t));
+		for (unsigned k = 0; k < np; k++) {
+			keyed key = {*git_commit_parent_id(c, k), 0};
+			keyed *hit = bsearch(&key, sorted, n, sizeof(keyed), keyed_cmp);
+			if (hit)
+				parents[i][nparents[i]++] = hit->index;
+		}
+		linear &= nparents[i] <= 1;
+		git_commit_free(c);
+	}
+	size_t *weight = calloc(n, sizeof(size_t));
+	if (rc == 0 && linear) {
+		/* A chain, newest first: commit i has n - i ancestors in the set. */
+		for (size_t i = 0; i < n; i++)
+			weight[i] = n - i;
+	} else if (rc == 0) {
+		unsigned char *seen = bv_xmalloc(n);
+		size_t *stack = bv_xmalloc(n * sizeof(size_t));
+		for (size_t i = 0; i < n; i++) {
+			memset(seen, 0, n);
+			size_t top = 0, count = 0;
+			stack[top++] = i, seen[i] = 1;
+			while (top) {
+				size_t c = stack[--top];
+				count++;
+				for (size_t k = 0; k < nparents[c]; k++)
+					if (!seen[parents[c][k]])
+						seen[parents[c][k]] = 1, stack[top++] = parents[c][k];
+			}
+			weight[i] = count;
+		}
+		free(seen);
+		free(stack);
+	}
+	long best = -1;
+	size_t best_score = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (git_oid_equal(&set[i], bad) || (skip && skip[i]))
+			continue;
+		size_t score = weight[i] < n - weight[i] ? weight[i] : n - weight[i];
+		if (best < 0 || score > best_score)
+			best = (long)i, best_score = score;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(parents[i]);
+	free(parents);
+	free(nparents);
+	free(weight);
+	free(sorted);
+	return rc ? rc : best;
+}
