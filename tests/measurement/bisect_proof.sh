@@ -6,11 +6,11 @@
 #   tests/measurement/bisect_proof.sh [RUNS] [bench-versions bisect options...]
 #   e.g. tests/measurement/bisect_proof.sh 20              (default settings)
 #        tests/measurement/bisect_proof.sh 20 --quick
-#   PCTS="10 5 3" OP=exp SIZE=64K PROOF_DIR=... to change what is planted where
+#   PCTS="10 5 3" OP=exp SIZE=64K N=64 AT=41 PROOF_DIR=... to change what is planted where
 #
 # The fixture repository (from this checkout's kernels/) has a tag `good` and
-# per planted percentage a branch `slowP` of N=32 commits on top of it: notes
-# and comment-only changes, and at commit 21 the op (exp by default) redoing
+# per planted percentage a branch `slowP` of N=64 commits on top of it: notes
+# and comment-only changes, and at commit 41 the op (exp by default) redoing
 # its first P % of elements, as proof.sh plants its slowdowns.  Each run
 # removes the bisect states (never the builds) and bisects good..slowP on the
 # op's scalar cell, then counts: the planted commit named (right), another
@@ -25,7 +25,7 @@ OPTS=("$@")
 PCTS=${PCTS:-10 5 3}
 OP=${OP:-exp}
 SIZE=${SIZE:-64K}
-N=32 AT=21
+N=${N:-64} AT=${AT:-41}
 BV="$ROOT/bin/bench-versions"
 WORK=${PROOF_DIR:-$(mktemp -d /tmp/bv-bisect-proof-XXXXXX)}
 export BENCH_VERSIONS_CACHE="$WORK/cache"
