@@ -40,9 +40,7 @@ static double ref_div(double a, double b) { return a / b; }
 static double ref_max(double a, double b) { return a > b ? a : b; }
 static double ref_min(double a, double b) { return a < b ? a : b; }
 
-/* One table per group, from ops.def; the macros of the other groups expand
- * to nothing. */
-#define BV_NONE(...)
+/* One table per group, from ops.def (ops_table.h keeps the group's lines). */
 #define OP_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_UNARY, ref, NULL, lo, hi, ulp, 0, flops},
 #define OP_BINARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_BINARY, NULL, ref, lo, hi, ulp, 0, flops},
 #define OP_AXPY(name, lo, hi, tol) {#name, BV_K_AXPY, NULL, NULL, lo, hi, 0, tol, 2},
@@ -51,83 +49,28 @@ static double ref_min(double a, double b) { return a < b ? a : b; }
 #define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2},
 
 static const bv_op_def unary_ops[] = {
-#define BV_UNARY OP_UNARY
-#define BV_BINARY BV_NONE
-#define BV_AXPY BV_NONE
-#define BV_REDUCE BV_NONE
-#define BV_ROWS BV_NONE
-#define BV_MATMUL BV_NONE
-#include "ops.def"
-#undef BV_UNARY
-#undef BV_BINARY
-#undef BV_AXPY
-#undef BV_REDUCE
-#undef BV_ROWS
-#undef BV_MATMUL
+#define BV_TABLE_UNARY
+#include "ops_table.h"
 };
 
 static const bv_op_def binary_ops[] = {
-#define BV_UNARY BV_NONE
-#define BV_BINARY OP_BINARY
-#define BV_AXPY OP_AXPY
-#define BV_REDUCE BV_NONE
-#define BV_ROWS BV_NONE
-#define BV_MATMUL BV_NONE
-#include "ops.def"
-#undef BV_UNARY
-#undef BV_BINARY
-#undef BV_AXPY
-#undef BV_REDUCE
-#undef BV_ROWS
-#undef BV_MATMUL
+#define BV_TABLE_BINARY
+#include "ops_table.h"
 };
 
 static const bv_op_def reduce_ops[] = {
-#define BV_UNARY BV_NONE
-#define BV_BINARY BV_NONE
-#define BV_AXPY BV_NONE
-#define BV_REDUCE OP_REDUCE
-#define BV_ROWS BV_NONE
-#define BV_MATMUL BV_NONE
-#include "ops.def"
-#undef BV_UNARY
-#undef BV_BINARY
-#undef BV_AXPY
-#undef BV_REDUCE
-#undef BV_ROWS
-#undef BV_MATMUL
+#define BV_TABLE_REDUCE
+#include "ops_table.h"
 };
 
 static const bv_op_def softmax_ops[] = {
-#define BV_UNARY BV_NONE
-#define BV_BINARY BV_NONE
-#define BV_AXPY BV_NONE
-#define BV_REDUCE BV_NONE
-#define BV_ROWS OP_ROWS
-#define BV_MATMUL BV_NONE
-#include "ops.def"
-#undef BV_UNARY
-#undef BV_BINARY
-#undef BV_AXPY
-#undef BV_REDUCE
-#undef BV_ROWS
-#undef BV_MATMUL
+#define BV_TABLE_ROWS
+#include "ops_table.h"
 };
 
 static const bv_op_def matmul_ops[] = {
-#define BV_UNARY BV_NONE
-#define BV_BINARY BV_NONE
-#define BV_AXPY BV_NONE
-#define BV_REDUCE BV_NONE
-#define BV_ROWS BV_NONE
-#define BV_MATMUL OP_MATMUL
-#include "ops.def"
-#undef BV_UNARY
-#undef BV_BINARY
-#undef BV_AXPY
-#undef BV_REDUCE
-#undef BV_ROWS
-#undef BV_MATMUL
+#define BV_TABLE_MATMUL
+#include "ops_table.h"
 };
 
 #define SHAPE2(a, b) (((size_t)2 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | 1u)

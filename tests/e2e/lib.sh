@@ -31,4 +31,17 @@ make_fixture() {
 	unset KERNEL_REPO
 }
 
+# plant_relu_slowdown: the fixture's working tree gets relu doing its loop
+# three times, a slowdown no noise can hide (the caller commits it).
+plant_relu_slowdown() {
+	python3 - "$FIX/kernels/src/scalar.c" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+head = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)"
+assert head in s, "fixture: the relu loop moved; update the planted slowdown"
+s = s.replace(head, "\tcase KN_RELU:\n\t\tfor (int rep = 0; rep < 3; rep++)\n\t\tfor (i = 0; i < n; i++)")
+open(p, "w").write(s)
+PY
+}
+
 finish() { exit $((failures > 0)); }

@@ -8,17 +8,7 @@ source "$(dirname "$0")/lib.sh"
 make_fixture
 git -C "$FIX" tag good
 
-# relu doing its loop three times: a slowdown no noise can hide.
-plant() {
-	python3 - "$FIX/kernels/src/scalar.c" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-head = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)"
-assert head in s, "fixture: the relu loop moved; update the planted slowdown"
-s = s.replace(head, "\tcase KN_RELU:\n\t\tfor (int rep = 0; rep < 3; rep++)\n\t\tfor (i = 0; i < n; i++)")
-open(p, "w").write(s)
-PY
-}
+# The slowdown: plant_relu_slowdown (lib.sh), relu doing its loop 3 times.
 # A harmless commit: mostly a note outside the library (same library tree,
 # so its build is a cache hit), every eighth a comment in scalar.c (a new
 # tree: a real build).  Both kinds are what a real history is made of.
@@ -33,7 +23,7 @@ harmless() { # N
 N=64 PLANTED_AT=41
 for i in $(seq 1 $N); do
 	if [ "$i" -eq $PLANTED_AT ]; then
-		plant && git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
+		plant_relu_slowdown && git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
 		planted=$(git -C "$FIX" rev-parse HEAD)
 	else
 		harmless "$i"
@@ -95,7 +85,7 @@ check "more than one cell is exit 2" test $? -eq 2
 # --first-parent through a merge: a side branch plants the slowdown and is
 # merged; along first parents the merge itself is the first slow commit.
 git -C "$FIX" checkout -q -b side good
-harmless 101 && plant && git -C "$FIX" commit -qam "side: planted slowdown" && harmless 102
+harmless 101 && plant_relu_slowdown && git -C "$FIX" commit -qam "side: planted slowdown" && harmless 102
 git -C "$FIX" checkout -q -b line good
 harmless 201 && harmless 202
 git -C "$FIX" merge -q --no-ff -m "merge side" side

@@ -5,14 +5,7 @@ source "$(dirname "$0")/lib.sh"
 make_fixture
 
 # 0.1.1 makes relu do its loop three times: a slowdown no noise can hide.
-python3 - "$FIX/kernels/src/scalar.c" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-head = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)"
-assert head in s, "fixture: the relu loop moved; update the planted slowdown"
-s = s.replace(head, "\tcase KN_RELU:\n\t\tfor (int rep = 0; rep < 3; rep++)\n\t\tfor (i = 0; i < n; i++)")
-open(p, "w").write(s)
-PY
+plant_relu_slowdown
 echo 0.1.5 > "$FIX/kernels/VERSION"
 git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
 # An uncommitted change in the working tree: abs that forgets the sign.
