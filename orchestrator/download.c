@@ -104,7 +104,8 @@ static int transfer(const char *url, sink *s)
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
 
 	char *what = bv_asprintf("download: %s", url);
-	bv_http_retry retry = {ATTEMPTS, 1.0, MAX_WAIT_S, what, errbuf, reset_sink, s};
+	bv_http_retry retry = {.attempts = ATTEMPTS, .backoff_s = 1.0, .cap_s = MAX_WAIT_S, .what = what,
+			       .errbuf = errbuf, .reset = reset_sink, .payload = s, .stall_s = LOW_SPEED_TIME_S};
 	bv_http_result res = bv_http_perform(c, &retry);
 	free(what);
 	CURLcode cc = res.cc;

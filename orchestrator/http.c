@@ -73,18 +73,65 @@ const char *bv_http_describe(CURLcode cc, long status, const char *errbuf, char 
 	return out;
 }
 
+typedef struct watchdog {
+	long stall_s;
+	curl_off_t moved; /* bytes up and down so far */
+	struct timespec last;
+	int fired;
+} watchdog;
+
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* libcurl calls this about once a second even when nothing moves. */
+static int on_progress(void *payload, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	(void)dltotal, (void)ultotal;
+	watchdog *w = payload;
+	if (dlnow + ulnow != w->moved) {
+		w->moved = dlnow + ulnow;
+		clock_gettime(CLOCK_MONOTONIC, &w->last);
+		return 0;
+	}
+	if (since(&w->last) >= (double)w->stall_s) {
+		w->fired = 1;
+		return 1; /* CURLE_ABORTED_BY_CALLBACK */
+	}
+	return 0;
+}
+
 bv_http_result bv_http_perform(CURL *c, const bv_http_retry *r)
 {
 	bv_http_result res = {CURLE_OK, 0, 0, 0};
+	watchdog w = {r->stall_s, 0, {0, 0}, 0};
+	if (r->stall_s > 0) {
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &w);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	}
 	for (;;) {
 		res.tries++;
 		if (r->reset && (res.reset_rc = r->reset(r->payload)) != 0)
-			return res;
+			break;
+		w.moved = 0;
+		w.fired = 0;
+		clock_gettime(CLOCK_MONOTONIC, &w.last);
 		res.cc = curl_easy_perform(c);
 		res.status = 0;
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res.status);
+		if (res.cc == CURLE_ABORTED_BY_CALLBACK && w.fired) {
+			res.cc = CURLE_OPERATION_TIMEDOUT;
+			if (r->errbuf)
+				snprintf(r->errbuf, CURL_ERROR_SIZE, "nothing moved for %ld s", r->stall_s);
+		}
+		if (r->check)
+			res.cc = r->check(r->payload, res.cc, res.status);
 		if (!bv_http_transient(res.cc, res.status) || res.tries >= r->attempts)
-			return res;
+			break;
 		curl_off_t after = 0;
 		if (curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &after) != CURLE_OK || after < 0)
 			after = 0;
@@ -98,4 +145,9 @@ bv_http_result bv_http_perform(CURL *c, const bv_http_retry *r)
 		fputc('\n', stderr);
 		sleep_s(wait);
 	}
+	if (r->stall_s > 0) {
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, NULL);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
+	}
+	return res;
 }

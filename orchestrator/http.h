@@ -33,11 +33,21 @@ typedef struct bv_http_retry {
 	double backoff_s; /* the first wait; doubles each time */
 	double cap_s;     /* the longest one wait, Retry-After included */
 	const char *what; /* prefix of the "retrying" lines on stderr */
-	const char *errbuf; /* the transfer's CURLOPT_ERRORBUFFER, for those lines */
+	char *errbuf;     /* the transfer's CURLOPT_ERRORBUFFER, for those lines */
 	/* Called before every attempt (rewind the upload, empty the sink);
 	 * nonzero stops with that code. */
 	int (*reset)(void *payload);
+	/* Called after every attempt (may be NULL): returns cc, or another
+	 * code when the transfer is worse than libcurl thinks (and then says
+	 * why in errbuf). */
+	CURLcode (*check)(void *payload, CURLcode cc, long status);
 	void *payload;
+	/* When nonzero, an attempt in which no byte moves either way for this
+	 * many seconds ends as CURLE_OPERATION_TIMEDOUT.  Sharper than libcurl's
+	 * low-speed limit, whose rate is averaged over several seconds and so
+	 * trips late after a quick burst (an upload, then a server that never
+	 * answers). */
+	long stall_s;
 } bv_http_retry;
 
 typedef struct bv_http_result {

@@ -40,7 +40,7 @@ char *bv_upload_sanitize(const char *text, size_t len, const char *token, size_t
 	bv_buf_puts(&b, "");
 	for (size_t i = 0; i < len && b.len < max;) {
 		if (tlen && len - i >= tlen && !memcmp(text + i, token, tlen)) {
-			bv_buf_puts(&b, "[token]");
+			bv_buf_puts(&b, space ? " [token]" : "[token]");
 			i += tlen;
 			space = 0;
 			continue;
@@ -122,6 +122,8 @@ typedef struct transfer {
 	bv_buf reply;
 	size_t reply_total;
 	int reply_too_big;
+	int headers_done; /* the final answer's headers ended with their blank line */
+	char *errbuf;
 } transfer;
 
 static size_t on_read(char *buf, size_t size, size_t n, void *payload)
@@ -166,6 +168,31 @@ static size_t on_reply(char *data, size_t size, size_t n, void *payload)
 	return len;
 }
 
+static size_t on_header(char *line, size_t size, size_t n, void *payload)
+{
+	transfer *t = payload;
+	size_t len = size * n;
+	if (len >= 5 && !memcmp(line, "HTTP/", 5))
+		t->headers_done = 0; /* a status line: 100 Continue's, then the real one */
+	else if ((len == 2 && line[0] == '\r' && line[1] == '\n') || (len == 1 && line[0] == '\n'))
+		t->headers_done = 1;
+	return len;
+}
+
+/* libcurl 7.88 takes a status line whose headers were cut off by a closed
+ * connection for a whole answer; a "200" we never heard the end of may
+ * still be a server that crashed while storing, so it is tried again. */
+static CURLcode on_check(void *payload, CURLcode cc, long status)
+{
+	transfer *t = payload;
+	if (cc == CURLE_OK && status && !t->headers_done) {
+		snprintf(t->errbuf, CURL_ERROR_SIZE,
+			 "the connection closed in the middle of the server's answer (HTTP %ld, headers cut off)", status);
+		return CURLE_PARTIAL_FILE;
+	}
+	return cc;
+}
+
 static int on_reset(void *payload)
 {
 	transfer *t = payload;
@@ -175,6 +202,7 @@ static int on_reset(void *payload)
 		t->reply.s[0] = '\0';
 	t->reply_total = 0;
 	t->reply_too_big = 0;
+	t->headers_done = 0;
 	return 0;
 }
 
@@ -250,7 +278,7 @@ int bv_upload(const bv_upload_opts *o, int fd, unsigned long long size, const ch
 	if (!c)
 		return bv_fail(BV_ERUN, "cannot start libcurl");
 	char errbuf[CURL_ERROR_SIZE];
-	transfer t = {fd, size, 0, BV_BUF_INIT, 0, 0};
+	transfer t = {fd, size, 0, BV_BUF_INIT, 0, 0, 0, errbuf};
 	struct curl_slist *hdrs = NULL;
 	char *run = header_value(o->run_id);
 	char *h_sha = bv_asprintf("X-Bench-Versions-Sha256: %s", sha256);
@@ -270,6 +298,8 @@ int bv_upload(const bv_upload_opts *o, int fd, unsigned long long size, const ch
 	curl_easy_setopt(c, CURLOPT_SEEKDATA, &t);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_reply);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	if (o->token) {
 		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
@@ -277,7 +307,9 @@ int bv_upload(const bv_upload_opts *o, int fd, unsigned long long size, const ch
 	}
 
 	char *what = bv_asprintf("upload: %s", o->url);
-	bv_http_retry retry = {o->attempts, o->backoff_s, o->max_wait_s, what, errbuf, on_reset, &t};
+	bv_http_retry retry = {.attempts = o->attempts, .backoff_s = o->backoff_s, .cap_s = o->max_wait_s,
+			       .what = what, .errbuf = errbuf, .reset = on_reset, .check = on_check,
+			       .payload = &t, .stall_s = o->timeout_s};
 	bv_http_result res = bv_http_perform(c, &retry);
 	free(what);
 	long st = res.status;
@@ -314,8 +346,8 @@ int bv_upload(const bv_upload_opts *o, int fd, unsigned long long size, const ch
 			     final ? "refused" : "failed", st, reason(st), msg[0] ? ": " : "", msg, hint, tries);
 		free(msg);
 	} else if (res.cc == CURLE_OPERATION_TIMEDOUT) {
-		rc = bv_fail(BV_ERUN, "upload to %s: the server did not answer: nothing moved for %ld s (--timeout)%s",
-			     o->url, o->timeout_s, tries);
+		rc = bv_fail(BV_ERUN, "upload to %s: timed out: %s (--timeout %ld)%s", o->url,
+			     errbuf[0] ? errbuf : "no answer", o->timeout_s, tries);
 	} else {
 		char *msg = bv_upload_sanitize(errbuf[0] ? errbuf : curl_easy_strerror(res.cc),
 					       strlen(errbuf[0] ? errbuf : curl_easy_strerror(res.cc)), o->token, 300);
