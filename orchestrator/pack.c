@@ -235,8 +235,9 @@ static int write_all(struct archive *a, const walk *w, const char *top, const ch
 			archive_entry_set_size(e, st->st_size);
 		}
 		if (archive_write_header(a, e) != ARCHIVE_OK)
-			rc = bv_fail(BV_EINPUT, "cannot pack %s/%s: %s", w->root, it ? it->rel : "",
-				     archive_error_string(a));
+			rc = bv_fail(BV_EINPUT, "cannot pack %s/%s: %s (a ustar path holds at most 255 bytes, 100 of "
+						"them after its last '/')",
+				     w->root, it ? it->rel : "", archive_error_string(a));
 		else if (it && S_ISREG(st->st_mode)) {
 			char *full = bv_asprintf("%s/%s", w->root, it->rel);
 			rc = add_file(a, full, it, forbid);
