@@ -703,6 +703,10 @@ int main(int argc, char **argv)
 		} else
 			usage();
 	}
+	/* A bench-versions killed outright (SIGKILL) takes its runner along:
+	 * an orphan would go on writing into a results directory a resumed
+	 * run now owns. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (!out || (nv == 0 && !calibrate) || set.rounds < 1 || set.rounds > 100000 || !(set.sample_ns > 0) ||
 	    !(set.timeout_s > 0))
 		usage();

@@ -2,7 +2,8 @@
  * download.c - fetching release indexes and tarballs with libcurl.
  *
  * The server is not trusted: every transfer has a connect timeout, a floor
- * on the transfer rate (so a stalled server cannot hang a run), a maximum
+ * on the transfer rate (so a stalled server cannot hang a run; both are
+ * BENCH_VERSIONS_NET_TIMEOUT seconds, default 30), a maximum
  * size checked both against what the server announces and against what
  * actually arrives, and at most a few redirects, which may only lead to
  * http(s) (never from a web server to file://).  Transient failures
@@ -25,12 +26,26 @@
 #include "releases.h"
 
 enum {
-	CONNECT_TIMEOUT_S = 20,
-	LOW_SPEED_BYTES = 1024, /* slower than this ... */
-	LOW_SPEED_TIME_S = 30,  /* ... for this long is a timeout */
+	NET_TIMEOUT_S = 30,	/* default: connecting, or below ... */
+	LOW_SPEED_BYTES = 1024, /* ... this many bytes a second, for this long is a timeout */
 	MAX_REDIRECTS = 5,
 	ATTEMPTS = 3,
 };
+
+int bv_net_timeout_s(void)
+{
+	const char *env = getenv("BENCH_VERSIONS_NET_TIMEOUT");
+	char *end;
+	long v = env && *env ? strtol(env, &end, 10) : 0;
+	return env && *env && !*end && v >= 1 && v <= 3600 ? (int)v : NET_TIMEOUT_S;
+}
+
+/* A Ctrl-C mid-download ends the transfer (libcurl calls this often). */
+static int on_progress(void *p, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	(void)p, (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	return bv_interrupted() != 0;
+}
 
 typedef struct sink {
 	FILE *f;   /* a file, or ... */
@@ -110,9 +125,11 @@ static int transfer(const char *url, sink *s)
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)MAX_REDIRECTS);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)bv_net_timeout_s());
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, (long)LOW_SPEED_BYTES);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)LOW_SPEED_TIME_S);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)bv_net_timeout_s());
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max);
 	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -132,6 +149,10 @@ static int transfer(const char *url, sink *s)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 		if (cc == CURLE_OK)
 			break;
+		if (bv_interrupted()) {
+			rc = bv_fail_interrupted();
+			break;
+		}
 		if (s->too_big || cc == CURLE_FILESIZE_EXCEEDED) {
 			rc = bv_fail(BV_EINPUT, "%s: larger than the limit of %zu bytes", url, s->max);
 			break;
@@ -140,7 +161,7 @@ static int transfer(const char *url, sink *s)
 			unsigned wait = 1u << (attempt - 1); /* 1 s, 2 s */
 			fprintf(stderr, "download: %s: %s; retrying in %u s\n", url,
 				cc == CURLE_HTTP_RETURNED_ERROR ? "server error" : curl_easy_strerror(cc), wait);
-			sleep(wait);
+			sleep(wait); /* a signal cuts it short; checked above next time */
 			continue;
 		}
 		const char *tries = attempt > 1 ? " (gave up after retries)" : "";
@@ -148,8 +169,11 @@ static int transfer(const char *url, sink *s)
 			rc = bv_fail(status >= 500 ? BV_ERUN : BV_EINPUT, "%s: HTTP status %ld%s%s", url, status,
 				     status == 404 ? " (not found)" : "", tries);
 		else
-			rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s", url,
-				     errbuf[0] ? errbuf : curl_easy_strerror(cc), tries);
+			rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s%s", url,
+				     errbuf[0] ? errbuf : curl_easy_strerror(cc), tries,
+				     cc == CURLE_OPERATION_TIMEDOUT ? " (BENCH_VERSIONS_NET_TIMEOUT sets how long a "
+								      "silent server is waited for)"
+								    : "");
 		break;
 	}
 	curl_easy_cleanup(c);
