@@ -13,7 +13,7 @@ plant_relu_slowdown # uncommitted: local's relu is 3x slower than main's
 # Six cells: relu decides after the first 6 processes, the others (same code,
 # threshold 0 so they cannot decide) sample until their budget, about twice
 # as long: a window where some cells have finished and some have not.
-args=(main local --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --threshold 0)
+args=(main local --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 1 --threshold 0)
 
 # logs_check DIR STATUS: every log in DIR is valid JSON, says STATUS, holds
 # the 6 cells, finished in the same cells across versions; no temporary
@@ -44,9 +44,10 @@ PY
 }
 # cache_complete CACHE: no temporary directory, and every build whole.
 cache_complete() {
+	local b s
 	! ls -d "$1"/builds/.tmp-* "$1"/src/.tmp-* "$1"/machine/.tmp-* > /dev/null 2>&1 || return 1
-	for b in "$1"/builds/*/; do [ -f "$b/plugin.so" ] || return 1; done
-	for s in "$1"/src/*/; do [ -f "$s/VERSION" ] || return 1; done
+	for b in "$1"/builds/*/; do [ -e "$b" ] || continue; [ -f "$b/plugin.so" ] || return 1; done
+	for s in "$1"/src/*/; do [ -e "$s" ] || continue; [ -f "$s/VERSION" ] || return 1; done
 }
 # wait_finished ROOT: until a log under ROOT holds a finished cell (2 min at most).
 wait_finished() {
@@ -132,9 +133,9 @@ refused() { # NAME PATTERN ARGS...: exit 2 and the pattern on stderr
 	check "resume refused: $name: says why" contains "$TMP/ref.err" "$pattern"
 	check "resume refused: $name: builds nothing" test "$(grep -c '^build:' "$TMP/ref.err")" -eq 0
 }
-refused "other sizes" "its cells differ .* 6 there, 3 now" main local --ops relu,abs,neg --backends scalar --sizes 1K --quick --threshold 0 --resume "$dir"
-refused "other versions" "it compared main local, this command names main main-2" main main --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --threshold 0 --resume "$dir"
-refused "other options" "--budget differs: 2 there, 5 now" "${args[@]}" --budget 5 --resume "$dir"
+refused "other sizes" "its cells differ .* 6 there, 3 now" main local --ops relu,abs,neg --backends scalar --sizes 1K --quick --budget 1 --threshold 0 --resume "$dir"
+refused "other versions" "it compared main local, this command names main main-2" main main --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 1 --threshold 0 --resume "$dir"
+refused "other options" "--budget differs: 1 there, 5 now" "${args[@]}" --budget 5 --resume "$dir"
 refused "no such directory" "--resume $TMP/nope: not a results directory" "${args[@]}" --resume "$TMP/nope"
 
 # ---- SIGTERM to bench-versions alone, while measuring ----------------------
@@ -151,8 +152,6 @@ check "SIGTERM: says so" contains "$TMP/term.err" "interrupted \(SIGTERM\)"
 check "SIGTERM: reaches the measuring process too (none is left)" runners_gone "$dir"
 n=$(logs_check "$dir" interrupted)
 check "SIGTERM: the logs are valid, with $n finished cells" test "${n:-0}" -ge 1
-"$BV" run "${args[@]}" --resume "$dir" > /dev/null 2> "$TMP/term2.err"
-check "SIGTERM: the resume completes the run" test $? -eq 0 -a "$(logs_check "$dir" complete)" = 6
 
 # ---- SIGKILL while measuring: the logs on disk are still valid ---------------
 "$BV" "${args[@]}" --results "$TMP/kill" > /dev/null 2> "$TMP/kill.err" &
@@ -186,7 +185,7 @@ rc=$?
 check "SIGTERM while building: exits 143" test $rc -eq 143
 check "SIGTERM while building: says nothing was measured" contains "$TMP/tb.err" "nothing was measured yet"
 check "SIGTERM while building: no temporary directory in the cache" cache_complete "$TMP/c-build"
-check "SIGTERM while building: no build process is left" bash -c "! pgrep -f 'BUILD=$TMP/c-build' > /dev/null"
+check "SIGTERM while building: no build process is left" bash -c "! pgrep -f '[B]UILD=$TMP/c-build' > /dev/null"
 check "SIGTERM while building: no empty results directory" test -z "$(ls -A "$TMP/tb" 2> /dev/null)"
 export BENCH_VERSIONS_CACHE="$TMP/cache"
 
@@ -267,14 +266,12 @@ check "cache deleted: exits 3" test $rc -eq 3
 check "cache deleted: says the build is gone and why that may be" contains "$TMP/del.err" "build .*plugin.so is gone: was the cache \($TMP/c-del\) removed while measuring\?"
 n=$(logs_check "$dir" failed)
 check "cache deleted: the logs keep the $n finished cells" test "${n:-0}" -ge 1
-BENCH_VERSIONS_CACHE="$TMP/c-del" "$BV" run "${args[@]}" --resume "$dir" > /dev/null 2> "$TMP/del2.err"
-rc=$?
-check "cache deleted: the resume builds again and completes" \
-	bash -c "test $rc -eq 0 && test \"\$(grep -c 'built (compat' '$TMP/del2.err')\" -eq 2 && grep -q ': $n of 6 cells reused' '$TMP/del2.err'"
-check "cache deleted: the resumed logs are complete" test "$(logs_check "$dir" complete)" = 6
 
-# ---- two runs at once: one empty cache, one results directory ----------------
-small=(main local --ops relu,abs --backends scalar --sizes 1K --quick)
+# ---- two runs at once: one cache, one results directory ----------------------
+# (tests/e2e/test_cache.sh starts two on an empty cache; here both measure
+# at once and start in the same second, so their directories would collide.)
+small=(main local --ops relu,abs --backends scalar --sizes 1K --quick --budget 1)
+cp -a "$TMP/cache" "$TMP/c-conc"
 export BENCH_VERSIONS_CACHE="$TMP/c-conc"
 "$BV" "${small[@]}" --results "$TMP/conc" > "$TMP/ca.out" 2> "$TMP/ca.err" & pa=$!
 "$BV" "${small[@]}" --results "$TMP/conc" > "$TMP/cb.out" 2> "$TMP/cb.err" & pb=$!
