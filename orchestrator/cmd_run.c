@@ -608,6 +608,10 @@ int bv_cmd_run(int argc, char **argv)
 			bv_table_free(&table);
 		}
 	}
+	/* A stage that failed because of the signal (a clone or download cut
+	 * short) is an interruption, not an error of its own. */
+	if (rc && rc != BV_EINTR && bv_interrupted())
+		rc = bv_fail_interrupted();
 	if (rc)
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 	if (rc && measuring && !(rc == BV_EINPUT && resume)) {
