@@ -930,6 +930,8 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 	char now[32];
 	timestamp(now, sizeof(now));
 	int rc = bv_mkdir_p(s.raw);
+	/* Logs another plan wrote are never overwritten. */
+	int ours = !o->resume;
 	if (rc == 0 && o->resume) {
 		bv_measure_opts check = *o;
 		rc = bv_resume_check(results_dir, vs, n, &check, 1);
@@ -937,6 +939,7 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 			rc = resume_from(&s);
 		if (rc == 0)
 			cJSON_AddItemToArray(s.resumed, cJSON_CreateString(now));
+		ours = rc == 0;
 	}
 	if (!s.created[0]) {
 		free(s.created);
@@ -990,7 +993,8 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		/* What finished stays in the logs (for --resume); the first error
 		 * is the one reported, even when these writes fail too. */
 		char *first = bv_strdup(bv_error_last());
-		write_logs(&s, status, NULL);
+		if (ours)
+			write_logs(&s, status, NULL);
 		if (rc == BV_EINTR)
 			fprintf(stderr, "measure: %s: %zu of %zu cells finished (%d processes this time), logs in %s\n",
 				status, count_finished(&s), s.ncells, s.processes - started, results_dir);
