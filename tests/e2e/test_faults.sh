@@ -204,6 +204,7 @@ for p in glob.glob(sys.argv[1] + "/*.json"):
     assert json.load(open(p))["run"]["status"] == "running", p
 assert not [n for n in os.listdir(sys.argv[1]) if ".tmp" in n]
 PY
+check "file size limit: the cache holds no partial entry" cache_complete "$BENCH_VERSIONS_CACHE"
 mkdir -p "$TMP/mnt"
 if mount -t tmpfs -o size=256k tmpfs "$TMP/mnt" 2> /dev/null; then
 	trap 'umount "$TMP/mnt" 2>/dev/null; umount "$TMP/ro" 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
