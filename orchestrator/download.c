@@ -2,7 +2,8 @@
  * download.c - fetching release indexes and tarballs with libcurl.
  *
  * The server is not trusted: every transfer has a connect timeout, a floor
- * on the transfer rate (so a stalled server cannot hang a run), a maximum
+ * on the transfer rate (so a stalled server cannot hang a run; both are
+ * BENCH_VERSIONS_NET_TIMEOUT seconds, default 30), a maximum
  * size checked both against what the server announces and against what
  * actually arrives, and at most a few redirects, which may only lead to
  * http(s) (never from a web server to file://).  Transient failures
@@ -25,13 +26,20 @@
 #include "releases.h"
 
 enum {
-	CONNECT_TIMEOUT_S = 20,
-	LOW_SPEED_BYTES = 1024, /* slower than this ... */
-	LOW_SPEED_TIME_S = 30,  /* ... for this long is a timeout */
+	NET_TIMEOUT_S = 30,	/* default: connecting, or below ... */
+	LOW_SPEED_BYTES = 1024, /* ... this many bytes a second, for this long is a timeout */
 	MAX_REDIRECTS = 5,
 	ATTEMPTS = 3,
 	MAX_WAIT_S = 30, /* the longest a Retry-After may hold us */
 };
+
+int bv_net_timeout_s(void)
+{
+	const char *env = getenv("BENCH_VERSIONS_NET_TIMEOUT");
+	char *end;
+	long v = env && *env ? strtol(env, &end, 10) : 0;
+	return env && *env && !*end && v >= 1 && v <= 3600 ? (int)v : NET_TIMEOUT_S;
+}
 
 typedef struct sink {
 	FILE *f;   /* a file, or ... */
@@ -93,7 +101,7 @@ static int transfer(const char *url, sink *s)
 	if (!c)
 		return bv_fail(BV_ERUN, "%s: cannot start libcurl", url);
 	char errbuf[CURL_ERROR_SIZE];
-	bv_http_setup(c, url, errbuf, CONNECT_TIMEOUT_S, LOW_SPEED_TIME_S, LOW_SPEED_BYTES);
+	bv_http_setup(c, url, errbuf, bv_net_timeout_s(), bv_net_timeout_s(), LOW_SPEED_BYTES);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
@@ -105,14 +113,16 @@ static int transfer(const char *url, sink *s)
 
 	char *what = bv_asprintf("download: %s", url);
 	bv_http_retry retry = {.attempts = ATTEMPTS, .backoff_s = 1.0, .cap_s = MAX_WAIT_S, .what = what,
-			       .errbuf = errbuf, .reset = reset_sink, .payload = s, .stall_s = LOW_SPEED_TIME_S};
+			       .errbuf = errbuf, .reset = reset_sink, .payload = s, .stall_s = bv_net_timeout_s()};
 	bv_http_result res = bv_http_perform(c, &retry);
 	free(what);
 	CURLcode cc = res.cc;
 	long status = res.status;
 	int rc = 0;
 	const char *tries = res.tries > 1 ? " (gave up after retries)" : "";
-	if (res.reset_rc)
+	if (res.interrupted)
+		rc = bv_fail_interrupted();
+	else if (res.reset_rc)
 		rc = bv_fail(BV_ERUN, "%s: cannot reset the download: %s", url, strerror(errno));
 	else if (cc == CURLE_OK)
 		rc = 0;
@@ -122,8 +132,11 @@ static int transfer(const char *url, sink *s)
 		rc = bv_fail(status >= 500 ? BV_ERUN : BV_EINPUT, "%s: HTTP status %ld%s%s", url, status,
 			     status == 404 ? " (not found)" : "", tries);
 	else
-		rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s", url,
-			     errbuf[0] ? errbuf : curl_easy_strerror(cc), tries);
+		rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s%s", url,
+			     errbuf[0] ? errbuf : curl_easy_strerror(cc), tries,
+			     cc == CURLE_OPERATION_TIMEDOUT ? " (BENCH_VERSIONS_NET_TIMEOUT sets how long a "
+							      "silent server is waited for)"
+							    : "");
 	curl_easy_cleanup(c);
 	return rc;
 }

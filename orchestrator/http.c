@@ -60,7 +60,7 @@ double bv_http_wait(int next, double backoff_s, long retry_after_s, double cap_s
 static void sleep_s(double s)
 {
 	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !bv_interrupted())
 		;
 }
 
@@ -92,12 +92,14 @@ static int on_progress(void *payload, curl_off_t dltotal, curl_off_t dlnow, curl
 {
 	(void)dltotal, (void)ultotal;
 	watchdog *w = payload;
+	if (bv_interrupted())
+		return 1; /* CURLE_ABORTED_BY_CALLBACK, read as an interruption */
 	if (dlnow + ulnow != w->moved) {
 		w->moved = dlnow + ulnow;
 		clock_gettime(CLOCK_MONOTONIC, &w->last);
 		return 0;
 	}
-	if (since(&w->last) >= (double)w->stall_s) {
+	if (w->stall_s > 0 && since(&w->last) >= (double)w->stall_s) {
 		w->fired = 1;
 		return 1; /* CURLE_ABORTED_BY_CALLBACK */
 	}
@@ -106,13 +108,12 @@ static int on_progress(void *payload, curl_off_t dltotal, curl_off_t dlnow, curl
 
 bv_http_result bv_http_perform(CURL *c, const bv_http_retry *r)
 {
-	bv_http_result res = {CURLE_OK, 0, 0, 0};
+	bv_http_result res = {CURLE_OK, 0, 0, 0, 0};
 	watchdog w = {r->stall_s, 0, {0, 0}, 0};
-	if (r->stall_s > 0) {
-		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &w);
-		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	}
+	/* The callback runs for every transfer: it is also how a Ctrl-C ends one. */
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &w);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	for (;;) {
 		res.tries++;
 		if (r->reset && (res.reset_rc = r->reset(r->payload)) != 0)
@@ -123,6 +124,10 @@ bv_http_result bv_http_perform(CURL *c, const bv_http_retry *r)
 		res.cc = curl_easy_perform(c);
 		res.status = 0;
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res.status);
+		if (bv_interrupted()) {
+			res.interrupted = 1;
+			break;
+		}
 		if (res.cc == CURLE_ABORTED_BY_CALLBACK && w.fired) {
 			res.cc = CURLE_OPERATION_TIMEDOUT;
 			if (r->errbuf)
@@ -144,10 +149,12 @@ bv_http_result bv_http_perform(CURL *c, const bv_http_retry *r)
 			fprintf(stderr, "; the server asked for %ld s (Retry-After)", (long)after);
 		fputc('\n', stderr);
 		sleep_s(wait);
+		if (bv_interrupted()) {
+			res.interrupted = 1;
+			break;
+		}
 	}
-	if (r->stall_s > 0) {
-		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, NULL);
-		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
-	}
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, NULL);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
 	return res;
 }

@@ -55,12 +55,15 @@ typedef struct bv_http_result {
 	long status; /* the last HTTP status, 0 when none came */
 	int tries;   /* attempts made */
 	int reset_rc; /* nonzero when reset() stopped the loop */
+	int interrupted; /* a SIGINT/SIGTERM (bv_interrupted) ended it */
 } bv_http_result;
 
 /* curl_easy_perform until it succeeds with a status below 500 (and not
  * 408/429), fails for good, or the attempts are spent.  Each retry is one
  * line on stderr naming what failed and the wait. */
 bv_http_result bv_http_perform(CURL *c, const bv_http_retry *r);
+/* A Ctrl-C or SIGTERM (bv_interrupted) aborts the transfer within about a
+ * second and ends the loop with .interrupted set: no retry, no backoff. */
 
 /* A short description of a failed attempt: curl's message or "HTTP 503". */
 const char *bv_http_describe(CURLcode cc, long status, const char *errbuf, char *out, size_t n);

@@ -114,12 +114,19 @@ typedef struct bv_measure_opts {
 	int pin;     /* CPU to pin the measuring processes to, or -1 */
 	int threads; /* threads a backend may use (OpenBLAS, OpenMP) */
 	int quick;
+	int resume; /* results_dir holds an unfinished run of the same plan: reuse its finished cells */
 } bv_measure_opts;
 
 /* Measures every version that built, writes results_dir/<label>.json per
- * version and returns their paths in *logs (n entries, one per version). */
+ * version and returns their paths in *logs (n entries, one per version).
+ * The logs are rewritten whenever a cell finishes; on an interruption
+ * (BV_EINTR) or a failure they keep what finished, for o->resume. */
 int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir,
 	       char ***logs);
+/* --resume: BV_EINPUT naming the difference unless dir's logs (if any) come
+ * from the same versions, trees, cells and method as vs and o; after_build
+ * also compares the builds and the machine.  Takes over the run's seed. */
+int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build);
 
 /* ---- merge ------------------------------------------------------------ */
 typedef struct bv_result {

@@ -318,7 +318,9 @@ int bv_upload(const bv_upload_opts *o, int fd, unsigned long long size, const ch
 	if (res.tries > 1)
 		snprintf(tries, sizeof(tries), " (gave up after %d attempts)", res.tries);
 	int rc = 0;
-	if (res.cc == CURLE_OK && st >= 200 && st < 300) {
+	if (res.interrupted) {
+		rc = bv_fail_interrupted();
+	} else if (res.cc == CURLE_OK && st >= 200 && st < 300) {
 		*location = server_location(&t, o->token);
 	} else if (t.reply_too_big) {
 		rc = bv_fail(BV_ERUN, "upload to %s: the server's answer is larger than %d KiB: not an upload server?",

@@ -36,5 +36,6 @@ int main(void)
 	failed += test_merge();
 	failed += test_bisect();
 	failed += test_share();
+	failed += test_faults();
 	return failed ? 1 : 0;
 }

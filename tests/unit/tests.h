@@ -16,6 +16,7 @@ int test_releases(void);
 int test_merge(void);
 int test_bisect(void);
 int test_share(void);
+int test_faults(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */
 char *test_tmpdir(void);
