@@ -121,6 +121,32 @@ typedef struct bv_measure_opts {
 int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir,
 	       char ***logs);
 
+/* ---- the pipeline (cmd_run.c) ------------------------------------------ */
+/* The options of the measuring stages, parsed once for every driver of the
+ * pipeline (run, report), so a flag means the same in each. */
+typedef struct bv_run_cli {
+	bv_measure_opts mo;
+	int processes, rounds, min_p, max_p; /* 0: the default (which --quick changes) */
+	double budget, threshold;
+	int jobs;
+	const char *results_root; /* NULL: results/ under bv_home() */
+} bv_run_cli;
+
+void bv_run_cli_init(bv_run_cli *c);
+/* One argument: returns how many argv entries it took (1 a flag, 2 an option
+ * and its value), 0 when it is none of the pipeline's options, -1 when it is
+ * one but its value is missing or bad. */
+int bv_run_cli_option(bv_run_cli *c, const char *opt, const char *val);
+/* Applies the defaults that depend on --quick and checks the options against
+ * each other and the matrix; *ncells gets the cells selected.  BV_EINPUT. */
+int bv_run_cli_finish(bv_run_cli *c, long *ncells);
+/* resolve -> fetch -> compat -> build -> measure for every name, progress on
+ * stderr.  *dir gets the new results directory and *logs one log per name
+ * (the first is the baseline).  A version that fails to build still gets a
+ * log (its build block says why) and counts in *build_failures. */
+int bv_run_versions(char *const *names, size_t n, const bv_run_cli *c, long ncells, char **dir,
+		    char ***logs, int *build_failures);
+
 /* ---- merge ------------------------------------------------------------ */
 typedef struct bv_result {
 	const char *status; /* ok, n/a, skipped, wrong result, build failed, failed */
