@@ -230,5 +230,9 @@ const char *bv_exporter_names(void);
  * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
 void bv_format_time(double ns, char *buf, size_t len);
+/* Text from logs, escaped for HTML (element text and quoted attributes
+ * alike: export_html.c) and for Markdown (export_md.c). */
+void bv_html_esc(FILE *out, const char *s);
+void bv_md_esc(FILE *out, const char *s);
 
 #endif
