@@ -165,10 +165,39 @@ static void cells_reason(bv_report *r, bv_cell_status s, const char *one, const 
 	add_reason(r, bv_buf_detach(&b));
 }
 
-static char *first_line(const char *s)
+/* A build error in one line: its first line ("building the library (make
+ * lib) failed; end of ...log:") and, from the log's tail, the first line
+ * that names an error, which is what a reader needs. */
+static char *build_error_line(const char *s)
 {
-	const char *nl = s ? strchr(s, '\n') : NULL;
-	char *d = nl ? bv_asprintf("%.*s", (int)(nl - s), s) : bv_strdup(s ? s : "no message");
+	if (!s)
+		return bv_strdup("no message");
+	const char *nl = strchr(s, '\n');
+	bv_buf b = BV_BUF_INIT;
+	size_t head = nl ? (size_t)(nl - s) : strlen(s);
+	/* "...failed; end of /long/cache/path.log:" says where, not what */
+	const char *where = strstr(s, "; end of ");
+	if (where && where < s + head)
+		head = (size_t)(where - s);
+	bv_buf_putn(&b, s, head);
+	bv_buf_putn(&b, ":", 1);
+	for (const char *p = nl; p && *p;) {
+		const char *line = p + 1, *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		char *l = bv_asprintf("%.*s", (int)n, line);
+		int hit = strstr(l, "error:") != NULL; /* the compiler's and the linker's form */
+		if (hit) {
+			const char *t = l;
+			while (*t == ' ' || *t == '\t')
+				t++;
+			bv_buf_printf(&b, " %s", t);
+		}
+		free(l);
+		if (hit)
+			break;
+		p = end;
+	}
+	char *d = bv_buf_detach(&b);
 	for (char *p = d; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
@@ -338,13 +367,13 @@ int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b)
 
 	/* The reasons, worst first. */
 	if (!built[0]) {
-		char *e = first_line(r->env[0].build_error);
+		char *e = build_error_line(r->env[0].build_error);
 		add_reason(r, bv_asprintf("the baseline %s did not build, so nothing could be compared: %s",
 					  t->labels[0], e));
 		free(e);
 	}
 	if (!built[1]) {
-		char *e = first_line(r->env[1].build_error);
+		char *e = build_error_line(r->env[1].build_error);
 		add_reason(r, bv_asprintf("the candidate %s did not build: %s", t->labels[1], e));
 		free(e);
 	}

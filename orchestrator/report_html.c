@@ -85,7 +85,7 @@ static const char css[] =
     "svg{display:block;margin:4px 0 2px}"
     "svg text{font:12px system-ui,sans-serif;fill:#1f2328}svg text.tick{fill:#57606a;font-size:11px}"
     "svg .grid{stroke:#eaeef2}svg .one{stroke:#1f2328;stroke-width:1.5;stroke-dasharray:5 3}"
-    "svg .budget{stroke:#cf222e;stroke-width:1.5;stroke-dasharray:3 2}svg .beyond{fill:#ffebe9}"
+    "svg .budget{stroke:#cf222e;stroke-width:1.5;stroke-dasharray:3 2}svg .beyond{fill:#fdecef}"
     "svg .bad{stroke:#cf222e;fill:#cf222e}svg .warn{stroke:#bf8700;fill:#bf8700}"
     "svg .good{stroke:#1a7f37;fill:#1a7f37}svg .neutral{stroke:#6e7781;fill:#6e7781}"
     "svg .new{stroke:#0969da;fill:#0969da}svg text.bad{stroke:none;fill:#cf222e;font-weight:600}"
@@ -156,6 +156,8 @@ static void chart(FILE *out, const bv_report *r, const char *bench)
 		if (strcmp(c->row->bench, bench) || c->status == BV_CELL_NOT_RUN)
 			continue;
 		double y = TOP + (double)row++ * ROW_H;
+		if (!c->row->changes[1].valid)
+			continue;
 		double xb = xpos(&s, 1 + c->budget);
 		fprintf(out, "<rect class=\"beyond\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>", xb, y,
 			LABEL_W + PLOT_W - xb, ROW_H);
@@ -197,8 +199,9 @@ static void chart(FILE *out, const bv_report *r, const char *bench)
 		double y0 = TOP + (double)row++ * ROW_H, y = y0 + ROW_H / 2.0;
 		const char *cls = status_class(c->status);
 		double xb = xpos(&s, 1 + c->budget);
-		fprintf(out, "<line class=\"budget\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xb, y0, xb,
-			y0 + ROW_H);
+		if (rw->changes[1].valid)
+			fprintf(out, "<line class=\"budget\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xb, y0,
+				xb, y0 + ROW_H);
 		fprintf(out, "<g class=\"cell %s\"><title>", cls);
 		esc(out, name), fputs(": ", out), esc(out, bv_cell_status_name(c->status)), fputs(": ", out);
 		esc(out, c->why), fputs("</title>", out);
@@ -240,14 +243,16 @@ static void version_desc(FILE *out, const bv_report *r, int i)
 		char shortc[13];
 		snprintf(shortc, sizeof(shortc), "%.12s", e->commit);
 		fputs(", commit <code>", out), esc(out, shortc), fputs("</code>", out);
-	}
+	} else if (e->kind && !strcmp(e->kind, "local"))
+		fputs(", the working tree", out);
 }
 
 static void summary(FILE *out, const bv_report *r)
 {
 	const bv_table *t = &r->table;
 	fputs("<div class=\"chips\">", out);
-	fprintf(out, "<span class=\"chip neutral\">%zu cells</span>", r->ncells - r->counts[BV_CELL_NOT_RUN]);
+	size_t ncells = r->ncells - r->counts[BV_CELL_NOT_RUN];
+	fprintf(out, "<span class=\"chip neutral\">%zu cell%s</span>", ncells, ncells == 1 ? "" : "s");
 	for (int s = 0; s < BV_CELL_NSTATUS; s++) {
 		if (!r->counts[s] || s == BV_CELL_NOT_RUN)
 			continue;
@@ -296,13 +301,15 @@ static void summary(FILE *out, const bv_report *r)
 }
 
 /* A short table of the cells with one status (warnings, improvements). */
+/* A short table of the cells with one status; the ratio and budget columns
+ * only for statuses that have a ratio. */
 static void cell_list(FILE *out, const bv_report *r, bv_cell_status s, const char *title)
 {
 	if (!r->counts[s])
 		return;
-	fprintf(out, "<h3>%s (%zu)</h3>\n<table><thead><tr><th>cell</th><th class=\"num\">ratio [95%% CI]</th>"
-		     "<th class=\"num\">budget</th><th>why</th></tr></thead><tbody>\n",
-		title, r->counts[s]);
+	int ratios = s == BV_CELL_REGRESSION || s == BV_CELL_WARNING || s == BV_CELL_IMPROVEMENT;
+	fprintf(out, "<h3>%s (%zu)</h3>\n<table><thead><tr><th>cell</th>%s<th>why</th></tr></thead><tbody>\n", title,
+		r->counts[s], ratios ? "<th class=\"num\">ratio [95% CI]</th><th class=\"num\">budget</th>" : "");
 	for (size_t k = 0; k < r->ncells; k++) {
 		const bv_report_cell *c = &r->cells[k];
 		if (c->status != s)
@@ -311,10 +318,12 @@ static void cell_list(FILE *out, const bv_report *r, bv_cell_status s, const cha
 		bv_report_cell_name(c, name, sizeof(name));
 		bv_report_ratio(c, ratio, sizeof(ratio));
 		bv_report_budget(c, budget, sizeof(budget));
-		fputs("<tr><td>", out), esc(out, name);
-		fprintf(out, "</td><td class=\"num %s\">", status_class(s)), esc(out, ratio);
-		fputs("</td><td class=\"num\">", out), esc(out, budget), fputs("</td><td>", out), esc(out, c->why);
-		fputs("</td></tr>\n", out);
+		fputs("<tr><td>", out), esc(out, name), fputs("</td>", out);
+		if (ratios) {
+			fprintf(out, "<td class=\"num %s\">", status_class(s)), esc(out, ratio);
+			fputs("</td><td class=\"num\">", out), esc(out, budget), fputs("</td>", out);
+		}
+		fputs("<td>", out), esc(out, c->why), fputs("</td></tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);
 }
@@ -418,10 +427,15 @@ static void environment(FILE *out, const bv_report *r)
 		fputs("<p class=\"muted small\">method: ", out), esc(out, r->table.method), fputs("</p>\n", out);
 	for (size_t i = 0; i < r->table.nnotes; i++)
 		fputs("<p class=\"small\">note: ", out), esc(out, r->table.notes[i]), fputs("</p>\n", out);
+}
+
+static void build_logs(FILE *out, const bv_report *r)
+{
 	for (int i = 0; i < 2; i++)
-		if (r->env[i].build_error) {
-			fputs("<h3>build log of ", out), esc(out, r->table.labels[i]), fputs("</h3>\n<pre>", out);
-			esc_lines(out, r->env[i].build_error);
+		if (r->env[i].build_failed) {
+			fputs("<h3>", out), esc(out, r->table.labels[i]);
+			fputs(" did not build: the end of its build log</h3>\n<pre>", out);
+			esc_lines(out, r->env[i].build_error ? r->env[i].build_error : "no message recorded");
 			fputs("</pre>\n", out);
 		}
 }
@@ -525,6 +539,7 @@ int bv_report_html(const bv_report *r, FILE *out)
 
 	fputs("<h2>Summary</h2>\n", out);
 	summary(out, r);
+	build_logs(out, r);
 	cell_list(out, r, BV_CELL_REGRESSION, "Regressions beyond budget");
 	cell_list(out, r, BV_CELL_WRONG, "Wrong results");
 	cell_list(out, r, BV_CELL_FAILED, "Crashed, hung or failed");

@@ -35,7 +35,8 @@ static void version_desc(FILE *out, const bv_report *r, int i)
 		char shortc[13];
 		snprintf(shortc, sizeof(shortc), "%.12s", e->commit);
 		fputs(", commit ", out), md(out, shortc);
-	}
+	} else if (e->kind && !strcmp(e->kind, "local"))
+		fputs(", the working tree", out);
 }
 
 static void cell_list(FILE *out, const bv_report *r, bv_cell_status s, const char *title)
@@ -78,10 +79,18 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 		fputs("- ", out), md(out, r->reasons[i]), fputc('\n', out);
 	if (!r->nreasons)
 		fputs("- every cell is correct and within its budget\n", out);
+	for (int i = 0; i < 2; i++)
+		if (r->env[i].build_failed && r->env[i].build_error) {
+			fputs("\n<details><summary>", out), md(out, t->labels[i]);
+			fputs(" did not build: the end of its build log</summary>\n\n```\n", out);
+			for (const char *p = r->env[i].build_error; *p; p++)
+				fputc(*p == '`' ? '\'' : *p, out);
+			fputs("\n```\n\n</details>\n", out);
+		}
 
 	fputs("\n", out);
 	size_t cells = r->ncells - r->counts[BV_CELL_NOT_RUN];
-	fprintf(out, "%zu cells:", cells);
+	fprintf(out, "%zu cell%s:", cells, cells == 1 ? "" : "s");
 	int first = 1;
 	for (int s = 0; s < BV_CELL_NSTATUS; s++)
 		if (r->counts[s] && s != BV_CELL_NOT_RUN) {
