@@ -180,7 +180,6 @@ static char *build_error_line(const char *s)
 	if (where && where < s + head)
 		head = (size_t)(where - s);
 	bv_buf_putn(&b, s, head);
-	bv_buf_putn(&b, ":", 1);
 	for (const char *p = nl; p && *p;) {
 		const char *line = p + 1, *end = strchr(line, '\n');
 		size_t n = end ? (size_t)(end - line) : strlen(line);
@@ -190,7 +189,7 @@ static char *build_error_line(const char *s)
 			const char *t = l;
 			while (*t == ' ' || *t == '\t')
 				t++;
-			bv_buf_printf(&b, " %s", t);
+			bv_buf_printf(&b, ": %s", t);
 		}
 		free(l);
 		if (hit)

@@ -30,6 +30,8 @@ fi
 [ "$want" = test ] && need_cmd git git
 # ...and check logs and JSON exports with Python's standard library.
 [ "$want" = test ] && need_cmd python3 python3
+# The HTML report is checked in a real browser (headless Chromium).
+[ "$want" = test ] && need_cmd chromium chromium
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "deps: installing ${missing[*]}"
