@@ -129,10 +129,11 @@ static int print_text(const bv_report *r, FILE *out)
 		t->labels[0]);
 	for (size_t i = 0; i < r->nreasons; i++)
 		fprintf(out, "  - %s\n", r->reasons[i]);
+	char count[64];
 	fprintf(out, "cells: %zu", r->ncells - r->counts[BV_CELL_NOT_RUN]);
 	for (int s = 0; s < BV_CELL_NSTATUS; s++)
 		if (r->counts[s] && s != BV_CELL_NOT_RUN)
-			fprintf(out, ", %zu %s", r->counts[s], bv_cell_status_name((bv_cell_status)s));
+			fprintf(out, ", %s", bv_cell_status_count((bv_cell_status)s, r->counts[s], count, sizeof(count)));
 	fputc('\n', out);
 	for (size_t g = 0; g < r->ngroups; g++)
 		if (r->groups[g].n)
@@ -149,9 +150,10 @@ static int print_text(const bv_report *r, FILE *out)
 		fprintf(out, "%s:\n", titles[l]);
 		for (size_t k = 0; k < r->ncells; k++)
 			if (r->cells[k].status == listed[l]) {
-				char name[256];
+				char name[256], *sum = bv_report_cell_summary(&r->cells[k]);
 				bv_report_cell_name(&r->cells[k], name, sizeof(name));
-				fprintf(out, "  %-32s %s\n", name, r->cells[k].why);
+				fprintf(out, "  %-32s %s\n", name, sum);
+				free(sum);
 			}
 	}
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the output") : 0;

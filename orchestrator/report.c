@@ -30,6 +30,16 @@ const char *bv_cell_status_name(bv_cell_status s)
 	return s < BV_CELL_NSTATUS ? status_names[s] : "?";
 }
 
+const char *bv_cell_status_count(bv_cell_status s, size_t n, char *buf, size_t len)
+{
+	static const char *const plural[BV_CELL_NSTATUS] = {
+	    "build failed", "wrong results", "failed",       "vanished", "regressions", "warnings",
+	    "improvements", "ok",            "new",          "not compared", "not run",
+	};
+	snprintf(buf, len, "%zu %s", n, n == 1 ? bv_cell_status_name(s) : s < BV_CELL_NSTATUS ? plural[s] : "?");
+	return buf;
+}
+
 int bv_cell_status_blocks(bv_cell_status s)
 {
 	return s == BV_CELL_BUILD_FAILED || s == BV_CELL_WRONG || s == BV_CELL_FAILED || s == BV_CELL_VANISHED ||
@@ -54,6 +64,15 @@ void bv_report_ratio(const bv_report_cell *c, char *buf, size_t len)
 		snprintf(buf, len, "%.3fx [%.3f, inf]", ch->ratio, ch->ci_low);
 }
 
+char *bv_report_cell_summary(const bv_report_cell *c)
+{
+	if (!c->row->changes[1].valid)
+		return bv_strdup(c->why);
+	char ratio[96];
+	bv_report_ratio(c, ratio, sizeof(ratio));
+	return bv_asprintf("%s: %s", ratio, c->why);
+}
+
 void bv_report_budget(const bv_report_cell *c, char *buf, size_t len)
 {
 	snprintf(buf, len, "+%.4g%%", c->budget * 100);
@@ -76,8 +95,6 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 	const char *b = status_of(row, 0), *k = status_of(row, 1);
 	const char *kreason = row->results[1].reason, *breason = row->results[0].reason;
 	const bv_change *ch = &row->changes[1];
-	char ratio[96];
-	bv_report_ratio(c, ratio, sizeof(ratio));
 	int b_ran = is(b, "ok") || is(b, "wrong result") || is(b, "crashed") || is(b, "timeout") || is(b, "failed");
 	if (!built[1] || is(k, "build failed")) {
 		c->status = BV_CELL_BUILD_FAILED;
@@ -109,19 +126,18 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 			c->why = bv_asprintf("no ratio: %s", ch->none ? ch->none : "the logs give none");
 		} else if (beyond_budget(ch, c->budget)) {
 			c->status = BV_CELL_REGRESSION;
-			c->why = bv_asprintf("%s: the whole interval is beyond the budget of %.4g%% slower", ratio,
-					     c->budget * 100);
+			c->why = bv_asprintf("the whole interval is beyond the +%.4g%% budget", c->budget * 100);
 		} else if (is(ch->verdict, "slower")) {
 			c->status = BV_CELL_WARNING;
-			c->why = bv_asprintf("%s: slower (beyond the %.4g%% threshold), but within the budget of "
-					     "%.4g%%",
-					     ratio, threshold * 100, c->budget * 100);
+			c->why = bv_asprintf("slower (by more than the %.4g%% threshold), within the +%.4g%% budget",
+					     threshold * 100, c->budget * 100);
 		} else if (is(ch->verdict, "faster")) {
 			c->status = BV_CELL_IMPROVEMENT;
-			c->why = bv_asprintf("%s: faster", ratio);
+			c->why = bv_strdup("faster");
 		} else {
 			c->status = BV_CELL_OK;
-			c->why = bv_asprintf("%s: no significant change%s", ratio, ch->noisy ? " (noisy)" : "");
+			c->why = bv_strdup(ch->noisy ? "no significant change (noisy: the interval reaches past the threshold)"
+						     : "no significant change");
 		}
 	} else if (!b_ran && !is(k, "ok")) {
 		c->status = BV_CELL_NOT_RUN;
@@ -156,8 +172,11 @@ static void cells_reason(bv_report *r, bv_cell_status s, const char *one, const 
 		char name[256];
 		bv_report_cell_name(&r->cells[i], name, sizeof(name));
 		bv_buf_printf(&b, "%s%s", shown ? "; " : "", name);
-		if (with_why)
-			bv_buf_printf(&b, " (%s)", r->cells[i].why);
+		if (with_why) {
+			char *sum = bv_report_cell_summary(&r->cells[i]);
+			bv_buf_printf(&b, " (%s)", sum);
+			free(sum);
+		}
 		shown++;
 	}
 	if (n > shown)

@@ -31,6 +31,8 @@ typedef enum {
 
 /* "regression", "build failed", ...: for tables and JUnit. */
 const char *bv_cell_status_name(bv_cell_status s);
+/* "3 regressions", "1 warning": a count with the status's plural. */
+const char *bv_cell_status_count(bv_cell_status s, size_t n, char *buf, size_t len);
 /* Whether a cell with this status makes the candidate NOT READY. */
 int bv_cell_status_blocks(bv_cell_status s);
 
@@ -39,7 +41,7 @@ typedef struct bv_report_cell {
 	bv_cell_status status;
 	double budget; /* allowed slowdown (fraction) */
 	const bv_budget_rule *rule; /* the override that set it, or NULL: the default */
-	char *why; /* one line: the ratio against the budget, or the failure's reason */
+	char *why; /* one line: how the ratio stands against the budget, or the failure's reason */
 } bv_report_cell;
 
 typedef struct bv_report_group {
@@ -104,6 +106,8 @@ int bv_report_exit_code(const bv_report *r);
 /* Formatting shared by the three formats. */
 void bv_report_ratio(const bv_report_cell *c, char *buf, size_t len); /* "3.02x [2.95, 3.10]" or "-" */
 void bv_report_budget(const bv_report_cell *c, char *buf, size_t len); /* "+5%" */
+/* The ratio (when there is one) and the why: "3.02x [2.95, 3.10]: ..." (malloc'd). */
+char *bv_report_cell_summary(const bv_report_cell *c);
 /* "unary relu scalar 64K" */
 void bv_report_cell_name(const bv_report_cell *c, char *buf, size_t len);
 

@@ -73,7 +73,7 @@ static const char css[] =
     ".chip.neutral{color:#57606a;border-color:#d0d7de;background:#f6f8fa}"
     "table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}"
     "th,td{border-bottom:1px solid #d8dee4;padding:4px 10px;text-align:left;vertical-align:top}"
-    "th{background:#f6f8fa;font-weight:600}td.num,th.num{text-align:right}"
+    "th{background:#f6f8fa;font-weight:600}td.num,th.num{text-align:right;white-space:nowrap}"
     "td.bad{color:#cf222e;font-weight:600}td.warn{color:#9a6700;font-weight:600}"
     "td.good{color:#1a7f37;font-weight:600}td.new{color:#0969da}td.neutral{color:#57606a}"
     "tr.total td{font-weight:700;border-top:2px solid #8c959f}"
@@ -91,7 +91,8 @@ static const char css[] =
     "svg .new{stroke:#0969da;fill:#0969da}svg text.bad{stroke:none;fill:#cf222e;font-weight:600}"
     "svg text.warn,svg text.good,svg text.neutral,svg text.new{stroke:none}"
     "svg text.name{stroke:none;fill:#1f2328}"
-    ".legend{font-size:12px;color:#57606a;margin:2px 0 10px}";
+    ".legend{font-size:12px;color:#57606a;margin:2px 0 10px}"
+    ".note{color:#9a6700;background:#fff8c5;border-left:3px solid #d4a72c;padding:4px 10px}";
 
 /* Chart geometry: names on the left, the ratio axis (log scale), the ratio
  * as text on the right. */
@@ -163,13 +164,13 @@ static void chart(FILE *out, const bv_report *r, const char *bench)
 			LABEL_W + PLOT_W - xb, ROW_H);
 	}
 	/* ticks on the 1-2-5 series (and 1.1, 1.25 ... on narrow axes) */
-	static const double fine[] = {1, 1.1, 1.25, 1.5, 2, 3, 5, 7.5};
+	static const double fine[] = {1, 1.1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9};
 	static const double coarse[] = {1, 2, 5};
-	int narrow = s.hi / s.lo < 4, wide = s.hi / s.lo > 200;
+	int narrow = s.hi / s.lo < 30, wide = s.hi / s.lo > 200;
 	double last_x = -100;
 	for (double dec = 1e-3; dec <= 1e3; dec *= 10) {
 		const double *steps = narrow ? fine : coarse;
-		int nsteps = narrow ? 8 : wide ? 1 : 3;
+		int nsteps = narrow ? 13 : wide ? 1 : 3;
 		for (int j = 0; j < nsteps; j++) {
 			double v = dec * steps[j];
 			if (v < s.lo || v > s.hi)
@@ -203,8 +204,10 @@ static void chart(FILE *out, const bv_report *r, const char *bench)
 			fprintf(out, "<line class=\"budget\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xb, y0,
 				xb, y0 + ROW_H);
 		fprintf(out, "<g class=\"cell %s\"><title>", cls);
+		char *sum = bv_report_cell_summary(c);
 		esc(out, name), fputs(": ", out), esc(out, bv_cell_status_name(c->status)), fputs(": ", out);
-		esc(out, c->why), fputs("</title>", out);
+		esc(out, sum), fputs("</title>", out);
+		free(sum);
 		fprintf(out, "<text class=\"name\" x=\"%d\" y=\"%.1f\">", PAD, y + 4);
 		esc(out, rw->op), fputc(' ', out), esc(out, rw->backend), fprintf(out, " %s</text>", size);
 		const bv_change *ch = &rw->changes[1];
@@ -256,8 +259,9 @@ static void summary(FILE *out, const bv_report *r)
 	for (int s = 0; s < BV_CELL_NSTATUS; s++) {
 		if (!r->counts[s] || s == BV_CELL_NOT_RUN)
 			continue;
-		fprintf(out, "<span class=\"chip %s\">%zu ", status_class((bv_cell_status)s), r->counts[s]);
-		esc(out, bv_cell_status_name((bv_cell_status)s));
+		char count[64];
+		fprintf(out, "<span class=\"chip %s\">", status_class((bv_cell_status)s));
+		esc(out, bv_cell_status_count((bv_cell_status)s, r->counts[s], count, sizeof(count)));
 		fputs("</span>", out);
 	}
 	fputs("</div>\n", out);
@@ -298,6 +302,8 @@ static void summary(FILE *out, const bv_report *r)
 	fputs("<p class=\"muted small\">geomean over the cells with a ratio (candidate time / baseline time: "
 	      "below 1 is faster).</p>\n",
 	      out);
+	for (size_t i = 0; i < t->nnotes; i++)
+		fputs("<p class=\"note\">note: ", out), esc(out, t->notes[i]), fputs("</p>\n", out);
 }
 
 /* A short table of the cells with one status (warnings, improvements). */
@@ -308,8 +314,10 @@ static void cell_list(FILE *out, const bv_report *r, bv_cell_status s, const cha
 	if (!r->counts[s])
 		return;
 	int ratios = s == BV_CELL_REGRESSION || s == BV_CELL_WARNING || s == BV_CELL_IMPROVEMENT;
-	fprintf(out, "<h3>%s (%zu)</h3>\n<table><thead><tr><th>cell</th>%s<th>why</th></tr></thead><tbody>\n", title,
-		r->counts[s], ratios ? "<th class=\"num\">ratio [95% CI]</th><th class=\"num\">budget</th>" : "");
+	int budgets = s == BV_CELL_REGRESSION || s == BV_CELL_WARNING;
+	fprintf(out, "<h3>%s (%zu)</h3>\n<table><thead><tr><th>cell</th>%s%s<th>why</th></tr></thead><tbody>\n", title,
+		r->counts[s], ratios ? "<th class=\"num\">ratio [95% CI]</th>" : "",
+		budgets ? "<th class=\"num\">budget</th>" : "");
 	for (size_t k = 0; k < r->ncells; k++) {
 		const bv_report_cell *c = &r->cells[k];
 		if (c->status != s)
@@ -319,10 +327,10 @@ static void cell_list(FILE *out, const bv_report *r, bv_cell_status s, const cha
 		bv_report_ratio(c, ratio, sizeof(ratio));
 		bv_report_budget(c, budget, sizeof(budget));
 		fputs("<tr><td>", out), esc(out, name), fputs("</td>", out);
-		if (ratios) {
-			fprintf(out, "<td class=\"num %s\">", status_class(s)), esc(out, ratio);
-			fputs("</td><td class=\"num\">", out), esc(out, budget), fputs("</td>", out);
-		}
+		if (ratios)
+			fprintf(out, "<td class=\"num %s\">", status_class(s)), esc(out, ratio), fputs("</td>", out);
+		if (budgets)
+			fputs("<td class=\"num\">", out), esc(out, budget), fputs("</td>", out);
 		fputs("<td>", out), esc(out, c->why), fputs("</td></tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);
@@ -425,8 +433,6 @@ static void environment(FILE *out, const bv_report *r)
 	fputs("</tbody></table>\n", out);
 	if (r->table.method)
 		fputs("<p class=\"muted small\">method: ", out), esc(out, r->table.method), fputs("</p>\n", out);
-	for (size_t i = 0; i < r->table.nnotes; i++)
-		fputs("<p class=\"small\">note: ", out), esc(out, r->table.notes[i]), fputs("</p>\n", out);
 }
 
 static void build_logs(FILE *out, const bv_report *r)
@@ -535,6 +541,10 @@ int bv_report_html(const bv_report *r, FILE *out)
 				r->counts[BV_CELL_WARNING] == 1 ? "" : "s");
 		fputs("</li></ul>\n", out);
 	}
+	if (r->ngeomean)
+		fprintf(out, "<p class=\"what\">overall %.3fx the baseline's time (%.1f%% %s), geomean over %zu cell%s</p>\n",
+			r->geomean, fabs(r->geomean - 1) * 100, r->geomean >= 1 ? "slower" : "faster", r->ngeomean,
+			r->ngeomean == 1 ? "" : "s");
 	fputs("</section>\n", out);
 
 	fputs("<h2>Summary</h2>\n", out);

@@ -10,6 +10,7 @@
  * Strings from logs are escaped for XML and made valid UTF-8 (an XML parser
  * refuses a whole file for one bad byte).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "benches.h"
@@ -115,17 +116,19 @@ int bv_report_junit(const bv_report *r, FILE *out)
 			snprintf(name, sizeof(name), "%s/%s/%s/%s", c->row->bench, c->row->op, c->row->backend, size);
 			fputs("    <testcase classname=\"bench-versions.", out), xml(out, c->row->bench);
 			fputs("\" name=\"", out), xml(out, name), fputs("\">\n", out);
+			char *sum = bv_report_cell_summary(c);
 			if (bv_cell_status_blocks(c->status)) {
 				fputs("      <failure type=\"", out), xml(out, bv_cell_status_name(c->status));
-				fputs("\" message=\"", out), xml(out, c->why), fputs("\">", out);
-				xml(out, bv_cell_status_name(c->status)), fputs(": ", out), xml(out, c->why);
+				fputs("\" message=\"", out), xml(out, sum), fputs("\">", out);
+				xml(out, bv_cell_status_name(c->status)), fputs(": ", out), xml(out, sum);
 				fputs("</failure>\n", out);
 			} else if (is_skipped(c->status)) {
-				fputs("      <skipped message=\"", out), xml(out, c->why), fputs("\"/>\n", out);
+				fputs("      <skipped message=\"", out), xml(out, sum), fputs("\"/>\n", out);
 			} else {
 				fputs("      <system-out>", out), xml(out, bv_cell_status_name(c->status));
-				fputs(": ", out), xml(out, c->why), fputs("</system-out>\n", out);
+				fputs(": ", out), xml(out, sum), fputs("</system-out>\n", out);
 			}
+			free(sum);
 			fputs("    </testcase>\n", out);
 		}
 		fputs("  </testsuite>\n", out);

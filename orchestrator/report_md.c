@@ -94,8 +94,9 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 	int first = 1;
 	for (int s = 0; s < BV_CELL_NSTATUS; s++)
 		if (r->counts[s] && s != BV_CELL_NOT_RUN) {
-			fprintf(out, "%s %zu ", first ? "" : ",", r->counts[s]);
-			md(out, bv_cell_status_name((bv_cell_status)s));
+			char count[64];
+			fputs(first ? " " : ", ", out);
+			md(out, bv_cell_status_count((bv_cell_status)s, r->counts[s], count, sizeof(count)));
 			first = 0;
 		}
 	fputs("\n\n| group | cells | geomean ", out);
@@ -124,6 +125,10 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 			fputs("-", out);
 		fprintf(out, " | %zu | %zu | %zu |\n", blocking, cnt[BV_CELL_WARNING], cnt[BV_CELL_IMPROVEMENT]);
 	}
+	if (t->nnotes)
+		fputc('\n', out);
+	for (size_t i = 0; i < t->nnotes; i++)
+		fputs("> **note:** ", out), md(out, t->notes[i]), fputs("\n>\n", out);
 	cell_list(out, r, BV_CELL_REGRESSION, "Regressions beyond budget");
 	cell_list(out, r, BV_CELL_WRONG, "Wrong results");
 	cell_list(out, r, BV_CELL_FAILED, "Crashed, hung or failed");
@@ -189,8 +194,6 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 	fputs("\n", out);
 	if (t->method)
 		fputs("- method: ", out), md(out, t->method), fputc('\n', out);
-	for (size_t i = 0; i < t->nnotes; i++)
-		fputs("- **note:** ", out), md(out, t->notes[i]), fputc('\n', out);
 	const bv_budgets *bg = r->budgets;
 	fprintf(out, "- budgets: default %.4g%% slower", bg->default_slowdown * 100);
 	if (bg->path)

@@ -108,7 +108,7 @@ check "an unknown report format: exit 2" test $? -eq 2 -a -n "$(grep "unknown re
 "$BV" report --baseline 0.1.0 --candidate main "${args[@]}" > "$TMP/out" 2> "$TMP/err"
 check "a regression beyond budget: exit 1" test $? -eq 1
 check "stdout says NOT READY first" test "$(head -1 "$TMP/out" | cut -c1-9)" = "NOT READY"
-check "the reason names relu and its budget" contains "$TMP/out" "1 cell is slower beyond its budget: unary relu scalar 64K \([23]\.[0-9]+x .*budget of 5% slower"
+check "the reason names relu and its budget" contains "$TMP/out" "1 cell is slower beyond its budget: unary relu scalar 64K \([23]\.[0-9]+x .*beyond the \+5% budget\)"
 check "abs is unchanged" contains "$TMP/out" "^cells: 2, 1 regression, 1 ok$"
 run=$(ls -d "$TMP"/results/*/ | head -1)
 run=${run%/}
@@ -188,7 +188,7 @@ JSON
 "$BV" report --from "$run/0.1.0.json" "$run/main.json" --budgets "$TMP/budgets.json" --out "$TMP/ready" > "$TMP/out2" 2> "$TMP/err2"
 check "relu within its override: READY, exit 0" test $? -eq 0
 check "stdout says READY" test "$(head -1 "$TMP/out2")" = "READY: candidate main against baseline 0.1.0"
-check "relu is listed as a warning" contains "$TMP/out2" "^  unary relu scalar 64K +[23]\.[0-9]+x .*slower .*within the budget of 400%"
+check "relu is listed as a warning" contains "$TMP/out2" "^  unary relu scalar 64K +[23]\.[0-9]+x .*slower .*within the \+400% budget"
 check "--out puts the reports there" test -s "$TMP/ready/report.html" -a -s "$TMP/ready/report.xml"
 check "--from measured nothing" test "$(ls "$TMP/results" | wc -l)" -eq 1
 chrome --dump-dom "file://$TMP/ready/report.html" > "$TMP/dom2.html"
@@ -214,7 +214,7 @@ cat > "$TMP/budgets2.json" <<'JSON'
   {"op": "relu", "backend": "scalar", "size": "64K", "slowdown_pct": 10}]}
 JSON
 "$BV" report --from "$run/0.1.0.json" "$run/main.json" --budgets "$TMP/budgets2.json" --formats none > "$TMP/out3" 2>&1
-check "the most specific override wins (NOT READY at 10 %)" test $? -eq 1 -a -n "$(grep 'budget of 10% slower' "$TMP/out3")"
+check "the most specific override wins (NOT READY at 10 %)" test $? -eq 1 -a -n "$(grep 'beyond the +10% budget' "$TMP/out3")"
 "$BV" report --from "$run/0.1.0.json" "$run/main.json" --default-slowdown 500 --formats none > "$TMP/out3" 2>&1
 check "--default-slowdown sets the budget without a file" test $? -eq 0
 
