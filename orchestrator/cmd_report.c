@@ -129,6 +129,8 @@ static int print_text(const bv_report *r, FILE *out)
 		t->labels[0]);
 	for (size_t i = 0; i < r->nreasons; i++)
 		fprintf(out, "  - %s\n", r->reasons[i]);
+	for (size_t i = 0; i < t->nnotes; i++)
+		fprintf(out, "note: %s\n", t->notes[i]);
 	char count[64];
 	fprintf(out, "cells: %zu", r->ncells - r->counts[BV_CELL_NOT_RUN]);
 	for (int s = 0; s < BV_CELL_NSTATUS; s++)
