@@ -323,7 +323,7 @@ int bv_cmd_report(int argc, char **argv)
 	}
 
 	char *logs[2] = {NULL, NULL}, *dir = NULL;
-	int build_failures = 0;
+	int build_failures = 0; /* the report says which version did not build */
 	if (from && npos == 1 && bv_is_dir(positional[0]))
 		rc = logs_from_dir(positional[0], baseline, candidate, logs);
 	else if (from && npos == 2)
@@ -349,10 +349,8 @@ int bv_cmd_report(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = bv_report_read_env(&report, logs);
-	if (rc == 0) {
-		rc = bv_report_judge(&report, &table, &budgets);
-		have_table = 0;
-	}
+	if (rc == 0 && (rc = bv_report_judge(&report, &table, &budgets)) == 0)
+		have_table = 0; /* the report owns it now */
 	if (have_table)
 		bv_table_free(&table);
 	char *where = NULL;
@@ -394,6 +392,5 @@ int bv_cmd_report(int argc, char **argv)
 	bv_budgets_free(&budgets);
 	free(where), free(dir), free(logs[0]), free(logs[1]);
 	free(positional);
-	(void)build_failures;
 	return code;
 }
