@@ -125,10 +125,9 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 			fputs("-", out);
 		fprintf(out, " | %zu | %zu | %zu |\n", blocking, cnt[BV_CELL_WARNING], cnt[BV_CELL_IMPROVEMENT]);
 	}
-	if (t->nnotes)
-		fputc('\n', out);
+	/* one quote block per note: a note is one paragraph */
 	for (size_t i = 0; i < t->nnotes; i++)
-		fputs("> **note:** ", out), md(out, t->notes[i]), fputs("\n>\n", out);
+		fputs("\n> **note:** ", out), md(out, t->notes[i]), fputc('\n', out);
 	cell_list(out, r, BV_CELL_REGRESSION, "Regressions beyond budget");
 	cell_list(out, r, BV_CELL_WRONG, "Wrong results");
 	cell_list(out, r, BV_CELL_FAILED, "Crashed, hung or failed");
