@@ -172,11 +172,14 @@ static void cells_reason(bv_report *r, bv_cell_status s, const char *one, const 
 		char name[256];
 		bv_report_cell_name(&r->cells[i], name, sizeof(name));
 		bv_buf_printf(&b, "%s%s", shown ? "; " : "", name);
-		if (with_why) {
-			char *sum = bv_report_cell_summary(&r->cells[i]);
-			bv_buf_printf(&b, " (%s)", sum);
-			free(sum);
-		}
+		if (with_why && r->cells[i].row->changes[1].valid) {
+			/* a ratio and its budget say it all: "(3.02x [2.95, 3.10], budget +5%)" */
+			char ratio[96], budget[32];
+			bv_report_ratio(&r->cells[i], ratio, sizeof(ratio));
+			bv_report_budget(&r->cells[i], budget, sizeof(budget));
+			bv_buf_printf(&b, " (%s, budget %s)", ratio, budget);
+		} else if (with_why)
+			bv_buf_printf(&b, " (%s)", r->cells[i].why);
 		shown++;
 	}
 	if (n > shown)

@@ -114,7 +114,5 @@ void bv_report_cell_name(const bv_report_cell *c, char *buf, size_t len);
 int bv_report_html(const bv_report *r, FILE *out);
 int bv_report_markdown(const bv_report *r, FILE *out);
 int bv_report_junit(const bv_report *r, FILE *out);
-/* The verdict, reasons and geomeans for a terminal. */
-int bv_report_text(const bv_report *r, FILE *out);
 
 #endif

@@ -315,8 +315,10 @@ static void cell_list(FILE *out, const bv_report *r, bv_cell_status s, const cha
 		return;
 	int ratios = s == BV_CELL_REGRESSION || s == BV_CELL_WARNING || s == BV_CELL_IMPROVEMENT;
 	int budgets = s == BV_CELL_REGRESSION || s == BV_CELL_WARNING;
-	fprintf(out, "<h3>%s (%zu)</h3>\n<table><thead><tr><th>cell</th>%s%s<th>why</th></tr></thead><tbody>\n", title,
-		r->counts[s], ratios ? "<th class=\"num\">ratio [95% CI]</th>" : "",
+	fprintf(out,
+		"<h3>%s (%zu)</h3>\n<table class=\"cells\"><thead><tr><th>cell</th>%s%s<th>why</th></tr></thead>"
+		"<tbody>\n",
+		title, r->counts[s], ratios ? "<th class=\"num\">ratio [95% CI]</th>" : "",
 		budgets ? "<th class=\"num\">budget</th>" : "");
 	for (size_t k = 0; k < r->ncells; k++) {
 		const bv_report_cell *c = &r->cells[k];
