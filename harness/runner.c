@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,6 +156,11 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 		return NULL;
 	}
 	if (pid == 0) {
+		/* If the runner is killed (an interrupted run), a child spinning in
+		 * a hung kernel must not outlive it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(3);
 		close(fds[0]);
 		cJSON *out = fn(arg);
 		char *text = out ? cJSON_PrintUnformatted(out) : NULL;
@@ -603,17 +609,25 @@ static int load(version *v, const char *path, char loaded[][PATH_MAX], int nload
 	return 0;
 }
 
+/* Through a temporary file and rename(): a runner killed while writing (an
+ * interrupted run) or a full disk never leaves half a document. */
 static int write_doc(cJSON *doc, const char *out)
 {
 	char *text = cJSON_Print(doc);
 	cJSON_Delete(doc);
-	FILE *f = text ? fopen(out, "w") : NULL;
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+	FILE *f = text ? fopen(tmp, "w") : NULL;
 	int ok = f && fputs(text, f) >= 0;
-	if (f && fclose(f) != 0)
-		ok = 0;
+	int e = errno;
+	if (f && fclose(f) != 0 && ok)
+		ok = 0, e = errno;
+	if (ok && rename(tmp, out) != 0)
+		ok = 0, e = errno;
 	free(text);
 	if (!ok) {
-		fprintf(stderr, "bv-runner: cannot write %s: %s\n", out, strerror(errno));
+		unlink(tmp);
+		fprintf(stderr, "bv-runner: cannot write %s: %s\n", out, strerror(e));
 		return 3;
 	}
 	return 0;
@@ -689,6 +703,10 @@ int main(int argc, char **argv)
 		} else
 			usage();
 	}
+	/* A bench-versions killed outright (SIGKILL) takes its runner along:
+	 * an orphan would go on writing into a results directory a resumed
+	 * run now owns. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (!out || (nv == 0 && !calibrate) || set.rounds < 1 || set.rounds > 100000 || !(set.sample_ns > 0) ||
 	    !(set.timeout_s > 0))
 		usage();

@@ -255,6 +255,8 @@ out:
 
 int bv_build(bv_version *v)
 {
+	if (bv_interrupted())
+		return bv_fail_interrupted();
 	char key[41];
 	int rc = build_key(v, key);
 	if (rc)
@@ -284,6 +286,16 @@ int bv_build(bv_version *v)
 	char *tmplog = bv_asprintf("%s.log", tmp);
 	char *log = bv_asprintf("%s/%s.log", root, key);
 	rc = run_build(v, tmp, tmplog);
+	if (bv_interrupted()) {
+		/* make and cc died of the signal too: not a build failure, and
+		 * nothing of it stays (the key is built again next time). */
+		free(v->build_error);
+		v->build_error = NULL;
+		unlink(tmplog);
+		bv_rm_rf(tmp);
+		free(tmplog), free(log), free(tmp), free(root), free(final), free(plugin);
+		return bv_fail_interrupted();
+	}
 	if (bv_exists(tmplog) && rename(tmplog, log) == 0 && v->build_error) {
 		/* The message names the log where it now lies. */
 		char *msg = v->build_error;

@@ -56,9 +56,10 @@ static void usage(FILE *out)
 		"measuring options, as for run (see bench-versions run --help): --benches, --ops,\n"
 		"  --backends, --sizes, --quick, --processes, --min-processes, --max-processes,\n"
 		"  --budget, --rounds, --sample-us, --timeout, --isolated, --pin, --threads, --seed,\n"
-		"  --jobs, --results\n\n"
+		"  --jobs, --results, --resume DIR (go on with an interrupted report's measuring)\n\n"
 		"exit codes: 0 READY, 1 NOT READY, 2 usage or input error (a bad budgets file),\n"
-		"3 no comparison possible (the baseline did not build, a stage failed)\n");
+		"3 no comparison possible (the baseline did not build, a stage failed), 130/143\n"
+		"interrupted (the finished cells are kept: see --resume)\n");
 }
 
 /* --from DIR: the run's two logs, by label or from the run block. */
@@ -323,7 +324,7 @@ int bv_cmd_report(int argc, char **argv)
 	}
 
 	char *logs[2] = {NULL, NULL}, *dir = NULL;
-	int build_failures = 0; /* the report says which version did not build */
+	int build_failures = 0, said = 0; /* the report says which version did not build */
 	if (from && npos == 1 && bv_is_dir(positional[0]))
 		rc = logs_from_dir(positional[0], baseline, candidate, logs);
 	else if (from && npos == 2)
@@ -332,11 +333,12 @@ int bv_cmd_report(int argc, char **argv)
 		rc = bv_fail(BV_EINPUT, "--from %s: give two logs (baseline first) or a run's directory", positional[0]);
 	else {
 		char *names[2] = {(char *)baseline, (char *)candidate}, **measured = NULL;
-		rc = bv_run_versions(names, 2, &c, ncells, &dir, &measured, &build_failures);
+		rc = bv_run_versions(names, 2, &c, ncells, "report", argc, argv, &dir, &measured, &build_failures);
 		if (rc == 0) {
 			logs[0] = measured[0], logs[1] = measured[1];
 			free(measured);
-		}
+		} else
+			said = 1; /* with how to resume */
 	}
 	bv_report report;
 	memset(&report, 0, sizeof(report));
@@ -383,9 +385,9 @@ int bv_cmd_report(int argc, char **argv)
 	for (size_t i = 0; rc == 0 && i < written.n; i++)
 		fprintf(stderr, "report: %s\n", written.v[i]);
 	int code = rc ? bv_exit_code(rc) : bv_report_exit_code(&report);
-	if (rc)
+	if (rc && !said)
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-	else if (report.baseline_failed)
+	else if (!rc && report.baseline_failed)
 		fprintf(stderr, "bench-versions: the baseline did not build; no comparison was possible\n");
 	bv_strv_free(&written);
 	bv_report_free(&report);

@@ -9,6 +9,13 @@
  * result back through a pipe.  Processes rather than threads because the
  * stages keep per-process state (the compiler version, libgit2's handles)
  * and a crash in one build cannot take the others down.
+ *
+ * Ctrl-C or SIGTERM (proc.c) stops the run between steps: builds in flight
+ * remove their temporary directories, the measure stage writes the cells
+ * that finished, and the run exits 128 + the signal with the command that
+ * resumes it (--resume DIR).  The results directory is made and locked
+ * before anything is built, so an unwritable one costs nothing, and two
+ * runs (or a run and a resume) never write one directory at once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,11 +69,14 @@ static void usage(FILE *out)
 		"  --units U        results as time, rate (GB/s or GFLOP/s) or peak (%% of this\n"
 		"                   machine's calibrated bandwidth or FLOPs); default time\n"
 		"  --results DIR    where logs go (default results/ of this checkout)\n"
+		"  --resume DIR     go on with the interrupted run whose logs are in DIR (same\n"
+		"                   versions and options): its finished cells are reused\n"
 		"  --jobs N         versions fetched and built at once (default: the CPU count)\n\n"
 		"environment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
 		"             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal)\n"
 		"exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
-		"2 usage or input error, 3 a build or run failed\n",
+		"2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
+		"SIGINT/SIGTERM (the finished cells are kept: see --resume)\n",
 		bv_exporter_names());
 }
 
@@ -86,15 +97,80 @@ static char *results_dir(const char *root)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	/* Two runs in one second must not share a directory. */
-	for (int i = 0;; i++) {
-		char *dir = i ? bv_asprintf("%s/%s-%d", root, stamp, i) : bv_asprintf("%s/%s", root, stamp);
-		if (!bv_exists(dir) && bv_mkdir_p(root) == 0 && mkdir(dir, 0755) == 0)
-			return dir;
-		free(dir);
-		if (i > 100)
-			return NULL;
+	if (bv_mkdir_p(root) != 0) {
+		bv_fail_context(BV_ERUN, "results directory (--results)");
+		return NULL;
 	}
+	/* Two runs in one second must not share a directory: mkdir() is the
+	 * test, atomic, so the second one takes the next suffix. */
+	for (int i = 0; i <= 100; i++) {
+		char *dir = i ? bv_asprintf("%s/%s-%d", root, stamp, i) : bv_asprintf("%s/%s", root, stamp);
+		if (mkdir(dir, 0755) == 0)
+			return dir;
+		int e = errno;
+		free(dir);
+		if (e != EEXIST) {
+			bv_fail(BV_ERUN, "cannot create a results directory in %s: %s", root, strerror(e));
+			return NULL;
+		}
+	}
+	bv_fail(BV_ERUN, "cannot create a results directory in %s: too many runs this second", root);
+	return NULL;
+}
+
+/* The run's hold on its results directory, for as long as it lives (a
+ * SIGKILL releases it too): a resume of a directory a run is still writing
+ * is refused.  Then a small write, so a read-only or full disk is found now
+ * rather than after the measuring. */
+static int claim_dir(const char *dir, int *lockfd)
+{
+	*lockfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*lockfd < 0)
+		return bv_fail(BV_ERUN, "cannot open the results directory %s: %s", dir, strerror(errno));
+	if (flock(*lockfd, LOCK_EX | LOCK_NB) != 0)
+		return bv_fail(errno == EWOULDBLOCK ? BV_EINPUT : BV_ERUN, "%s: %s", dir,
+			       errno == EWOULDBLOCK ? "another bench-versions run is writing there now"
+						    : strerror(errno));
+	char *probe = bv_asprintf("%s/.write-test", dir);
+	int rc = bv_write_file_atomic(probe, "ok\n", 3);
+	unlink(probe);
+	free(probe);
+	return rc ? bv_fail_context(rc, "results directory not writable") : 0;
+}
+
+/* An argument as a POSIX shell reads it back. */
+static void shell_word(bv_buf *b, const char *a)
+{
+	int plain = *a != '\0';
+	for (const char *p = a; *p && plain; p++)
+		plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@%+-", *p) != NULL;
+	if (plain) {
+		bv_buf_puts(b, a);
+		return;
+	}
+	bv_buf_puts(b, "'");
+	for (const char *p = a; *p; p++)
+		bv_buf_puts(b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+	bv_buf_puts(b, "'");
+}
+
+/* The command that resumes this run: the same subcommand and arguments,
+ * --resume DIR. */
+static char *resume_command(const char *subcommand, int argc, char **argv, const char *dir)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_printf(&b, "bench-versions %s", subcommand);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--results")) {
+			i++;
+			continue;
+		}
+		bv_buf_puts(&b, " ");
+		shell_word(&b, argv[i]);
+	}
+	bv_buf_puts(&b, " --resume ");
+	shell_word(&b, dir);
+	return bv_buf_detach(&b);
 }
 
 /* The line said when a version's build is done. */
@@ -218,7 +294,7 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 	if (jobs <= 1 || n == 1) {
 		for (size_t i = 0; rc == 0 && i < n; i++) {
 			bv_progress_begin(pg, vs[i].name);
-			rc = fetch_build(repo, &vs[i]);
+			rc = bv_interrupted() ? bv_fail_interrupted() : fetch_build(repo, &vs[i]);
 			if (rc == 0) {
 				char *line = build_line(&vs[i]);
 				*failures += vs[i].build_error != NULL;
@@ -233,8 +309,8 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 	int *fds = calloc(n, sizeof(int));
 	char *first_error = NULL;
 	size_t next = 0, running = 0;
-	while ((next < n && rc == 0) || running) {
-		if (next < n && rc == 0 && running < (size_t)jobs) {
+	while ((next < n && rc == 0 && !bv_interrupted()) || running) {
+		if (next < n && rc == 0 && !bv_interrupted() && running < (size_t)jobs) {
 			int pfd[2];
 			if (pipe2(pfd, O_CLOEXEC) != 0) {
 				rc = bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
@@ -250,10 +326,12 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 				continue;
 			}
 			if (pid == 0) {
+				bv_child_reset();
 				close(pfd[0]);
 				child_report(repo, &vs[next], pfd[1]);
 			}
 			close(pfd[1]);
+			bv_child_track(pid); /* a SIGTERM to us reaches it */
 			pids[next] = pid, fds[next] = pfd[0];
 			bv_progress_begin(pg, vs[next].name);
 			next++, running++;
@@ -275,6 +353,7 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 			;
 		if (i == next)
 			continue; /* not one of ours */
+		bv_child_untrack(pid);
 		pids[i] = 0, running--;
 		int crc = child_collect(fds[i], status, &vs[i]);
 		if (crc) {
@@ -295,6 +374,8 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 	bv_progress_end(pg);
 	if (rc)
 		bv_fail(rc, "%s", first_error);
+	else if (bv_interrupted())
+		rc = bv_fail_interrupted();
 	free(first_error);
 	free(pids);
 	free(fds);
@@ -319,10 +400,11 @@ int bv_run_cli_option(bv_run_cli *c, const char *a, const char *val)
 		return mo->quick = 1, 1;
 	if (!strcmp(a, "--isolated"))
 		return mo->isolated = 1, 1;
-	static const char *const valued[] = {"--benches", "--ops", "--backends", "--sizes", "--results",
-					     "--processes", "--min-processes", "--max-processes", "--budget",
-					     "--timeout", "--pin", "--threads", "--jobs", "--rounds", "--sample-us",
-					     "--threshold", "--seed", NULL};
+	static const char *const valued[] = {"--benches",   "--ops",     "--backends",      "--sizes",
+					     "--results",   "--resume",  "--processes",     "--min-processes",
+					     "--max-processes", "--budget", "--timeout",     "--pin",
+					     "--threads",   "--jobs",    "--rounds",        "--sample-us",
+					     "--threshold", "--seed",    NULL};
 	int known = 0;
 	for (int k = 0; valued[k] && !known; k++)
 		known = !strcmp(a, valued[k]);
@@ -340,6 +422,8 @@ int bv_run_cli_option(bv_run_cli *c, const char *a, const char *val)
 		mo->sizes = val;
 	else if (!strcmp(a, "--results"))
 		c->results_root = val;
+	else if (!strcmp(a, "--resume"))
+		c->resume = val;
 	else if (!strcmp(a, "--processes") && parse_int(val, 1, 1000, &c->processes) == 0)
 		;
 	else if (!strcmp(a, "--min-processes") && parse_int(val, 1, 1000, &c->min_p) == 0)
@@ -380,6 +464,8 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 	if (mo->pin >= 0 && mo->pin >= sysconf(_SC_NPROCESSORS_CONF))
 		return bv_fail(BV_EINPUT, "--pin %d: this machine has CPUs 0-%ld", mo->pin,
 			       sysconf(_SC_NPROCESSORS_CONF) - 1);
+	if (c->resume && c->results_root)
+		return bv_fail(BV_EINPUT, "--resume DIR writes into DIR; --results does not apply");
 	mo->budget_s = c->budget ? c->budget : mo->quick ? 2 : 10;
 	mo->threshold = c->threshold;
 	mo->rounds = c->rounds ? c->rounds : mo->quick ? 9 : 21;
@@ -396,17 +482,40 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 	return 0;
 }
 
-int bv_run_versions(char *const *names, size_t nnames, const bv_run_cli *c, long ncells, char **dir_out,
-		    char ***logs_out, int *build_failures)
+int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, const char *subcommand,
+		    int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
 {
-	const bv_measure_opts *mo = &c->mo;
+	bv_measure_opts *mo = &c->mo;
+	const char *resume = c->resume;
+	bv_signals_install();
+
 	bv_repo *repo = NULL;
 	bv_compat *compat = NULL;
 	bv_version *vs = calloc(nnames, sizeof(bv_version));
 	char **logs = NULL, *dir = NULL;
 	size_t nresolved = 0;
+	int lockfd = -1, measuring = 0, rc = 0;
 	*build_failures = 0;
-	int rc = bv_repo_open(&repo);
+	/* Where the logs go, settled before anything is built. */
+	if (resume) {
+		if (!bv_is_dir(resume))
+			rc = bv_fail(BV_EINPUT, "--resume %s: not a results directory", resume);
+		else {
+			/* The run id is the directory's name: no trailing slash. */
+			dir = bv_strdup(resume);
+			for (size_t k = strlen(dir); k > 1 && dir[k - 1] == '/'; k--)
+				dir[k - 1] = '\0';
+		}
+	} else {
+		char *root = c->results_root ? bv_strdup(c->results_root) : bv_asprintf("%s/results", bv_home());
+		dir = results_dir(root);
+		rc = dir ? 0 : BV_ERUN;
+		free(root);
+	}
+	if (rc == 0)
+		rc = claim_dir(dir, &lockfd);
+	if (rc == 0)
+		rc = bv_repo_open(&repo);
 	/* resolve: every name to an exact tree, printed before anything builds */
 	for (size_t i = 0; rc == 0 && i < nnames; i++) {
 		rc = bv_resolve(repo, names[i], &vs[i]);
@@ -426,17 +535,15 @@ int bv_run_versions(char *const *names, size_t nnames, const bv_run_cli *c, long
 							   : vs[i].commit,
 			vs[i].kernel_version, vs[i].rule);
 	}
+	if (rc == 0 && bv_interrupted())
+		rc = bv_fail_interrupted();
+	/* A resume that cannot reuse anything is refused before building. */
+	if (rc == 0 && resume)
+		rc = bv_resume_check(dir, vs, nnames, mo, 0);
 	if (rc == 0)
 		rc = bv_compat_load(bv_compat_path(), &compat);
 	if (rc == 0)
 		rc = build_all(repo, compat, vs, nnames, c->jobs, build_failures);
-	if (rc == 0) {
-		char *root = c->results_root ? bv_strdup(c->results_root) : bv_asprintf("%s/results", bv_home());
-		dir = results_dir(root);
-		if (!dir)
-			rc = bv_fail(BV_ERUN, "cannot create a results directory in %s", root);
-		free(root);
-	}
 	if (rc == 0) {
 		/* Fixed thread counts, recorded in the logs: a library that picks its
 		 * own count measures the machine's load, not the code. */
@@ -449,18 +556,44 @@ int bv_run_versions(char *const *names, size_t nnames, const bv_run_cli *c, long
 		double t0 = (double)time(NULL);
 		fprintf(stderr, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%.1fs per cell)\n",
 			ncells, nnames, (double)ncells * mo->budget_s, mo->budget_s);
+		mo->resume = resume != NULL;
+		measuring = 1;
 		rc = bv_measure(vs, nnames, mo, dir, &logs);
 		if (rc == 0)
 			fprintf(stderr, "measure: done in %.0fs\n", (double)time(NULL) - t0);
 	}
 	if (rc == 0)
 		fprintf(stderr, "results: %s\n", dir);
+	/* A stage that failed because of the signal (a clone or download cut
+	 * short) is an interruption, not an error of its own. */
+	if (rc && rc != BV_EINTR && bv_interrupted())
+		rc = bv_fail_interrupted();
+	if (rc)
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	if (rc && measuring && !(rc == BV_EINPUT && resume)) {
+		/* The logs hold what finished: say how to go on from there. */
+		char *cmd = resume_command(subcommand, argc, argv, dir);
+		fprintf(stderr, "bench-versions: the finished cells are in %s; %s with:\n  %s\n", dir,
+			rc == BV_EINTR ? "resume" : "once the cause is fixed, resume", cmd);
+		free(cmd);
+	} else if (rc && dir && !resume) {
+		/* Nothing was measured: no empty directory stays behind. */
+		bv_rm_rf(dir);
+		if (rc == BV_EINTR)
+			fprintf(stderr, "bench-versions: nothing was measured yet; builds that finished are cached, "
+					"so the same command goes on from there\n");
+	}
+	if (lockfd >= 0)
+		close(lockfd);
 	for (size_t i = 0; i < nresolved; i++)
 		bv_version_free(&vs[i]);
 	free(vs);
 	bv_compat_free(compat);
 	bv_repo_free(repo);
 	if (rc) {
+		for (size_t i = 0; logs && i < nnames; i++)
+			free(logs[i]);
+		free(logs);
 		free(dir);
 		return rc;
 	}
@@ -538,7 +671,8 @@ int bv_cmd_run(int argc, char **argv)
 
 	char **logs = NULL, *dir = NULL;
 	int build_failures = 0, gated = 0;
-	int rc = bv_run_versions(names, nnames, &c, ncells, &dir, &logs, &build_failures);
+	/* The stages say their own failure (and how to resume). */
+	int rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
 	if (rc == 0) {
 		bv_table table;
 		rc = bv_merge_logs(logs, nnames, c.threshold, &table);
@@ -551,9 +685,9 @@ int bv_cmd_run(int argc, char **argv)
 				gated = 1;
 			bv_table_free(&table);
 		}
+		if (rc)
+			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 	}
-	if (rc)
-		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 	for (size_t i = 0; logs && i < nnames; i++)
 		free(logs[i]);
 	free(logs);

@@ -40,6 +40,8 @@ int bv_exit_code(int err)
 {
 	if (err == 0)
 		return BV_EXIT_OK;
+	if (err == BV_EINTR) /* as a shell reports a death by that signal */
+		return 128 + (bv_interrupted() ? bv_interrupted() : 2);
 	return err == BV_EINPUT ? BV_EXIT_USAGE : BV_EXIT_FAILED;
 }
 

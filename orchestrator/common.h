@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-enum { BV_EINPUT = -2, BV_ERUN = -3 };
+enum { BV_EINPUT = -2, BV_ERUN = -3, BV_EINTR = -4 };
 enum { BV_EXIT_OK = 0, BV_EXIT_REGRESSION = 1, BV_EXIT_USAGE = 2, BV_EXIT_FAILED = 3 };
 
 int bv_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -78,8 +78,30 @@ int bv_run(char *const argv[], const char *cwd, const char *log);
 /* Like bv_run, but stdout is captured into *out (at most max bytes kept,
  * NUL-terminated, never NULL on success); stderr is inherited. */
 int bv_run_capture(char *const argv[], size_t max, char **out);
+/* Like bv_run, but stdout and stderr also go through a pipe: the last max
+ * bytes are kept in *tail (never NULL), so the child's last words survive a
+ * log file that could not be written (a full disk). */
+int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail);
 /* The last n bytes of a file, for showing the end of a build log. */
 char *bv_file_tail(const char *path, size_t n);
+
+/* ---- interruption ------------------------------------------------------ */
+/* SIGINT and SIGTERM set a flag (bv_interrupted) and are forwarded to the
+ * children bv_run* is waiting for; the stages check the flag between steps,
+ * clean up and return BV_EINTR.  A second signal ends the process at once.
+ * A signal ignored at start (a background job of a script) stays ignored.
+ * SIGXFSZ is ignored, so a file size limit is an EFBIG error, not a death. */
+void bv_signals_install(void);
+/* The signal that interrupted this process (SIGINT, SIGTERM), or 0. */
+int bv_interrupted(void);
+/* BV_EINTR with the message "interrupted (SIGINT)". */
+int bv_fail_interrupted(void);
+/* Children a signal is forwarded to (bv_run* track theirs). */
+void bv_child_track(pid_t pid);
+void bv_child_untrack(pid_t pid);
+/* In a forked child: forget the parent's children and do not force-exit on
+ * a second signal (its cleanup must run). */
+void bv_child_reset(void);
 
 /* ---- locations -------------------------------------------------------- */
 /* The directory holding harness/ and compat/ (the source tree, or

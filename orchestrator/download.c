@@ -2,12 +2,13 @@
  * download.c - fetching release indexes and tarballs with libcurl.
  *
  * The server is not trusted: every transfer has a connect timeout, a floor
- * on the transfer rate (so a stalled server cannot hang a run), a maximum
+ * on the transfer rate (so a stalled server cannot hang a run; both are
+ * BENCH_VERSIONS_NET_TIMEOUT seconds, default 30), a maximum
  * size checked both against what the server announces and against what
  * actually arrives, and at most a few redirects, which may only lead to
  * http(s) (never from a web server to file://).  Transient failures
- * (timeouts, 5xx, dropped connections) are retried twice with backoff; an
- * HTTP error below 500 is final and its status is in the message.  The
+ * (timeouts, 5xx, dropped connections) are retried twice with backoff (http.c); an
+ * HTTP error below 500 other than 408 and 429 is final and its status is in the message.  The
  * sha256 of what was written is computed on the way, with libcrypto's EVP
  * interface, so the caller can verify without reading the file again.
  */
@@ -18,19 +19,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "http.h"
 #include "releases.h"
 
 enum {
-	CONNECT_TIMEOUT_S = 20,
-	LOW_SPEED_BYTES = 1024, /* slower than this ... */
-	LOW_SPEED_TIME_S = 30,  /* ... for this long is a timeout */
+	NET_TIMEOUT_S = 30,	/* default: connecting, or below ... */
+	LOW_SPEED_BYTES = 1024, /* ... this many bytes a second, for this long is a timeout */
 	MAX_REDIRECTS = 5,
 	ATTEMPTS = 3,
+	MAX_WAIT_S = 30, /* the longest a Retry-After may hold us */
 };
+
+int bv_net_timeout_s(void)
+{
+	const char *env = getenv("BENCH_VERSIONS_NET_TIMEOUT");
+	char *end;
+	long v = env && *env ? strtol(env, &end, 10) : 0;
+	return env && *env && !*end && v >= 1 && v <= 3600 ? (int)v : NET_TIMEOUT_S;
+}
 
 typedef struct sink {
 	FILE *f;   /* a file, or ... */
@@ -76,21 +85,9 @@ static int sink_reset(sink *s)
 	return 0;
 }
 
-static void global_init(void)
+static int reset_sink(void *payload)
 {
-	static int done;
-	if (!done) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		done = 1;
-	}
-}
-
-static int transient(CURLcode cc, long status)
-{
-	if (cc == CURLE_HTTP_RETURNED_ERROR)
-		return status >= 500;
-	return cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR ||
-	       cc == CURLE_GOT_NOTHING || cc == CURLE_PARTIAL_FILE || cc == CURLE_COULDNT_CONNECT;
+	return sink_reset(payload) == 0 ? 0 : BV_ERUN;
 }
 
 static int transfer(const char *url, sink *s)
@@ -99,59 +96,47 @@ static int transfer(const char *url, sink *s)
 	bv_url_scheme(url, scheme);
 	if (strcmp(scheme, "http") && strcmp(scheme, "https") && strcmp(scheme, "file"))
 		return bv_fail(BV_EINPUT, "%s: only http://, https:// and file:// URLs can be downloaded", url);
-	global_init();
+	bv_http_global_init();
 	CURL *c = curl_easy_init();
 	if (!c)
 		return bv_fail(BV_ERUN, "%s: cannot start libcurl", url);
 	char errbuf[CURL_ERROR_SIZE];
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	bv_http_setup(c, url, errbuf, bv_net_timeout_s(), bv_net_timeout_s(), LOW_SPEED_BYTES);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)MAX_REDIRECTS);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)CONNECT_TIMEOUT_S);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, (long)LOW_SPEED_BYTES);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)LOW_SPEED_TIME_S);
 	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max);
 	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "bench-versions");
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
 
+	char *what = bv_asprintf("download: %s", url);
+	bv_http_retry retry = {.attempts = ATTEMPTS, .backoff_s = 1.0, .cap_s = MAX_WAIT_S, .what = what,
+			       .errbuf = errbuf, .reset = reset_sink, .payload = s, .stall_s = bv_net_timeout_s()};
+	bv_http_result res = bv_http_perform(c, &retry);
+	free(what);
+	CURLcode cc = res.cc;
+	long status = res.status;
 	int rc = 0;
-	for (int attempt = 1;; attempt++) {
-		errbuf[0] = '\0';
-		if (sink_reset(s) != 0) {
-			rc = bv_fail(BV_ERUN, "%s: cannot reset the download: %s", url, strerror(errno));
-			break;
-		}
-		CURLcode cc = curl_easy_perform(c);
-		long status = 0;
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-		if (cc == CURLE_OK)
-			break;
-		if (s->too_big || cc == CURLE_FILESIZE_EXCEEDED) {
-			rc = bv_fail(BV_EINPUT, "%s: larger than the limit of %zu bytes", url, s->max);
-			break;
-		}
-		if (attempt < ATTEMPTS && transient(cc, status)) {
-			unsigned wait = 1u << (attempt - 1); /* 1 s, 2 s */
-			fprintf(stderr, "download: %s: %s; retrying in %u s\n", url,
-				cc == CURLE_HTTP_RETURNED_ERROR ? "server error" : curl_easy_strerror(cc), wait);
-			sleep(wait);
-			continue;
-		}
-		const char *tries = attempt > 1 ? " (gave up after retries)" : "";
-		if (cc == CURLE_HTTP_RETURNED_ERROR)
-			rc = bv_fail(status >= 500 ? BV_ERUN : BV_EINPUT, "%s: HTTP status %ld%s%s", url, status,
-				     status == 404 ? " (not found)" : "", tries);
-		else
-			rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s", url,
-				     errbuf[0] ? errbuf : curl_easy_strerror(cc), tries);
-		break;
-	}
+	const char *tries = res.tries > 1 ? " (gave up after retries)" : "";
+	if (res.interrupted)
+		rc = bv_fail_interrupted();
+	else if (res.reset_rc)
+		rc = bv_fail(BV_ERUN, "%s: cannot reset the download: %s", url, strerror(errno));
+	else if (cc == CURLE_OK)
+		rc = 0;
+	else if (s->too_big || cc == CURLE_FILESIZE_EXCEEDED)
+		rc = bv_fail(BV_EINPUT, "%s: larger than the limit of %zu bytes", url, s->max);
+	else if (cc == CURLE_HTTP_RETURNED_ERROR)
+		rc = bv_fail(status >= 500 ? BV_ERUN : BV_EINPUT, "%s: HTTP status %ld%s%s", url, status,
+			     status == 404 ? " (not found)" : "", tries);
+	else
+		rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s%s", url,
+			     errbuf[0] ? errbuf : curl_easy_strerror(cc), tries,
+			     cc == CURLE_OPERATION_TIMEDOUT ? " (BENCH_VERSIONS_NET_TIMEOUT sets how long a "
+							      "silent server is waited for)"
+							    : "");
 	curl_easy_cleanup(c);
 	return rc;
 }

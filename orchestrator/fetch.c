@@ -89,6 +89,8 @@ static int export_tree(bv_repo *r, const char *tree_hex, const char *dest)
 
 int bv_fetch(bv_repo *r, bv_version *v)
 {
+	if (bv_interrupted())
+		return bv_fail_interrupted();
 	if (v->kind == BV_VERSION_RELEASE)
 		return v->src_dir ? 0 : bv_fail(BV_ERUN, "fetching %s: the release was not unpacked", v->name);
 	char *srcroot = bv_asprintf("%s/src", bv_cache_dir());

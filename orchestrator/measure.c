@@ -15,11 +15,22 @@
  * within it), or when the next trial would pass the cell's time budget or
  * --max-processes.  Later trials run only the cells still undecided.
  *
+ * The logs are valid at every moment: they are rewritten (atomically, one
+ * file at a time) whenever a cell finishes, with the cells not finished yet
+ * as "unfinished", so a run killed even by SIGKILL leaves what it measured.
+ * run.status says how the run ended: running (it did not end), complete,
+ * interrupted (SIGINT/SIGTERM) or failed.  A later run with --resume DIR and
+ * the same plan (versions, builds, cells, method, machine) reuses every cell
+ * finished in all versions' logs as it stands (a cell's ratios come from its
+ * own paired processes, so a whole cell is reused or none of it) and
+ * measures the rest from scratch.
+ *
  * Isolated mode (--isolated) is for versions that cannot share a process:
  * a trial is one process per version, in random order, and the trial's ratio
  * is the quotient of the two processes' medians.  It is much noisier (each
  * process has its own level) and the logs say which mode produced a number.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,7 +48,7 @@
 #include "stats.h"
 
 #define RESULTS_SCHEMA "bench-versions-results"
-#define RESULTS_SCHEMA_VERSION "1.1"
+#define RESULTS_SCHEMA_VERSION "1.2"
 
 /* One version in one cell, accumulated over trials. */
 typedef struct vstate {
@@ -58,6 +69,7 @@ typedef struct cstate {
 	int ntrials, active;
 	int checked; /* every version's output checked in an earlier trial */
 	vstate *v; /* one per version */
+	cJSON **prior; /* --resume: the cell as an earlier run logged it, per version */
 } cstate;
 
 typedef struct session {
@@ -68,7 +80,15 @@ typedef struct session {
 	size_t ncells;
 	int max_trials;
 	char *raw;
-	int processes; /* runner processes started */
+	int processes; /* runner processes started (by earlier runs too, when resumed) */
+	/* the logs */
+	const char *dir;
+	const bv_cell *defs;
+	long ndefs;
+	cJSON *calib, *machine;
+	char *created;    /* the run's first start */
+	cJSON *resumed;   /* when it was resumed, UTC */
+	size_t nwritten;  /* finished cells in the logs last written */
 } session;
 
 static cJSON *version_block(const bv_version *v)
@@ -171,15 +191,28 @@ static int run_process(session *s, const size_t *which, size_t nwhich, cJSON **d
 	for (size_t k = 0; k < nwhich; k++)
 		bv_strv_pushf(&argv, "%s=%s", s->vs[which[k]].label, s->vs[which[k]].plugin);
 
-	int status = bv_run(argv.v, NULL, log);
+	char *tail = NULL;
+	int status = bv_run_tail(argv.v, log, 1500, &tail);
 	bv_strv_free(&argv);
 	int rc = status < 0 ? status : 0;
-	if (status > 0) {
-		char *tail = bv_file_tail(log, 1500);
-		rc = bv_fail(BV_ERUN, "measuring process %d exited with status %d; end of %s:\n%s", index + 1,
-			     status, log, tail);
-		free(tail);
+	if (bv_interrupted()) {
+		/* Its cells are measured again on resume; no half document stays. */
+		char *tmp = bv_asprintf("%s.tmp", out);
+		unlink(out), unlink(tmp);
+		free(tmp);
+		rc = bv_fail_interrupted();
+	} else if (status > 0) {
+		/* A plugin that vanished is the likeliest cause: say so. */
+		bv_buf hint = BV_BUF_INIT;
+		for (size_t k = 0; k < nwhich; k++)
+			if (!bv_exists(s->vs[which[k]].plugin))
+				bv_buf_printf(&hint, "\n%s's build %s is gone: was the cache (%s) removed while measuring?",
+					      s->vs[which[k]].label, s->vs[which[k]].plugin, bv_cache_dir());
+		rc = bv_fail(BV_ERUN, "measuring process %d exited with status %d; its last output (also in %s):\n%s%s",
+			     index + 1, status, log, tail && *tail ? tail : "(none)\n", hint.s ? hint.s : "");
+		bv_buf_free(&hint);
 	}
+	free(tail);
 	if (rc == 0)
 		rc = bv_json_load(out, (size_t)1 << 30, doc);
 	if (rc == 0 && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells"))) {
@@ -413,6 +446,8 @@ static const bv_cell *find_cell(const bv_cell *all, long n, long index)
 /* One version's entry for one cell. */
 static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, size_t i, const cJSON *calib)
 {
+	if (c->prior && c->prior[i])
+		return cJSON_Duplicate(c->prior[i], 1);
 	const vstate *v = &c->v[i];
 	cJSON *out = cJSON_CreateObject();
 	cJSON_AddStringToObject(out, "bench", c->bench);
@@ -429,6 +464,11 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 	cJSON_AddNumberToObject(mem, "host_bytes", v->host_bytes);
 	cJSON_AddNumberToObject(mem, "device_bytes", v->device_bytes);
 
+	if (c->active) {
+		cJSON_AddStringToObject(out, "status", "unfinished");
+		cJSON_AddStringToObject(out, "reason", "the run stopped before this cell was finished");
+		return out;
+	}
 	size_t nt = (size_t)c->ntrials;
 	double *meds = calloc(nt + 1, sizeof(double));
 	size_t nm = finite_of(v->med, c->ntrials, meds);
@@ -531,16 +571,334 @@ static void session_free(session *s)
 			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio);
 			free(v->status), free(v->reason);
 		}
+		for (size_t i = 0; cs->prior && i < s->n; i++)
+			cJSON_Delete(cs->prior[i]);
+		free(cs->prior);
 		free(cs->v), free(cs->bench), free(cs->op), free(cs->backend);
 	}
 	free(s->cells);
 	free(s->raw);
+	free(s->created);
+	cJSON_Delete(s->resumed);
+	cJSON_Delete(s->machine);
+	cJSON_Delete(s->calib);
+}
+
+static size_t count_finished(const session *s)
+{
+	size_t k = 0;
+	for (size_t c = 0; c < s->ncells; c++)
+		k += !s->cells[c].active;
+	return k;
+}
+
+static char *log_path(const char *dir, const bv_version *v) { return bv_asprintf("%s/%s.json", dir, v->label); }
+
+/* Every version's log as the run stands; status: running, complete,
+ * interrupted or failed. */
+static int write_logs(session *s, const char *status, char **paths)
+{
+	const char *slash = strrchr(s->dir, '/');
+	const char *run_id = slash ? slash + 1 : s->dir;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < s->n; i++) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "schema", RESULTS_SCHEMA);
+		cJSON_AddStringToObject(doc, "schema_version", RESULTS_SCHEMA_VERSION);
+		cJSON *run = cJSON_AddObjectToObject(doc, "run");
+		cJSON_AddStringToObject(run, "id", run_id);
+		cJSON_AddStringToObject(run, "created", s->created);
+		cJSON_AddStringToObject(run, "status", status);
+		cJSON_AddItemToObject(run, "resumed", cJSON_Duplicate(s->resumed, 1));
+		cJSON_AddStringToObject(run, "baseline", s->vs[0].label);
+		cJSON *labels = cJSON_AddArrayToObject(run, "versions");
+		for (size_t k = 0; k < s->n; k++)
+			cJSON_AddItemToArray(labels, cJSON_CreateString(s->vs[k].label));
+		cJSON_AddItemToObject(doc, "version", version_block(&s->vs[i]));
+		cJSON_AddItemToObject(doc, "machine", cJSON_Duplicate(s->machine, 1));
+		cJSON_AddItemToObject(doc, "method", method_block(s));
+		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
+		for (size_t c = 0; measurable(&s->vs[i]) && c < s->ncells; c++)
+			cJSON_AddItemToArray(cells, summarise_cell(s, &s->cells[c],
+								   find_cell(s->defs, s->ndefs, s->cells[c].index), i,
+								   s->calib));
+		char *path = log_path(s->dir, &s->vs[i]);
+		rc = bv_json_save(path, doc);
+		cJSON_Delete(doc);
+		if (paths) {
+			free(paths[i]);
+			paths[i] = path;
+		} else
+			free(path);
+	}
+	return rc;
+}
+
+/* ---- resuming ---------------------------------------------------------- */
+
+/* dir/<label>.json if it exists (*doc NULL if not), checked to be a log. */
+static int prior_log(const char *dir, const bv_version *v, cJSON **doc)
+{
+	*doc = NULL;
+	char *path = log_path(dir, v);
+	int rc = 0;
+	if (bv_exists(path)) {
+		rc = bv_json_load(path, (size_t)1 << 30, doc);
+		const char *schema = rc == 0 ? bv_json_str(*doc, "schema") : NULL;
+		const char *sv = rc == 0 ? bv_json_str(*doc, "schema_version") : NULL;
+		if (rc == 0 && (!schema || strcmp(schema, RESULTS_SCHEMA) || !sv || atoi(sv) != 1 ||
+				!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells"))))
+			rc = bv_fail(BV_EINPUT, "%s: not a bench-versions results log this version reads", path);
+		if (rc) {
+			cJSON_Delete(*doc);
+			*doc = NULL;
+			rc = bv_fail_context(BV_EINPUT, "--resume");
+		}
+	}
+	free(path);
+	return rc;
+}
+
+static int same_num(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)); }
+
+/* The method fields that shape the numbers, and the options that set them. */
+static const struct {
+	const char *key, *option;
+} method_keys[] = {
+	{"min_processes", "--min-processes"}, {"max_processes", "--max-processes"}, {"budget_s", "--budget"},
+	{"rounds", "--rounds"}, {"sample_us", "--sample-us"}, {"timeout_s", "--timeout"},
+	{"threshold", "--threshold (as a fraction)"}, {"threads", "--threads"},
+};
+
+static int plan_differs(const char *dir, const char *what)
+{
+	return bv_fail(BV_EINPUT,
+		       "--resume %s: %s; a run resumes only with the same versions, options and machine "
+		       "(run without --resume to start afresh)",
+		       dir, what);
+}
+
+static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, size_t n, size_t i,
+		     const bv_measure_opts *o, const bv_cell *defs, long ndefs, int after_build)
+{
+	const bv_version *v = &vs[i];
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(run, "versions");
+	int same = cJSON_IsArray(labels) && (size_t)cJSON_GetArraySize(labels) == n;
+	for (size_t k = 0; same && k < n; k++) {
+		const cJSON *l = cJSON_GetArrayItem(labels, (int)k);
+		same = cJSON_IsString(l) && !strcmp(l->valuestring, vs[k].label);
+	}
+	if (!same) {
+		bv_buf was = BV_BUF_INIT, now = BV_BUF_INIT;
+		const cJSON *l;
+		cJSON_ArrayForEach(l, labels) bv_buf_printf(&was, "%s%s", was.len ? " " : "",
+							    cJSON_IsString(l) ? l->valuestring : "?");
+		for (size_t k = 0; k < n; k++)
+			bv_buf_printf(&now, "%s%s", k ? " " : "", vs[k].label);
+		char *msg = bv_asprintf("it compared %s, this command names %s", was.s ? was.s : "nothing", now.s);
+		int rc = plan_differs(dir, msg);
+		free(msg);
+		bv_buf_free(&was), bv_buf_free(&now);
+		return rc;
+	}
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	const char *tree = bv_json_str(ver, "tree");
+	if (!tree || strcmp(tree, v->tree)) {
+		char *msg = bv_asprintf("%s resolves to %.24s now, to %.24s there (the code changed)", v->name, v->tree,
+					tree ? tree : "nothing");
+		int rc = plan_differs(dir, msg);
+		free(msg);
+		return rc;
+	}
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "method");
+	const char *mode = bv_json_str(m, "mode");
+	if (!mode || strcmp(mode, o->isolated ? "isolated" : "paired"))
+		return plan_differs(dir, o->isolated ? "it was measured without --isolated" : "it was measured with --isolated");
+	double now[] = {o->min_processes, o->max_processes, o->budget_s,  o->rounds,
+			o->sample_us,	  o->timeout_s,	    o->threshold, o->threads};
+	for (size_t k = 0; k < sizeof(method_keys) / sizeof(method_keys[0]); k++) {
+		double was;
+		if (bv_json_num(m, method_keys[k].key, &was) != 0 || !same_num(was, now[k])) {
+			char *msg = bv_asprintf("%s differs: %g there, %g now", method_keys[k].option, was, now[k]);
+			int rc = plan_differs(dir, msg);
+			free(msg);
+			return rc;
+		}
+	}
+	double pin = -1;
+	bv_json_num(m, "pinned_cpu", &pin);
+	if ((int)pin != o->pin)
+		return plan_differs(dir, "--pin differs");
+	const cJSON *quick = cJSON_GetObjectItemCaseSensitive(m, "quick");
+	if (!cJSON_IsBool(quick) || cJSON_IsTrue(quick) != !!o->quick)
+		return plan_differs(dir, o->quick ? "it was measured without --quick" : "it was measured with --quick");
+	const cJSON *cells = cJSON_GetObjectItemCaseSensitive(doc, "cells");
+	long nc = cJSON_GetArraySize(cells);
+	int cells_same = nc == 0 || nc == ndefs;
+	for (long k = 0; cells_same && nc && k < ndefs; k++) {
+		const cJSON *c = cJSON_GetArrayItem(cells, (int)k);
+		const char *bench = bv_json_str(c, "bench"), *op = bv_json_str(c, "op"), *be = bv_json_str(c, "backend");
+		double size = -1;
+		bv_json_num(c, "size", &size);
+		cells_same = bench && op && be && !strcmp(bench, defs[k].bench->name) && !strcmp(op, defs[k].op->name) &&
+			     !strcmp(be, defs[k].backend) && (size_t)size == defs[k].size;
+	}
+	if (!cells_same) {
+		char *msg = bv_asprintf("its cells differ from this command's (--benches, --ops, --backends, --sizes): "
+					"%ld there, %ld now",
+					nc, ndefs);
+		int rc = plan_differs(dir, msg);
+		free(msg);
+		return rc;
+	}
+	if (!after_build)
+		return 0;
+	const cJSON *build = cJSON_GetObjectItemCaseSensitive(ver, "build");
+	const char *key = bv_json_str(build, "key");
+	if (key && v->build_key && strcmp(key, v->build_key)) {
+		char *msg = bv_asprintf("%s's build differs (the harness, its compat rules or the compiler changed)",
+					v->name);
+		int rc = plan_differs(dir, msg);
+		free(msg);
+		return rc;
+	}
+	const char *bstatus = bv_json_str(build, "status");
+	if (bstatus && !strcmp(bstatus, "ok") != !!measurable(v)) {
+		char *msg = bv_asprintf("%s %s there but %s now", v->name, strcmp(bstatus, "ok") ? "failed to build" : "built",
+					measurable(v) ? "builds" : "does not build");
+		int rc = plan_differs(dir, msg);
+		free(msg);
+		return rc;
+	}
+	cJSON *here = bv_machine_info();
+	const cJSON *there = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+	const char *h1 = bv_json_str(here, "hostname"), *h2 = bv_json_str(there, "hostname");
+	const char *c1 = bv_json_str(here, "cpu"), *c2 = bv_json_str(there, "cpu");
+	int rc = 0;
+	if (!h1 || !h2 || strcmp(h1, h2) || !c1 || !c2 || strcmp(c1, c2)) {
+		char *msg = bv_asprintf("it was measured on another machine (%s, %s)", h2 ? h2 : "?", c2 ? c2 : "?");
+		rc = plan_differs(dir, msg);
+		free(msg);
+	}
+	cJSON_Delete(here);
+	return rc;
+}
+
+int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build)
+{
+	bv_cell *defs = NULL;
+	char err[256];
+	long ndefs = bv_cells_select(&(bv_selection){o->benches, o->ops, o->backends, o->sizes}, &defs, err,
+				     sizeof(err));
+	if (ndefs < 0)
+		return bv_fail(BV_EINPUT, "%s", err);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		cJSON *doc = NULL;
+		rc = prior_log(dir, &vs[i], &doc);
+		if (rc == 0 && doc) {
+			rc = check_one(dir, doc, vs, n, i, o, defs, ndefs, after_build);
+			double seed;
+			/* The random orders go on from the same seed. */
+			if (rc == 0 && !bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "seed", &seed))
+				o->seed = (unsigned long long)seed;
+		}
+		cJSON_Delete(doc);
+	}
+	free(defs);
+	return rc;
+}
+
+/* The highest N of raw/process-N.json: a run killed between two log writes
+ * started more processes than its logs say, and their files stay. */
+static int last_process(const char *raw)
+{
+	int last = 0;
+	DIR *d = opendir(raw);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		int k = 0;
+		char end = 0;
+		if (sscanf(e->d_name, "process-%d.jso%c", &k, &end) == 2 && end == 'n' && k > last)
+			last = k;
+	}
+	if (d)
+		closedir(d);
+	return last;
+}
+
+/* Takes over the cells every measurable version's log has finished. */
+static int resume_from(session *s)
+{
+	cJSON **docs = calloc(s->n, sizeof(cJSON *));
+	int rc = 0, any = 0;
+	double started = 0;
+	for (size_t i = 0; rc == 0 && i < s->n; i++) {
+		rc = prior_log(s->dir, &s->vs[i], &docs[i]);
+		if (rc == 0 && docs[i]) {
+			any = 1;
+			const cJSON *run = cJSON_GetObjectItemCaseSensitive(docs[i], "run");
+			const char *created = bv_json_str(run, "created");
+			if (created && !s->created[0]) {
+				free(s->created);
+				s->created = bv_strdup(created);
+			}
+			const cJSON *resumed = cJSON_GetObjectItemCaseSensitive(run, "resumed");
+			if (cJSON_IsArray(resumed) && cJSON_GetArraySize(s->resumed) < cJSON_GetArraySize(resumed)) {
+				cJSON_Delete(s->resumed);
+				s->resumed = cJSON_Duplicate(resumed, 1);
+			}
+			double p;
+			if (!bv_json_num(cJSON_GetObjectItemCaseSensitive(docs[i], "method"), "processes_started", &p) &&
+			    p > started)
+				started = p;
+		}
+	}
+	size_t reused = 0;
+	for (size_t c = 0; rc == 0 && any && c < s->ncells; c++) {
+		cstate *cs = &s->cells[c];
+		int all = 1, none = 1;
+		for (size_t i = 0; all && i < s->n; i++) {
+			if (!measurable(&s->vs[i]))
+				continue;
+			none = 0;
+			const cJSON *cell = docs[i] ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(docs[i], "cells"),
+									 (int)cs->index)
+						    : NULL;
+			const char *st = bv_json_str(cell, "status");
+			all = st && strcmp(st, "unfinished") != 0;
+		}
+		if (!all || none)
+			continue;
+		cs->prior = calloc(s->n, sizeof(cJSON *));
+		for (size_t i = 0; i < s->n; i++)
+			if (measurable(&s->vs[i]))
+				cs->prior[i] = cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(docs[i], "cells"),
+										  (int)cs->index),
+							       1);
+		cs->active = 0;
+		reused++;
+	}
+	int last = last_process(s->raw);
+	s->processes = last > (int)started ? last : (int)started;
+	if (rc == 0)
+		fprintf(stderr, "resume: %s: %zu of %zu cells reused (finished in %d earlier processes), %zu to measure\n",
+			s->dir, reused, s->ncells, s->processes, s->ncells - reused);
+	for (size_t i = 0; i < s->n; i++)
+		cJSON_Delete(docs[i]);
+	free(docs);
+	s->nwritten = reused;
+	return rc;
 }
 
 int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir, char ***logs)
 {
 	*logs = NULL;
-	session s = {vs, n, o, NULL, 0, o->max_processes, bv_asprintf("%s/raw", results_dir), 0};
+	session s = {.vs = vs, .n = n, .o = o, .max_trials = o->max_processes,
+		     .raw = bv_asprintf("%s/raw", results_dir), .dir = results_dir};
+	s.created = bv_strdup("");
+	s.resumed = cJSON_CreateArray();
 	shuffle_state = o->seed ^ 0x9e3779b97f4a7c15ull;
 	bv_cell *defs = NULL;
 	char err[256];
@@ -550,6 +908,7 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		session_free(&s);
 		return bv_fail(BV_EINPUT, "%s", err);
 	}
+	s.defs = defs, s.ndefs = ndefs;
 	s.cells = calloc((size_t)ndefs + 1, sizeof(cstate));
 	s.ncells = (size_t)ndefs;
 	for (long k = 0; k < ndefs; k++) {
@@ -568,20 +927,46 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		}
 	}
 
+	char now[32];
+	timestamp(now, sizeof(now));
 	int rc = bv_mkdir_p(s.raw);
+	/* Logs another plan wrote are never overwritten. */
+	int ours = !o->resume;
+	if (rc == 0 && o->resume) {
+		bv_measure_opts check = *o;
+		rc = bv_resume_check(results_dir, vs, n, &check, 1);
+		if (rc == 0)
+			rc = resume_from(&s);
+		if (rc == 0)
+			cJSON_AddItemToArray(s.resumed, cJSON_CreateString(now));
+		ours = rc == 0;
+	}
+	if (!s.created[0]) {
+		free(s.created);
+		s.created = bv_strdup(now);
+	}
 	size_t built = 0;
 	for (size_t i = 0; i < n; i++)
 		built += measurable(&vs[i]);
-	cJSON *calib = NULL;
-	if (rc == 0 && built > 0)
-		rc = bv_machine_calibration(&calib);
+	if (rc == 0 && built > 0 && count_active(&s) > 0)
+		rc = bv_machine_calibration(&s.calib);
+	if (rc && bv_interrupted())
+		rc = bv_fail_interrupted();
+	s.machine = bv_machine_info();
+	if (s.machine && s.calib)
+		cJSON_AddItemToObject(s.machine, "calibration", cJSON_Duplicate(s.calib, 1));
+	int started = s.processes;
 	time_t start = time(NULL);
 	/* On a terminal one redrawn status line (cells decided so far and an
 	 * ETA); in logs and CI a plain line per process. */
 	bv_progress *pg = isatty(2) ? bv_progress_new("measure", s.ncells) : NULL;
 	for (int t = 0; rc == 0 && built > 0 && count_active(&s) > 0; t++) {
+		if (bv_interrupted()) {
+			rc = bv_fail_interrupted();
+			break;
+		}
 		char cur[128];
-		snprintf(cur, sizeof(cur), "process %d%s, %zu of %zu cells still sampling", t + 1,
+		snprintf(cur, sizeof(cur), "process %d%s, %zu of %zu cells still sampling", s.processes + 1,
 			 o->isolated ? " (one per version)" : "", count_active(&s), s.ncells);
 		if (pg)
 			bv_progress_set(pg, s.ncells - count_active(&s), s.ncells, cur);
@@ -590,42 +975,34 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		rc = trial(&s);
 		if (rc == 0)
 			update_active(&s);
+		/* Whenever a cell finishes, the logs say so: a run killed now
+		 * keeps it. */
+		if (rc == 0 && count_finished(&s) > s.nwritten && count_active(&s) > 0) {
+			rc = write_logs(&s, "running", NULL);
+			s.nwritten = count_finished(&s);
+		}
 	}
 	if (pg)
 		bv_progress_end(pg);
 
-	char created[32];
-	timestamp(created, sizeof(created));
-	const char *slash = strrchr(results_dir, '/');
-	const char *run_id = slash ? slash + 1 : results_dir;
 	char **paths = calloc(n, sizeof(char *));
-	cJSON *machine = rc == 0 ? bv_machine_info() : NULL;
-	if (machine && calib)
-		cJSON_AddItemToObject(machine, "calibration", cJSON_Duplicate(calib, 1));
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "schema", RESULTS_SCHEMA);
-		cJSON_AddStringToObject(doc, "schema_version", RESULTS_SCHEMA_VERSION);
-		cJSON *run = cJSON_AddObjectToObject(doc, "run");
-		cJSON_AddStringToObject(run, "id", run_id);
-		cJSON_AddStringToObject(run, "created", created);
-		cJSON_AddStringToObject(run, "baseline", vs[0].label);
-		cJSON *labels = cJSON_AddArrayToObject(run, "versions");
-		for (size_t k = 0; k < n; k++)
-			cJSON_AddItemToArray(labels, cJSON_CreateString(vs[k].label));
-		cJSON_AddItemToObject(doc, "version", version_block(&vs[i]));
-		cJSON_AddItemToObject(doc, "machine", cJSON_Duplicate(machine, 1));
-		cJSON_AddItemToObject(doc, "method", method_block(&s));
-		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
-		for (size_t c = 0; measurable(&vs[i]) && c < s.ncells; c++)
-			cJSON_AddItemToArray(cells, summarise_cell(&s, &s.cells[c],
-								   find_cell(defs, ndefs, s.cells[c].index), i, calib));
-		paths[i] = bv_asprintf("%s/%s.json", results_dir, vs[i].label);
-		rc = bv_json_save(paths[i], doc);
-		cJSON_Delete(doc);
+	const char *status = rc == 0 ? "complete" : rc == BV_EINTR ? "interrupted" : "failed";
+	if (rc == 0) {
+		rc = write_logs(&s, status, paths);
+	} else {
+		/* What finished stays in the logs (for --resume); the first error
+		 * is the one reported, even when these writes fail too. */
+		char *first = bv_strdup(bv_error_last());
+		if (ours)
+			write_logs(&s, status, NULL);
+		if (rc == BV_EINTR)
+			fprintf(stderr, "measure: %s: %zu of %zu cells finished (%d processes this time), logs in %s\n",
+				status, count_finished(&s), s.ncells, s.processes - started, results_dir);
+		bv_fail(rc, "%s", first);
+		free(first);
 	}
-	cJSON_Delete(machine);
-	cJSON_Delete(calib);
+	if (rc == 0)
+		fprintf(stderr, "measure: %d processes started this time\n", s.processes - started);
 	free(defs);
 	session_free(&s);
 	if (rc) {

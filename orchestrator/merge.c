@@ -48,7 +48,7 @@ static int row_index(bv_table *t, const char *bench, const char *op, const char 
 static const char *status_of(const char *s)
 {
 	static const char *const known[] = {"ok", "n/a", "skipped", "wrong result", "failed", "build failed",
-					    "crashed", "timeout", NULL};
+					    "crashed", "timeout", "unfinished", NULL};
 	for (int i = 0; s && known[i]; i++)
 		if (!strcmp(s, known[i]))
 			return known[i];

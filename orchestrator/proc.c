@@ -1,15 +1,114 @@
-/* proc.c - running child processes without a shell: argv in, status out. */
+/*
+ * proc.c - running child processes without a shell: argv in, status out;
+ * and what happens to them on Ctrl-C or SIGTERM.
+ *
+ * A Ctrl-C reaches every process of the terminal's foreground group, but a
+ * `kill PID` reaches only us: so the handler forwards the signal to the
+ * children we wait for (kill() is async-signal-safe), and they end the way
+ * they would have on a Ctrl-C.  Everything else happens outside the handler:
+ * the stages see bv_interrupted() when the child returns, remove their
+ * temporary directories, write what finished and return BV_EINTR.
+ */
 #include "common.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
+
+#define MAX_TRACKED 256
+
+static volatile sig_atomic_t caught;	      /* the first SIGINT/SIGTERM */
+static volatile sig_atomic_t force_second = 1; /* a second one ends us at once */
+static volatile sig_atomic_t tracked[MAX_TRACKED];
+
+static void on_signal(int sig)
+{
+	if (caught && force_second) {
+		/* Asked twice: the user wants out now.  The logs on disk are
+		 * valid (written atomically); temporary directories may stay
+		 * (cache trim removes stale ones). */
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	if (!caught)
+		caught = sig;
+	for (int i = 0; i < MAX_TRACKED; i++)
+		if (tracked[i] > 0)
+			kill((pid_t)tracked[i], sig);
+}
+
+void bv_signals_install(void)
+{
+	int sigs[] = {SIGINT, SIGTERM};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = 0; /* no SA_RESTART: a blocking wait returns EINTR */
+		sigaction(sigs[i], &sa, NULL);
+	}
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+int bv_interrupted(void) { return caught; }
+
+int bv_fail_interrupted(void)
+{
+	int sig = caught ? caught : SIGINT;
+	return bv_fail(BV_EINTR, "interrupted (%s)", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
+}
+
+void bv_child_track(pid_t pid)
+{
+	for (int i = 0; i < MAX_TRACKED; i++)
+		if (tracked[i] == 0) {
+			tracked[i] = pid;
+			break;
+		}
+	/* Started after the signal arrived: it never saw it. */
+	if (caught)
+		kill(pid, caught);
+}
+
+void bv_child_untrack(pid_t pid)
+{
+	for (int i = 0; i < MAX_TRACKED; i++)
+		if (tracked[i] == pid)
+			tracked[i] = 0;
+}
+
+void bv_child_reset(void)
+{
+	for (int i = 0; i < MAX_TRACKED; i++)
+		tracked[i] = 0;
+	force_second = 0;
+}
+
+/* Waits for a tracked child, through the EINTRs our handler causes. */
+static int wait_child(pid_t pid, const char *name, int *status)
+{
+	int rc = 0;
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR) {
+			rc = bv_fail(BV_ERUN, "waiting for %s: %s", name, strerror(errno));
+			break;
+		}
+	bv_child_untrack(pid);
+	return rc;
+}
 
 int bv_run(char *const argv[], const char *cwd, const char *log)
 {
@@ -27,10 +126,10 @@ int bv_run(char *const argv[], const char *cwd, const char *log)
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc != 0)
 		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
+	bv_child_track(pid);
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return bv_fail(BV_ERUN, "waiting for %s: %s", argv[0], strerror(errno));
+	if ((rc = wait_child(pid, argv[0], &status)) != 0)
+		return rc;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
@@ -56,6 +155,7 @@ int bv_run_capture(char *const argv[], size_t max, char **out)
 		close(fds[0]);
 		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
 	}
+	bv_child_track(pid);
 	/* Read everything (so the child never blocks on a full pipe), keep max. */
 	bv_buf b = BV_BUF_INIT;
 	char chunk[4096];
@@ -70,12 +170,73 @@ int bv_run_capture(char *const argv[], size_t max, char **out)
 	}
 	close(fds[0]);
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			bv_buf_free(&b);
-			return bv_fail(BV_ERUN, "waiting for %s: %s", argv[0], strerror(errno));
-		}
+	if ((rc = wait_child(pid, argv[0], &status)) != 0) {
+		bv_buf_free(&b);
+		return rc;
+	}
 	*out = bv_buf_detach(&b);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail)
+{
+	*tail = NULL;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	pid_t pid;
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
+	}
+	bv_child_track(pid);
+	/* The log is best effort (it may sit on the disk that filled up); the
+	 * tail in memory is what an error message quotes. */
+	int logfd = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, "");
+	char chunk[4096];
+	for (;;) {
+		ssize_t r = read(fds[0], chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (logfd >= 0 && write(logfd, chunk, (size_t)r) != r) {
+			close(logfd);
+			logfd = -1;
+		}
+		bv_buf_putn(&b, chunk, (size_t)r);
+		if (b.len > 2 * max) { /* keep the end */
+			memmove(b.s, b.s + b.len - max, max);
+			b.len = max;
+			b.s[b.len] = '\0';
+		}
+	}
+	close(fds[0]);
+	if (logfd >= 0)
+		close(logfd);
+	int status;
+	if ((rc = wait_child(pid, argv[0], &status)) != 0) {
+		bv_buf_free(&b);
+		return rc;
+	}
+	if (b.len > max) {
+		memmove(b.s, b.s + b.len - max, max);
+		b.len = max;
+		b.s[b.len] = '\0';
+	}
+	*tail = bv_buf_detach(&b);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);

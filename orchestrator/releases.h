@@ -22,6 +22,10 @@
 int bv_download(const char *url, const char *path, size_t max, char sha256[65]);
 /* The same into memory (NUL-terminated; *len without the NUL). */
 int bv_download_mem(const char *url, size_t max, char **out, size_t *len);
+/* Seconds a network peer may stay silent (connecting, or mid-transfer)
+ * before the attempt is a timeout: BENCH_VERSIONS_NET_TIMEOUT, default 30.
+ * Downloads (libcurl) and KERNEL_REPO clones and fetches (libgit2) obey it. */
+int bv_net_timeout_s(void);
 /* base and a relative (or absolute) reference -> an absolute URL, as a
  * browser would; NULL with a message when either is not a URL. */
 char *bv_url_join(const char *base, const char *ref);

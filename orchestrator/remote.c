@@ -7,17 +7,186 @@
  * maps the server's branches onto local branches (under refs/heads/), as a mirror
  * does, so `main` or `feature/x` resolve exactly as they do on the server; a
  * later run fetches instead of cloning again.  Progress goes to stderr.
+ *
+ * libgit2 (1.5) has no network timeouts: a server that accepts and then says
+ * nothing would hang the run.  So its plain sockets (http://, git://, and
+ * the TCP under https://) are ours: a stream whose connect, reads and writes
+ * give up after BENCH_VERSIONS_NET_TIMEOUT seconds of silence, and stop on
+ * Ctrl-C.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
+#include <git2/sys/stream.h>
+#include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "hash.h"
+#include "releases.h"
 #include "stages.h"
+
+/* ---- a socket stream with timeouts, for libgit2 ------------------------ */
+
+typedef struct tstream {
+	git_stream parent;
+	char *host, *port;
+	int fd;
+} tstream;
+
+static int net_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int net_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	git_error_set_str(GIT_ERROR_NET, b.s);
+	bv_buf_free(&b);
+	return -1;
+}
+
+/* Waits until fd is ready for events; -1 with libgit2's error set on a
+ * timeout, an interruption or a poll error. */
+static int ts_wait(tstream *t, short events, const char *doing)
+{
+	int ms = bv_net_timeout_s() * 1000;
+	for (;;) {
+		struct pollfd p = {t->fd, events, 0};
+		int r = poll(&p, 1, ms);
+		if (r > 0)
+			return 0;
+		if (bv_interrupted())
+			return net_error("interrupted");
+		if (r == 0)
+			return net_error("%s:%s: nothing for %d s while %s (BENCH_VERSIONS_NET_TIMEOUT)", t->host, t->port,
+					 bv_net_timeout_s(), doing);
+		if (errno != EINTR)
+			return net_error("%s:%s: poll: %s", t->host, t->port, strerror(errno));
+	}
+}
+
+static int ts_close(git_stream *st)
+{
+	tstream *t = (tstream *)st;
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	return 0;
+}
+
+static int ts_connect(git_stream *st)
+{
+	tstream *t = (tstream *)st;
+	struct addrinfo hints = {0}, *res = NULL;
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	int gai = getaddrinfo(t->host, t->port, &hints, &res);
+	if (gai != 0)
+		return net_error("%s: %s", t->host, gai_strerror(gai));
+	int err = ECONNREFUSED;
+	for (struct addrinfo *a = res; a; a = a->ai_next) {
+		int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		t->fd = fd;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+			if (errno != EINPROGRESS) {
+				err = errno;
+				ts_close(st);
+				continue;
+			}
+			if (ts_wait(t, POLLOUT, "connecting") != 0) { /* a timeout: the next address would wait as long */
+				ts_close(st);
+				freeaddrinfo(res);
+				return -1;
+			}
+			socklen_t len = sizeof(err);
+			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+				err = errno;
+			if (err) {
+				ts_close(st);
+				continue;
+			}
+		}
+		freeaddrinfo(res);
+		return 0;
+	}
+	freeaddrinfo(res);
+	return net_error("cannot connect to %s:%s: %s", t->host, t->port, strerror(err));
+}
+
+static ssize_t ts_read(git_stream *st, void *buf, size_t len)
+{
+	tstream *t = (tstream *)st;
+	for (;;) {
+		ssize_t r = recv(t->fd, buf, len, 0);
+		if (r >= 0)
+			return r;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return net_error("%s:%s: %s", t->host, t->port, strerror(errno));
+		if (ts_wait(t, POLLIN, "waiting for data") != 0)
+			return -1;
+	}
+}
+
+static ssize_t ts_write(git_stream *st, const char *data, size_t len, int flags)
+{
+	(void)flags;
+	tstream *t = (tstream *)st;
+	for (;;) {
+		ssize_t w = send(t->fd, data, len, MSG_NOSIGNAL);
+		if (w >= 0)
+			return w;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return net_error("%s:%s: %s", t->host, t->port, strerror(errno));
+		if (ts_wait(t, POLLOUT, "sending") != 0)
+			return -1;
+	}
+}
+
+static void ts_free(git_stream *st)
+{
+	tstream *t = (tstream *)st;
+	ts_close(st);
+	free(t->host), free(t->port), free(t);
+}
+
+static int ts_new(git_stream **out, const char *host, const char *port)
+{
+	tstream *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -1;
+	t->parent.version = GIT_STREAM_VERSION;
+	t->parent.connect = ts_connect;
+	t->parent.read = ts_read;
+	t->parent.write = ts_write;
+	t->parent.close = ts_close;
+	t->parent.free = ts_free;
+	t->host = bv_strdup(host);
+	t->port = bv_strdup(port);
+	t->fd = -1;
+	*out = &t->parent;
+	return 0;
+}
+
+static void register_stream(void)
+{
+	static int done;
+	if (done++)
+		return;
+	git_stream_registration reg = {GIT_STREAM_VERSION, ts_new, NULL};
+	git_stream_register(GIT_STREAM_STANDARD, &reg);
+}
 
 #define MIRROR_REFSPEC "+refs/heads/*:refs/heads/*"
 
@@ -170,6 +339,7 @@ int bv_repo_mirror(const char *url, char **gitdir)
 	char *name = mirror_name(url);
 	char *final = bv_asprintf("%s/%s", root, name);
 	int rc = bv_mkdir_p(root);
+	register_stream();
 	if (rc == 0)
 		rc = bv_is_dir(final) ? fetch_into(url, final) : clone_into(url, root, final);
 	free(root);

@@ -114,12 +114,19 @@ typedef struct bv_measure_opts {
 	int pin;     /* CPU to pin the measuring processes to, or -1 */
 	int threads; /* threads a backend may use (OpenBLAS, OpenMP) */
 	int quick;
+	int resume; /* results_dir holds an unfinished run of the same plan: reuse its finished cells */
 } bv_measure_opts;
 
 /* Measures every version that built, writes results_dir/<label>.json per
- * version and returns their paths in *logs (n entries, one per version). */
+ * version and returns their paths in *logs (n entries, one per version).
+ * The logs are rewritten whenever a cell finishes; on an interruption
+ * (BV_EINTR) or a failure they keep what finished, for o->resume. */
 int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir,
 	       char ***logs);
+/* --resume: BV_EINPUT naming the difference unless dir's logs (if any) come
+ * from the same versions, trees, cells and method as vs and o; after_build
+ * also compares the builds and the machine.  Takes over the run's seed. */
+int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build);
 
 /* ---- the pipeline (cmd_run.c) ------------------------------------------ */
 /* The options of the measuring stages, parsed once for every driver of the
@@ -130,6 +137,7 @@ typedef struct bv_run_cli {
 	double budget, threshold;
 	int jobs;
 	const char *results_root; /* NULL: results/ under bv_home() */
+	const char *resume;       /* --resume DIR: go on with that interrupted run */
 } bv_run_cli;
 
 void bv_run_cli_init(bv_run_cli *c);
@@ -141,11 +149,14 @@ int bv_run_cli_option(bv_run_cli *c, const char *opt, const char *val);
  * each other and the matrix; *ncells gets the cells selected.  BV_EINPUT. */
 int bv_run_cli_finish(bv_run_cli *c, long *ncells);
 /* resolve -> fetch -> compat -> build -> measure for every name, progress on
- * stderr.  *dir gets the new results directory and *logs one log per name
- * (the first is the baseline).  A version that fails to build still gets a
- * log (its build block says why) and counts in *build_failures. */
-int bv_run_versions(char *const *names, size_t n, const bv_run_cli *c, long ncells, char **dir,
-		    char ***logs, int *build_failures);
+ * stderr; Ctrl-C and SIGTERM stop it between steps (BV_EINTR).  *dir gets
+ * the results directory (new, or --resume's) and *logs one log per name (the
+ * first is the baseline).  A version that fails to build still gets a log
+ * (its build block says why) and counts in *build_failures.  A failure is
+ * said here, with, once measuring began, the command that resumes it:
+ * `bench-versions SUBCOMMAND argv[1..] --resume DIR`. */
+int bv_run_versions(char *const *names, size_t n, bv_run_cli *c, long ncells, const char *subcommand, int argc,
+		    char **argv, char **dir, char ***logs, int *build_failures);
 
 /* ---- merge ------------------------------------------------------------ */
 typedef struct bv_result {

@@ -30,6 +30,10 @@ fi
 [ "$want" = test ] && need_cmd git git
 # ...and check logs and JSON exports with Python's standard library.
 [ "$want" = test ] && need_cmd python3 python3
+# test_faults.sh looks for leftover processes (pgrep) and mounts a small
+# tmpfs and a read-only bind mount where it may (mount).
+[ "$want" = test ] && need_cmd pgrep procps
+[ "$want" = test ] && need_cmd mount mount
 # The HTML report is checked in a real browser (headless Chromium).
 [ "$want" = test ] && need_cmd chromium chromium
 

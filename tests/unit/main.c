@@ -35,6 +35,8 @@ int main(void)
 	failed += test_releases();
 	failed += test_merge();
 	failed += test_bisect();
+	failed += test_share();
+	failed += test_faults();
 	failed += test_report();
 	return failed ? 1 : 0;
 }

@@ -15,6 +15,8 @@ int test_names(void);
 int test_releases(void);
 int test_merge(void);
 int test_bisect(void);
+int test_share(void);
+int test_faults(void);
 int test_report(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */

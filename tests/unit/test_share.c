@@ -1,0 +1,273 @@
+/* test_share.c - share's pieces without a server: the packer (read back with
+ * libarchive), the URL policy, tokens, the sanitiser for server messages and
+ * the retry arithmetic. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "http.h"
+#include "share.h"
+#include "tests.h"
+
+#define TOKEN "tok-0123456789abcdef"
+
+static char *results_fixture(void)
+{
+	char *d = test_tmpdir();
+	test_write(d, "main.json", "{\"schema\":\"bench-versions-results\"}\n");
+	test_write(d, "base.json", "{\"schema\":\"bench-versions-results\"}\n");
+	char *raw = bv_asprintf("%s/raw", d);
+	assert_int_equal(mkdir(raw, 0755), 0);
+	test_write(raw, "process-1.json", "{}\n");
+	free(raw);
+	return d;
+}
+
+static int anon_file(void)
+{
+	int fd = open("/tmp", O_RDWR | O_TMPFILE, 0600);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* Every entry name, and the contents of the one called want, read back. */
+static char *read_back(int fd, char *names, size_t n, const char *want)
+{
+	struct archive *a = archive_read_new();
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	lseek(fd, 0, SEEK_SET);
+	assert_int_equal(archive_read_open_fd(a, fd, 4096), ARCHIVE_OK);
+	struct archive_entry *e;
+	char *body = NULL;
+	names[0] = '\0';
+	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		strncat(names, archive_entry_pathname(e), n - strlen(names) - 2);
+		strcat(names, ",");
+		assert_int_equal(archive_entry_uid(e), 0);
+		if (want && !strcmp(archive_entry_pathname(e), want)) {
+			body = calloc(1, (size_t)archive_entry_size(e) + 1);
+			assert_int_equal(archive_read_data(a, body, (size_t)archive_entry_size(e)),
+					 archive_entry_size(e));
+		}
+	}
+	archive_read_free(a);
+	return body;
+}
+
+static void pack_is_sorted_under_one_top_dir(void **state)
+{
+	(void)state;
+	char *d = results_fixture();
+	int fd = anon_file();
+	bv_pack_info info;
+	assert_int_equal(bv_pack_dir(d, "run-1", fd, NULL, &info), 0);
+	assert_int_equal(info.files, 3);
+	assert_int_equal(strlen(info.sha256), 64);
+	char names[1024];
+	char *body = read_back(fd, names, sizeof(names), "run-1/raw/process-1.json");
+	assert_string_equal(names, "run-1/,run-1/base.json,run-1/main.json,run-1/raw/,run-1/raw/process-1.json,");
+	assert_non_null(body);
+	assert_string_equal(body, "{}\n");
+	free(body);
+	close(fd);
+	bv_rm_rf(d);
+	free(d);
+}
+
+static void pack_is_deterministic(void **state)
+{
+	(void)state;
+	char *d = results_fixture();
+	int a = anon_file(), b = anon_file();
+	bv_pack_info ia, ib;
+	assert_int_equal(bv_pack_dir(d, "r", a, NULL, &ia), 0);
+	sleep(1); /* a time in the gzip header would now differ */
+	assert_int_equal(bv_pack_dir(d, "r", b, NULL, &ib), 0);
+	assert_string_equal(ia.sha256, ib.sha256);
+	assert_true(ia.size == ib.size && ia.size > 0);
+	close(a), close(b);
+	bv_rm_rf(d);
+	free(d);
+}
+
+static void refused_with(const char *d, const char *forbid, const char *want)
+{
+	int fd = anon_file();
+	bv_pack_info info;
+	assert_int_equal(bv_pack_dir(d, "r", fd, forbid, &info), BV_EINPUT);
+	if (!strstr(bv_error_last(), want))
+		fail_msg("message '%s' lacks '%s'", bv_error_last(), want);
+	close(fd);
+}
+
+static void pack_refuses_links_fifos_and_the_token(void **state)
+{
+	(void)state;
+	char *d = results_fixture();
+	char *p = bv_asprintf("%s/raw/link", d);
+	assert_int_equal(symlink("/etc/hostname", p), 0);
+	refused_with(d, NULL, "raw/link is a symlink");
+	unlink(p);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	refused_with(d, NULL, "raw/link is a fifo");
+	unlink(p);
+	free(p);
+
+	/* The token straddling two 64 KiB reads is still found. */
+	char *big = bv_xmalloc(65536 + 64);
+	memset(big, 'a', 65536 - 5);
+	strcpy(big + 65536 - 5, TOKEN "\n");
+	test_write(d, "big.txt", big);
+	free(big);
+	refused_with(d, TOKEN, "big.txt holds the upload token");
+	if (strstr(bv_error_last(), TOKEN))
+		fail_msg("the message shows the token");
+	int fd = anon_file();
+	bv_pack_info info;
+	assert_int_equal(bv_pack_dir(d, "r", fd, "another-token", &info), 0);
+	close(fd);
+	bv_rm_rf(d);
+	free(d);
+}
+
+static void pack_refuses_bad_top_names(void **state)
+{
+	(void)state;
+	char *d = results_fixture();
+	int fd = anon_file();
+	bv_pack_info info;
+	assert_int_equal(bv_pack_dir(d, "..", fd, NULL, &info), BV_EINPUT);
+	assert_int_equal(bv_pack_dir(d, "a/b", fd, NULL, &info), BV_EINPUT);
+	assert_int_equal(bv_pack_dir(d, "", fd, NULL, &info), BV_EINPUT);
+	char *missing = bv_asprintf("%s/none", d);
+	assert_int_equal(bv_pack_dir(missing, "r", fd, NULL, &info), BV_EINPUT);
+	free(missing);
+	close(fd);
+	bv_rm_rf(d);
+	free(d);
+}
+
+static void url_policy(void **state)
+{
+	(void)state;
+	char *t = NULL;
+	assert_int_equal(bv_upload_check_url("http://127.0.0.1:8080/up/", "20260101T000000Z", 0, &t), 0);
+	assert_string_equal(t, "http://127.0.0.1:8080/up/20260101T000000Z.tar.gz");
+	free(t);
+	assert_int_equal(bv_upload_check_url("https://example.invalid/x/", "my run", 0, &t), 0);
+	assert_string_equal(t, "https://example.invalid/x/my%20run.tar.gz");
+	free(t);
+	assert_int_equal(bv_upload_check_url("https://example.invalid/put/here.tgz", "r", 0, &t), 0);
+	assert_string_equal(t, "https://example.invalid/put/here.tgz");
+	free(t);
+	assert_int_equal(bv_upload_check_url("http://localhost/", "r", 0, &t), 0);
+	free(t);
+	assert_int_equal(bv_upload_check_url("http://127.3.2.1/", "r", 0, &t), 0);
+	free(t);
+	assert_int_equal(bv_upload_check_url("http://[::1]:9/", "r", 0, &t), 0);
+	free(t);
+	assert_int_equal(bv_upload_check_url("http://example.invalid/", "r", 0, &t), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "--insecure-http"));
+	assert_null(t);
+	assert_int_equal(bv_upload_check_url("http://128.0.0.1/", "r", 0, &t), BV_EINPUT);
+	assert_int_equal(bv_upload_check_url("http://example.invalid/", "r", 1, &t), 0);
+	free(t);
+	assert_int_equal(bv_upload_check_url("https://me:s3cret@example.invalid/", "r", 0, &t), BV_EINPUT);
+	assert_null(strstr(bv_error_last(), "s3cret"));
+	assert_int_equal(bv_upload_check_url("ftp://example.invalid/", "r", 0, &t), BV_EINPUT);
+	assert_int_equal(bv_upload_check_url("not a url", "r", 0, &t), BV_EINPUT);
+}
+
+static void tokens(void **state)
+{
+	(void)state;
+	char ok[] = TOKEN "\r\n";
+	assert_int_equal(bv_token_clean(ok, "env"), 0);
+	assert_string_equal(ok, TOKEN);
+	char spaced[] = "abc def";
+	assert_int_equal(bv_token_clean(spaced, "env"), BV_EINPUT);
+	assert_null(strstr(bv_error_last(), "abc"));
+	assert_non_null(strstr(bv_error_last(), "position 4"));
+	char empty[] = "\n";
+	assert_int_equal(bv_token_clean(empty, "env"), BV_EINPUT);
+
+	char *d = test_tmpdir();
+	test_write(d, "token", TOKEN "\n");
+	char *path = bv_asprintf("%s/token", d), *tok = NULL;
+	chmod(path, 0644);
+	assert_int_equal(bv_token_read_file(path, &tok), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "chmod 600"));
+	assert_null(strstr(bv_error_last(), TOKEN));
+	chmod(path, 0640);
+	assert_int_equal(bv_token_read_file(path, &tok), BV_EINPUT);
+	chmod(path, 0600);
+	assert_int_equal(bv_token_read_file(path, &tok), 0);
+	assert_string_equal(tok, TOKEN);
+	free(tok);
+	assert_int_equal(bv_token_read_file(d, &tok), BV_EINPUT); /* a directory */
+	free(path);
+	bv_rm_rf(d);
+	free(d);
+}
+
+static void sanitizing_server_messages(void **state)
+{
+	(void)state;
+	const char *msg = "bad\x1b[31m token\n\n  " TOKEN " here";
+	char *s = bv_upload_sanitize(msg, strlen(msg), TOKEN, 200);
+	assert_string_equal(s, "bad?[31m token [token] here");
+	free(s);
+	s = bv_upload_sanitize("abcdefgh", 8, NULL, 4);
+	assert_string_equal(s, "abcd...");
+	free(s);
+	s = bv_upload_sanitize("", 0, TOKEN, 10);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+static void retry_arithmetic(void **state)
+{
+	(void)state;
+	assert_true(bv_http_wait(2, 1, 0, 60) == 1);
+	assert_true(bv_http_wait(3, 1, 0, 60) == 2);
+	assert_true(bv_http_wait(5, 1, 0, 60) == 8);
+	assert_true(bv_http_wait(20, 1, 0, 60) == 60);    /* capped */
+	assert_true(bv_http_wait(2, 1, 7, 60) == 7);      /* Retry-After asks for longer */
+	assert_true(bv_http_wait(4, 1, 2, 60) == 4);      /* ... but not shorter */
+	assert_true(bv_http_wait(2, 1, 100000, 60) == 60); /* within the cap */
+	assert_true(bv_http_wait(2, 0, 0, 60) == 0);
+	assert_true(bv_http_transient(CURLE_OK, 503));
+	assert_true(bv_http_transient(CURLE_OK, 429));
+	assert_true(bv_http_transient(CURLE_OK, 408));
+	assert_false(bv_http_transient(CURLE_OK, 401));
+	assert_false(bv_http_transient(CURLE_OK, 413));
+	assert_false(bv_http_transient(CURLE_OK, 201));
+	assert_true(bv_http_transient(CURLE_HTTP_RETURNED_ERROR, 500));
+	assert_false(bv_http_transient(CURLE_HTTP_RETURNED_ERROR, 404));
+	assert_true(bv_http_transient(CURLE_OPERATION_TIMEDOUT, 0));
+	assert_true(bv_http_transient(CURLE_COULDNT_CONNECT, 0));
+	assert_true(bv_http_transient(CURLE_PARTIAL_FILE, 200));
+	assert_false(bv_http_transient(CURLE_UNSUPPORTED_PROTOCOL, 0));
+}
+
+int test_share(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pack_is_sorted_under_one_top_dir),
+		cmocka_unit_test(pack_is_deterministic),
+		cmocka_unit_test(pack_refuses_links_fifos_and_the_token),
+		cmocka_unit_test(pack_refuses_bad_top_names),
+		cmocka_unit_test(url_policy),
+		cmocka_unit_test(tokens),
+		cmocka_unit_test(sanitizing_server_messages),
+		cmocka_unit_test(retry_arithmetic),
+	};
+	return cmocka_run_group_tests_name("share", tests, NULL, NULL);
+}
