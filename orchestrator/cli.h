@@ -9,5 +9,6 @@ int bv_cmd_cache(int argc, char **argv);
 int bv_cmd_compare(int argc, char **argv);
 int bv_cmd_bisect(int argc, char **argv);
 int bv_cmd_share(int argc, char **argv);
+int bv_cmd_report(int argc, char **argv);
 
 #endif

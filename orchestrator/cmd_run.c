@@ -154,11 +154,12 @@ static void shell_word(bv_buf *b, const char *a)
 	bv_buf_puts(b, "'");
 }
 
-/* The command that resumes this run: the same arguments, --resume DIR. */
-static char *resume_command(int argc, char **argv, const char *dir)
+/* The command that resumes this run: the same subcommand and arguments,
+ * --resume DIR. */
+static char *resume_command(const char *subcommand, int argc, char **argv, const char *dir)
 {
 	bv_buf b = BV_BUF_INIT;
-	bv_buf_puts(&b, "bench-versions run");
+	bv_buf_printf(&b, "bench-versions %s", subcommand);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--results")) {
 			i++;
@@ -381,144 +382,111 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 	return rc;
 }
 
-int bv_cmd_run(int argc, char **argv)
-
+void bv_run_cli_init(bv_run_cli *c)
 {
-	bv_measure_opts mo = {0};
-	int processes = 0, rounds = 0, min_p = 0, max_p = 0;
+	memset(c, 0, sizeof(*c));
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int jobs = ncpu > 0 ? (int)ncpu : 1;
-	double threshold = 0.01, budget = 0;
-	mo.pin = -1, mo.threads = 1, mo.timeout_s = 60;
-	const char *format = "table", *results_root = NULL, *units = "time", *filter = NULL, *resume = NULL;
-	int gate = 0;
-	char **names = calloc((size_t)argc, sizeof(char *));
-	size_t nnames = 0;
-	mo.sample_us = 1000;
-	mo.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
+	c->jobs = ncpu > 0 ? (int)ncpu : 1;
+	c->threshold = 0.01;
+	c->mo.pin = -1, c->mo.threads = 1, c->mo.timeout_s = 60;
+	c->mo.sample_us = 1000;
+	c->mo.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
+}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = 1;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			free(names);
-			return 0;
-		} else if (!strcmp(a, "--quick"))
-			mo.quick = 1, takes = 0;
-		else if (!strcmp(a, "--isolated"))
-			mo.isolated = 1, takes = 0;
-		else if (!strcmp(a, "--fail-on-slower"))
-			gate = 1, takes = 0;
-		else if (!strncmp(a, "--", 2) && !val) {
-			fprintf(stderr, "bench-versions: %s needs a value (or is unknown); see --help\n", a);
-			free(names);
-			return BV_EXIT_USAGE;
-		} else if (!strcmp(a, "--benches"))
-			mo.benches = val;
-		else if (!strcmp(a, "--ops"))
-			mo.ops = val;
-		else if (!strcmp(a, "--backends"))
-			mo.backends = val;
-		else if (!strcmp(a, "--sizes"))
-			mo.sizes = val;
-		else if (!strcmp(a, "--format"))
-			format = val;
-		else if (!strcmp(a, "--filter"))
-			filter = val;
-		else if (!strcmp(a, "--units") && (!strcmp(val, "time") || !strcmp(val, "rate") || !strcmp(val, "peak")))
-			units = val;
-		else if (!strcmp(a, "--results"))
-			results_root = val;
-		else if (!strcmp(a, "--resume"))
-			resume = val;
-		else if (!strcmp(a, "--processes") && parse_int(val, 1, 1000, &processes) == 0)
-			;
-		else if (!strcmp(a, "--min-processes") && parse_int(val, 1, 1000, &min_p) == 0)
-			;
-		else if (!strcmp(a, "--max-processes") && parse_int(val, 1, 1000, &max_p) == 0)
-			;
-		else if (!strcmp(a, "--budget") && (budget = atof(val)) > 0 && budget <= 86400)
-			;
-		else if (!strcmp(a, "--timeout") && (mo.timeout_s = atof(val)) > 0 && mo.timeout_s <= 86400)
-			;
-		else if (!strcmp(a, "--pin") && parse_int(val, 0, 1 << 30, &mo.pin) == 0)
-			;
-		else if (!strcmp(a, "--threads") && parse_int(val, 1, 1024, &mo.threads) == 0)
-			;
-		else if (!strcmp(a, "--jobs") && parse_int(val, 1, 1024, &jobs) == 0)
-			;
-		else if (!strcmp(a, "--rounds") && parse_int(val, 1, 100000, &rounds) == 0)
-			;
-		else if (!strcmp(a, "--sample-us") && (mo.sample_us = atof(val)) >= 1 && mo.sample_us <= 1e7)
-			;
-		else if (!strcmp(a, "--threshold") && (threshold = atof(val) / 100.0) >= 0 && threshold < 10)
-			;
-		else if (!strcmp(a, "--seed"))
-			mo.seed = strtoull(val, NULL, 10);
-		else if (a[0] == '-') {
-			fprintf(stderr, "bench-versions: unknown option or bad value: %s%s%s (see --help)\n", a,
-				val ? " " : "", val ? val : "");
-			free(names);
-			return BV_EXIT_USAGE;
-		} else
-			names[nnames++] = argv[i], takes = 0;
-		i += takes;
-	}
-	if (nnames == 0) {
-		usage(stderr);
-		free(names);
-		return BV_EXIT_USAGE;
-	}
-	const bv_exporter *exporter = bv_exporter_find(format);
-	if (!exporter) {
-		fprintf(stderr, "bench-versions: unknown format '%s' (known: %s)\n", format, bv_exporter_names());
-		free(names);
-		return BV_EXIT_USAGE;
-	}
-	mo.min_processes = processes ? processes : min_p ? min_p : mo.quick ? 6 : 10;
-	mo.max_processes = processes ? processes : max_p ? max_p : mo.quick ? 12 : 60;
-	if (mo.max_processes < mo.min_processes) {
-		fprintf(stderr, "bench-versions: --max-processes %d is below --min-processes %d\n", mo.max_processes,
-			mo.min_processes);
-		free(names);
-		return BV_EXIT_USAGE;
-	}
-	if (mo.pin >= 0 && mo.pin >= sysconf(_SC_NPROCESSORS_CONF)) {
-		fprintf(stderr, "bench-versions: --pin %d: this machine has CPUs 0-%ld\n", mo.pin,
-			sysconf(_SC_NPROCESSORS_CONF) - 1);
-		free(names);
-		return BV_EXIT_USAGE;
-	}
-	mo.budget_s = budget ? budget : mo.quick ? 2 : 10;
-	mo.threshold = threshold;
-	mo.rounds = rounds ? rounds : mo.quick ? 9 : 21;
-	if (mo.quick && mo.sample_us == 1000)
-		mo.sample_us = 300;
+int bv_run_cli_option(bv_run_cli *c, const char *a, const char *val)
+{
+	bv_measure_opts *mo = &c->mo;
+	if (!strcmp(a, "--quick"))
+		return mo->quick = 1, 1;
+	if (!strcmp(a, "--isolated"))
+		return mo->isolated = 1, 1;
+	static const char *const valued[] = {"--benches",   "--ops",     "--backends",      "--sizes",
+					     "--results",   "--resume",  "--processes",     "--min-processes",
+					     "--max-processes", "--budget", "--timeout",     "--pin",
+					     "--threads",   "--jobs",    "--rounds",        "--sample-us",
+					     "--threshold", "--seed",    NULL};
+	int known = 0;
+	for (int k = 0; valued[k] && !known; k++)
+		known = !strcmp(a, valued[k]);
+	if (!known)
+		return 0;
+	if (!val)
+		return -1;
+	if (!strcmp(a, "--benches"))
+		mo->benches = val;
+	else if (!strcmp(a, "--ops"))
+		mo->ops = val;
+	else if (!strcmp(a, "--backends"))
+		mo->backends = val;
+	else if (!strcmp(a, "--sizes"))
+		mo->sizes = val;
+	else if (!strcmp(a, "--results"))
+		c->results_root = val;
+	else if (!strcmp(a, "--resume"))
+		c->resume = val;
+	else if (!strcmp(a, "--processes") && parse_int(val, 1, 1000, &c->processes) == 0)
+		;
+	else if (!strcmp(a, "--min-processes") && parse_int(val, 1, 1000, &c->min_p) == 0)
+		;
+	else if (!strcmp(a, "--max-processes") && parse_int(val, 1, 1000, &c->max_p) == 0)
+		;
+	else if (!strcmp(a, "--budget") && (c->budget = atof(val)) > 0 && c->budget <= 86400)
+		;
+	else if (!strcmp(a, "--timeout") && (mo->timeout_s = atof(val)) > 0 && mo->timeout_s <= 86400)
+		;
+	else if (!strcmp(a, "--pin") && parse_int(val, 0, 1 << 30, &mo->pin) == 0)
+		;
+	else if (!strcmp(a, "--threads") && parse_int(val, 1, 1024, &mo->threads) == 0)
+		;
+	else if (!strcmp(a, "--jobs") && parse_int(val, 1, 1024, &c->jobs) == 0)
+		;
+	else if (!strcmp(a, "--rounds") && parse_int(val, 1, 100000, &c->rounds) == 0)
+		;
+	else if (!strcmp(a, "--sample-us") && (mo->sample_us = atof(val)) >= 1 && mo->sample_us <= 1e7)
+		;
+	else if (!strcmp(a, "--threshold") && (c->threshold = atof(val) / 100.0) >= 0 && c->threshold < 10)
+		;
+	else if (!strcmp(a, "--seed"))
+		mo->seed = strtoull(val, NULL, 10);
+	else
+		return -1;
+	return 2;
+}
+
+int bv_run_cli_finish(bv_run_cli *c, long *ncells)
+{
+	bv_measure_opts *mo = &c->mo;
+	mo->min_processes = c->processes ? c->processes : c->min_p ? c->min_p : mo->quick ? 6 : 10;
+	mo->max_processes = c->processes ? c->processes : c->max_p ? c->max_p : mo->quick ? 12 : 60;
+	if (mo->max_processes < mo->min_processes)
+		return bv_fail(BV_EINPUT, "--max-processes %d is below --min-processes %d", mo->max_processes,
+			       mo->min_processes);
+	if (mo->pin >= 0 && mo->pin >= sysconf(_SC_NPROCESSORS_CONF))
+		return bv_fail(BV_EINPUT, "--pin %d: this machine has CPUs 0-%ld", mo->pin,
+			       sysconf(_SC_NPROCESSORS_CONF) - 1);
+	if (c->resume && c->results_root)
+		return bv_fail(BV_EINPUT, "--resume DIR writes into DIR; --results does not apply");
+	mo->budget_s = c->budget ? c->budget : mo->quick ? 2 : 10;
+	mo->threshold = c->threshold;
+	mo->rounds = c->rounds ? c->rounds : mo->quick ? 9 : 21;
+	if (mo->quick && mo->sample_us == 1000)
+		mo->sample_us = 300;
 	bv_cell *cells;
 	char err[256];
-	long ncells = bv_cells_select(&(bv_selection){mo.benches, mo.ops, mo.backends, mo.sizes}, &cells, err, sizeof(err));
-	if (ncells <= 0) {
-		fprintf(stderr, "bench-versions: %s\n", ncells < 0 ? err : "the filters select no benchmark");
-		free(names);
-		return BV_EXIT_USAGE;
-	}
+	long n = bv_cells_select(&(bv_selection){mo->benches, mo->ops, mo->backends, mo->sizes}, &cells, err,
+				 sizeof(err));
+	if (n <= 0)
+		return bv_fail(BV_EINPUT, "%s", n < 0 ? err : "the filters select no benchmark");
 	free(cells);
-	/* A bad regex is found now, not after minutes of measuring. */
-	regex_t re;
-	if (filter && bv_filter_compile(filter, &re)) {
-		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-		free(names);
-		return BV_EXIT_USAGE;
-	}
+	*ncells = n;
+	return 0;
+}
 
-	if (resume && results_root) {
-		fprintf(stderr, "bench-versions: --resume DIR writes into DIR; --results does not apply\n");
-		free(names);
-		if (filter)
-			regfree(&re);
-		return BV_EXIT_USAGE;
-	}
+int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, const char *subcommand,
+		    int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
+{
+	bv_measure_opts *mo = &c->mo;
+	const char *resume = c->resume;
 	bv_signals_install();
 
 	bv_repo *repo = NULL;
@@ -527,6 +495,7 @@ int bv_cmd_run(int argc, char **argv)
 	char **logs = NULL, *dir = NULL;
 	size_t nresolved = 0;
 	int lockfd = -1, measuring = 0, rc = 0;
+	*build_failures = 0;
 	/* Where the logs go, settled before anything is built. */
 	if (resume) {
 		if (!bv_is_dir(resume))
@@ -538,7 +507,7 @@ int bv_cmd_run(int argc, char **argv)
 				dir[k - 1] = '\0';
 		}
 	} else {
-		char *root = results_root ? bv_strdup(results_root) : bv_asprintf("%s/results", bv_home());
+		char *root = c->results_root ? bv_strdup(c->results_root) : bv_asprintf("%s/results", bv_home());
 		dir = results_dir(root);
 		rc = dir ? 0 : BV_ERUN;
 		free(root);
@@ -570,44 +539,31 @@ int bv_cmd_run(int argc, char **argv)
 		rc = bv_fail_interrupted();
 	/* A resume that cannot reuse anything is refused before building. */
 	if (rc == 0 && resume)
-		rc = bv_resume_check(dir, vs, nnames, &mo, 0);
+		rc = bv_resume_check(dir, vs, nnames, mo, 0);
 	if (rc == 0)
 		rc = bv_compat_load(bv_compat_path(), &compat);
-	int build_failures = 0, gated = 0;
 	if (rc == 0)
-		rc = build_all(repo, compat, vs, nnames, jobs, &build_failures);
+		rc = build_all(repo, compat, vs, nnames, c->jobs, build_failures);
 	if (rc == 0) {
 		/* Fixed thread counts, recorded in the logs: a library that picks its
 		 * own count measures the machine's load, not the code. */
 		char threads[16];
-		snprintf(threads, sizeof(threads), "%d", mo.threads);
+		snprintf(threads, sizeof(threads), "%d", mo->threads);
 		setenv("OPENBLAS_NUM_THREADS", threads, 1);
 		setenv("OMP_NUM_THREADS", threads, 1);
 		/* Say up front how long measuring can take at most: the budget
 		 * bounds every cell (measure.c reports progress as it goes). */
 		double t0 = (double)time(NULL);
 		fprintf(stderr, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%.1fs per cell)\n",
-			ncells, nnames, (double)ncells * mo.budget_s, mo.budget_s);
-		mo.resume = resume != NULL;
+			ncells, nnames, (double)ncells * mo->budget_s, mo->budget_s);
+		mo->resume = resume != NULL;
 		measuring = 1;
-		rc = bv_measure(vs, nnames, &mo, dir, &logs);
+		rc = bv_measure(vs, nnames, mo, dir, &logs);
 		if (rc == 0)
 			fprintf(stderr, "measure: done in %.0fs\n", (double)time(NULL) - t0);
 	}
-	if (rc == 0) {
-		bv_table table;
+	if (rc == 0)
 		fprintf(stderr, "results: %s\n", dir);
-		rc = bv_merge_logs(logs, nnames, threshold, &table);
-		if (rc == 0) {
-			table.units = units;
-			if (filter)
-				bv_table_filter(&table, &re);
-			rc = exporter->write(&table, stdout);
-			if (rc == 0 && gate && bv_table_has_slower(&table))
-				gated = 1;
-			bv_table_free(&table);
-		}
-	}
 	/* A stage that failed because of the signal (a clone or download cut
 	 * short) is an interruption, not an error of its own. */
 	if (rc && rc != BV_EINTR && bv_interrupted())
@@ -616,7 +572,7 @@ int bv_cmd_run(int argc, char **argv)
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 	if (rc && measuring && !(rc == BV_EINPUT && resume)) {
 		/* The logs hold what finished: say how to go on from there. */
-		char *cmd = resume_command(argc, argv, dir);
+		char *cmd = resume_command(subcommand, argc, argv, dir);
 		fprintf(stderr, "bench-versions: the finished cells are in %s; %s with:\n  %s\n", dir,
 			rc == BV_EINTR ? "resume" : "once the cause is fixed, resume", cmd);
 		free(cmd);
@@ -629,17 +585,114 @@ int bv_cmd_run(int argc, char **argv)
 	}
 	if (lockfd >= 0)
 		close(lockfd);
-	for (size_t i = 0; i < nresolved; i++) {
-		if (logs)
-			free(logs[i]);
+	for (size_t i = 0; i < nresolved; i++)
 		bv_version_free(&vs[i]);
-	}
-	free(logs);
 	free(vs);
-	free(dir);
-	free(names);
 	bv_compat_free(compat);
 	bv_repo_free(repo);
+	if (rc) {
+		for (size_t i = 0; logs && i < nnames; i++)
+			free(logs[i]);
+		free(logs);
+		free(dir);
+		return rc;
+	}
+	*dir_out = dir;
+	*logs_out = logs;
+	return 0;
+}
+
+int bv_cmd_run(int argc, char **argv)
+{
+	bv_run_cli c;
+	bv_run_cli_init(&c);
+	const char *format = "table", *units = "time", *filter = NULL;
+	int gate = 0;
+	char **names = calloc((size_t)argc, sizeof(char *));
+	size_t nnames = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = 1, took = bv_run_cli_option(&c, a, val);
+		if (took > 0) {
+			i += took - 1;
+			continue;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			free(names);
+			return 0;
+		} else if (!strcmp(a, "--fail-on-slower"))
+			gate = 1, takes = 0;
+		else if (!strncmp(a, "--", 2) && !val) {
+			fprintf(stderr, "bench-versions: %s needs a value (or is unknown); see --help\n", a);
+			free(names);
+			return BV_EXIT_USAGE;
+		} else if (took == 0 && !strcmp(a, "--format"))
+			format = val;
+		else if (took == 0 && !strcmp(a, "--filter"))
+			filter = val;
+		else if (took == 0 && !strcmp(a, "--units") &&
+			 (!strcmp(val, "time") || !strcmp(val, "rate") || !strcmp(val, "peak")))
+			units = val;
+		else if (a[0] == '-') {
+			fprintf(stderr, "bench-versions: unknown option or bad value: %s%s%s (see --help)\n", a,
+				val ? " " : "", val ? val : "");
+			free(names);
+			return BV_EXIT_USAGE;
+		} else
+			names[nnames++] = argv[i], takes = 0;
+		i += takes;
+	}
+	if (nnames == 0) {
+		usage(stderr);
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	const bv_exporter *exporter = bv_exporter_find(format);
+	if (!exporter) {
+		fprintf(stderr, "bench-versions: unknown format '%s' (known: %s)\n", format, bv_exporter_names());
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	long ncells;
+	if (bv_run_cli_finish(&c, &ncells)) {
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	/* A bad regex is found now, not after minutes of measuring. */
+	regex_t re;
+	if (filter && bv_filter_compile(filter, &re)) {
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+
+	char **logs = NULL, *dir = NULL;
+	int build_failures = 0, gated = 0;
+	/* The stages say their own failure (and how to resume). */
+	int rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
+	if (rc == 0) {
+		bv_table table;
+		rc = bv_merge_logs(logs, nnames, c.threshold, &table);
+		if (rc == 0) {
+			table.units = units;
+			if (filter)
+				bv_table_filter(&table, &re);
+			rc = exporter->write(&table, stdout);
+			if (rc == 0 && gate && bv_table_has_slower(&table))
+				gated = 1;
+			bv_table_free(&table);
+		}
+		if (rc)
+			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	}
+	for (size_t i = 0; logs && i < nnames; i++)
+		free(logs[i]);
+	free(logs);
+	free(dir);
+	free(names);
 	if (filter)
 		regfree(&re);
 	if (rc)

@@ -21,7 +21,7 @@
  * letters, digits, UTF-8 bytes and a few harmless marks becomes a numeric
  * character reference, so no text can close a tag or an attribute, and no
  * "scheme://" or "name=" survives as such even in the raw file. */
-static void esc(FILE *out, const char *s)
+void bv_html_esc(FILE *out, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
@@ -33,6 +33,8 @@ static void esc(FILE *out, const char *s)
 			fprintf(out, "&#%d;", *p);
 	}
 }
+
+static void esc(FILE *out, const char *s) { bv_html_esc(out, s); }
 
 static const char css[] = "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}"
                           "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"

@@ -14,7 +14,7 @@
  * GitHub allows could act on is backslash-escaped (GFM escapes any ASCII
  * punctuation this way), so a label can neither end a table cell (`|`) nor
  * open a link, an image or a tag. */
-static void md(FILE *out, const char *s)
+void bv_md_esc(FILE *out, const char *s)
 {
 	for (const char *p = s ? s : ""; *p; p++) {
 		if (strchr("\\`*_{}[]<>#|!~&$", *p))
@@ -22,6 +22,8 @@ static void md(FILE *out, const char *s)
 		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, out);
 	}
 }
+
+static void md(FILE *out, const char *s) { bv_md_esc(out, s); }
 
 static void change_cell(FILE *out, const bv_row *r, size_t i)
 {

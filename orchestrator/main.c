@@ -24,6 +24,7 @@ static const struct {
 	{"cache", bv_cmd_cache, "show or trim the build cache"},
 	{"bisect", bv_cmd_bisect, "find the commit where one cell got slower (bisect --good R --bad R ...)"},
 	{"share", bv_cmd_share, "pack one run's results into a .tar.gz and upload it (share DIR --url URL)"},
+	{"report", bv_cmd_report, "is a candidate ready to release? (report --baseline V --candidate V)"},
 };
 
 static void usage(FILE *out)

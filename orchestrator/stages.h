@@ -128,6 +128,36 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
  * also compares the builds and the machine.  Takes over the run's seed. */
 int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build);
 
+/* ---- the pipeline (cmd_run.c) ------------------------------------------ */
+/* The options of the measuring stages, parsed once for every driver of the
+ * pipeline (run, report), so a flag means the same in each. */
+typedef struct bv_run_cli {
+	bv_measure_opts mo;
+	int processes, rounds, min_p, max_p; /* 0: the default (which --quick changes) */
+	double budget, threshold;
+	int jobs;
+	const char *results_root; /* NULL: results/ under bv_home() */
+	const char *resume;       /* --resume DIR: go on with that interrupted run */
+} bv_run_cli;
+
+void bv_run_cli_init(bv_run_cli *c);
+/* One argument: returns how many argv entries it took (1 a flag, 2 an option
+ * and its value), 0 when it is none of the pipeline's options, -1 when it is
+ * one but its value is missing or bad. */
+int bv_run_cli_option(bv_run_cli *c, const char *opt, const char *val);
+/* Applies the defaults that depend on --quick and checks the options against
+ * each other and the matrix; *ncells gets the cells selected.  BV_EINPUT. */
+int bv_run_cli_finish(bv_run_cli *c, long *ncells);
+/* resolve -> fetch -> compat -> build -> measure for every name, progress on
+ * stderr; Ctrl-C and SIGTERM stop it between steps (BV_EINTR).  *dir gets
+ * the results directory (new, or --resume's) and *logs one log per name (the
+ * first is the baseline).  A version that fails to build still gets a log
+ * (its build block says why) and counts in *build_failures.  A failure is
+ * said here, with, once measuring began, the command that resumes it:
+ * `bench-versions SUBCOMMAND argv[1..] --resume DIR`. */
+int bv_run_versions(char *const *names, size_t n, bv_run_cli *c, long ncells, const char *subcommand, int argc,
+		    char **argv, char **dir, char ***logs, int *build_failures);
+
 /* ---- merge ------------------------------------------------------------ */
 typedef struct bv_result {
 	const char *status; /* ok, n/a, skipped, wrong result, build failed, failed */
@@ -211,5 +241,9 @@ const char *bv_exporter_names(void);
  * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
 void bv_format_time(double ns, char *buf, size_t len);
+/* Text from logs, escaped for HTML (element text and quoted attributes
+ * alike: export_html.c) and for Markdown (export_md.c). */
+void bv_html_esc(FILE *out, const char *s);
+void bv_md_esc(FILE *out, const char *s);
 
 #endif

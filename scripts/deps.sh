@@ -34,6 +34,8 @@ fi
 # tmpfs and a read-only bind mount where it may (mount).
 [ "$want" = test ] && need_cmd pgrep procps
 [ "$want" = test ] && need_cmd mount mount
+# The HTML report is checked in a real browser (headless Chromium).
+[ "$want" = test ] && need_cmd chromium chromium
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "deps: installing ${missing[*]}"

@@ -37,5 +37,6 @@ int main(void)
 	failed += test_bisect();
 	failed += test_share();
 	failed += test_faults();
+	failed += test_report();
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,398 @@
+/*
+ * cmd_report.c - bench-versions report --baseline V --candidate V: is this
+ * candidate ready to release, performance-wise?
+ *
+ * Another driver of the same stages as `run` (bv_run_versions: resolve,
+ * fetch, compat, build, measure, with the same options), or, with --from,
+ * of `compare`'s log loading and pairing (bv_merge); then report.c judges
+ * every cell against its budget, and the three report formats are written
+ * next to the logs: report.html (for people), report.md (for a PR comment),
+ * report.xml (JUnit, for CI).  The verdict and its reasons go to stdout.
+ *
+ * Exit codes: 0 READY, 1 NOT READY (a regression beyond budget, a wrong
+ * result, a crash, a vanished cell, the candidate failed to build), 2 usage
+ * or input error (a bad budgets file is found before anything is measured),
+ * 3 when no comparison could be made at all (the baseline failed to build,
+ * or a stage failed).
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common.h"
+#include "json.h"
+#include "report.h"
+#include "stages.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: bench-versions report --baseline VERSION --candidate VERSION [options]\n"
+		"       bench-versions report --from BASELINE.json CANDIDATE.json [options]\n"
+		"       bench-versions report --from RUN_DIR [--baseline LABEL --candidate LABEL] [options]\n\n"
+		"Is the candidate ready to release, performance-wise?  Measures both versions over the\n"
+		"matrix (correctness checked in every cell) like `run`, or reads existing logs with\n"
+		"--from, judges each cell against its budget, and writes report.html, report.md and\n"
+		"report.xml (JUnit) next to the logs.  The verdict and its reasons go to stdout.\n\n"
+		"options:\n"
+		"  --baseline V        the released version to compare against (with --from: a label)\n"
+		"  --candidate V       the version to release (with --from: a label)\n"
+		"  --from LOG...       build the report from existing logs, measuring nothing: two\n"
+		"                      logs (the first is the baseline) or one run's directory\n"
+		"  --budgets FILE      allowed slowdowns: a default and overrides per group, op,\n"
+		"                      backend or size (docs/cli/report.md#budgets)\n"
+		"  --default-slowdown P  the budget of cells no override names, percent (default 5;\n"
+		"                      a budgets file's default_slowdown_pct wins)\n"
+		"  --out DIR           where the reports go (default: the run's results directory;\n"
+		"                      with --from, the candidate log's directory)\n"
+		"  --formats L         which files to write: html,markdown,junit (default all), or none\n"
+		"  --print F           what goes to stdout: text (default), markdown, html, junit, none\n"
+		"  --across-machines   with --from: compare logs from different machines anyway\n"
+		"  --threshold P       smallest change called faster/slower (a warning), percent\n"
+		"                      (default 1; with --from the baseline log's)\n\n"
+		"measuring options, as for run (see bench-versions run --help): --benches, --ops,\n"
+		"  --backends, --sizes, --quick, --processes, --min-processes, --max-processes,\n"
+		"  --budget, --rounds, --sample-us, --timeout, --isolated, --pin, --threads, --seed,\n"
+		"  --jobs, --results, --resume DIR (go on with an interrupted report's measuring)\n\n"
+		"exit codes: 0 READY, 1 NOT READY, 2 usage or input error (a bad budgets file),\n"
+		"3 no comparison possible (the baseline did not build, a stage failed), 130/143\n"
+		"interrupted (the finished cells are kept: see --resume)\n");
+}
+
+/* --from DIR: the run's two logs, by label or from the run block. */
+static int logs_from_dir(const char *dir, const char *base, const char *cand, char **paths)
+{
+	if (base && cand) {
+		paths[0] = bv_asprintf("%s/%s.json", dir, base);
+		paths[1] = bv_asprintf("%s/%s.json", dir, cand);
+		return 0;
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return bv_fail(BV_EINPUT, "cannot open %s", dir);
+	struct dirent *de;
+	cJSON *doc = NULL;
+	char *first = NULL;
+	while (!doc && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < 6 || strcmp(de->d_name + n - 5, ".json") || de->d_name[0] == '.')
+			continue;
+		free(first);
+		first = bv_asprintf("%s/%s", dir, de->d_name);
+		if (bv_json_load(first, (size_t)1 << 30, &doc))
+			doc = NULL;
+	}
+	closedir(d);
+	int rc = 0;
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	const cJSON *versions = cJSON_GetObjectItemCaseSensitive(run, "versions");
+	const char *b = bv_json_str(run, "baseline");
+	if (!doc)
+		rc = bv_fail(BV_EINPUT, "%s holds no results log", dir);
+	else if (!b || cJSON_GetArraySize(versions) != 2 || !cJSON_IsString(cJSON_GetArrayItem(versions, 0)) ||
+		 !cJSON_IsString(cJSON_GetArrayItem(versions, 1)))
+		rc = bv_fail(BV_EINPUT,
+			     "%s: the run has %d versions; name two with --baseline LABEL --candidate LABEL", dir,
+			     cJSON_GetArraySize(versions));
+	else {
+		const char *v0 = cJSON_GetArrayItem(versions, 0)->valuestring;
+		const char *v1 = cJSON_GetArrayItem(versions, 1)->valuestring;
+		paths[0] = bv_asprintf("%s/%s.json", dir, base ? base : b);
+		paths[1] = bv_asprintf("%s/%s.json", dir, cand ? cand : !strcmp(v0, b) ? v1 : v0);
+	}
+	free(first);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+static int write_report(const char *path, int (*fn)(const bv_report *, FILE *), const bv_report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return bv_fail(BV_ERUN, "cannot write %s: out of memory", path);
+	int rc = fn(r, f);
+	fclose(f);
+	if (rc == 0)
+		rc = bv_write_file_atomic(path, text, len);
+	free(text);
+	return rc;
+}
+
+static int print_text(const bv_report *r, FILE *out)
+{
+	const bv_table *t = &r->table;
+	fprintf(out, "%s: candidate %s against baseline %s\n", r->ready ? "READY" : "NOT READY", t->labels[1],
+		t->labels[0]);
+	for (size_t i = 0; i < r->nreasons; i++)
+		fprintf(out, "  - %s\n", r->reasons[i]);
+	for (size_t i = 0; i < t->nnotes; i++)
+		fprintf(out, "note: %s\n", t->notes[i]);
+	char count[64];
+	fprintf(out, "cells: %zu", r->ncells - r->counts[BV_CELL_NOT_RUN]);
+	for (int s = 0; s < BV_CELL_NSTATUS; s++)
+		if (r->counts[s] && s != BV_CELL_NOT_RUN)
+			fprintf(out, ", %s", bv_cell_status_count((bv_cell_status)s, r->counts[s], count, sizeof(count)));
+	fputc('\n', out);
+	for (size_t g = 0; g < r->ngroups; g++)
+		if (r->groups[g].n)
+			fprintf(out, "geomean %s/%s over %s: %.3f (%zu cells)\n", t->labels[1], t->labels[0],
+				r->groups[g].bench, r->groups[g].geomean, r->groups[g].n);
+	if (r->ngeomean && r->ngroups > 1)
+		fprintf(out, "geomean %s/%s overall: %.3f (%zu cells)\n", t->labels[1], t->labels[0], r->geomean,
+			r->ngeomean);
+	static const bv_cell_status listed[] = {BV_CELL_WARNING, BV_CELL_IMPROVEMENT, BV_CELL_NEW};
+	static const char *const titles[] = {"warnings (slower, within budget)", "improvements", "new cells"};
+	for (int l = 0; l < 3; l++) {
+		if (!r->counts[listed[l]])
+			continue;
+		fprintf(out, "%s:\n", titles[l]);
+		for (size_t k = 0; k < r->ncells; k++)
+			if (r->cells[k].status == listed[l]) {
+				char name[256], *sum = bv_report_cell_summary(&r->cells[k]);
+				bv_report_cell_name(&r->cells[k], name, sizeof(name));
+				fprintf(out, "  %-32s %s\n", name, sum);
+				free(sum);
+			}
+	}
+	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the output") : 0;
+}
+
+static const struct {
+	const char *name, *file;
+	int (*fn)(const bv_report *, FILE *);
+} formats[] = {
+    {"html", "report.html", bv_report_html},
+    {"markdown", "report.md", bv_report_markdown},
+    {"junit", "report.xml", bv_report_junit},
+    {"text", NULL, print_text},
+};
+enum { NFORMATS = sizeof(formats) / sizeof(formats[0]) };
+
+static int format_index(const char *name)
+{
+	for (int i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i].name, name))
+			return i;
+	return -1;
+}
+
+/* "html,junit" -> which of the three files to write. */
+static int parse_formats(const char *list, int want[NFORMATS])
+{
+	memset(want, 0, NFORMATS * sizeof(int));
+	if (!strcmp(list, "none"))
+		return 0;
+	char *copy = bv_strdup(list), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+		int i = format_index(tok);
+		if (i < 0 || !formats[i].file)
+			rc = bv_fail(BV_EINPUT, "--formats: unknown report format '%s' (known: html, markdown, junit, none)",
+				     tok);
+		else
+			want[i] = 1;
+	}
+	free(copy);
+	return rc;
+}
+
+int bv_cmd_report(int argc, char **argv)
+{
+	bv_run_cli c;
+	bv_run_cli_init(&c);
+	const char *baseline = NULL, *candidate = NULL, *budgets_path = NULL, *out_dir = NULL;
+	const char *formats_list = "html,markdown,junit", *print = "text", *measuring_opt = NULL;
+	double default_slowdown = 0.05;
+	int from = 0, threshold_given = 0, across = 0;
+	char **positional = calloc((size_t)argc + 1, sizeof(char *));
+	size_t npos = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			free(positional);
+			return 0;
+		}
+		int took = bv_run_cli_option(&c, a, val);
+		if (took > 0) {
+			if (!strcmp(a, "--threshold"))
+				threshold_given = 1;
+			else if (!measuring_opt)
+				measuring_opt = a;
+			i += took - 1;
+			continue;
+		}
+		if (!strcmp(a, "--from")) {
+			from = 1;
+			continue;
+		}
+		if (!strcmp(a, "--across-machines")) {
+			across = 1;
+			continue;
+		}
+		int takes = 1;
+		if (took == 0 && (!strcmp(a, "--baseline") || !strcmp(a, "--candidate") || !strcmp(a, "--budgets") ||
+				  !strcmp(a, "--default-slowdown") || !strcmp(a, "--out") || !strcmp(a, "--formats") ||
+				  !strcmp(a, "--print")) &&
+		    !val) {
+			fprintf(stderr, "bench-versions: %s needs a value; see report --help\n", a);
+			free(positional);
+			return BV_EXIT_USAGE;
+		}
+		char *end = NULL;
+		if (took < 0)
+			;
+		else if (!strcmp(a, "--baseline"))
+			baseline = val;
+		else if (!strcmp(a, "--candidate"))
+			candidate = val;
+		else if (!strcmp(a, "--budgets"))
+			budgets_path = val;
+		else if (!strcmp(a, "--out"))
+			out_dir = val;
+		else if (!strcmp(a, "--formats"))
+			formats_list = val;
+		else if (!strcmp(a, "--print") && format_index(val) >= 0)
+			print = val;
+		else if (!strcmp(a, "--print") && !strcmp(val, "none"))
+			print = NULL;
+		else if (!strcmp(a, "--default-slowdown") && (default_slowdown = strtod(val, &end) / 100.0) >= 0 &&
+			 *val && !*end && isfinite(default_slowdown) && default_slowdown <= 1e4)
+			;
+		else if (a[0] != '-') {
+			positional[npos++] = argv[i];
+			takes = 0;
+		} else
+			took = -1;
+		if (took < 0) {
+			fprintf(stderr, "bench-versions: unknown option or bad value: %s%s%s (see report --help)\n", a,
+				val && a[1] == '-' ? " " : "", val && a[1] == '-' ? val : "");
+			free(positional);
+			return BV_EXIT_USAGE;
+		}
+		i += takes;
+	}
+
+	int rc = 0;
+	const char *problem = NULL;
+	if (from && npos == 0)
+		problem = "--from needs two logs (baseline first) or a run's directory";
+	else if (from && npos > 2)
+		problem = "--from takes two logs (baseline first) or one run's directory";
+	else if (from && measuring_opt)
+		problem = "measuring options do nothing with --from (the logs are already measured)";
+	else if (!from && npos)
+		problem = "versions are named with --baseline and --candidate (or give logs with --from)";
+	else if (!from && (!baseline || !candidate))
+		problem = "name both --baseline VERSION and --candidate VERSION (or give logs with --from)";
+	else if (!from && across)
+		problem = "--across-machines is for --from (a measured run is on one machine)";
+	if (problem) {
+		fprintf(stderr, "bench-versions report: %s%s%s\n", problem, measuring_opt && from ? ": " : "",
+			measuring_opt && from ? measuring_opt : "");
+		if (!baseline && !candidate && !npos)
+			usage(stderr);
+		free(positional);
+		return BV_EXIT_USAGE;
+	}
+	int want[NFORMATS];
+	int print_index = print ? format_index(print) : -1;
+	long ncells = 0;
+	/* Every input is checked before anything is measured: a typo in the
+	 * budgets file must not cost a full run. */
+	bv_budgets budgets;
+	bv_budgets_default(&budgets, default_slowdown);
+	if (!rc)
+		rc = parse_formats(formats_list, want);
+	if (!rc && budgets_path)
+		rc = bv_budgets_load(budgets_path, default_slowdown, &budgets);
+	if (!rc && !from)
+		rc = bv_run_cli_finish(&c, &ncells);
+	if (!rc && !from)
+		for (const char *const *n = (const char *const[]){baseline, candidate, NULL}; *n && !rc; n++)
+			rc = bv_version_name_check(*n);
+	if (rc) {
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		bv_budgets_free(&budgets);
+		free(positional);
+		return bv_exit_code(rc);
+	}
+
+	char *logs[2] = {NULL, NULL}, *dir = NULL;
+	int build_failures = 0, said = 0; /* the report says which version did not build */
+	if (from && npos == 1 && bv_is_dir(positional[0]))
+		rc = logs_from_dir(positional[0], baseline, candidate, logs);
+	else if (from && npos == 2)
+		logs[0] = bv_strdup(positional[0]), logs[1] = bv_strdup(positional[1]);
+	else if (from)
+		rc = bv_fail(BV_EINPUT, "--from %s: give two logs (baseline first) or a run's directory", positional[0]);
+	else {
+		char *names[2] = {(char *)baseline, (char *)candidate}, **measured = NULL;
+		rc = bv_run_versions(names, 2, &c, ncells, "report", argc, argv, &dir, &measured, &build_failures);
+		if (rc == 0) {
+			logs[0] = measured[0], logs[1] = measured[1];
+			free(measured);
+		} else
+			said = 1; /* with how to resume */
+	}
+	bv_report report;
+	memset(&report, 0, sizeof(report));
+	bv_table table;
+	int have_table = 0;
+	if (rc == 0) {
+		bv_merge_opts mo = {from && !threshold_given ? -1 : c.threshold, across};
+		rc = bv_merge(logs, 2, &mo, &table);
+		have_table = rc == 0;
+	}
+	if (rc == 0)
+		rc = bv_report_read_env(&report, logs);
+	if (rc == 0 && (rc = bv_report_judge(&report, &table, &budgets)) == 0)
+		have_table = 0; /* the report owns it now */
+	if (have_table)
+		bv_table_free(&table);
+	char *where = NULL;
+	if (rc == 0) {
+		if (out_dir)
+			where = bv_strdup(out_dir);
+		else if (dir)
+			where = bv_strdup(dir);
+		else {
+			const char *slash = strrchr(logs[1], '/');
+			where = slash ? bv_asprintf("%.*s", (int)(slash - logs[1]), logs[1]) : bv_strdup(".");
+		}
+		rc = bv_mkdir_p(where);
+	}
+	bv_strv written = BV_STRV_INIT;
+	for (int i = 0; rc == 0 && i < NFORMATS; i++) {
+		if (!want[i])
+			continue;
+		char *path = bv_asprintf("%s/%s", where, formats[i].file);
+		rc = write_report(path, formats[i].fn, &report);
+		if (rc == 0)
+			bv_strv_push(&written, path);
+		free(path);
+	}
+	if (rc == 0 && print_index >= 0) {
+		rc = formats[print_index].fn(&report, stdout);
+		if (rc == 0 && fflush(stdout) != 0)
+			rc = bv_fail(BV_ERUN, "cannot write the output");
+	}
+	for (size_t i = 0; rc == 0 && i < written.n; i++)
+		fprintf(stderr, "report: %s\n", written.v[i]);
+	int code = rc ? bv_exit_code(rc) : bv_report_exit_code(&report);
+	if (rc && !said)
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	else if (!rc && report.baseline_failed)
+		fprintf(stderr, "bench-versions: the baseline did not build; no comparison was possible\n");
+	bv_strv_free(&written);
+	bv_report_free(&report);
+	bv_budgets_free(&budgets);
+	free(where), free(dir), free(logs[0]), free(logs[1]);
+	free(positional);
+	return code;
+}

@@ -1,0 +1,567 @@
+/*
+ * report.c - the verdict model behind `bench-versions report`: each cell of
+ * a baseline/candidate table gets one status (report.h), the statuses that
+ * block a release become the reasons for NOT READY, and the logs' version,
+ * build and machine blocks become the report's environment section.
+ *
+ * A cell regresses only when its whole interval lies beyond its budget (and
+ * the interval is a real 95 % one, as for every verdict): a budget is what
+ * the release may cost, and a cell whose interval still reaches inside it has
+ * not shown that it costs more.  A cell inside its budget whose verdict is
+ * nevertheless `slower` is a warning: listed, not blocking.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benches.h"
+#include "common.h"
+#include "json.h"
+
+static const char *const status_names[BV_CELL_NSTATUS] = {
+    "build failed", "wrong result", "failed", "vanished", "regression", "warning",
+    "improvement",  "ok",           "new",    "not compared", "not run",
+};
+
+const char *bv_cell_status_name(bv_cell_status s)
+{
+	return s < BV_CELL_NSTATUS ? status_names[s] : "?";
+}
+
+const char *bv_cell_status_count(bv_cell_status s, size_t n, char *buf, size_t len)
+{
+	static const char *const plural[BV_CELL_NSTATUS] = {
+	    "build failed", "wrong results", "failed",       "vanished", "regressions", "warnings",
+	    "improvements", "ok",            "new",          "not compared", "not run",
+	};
+	snprintf(buf, len, "%zu %s", n, n == 1 ? bv_cell_status_name(s) : s < BV_CELL_NSTATUS ? plural[s] : "?");
+	return buf;
+}
+
+int bv_cell_status_blocks(bv_cell_status s)
+{
+	return s == BV_CELL_BUILD_FAILED || s == BV_CELL_WRONG || s == BV_CELL_FAILED || s == BV_CELL_VANISHED ||
+	       s == BV_CELL_REGRESSION;
+}
+
+void bv_report_cell_name(const bv_report_cell *c, char *buf, size_t len)
+{
+	char size[32];
+	snprintf(buf, len, "%s %s %s %s", c->row->bench, c->row->op, c->row->backend,
+		 bv_size_format(c->row->size, size, sizeof(size)));
+}
+
+void bv_report_ratio(const bv_report_cell *c, char *buf, size_t len)
+{
+	const bv_change *ch = &c->row->changes[1];
+	if (!ch->valid)
+		snprintf(buf, len, "-");
+	else if (isfinite(ch->ci_high))
+		snprintf(buf, len, "%.3fx [%.3f, %.3f]", ch->ratio, ch->ci_low, ch->ci_high);
+	else
+		snprintf(buf, len, "%.3fx [%.3f, inf]", ch->ratio, ch->ci_low);
+}
+
+char *bv_report_cell_summary(const bv_report_cell *c)
+{
+	if (!c->row->changes[1].valid)
+		return bv_strdup(c->why);
+	char ratio[96];
+	bv_report_ratio(c, ratio, sizeof(ratio));
+	return bv_asprintf("%s: %s", ratio, c->why);
+}
+
+void bv_report_budget(const bv_report_cell *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "+%.4g%%", c->budget * 100);
+}
+
+static const char *status_of(const bv_row *row, size_t v) { return row->results[v].status; }
+
+static int is(const char *a, const char *b) { return a && !strcmp(a, b); }
+
+/* The interval is trusted as much as every verdict is (stats.h): a real
+ * 95 % interval, wholly beyond 1 + budget. */
+static int beyond_budget(const bv_change *ch, double budget)
+{
+	return ch->valid && ch->coverage >= 0.95 && ch->ci_low > 1 + budget;
+}
+
+static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
+{
+	const bv_row *row = c->row;
+	const char *b = status_of(row, 0), *k = status_of(row, 1);
+	const char *kreason = row->results[1].reason, *breason = row->results[0].reason;
+	const bv_change *ch = &row->changes[1];
+	int b_ran = is(b, "ok") || is(b, "wrong result") || is(b, "crashed") || is(b, "timeout") || is(b, "failed");
+	if (!built[1] || is(k, "build failed")) {
+		c->status = BV_CELL_BUILD_FAILED;
+		c->why = bv_strdup("the candidate did not build");
+	} else if (!built[0] || is(b, "build failed")) {
+		c->status = BV_CELL_UNCOMPARED;
+		c->why = bv_strdup("the baseline did not build");
+	} else if (is(k, "wrong result")) {
+		c->status = BV_CELL_WRONG;
+		c->why = bv_asprintf("wrong result: %s", kreason ? kreason : "the output failed the check");
+	} else if (is(k, "crashed") || is(k, "timeout") || is(k, "failed")) {
+		c->status = BV_CELL_FAILED;
+		c->why = bv_asprintf("%s%s%s", k, kreason ? ": " : "", kreason ? kreason : "");
+	} else if (is(k, "n/a") && b_ran) {
+		c->status = BV_CELL_VANISHED;
+		c->why = bv_asprintf("the baseline ran it (%s); the candidate lacks it%s%s", b, kreason ? ": " : "",
+				     kreason ? kreason : "");
+	} else if (is(k, "ok") && (is(b, "n/a") || is(b, "skipped"))) {
+		c->status = BV_CELL_NEW;
+		c->why = bv_asprintf("not in the baseline (%s)", b);
+	} else if (is(k, "ok") && b_ran && !is(b, "ok")) {
+		c->status = BV_CELL_IMPROVEMENT;
+		c->why = bv_asprintf("fixed: the baseline %s%s%s; the candidate passes the check",
+				     is(b, "wrong result") ? "gave a wrong result" : b, breason ? ": " : "",
+				     breason ? breason : "");
+	} else if (is(k, "ok") && is(b, "ok")) {
+		if (!ch->valid) {
+			c->status = BV_CELL_UNCOMPARED;
+			c->why = bv_asprintf("no ratio: %s", ch->none ? ch->none : "the logs give none");
+		} else if (beyond_budget(ch, c->budget)) {
+			c->status = BV_CELL_REGRESSION;
+			c->why = bv_asprintf("the whole interval is beyond the +%.4g%% budget", c->budget * 100);
+		} else if (is(ch->verdict, "slower")) {
+			c->status = BV_CELL_WARNING;
+			c->why = bv_asprintf("slower (by more than the %.4g%% threshold), within the +%.4g%% budget",
+					     threshold * 100, c->budget * 100);
+		} else if (is(ch->verdict, "faster")) {
+			c->status = BV_CELL_IMPROVEMENT;
+			c->why = bv_strdup("faster");
+		} else {
+			c->status = BV_CELL_OK;
+			c->why = bv_strdup(ch->noisy ? "no significant change (noisy: the interval reaches past the threshold)"
+						     : "no significant change");
+		}
+	} else if (!b_ran && !is(k, "ok")) {
+		c->status = BV_CELL_NOT_RUN;
+		c->why = bv_asprintf("%s%s%s", k, kreason ? ": " : breason ? ": " : "",
+				     kreason ? kreason : breason ? breason : "");
+	} else {
+		/* The candidate could not run it here (skipped) while the baseline
+		 * did: no evidence either way, said as such. */
+		c->status = BV_CELL_UNCOMPARED;
+		c->why = bv_asprintf("baseline %s, candidate %s%s%s", b, k, kreason ? ": " : "", kreason ? kreason : "");
+	}
+}
+
+static void add_reason(bv_report *r, char *s)
+{
+	r->reasons = bv_xrealloc(r->reasons, (r->nreasons + 1) * sizeof(char *));
+	r->reasons[r->nreasons++] = s;
+}
+
+/* "3 cells give wrong results: a (why), b (why) and 1 more" */
+static void cells_reason(bv_report *r, bv_cell_status s, const char *one, const char *many, int with_why)
+{
+	size_t n = r->counts[s], shown = 0;
+	if (!n)
+		return;
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_printf(&b, n == 1 ? one : many, n);
+	bv_buf_puts(&b, ": ");
+	for (size_t i = 0; i < r->ncells && shown < 3; i++) {
+		if (r->cells[i].status != s)
+			continue;
+		char name[256];
+		bv_report_cell_name(&r->cells[i], name, sizeof(name));
+		bv_buf_printf(&b, "%s%s", shown ? "; " : "", name);
+		if (with_why && r->cells[i].row->changes[1].valid) {
+			/* a ratio and its budget say it all: "(3.02x [2.95, 3.10], budget +5%)" */
+			char ratio[96], budget[32];
+			bv_report_ratio(&r->cells[i], ratio, sizeof(ratio));
+			bv_report_budget(&r->cells[i], budget, sizeof(budget));
+			bv_buf_printf(&b, " (%s, budget %s)", ratio, budget);
+		} else if (with_why)
+			bv_buf_printf(&b, " (%s)", r->cells[i].why);
+		shown++;
+	}
+	if (n > shown)
+		bv_buf_printf(&b, "; and %zu more", n - shown);
+	add_reason(r, bv_buf_detach(&b));
+}
+
+/* A build error in one line: its first line ("building the library (make
+ * lib) failed; end of ...log:") and, from the log's tail, the first line
+ * that names an error, which is what a reader needs. */
+static char *build_error_line(const char *s)
+{
+	if (!s)
+		return bv_strdup("no message");
+	const char *nl = strchr(s, '\n');
+	bv_buf b = BV_BUF_INIT;
+	size_t head = nl ? (size_t)(nl - s) : strlen(s);
+	/* "...failed; end of /long/cache/path.log:" says where, not what */
+	const char *where = strstr(s, "; end of ");
+	if (where && where < s + head)
+		head = (size_t)(where - s);
+	bv_buf_putn(&b, s, head);
+	for (const char *p = nl; p && *p;) {
+		const char *line = p + 1, *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		char *l = bv_asprintf("%.*s", (int)n, line);
+		int hit = strstr(l, "error:") != NULL; /* the compiler's and the linker's form */
+		if (hit) {
+			const char *t = l;
+			while (*t == ' ' || *t == '\t')
+				t++;
+			bv_buf_printf(&b, ": %s", t);
+		}
+		free(l);
+		if (hit)
+			break;
+		p = end;
+	}
+	char *d = bv_buf_detach(&b);
+	for (char *p = d; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return d;
+}
+
+/* The shortest selection options that still name exactly these cells: each
+ * of --sizes, --backends, --ops, --benches is dropped when the matrix's
+ * defaults give the same cells without it. */
+static int selection_matches(const bv_selection *sel, const bv_table *t)
+{
+	bv_cell *cells;
+	char err[256];
+	long n = bv_cells_select(sel, &cells, err, sizeof(err));
+	if (n < 0)
+		return 0;
+	int same = (size_t)n == t->nrows;
+	for (long i = 0; same && i < n; i++) {
+		int found = 0;
+		for (size_t k = 0; k < t->nrows && !found; k++)
+			found = !strcmp(t->rows[k].bench, cells[i].bench->name) && !strcmp(t->rows[k].op, cells[i].op->name) &&
+				!strcmp(t->rows[k].backend, cells[i].backend) && t->rows[k].size == cells[i].size;
+		same = found;
+	}
+	free(cells);
+	return same;
+}
+
+static char *unique_list(const bv_table *t, int field)
+{
+	bv_strv seen = BV_STRV_INIT;
+	for (size_t k = 0; k < t->nrows; k++) {
+		char size[32];
+		const bv_row *row = &t->rows[k];
+		const char *s = field == 0   ? row->bench
+				: field == 1 ? row->op
+				: field == 2 ? row->backend
+					     : bv_size_format(row->size, size, sizeof(size));
+		int dup = 0;
+		for (size_t i = 0; i < seen.n && !dup; i++)
+			dup = !strcmp(seen.v[i], s);
+		if (!dup)
+			bv_strv_push(&seen, s);
+	}
+	bv_buf b = BV_BUF_INIT;
+	for (size_t i = 0; i < seen.n; i++)
+		bv_buf_printf(&b, "%s%s", i ? "," : "", seen.v[i]);
+	bv_strv_free(&seen);
+	return bv_buf_detach(&b);
+}
+
+/* Version names go into a command line a person will paste: anything but a
+ * conservative set of characters is single-quoted. */
+static void shell_word(bv_buf *b, const char *s)
+{
+	int plain = *s != '\0';
+	for (const char *p = s; *p && plain; p++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/~^@+:,=", *p) != NULL;
+	if (plain) {
+		bv_buf_puts(b, s);
+		return;
+	}
+	bv_buf_putn(b, "'", 1);
+	for (const char *p = s; *p; p++)
+		bv_buf_puts(b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+	bv_buf_putn(b, "'", 1);
+}
+
+static char *reproduce_line(const bv_report *r)
+{
+	const bv_table *t = &r->table;
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, "bench-versions report --baseline ");
+	shell_word(&b, r->env[0].name ? r->env[0].name : t->labels[0]);
+	bv_buf_puts(&b, " --candidate ");
+	shell_word(&b, r->env[1].name ? r->env[1].name : t->labels[1]);
+	if (t->nrows) {
+		char *lists[4];
+		for (int f = 0; f < 4; f++)
+			lists[f] = unique_list(t, f);
+		const char *keep[4] = {lists[0], lists[1], lists[2], lists[3]};
+		bv_selection sel = {keep[0], keep[1], keep[2], keep[3]};
+		if (selection_matches(&sel, t)) {
+			/* drop the narrowest first: sizes and backends default per group */
+			const char **slot[4] = {&sel.sizes, &sel.backends, &sel.ops, &sel.benches};
+			for (int f = 0; f < 4; f++) {
+				const char *was = *slot[f];
+				*slot[f] = NULL;
+				if (!selection_matches(&sel, t))
+					*slot[f] = was;
+			}
+			static const char *const opt[4] = {"--benches", "--ops", "--backends", "--sizes"};
+			const char *vals[4] = {sel.benches, sel.ops, sel.backends, sel.sizes};
+			for (int f = 0; f < 4; f++)
+				if (vals[f]) {
+					bv_buf_printf(&b, " %s ", opt[f]);
+					shell_word(&b, vals[f]);
+				}
+		} else {
+			/* Not a selection the matrix can name (logs merged from
+			 * different selections): the closest one that covers them. */
+			static const char *const opt[4] = {"--benches", "--ops", "--backends", "--sizes"};
+			for (int f = 0; f < 4; f++) {
+				bv_buf_printf(&b, " %s ", opt[f]);
+				shell_word(&b, lists[f]);
+			}
+		}
+		for (int f = 0; f < 4; f++)
+			free(lists[f]);
+	}
+	if (r->env[0].quick)
+		bv_buf_puts(&b, " --quick");
+	if (fabs(t->threshold - 0.01) > 1e-9)
+		bv_buf_printf(&b, " --threshold %g", t->threshold * 100);
+	if (r->budgets && r->budgets->path) {
+		bv_buf_puts(&b, " --budgets ");
+		shell_word(&b, r->budgets->path);
+	} else if (r->budgets && fabs(r->budgets->default_slowdown - 0.05) > 1e-12)
+		bv_buf_printf(&b, " --default-slowdown %g", r->budgets->default_slowdown * 100);
+	return bv_buf_detach(&b);
+}
+
+int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b)
+{
+	if (t->nversions != 2)
+		return bv_fail(BV_EINPUT, "a report compares two versions, not %zu", t->nversions);
+	r->table = *t;
+	memset(t, 0, sizeof(*t));
+	t = &r->table;
+	r->budgets = b;
+	int built[2] = {!r->env[0].build_failed, !r->env[1].build_failed};
+	for (size_t k = 0; k < t->nrows; k++)
+		for (int v = 0; v < 2; v++)
+			if (is(t->rows[k].results[v].status, "build failed"))
+				built[v] = 0;
+	r->baseline_failed = !built[0];
+	r->ncells = t->nrows;
+	r->cells = calloc(t->nrows + 1, sizeof(bv_report_cell));
+	double logsum = 0;
+	for (size_t k = 0; k < t->nrows; k++) {
+		bv_report_cell *c = &r->cells[k];
+		const bv_row *row = &t->rows[k];
+		c->row = row;
+		c->budget = bv_budget_for(b, row->bench, row->op, row->backend, row->size, &c->rule);
+		judge_cell(c, built, t->threshold);
+		r->counts[c->status]++;
+		size_t g;
+		for (g = 0; g < r->ngroups && strcmp(r->groups[g].bench, row->bench); g++)
+			;
+		if (g == r->ngroups) {
+			r->groups = bv_xrealloc(r->groups, (r->ngroups + 1) * sizeof(bv_report_group));
+			memset(&r->groups[g], 0, sizeof(bv_report_group));
+			r->groups[g].bench = bv_strdup(row->bench);
+			r->ngroups++;
+		}
+		bv_report_group *grp = &r->groups[g];
+		grp->counts[c->status]++;
+		const bv_change *ch = &row->changes[1];
+		if (ch->valid && ch->ratio > 0) {
+			grp->geomean += log(ch->ratio), grp->n++;
+			logsum += log(ch->ratio), r->ngeomean++;
+		}
+	}
+	for (size_t g = 0; g < r->ngroups; g++)
+		r->groups[g].geomean = r->groups[g].n ? exp(r->groups[g].geomean / (double)r->groups[g].n) : 0;
+	r->geomean = r->ngeomean ? exp(logsum / (double)r->ngeomean) : 0;
+
+	/* The reasons, worst first. */
+	if (!built[0]) {
+		char *e = build_error_line(r->env[0].build_error);
+		add_reason(r, bv_asprintf("the baseline %s did not build, so nothing could be compared: %s",
+					  t->labels[0], e));
+		free(e);
+	}
+	if (!built[1]) {
+		char *e = build_error_line(r->env[1].build_error);
+		add_reason(r, bv_asprintf("the candidate %s did not build: %s", t->labels[1], e));
+		free(e);
+	}
+	cells_reason(r, BV_CELL_WRONG, "%zu cell gives a wrong result", "%zu cells give wrong results", 1);
+	cells_reason(r, BV_CELL_FAILED, "%zu cell crashed, hung or failed", "%zu cells crashed, hung or failed", 1);
+	cells_reason(r, BV_CELL_VANISHED, "%zu cell ran on the baseline and is gone from the candidate",
+		     "%zu cells ran on the baseline and are gone from the candidate", 0);
+	cells_reason(r, BV_CELL_REGRESSION, "%zu cell is slower beyond its budget",
+		     "%zu cells are slower beyond their budgets", 1);
+	if (r->nreasons == 0 && r->ngeomean == 0)
+		add_reason(r, bv_strdup(t->nrows ? "no cell could be compared: there is no ratio to judge"
+						 : "no cell was measured"));
+	r->ready = r->nreasons == 0;
+	r->reproduce = reproduce_line(r);
+	return 0;
+}
+
+int bv_report_exit_code(const bv_report *r)
+{
+	return r->baseline_failed ? BV_EXIT_FAILED : r->ready ? BV_EXIT_OK : BV_EXIT_REGRESSION;
+}
+
+/* ---- the logs' environment -------------------------------------------- */
+
+/* Text from a log is hostile: control characters become '?' (newlines are
+ * kept, a build log's tail has lines); exporters still escape. */
+static char *clean(const char *s)
+{
+	if (!s)
+		return NULL;
+	char *d = bv_strdup(s);
+	for (char *p = d; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f)
+			*p = '?';
+	return d;
+}
+
+/* One line: control characters, newlines included, become '?'. */
+static char *clean1(const char *s)
+{
+	char *d = clean(s);
+	for (char *p = d; p && *p; p++)
+		if (*p == '\n')
+			*p = '?';
+	return d;
+}
+
+/* Notes of the compat rules, from this installation's compat.json; best
+ * effort: a rule the file no longer has just shows its id. */
+static char *compat_note(const cJSON *compat, const char *id)
+{
+	const cJSON *rule;
+	cJSON_ArrayForEach(rule, cJSON_GetObjectItemCaseSensitive(compat, "rules"))
+	{
+		const char *rid = bv_json_str(rule, "id");
+		if (rid && !strcmp(rid, id)) {
+			const char *note = bv_json_str(rule, "note"), *range = bv_json_str(rule, "versions");
+			if (!note && !range)
+				return NULL;
+			char *s = bv_asprintf("%s%s%s%s", range ? "kernels " : "", range ? range : "",
+					      range && note ? ": " : "", note ? note : "");
+			char *c = clean1(s);
+			free(s);
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static int read_env(bv_report_env *e, const char *path, const cJSON *compat)
+{
+	cJSON *doc;
+	int rc = bv_json_load(path, (size_t)1 << 30, &doc);
+	if (rc)
+		return rc;
+	e->log = bv_strdup(path);
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	const cJSON *build = cJSON_GetObjectItemCaseSensitive(ver, "build");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(m, "calibration");
+	const cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
+	e->label = clean1(bv_json_str(ver, "label"));
+	e->name = clean1(bv_json_str(ver, "name"));
+	e->kind = clean1(bv_json_str(ver, "kind"));
+	e->commit = clean1(bv_json_str(ver, "commit"));
+	e->tree = clean1(bv_json_str(ver, "tree"));
+	e->kernel_version = clean1(bv_json_str(ver, "kernel_version"));
+	e->rule = clean1(bv_json_str(ver, "rule"));
+	e->summary = clean1(bv_json_str(ver, "summary"));
+	e->run_id = clean1(bv_json_str(run, "id"));
+	e->created = clean1(bv_json_str(run, "created"));
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(ver, "compat"), *id;
+	size_t n = (size_t)cJSON_GetArraySize(ids);
+	e->compat = calloc(n + 1, sizeof(char *));
+	e->compat_notes = calloc(n + 1, sizeof(char *));
+	cJSON_ArrayForEach(id, ids) if (cJSON_IsString(id))
+	{
+		e->compat_notes[e->ncompat] = compat_note(compat, id->valuestring);
+		e->compat[e->ncompat++] = clean1(id->valuestring);
+	}
+	bv_buf flags = BV_BUF_INIT;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(build, "cflags")) if (cJSON_IsString(f))
+		bv_buf_printf(&flags, "%s%s", flags.len ? " " : "", f->valuestring);
+	e->cflags = flags.len ? clean1(flags.s) : NULL;
+	bv_buf_free(&flags);
+	e->build_failed = is(bv_json_str(build, "status"), "failed");
+	e->build_error = clean(bv_json_str(build, "error"));
+	e->hostname = clean1(bv_json_str(m, "hostname"));
+	e->cpu = clean1(bv_json_str(m, "cpu"));
+	e->os = clean1(bv_json_str(m, "os"));
+	e->compiler = clean1(bv_json_str(m, "compiler"));
+	e->governor = clean1(bv_json_str(m, "governor"));
+	e->openblas = clean1(bv_json_str(m, "openblas"));
+	e->gpu = clean1(bv_json_str(m, "gpu"));
+	double v;
+	if (!bv_json_num(m, "cores", &v) && v >= 0 && v < 1e6)
+		e->cores = (int)v;
+	bv_json_num(cal, "copy_gbps", &e->copy_gbps);
+	bv_json_num(cal, "peak_gflops", &e->peak_gflops);
+	e->quick = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(method, "quick"));
+	e->method_mode = clean1(bv_json_str(method, "mode"));
+	cJSON_Delete(doc);
+	return 0;
+}
+
+int bv_report_read_env(bv_report *r, char *const *logs)
+{
+	cJSON *compat = NULL;
+	if (bv_json_load(bv_compat_path(), 1 << 20, &compat))
+		compat = NULL; /* only for notes; the logs have the ids */
+	int rc = 0;
+	for (int i = 0; i < 2 && rc == 0; i++)
+		rc = read_env(&r->env[i], logs[i], compat);
+	cJSON_Delete(compat);
+	return rc;
+}
+
+static void env_free(bv_report_env *e)
+{
+	char **s[] = {&e->label,   &e->name,     &e->kind,     &e->commit,  &e->tree,     &e->kernel_version,
+		      &e->rule,    &e->summary,  &e->run_id,   &e->created, &e->cflags,   &e->build_error,
+		      &e->hostname, &e->cpu,     &e->os,       &e->compiler, &e->governor, &e->openblas,
+		      &e->gpu,     &e->method_mode, &e->log};
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		free(*s[i]);
+	for (size_t i = 0; i < e->ncompat; i++)
+		free(e->compat[i]), free(e->compat_notes[i]);
+	free(e->compat), free(e->compat_notes);
+	memset(e, 0, sizeof(*e));
+}
+
+void bv_report_free(bv_report *r)
+{
+	for (size_t i = 0; i < r->ncells; i++)
+		free(r->cells[i].why);
+	free(r->cells);
+	for (size_t g = 0; g < r->ngroups; g++)
+		free(r->groups[g].bench);
+	free(r->groups);
+	for (size_t i = 0; i < r->nreasons; i++)
+		free(r->reasons[i]);
+	free(r->reasons);
+	env_free(&r->env[0]);
+	env_free(&r->env[1]);
+	free(r->reproduce);
+	bv_table_free(&r->table);
+	memset(r, 0, sizeof(*r));
+}

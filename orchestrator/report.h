@@ -1,0 +1,118 @@
+/*
+ * report.h - the release-readiness verdict: a baseline and a candidate
+ * merged into one table (merge.c), each cell judged against its budget
+ * (budgets.h), the reasons for NOT READY, geomeans, and what the two logs say
+ * about their builds and machines.  The exporters (report_html.c,
+ * report_md.c, report_junit.c) only format a bv_report.
+ */
+#ifndef BV_REPORT_H
+#define BV_REPORT_H
+
+#include <stdio.h>
+
+#include "budgets.h"
+#include "stages.h"
+
+/* What became of one cell, worst first (the order of the reasons). */
+typedef enum {
+	BV_CELL_BUILD_FAILED, /* the candidate did not build */
+	BV_CELL_WRONG,        /* the candidate's output failed the check */
+	BV_CELL_FAILED,       /* the candidate crashed, hung or failed */
+	BV_CELL_VANISHED,     /* the baseline ran it, the candidate lacks it */
+	BV_CELL_REGRESSION,   /* the whole interval lies beyond 1 + budget */
+	BV_CELL_WARNING,      /* within budget, but significantly slower */
+	BV_CELL_IMPROVEMENT,  /* significantly faster, or fixed (the baseline was wrong) */
+	BV_CELL_OK,           /* no significant change */
+	BV_CELL_NEW,          /* the candidate runs a cell the baseline lacked */
+	BV_CELL_UNCOMPARED,   /* both ran, but no ratio (another machine, the baseline failed) */
+	BV_CELL_NOT_RUN,      /* neither version ran it here (n/a, skipped) */
+	BV_CELL_NSTATUS
+} bv_cell_status;
+
+/* "regression", "build failed", ...: for tables and JUnit. */
+const char *bv_cell_status_name(bv_cell_status s);
+/* "3 regressions", "1 warning": a count with the status's plural. */
+const char *bv_cell_status_count(bv_cell_status s, size_t n, char *buf, size_t len);
+/* Whether a cell with this status makes the candidate NOT READY. */
+int bv_cell_status_blocks(bv_cell_status s);
+
+typedef struct bv_report_cell {
+	const bv_row *row; /* in the report's table */
+	bv_cell_status status;
+	double budget; /* allowed slowdown (fraction) */
+	const bv_budget_rule *rule; /* the override that set it, or NULL: the default */
+	char *why; /* one line: how the ratio stands against the budget, or the failure's reason */
+} bv_report_cell;
+
+typedef struct bv_report_group {
+	char *bench;
+	double geomean; /* of the candidate's ratios; 0 when n == 0 */
+	size_t n;
+	size_t counts[BV_CELL_NSTATUS];
+} bv_report_group;
+
+/* What one log says about its version and machine (all strings cleaned of
+ * control characters; NULL when the log lacks them). */
+typedef struct bv_report_env {
+	char *label, *name, *kind, *commit, *tree, *kernel_version, *rule, *summary;
+	char *run_id, *created;
+	char **compat; /* ids of the compat rules applied */
+	size_t ncompat;
+	char **compat_notes; /* each rule's note from compat.json here, or NULL */
+	char *cflags;        /* the build's extra flags, space-separated */
+	int build_failed;
+	char *build_error;
+	char *hostname, *cpu, *os, *compiler, *governor, *openblas, *gpu;
+	int cores;
+	double copy_gbps, peak_gflops;
+	int quick;
+	char *method_mode;
+	char *log; /* the log's path */
+} bv_report_env;
+
+typedef struct bv_report {
+	bv_table table; /* owned: [0] the baseline, [1] the candidate */
+	const bv_budgets *budgets;
+	bv_report_cell *cells; /* one per table row, in its order */
+	size_t ncells;
+	size_t counts[BV_CELL_NSTATUS];
+	bv_report_group *groups;
+	size_t ngroups;
+	double geomean; /* over every cell with a ratio; 0 when none */
+	size_t ngeomean;
+	int ready;
+	int baseline_failed; /* the baseline did not build: nothing could be judged */
+	char **reasons; /* why NOT READY, one sentence each, worst first */
+	size_t nreasons;
+	bv_report_env env[2];
+	char *reproduce; /* a command line that measures this again */
+} bv_report;
+
+/* Fills r->env from the two logs (baseline, candidate): versions, builds,
+ * compat rules, machines.  r starts zeroed; call before bv_report_judge. */
+int bv_report_read_env(bv_report *r, char *const *logs);
+/* Judges a merged table of two versions against budgets: every cell's
+ * status, the reasons, the geomeans, the reproduce line.  Takes ownership of
+ * *t (moved into r->table); b must outlive r.  A version counts as not built
+ * when r->env says so or its cells say "build failed".  Reads no files (for
+ * unit tests, r->env may stay empty). */
+int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b);
+void bv_report_free(bv_report *r);
+
+/* The exit status that goes with a report: 0 ready, 1 not ready, 3 when the
+ * baseline did not build (no comparison was possible). */
+int bv_report_exit_code(const bv_report *r);
+
+/* Formatting shared by the three formats. */
+void bv_report_ratio(const bv_report_cell *c, char *buf, size_t len); /* "3.02x [2.95, 3.10]" or "-" */
+void bv_report_budget(const bv_report_cell *c, char *buf, size_t len); /* "+5%" */
+/* The ratio (when there is one) and the why: "3.02x [2.95, 3.10]: ..." (malloc'd). */
+char *bv_report_cell_summary(const bv_report_cell *c);
+/* "unary relu scalar 64K" */
+void bv_report_cell_name(const bv_report_cell *c, char *buf, size_t len);
+
+int bv_report_html(const bv_report *r, FILE *out);
+int bv_report_markdown(const bv_report *r, FILE *out);
+int bv_report_junit(const bv_report *r, FILE *out);
+
+#endif
