@@ -839,36 +839,34 @@ static void ISA(softmax_pipelined)(const float *x, float *y, size_t rows, size_t
  * whole, a row ahead. */
 #define KN_STREAM_BYTES (2u << 20)
 #define KN_PREFETCH_BYTES (64u << 10)
-#define KN_SM_STACK 4096
 
 kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t cols, int log_form)
 {
-	size_t bytes = rows * cols * sizeof(float);
-	int stream = bytes >= KN_STREAM_BYTES && cols >= 4 * W && (uintptr_t)y % sizeof(float) == 0;
+	size_t n = rows * cols;
+	int stream = n * sizeof(float) >= KN_STREAM_BYTES && cols >= 4 * W && (uintptr_t)y % sizeof(float) == 0;
 	int prefetch = cols * sizeof(float) <= KN_PREFETCH_BYTES;
+	/* The pipeline writes row r - 1 of y while it reads rows r and r + 1
+	 * of x: y must be x itself or apart from it. */
 	if (stream && prefetch && rows >= 2 && cols % W == 0 && (uintptr_t)y % (W * sizeof(float)) == 0 &&
-	    (x + cols <= y || y + cols <= x || x == y)) {
-		float stack[2 * KN_SM_STACK] __attribute__((aligned(64)));
-		float *heap = cols <= KN_SM_STACK ? NULL : kn_aligned_floats(2 * cols);
-		if (cols <= KN_SM_STACK || heap) {
-			ISA(softmax_pipelined)(x, y, rows, cols, log_form, heap ? heap : stack);
-			_mm_sfence();
-			free(heap);
+	    (x == y || x + n <= y || y + n <= x)) {
+		float *buf = kn_aligned_floats(2 * cols);
+		if (buf) {
+			ISA(softmax_pipelined)(x, y, rows, cols, log_form, buf);
+			_mm_sfence(); /* non-temporal stores are weakly ordered: publish them before returning */
+			free(buf);
 			return KN_OK;
 		}
 	}
 	/* Without scratch (out of memory) exp(x - m) goes to y, as in 0.5. */
-	float stack[KN_SM_STACK] __attribute__((aligned(64)));
-	float *heap = log_form || cols <= KN_SM_STACK ? NULL : kn_aligned_floats(cols);
-	float *scratch = log_form ? NULL : cols <= KN_SM_STACK ? stack : heap;
+	float *scratch = log_form ? NULL : kn_aligned_floats(cols);
 	for (size_t r = 0; r < rows; r++) {
 		float *yr = y + r * cols;
 		const float *next = prefetch && r + 1 < rows ? x + (r + 1) * cols : NULL;
 		ISA(softmax_row)(x + r * cols, yr, cols, log_form, scratch ? scratch : yr, next, stream);
 	}
 	if (stream)
-		_mm_sfence(); /* non-temporal stores are weakly ordered: publish them before returning */
-	free(heap);
+		_mm_sfence();
+	free(scratch);
 	return KN_OK;
 }
 
