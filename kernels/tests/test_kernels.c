@@ -862,14 +862,14 @@ static void test_softmax_nan_and_in_place(void **state)
  * TwoSum, and the guarded TwoSum of rows whose range is 128 or more (huge,
  * infinite or NaN included); plus rows of denormals, of equal values and of
  * -0.  u: [0, 1). */
-#define SOFTMAX_ROW_KINDS 13
+#define SOFTMAX_ROW_KINDS 14
 static float softmax_row_value(int kind, size_t j, double u)
 {
 	switch (kind) {
 	case 0: return (float)(-90 + 180 * u);                /* range 180: guarded */
 	case 1: return (float)(-100 + 99.99 * u);             /* max <= 0: Fast2Sum(x, -max) */
 	case 2: return (float)(-15 + 24 * u);                 /* max ~9, min > -16: Fast2Sum(-max, x) */
-	case 3: return (float)(-100 + 100.3 * u);             /* max ~0.3, min < -0.5: TwoSum */
+	case 3: return (float)(-100 + 120 * u);               /* max ~20, min < -32: TwoSum */
 	case 4: return (float)(-121 + 130 * u);               /* range just over 128: guarded */
 	case 5: return (float)(1e-39 * u);                    /* denormals */
 	case 6: return 3.0f;                                  /* all equal */
@@ -878,6 +878,7 @@ static float softmax_row_value(int kind, size_t j, double u)
 	case 9: return j == 0 ? 3e38f : j % 2 ? -3e38f : (float)u; /* x - max = -Inf in float */
 	case 10: return j == 2 ? NAN : (float)u;              /* NaN: the row is NaN */
 	case 11: return j == 0 ? INFINITY : (float)u;         /* +Inf: the row is NaN */
+	case 12: return (float)(-100 + 100.3 * u);            /* max ~0.3, min < -0.5: TwoSum */
 	default: return -INFINITY;                            /* all -Inf: NaN (-Inf - -Inf) */
 	}
 }
