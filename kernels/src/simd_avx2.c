@@ -71,7 +71,8 @@ static inline vf vldexp(vf y, vf n)
 	vf s2 = iasf(ISLLI(iadd(l, iset1(127)), 23));
 	return vmul(vmul(y, s1), s2);
 }
-/* y 2^floor(n) for n in [-150, 129): softmax's exp (n is k / 8). */
+/* y 2^floor(n) (softmax's exp: n is k / 8 in [-185, 0], where both of
+ * vldexp's halves are normal powers of two). */
 static inline vf vscalef(vf y, vf n) { return vldexp(y, _mm256_floor_ps(n)); }
 /* Softmax's exp reads 2^(j/8) from one register: vpermps uses the low 3 bits
  * of each index lane, and ignores the rest. */

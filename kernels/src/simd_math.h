@@ -454,9 +454,10 @@ kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, s
  * the next row (into L2), and on large outputs the writing pass uses
  * non-temporal stores: no read-for-ownership of y, and y does not evict the
  * next row.  e goes to a scratch row (in L1) rather than to y, for the same
- * reason.  One exp per element: an online softmax (running max and rescaled
- * sum in one pass) would compute exp(x - max) twice, and this loop is
- * compute-bound.
+ * reason.  Large aligned outputs go through the row pipeline instead
+ * (softmax_pipelined), which interleaves these passes across three rows.
+ * One exp per element: an online softmax (running max and rescaled sum in
+ * one pass) would compute exp(x - max) twice, and this loop is compute-bound.
  *
  * Accuracy: x - max must be formed exactly, as hi + lo: rounding x - max =
  * -80.3 to float alone costs exp 60 ulp, and softmax promises a relative
