@@ -618,7 +618,6 @@ static void ISA(row_range)(const float *x, size_t n, float *mx, float *mn)
 		i = W;
 	}
 	a1 = a2 = a3 = b0 = b1 = b2 = b3 = a0;
-	b0 = a0;
 	for (; i + 4 * W <= n; i += 4 * W) {
 		vf u0 = vload(x + i), u1 = vload(x + i + W), u2 = vload(x + i + 2 * W), u3 = vload(x + i + 3 * W);
 		a0 = vmax(a0, u0), a1 = vmax(a1, u1), a2 = vmax(a2, u2), a3 = vmax(a3, u3);
