@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 6
+#define KN_VERSION_MINOR 7
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {

@@ -71,6 +71,13 @@ static inline vf vldexp(vf y, vf n)
 	vf s2 = iasf(ISLLI(iadd(l, iset1(127)), 23));
 	return vmul(vmul(y, s1), s2);
 }
+/* y 2^floor(n) (softmax's exp: n is k / 8 in [-185, 0], where both of
+ * vldexp's halves are normal powers of two). */
+static inline vf vscalef(vf y, vf n) { return vldexp(y, _mm256_floor_ps(n)); }
+/* Softmax's exp reads 2^(j/8) from one register: vpermps uses the low 3 bits
+ * of each index lane, and ignores the rest. */
+#define KN_SM_TAB_BITS 3
+static inline vf vtab(vi idx, vf tab) { return _mm256_permutevar8x32_ps(tab, idx); }
 /* Non-temporal store; p 32-byte aligned. */
 static inline void vstream(float *p, vf v) { _mm256_stream_ps(p, v); }
 

@@ -63,6 +63,12 @@ static inline vf vblend(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, a, b)
 /* y 2^n for integral n in [-150, 128] (a float), rounded once: scalef
  * handles denormal and overflowing results itself. */
 static inline vf vldexp(vf y, vf n) { return _mm512_scalef_ps(y, n); }
+/* y 2^floor(n), rounded once (softmax's exp: n is k / 16, a multiple of 1/16). */
+static inline vf vscalef(vf y, vf n) { return _mm512_scalef_ps(y, n); }
+/* Softmax's exp reads 2^(j/16) from one register: vpermps uses the low 4
+ * bits of each index lane, and ignores the rest. */
+#define KN_SM_TAB_BITS 4
+static inline vf vtab(vi idx, vf tab) { return _mm512_permutexvar_ps(idx, tab); }
 /* Non-temporal store; p 64-byte aligned. */
 static inline void vstream(float *p, vf v) { _mm512_stream_ps(p, v); }
 

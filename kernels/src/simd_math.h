@@ -444,27 +444,125 @@ kn_status ISA(kn_simd_argreduce)(kn_argreduce_op op, const float *x, size_t n, s
 
 /* ---- softmax ------------------------------------------------------------- */
 
-/* One row: m = max (NaN if the row has one), e = exp(x - m) and its sum in a
- * pass, then a pass writing y = e / sum (softmax) or y = x - m - log(sum)
- * (log_softmax).  Subtracting the max keeps every exp in (0, 1]: no overflow
- * for any input.  x - m is formed exactly as hi + lo (TwoSum) and lo goes
- * into exp: rounding x - m = -80.3 to float alone would cost exp 60 ulp.
+/* Per row: a pass for the max (and the min, to pick how x - max is formed),
+ * a pass computing e = exp(x - max) and its sum, and a pass writing y =
+ * e / sum (softmax) or y = x - max - log(sum) (log_softmax).  Subtracting the
+ * max keeps every exp in (0, 1]: no overflow for any input.
  *
- * The max pass is the only one that reads x from memory; the exp pass (the
- * compute) and the writing pass run on the row in L1.  So that the memory
- * reads overlap with that compute, the exp pass prefetches the next row (into
- * L2), and on large outputs the writing pass uses non-temporal stores: no
- * read-for-ownership of y, and y does not evict the next row.  e goes to a
- * scratch row (in L1) rather than to y, for the same reason.  One exp per
- * element: an online softmax (running max and rescaled sum in one pass) would
- * have to compute exp(x - max) again in the writing pass, and on this
- * compute-bound loop that costs more than re-reading the row from L1. */
-static inline vf vexp_diff(vf x, vf m)
+ * Only the max pass reads x from memory; the other two run on the row in L1.
+ * So that the memory reads overlap with the compute, the exp pass prefetches
+ * the next row (into L2), and on large outputs the writing pass uses
+ * non-temporal stores: no read-for-ownership of y, and y does not evict the
+ * next row.  e goes to a scratch row (in L1) rather than to y, for the same
+ * reason.  Large aligned outputs go through the row pipeline instead
+ * (softmax_pipelined), which interleaves these passes across three rows.
+ * One exp per element: an online softmax (running max and rescaled sum in
+ * one pass) would compute exp(x - max) twice, and this loop is compute-bound.
+ *
+ * Accuracy: x - max must be formed exactly, as hi + lo: rounding x - max =
+ * -80.3 to float alone costs exp 60 ulp, and softmax promises a relative
+ * error per element, however small the element.  TwoSum gives lo in 6
+ * operations whatever the operands; Fast2Sum in 3 when the first operand's
+ * exponent is at least the second's, which the row's max and min decide for
+ * the whole row (sm_mode).  Then exp(hi + lo) is the cheap kind below, not
+ * the unary op's. */
+enum { SM_F2S_MAX, SM_F2S_X, SM_TWOSUM, SM_GUARDED };
+
+/* hi + lo = x - m exactly. */
+static inline __attribute__((always_inline)) void sm_diff(int mode, vf x, vf m, vf *hi, vf *lo)
 {
-	vf hi = vsub(x, m);
-	vf bb = vsub(hi, x);
-	vf lo = vsub(vsub(x, vsub(hi, bb)), vadd(m, bb));
-	return vexp_lo(hi, lo);
+	vf s = vsub(x, m);
+	*hi = s;
+	if (mode == SM_F2S_MAX) /* Fast2Sum(-m, x): exponent(m) >= exponent(x) */
+		*lo = vsub(x, vadd(s, m));
+	else if (mode == SM_F2S_X) /* Fast2Sum(x, -m): exponent(x) >= exponent(m) */
+		*lo = vsub(vsub(vset1(0.0f), m), vsub(s, x));
+	else { /* TwoSum */
+		vf bb = vsub(s, x);
+		*lo = vsub(vsub(x, vsub(s, bb)), vadd(m, bb));
+	}
+}
+
+/*
+ * exp(hi + lo) for hi <= 0, |lo| <= ulp(hi) / 2 and hi >= -SM_LOW (or NaN),
+ * within ~1 ulp: softmax's exp, cheaper than vexp_lo because its argument is
+ * never positive.  2^(hi / ln2) = 2^floor(k / T) 2^((k mod T) / T) exp(r),
+ * k = round(hi T / ln2), |r| <= ln2 / 2T, T = 2^KN_SM_TAB_BITS entries:
+ *  - k / T comes from one fma: adding 1.5 2^(23 - TAB_BITS) rounds to a
+ *    multiple of 1/T, and the low mantissa bits of the sum are then k itself,
+ *    which is what the table lookup (vtab: a permute on the low bits of each
+ *    lane) needs;
+ *  - r = hi - (k/T) ln2 in two steps: ln2_hi has 12 bits and k/T at most 12
+ *    (|k| < 4096), so (k/T) ln2_hi is exact, and so is its difference with
+ *    hi (Sterbenz);
+ *  - exp(r) - 1 by a Taylor polynomial (degree 3 for |r| <= ln2/32, error
+ *    r^4/24 < 1e-8; degree 4 for ln2/16), added to the table value in one
+ *    fma: 2^(j/T) (1 + p) rounded once;
+ *  - vscalef multiplies by 2^floor(k/T) rounding once, so results in the
+ *    denormal range are rounded, not flushed.
+ */
+#define SM_LOW 128.0f
+#define KN_SM_TAB (1 << KN_SM_TAB_BITS)
+#if KN_SM_TAB_BITS == 4
+static const float ISA(sm_tab)[16] = {
+	0x1.000000p+0f, 0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fe0p+0f, 0x1.3dea64p+0f,
+	0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
+	0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f};
+#elif KN_SM_TAB_BITS == 3
+static const float ISA(sm_tab)[8] = {0x1.000000p+0f, 0x1.172b84p+0f, 0x1.306fe0p+0f, 0x1.4bfdaep+0f,
+				     0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f};
+#else
+#error "KN_SM_TAB_BITS must be 3 or 4"
+#endif
+
+static inline __attribute__((always_inline)) vf sm_exp(vf hi, vf lo, vf tab)
+{
+	const vf magic = vset1(1.5f * (float)(1 << (23 - KN_SM_TAB_BITS)));
+	vf t = vfma(hi, vset1(1.44269504088896341f), magic);
+	vf kt = vsub(t, magic); /* k / T */
+	vf r = vfnma(kt, vset1(0x1.62ep-1f), hi);
+	r = vfnma(kt, vset1(0x1.0bfbe8p-15f), vadd(r, lo));
+#if KN_SM_TAB_BITS == 4
+	vf q = vfma(vset1(1.0f / 6), r, vset1(0.5f));
+#else
+	vf q = vfma(vfma(vset1(1.0f / 24), r, vset1(1.0f / 6)), r, vset1(0.5f));
+#endif
+	vf p = vfma(q, vmul(r, r), r);
+	vf T = vtab(fasi(t), tab);
+	return vscalef(vfma(T, p, T), kt);
+}
+
+/* Rows whose range (max - min) is not below SM_LOW: exp(x - max) of the
+ * elements more than SM_LOW below the max is 0; clamping hi keeps sm_exp in
+ * its range and dropping lo there keeps an inexact huge difference (or
+ * -Inf - x = NaN) out of it.  A NaN hi stays NaN (vmax returns its second
+ * operand on NaN). */
+static inline __attribute__((always_inline)) vf sm_exp_diff(int mode, vf x, vf m, vf tab)
+{
+	vf hi, lo;
+	sm_diff(mode, x, m, &hi, &lo);
+	if (mode == SM_GUARDED) {
+		lo = vblend(vcmplt(hi, vset1(-SM_LOW)), lo, vset1(0.0f));
+		hi = vmax(vset1(-SM_LOW), hi);
+	}
+	return sm_exp(hi, lo, tab);
+}
+
+/* How the row's x - max is formed, from its max m and min mn (NaN or
+ * infinite: SM_GUARDED, whose results are NaN where they must be). */
+static int sm_mode(float m, float mn)
+{
+	if (!(m - mn < SM_LOW))
+		return SM_GUARDED;
+	if (m <= 0.0f)
+		return SM_F2S_X; /* x <= m <= 0: |x| >= |m| */
+	/* every |x| < 2^(exponent(m) + 1) = P: m's exponent is the larger */
+	uint32_t b;
+	memcpy(&b, &m, 4);
+	b &= 0x7f800000u;
+	float half_p;
+	memcpy(&half_p, &b, 4);
+	return mn > -2.0f * half_p ? SM_F2S_MAX : SM_TWOSUM;
 }
 
 /* The writing pass: y[0..n) = EXPR of v = SRC[i], through non-temporal
@@ -480,7 +578,13 @@ static inline vf vexp_diff(vf x, vf m)
 				vf v = vload_n(SRC, head_);                                        \
 				vstore_n(y, EXPR, head_);                                          \
 			}                                                                          \
-			for (i_ = head_; i_ + W <= n; i_ += W) {                                   \
+			for (i_ = head_; i_ + 2 * W <= n; i_ += 2 * W) {                           \
+				vf v = vload(SRC + i_);                                            \
+				vstream(y + i_, EXPR);                                             \
+				v = vload(SRC + i_ + W);                                           \
+				vstream(y + i_ + W, EXPR);                                         \
+			}                                                                          \
+			for (; i_ + W <= n; i_ += W) {                                             \
 				vf v = vload(SRC + i_);                                            \
 				vstream(y + i_, EXPR);                                             \
 			}                                                                          \
@@ -496,58 +600,263 @@ static inline vf vexp_diff(vf x, vf m)
 		}                                                                                  \
 	} while (0)
 
-/* e: where exp(x - m) goes (scratch, or y itself); next: the row to prefetch
- * (NULL for none). */
-static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form, float *e_buf, const float *next,
-			     int stream)
+/* Max and min of x[0..n), n > 0; NaN may or may not survive (a NaN element
+ * makes its own exp NaN, and with it the sum and the whole row, anyway). */
+static void ISA(row_range)(const float *x, size_t n, float *mx, float *mn)
 {
-	int nan = 0;
-	float m = ISA(extreme)(x, n, 1, 0, &nan);
-	vf vm_ = vset1(nan ? NAN : m), acc = vset1(0.0f);
-	size_t i = 0;
+	vf a0, a1, a2, a3, b0, b1, b2, b3;
+	size_t i;
+	if (n < W) {
+		float buf[W];
+		vstore(buf, vload_n(x, n));
+		for (size_t j = n; j < W; j++)
+			buf[j] = x[0];
+		a0 = vload(buf);
+		i = n;
+	} else {
+		a0 = vload(x);
+		i = W;
+	}
+	a1 = a2 = a3 = b0 = b1 = b2 = b3 = a0;
+	for (; i + 4 * W <= n; i += 4 * W) {
+		vf u0 = vload(x + i), u1 = vload(x + i + W), u2 = vload(x + i + 2 * W), u3 = vload(x + i + 3 * W);
+		a0 = vmax(a0, u0), a1 = vmax(a1, u1), a2 = vmax(a2, u2), a3 = vmax(a3, u3);
+		b0 = vmin(b0, u0), b1 = vmin(b1, u1), b2 = vmin(b2, u2), b3 = vmin(b3, u3);
+	}
 	for (; i + W <= n; i += W) {
-		if (next)
+		vf u = vload(x + i);
+		a0 = vmax(a0, u), b0 = vmin(b0, u);
+	}
+	if (i < n) { /* the last full vector again: max and min are idempotent */
+		vf u = vload(x + n - W);
+		a0 = vmax(a0, u), b0 = vmin(b0, u);
+	}
+	*mx = hmax(vmax(vmax(a0, a1), vmax(a2, a3)));
+	*mn = hmin(vmin(vmin(b0, b1), vmin(b2, b3)));
+}
+
+/* e = exp(x - m) into e_out (unless NULL), returning the sum of e; 4 vectors
+ * an iteration (independent exps and sums), prefetching next (unless NULL). */
+static inline __attribute__((always_inline)) double ISA(sm_exp_pass)(int mode, const float *x, size_t n, vf m,
+								   float *e_out, const float *next)
+{
+	vf tab = vload(ISA(sm_tab));
+	vf s0 = vset1(0.0f), s1 = s0, s2 = s0, s3 = s0;
+	double sum = 0;
+	size_t i = 0;
+	for (; i + 4 * W <= n; i += 4 * W) {
+		if (next) {
 			__builtin_prefetch(next + i, 0, 2);
-		vf e = vexp_diff(vload(x + i), vm_);
-		if (!log_form)
-			vstore(e_buf + i, e);
-		acc = vadd(acc, e);
+			__builtin_prefetch(next + i + W, 0, 2);
+			__builtin_prefetch(next + i + 2 * W, 0, 2);
+			__builtin_prefetch(next + i + 3 * W, 0, 2);
+		}
+		vf e0 = sm_exp_diff(mode, vload(x + i), m, tab);
+		vf e1 = sm_exp_diff(mode, vload(x + i + W), m, tab);
+		vf e2 = sm_exp_diff(mode, vload(x + i + 2 * W), m, tab);
+		vf e3 = sm_exp_diff(mode, vload(x + i + 3 * W), m, tab);
+		if (e_out) {
+			vstore(e_out + i, e0);
+			vstore(e_out + i + W, e1);
+			vstore(e_out + i + 2 * W, e2);
+			vstore(e_out + i + 3 * W, e3);
+		}
+		s0 = vadd(s0, e0), s1 = vadd(s1, e1), s2 = vadd(s2, e2), s3 = vadd(s3, e3);
+		/* a float lane sums at most KN_BLOCK / W terms; the blocks add in double */
+		if ((i + 4 * W) % KN_BLOCK == 0) {
+			sum += hsum(vadd(vadd(s0, s1), vadd(s2, s3)));
+			s0 = s1 = s2 = s3 = vset1(0.0f);
+		}
+	}
+	for (; i + W <= n; i += W) {
+		vf e = sm_exp_diff(mode, vload(x + i), m, tab);
+		if (e_out)
+			vstore(e_out + i, e);
+		s0 = vadd(s0, e);
 	}
 	if (i < n) {
 		/* zero-filled lanes would add exp(0 - m): mask them out of the sum */
-		vf e = vexp_diff(vload_n(x + i, n - i), vm_);
+		vf e = sm_exp_diff(mode, vload_n(x + i, n - i), m, tab);
 		float buf[W];
 		vstore(buf, e);
 		for (size_t j = n - i; j < W; j++)
 			buf[j] = 0.0f;
 		e = vload(buf);
-		if (!log_form)
-			vstore_n(e_buf + i, e, n - i);
-		acc = vadd(acc, e);
+		if (e_out)
+			vstore_n(e_out + i, e, n - i);
+		s1 = vadd(s1, e);
 	}
-	float sum = hsum(acc);
+	return sum + hsum(vadd(vadd(s0, s1), vadd(s2, s3)));
+}
+
+/* e: where exp(x - m) goes (scratch, or y itself); next: the row to prefetch
+ * (NULL for none). */
+static void ISA(softmax_row)(const float *x, float *y, size_t n, int log_form, float *e_buf, const float *next,
+			     int stream)
+{
+	float m, mn;
+	ISA(row_range)(x, n, &m, &mn);
+	vf vm_ = vset1(m);
+	float *e_out = log_form ? NULL : e_buf;
+	double sum;
+	switch (sm_mode(m, mn)) {
+	case SM_F2S_MAX: sum = ISA(sm_exp_pass)(SM_F2S_MAX, x, n, vm_, e_out, next); break;
+	case SM_F2S_X: sum = ISA(sm_exp_pass)(SM_F2S_X, x, n, vm_, e_out, next); break;
+	case SM_TWOSUM: sum = ISA(sm_exp_pass)(SM_TWOSUM, x, n, vm_, e_out, next); break;
+	default: sum = ISA(sm_exp_pass)(SM_GUARDED, x, n, vm_, e_out, next); break;
+	}
 	if (log_form) {
 		/* x - (m + log(sum)) in one rounding would lose the low bits of m
 		 * when log(sum) is small; subtract them one at a time. */
-		vf lse = vset1(logf(sum));
+		vf lse = vset1((float)log(sum));
 		KN_ROW_OUT(x, vsub(vsub(v, vm_), lse));
 	} else {
-		vf inv = vset1(1.0f / sum);
+		vf inv = vset1((float)(1.0 / sum));
 		KN_ROW_OUT(e_buf, vmul(v, inv));
 	}
 }
 
+/* The row pipeline for large outputs.  Written row by row, the writing pass
+ * would issue a row's non-temporal stores in one burst, far faster than
+ * memory takes them: the core stalls on them and nothing else runs.  So step
+ * r of the pipeline, one loop over the columns, does three rows' work at
+ * once: exp(x - max) and its sum for row r (in L1), the max and min of row
+ * r + 1 (the loads that bring it in from memory), and the output of row r - 1
+ * (from its scratch row, or from x for log_softmax), so that the stores, the
+ * memory reads and the exps overlap.  Rows are W-aligned (n % W == 0 and y
+ * aligned). */
+static inline __attribute__((always_inline)) double ISA(sm_step)(int mode, int log_form, const float *xr, vf m,
+								 float *e_out, const float *xn, float *mx,
+								 float *mn, const float *src, float *yo, vf a,
+								 vf b, size_t n)
+{
+	vf tab = vload(ISA(sm_tab));
+	vf s0 = vset1(0.0f), s1 = s0;
+	vf h0 = vload(xn), h1 = h0, l0 = h0, l1 = h0;
+	double sum = 0;
+	size_t i = 0;
+#define SM_OUT(k) (log_form ? vsub(vsub(vload(src + (k)), a), b) : vmul(vload(src + (k)), a))
+	for (; i + 4 * W <= n; i += 4 * W) {
+		vf e0 = sm_exp_diff(mode, vload(xr + i), m, tab);
+		vf e1 = sm_exp_diff(mode, vload(xr + i + W), m, tab);
+		vf u0 = vload(xn + i), u1 = vload(xn + i + W);
+		h0 = vmax(h0, u0), l0 = vmin(l0, u0), h1 = vmax(h1, u1), l1 = vmin(l1, u1);
+		vstream(yo + i, SM_OUT(i));
+		vstream(yo + i + W, SM_OUT(i + W));
+		vf e2 = sm_exp_diff(mode, vload(xr + i + 2 * W), m, tab);
+		vf e3 = sm_exp_diff(mode, vload(xr + i + 3 * W), m, tab);
+		u0 = vload(xn + i + 2 * W), u1 = vload(xn + i + 3 * W);
+		h0 = vmax(h0, u0), l0 = vmin(l0, u0), h1 = vmax(h1, u1), l1 = vmin(l1, u1);
+		vstream(yo + i + 2 * W, SM_OUT(i + 2 * W));
+		vstream(yo + i + 3 * W, SM_OUT(i + 3 * W));
+		if (!log_form) {
+			vstore(e_out + i, e0);
+			vstore(e_out + i + W, e1);
+			vstore(e_out + i + 2 * W, e2);
+			vstore(e_out + i + 3 * W, e3);
+		}
+		s0 = vadd(s0, vadd(e0, e1));
+		s1 = vadd(s1, vadd(e2, e3));
+		if ((i + 4 * W) % KN_BLOCK == 0) {
+			sum += hsum(vadd(s0, s1));
+			s0 = s1 = vset1(0.0f);
+		}
+	}
+	for (; i < n; i += W) {
+		vf e = sm_exp_diff(mode, vload(xr + i), m, tab);
+		vf u = vload(xn + i);
+		h0 = vmax(h0, u), l0 = vmin(l0, u);
+		vstream(yo + i, SM_OUT(i));
+		if (!log_form)
+			vstore(e_out + i, e);
+		s0 = vadd(s0, e);
+	}
+#undef SM_OUT
+	*mx = hmax(vmax(h0, h1));
+	*mn = hmin(vmin(l0, l1));
+	return sum + hsum(vadd(s0, s1));
+}
+
+#define SM_STEP_MODES(LF)                                                                          \
+	switch (sm_mode(m, mn)) {                                                                  \
+	case SM_F2S_MAX: sum = ISA(sm_step)(SM_F2S_MAX, LF, xr, vm_, e_out, xn, &m2, &mn2, src, yo, a, b, cols); break; \
+	case SM_F2S_X: sum = ISA(sm_step)(SM_F2S_X, LF, xr, vm_, e_out, xn, &m2, &mn2, src, yo, a, b, cols); break; \
+	case SM_TWOSUM: sum = ISA(sm_step)(SM_TWOSUM, LF, xr, vm_, e_out, xn, &m2, &mn2, src, yo, a, b, cols); break; \
+	default: sum = ISA(sm_step)(SM_GUARDED, LF, xr, vm_, e_out, xn, &m2, &mn2, src, yo, a, b, cols); break; \
+	}
+
+/* rows >= 2, cols % W == 0, y W-aligned; buf: 2 cols floats (softmax). */
+static void ISA(softmax_pipelined)(const float *x, float *y, size_t rows, size_t cols, int log_form, float *buf)
+{
+	float m, mn, m2, mn2;
+	ISA(row_range)(x, cols, &m, &mn);
+	vf vm_ = vset1(m);
+	double sum;
+	switch (sm_mode(m, mn)) {
+	case SM_F2S_MAX: sum = ISA(sm_exp_pass)(SM_F2S_MAX, x, cols, vm_, log_form ? NULL : buf, x + cols); break;
+	case SM_F2S_X: sum = ISA(sm_exp_pass)(SM_F2S_X, x, cols, vm_, log_form ? NULL : buf, x + cols); break;
+	case SM_TWOSUM: sum = ISA(sm_exp_pass)(SM_TWOSUM, x, cols, vm_, log_form ? NULL : buf, x + cols); break;
+	default: sum = ISA(sm_exp_pass)(SM_GUARDED, x, cols, vm_, log_form ? NULL : buf, x + cols); break;
+	}
+	float pm = m; /* the previous row's max */
+	ISA(row_range)(x + cols, cols, &m, &mn);
+	for (size_t r = 1; r < rows; r++) {
+		const float *xr = x + r * cols;
+		const float *xn = r + 1 < rows ? xr + cols : xr; /* the last step re-reads its own row */
+		float *yo = y + (r - 1) * cols;
+		float *e_out = buf + (r % 2) * cols;
+		const float *src = log_form ? xr - cols : buf + ((r - 1) % 2) * cols;
+		vf a = log_form ? vset1(pm) : vset1((float)(1.0 / sum));
+		vf b = vset1(log_form ? (float)log(sum) : 0.0f);
+		vm_ = vset1(m);
+		if (log_form)
+			SM_STEP_MODES(1)
+		else
+			SM_STEP_MODES(0)
+		pm = m, m = m2, mn = mn2;
+	}
+	/* the last row's output */
+	size_t n = cols;
+	int stream = 1;
+	float *yl = y + (rows - 1) * cols;
+	{
+		float *y = yl;
+		const float *xl = x + (rows - 1) * cols;
+		if (log_form) {
+			vf vpm = vset1(pm), lse = vset1((float)log(sum));
+			KN_ROW_OUT(xl, vsub(vsub(v, vpm), lse));
+		} else {
+			vf inv = vset1((float)(1.0 / sum));
+			const float *e = buf + ((rows - 1) % 2) * cols;
+			KN_ROW_OUT(e, vmul(v, inv));
+		}
+	}
+}
+
 /* Outputs from KN_STREAM_BYTES up do not fit in L2: nobody reads them back
- * from cache, so they are written around it.  Rows up to KN_PREFETCH_BYTES
- * are prefetched whole, a row ahead. */
+ * from cache, so they are written around it (and through the row pipeline
+ * when the rows are aligned).  Rows up to KN_PREFETCH_BYTES are prefetched
+ * whole, a row ahead. */
 #define KN_STREAM_BYTES (2u << 20)
 #define KN_PREFETCH_BYTES (64u << 10)
 
 kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t cols, int log_form)
 {
-	size_t bytes = rows * cols * sizeof(float);
-	int stream = bytes >= KN_STREAM_BYTES && cols >= 4 * W && (uintptr_t)y % sizeof(float) == 0;
+	size_t n = rows * cols;
+	int stream = n * sizeof(float) >= KN_STREAM_BYTES && cols >= 4 * W && (uintptr_t)y % sizeof(float) == 0;
 	int prefetch = cols * sizeof(float) <= KN_PREFETCH_BYTES;
+	/* The pipeline writes row r - 1 of y while it reads rows r and r + 1
+	 * of x: y must be x itself or apart from it. */
+	if (stream && prefetch && rows >= 2 && cols % W == 0 && (uintptr_t)y % (W * sizeof(float)) == 0 &&
+	    (x == y || x + n <= y || y + n <= x)) {
+		float *buf = kn_aligned_floats(2 * cols);
+		if (buf) {
+			ISA(softmax_pipelined)(x, y, rows, cols, log_form, buf);
+			_mm_sfence(); /* non-temporal stores are weakly ordered: publish them before returning */
+			free(buf);
+			return KN_OK;
+		}
+	}
 	/* Without scratch (out of memory) exp(x - m) goes to y, as in 0.5. */
 	float *scratch = log_form ? NULL : kn_aligned_floats(cols);
 	for (size_t r = 0; r < rows; r++) {
@@ -556,7 +865,7 @@ kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t col
 		ISA(softmax_row)(x + r * cols, yr, cols, log_form, scratch ? scratch : yr, next, stream);
 	}
 	if (stream)
-		_mm_sfence(); /* non-temporal stores are weakly ordered: publish them before returning */
+		_mm_sfence();
 	free(scratch);
 	return KN_OK;
 }

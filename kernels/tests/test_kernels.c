@@ -857,6 +857,115 @@ static void test_softmax_nan_and_in_place(void **state)
 	assert_int_equal(kn_log_softmax((kn_backend)17, v, v, 2, 2), KN_EINVAL);
 }
 
+/* Rows that reach each way simd (0.7.0) forms x - max exactly: Fast2Sum
+ * with the max first (its exponent is the larger), with x first (max <= 0),
+ * TwoSum, and the guarded TwoSum of rows whose range is 128 or more (huge,
+ * infinite or NaN included); plus rows of denormals, of equal values and of
+ * -0.  u: [0, 1). */
+#define SOFTMAX_ROW_KINDS 14
+static float softmax_row_value(int kind, size_t j, double u)
+{
+	switch (kind) {
+	case 0: return (float)(-90 + 180 * u);                /* range 180: guarded */
+	case 1: return (float)(-100 + 99.99 * u);             /* max <= 0: Fast2Sum(x, -max) */
+	case 2: return (float)(-15 + 24 * u);                 /* max ~9, min > -16: Fast2Sum(-max, x) */
+	case 3: return (float)(-100 + 120 * u);               /* max ~20, min < -32: TwoSum */
+	case 4: return (float)(-121 + 130 * u);               /* range just over 128: guarded */
+	case 5: return (float)(1e-39 * u);                    /* denormals */
+	case 6: return 3.0f;                                  /* all equal */
+	case 7: return j == 0 ? -0.0f : (float)(-50 * u);     /* max -0 */
+	case 8: return j == 1 ? -INFINITY : (float)(10 * u - 5); /* one -Inf: its softmax is 0 */
+	case 9: return j == 0 ? 3e38f : j % 2 ? -3e38f : (float)u; /* x - max = -Inf in float */
+	case 10: return j == 2 ? NAN : (float)u;              /* NaN: the row is NaN */
+	case 11: return j == 0 ? INFINITY : (float)u;         /* +Inf: the row is NaN */
+	case 12: return (float)(-100 + 100.3 * u);            /* max ~0.3, min < -0.5: TwoSum */
+	default: return -INFINITY;                            /* all -Inf: NaN (-Inf - -Inf) */
+	}
+}
+
+static void softmax_ref_row(const float *a, size_t n, int lf, double *want)
+{
+	double m = -INFINITY, sum = 0;
+	int nan = 0;
+	for (size_t j = 0; j < n; j++)
+		if (isnan(a[j]))
+			nan = 1;
+		else if (a[j] > m)
+			m = a[j];
+	for (size_t j = 0; j < n && !nan; j++)
+		sum += exp(a[j] - m);
+	for (size_t j = 0; j < n; j++)
+		want[j] = nan || isinf(m) ? NAN : lf ? a[j] - m - log(sum) : exp(a[j] - m) / sum;
+}
+
+/* rows x cols through every host path, both forms; y at misalign floats
+ * past a 64-byte boundary, or in place. */
+static void check_softmax_rows(size_t rows, size_t cols, size_t misalign, int in_place)
+{
+	size_t n = rows * cols;
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	void *xb = NULL, *yb = NULL;
+	assert_int_equal(kn_alloc(KN_BACKEND_SCALAR, (n + 16) * sizeof(float), &xb), KN_OK);
+	assert_int_equal(kn_alloc(KN_BACKEND_SCALAR, (n + 16) * sizeof(float), &yb), KN_OK);
+	float *x0 = malloc(n * sizeof(float));
+	double *want = malloc(cols * sizeof(double));
+	assert_non_null(x0);
+	assert_non_null(want);
+	for (size_t r = 0; r < rows; r++)
+		for (size_t j = 0; j < cols; j++)
+			x0[r * cols + j] = softmax_row_value((int)(r % SOFTMAX_ROW_KINDS), j,
+							     input(KN_ABS, (r * cols + j) * 7) / 20.0 + 0.5);
+	for (size_t pi = 0; pi < np; pi++)
+		for (int lf = 0; lf < 2; lf++) {
+			float *x = (float *)xb + misalign, *y = in_place ? x : (float *)yb + misalign;
+			memcpy(x, x0, n * sizeof(float));
+			use_path(paths[pi]);
+			assert_int_equal(run_softmax(paths[pi], x, y, rows, cols, lf), KN_OK);
+			kn_simd_set_isa(NULL);
+			for (size_t r = 0; r < rows; r++) {
+				softmax_ref_row(x0 + r * cols, cols, lf, want);
+				for (size_t j = 0; j < cols; j++) {
+					float got = y[r * cols + j];
+					double bound = lf ? 8 * FLT_EPSILON * (1 + fabs(want[j]))
+							  : 8 * FLT_EPSILON * want[j] + 0x1p-140;
+					if (isnan(want[j]) ? isnan(got) : got == (float)want[j] || fabs(got - want[j]) <= bound)
+						continue;
+					fail_msg("%s/%s %zux%zu%s kind %d [%zu,%zu] x %a got %a want %a", path_name(paths[pi]),
+						 lf ? "log_softmax" : "softmax", rows, cols, in_place ? " in place" : "",
+						 (int)(r % SOFTMAX_ROW_KINDS), r, j, x0[r * cols + j], got, want[j]);
+				}
+			}
+		}
+	kn_free(KN_BACKEND_SCALAR, xb);
+	kn_free(KN_BACKEND_SCALAR, yb);
+	free(x0);
+	free(want);
+}
+
+static void test_softmax_row_kinds(void **state)
+{
+	(void)state;
+	static const size_t cols[] = {1, 7, 16, 33, 1000};
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		for (size_t mis = 0; mis < 2; mis++)
+			check_softmax_rows(2 * SOFTMAX_ROW_KINDS, cols[c], mis, 0);
+	check_softmax_rows(SOFTMAX_ROW_KINDS, 33, 0, 1);
+}
+
+/* Outputs of 2 MB and more with aligned rows go through the row pipeline
+ * (three rows at a time), the rest row by row with non-temporal stores: both,
+ * with every kind of row, in place too, and rows that do not fill a vector. */
+static void test_softmax_large(void **state)
+{
+	(void)state;
+	check_softmax_rows(130, 4096, 0, 0);  /* pipeline */
+	check_softmax_rows(130, 4096, 0, 1);  /* pipeline, in place */
+	check_softmax_rows(260, 2056, 0, 0);  /* pipeline: 2056 % 16 == 8, avx2 only */
+	check_softmax_rows(129, 4111, 1, 0);  /* row by row, misaligned rows */
+	check_softmax_rows(2, 300000, 0, 0);  /* rows beyond the prefetch size */
+}
+
 static size_t at_least(size_t v) { return v ? v : 1; }
 
 /* Double reference for C = alpha op(A) op(B) + beta C. */
@@ -1131,6 +1240,8 @@ int main(void)
 		cmocka_unit_test(test_reduce_bad_arguments),
 		cmocka_unit_test(test_softmax_all_paths),
 		cmocka_unit_test(test_softmax_nan_and_in_place),
+		cmocka_unit_test(test_softmax_row_kinds),
+		cmocka_unit_test(test_softmax_large),
 		cmocka_unit_test(test_sgemm_all_paths),
 		cmocka_unit_test(test_sgemv_all_paths),
 		cmocka_unit_test(test_sgemm_bad_arguments),
