@@ -425,7 +425,7 @@ struct rowsum_r {
 
 __global__ void softmax_kernel(const float *x, float *y, size_t rows, size_t cols, int log_form)
 {
-	__shared__ double shift_s;
+	__shared__ double shift_s, logsum_s;
 	for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
 		const float *a = x + r * cols;
 		float *b = y + r * cols;
@@ -438,17 +438,21 @@ __global__ void softmax_kernel(const float *x, float *y, size_t rows, size_t col
 			shift_s = m;
 		__syncthreads();
 		double md = shift_s;
-		/* NaN or +Inf in the row: md + log(s) is NaN and so is every output. */
+		/* NaN or +Inf in the row: s is NaN and so is every output. */
 		for (size_t j = threadIdx.x; j < cols; j += blockDim.x)
 			s += exp((double)a[j] - md);
 		s = block_reduce(rowsum_r(), s);
 		if (threadIdx.x == 0)
-			shift_s = md + log(s);
+			logsum_s = log(s);
 		__syncthreads();
-		double shift = shift_s;
-		/* y may be x: every read of this row happened before the barrier. */
-		for (size_t j = threadIdx.x; j < cols; j += blockDim.x)
-			b[j] = (float)(log_form ? (double)a[j] - shift : exp((double)a[j] - shift));
+		double ls = logsum_s;
+		/* y may be x: every read of this row happened before the barrier.
+		 * (x - max) - log(s), never x - (max + log(s)), which rounds to
+		 * x - max when max is huge (three tied 1e30s would each get 1). */
+		for (size_t j = threadIdx.x; j < cols; j += blockDim.x) {
+			double d = ((double)a[j] - md) - ls;
+			b[j] = (float)(log_form ? d : exp(d));
+		}
 		__syncthreads(); /* shift_s is rewritten for the next row */
 	}
 }

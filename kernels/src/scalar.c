@@ -233,9 +233,13 @@ kn_status kn_scalar_softmax(const float *x, float *y, size_t rows, size_t cols, 
 		}
 		for (size_t j = 0; j < cols; j++)
 			s += exp((double)a[j] - m);
-		double shift = m + log(s);
-		for (size_t j = 0; j < cols; j++)
-			b[j] = (float)(log_form ? (double)a[j] - shift : exp((double)a[j] - shift));
+		/* (x - max) - log(s), never x - (max + log(s)): with a huge max, max +
+		 * log(s) rounds to max and three tied 1e30s would each get 1, not 1/3. */
+		double ls = log(s);
+		for (size_t j = 0; j < cols; j++) {
+			double d = ((double)a[j] - m) - ls;
+			b[j] = (float)(log_form ? d : exp(d));
+		}
 	}
 	return KN_OK;
 }

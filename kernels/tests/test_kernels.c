@@ -861,8 +861,8 @@ static void test_softmax_nan_and_in_place(void **state)
  * with the max first (its exponent is the larger), with x first (max <= 0),
  * TwoSum, and the guarded TwoSum of rows whose range is 128 or more (huge,
  * infinite or NaN included); plus rows of denormals, of equal values and of
- * -0.  u: [0, 1). */
-#define SOFTMAX_ROW_KINDS 14
+ * -0, and a huge max tied three times.  u: [0, 1). */
+#define SOFTMAX_ROW_KINDS 15
 static float softmax_row_value(int kind, size_t j, double u)
 {
 	switch (kind) {
@@ -879,6 +879,7 @@ static float softmax_row_value(int kind, size_t j, double u)
 	case 10: return j == 2 ? NAN : (float)u;              /* NaN: the row is NaN */
 	case 11: return j == 0 ? INFINITY : (float)u;         /* +Inf: the row is NaN */
 	case 12: return (float)(-100 + 100.3 * u);            /* max ~0.3, min < -0.5: TwoSum */
+	case 13: return j < 3 ? 1e30f : (float)u;             /* tied huge max: 1/3 each, not 1 (0.7.1) */
 	default: return -INFINITY;                            /* all -Inf: NaN (-Inf - -Inf) */
 	}
 }
