@@ -35,5 +35,6 @@ int main(void)
 	failed += test_releases();
 	failed += test_merge();
 	failed += test_bisect();
+	failed += test_hostile();
 	return failed ? 1 : 0;
 }

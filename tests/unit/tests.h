@@ -15,6 +15,7 @@ int test_names(void);
 int test_releases(void);
 int test_merge(void);
 int test_bisect(void);
+int test_hostile(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */
 char *test_tmpdir(void);
