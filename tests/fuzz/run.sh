@@ -48,8 +48,10 @@ for t in "${targets[@]}"; do
 		work=build-fuzz/corpus/$t
 		mkdir -p "$work"
 	fi
+	dict=tests/fuzz/dict/$t.dict
+	[ -e "$dict" ] && dict=(-dict="$dict") || dict=()
 	# Inputs up to 64 KiB: tarballs and logs need room; the rest stay small.
-	"$bin" -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	"$bin" -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
 		-artifact_prefix="$findings/$t-" "$work" "$seeds" > "$out" 2>&1
 	rc=$?
 	[ "$mode" = brief ] && rm -rf "$work"
