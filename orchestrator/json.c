@@ -42,6 +42,21 @@ static size_t depth_at(const char *text, const char *at)
 	return depth;
 }
 
+/* cJSON stops just inside a string that never closes: the text was cut
+ * short there (or lost a quote). */
+static int open_string_to_end(const char *text, const char *at, const char *end)
+{
+	if (at <= text || at > end || at[-1] != '"')
+		return 0;
+	for (const char *p = at; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return 0;
+	}
+	return 1;
+}
+
 int bv_json_parse(const char *name, const char *text, size_t len, cJSON **out)
 {
 	*out = NULL;
@@ -68,7 +83,7 @@ int bv_json_parse(const char *name, const char *text, size_t len, cJSON **out)
 			snprintf(why, sizeof(why), " (empty file)");
 		else if (at && at >= text && at <= text + len && depth_at(text, at) >= CJSON_NESTING_LIMIT)
 			snprintf(why, sizeof(why), " (nested more than %d levels deep)", CJSON_NESTING_LIMIT);
-		else if (at && at >= text + len)
+		else if (at && (at >= text + len || open_string_to_end(text, at, text + len)))
 			snprintf(why, sizeof(why), " (truncated?)");
 		rc = bv_fail(BV_EINPUT, "%s:%zu:%zu: malformed JSON%s", name, line, col, why);
 	}
