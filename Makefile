@@ -130,9 +130,10 @@ fuzz: test-deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-valgrind: test-deps
+valgrind:
+	@scripts/deps.sh valgrind
 	@$(MAKE) --no-print-directory all
-	@tests/valgrind.sh
+	@bash tests/valgrind.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/bench-versions \

@@ -92,7 +92,7 @@ done
 
 # The default run's sanitizer subset: where hostile input meets parsers,
 # archives and downloads.  Measurement-heavy scripts run only in make test-asan.
-SAN_SUBSET="tests/e2e/test_hostile.sh tests/e2e/test_errors.sh tests/e2e/test_releases.sh"
+SAN_SUBSET="tests/e2e/test_hostile.sh tests/e2e/test_errors.sh"
 if [ -z "${BV_VARIANT:-}" ]; then
 	if [ -x bin-asan/bench-versions ] && [ -x tests/bin-asan/unit ]; then
 		(
