@@ -3,7 +3,11 @@
 #
 #   make            build bin/bench-versions and bin/bv-runner
 #   make demo       install what is missing, build, compare kernels releases
-#   make test       install what is missing, build, run every test
+#   make test       install what is missing, build, run every test (with a
+#                   sanitizer subset and a brief fuzz pass: docs/reliability.md)
+#   make test-asan  the whole test suite under AddressSanitizer + UBSan
+#   make fuzz       each libFuzzer target for FUZZ_SECONDS (default 60)
+#   make valgrind   memcheck over the main paths
 #   make install PREFIX=/usr/local
 #   make clean
 
@@ -24,29 +28,51 @@ ifeq ($(NVCC),)
   endif
 endif
 
+# VARIANT=asan builds the same programs with AddressSanitizer and UBSan into
+# their own directories (bin-asan/, build-asan/, tests/bin-asan/), so the
+# normal build is never clobbered.  The plugins bench-versions builds per
+# version are not instrumented; the instrumented runner loads them as is.
+# (The name VARIANT, not BUILD or CFLAGS, because command-line variables
+# travel in MAKEFLAGS to the kernels' own make, which reads those two.)
+VARIANT ?=
+ifeq ($(VARIANT),asan)
+  BIN   := bin-asan
+  OBJ   := build-asan
+  TBIN  := tests/bin-asan
+  SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+  override CFLAGS += $(SAN_FLAGS)
+else ifeq ($(VARIANT),)
+  BIN   := bin
+  OBJ   := build
+  TBIN  := tests/bin
+else
+  $(error VARIANT=$(VARIANT): known variants are asan (or none))
+endif
+
 HARNESS_HOST := harness/benches.c harness/stats.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
-ORCH_OBJS := $(patsubst %.c,build/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
-RUNNER_OBJS := build/harness/runner.o build/harness/benches.o build/harness/calibrate.o
+ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
+RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o
 
-.PHONY: all deps test-deps demo test install clean kernels-test
-all: bin/bench-versions bin/bv-runner
+.PHONY: all unit deps test-deps demo test test-asan fuzz fuzz-build valgrind install clean kernels-test
+all: $(BIN)/bench-versions $(BIN)/bv-runner
+unit: $(TBIN)/unit
 
 deps:
 	@scripts/deps.sh build
 test-deps:
 	@scripts/deps.sh test
 
-build/%.o: %.c $(wildcard orchestrator/*.h harness/*.h) harness/ops.def
+$(OBJ)/%.o: %.c $(wildcard orchestrator/*.h harness/*.h) harness/ops.def
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
-bin/bench-versions: $(ORCH_OBJS)
-	@mkdir -p bin
+$(BIN)/bench-versions: $(ORCH_OBJS)
+	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-bin/bv-runner: $(RUNNER_OBJS)
-	@mkdir -p bin
+$(BIN)/bv-runner: $(RUNNER_OBJS)
+	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs libcjson) -ldl -lm
 
 # The embedded default: the first release of this repository's own kernel
@@ -56,16 +82,58 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	bin/bench-versions $(DEMO_ARGS)
 
+# make test: everything, plus the unit tests and the hostile-input e2e
+# scripts under ASan/UBSan and each fuzz target briefly over its corpus
+# (tests/run.sh; the whole suite under the sanitizers is make test-asan).
 test: test-deps
-	@$(MAKE) --no-print-directory all tests/bin/unit
+	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory VARIANT=asan all unit
+	@$(MAKE) --no-print-directory fuzz-build
 	@tests/run.sh
 
+test-asan: test-deps
+	@$(MAKE) --no-print-directory VARIANT=asan all unit
+	@BV_VARIANT=asan tests/run.sh
+
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_OBJS := $(filter-out build/orchestrator/main.o,$(ORCH_OBJS))
-tests/bin/unit: $(UNIT_SRCS) $(UNIT_OBJS) tests/unit/tests.h
-	@mkdir -p tests/bin
+UNIT_OBJS := $(filter-out $(OBJ)/orchestrator/main.o,$(ORCH_OBJS))
+$(TBIN)/unit: $(UNIT_SRCS) $(UNIT_OBJS) tests/unit/tests.h
+	@mkdir -p $(TBIN)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(UNIT_OBJS) \
 		$(PKG_LIBS) $(shell pkg-config --cflags --libs cmocka) -lm
+
+# ---- fuzzing (clang's libFuzzer) -----------------------------------------
+# One target per parser: tests/fuzz/fuzz_<parser>.c, seed corpus in
+# tests/fuzz/corpus/<parser>/.  The orchestrator's objects are rebuilt with
+# clang and coverage hooks into build-fuzz/; the targets go to tests/bin-fuzz/.
+# Adding a parser: one file tests/fuzz/fuzz_<name>.c and its corpus directory.
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,tests/bin-fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJS    := $(patsubst %.c,build-fuzz/%.o,$(filter-out orchestrator/main.c,$(ORCH_SRCS)) $(HARNESS_HOST))
+
+build-fuzz/%.o: %.c $(wildcard orchestrator/*.h harness/*.h) harness/ops.def
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE -Iorchestrator -Iharness $(FUZZ_FLAGS) \
+		-fsanitize=fuzzer-no-link $(PKG_CFLAGS) -c $< -o $@
+
+tests/bin-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	@mkdir -p tests/bin-fuzz
+	$(FUZZ_CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE -Iorchestrator -Iharness -Itests/fuzz $(FUZZ_FLAGS) \
+		-fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: test-deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+valgrind:
+	@scripts/deps.sh valgrind
+	@$(MAKE) --no-print-directory all
+	@bash tests/valgrind.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/bench-versions \
@@ -78,4 +146,4 @@ install: all
 	if [ -d compat/patches ]; then install -d $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches && cp -r compat/patches/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches/; fi
 
 clean:
-	rm -rf bin build tests/bin kernels/build
+	rm -rf bin build tests/bin bin-asan build-asan tests/bin-asan build-fuzz tests/bin-fuzz kernels/build

@@ -211,6 +211,9 @@ static int get_field(const char **p, const char *end, char **out)
 	const char *nul = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
 	if (!nul)
 		return 0;
+	/* The child's value replaces the parent's (a release's src_dir is set
+	 * while resolving): free the old one (LeakSanitizer, test_releases). */
+	free(*out);
 	*out = present ? bv_strdup(s) : NULL;
 	*p = nul + 1;
 	return 1;

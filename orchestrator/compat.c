@@ -200,6 +200,19 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 int bv_compat_load(const char *path, bv_compat **out)
 {
 	*out = NULL;
+	char *text;
+	size_t len;
+	int rc = bv_read_file(path, BV_COMPAT_MAX, &text, &len);
+	if (rc)
+		return rc;
+	rc = bv_compat_parse(path, text, len, out);
+	free(text);
+	return rc;
+}
+
+int bv_compat_parse(const char *path, const char *text, size_t len, bv_compat **out)
+{
+	*out = NULL;
 	bv_compat *c = calloc(1, sizeof(*c));
 	if (!c)
 		return bv_fail(BV_ERUN, "out of memory");
@@ -210,7 +223,7 @@ int bv_compat_load(const char *path, bv_compat **out)
 		*slash = '\0';
 	else
 		strcpy(c->dir, ".");
-	int rc = bv_json_load(path, 1 << 20, &c->doc);
+	int rc = bv_json_parse(path, text, len, &c->doc);
 	if (rc == 0) {
 		double sv;
 		const cJSON *rules = cJSON_GetObjectItemCaseSensitive(c->doc, "rules");

@@ -67,6 +67,13 @@ int bv_read_file(const char *path, size_t max, char **out, size_t *len)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return bv_fail(BV_EINPUT, "cannot open %s: %s", path, strerror(errno));
+	/* Refuse an oversized regular file before reading (and holding) it all;
+	 * the loop below still caps what a pipe or a growing file delivers. */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+		fclose(f);
+		return bv_fail(BV_EINPUT, "%s is larger than %zu bytes", path, max);
+	}
 	bv_buf b = BV_BUF_INIT;
 	char chunk[65536];
 	size_t n;

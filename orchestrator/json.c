@@ -1,6 +1,7 @@
 /* json.c - cJSON with file names and positions in every error. */
 #include "json.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,43 @@ int bv_json_load(const char *path, size_t max, cJSON **out)
 	rc = bv_json_parse(path, text, len, out);
 	free(text);
 	return rc;
+}
+
+/* How deeply nested the text is at `at` (strings skipped), to tell a
+ * document past cJSON's nesting limit from a malformed one. */
+static size_t depth_at(const char *text, const char *at)
+{
+	size_t depth = 0;
+	int in_string = 0;
+	for (const char *p = text; p < at; p++) {
+		if (in_string) {
+			if (*p == '\\' && p + 1 < at)
+				p++;
+			else if (*p == '"')
+				in_string = 0;
+		} else if (*p == '"')
+			in_string = 1;
+		else if (*p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ']' || *p == '}') && depth)
+			depth--;
+	}
+	return depth;
+}
+
+/* cJSON stops just inside a string that never closes: the text was cut
+ * short there (or lost a quote). */
+static int open_string_to_end(const char *text, const char *at, const char *end)
+{
+	if (at <= text || at > end || at[-1] != '"')
+		return 0;
+	for (const char *p = at; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return 0;
+	}
+	return 1;
 }
 
 int bv_json_parse(const char *name, const char *text, size_t len, cJSON **out)
@@ -40,8 +78,14 @@ int bv_json_parse(const char *name, const char *text, size_t len, cJSON **out)
 					col++;
 			}
 		}
-		rc = bv_fail(BV_EINPUT, "%s:%zu:%zu: malformed JSON%s", name, line, col,
-			     len == 0 ? " (empty file)" : at && at >= text + len ? " (truncated?)" : "");
+		char why[64] = "";
+		if (len == 0)
+			snprintf(why, sizeof(why), " (empty file)");
+		else if (at && at >= text && at <= text + len && depth_at(text, at) >= CJSON_NESTING_LIMIT)
+			snprintf(why, sizeof(why), " (nested more than %d levels deep)", CJSON_NESTING_LIMIT);
+		else if (at && (at >= text + len || open_string_to_end(text, at, text + len)))
+			snprintf(why, sizeof(why), " (truncated?)");
+		rc = bv_fail(BV_EINPUT, "%s:%zu:%zu: malformed JSON%s", name, line, col, why);
 	}
 	*out = doc;
 	return rc;

@@ -10,6 +10,7 @@
  * block against a baseline that merely has the same label.  Logs from
  * another machine (hostname or cpu differ) get no ratio unless asked for.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +56,34 @@ static const char *status_of(const char *s)
 	return "failed";
 }
 
+/* "1.1": the major number, digits only on both sides of one dot. */
+static int schema_major(const char *sv, unsigned long *major)
+{
+	size_t a = strspn(sv, "0123456789");
+	if (a == 0 || a > 6 || sv[a] != '.' || sv[a + 1] == '\0' || strspn(sv + a + 1, "0123456789") != strlen(sv + a + 1))
+		return 0;
+	*major = strtoul(sv, NULL, 10);
+	return 1;
+}
+
+/* A count or a size from a log: absent (*out unchanged, 0), or a whole
+ * number in [0, max] (0), else -1.  Casting anything else to an integer type
+ * would be undefined (found by fuzz_results_log: a size of 1e300). */
+static int whole_number(const cJSON *o, const char *key, double max, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= max) ||
+	    v->valuedouble != floor(v->valuedouble))
+		return -1;
+	*out = v->valuedouble;
+	return 0;
+}
+
 static int load_log(const char *path, cJSON **doc)
 {
+	unsigned long major = 0;
 	int rc = bv_json_load(path, (size_t)1 << 30, doc);
 	if (rc)
 		return rc;
@@ -64,8 +91,11 @@ static int load_log(const char *path, cJSON **doc)
 	const char *sv = bv_json_str(*doc, "schema_version");
 	if (!schema || strcmp(schema, "bench-versions-results") != 0 || !sv)
 		rc = bv_fail(BV_EINPUT, "%s: not a bench-versions results log (no \"schema\")", path);
-	else if (atoi(sv) != 1)
-		rc = bv_fail(BV_EINPUT, "%s: results schema %s is newer than this bench-versions reads (1.x)", path, sv);
+	else if (!schema_major(sv, &major))
+		rc = bv_fail(BV_EINPUT, "%s: schema_version: expected \"MAJOR.MINOR\", got '%.32s'", path, sv);
+	else if (major != 1)
+		rc = bv_fail(BV_EINPUT, "%s: results schema %s is %s than this bench-versions reads (1.x)", path, sv,
+			     major > 1 ? "newer" : "older");
 	else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells")) ||
 		 !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(*doc, "version")))
 		rc = bv_fail(BV_EINPUT, "%s: missing \"version\" or \"cells\"", path);
@@ -229,15 +259,27 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 		t->descriptions[i] = clean_dup(d);
 		free(d);
 		const cJSON *cell;
+		size_t ci = 0;
 		cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(docs[i], "cells"))
 		{
 			const char *bench = bv_json_str(cell, "bench"), *op = bv_json_str(cell, "op"),
 				   *backend = bv_json_str(cell, "backend");
-			double size;
-			if (!bench || !op || !backend || bv_json_num(cell, "size", &size) || size < 0) {
-				rc = bv_fail(BV_EINPUT, "%s: a cell lacks bench, op, backend or size", paths[i]);
+			/* Sizes are exact as doubles up to 2^53 (benches.h packs shapes below that). */
+			double size = -1, np = 0;
+			const char *bad = !cJSON_IsObject(cell) ? "expected an object"
+					  : !bench		? "\"bench\": expected a string"
+					  : !op			? "\"op\": expected a string"
+					  : !backend		? "\"backend\": expected a string"
+					  : whole_number(cell, "size", 9007199254740992.0, &size) || size < 0
+						  ? "\"size\": expected a whole number from 0 to 2^53"
+					  : whole_number(cell, "processes", INT_MAX, &np)
+						  ? "\"processes\": expected a whole number"
+						  : NULL;
+			if (bad) {
+				rc = bv_fail(BV_EINPUT, "%s: cells[%zu]: %s", paths[i], ci, bad);
 				break;
 			}
+			ci++;
 			char *cb = clean_dup(bench), *co = clean_dup(op), *ck = clean_dup(backend);
 			int idx = row_index(t, cb, co, ck, (size_t)size); /* may move t->rows */
 			free(cb), free(co), free(ck);
@@ -254,14 +296,13 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 			bv_json_num(cell, "gflops", &res->gflops);
 			bv_json_num(cell, "pct_copy_bandwidth", &res->pct_copy_bw);
 			bv_json_num(cell, "pct_peak_flops", &res->pct_peak_flops);
-			double np = 0;
-			if (!bv_json_num(cell, "processes", &np))
-				res->processes = (int)np;
+			res->processes = (int)np;
 			if (res->status == status_of("ok") &&
 			    (bv_json_num(cell, "median_ns", &res->median_ns) ||
 			     bv_json_num(cell, "median_ns_ci_low", &res->ci_low_ns) ||
 			     bv_json_num(cell, "median_ns_ci_high", &res->ci_high_ns))) {
-				rc = bv_fail(BV_EINPUT, "%s: an ok cell (%s/%s) lacks median_ns", paths[i], bench, op);
+				rc = bv_fail(BV_EINPUT, "%s: cells[%zu]: an ok cell lacks median_ns, median_ns_ci_low or "
+						     "median_ns_ci_high (numbers)", paths[i], ci - 1);
 				break;
 			}
 			/* "change" since schema 1.1; 1.0 logs called it "paired". */
@@ -285,7 +326,8 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 					ch->coverage = iv.coverage;
 					ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
 					ch->noisy = bv_interval_noisy(&iv, threshold);
-					if (!bv_json_num(pb, "processes", &np))
+					np = 0;
+					if (whole_number(pb, "processes", INT_MAX, &np) == 0)
 						ch->processes = (int)np;
 				}
 			}

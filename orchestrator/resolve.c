@@ -202,7 +202,12 @@ static int from_commit(bv_repo *r, git_commit *c, bv_version *v)
 		rc = git_fail(BV_ERUN, what);
 	else if (*r->prefix) {
 		if (git_tree_entry_bypath(&e, root, r->prefix) < 0 || git_tree_entry_type(e) != GIT_OBJECT_TREE)
-			rc = bv_fail(BV_EINPUT, "%s has no %s/ directory", what, r->prefix);
+			rc = e && git_tree_entry_type(e) == GIT_OBJECT_COMMIT
+				     /* a gitlink: the library's history lives in another repository */
+				     ? bv_fail(BV_EINPUT, "%s: %s/ is a submodule; set KERNEL_DIR to its checkout "
+							  "(and leave KERNEL_REPO unset) to compare its versions",
+					       what, r->prefix)
+				     : bv_fail(BV_EINPUT, "%s has no %s/ directory", what, r->prefix);
 		else
 			git_oid_tostr(v->tree, sizeof(v->tree), git_tree_entry_id(e));
 	} else
@@ -241,7 +246,8 @@ static int first_commit_with_version(bv_repo *r, const char *number, git_commit 
 		rc = git_fail(BV_ERUN, "walking history");
 	else
 		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-	while (rc == 0 && !*out && git_revwalk_next(&oid, walk) == 0) {
+	int step = 0;
+	while (rc == 0 && !*out && (step = git_revwalk_next(&oid, walk)) == 0) {
 		git_commit *c = NULL;
 		git_tree *t = NULL;
 		git_tree_entry *e = NULL;
@@ -263,6 +269,17 @@ static int first_commit_with_version(bv_repo *r, const char *number, git_commit 
 		git_tree_free(t);
 		git_commit_free(c);
 	}
+	/* A walk that stops short (a missing parent: shallow or damaged
+	 * history) must not read as "no such version". */
+	if (rc == 0 && !*out && step < 0 && step != GIT_ITEROVER)
+	{
+		char *what = bv_asprintf("looking for the first commit whose %s reads %s", path, number);
+		rc = git_fail(BV_EINPUT, what);
+		free(what);
+	}
+	if (rc && git_repository_is_shallow(r->repo))
+		bv_fail_context(rc, "%s is a shallow clone, its older history is missing (git fetch --unshallow)",
+				r->where);
 	git_revwalk_free(walk);
 	free(path);
 	return rc;
@@ -331,8 +348,9 @@ static int resolve_local(bv_repo *r, bv_version *v)
 			text[--n] = '\0';
 		if (bv_semver_parse(text, &sv) != 0)
 			rc = bv_fail(BV_EINPUT, "%s does not hold a semantic version (X.Y.Z)", path);
-	} else
+	} else if (!bv_exists(path))
 		rc = bv_fail(BV_EINPUT, "%s: the working tree has no VERSION file", r->kernel_dir);
+	/* else bv_read_file's reason: too large, unreadable */
 	free(path);
 	if (rc) {
 		free(text);
@@ -461,8 +479,12 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 			else
 				rc = bv_fail(BV_EINPUT,
 					     "unknown version '%s': tried 'local', a release tag or VERSION number, "
-					     "and a git revision in %s%s%s",
-					     name, r->where, *near ? "; nearest: " : "", near);
+					     "and a git revision in %s%s%s%s",
+					     name, r->where, *near ? "; nearest: " : "", near,
+					     git_repository_is_shallow(r->repo)
+						     ? " (a shallow clone: history before its oldest commit is missing; "
+						       "git fetch --unshallow)"
+						     : "");
 			free(near);
 			bv_version_free(v);
 			return rc;

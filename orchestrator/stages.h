@@ -37,7 +37,11 @@ typedef struct bv_shims {
 typedef struct bv_compat bv_compat;
 /* $BENCH_VERSIONS_COMPAT, else compat/compat.json under bv_home(). */
 const char *bv_compat_path(void);
+#define BV_COMPAT_MAX ((size_t)1 << 20) /* bytes of compat.json */
 int bv_compat_load(const char *path, bv_compat **out);
+/* The same for text already in memory (NUL-terminated, len bytes) read from
+ * path: rules' files are looked up beside it (also the fuzzer's entry). */
+int bv_compat_parse(const char *path, const char *text, size_t len, bv_compat **out);
 /* Everything that applies to a tree whose VERSION reads kernel_version. */
 int bv_compat_match(const bv_compat *c, const bv_semver *kernel_version, bv_shims *out);
 void bv_compat_free(bv_compat *c);

@@ -3,9 +3,12 @@
 #
 # Asks pkg-config (libraries) and PATH (tools) first and runs apt-get only for
 # what is missing, so on a machine that has everything it changes nothing.
-# Usage: scripts/deps.sh [build|test]   (test adds what the test suite needs)
+# Usage: scripts/deps.sh [build|test|valgrind]   (test adds what the test
+# suite needs: also clang and its libFuzzer runtime; valgrind adds valgrind)
 set -euo pipefail
 want=${1:-build}
+valgrind=
+[ "$want" = valgrind ] && want=test valgrind=1
 
 missing=()
 need_pc() { pkg-config --exists "$1" 2>/dev/null || missing+=("$2"); }
@@ -36,6 +39,16 @@ fi
 [ "$want" = test ] && need_cmd mount mount
 # The HTML report is checked in a real browser (headless Chromium).
 [ "$want" = test ] && need_cmd chromium chromium
+# The fuzz targets (tests/fuzz/) need clang and its libFuzzer runtime, which
+# Debian ships apart (libclang-rt-dev is only recommended by clang).
+if [ "$want" = test ]; then
+	if command -v clang >/dev/null 2>&1; then
+		[ -e "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a")" ] || missing+=(libclang-rt-dev)
+	else
+		missing+=(clang libclang-rt-dev)
+	fi
+fi
+[ -n "$valgrind" ] && need_cmd valgrind valgrind
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "deps: installing ${missing[*]}"

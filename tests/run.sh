@@ -2,9 +2,19 @@
 # tests/run.sh - runs every test and ends with one summary line,
 # "N passed, N failed": cmocka unit tests (counted per test), the kernel
 # library's own tests, and the end-to-end scripts (counted per check).
+#
+# By default (make test) it then runs a sanitizer subset: the unit tests and
+# the hostile-input e2e scripts against the ASan/UBSan build (bin-asan/), and
+# each fuzz target briefly over its seed corpus.  BV_VARIANT=asan (make
+# test-asan) runs the whole suite against the sanitizer build instead.  A
+# sanitizer report anywhere (also in a child process whose exit status a
+# check never sees) is a failure: reports go to files, and each script is
+# checked for them afterwards.
 set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0 log=$(mktemp)
+san=$(mktemp -d /tmp/bv-sanitizer-XXXXXX)
+trap 'rm -rf "$log" "$san"' EXIT
 
 count_cmocka() { # a cmocka binary's output on stdin
 	local p f
@@ -13,11 +23,63 @@ count_cmocka() { # a cmocka binary's output on stdin
 	passed=$((passed + p)) failed=$((failed + f))
 }
 
-echo "== unit tests"
-tests/bin/unit > "$log" 2>&1; rc=$?
-cat "$log"
-count_cmocka
-[ $rc -ne 0 ] && [ "$(grep -c 'FAILED' "$log")" -eq 0 ] && failed=$((failed + 1)) # crashed
+# Sanitizer settings for the asan build: reports go to $san/<tool>.<pid>;
+# leaks count (detect_leaks); library-internal reports that are not ours are
+# suppressed in tests/sanitizer/*.supp, each with its reason.
+sanitize_env() {
+	# handle_*=0: a crash stays a signal.  The runner tells a crashing
+	# kernel by its child's signal (test_isolation plants one in an
+	# uninstrumented plugin); ASan's handler would turn it into exit 1.  Bad
+	# accesses in our code are still caught by the instrumentation itself.
+	export ASAN_OPTIONS="log_path=$san/asan:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0"
+	export UBSAN_OPTIONS="log_path=$san/ubsan:print_stacktrace=1:halt_on_error=1"
+	export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizer/lsan.supp:print_suppressions=0"
+}
+# sanitizer_reports NAME: a failure per report file left since the last call.
+sanitizer_reports() {
+	local f any=0
+	for f in "$san"/*; do
+		[ -e "$f" ] || continue
+		any=1
+		echo "not ok - $1: sanitizer report $(basename "$f"):"
+		sed 's/^/#   /' "$f" | head -60
+		rm -f "$f"
+		failed=$((failed + 1))
+	done
+	[ $any -eq 0 ] && [ -n "${2:-}" ] && echo "ok - $1: no sanitizer reports" && passed=$((passed + 1))
+	return 0
+}
+
+run_unit() { # BINARY LABEL
+	echo "== $2"
+	"$1" > "$log" 2>&1; rc=$?
+	cat "$log"
+	count_cmocka
+	[ $rc -ne 0 ] && [ "$(grep -c 'FAILED' "$log")" -eq 0 ] && failed=$((failed + 1)) # crashed
+}
+
+run_e2e() { # SCRIPT LABEL
+	echo "== $2"
+	bash "$1" > "$log" 2>&1; rc=$?
+	cat "$log"
+	p=$(grep -c '^ok - ' "$log") f=$(grep -c '^not ok - ' "$log")
+	passed=$((passed + p)) failed=$((failed + f))
+	# a script that died without reporting a failure still fails
+	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1)) && echo "not ok - $1 exited $rc"
+}
+
+if [ "${BV_VARIANT:-}" = asan ]; then
+	export BV_BIN_DIR=bin-asan
+	sanitize_env
+	unit=tests/bin-asan/unit
+	tag=" (ASan/UBSan)"
+else
+	unit=tests/bin/unit
+	tag=
+fi
+
+run_unit "$unit" "unit tests$tag"
+[ -n "$tag" ] && sanitizer_reports "unit tests$tag" say-ok
 
 echo "== kernels library tests"
 kb=$(mktemp -d)
@@ -28,14 +90,41 @@ count_cmocka
 rm -rf "$kb"
 
 for t in tests/e2e/test_*.sh; do
-	echo "== $t"
-	bash "$t" > "$log" 2>&1; rc=$?
+	run_e2e "$t" "$t$tag"
+	[ -n "$tag" ] && sanitizer_reports "$t$tag" say-ok
+done
+
+# The default run's sanitizer subset: where hostile input meets the parsers
+# and the archive path (test_hostile unpacks its tarballs through file://).
+# Measurement-heavy scripts run only in make test-asan (docs/reliability.md).
+SAN_SUBSET="tests/e2e/test_hostile.sh tests/e2e/test_errors.sh"
+if [ -z "${BV_VARIANT:-}" ]; then
+	if [ -x bin-asan/bench-versions ] && [ -x tests/bin-asan/unit ]; then
+		(
+			export BV_BIN_DIR=bin-asan
+			sanitize_env
+			run_unit tests/bin-asan/unit "unit tests (ASan/UBSan)"
+			sanitizer_reports "unit tests (ASan/UBSan)" say-ok
+			for t in $SAN_SUBSET; do
+				[ -e "$t" ] || continue
+				run_e2e "$t" "$t (ASan/UBSan)"
+				sanitizer_reports "$t (ASan/UBSan)" say-ok
+			done
+			echo "$passed $failed" > "$log.counts"
+		)
+		read -r passed failed < "$log.counts"
+		rm -f "$log.counts"
+	else
+		echo "not ok - the ASan/UBSan build is missing (make test builds it: make VARIANT=asan all unit)"
+		failed=$((failed + 1))
+	fi
+	echo "== fuzz targets, briefly over their corpora"
+	tests/fuzz/run.sh brief > "$log" 2>&1
+	rc=$?
 	cat "$log"
 	p=$(grep -c '^ok - ' "$log") f=$(grep -c '^not ok - ' "$log")
 	passed=$((passed + p)) failed=$((failed + f))
-	# a script that died without reporting a failure still fails
-	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1)) && echo "not ok - $t exited $rc"
-done
-rm -f "$log"
+	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1)) && echo "not ok - tests/fuzz/run.sh exited $rc"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

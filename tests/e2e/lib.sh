@@ -2,7 +2,8 @@
 # (counted by tests/run.sh) and a fixture repository built from kernels/.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BV="$ROOT/bin/bench-versions"
+# BV_BIN_DIR=bin-asan runs the same checks against the sanitizer build.
+BV="$ROOT/${BV_BIN_DIR:-bin}/bench-versions"
 TMP=$(mktemp -d /tmp/bv-e2e-XXXXXX)
 [ -n "${KEEP_TMP:-}" ] || trap 'rm -rf "$TMP"' EXIT
 export BENCH_VERSIONS_CACHE="$TMP/cache"

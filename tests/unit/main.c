@@ -38,5 +38,6 @@ int main(void)
 	failed += test_share();
 	failed += test_faults();
 	failed += test_report();
+	failed += test_hostile();
 	return failed ? 1 : 0;
 }

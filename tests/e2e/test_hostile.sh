@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# End to end: hostile and broken input of every kind the issue lists, each
+# refused with a clear message (exit 2) and nothing lost or left behind:
+# version names, repositories (no VERSION, garbage, missing commits, shallow
+# clones, submodules), JSON files (results logs, compat.json, the release
+# index), and release tarballs.  tests/e2e/test_releases.sh covers the rest
+# of the tarball cases over HTTP (.., symlinks, hard links, truncated, wrong
+# sha256); docs/reliability.md has the table.
+source "$(dirname "$0")/lib.sh"
+make_fixture
+cd "$TMP"
+quick=(--benches unary --ops abs --backends scalar --sizes 1K --quick --processes 2 --rounds 3 --results "$TMP/results")
+
+# refused NAME PATTERN CMD...: exit 2 and a message matching PATTERN, no crash
+refused() {
+	local name=$1 pattern=$2
+	shift 2
+	"$@" > "$TMP/out" 2> "$TMP/err"
+	local rc=$?
+	if [ $rc -eq 2 ] && grep -qE -- "$pattern" "$TMP/err"; then
+		ok "$name"
+	else
+		not_ok "$name (exit $rc)"
+		sed 's/^/#   /' "$TMP/err" | head -5
+	fi
+}
+
+# ---- version names ------------------------------------------------------------
+refused "name '..' is an unknown version" "unknown version '\.\.'" "$BV" .. "${quick[@]}"
+refused "name '--x' is an unknown option, never a version" "--x needs a value \(or is unknown\)" "$BV" --x
+refused "name '-x' is an unknown option, never a version" "unknown option or bad value: -x" "$BV" -x
+long=$(printf 'a%.0s' $(seq 300))
+refused "a 300-character name is too long" "version name of 300 characters is too long" "$BV" "$long" "${quick[@]}"
+refused "a name with a newline is refused" "space or control character" "$BV" $'main\nx' "${quick[@]}"
+refused "a name with an escape sequence is refused" "space or control character" "$BV" $'\e[2Jmain' "${quick[@]}"
+refused "backticks and \$() are just an unknown name" "unknown version '\`touch" "$BV" '`touch${IFS}pwned3`$(touch${IFS}pwned4)' "${quick[@]}"
+check "nothing in a name was executed" test ! -e pwned3 -a ! -e pwned4
+refused "a commit id not in the repository" "unknown version '0123456789abcdef0123456789abcdef01234567'" \
+	"$BV" 0123456789abcdef0123456789abcdef01234567 "${quick[@]}"
+
+# Two commits whose ids share their first four hex digits (libgit2's shortest
+# prefix): found by hashing candidate commit objects, then made for real.
+head=$(git -C "$FIX" rev-parse HEAD) tree=$(git -C "$FIX" rev-parse 'HEAD^{tree}')
+read -r m1 m2 prefix < <(python3 - "$tree" "$head" <<'PY'
+import hashlib, sys
+tree, parent = sys.argv[1:3]
+seen = {}
+who = "fixture <fixture@example.invalid> 1700000000 +0000"
+for i in range(200000):
+    body = f"tree {tree}\nparent {parent}\nauthor {who}\ncommitter {who}\n\ncollide {i}\n".encode()
+    h = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
+    if h[:4] in seen:
+        print(seen[h[:4]], i, h[:4]); break
+    seen[h[:4]] = i
+PY
+)
+for m in "$m1" "$m2"; do
+	GIT_AUTHOR_DATE="1700000000 +0000" GIT_COMMITTER_DATE="1700000000 +0000" \
+		git -C "$FIX" commit-tree "$tree" -p "$head" -m "collide $m" > /dev/null
+done
+check "the fixture has two commits sharing the prefix $prefix" \
+	test "$(git -C "$FIX" rev-parse --disambiguate="$prefix" 2>/dev/null | wc -l)" -ge 2
+refused "an ambiguous short commit id says so" "'$prefix' is ambiguous in .*: give more hex digits" "$BV" "$prefix" "${quick[@]}"
+
+# ---- repositories -----------------------------------------------------------
+git -C "$FIX" rm -q kernels/VERSION
+git -C "$FIX" commit -qm "no VERSION"
+refused "a commit without VERSION is not a kernels tree" "has no kernels/VERSION: not a kernels library tree" "$BV" compat main
+refused "local without VERSION says so" "the working tree has no VERSION file" "$BV" compat local
+head -c 100000 /dev/urandom > "$FIX/kernels/VERSION"
+git -C "$FIX" add kernels/VERSION
+git -C "$FIX" commit -qm "binary VERSION"
+refused "100 KB of binary in VERSION is a clear error" "kernels/VERSION does not hold a semantic version" "$BV" compat main
+refused "binary VERSION in the working tree too" "kernels/VERSION is larger than 256 bytes" "$BV" compat local
+echo 0.1.1 > "$FIX/kernels/VERSION"
+git -C "$FIX" commit -qam "kernels 0.1.1"
+
+git clone -q --depth 1 "file://$FIX" "$TMP/shallow"
+KERNEL_DIR="$TMP/shallow/kernels" "$BV" compat main > "$TMP/out" 2> "$TMP/err"
+check "shallow clone: its tip resolves" contains "$TMP/out" "^main +0\.1\.1 +[0-9a-f]{12}"
+refused "shallow clone: HEAD~1 names the missing history" "unknown version 'HEAD~1'.*shallow clone.*fetch --unshallow" \
+	env KERNEL_DIR="$TMP/shallow/kernels" "$BV" compat HEAD~1
+refused "shallow clone: an older release number says why it cannot be found" \
+	"shallow clone, its older history is missing.*first commit whose kernels/VERSION reads 0\.1\.0" \
+	env KERNEL_DIR="$TMP/shallow/kernels" "$BV" compat 0.1.0
+
+# The library as a submodule of a superproject.
+cp -r "$FIX/kernels" "$TMP/lib"
+git -C "$TMP/lib" init -q -b main && git -C "$TMP/lib" add -A && git -C "$TMP/lib" commit -qm "library alone"
+mkdir "$TMP/super" && git -C "$TMP/super" init -q -b main
+git -C "$TMP/super" -c protocol.file.allow=always submodule add -q "file://$TMP/lib" kernels
+git -C "$TMP/super" commit -qm "library as a submodule"
+KERNEL_DIR="$TMP/super/kernels" "$BV" compat main > "$TMP/out" 2> "$TMP/err"
+check "submodule: KERNEL_DIR in its checkout resolves in its own history" \
+	contains "$TMP/out" "^repository: $TMP/super/kernels\$"
+refused "submodule: the superproject as KERNEL_REPO says what to do" "kernels/ is a submodule; set KERNEL_DIR to its checkout" \
+	env -u KERNEL_DIR KERNEL_REPO="$TMP/super" "$BV" compat main
+# A submodule inside the library is not followed: the rest builds.
+git -C "$FIX" -c protocol.file.allow=always submodule add -q "file://$TMP/lib" kernels/vendor
+git -C "$FIX" commit -qm "a submodule inside the library"
+"$BV" compat main --build > "$TMP/out" 2> "$TMP/err"
+check "submodule inside the library: main builds without it" contains "$TMP/out" "^main +0\.1\.1 .*builds \((built|cached)\)"
+check "submodule inside the library: not copied into the source cache" \
+	test -z "$(find "$BENCH_VERSIONS_CACHE/src" -path '*/vendor/*' -print -quit)"
+
+# ---- results logs (compare) ---------------------------------------------------
+log() { # FILE CELLS-JSON [SCHEMA_VERSION]
+	printf '{"schema": "bench-versions-results", "schema_version": "%s", "run": {"id": "r"},\n "version": {"label": "a"}, "machine": {},\n "cells": %s}\n' \
+		"${3:-1.1}" "$2" > "$1"
+}
+log good.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 5, "median_ns_ci_low": 4, "median_ns_ci_high": 6}]'
+"$BV" compare good.json > "$TMP/out" 2> "$TMP/err"
+check "a hand-written good log compares" contains "$TMP/out" "^unary +abs +scalar +1K +5 ns"
+head -c 150 good.json > truncated.json
+refused "truncated log: file, line and column" "truncated.json:3:23: malformed JSON \(truncated\?\)" "$BV" compare truncated.json
+printf '{"schema": "bench-versions-results",\n "cells": [1 2]}' > malformed.json
+refused "malformed log: file, line and column" "malformed.json:2:14: malformed JSON$" "$BV" compare malformed.json
+python3 -c 'print("{\"a\":" + "[" * 100000 + "]" * 100000 + "}")' > deep.json
+refused "deeply nested log: refused at the limit" "deep.json:1:1005: malformed JSON \(nested more than 1000 levels deep\)" "$BV" compare deep.json
+truncate -s 1100M huge.json
+refused "1.1 GB log (sparse): refused by size before reading" "huge.json is larger than 1073741824 bytes" "$BV" compare huge.json
+rm -f huge.json
+log v2.json '[]' 2.0
+refused "unknown major schema version" "v2.json: results schema 2.0 is newer than this bench-versions reads \(1.x\)" "$BV" compare v2.json
+log type.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": "1K"}]'
+refused "wrong type names the cell and field" "type.json: cells\[0\]: \"size\": expected a whole number" "$BV" compare type.json
+log big.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1e300}]'
+refused "size 1e300 (a fuzz finding) names the cell and field" "big.json: cells\[0\]: \"size\": expected a whole number" "$BV" compare big.json
+printf '{"schema": "bench-versions-results"}\0{}' > nul.json
+refused "a NUL byte in a log" "nul.json: contains a NUL byte at offset 36" "$BV" compare nul.json
+refused "a missing log" "cannot open $TMP/none.json: No such file" "$BV" compare "$TMP/none.json"
+
+# ---- compat.json ----------------------------------------------------------------
+compat() { BENCH_VERSIONS_COMPAT="$TMP/compat/$1" "$BV" compat local; }
+mkdir -p compat
+head -c 40 "$ROOT/compat/compat.json" > compat/truncated.json
+refused "truncated compat.json: file, line and column" "compat/truncated.json:[0-9]+:[0-9]+: malformed JSON \(truncated\?\)" compat truncated.json
+cp deep.json compat/deep.json
+refused "deeply nested compat.json" "compat/deep.json:1:1005: malformed JSON \(nested more than 1000" compat deep.json
+python3 -c 'print("{\"schema_version\": 1, \"rules\": [], \"pad\": \"" + "x" * 1200000 + "\"}")' > compat/huge.json
+refused "huge compat.json (1.2 MB)" "compat/huge.json is larger than 1048576 bytes" compat huge.json
+echo '{"schema_version": 1, "rules": [{"id": "a", "versions": 7}]}' > compat/type.json
+refused "wrong type in compat.json names the rule" "compat/type.json: rule 0 \('a'\): \"versions\" \(a semver range\) is required" compat type.json
+echo '{"schema_version": 2, "rules": []}' > compat/v2.json
+refused "unknown compat.json schema version" "compat/v2.json: schema_version 2 is not supported" compat v2.json
+
+# ---- release index (file://) -------------------------------------------------------
+index() { KERNEL_RELEASES="file://$TMP/idx/$1" "$BV" compat 0.2.0; }
+mkdir -p idx
+printf '{"schema": "bench-versions-releases", "schema_version": "1.0",\n "releases": [{"version": "0.2.0", "u' > idx/truncated.json
+refused "truncated index: file, line and column" "idx/truncated.json:2:[0-9]+: malformed JSON \(truncated\?\)" index truncated.json
+cp deep.json idx/deep.json
+refused "deeply nested index" "idx/deep.json:1:1005: malformed JSON \(nested more than 1000" index deep.json
+python3 -c 'print("{\"pad\": \"" + "x" * 5000000 + "\"}")' > idx/huge.json
+refused "huge index (5 MB) refused while downloading" "idx/huge.json.*(larger|more) than" index huge.json
+
+# ---- release tarballs ------------------------------------------------------------------
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+# tarball KIND: kernels-0.2.0/ with VERSION, and one planted entry of KIND
+tarball() {
+	python3 - "$FIX/kernels" "$TMP/rel/$1.tar.gz" "$1" "$TMP/outside" <<'PY'
+import io, os, sys, tarfile, zlib
+src, out, kind, outside = sys.argv[1:5]
+def good(t):
+    t.add(src, arcname="kernels-0.2.0", filter=lambda i: None if "/VERSION" in i.name or "/vendor" in i.name else i)
+    i = tarfile.TarInfo("kernels-0.2.0/VERSION"); i.size = 6; t.addfile(i, io.BytesIO(b"0.2.0\n"))
+if kind == "bomb":
+    # 1.1 GiB of zeros in about 1 MB: written by hand, nothing big in memory
+    size = 1100 << 20
+    i = tarfile.TarInfo("kernels-0.2.0/zeros"); i.size = size
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with open(out, "wb") as f:
+        f.write(c.compress(i.tobuf(format=tarfile.GNU_FORMAT)))
+        chunk = bytes(1 << 20)
+        for _ in range(size >> 20):
+            f.write(c.compress(chunk))
+        f.write(c.compress(bytes(1024))); f.write(c.flush())
+    sys.exit(0)
+with tarfile.open(out, "w:gz", format=tarfile.GNU_FORMAT) as t:
+    good(t)
+    if kind == "absolute":
+        i = tarfile.TarInfo(outside + "/abs-evil"); i.size = 5; t.addfile(i, io.BytesIO(b"evil\n"))
+    elif kind == "device":
+        i = tarfile.TarInfo("kernels-0.2.0/null"); i.type = tarfile.CHRTYPE; i.devmajor, i.devminor = 1, 3; t.addfile(i)
+    elif kind == "fifo":
+        i = tarfile.TarInfo("kernels-0.2.0/fifo"); i.type = tarfile.FIFOTYPE; t.addfile(i)
+    elif kind == "symlink-dir":
+        # a link to outside, then a file written through it
+        i = tarfile.TarInfo("kernels-0.2.0/out"); i.type = tarfile.SYMTYPE; i.linkname = outside; t.addfile(i)
+        i = tarfile.TarInfo("kernels-0.2.0/out/through-link"); i.size = 5; t.addfile(i, io.BytesIO(b"evil\n"))
+    elif kind == "late-dotdot":
+        # everything good first, the bad entry last: nothing half-extracted may stay
+        i = tarfile.TarInfo("kernels-0.2.0/../../dotdot-evil"); i.size = 5; t.addfile(i, io.BytesIO(b"evil\n"))
+PY
+}
+mkdir -p rel outside
+for kind in absolute device fifo symlink-dir late-dotdot bomb; do
+	tarball "$kind"
+	printf '{"schema": "bench-versions-releases", "schema_version": "1.0", "releases": [{"version": "0.2.0", "url": "%s.tar.gz", "sha256": "%s"}]}\n' \
+		"$kind" "$(sha "rel/$kind.tar.gz")" > "rel/$kind.json"
+	case $kind in
+	absolute) want="entry '$TMP/outside/abs-evil' has an absolute path" ;;
+	device) want="entry 'kernels-0.2.0/null' is a character device" ;;
+	fifo) want="entry 'kernels-0.2.0/fifo' is a fifo" ;;
+	symlink-dir) want="entry 'kernels-0.2.0/out' is a symlink" ;;
+	late-dotdot) want="entry 'kernels-0.2.0/../../dotdot-evil' has a '\.\.' component" ;;
+	bomb) want="refused: unpacks to more than 1073741824 bytes" ;;
+	esac
+	refused "tarball ($kind) refused with the reason" "release 0.2.0 .*: (refused: )?$want" \
+		env KERNEL_RELEASES="file://$TMP/rel/$kind.json" BENCH_VERSIONS_CACHE="$TMP/c-$kind" "$BV" compat 0.2.0
+	check "tarball ($kind): no release and no half-extracted entry in the cache" \
+		test -z "$(ls -A "$TMP/c-$kind/src" 2> /dev/null)"
+done
+check "tarballs: nothing was written outside the extraction directory" \
+	test -z "$(ls -A "$TMP/outside"; find "$TMP" /tmp -maxdepth 6 \( -name abs-evil -o -name through-link -o -name dotdot-evil \) -print 2> /dev/null)"
+finish

@@ -1,0 +1,162 @@
+/* test_hostile.c - broken and hostile JSON through every loader (results
+ * logs, compat.json, the release index): each is refused with a message
+ * naming the file and the position or field, never a crash.  Inputs found
+ * by the fuzzers (tests/fuzz/) are kept here as regressions too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "json.h"
+#include "releases.h"
+#include "stages.h"
+#include "tests.h"
+
+static void expect_error(int rc, const char *want1, const char *want2, const char *input)
+{
+	if (rc != BV_EINPUT)
+		fail_msg("accepted (rc %d): %.200s", rc, input);
+	if (!strstr(bv_error_last(), want1) || (want2 && !strstr(bv_error_last(), want2)))
+		fail_msg("message '%s' lacks '%s'%s%s", bv_error_last(), want1, want2 ? " or " : "", want2 ? want2 : "");
+}
+
+static char *nested(int depth)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, "{\"a\":\n");
+	for (int i = 0; i < depth; i++)
+		bv_buf_puts(&b, "[");
+	for (int i = 0; i < depth; i++)
+		bv_buf_puts(&b, "]");
+	bv_buf_puts(&b, "}");
+	return bv_buf_detach(&b);
+}
+
+/* The shared loader: where parsing stopped, as file:line:column. */
+static void json_errors_name_file_line_and_column(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{"", "x.json:1:1: malformed JSON (empty file)"},
+		{"{\"a\": 1,\n \"b\": [1, 2,\n", "x.json:3:1: malformed JSON (truncated?)"},
+		{"{\"a\": 1,\n  \"b\": [,]}", "x.json:2:9: malformed JSON"},
+		{"{\"a\": tru}", "x.json:1:7: malformed JSON"},
+		{"{\"a\": 1} trailing", "x.json:1:10: malformed JSON"},
+		{"{\"a\": \"unterminated", "x.json:1:8: malformed JSON"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *doc = (cJSON *)1;
+		expect_error(bv_json_parse("x.json", cases[i].text, strlen(cases[i].text), &doc), cases[i].want, NULL,
+			     cases[i].text);
+		assert_null(doc);
+	}
+	/* A NUL inside: said with its offset, not silently cut short. */
+	cJSON *doc;
+	expect_error(bv_json_parse("x.json", "{\"a\":1}\0{}", 10, &doc), "x.json: contains a NUL byte at offset 7",
+		     NULL, "NUL");
+	/* cJSON's nesting limit (1000): deeper is a clear error at the spot. */
+	char *ok = nested(999), *deep = nested(1001), *deeper = nested(200000);
+	assert_int_equal(bv_json_parse("x.json", ok, strlen(ok), &doc), 0);
+	cJSON_Delete(doc);
+	expect_error(bv_json_parse("x.json", deep, strlen(deep), &doc), "x.json:2:1000: malformed JSON (nested more than 1000 levels deep)", NULL, "deep");
+	expect_error(bv_json_parse("x.json", deeper, strlen(deeper), &doc), "nested more than 1000 levels deep", NULL, "deeper");
+	free(ok), free(deep), free(deeper);
+}
+
+/* Files over a loader's size cap are refused before parsing. */
+static void huge_files_are_refused_by_size(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/compat.json", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"schema_version\": 1, \"rules\": [], \"pad\": \"", f);
+	for (size_t i = 0; i < BV_COMPAT_MAX; i += 64)
+		fputs("0123456789012345678901234567890123456789012345678901234567890123", f);
+	fputs("\"}", f);
+	fclose(f);
+	bv_compat *c = NULL;
+	expect_error(bv_compat_load(path, &c), path, "is larger than 1048576 bytes", "huge compat.json");
+	assert_null(c);
+	cJSON *doc;
+	expect_error(bv_json_load(path, 4096, &doc), "is larger than 4096 bytes", NULL, "huge");
+	bv_rm_rf(dir);
+	free(dir), free(path);
+}
+
+#define LOG_HEAD "{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.1\", \"run\": {\"id\": \"r\"}, " \
+		 "\"version\": {\"label\": \"a\"}, \"machine\": {}, "
+#define CELL(x) LOG_HEAD "\"cells\": [{\"bench\": \"unary\", \"op\": \"abs\", \"backend\": \"scalar\", " x "}]}"
+
+/* Results logs: wrong types and schema versions name the file and the field. */
+static void broken_results_logs_are_refused(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{"{\"schema\": \"bench-versions-results\",\n \"cells\": [", "log.json:2:12: malformed JSON"},
+		{"[1, 2]", "not a bench-versions results log"},
+		{"{\"schema\": \"bench-versions-results\", \"schema_version\": 1.1}", "not a bench-versions results log"},
+		{"{\"schema\": \"bench-versions-results\", \"schema_version\": \"2.0\"}", "results schema 2.0 is newer than this bench-versions reads (1.x)"},
+		{"{\"schema\": \"bench-versions-results\", \"schema_version\": \"0.9\"}", "results schema 0.9 is older"},
+		{"{\"schema\": \"bench-versions-results\", \"schema_version\": \"1garbage\"}", "schema_version: expected \"MAJOR.MINOR\""},
+		{"{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.1\", \"cells\": {}}", "missing \"version\" or \"cells\""},
+		{LOG_HEAD "\"cells\": [7]}", "cells[0]: expected an object"},
+		{LOG_HEAD "\"cells\": [{\"bench\": 1}]}", "cells[0]: \"bench\": expected a string"},
+		{CELL("\"size\": \"1K\""), "cells[0]: \"size\": expected a whole number"},
+		{CELL("\"size\": -1"), "cells[0]: \"size\": expected a whole number"},
+		{CELL("\"size\": 1.5"), "cells[0]: \"size\": expected a whole number"},
+		/* fuzz_results_log's first finding: casting 1e300 to size_t is undefined */
+		{CELL("\"size\": 1e300"), "cells[0]: \"size\": expected a whole number"},
+		{CELL("\"size\": 1e999"), "cells[0]: \"size\": expected a whole number"},
+		{CELL("\"size\": 64, \"processes\": 1e30"), "cells[0]: \"processes\": expected a whole number"},
+		{CELL("\"size\": 64, \"status\": \"ok\", \"median_ns\": \"fast\""), "cells[0]: an ok cell lacks median_ns"},
+	};
+	char *dir = test_tmpdir();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		test_write(dir, "log.json", cases[i].text);
+		char *path = bv_asprintf("%s/log.json", dir);
+		bv_table t;
+		bv_merge_opts o = {-1, 0};
+		expect_error(bv_merge(&path, 1, &o, &t), path, cases[i].want, cases[i].text);
+		free(path);
+	}
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* Every loader says the same about nesting past the limit. */
+static void every_loader_refuses_deep_nesting_with_its_name(void **state)
+{
+	(void)state;
+	char *deep = nested(5000);
+	char *dir = test_tmpdir();
+	test_write(dir, "log.json", deep);
+	test_write(dir, "compat.json", deep);
+	char *log = bv_asprintf("%s/log.json", dir), *compat = bv_asprintf("%s/compat.json", dir);
+	bv_table t;
+	bv_merge_opts o = {-1, 0};
+	expect_error(bv_merge(&log, 1, &o, &t), "log.json:2:1000: malformed JSON (nested more than 1000", NULL, "log");
+	bv_compat *c;
+	expect_error(bv_compat_load(compat, &c), "compat.json:2:1000: malformed JSON (nested more than 1000", NULL, "compat");
+	bv_release_index idx;
+	expect_error(bv_release_index_parse("http://h/index.json", deep, strlen(deep), &idx),
+		     "http://h/index.json:2:1000: malformed JSON (nested more than 1000", NULL, "index");
+	bv_rm_rf(dir);
+	free(dir), free(deep), free(log), free(compat);
+}
+
+int test_hostile(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_errors_name_file_line_and_column),
+		cmocka_unit_test(huge_files_are_refused_by_size),
+		cmocka_unit_test(broken_results_logs_are_refused),
+		cmocka_unit_test(every_loader_refuses_deep_nesting_with_its_name),
+	};
+	return cmocka_run_group_tests_name("hostile input", tests, NULL, NULL);
+}
