@@ -28,7 +28,14 @@ check "a crashing and a hanging cell do not fail the run" test $rc -eq 0
 check "the crash is the cell's status, with the signal" contains "$TMP/out" "^unary +neg +scalar +1K +[0-9.]+ ns +crashed"
 check "the hang is the cell's status" contains "$TMP/out" "^unary +sqrt +scalar +1K +[0-9.]+ [nu]s +timeout"
 check "the other cells are measured" contains "$TMP/out" "^unary +abs +scalar +1K +[0-9.]+ ns +[0-9.]+ ns +[01]\.[0-9]{3} \["
-check "the hang's timeout is paid once, not in every process (${took}s)" test "$took" -lt 25
+# Paid once: only the first process's document has the hang (later ones drop
+# that version in that cell), though several processes ran.  Counted, not
+# timed, so a loaded machine cannot fail it; the wall time is shown.
+raw=$(ls -d "$TMP"/results/*/raw | head -1)
+hung=$(grep -l '"status":[[:space:]]*"timeout"' "$raw"/process-*.json | wc -l)
+procs=$(ls "$raw"/process-*.json | wc -l)
+check "the hang's timeout is paid once, not in every process ($hung of $procs processes, ${took}s)" \
+	test "$hung" -eq 1 -a "$procs" -ge 6
 logs=$(ls -d "$TMP"/results/*/ | head -1)
 check "logs give the reason" python3 - "$logs/local.json" <<'PY'
 import json, sys
