@@ -728,6 +728,7 @@ int main(int argc, char **argv)
 		CPU_SET(pin, &cpus);
 		if (pin >= CPU_SETSIZE || sched_setaffinity(0, sizeof(cpus), &cpus) != 0) {
 			fprintf(stderr, "bv-runner: cannot pin to CPU %d: %s\n", pin, strerror(errno));
+			free(drops);
 			return 2;
 		}
 	}
@@ -747,8 +748,11 @@ int main(int argc, char **argv)
 		order[i] = i, vs[i].label = labels[i];
 	shuffle(order, nv);
 	for (int k = 0; k < nv; k++)
-		if (load(&vs[order[k]], paths[order[k]], loaded, k) != 0)
+		if (load(&vs[order[k]], paths[order[k]], loaded, k) != 0) {
+			free(loaded); /* a plugin gone (cache removed mid-run): leak-free under LSan */
+			free(drops);
 			return 3;
+		}
 	free(loaded);
 
 	bv_cell *cells;
@@ -756,6 +760,7 @@ int main(int argc, char **argv)
 	long ncells = bv_cells_select(&sel, &cells, err, sizeof(err));
 	if (ncells < 0) {
 		fprintf(stderr, "bv-runner: %s\n", err);
+		free(drops);
 		return 2;
 	}
 
