@@ -82,8 +82,9 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	bin/bench-versions $(DEMO_ARGS)
 
-# make test: everything, plus the unit tests and the hostile-input e2e
-# scripts under ASan/UBSan and each fuzz target briefly over its corpus
+# make test: everything, plus the unit tests and a subset of the e2e scripts
+# (hostile input, faults, report, share, compare, export) under ASan/UBSan
+# and each fuzz target briefly over its corpus
 # (tests/run.sh; the whole suite under the sanitizers is make test-asan).
 test: test-deps
 	@$(MAKE) --no-print-directory all unit

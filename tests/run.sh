@@ -4,7 +4,7 @@
 # library's own tests, and the end-to-end scripts (counted per check).
 #
 # By default (make test) it then runs a sanitizer subset: the unit tests and
-# the hostile-input e2e scripts against the ASan/UBSan build (bin-asan/), and
+# the e2e scripts in SAN_SUBSET against the ASan/UBSan build (bin-asan/), and
 # each fuzz target briefly over its seed corpus.  BV_VARIANT=asan (make
 # test-asan) runs the whole suite against the sanitizer build instead.  A
 # sanitizer report anywhere (also in a child process whose exit status a
@@ -95,9 +95,13 @@ for t in tests/e2e/test_*.sh; do
 done
 
 # The default run's sanitizer subset: where hostile input meets the parsers
-# and the archive path (test_hostile unpacks its tarballs through file://).
-# Measurement-heavy scripts run only in make test-asan (docs/reliability.md).
-SAN_SUBSET="tests/e2e/test_hostile.sh tests/e2e/test_errors.sh"
+# and the archive path (test_hostile unpacks its tarballs through file://),
+# and the paths with the most memory handling of their own: faults (signals,
+# resume; its LSan finding is why it is here), report, share, compare and the
+# exporters.  The rest (bisect, releases, isolation, cache, builds of every
+# release) runs under the sanitizers in make test-asan (docs/reliability.md).
+SAN_SUBSET="tests/e2e/test_hostile.sh tests/e2e/test_errors.sh tests/e2e/test_faults.sh tests/e2e/test_report.sh
+	tests/e2e/test_share.sh tests/e2e/test_compare.sh tests/e2e/test_export.sh"
 if [ -z "${BV_VARIANT:-}" ]; then
 	if [ -x bin-asan/bench-versions ] && [ -x tests/bin-asan/unit ]; then
 		(
