@@ -135,32 +135,45 @@ int bv_run(char *const argv[], const char *cwd, const char *log)
 	return 128 + WTERMSIG(status);
 }
 
-int bv_run_capture(char *const argv[], size_t max, char **out)
+/* Starts argv (no shell) with stdin from /dev/null and stdout (and stderr
+ * too when with_stderr) into a pipe whose read end goes to *fd; the child is
+ * tracked so a signal reaches it.  Used by bv_run_capture and bv_run_tail. */
+static int spawn_piped(char *const argv[], int with_stderr, pid_t *pid, int *fd)
 {
-	*out = NULL;
 	int fds[2];
-	if (pipe(fds) != 0)
+	if (pipe2(fds, O_CLOEXEC) != 0)
 		return bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	posix_spawn_file_actions_addclose(&fa, fds[1]);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	if (with_stderr)
+		posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	int rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (rc != 0) {
 		close(fds[0]);
 		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
 	}
-	bv_child_track(pid);
+	bv_child_track(*pid);
+	*fd = fds[0];
+	return 0;
+}
+
+int bv_run_capture(char *const argv[], size_t max, char **out)
+{
+	*out = NULL;
+	int fd;
+	pid_t pid;
+	int rc = spawn_piped(argv, 0, &pid, &fd);
+	if (rc != 0)
+		return rc;
 	/* Read everything (so the child never blocks on a full pipe), keep max. */
 	bv_buf b = BV_BUF_INIT;
 	char chunk[4096];
 	for (;;) {
-		ssize_t r = read(fds[0], chunk, sizeof(chunk));
+		ssize_t r = read(fd, chunk, sizeof(chunk));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -168,7 +181,7 @@ int bv_run_capture(char *const argv[], size_t max, char **out)
 		if (b.len < max)
 			bv_buf_putn(&b, chunk, (size_t)r < max - b.len ? (size_t)r : max - b.len);
 	}
-	close(fds[0]);
+	close(fd);
 	int status;
 	if ((rc = wait_child(pid, argv[0], &status)) != 0) {
 		bv_buf_free(&b);
@@ -183,23 +196,11 @@ int bv_run_capture(char *const argv[], size_t max, char **out)
 int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail)
 {
 	*tail = NULL;
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	int fd;
 	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
-	}
-	bv_child_track(pid);
+	int rc = spawn_piped(argv, 1, &pid, &fd);
+	if (rc != 0)
+		return rc;
 	/* The log is best effort (it may sit on the disk that filled up); the
 	 * tail in memory is what an error message quotes. */
 	int logfd = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
@@ -207,7 +208,7 @@ int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail)
 	bv_buf_puts(&b, "");
 	char chunk[4096];
 	for (;;) {
-		ssize_t r = read(fds[0], chunk, sizeof(chunk));
+		ssize_t r = read(fd, chunk, sizeof(chunk));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -223,7 +224,7 @@ int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail)
 			b.s[b.len] = '\0';
 		}
 	}
-	close(fds[0]);
+	close(fd);
 	if (logfd >= 0)
 		close(logfd);
 	int status;
