@@ -102,3 +102,83 @@ int bv_interval_noisy(const bv_interval *r, double threshold)
 	return bv_verdict_of(r, threshold) == BV_SAME &&
 	       (r->hi > 1.0 + threshold || r->lo < 1.0 / (1.0 + threshold));
 }
+
+/* log of the one-sided Jeffreys mixture of the sign likelihood ratio:
+ *   M(n, k) = 2^n / B(1/2, 1/2) * 2 * integral over (1/2, 1] of
+ *             theta^(k - 1/2) (1 - theta)^(n - k - 1/2) d theta
+ * (the factor 2 renormalises the Jeffreys density to the half interval).
+ * With theta = 1 - u^2 the integrand becomes 2 (1 - u^2)^(k - 1/2) u^(2(n-k)),
+ * smooth on [0, 1/sqrt 2]; Simpson's rule on it, summed in log space so
+ * hundreds of processes neither overflow nor underflow. */
+double bv_sign_log_mixture(size_t n, size_t k)
+{
+	enum { STEPS = 512 }; /* even; ample for the widths that occur (1/sqrt n) */
+	const double top = sqrt(0.5), h = top / STEPS;
+	double logs[STEPS + 1], maxl = -INFINITY;
+	for (int i = 0; i <= STEPS; i++) {
+		double u = i * h;
+		double l = log(2.0) + ((double)k - 0.5) * log1p(-u * u);
+		l += n > k ? 2.0 * (double)(n - k) * log(u) : 0.0; /* u^0 = 1, also at u = 0 */
+		double w = i == 0 || i == STEPS ? 1.0 : i % 2 ? 4.0 : 2.0;
+		logs[i] = l + log(w); /* -inf at u = 0 when n > k */
+		if (logs[i] > maxl)
+			maxl = logs[i];
+	}
+	double sum = 0.0;
+	for (int i = 0; i <= STEPS; i++)
+		sum += exp(logs[i] - maxl);
+	double log_integral = maxl + log(sum) + log(h / 3.0);
+	/* 2^n * 2 / B(1/2,1/2), and B(1/2,1/2) = pi */
+	return (double)n * log(2.0) + log(2.0) - log(M_PI) + log_integral;
+}
+
+double bv_sign_evidence(const double *r, size_t n, double edge, int dir)
+{
+	size_t seen = 0, beyond = 0;
+	double best = 0.0; /* log of the running maximum; M_0 = 1 */
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(r[i]) || r[i] == edge)
+			continue;
+		seen++;
+		beyond += dir > 0 ? r[i] > edge : r[i] < edge;
+		double l = bv_sign_log_mixture(seen, beyond);
+		if (l > best)
+			best = l;
+	}
+	return fmin(1.0, exp(-best));
+}
+
+typedef struct ranked {
+	double p;
+	size_t i;
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	double x = ((const ranked *)a)->p, y = ((const ranked *)b)->p;
+	return (x > y) - (x < y);
+}
+
+size_t bv_bh(const double *p, size_t m, double q, int *discovered)
+{
+	ranked *s = malloc((m ? m : 1) * sizeof(*s));
+	size_t k = 0, found = 0;
+	for (size_t i = 0; i < m; i++) {
+		discovered[i] = 0;
+		if (s && !isnan(p[i]))
+			s[k++] = (ranked){p[i], i};
+	}
+	if (!s)
+		return 0;
+	qsort(s, k, sizeof(*s), cmp_ranked);
+	/* The largest rank j whose p-value is at most j q / m: it and every
+	 * smaller p-value are discoveries (step-up). */
+	size_t last = 0;
+	for (size_t j = 1; j <= k; j++)
+		if (s[j - 1].p <= (double)j * q / (double)k)
+			last = j;
+	for (size_t j = 0; j < last; j++)
+		discovered[s[j].i] = 1, found++;
+	free(s);
+	return found;
+}

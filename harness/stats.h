@@ -39,4 +39,34 @@ const char *bv_verdict_name(bv_verdict v);
  * interval reaches beyond 1 + threshold or below 1 / (1 + threshold). */
 int bv_interval_noisy(const bv_interval *ratio, double threshold);
 
+/* ---- evidence for a change, valid across many cells and many looks ----
+ *
+ * A cell's processes are its independent units (each has its own level and
+ * code placement), so the evidence that a cell changed comes from them: the
+ * sign of each process's ratio against an edge (1 + threshold for slower,
+ * 1 / (1 + threshold) for faster).  Under "no change beyond the edge" a sign
+ * beyond it has probability at most 1/2, whatever the shape of the timings.
+ *
+ * The test is a one-sided mixture martingale over those signs (the
+ * likelihood ratio of p = theta against p = 1/2, averaged over theta in
+ * (1/2, 1] with the Jeffreys weight), and the p-value is 1 / its running
+ * maximum.  By Ville's inequality that p-value stays valid whenever sampling
+ * stops, however the stopping was decided: adaptive sampling may look after
+ * every process without inflating the false-alarm rate.  Its price against a
+ * fixed-size sign test is about two processes more for the same p-value. */
+
+/* Anytime-valid p-value that the ratios r[0..n) (in the order measured) lie
+ * beyond edge: dir > 0 above it, dir < 0 below it.  Values exactly at the
+ * edge and non-finite ones carry no sign and are skipped.  1 when n == 0. */
+double bv_sign_evidence(const double *r, size_t n, double edge, int dir);
+
+/* The same evidence for a run of `k` signs beyond the edge out of `n`
+ * (without the running maximum): the mixture's value, in log. */
+double bv_sign_log_mixture(size_t n, size_t k);
+
+/* Benjamini-Hochberg at level q over p[0..m): discovered[i] is set to 1 for
+ * the discoveries, 0 otherwise; returns how many.  NaN p-values are never
+ * discovered and do not count in m. */
+size_t bv_bh(const double *p, size_t m, double q, int *discovered);
+
 #endif

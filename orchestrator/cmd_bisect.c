@@ -89,7 +89,20 @@ typedef struct ratio {
 	int valid;
 	double est, lo, hi, coverage;
 	int processes;
+	int evidence;      /* the per-process ratios were there: */
+	double ps, pf;     /* their sign evidence, slower and faster (stats.h) */
 } ratio;
+
+/* The anytime-valid sign evidence of per-process ratios (verdict.c's test,
+ * for a family of one comparison). */
+static void evidence_of(ratio *r, const double *v, size_t n, double threshold)
+{
+	if (n == 0)
+		return;
+	r->evidence = 1;
+	r->ps = bv_sign_evidence(v, n, 1 + threshold, +1);
+	r->pf = bv_sign_evidence(v, n, 1 / (1 + threshold), -1);
+}
 
 /* What one commit measured, against good and bad in the same processes. */
 typedef struct point {
@@ -168,7 +181,7 @@ static int version_of(ctx *x, const char *commit, bv_version **out)
 
 /* ---- measuring -------------------------------------------------------- */
 
-static void ratio_from(const cJSON *change, ratio *r)
+static void ratio_from(const cJSON *change, ratio *r, double threshold)
 {
 	memset(r, 0, sizeof(*r));
 	double p = 0;
@@ -178,6 +191,12 @@ static void ratio_from(const cJSON *change, ratio *r)
 		r->processes = (int)p;
 		if (bv_json_num(change, "coverage", &r->coverage))
 			r->coverage = 0;
+		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(change, "process_ratios"), *e;
+		size_t n = 0;
+		double *v = calloc((size_t)cJSON_GetArraySize(pr) + 1, sizeof(double));
+		cJSON_ArrayForEach(e, pr) if (cJSON_IsNumber(e)) v[n++] = e->valuedouble;
+		evidence_of(r, v, n, threshold);
+		free(v);
 	}
 }
 
@@ -200,7 +219,7 @@ static int log_cell(const char *path, cJSON **doc, const cJSON **cell)
 /* Per-process quotient of two versions' ratios to the same baseline: their
  * ratio to each other, process by process (both lists come from the same
  * processes when both versions ran in all of them). */
-static void quotient(const cJSON *a, const cJSON *b, ratio *out)
+static void quotient(const cJSON *a, const cJSON *b, ratio *out, double threshold)
 {
 	memset(out, 0, sizeof(*out));
 	const cJSON *ra = cJSON_GetObjectItemCaseSensitive(a, "process_ratios");
@@ -218,6 +237,7 @@ static void quotient(const cJSON *a, const cJSON *b, ratio *out)
 		out->valid = 1;
 		out->est = iv.est, out->lo = iv.lo, out->hi = iv.hi, out->coverage = iv.coverage;
 		out->processes = n;
+		evidence_of(out, q, (size_t)n, threshold);
 	}
 	free(q);
 }
@@ -270,11 +290,11 @@ static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 		out->status[i] = bv_strdup(st ? st : "failed");
 		out->reason[i] = why ? bv_strdup(why) : NULL;
 		if (i > 0)
-			ratio_from(cJSON_GetObjectItemCaseSensitive(cells[i], "change"), &out->change[i]);
+			ratio_from(cJSON_GetObjectItemCaseSensitive(cells[i], "change"), &out->change[i], x->mo.threshold);
 	}
 	if (rc == 0 && n == 3 && out->change[1].valid && out->change[2].valid)
 		quotient(cJSON_GetObjectItemCaseSensitive(cells[1], "change"),
-			 cJSON_GetObjectItemCaseSensitive(cells[2], "change"), &out->q);
+			 cJSON_GetObjectItemCaseSensitive(cells[2], "change"), &out->q, x->mo.threshold);
 	for (size_t i = 0; i < n; i++) {
 		cJSON_Delete(docs[i]);
 		if (logs)
@@ -287,13 +307,16 @@ static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 }
 
 /* Has bad moved away from good, in the direction asked, beyond the
- * threshold and with its whole interval? */
+ * threshold, with its whole interval and with sign evidence at 5 % (the
+ * same rule as a table's verdicts, for a family of one comparison)? */
 static int moved(const ctx *x, const ratio *r)
 {
 	if (!r->valid)
 		return 0;
 	bv_interval iv = {r->est, r->lo, r->hi, r->coverage ? r->coverage : 0.95, (size_t)r->processes};
-	return bv_verdict_of(&iv, x->mo.threshold) == (x->improvement ? BV_FASTER : BV_SLOWER);
+	if (bv_verdict_of(&iv, x->mo.threshold) != (x->improvement ? BV_FASTER : BV_SLOWER))
+		return 0;
+	return !r->evidence || 2 * (x->improvement ? r->pf : r->ps) <= BV_FDR;
 }
 
 /* ---- the state file --------------------------------------------------- */
@@ -503,7 +526,13 @@ typedef struct answer {
 static const char *parent_verdict(const ctx *x, const ratio *r)
 {
 	bv_interval iv = {r->est, r->lo, r->hi, r->coverage, (size_t)r->processes};
-	return r->valid ? bv_verdict_name(bv_verdict_of(&iv, x->mo.threshold)) : NULL;
+	if (!r->valid)
+		return NULL;
+	bv_verdict v = bv_verdict_of(&iv, x->mo.threshold);
+	double p = v == BV_SLOWER ? r->ps : r->pf;
+	if (v != BV_SAME && r->evidence && 2 * p > BV_FDR)
+		v = BV_SAME; /* the interval alone says so; the evidence does not */
+	return bv_verdict_name(v);
 }
 
 static void print_json(const ctx *x, const answer *a)

@@ -51,7 +51,7 @@ static void usage(FILE *out)
 		"  --sizes L        sizes in elements: 1K,64K,1M,16M\n"
 		"  --quick          fewer processes and rounds, same method: for smoke runs and CI\n"
 		"  --min-processes N  processes per cell before it may stop (default 10, quick 6)\n"
-		"  --max-processes N  processes per cell at most (default 60, quick 12)\n"
+		"  --max-processes N  processes per cell at most (default 60, quick 24)\n"
 		"  --processes N    exactly N processes per cell (no adaptive stopping)\n"
 		"  --budget S       measuring seconds per cell, all versions (default 10, quick 2)\n"
 		"  --rounds N       alternation rounds per process (default 21, quick 9)\n"
@@ -460,7 +460,10 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 {
 	bv_measure_opts *mo = &c->mo;
 	mo->min_processes = c->processes ? c->processes : c->min_p ? c->min_p : mo->quick ? 6 : 10;
-	mo->max_processes = c->processes ? c->processes : c->max_p ? c->max_p : mo->quick ? 12 : 60;
+	/* quick: up to 24, because a change among hundreds of cells needs about
+	 * 16 processes of evidence to survive the run's false-discovery control
+	 * (verdict.c); only cells that look changed sample that long. */
+	mo->max_processes = c->processes ? c->processes : c->max_p ? c->max_p : mo->quick ? 24 : 60;
 	if (mo->max_processes < mo->min_processes)
 		return bv_fail(BV_EINPUT, "--max-processes %d is below --min-processes %d", mo->max_processes,
 			       mo->min_processes);

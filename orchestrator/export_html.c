@@ -234,6 +234,8 @@ int bv_export_html(const bv_table *t, FILE *out)
 	table(out, t);
 	if (t->method)
 		fputs("<p class=\"method\">method: ", out), esc(out, t->method), fputs("</p>\n", out);
+	if (t->control)
+		fputs("<p class=\"method\">verdicts: ", out), esc(out, t->control), fputs("</p>\n", out);
 	fputs("</body>\n</html>\n", out);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write HTML") : 0;
 }

@@ -20,6 +20,16 @@ int bv_export_json(const bv_table *t, FILE *out)
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	if (t->method)
 		cJSON_AddStringToObject(doc, "method", t->method);
+	if (t->control) {
+		cJSON *ec = cJSON_AddObjectToObject(doc, "error_control");
+		cJSON_AddStringToObject(ec, "method", "benjamini-hochberg");
+		cJSON_AddStringToObject(ec, "test", "anytime-valid sign test of the per-process ratios against the threshold band");
+		cJSON_AddNumberToObject(ec, "false_discovery_rate", t->fdr);
+		cJSON_AddNumberToObject(ec, "comparisons", (double)t->tested);
+		cJSON_AddNumberToObject(ec, "changes_called", (double)t->called);
+		cJSON_AddNumberToObject(ec, "expected_false_at_most", t->fdr * (double)t->called);
+		cJSON_AddStringToObject(ec, "summary", t->control);
+	}
 	cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
 	for (size_t i = 0; i < t->nnotes; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(t->notes[i]));
@@ -81,6 +91,11 @@ int bv_export_json(const bv_table *t, FILE *out)
 				cJSON_AddStringToObject(o, "mode", ch->mode ? ch->mode : "paired");
 				cJSON_AddBoolToObject(o, "noisy", ch->noisy);
 				cJSON_AddNumberToObject(o, "processes", ch->processes);
+				if (ch->controlled) {
+					cJSON_AddNumberToObject(o, "p_value", ch->p);
+					cJSON_AddBoolToObject(o, "held", ch->held);
+				} else
+					cJSON_AddNullToObject(o, "p_value");
 			} else {
 				cJSON_AddNullToObject(o, "ratio");
 				cJSON_AddNullToObject(o, "ci_low");

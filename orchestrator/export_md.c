@@ -125,5 +125,7 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		fputs("- **note:** ", out), md(out, t->notes[i]), fputc('\n', out);
 	if (t->method)
 		fputs("\n_method:_ ", out), md(out, t->method), fputc('\n', out);
+	if (t->control)
+		fputs("\n_verdicts:_ ", out), md(out, t->control), fputc('\n', out);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write Markdown") : 0;
 }

@@ -147,5 +147,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 		fprintf(out, "note: %s\n", t->notes[i]);
 	if (t->method)
 		fprintf(out, "method: %s\n", t->method);
+	if (t->control)
+		fprintf(out, "verdicts: %s\n", t->control);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the table") : 0;
 }

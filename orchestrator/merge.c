@@ -329,6 +329,19 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 					np = 0;
 					if (whole_number(pb, "processes", INT_MAX, &np) == 0)
 						ch->processes = (int)np;
+					/* The per-process ratios, in the order measured: the
+					 * evidence verdict.c controls over the whole table. */
+					const cJSON *pr = cJSON_GetObjectItemCaseSensitive(pb, "process_ratios");
+					if (cJSON_IsArray(pr) && cJSON_GetArraySize(pr) > 0) {
+						size_t nr = 0, cap = (size_t)cJSON_GetArraySize(pr);
+						double *rs = calloc(cap, sizeof(double));
+						const cJSON *x;
+						cJSON_ArrayForEach(x, pr) if (cJSON_IsNumber(x) && isfinite(x->valuedouble) &&
+									      x->valuedouble > 0) rs[nr++] = x->valuedouble;
+						if (nr)
+							bv_change_evidence(ch, rs, nr, threshold);
+						free(rs);
+					}
 				}
 			}
 		}
@@ -366,6 +379,8 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 			ch->mode = "unpaired";
 		}
 	}
+	if (rc == 0)
+		bv_table_decide(t, BV_FDR);
 	if (rc == 0 && n > 0) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(docs[0], "method");
 		double minp = 0, maxp = 0, rounds = 0, sample = 0, budget = 0;
@@ -422,7 +437,7 @@ void bv_table_free(bv_table *t)
 	for (size_t i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
 	free(t->notes);
-	free(t->labels), free(t->descriptions), free(t->rows), free(t->method);
+	free(t->labels), free(t->descriptions), free(t->rows), free(t->method), free(t->control);
 	memset(t, 0, sizeof(*t));
 }
 

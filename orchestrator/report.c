@@ -5,7 +5,8 @@
  * build and machine blocks become the report's environment section.
  *
  * A cell regresses only when its whole interval lies beyond its budget (and
- * the interval is a real 95 % one, as for every verdict): a budget is what
+ * the interval is a real 95 % one, as for every verdict) and its verdict is
+ * `slower` after the run-wide false-discovery control (verdict.c): a budget is what
  * the release may cost, and a cell whose interval still reaches inside it has
  * not shown that it costs more.  A cell inside its budget whose verdict is
  * nevertheless `slower` is a warning: listed, not blocking.
@@ -124,9 +125,17 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 		if (!ch->valid) {
 			c->status = BV_CELL_UNCOMPARED;
 			c->why = bv_asprintf("no ratio: %s", ch->none ? ch->none : "the logs give none");
-		} else if (beyond_budget(ch, c->budget)) {
+		} else if (beyond_budget(ch, c->budget) && is(ch->verdict, "slower")) {
 			c->status = BV_CELL_REGRESSION;
 			c->why = bv_asprintf("the whole interval is beyond the +%.4g%% budget", c->budget * 100);
+		} else if (ch->held && ch->ratio > 1) {
+			/* Its own interval says slower, but not with evidence that
+			 * survives the run's false-discovery control (verdict.c):
+			 * listed, never blocking. */
+			c->status = BV_CELL_WARNING;
+			c->why = bv_asprintf("its own interval says slower, but over the run's comparisons the evidence is "
+					     "not enough to call it (p = %.2g)",
+					     ch->p);
 		} else if (is(ch->verdict, "slower")) {
 			c->status = BV_CELL_WARNING;
 			c->why = bv_asprintf("slower (by more than the %.4g%% threshold), within the +%.4g%% budget",

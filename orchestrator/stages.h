@@ -7,6 +7,7 @@
  *   build.c    source + shims + harness -> bench plugin (cached)
  *   measure.c  plugins -> paired samples in many short processes -> logs
  *   merge.c    logs -> one comparison table
+ *   verdict.c  the table's verdicts, decided over all its cells together
  *   export*.c  table -> text, json, ...
  */
 #ifndef BV_STAGES_H
@@ -182,6 +183,13 @@ typedef struct bv_change {
 	int noisy;           /* "same", but the interval reaches past the threshold */
 	int processes;
 	const char *none; /* when !valid and both ran: why there is no ratio ("other machine") */
+	/* verdict.c: the evidence from the per-process ratios (anytime-valid
+	 * sign tests against the threshold band, stats.h), NAN without them
+	 * (logs before 1.3, unpaired ratios) */
+	double p_slower, p_faster;
+	double p;       /* min(1, 2 min(p_slower, p_faster)): either direction */
+	int controlled; /* p took part in the run-wide false-discovery control */
+	int held;       /* the cell's own interval would say slower/faster; the run's control does not */
 } bv_change;
 
 typedef struct bv_row {
@@ -203,6 +211,11 @@ typedef struct bv_table {
 	const char *units; /* how exporters show a result: time (default), rate, peak */
 	char **notes;      /* caveats every exporter shows: "main.json was measured on ..." */
 	size_t nnotes;
+	/* verdict.c: run-wide error control */
+	double fdr;      /* the false-discovery rate the verdicts are held to */
+	size_t tested;   /* comparisons decided together (controlled changes) */
+	size_t called;   /* of those, slower or faster */
+	char *control;   /* one line saying so, for every exporter's footer */
 } bv_table;
 
 typedef struct bv_merge_opts {
@@ -217,6 +230,18 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out)
  * unless o->across_machines; each such caveat becomes a note. */
 int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *out);
 void bv_table_free(bv_table *t);
+
+/* ---- verdict (verdict.c) ------------------------------------------------ */
+#define BV_FDR 0.05 /* the run-wide false-discovery rate of every verdict */
+/* Every change's verdict, decided over the whole table at once: a change is
+ * slower/faster only when its cell's interval says so *and* its evidence
+ * survives Benjamini-Hochberg at level q over all controlled changes of the
+ * table.  bv_merge calls it; call it again after filtering rows only if the
+ * family should shrink (it should not: the family is what was measured). */
+void bv_table_decide(bv_table *t, double q);
+/* The per-process ratios' evidence for one change (fills p_slower, p_faster,
+ * p and controlled). */
+void bv_change_evidence(bv_change *ch, const double *ratios, size_t n, double threshold);
 
 /* --filter: a POSIX extended regex matched against "bench/op/backend/size"
  * (size as 64K).  A bad regex is BV_EINPUT naming it and regerror's text. */

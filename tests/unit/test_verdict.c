@@ -1,0 +1,255 @@
+/* test_verdict.c - the run-wide error control (verdict.c, stats.h): the sign
+ * evidence is a real martingale, Benjamini-Hochberg picks what it should, and
+ * a synthetic run of 300 null cells, some of which each cell's own interval
+ * would call changed, gets no verdict other than `same` through the real
+ * merge of real log files, while planted changes among them are still found. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "stages.h"
+#include "stats.h"
+#include "tests.h"
+
+/* Under "a sign beyond the edge has probability 1/2" the mixture's mean is
+ * exactly 1 at every n: that is what makes 1 / its maximum a p-value. */
+static void mixture_has_mean_one_under_the_null(void **state)
+{
+	(void)state;
+	for (size_t n = 1; n <= 40; n += 3) {
+		double mean = 0;
+		for (size_t k = 0; k <= n; k++)
+			mean += exp(lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) -
+				    (double)n * log(2.0) + bv_sign_log_mixture(n, k));
+		assert_true(fabs(mean - 1.0) < 1e-6);
+	}
+	/* and it grows with evidence: all beyond beats all but one */
+	assert_true(bv_sign_log_mixture(12, 12) > bv_sign_log_mixture(12, 11));
+}
+
+static void sign_evidence_reads_the_signs_in_order(void **state)
+{
+	(void)state;
+	double up[16], mixed[16];
+	for (int i = 0; i < 16; i++)
+		up[i] = 1.05 + 0.001 * i, mixed[i] = i % 2 ? 1.05 : 0.95;
+	double p = bv_sign_evidence(up, 16, 1.01, +1);
+	assert_true(p > 4e-5 && p < 7e-5); /* 16 of 16 beyond: about 5.4e-5 */
+	assert_true(bv_sign_evidence(up, 16, 1 / 1.01, -1) == 1.0);
+	assert_true(bv_sign_evidence(mixed, 16, 1.01, +1) > 0.5);
+	/* six processes can never make a cell significant on their own at 5 %
+	 * two-sided: the [min, max] interval of six is a 97 % one, the
+	 * evidence is not */
+	assert_true(2 * bv_sign_evidence(up, 6, 1.01, +1) > 0.05);
+	/* non-finite ratios and ties carry no sign */
+	double odd[4] = {NAN, 1.01, INFINITY, 1.2};
+	assert_true(bv_sign_evidence(odd, 4, 1.01, +1) == bv_sign_evidence(odd + 3, 1, 1.01, +1));
+	assert_true(bv_sign_evidence(NULL, 0, 1.01, +1) == 1.0);
+}
+
+static void bh_steps_up(void **state)
+{
+	(void)state;
+	/* m = 5, q = 0.05: thresholds 0.01 0.02 0.03 0.04 0.05.  The third
+	 * smallest (0.025) passes its 0.03, so the two below it are in too,
+	 * although 0.015 alone would pass only its own 0.02. */
+	double p[6] = {0.9, 0.015, 0.025, 0.001, 0.2, NAN};
+	int d[6];
+	assert_int_equal(bv_bh(p, 6, 0.05, d), 3);
+	assert_int_equal(d[0], 0);
+	assert_int_equal(d[1], 1);
+	assert_int_equal(d[2], 1);
+	assert_int_equal(d[3], 1);
+	assert_int_equal(d[4], 0);
+	assert_int_equal(d[5], 0);
+	double none[3] = {0.2, 0.3, 0.04};
+	assert_int_equal(bv_bh(none, 3, 0.05, d), 0);
+}
+
+/* ---- a synthetic run through the real merge ---------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static double uniform(void)
+{
+	rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+	return (double)((rng * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+}
+
+/* A per-process ratio on identical code, as these machines give them: most
+ * processes near 1, some at another level (placement), an occasional wild
+ * one; symmetric in log, as swapping the two names must be. */
+static double null_ratio(void)
+{
+	double u = uniform(), x;
+	if (u < 0.7)
+		x = 0.004 * (uniform() - 0.5);
+	else if (u < 0.95)
+		x = (uniform() < 0.5 ? -1 : 1) * (0.01 + 0.03 * uniform());
+	else
+		x = (uniform() < 0.5 ? -1 : 1) * (0.1 + 0.5 * uniform());
+	return exp(x);
+}
+
+/* Writes a baseline and a candidate log of ncells unary cells; cell c has
+ * n[c] processes whose ratios are shift[c] times null ratios, except the
+ * cells listed in `rigged` whose six ratios all lie above 1.02: the chance
+ * 1/64 case that each cell's own [min, max] interval calls slower. */
+static void write_run(const char *dir, size_t ncells, const int *n, const double *shift, const int *rigged)
+{
+	for (int v = 0; v < 2; v++) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "schema", "bench-versions-results");
+		cJSON_AddStringToObject(doc, "schema_version", "1.2");
+		cJSON *run = cJSON_AddObjectToObject(doc, "run");
+		cJSON_AddStringToObject(run, "id", "R1");
+		cJSON_AddStringToObject(run, "baseline", "base");
+		cJSON *ver = cJSON_AddObjectToObject(doc, "version");
+		cJSON_AddStringToObject(ver, "label", v ? "cand" : "base");
+		cJSON *m = cJSON_AddObjectToObject(doc, "machine");
+		cJSON_AddStringToObject(m, "hostname", "h");
+		cJSON_AddStringToObject(m, "cpu", "c");
+		cJSON *meth = cJSON_AddObjectToObject(doc, "method");
+		cJSON_AddStringToObject(meth, "mode", "paired");
+		cJSON_AddNumberToObject(meth, "threshold", 0.01);
+		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
+		for (size_t c = 0; c < ncells; c++) {
+			cJSON *cell = cJSON_CreateObject();
+			cJSON_AddStringToObject(cell, "bench", "unary");
+			char op[32];
+			snprintf(op, sizeof(op), "op%zu", c);
+			cJSON_AddStringToObject(cell, "op", op);
+			cJSON_AddStringToObject(cell, "backend", "scalar");
+			cJSON_AddNumberToObject(cell, "size", 1024);
+			cJSON_AddStringToObject(cell, "status", "ok");
+			cJSON_AddNumberToObject(cell, "median_ns", 1000);
+			cJSON_AddNumberToObject(cell, "median_ns_ci_low", 990);
+			cJSON_AddNumberToObject(cell, "median_ns_ci_high", 1010);
+			if (v) {
+				double r[64];
+				for (int k = 0; k < n[c]; k++)
+					r[k] = rigged[c] ? 1.02 + 0.01 * uniform() : shift[c] * null_ratio();
+				bv_interval iv;
+				bv_median_interval(r, (size_t)n[c], 0.95, &iv);
+				cJSON *ch = cJSON_AddObjectToObject(cell, "change");
+				cJSON_AddStringToObject(ch, "baseline", "base");
+				cJSON_AddStringToObject(ch, "mode", "paired");
+				cJSON_AddNumberToObject(ch, "ratio", iv.est);
+				cJSON_AddNumberToObject(ch, "ratio_ci_low", iv.lo);
+				cJSON_AddNumberToObject(ch, "ratio_ci_high", iv.hi);
+				cJSON_AddNumberToObject(ch, "coverage", iv.coverage);
+				cJSON_AddNumberToObject(ch, "processes", n[c]);
+				cJSON_AddItemToObject(ch, "process_ratios", cJSON_CreateDoubleArray(r, n[c]));
+			}
+			cJSON_AddItemToArray(cells, cell);
+		}
+		char *text = cJSON_Print(doc);
+		test_write(dir, v ? "cand.json" : "base.json", text);
+		free(text);
+		cJSON_Delete(doc);
+	}
+}
+
+enum { NCELLS = 300 };
+
+static void merge_run(const char *dir, bv_table *t)
+{
+	char *paths[2] = {bv_asprintf("%s/base.json", dir), bv_asprintf("%s/cand.json", dir)};
+	bv_merge_opts o = {-1, 0};
+	assert_int_equal(bv_merge(paths, 2, &o, t), 0);
+	free(paths[0]), free(paths[1]);
+}
+
+static void count(const bv_table *t, size_t *changed, size_t *held, size_t *per_cell)
+{
+	*changed = *held = *per_cell = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const bv_change *ch = &t->rows[r].changes[1];
+		assert_true(ch->valid && ch->controlled);
+		*changed += strcmp(ch->verdict, "same") != 0;
+		*held += ch->held;
+		bv_interval iv = {ch->ratio, ch->ci_low, ch->ci_high, ch->coverage, (size_t)ch->processes};
+		*per_cell += bv_verdict_of(&iv, t->threshold) != BV_SAME;
+	}
+}
+
+static void three_hundred_null_cells_flip_no_verdict(void **state)
+{
+	(void)state;
+	int n[NCELLS], rigged[NCELLS] = {0};
+	double shift[NCELLS];
+	for (int trial = 0; trial < 20; trial++) {
+		char *dir = test_tmpdir();
+		for (int c = 0; c < NCELLS; c++) {
+			/* six per run: the bad luck a big run meets */
+			rigged[c] = c % 50 == 7;
+			n[c] = rigged[c] || c % 3 == 0 ? 6 : c % 3 == 1 ? 12 : 6 + (int)(uniform() * 55);
+			shift[c] = 1.0;
+		}
+		write_run(dir, NCELLS, n, shift, rigged);
+		bv_table t;
+		merge_run(dir, &t);
+		size_t changed, held, per_cell;
+		count(&t, &changed, &held, &per_cell);
+		assert_int_equal(t.tested, NCELLS);
+		assert_int_equal(changed, 0);
+		assert_int_equal(t.called, 0);
+		/* The control did something: each cell alone would have flipped. */
+		assert_true(per_cell >= 6 && held == per_cell);
+		assert_non_null(strstr(t.control, "300 comparisons"));
+		assert_non_null(strstr(t.control, "no change called"));
+		assert_false(bv_table_has_slower(&t));
+		bv_table_free(&t);
+		bv_rm_rf(dir);
+		free(dir);
+	}
+}
+
+static void planted_changes_among_null_cells_are_found(void **state)
+{
+	(void)state;
+	int n[NCELLS], rigged[NCELLS] = {0};
+	double shift[NCELLS];
+	char *dir = test_tmpdir();
+	for (int c = 0; c < NCELLS; c++) {
+		/* 30 cells 5 % slower with the processes adaptive sampling gives
+		 * a cell that looks changed (quick: up to 24); the rest null. */
+		int planted = c % 10 == 3;
+		n[c] = planted ? 24 : c % 2 ? 6 : 12;
+		shift[c] = planted ? 1.05 : 1.0;
+	}
+	write_run(dir, NCELLS, n, shift, rigged);
+	bv_table t;
+	merge_run(dir, &t);
+	size_t found = 0, false_calls = 0;
+	for (size_t r = 0; r < t.nrows; r++) {
+		int planted = r % 10 == 3;
+		const char *v = t.rows[r].changes[1].verdict;
+		found += planted && !strcmp(v, "slower");
+		false_calls += !planted && strcmp(v, "same") != 0;
+	}
+	/* a planted cell misses only when several of its 24 processes landed
+	 * on a wild level below 1.01: rare, not never */
+	assert_true(found >= 27);
+	assert_int_equal(false_calls, 0);
+	assert_int_equal(t.called, found);
+	assert_non_null(strstr(t.control, "changes called"));
+	assert_true(bv_table_has_slower(&t));
+	bv_table_free(&t);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+int test_verdict(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mixture_has_mean_one_under_the_null),
+		cmocka_unit_test(sign_evidence_reads_the_signs_in_order),
+		cmocka_unit_test(bh_steps_up),
+		cmocka_unit_test(three_hundred_null_cells_flip_no_verdict),
+		cmocka_unit_test(planted_changes_among_null_cells_are_found),
+	};
+	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
+}
