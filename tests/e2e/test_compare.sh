@@ -23,7 +23,8 @@ check "planted relu slowdown is slower" contains "$TMP/out" "^unary +relu +scala
 check "unchanged abs is the same on main" contains "$TMP/out" "^unary +abs +scalar +64K +[0-9.]+ us +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same"
 check "wrong abs in the working tree shows wrong result" contains "$TMP/out" "^unary +abs +scalar .* wrong result"
 check "cuda without a device is reported with its reason" contains "$TMP/out" "not run: 2 cuda cells on every version: skipped: cuda: "
-check "method line says how it was measured" contains "$TMP/out" "^method: paired: 6-12 processes per cell .* x 9 rounds"
+check "method line says how it was measured" contains "$TMP/out" "^method: paired: 6-24 processes per cell .* x 9 rounds"
+check "verdicts line says how many comparisons were decided together" contains "$TMP/out" "^verdicts: [0-9]+ comparisons decided together at a 5% false-discovery rate .* [0-9]+ changes? called"
 check "calibration ran once, before measuring" test "$(grep -c '^calibrate: ' "$TMP/err")" -eq 1
 
 logs=$(ls -d "$TMP"/results/*/ | head -1)
