@@ -36,7 +36,9 @@
 #include "hash.h"
 #include "stages.h"
 
-#define BUILD_SCHEMA "bv-build/1"
+/* 2: the harness object (lib/plugin.o) and its link flags stay in the build,
+ * so layouts (bv_build_layouts) link without the sources. */
+#define BUILD_SCHEMA "bv-build/2"
 
 static const char *compiler(void)
 {
@@ -151,6 +153,96 @@ static int apply_patches(bv_version *v, const char *src, const char *log)
 	return 0;
 }
 
+/* Links lib/plugin.o and the library into out, with `pad` bytes of code
+ * that never runs between them (layout 0 has none): everything of the
+ * library then sits `pad` bytes further on, and so do the alignments of its
+ * loops and branches against cache lines and fetch blocks.  Returns the
+ * compiler's exit status, or < 0 with an error. */
+static int link_plugin(const char *lib, int pad, const char *out, const char *log)
+{
+	char *flags_path = bv_asprintf("%s/plugin-link-flags", lib), *flags = NULL;
+	int rc = bv_read_file(flags_path, 4096, &flags, NULL);
+	free(flags_path);
+	if (rc)
+		return rc;
+	bv_strv cc = BV_STRV_INIT;
+	bv_strv_push(&cc, compiler());
+	for (const char *const *f = plugin_cflags; *f; f++)
+		bv_strv_push(&cc, *f);
+	bv_strv_pushf(&cc, "%s/plugin.o", lib);
+	char *asm_path = NULL;
+	if (pad > 0) {
+		/* An assembler file: the pad is exactly these bytes (int3), in
+		 * .text, starting on a cache line. */
+		asm_path = bv_asprintf("%s/layout-pad-%d.s", lib, pad);
+		char *text = bv_asprintf("\t.text\n\t.p2align 6\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,\"\",@progbits\n", pad);
+		rc = bv_write_file_atomic(asm_path, text, strlen(text));
+		free(text);
+		bv_strv_push(&cc, asm_path);
+	}
+	bv_strv_pushf(&cc, "%s/libkernels.a", lib);
+	bv_strv_split(&cc, flags);
+	free(flags);
+	bv_strv_push(&cc, "-Wl,--exclude-libs,ALL");
+	bv_strv_push(&cc, "-Wl,-Bsymbolic");
+	bv_strv_push(&cc, "-o");
+	bv_strv_push(&cc, out);
+	int status = rc ? rc : bv_run(cc.v, NULL, log);
+	bv_strv_free(&cc);
+	free(asm_path);
+	return status;
+}
+
+/* The pad of layout k: 208 bytes apart, i.e. 16 bytes apart modulo a
+ * 64-byte cache line (208 = 3 * 64 + 16), so four layouts put the library at
+ * each 16-byte offset within a line (functions are 16-byte aligned), and at
+ * different offsets within a page too. */
+static int layout_pad(int k) { return 208 * k; }
+
+const char *bv_layout_plugin(const bv_version *v, int k, char *buf, size_t len)
+{
+	if (k == 0 || !v->plugin) {
+		snprintf(buf, len, "%s", v->plugin ? v->plugin : "");
+		return buf;
+	}
+	const char *slash = strrchr(v->plugin, '/');
+	int dir = slash ? (int)(slash - v->plugin) : 0;
+	snprintf(buf, len, "%.*s/plugin-L%d.so", dir, v->plugin, k);
+	return buf;
+}
+
+int bv_build_layouts(bv_version *v, int n)
+{
+	if (!v->plugin || v->build_error)
+		return 0;
+	const char *slash = strrchr(v->plugin, '/');
+	char *dir = bv_asprintf("%.*s", slash ? (int)(slash - v->plugin) : 1, slash ? v->plugin : ".");
+	char *lib = bv_asprintf("%s/lib", dir);
+	char *log = bv_asprintf("%s/layouts.log", dir);
+	int rc = 0;
+	for (int k = 1; k < n && rc == 0; k++) {
+		char path[4096];
+		bv_layout_plugin(v, k, path, sizeof(path));
+		if (bv_exists(path))
+			continue;
+		/* Linked under a temporary name and renamed: two runs sharing the
+		 * cache may link the same layout at once, and the loser's rename
+		 * just replaces an identical file. */
+		char *tmp = bv_asprintf("%s.tmp-%ld", path, (long)getpid());
+		int status = link_plugin(lib, layout_pad(k), tmp, log);
+		if (status == 0 && rename(tmp, path) != 0)
+			rc = bv_fail(BV_ERUN, "cannot move %s into place: %s", path, strerror(errno));
+		else if (status > 0)
+			rc = bv_fail(BV_ERUN, "linking layout %d of %s failed; see %s", k, v->name, log);
+		else if (status < 0)
+			rc = status;
+		unlink(tmp);
+		free(tmp);
+	}
+	free(dir), free(lib), free(log);
+	return rc;
+}
+
 static int run_build(bv_version *v, const char *dir, const char *log)
 {
 	char *src = bv_asprintf("%s/src", dir);
@@ -231,17 +323,24 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 		}
 		free(dir);
 	}
+	/* Compiled once into lib/plugin.o, then linked: the layouts link the
+	 * same object again with a pad before the library (bv_build_layouts). */
+	char *object = bv_asprintf("%s/plugin.o", lib);
+	bv_strv_push(&cc, "-c");
 	bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
-	bv_strv_pushf(&cc, "%s/libkernels.a", lib);
-	bv_strv_split(&cc, flags);
-	free(flags);
-	free(flags_path);
-	bv_strv_push(&cc, "-Wl,--exclude-libs,ALL");
-	bv_strv_push(&cc, "-Wl,-Bsymbolic");
 	bv_strv_push(&cc, "-o");
-	bv_strv_push(&cc, plugin);
+	bv_strv_push(&cc, object);
 	status = bv_run(cc.v, NULL, log);
 	bv_strv_free(&cc);
+	free(object);
+	char *used = bv_asprintf("%s/plugin-link-flags", lib);
+	if (status == 0 && bv_write_file_atomic(used, flags, strlen(flags)) != 0)
+		status = -1;
+	free(used);
+	free(flags);
+	free(flags_path);
+	if (status == 0)
+		status = link_plugin(lib, 0, plugin, log);
 	if (status < 0)
 		rc = status;
 	else if (status != 0)

@@ -67,7 +67,9 @@ static void usage(FILE *out)
 		"  --max-steps N    stop after N steps and name the commits still in the range\n"
 		"  --min-processes N, --max-processes N, --budget S   as for run\n"
 		"  --threshold P    the smallest change good..bad must show, percent (default 1)\n"
-		"  --seed N         seed for the random order of versions\n\n"
+		"  --seed N         seed for the random order of versions\n"
+		"  --layouts N      code layouts per version, one at random per process (default 4;\n"
+		"                   see bench-versions run --help)\n\n"
 		"environment: KERNEL_DIR, KERNEL_REPO, BENCH_VERSIONS_CACHE, BENCH_VERSIONS_COMPAT, CC\n"
 		"exit codes: 0 done (a commit or, with skips or --max-steps, a range), 2 usage or\n"
 		"input error (unknown cell or revision, good not an ancestor of bad, no change\n"
@@ -658,6 +660,7 @@ int bv_cmd_bisect(int argc, char **argv)
 	const char *format = "text";
 	int first_parent = 0, improvement = 0, max_steps = 0, min_p = 0, max_p = 0;
 	double threshold = 0.01, budget = 0;
+	int layouts = 4; /* a step's verdict must not be where the linker put a loop */
 	ctx x = {0};
 	x.mo.pin = -1, x.mo.threads = 1, x.mo.timeout_s = 60, x.mo.sample_us = 1000;
 	x.mo.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
@@ -702,6 +705,8 @@ int bv_cmd_bisect(int argc, char **argv)
 			;
 		else if (!strcmp(a, "--seed"))
 			x.mo.seed = strtoull(val, NULL, 10);
+		else if (!strcmp(a, "--layouts") && parse_int(val, 1, 8, &layouts) == 0)
+			;
 		else {
 			fprintf(stderr, "bench-versions bisect: unknown option or bad value: %s%s%s (see --help)\n", a,
 				val && a[0] == '-' ? " " : "", val && a[0] == '-' ? val : "");
@@ -743,6 +748,7 @@ int bv_cmd_bisect(int argc, char **argv)
 	if (x.mo.quick)
 		x.mo.sample_us = 300;
 	x.mo.threshold = threshold;
+	x.mo.layouts = layouts;
 	char threads[16];
 	snprintf(threads, sizeof(threads), "%d", x.mo.threads);
 	setenv("OPENBLAS_NUM_THREADS", threads, 1);
@@ -796,10 +802,10 @@ int bv_cmd_bisect(int argc, char **argv)
 
 	/* The state: one per range, cell and way of measuring. */
 	if (rc == 0) {
-		char *keytext = bv_asprintf("%s\n%s\n%s/%s/%s/%zu\n%s\n%g\n%d %d %d %g %g\n", good_hex, bad_hex, bench, op,
-					    backend, x.size, improvement ? "faster" : "slower", threshold,
-					    x.mo.quick, x.mo.min_processes, x.mo.max_processes, x.mo.budget_s,
-					    x.mo.sample_us);
+		char *keytext = bv_asprintf("%s\n%s\n%s/%s/%s/%zu\n%s\n%g\n%d %d %d %g %g\nlayouts %d\n", good_hex,
+					    bad_hex, bench, op, backend, x.size, improvement ? "faster" : "slower",
+					    threshold, x.mo.quick, x.mo.min_processes, x.mo.max_processes,
+					    x.mo.budget_s, x.mo.sample_us, x.mo.layouts);
 		char key[41];
 		bv_hash_bytes(keytext, strlen(keytext), key);
 		free(keytext);

@@ -62,6 +62,9 @@ static void usage(FILE *out)
 		"  --threads N      threads a backend may use, e.g. OpenBLAS (default 1)\n"
 		"  --threshold P    smallest change called faster/slower, percent (default 1)\n"
 		"  --seed N         seed for the random order of versions\n"
+		"  --layouts N      link each version N ways with its code at different places\n"
+		"                   and take one at random per process (default 1; report 4):\n"
+		"                   a change that placement alone makes is then not a verdict\n"
 		"  --format F       output format: %s (default table)\n"
 		"  --filter REGEX   show only rows whose bench/op/backend/size matches (POSIX\n"
 		"                   extended regex, size as 64K), e.g. 'unary/(exp|relu)/scalar'\n"
@@ -407,7 +410,7 @@ int bv_run_cli_option(bv_run_cli *c, const char *a, const char *val)
 					     "--results",   "--resume",  "--processes",     "--min-processes",
 					     "--max-processes", "--budget", "--timeout",     "--pin",
 					     "--threads",   "--jobs",    "--rounds",        "--sample-us",
-					     "--threshold", "--seed",    NULL};
+					     "--threshold", "--seed",    "--layouts",       NULL};
 	int known = 0;
 	for (int k = 0; valued[k] && !known; k++)
 		known = !strcmp(a, valued[k]);
@@ -451,6 +454,8 @@ int bv_run_cli_option(bv_run_cli *c, const char *a, const char *val)
 		;
 	else if (!strcmp(a, "--seed"))
 		mo->seed = strtoull(val, NULL, 10);
+	else if (!strcmp(a, "--layouts") && parse_int(val, 1, 8, &c->layouts) == 0)
+		;
 	else
 		return -1;
 	return 2;
@@ -473,6 +478,7 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 	if (c->resume && c->results_root)
 		return bv_fail(BV_EINPUT, "--resume DIR writes into DIR; --results does not apply");
 	mo->budget_s = c->budget ? c->budget : mo->quick ? 2 : 10;
+	mo->layouts = c->layouts ? c->layouts : 1;
 	mo->threshold = c->threshold;
 	mo->rounds = c->rounds ? c->rounds : mo->quick ? 9 : 21;
 	if (mo->quick && mo->sample_us == 1000)

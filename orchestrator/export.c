@@ -68,3 +68,19 @@ void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t
 	} else
 		bv_format_time(res->median_ns, buf, len);
 }
+
+int bv_change_layout_bound(const bv_table *t, const bv_change *ch)
+{
+	return ch->layouts > 1 && ch->layout_hi >= ch->layout_lo &&
+	       (ch->layout_hi > 1 + t->threshold || ch->layout_lo < 1 / (1 + t->threshold));
+}
+
+void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len)
+{
+	int layout = !strcmp(ch->verdict, "same") && bv_change_layout_bound(t, ch);
+	char spread[64] = "";
+	if (layout)
+		snprintf(spread, sizeof(spread), ", layout [%.3f, %.3f]", ch->layout_lo, ch->layout_hi);
+	snprintf(buf, len, "%s%s%s%s", ch->noisy && !layout ? ", noisy" : "", spread, ch->paired ? "" : " ",
+		 ch->paired ? "" : ch->mode);
+}

@@ -127,9 +127,10 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 			fprintf(out, "<g class=\"%s\"><title>", ch->verdict);
 			esc(out, r->op), fputc(' ', out), esc(out, r->backend), fprintf(out, " %s ", size);
 			esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[0]);
-			fprintf(out, ": %.3f [%.3f, %.3f] %s%s%s%s</title>", ch->ratio, ch->ci_low,
-			        ch->ci_high, ch->verdict, ch->noisy ? ", noisy" : "", ch->paired ? "" : " ",
-			        ch->paired ? "" : ch->mode);
+			char q[96];
+			bv_format_qualifiers(t, ch, q, sizeof(q));
+			fprintf(out, ": %.3f [%.3f, %.3f] %s", ch->ratio, ch->ci_low, ch->ci_high, ch->verdict);
+			esc(out, q), fputs("</title>", out);
 			fprintf(out, "<text x=\"%d\" y=\"%.1f\">", PAD, y + 4);
 			esc(out, r->op), fputc(' ', out), esc(out, r->backend), fprintf(out, " %s  ", size);
 			esc(out, t->labels[i]);
@@ -179,12 +180,13 @@ static void table(FILE *out, const bv_table *t)
 			if (i == 0)
 				continue;
 			const bv_change *ch = &r->changes[i];
-			if (ch->valid)
-				fprintf(out, "<td class=\"%s\">%.3f [%.3f, %.3f] %s%s%s%s</td>", ch->verdict,
-				        ch->ratio, ch->ci_low, ch->ci_high, ch->verdict,
-				        ch->noisy ? ", noisy" : "", ch->paired ? "" : " ",
-				        ch->paired ? "" : ch->mode);
-			else
+			if (ch->valid) {
+				char q[96];
+				bv_format_qualifiers(t, ch, q, sizeof(q));
+				fprintf(out, "<td class=\"%s\">%.3f [%.3f, %.3f] %s", ch->verdict, ch->ratio,
+				        ch->ci_low, ch->ci_high, ch->verdict);
+				esc(out, q), fputs("</td>", out);
+			} else
 				fputs("<td>", out), esc(out, ch->none ? ch->none : "-"), fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benches.h"
 #include "common.h"
@@ -91,6 +92,13 @@ int bv_export_json(const bv_table *t, FILE *out)
 				cJSON_AddStringToObject(o, "mode", ch->mode ? ch->mode : "paired");
 				cJSON_AddBoolToObject(o, "noisy", ch->noisy);
 				cJSON_AddNumberToObject(o, "processes", ch->processes);
+				if (ch->layouts > 1) {
+					cJSON_AddNumberToObject(o, "layouts", ch->layouts);
+					double spread[2] = {ch->layout_lo, ch->layout_hi};
+					cJSON_AddItemToObject(o, "layout_spread", cJSON_CreateDoubleArray(spread, 2));
+					cJSON_AddBoolToObject(o, "layout_bound", !strcmp(ch->verdict, "same") &&
+										     bv_change_layout_bound(t, ch));
+				}
 				if (ch->controlled) {
 					cJSON_AddNumberToObject(o, "p_value", ch->p);
 					cJSON_AddBoolToObject(o, "held", ch->held);

@@ -25,7 +25,7 @@ void bv_md_esc(FILE *out, const char *s)
 
 static void md(FILE *out, const char *s) { bv_md_esc(out, s); }
 
-static void change_cell(FILE *out, const bv_row *r, size_t i)
+static void change_cell(FILE *out, const bv_table *t, const bv_row *r, size_t i)
 {
 	const bv_change *ch = &r->changes[i];
 	if (!ch->valid) {
@@ -35,10 +35,9 @@ static void change_cell(FILE *out, const bv_row *r, size_t i)
 	int bold = strcmp(ch->verdict, "same") != 0;
 	fprintf(out, "%.3f \\[%.3f, %.3f\\] %s%s%s", ch->ratio, ch->ci_low, ch->ci_high, bold ? "**" : "",
 	        ch->verdict, bold ? "**" : "");
-	if (ch->noisy)
-		fputs(", noisy", out);
-	if (!ch->paired)
-		fprintf(out, " %s", ch->mode);
+	char q[96];
+	bv_format_qualifiers(t, ch, q, sizeof(q));
+	md(out, q);
 }
 
 static const char *fold_reason(const bv_row *r)
@@ -85,7 +84,7 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 				md(out, res->status);
 			fputs(" |", out);
 			if (i > 0) {
-				fputc(' ', out), change_cell(out, r, i), fputs(" |", out);
+				fputc(' ', out), change_cell(out, t, r, i), fputs(" |", out);
 			}
 		}
 		fputc('\n', out);

@@ -83,11 +83,12 @@ int bv_export_table(const bv_table *t, FILE *out)
 			put(&g, r, c++, buf);
 			if (i > 0) {
 				const bv_change *ch = &row->changes[i];
-				if (ch->valid)
-					snprintf(buf, sizeof(buf), "%.3f [%.3f, %.3f] %s%s%s%s", ch->ratio, ch->ci_low,
-						 ch->ci_high, ch->verdict, ch->noisy ? ", noisy" : "",
-						 ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
-				else
+				if (ch->valid) {
+					char q[96];
+					bv_format_qualifiers(t, ch, q, sizeof(q));
+					snprintf(buf, sizeof(buf), "%.3f [%.3f, %.3f] %s%s", ch->ratio, ch->ci_low,
+						 ch->ci_high, ch->verdict, q);
+				} else
 					snprintf(buf, sizeof(buf), "%s", ch->none ? ch->none : "-");
 				put(&g, r, c++, buf);
 			}

@@ -59,6 +59,7 @@ typedef struct vstate {
 	size_t *nsamples;
 	double *med;   /* [trial] median of the trial's samples, NAN if none */
 	double *ratio; /* [trial] vs the baseline, NAN if none */
+	int *layout;   /* [trial] the code layout this version had (--layouts) */
 } vstate;
 
 typedef struct cstate {
@@ -81,6 +82,8 @@ typedef struct session {
 	int max_trials;
 	char *raw;
 	int processes; /* runner processes started (by earlier runs too, when resumed) */
+	int *layout;   /* per version: the layout the current process loads */
+	uint64_t layout_rng;
 	/* the logs */
 	const char *dir;
 	const bv_cell *defs;
@@ -188,8 +191,20 @@ static int run_process(session *s, const size_t *which, size_t nwhich, cJSON **d
 	 * cell whose calls are long still fits min-processes in its budget. */
 	bv_strv_push(&argv, "--cell-ms");
 	bv_strv_pushf(&argv, "%g", 0.5e3 * o->budget_s / o->min_processes);
-	for (size_t k = 0; k < nwhich; k++)
-		bv_strv_pushf(&argv, "%s=%s", s->vs[which[k]].label, s->vs[which[k]].plugin);
+	for (size_t k = 0; k < nwhich; k++) {
+		/* --layouts: one of the version's code layouts, at random, so
+		 * placement varies between processes like the machine's level
+		 * does and the median over processes is over layouts too. */
+		int layout = 0;
+		if (o->layouts > 1) {
+			s->layout_rng = s->layout_rng * 6364136223846793005ull + 1442695040888963407ull;
+			layout = (int)((s->layout_rng >> 33) % (uint64_t)o->layouts);
+		}
+		s->layout[which[k]] = layout;
+		char path[4096];
+		bv_strv_pushf(&argv, "%s=%s", s->vs[which[k]].label,
+			      bv_layout_plugin(&s->vs[which[k]], layout, path, sizeof(path)));
+	}
 
 	char *tail = NULL;
 	int status = bv_run_tail(argv.v, log, 1500, &tail);
@@ -299,9 +314,11 @@ static void close_trial(session *s, cstate *c)
 {
 	int t = c->ntrials;
 	vstate *b = &c->v[0];
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		if (!c->v[i].nsamples[t])
 			c->v[i].med[t] = NAN;
+		c->v[i].layout[t] = s->layout[i];
+	}
 	for (size_t i = 1; i < s->n; i++) {
 		vstate *v = &c->v[i];
 		v->ratio[t] = NAN;
@@ -461,6 +478,41 @@ static const bv_cell *find_cell(const bv_cell *all, long n, long index)
 	return index >= 0 && index < n ? &all[index] : NULL;
 }
 
+/* The layout part of a change block: each process's pair of layouts
+ * (baseline, this version), aligned with process_ratios, and the spread of
+ * the ratio across layouts: the medians of the processes grouped by this
+ * version's layout and by the baseline's (groups of two or more), lowest and
+ * highest.  A change inside that spread is what placement alone does. */
+static void add_layouts(cJSON *ch, const cstate *c, size_t i, int layouts)
+{
+	const vstate *v = &c->v[i], *b = &c->v[0];
+	cJSON_AddNumberToObject(ch, "layouts", layouts);
+	cJSON *pl = cJSON_AddArrayToObject(ch, "process_layouts");
+	double *g = calloc((size_t)c->ntrials + 1, sizeof(double));
+	double lo = INFINITY, hi = -INFINITY;
+	for (int t = 0; t < c->ntrials; t++)
+		if (isfinite(v->ratio[t])) {
+			int pair[2] = {b->layout[t], v->layout[t]};
+			cJSON_AddItemToArray(pl, cJSON_CreateIntArray(pair, 2));
+		}
+	for (int side = 0; side < 2; side++)
+		for (int k = 0; k < layouts; k++) {
+			size_t n = 0;
+			for (int t = 0; t < c->ntrials; t++)
+				if (isfinite(v->ratio[t]) && (side ? v : b)->layout[t] == k)
+					g[n++] = v->ratio[t];
+			if (n < 2)
+				continue;
+			double m = bv_median(g, n);
+			lo = fmin(lo, m), hi = fmax(hi, m);
+		}
+	if (lo <= hi) {
+		double spread[2] = {lo, hi};
+		cJSON_AddItemToObject(ch, "layout_spread", cJSON_CreateDoubleArray(spread, 2));
+	}
+	free(g);
+}
+
 /* One version's entry for one cell. */
 static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, size_t i, const cJSON *calib)
 {
@@ -540,6 +592,8 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 		cJSON_AddNumberToObject(ch, "coverage", ri.coverage);
 		cJSON_AddNumberToObject(ch, "processes", (double)nr);
 		cJSON_AddItemToObject(ch, "process_ratios", cJSON_CreateDoubleArray(r, (int)nr));
+		if (s->o->layouts > 1)
+			add_layouts(ch, c, i, s->o->layouts);
 	}
 	free(r);
 	return out;
@@ -575,6 +629,7 @@ static cJSON *method_block(const session *s)
 	cJSON_AddNumberToObject(m, "confidence", 0.95);
 	cJSON_AddStringToObject(m, "interval", "order-statistic interval of the median over processes");
 	cJSON_AddBoolToObject(m, "quick", o->quick);
+	cJSON_AddNumberToObject(m, "layouts", o->layouts > 1 ? o->layouts : 1);
 	return m;
 }
 
@@ -586,7 +641,7 @@ static void session_free(session *s)
 			vstate *v = &cs->v[i];
 			for (int t = 0; t < s->max_trials; t++)
 				free(v->samples[t]);
-			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio);
+			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio), free(v->layout);
 			free(v->status), free(v->reason);
 		}
 		for (size_t i = 0; cs->prior && i < s->n; i++)
@@ -595,6 +650,7 @@ static void session_free(session *s)
 		free(cs->v), free(cs->bench), free(cs->op), free(cs->backend);
 	}
 	free(s->cells);
+	free(s->layout);
 	free(s->raw);
 	free(s->created);
 	cJSON_Delete(s->resumed);
@@ -743,6 +799,14 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 			free(msg);
 			return rc;
 		}
+	}
+	double layouts = 1;
+	bv_json_num(m, "layouts", &layouts);
+	if ((int)layouts != (o->layouts > 1 ? o->layouts : 1)) {
+		char *msg = bv_asprintf("--layouts differs: %g there, %d now", layouts, o->layouts > 1 ? o->layouts : 1);
+		int rc = plan_differs(dir, msg);
+		free(msg);
+		return rc;
 	}
 	double pin = -1;
 	bv_json_num(m, "pinned_cpu", &pin);
@@ -917,6 +981,8 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		     .raw = bv_asprintf("%s/raw", results_dir), .dir = results_dir};
 	s.created = bv_strdup("");
 	s.resumed = cJSON_CreateArray();
+	s.layout = calloc(n + 1, sizeof(int));
+	s.layout_rng = o->seed ^ 0xd1b54a32d192ed03ull;
 	shuffle_state = o->seed ^ 0x9e3779b97f4a7c15ull;
 	bv_cell *defs = NULL;
 	char err[256];
@@ -942,6 +1008,7 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 			v->nsamples = calloc((size_t)s.max_trials, sizeof(size_t));
 			v->med = calloc((size_t)s.max_trials, sizeof(double));
 			v->ratio = calloc((size_t)s.max_trials, sizeof(double));
+			v->layout = calloc((size_t)s.max_trials, sizeof(int));
 		}
 	}
 
@@ -966,6 +1033,8 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 	size_t built = 0;
 	for (size_t i = 0; i < n; i++)
 		built += measurable(&vs[i]);
+	for (size_t i = 0; rc == 0 && o->layouts > 1 && i < n; i++)
+		rc = bv_build_layouts(&vs[i], o->layouts);
 	if (rc == 0 && built > 0 && count_active(&s) > 0)
 		rc = bv_machine_calibration(&s.calib);
 	if (rc && bv_interrupted())

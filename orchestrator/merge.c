@@ -329,6 +329,15 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 					np = 0;
 					if (whole_number(pb, "processes", INT_MAX, &np) == 0)
 						ch->processes = (int)np;
+					double nl = 0;
+					const cJSON *ls = cJSON_GetObjectItemCaseSensitive(pb, "layout_spread");
+					if (whole_number(pb, "layouts", 64, &nl) == 0 && nl > 1 && cJSON_IsArray(ls) &&
+					    cJSON_GetArraySize(ls) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(ls, 0)) &&
+					    cJSON_IsNumber(cJSON_GetArrayItem(ls, 1))) {
+						ch->layouts = (int)nl;
+						ch->layout_lo = cJSON_GetArrayItem(ls, 0)->valuedouble;
+						ch->layout_hi = cJSON_GetArrayItem(ls, 1)->valuedouble;
+					}
 					/* The per-process ratios, in the order measured: the
 					 * evidence verdict.c controls over the whole table. */
 					const cJSON *pr = cJSON_GetObjectItemCaseSensitive(pb, "process_ratios");

@@ -103,6 +103,14 @@ int bv_fetch(bv_repo *r, bv_version *v);
  * returned as an error: it sets v->build_error and returns 0, so the other
  * versions still run.  Errors are for when nothing can be built at all. */
 int bv_build(bv_version *v);
+/* Layouts: the same build linked again with k pads of never-run code before
+ * the library (k = 1..n-1; layout 0 is the plugin itself), linked into the
+ * build's cache directory on first use.  Code placement alone moves
+ * unchanged loops by up to 1.8x here (docs/measurement.md); measuring a
+ * random layout per process makes that part of the noise, not a verdict. */
+int bv_build_layouts(bv_version *v, int n);
+/* The path of layout k's plugin (k = 0: v->plugin) in buf. */
+const char *bv_layout_plugin(const bv_version *v, int k, char *buf, size_t len);
 
 /* ---- measure ---------------------------------------------------------- */
 typedef struct bv_measure_opts {
@@ -120,6 +128,7 @@ typedef struct bv_measure_opts {
 	int threads; /* threads a backend may use (OpenBLAS, OpenMP) */
 	int quick;
 	int resume; /* results_dir holds an unfinished run of the same plan: reuse its finished cells */
+	int layouts; /* code layouts per version (>= 1); each process takes one at random per version */
 } bv_measure_opts;
 
 /* Measures every version that built, writes results_dir/<label>.json per
@@ -139,6 +148,7 @@ int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_
 typedef struct bv_run_cli {
 	bv_measure_opts mo;
 	int processes, rounds, min_p, max_p; /* 0: the default (which --quick changes) */
+	int layouts;                          /* 0: the default (1; report sets 4) */
 	double budget, threshold;
 	int jobs;
 	const char *results_root; /* NULL: results/ under bv_home() */
@@ -190,6 +200,8 @@ typedef struct bv_change {
 	double p;       /* min(1, 2 min(p_slower, p_faster)): either direction */
 	int controlled; /* p took part in the run-wide false-discovery control */
 	int held;       /* the cell's own interval would say slower/faster; the run's control does not */
+	int layouts;    /* code layouts measured (--layouts), 0 or 1: one */
+	double layout_lo, layout_hi; /* the ratio's spread across layouts (measure.c), when layouts > 1 */
 } bv_change;
 
 typedef struct bv_row {
@@ -270,6 +282,12 @@ const char *bv_exporter_names(void);
  * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
 void bv_format_time(double ns, char *buf, size_t len);
+/* What follows a change's verdict, shared by every exporter: ", noisy",
+ * ", layout [0.57, 1.76]" (a `same` that placement alone moves past the
+ * threshold), and the mode when it is not paired (" unpaired"). */
+void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len);
+/* Whether placement alone moves the change past the threshold band. */
+int bv_change_layout_bound(const bv_table *t, const bv_change *ch);
 /* Text from logs, escaped for HTML (element text and quoted attributes
  * alike: export_html.c) and for Markdown (export_md.c). */
 void bv_html_esc(FILE *out, const char *s);
