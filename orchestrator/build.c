@@ -173,9 +173,11 @@ static int link_plugin(const char *lib, int pad, const char *out, const char *lo
 	char *asm_path = NULL;
 	if (pad > 0) {
 		/* An assembler file: the pad is exactly these bytes (int3), in
-		 * .text, starting on a cache line. */
+		 * .text.  Aligned to 16 only: the library's objects are 16-byte
+		 * aligned, so the library moves by exactly `pad` (a 64-byte
+		 * alignment here would round two pads to one offset). */
 		asm_path = bv_asprintf("%s/layout-pad-%d.s", lib, pad);
-		char *text = bv_asprintf("\t.text\n\t.p2align 6\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,\"\",@progbits\n", pad);
+		char *text = bv_asprintf("\t.text\n\t.p2align 4\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,\"\",@progbits\n", pad);
 		rc = bv_write_file_atomic(asm_path, text, strlen(text));
 		free(text);
 		bv_strv_push(&cc, asm_path);
