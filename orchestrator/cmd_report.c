@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benches.h"
 #include "cli.h"
 #include "common.h"
 #include "json.h"
@@ -201,6 +202,69 @@ static int parse_formats(const char *list, int want[NFORMATS])
 	return rc;
 }
 
+/* Adds s to a comma list unless it is there already. */
+static void list_add(bv_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+	for (const char *p = b->s; p && *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, s, n))
+			return;
+		p += len + (p[len] == ',');
+	}
+	bv_buf_printf(b, "%s%s", b->len ? "," : "", s);
+}
+
+/* Before NOT READY: the cells that would block are measured once more (the
+ * builds are cached, so this costs their measuring time only), and only a
+ * regression both measurements show blocks (bv_report_recheck). */
+static int remeasure(bv_report *report, const bv_run_cli *c, const char *dir0, const char *baseline,
+		     const char *candidate, int argc, char **argv)
+{
+	bv_buf lists[4] = {BV_BUF_INIT, BV_BUF_INIT, BV_BUF_INIT, BV_BUF_INIT};
+	size_t n = 0;
+	for (size_t k = 0; k < report->ncells; k++) {
+		const bv_report_cell *cell = &report->cells[k];
+		if (cell->status != BV_CELL_REGRESSION)
+			continue;
+		char size[32];
+		list_add(&lists[0], cell->row->bench);
+		list_add(&lists[1], cell->row->op);
+		list_add(&lists[2], cell->row->backend);
+		list_add(&lists[3], bv_size_format(cell->row->size, size, sizeof(size)));
+		n++;
+	}
+	fprintf(stderr, "report: %zu cell%s slower beyond %s budget: measuring %s again before the verdict\n", n,
+		n == 1 ? " is" : "s are", n == 1 ? "its" : "their", n == 1 ? "it" : "them");
+	bv_run_cli again = *c;
+	again.mo.benches = lists[0].s, again.mo.ops = lists[1].s, again.mo.backends = lists[2].s,
+	again.mo.sizes = lists[3].s;
+	again.resume = NULL;
+	/* Inside the report's own run directory: one report, one directory. */
+	char *root = bv_asprintf("%s/remeasured", dir0);
+	again.results_root = root;
+	again.mo.resume = 0;
+	again.mo.seed = c->mo.seed * 6364136223846793005ull + 1; /* other random orders and layouts */
+	long ncells = 0;
+	int rc = bv_run_cli_finish(&again, &ncells);
+	char *names[2] = {(char *)baseline, (char *)candidate}, **logs = NULL, *dir = NULL;
+	int failures = 0;
+	if (rc == 0)
+		rc = bv_run_versions(names, 2, &again, ncells, "report", argc, argv, &dir, &logs, &failures);
+	bv_table t;
+	bv_merge_opts mo = {c->threshold, 0};
+	if (rc == 0 && (rc = bv_merge(logs, 2, &mo, &t)) == 0) {
+		bv_report_recheck(report, &t);
+		bv_table_free(&t);
+	}
+	if (logs)
+		free(logs[0]), free(logs[1]);
+	free(logs), free(dir), free(root);
+	for (int f = 0; f < 4; f++)
+		bv_buf_free(&lists[f]);
+	return rc;
+}
+
 int bv_cmd_report(int argc, char **argv)
 {
 	bv_run_cli c;
@@ -357,6 +421,8 @@ int bv_cmd_report(int argc, char **argv)
 		rc = bv_report_read_env(&report, logs);
 	if (rc == 0 && (rc = bv_report_judge(&report, &table, &budgets)) == 0)
 		have_table = 0; /* the report owns it now */
+	if (rc == 0 && !from && report.counts[BV_CELL_REGRESSION] > 0)
+		rc = remeasure(&report, &c, dir, baseline, candidate, argc, argv);
 	if (have_table)
 		bv_table_free(&table);
 	char *where = NULL;

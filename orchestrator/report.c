@@ -350,6 +350,8 @@ static char *reproduce_line(const bv_report *r)
 	return bv_buf_detach(&b);
 }
 
+static void make_reasons(bv_report *r, const int built[2]);
+
 int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b)
 {
 	if (t->nversions != 2)
@@ -394,8 +396,19 @@ int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b)
 	for (size_t g = 0; g < r->ngroups; g++)
 		r->groups[g].geomean = r->groups[g].n ? exp(r->groups[g].geomean / (double)r->groups[g].n) : 0;
 	r->geomean = r->ngeomean ? exp(logsum / (double)r->ngeomean) : 0;
+	make_reasons(r, built);
+	r->reproduce = reproduce_line(r);
+	return 0;
+}
 
-	/* The reasons, worst first. */
+/* The reasons for NOT READY, worst first, and the verdict they make. */
+static void make_reasons(bv_report *r, const int built[2])
+{
+	const bv_table *t = &r->table;
+	for (size_t i = 0; i < r->nreasons; i++)
+		free(r->reasons[i]);
+	free(r->reasons);
+	r->reasons = NULL, r->nreasons = 0;
 	if (!built[0]) {
 		char *e = build_error_line(r->env[0].build_error);
 		add_reason(r, bv_asprintf("the baseline %s did not build, so nothing could be compared: %s",
@@ -417,8 +430,66 @@ int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b)
 		add_reason(r, bv_strdup(t->nrows ? "no cell could be compared: there is no ratio to judge"
 						 : "no cell was measured"));
 	r->ready = r->nreasons == 0;
-	r->reproduce = reproduce_line(r);
-	return 0;
+}
+
+
+static void set_status(bv_report *r, bv_report_cell *c, bv_cell_status s)
+{
+	r->counts[c->status]--, r->counts[s]++;
+	for (size_t g = 0; g < r->ngroups; g++)
+		if (!strcmp(r->groups[g].bench, c->row->bench))
+			r->groups[g].counts[c->status]--, r->groups[g].counts[s]++;
+	c->status = s;
+}
+
+void bv_report_recheck(bv_report *r, const bv_table *again)
+{
+	size_t n = 0, confirmed = 0;
+	for (size_t k = 0; k < r->ncells; k++) {
+		bv_report_cell *c = &r->cells[k];
+		if (c->status != BV_CELL_REGRESSION)
+			continue;
+		n++;
+		const bv_change *now = NULL;
+		for (size_t j = 0; j < again->nrows && !now; j++) {
+			const bv_row *a = &again->rows[j];
+			if (a->size == c->row->size && !strcmp(a->bench, c->row->bench) && !strcmp(a->op, c->row->op) &&
+			    !strcmp(a->backend, c->row->backend) && again->nversions == 2)
+				now = &a->changes[1];
+		}
+		char first[96], second[96] = "no ratio";
+		const bv_change *was = &c->row->changes[1];
+		snprintf(first, sizeof(first), "%.3fx [%.3f, %.3f]", was->ratio, was->ci_low, was->ci_high);
+		if (now && now->valid)
+			snprintf(second, sizeof(second), "%.3fx [%.3f, %.3f]", now->ratio, now->ci_low, now->ci_high);
+		char *why = c->why;
+		if (now && beyond_budget(now, c->budget) && is(now->verdict, "slower")) {
+			confirmed++;
+			c->why = bv_asprintf("%s; re-measured: %s, confirmed", why, second);
+		} else {
+			set_status(r, c, BV_CELL_WARNING);
+			c->why = bv_asprintf("slower beyond the +%.4g%% budget when first measured (%s) but not when "
+					     "measured again (%s): the machine may have changed under the first; not "
+					     "blocking",
+					     c->budget * 100, first, second);
+		}
+		free(why);
+	}
+	if (n == 0)
+		return;
+	int built[2] = {!r->env[0].build_failed, !r->env[1].build_failed};
+	for (size_t k = 0; k < r->table.nrows; k++)
+		for (int v = 0; v < 2; v++)
+			if (is(r->table.rows[k].results[v].status, "build failed"))
+				built[v] = 0;
+	make_reasons(r, built);
+	bv_table *t = &r->table;
+	t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
+	t->notes[t->nnotes++] = bv_asprintf("%zu cell%s slower beyond %s budget%s and measured again before the "
+					    "verdict: %zu confirmed, %zu not (a cell blocks only when both "
+					    "measurements say so)",
+					    n, n == 1 ? " was" : "s were", n == 1 ? "its" : "their", n == 1 ? "" : "s",
+					    confirmed, n - confirmed);
 }
 
 int bv_report_exit_code(const bv_report *r)

@@ -98,6 +98,14 @@ int bv_report_read_env(bv_report *r, char *const *logs);
  * unit tests, r->env may stay empty). */
 int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b);
 void bv_report_free(bv_report *r);
+/* `again` measures (some of) the same cells anew: every regression it does
+ * not confirm (a controlled `slower` wholly beyond the budget) becomes a
+ * warning saying both measurements, the reasons and the verdict are made
+ * again, and a note says how many were re-measured and confirmed.  A cell
+ * blocks a release only when two measurements say so: interference that
+ * lasts many processes (another job taking memory bandwidth) can make a
+ * paired ratio real for a while and wrong about the code. */
+void bv_report_recheck(bv_report *r, const bv_table *again);
 
 /* The exit status that goes with a report: 0 ready, 1 not ready, 3 when the
  * baseline did not build (no comparison was possible). */

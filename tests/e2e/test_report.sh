@@ -108,6 +108,9 @@ check "an unknown report format: exit 2" test $? -eq 2 -a -n "$(grep "unknown re
 "$BV" report --baseline 0.1.0 --candidate main "${args[@]}" > "$TMP/out" 2> "$TMP/err"
 check "a regression beyond budget: exit 1" test $? -eq 1
 check "stdout says NOT READY first" test "$(head -1 "$TMP/out" | cut -c1-9)" = "NOT READY"
+check "the blocking cell was measured again before the verdict" contains "$TMP/err" "^report: 1 cell is slower beyond its budget: measuring it again before the verdict$"
+check "the note says it was confirmed" contains "$TMP/out" "^note: 1 cell was slower beyond its budget and measured again before the verdict: 1 confirmed, 0 not"
+check "the re-measurement lies inside the report's run directory" test "$(ls -d "$TMP"/results/*/remeasured/*/ | wc -l)" -eq 1
 check "the reason names relu and its budget" contains "$TMP/out" "1 cell is slower beyond its budget: unary relu scalar 64K \([23]\.[0-9]+x \[[0-9.]+, [0-9.]+\], budget \+5%\)$"
 check "abs is unchanged" contains "$TMP/out" "^cells: 2, 1 regression, 1 ok$"
 run=$(ls -d "$TMP"/results/*/ | head -1)

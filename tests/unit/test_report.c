@@ -176,6 +176,57 @@ static void make_table(bv_table *t, const cell_spec *cells, size_t n)
 
 static bv_cell_status status_at(const bv_report *r, size_t k) { return r->cells[k].status; }
 
+/* Two regressions; the second measurement confirms relu only: neg becomes
+ * a warning giving both ratios, the reasons are made again, a note says so. */
+static void recheck_confirms_or_downgrades(void **state)
+{
+	(void)state;
+	const cell_spec first[] = {
+	    {"unary", "relu", "ok", "ok", 3.0, 2.9, 3.1, NULL},
+	    {"unary", "neg", "ok", "ok", 1.39, 1.36, 1.41, NULL},
+	    {"unary", "abs", "ok", "ok", 1.0, 0.99, 1.01, NULL},
+	};
+	const cell_spec again[] = {
+	    {"unary", "neg", "ok", "ok", 0.68, 0.66, 0.69, NULL},
+	    {"unary", "relu", "ok", "ok", 2.95, 2.9, 3.0, NULL},
+	};
+	bv_table t, a;
+	make_table(&t, first, 3);
+	make_table(&a, again, 2);
+	bv_budgets b;
+	bv_budgets_default(&b, 0.05);
+	bv_report r;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(bv_report_judge(&r, &t, &b), 0);
+	assert_int_equal(r.counts[BV_CELL_REGRESSION], 2);
+	assert_non_null(strstr(r.reasons[0], "2 cells are slower beyond their budgets"));
+	bv_report_recheck(&r, &a);
+	assert_int_equal(status_at(&r, 0), BV_CELL_REGRESSION);
+	assert_int_equal(status_at(&r, 1), BV_CELL_WARNING);
+	assert_int_equal(status_at(&r, 2), BV_CELL_OK);
+	assert_int_equal(r.counts[BV_CELL_REGRESSION], 1);
+	assert_int_equal(r.counts[BV_CELL_WARNING], 1);
+	assert_non_null(strstr(r.cells[0].why, "re-measured: 2.950x [2.900, 3.000], confirmed"));
+	assert_non_null(strstr(r.cells[1].why, "when first measured (1.390x [1.360, 1.410]) but not when measured again "
+					       "(0.680x [0.660, 0.690])"));
+	assert_int_equal(r.nreasons, 1);
+	assert_non_null(strstr(r.reasons[0], "1 cell is slower beyond its budget: unary relu"));
+	assert_false(r.ready);
+	assert_int_equal(r.table.nnotes, 1);
+	assert_non_null(strstr(r.table.notes[0], "2 cells were slower beyond their budgets and measured again before the "
+						 "verdict: 1 confirmed, 1 not"));
+	/* nothing confirmed: READY */
+	bv_table a2;
+	const cell_spec calm[] = {{"unary", "relu", "ok", "ok", 1.0, 0.99, 1.01, NULL}};
+	make_table(&a2, calm, 1);
+	bv_report_recheck(&r, &a2);
+	assert_int_equal(r.counts[BV_CELL_REGRESSION], 0);
+	assert_true(r.ready);
+	bv_table_free(&a), bv_table_free(&a2);
+	bv_report_free(&r);
+	bv_budgets_free(&b);
+}
+
 static void verdict_per_cell(void **state)
 {
 	(void)state;
@@ -395,6 +446,7 @@ int test_report(void)
 	    cmocka_unit_test(budgets_hostile_input),
 	    cmocka_unit_test(budgets_load_names_a_missing_file),
 	    cmocka_unit_test(verdict_per_cell),
+	    cmocka_unit_test(recheck_confirms_or_downgrades),
 	    cmocka_unit_test(verdict_boundaries_and_budgets),
 	    cmocka_unit_test(verdict_build_failures),
 	    cmocka_unit_test(formats_escape_hostile_text),
