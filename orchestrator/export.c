@@ -81,6 +81,13 @@ void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, siz
 	char spread[64] = "";
 	if (layout)
 		snprintf(spread, sizeof(spread), ", layout [%.3f, %.3f]", ch->layout_lo, ch->layout_hi);
-	snprintf(buf, len, "%s%s%s%s", ch->noisy && !layout ? ", noisy" : "", spread, ch->paired ? "" : " ",
+	char state[128] = "";
+	if (ch->unstable)
+		snprintf(state, sizeof(state), " (usual %.3f x%zu, disturbed %.3f x%zu)", ch->level_usual, ch->n_usual,
+			 ch->level_disturbed, ch->n_disturbed);
+	else if (ch->state_dependent)
+		snprintf(state, sizeof(state), ", %.3f while disturbed (%zu set aside)", ch->level_disturbed,
+			 ch->n_disturbed);
+	snprintf(buf, len, "%s%s%s%s%s", ch->noisy && !layout ? ", noisy" : "", spread, state, ch->paired ? "" : " ",
 		 ch->paired ? "" : ch->mode);
 }

@@ -99,6 +99,16 @@ int bv_export_json(const bv_table *t, FILE *out)
 					cJSON_AddBoolToObject(o, "layout_bound", !strcmp(ch->verdict, "same") &&
 										     bv_change_layout_bound(t, ch));
 				}
+				if (ch->nproc && (ch->state_dependent || ch->unstable)) {
+					cJSON *m = cJSON_AddObjectToObject(o, "machine");
+					cJSON_AddBoolToObject(m, "dependent", 1);
+					cJSON *u = cJSON_AddObjectToObject(m, "usual");
+					cJSON_AddNumberToObject(u, "ratio", ch->level_usual);
+					cJSON_AddNumberToObject(u, "processes", (double)ch->n_usual);
+					cJSON *d = cJSON_AddObjectToObject(m, "disturbed");
+					cJSON_AddNumberToObject(d, "ratio", ch->level_disturbed);
+					cJSON_AddNumberToObject(d, "processes", (double)ch->n_disturbed);
+				}
 				if (ch->controlled) {
 					cJSON_AddNumberToObject(o, "p_value", ch->p);
 					cJSON_AddBoolToObject(o, "held", ch->held);

@@ -81,6 +81,42 @@ static int whole_number(const cJSON *o, const char *key, double max, double *out
 	return 0;
 }
 
+/* The worse of a [before, after] pair of a state field: the lower
+ * bandwidth (dir < 0) or the longer compute step (dir > 0); NAN if none. */
+static double worse_of(const cJSON *state, const char *key, int dir)
+{
+	const cJSON *pair = cJSON_GetObjectItemCaseSensitive(state, key), *x;
+	double w = NAN;
+	cJSON_ArrayForEach(x, pair) if (cJSON_IsNumber(x) && isfinite(x->valuedouble) && x->valuedouble > 0) w =
+	    isnan(w) ? x->valuedouble : dir < 0 ? fmin(w, x->valuedouble) : fmax(w, x->valuedouble);
+	return w;
+}
+
+/* process_ratios[] and, aligned with it, process_state[] into ch. */
+static void read_processes(const cJSON *change, bv_change *ch)
+{
+	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(change, "process_ratios");
+	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(change, "process_state");
+	int n = cJSON_IsArray(pr) ? cJSON_GetArraySize(pr) : 0;
+	int aligned = cJSON_IsArray(ps) && cJSON_GetArraySize(ps) == n;
+	if (n <= 0)
+		return;
+	ch->proc_ratio = calloc((size_t)n, sizeof(double));
+	ch->proc_gbps = calloc((size_t)n, sizeof(double));
+	ch->proc_compute_ns = calloc((size_t)n, sizeof(double));
+	for (int k = 0; k < n; k++) {
+		const cJSON *x = cJSON_GetArrayItem(pr, k);
+		double r = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+		if (!(isfinite(r) && r > 0))
+			continue; /* carries no evidence; its state is dropped with it */
+		const cJSON *st = aligned ? cJSON_GetArrayItem(ps, k) : NULL;
+		ch->proc_ratio[ch->nproc] = r;
+		ch->proc_gbps[ch->nproc] = worse_of(st, "probe_gbps", -1);
+		ch->proc_compute_ns[ch->nproc] = worse_of(st, "probe_compute_ns", +1);
+		ch->nproc++;
+	}
+}
+
 static int load_log(const char *path, cJSON **doc)
 {
 	unsigned long major = 0;
@@ -338,19 +374,10 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 						ch->layout_lo = cJSON_GetArrayItem(ls, 0)->valuedouble;
 						ch->layout_hi = cJSON_GetArrayItem(ls, 1)->valuedouble;
 					}
-					/* The per-process ratios, in the order measured: the
-					 * evidence verdict.c controls over the whole table. */
-					const cJSON *pr = cJSON_GetObjectItemCaseSensitive(pb, "process_ratios");
-					if (cJSON_IsArray(pr) && cJSON_GetArraySize(pr) > 0) {
-						size_t nr = 0, cap = (size_t)cJSON_GetArraySize(pr);
-						double *rs = calloc(cap, sizeof(double));
-						const cJSON *x;
-						cJSON_ArrayForEach(x, pr) if (cJSON_IsNumber(x) && isfinite(x->valuedouble) &&
-									      x->valuedouble > 0) rs[nr++] = x->valuedouble;
-						if (nr)
-							bv_change_evidence(ch, rs, nr, threshold);
-						free(rs);
-					}
+					/* The per-process ratios, in the order measured, and
+					 * the machine's state around each: the evidence
+					 * verdict.c decides on over the whole table. */
+					read_processes(pb, ch);
 				}
 			}
 		}
@@ -432,8 +459,11 @@ void bv_table_free(bv_table *t)
 {
 	for (size_t k = 0; k < t->nrows; k++) {
 		bv_row *r = &t->rows[k];
-		for (size_t i = 0; i < t->nversions; i++)
+		for (size_t i = 0; i < t->nversions; i++) {
 			free(r->results[i].reason);
+			free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
+			free(r->changes[i].proc_compute_ns);
+		}
 		free(r->results), free(r->changes);
 		free(r->bench), free(r->op), free(r->backend);
 	}
@@ -478,8 +508,11 @@ void bv_table_filter(bv_table *t, const regex_t *re)
 			continue;
 		}
 		bv_row *r = &t->rows[k];
-		for (size_t i = 0; i < t->nversions; i++)
+		for (size_t i = 0; i < t->nversions; i++) {
 			free(r->results[i].reason);
+			free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
+			free(r->changes[i].proc_compute_ns);
+		}
 		free(r->results), free(r->changes);
 		free(r->bench), free(r->op), free(r->backend);
 	}

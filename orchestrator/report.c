@@ -125,6 +125,14 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 		if (!ch->valid) {
 			c->status = BV_CELL_UNCOMPARED;
 			c->why = bv_asprintf("no ratio: %s", ch->none ? ch->none : "the logs give none");
+		} else if (ch->unstable) {
+			/* The ratio followed the machine's state: not a property
+			 * of the code (verdict.c).  Listed, never blocking. */
+			c->status = BV_CELL_WARNING;
+			c->why = bv_asprintf("unstable: the machine changed under it (%.3fx at its usual state in %zu "
+					     "process%s, %.3fx while disturbed in %zu); measure it again",
+					     ch->level_usual, ch->n_usual, ch->n_usual == 1 ? "" : "es",
+					     ch->level_disturbed, ch->n_disturbed);
 		} else if (beyond_budget(ch, c->budget) && is(ch->verdict, "slower")) {
 			c->status = BV_CELL_REGRESSION;
 			c->why = bv_asprintf("the whole interval is beyond the +%.4g%% budget", c->budget * 100);

@@ -200,6 +200,16 @@ typedef struct bv_change {
 	double p;       /* min(1, 2 min(p_slower, p_faster)): either direction */
 	int controlled; /* p took part in the run-wide false-discovery control */
 	int held;       /* the cell's own interval would say slower/faster; the run's control does not */
+	/* the per-process evidence, as merge read it (verdict.c decides on it):
+	 * each process's ratio and the machine's state around it, the worse of
+	 * before and after (NAN where not recorded) */
+	double *proc_ratio, *proc_gbps, *proc_compute_ns;
+	size_t nproc;
+	/* verdict.c: the processes split by the machine's state */
+	int state_dependent;          /* the ratio follows the machine's state */
+	int unstable;                 /* ... and too few processes at the usual state to judge */
+	double level_usual, level_disturbed; /* median ratio at each */
+	size_t n_usual, n_disturbed;
 	int layouts;    /* code layouts measured (--layouts), 0 or 1: one */
 	double layout_lo, layout_hi; /* the ratio's spread across layouts (measure.c), when layouts > 1 */
 } bv_change;
@@ -227,6 +237,7 @@ typedef struct bv_table {
 	double fdr;      /* the false-discovery rate the verdicts are held to */
 	size_t tested;   /* comparisons decided together (controlled changes) */
 	size_t called;   /* of those, slower or faster */
+	size_t unstable; /* changes whose ratio followed the machine's state, not judged */
 	char *control;   /* one line saying so, for every exporter's footer */
 } bv_table;
 
@@ -284,7 +295,8 @@ void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t
 void bv_format_time(double ns, char *buf, size_t len);
 /* What follows a change's verdict, shared by every exporter: ", noisy",
  * ", layout [0.57, 1.76]" (a `same` that placement alone moves past the
- * threshold), and the mode when it is not paired (" unpaired"). */
+ * threshold), the machine's two levels of an `unstable` change, and the mode
+ * when it is not paired (" unpaired"). */
 void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len);
 /* Whether placement alone moves the change past the threshold band. */
 int bv_change_layout_bound(const bv_table *t, const bv_change *ch);

@@ -22,6 +22,13 @@
  * processes share the machine's state, which moves them together
  * (positively).  docs/measurement.md has the rates measured with it.
  *
+ * Before that, each change's processes are split by the machine's state
+ * around them (the runner's bandwidth and compute probes): a ratio that
+ * follows the state (one level while another job took the memory
+ * bandwidth, another without) is judged on the processes at the machine's
+ * usual state only, or called `unstable` with both levels when too few of
+ * those remain: never a confident verdict about a condition of the machine.
+ *
  * Changes without per-process ratios (logs before schema 1.3, unpaired
  * ratios across runs) keep their cell's own verdict and are not counted in
  * the family; the footer says how many comparisons were controlled.
@@ -43,8 +50,122 @@ void bv_change_evidence(bv_change *ch, const double *ratios, size_t n, double th
 	ch->controlled = n > 0;
 }
 
+/* ---- the machine's state ---------------------------------------------- */
+
+/* A process measured the cell while the machine was *disturbed* when its
+ * bandwidth probe read below 80 % of the run's usual or its compute probe
+ * ran 25 % slow (the worse of the probes before and after the cell's
+ * timing).  The run's usual state is the 90th percentile of every bandwidth
+ * probe and the 10th of every compute probe in the table: the machine as it
+ * is when nothing else takes from it, if it was so at least a tenth of the
+ * time, else as it mostly was. */
+#define DISTURBED_GBPS 0.80
+#define DISTURBED_COMPUTE 1.25
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The q-quantile of the finite values among every change's processes. */
+static double table_quantile(const bv_table *t, int gbps, double q)
+{
+	size_t n = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t i = 1; i < t->nversions; i++)
+			n += t->rows[r].changes[i].nproc;
+	double *v = calloc(n + 1, sizeof(double));
+	size_t k = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t i = 1; i < t->nversions; i++) {
+			const bv_change *ch = &t->rows[r].changes[i];
+			for (size_t j = 0; j < ch->nproc; j++) {
+				double x = gbps ? ch->proc_gbps[j] : ch->proc_compute_ns[j];
+				if (isfinite(x) && x > 0)
+					v[k++] = x;
+			}
+		}
+	double out = NAN;
+	if (k) {
+		qsort(v, k, sizeof(double), cmp_double);
+		out = v[(size_t)(q * (double)(k - 1) + 0.5)];
+	}
+	free(v);
+	return out;
+}
+
+static int disturbed(const bv_change *ch, size_t j, double ref_gbps, double ref_compute)
+{
+	double g = ch->proc_gbps[j], c = ch->proc_compute_ns[j];
+	return (isfinite(g) && isfinite(ref_gbps) && g < DISTURBED_GBPS * ref_gbps) ||
+	       (isfinite(c) && isfinite(ref_compute) && c > DISTURBED_COMPUTE * ref_compute);
+}
+
+/* Does the change's ratio follow the machine's state?  When the processes
+ * measured while the machine was disturbed (two at least) sit at a level
+ * more than the threshold away from those at its usual state, the ratio
+ * depends on the machine (a memory-bound version slowed by another job's
+ * bandwidth far more than a compute-bound one, say): it is judged on the
+ * usual processes only, or, with fewer than six of them, not at all
+ * (`unstable`, both levels shown).  ratios gets the processes to judge on. */
+static size_t split_by_state(bv_change *ch, double threshold, double ref_gbps, double ref_compute, double *ratios)
+{
+	double *usual = calloc(ch->nproc + 1, sizeof(double)), *other = calloc(ch->nproc + 1, sizeof(double));
+	size_t nu = 0, nd = 0;
+	for (size_t j = 0; j < ch->nproc; j++) {
+		if (disturbed(ch, j, ref_gbps, ref_compute))
+			other[nd++] = ch->proc_ratio[j];
+		else
+			usual[nu++] = ch->proc_ratio[j];
+	}
+	ch->n_usual = nu, ch->n_disturbed = nd;
+	ch->level_usual = nu ? bv_median(usual, nu) : NAN;
+	ch->level_disturbed = nd ? bv_median(other, nd) : NAN;
+	ch->state_dependent = nd >= 2 && nu >= 1 &&
+			      fabs(log(ch->level_disturbed / ch->level_usual)) > log(1.0 + threshold);
+	ch->unstable = ch->state_dependent && nu < 6;
+	size_t n = 0;
+	if (ch->state_dependent) {
+		/* In the order measured (the evidence is sequential). */
+		for (size_t j = 0; j < ch->nproc; j++)
+			if (!disturbed(ch, j, ref_gbps, ref_compute))
+				ratios[n++] = ch->proc_ratio[j];
+	} else {
+		memcpy(ratios, ch->proc_ratio, ch->nproc * sizeof(double));
+		n = ch->nproc;
+	}
+	free(usual), free(other);
+	return n;
+}
+
 void bv_table_decide(bv_table *t, double q)
 {
+	double ref_gbps = table_quantile(t, 1, 0.9), ref_compute = table_quantile(t, 0, 0.1);
+	size_t unstable = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t i = 1; i < t->nversions; i++) {
+			bv_change *ch = &t->rows[r].changes[i];
+			if (!ch->valid || !ch->nproc)
+				continue;
+			double *use = calloc(ch->nproc, sizeof(double));
+			size_t n = split_by_state(ch, t->threshold, ref_gbps, ref_compute, use);
+			if (ch->unstable) {
+				ch->controlled = 0; /* judged on nothing: out of the family */
+				unstable++;
+			} else {
+				bv_change_evidence(ch, use, n, t->threshold);
+				if (ch->state_dependent) {
+					/* The estimate and its interval from the usual processes. */
+					bv_interval iv;
+					if (bv_median_interval(use, n, 0.95, &iv) == 0) {
+						ch->ratio = iv.est, ch->ci_low = iv.lo, ch->ci_high = iv.hi;
+						ch->coverage = iv.coverage, ch->processes = (int)n;
+					}
+				}
+			}
+			free(use);
+		}
 	size_t m = 0, k = 0;
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++)
@@ -63,6 +184,11 @@ void bv_table_decide(bv_table *t, double q)
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++) {
 			bv_change *ch = &t->rows[r].changes[i];
+			if (ch->valid && ch->unstable) {
+				ch->verdict = "unstable";
+				ch->noisy = 0;
+				continue;
+			}
 			if (!ch->valid || !ch->controlled)
 				continue;
 			int discovered = found[k++];
@@ -79,21 +205,27 @@ void bv_table_decide(bv_table *t, double q)
 		}
 	free(p);
 	free(found);
-	t->fdr = q, t->tested = m, t->called = called;
+	t->fdr = q, t->tested = m, t->called = called, t->unstable = unstable;
 	free(t->control);
-	if (m == 0)
+	char extra[160] = "";
+	if (unstable)
+		snprintf(extra, sizeof(extra), "; %zu cell%s unstable (the machine changed under %s: not judged)",
+			 unstable, unstable == 1 ? "" : "s", unstable == 1 ? "it" : "them");
+	if (m == 0 && !unstable)
 		t->control = NULL;
+	else if (m == 0)
+		t->control = bv_asprintf("no comparison could be judged%s", extra);
 	else if (called == 0)
 		t->control = bv_asprintf("%zu comparison%s decided together at a %g%% false-discovery rate "
 					 "(Benjamini-Hochberg over anytime-valid sign tests against the %.1f%% band); "
 					 "no change called; had nothing changed, the chance of any false verdict in "
-					 "this run was at most %g%%",
-					 m, m == 1 ? "" : "s", q * 100, t->threshold * 100, q * 100);
+					 "this run was at most %g%%%s",
+					 m, m == 1 ? "" : "s", q * 100, t->threshold * 100, q * 100, extra);
 	else
 		t->control = bv_asprintf("%zu comparison%s decided together at a %g%% false-discovery rate "
 					 "(Benjamini-Hochberg over anytime-valid sign tests against the %.1f%% band); "
 					 "%zu change%s called, of which at most %.2g expected false; had nothing "
-					 "changed, the chance of any false verdict in this run was at most %g%%",
+					 "changed, the chance of any false verdict in this run was at most %g%%%s",
 					 m, m == 1 ? "" : "s", q * 100, t->threshold * 100, called,
-					 called == 1 ? "" : "s", q * (double)called, q * 100);
+					 called == 1 ? "" : "s", q * (double)called, q * 100, extra);
 }

@@ -242,6 +242,111 @@ static void planted_changes_among_null_cells_are_found(void **state)
 	free(dir);
 }
 
+/* ---- the machine changed under a cell --------------------------------- */
+
+/* One change whose processes had ratios r[] and probe bandwidths gbps[]
+ * (compute steady), as a log's change block. */
+static cJSON *state_cell(const char *op, const double *r, const double *gbps, int n)
+{
+	cJSON *cell = cJSON_CreateObject();
+	cJSON_AddStringToObject(cell, "bench", "softmax");
+	cJSON_AddStringToObject(cell, "op", op);
+	cJSON_AddStringToObject(cell, "backend", "simd");
+	cJSON_AddNumberToObject(cell, "size", 1024);
+	cJSON_AddStringToObject(cell, "status", "ok");
+	cJSON_AddNumberToObject(cell, "median_ns", 1000);
+	cJSON_AddNumberToObject(cell, "median_ns_ci_low", 990);
+	cJSON_AddNumberToObject(cell, "median_ns_ci_high", 1010);
+	bv_interval iv;
+	bv_median_interval(r, (size_t)n, 0.95, &iv);
+	cJSON *ch = cJSON_AddObjectToObject(cell, "change");
+	cJSON_AddStringToObject(ch, "baseline", "base");
+	cJSON_AddStringToObject(ch, "mode", "paired");
+	cJSON_AddNumberToObject(ch, "ratio", iv.est);
+	cJSON_AddNumberToObject(ch, "ratio_ci_low", iv.lo);
+	cJSON_AddNumberToObject(ch, "ratio_ci_high", iv.hi);
+	cJSON_AddNumberToObject(ch, "coverage", iv.coverage);
+	cJSON_AddNumberToObject(ch, "processes", n);
+	cJSON_AddItemToObject(ch, "process_ratios", cJSON_CreateDoubleArray(r, n));
+	cJSON *states = cJSON_AddArrayToObject(ch, "process_state");
+	for (int k = 0; k < n; k++) {
+		cJSON *st = cJSON_CreateObject();
+		double g[2] = {gbps[k], gbps[k] * 1.02}, c[2] = {1.0, 1.01};
+		cJSON_AddItemToObject(st, "probe_gbps", cJSON_CreateDoubleArray(g, 2));
+		cJSON_AddItemToObject(st, "probe_compute_ns", cJSON_CreateDoubleArray(c, 2));
+		cJSON_AddItemToArray(states, st);
+	}
+	return cell;
+}
+
+static void a_ratio_that_follows_the_machine_is_never_a_confident_verdict(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	/* The issue's case: one process on a quiet machine at 0.79, then eight
+	 * while another job took the memory bandwidth, tight at 1.39. */
+	double r1[9] = {0.792, 1.378, 1.39, 1.365, 1.415, 1.406, 1.449, 1.392, 1.386};
+	double g1[9] = {40, 21, 20, 22, 19, 21, 20, 22, 21};
+	/* Eight quiet processes at 0.68, three disturbed at 1.3: judged on the eight. */
+	double r2[11] = {0.68, 0.67, 1.31, 0.69, 0.68, 1.29, 0.67, 0.68, 1.30, 0.69, 0.68};
+	double g2[11] = {41, 40, 20, 42, 40, 21, 39, 41, 19, 40, 42};
+	/* Disturbed processes at the same level: nothing to set aside. */
+	double r3[8] = {1.0, 1.001, 0.999, 1.0, 1.002, 0.998, 1.0, 1.001};
+	double g3[8] = {40, 20, 41, 21, 40, 42, 20, 41};
+	for (int v = 0; v < 2; v++) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "schema", "bench-versions-results");
+		cJSON_AddStringToObject(doc, "schema_version", "1.2");
+		cJSON *run = cJSON_AddObjectToObject(doc, "run");
+		cJSON_AddStringToObject(run, "id", "R1");
+		cJSON_AddStringToObject(run, "baseline", "base");
+		cJSON *ver = cJSON_AddObjectToObject(doc, "version");
+		cJSON_AddStringToObject(ver, "label", v ? "cand" : "base");
+		cJSON *m = cJSON_AddObjectToObject(doc, "machine");
+		cJSON_AddStringToObject(m, "hostname", "h");
+		cJSON_AddStringToObject(m, "cpu", "c");
+		cJSON *meth = cJSON_AddObjectToObject(doc, "method");
+		cJSON_AddNumberToObject(meth, "threshold", 0.01);
+		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
+		cJSON *c1 = state_cell("softmax", r1, g1, 9), *c2 = state_cell("log_softmax", r2, g2, 11),
+		      *c3 = state_cell("other", r3, g3, 8);
+		if (!v) /* the baseline's cells carry no change */
+			cJSON_DeleteItemFromObject(c1, "change"), cJSON_DeleteItemFromObject(c2, "change"),
+			    cJSON_DeleteItemFromObject(c3, "change");
+		cJSON_AddItemToArray(cells, c1), cJSON_AddItemToArray(cells, c2), cJSON_AddItemToArray(cells, c3);
+		char *text = cJSON_Print(doc);
+		test_write(dir, v ? "cand.json" : "base.json", text);
+		free(text);
+		cJSON_Delete(doc);
+	}
+	bv_table t;
+	merge_run(dir, &t);
+	const bv_change *a = &t.rows[0].changes[1], *b = &t.rows[1].changes[1], *c = &t.rows[2].changes[1];
+	/* without the split, the first would be slower 1.39 with a tight interval */
+	assert_true(a->state_dependent && a->unstable);
+	assert_string_equal(a->verdict, "unstable");
+	assert_int_equal(a->n_usual, 1);
+	assert_int_equal(a->n_disturbed, 8);
+	assert_true(fabs(a->level_usual - 0.792) < 1e-9 && fabs(a->level_disturbed - 1.391) < 1e-9);
+	assert_false(bv_table_has_slower(&t));
+	/* the second: judged on its eight usual processes, faster */
+	assert_true(b->state_dependent && !b->unstable);
+	assert_int_equal(b->n_usual, 8);
+	assert_true(b->ratio < 0.7 && b->ci_high < 0.7);
+	assert_string_equal(b->verdict, "faster");
+	/* the third: same, nothing set aside */
+	assert_false(c->state_dependent);
+	assert_string_equal(c->verdict, "same");
+	assert_int_equal(t.unstable, 1);
+	assert_non_null(strstr(t.control, "1 cell unstable (the machine changed under it: not judged)"));
+	char q[128];
+	bv_format_qualifiers(&t, a, q, sizeof(q));
+	assert_string_equal(q, " (usual 0.792 x1, disturbed 1.391 x8)");
+	bv_table_free(&t);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
 int test_verdict(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +355,7 @@ int test_verdict(void)
 		cmocka_unit_test(bh_steps_up),
 		cmocka_unit_test(three_hundred_null_cells_flip_no_verdict),
 		cmocka_unit_test(planted_changes_among_null_cells_are_found),
+		cmocka_unit_test(a_ratio_that_follows_the_machine_is_never_a_confident_verdict),
 	};
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
