@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# plant.sh - sensitivity in every group: planted slowdowns of 1, 2 and 3 %
+# in unary, binary, reduce, softmax and matmul, each detected how often.
+#
+#   tests/measurement/plant.sh RUNS LOAD PERCENTS [bench-versions options...]
+#     LOAD: none, or make (a copy of kernels/ rebuilt with make -j2 in a loop)
+#     PERCENTS: e.g. 1,2,3
+#   e.g. tests/measurement/plant.sh 5 none 1,2,3 --benches unary,binary,reduce,softmax,matmul --backends scalar,simd,blas
+#
+# The plant is made at the library's public entry points (kernels/src/api.c),
+# so it is the same for every backend and group: before doing the real call,
+# each entry point does the same call on the first P % of the work (elements,
+# rows of a softmax, rows of a matrix product; the harness's sgemm/sgemv use
+# beta 0, so the result is unchanged).  That is P % more work of the very
+# kind the cell measures.  Every cell of a planted group should then come out
+# `slower`; the script counts how often, per group and size, and writes one
+# line per (run, percent, group, size) to $OUT (default
+# tests/measurement/logs/plant-<date>.tsv).  The tool is a snapshot of HEAD,
+# as in aa_matrix.sh.  Not part of `make test`.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+RUNS=${1:?runs}
+LOAD=${2:?none or make}
+PCTS=${3:?percents, e.g. 1,2,3}
+shift 3
+OPTS=("$@")
+WORK=${PROOF_DIR:-$(mktemp -d /tmp/bv-plant-XXXXXX)}
+OUT=${OUT:-$ROOT/tests/measurement/logs/plant-$(date -u +%Y%m%dT%H%M%SZ).tsv}
+mkdir -p "$(dirname "$OUT")"
+export BENCH_VERSIONS_CACHE="$WORK/cache"
+export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
+export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
+
+TOOL="$WORK/tool"
+if [ ! -x "$TOOL/bin/bench-versions" ]; then
+	mkdir -p "$TOOL"
+	git -C "$ROOT" archive HEAD | tar -x -C "$TOOL"
+	make -s -C "$TOOL" all >/dev/null
+fi
+BV="$TOOL/bin/bench-versions"
+
+FIX="$WORK/repo"
+if [ ! -d "$FIX/.git" ]; then
+	mkdir -p "$FIX"
+	cp -r "$ROOT/kernels" "$FIX/kernels"
+	rm -rf "$FIX/kernels/build"
+	git -C "$FIX" init -q -b main
+	git -C "$FIX" add -A
+	git -C "$FIX" commit -qm "a"
+	git -C "$FIX" tag a
+	for pct in ${PCTS//,/ }; do
+		git -C "$FIX" checkout -q a
+		python3 - "$FIX/kernels/src/api.c" "$pct" <<'PY'
+import re, sys
+path, pct = sys.argv[1], int(sys.argv[2])
+s = open(path).read()
+# name: (definition head, parameters as declared, the partial call's arguments)
+plants = {
+    "kn_unary_ex": ("kn_status kn_unary_ex(", "b, op, x, y, PART(n), p", "n"),
+    "kn_binary": ("kn_status kn_binary(", "b, op, a, x2, y, PART(n)", "n"),
+    "kn_reduce": ("kn_status kn_reduce(", "b, op, x, PART(n), out", "n"),
+    "kn_argreduce": ("kn_status kn_argreduce(", "b, op, x, PART(n), out", "n"),
+    "kn_dot": ("kn_status kn_dot(", "b, x, y, PART(n), out", "n"),
+    "softmax": ("static kn_status softmax(", "b, x, y, PART(rows), cols, log_form", "rows"),
+    "kn_sgemm": ("kn_status kn_sgemm(", "b, trans_a, trans_b, PART(M), N, K, alpha, A, lda, B, ldb, beta, C, ldc", "M"),
+    "kn_sgemv": ("kn_status kn_sgemv(", "b, trans_a, PART(M), N, alpha, A, lda, x, beta, y", "M"),
+}
+s = s.replace('#include', '#define PART(n) ((n) * %d / 100)\n#include' % pct, 1)
+for name, (head, args, size) in plants.items():
+    i = s.index(head)
+    sig_end = s.index(")", i) + 1
+    params = s[i + len(head):sig_end - 1]
+    body_end = s.index("\n}\n", sig_end) + 3
+    static = "static " if head.startswith("static") else ""
+    full = "%skn_status %s__full(%s)" % ("static ", name, params)
+    wrapper = ("\n/* planted: %d %% more work */\n%skn_status %s(%s)\n{\n\tif (PART(%s) > 0)\n"
+               "\t\t(void)%s__full(%s);\n\treturn %s__full(%s);\n}\n"
+               % (pct, static, name, params, size, name, args,
+                  name, re.sub(r"PART\((\w+)\)", r"\1", args)))
+    s = s[:i] + full + s[sig_end:body_end] + wrapper + s[body_end:]
+open(path, "w").write(s)
+PY
+		git -C "$FIX" commit -qam "slow$pct: $pct % more work at every entry point" && git -C "$FIX" tag "slow$pct"
+	done
+	git -C "$FIX" checkout -q main
+fi
+export KERNEL_DIR="$FIX/kernels"
+unset KERNEL_REPO
+
+if [ "$LOAD" = make ]; then
+	cp -r "$ROOT/kernels" "$WORK/loadsrc"
+	rm -rf "$WORK/loadsrc/build"
+	( while :; do make -s -C "$WORK/loadsrc" BUILD="$WORK/loadbuild" clean >/dev/null 2>&1 || true
+	           make -s -j2 -C "$WORK/loadsrc" BUILD="$WORK/loadbuild" lib >/dev/null 2>&1 || true; done ) &
+	LOADPID=$!
+	trap 'kill $LOADPID 2>/dev/null; pkill -P $LOADPID 2>/dev/null || true' EXIT
+	sleep 5
+fi
+
+[ -s "$OUT" ] || printf 'run\tpercent\tgroup\tsize\tcells\tslower\tsame\tfaster\tother\tmedian_ratio\tload_start\tload_end\tcommit\tload\toptions\n' > "$OUT"
+commit=$(git -C "$ROOT" rev-parse --short HEAD)
+for run in $(seq 1 "$RUNS"); do
+	for pct in ${PCTS//,/ }; do
+		l0=$(cut -d' ' -f1 /proc/loadavg)
+		"$BV" a "slow$pct" "${OPTS[@]}" --results "$WORK/results" --format json > "$WORK/run-$run-$pct.json" \
+			2> "$WORK/run-$run-$pct.err" || true
+		l1=$(cut -d' ' -f1 /proc/loadavg)
+		python3 - "$WORK/run-$run-$pct.json" "$run" "$pct" "$l0" "$l1" "$commit" "$LOAD" "${OPTS[*]}" >> "$OUT" <<'PY'
+import json, statistics, sys
+path, run, pct, l0, l1, commit, load, opts = sys.argv[1:]
+d = json.load(open(path))
+groups = {}
+for r in d["rows"]:
+    c = r["changes"][0]
+    if c.get("ratio") is None:
+        continue
+    g = groups.setdefault((r["bench"], r.get("shape") or str(r["size"])), [])
+    g.append((c["verdict"], c["ratio"]))
+for (bench, size), cells in sorted(groups.items()):
+    n = len(cells)
+    count = lambda v: sum(1 for x in cells if x[0] == v)
+    other = n - count("slower") - count("same") - count("faster")
+    med = statistics.median(x[1] for x in cells)
+    print(f"{run}\t{pct}\t{bench}\t{size}\t{n}\t{count('slower')}\t{count('same')}\t{count('faster')}\t{other}\t{med:.4f}\t{l0}\t{l1}\t{commit}\t{load}\t{opts}")
+PY
+		tail -n +2 "$OUT" | awk -F'\t' -v r="$run" -v p="$pct" '$1 == r && $2 == p' | cut -f1-10
+	done
+done
