@@ -131,9 +131,16 @@ static int measurable(const bv_version *v) { return v->plugin && !v->build_error
 
 /* ---- running one process ---------------------------------------------- */
 
-/* Runs one bv-runner over the active cells for the versions in `which`
- * (indices into s->vs); its document lands in *doc. */
-static int run_process(session *s, const size_t *which, size_t nwhich, cJSON **doc)
+/* The backends whose cells need the CUDA libraries loaded. */
+static int device_backend(const char *backend) { return !strcmp(backend, "cuda"); }
+
+/* Runs one bv-runner over the active cells of one kind (device: the cuda
+ * cells, else the host ones) for the versions in `which` (indices into
+ * s->vs), each in its layout s->layout[]; its document lands in *doc.  A
+ * host process loads the builds' host-only plugins (bv_plugin_variant):
+ * the CUDA libraries alone take 120-230 ms to load, most of such a
+ * process's life. */
+static int run_process(session *s, const size_t *which, size_t nwhich, int device, cJSON **doc)
 {
 	const bv_measure_opts *o = s->o;
 	int index = s->processes++;
@@ -164,7 +171,7 @@ static int run_process(session *s, const size_t *which, size_t nwhich, cJSON **d
 		}
 	bv_buf only = BV_BUF_INIT;
 	for (size_t c = 0; c < s->ncells; c++) {
-		if (!s->cells[c].active)
+		if (!s->cells[c].active || device_backend(s->cells[c].backend) != device)
 			continue;
 		bv_buf_printf(&only, "%s%ld", only.len ? "," : "", s->cells[c].index);
 		/* A version whose status is settled in this cell is not run again:
@@ -180,7 +187,7 @@ static int run_process(session *s, const size_t *which, size_t nwhich, cJSON **d
 	bv_buf_free(&only);
 	bv_buf checked = BV_BUF_INIT;
 	for (size_t c = 0; c < s->ncells; c++)
-		if (s->cells[c].active && s->cells[c].checked)
+		if (s->cells[c].active && s->cells[c].checked && device_backend(s->cells[c].backend) == device)
 			bv_buf_printf(&checked, "%s%ld", checked.len ? "," : "", s->cells[c].index);
 	if (checked.len) {
 		bv_strv_push(&argv, "--checked");
@@ -192,18 +199,9 @@ static int run_process(session *s, const size_t *which, size_t nwhich, cJSON **d
 	bv_strv_push(&argv, "--cell-ms");
 	bv_strv_pushf(&argv, "%g", 0.5e3 * o->budget_s / o->min_processes);
 	for (size_t k = 0; k < nwhich; k++) {
-		/* --layouts: one of the version's code layouts, at random, so
-		 * placement varies between processes like the machine's level
-		 * does and the median over processes is over layouts too. */
-		int layout = 0;
-		if (o->layouts > 1) {
-			s->layout_rng = s->layout_rng * 6364136223846793005ull + 1442695040888963407ull;
-			layout = (int)((s->layout_rng >> 33) % (uint64_t)o->layouts);
-		}
-		s->layout[which[k]] = layout;
 		char path[4096];
 		bv_strv_pushf(&argv, "%s=%s", s->vs[which[k]].label,
-			      bv_layout_plugin(&s->vs[which[k]], layout, path, sizeof(path)));
+			      bv_plugin_variant(&s->vs[which[k]], s->layout[which[k]], !device, path, sizeof(path)));
 	}
 
 	char *tail = NULL;
@@ -432,15 +430,40 @@ static int trial(session *s)
 	for (size_t i = 0; i < s->n && nw < 64; i++)
 		if (measurable(&s->vs[i]))
 			which[nw++] = i;
+	/* --layouts: one of each version's code layouts, at random, so
+	 * placement varies between trials like the machine's level does and
+	 * the median over processes is over layouts too.  Drawn once per
+	 * trial: a trial's host and cuda processes load the same layout, the
+	 * one close_trial records. */
+	for (size_t k = 0; k < nw; k++) {
+		int layout = 0;
+		if (s->o->layouts > 1) {
+			s->layout_rng = s->layout_rng * 6364136223846793005ull + 1442695040888963407ull;
+			layout = (int)((s->layout_rng >> 33) % (uint64_t)s->o->layouts);
+		}
+		s->layout[which[k]] = layout;
+	}
+	/* The cuda cells run in processes of their own, which load the full
+	 * plugins; the host cells in processes that load the host-only ones.
+	 * Once the cuda cells have settled (on a machine without a GPU: the
+	 * first trial says skipped), a trial starts the host process only. */
+	int kinds[2] = {0, 0};
+	for (size_t c = 0; c < s->ncells; c++)
+		if (s->cells[c].active)
+			kinds[device_backend(s->cells[c].backend)] = 1;
 	int rc = 0;
-	if (!s->o->isolated) {
-		cJSON *doc = NULL;
-		rc = run_process(s, which, nw, &doc);
-		if (rc == 0)
-			rc = absorb(s, doc, "runner");
-		cJSON_Delete(doc);
-	} else {
-		/* One process per version, in a fresh random order each trial. */
+	for (int device = 1; device >= 0 && rc == 0; device--) {
+		if (!kinds[device])
+			continue;
+		if (!s->o->isolated) {
+			cJSON *doc = NULL;
+			rc = run_process(s, which, nw, device, &doc);
+			if (rc == 0)
+				rc = absorb(s, doc, "runner");
+			cJSON_Delete(doc);
+			continue;
+		}
+		/* One process per version, in a fresh random order each time. */
 		for (size_t i = nw - 1; i > 0; i--) {
 			shuffle_state = shuffle_state * 6364136223846793005ull + 1442695040888963407ull;
 			size_t j = (size_t)(shuffle_state >> 33) % (i + 1), t = which[i];
@@ -448,7 +471,7 @@ static int trial(session *s)
 		}
 		for (size_t k = 0; k < nw && rc == 0; k++) {
 			cJSON *doc = NULL;
-			rc = run_process(s, &which[k], 1, &doc);
+			rc = run_process(s, &which[k], 1, device, &doc);
 			if (rc == 0)
 				rc = absorb(s, doc, "runner");
 			cJSON_Delete(doc);

@@ -111,6 +111,11 @@ int bv_build(bv_version *v);
 int bv_build_layouts(bv_version *v, int n);
 /* The path of layout k's plugin (k = 0: v->plugin) in buf. */
 const char *bv_layout_plugin(const bv_version *v, int k, char *buf, size_t len);
+/* The plugin a process loads for layout k: host 1, one that runs host cells
+ * only, gets the build's host-only variant (plugin-host.so, -host-Lk.so:
+ * linked without the CUDA libraries, whose loading costs 120-230 ms) where
+ * the build has one, else the same as bv_layout_plugin. */
+const char *bv_plugin_variant(const bv_version *v, int k, int host, char *buf, size_t len);
 
 /* ---- measure ---------------------------------------------------------- */
 typedef struct bv_measure_opts {
