@@ -39,5 +39,6 @@ int main(void)
 	failed += test_faults();
 	failed += test_report();
 	failed += test_hostile();
+	failed += test_trust();
 	return failed ? 1 : 0;
 }
