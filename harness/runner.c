@@ -396,7 +396,7 @@ static double thread_cpu_ns(void)
 /* time_calls, with what trust.h's rule needs: the wall and this thread's
  * CPU time around it (wall outside, so wall - CPU is never the clocks'
  * own cost turned negative) and the involuntary switches during it. */
-static double take(timed *t, const char *backend, long reps, bv_take *tk)
+static double take(timed *t, const char *backend, long reps, double expect_ns, bv_take *tk)
 {
 	struct rusage r0, r1;
 	getrusage(RUSAGE_THREAD, &r0);
@@ -404,21 +404,22 @@ static double take(timed *t, const char *backend, long reps, bv_take *tk)
 	double ns = time_calls(t, backend, reps);
 	double c1 = thread_cpu_ns(), w1 = now_ns();
 	getrusage(RUSAGE_THREAD, &r1);
-	*tk = (bv_take){w1 - w0, c1 - c0, r1.ru_nivcsw - r0.ru_nivcsw};
+	*tk = (bv_take){w1 - w0, c1 - c0, r1.ru_nivcsw - r0.ru_nivcsw, expect_ns};
 	return ns;
 }
 
 /* A cell's re-takes so far (trust.h: bv_retake_allowed). */
 typedef struct retakes {
 	long tried, clean, samples;
+	double expect_ns; /* one sample's time, from the calibration call */
 } retakes;
 
 /* One sample of t.  On a host backend a sample during which the thread was
  * preempted is re-taken at once, in the same round (so it still pairs with
  * the other versions' samples of that round), up to BV_MAX_RETAKES times;
- * then the least contaminated take is kept and counted.  Device samples
- * come from the device's clock, which a preempted host thread does not
- * stretch. */
+ * then the least contaminated take is kept, at its time on the CPU, and
+ * counted.  Device backends are left alone: their time comes from the
+ * device's clock where the plugin has one. */
 static double sample(timed *t, const char *backend, long reps, int threads, retakes *rt)
 {
 	if (!t->v->p->host_memory(backend))
@@ -426,7 +427,7 @@ static double sample(timed *t, const char *backend, long reps, int threads, reta
 	bv_take best = {0}, tk;
 	double best_ns = NAN;
 	for (int k = 0;; k++) {
-		double ns = take(t, backend, reps, &tk);
+		double ns = take(t, backend, reps, rt->expect_ns, &tk);
 		if (!isfinite(ns))
 			return ns;
 		int dirty = bv_take_contaminated(&tk, threads);
@@ -438,7 +439,7 @@ static double sample(timed *t, const char *backend, long reps, int threads, reta
 			best = tk, best_ns = ns;
 		if (k == BV_MAX_RETAKES || !bv_retake_allowed(rt->tried, rt->clean, rt->samples)) {
 			t->contaminated++;
-			return best_ns;
+			return bv_take_kept_ns(&best, best_ns, reps, threads);
 		}
 		t->retaken++;
 	}
@@ -490,7 +491,7 @@ static cJSON *time_child(void *arg)
 	 * faulted the shared pages in, so the rounds start right away. */
 	for (int i = 0; i < j->n && !(one > j->set->sample_ns); i++)
 		time_calls(&ts[i], c->backend, reps);
-	retakes rt = {0, 0, (long)rounds * j->n};
+	retakes rt = {0, 0, (long)rounds * j->n, isfinite(one) && one > 0 ? one * (double)reps : 0};
 	int order[MAX_VERSIONS];
 	for (int r = 0; r < rounds; r++) {
 		for (int i = 0; i < j->n; i++)

@@ -12,10 +12,12 @@
 #include <stddef.h>
 
 /* One take of a sample: wall time, this thread's CPU time over the same
- * stretch, and the thread's involuntary context switches during it. */
+ * stretch, the thread's involuntary context switches during it, and what
+ * the sample should take (the runner's calibration; 0 if unknown). */
 typedef struct bv_take {
 	double wall_ns, cpu_ns;
 	long nivcsw;
+	double expect_ns;
 } bv_take;
 
 /* Re-takes of one sample at most, before its least contaminated take is
@@ -31,6 +33,12 @@ int bv_take_contaminated(const bv_take *t, int threads);
 /* Is take a less contaminated than take b (the one to keep when every take
  * of a sample was contaminated)? */
 int bv_take_better(const bv_take *a, const bv_take *b, int threads);
+
+/* The time per call to record for a take kept though contaminated:
+ * single-threaded, its CPU time (the wall time less what the preemption
+ * took), never more than its wall time per call; with threads > 1 the wall
+ * time, as nothing better is known. */
+double bv_take_kept_ns(const bv_take *t, double wall_per_call_ns, long reps, int threads);
 
 /* May the runner re-take one more sample in this cell?  tried: re-takes so
  * far, clean: how many of them came out clean, samples: the cell's samples

@@ -6,7 +6,7 @@
 #include "trust.h"
 #include "tests.h"
 
-static bv_take tk(double wall_us, double cpu_us, long nivcsw) { return (bv_take){wall_us * 1e3, cpu_us * 1e3, nivcsw}; }
+static bv_take tk(double wall_us, double cpu_us, long nivcsw) { return (bv_take){wall_us * 1e3, cpu_us * 1e3, nivcsw, 0}; }
 
 static void clean_takes_are_clean(void **state)
 {
@@ -45,6 +45,13 @@ static void threads_use_switches_not_cpu_time(void **state)
 	assert_true(bv_take_contaminated(&one, 2));
 	assert_false(bv_take_contaminated(&long_one, 4)); /* one switch per 10 ms allowed */
 	assert_true(bv_take_contaminated(&long_many, 4));
+	/* The allowance comes from what the sample should take, not from a
+	 * wall time the preemptions themselves stretched: 8 switches in a
+	 * 30 ms sample that took 89 ms. */
+	bv_take stretched = tk(89000, 30000, 8);
+	assert_false(bv_take_contaminated(&stretched, 2));
+	stretched.expect_ns = 30e6;
+	assert_true(bv_take_contaminated(&stretched, 2));
 	/* Single-threaded, the same sleepy take is contaminated. */
 	assert_true(bv_take_contaminated(&sleepy, 1));
 }
@@ -58,6 +65,21 @@ static void the_least_contaminated_take_is_kept(void **state)
 	assert_false(bv_take_better(&c, &b, 1)); /* same time off the CPU */
 	assert_true(bv_take_better(&b, &c, 2));  /* fewer switches */
 	assert_true(bv_take_better(&b, &a, 2));  /* as many, shorter */
+}
+
+static void kept_takes_count_their_cpu_time(void **state)
+{
+	(void)state;
+	/* 4 calls, 6 ms of wall, 2 ms on the CPU: 0.5 ms a call, not 1.5. */
+	bv_take a = tk(6000, 2000, 1);
+	assert_float_equal(bv_take_kept_ns(&a, 1.5e6, 4, 1), 0.5e6, 1e-6);
+	/* Never above the wall time per call (the clocks differ a little). */
+	bv_take b = tk(1000, 1001, 0);
+	assert_float_equal(bv_take_kept_ns(&b, 0.99e6, 1, 1), 0.99e6, 1e-6);
+	/* With workers, or without a CPU time, the wall time stays. */
+	assert_float_equal(bv_take_kept_ns(&a, 1.5e6, 4, 2), 1.5e6, 1e-6);
+	bv_take c = tk(6000, 0, 1);
+	assert_float_equal(bv_take_kept_ns(&c, 1.5e6, 4, 1), 1.5e6, 1e-6);
 }
 
 static void retakes_are_bounded(void **state)
@@ -115,6 +137,7 @@ int test_trust(void)
 		cmocka_unit_test(preempted_takes_are_contaminated),
 		cmocka_unit_test(threads_use_switches_not_cpu_time),
 		cmocka_unit_test(the_least_contaminated_take_is_kept),
+		cmocka_unit_test(kept_takes_count_their_cpu_time),
 		cmocka_unit_test(retakes_are_bounded),
 		cmocka_unit_test(loadavg_lines_parse),
 		cmocka_unit_test(probes_report_finite_rates),
