@@ -46,10 +46,14 @@
  * them clean, after the first few) or once it has re-taken as many as it
  * has samples (its time at most doubles).
  *
- * The probes.  Copy bandwidth over 2 x 32 MiB (together twice the last-level
- * cache here), best of two passes, about 3 ms; a dependent multiply-add chain
- * of 64K steps, about 0.3 ms, whose time per step follows the core's clock
- * and whatever shares the core.  They run in the runner's parent process
+ * The probes.  Copy bandwidth: 16 MiB copied from a buffer untouched for 64
+ * MiB of other copies (twice the last-level cache here), in two halves
+ * timed apart, the faster kept; about 1 ms quiet, 2 ms with the memory
+ * shared.  A dependent multiply-add chain of 192K steps, about 0.3 ms
+ * (1.63 ns a step here), whose time per step follows the core's clock and
+ * whatever shares the core.  Both before and after each cell: 3-5 ms per
+ * cell and process, against about 230 ms a cell takes per process in the
+ * unary matrix at --quick.  They run in the runner's parent process
  * before and after each cell's timing child; the buffers are kept out of
  * fork (MADV_DONTFORK), or every fork would make the parent's next write to
  * them fault page by page.
@@ -65,7 +69,8 @@
 #define OFF_CPU_FLOOR_NS 10e3
 #define OFF_CPU_SHARE 0.01
 #define SWITCH_EVERY_NS 10e6
-#define PROBE_BYTES ((size_t)32 << 20)
+#define PROBE_BYTES ((size_t)16 << 20)
+#define PROBE_BUFS 4
 #define CHAIN_STEPS 196608
 
 int bv_take_contaminated(const bv_take *t, int threads)
@@ -134,7 +139,7 @@ static void *probe_alloc(size_t bytes)
 int bv_probe_init(bv_probe *p)
 {
 	*p = (bv_probe){.n = PROBE_BYTES / sizeof(float)};
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < PROBE_BUFS; k++)
 		if (!(p->buf[k] = probe_alloc(PROBE_BYTES))) {
 			bv_probe_free(p);
 			return -1;
@@ -144,7 +149,7 @@ int bv_probe_init(bv_probe *p)
 
 void bv_probe_free(bv_probe *p)
 {
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < PROBE_BUFS; k++)
 		if (p->buf[k])
 			munmap(p->buf[k], PROBE_BYTES);
 	*p = (bv_probe){0};
@@ -166,15 +171,15 @@ static double chain_ns(void)
 	return t / CHAIN_STEPS;
 }
 
-/* Probe k reads buffer k mod 3 and writes buffer k+2 mod 3, so what it
- * reads was last touched two probes ago, with 64 MiB (twice the last-level
- * cache) touched since: it comes from memory, however little the cell
- * between two probes touched.  Two halves, timed apart, the faster kept: a
- * preemption in one half does not make the figure. */
+/* Probe k reads buffer k mod 4 and writes buffer k+3 mod 4, so what it
+ * reads was last touched three probes ago, with 64 MiB (twice the
+ * last-level cache) touched since: it comes from memory, however little the
+ * cell between two probes touched.  Two halves, timed apart, the faster
+ * kept: a preemption in one half does not make the figure. */
 static double copy_gbps(bv_probe *p)
 {
-	const float *src = p->buf[p->next % 3];
-	float *dst = p->buf[(p->next + 2) % 3];
+	const float *src = p->buf[p->next % PROBE_BUFS];
+	float *dst = p->buf[(p->next + PROBE_BUFS - 1) % PROBE_BUFS];
 	size_t half = p->n / 2 * sizeof(float);
 	double best = 0;
 	p->next++;

@@ -53,7 +53,7 @@ int bv_loadavg_parse(const char *text, double *load1, int *running);
 
 /* The machine's state, taken before and after a cell's timing. */
 typedef struct bv_probe {
-	float *buf[3]; /* 32 MiB each, allocated once per process */
+	float *buf[4]; /* 16 MiB each, allocated once per process */
 	size_t n;      /* floats in each */
 	unsigned next; /* probes taken: which buffer is read next */
 } bv_probe;
