@@ -542,14 +542,16 @@ static int dropped(char **drops, int ndrops, long index, const char *label)
 static cJSON *state_object(const bv_state *before, const bv_state *after)
 {
 	cJSON *o = cJSON_CreateObject();
+	/* Rounded to what a probe of a few ms can tell (three decimals): the
+	 * logs carry one state per process and cell. */
 	double v[2];
 	v[0] = before->load1, v[1] = after->load1;
 	cJSON_AddItemToObject(o, "loadavg", cJSON_CreateDoubleArray(v, 2));
 	v[0] = before->running, v[1] = after->running;
 	cJSON_AddItemToObject(o, "running", cJSON_CreateDoubleArray(v, 2));
-	v[0] = before->gbps, v[1] = after->gbps;
+	v[0] = round(before->gbps * 1e3) / 1e3, v[1] = round(after->gbps * 1e3) / 1e3;
 	cJSON_AddItemToObject(o, "probe_gbps", cJSON_CreateDoubleArray(v, 2));
-	v[0] = before->compute_ns, v[1] = after->compute_ns;
+	v[0] = round(before->compute_ns * 1e3) / 1e3, v[1] = round(after->compute_ns * 1e3) / 1e3;
 	cJSON_AddItemToObject(o, "probe_compute_ns", cJSON_CreateDoubleArray(v, 2));
 	return o;
 }
