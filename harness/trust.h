@@ -65,7 +65,7 @@ typedef struct bv_state {
 	double compute_ns; /* ns per step of a dependent multiply-add chain */
 } bv_state;
 
-/* Allocates the probe's buffers (never shared with forked children); -1 if
+/* Allocates the probe's buffers (mapped shared: fork leaves them writable); -1 if
  * memory is short, and then bv_state_take reports NAN rates. */
 int bv_probe_init(bv_probe *p);
 void bv_probe_free(bv_probe *p);
