@@ -50,6 +50,12 @@
 #define RESULTS_SCHEMA "bench-versions-results"
 #define RESULTS_SCHEMA_VERSION "1.2"
 
+/* The machine's state around one process's timing of a cell, as the runner
+ * reported it: [0] before, [1] after; NAN where it said nothing. */
+typedef struct pstate {
+	double loadavg[2], running[2], gbps[2], compute_ns[2];
+} pstate;
+
 /* One version in one cell, accumulated over trials. */
 typedef struct vstate {
 	char *status; /* NULL while every trial said ok; else the first failure */
@@ -60,6 +66,8 @@ typedef struct vstate {
 	double *med;   /* [trial] median of the trial's samples, NAN if none */
 	double *ratio; /* [trial] vs the baseline, NAN if none */
 	int *layout;   /* [trial] the code layout this version had (--layouts) */
+	pstate *state; /* [trial] the machine around this version's process */
+	double retaken, kept; /* samples re-taken, and kept though preempted, over trials */
 } vstate;
 
 typedef struct cstate {
@@ -162,6 +170,10 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 		bv_strv_push(&argv, "--pin");
 		bv_strv_pushf(&argv, "%d", o->pin);
 	}
+	/* The runner's preemption rule reads this thread's CPU time only when
+	 * the backend runs on this thread alone. */
+	bv_strv_push(&argv, "--threads");
+	bv_strv_pushf(&argv, "%d", o->threads > 0 ? o->threads : 1);
 	const char *names[] = {"--benches", "--ops", "--backends", "--sizes"};
 	const char *vals[] = {o->benches, o->ops, o->backends, o->sizes};
 	for (int i = 0; i < 4; i++)
@@ -254,6 +266,37 @@ static int version_by_label(session *s, const char *label)
 	return -1;
 }
 
+/* A cell's "state" from the runner: each field is [before, after]. */
+static pstate read_state(const cJSON *cell)
+{
+	pstate p;
+	const char *keys[] = {"loadavg", "running", "probe_gbps", "probe_compute_ns"};
+	double *dst[] = {p.loadavg, p.running, p.gbps, p.compute_ns};
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(cell, "state");
+	for (int k = 0; k < 4; k++) {
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(st, keys[k]);
+		for (int w = 0; w < 2; w++) {
+			const cJSON *x = cJSON_GetArrayItem(arr, w);
+			dst[k][w] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+		}
+	}
+	return p;
+}
+
+static cJSON *state_json(const pstate *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *keys[] = {"loadavg", "running", "probe_gbps", "probe_compute_ns"};
+	const double *src[] = {p->loadavg, p->running, p->gbps, p->compute_ns};
+	for (int k = 0; k < 4; k++) {
+		cJSON *arr = cJSON_AddArrayToObject(o, keys[k]);
+		/* NAN (nothing reported) is null, as cJSON prints it anyway. */
+		for (int w = 0; w < 2; w++)
+			cJSON_AddItemToArray(arr, isfinite(src[k][w]) ? cJSON_CreateNumber(src[k][w]) : cJSON_CreateNull());
+	}
+	return o;
+}
+
 /* Folds one runner document into trial t of every cell it holds. */
 static int absorb(session *s, const cJSON *doc, const char *what)
 {
@@ -270,6 +313,7 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 		if (!bv_json_num(cell, "elapsed_s", &elapsed))
 			c->elapsed_s += elapsed;
 		int t = c->ntrials;
+		pstate state = read_state(cell);
 		const cJSON *e;
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cell, "versions"))
 		{
@@ -302,6 +346,12 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 			free(v->samples[t]);
 			v->samples[t] = x, v->nsamples[t] = ns;
 			v->med[t] = ns ? bv_median(x, ns) : NAN;
+			v->state[t] = state;
+			double n;
+			if (!bv_json_num(e, "retaken", &n) && n > 0)
+				v->retaken += n;
+			if (!bv_json_num(e, "contaminated", &n) && n > 0)
+				v->kept += n;
 		}
 	}
 	return 0;
@@ -600,6 +650,9 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 	}
 	cJSON_AddItemToObject(out, "process_medians_ns", cJSON_CreateDoubleArray(meds, (int)nm));
 	cJSON_AddItemToObject(out, "samples_ns", raw);
+	cJSON *pre = cJSON_AddObjectToObject(out, "preempted");
+	cJSON_AddNumberToObject(pre, "retaken", v->retaken);
+	cJSON_AddNumberToObject(pre, "kept", v->kept);
 	free(meds);
 
 	const vstate *b = &c->v[0];
@@ -617,6 +670,11 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 		cJSON_AddItemToObject(ch, "process_ratios", cJSON_CreateDoubleArray(r, (int)nr));
 		if (s->o->layouts > 1)
 			add_layouts(ch, c, i, s->o->layouts);
+		/* One-to-one with process_ratios: the same trials, in order. */
+		cJSON *states = cJSON_AddArrayToObject(ch, "process_state");
+		for (size_t t = 0; t < nt; t++)
+			if (isfinite(v->ratio[t]))
+				cJSON_AddItemToArray(states, state_json(&v->state[t]));
 	}
 	free(r);
 	return out;
@@ -664,7 +722,7 @@ static void session_free(session *s)
 			vstate *v = &cs->v[i];
 			for (int t = 0; t < s->max_trials; t++)
 				free(v->samples[t]);
-			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio), free(v->layout);
+			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio), free(v->layout), free(v->state);
 			free(v->status), free(v->reason);
 		}
 		for (size_t i = 0; cs->prior && i < s->n; i++)
@@ -1032,6 +1090,7 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 			v->med = calloc((size_t)s.max_trials, sizeof(double));
 			v->ratio = calloc((size_t)s.max_trials, sizeof(double));
 			v->layout = calloc((size_t)s.max_trials, sizeof(int));
+			v->state = calloc((size_t)s.max_trials, sizeof(pstate));
 		}
 	}
 

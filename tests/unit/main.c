@@ -40,5 +40,6 @@ int main(void)
 	failed += test_report();
 	failed += test_hostile();
 	failed += test_verdict();
+	failed += test_trust();
 	return failed ? 1 : 0;
 }
