@@ -81,14 +81,15 @@ static int whole_number(const cJSON *o, const char *key, double max, double *out
 	return 0;
 }
 
-/* The worse of a [before, after] pair of a state field: the lower
- * bandwidth (dir < 0) or the longer compute step (dir > 0); NAN if none. */
-static double worse_of(const cJSON *state, const char *key, int dir)
+/* The better of a [before, after] pair of a state field: the higher
+ * bandwidth (dir < 0 keeps the max) or the shorter compute step (dir > 0
+ * keeps the min); NAN if none.  Why the better: verdict.c. */
+static double better_of(const cJSON *state, const char *key, int dir)
 {
 	const cJSON *pair = cJSON_GetObjectItemCaseSensitive(state, key), *x;
 	double w = NAN;
 	cJSON_ArrayForEach(x, pair) if (cJSON_IsNumber(x) && isfinite(x->valuedouble) && x->valuedouble > 0) w =
-	    isnan(w) ? x->valuedouble : dir < 0 ? fmin(w, x->valuedouble) : fmax(w, x->valuedouble);
+	    isnan(w) ? x->valuedouble : dir < 0 ? fmax(w, x->valuedouble) : fmin(w, x->valuedouble);
 	return w;
 }
 
@@ -111,8 +112,8 @@ static void read_processes(const cJSON *change, bv_change *ch)
 			continue; /* carries no evidence; its state is dropped with it */
 		const cJSON *st = aligned ? cJSON_GetArrayItem(ps, k) : NULL;
 		ch->proc_ratio[ch->nproc] = r;
-		ch->proc_gbps[ch->nproc] = worse_of(st, "probe_gbps", -1);
-		ch->proc_compute_ns[ch->nproc] = worse_of(st, "probe_compute_ns", +1);
+		ch->proc_gbps[ch->nproc] = better_of(st, "probe_gbps", -1);
+		ch->proc_compute_ns[ch->nproc] = better_of(st, "probe_compute_ns", +1);
 		ch->nproc++;
 	}
 }

@@ -206,8 +206,8 @@ typedef struct bv_change {
 	int controlled; /* p took part in the run-wide false-discovery control */
 	int held;       /* the cell's own interval would say slower/faster; the run's control does not */
 	/* the per-process evidence, as merge read it (verdict.c decides on it):
-	 * each process's ratio and the machine's state around it, the worse of
-	 * before and after (NAN where not recorded) */
+	 * each process's ratio and the machine's state around it, the better of
+	 * before and after (NAN where not recorded; verdict.c says why) */
 	double *proc_ratio, *proc_gbps, *proc_compute_ns;
 	size_t nproc;
 	/* verdict.c: the processes split by the machine's state */

@@ -53,14 +53,18 @@ void bv_change_evidence(bv_change *ch, const double *ratios, size_t n, double th
 /* ---- the machine's state ---------------------------------------------- */
 
 /* A process measured the cell while the machine was *disturbed* when its
- * bandwidth probe read below 80 % of the run's usual or its compute probe
- * ran 25 % slow (the worse of the probes before and after the cell's
- * timing).  The run's usual state is the 90th percentile of every bandwidth
- * probe and the 10th of every compute probe in the table: the machine as it
- * is when nothing else takes from it, if it was so at least a tenth of the
- * time, else as it mostly was. */
-#define DISTURBED_GBPS 0.80
-#define DISTURBED_COMPUTE 1.25
+ * bandwidth probe read below 70 % of the run's usual or its compute probe
+ * ran 50 % slow.  Of the probes before and after the cell's timing the
+ * better counts (merge.c): interference that changes a ratio lasts (another
+ * job streaming memory for seconds), while a probe that was itself
+ * preempted once reads 25x slow for a moment (seen under a make -j2 loop),
+ * and the samples' own re-takes already deal with preemption.  The run's
+ * usual state is the 90th percentile of every bandwidth probe and the 10th
+ * of every compute probe in the table: the machine as it is when nothing
+ * else takes from it, if it was so at least a tenth of the time, else as it
+ * mostly was. */
+#define DISTURBED_GBPS 0.70
+#define DISTURBED_COMPUTE 1.50
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -103,12 +107,17 @@ static int disturbed(const bv_change *ch, size_t j, double ref_gbps, double ref_
 }
 
 /* Does the change's ratio follow the machine's state?  When the processes
- * measured while the machine was disturbed (two at least) sit at a level
- * more than the threshold away from those at its usual state, the ratio
- * depends on the machine (a memory-bound version slowed by another job's
- * bandwidth far more than a compute-bound one, say): it is judged on the
- * usual processes only, or, with fewer than six of them, not at all
- * (`unstable`, both levels shown).  ratios gets the processes to judge on. */
+ * measured while the machine was disturbed (two at least) form a cluster
+ * apart from those at its usual state (every one of them beyond every usual
+ * one, by more than the threshold), the ratio depends on the machine (a
+ * memory-bound version slowed by another job's bandwidth far more than a
+ * compute-bound one, say): it is judged on the usual processes only, or,
+ * with fewer than six of them, not at all (`unstable`, both levels shown).
+ * Separation, not a difference of medians: on a loaded machine the probes
+ * mark some processes disturbed all the time, and two groups of noisy
+ * ratios differ in their medians by chance; clusters apart by more than
+ * the threshold do not happen by chance on identical code (A/A runs).
+ * ratios gets the processes to judge on. */
 static size_t split_by_state(bv_change *ch, double threshold, double ref_gbps, double ref_compute, double *ratios)
 {
 	double *usual = calloc(ch->nproc + 1, sizeof(double)), *other = calloc(ch->nproc + 1, sizeof(double));
@@ -122,8 +131,13 @@ static size_t split_by_state(bv_change *ch, double threshold, double ref_gbps, d
 	ch->n_usual = nu, ch->n_disturbed = nd;
 	ch->level_usual = nu ? bv_median(usual, nu) : NAN;
 	ch->level_disturbed = nd ? bv_median(other, nd) : NAN;
-	ch->state_dependent = nd >= 2 && nu >= 1 &&
-			      fabs(log(ch->level_disturbed / ch->level_usual)) > log(1.0 + threshold);
+	double ulo = INFINITY, uhi = -INFINITY, dlo = INFINITY, dhi = -INFINITY;
+	for (size_t j = 0; j < nu; j++)
+		ulo = fmin(ulo, usual[j]), uhi = fmax(uhi, usual[j]);
+	for (size_t j = 0; j < nd; j++)
+		dlo = fmin(dlo, other[j]), dhi = fmax(dhi, other[j]);
+	double gap = nd && nu ? fmax(log(dlo / uhi), log(ulo / dhi)) : 0; /* > 0: apart */
+	ch->state_dependent = nd >= 2 && nu >= 1 && gap > log(1.0 + threshold);
 	ch->unstable = ch->state_dependent && nu < 6;
 	size_t n = 0;
 	if (ch->state_dependent) {
