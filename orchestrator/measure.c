@@ -48,7 +48,7 @@
 #include "stats.h"
 
 #define RESULTS_SCHEMA "bench-versions-results"
-#define RESULTS_SCHEMA_VERSION "1.2"
+#define RESULTS_SCHEMA_VERSION "1.3"
 
 /* The machine's state around one process's timing of a cell, as the runner
  * reported it: [0] before, [1] after; NAN where it said nothing. */
@@ -77,6 +77,8 @@ typedef struct cstate {
 	double reps, elapsed_s;
 	int ntrials, active;
 	int checked; /* every version's output checked in an earlier trial */
+	int again;   /* 1: its ratio followed the machine's state; measured again at the end of the run */
+	int again_from; /* the trial at which that began */
 	vstate *v; /* one per version */
 	cJSON **prior; /* --resume: the cell as an earlier run logged it, per version */
 } cstate;
@@ -455,11 +457,91 @@ static void update_active(session *s)
 			c->active = 0;
 		else if (!fixed && over && n >= 6)
 			c->active = 0; /* 6: the fewest whose interval covers 95 % */
-		else if (n < o->min_processes)
-			c->active = 1;
+		else if (n < o->min_processes || (c->again && n < c->again_from + 6))
+			c->active = 1; /* measured again: six more processes at least */
 		else
 			c->active = !decided(s, c);
 	}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The machine's usual state over every process and cell so far: the 90th
+ * percentile of the bandwidth probes, the 10th of the compute probes (the
+ * better of each before/after pair), as verdict.c takes it from the logs. */
+static void usual_state(const session *s, double *gbps, double *compute)
+{
+	size_t cap = 0, ng = 0, nc = 0;
+	for (size_t c = 0; c < s->ncells; c++)
+		cap += (size_t)s->cells[c].ntrials * s->n;
+	double *g = calloc(cap + 1, sizeof(double)), *k = calloc(cap + 1, sizeof(double));
+	for (size_t c = 0; c < s->ncells; c++)
+		for (size_t i = 0; i < s->n; i++)
+			for (int t = 0; t < s->cells[c].ntrials; t++) {
+				const pstate *p = &s->cells[c].v[i].state[t];
+				double x = fmax(p->gbps[0], p->gbps[1]), y = fmin(p->compute_ns[0], p->compute_ns[1]);
+				if (isfinite(x) && x > 0)
+					g[ng++] = x;
+				if (isfinite(y) && y > 0)
+					k[nc++] = y;
+			}
+	qsort(g, ng, sizeof(double), cmp_dbl);
+	qsort(k, nc, sizeof(double), cmp_dbl);
+	*gbps = ng ? g[(size_t)(0.9 * (double)(ng - 1) + 0.5)] : NAN;
+	*compute = nc ? k[(size_t)(0.1 * (double)(nc - 1) + 0.5)] : NAN;
+	free(g), free(k);
+}
+
+/* Would the cell's verdict rest on too few processes at the machine's usual
+ * state, its ratio having followed the state (verdict.c)?  Such a cell is
+ * measured again once every other cell is done: later in the run the
+ * machine is often back to its usual state. */
+static int follows_state(const session *s, const cstate *c, double ref_gbps, double ref_compute)
+{
+	int any = 0;
+	for (size_t i = 1; i < s->n && !any; i++) {
+		const vstate *v = &c->v[i];
+		bv_change ch;
+		memset(&ch, 0, sizeof(ch));
+		double *r = calloc((size_t)c->ntrials + 1, sizeof(double)), *g = calloc((size_t)c->ntrials + 1, sizeof(double)),
+		       *k = calloc((size_t)c->ntrials + 1, sizeof(double));
+		for (int t = 0; t < c->ntrials; t++)
+			if (isfinite(v->ratio[t])) {
+				const pstate *p = &v->state[t];
+				r[ch.nproc] = v->ratio[t];
+				g[ch.nproc] = fmax(p->gbps[0], p->gbps[1]);
+				k[ch.nproc] = fmin(p->compute_ns[0], p->compute_ns[1]);
+				ch.nproc++;
+			}
+		ch.proc_ratio = r, ch.proc_gbps = g, ch.proc_compute_ns = k;
+		any = ch.nproc && bv_change_state_split(&ch, s->o->threshold, ref_gbps, ref_compute) && ch.unstable;
+		free(r), free(g), free(k);
+	}
+	return any;
+}
+
+/* At the end of the run: the cells whose ratio followed the machine's state
+ * get a second budget, and the processes left up to --max-processes (at
+ * least 6), once.  Returns how many. */
+static size_t measure_again(session *s)
+{
+	double ref_gbps, ref_compute;
+	usual_state(s, &ref_gbps, &ref_compute);
+	size_t n = 0;
+	for (size_t ci = 0; ci < s->ncells; ci++) {
+		cstate *c = &s->cells[ci];
+		if (c->again || c->prior || c->ntrials + 6 > s->o->max_processes)
+			continue;
+		if (follows_state(s, c, ref_gbps, ref_compute)) {
+			c->again = 1, c->again_from = c->ntrials, c->active = 1, c->elapsed_s = 0;
+			n++;
+		}
+	}
+	return n;
 }
 
 static size_t count_active(const session *s)
@@ -1144,6 +1226,11 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		rc = trial(&s);
 		if (rc == 0)
 			update_active(&s);
+		size_t again = rc == 0 && count_active(&s) == 0 && !o->isolated ? measure_again(&s) : 0;
+		if (again)
+			fprintf(stderr, "measure: %zu cell%s followed the machine's state (another job took its memory "
+					"bandwidth or cores for a while): measuring %s again now\n",
+				again, again == 1 ? "'s ratio" : "s' ratios", again == 1 ? "it" : "them");
 		/* Whenever a cell finishes, the logs say so: a run killed now
 		 * keeps it. */
 		if (rc == 0 && count_finished(&s) > s.nwritten && count_active(&s) > 0) {

@@ -267,6 +267,11 @@ void bv_table_free(bv_table *t);
  * table.  bv_merge calls it; call it again after filtering rows only if the
  * family should shrink (it should not: the family is what was measured). */
 void bv_table_decide(bv_table *t, double q);
+/* Splits a change's processes (proc_* filled) by the machine's state against
+ * the usual one (bandwidth, compute step): fills state_dependent, unstable,
+ * the levels and counts; returns state_dependent.  measure.c asks it to
+ * measure such a cell again later in the run. */
+int bv_change_state_split(bv_change *ch, double threshold, double ref_gbps, double ref_compute_ns);
 /* The per-process ratios' evidence for one change (fills p_slower, p_faster,
  * p and controlled). */
 void bv_change_evidence(bv_change *ch, const double *ratios, size_t n, double threshold);

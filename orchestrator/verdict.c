@@ -153,6 +153,14 @@ static size_t split_by_state(bv_change *ch, double threshold, double ref_gbps, d
 	return n;
 }
 
+int bv_change_state_split(bv_change *ch, double threshold, double ref_gbps, double ref_compute_ns)
+{
+	double *use = calloc(ch->nproc + 1, sizeof(double));
+	split_by_state(ch, threshold, ref_gbps, ref_compute_ns, use);
+	free(use);
+	return ch->state_dependent;
+}
+
 void bv_table_decide(bv_table *t, double q)
 {
 	double ref_gbps = table_quantile(t, 1, 0.9), ref_compute = table_quantile(t, 0, 0.1);
