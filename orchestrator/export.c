@@ -88,6 +88,8 @@ void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, siz
 	else if (ch->state_dependent)
 		snprintf(state, sizeof(state), ", %.3f while disturbed (%zu set aside)", ch->level_disturbed,
 			 ch->n_disturbed);
-	snprintf(buf, len, "%s%s%s%s%s", ch->noisy && !layout ? ", noisy" : "", spread, state, ch->paired ? "" : " ",
-		 ch->paired ? "" : ch->mode);
+	/* held: the cell's own interval says changed, the run's evidence does
+	 * not (verdict.c): "unconfirmed" says more than "noisy" */
+	const char *noise = layout ? "" : ch->held ? ", unconfirmed" : ch->noisy ? ", noisy" : "";
+	snprintf(buf, len, "%s%s%s%s%s", noise, spread, state, ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
 }

@@ -411,19 +411,20 @@ static size_t family(const session *s)
 }
 
 /* Has the cell's every comparison decided, so more trials cannot change it? */
-static int decided(session *s, cstate *c)
+static int decided(session *s, cstate *c, int *pending)
 {
 	double lo_band = 1.0 / (1.0 + s->o->threshold), hi_band = 1.0 + s->o->threshold;
 	double *r = calloc((size_t)c->ntrials + 1, sizeof(double));
 	int all = 1;
-	for (size_t i = 1; i < s->n && all; i++) {
+	*pending = 0;
+	for (size_t i = 1; i < s->n; i++) {
 		if (c->v[i].status || c->v[0].status)
 			continue;
 		size_t k = finite_of(c->v[i].ratio, c->ntrials, r);
 		bv_interval iv;
 		if (k == 0 || bv_median_interval(r, k, 0.95, &iv) != 0 || iv.coverage < 0.95) {
 			all = 0;
-			break;
+			continue;
 		}
 		/* Beyond the band only with evidence that survives the run's
 		 * false-discovery control whatever the other cells say (a
@@ -434,7 +435,9 @@ static int decided(session *s, cstate *c)
 		int beyond = (iv.lo > hi_band && 2 * bv_sign_evidence(r, k, hi_band, +1) <= share) ||
 			     (iv.hi < lo_band && 2 * bv_sign_evidence(r, k, lo_band, -1) <= share);
 		int within = iv.lo >= lo_band && iv.hi <= hi_band;
-		all = beyond || within;
+		/* Its interval says changed, its evidence is not there yet. */
+		*pending |= !beyond && (iv.lo > hi_band || iv.hi < lo_band);
+		all = all && (beyond || within);
 	}
 	free(r);
 	return all;
@@ -452,7 +455,14 @@ static void update_active(session *s)
 			ok += measurable(&s->vs[i]) && !c->v[i].status;
 		int n = c->ntrials;
 		int fixed = o->min_processes == o->max_processes;
-		int over = c->elapsed_s / n * (n + 1) > o->budget_s; /* after one more trial */
+		/* A cell whose interval already says changed but whose evidence
+		 * does not yet survive the run's control may take up to three
+		 * budgets: six processes can never call a change alone (stats.h),
+		 * and a clear 6x improvement must not end `same` for want of the
+		 * few more processes that prove it. */
+		int pending = 0, done = decided(s, c, &pending) && n >= o->min_processes;
+		double budget = pending ? 3 * o->budget_s : o->budget_s;
+		int over = c->elapsed_s / n * (n + 1) > budget; /* after one more trial */
 		if (ok == 0 || n >= o->max_processes)
 			c->active = 0;
 		else if (!fixed && over && n >= 6)
@@ -460,7 +470,7 @@ static void update_active(session *s)
 		else if (n < o->min_processes || (c->again && n < c->again_from + 6))
 			c->active = 1; /* measured again: six more processes at least */
 		else
-			c->active = !decided(s, c);
+			c->active = !done;
 	}
 }
 

@@ -304,6 +304,7 @@ const char *bv_exporter_names(void);
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
 void bv_format_time(double ns, char *buf, size_t len);
 /* What follows a change's verdict, shared by every exporter: ", noisy",
+ * ", unconfirmed" (its own interval said changed, the run's control did not),
  * ", layout [0.57, 1.76]" (a `same` that placement alone moves past the
  * threshold), the machine's two levels of an `unstable` change, and the mode
  * when it is not paired (" unpaired"). */

@@ -109,7 +109,8 @@ static int disturbed(const bv_change *ch, size_t j, double ref_gbps, double ref_
 /* Does the change's ratio follow the machine's state?  When the processes
  * measured while the machine was disturbed (two at least) form a cluster
  * apart from those at its usual state (every one of them beyond every usual
- * one, by more than the threshold), the ratio depends on the machine (a
+ * one, by more than the threshold and by more than either group spreads),
+ * the ratio depends on the machine (a
  * memory-bound version slowed by another job's bandwidth far more than a
  * compute-bound one, say): it is judged on the usual processes only, or,
  * with fewer than six of them, not at all (`unstable`, both levels shown).
@@ -137,7 +138,11 @@ static size_t split_by_state(bv_change *ch, double threshold, double ref_gbps, d
 	for (size_t j = 0; j < nd; j++)
 		dlo = fmin(dlo, other[j]), dhi = fmax(dhi, other[j]);
 	double gap = nd && nu ? fmax(log(dlo / uhi), log(ulo / dhi)) : 0; /* > 0: apart */
-	ch->state_dependent = nd >= 2 && nu >= 1 && gap > log(1.0 + threshold);
+	/* ... and apart by more than either group spreads: a ratio with
+	 * levels of its own (processes settle at levels whatever the load)
+	 * puts a few disturbed processes on one level by chance. */
+	double spread = nd && nu ? fmax(log(uhi / ulo), log(dhi / dlo)) : 0;
+	ch->state_dependent = nd >= 2 && nu >= 1 && gap > log(1.0 + threshold) && gap > spread;
 	ch->unstable = ch->state_dependent && nu < 6;
 	size_t n = 0;
 	if (ch->state_dependent) {
