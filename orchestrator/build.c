@@ -291,7 +291,10 @@ static int make_stubs(const char *lib, const char *log)
 			*next++ = '\0';
 		/* "                 U name" (a weak reference, w, may stay NULL) */
 		char type = 0, name[256];
-		if (sscanf(line, " %c %255s", &type, name) != 2 || type != 'U' || strchr(name, '@') ||
+		/* Names go into C source: a C identifier or nothing (the library
+		 * is untrusted, and an ELF name may be any bytes). */
+		if (sscanf(line, " %c %255s", &type, name) != 2 || type != 'U' ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(name) ||
 		    !cuda_symbol(name))
 			continue;
 		stub_for(&c, name);
