@@ -93,6 +93,28 @@ static double null_ratio(void)
 	return exp(x);
 }
 
+/* A results log of run R1 (baseline "base", threshold 1 %) for label,
+ * its cells array in *cells. */
+static cJSON *log_doc(const char *label, cJSON **cells)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", "bench-versions-results");
+	cJSON_AddStringToObject(doc, "schema_version", "1.3");
+	cJSON *run = cJSON_AddObjectToObject(doc, "run");
+	cJSON_AddStringToObject(run, "id", "R1");
+	cJSON_AddStringToObject(run, "baseline", "base");
+	cJSON *ver = cJSON_AddObjectToObject(doc, "version");
+	cJSON_AddStringToObject(ver, "label", label);
+	cJSON *m = cJSON_AddObjectToObject(doc, "machine");
+	cJSON_AddStringToObject(m, "hostname", "h");
+	cJSON_AddStringToObject(m, "cpu", "c");
+	cJSON *meth = cJSON_AddObjectToObject(doc, "method");
+	cJSON_AddStringToObject(meth, "mode", "paired");
+	cJSON_AddNumberToObject(meth, "threshold", 0.01);
+	*cells = cJSON_AddArrayToObject(doc, "cells");
+	return doc;
+}
+
 /* Writes a baseline and a candidate log of ncells unary cells; cell c has
  * n[c] processes whose ratios are shift[c] times null ratios, except the
  * cells listed in `rigged` whose six ratios all lie above 1.02: the chance
@@ -100,21 +122,7 @@ static double null_ratio(void)
 static void write_run(const char *dir, size_t ncells, const int *n, const double *shift, const int *rigged)
 {
 	for (int v = 0; v < 2; v++) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "schema", "bench-versions-results");
-		cJSON_AddStringToObject(doc, "schema_version", "1.2");
-		cJSON *run = cJSON_AddObjectToObject(doc, "run");
-		cJSON_AddStringToObject(run, "id", "R1");
-		cJSON_AddStringToObject(run, "baseline", "base");
-		cJSON *ver = cJSON_AddObjectToObject(doc, "version");
-		cJSON_AddStringToObject(ver, "label", v ? "cand" : "base");
-		cJSON *m = cJSON_AddObjectToObject(doc, "machine");
-		cJSON_AddStringToObject(m, "hostname", "h");
-		cJSON_AddStringToObject(m, "cpu", "c");
-		cJSON *meth = cJSON_AddObjectToObject(doc, "method");
-		cJSON_AddStringToObject(meth, "mode", "paired");
-		cJSON_AddNumberToObject(meth, "threshold", 0.01);
-		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
+		cJSON *cells, *doc = log_doc(v ? "cand" : "base", &cells);
 		for (size_t c = 0; c < ncells; c++) {
 			cJSON *cell = cJSON_CreateObject();
 			cJSON_AddStringToObject(cell, "bench", "unary");
@@ -294,20 +302,7 @@ static void a_ratio_that_follows_the_machine_is_never_a_confident_verdict(void *
 	double r3[8] = {1.0, 1.001, 0.999, 1.0, 1.002, 0.998, 1.0, 1.001};
 	double g3[8] = {40, 20, 41, 21, 40, 42, 20, 41};
 	for (int v = 0; v < 2; v++) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "schema", "bench-versions-results");
-		cJSON_AddStringToObject(doc, "schema_version", "1.2");
-		cJSON *run = cJSON_AddObjectToObject(doc, "run");
-		cJSON_AddStringToObject(run, "id", "R1");
-		cJSON_AddStringToObject(run, "baseline", "base");
-		cJSON *ver = cJSON_AddObjectToObject(doc, "version");
-		cJSON_AddStringToObject(ver, "label", v ? "cand" : "base");
-		cJSON *m = cJSON_AddObjectToObject(doc, "machine");
-		cJSON_AddStringToObject(m, "hostname", "h");
-		cJSON_AddStringToObject(m, "cpu", "c");
-		cJSON *meth = cJSON_AddObjectToObject(doc, "method");
-		cJSON_AddNumberToObject(meth, "threshold", 0.01);
-		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
+		cJSON *cells, *doc = log_doc(v ? "cand" : "base", &cells);
 		cJSON *c1 = state_cell("softmax", r1, g1, 9), *c2 = state_cell("log_softmax", r2, g2, 11),
 		      *c3 = state_cell("other", r3, g3, 8);
 		if (!v) /* the baseline's cells carry no change */
