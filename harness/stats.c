@@ -38,6 +38,22 @@ double bv_median(const double *v, size_t n)
 	return m;
 }
 
+double bv_quantile(const double *v, size_t n, double q)
+{
+	double *s = malloc((n ? n : 1) * sizeof(*s));
+	size_t k = 0;
+	for (size_t i = 0; s && i < n; i++)
+		if (isfinite(v[i]))
+			s[k++] = v[i];
+	double out = NAN;
+	if (k) {
+		qsort(s, k, sizeof(*s), cmp_double);
+		out = s[(size_t)(q * (double)(k - 1) + 0.5)];
+	}
+	free(s);
+	return out;
+}
+
 /* P(Binomial(n, 1/2) <= k), summed in log space so large n does not overflow. */
 static double binom_cdf_half(size_t n, size_t k)
 {

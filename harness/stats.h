@@ -21,6 +21,10 @@ typedef struct bv_interval {
 /* Median of n values (n > 0); v is not modified. */
 double bv_median(const double *v, size_t n);
 
+/* The q-quantile (0..1, nearest rank) of the finite values of v[0..n); v is
+ * not modified.  NAN when none is finite. */
+double bv_quantile(const double *v, size_t n, double q);
+
 /* Median and order-statistic interval at `level` (e.g. 0.95).  With too few
  * values for the level the interval is [min, max] and coverage says how much
  * it really covers.  Returns -1 when n == 0. */

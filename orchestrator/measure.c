@@ -474,12 +474,6 @@ static void update_active(session *s)
 	}
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The machine's usual state over every process and cell so far: the 90th
  * percentile of the bandwidth probes, the 10th of the compute probes (the
  * better of each before/after pair), as verdict.c takes it from the logs. */
@@ -494,15 +488,11 @@ static void usual_state(const session *s, double *gbps, double *compute)
 			for (int t = 0; t < s->cells[c].ntrials; t++) {
 				const pstate *p = &s->cells[c].v[i].state[t];
 				double x = fmax(p->gbps[0], p->gbps[1]), y = fmin(p->compute_ns[0], p->compute_ns[1]);
-				if (isfinite(x) && x > 0)
-					g[ng++] = x;
-				if (isfinite(y) && y > 0)
-					k[nc++] = y;
+				g[ng++] = x > 0 ? x : NAN;
+				k[nc++] = y > 0 ? y : NAN;
 			}
-	qsort(g, ng, sizeof(double), cmp_dbl);
-	qsort(k, nc, sizeof(double), cmp_dbl);
-	*gbps = ng ? g[(size_t)(0.9 * (double)(ng - 1) + 0.5)] : NAN;
-	*compute = nc ? k[(size_t)(0.1 * (double)(nc - 1) + 0.5)] : NAN;
+	*gbps = bv_quantile(g, ng, 0.9);
+	*compute = bv_quantile(k, nc, 0.1);
 	free(g), free(k);
 }
 

@@ -66,12 +66,6 @@ void bv_change_evidence(bv_change *ch, const double *ratios, size_t n, double th
 #define DISTURBED_GBPS 0.70
 #define DISTURBED_COMPUTE 1.50
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The q-quantile of the finite values among every change's processes. */
 static double table_quantile(const bv_table *t, int gbps, double q)
 {
@@ -86,15 +80,10 @@ static double table_quantile(const bv_table *t, int gbps, double q)
 			const bv_change *ch = &t->rows[r].changes[i];
 			for (size_t j = 0; j < ch->nproc; j++) {
 				double x = gbps ? ch->proc_gbps[j] : ch->proc_compute_ns[j];
-				if (isfinite(x) && x > 0)
-					v[k++] = x;
+				v[k++] = x > 0 ? x : NAN;
 			}
 		}
-	double out = NAN;
-	if (k) {
-		qsort(v, k, sizeof(double), cmp_double);
-		out = v[(size_t)(q * (double)(k - 1) + 0.5)];
-	}
+	double out = bv_quantile(v, k, q);
 	free(v);
 	return out;
 }
@@ -127,7 +116,7 @@ static size_t split_by_state(bv_change *ch, double threshold, double ref_gbps, d
 		if (disturbed(ch, j, ref_gbps, ref_compute))
 			other[nd++] = ch->proc_ratio[j];
 		else
-			usual[nu++] = ch->proc_ratio[j];
+			usual[nu++] = ch->proc_ratio[j]; /* in the order measured */
 	}
 	ch->n_usual = nu, ch->n_disturbed = nd;
 	ch->level_usual = nu ? bv_median(usual, nu) : NAN;
@@ -144,16 +133,9 @@ static size_t split_by_state(bv_change *ch, double threshold, double ref_gbps, d
 	double spread = nd && nu ? fmax(log(uhi / ulo), log(dhi / dlo)) : 0;
 	ch->state_dependent = nd >= 2 && nu >= 1 && gap > log(1.0 + threshold) && gap > spread;
 	ch->unstable = ch->state_dependent && nu < 6;
-	size_t n = 0;
-	if (ch->state_dependent) {
-		/* In the order measured (the evidence is sequential). */
-		for (size_t j = 0; j < ch->nproc; j++)
-			if (!disturbed(ch, j, ref_gbps, ref_compute))
-				ratios[n++] = ch->proc_ratio[j];
-	} else {
-		memcpy(ratios, ch->proc_ratio, ch->nproc * sizeof(double));
-		n = ch->nproc;
-	}
+	/* usual[] kept the order measured (the evidence is sequential). */
+	size_t n = ch->state_dependent ? nu : ch->nproc;
+	memcpy(ratios, ch->state_dependent ? usual : ch->proc_ratio, n * sizeof(double));
 	free(usual), free(other);
 	return n;
 }
