@@ -475,51 +475,60 @@ static void update_active(session *s)
 }
 
 /* The machine's usual state over every process and cell so far: the 90th
- * percentile of the bandwidth probes, the 10th of the compute probes (the
- * better of each before/after pair), as verdict.c takes it from the logs. */
-static void usual_state(const session *s, double *gbps, double *compute)
+ * percentile of the bandwidth probes, the 10th of the compute probes and of
+ * the runnable tasks (of each before/after pair the better: the higher
+ * bandwidth, the shorter step, the fewer tasks), as verdict.c takes it from
+ * the logs. */
+static double better(const double pair[2], int dir)
 {
-	size_t cap = 0, ng = 0, nc = 0;
+	double x = dir < 0 ? fmax(pair[0], pair[1]) : fmin(pair[0], pair[1]);
+	return x > 0 ? x : NAN;
+}
+
+static void usual_state(const session *s, bv_usual *u)
+{
+	size_t cap = 0, n = 0;
 	for (size_t c = 0; c < s->ncells; c++)
 		cap += (size_t)s->cells[c].ntrials * s->n;
-	double *g = calloc(cap + 1, sizeof(double)), *k = calloc(cap + 1, sizeof(double));
+	double *g = calloc(cap + 1, sizeof(double)), *k = calloc(cap + 1, sizeof(double)), *r = calloc(cap + 1, sizeof(double));
 	for (size_t c = 0; c < s->ncells; c++)
 		for (size_t i = 0; i < s->n; i++)
-			for (int t = 0; t < s->cells[c].ntrials; t++) {
+			for (int t = 0; t < s->cells[c].ntrials; t++, n++) {
 				const pstate *p = &s->cells[c].v[i].state[t];
-				double x = fmax(p->gbps[0], p->gbps[1]), y = fmin(p->compute_ns[0], p->compute_ns[1]);
-				g[ng++] = x > 0 ? x : NAN;
-				k[nc++] = y > 0 ? y : NAN;
+				g[n] = better(p->gbps, -1), k[n] = better(p->compute_ns, +1), r[n] = better(p->running, +1);
 			}
-	*gbps = bv_quantile(g, ng, 0.9);
-	*compute = bv_quantile(k, nc, 0.1);
-	free(g), free(k);
+	u->gbps = bv_quantile(g, n, 0.9);
+	u->compute_ns = bv_quantile(k, n, 0.1);
+	u->running = bv_quantile(r, n, 0.1);
+	free(g), free(k), free(r);
 }
 
 /* Would the cell's verdict rest on too few processes at the machine's usual
  * state, its ratio having followed the state (verdict.c)?  Such a cell is
  * measured again once every other cell is done: later in the run the
  * machine is often back to its usual state. */
-static int follows_state(const session *s, const cstate *c, double ref_gbps, double ref_compute)
+static int follows_state(const session *s, const cstate *c, const bv_usual *u)
 {
 	int any = 0;
+	size_t cap = (size_t)c->ntrials + 1;
 	for (size_t i = 1; i < s->n && !any; i++) {
 		const vstate *v = &c->v[i];
 		bv_change ch;
 		memset(&ch, 0, sizeof(ch));
-		double *r = calloc((size_t)c->ntrials + 1, sizeof(double)), *g = calloc((size_t)c->ntrials + 1, sizeof(double)),
-		       *k = calloc((size_t)c->ntrials + 1, sizeof(double));
+		double *r = calloc(cap, sizeof(double)), *g = calloc(cap, sizeof(double)), *k = calloc(cap, sizeof(double)),
+		       *n = calloc(cap, sizeof(double));
 		for (int t = 0; t < c->ntrials; t++)
 			if (isfinite(v->ratio[t])) {
 				const pstate *p = &v->state[t];
 				r[ch.nproc] = v->ratio[t];
-				g[ch.nproc] = fmax(p->gbps[0], p->gbps[1]);
-				k[ch.nproc] = fmin(p->compute_ns[0], p->compute_ns[1]);
+				g[ch.nproc] = better(p->gbps, -1);
+				k[ch.nproc] = better(p->compute_ns, +1);
+				n[ch.nproc] = better(p->running, +1);
 				ch.nproc++;
 			}
-		ch.proc_ratio = r, ch.proc_gbps = g, ch.proc_compute_ns = k;
-		any = ch.nproc && bv_change_state_split(&ch, s->o->threshold, ref_gbps, ref_compute) && ch.unstable;
-		free(r), free(g), free(k);
+		ch.proc_ratio = r, ch.proc_gbps = g, ch.proc_compute_ns = k, ch.proc_running = n;
+		any = ch.nproc && bv_change_state_split(&ch, s->o->threshold, u) && ch.unstable;
+		free(r), free(g), free(k), free(n);
 	}
 	return any;
 }
@@ -529,14 +538,14 @@ static int follows_state(const session *s, const cstate *c, double ref_gbps, dou
  * least 6), once.  Returns how many. */
 static size_t measure_again(session *s)
 {
-	double ref_gbps, ref_compute;
-	usual_state(s, &ref_gbps, &ref_compute);
+	bv_usual u;
+	usual_state(s, &u);
 	size_t n = 0;
 	for (size_t ci = 0; ci < s->ncells; ci++) {
 		cstate *c = &s->cells[ci];
 		if (c->again || c->prior || c->ntrials + 6 > s->o->max_processes)
 			continue;
-		if (follows_state(s, c, ref_gbps, ref_compute)) {
+		if (follows_state(s, c, &u)) {
 			c->again = 1, c->again_from = c->ntrials, c->active = 1, c->elapsed_s = 0;
 			n++;
 		}

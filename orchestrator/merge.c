@@ -105,6 +105,7 @@ static void read_processes(const cJSON *change, bv_change *ch)
 	ch->proc_ratio = calloc((size_t)n, sizeof(double));
 	ch->proc_gbps = calloc((size_t)n, sizeof(double));
 	ch->proc_compute_ns = calloc((size_t)n, sizeof(double));
+	ch->proc_running = calloc((size_t)n, sizeof(double));
 	for (int k = 0; k < n; k++) {
 		const cJSON *x = cJSON_GetArrayItem(pr, k);
 		double r = cJSON_IsNumber(x) ? x->valuedouble : NAN;
@@ -114,6 +115,7 @@ static void read_processes(const cJSON *change, bv_change *ch)
 		ch->proc_ratio[ch->nproc] = r;
 		ch->proc_gbps[ch->nproc] = better_of(st, "probe_gbps", -1);
 		ch->proc_compute_ns[ch->nproc] = better_of(st, "probe_compute_ns", +1);
+		ch->proc_running[ch->nproc] = better_of(st, "running", +1); /* the fewer */
 		ch->nproc++;
 	}
 }
@@ -463,7 +465,7 @@ void bv_table_free(bv_table *t)
 		for (size_t i = 0; i < t->nversions; i++) {
 			free(r->results[i].reason);
 			free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
-			free(r->changes[i].proc_compute_ns);
+			free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
 		}
 		free(r->results), free(r->changes);
 		free(r->bench), free(r->op), free(r->backend);
@@ -512,7 +514,7 @@ void bv_table_filter(bv_table *t, const regex_t *re)
 		for (size_t i = 0; i < t->nversions; i++) {
 			free(r->results[i].reason);
 			free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
-			free(r->changes[i].proc_compute_ns);
+			free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
 		}
 		free(r->results), free(r->changes);
 		free(r->bench), free(r->op), free(r->backend);

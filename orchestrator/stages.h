@@ -209,6 +209,7 @@ typedef struct bv_change {
 	 * each process's ratio and the machine's state around it, the better of
 	 * before and after (NAN where not recorded; verdict.c says why) */
 	double *proc_ratio, *proc_gbps, *proc_compute_ns;
+	double *proc_running; /* runnable tasks, the fewer of before and after; NULL or NAN where not recorded */
 	size_t nproc;
 	/* verdict.c: the processes split by the machine's state */
 	int state_dependent;          /* the ratio follows the machine's state */
@@ -271,7 +272,12 @@ void bv_table_decide(bv_table *t, double q);
  * the usual one (bandwidth, compute step): fills state_dependent, unstable,
  * the levels and counts; returns state_dependent.  measure.c asks it to
  * measure such a cell again later in the run. */
-int bv_change_state_split(bv_change *ch, double threshold, double ref_gbps, double ref_compute_ns);
+typedef struct bv_usual {
+	double gbps;       /* 90th percentile of the bandwidth probes */
+	double compute_ns; /* 10th percentile of the compute steps */
+	double running;    /* 10th percentile of the runnable tasks */
+} bv_usual;
+int bv_change_state_split(bv_change *ch, double threshold, const bv_usual *u);
 /* The per-process ratios' evidence for one change (fills p_slower, p_faster,
  * p and controlled). */
 void bv_change_evidence(bv_change *ch, const double *ratios, size_t n, double threshold);

@@ -12,7 +12,11 @@
 # each entry point does the same call on the first P % of the work (elements,
 # rows of a softmax, rows of a matrix product; the harness's sgemm/sgemv use
 # beta 0, so the result is unchanged).  That is P % more work of the very
-# kind the cell measures.  Every cell of a planted group should then come out
+# kind the cell measures.  The baseline `a` has the same wrappers with 0 %
+# (the percent is a variable in .data), so `a` and slowP have byte-identical
+# machine code: a first version, which planted into the untouched library,
+# moved code and had placement alone call scalar mul 2.0x slower and simd
+# sgemm 64^3 0.83x faster.  Every cell of a planted group should then come out
 # `slower`; the script counts how often, per group and size, and writes one
 # line per (run, percent, group, size) to $OUT (default
 # tests/measurement/logs/plant-<date>.tsv).  The tool is a snapshot of HEAD,
@@ -46,10 +50,10 @@ if [ ! -d "$FIX/.git" ]; then
 	rm -rf "$FIX/kernels/build"
 	git -C "$FIX" init -q -b main
 	git -C "$FIX" add -A
-	git -C "$FIX" commit -qm "a"
-	git -C "$FIX" tag a
-	for pct in ${PCTS//,/ }; do
-		git -C "$FIX" checkout -q a
+	git -C "$FIX" commit -qm "the library as it is"
+	git -C "$FIX" tag orig
+	for pct in 0 ${PCTS//,/ }; do
+		git -C "$FIX" checkout -q orig
 		python3 - "$FIX/kernels/src/api.c" "$pct" <<'PY'
 import re, sys
 path, pct = sys.argv[1], int(sys.argv[2])
@@ -65,7 +69,12 @@ plants = {
     "kn_sgemm": ("kn_status kn_sgemm(", "b, trans_a, trans_b, PART(M), N, K, alpha, A, lda, B, ldb, beta, C, ldc", "M"),
     "kn_sgemv": ("kn_status kn_sgemv(", "b, trans_a, PART(M), N, alpha, A, lda, x, beta, y", "M"),
 }
-s = s.replace('#include', '#define PART(n) ((n) * %d / 100)\n#include' % pct, 1)
+# The percent is data, not code: `a` (0 %) and every slowP have the same
+# machine code, so code placement cannot tell them apart (nonzero in both,
+# so the variable sits in .data in both).
+s = s.replace('#include', 'static volatile int kn_planted_pct_plus_1000 = %d;\n'
+              '#define PART(n) ((n) * (size_t)(kn_planted_pct_plus_1000 - 1000) / 100)\n#include'
+              % (1000 + pct), 1)
 for name, (head, args, size) in plants.items():
     i = s.index(head)
     sig_end = s.index(")", i) + 1
@@ -80,7 +89,9 @@ for name, (head, args, size) in plants.items():
     s = s[:i] + full + s[sig_end:body_end] + wrapper + s[body_end:]
 open(path, "w").write(s)
 PY
-		git -C "$FIX" commit -qam "slow$pct: $pct % more work at every entry point" && git -C "$FIX" tag "slow$pct"
+		tag=slow$pct
+		[ "$pct" = 0 ] && tag=a
+		git -C "$FIX" commit -qam "$tag: $pct % more work at every entry point" && git -C "$FIX" tag "$tag"
 	done
 	git -C "$FIX" checkout -q main
 fi

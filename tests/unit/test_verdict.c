@@ -254,7 +254,7 @@ static void planted_changes_among_null_cells_are_found(void **state)
 
 /* One change whose processes had ratios r[] and probe bandwidths gbps[]
  * (compute steady), as a log's change block. */
-static cJSON *state_cell(const char *op, const double *r, const double *gbps, int n)
+static cJSON *state_cell(const char *op, const double *r, const double *gbps, const int *running, int n)
 {
 	cJSON *cell = cJSON_CreateObject();
 	cJSON_AddStringToObject(cell, "bench", "softmax");
@@ -282,6 +282,10 @@ static cJSON *state_cell(const char *op, const double *r, const double *gbps, in
 		double g[2] = {gbps[k], gbps[k] * 1.02}, c[2] = {1.0, 1.01};
 		cJSON_AddItemToObject(st, "probe_gbps", cJSON_CreateDoubleArray(g, 2));
 		cJSON_AddItemToObject(st, "probe_compute_ns", cJSON_CreateDoubleArray(c, 2));
+		if (running) {
+			int w[2] = {running[k], running[k]};
+			cJSON_AddItemToObject(st, "running", cJSON_CreateIntArray(w, 2));
+		}
 		cJSON_AddItemToArray(states, st);
 	}
 	return cell;
@@ -301,14 +305,25 @@ static void a_ratio_that_follows_the_machine_is_never_a_confident_verdict(void *
 	/* Disturbed processes at the same level: nothing to set aside. */
 	double r3[8] = {1.0, 1.001, 0.999, 1.0, 1.002, 0.998, 1.0, 1.001};
 	double g3[8] = {40, 20, 41, 21, 40, 42, 20, 41};
+	/* tests/e2e/test_contention.sh, one run: a copy loop on the measuring
+	 * CPU from the 12th process to the 24th, seen only in the runnable
+	 * tasks (the probes read as quiet), one process at each end measured
+	 * partly beside it. */
+	double r4[24] = {2.679, 2.618, 2.749, 2.792, 2.639, 2.659, 2.756, 2.897, 2.702, 2.818, 2.917, 4.921,
+			 4.539, 4.628, 4.635, 4.592, 4.528, 4.674, 4.686, 4.742, 4.625, 4.628, 4.624, 2.971};
+	double g4[24];
+	int n4[24];
+	for (int k = 0; k < 24; k++)
+		g4[k] = 20, n4[k] = k < 12 ? 1 : 2;
 	for (int v = 0; v < 2; v++) {
 		cJSON *cells, *doc = log_doc(v ? "cand" : "base", &cells);
-		cJSON *c1 = state_cell("softmax", r1, g1, 9), *c2 = state_cell("log_softmax", r2, g2, 11),
-		      *c3 = state_cell("other", r3, g3, 8);
+		cJSON *c1 = state_cell("softmax", r1, g1, NULL, 9), *c2 = state_cell("log_softmax", r2, g2, NULL, 11),
+		      *c3 = state_cell("other", r3, g3, NULL, 8), *c4 = state_cell("shared_cpu", r4, g4, n4, 24);
 		if (!v) /* the baseline's cells carry no change */
 			cJSON_DeleteItemFromObject(c1, "change"), cJSON_DeleteItemFromObject(c2, "change"),
-			    cJSON_DeleteItemFromObject(c3, "change");
+			    cJSON_DeleteItemFromObject(c3, "change"), cJSON_DeleteItemFromObject(c4, "change");
 		cJSON_AddItemToArray(cells, c1), cJSON_AddItemToArray(cells, c2), cJSON_AddItemToArray(cells, c3);
+		cJSON_AddItemToArray(cells, c4);
 		char *text = cJSON_Print(doc);
 		test_write(dir, v ? "cand.json" : "base.json", text);
 		free(text);
@@ -332,6 +347,16 @@ static void a_ratio_that_follows_the_machine_is_never_a_confident_verdict(void *
 	/* the third: same, nothing set aside */
 	assert_false(c->state_dependent);
 	assert_string_equal(c->verdict, "same");
+	/* the fourth: the runnable tasks mark the twelve beside the copy loop;
+	 * one process at each end on the wrong side does not hide the split;
+	 * judged on the twelve before it (median 2.75, not the blend's 3.7) */
+	const bv_change *d = &t.rows[3].changes[1];
+	assert_string_equal(t.rows[3].op, "shared_cpu");
+	assert_true(d->state_dependent && !d->unstable);
+	assert_int_equal(d->n_usual, 12);
+	assert_int_equal(d->n_disturbed, 12);
+	assert_true(d->ratio > 2.6 && d->ratio < 2.9);
+	assert_string_equal(d->verdict, "slower");
 	assert_int_equal(t.unstable, 1);
 	assert_non_null(strstr(t.control, "1 cell unstable (the machine changed under it: not judged)"));
 	char q[128];
