@@ -5,6 +5,7 @@
 #   make demo       install what is missing, build, compare kernels releases
 #   make test       install what is missing, build, run every test (with a
 #                   sanitizer subset and a brief fuzz pass: docs/reliability.md)
+#   make check      the same tests, without installing anything (no root)
 #   make test-asan  the whole test suite under AddressSanitizer + UBSan
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make valgrind   memcheck over the main paths
@@ -14,7 +15,7 @@
 PREFIX  ?= /usr/local
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-override CFLAGS += -std=c11 -Wall -Wextra -D_GNU_SOURCE -Iorchestrator -Iharness
+override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -D_GNU_SOURCE -Iorchestrator -Iharness
 PKGS    := libgit2 libcurl libcjson libarchive libcrypto
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -54,7 +55,7 @@ ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/trust.o
 
-.PHONY: all unit deps test-deps demo test test-asan fuzz fuzz-build valgrind install clean kernels-test
+.PHONY: all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind install clean
 all: $(BIN)/bench-versions $(BIN)/bv-runner
 unit: $(TBIN)/unit
 
@@ -63,9 +64,13 @@ deps:
 test-deps:
 	@scripts/deps.sh test
 
-$(OBJ)/%.o: %.c $(wildcard orchestrator/*.h harness/*.h) harness/ops.def
+# -MMD: each object depends on exactly the headers it includes (the .d
+# files the compiler writes beside it), so editing one header rebuilds only
+# its users.
+$(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+-include $(ORCH_OBJS:.o=.d) $(RUNNER_OBJS:.o=.d)
 
 $(BIN)/bench-versions: $(ORCH_OBJS)
 	@mkdir -p $(BIN)
@@ -87,6 +92,9 @@ demo: deps
 # and each fuzz target briefly over its corpus
 # (tests/run.sh; the whole suite under the sanitizers is make test-asan).
 test: test-deps
+	@$(MAKE) --no-print-directory check
+
+check:
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory VARIANT=asan all unit
 	@$(MAKE) --no-print-directory fuzz-build

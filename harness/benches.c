@@ -235,8 +235,10 @@ static int check_list(const char *list, const char *what, int (*known)(const cha
 		memcpy(item, p, n);
 		item[n] = '\0';
 		if (!known(item)) {
-			snprintf(err, errlen, "unknown %s '%s' (see: bench-versions list %ss)", what,
-				 item, strcmp(what, "op") == 0 ? "bench" : what);
+			/* `list benches` shows every group's ops and sizes too;
+			 * the error must name a list that exists. */
+			snprintf(err, errlen, "unknown %s '%s' (see: bench-versions list %s)", what, item,
+				 strcmp(what, "backend") == 0 ? "backends" : "benches");
 			return -1;
 		}
 		if (!comma)

@@ -559,14 +559,14 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	const char *cudart = strstr(flags, "-L");
 	if (strstr(flags, "-lcudart") && cudart) {
 		size_t len = strcspn(cudart + 2, " \t\n");
-		char *dir = bv_asprintf("%.*s", (int)len, cudart + 2);
-		char *slash = strrchr(dir, '/');
+		char *libdir = bv_asprintf("%.*s", (int)len, cudart + 2);
+		char *slash = strrchr(libdir, '/');
 		if (slash) {
 			*slash = '\0';
-			bv_strv_pushf(&cc, "-I%s/include", dir);
+			bv_strv_pushf(&cc, "-I%s/include", libdir);
 			bv_strv_push(&cc, "-DBV_WITH_CUDART=1");
 		}
-		free(dir);
+		free(libdir);
 	}
 	/* Compiled once into lib/plugin.o, then linked: the layouts link the
 	 * same object again with a pad before the library (bv_build_layouts). */

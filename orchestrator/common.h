@@ -64,6 +64,9 @@ int bv_is_dir(const char *path);
 int bv_read_file(const char *path, size_t max, char **out, size_t *len);
 /* Writes via a temporary file and rename(), so readers never see half a file. */
 int bv_write_file_atomic(const char *path, const char *data, size_t len);
+/* write(2) until all of data is written (short writes and EINTR go on);
+ * 0, or -1 with errno set. */
+int bv_write_all(int fd, const void *data, size_t len);
 /* Copies a directory tree of regular files, skipping names for which
  * skip(name) is true (NULL: skip nothing). */
 int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name));

@@ -8,12 +8,6 @@
 
 #include "stages.h"
 
-int bv_export_table(const bv_table *t, FILE *out);
-int bv_export_markdown(const bv_table *t, FILE *out);
-int bv_export_csv(const bv_table *t, FILE *out);
-int bv_export_json(const bv_table *t, FILE *out);
-int bv_export_html(const bv_table *t, FILE *out);
-
 static const bv_exporter exporters[] = {
     {"table", bv_export_table}, {"markdown", bv_export_markdown}, {"csv", bv_export_csv},
     {"json", bv_export_json},   {"html", bv_export_html},

@@ -56,7 +56,7 @@ static int export_entry(const char *dir, const git_tree_entry *e, void *payload)
 			int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 				      mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
 			size_t len = (size_t)git_blob_rawsize(blob);
-			if (fd < 0 || write(fd, git_blob_rawcontent(blob), len) != (ssize_t)len)
+			if (fd < 0 || bv_write_all(fd, git_blob_rawcontent(blob), len) != 0)
 				rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
 			if (fd >= 0 && close(fd) != 0 && rc == 0)
 				rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));

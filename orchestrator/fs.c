@@ -97,6 +97,24 @@ int bv_read_file(const char *path, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+int bv_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += w, len -= (size_t)w;
+	}
+	return 0;
+}
+
 int bv_write_file_atomic(const char *path, const char *data, size_t len)
 {
 	char *tmp = bv_asprintf("%s.tmp.%ld", path, (long)getpid());
@@ -106,16 +124,7 @@ int bv_write_file_atomic(const char *path, const char *data, size_t len)
 		free(tmp);
 		return bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(e));
 	}
-	size_t done = 0;
-	while (done < len) {
-		ssize_t w = write(fd, data + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
-	}
-	int e = done == len ? 0 : errno;
+	int e = bv_write_all(fd, data, len) == 0 ? 0 : errno;
 	if (fsync(fd) != 0 && !e)
 		e = errno;
 	if (close(fd) != 0 && !e)
@@ -146,7 +155,7 @@ static int copy_file(const char *from, const char *to, mode_t mode)
 	ssize_t n;
 	int rc = 0;
 	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
+		if (bv_write_all(out, buf, (size_t)n) != 0) {
 			rc = bv_fail(BV_ERUN, "cannot write %s: %s", to, strerror(errno));
 			break;
 		}

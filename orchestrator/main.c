@@ -4,6 +4,7 @@
  * common case needs no subcommand: bench-versions 0.1.0 main local.
  */
 #include <git2.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,5 +60,14 @@ int main(int argc, char **argv)
 	if (rc == -1)
 		rc = bv_cmd_run(argc, argv); /* argv[0] stands in for "run" */
 	git_libgit2_shutdown();
+	/* Whatever a command printed is only written when stdout is flushed:
+	 * a table lost to a full disk or a closed pipe must not exit 0.  (The
+	 * commands that flush their own output say so earlier; this is for the
+	 * rest.) */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "bench-versions: cannot write the output: %s\n", strerror(errno));
+		if (rc == 0 || rc == BV_EXIT_REGRESSION)
+			rc = BV_EXIT_FAILED;
+	}
 	return rc;
 }

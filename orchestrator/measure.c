@@ -964,9 +964,13 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	double now[] = {o->min_processes, o->max_processes, o->budget_s,  o->rounds,
 			o->sample_us,	  o->timeout_s,	    o->threshold, o->threads};
 	for (size_t k = 0; k < sizeof(method_keys) / sizeof(method_keys[0]); k++) {
-		double was;
-		if (bv_json_num(m, method_keys[k].key, &was) != 0 || !same_num(was, now[k])) {
-			char *msg = bv_asprintf("%s differs: %g there, %g now", method_keys[k].option, was, now[k]);
+		double was = NAN;
+		int found = bv_json_num(m, method_keys[k].key, &was) == 0;
+		if (!found || !same_num(was, now[k])) {
+			/* A log from before the field existed (schema 1.0 has no
+			 * threads) has no value to print. */
+			char *msg = found ? bv_asprintf("%s differs: %g there, %g now", method_keys[k].option, was, now[k])
+					  : bv_asprintf("%s: not recorded there, %g now", method_keys[k].option, now[k]);
 			int rc = plan_differs(dir, msg);
 			free(msg);
 			return rc;

@@ -303,6 +303,12 @@ typedef struct bv_exporter {
 } bv_exporter;
 
 const bv_exporter *bv_exporter_find(const char *name);
+/* One per format, each in its own export_<name>.c. */
+int bv_export_table(const bv_table *t, FILE *out);
+int bv_export_markdown(const bv_table *t, FILE *out);
+int bv_export_csv(const bv_table *t, FILE *out);
+int bv_export_json(const bv_table *t, FILE *out);
+int bv_export_html(const bv_table *t, FILE *out);
 /* "table, markdown, ...": for help texts and error messages. */
 const char *bv_exporter_names(void);
 /* Shared by the exporters: a result in the table's units (t->units), e.g.

@@ -20,6 +20,13 @@ check "nothing in a version name is ever executed" test ! -e "$TMP/pwned" -a ! -
 check "a name with a space is refused" test $rc -eq 2 -a -n "$(grep 'space or control character' "$TMP/err")"
 "$BV" main --benches nope > /dev/null 2> "$TMP/err"; rc=$?
 check "unknown bench exits 2 and names it" test $rc -eq 2 -a -n "$(grep "unknown bench 'nope'" "$TMP/err")"
+# Every list an error points to exists, and names what was unknown.
+for opt in benches ops backends sizes; do
+	"$BV" main --$opt nope > /dev/null 2> "$TMP/err"
+	hint=$(grep -o 'see: bench-versions list [a-z]*' "$TMP/err" | sed 's/^see: bench-versions //')
+	check "--$opt nope points to a list that exists (${hint:-none})" \
+		sh -c '[ -n "$1" ] && "$2" $1 > "$3" && [ -s "$3" ]' _ "$hint" "$BV" "$TMP/list"
+done
 "$BV" main --format yaml > /dev/null 2> "$TMP/err"; rc=$?
 check "unknown format exits 2" test $rc -eq 2
 
@@ -31,6 +38,31 @@ git -C "$FIX" commit -qam "broken"
 check "a failed build exits 3" test $rc -eq 3
 check "a failed build shows the end of its log" contains "$TMP/err" "build: main +FAILED: building the library \(make lib\) failed; end of .*\.log:"
 check "the failed version's column says build failed" contains "$TMP/out" "^unary +abs +scalar +1K +[0-9.]+ ns +build failed"
+
+# Output that cannot be written (a full disk) is a failure, never exit 0.
+if [ -w /dev/full ]; then
+	"$BV" 0.1.0 "${args[@]}" > /dev/full 2> "$TMP/err"; rc=$?
+	check "a table written to a full disk exits 3 and says so" \
+		test $rc -eq 3 -a -n "$(grep 'cannot write the output' "$TMP/err")"
+	"$BV" list benches > /dev/full 2> "$TMP/err"; rc=$?
+	check "a list written to a full disk exits 3" test $rc -eq 3
+else
+	echo "ok - output to a full disk # SKIP no /dev/full here"
+fi
+
+# --resume of a log written before a method field existed (schema 1.0 has
+# no threads): the refusal says it is not recorded, not a made-up number.
+"$BV" 0.1.0 "${args[@]}" --results "$TMP/old" > /dev/null 2>&1
+old=$(ls -d "$TMP"/old/*/)
+python3 - "$old/0.1.0.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["method"]["threads"]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$BV" 0.1.0 "${args[@]:0:${#args[@]}-2}" --resume "$old" > /dev/null 2> "$TMP/err"; rc=$? # args less --results
+check "--resume of a log without a method field names it as not recorded" \
+	test $rc -eq 2 -a -n "$(grep -e '--threads: not recorded there, 1 now' "$TMP/err")"
 
 # A VERSION that is not a version.
 echo "banana" > "$FIX/kernels/VERSION"
