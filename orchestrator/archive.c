@@ -24,11 +24,17 @@
 #include "common.h"
 #include "releases.h"
 
-/* Relative, non-empty, no `..` component, no control characters. */
+/* Relative, non-empty, no `..` component, no control characters, and short
+ * enough that the unpacked tree can be removed again: a name of 4 KiB
+ * unpacks (libarchive walks it piecewise) but later fails every path-based
+ * call, `cache trim`'s among them ("File name too long"). */
+#define BV_ARCHIVE_MAX_NAME 1024
 static const char *bad_name(const char *name)
 {
 	if (!name || !*name)
 		return "an empty name";
+	if (strlen(name) > BV_ARCHIVE_MAX_NAME)
+		return "a path longer than 1024 bytes";
 	if (name[0] == '/')
 		return "an absolute path";
 	for (const char *p = name; *p; p++)

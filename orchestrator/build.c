@@ -599,6 +599,16 @@ out:
 	return rc;
 }
 
+/* dir/name is a regular file with something in it. */
+static int regular_nonempty(const char *dir, const char *name)
+{
+	char *path = bv_asprintf("%s/%s", dir, name);
+	struct stat st;
+	int ok = lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	free(path);
+	return ok;
+}
+
 int bv_build(bv_version *v)
 {
 	if (bv_interrupted())
@@ -660,6 +670,12 @@ int bv_build(bv_version *v)
 	unlink(tmplog);
 	free(tmplog);
 	free(log);
+	if (rc == 0 && !v->build_error && !regular_nonempty(tmp, "plugin.so"))
+		/* A recipe or compat flag can make every step exit 0 and write
+		 * nothing (-fsyntax-only): never cache that, or every later run
+		 * trips over an entry without its plugin. */
+		v->build_error = bv_strdup("the build exited 0 but left no plugin.so (a compat flag such as "
+					   "-fsyntax-only?); nothing was cached");
 	if (rc == 0 && !v->build_error) {
 		char *srcdir = bv_asprintf("%s/src", tmp);
 		bv_rm_rf(srcdir); /* the sources stay in src/; the build needs only its outputs */
@@ -667,8 +683,18 @@ int bv_build(bv_version *v)
 		/* rename() of a directory onto a non-empty one fails with EEXIST or
 		 * ENOTEMPTY: another process finished the same key first.  Its build
 		 * is the same build; use it. */
-		if (rename(tmp, final) != 0) {
-			int e = errno;
+		int moved = rename(tmp, final) == 0, e = moved ? 0 : errno;
+		if (!moved && (e == EEXIST || e == ENOTEMPTY) && !bv_exists(plugin)) {
+			/* An entry without its plugin (left by a tool before this
+			 * check): set it aside and take its place. */
+			char *aside = bv_asprintf("%s.broken-%ld", final, (long)getpid());
+			if (rename(final, aside) == 0) {
+				bv_rm_rf(aside);
+				moved = rename(tmp, final) == 0, e = moved ? 0 : errno;
+			}
+			free(aside);
+		}
+		if (!moved) {
 			if ((e == EEXIST || e == ENOTEMPTY) && bv_exists(plugin))
 				utimensat(AT_FDCWD, final, NULL, 0);
 			else

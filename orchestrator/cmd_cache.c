@@ -14,8 +14,10 @@
  * another process's build or fetch in progress and is never removed (nor
  * counted as removable); an older one is a crashed run's leftover, removed
  * by any trim.  Entries
- * appear by rename(), so removing one never leaves a half entry behind for a
- * reader: a later run simply builds it again.
+ * appear by rename(), and trim renames one to a ".trash-" name before it
+ * removes it, so a removal that fails midway never leaves a half entry
+ * under its key for a later run to trust: what is left is trash, which the
+ * next trim removes.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -25,6 +27,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "common.h"
@@ -161,6 +164,22 @@ static entry *scan(size_t *n, time_t now)
 	return es;
 }
 
+/* Moves the entry out of its key's name, then removes it (the comment at
+ * the top says why). */
+static int remove_entry(const entry *e)
+{
+	if (!strncmp(e->name, ".trash-", 7) || !strncmp(e->name, ".tmp-", 5))
+		return bv_rm_rf(e->path);
+	char *trash = bv_asprintf("%s/%s/.trash-%ld-%s", bv_cache_dir(), e->area, (long)getpid(), e->name);
+	int rc = 0;
+	if (rename(e->path, trash) != 0)
+		rc = bv_fail(BV_ERUN, "cannot move %s aside: %s", e->path, strerror(errno));
+	else
+		rc = bv_rm_rf(trash);
+	free(trash);
+	return rc;
+}
+
 static void free_entries(entry *es, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -226,13 +245,14 @@ int bv_cmd_cache(int argc, char **argv)
 		entry *e = &es[i];
 		if (e->busy)
 			continue;
-		/* An older .tmp- is a crashed run's leftover: always garbage. */
+		/* An older .tmp- is a crashed run's leftover, a .trash- what
+		 * an earlier trim could not finish: always garbage. */
 		int old = (older_days >= 0 && difftime(now, e->mtime) > older_days * 86400) ||
-			  !strncmp(e->name, ".tmp-", 5);
+			  !strncmp(e->name, ".tmp-", 5) || !strncmp(e->name, ".trash-", 7);
 		int over = max_size >= 0 && total - freed > max_size;
 		if (!old && !over)
 			continue;
-		if (!dry && bv_rm_rf(e->path) != 0) {
+		if (!dry && remove_entry(e) != 0) {
 			fprintf(stderr, "bench-versions cache: cannot remove %s: %s\n", e->path, bv_error_last());
 			rc = BV_ERUN;
 			continue;

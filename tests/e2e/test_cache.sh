@@ -75,4 +75,17 @@ rmdir "$TMP/seq/builds/.tmp-busy"
 check "a run after trim succeeds" test $rc -eq 0
 check "a run after trim builds what trim removed" test "$(grep -cE '^build: .* built \(compat' "$TMP/t.err")" -eq 2
 check "and reuses the build trim kept" test "$(grep -c 'cached, nothing rebuilt' "$TMP/t.err")" -eq 1
+
+# A removal that fails midway (a tree deeper than PATH_MAX: nftw gives up
+# with "File name too long") must not leave a half entry under its key.
+deep="$TMP/seq/builds/$keep"
+(cd "$deep" && for i in $(seq 1 45); do mkdir "d$i-$(printf 'x%.0s' $(seq 1 100))" && cd "d$i-"*; done && echo leaf > leaf)
+touch -d '10 days ago' "$deep"
+"$BV" cache trim --older-than 5 > "$TMP/trim2" 2>&1; rc=$?
+check "a trim that cannot finish a removal exits 3 and names the entry" \
+	bash -c '[ "$1" -eq 3 ] && grep -q "cannot remove .*$2" "$3"' _ "$rc" "$keep" "$TMP/trim2"
+check "... and the entry is no longer under its key (moved aside first)" test ! -e "$deep"
+check "... every entry left under a key has its plugin" \
+	bash -c 'for d in "$1"/builds/*/; do case "$d" in */.trash-*|*/.tmp-*) continue;; esac; [ -s "$d/plugin.so" ] || exit 1; done' _ "$TMP/seq"
+rm -rf "$TMP"/seq/builds/.trash-*
 finish

@@ -85,6 +85,24 @@ rules '{"id": "recipe", "versions": "0.1.1", "build": ["false", "{build}"]}'
 "$BV" compat --build 0.1.1 > "$TMP/b5" 2> "$TMP/e5"; rc=$?
 check "a failing recipe is that version's build failure (exit 3)" test $rc -eq 3
 check "the failure names the recipe's rule" contains "$TMP/b5" "compat recipe of rule recipe"
+# A build whose every step exits 0 but writes nothing (cc --version) is a
+# failure and is not cached.  And an entry left without its plugin (by an
+# older tool, or by hand) is replaced by the next build, not an error
+# ("cannot move build ... Directory not empty") on every later run.
+rules "$UNBREAK"', {"id": "nothing", "versions": "0.1.1", "cflags": ["--version"]}'
+"$BV" compat --build > "$TMP/b7" 2> "$TMP/e7"; rc=$?
+check "a build that writes nothing fails that version (exit 3)" test $rc -eq 3
+check "... and is not cached" bash -c 'for d in "$1"/builds/*/; do [ -s "$d/plugin.so" ] || exit 1; done' _ "$BENCH_VERSIONS_CACHE"
+rules "$UNBREAK"
+rm -rf "$BENCH_VERSIONS_CACHE"/builds/* # only the entries of the builds below
+"$BV" compat --build > "$TMP/b8" 2> "$TMP/e8"; rc=$?
+check "without the flag the same version builds afterwards" test $rc -eq 0
+for d in "$BENCH_VERSIONS_CACHE"/builds/*/; do rm -f "$d/plugin.so"; done
+"$BV" compat --build > "$TMP/b9" 2> "$TMP/e9"; rc=$?
+check "cache entries without their plugin are built again and replaced (exit 0)" test $rc -eq 0
+check "... every entry has its plugin again" bash -c 'for d in "$1"/builds/*/; do [ -s "$d/plugin.so" ] || exit 1; done' _ "$BENCH_VERSIONS_CACHE"
+check "... and nothing is left aside" bash -c '! ls -d "$1"/builds/*.broken-* 2> /dev/null' _ "$BENCH_VERSIONS_CACHE"
+
 rules '{"id": "typo", "versions": "*", "build": ["make", "-C", "{source}", "BUILD={build}", "lib"]}'
 "$BV" compat > "$TMP/b6" 2> "$TMP/e6"; rc=$?
 check "an unknown placeholder is refused at load (exit 2)" test $rc -eq 2
