@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 enum { BV_EINPUT = -2, BV_ERUN = -3, BV_EINTR = -4 };
@@ -60,7 +61,12 @@ int bv_mkdir_p(const char *path);
 int bv_rm_rf(const char *path);
 int bv_exists(const char *path);
 int bv_is_dir(const char *path);
-/* Reads a whole file (at most max bytes) into *out, NUL-terminated. */
+/* Opens a file named by the user or a compat rule for reading: a regular
+ * file only (a FIFO, device, socket or directory is an input error naming
+ * the path and what it is, found without blocking), close-on-exec. */
+int bv_open_regular(const char *path, int *fd, struct stat *st);
+/* Reads a whole regular file (at most max bytes) into *out, NUL-terminated
+ * (bv_open_regular's checks). */
 int bv_read_file(const char *path, size_t max, char **out, size_t *len);
 /* Writes via a temporary file and rename(), so readers never see half a file. */
 int bv_write_file_atomic(const char *path, const char *data, size_t len);
