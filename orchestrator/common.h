@@ -108,6 +108,12 @@ void bv_child_untrack(pid_t pid);
 /* In a forked child: forget the parent's children and do not force-exit on
  * a second signal (its cleanup must run). */
 void bv_child_reset(void);
+/* In a forked child (a worker that does not exec), right after fork: the
+ * parent's death, even by SIGKILL, reaches it as SIGTERM (so its cleanup
+ * runs and its children are told), and it is a subreaper, so what those
+ * leave behind comes to it (bv_kill_children).  Returns nonzero when the
+ * parent (pid parent) died before this could be set: the caller exits. */
+int bv_child_die_with_parent(pid_t parent);
 
 /* ---- locations -------------------------------------------------------- */
 /* The directory holding harness/ and compat/ (the source tree, or

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,6 +102,14 @@ void bv_child_reset(void)
 	for (int i = 0; i < MAX_TRACKED; i++)
 		tracked[i] = 0;
 	force_second = 0;
+}
+
+int bv_child_die_with_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* Died between fork and prctl: no signal will come. */
+	return getppid() != parent;
 }
 
 /* Waits for a tracked child, through the EINTRs our handler causes. */
