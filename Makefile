@@ -50,10 +50,11 @@ else
   $(error VARIANT=$(VARIANT): known variants are asan (or none))
 endif
 
-HARNESS_HOST := harness/benches.c harness/stats.c harness/trust.c
+HARNESS_HOST := harness/benches.c harness/child.c harness/stats.c harness/trust.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
-RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/trust.o
+RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
+	       $(OBJ)/harness/trust.o
 
 .PHONY: all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind install clean
 all: $(BIN)/bench-versions $(BIN)/bv-runner

@@ -52,6 +52,7 @@
 
 #include "benches.h"
 #include "calibrate.h"
+#include "child.h"
 #include "plugin.h"
 #include "trust.h"
 
@@ -140,9 +141,42 @@ static const char *status_name(int s)
 
 /* ---- child processes -------------------------------------------------- */
 
+/* What a child sent, as it arrives (bv_read_child's sink). */
+typedef struct received {
+	char *buf;
+	size_t used, cap;
+	int lost; /* out of memory: the result is incomplete */
+} received;
+
+static void receive(void *ctx, const char *data, size_t n)
+{
+	received *r = ctx;
+	if (r->lost)
+		return;
+	if (r->cap - r->used < n + 1) {
+		size_t cap = r->cap ? r->cap : 65536;
+		while (cap - r->used < n + 1)
+			cap *= 2;
+		char *grown = realloc(r->buf, cap);
+		if (!grown) {
+			r->lost = 1;
+			return;
+		}
+		r->buf = grown, r->cap = cap;
+	}
+	memcpy(r->buf + r->used, data, n);
+	r->used += n;
+}
+
 /* Runs fn(arg) in a child and returns the JSON object it printed.  When the
  * child dies by a signal, exits without a result or outlives timeout_s, the
- * result is NULL and why says which ("crashed"/"timeout") and how. */
+ * result is NULL and why says which ("crashed"/"timeout") and how.
+ *
+ * The child leads a process group of its own, killed whole when the call
+ * ends; a process that left the group (setsid) comes to us as an orphan,
+ * the runner being a subreaper, and is killed then too.  Nothing a kernel
+ * starts outlives its cell, and nothing it holds open (the result pipe,
+ * our stdout) keeps the runner or bench-versions waiting. */
 static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const char **status, char *why,
 		       size_t len)
 {
@@ -153,6 +187,7 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 		return NULL;
 	}
 	fflush(NULL);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(why, len, "fork: %s", strerror(errno));
@@ -160,10 +195,11 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 		return NULL;
 	}
 	if (pid == 0) {
+		setpgid(0, 0);
 		/* If the runner is killed (an interrupted run), a child spinning in
 		 * a hung kernel must not outlive it. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
+		if (getppid() != parent)
 			_exit(3);
 		close(fds[0]);
 		cJSON *out = fn(arg);
@@ -185,42 +221,23 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 		_exit(code);
 	}
 	close(fds[1]);
-	char *buf = NULL;
-	size_t used = 0, cap = 0;
-	double deadline = now_ns() + timeout_s * 1e9;
-	int timed_out = 0;
-	for (;;) {
-		double left = deadline - now_ns();
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		struct pollfd pfd = {fds[0], POLLIN, 0};
-		int pr = poll(&pfd, 1, (int)fmin(left / 1e6 + 1, 1000.0));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr == 0)
-			continue;
-		if (cap - used < 65536) {
-			cap = cap ? 2 * cap : 65536 * 2;
-			char *grown = realloc(buf, cap);
-			if (!grown)
-				break;
-			buf = grown;
-		}
-		ssize_t r = read(fds[0], buf + used, cap - used - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		used += (size_t)r;
-	}
+	setpgid(pid, pid); /* as the child does: whichever runs first */
+	received got = {0};
+	int timed_out = bv_read_child(fds[0], pid, now_ns() + timeout_s * 1e9, receive, &got) == 1;
 	close(fds[0]);
+	/* Before the child is reaped its pid cannot be reused, so the group
+	 * killed is its own: what it started and left in it. */
 	if (timed_out)
 		kill(pid, SIGKILL);
+	kill(-pid, SIGKILL);
 	int ws = 0;
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
+	bv_kill_children();
+	char *buf = got.lost ? NULL : got.buf;
+	size_t used = got.used;
+	if (got.lost)
+		free(got.buf);
 	cJSON *res = NULL;
 	if (timed_out) {
 		*status = "timeout";
@@ -822,6 +839,9 @@ int main(int argc, char **argv)
 	 * an orphan would go on writing into a results directory a resumed
 	 * run now owns. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* What a kernel starts and orphans (a setsid()'d process) comes to us,
+	 * not to init, so that in_child can end it with the cell. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (!out || (nv == 0 && !calibrate) || set.rounds < 1 || set.rounds > 100000 || !(set.sample_ns > 0) ||
 	    !(set.timeout_s > 0) || set.threads < 1)
 		usage();

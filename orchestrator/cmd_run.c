@@ -8,7 +8,9 @@
  * child process per version (at most --jobs at once), each reporting its
  * result back through a pipe.  Processes rather than threads because the
  * stages keep per-process state (the compiler version, libgit2's handles)
- * and a crash in one build cannot take the others down.
+ * and a crash in one build cannot take the others down.  A single version,
+ * or --jobs 1, is built in such a child too: the child is what ends make
+ * and its compilers when this process dies without a word (SIGKILL).
  *
  * Ctrl-C or SIGTERM (proc.c) stops the run between steps: builds in flight
  * remove their temporary directories, the measure stage writes the cells
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include "benches.h"
+#include "child.h"
 #include "cli.h"
 #include "common.h"
 #include "progress.h"
@@ -225,6 +228,10 @@ static int get_field(const char **p, const char *end, char **out)
 static void child_report(bv_repo *repo, bv_version *v, int fd)
 {
 	int rc = fetch_build(repo, v);
+	/* Stopped (a signal, or the parent's death): make is gone, but a step
+	 * it ran under a shell may not be; as a subreaper we have it now. */
+	if (bv_interrupted())
+		bv_kill_children();
 	bv_buf b = BV_BUF_INIT;
 	char code[16];
 	snprintf(code, sizeof(code), "%d", rc);
@@ -282,11 +289,13 @@ static int child_collect(int fd, int status, bv_version *v)
 	return rc;
 }
 
-/* fetch + build for every version, at most jobs at once.  A version that
- * fails to build is reported (with its log's tail) and the others go on; an
- * error (nothing can be built) starts no more builds and is returned once the
- * running ones are done. */
-static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, size_t n, int jobs, int *failures)
+/* fetch + build for every version, at most jobs at once, each in a child
+ * process.  A version that fails to build is reported (with its log's
+ * tail) and the others go on; an error (nothing can be built) starts no
+ * more builds and is returned once the running ones are done.  lockfd (the
+ * results directory's lock) stays with this process. */
+static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, size_t n, int jobs, int lockfd,
+		     int *failures)
 {
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -297,20 +306,7 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 	if (rc)
 		return rc;
 	bv_progress *pg = bv_progress_new("build", n);
-	if (jobs <= 1 || n == 1) {
-		for (size_t i = 0; rc == 0 && i < n; i++) {
-			bv_progress_begin(pg, vs[i].name);
-			rc = bv_interrupted() ? bv_fail_interrupted() : fetch_build(repo, &vs[i]);
-			if (rc == 0) {
-				char *line = build_line(&vs[i]);
-				*failures += vs[i].build_error != NULL;
-				bv_progress_done(pg, vs[i].name, line);
-				free(line);
-			}
-		}
-		bv_progress_end(pg);
-		return rc;
-	}
+	pid_t self = getpid();
 	pid_t *pids = calloc(n, sizeof(pid_t));
 	int *fds = calloc(n, sizeof(int));
 	char *first_error = NULL;
@@ -333,6 +329,18 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 			}
 			if (pid == 0) {
 				bv_child_reset();
+				if (bv_child_die_with_parent(self))
+					_exit(1);
+				/* A copy of this process, without exec: O_CLOEXEC does
+				 * not apply.  The lock belongs to the open directory,
+				 * which fork shares, so a worker left running would
+				 * hold it and refuse --resume; the other builds' pipes
+				 * are not its business either. */
+				if (lockfd >= 0)
+					close(lockfd);
+				for (size_t k = 0; k < next; k++)
+					if (pids[k])
+						close(fds[k]);
 				close(pfd[0]);
 				child_report(repo, &vs[next], pfd[1]);
 			}
@@ -555,7 +563,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	if (rc == 0)
 		rc = bv_compat_load(bv_compat_path(), &compat);
 	if (rc == 0)
-		rc = build_all(repo, compat, vs, nnames, c->jobs, build_failures);
+		rc = build_all(repo, compat, vs, nnames, c->jobs, lockfd, build_failures);
 	if (rc == 0) {
 		/* Fixed thread counts, recorded in the logs: a library that picks its
 		 * own count measures the machine's load, not the code. */

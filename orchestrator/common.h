@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 enum { BV_EINPUT = -2, BV_ERUN = -3, BV_EINTR = -4 };
@@ -60,7 +61,12 @@ int bv_mkdir_p(const char *path);
 int bv_rm_rf(const char *path);
 int bv_exists(const char *path);
 int bv_is_dir(const char *path);
-/* Reads a whole file (at most max bytes) into *out, NUL-terminated. */
+/* Opens a file named by the user or a compat rule for reading: a regular
+ * file only (a FIFO, device, socket or directory is an input error naming
+ * the path and what it is, found without blocking), close-on-exec. */
+int bv_open_regular(const char *path, int *fd, struct stat *st);
+/* Reads a whole regular file (at most max bytes) into *out, NUL-terminated
+ * (bv_open_regular's checks). */
 int bv_read_file(const char *path, size_t max, char **out, size_t *len);
 /* Writes via a temporary file and rename(), so readers never see half a file. */
 int bv_write_file_atomic(const char *path, const char *data, size_t len);
@@ -105,6 +111,12 @@ void bv_child_untrack(pid_t pid);
 /* In a forked child: forget the parent's children and do not force-exit on
  * a second signal (its cleanup must run). */
 void bv_child_reset(void);
+/* In a forked child (a worker that does not exec), right after fork: the
+ * parent's death, even by SIGKILL, reaches it as SIGTERM (so its cleanup
+ * runs and its children are told), and it is a subreaper, so what those
+ * leave behind comes to it (bv_kill_children).  Returns nonzero when the
+ * parent (pid parent) died before this could be set: the caller exits. */
+int bv_child_die_with_parent(pid_t parent);
 
 /* ---- locations -------------------------------------------------------- */
 /* The directory holding harness/ and compat/ (the source tree, or

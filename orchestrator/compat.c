@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common.h"
 #include "json.h"
@@ -75,13 +76,15 @@ static int printable_word(const char *s)
 }
 
 /* A file named by a rule must stay inside compat/ (the directory of
- * compat.json), also through symlinks, and exist as a regular file. */
+ * compat.json), also through symlinks, and exist as a regular file (not
+ * a FIFO or a device: reading one would wait or never end). */
 static const char *inside_check(const bv_compat *c, const char *rel)
 {
 	if (!printable_word(rel) || rel[0] == '/' || strstr(rel, ".."))
 		return "must be a path inside compat/";
 	char *full = bv_asprintf("%s/%s", c->dir, rel);
 	char real[PATH_MAX], dreal[PATH_MAX];
+	struct stat st;
 	const char *why = NULL;
 	if (!bv_exists(full))
 		why = "names a file that does not exist";
@@ -90,6 +93,14 @@ static const char *inside_check(const bv_compat *c, const char *rel)
 		why = "must be a path inside compat/";
 	else if (bv_is_dir(full))
 		why = "names a directory, not a file";
+	else if (stat(full, &st) != 0)
+		why = "names a file that cannot be read";
+	else if (S_ISFIFO(st.st_mode))
+		/* The build's reads would wait for a writer: its key hashes the
+		 * file, then patch or cc read it. */
+		why = "is a FIFO, not a regular file";
+	else if (!S_ISREG(st.st_mode))
+		why = "is a device or a socket, not a regular file";
 	free(full);
 	return why;
 }
@@ -143,7 +154,7 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 			return rule_error(c, i, id, "\"include\" must be a path inside compat/");
 		const char *why = inside_check(c, inc->valuestring);
 		if (why) {
-			snprintf(msg, sizeof(msg), "\"include\" %s", why);
+			snprintf(msg, sizeof(msg), "\"include\" \"%.64s\" %s", inc->valuestring, why);
 			return rule_error(c, i, id, msg);
 		}
 	}

@@ -61,18 +61,69 @@ int bv_rm_rf(const char *path)
 	return 0;
 }
 
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a plain file";
+}
+
+int bv_open_regular(const char *path, int *fd, struct stat *st)
+{
+	/* O_NONBLOCK: opening a FIFO for reading waits for a writer, and a
+	 * device's open may wait too; without it `compare FIFO` never returns. */
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (*fd < 0)
+		return bv_fail(BV_EINPUT, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(*fd, st) != 0) {
+		int e = errno;
+		close(*fd);
+		*fd = -1;
+		return bv_fail(BV_EINPUT, "cannot read %s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return bv_fail(BV_EINPUT, "%s is %s, not a regular file", path, file_kind(st->st_mode));
+	}
+	/* A regular file never blocks, but reads should not see EAGAIN from a
+	 * flag left on (some file systems, FUSE, honour it). */
+	int flags = fcntl(*fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK);
+	return 0;
+}
+
 int bv_read_file(const char *path, size_t max, char **out, size_t *len)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return bv_fail(BV_EINPUT, "cannot open %s: %s", path, strerror(errno));
-	/* Refuse an oversized regular file before reading (and holding) it all;
-	 * the loop below still caps what a pipe or a growing file delivers. */
+	/* Only regular files: everything read by name (logs, budgets, compat
+	 * rules and what they name) goes through here, and a FIFO or device in
+	 * their place must be an error, not a hang. */
+	int fd;
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
-		fclose(f);
+	int rc = bv_open_regular(path, &fd, &st);
+	if (rc)
+		return rc;
+	/* Refuse an oversized file before reading (and holding) it all; the
+	 * loop below still caps a file that grows while it is read. */
+	if ((unsigned long long)st.st_size > max) {
+		close(fd);
 		return bv_fail(BV_EINPUT, "%s is larger than %zu bytes", path, max);
+	}
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		return bv_fail(BV_ERUN, "cannot read %s: %s", path, strerror(e));
 	}
 	bv_buf b = BV_BUF_INIT;
 	char chunk[65536];

@@ -36,10 +36,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "benches.h"
+#include "child.h"
 #include "common.h"
 #include "json.h"
 #include "machine.h"
@@ -219,7 +221,13 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	}
 
 	char *tail = NULL;
+	/* A subreaper while the runner lives: what it leaves behind when it
+	 * dies (a kernel's setsid()'d process, the runner ended by Ctrl-C
+	 * before its cell's end) comes to us and is ended here, not by init. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	int status = bv_run_tail(argv.v, log, 1500, &tail);
+	bv_kill_children();
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	bv_strv_free(&argv);
 	int rc = status < 0 ? status : 0;
 	if (bv_interrupted()) {

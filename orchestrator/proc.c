@@ -8,6 +8,10 @@
  * they would have on a Ctrl-C.  Everything else happens outside the handler:
  * the stages see bv_interrupted() when the child returns, remove their
  * temporary directories, write what finished and return BV_EINTR.
+ *
+ * A child's output is read until the child exits, not until its pipe
+ * closes: a process it left behind (a kernel's setsid()'d child under
+ * bv-runner) may hold the pipe open for ever (harness/child.h).
  */
 #include "common.h"
 
@@ -18,8 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "child.h"
 
 extern char **environ;
 
@@ -97,6 +104,14 @@ void bv_child_reset(void)
 	force_second = 0;
 }
 
+int bv_child_die_with_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* Died between fork and prctl: no signal will come. */
+	return getppid() != parent;
+}
+
 /* Waits for a tracked child, through the EINTRs our handler causes. */
 static int wait_child(pid_t pid, const char *name, int *status)
 {
@@ -161,6 +176,19 @@ static int spawn_piped(char *const argv[], int with_stderr, pid_t *pid, int *fd)
 	return 0;
 }
 
+/* What bv_run_capture keeps: the first max bytes. */
+typedef struct capture {
+	bv_buf b;
+	size_t max;
+} capture;
+
+static void keep_head(void *ctx, const char *data, size_t n)
+{
+	capture *c = ctx;
+	if (c->b.len < c->max)
+		bv_buf_putn(&c->b, data, n < c->max - c->b.len ? n : c->max - c->b.len);
+}
+
 int bv_run_capture(char *const argv[], size_t max, char **out)
 {
 	*out = NULL;
@@ -169,18 +197,11 @@ int bv_run_capture(char *const argv[], size_t max, char **out)
 	int rc = spawn_piped(argv, 0, &pid, &fd);
 	if (rc != 0)
 		return rc;
-	/* Read everything (so the child never blocks on a full pipe), keep max. */
-	bv_buf b = BV_BUF_INIT;
-	char chunk[4096];
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (b.len < max)
-			bv_buf_putn(&b, chunk, (size_t)r < max - b.len ? (size_t)r : max - b.len);
-	}
+	/* Read everything (so the child never blocks on a full pipe), keep max;
+	 * until the child ends, not the pipe (a process it left may hold it). */
+	capture c = {BV_BUF_INIT, max};
+	bv_read_child(fd, pid, 0, keep_head, &c);
+	bv_buf b = c.b;
 	close(fd);
 	int status;
 	if ((rc = wait_child(pid, argv[0], &status)) != 0) {
@@ -193,6 +214,29 @@ int bv_run_capture(char *const argv[], size_t max, char **out)
 	return 128 + WTERMSIG(status);
 }
 
+/* What bv_run_tail does with the output: appended to the log, the last
+ * max bytes kept. */
+typedef struct tailer {
+	bv_buf b;
+	size_t max;
+	int logfd;
+} tailer;
+
+static void keep_tail(void *ctx, const char *data, size_t n)
+{
+	tailer *t = ctx;
+	if (t->logfd >= 0 && write(t->logfd, data, n) != (ssize_t)n) {
+		close(t->logfd);
+		t->logfd = -1;
+	}
+	bv_buf_putn(&t->b, data, n);
+	if (t->b.len > 2 * t->max) { /* keep the end */
+		memmove(t->b.s, t->b.s + t->b.len - t->max, t->max);
+		t->b.len = t->max;
+		t->b.s[t->b.len] = '\0';
+	}
+}
+
 int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail)
 {
 	*tail = NULL;
@@ -203,30 +247,15 @@ int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail)
 		return rc;
 	/* The log is best effort (it may sit on the disk that filled up); the
 	 * tail in memory is what an error message quotes. */
-	int logfd = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
-	bv_buf b = BV_BUF_INIT;
-	bv_buf_puts(&b, "");
-	char chunk[4096];
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (logfd >= 0 && write(logfd, chunk, (size_t)r) != r) {
-			close(logfd);
-			logfd = -1;
-		}
-		bv_buf_putn(&b, chunk, (size_t)r);
-		if (b.len > 2 * max) { /* keep the end */
-			memmove(b.s, b.s + b.len - max, max);
-			b.len = max;
-			b.s[b.len] = '\0';
-		}
-	}
+	tailer t = {BV_BUF_INIT, max, log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1};
+	bv_buf_puts(&t.b, "");
+	/* Until the child ends, not the pipe: a process it left behind (a
+	 * kernel's setsid()'d child) may hold the pipe open for ever. */
+	bv_read_child(fd, pid, 0, keep_tail, &t);
+	bv_buf b = t.b;
 	close(fd);
-	if (logfd >= 0)
-		close(logfd);
+	if (t.logfd >= 0)
+		close(t.logfd);
 	int status;
 	if ((rc = wait_child(pid, argv[0], &status)) != 0) {
 		bv_buf_free(&b);

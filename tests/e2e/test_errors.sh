@@ -85,4 +85,27 @@ cp -r "$ROOT/kernels" "$TMP/norepo/kernels"
 KERNEL_DIR="$TMP/norepo/kernels" "$BV" main "${args[@]}" > /dev/null 2> "$TMP/err"; rc=$?
 check "outside a repository a revision is refused with the reason" \
 	test $rc -eq 2 -a -n "$(grep "only 'local' is available" "$TMP/err")"
+
+# A FIFO where a file is read (nobody writes to it: reading would wait
+# forever) is refused at once, naming the path.  Bounded by timeout, so a
+# regression fails here instead of hanging.
+mkfifo "$TMP/log.json" "$TMP/budgets.json"
+fifo_refused() { # NAME PATH COMMAND...: exit 2 within 20 s, saying PATH is a FIFO
+	local name=$1 path=$2
+	shift 2
+	timeout -k 2 20 "$@" > /dev/null 2> "$TMP/err"
+	local rc=$?
+	check "a FIFO as $name: exits 2 at once (exit $rc)" test $rc -eq 2
+	check "a FIFO as $name: says so, naming it" contains "$TMP/err" "$path is a FIFO, not a regular file"
+}
+fifo_refused "a log for compare" "$TMP/log.json" "$BV" compare "$TMP/log.json" "$TMP/log.json"
+fifo_refused "a log for report --from" "$TMP/log.json" "$BV" report --from "$TMP/log.json" "$TMP/log.json"
+fifo_refused "--budgets" "$TMP/budgets.json" "$BV" report --baseline 0.1.0 --candidate main --budgets "$TMP/budgets.json"
+mkdir -p "$TMP/cfifo/patches" "$TMP/cfifo/shims"
+mkfifo "$TMP/cfifo/patches/fix.patch" "$TMP/cfifo/shims/k.h" "$TMP/cfifo/fifo.json"
+printf '{"schema_version": 1, "rules": [{"id": "p", "versions": "*", "patches": ["patches/fix.patch"]}]}\n' > "$TMP/cfifo/patch.json"
+printf '{"schema_version": 1, "rules": [{"id": "i", "versions": "*", "include": "shims/k.h"}]}\n' > "$TMP/cfifo/include.json"
+fifo_refused "a compat patch" "patch \"patches/fix.patch\"" env BENCH_VERSIONS_COMPAT="$TMP/cfifo/patch.json" "$BV" 0.1.0 "${args[@]}"
+fifo_refused "a compat include" "\"include\" \"shims/k.h\"" env BENCH_VERSIONS_COMPAT="$TMP/cfifo/include.json" "$BV" 0.1.0 "${args[@]}"
+fifo_refused "compat.json" "$TMP/cfifo/fifo.json" env BENCH_VERSIONS_COMPAT="$TMP/cfifo/fifo.json" "$BV" 0.1.0 "${args[@]}"
 finish

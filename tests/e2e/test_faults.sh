@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: faults.  Ctrl-C (SIGINT to the process group), SIGTERM and
-# SIGKILL in the middle of measuring, then --resume; SIGTERM in the middle of
-# building; a full disk (a file size limit, and a small tmpfs where mounting
+# SIGKILL in the middle of measuring, then --resume; SIGTERM and SIGKILL in
+# the middle of building; a full disk (a file size limit, and a small tmpfs where mounting
 # works); an unwritable results directory; the cache deleted while
 # measuring; two runs at once sharing a cache and a results directory; and a
 # web server that stalls, drops the connection, lies about the length or
@@ -188,6 +188,49 @@ check "SIGTERM while building: no temporary directory in the cache" cache_comple
 check "SIGTERM while building: no build process is left" bash -c "! pgrep -f '[B]UILD=$TMP/c-build' > /dev/null"
 check "SIGTERM while building: no empty results directory" test -z "$(ls -A "$TMP/tb" 2> /dev/null)"
 export BENCH_VERSIONS_CACHE="$TMP/cache"
+
+# ---- SIGKILL while building: no build process outlives the run -----------------
+# local's build gets a slow step while the flag file exists: a sleep under a
+# shell under make, as a real step (a compiler, a code generator) would be.
+# Its argv[0] is a path under $TMP, so pgrep finds this test's alone; the
+# build workers (copies of bench-versions) carry --results $TMP/kb.
+cp "$(command -v sleep)" "$TMP/bv-slow-step"
+python3 - "$FIX/kernels/Makefile" "$TMP" <<'PY'
+import sys
+p, tmp = sys.argv[1:3]; s = open(p).read()
+rule = "$(BUILD)/libkernels.a: $(OBJS)\n"
+assert rule in s, "fixture: the archive rule moved; update the slow step"
+s = s.replace(rule, rule + "\tif [ -e %s/slow ]; then %s/bv-slow-step 987653; fi; true\n" % (tmp, tmp))
+open(p, "w").write(s)
+PY
+touch "$TMP/slow"
+builds_gone() { # no slow step and no build worker of this run (10 s at most)
+	for _ in $(seq 50); do
+		pgrep -f "$TMP/bv-slow-step" > /dev/null || pgrep -f -- "--results $TMP/kb" > /dev/null || return 0
+		sleep 0.2
+	done
+	return 1
+}
+kb=(main local --ops abs --backends scalar --sizes 1K --quick --budget 1)
+BENCH_VERSIONS_CACHE="$TMP/c-kb" "$BV" "${kb[@]}" --results "$TMP/kb" > /dev/null 2> "$TMP/kb.err" &
+pid=$!
+slow_step() { pgrep -f "^$TMP/bv-slow-step 987653" > /dev/null; }
+for _ in $(seq 600); do slow_step && break; sleep 0.1; done
+check "SIGKILL while building: the build reaches its slow step" slow_step
+kill -KILL "$pid"
+wait "$pid" 2> /dev/null
+check "SIGKILL while building: no build worker, make or step of it is left" builds_gone
+rm -f "$TMP/slow"
+dir=$(ls -d "$TMP"/kb/*/ | head -1)
+dir=${dir%/}
+BENCH_VERSIONS_CACHE="$TMP/c-kb" timeout -k 5 300 "$BV" run "${kb[@]}" --resume "$dir" > /dev/null 2> "$TMP/kb2.err"
+rc=$?
+check "SIGKILL while building: the directory is not held by a leftover" bash -c "! grep -q 'writing there now' '$TMP/kb2.err'"
+check "SIGKILL while building: --resume builds and measures (exit $rc)" test $rc -eq 0
+# A regression leaves them: end them here, by their ids.
+for p in $(pgrep -f "$TMP/bv-slow-step") $(pgrep -f -- "--results $TMP/kb"); do kill -KILL "$p" 2> /dev/null; done
+check "SIGKILL while building: the cache is whole" cache_complete "$TMP/c-kb"
+git -C "$FIX" checkout -q -- kernels/Makefile
 
 # ---- a full disk ---------------------------------------------------------------
 # A file size limit (works anywhere): runner documents (a few KiB) fit, the

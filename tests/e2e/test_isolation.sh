@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
 # End to end: one bad cell never costs the others.  A working tree whose neg
 # crashes, whose sqrt hangs and whose relu is 3x slower; the table shows both as cell statuses and the
-# rest of the matrix is measured.  Also: the same build twice (A/A), isolated
+# rest of the matrix is measured.  Its exp leaves a setsid'd process behind
+# holding every descriptor it inherited, then crashes: the run still ends,
+# and that process with it.  Also: the same build twice (A/A), isolated
 # mode, pinning and thread counts recorded, rates and peaks as units.
 source "$(dirname "$0")/lib.sh"
 make_fixture
 
-python3 - "$FIX/kernels/src/scalar.c" <<'PY'
+# The escapee's argv[0] is a path under $TMP: pgrep finds this test's alone.
+ESCAPEE="$TMP/bv-escapee"
+python3 - "$FIX/kernels/src/scalar.c" "$ESCAPEE" <<'PY'
 import sys
-p = sys.argv[1]; s = open(p).read()
+p, escapee = sys.argv[1:3]; s = open(p).read()
 neg = "\tcase KN_NEG:\n"
 sqrt = "\tcase KN_SQRT:\n"
-assert neg in s and sqrt in s, "fixture: the neg/sqrt cases moved; update the planted faults"
+exp = "\tcase KN_EXP:\n"
+assert neg in s and sqrt in s and exp in s, "fixture: the neg/sqrt/exp cases moved; update the planted faults"
 s = s.replace(neg, neg + "\t\t*(volatile float *)0 = 1.0f; /* planted crash */\n")
+# A new session leaves the measuring child's process group; sleep keeps the
+# result pipe and bv-runner's stdout and stderr open.
+s = s.replace("#include <string.h>\n", "#include <string.h>\n#include <unistd.h>\n", 1)
+s = s.replace(exp, exp + "\t\tif (fork() == 0) { /* planted escapee */\n"
+	"\t\t\tsetsid();\n"
+	"\t\t\texecl(\"/bin/sleep\", \"%s\", \"987654\", (char *)0);\n"
+	"\t\t\t_exit(127);\n"
+	"\t\t}\n"
+	"\t\t*(volatile float *)0 = 1.0f;\n" % escapee)
 s = s.replace(sqrt, sqrt + "\t\tfor (volatile int spin = 1; spin;) /* planted hang */\n\t\t\t;\n")
 relu = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)"
 assert relu in s, "fixture: the relu loop moved; update the planted slowdown"
@@ -44,6 +58,28 @@ assert cells["neg"]["status"] == "crashed" and "signal 11" in cells["neg"]["reas
 assert cells["sqrt"]["status"] == "timeout" and "2 s" in cells["sqrt"]["reason"], cells["sqrt"]
 assert cells["abs"]["status"] == "ok" and cells["abs"]["processes"] >= 6
 PY
+
+# A kernel that leaves a process in a session of its own, holding the pipes:
+# neither bv-runner's read of its child nor ours of bv-runner waits for it.
+# Bounded by timeout, so a regression fails here instead of hanging.
+escapees() { pgrep -f "^$ESCAPEE 987654" > /dev/null; }
+start=$(date +%s)
+timeout -k 5 120 "$BV" 0.1.0 local --benches unary --ops abs,exp --backends scalar --sizes 1K --quick \
+	--timeout 2 --results "$TMP/escape" > "$TMP/escape.out" 2> "$TMP/escape.err"
+rc=$? took=$(( $(date +%s) - start ))
+check "a setsid'd process of a kernel does not hang the run (exit $rc after ${took}s)" test $rc -eq 0
+check "that cell is crashed or timeout" contains "$TMP/escape.out" "^unary +exp +scalar +1K +[0-9.]+ [nu]s +(crashed|timeout)"
+check "the other cell is measured" contains "$TMP/escape.out" "^unary +abs +scalar +1K +[0-9.]+ ns +[0-9.]+ ns +[01]\.[0-9]{3} \["
+check "the logs are written" python3 - "$(ls -d "$TMP"/escape/*/ | head -1)local.json" <<'PY'
+import json, sys
+cells = {c["op"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+assert cells["exp"]["status"] in ("crashed", "timeout"), cells["exp"]
+assert cells["abs"]["status"] == "ok", cells["abs"]
+PY
+gone() { for _ in $(seq 25); do escapees || return 0; sleep 0.2; done; return 1; }
+check "no process the kernel left survives the run" gone
+# A regression leaves them: end them here, by their ids, not in later tests.
+for p in $(pgrep -f "^$ESCAPEE 987654"); do kill -KILL "$p" 2> /dev/null; done
 
 # The same build under two labels: loaded twice as two copies, and "same".
 "$BV" main main --ops abs,relu --backends scalar --sizes 64K --quick --results "$TMP/results" > "$TMP/aa" 2> "$TMP/aa.err"

@@ -1,16 +1,21 @@
 /* test_faults.c - the pieces fault tolerance rests on: an atomic write that
  * fails (file size limit) leaves the old file whole; bv_run_tail keeps a
- * child's last words when its log cannot be written; --resume refuses a
+ * child's last words when its log cannot be written, and stops reading when
+ * the child ends though a process it left holds the pipe; --resume refuses a
  * results directory measured with another plan, naming the difference; the
  * network timeout's environment variable; the exit code of an interruption. */
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "common.h"
 #include "json.h"
 #include "releases.h"
@@ -76,6 +81,33 @@ static void run_tail_keeps_the_end_without_a_log(void **state)
 	free(text), free(tail), free(log), free(bad_log);
 	bv_rm_rf(dir);
 	free(dir);
+}
+
+/* A child that leaves a process behind holding its output pipe (a kernel
+ * that forks, calls setsid() and sleeps): the reader returns when the child
+ * ends, with all it wrote, not when the pipe does; a subreaper then ends
+ * the orphan. */
+static void a_process_left_behind_does_not_hold_the_reader(void **state)
+{
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	char *argv[] = {"sh", "-c", "echo first; setsid sleep 30 & echo last", NULL};
+	char *tail = NULL;
+	time_t start = time(NULL);
+	assert_int_equal(bv_run_tail(argv, NULL, 100, &tail), 0);
+	assert_true(time(NULL) - start < 10);
+	assert_string_equal(tail, "first\nlast\n");
+	free(tail);
+	char *out = NULL;
+	assert_int_equal(bv_run_capture(argv, 100, &out), 0);
+	assert_true(time(NULL) - start < 20);
+	assert_string_equal(out, "first\nlast\n");
+	free(out);
+	/* Two sleeps, reparented to us when their shells ended. */
+	assert_int_equal(bv_kill_children(), 2);
+	assert_int_equal(bv_kill_children(), 0);
+	assert_true(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 /* ---- --resume's plan check ------------------------------------------------ */
@@ -220,6 +252,7 @@ int test_faults(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_failed_atomic_write_keeps_the_old_file),
 		cmocka_unit_test(run_tail_keeps_the_end_without_a_log),
+		cmocka_unit_test(a_process_left_behind_does_not_hold_the_reader),
 		cmocka_unit_test(resume_accepts_only_the_same_plan),
 		cmocka_unit_test(net_timeout_from_the_environment),
 		cmocka_unit_test(an_interruption_exits_as_a_shell_reports_it),

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "budgets.h"
 #include "common.h"
 #include "json.h"
 #include "releases.h"
@@ -150,6 +152,34 @@ static void every_loader_refuses_deep_nesting_with_its_name(void **state)
 	free(dir), free(deep), free(log), free(compat);
 }
 
+/* A FIFO, a directory or a device where a file is read is refused by what
+ * it is, without blocking (a FIFO nobody writes to would wait forever):
+ * every loader reads through bv_read_file. */
+static void only_regular_files_are_read(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *fifo = bv_asprintf("%s/log.json", dir), *sub = bv_asprintf("%s/sub.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	bv_table t;
+	bv_merge_opts o = {-1, 0};
+	expect_error(bv_merge(&fifo, 1, &o, &t), fifo, "is a FIFO, not a regular file", "merge of a FIFO");
+	bv_compat *c;
+	expect_error(bv_compat_load(fifo, &c), fifo, "is a FIFO, not a regular file", "compat.json as a FIFO");
+	bv_budgets b;
+	expect_error(bv_budgets_load(fifo, 5, &b), fifo, "is a FIFO, not a regular file", "budgets as a FIFO");
+	bv_budgets_free(&b);
+	cJSON *doc;
+	expect_error(bv_json_load(sub, 1 << 20, &doc), sub, "is a directory, not a regular file", "a directory");
+	expect_error(bv_json_load("/dev/zero", 1 << 20, &doc), "/dev/zero is a character device, not a regular file", NULL, "a device");
+	char *text;
+	expect_error(bv_read_file(fifo, 1 << 20, &text, NULL), fifo, "is a FIFO", "bv_read_file");
+	assert_null(text);
+	bv_rm_rf(dir);
+	free(dir), free(fifo), free(sub);
+}
+
 int test_hostile(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +187,7 @@ int test_hostile(void)
 		cmocka_unit_test(huge_files_are_refused_by_size),
 		cmocka_unit_test(broken_results_logs_are_refused),
 		cmocka_unit_test(every_loader_refuses_deep_nesting_with_its_name),
+		cmocka_unit_test(only_regular_files_are_read),
 	};
 	return cmocka_run_group_tests_name("hostile input", tests, NULL, NULL);
 }
