@@ -70,18 +70,42 @@ int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name)
 /* mkdtemp under dir with the given prefix; returns a malloc'd path. */
 char *bv_mkdtemp_in(const char *dir, const char *prefix);
 
+/* ---- secrets and children's environments (env.c) --------------------- */
+/* First thing in main: BENCH_VERSIONS_TOKEN into memory and out of the
+ * environment, and every secret-looking variable out of the block
+ * /proc/PID/environ shows, so no child can read them from us. */
+void bv_secrets_take(void);
+/* BENCH_VERSIONS_TOKEN as it was at start; NULL when it was not set. */
+const char *bv_secret_token(void);
+/* Whether NAME=VALUE looks like a secret: a name with TOKEN, SECRET,
+ * PASSWORD, CREDENTIAL, API_KEY... in it, an ssh agent's socket, or a URL
+ * with user:password@ in the value. */
+int bv_env_is_secret(const char *entry);
+
+/* The environment a child gets.  Every child runs code from the versions
+ * under test, so none gets a secret. */
+typedef enum bv_child_env {
+	BV_ENV_BUILD,  /* make, cc, patch, a compat recipe: ours less the secrets */
+	BV_ENV_RUNNER, /* bv-runner, which loads the library: an allow-list (env.c) */
+} bv_child_env;
+/* env (normally environ) filtered for kind: a NULL-terminated list of
+ * pointers into env; free the list only. */
+char **bv_child_environ(char *const *env, bv_child_env kind);
+
 /* ---- processes -------------------------------------------------------- */
-/* Runs argv (no shell) in cwd (NULL: ours), stdout and stderr appended to
- * log (NULL: inherited).  Returns the exit status, 128+signal when killed,
- * or a negative BV_E* when it could not be started. */
-int bv_run(char *const argv[], const char *cwd, const char *log);
-/* Like bv_run, but stdout is captured into *out (at most max bytes kept,
- * NUL-terminated, never NULL on success); stderr is inherited. */
+/* Runs argv (no shell) in cwd (NULL: ours) with the environment of kind,
+ * stdout and stderr appended to log (NULL: inherited).  Returns the exit
+ * status, 128+signal when killed, or a negative BV_E* when it could not be
+ * started. */
+int bv_run(char *const argv[], const char *cwd, const char *log, bv_child_env kind);
+/* Like bv_run (a build tool's environment), but stdout is captured into *out
+ * (at most max bytes kept, NUL-terminated, never NULL on success); stderr is
+ * inherited. */
 int bv_run_capture(char *const argv[], size_t max, char **out);
 /* Like bv_run, but stdout and stderr also go through a pipe: the last max
  * bytes are kept in *tail (never NULL), so the child's last words survive a
  * log file that could not be written (a full disk). */
-int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail);
+int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail, bv_child_env kind);
 /* The last n bytes of a file, for showing the end of a build log. */
 char *bv_file_tail(const char *path, size_t n);
 

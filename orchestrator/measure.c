@@ -219,7 +219,7 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	}
 
 	char *tail = NULL;
-	int status = bv_run_tail(argv.v, log, 1500, &tail);
+	int status = bv_run_tail(argv.v, log, 1500, &tail, BV_ENV_RUNNER);
 	bv_strv_free(&argv);
 	int rc = status < 0 ? status : 0;
 	if (bv_interrupted()) {
