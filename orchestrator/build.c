@@ -109,11 +109,15 @@ static int build_key(const bv_version *v, char out[41])
 	return rc;
 }
 
-/* Records why the build failed, with the end of the log, on the version. */
+/* Records why the build failed, with the end of the log, on the version.
+ * The log is what the version's Makefile and compiler printed: it reaches
+ * the terminal and the results log escaped (bv_escape_lines). */
 static void failed(bv_version *v, const char *step, const char *log)
 {
 	char *tail = bv_file_tail(log, 2000);
-	v->build_error = bv_asprintf("%s failed; end of %s:\n%s", step, log, tail);
+	char *shown = bv_escape_lines(tail);
+	v->build_error = bv_asprintf("%s failed; end of %s:\n%s", step, log, shown);
+	free(shown);
 	free(tail);
 }
 

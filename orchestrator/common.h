@@ -5,7 +5,9 @@
  * Error model (as in libgit2): a function returns 0 on success or a negative
  * BV_E* code; the message is set with bv_fail() and read with bv_error_last().
  * The code decides the exit status: input errors exit 2, failures to build or
- * run exit 3.
+ * run exit 3.  A message never holds a terminal control (bv_fail escapes
+ * them); a name from outside in it goes through bv_escape() as well, so it
+ * cannot forge a line either.
  */
 #ifndef BV_COMMON_H
 #define BV_COMMON_H
@@ -37,6 +39,18 @@ void bv_buf_vprintf(bv_buf *b, const char *fmt, va_list ap);
 /* Hands the string over to the caller (never NULL) and resets b. */
 char *bv_buf_detach(bv_buf *b);
 void bv_buf_free(bv_buf *b);
+
+/* ---- text from outside --------------------------------------------------
+ * Names from archives, repositories, results logs, release indexes and
+ * servers reach the terminal and error messages.  Escaped, they can neither
+ * drive the terminal (ESC sequences, CR, a C1 control) nor forge a line: a
+ * control character, a C1 control, a Unicode bidi or line separator and a
+ * byte that is not UTF-8 become \xNN (each byte); printable text, UTF-8
+ * included, stays as it is. */
+char *bv_escape(const char *s);
+/* The same, keeping newlines and tabs: the tail of a build log has lines. */
+char *bv_escape_lines(const char *s);
+void bv_buf_put_escaped(bv_buf *b, const char *s, size_t n, int keep_lines);
 
 char *bv_strdup(const char *s);
 char *bv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

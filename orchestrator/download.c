@@ -215,12 +215,12 @@ char *bv_url_redact(const char *url)
 		curl_url_get(u, CURLUPART_PASSWORD, &password, 0);
 		curl_url_get(u, CURLUPART_OPTIONS, &options, 0);
 		if (!user && !password && !options)
-			out = bv_strdup(url); /* as given: nothing to hide */
+			out = bv_escape(url); /* as given: nothing to hide */
 		else if (curl_url_set(u, CURLUPART_USER, "***", 0) == CURLUE_OK &&
 			 curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
 			 curl_url_set(u, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
 			 curl_url_get(u, CURLUPART_URL, &shown, 0) == CURLUE_OK)
-			out = bv_strdup(shown);
+			out = bv_escape(shown);
 	}
 	curl_free(user), curl_free(password), curl_free(options), curl_free(shown);
 	curl_url_cleanup(u);
@@ -232,14 +232,17 @@ char *bv_url_redact(const char *url)
 	 * has no password). */
 	const char *auth = strstr(url, "://");
 	if (!auth)
-		return bv_strdup(url);
+		return bv_escape(url);
 	auth += 3;
 	size_t n = strcspn(auth, "/?#");
 	const char *at = NULL;
 	for (const char *p = auth; p < auth + n; p++)
 		if (*p == '@')
 			at = p;
-	return at ? bv_asprintf("%.*s***%s", (int)(auth - url), url, at) : bv_strdup(url);
+	char *hidden = at ? bv_asprintf("%.*s***%s", (int)(auth - url), url, at) : bv_strdup(url);
+	out = bv_escape(hidden);
+	free(hidden);
+	return out;
 }
 
 char *bv_url_join(const char *base, const char *ref)

@@ -83,9 +83,13 @@ static int one_release(const char *base, const char *src, const char *scheme, co
 	if (!version)
 		return bv_fail(BV_EINPUT, "%s: releases[%zu].version: %s", src, i,
 			       cJSON_HasObjectItem(o, "version") ? "expected a string" : "missing");
-	if (strlen(version) > 64 || bv_semver_parse(version, &sv) != 0)
-		return bv_fail(BV_EINPUT, "%s: releases[%zu].version: '%.64s' is not a version number (X.Y.Z)", src,
-			       i, version);
+	if (strlen(version) > 64 || bv_semver_parse(version, &sv) != 0) {
+		char *shown = bv_escape(version); /* the index's text: shown, never obeyed */
+		int rc = bv_fail(BV_EINPUT, "%s: releases[%zu].version: '%.64s' is not a version number (X.Y.Z)",
+				 src, i, shown);
+		free(shown);
+		return rc;
+	}
 	if (!url)
 		return bv_fail(BV_EINPUT, "%s: releases[%zu].url: %s", src, i,
 			       cJSON_HasObjectItem(o, "url") ? "expected a string" : "missing");
@@ -99,9 +103,13 @@ static int one_release(const char *base, const char *src, const char *scheme, co
 	if (!sha)
 		return bv_fail(BV_EINPUT, "%s: releases[%zu].sha256: %s", src, i,
 			       cJSON_HasObjectItem(o, "sha256") ? "expected a string" : "missing");
-	if (check_sha256(sha, r->sha256) != 0)
-		return bv_fail(BV_EINPUT, "%s: releases[%zu].sha256: expected 64 hex digits, got '%.80s'", src, i,
-			       sha);
+	if (check_sha256(sha, r->sha256) != 0) {
+		char *shown = bv_escape(sha);
+		int rc = bv_fail(BV_EINPUT, "%s: releases[%zu].sha256: expected 64 hex digits, got '%.80s'", src, i,
+				 shown);
+		free(shown);
+		return rc;
+	}
 	char *abs = bv_url_join(base, url);
 	if (!abs)
 		return bv_fail_context(BV_EINPUT, "%s: releases[%zu].url", src, i);
@@ -149,7 +157,7 @@ int bv_release_index_parse(const char *url, const char *text, size_t len, bv_rel
 	else if (!sv || parse_schema_version(sv, &major) != 0)
 		rc = bv_fail(BV_EINPUT, "%s: schema_version: expected a string \"MAJOR.MINOR\"%s", source,
 			     cJSON_HasObjectItem(doc, "schema_version") ? "" : " (missing)");
-	else if (major != INDEX_MAJOR)
+	else if (major != INDEX_MAJOR) /* digits and a dot: parse_schema_version checked */
 		rc = bv_fail(BV_EINPUT, "%s: schema_version: %s is not supported (this bench-versions reads %d.x)",
 			     source, sv, INDEX_MAJOR);
 	else if (!cJSON_IsArray(list))
@@ -225,18 +233,20 @@ static int find_root(const char *dir, const char *what, char **root)
 	closedir(d);
 	int rc = 0;
 	char *path = only ? bv_asprintf("%s/%s", dir, only) : NULL;
+	char *shown = bv_escape(only); /* the tarball's name for it */
 	struct stat st;
 	if (n != 1 || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		rc = bv_fail(BV_EINPUT, "%s: expected one top-level directory holding the library, found %zu entries%s%s",
-			     what, n, n == 1 ? " (not a directory): " : "", n == 1 ? only : "");
+			     what, n, n == 1 ? " (not a directory): " : "", n == 1 ? shown : "");
 	else {
 		char *v = bv_asprintf("%s/VERSION", path), *m = bv_asprintf("%s/Makefile", path);
 		if (!bv_exists(v) || !bv_exists(m))
 			rc = bv_fail(BV_EINPUT, "%s: %s/ has no VERSION and Makefile: not a kernels library release", what,
-				     only);
+				     shown);
 		free(v);
 		free(m);
 	}
+	free(shown);
 	free(only);
 	if (rc)
 		free(path);

@@ -32,7 +32,8 @@ char *bv_url_join(const char *base, const char *ref);
 /* The scheme of url, lower case ("" when it has none), into out. */
 void bv_url_scheme(const char *url, char out[16]);
 /* url as it may be shown or stored: any user:password@ (a credential in
- * KERNEL_RELEASES or KERNEL_REPO) becomes ***@.  Malloc'd, never NULL. */
+ * KERNEL_RELEASES or KERNEL_REPO) becomes ***@, and it is escaped
+ * (bv_escape).  Malloc'd, never NULL. */
 char *bv_url_redact(const char *url);
 
 /* ---- archive.c -------------------------------------------------------- */

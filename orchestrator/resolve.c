@@ -327,7 +327,8 @@ static char *nearest_refs(git_repository *repo, const char *name)
 		size_t d = edit_distance(name, shorthand);
 		size_t limit = strlen(name) / 3 + 1;
 		if (d <= limit || strstr(shorthand, name)) {
-			bv_buf_printf(&b, "%s%s", shown ? ", " : "", shorthand);
+			bv_buf_puts(&b, shown ? ", " : "");
+			bv_buf_put_escaped(&b, shorthand, strlen(shorthand), 0); /* the repository's name */
 			shown++;
 		}
 		git_reference_free(ref);

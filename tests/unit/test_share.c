@@ -264,7 +264,7 @@ static void sanitizing_server_messages(void **state)
 	(void)state;
 	const char *msg = "bad\x1b[31m token\n\n  " TOKEN " here";
 	char *s = bv_upload_sanitize(msg, strlen(msg), TOKEN, 200);
-	assert_string_equal(s, "bad?[31m token [token] here");
+	assert_string_equal(s, "bad\\x1b[31m token [token] here");
 	free(s);
 	s = bv_upload_sanitize("abcdefgh", 8, NULL, 4);
 	assert_string_equal(s, "abcd...");
