@@ -63,56 +63,67 @@ static const char *type_name(mode_t t)
 	}
 }
 
+/* One entry, checked and written.  name is the entry's name escaped
+ * (bv_escape): it is the tarball's, and may hold terminal escapes or a
+ * newline that would forge a line of the message. */
+static int one_entry(struct archive *a, struct archive *w, struct archive_entry *e, const char *what,
+		     const char *name, unsigned long long *total)
+{
+	const char *why = bad_name(archive_entry_pathname(e));
+	mode_t type = archive_entry_filetype(e);
+	if (why)
+		return bv_fail(BV_EINPUT, "%s: refused: entry '%s' has %s", what, name, why);
+	if (archive_entry_hardlink(e))
+		return bv_fail(BV_EINPUT, "%s: refused: entry '%s' is a hard link", what, name);
+	if (type != AE_IFREG && type != AE_IFDIR)
+		return bv_fail(BV_EINPUT, "%s: refused: entry '%s' is %s (only files and directories)", what, name,
+			       type_name(type));
+	la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+	if (size < 0 || (unsigned long long)size > BV_ARCHIVE_MAX_BYTES - *total)
+		return bv_fail(BV_EINPUT, "%s: refused: unpacks to more than %llu bytes", what, BV_ARCHIVE_MAX_BYTES);
+	/* No set-id bits, no odd owners: a source tree needs rw and maybe x. */
+	mode_t perm = archive_entry_perm(e);
+	archive_entry_set_perm(e, type == AE_IFDIR || (perm & 0100) ? 0755 : 0644);
+	if (archive_write_header(w, e) != ARCHIVE_OK)
+		return bv_fail(BV_EINPUT, "%s: cannot unpack '%s': %s", what, name, archive_error_string(w));
+	const void *buf;
+	size_t len;
+	la_int64_t off, end = 0;
+	int r;
+	while ((r = archive_read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK) {
+		/* Count how far the file reaches, not what was stored: sparse
+		 * entries could otherwise claim terabytes in a few bytes. */
+		if (off < 0 || (unsigned long long)off + len > BV_ARCHIVE_MAX_BYTES - *total)
+			return bv_fail(BV_EINPUT, "%s: refused: unpacks to more than %llu bytes", what,
+				       BV_ARCHIVE_MAX_BYTES);
+		if (off + (la_int64_t)len > end)
+			end = off + (la_int64_t)len;
+		if (archive_write_data_block(w, buf, len, off) != ARCHIVE_OK)
+			return bv_fail(BV_ERUN, "%s: cannot write '%s': %s", what, name, archive_error_string(w));
+	}
+	if (r != ARCHIVE_EOF)
+		return bv_fail(BV_EINPUT, "%s: corrupt or truncated at '%s': %s", what, name, archive_error_string(a));
+	*total += (unsigned long long)(end > size ? end : size);
+	if (archive_write_finish_entry(w) != ARCHIVE_OK)
+		return bv_fail(BV_ERUN, "%s: cannot finish '%s': %s", what, name, archive_error_string(w));
+	return 0;
+}
+
 static int unpack(struct archive *a, struct archive *w, const char *what)
 {
 	struct archive_entry *e;
 	unsigned long long total = 0;
 	size_t entries = 0;
-	int r;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		const char *name = archive_entry_pathname(e);
-		const char *why = bad_name(name);
-		mode_t type = archive_entry_filetype(e);
-		if (why)
-			return bv_fail(BV_EINPUT, "%s: refused: entry '%s' has %s", what, name ? name : "", why);
-		if (archive_entry_hardlink(e))
-			return bv_fail(BV_EINPUT, "%s: refused: entry '%s' is a hard link", what, name);
-		if (type != AE_IFREG && type != AE_IFDIR)
-			return bv_fail(BV_EINPUT, "%s: refused: entry '%s' is %s (only files and directories)", what,
-				       name, type_name(type));
+	int r, rc = 0;
+	while (rc == 0 && ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN)) {
 		if (++entries > BV_ARCHIVE_MAX_ENTRIES)
 			return bv_fail(BV_EINPUT, "%s: refused: more than %d entries", what, BV_ARCHIVE_MAX_ENTRIES);
-		la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
-		if (size < 0 || (unsigned long long)size > BV_ARCHIVE_MAX_BYTES - total)
-			return bv_fail(BV_EINPUT, "%s: refused: unpacks to more than %llu bytes", what,
-				       BV_ARCHIVE_MAX_BYTES);
-		/* No set-id bits, no odd owners: a source tree needs rw and maybe x. */
-		mode_t perm = archive_entry_perm(e);
-		archive_entry_set_perm(e, type == AE_IFDIR || (perm & 0100) ? 0755 : 0644);
-		if (archive_write_header(w, e) != ARCHIVE_OK)
-			return bv_fail(BV_EINPUT, "%s: cannot unpack '%s': %s", what, name, archive_error_string(w));
-		const void *buf;
-		size_t len;
-		la_int64_t off, end = 0;
-		while ((r = archive_read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK) {
-			/* Count how far the file reaches, not what was stored: sparse
-			 * entries could otherwise claim terabytes in a few bytes. */
-			if (off < 0 || (unsigned long long)off + len > BV_ARCHIVE_MAX_BYTES - total)
-				return bv_fail(BV_EINPUT, "%s: refused: unpacks to more than %llu bytes", what,
-					       BV_ARCHIVE_MAX_BYTES);
-			if (off + (la_int64_t)len > end)
-				end = off + (la_int64_t)len;
-			if (archive_write_data_block(w, buf, len, off) != ARCHIVE_OK)
-				return bv_fail(BV_ERUN, "%s: cannot write '%s': %s", what, name,
-					       archive_error_string(w));
-		}
-		if (r != ARCHIVE_EOF)
-			return bv_fail(BV_EINPUT, "%s: corrupt or truncated at '%s': %s", what, name,
-				       archive_error_string(a));
-		total += (unsigned long long)(end > size ? end : size);
-		if (archive_write_finish_entry(w) != ARCHIVE_OK)
-			return bv_fail(BV_ERUN, "%s: cannot finish '%s': %s", what, name, archive_error_string(w));
+		char *name = bv_escape(archive_entry_pathname(e));
+		rc = one_entry(a, w, e, what, name, &total);
+		free(name);
 	}
+	if (rc)
+		return rc;
 	if (r != ARCHIVE_EOF)
 		return bv_fail(BV_EINPUT, "%s: corrupt or truncated: %s", what, archive_error_string(a));
 	if (entries == 0)

@@ -47,8 +47,9 @@ static int check_keys(const char *name, const char *where, const cJSON *o, const
 			bv_buf list = BV_BUF_INIT;
 			for (int k = 0; known[k]; k++)
 				bv_buf_printf(&list, "%s%s", k ? ", " : "", known[k]);
-			int rc = bv_fail(BV_EINPUT, "%s: %sunknown key '%s' (known: %s)", name, where, it->string,
-					 list.s);
+			char *key = bv_escape(it->string); /* the file's text, shown escaped */
+			int rc = bv_fail(BV_EINPUT, "%s: %sunknown key '%s' (known: %s)", name, where, key, list.s);
+			free(key);
 			bv_buf_free(&list);
 			return rc;
 		}
@@ -177,17 +178,17 @@ static int parse_rule(const char *name, int idx, const cJSON *o, bv_budget_rule 
 			       name, idx);
 	/* A name that exists nowhere would make the override match nothing. */
 	if (r->bench && !bv_bench_find(r->bench)) {
-		char *known = known_list("bench", NULL);
-		rc = bv_fail(BV_EINPUT, "%s: overrides[%d].bench: unknown group '%s' (known: %s)", name, idx, r->bench,
+		char *known = known_list("bench", NULL), *shown = bv_escape(r->bench);
+		rc = bv_fail(BV_EINPUT, "%s: overrides[%d].bench: unknown group '%s' (known: %s)", name, idx, shown,
 			     known);
-		free(known);
+		free(known), free(shown);
 		return rc;
 	}
 	if (r->op && !bench_of_op(r->op, r->bench)) {
-		char *known = known_list("op", r->bench);
-		rc = bv_fail(BV_EINPUT, "%s: overrides[%d].op: unknown op '%s'%s%s (known: %s)", name, idx, r->op,
+		char *known = known_list("op", r->bench), *shown = bv_escape(r->op);
+		rc = bv_fail(BV_EINPUT, "%s: overrides[%d].op: unknown op '%s'%s%s (known: %s)", name, idx, shown,
 			     r->bench ? " in group " : "", r->bench ? r->bench : "", known);
-		free(known);
+		free(known), free(shown);
 		return rc;
 	}
 	if (r->backend) {
@@ -197,10 +198,10 @@ static int parse_rule(const char *name, int idx, const cJSON *o, bv_budget_rule 
 		for (size_t g = 0; g < n && !found; g++)
 			found = (!r->bench || !strcmp(all[g].name, r->bench)) && has_backend(&all[g], r->backend);
 		if (!found) {
-			char *known = known_list("backend", r->bench);
+			char *known = known_list("backend", r->bench), *shown = bv_escape(r->backend);
 			rc = bv_fail(BV_EINPUT, "%s: overrides[%d].backend: unknown backend '%s'%s%s (known: %s)", name,
-				     idx, r->backend, r->bench ? " in group " : "", r->bench ? r->bench : "", known);
-			free(known);
+				     idx, shown, r->bench ? " in group " : "", r->bench ? r->bench : "", known);
+			free(known), free(shown);
 			return rc;
 		}
 	}

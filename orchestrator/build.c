@@ -109,11 +109,15 @@ static int build_key(const bv_version *v, char out[41])
 	return rc;
 }
 
-/* Records why the build failed, with the end of the log, on the version. */
+/* Records why the build failed, with the end of the log, on the version.
+ * The log is what the version's Makefile and compiler printed: it reaches
+ * the terminal and the results log escaped (bv_escape_lines). */
 static void failed(bv_version *v, const char *step, const char *log)
 {
 	char *tail = bv_file_tail(log, 2000);
-	v->build_error = bv_asprintf("%s failed; end of %s:\n%s", step, log, tail);
+	char *shown = bv_escape_lines(tail);
+	v->build_error = bv_asprintf("%s failed; end of %s:\n%s", step, log, shown);
+	free(shown);
 	free(tail);
 }
 
@@ -141,7 +145,7 @@ static int apply_patches(bv_version *v, const char *src, const char *log)
 	for (size_t i = 0; i < v->shims.npatches; i++) {
 		char *argv[] = {"patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
 				"-d", (char *)src, "-i", v->shims.patches[i], NULL};
-		int status = bv_run(argv, NULL, log);
+		int status = bv_run(argv, NULL, log, BV_ENV_BUILD);
 		if (status < 0)
 			return status;
 		if (status != 0) {
@@ -311,7 +315,7 @@ static int make_stubs(const char *lib, const char *log)
 		/* -w: the stubs are declared without prototypes on purpose (any
 		 * arguments; none is read). */
 		char *argv[] = {(char *)compiler(), "-std=c11", "-O2", "-fPIC", "-w", "-c", src, "-o", obj, NULL};
-		status = bv_run(argv, NULL, log);
+		status = bv_run(argv, NULL, log, BV_ENV_BUILD);
 	}
 	bv_buf_free(&c), bv_buf_free(&list);
 	free(src), free(obj), free(lpath);
@@ -372,7 +376,7 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 	bv_strv_push(&cc, "-Wl,-Bsymbolic");
 	bv_strv_push(&cc, "-o");
 	bv_strv_push(&cc, out);
-	int status = rc ? rc : bv_run(cc.v, NULL, log);
+	int status = rc ? rc : bv_run(cc.v, NULL, log, BV_ENV_BUILD);
 	bv_strv_free(&cc);
 	free(asm_path);
 	return status;
@@ -517,7 +521,7 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 		bv_strv_pushf(&make, "BUILD=%s", lib);
 		bv_strv_push(&make, "lib");
 	}
-	int status = bv_run(make.v, NULL, log);
+	int status = bv_run(make.v, NULL, log, BV_ENV_BUILD);
 	bv_strv_free(&make);
 	if (status < 0) {
 		rc = status;
@@ -575,7 +579,7 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
 	bv_strv_push(&cc, "-o");
 	bv_strv_push(&cc, object);
-	status = bv_run(cc.v, NULL, log);
+	status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
 	bv_strv_free(&cc);
 	free(object);
 	char *used = bv_asprintf("%s/plugin-link-flags", lib);

@@ -1,6 +1,7 @@
 /* cmd_list.c - bench-versions list benches|backends|versions. */
 #include <git2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benches.h"
@@ -73,9 +74,12 @@ int bv_cmd_list(int argc, char **argv)
 		git_reference *ref;
 		if (g && git_reference_iterator_new(&it, g) == 0) {
 			while (git_reference_next(&ref, it) == 0) {
-				if (git_reference_is_branch(ref) || git_reference_is_tag(ref))
-					printf("%s\t(%s)\n", git_reference_shorthand(ref),
-					       git_reference_is_tag(ref) ? "tag" : "branch");
+				if (git_reference_is_branch(ref) || git_reference_is_tag(ref)) {
+					/* the repository's names, escaped as every name from outside */
+					char *name = bv_escape(git_reference_shorthand(ref));
+					printf("%s\t(%s)\n", name, git_reference_is_tag(ref) ? "tag" : "branch");
+					free(name);
+				}
 				git_reference_free(ref);
 			}
 			git_reference_iterator_free(it);

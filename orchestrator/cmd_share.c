@@ -137,7 +137,7 @@ static int find_token(const char *token_file, char **token, char **source)
 		*source = bv_asprintf("--token-file %s", token_file);
 		return bv_token_read_file(token_file, token);
 	}
-	const char *env = getenv("BENCH_VERSIONS_TOKEN");
+	const char *env = bv_secret_token(); /* taken out of the environment at start */
 	if (env) {
 		*source = bv_strdup("BENCH_VERSIONS_TOKEN");
 		if (!env[0])

@@ -10,12 +10,28 @@
 
 static _Thread_local char last_error[4096];
 
+/* The message as it will be printed: whatever a site passed in (a server's
+ * words, a name someone forgot to escape), no terminal control gets through.
+ * Newlines stay: a message may quote a log's last lines. */
+static void set_error(const char *text, size_t len)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_put_escaped(&b, text, len, 1);
+	size_t n = b.len < sizeof(last_error) - 1 ? b.len : sizeof(last_error) - 1;
+	memcpy(last_error, b.s ? b.s : "", n);
+	last_error[n] = '\0';
+	bv_buf_free(&b);
+}
+
 int bv_fail(int code, const char *fmt, ...)
 {
+	bv_buf b = BV_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	bv_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
+	set_error(b.s ? b.s : "", b.len);
+	bv_buf_free(&b);
 	return code;
 }
 
@@ -27,9 +43,7 @@ int bv_fail_context(int code, const char *fmt, ...)
 	bv_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	bv_buf_printf(&b, ": %s", last_error);
-	size_t n = b.len < sizeof(last_error) - 1 ? b.len : sizeof(last_error) - 1;
-	memcpy(last_error, b.s, n);
-	last_error[n] = '\0';
+	set_error(b.s, b.len);
 	bv_buf_free(&b);
 	return code;
 }
@@ -63,6 +77,79 @@ void *bv_xrealloc(void *p, size_t n)
 		abort();
 	}
 	return q;
+}
+
+/* ---- text from outside ------------------------------------------------- */
+
+/* The length of the UTF-8 sequence at p (at most n bytes), 0 when it is not
+ * one: overlong forms, surrogates and code points past U+10FFFF are not. */
+static size_t utf8_len(const unsigned char *p, size_t n, unsigned *cp)
+{
+	size_t len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
+	if (p[0] < 0xc2 || p[0] > 0xf4 || n < len)
+		return 0;
+	unsigned v = p[0] & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) || (len == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* C1 controls (a terminal may take U+009B as CSI), the line and paragraph
+ * separators, and the bidi overrides and isolates that reorder what is
+ * shown ("Trojan Source"). */
+static int invisible_control(unsigned cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void bv_buf_put_escaped(bv_buf *b, const char *s, size_t n, int keep_lines)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bv_buf_putn(b, "", 0);
+	for (size_t i = 0; i < n;) {
+		size_t run = i;
+		while (run < n && p[run] >= 0x20 && p[run] < 0x7f) /* plain ASCII: in one piece */
+			run++;
+		if (run > i) {
+			bv_buf_putn(b, s + i, run - i);
+			i = run;
+			continue;
+		}
+		unsigned cp = 0;
+		size_t len = p[i] >= 0x80 ? utf8_len(p + i, n - i, &cp) : 0;
+		if (len && !invisible_control(cp)) {
+			bv_buf_putn(b, s + i, len);
+			i += len;
+		} else if (keep_lines && (p[i] == '\n' || p[i] == '\t')) {
+			bv_buf_putn(b, s + i, 1);
+			i++;
+		} else {
+			for (size_t k = 0; k < (len ? len : 1); k++)
+				bv_buf_printf(b, "\\x%02x", p[i + k]);
+			i += len ? len : 1;
+		}
+	}
+}
+
+char *bv_escape(const char *s)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_put_escaped(&b, s ? s : "", s ? strlen(s) : 0, 0);
+	return bv_buf_detach(&b);
+}
+
+char *bv_escape_lines(const char *s)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_put_escaped(&b, s ? s : "", s ? strlen(s) : 0, 1);
+	return bv_buf_detach(&b);
 }
 
 char *bv_strdup(const char *s)

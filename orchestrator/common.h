@@ -5,7 +5,9 @@
  * Error model (as in libgit2): a function returns 0 on success or a negative
  * BV_E* code; the message is set with bv_fail() and read with bv_error_last().
  * The code decides the exit status: input errors exit 2, failures to build or
- * run exit 3.
+ * run exit 3.  A message never holds a terminal control (bv_fail escapes
+ * them); a name from outside in it goes through bv_escape() as well, so it
+ * cannot forge a line either.
  */
 #ifndef BV_COMMON_H
 #define BV_COMMON_H
@@ -38,6 +40,18 @@ void bv_buf_vprintf(bv_buf *b, const char *fmt, va_list ap);
 /* Hands the string over to the caller (never NULL) and resets b. */
 char *bv_buf_detach(bv_buf *b);
 void bv_buf_free(bv_buf *b);
+
+/* ---- text from outside --------------------------------------------------
+ * Names from archives, repositories, results logs, release indexes and
+ * servers reach the terminal and error messages.  Escaped, they can neither
+ * drive the terminal (ESC sequences, CR, a C1 control) nor forge a line: a
+ * control character, a C1 control, a Unicode bidi or line separator and a
+ * byte that is not UTF-8 become \xNN (each byte); printable text, UTF-8
+ * included, stays as it is. */
+char *bv_escape(const char *s);
+/* The same, keeping newlines and tabs: the tail of a build log has lines. */
+char *bv_escape_lines(const char *s);
+void bv_buf_put_escaped(bv_buf *b, const char *s, size_t n, int keep_lines);
 
 char *bv_strdup(const char *s);
 char *bv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -79,18 +93,42 @@ int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name)
 /* mkdtemp under dir with the given prefix; returns a malloc'd path. */
 char *bv_mkdtemp_in(const char *dir, const char *prefix);
 
+/* ---- secrets and children's environments (env.c) --------------------- */
+/* First thing in main: BENCH_VERSIONS_TOKEN into memory and out of the
+ * environment, and every secret-looking variable out of the block
+ * /proc/PID/environ shows, so no child can read them from us. */
+void bv_secrets_take(void);
+/* BENCH_VERSIONS_TOKEN as it was at start; NULL when it was not set. */
+const char *bv_secret_token(void);
+/* Whether NAME=VALUE looks like a secret: a name with TOKEN, SECRET,
+ * PASSWORD, CREDENTIAL, API_KEY... in it, an ssh agent's socket, or a URL
+ * with user:password@ in the value. */
+int bv_env_is_secret(const char *entry);
+
+/* The environment a child gets.  Every child runs code from the versions
+ * under test, so none gets a secret. */
+typedef enum bv_child_env {
+	BV_ENV_BUILD,  /* make, cc, patch, a compat recipe: ours less the secrets */
+	BV_ENV_RUNNER, /* bv-runner, which loads the library: an allow-list (env.c) */
+} bv_child_env;
+/* env (normally environ) filtered for kind: a NULL-terminated list of
+ * pointers into env; free the list only. */
+char **bv_child_environ(char *const *env, bv_child_env kind);
+
 /* ---- processes -------------------------------------------------------- */
-/* Runs argv (no shell) in cwd (NULL: ours), stdout and stderr appended to
- * log (NULL: inherited).  Returns the exit status, 128+signal when killed,
- * or a negative BV_E* when it could not be started. */
-int bv_run(char *const argv[], const char *cwd, const char *log);
-/* Like bv_run, but stdout is captured into *out (at most max bytes kept,
- * NUL-terminated, never NULL on success); stderr is inherited. */
+/* Runs argv (no shell) in cwd (NULL: ours) with the environment of kind,
+ * stdout and stderr appended to log (NULL: inherited).  Returns the exit
+ * status, 128+signal when killed, or a negative BV_E* when it could not be
+ * started. */
+int bv_run(char *const argv[], const char *cwd, const char *log, bv_child_env kind);
+/* Like bv_run (a build tool's environment), but stdout is captured into *out
+ * (at most max bytes kept, NUL-terminated, never NULL on success); stderr is
+ * inherited. */
 int bv_run_capture(char *const argv[], size_t max, char **out);
 /* Like bv_run, but stdout and stderr also go through a pipe: the last max
  * bytes are kept in *tail (never NULL), so the child's last words survive a
  * log file that could not be written (a full disk). */
-int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail);
+int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail, bv_child_env kind);
 /* The last n bytes of a file, for showing the end of a build log. */
 char *bv_file_tail(const char *path, size_t n);
 

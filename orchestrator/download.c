@@ -90,16 +90,26 @@ static int reset_sink(void *payload)
 	return sink_reset(payload) == 0 ? 0 : BV_ERUN;
 }
 
+/* url goes to libcurl as it is; every message names it without any
+ * user:password@ (shown). */
 static int transfer(const char *url, sink *s)
 {
 	char scheme[16];
 	bv_url_scheme(url, scheme);
+	char *shown = bv_url_redact(url);
+	int rc = 0;
+	CURL *c = NULL;
 	if (strcmp(scheme, "http") && strcmp(scheme, "https") && strcmp(scheme, "file"))
-		return bv_fail(BV_EINPUT, "%s: only http://, https:// and file:// URLs can be downloaded", url);
-	bv_http_global_init();
-	CURL *c = curl_easy_init();
-	if (!c)
-		return bv_fail(BV_ERUN, "%s: cannot start libcurl", url);
+		rc = bv_fail(BV_EINPUT, "%s: only http://, https:// and file:// URLs can be downloaded", shown);
+	else {
+		bv_http_global_init();
+		if (!(c = curl_easy_init()))
+			rc = bv_fail(BV_ERUN, "%s: cannot start libcurl", shown);
+	}
+	if (rc) {
+		free(shown);
+		return rc;
+	}
 	char errbuf[CURL_ERROR_SIZE];
 	bv_http_setup(c, url, errbuf, bv_net_timeout_s(), bv_net_timeout_s(), LOW_SPEED_BYTES);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
@@ -111,33 +121,33 @@ static int transfer(const char *url, sink *s)
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
 
-	char *what = bv_asprintf("download: %s", url);
+	char *what = bv_asprintf("download: %s", shown);
 	bv_http_retry retry = {.attempts = ATTEMPTS, .backoff_s = 1.0, .cap_s = MAX_WAIT_S, .what = what,
 			       .errbuf = errbuf, .reset = reset_sink, .payload = s, .stall_s = bv_net_timeout_s()};
 	bv_http_result res = bv_http_perform(c, &retry);
 	free(what);
 	CURLcode cc = res.cc;
 	long status = res.status;
-	int rc = 0;
 	const char *tries = res.tries > 1 ? " (gave up after retries)" : "";
 	if (res.interrupted)
 		rc = bv_fail_interrupted();
 	else if (res.reset_rc)
-		rc = bv_fail(BV_ERUN, "%s: cannot reset the download: %s", url, strerror(errno));
+		rc = bv_fail(BV_ERUN, "%s: cannot reset the download: %s", shown, strerror(errno));
 	else if (cc == CURLE_OK)
 		rc = 0;
 	else if (s->too_big || cc == CURLE_FILESIZE_EXCEEDED)
-		rc = bv_fail(BV_EINPUT, "%s: larger than the limit of %zu bytes", url, s->max);
+		rc = bv_fail(BV_EINPUT, "%s: larger than the limit of %zu bytes", shown, s->max);
 	else if (cc == CURLE_HTTP_RETURNED_ERROR)
-		rc = bv_fail(status >= 500 ? BV_ERUN : BV_EINPUT, "%s: HTTP status %ld%s%s", url, status,
+		rc = bv_fail(status >= 500 ? BV_ERUN : BV_EINPUT, "%s: HTTP status %ld%s%s", shown, status,
 			     status == 404 ? " (not found)" : "", tries);
 	else
-		rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s%s", url,
+		rc = bv_fail(cc == CURLE_FILE_COULDNT_READ_FILE ? BV_EINPUT : BV_ERUN, "%s: %s%s%s", shown,
 			     errbuf[0] ? errbuf : curl_easy_strerror(cc), tries,
 			     cc == CURLE_OPERATION_TIMEDOUT ? " (BENCH_VERSIONS_NET_TIMEOUT sets how long a "
 							      "silent server is waited for)"
 							    : "");
 	curl_easy_cleanup(c);
+	free(shown);
 	return rc;
 }
 
@@ -151,7 +161,7 @@ int bv_download(const char *url, const char *path, size_t max, char sha256[65])
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
 	if (rc == 0 && (!EVP_DigestFinal_ex(s.md, md, &mdlen) || mdlen != 32))
-		rc = bv_fail(BV_ERUN, "cannot compute sha256 of %s", url);
+		rc = bv_fail(BV_ERUN, "cannot compute sha256 of %s", path);
 	if (fclose(f) != 0 && rc == 0)
 		rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
 	EVP_MD_CTX_free(s.md);
@@ -194,6 +204,47 @@ void bv_url_scheme(const char *url, char out[16])
 	out[n] = '\0';
 }
 
+char *bv_url_redact(const char *url)
+{
+	/* libcurl's parser finds the userinfo exactly where libcurl will send
+	 * it from, percent-encoding, IPv6 hosts and odd schemes included. */
+	CURLU *u = curl_url();
+	char *user = NULL, *password = NULL, *options = NULL, *shown = NULL, *out = NULL;
+	if (u && curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
+		curl_url_get(u, CURLUPART_USER, &user, 0);
+		curl_url_get(u, CURLUPART_PASSWORD, &password, 0);
+		curl_url_get(u, CURLUPART_OPTIONS, &options, 0);
+		if (!user && !password && !options)
+			out = bv_escape(url); /* as given: nothing to hide */
+		else if (curl_url_set(u, CURLUPART_USER, "***", 0) == CURLUE_OK &&
+			 curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
+			 curl_url_set(u, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
+			 curl_url_get(u, CURLUPART_URL, &shown, 0) == CURLUE_OK)
+			out = bv_escape(shown);
+	}
+	curl_free(user), curl_free(password), curl_free(options), curl_free(shown);
+	curl_url_cleanup(u);
+	if (out)
+		return out;
+	/* Not a URL libcurl takes (it will not be fetched either, but it is
+	 * shown in the error): everything before an '@' in what follows the
+	 * scheme is hidden.  Without "://" nothing is (git's user@host:path
+	 * has no password). */
+	const char *auth = strstr(url, "://");
+	if (!auth)
+		return bv_escape(url);
+	auth += 3;
+	size_t n = strcspn(auth, "/?#");
+	const char *at = NULL;
+	for (const char *p = auth; p < auth + n; p++)
+		if (*p == '@')
+			at = p;
+	char *hidden = at ? bv_asprintf("%.*s***%s", (int)(auth - url), url, at) : bv_strdup(url);
+	out = bv_escape(hidden);
+	free(hidden);
+	return out;
+}
+
 char *bv_url_join(const char *base, const char *ref)
 {
 	/* libcurl's URL parser resolves a reference against a base the way
@@ -205,15 +256,17 @@ char *bv_url_join(const char *base, const char *ref)
 		bv_fail(BV_ERUN, "cannot start libcurl's URL parser");
 		return NULL;
 	}
+	char *sbase = bv_url_redact(base), *sref = bv_url_redact(ref); /* for messages */
 	CURLUcode uc = curl_url_set(u, CURLUPART_URL, base, 0);
 	if (uc != CURLUE_OK)
-		bv_fail(BV_EINPUT, "'%s' is not a URL: %s", base, curl_url_strerror(uc));
+		bv_fail(BV_EINPUT, "'%s' is not a URL: %s", sbase, curl_url_strerror(uc));
 	else if ((uc = curl_url_set(u, CURLUPART_URL, ref, 0)) != CURLUE_OK)
-		bv_fail(BV_EINPUT, "'%s' is not a URL relative to %s: %s", ref, base, curl_url_strerror(uc));
+		bv_fail(BV_EINPUT, "'%s' is not a URL relative to %s: %s", sref, sbase, curl_url_strerror(uc));
 	else if ((uc = curl_url_get(u, CURLUPART_URL, &joined, 0)) != CURLUE_OK)
-		bv_fail(BV_EINPUT, "cannot join '%s' to %s: %s", ref, base, curl_url_strerror(uc));
+		bv_fail(BV_EINPUT, "cannot join '%s' to %s: %s", sref, sbase, curl_url_strerror(uc));
 	else
 		out = bv_strdup(joined);
+	free(sbase), free(sref);
 	curl_free(joined);
 	curl_url_cleanup(u);
 	return out;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -68,8 +69,12 @@ const char *bv_http_describe(CURLcode cc, long status, const char *errbuf, char 
 {
 	if ((cc == CURLE_OK || cc == CURLE_HTTP_RETURNED_ERROR) && status)
 		snprintf(out, n, "HTTP status %ld", status);
-	else
-		snprintf(out, n, "%s", errbuf && errbuf[0] ? errbuf : curl_easy_strerror(cc));
+	else {
+		/* libcurl's words may quote the server's: printed, so escaped */
+		char *shown = bv_escape(errbuf && errbuf[0] ? errbuf : curl_easy_strerror(cc));
+		snprintf(out, n, "%s", shown);
+		free(shown);
+	}
 	return out;
 }
 

@@ -157,7 +157,7 @@ int bv_machine_calibration(cJSON **out)
 	if (rc == 0) {
 		char *runner = bv_asprintf("%s/bv-runner", bv_libexec());
 		char *argv[] = {runner, "--calibrate", "--out", file, NULL};
-		int st = bv_run(argv, NULL, NULL);
+		int st = bv_run(argv, NULL, NULL, BV_ENV_RUNNER);
 		free(runner);
 		if (st != 0)
 			rc = st < 0 ? st : bv_fail(BV_ERUN, "bv-runner --calibrate exited with status %d", st);

@@ -225,7 +225,7 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	 * dies (a kernel's setsid()'d process, the runner ended by Ctrl-C
 	 * before its cell's end) comes to us and is ended here, not by init. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	int status = bv_run_tail(argv.v, log, 1500, &tail);
+	int status = bv_run_tail(argv.v, log, 1500, &tail, BV_ENV_RUNNER);
 	bv_kill_children();
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	bv_strv_free(&argv);

@@ -130,9 +130,11 @@ static int load_log(const char *path, cJSON **doc)
 	const char *sv = bv_json_str(*doc, "schema_version");
 	if (!schema || strcmp(schema, "bench-versions-results") != 0 || !sv)
 		rc = bv_fail(BV_EINPUT, "%s: not a bench-versions results log (no \"schema\")", path);
-	else if (!schema_major(sv, &major))
-		rc = bv_fail(BV_EINPUT, "%s: schema_version: expected \"MAJOR.MINOR\", got '%.32s'", path, sv);
-	else if (major != 1)
+	else if (!schema_major(sv, &major)) {
+		char *shown = bv_escape(sv); /* the log's text: shown, never obeyed */
+		rc = bv_fail(BV_EINPUT, "%s: schema_version: expected \"MAJOR.MINOR\", got '%.32s'", path, shown);
+		free(shown);
+	} else if (major != 1)
 		rc = bv_fail(BV_EINPUT, "%s: results schema %s is %s than this bench-versions reads (1.x)", path, sv,
 			     major > 1 ? "newer" : "older");
 	else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells")) ||
@@ -146,16 +148,10 @@ static int load_log(const char *path, cJSON **doc)
 }
 
 /* Text from a log is hostile input: control characters (terminal escapes,
- * newlines that would forge table lines) become '?'.  Exporters still escape
- * for their format; this only keeps every string one printable line. */
-static char *clean_dup(const char *s)
-{
-	char *d = bv_strdup(s);
-	for (char *p = d; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return d;
-}
+ * newlines that would forge table lines) are escaped (bv_escape).  Exporters
+ * still escape for their format; this only keeps every string one printable
+ * line. */
+static char *clean_dup(const char *s) { return bv_escape(s); }
 
 static const char *base_name(const char *path)
 {

@@ -83,9 +83,11 @@ static int collect(walk *w, const char *rel)
 		char *sub = rel[0] ? bv_asprintf("%s/%s", rel, de->d_name) : bv_strdup(de->d_name);
 		char *full = bv_asprintf("%s/%s", w->root, sub);
 		struct stat st;
-		if (bad_component(de->d_name))
-			rc = bv_fail(BV_EINPUT, "%s: refused: a control character in the name", full);
-		else if (lstat(full, &st) != 0)
+		if (bad_component(de->d_name)) {
+			char *shown = bv_escape(full); /* the name is the reason: shown, escaped */
+			rc = bv_fail(BV_EINPUT, "%s: refused: a control character in the name", shown);
+			free(shown);
+		} else if (lstat(full, &st) != 0)
 			rc = bv_fail(BV_EINPUT, "cannot read %s: %s", full, strerror(errno));
 		else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 			rc = bv_fail(BV_EINPUT,

@@ -1,6 +1,7 @@
 /*
  * proc.c - running child processes without a shell: argv in, status out;
- * and what happens to them on Ctrl-C or SIGTERM.
+ * and what happens to them on Ctrl-C or SIGTERM.  Each gets the environment
+ * env.c builds for its kind, never ours as it is.
  *
  * A Ctrl-C reaches every process of the terminal's foreground group, but a
  * `kill PID` reaches only us: so the handler forwards the signal to the
@@ -125,7 +126,7 @@ static int wait_child(pid_t pid, const char *name, int *status)
 	return rc;
 }
 
-int bv_run(char *const argv[], const char *cwd, const char *log)
+int bv_run(char *const argv[], const char *cwd, const char *log, bv_child_env kind)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -137,7 +138,9 @@ int bv_run(char *const argv[], const char *cwd, const char *log)
 	}
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	char **env = bv_child_environ(environ, kind);
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
+	free(env);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc != 0)
 		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
@@ -153,7 +156,7 @@ int bv_run(char *const argv[], const char *cwd, const char *log)
 /* Starts argv (no shell) with stdin from /dev/null and stdout (and stderr
  * too when with_stderr) into a pipe whose read end goes to *fd; the child is
  * tracked so a signal reaches it.  Used by bv_run_capture and bv_run_tail. */
-static int spawn_piped(char *const argv[], int with_stderr, pid_t *pid, int *fd)
+static int spawn_piped(char *const argv[], int with_stderr, bv_child_env kind, pid_t *pid, int *fd)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0)
@@ -164,7 +167,9 @@ static int spawn_piped(char *const argv[], int with_stderr, pid_t *pid, int *fd)
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
 	if (with_stderr)
 		posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	int rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
+	char **env = bv_child_environ(environ, kind);
+	int rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, env);
+	free(env);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (rc != 0) {
@@ -194,7 +199,7 @@ int bv_run_capture(char *const argv[], size_t max, char **out)
 	*out = NULL;
 	int fd;
 	pid_t pid;
-	int rc = spawn_piped(argv, 0, &pid, &fd);
+	int rc = spawn_piped(argv, 0, BV_ENV_BUILD, &pid, &fd);
 	if (rc != 0)
 		return rc;
 	/* Read everything (so the child never blocks on a full pipe), keep max;
@@ -237,12 +242,12 @@ static void keep_tail(void *ctx, const char *data, size_t n)
 	}
 }
 
-int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail)
+int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail, bv_child_env kind)
 {
 	*tail = NULL;
 	int fd;
 	pid_t pid;
-	int rc = spawn_piped(argv, 1, &pid, &fd);
+	int rc = spawn_piped(argv, 1, kind, &pid, &fd);
 	if (rc != 0)
 		return rc;
 	/* The log is best effort (it may sit on the disk that filled up); the

@@ -33,6 +33,7 @@ void bv_release_index_free(bv_release_index *idx)
 	for (size_t i = 0; i < idx->n; i++) {
 		free(idx->releases[i].version);
 		free(idx->releases[i].url);
+		free(idx->releases[i].shown);
 	}
 	free(idx->releases);
 	free(idx->source);
@@ -68,7 +69,10 @@ static int check_sha256(const char *s, char out[65])
 	return 0;
 }
 
-static int one_release(const char *src, const char *scheme, const cJSON *o, size_t i, bv_release *r)
+/* base: the index's URL, which relative URLs are resolved against; src: the
+ * same without credentials, for messages. */
+static int one_release(const char *base, const char *src, const char *scheme, const cJSON *o, size_t i,
+		       bv_release *r)
 {
 	if (!cJSON_IsObject(o))
 		return bv_fail(BV_EINPUT, "%s: releases[%zu]: expected an object", src, i);
@@ -79,9 +83,13 @@ static int one_release(const char *src, const char *scheme, const cJSON *o, size
 	if (!version)
 		return bv_fail(BV_EINPUT, "%s: releases[%zu].version: %s", src, i,
 			       cJSON_HasObjectItem(o, "version") ? "expected a string" : "missing");
-	if (strlen(version) > 64 || bv_semver_parse(version, &sv) != 0)
-		return bv_fail(BV_EINPUT, "%s: releases[%zu].version: '%.64s' is not a version number (X.Y.Z)", src,
-			       i, version);
+	if (strlen(version) > 64 || bv_semver_parse(version, &sv) != 0) {
+		char *shown = bv_escape(version); /* the index's text: shown, never obeyed */
+		int rc = bv_fail(BV_EINPUT, "%s: releases[%zu].version: '%.64s' is not a version number (X.Y.Z)",
+				 src, i, shown);
+		free(shown);
+		return rc;
+	}
 	if (!url)
 		return bv_fail(BV_EINPUT, "%s: releases[%zu].url: %s", src, i,
 			       cJSON_HasObjectItem(o, "url") ? "expected a string" : "missing");
@@ -95,10 +103,14 @@ static int one_release(const char *src, const char *scheme, const cJSON *o, size
 	if (!sha)
 		return bv_fail(BV_EINPUT, "%s: releases[%zu].sha256: %s", src, i,
 			       cJSON_HasObjectItem(o, "sha256") ? "expected a string" : "missing");
-	if (check_sha256(sha, r->sha256) != 0)
-		return bv_fail(BV_EINPUT, "%s: releases[%zu].sha256: expected 64 hex digits, got '%.80s'", src, i,
-			       sha);
-	char *abs = bv_url_join(src, url);
+	if (check_sha256(sha, r->sha256) != 0) {
+		char *shown = bv_escape(sha);
+		int rc = bv_fail(BV_EINPUT, "%s: releases[%zu].sha256: expected 64 hex digits, got '%.80s'", src, i,
+				 shown);
+		free(shown);
+		return rc;
+	}
+	char *abs = bv_url_join(base, url);
 	if (!abs)
 		return bv_fail_context(BV_EINPUT, "%s: releases[%zu].url", src, i);
 	/* An index on a web server must not point into this machine's files. */
@@ -106,29 +118,37 @@ static int one_release(const char *src, const char *scheme, const cJSON *o, size
 	bv_url_scheme(abs, s);
 	int allowed = !strcmp(s, "http") || !strcmp(s, "https") || (!strcmp(s, "file") && !strcmp(scheme, "file"));
 	if (!allowed) {
+		char *shown = bv_url_redact(abs);
 		int rc = bv_fail(BV_EINPUT, "%s: releases[%zu].url: %s: scheme '%s' is not allowed here (http, https%s)",
-				 src, i, abs, s, strcmp(scheme, "file") ? "" : ", file");
+				 src, i, shown, s, strcmp(scheme, "file") ? "" : ", file");
+		free(shown);
 		free(abs);
 		return rc;
 	}
 	r->version = bv_strdup(version);
 	r->url = abs;
+	r->shown = bv_url_redact(abs);
 	return 0;
 }
 
-int bv_release_index_parse(const char *source, const char *text, size_t len, bv_release_index *out)
+int bv_release_index_parse(const char *url, const char *text, size_t len, bv_release_index *out)
 {
 	memset(out, 0, sizeof(*out));
 	cJSON *doc = NULL;
+	/* KERNEL_RELEASES may carry user:password@: every message and the
+	 * logs (a version's rule) name the index without it. */
+	char *source = bv_url_redact(url);
 	int rc = bv_json_parse(source, text, len, &doc);
-	if (rc)
+	if (rc) {
+		free(source);
 		return rc;
+	}
 	const char *schema = bv_json_str(doc, "schema");
 	const char *sv = bv_json_str(doc, "schema_version");
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "releases");
 	long major = 0;
 	char scheme[16];
-	bv_url_scheme(source, scheme);
+	bv_url_scheme(url, scheme);
 	if (!cJSON_IsObject(doc))
 		rc = bv_fail(BV_EINPUT, "%s: expected a JSON object at the top", source);
 	else if (!schema || strcmp(schema, INDEX_SCHEMA) != 0)
@@ -137,7 +157,7 @@ int bv_release_index_parse(const char *source, const char *text, size_t len, bv_
 	else if (!sv || parse_schema_version(sv, &major) != 0)
 		rc = bv_fail(BV_EINPUT, "%s: schema_version: expected a string \"MAJOR.MINOR\"%s", source,
 			     cJSON_HasObjectItem(doc, "schema_version") ? "" : " (missing)");
-	else if (major != INDEX_MAJOR)
+	else if (major != INDEX_MAJOR) /* digits and a dot: parse_schema_version checked */
 		rc = bv_fail(BV_EINPUT, "%s: schema_version: %s is not supported (this bench-versions reads %d.x)",
 			     source, sv, INDEX_MAJOR);
 	else if (!cJSON_IsArray(list))
@@ -146,26 +166,28 @@ int bv_release_index_parse(const char *source, const char *text, size_t len, bv_
 	else if (cJSON_GetArraySize(list) > MAX_RELEASES)
 		rc = bv_fail(BV_EINPUT, "%s: releases: more than %d entries", source, MAX_RELEASES);
 	if (rc == 0) {
-		out->source = bv_strdup(source);
+		out->source = source;
+		source = NULL;
 		size_t n = (size_t)cJSON_GetArraySize(list);
 		out->releases = calloc(n ? n : 1, sizeof(bv_release));
 		const cJSON *o;
 		cJSON_ArrayForEach(o, list)
 		{
 			bv_release *r = &out->releases[out->n];
-			rc = one_release(source, scheme, o, out->n, r);
+			rc = one_release(url, out->source, scheme, o, out->n, r);
 			if (rc)
 				break;
 			for (size_t k = 0; k < out->n && rc == 0; k++)
 				if (!strcmp(out->releases[k].version, r->version))
 					rc = bv_fail(BV_EINPUT, "%s: releases[%zu].version: %s is listed twice (also releases[%zu])",
-						     source, out->n, r->version, k);
+						     out->source, out->n, r->version, k);
 			out->n++; /* owned from here on, freed with the rest */
 			if (rc)
 				break;
 		}
 	}
 	cJSON_Delete(doc);
+	free(source);
 	if (rc)
 		bv_release_index_free(out);
 	return rc;
@@ -211,18 +233,20 @@ static int find_root(const char *dir, const char *what, char **root)
 	closedir(d);
 	int rc = 0;
 	char *path = only ? bv_asprintf("%s/%s", dir, only) : NULL;
+	char *shown = bv_escape(only); /* the tarball's name for it */
 	struct stat st;
 	if (n != 1 || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		rc = bv_fail(BV_EINPUT, "%s: expected one top-level directory holding the library, found %zu entries%s%s",
-			     what, n, n == 1 ? " (not a directory): " : "", n == 1 ? only : "");
+			     what, n, n == 1 ? " (not a directory): " : "", n == 1 ? shown : "");
 	else {
 		char *v = bv_asprintf("%s/VERSION", path), *m = bv_asprintf("%s/Makefile", path);
 		if (!bv_exists(v) || !bv_exists(m))
 			rc = bv_fail(BV_EINPUT, "%s: %s/ has no VERSION and Makefile: not a kernels library release", what,
-				     only);
+				     shown);
 		free(v);
 		free(m);
 	}
+	free(shown);
 	free(only);
 	if (rc)
 		free(path);
@@ -262,7 +286,7 @@ static int populate(const bv_release *rel, const char *tmp, const char *what)
 	char *tarball = bv_asprintf("%s/download", tmp);
 	char *tree = bv_asprintf("%s/tree", tmp);
 	char actual[65];
-	fprintf(stderr, "download: %s\n", rel->url);
+	fprintf(stderr, "download: %s\n", rel->shown);
 	int rc = bv_download(rel->url, tarball, BV_TARBALL_MAX, actual);
 	if (rc == 0 && strcmp(actual, rel->sha256) != 0)
 		rc = bv_fail(BV_EINPUT, "%s: sha256 mismatch: expected %s, got %s (nothing kept)", what, rel->sha256,
@@ -282,7 +306,7 @@ int bv_release_fetch(const bv_release *rel, char **root, char **kernel_version)
 	*kernel_version = NULL;
 	char *srcroot = bv_asprintf("%s/src", bv_cache_dir());
 	char *final = bv_asprintf("%s/release-%s", srcroot, rel->sha256);
-	char *what = bv_asprintf("release %s (%s)", rel->version, rel->url);
+	char *what = bv_asprintf("release %s (%s)", rel->version, rel->shown);
 	int rc = 0;
 	if (!bv_is_dir(final)) {
 		char *tmp = bv_mkdtemp_in(srcroot, ".tmp-release-");

@@ -31,6 +31,10 @@ int bv_net_timeout_s(void);
 char *bv_url_join(const char *base, const char *ref);
 /* The scheme of url, lower case ("" when it has none), into out. */
 void bv_url_scheme(const char *url, char out[16]);
+/* url as it may be shown or stored: any user:password@ (a credential in
+ * KERNEL_RELEASES or KERNEL_REPO) becomes ***@, and it is escaped
+ * (bv_escape).  Malloc'd, never NULL. */
+char *bv_url_redact(const char *url);
 
 /* ---- archive.c -------------------------------------------------------- */
 #define BV_ARCHIVE_MAX_BYTES ((unsigned long long)1 << 30) /* uncompressed, in all */
@@ -46,19 +50,20 @@ int bv_archive_extract(const char *path, const char *dir, const char *what);
 /* ---- releases.c ------------------------------------------------------- */
 typedef struct bv_release {
 	char *version; /* X.Y.Z */
-	char *url;     /* absolute: resolved against the index's URL */
+	char *url;     /* absolute: resolved against the index's URL; may hold credentials */
+	char *shown;   /* url without them (bv_url_redact): for messages and logs */
 	char sha256[65];
 } bv_release;
 
 typedef struct bv_release_index {
-	char *source; /* the index's URL, for messages */
+	char *source; /* the index's URL without credentials, for messages and logs */
 	bv_release *releases;
 	size_t n;
 } bv_release_index;
 
-/* Parses and validates an index read from source (a URL, used for resolving
- * relative tarball URLs and in messages). */
-int bv_release_index_parse(const char *source, const char *text, size_t len, bv_release_index *out);
+/* Parses and validates an index read from url (used for resolving relative
+ * tarball URLs, and in messages without its credentials). */
+int bv_release_index_parse(const char *url, const char *text, size_t len, bv_release_index *out);
 /* Downloads and parses the index at url. */
 int bv_release_index_load(const char *url, bv_release_index *out);
 const bv_release *bv_release_find(const bv_release_index *idx, const char *version);

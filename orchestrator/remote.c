@@ -267,13 +267,14 @@ static int follow_remote_head(git_repository *repo, const char *what)
 	return rc;
 }
 
-/* A directory name for url: readable, and unique through the hash. */
-static char *mirror_name(const char *url)
+/* A directory name for url: readable (shown: without user:password@, as
+ * the cache's path is printed), and unique through the hash of url. */
+static char *mirror_name(const char *url, const char *shown)
 {
 	char id[41];
 	bv_hash_bytes(url, strlen(url), id);
-	const char *p = strstr(url, "://");
-	p = p ? p + 3 : url;
+	const char *p = strstr(shown, "://");
+	p = p ? p + 3 : shown;
 	bv_buf b = BV_BUF_INIT;
 	for (size_t i = 0; p[i] && i < 64; i++)
 		bv_buf_putn(&b, isalnum((unsigned char)p[i]) || p[i] == '.' || p[i] == '-' ? &p[i] : "_", 1);
@@ -281,19 +282,20 @@ static char *mirror_name(const char *url)
 	return bv_buf_detach(&b);
 }
 
-static int clone_into(const char *url, const char *root, const char *final)
+/* url goes to libgit2; shown (without user:password@) to the terminal. */
+static int clone_into(const char *url, const char *shown, const char *root, const char *final)
 {
 	char *tmp = bv_mkdtemp_in(root, ".tmp-clone-");
 	if (!tmp)
 		return BV_ERUN;
-	progress p = {url, 0, 0};
+	progress p = {shown, 0, 0};
 	git_clone_options opts;
 	git_clone_options_init(&opts, GIT_CLONE_OPTIONS_VERSION); /* the macro trips -Wextra */
 	opts.bare = 1;
 	opts.remote_cb = create_remote;
 	fetch_options(&opts.fetch_opts, &p);
 	git_repository *repo = NULL;
-	fprintf(stderr, "clone: %s -> %s\n", url, final);
+	fprintf(stderr, "clone: %s -> %s\n", shown, final);
 	int rc = 0;
 	if (git_clone(&repo, url, tmp, &opts) < 0)
 		rc = git_fail(BV_EINPUT, "cloning KERNEL_REPO");
@@ -307,22 +309,25 @@ static int clone_into(const char *url, const char *root, const char *final)
 	return rc;
 }
 
-static int fetch_into(const char *url, const char *gitdir)
+static int fetch_into(const char *url, const char *shown, const char *gitdir)
 {
 	git_repository *repo = NULL;
 	git_remote *remote = NULL;
-	progress p = {url, 0, 0};
+	progress p = {shown, 0, 0};
 	git_fetch_options fo;
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	fetch_options(&fo, &p);
-	fprintf(stderr, "fetch: %s -> %s\n", url, gitdir);
+	fprintf(stderr, "fetch: %s -> %s\n", shown, gitdir);
 	int rc = 0;
 	if (git_repository_open_bare(&repo, gitdir) < 0)
 		rc = git_fail(BV_ERUN, gitdir);
 	else if (git_remote_lookup(&remote, repo, "origin") < 0)
 		rc = git_fail(BV_ERUN, gitdir);
-	else if (strcmp(git_remote_url(remote), url) != 0)
-		rc = bv_fail(BV_ERUN, "%s: its origin is %s, not %s", gitdir, git_remote_url(remote), url);
+	else if (strcmp(git_remote_url(remote), url) != 0) {
+		char *origin = bv_url_redact(git_remote_url(remote));
+		rc = bv_fail(BV_ERUN, "%s: its origin is %s, not %s", gitdir, origin, shown);
+		free(origin);
+	}
 	else if (git_remote_fetch(remote, NULL, &fo, "fetch") < 0)
 		rc = git_fail(BV_EINPUT, "fetching KERNEL_REPO");
 	else
@@ -336,14 +341,16 @@ int bv_repo_mirror(const char *url, char **gitdir)
 {
 	*gitdir = NULL;
 	char *root = bv_asprintf("%s/repos", bv_cache_dir());
-	char *name = mirror_name(url);
+	char *shown = bv_url_redact(url);
+	char *name = mirror_name(url, shown);
 	char *final = bv_asprintf("%s/%s", root, name);
 	int rc = bv_mkdir_p(root);
 	register_stream();
 	if (rc == 0)
-		rc = bv_is_dir(final) ? fetch_into(url, final) : clone_into(url, root, final);
+		rc = bv_is_dir(final) ? fetch_into(url, shown, final) : clone_into(url, shown, root, final);
 	free(root);
 	free(name);
+	free(shown);
 	if (rc) {
 		free(final);
 		return rc;

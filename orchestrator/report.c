@@ -235,10 +235,8 @@ static char *build_error_line(const char *s)
 			break;
 		p = end;
 	}
-	char *d = bv_buf_detach(&b);
-	for (char *p = d; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	char *d = bv_escape(b.s); /* one line, whatever the log held */
+	bv_buf_free(&b);
 	return d;
 }
 
@@ -507,28 +505,12 @@ int bv_report_exit_code(const bv_report *r)
 
 /* ---- the logs' environment -------------------------------------------- */
 
-/* Text from a log is hostile: control characters become '?' (newlines are
- * kept, a build log's tail has lines); exporters still escape. */
-static char *clean(const char *s)
-{
-	if (!s)
-		return NULL;
-	char *d = bv_strdup(s);
-	for (char *p = d; *p; p++)
-		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f)
-			*p = '?';
-	return d;
-}
+/* Text from a log is hostile: control characters are escaped (bv_escape;
+ * newlines are kept, a build log's tail has lines); exporters still escape. */
+static char *clean(const char *s) { return s ? bv_escape_lines(s) : NULL; }
 
-/* One line: control characters, newlines included, become '?'. */
-static char *clean1(const char *s)
-{
-	char *d = clean(s);
-	for (char *p = d; p && *p; p++)
-		if (*p == '\n')
-			*p = '?';
-	return d;
-}
+/* One line: control characters, newlines included, are escaped. */
+static char *clean1(const char *s) { return s ? bv_escape(s) : NULL; }
 
 /* Notes of the compat rules, from this installation's compat.json; best
  * effort: a rule the file no longer has just shows its id. */

@@ -91,9 +91,12 @@ int bv_repo_open(bv_repo **out)
 		r->prefix = bv_strdup(r->kernel_dir[wl] ? r->kernel_dir + wl + 1 : "");
 	else
 		r->prefix = bv_strdup("kernels"); /* KERNEL_REPO elsewhere: the usual layout */
-	if (mirror)
-		r->where = bv_asprintf("%s (clone in %s)%s%s", repo_env, mirror, *r->prefix ? ", library in " : "",
+	if (mirror) {
+		char *shown = bv_url_redact(repo_env); /* printed: never its user:password@ */
+		r->where = bv_asprintf("%s (clone in %s)%s%s", shown, mirror, *r->prefix ? ", library in " : "",
 				       r->prefix);
+		free(shown);
+	}
 	else
 		r->where = bv_asprintf("%s%s%s", workdir ? wreal : git_repository_path(r->repo),
 				       *r->prefix ? ", library in " : "", r->prefix);
@@ -324,7 +327,8 @@ static char *nearest_refs(git_repository *repo, const char *name)
 		size_t d = edit_distance(name, shorthand);
 		size_t limit = strlen(name) / 3 + 1;
 		if (d <= limit || strstr(shorthand, name)) {
-			bv_buf_printf(&b, "%s%s", shown ? ", " : "", shorthand);
+			bv_buf_puts(&b, shown ? ", " : "");
+			bv_buf_put_escaped(&b, shorthand, strlen(shorthand), 0); /* the repository's name */
 			shown++;
 		}
 		git_reference_free(ref);
@@ -391,7 +395,7 @@ static int resolve_release(bv_repo *r, const char *number, bv_version *v, int *f
 	v->src_dir = root;
 	v->kernel_version = kv;
 	v->rule = bv_asprintf("release index %s: sha256 %.12s...", r->index.source, rel->sha256);
-	v->summary = bv_strdup(rel->url);
+	v->summary = bv_strdup(rel->shown); /* the logs never hold credentials */
 	return 0;
 }
 

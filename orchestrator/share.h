@@ -64,9 +64,10 @@ int bv_upload_check_url(const char *url, const char *name, int insecure_http, ch
 int bv_upload(const bv_upload_opts *opts, int fd, unsigned long long size, const char *sha256, char **location,
 	      long *status);
 
-/* The server's answer made printable: control characters become '?', the
- * token (when not NULL) becomes "[token]", at most max bytes are kept (then
- * "..."), whitespace runs become one space.  Always a new string. */
+/* The server's answer made printable: the token (when not NULL) becomes
+ * "[token]", whitespace runs become one space, at most max bytes are kept
+ * (then "..."), and control characters are escaped (bv_escape).  Always a
+ * new string. */
 char *bv_upload_sanitize(const char *text, size_t len, const char *token, size_t max);
 
 /* ---- cmd_share.c (exposed for the unit tests) ------------------------- */

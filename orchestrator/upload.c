@@ -53,14 +53,19 @@ char *bv_upload_sanitize(const char *text, size_t len, const char *token, size_t
 		if (space)
 			bv_buf_putn(&b, " ", 1);
 		space = 0;
-		bv_buf_putn(&b, ch < 0x20 || ch == 0x7f ? "?" : (const char *)&ch, 1);
+		bv_buf_putn(&b, (const char *)&ch, 1);
 	}
-	if (b.len >= max) {
+	int cut = b.len >= max;
+	if (cut)
 		b.len = max;
-		b.s[b.len] = '\0';
-		bv_buf_puts(&b, "...");
-	}
-	return bv_buf_detach(&b);
+	/* The server's words, escaped as every name from outside is: no
+	 * terminal control, no byte that is not UTF-8 (NULs included). */
+	bv_buf out = BV_BUF_INIT;
+	bv_buf_put_escaped(&out, b.s, b.len, 0);
+	if (cut)
+		bv_buf_puts(&out, "...");
+	bv_buf_free(&b);
+	return bv_buf_detach(&out);
 }
 
 static int is_loopback(const char *host)

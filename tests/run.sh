@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # tests/run.sh - runs every test and ends with one summary line,
-# "N passed, N failed": cmocka unit tests (counted per test), the kernel
-# library's own tests, and the end-to-end scripts (counted per check).
+# "N passed, N failed, N skipped": cmocka unit tests (counted per test), the
+# kernel library's own tests, and the end-to-end scripts (counted per check).
+# A skip (cmocka's skip(), lib.sh's `skip`: "ok - NAME # SKIP REASON") is
+# counted apart: a check that could not run here has not passed.
+# tests/run.sh SCRIPT... runs only those e2e scripts, counted the same way.
 #
 # By default (make test) it then runs a sanitizer subset: the unit tests and
 # the e2e scripts in SAN_SUBSET against the ASan/UBSan build (bin-asan/), and
@@ -12,15 +15,16 @@
 # checked for them afterwards.
 set -u
 cd "$(dirname "$0")/.."
-passed=0 failed=0 log=$(mktemp)
+passed=0 failed=0 skipped=0 log=$(mktemp)
 san=$(mktemp -d /tmp/bv-sanitizer-XXXXXX)
 trap 'rm -rf "$log" "$san"' EXIT
 
 count_cmocka() { # a cmocka binary's output on stdin
-	local p f
+	local p f s
 	p=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$log" | awk '{s+=$4} END {print s+0}')
 	f=$(grep -E '^\[  FAILED  \] [0-9]+ test' "$log" | awk '{s+=$4} END {print s+0}')
-	passed=$((passed + p)) failed=$((failed + f))
+	s=$(grep -E '^\[  SKIPPED \] [0-9]+ test' "$log" | awk '{s+=$4} END {print s+0}')
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
 # Sanitizer settings for the asan build: reports go to $san/<tool>.<pid>;
@@ -58,12 +62,20 @@ run_unit() { # BINARY LABEL
 	[ $rc -ne 0 ] && [ "$(grep -c 'FAILED' "$log")" -eq 0 ] && failed=$((failed + 1)) # crashed
 }
 
+# count_tap: the "ok - " / "not ok - " lines of $log; "ok - NAME # SKIP
+# REASON" is a skip, not a pass.
+count_tap() {
+	local s
+	s=$(grep -cE '^ok - .* # SKIP( |$)' "$log")
+	p=$(($(grep -c '^ok - ' "$log") - s)) f=$(grep -c '^not ok - ' "$log")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
 run_e2e() { # SCRIPT LABEL
 	echo "== $2"
 	bash "$1" > "$log" 2>&1; rc=$?
 	cat "$log"
-	p=$(grep -c '^ok - ' "$log") f=$(grep -c '^not ok - ' "$log")
-	passed=$((passed + p)) failed=$((failed + f))
+	count_tap
 	# a script that died without reporting a failure still fails
 	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1)) && echo "not ok - $1 exited $rc"
 }
@@ -76,6 +88,17 @@ if [ "${BV_VARIANT:-}" = asan ]; then
 else
 	unit=tests/bin/unit
 	tag=
+fi
+
+# tests/run.sh SCRIPT...: only those e2e scripts, counted the same way.
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		run_e2e "$t" "$t$tag"
+		[ -n "$tag" ] && sanitizer_reports "$t$tag" say-ok
+	done
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	exit
 fi
 
 run_unit "$unit" "unit tests$tag"
@@ -114,9 +137,9 @@ if [ -z "${BV_VARIANT:-}" ]; then
 				run_e2e "$t" "$t (ASan/UBSan)"
 				sanitizer_reports "$t (ASan/UBSan)" say-ok
 			done
-			echo "$passed $failed" > "$log.counts"
+			echo "$passed $failed $skipped" > "$log.counts"
 		)
-		read -r passed failed < "$log.counts"
+		read -r passed failed skipped < "$log.counts"
 		rm -f "$log.counts"
 	else
 		echo "not ok - the ASan/UBSan build is missing (make test builds it: make VARIANT=asan all unit)"
@@ -126,9 +149,8 @@ if [ -z "${BV_VARIANT:-}" ]; then
 	tests/fuzz/run.sh brief > "$log" 2>&1
 	rc=$?
 	cat "$log"
-	p=$(grep -c '^ok - ' "$log") f=$(grep -c '^not ok - ' "$log")
-	passed=$((passed + p)) failed=$((failed + f))
+	count_tap
 	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1)) && echo "not ok - tests/fuzz/run.sh exited $rc"
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -276,7 +276,7 @@ PY
 	check "completely full disk: leaves no empty results directory" test -z "$(ls -A "$TMP/mnt/r")"
 	umount "$TMP/mnt"
 else
-	echo "# skipped: the tmpfs full-disk checks (mount -t tmpfs is not permitted here)"
+	skip "full disk (tmpfs) and completely full disk" "mount -t tmpfs is not permitted here"
 fi
 
 # ---- an unwritable results directory: found before anything is built --------
@@ -295,7 +295,7 @@ if mount --bind -o ro "$TMP/ro" "$TMP/ro" 2> /dev/null && ! touch "$TMP/ro/x" 2>
 	umount "$TMP/ro"
 else
 	umount "$TMP/ro" 2> /dev/null
-	echo "# skipped: the read-only bind mount check (mount --bind is not permitted here)"
+	skip "read-only results directory" "mount --bind is not permitted here"
 fi
 
 # ---- the cache deleted while measuring ---------------------------------------

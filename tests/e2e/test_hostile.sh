@@ -211,6 +211,46 @@ for kind in absolute device fifo symlink-dir late-dotdot bomb; do
 	check "tarball ($kind): no release and no half-extracted entry in the cache" \
 		test -z "$(ls -A "$TMP/c-$kind/src" 2> /dev/null)"
 done
+# An entry name with terminal escapes and a newline: refused, and named with
+# them escaped: the terminal is not driven and no line is forged.
+python3 - "$FIX/kernels" "$TMP/rel/escape.tar.gz" <<'PY'
+import io, sys, tarfile
+src, out = sys.argv[1:3]
+with tarfile.open(out, "w:gz", format=tarfile.GNU_FORMAT) as t:
+    t.add(src, arcname="kernels-0.2.0", filter=lambda i: None if "/VERSION" in i.name or "/vendor" in i.name else i)
+    i = tarfile.TarInfo("kernels-0.2.0/VERSION"); i.size = 6; t.addfile(i, io.BytesIO(b"0.2.0\n"))
+    i = tarfile.TarInfo("kernels-0.2.0/\x1b[2J\x1b]0;owned\x07red\nbench-versions: all good\r"); i.size = 5
+    t.addfile(i, io.BytesIO(b"evil\n"))
+PY
+printf '{"schema": "bench-versions-releases", "schema_version": "1.0", "releases": [{"version": "0.2.0", "url": "escape.tar.gz", "sha256": "%s"}]}\n' \
+	"$(sha rel/escape.tar.gz)" > rel/escape.json
+# raw FILE...: how many ESC, BEL and CR bytes the files hold
+raw() { cat "$@" | tr -cd '\033\007\r' | wc -c; }
+refused "tarball (escapes in a name): refused, the name escaped" \
+	"entry 'kernels-0.2.0/\\\\x1b\[2J\\\\x1b\]0;owned\\\\x07red\\\\x0abench-versions: all good\\\\x0d' has a control character" \
+	env KERNEL_RELEASES="file://$TMP/rel/escape.json" BENCH_VERSIONS_CACHE="$TMP/c-escape" "$BV" compat 0.2.0
+check "tarball (escapes in a name): no raw escape, bell or carriage return reaches the terminal" test "$(raw "$TMP/err")" -eq 0
+check "tarball (escapes in a name): no forged line" test "$(grep -c '^bench-versions: all good' "$TMP/err")" -eq 0
+
+# The same from a release index and a results log: what they name is shown
+# escaped, wherever it is shown.
+printf '{"schema": "bench-versions-releases", "schema_version": "1.0", "releases": [{"version": "\\u001b[2J0.2.0\\nx", "url": "a.tar.gz", "sha256": "%s"}]}\n' \
+	"$(sha rel/escape.tar.gz)" > rel/escape-version.json
+refused "index: a version with escapes is named escaped" "releases\[0\]\.version: '\\\\x1b\[2J0\.2\.0\\\\x0ax' is not a version number" \
+	env KERNEL_RELEASES="file://$TMP/rel/escape-version.json" "$BV" compat 0.2.0
+check "index: no raw escape reaches the terminal" test "$(raw "$TMP/err")" -eq 0
+log escape-log.json '[{"bench": "unary", "op": "abs\u001b[31m", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 5, "median_ns_ci_low": 4, "median_ns_ci_high": 6}]'
+sed -i 's/"label": "a"/"label": "a\\u001b]0;owned\\u0007\\u009b2J"/' escape-log.json
+"$BV" compare escape-log.json > "$TMP/out" 2> "$TMP/err"
+check "results log: the table shows its names escaped" contains "$TMP/out" \
+	'^bench +op +backend +size +a\\x1b\]0;owned\\x07\\xc2\\x9b2J'
+check "results log: ... the op's too" contains "$TMP/out" '^unary +abs\\x1b\[31m +scalar'
+check "results log: no raw escape, bell or C1 control reaches the terminal" \
+	test "$(raw "$TMP/out" "$TMP/err")" -eq 0 -a "$(grep -c $'\xc2\x9b' "$TMP/out")" -eq 0
+log escape-schema.json '[]' '9\u001b[2J.0'
+refused "results log: a schema version with escapes is named escaped" "schema_version: expected \"MAJOR.MINOR\", got '9\\\\x1b\[2J\.0'" \
+	"$BV" compare escape-schema.json
+
 check "tarballs: nothing was written outside the extraction directory" \
 	test -z "$(ls -A "$TMP/outside"; find "$TMP" /tmp -maxdepth 6 \( -name abs-evil -o -name through-link -o -name dotdot-evil \) -print 2> /dev/null)"
 finish

@@ -86,6 +86,47 @@ check "file: exits 0" test $rc -eq 0
 check "file: 0.2.0 resolves by the release index" contains "$TMP/err" "\[release index file://$SRV/index.json: sha256 ${good_sha:0:12}"
 check "file: built and measured" contains "$TMP/out" "^unary +abs +scalar +1K +[0-9.]+ [nu]s"
 
+# ---- credentials in KERNEL_RELEASES -------------------------------------------
+# user:password@ in the index's URL is sent to the server (and to the
+# tarball's, which is relative to it) but never shown or stored: not on the
+# resolve or download line, not in an error, not in the logs nor in what
+# share packs.  The server here ignores the credentials.
+PASS="pw-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
+CRED="http://ci-robot:$PASS@127.0.0.1:$port"
+shown="http://\*\*\*@127\.0\.0\.1:$port"
+# secret_free NAME FILE...: neither the password nor the user is in the files
+secret_free() {
+	local name=$1
+	shift
+	check "$name" bash -c '! cat "$@" 2> /dev/null | grep -qE -- "$0|ci-robot"' "$PASS" "$@"
+}
+KERNEL_RELEASES="$CRED/index.json" BENCH_VERSIONS_CACHE="$TMP/c-cred" "$BV" 0.2.0 "${quick[@]}" \
+	--results "$TMP/cred" > "$TMP/cred.out" 2> "$TMP/cred.err"
+rc=$?
+check "credentials: exits 0" test $rc -eq 0
+check "credentials: the resolve line shows the index without them" contains "$TMP/cred.err" \
+	"0.2.0 +-> tarball ${good_sha:0:12}, kernels 0.2.0 \[release index $shown/index.json: sha256"
+check "credentials: the download line too" contains "$TMP/cred.err" "^download: $shown/kernels-0.2.0.tar.gz$"
+check "credentials: the tarball was downloaded" contains "$TMP/http.log" "GET /kernels-0.2.0.tar.gz"
+secret_free "credentials: not in the output or the messages" "$TMP/cred.out" "$TMP/cred.err"
+RUN=$(ls -d "$TMP"/cred/*/)
+secret_free "credentials: not in the results log or raw/" $(find "$RUN" -type f)
+check "credentials: the log's summary is the tarball's URL without them" python3 - "$RUN/0.2.0.json" "$port" <<'PY2'
+import json, sys
+v = json.load(open(sys.argv[1]))["version"]
+assert v["summary"] == "http://***@127.0.0.1:%s/kernels-0.2.0.tar.gz" % sys.argv[2], v
+PY2
+"$BV" share "$RUN" --output "$TMP/cred.tar.gz" > "$TMP/share.out" 2> "$TMP/share.err"
+check "credentials: share packs the run" test $? -eq 0 -a -s "$TMP/cred.tar.gz"
+mkdir -p "$TMP/cred-unpacked" && tar -xzf "$TMP/cred.tar.gz" -C "$TMP/cred-unpacked"
+secret_free "credentials: not in what share packs or says" "$TMP/share.out" "$TMP/share.err" \
+	$(find "$TMP/cred-unpacked" -type f)
+KERNEL_RELEASES="$CRED/missing.json" BENCH_VERSIONS_CACHE="$TMP/c-cred" "$BV" 0.2.0 "${quick[@]}" \
+	--results "$TMP/cred" > "$TMP/cred.out" 2> "$TMP/cred.err"
+check "credentials: a failed download says which, without them" contains "$TMP/cred.err" \
+	"release index \(KERNEL_RELEASES\): $shown/missing.json: HTTP status 404"
+secret_free "credentials: not in the error" "$TMP/cred.out" "$TMP/cred.err"
+
 # ---- broken downloads --------------------------------------------------------
 bad_sha=$(printf '0%.0s' $(seq 64))
 index "$SRV/bad-sha.json" "0.2.0=kernels-0.2.0.tar.gz=$bad_sha"

@@ -4,8 +4,9 @@
  * Each target feeds its input to one parser of the orchestrator, the same
  * entry the program uses (a buffer entry where the program reads a file),
  * and checks what must hold for any input: no crash, no sanitizer report, no
- * leak, an error always with a message, and target-specific invariants
- * (abort() when one breaks, so libFuzzer records the input).
+ * leak, an error always with a message that holds no terminal control, and
+ * target-specific invariants (abort() when one breaks, so libFuzzer records
+ * the input).
  *
  * Adding a parser (the budgets JSON of orchestrator/budgets.c is next: a
  * fuzz_budgets.c calling its buffer entry, like fuzz_compat.c): one file
@@ -40,12 +41,23 @@ static inline char *fuzz_str(const uint8_t *data, size_t size)
 		}                                                                                       \
 	} while (0)
 
-/* A failing parser must say why. */
+/* Whether a message is safe for a terminal: no control character but
+ * newlines and tabs (bv_fail escapes the rest, whatever the input held). */
+static inline int fuzz_printable(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* A failing parser must say why, in words a terminal only shows. */
 #define FUZZ_ERROR_SAYS_WHY(rc)                                                         \
 	do {                                                                            \
 		if (rc) {                                                               \
 			FUZZ_ASSERT((rc) == BV_EINPUT || (rc) == BV_ERUN);              \
 			FUZZ_ASSERT(bv_error_last() && bv_error_last()[0] != '\0');     \
+			FUZZ_ASSERT(fuzz_printable(bv_error_last()));                    \
 		}                                                                       \
 	} while (0)
 

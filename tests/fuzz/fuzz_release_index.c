@@ -11,7 +11,7 @@
 
 static const char *const sources[] = {
 	"http://127.0.0.1:8000/index.json",
-	"https://example.invalid/releases/v1/index.json?x=1",
+	"https://ci:secret@example.invalid/releases/v1/index.json?x=1", /* credentials: never shown */
 	"file:///tmp/bv-fuzz-index/index.json",
 };
 
@@ -35,6 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bv_url_scheme(r->url, scheme);
 			FUZZ_ASSERT(!strcmp(scheme, "http") || !strcmp(scheme, "https") ||
 				    (!strcmp(scheme, "file") && source[0] == 'f'));
+			/* what is shown holds no user:password@, only ***@ */
+			const char *auth = strstr(r->shown, "://");
+			FUZZ_ASSERT(auth != NULL);
+			auth += 3;
+			size_t n = strcspn(auth, "/?#");
+			const char *at = memchr(auth, '@', n);
+			FUZZ_ASSERT(!at || (at - auth == 3 && !strncmp(auth, "***", 3)));
 		}
 		bv_release_index_free(&idx);
 	} else

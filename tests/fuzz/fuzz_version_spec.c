@@ -15,7 +15,7 @@ static bv_repo *repo;
 static void git(const char *dir, const char *a, const char *b, const char *c, const char *d)
 {
 	char *argv[] = {"git", "-C", (char *)dir, (char *)a, (char *)b, (char *)c, (char *)d, NULL};
-	if (bv_run(argv, NULL, "/dev/null") != 0) {
+	if (bv_run(argv, NULL, "/dev/null", BV_ENV_BUILD) != 0) {
 		fprintf(stderr, "fuzz_version_spec: git %s failed\n", a);
 		abort();
 	}

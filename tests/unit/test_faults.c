@@ -67,13 +67,13 @@ static void run_tail_keeps_the_end_without_a_log(void **state)
 	char *bad_log = bv_asprintf("%s/file/runner.log", dir); /* cannot be created */
 	char *argv[] = {"seq", "1", "3000", NULL};
 	char *tail = NULL;
-	assert_int_equal(bv_run_tail(argv, bad_log, 100, &tail), 0);
+	assert_int_equal(bv_run_tail(argv, bad_log, 100, &tail, BV_ENV_BUILD), 0);
 	assert_int_equal(strlen(tail), 100);
 	assert_non_null(strstr(tail, "2999\n3000\n"));
 	free(tail);
 	char *log = bv_asprintf("%s/runner.log", dir);
 	char *fails[] = {"seq", "--no-such-option", NULL};
-	assert_true(bv_run_tail(fails, log, 4096, &tail) > 0);
+	assert_true(bv_run_tail(fails, log, 4096, &tail, BV_ENV_BUILD) > 0);
 	assert_non_null(strstr(tail, "no-such-option"));
 	char *text = NULL;
 	assert_int_equal(bv_read_file(log, 1 << 20, &text, NULL), 0);
@@ -94,7 +94,7 @@ static void a_process_left_behind_does_not_hold_the_reader(void **state)
 	char *argv[] = {"sh", "-c", "echo first; setsid sleep 30 & echo last", NULL};
 	char *tail = NULL;
 	time_t start = time(NULL);
-	assert_int_equal(bv_run_tail(argv, NULL, 100, &tail), 0);
+	assert_int_equal(bv_run_tail(argv, NULL, 100, &tail, BV_ENV_BUILD), 0);
 	assert_true(time(NULL) - start < 10);
 	assert_string_equal(tail, "first\nlast\n");
 	free(tail);

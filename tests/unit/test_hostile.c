@@ -1,7 +1,8 @@
 /* test_hostile.c - broken and hostile JSON through every loader (results
  * logs, compat.json, the release index): each is refused with a message
  * naming the file and the position or field, never a crash.  Inputs found
- * by the fuzzers (tests/fuzz/) are kept here as regressions too. */
+ * by the fuzzers (tests/fuzz/) are kept here as regressions too.  Names from
+ * outside are shown escaped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,39 @@ static void only_regular_files_are_read(void **state)
 	free(dir), free(fifo), free(sub);
 }
 
+/* Names from outside reach the terminal escaped (bv_escape): no terminal
+ * control, no forged line, no byte that is not UTF-8; printable text and
+ * UTF-8 as they are.  bv_fail escapes whatever a site passed in. */
+static void names_from_outside_are_escaped(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+	    {"kernels-0.2.0/src", "kernels-0.2.0/src"},
+	    {"\x1b[2J\x1b]0;owned\x07", "\\x1b[2J\\x1b]0;owned\\x07"},
+	    {"a\nb\r\tc\x7f", "a\\x0ab\\x0d\\x09c\\x7f"},
+	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8d\xb0", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8d\xb0"}, /* UTF-8 */
+	    {"\xc2\x9b" "2J", "\\xc2\\x9b2J"},				 /* C1 CSI, in UTF-8 */
+	    {"\x9b" "2J \xff \xc3", "\\x9b2J \\xff \\xc3"},		 /* not UTF-8 */
+	    {"\xc0\xaf \xed\xa0\x80", "\\xc0\\xaf \\xed\\xa0\\x80"},	 /* overlong, surrogate */
+	    {"abc\xe2\x80\xae" "fdp.exe", "abc\\xe2\\x80\\xaefdp.exe"}, /* bidi override */
+	    {"", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *e = bv_escape(cases[i][0]);
+		assert_string_equal(e, cases[i][1]);
+		char *again = bv_escape(e); /* escaping twice changes nothing */
+		assert_string_equal(again, e);
+		free(again), free(e);
+	}
+	char *lines = bv_escape_lines("line 1\n\tline 2\x1b[0m\r\n");
+	assert_string_equal(lines, "line 1\n\tline 2\\x1b[0m\\x0d\n");
+	free(lines);
+	assert_int_equal(bv_fail(BV_EINPUT, "entry '%s': tail:\n%s", "\x1b[31mx", "a\x07"), BV_EINPUT);
+	assert_string_equal(bv_error_last(), "entry '\\x1b[31mx': tail:\na\\x07");
+	bv_fail_context(BV_EINPUT, "release \x1b]0;t\x07");
+	assert_string_equal(bv_error_last(), "release \\x1b]0;t\\x07: entry '\\x1b[31mx': tail:\na\\x07");
+}
+
 int test_hostile(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +222,7 @@ int test_hostile(void)
 		cmocka_unit_test(broken_results_logs_are_refused),
 		cmocka_unit_test(every_loader_refuses_deep_nesting_with_its_name),
 		cmocka_unit_test(only_regular_files_are_read),
+		cmocka_unit_test(names_from_outside_are_escaped),
 	};
 	return cmocka_run_group_tests_name("hostile input", tests, NULL, NULL);
 }

@@ -201,8 +201,8 @@ static void exporters_neutralise_hostile_labels(void **state)
 {
 	(void)state;
 	char *csv = export_hostile("csv");
-	/* quoted, quotes doubled, formula defused, escape byte gone */
-	assert_non_null(strstr(csv, "\r\nunary,relu,scalar,65536,\"'=cmd|x,\"\"q\"\" <b>&amp;?[2J\",ok,"));
+	/* quoted, quotes doubled, formula defused, escape byte shown as \x1b */
+	assert_non_null(strstr(csv, "\r\nunary,relu,scalar,65536,\"'=cmd|x,\"\"q\"\" <b>&amp;\\x1b[2J\",ok,"));
 	assert_null(strchr(csv, 0x1b));
 	free(csv);
 	char *html = export_hostile("html");
@@ -212,7 +212,7 @@ static void exporters_neutralise_hostile_labels(void **state)
 	assert_null(strchr(html, 0x1b));
 	free(html);
 	char *md = export_hostile("markdown");
-	assert_non_null(strstr(md, "| =cmd\\|x,\"q\" \\<b\\>\\&amp;?\\[2J |"));
+	assert_non_null(strstr(md, "| =cmd\\|x,\"q\" \\<b\\>\\&amp;\\\\x1b\\[2J |"));
 	free(md);
 	char *table = export_hostile("table");
 	assert_null(strchr(table, 0x1b));

@@ -118,6 +118,43 @@ static void urls_join_like_a_browser(void **state)
 	assert_string_equal(s, "c");
 }
 
+/* What is shown or stored of a URL never holds its user:password@; a URL
+ * without them is shown exactly as given. */
+static void credentials_in_urls_are_never_shown(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+	    {"http://ci:hunter2@h.invalid:8080/a/index.json", "http://***@h.invalid:8080/a/index.json"},
+	    {"https://ghp_abc@github.invalid/org/k.git", "https://***@github.invalid/org/k.git"},
+	    {"https://u:p%40ss@h.invalid/i.json?x=1#f", "https://***@h.invalid/i.json?x=1#f"},
+	    {"ssh://git:pw@h.invalid/k.git", "ssh://***@h.invalid/k.git"},
+	    {"http://u:p@[::1]:80/i.json", "http://***@[::1]:80/i.json"},
+	    {"http://h.invalid/a/../i.json", "http://h.invalid/a/../i.json"}, /* untouched */
+	    {"file:///srv/rel/index.json", "file:///srv/rel/index.json"},
+	    {"git@github.invalid:org/k.git", "git@github.invalid:org/k.git"}, /* scp-like: no password */
+	    {"bogus://a:b@c d/x", "bogus://***@c d/x"},			      /* not a URL libcurl takes */
+	    {"not a url", "not a url"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *shown = bv_url_redact(cases[i][0]);
+		assert_string_equal(shown, cases[i][1]);
+		free(shown);
+	}
+	/* The index keeps the real URL for fetching, and only that. */
+	bv_release_index idx;
+	const char *text = "{\"schema\": \"bench-versions-releases\", \"schema_version\": \"1.0\", \"releases\": "
+			   "[{\"version\": \"0.1.0\", \"url\": \"k.tar.gz\", \"sha256\": \"" SHA "\"}]}";
+	assert_int_equal(bv_release_index_parse("https://ci:hunter2@h.invalid/r/index.json", text, strlen(text), &idx), 0);
+	assert_string_equal(idx.source, "https://***@h.invalid/r/index.json");
+	assert_string_equal(idx.releases[0].url, "https://ci:hunter2@h.invalid/r/k.tar.gz");
+	assert_string_equal(idx.releases[0].shown, "https://***@h.invalid/r/k.tar.gz");
+	bv_release_index_free(&idx);
+	const char *bad = "{\"schema\": 1}";
+	assert_int_equal(bv_release_index_parse("https://ci:hunter2@h.invalid/i.json", bad, strlen(bad), &idx), BV_EINPUT);
+	assert_null(strstr(bv_error_last(), "hunter2"));
+	assert_non_null(strstr(bv_error_last(), "https://***@h.invalid/i.json: schema"));
+}
+
 static void remote_names_are_told_from_paths(void **state)
 {
 	(void)state;
@@ -135,6 +172,7 @@ int test_releases(void)
 		cmocka_unit_test(file_urls_only_from_a_file_index),
 		cmocka_unit_test(hostile_indexes_are_refused),
 		cmocka_unit_test(urls_join_like_a_browser),
+		cmocka_unit_test(credentials_in_urls_are_never_shown),
 		cmocka_unit_test(remote_names_are_told_from_paths),
 	};
 	return cmocka_run_group_tests_name("releases", tests, NULL, NULL);

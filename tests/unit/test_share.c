@@ -1,6 +1,6 @@
 /* test_share.c - share's pieces without a server: the packer (read back with
- * libarchive), the URL policy, tokens, the sanitiser for server messages and
- * the retry arithmetic. */
+ * libarchive), the URL policy, tokens and the environments children get
+ * without them, the sanitiser for server messages and the retry arithmetic. */
 #include <archive.h>
 #include <archive_entry.h>
 #include <fcntl.h>
@@ -217,12 +217,54 @@ static void tokens(void **state)
 	free(d);
 }
 
+/* Every child runs code from the versions under test: the build tools get
+ * our environment less the secrets, bv-runner an allow-list. */
+static void children_get_no_secret(void **state)
+{
+	(void)state;
+	assert_true(bv_env_is_secret("BENCH_VERSIONS_TOKEN=" TOKEN));
+	assert_true(bv_env_is_secret("GITHUB_TOKEN=x"));
+	assert_true(bv_env_is_secret("CI_JOB_TOKEN=x"));
+	assert_true(bv_env_is_secret("AWS_SECRET_ACCESS_KEY=x"));
+	assert_true(bv_env_is_secret("docker_password=x"));
+	assert_true(bv_env_is_secret("OPENAI_API_KEY=x"));
+	assert_true(bv_env_is_secret("SSH_AUTH_SOCK=/run/agent"));
+	assert_true(bv_env_is_secret("KERNEL_RELEASES=https://ci:hunter2@example.com/index.json"));
+	assert_true(bv_env_is_secret("https_proxy=http://me:pw@proxy:3128"));
+	assert_false(bv_env_is_secret("KERNEL_RELEASES=https://example.com/index.json"));
+	assert_false(bv_env_is_secret("KERNEL_REPO=ssh://git@example.com/k.git")); /* a user, no password */
+	assert_false(bv_env_is_secret("PATH=/usr/bin:/bin"));
+	assert_false(bv_env_is_secret("GIT_AUTHOR_NAME=fixture"));
+	assert_false(bv_env_is_secret("KEYBOARD=us"));
+
+	char *env[] = {"PATH=/usr/bin", "HOME=/home/u", "CC=clang", "CFLAGS=-O3", "GITHUB_TOKEN=ghp",
+		       "BENCH_VERSIONS_TOKEN=" TOKEN, "LC_ALL=C", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
+		       "KN_BLAS_THREADS=2", "CUDA_VISIBLE_DEVICES=0", "ASAN_OPTIONS=log_path=/tmp/a",
+		       "UBSAN_OPTIONS=halt_on_error=1", "KERNEL_DIR=/k", "BENCH_VERSIONS_CACHE=/c", NULL};
+	char **build = bv_child_environ(env, BV_ENV_BUILD);
+	size_t n = 0;
+	for (; build[n]; n++)
+		assert_false(strstr(build[n], "TOKEN"));
+	assert_int_equal(n, 13); /* all but the two tokens */
+	free(build);
+	char **runner = bv_child_environ(env, BV_ENV_RUNNER);
+	const char *want[] = {"PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
+			      "KN_BLAS_THREADS=2", "CUDA_VISIBLE_DEVICES=0", "ASAN_OPTIONS=log_path=/tmp/a",
+			      "UBSAN_OPTIONS=halt_on_error=1", NULL};
+	for (n = 0; want[n]; n++) {
+		assert_non_null(runner[n]);
+		assert_string_equal(runner[n], want[n]);
+	}
+	assert_null(runner[n]);
+	free(runner);
+}
+
 static void sanitizing_server_messages(void **state)
 {
 	(void)state;
 	const char *msg = "bad\x1b[31m token\n\n  " TOKEN " here";
 	char *s = bv_upload_sanitize(msg, strlen(msg), TOKEN, 200);
-	assert_string_equal(s, "bad?[31m token [token] here");
+	assert_string_equal(s, "bad\\x1b[31m token [token] here");
 	free(s);
 	s = bv_upload_sanitize("abcdefgh", 8, NULL, 4);
 	assert_string_equal(s, "abcd...");
@@ -266,6 +308,7 @@ int test_share(void)
 		cmocka_unit_test(pack_refuses_bad_top_names),
 		cmocka_unit_test(url_policy),
 		cmocka_unit_test(tokens),
+		cmocka_unit_test(children_get_no_secret),
 		cmocka_unit_test(sanitizing_server_messages),
 		cmocka_unit_test(retry_arithmetic),
 	};

@@ -1,0 +1,151 @@
+/*
+ * env.c - secrets out of the environment, and the environment each child
+ * gets (see common.h).
+ *
+ * Everything this tool starts runs code from the versions under test: make
+ * reads the library's Makefile, a compat recipe is that library's build, and
+ * bv-runner loads the library itself.  None of it may learn the upload token,
+ * so the token is taken out of the environment before anything starts, and
+ * every child gets an environment built for it instead of ours (as git's
+ * run-command.c does): the build tools ours less whatever looks like a secret
+ * (they need the user's CC, CFLAGS, PKG_CONFIG_PATH, ...), bv-runner only an
+ * allow-list.
+ *
+ * unsetenv() alone is not enough: it drops the pointer, but the text stays in
+ * the block the kernel gave us at exec, which /proc/PID/environ shows to any
+ * process of the same user (a Makefile can read its parent's).  So a secret's
+ * text is overwritten there once copied, and a secret-looking variable the
+ * tool itself may still need (a proxy URL with a password, an ssh agent) is
+ * moved to a heap copy: getenv() still finds it, /proc does not.
+ */
+#include "common.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+extern char **environ;
+
+static char *token;
+
+/* Overwrites the value of NAME=VALUE where it lies. */
+static void wipe_value(char *entry)
+{
+	char *eq = strchr(entry, '=');
+	if (eq)
+		memset(eq + 1, 'x', strlen(eq + 1));
+}
+
+void bv_secrets_take(void)
+{
+	/* The token: into memory for share, out of the environment. */
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "BENCH_VERSIONS_TOKEN=", 21)) {
+			if (!token)
+				token = bv_strdup(*e + 21);
+			wipe_value(*e);
+		}
+	unsetenv("BENCH_VERSIONS_TOKEN");
+	/* Other secrets stay ours (libcurl reads a proxy's password, libgit2
+	 * an ssh agent's socket), but only in copies /proc does not show. */
+	for (char **e = environ; e && *e; e++)
+		if (bv_env_is_secret(*e)) {
+			char *copy = bv_strdup(*e);
+			char *old = *e;
+			*e = copy; /* never freed: the environment owns it now */
+			wipe_value(old);
+		}
+}
+
+const char *bv_secret_token(void) { return token; }
+
+/* Whether name (up to its '=') contains word, ignoring case. */
+static int name_has(const char *entry, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	for (size_t i = 0; i + w <= n; i++)
+		if (!strncasecmp(entry + i, word, w))
+			return 1;
+	return 0;
+}
+
+static int name_ends(const char *entry, size_t n, const char *suffix)
+{
+	size_t w = strlen(suffix);
+	return n >= w && !strncasecmp(entry + n - w, suffix, w);
+}
+
+/* scheme://user:password@host: a URL that carries its password. */
+static int url_with_password(const char *value)
+{
+	for (const char *p = strstr(value, "://"); p; p = strstr(p + 3, "://")) {
+		const char *auth = p + 3;
+		size_t n = strcspn(auth, "/?#@ \t");
+		if (auth[n] == '@' && memchr(auth, ':', n))
+			return 1;
+	}
+	return 0;
+}
+
+int bv_env_is_secret(const char *entry)
+{
+	/* Names, not a list of every service's variables: what CI systems and
+	 * cloud tools call their secrets (GITHUB_TOKEN, CI_JOB_TOKEN,
+	 * AWS_SECRET_ACCESS_KEY, NPM_TOKEN, DOCKER_PASSWORD, *_API_KEY, ...). */
+	static const char *const words[] = {"TOKEN", "SECRET", "PASSW", "CREDENTIAL", "PRIVATE_KEY", "API_KEY",
+					    "APIKEY", "ACCESS_KEY", NULL};
+	static const char *const names[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", NULL};
+	const char *eq = strchr(entry, '=');
+	size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
+	for (const char *const *w = words; *w; w++)
+		if (name_has(entry, n, *w))
+			return 1;
+	for (const char *const *w = names; *w; w++)
+		if (n == strlen(*w) && !strncmp(entry, *w, n))
+			return 1;
+	if (name_ends(entry, n, "_KEY") || name_ends(entry, n, "_AUTH"))
+		return 1;
+	return eq && url_with_password(eq + 1);
+}
+
+/* What bv-runner and the library it loads may read: the search path, the
+ * locale, where temporary files go, the thread counts (set by run), the
+ * library's own knobs (KN_*), the CUDA runtime's and the dynamic loader's
+ * settings, and the sanitizers' and valgrind's options (the test suite runs
+ * the runner under both). */
+static int runner_needs(const char *entry)
+{
+	static const char *const names[] = {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "LD_LIBRARY_PATH",
+					    NULL};
+	static const char *const prefixes[] = {"LC_", "OPENBLAS_", "OMP_", "GOMP_", "KN_", "CUDA_", "NVIDIA_",
+					       "VALGRIND_", NULL};
+	const char *eq = strchr(entry, '=');
+	if (!eq)
+		return 0;
+	size_t n = (size_t)(eq - entry);
+	for (const char *const *w = names; *w; w++)
+		if (n == strlen(*w) && !strncmp(entry, *w, n))
+			return 1;
+	for (const char *const *w = prefixes; *w; w++)
+		if (!strncmp(entry, *w, strlen(*w)))
+			return 1;
+	return n >= 11 && !strncmp(eq - 11, "SAN_OPTIONS", 11); /* ASAN_, UBSAN_, LSAN_... */
+}
+
+char **bv_child_environ(char *const *env, bv_child_env kind)
+{
+	size_t n = 0;
+	while (env && env[n])
+		n++;
+	char **out = bv_xmalloc((n + 1) * sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (bv_env_is_secret(env[i])) /* BENCH_VERSIONS_TOKEN too, should it be back */
+			continue;
+		if (kind == BV_ENV_RUNNER && !runner_needs(env[i]))
+			continue;
+		out[k++] = env[i];
+	}
+	out[k] = NULL;
+	return out;
+}

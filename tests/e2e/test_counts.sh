@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# End to end: tests/run.sh counts what the checks print.  A skipped check is
+# not a pass: a machine that cannot run half the suite must not report it as
+# passed.  Scripts with known output (no bench-versions involved) go through
+# `tests/run.sh SCRIPT...`, the same counting as the whole suite.
+source "$(dirname "$0")/lib.sh"
+# The plain run.sh, also when this script runs under BV_VARIANT=asan (which
+# would add a "no sanitizer reports" pass per script).
+runner() { env -u BV_VARIANT bash "$ROOT/tests/run.sh" "$@"; }
+
+cat > "$TMP/test_mixed.sh" <<SH
+source "$ROOT/tests/e2e/lib.sh"
+check "passes" true
+check "passes too" true
+check "fails" false
+skip "needs a GPU" "no device here"
+skip "needs mount" "not permitted"
+finish
+SH
+runner "$TMP/test_mixed.sh" > "$TMP/out" 2>&1
+rc=$?
+check "a failed check fails the run" test $rc -ne 0
+check "skips are counted apart from passes" contains "$TMP/out" "^2 passed, 1 failed, 2 skipped$"
+check "a skip says what and why" contains "$TMP/out" "^ok - needs a GPU # SKIP no device here$"
+
+cat > "$TMP/test_skips.sh" <<SH
+source "$ROOT/tests/e2e/lib.sh"
+check "passes" true
+skip "everything else" "nothing to test here"
+finish
+SH
+runner "$TMP/test_skips.sh" > "$TMP/out" 2>&1
+rc=$?
+check "skips alone do not fail the run" test $rc -eq 0
+check "and are still said" contains "$TMP/out" "^1 passed, 0 failed, 1 skipped$"
+finish
