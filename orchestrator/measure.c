@@ -1266,6 +1266,16 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 	const char *status = rc == 0 ? "complete" : rc == BV_EINTR ? "interrupted" : "failed";
 	if (rc == 0) {
 		rc = write_logs(&s, status, paths);
+		if (rc) {
+			/* The logs are one run: when one cannot be written (a full
+			 * disk), none may say `complete` (a sibling written first
+			 * would); they say `failed`, best effort, and the first
+			 * error is the one reported. */
+			char *first = bv_strdup(bv_error_last());
+			write_logs(&s, "failed", NULL);
+			bv_fail(rc, "%s", first);
+			free(first);
+		}
 	} else {
 		/* What finished stays in the logs (for --resume); the first error
 		 * is the one reported, even when these writes fail too. */

@@ -245,6 +245,11 @@ check "file size limit: the logs on disk are valid or absent, no temporary files
 import glob, json, os, sys
 # "failed" too: the run's last write marks it so, and a log small enough
 # for the limit (the baseline's, without a change block) gets it on disk.
+# Never "complete": whichever write the limit bites (an intermediate one,
+# or only the final one, after the baseline's log was written as complete:
+# the flake an outside review saw once in two runs), no log of a run that
+# could not write all of its logs may say so (measure.c rewrites them as
+# failed).
 for p in glob.glob(sys.argv[1] + "/*.json"):
     assert json.load(open(p))["run"]["status"] in ("running", "failed"), p
 assert not [n for n in os.listdir(sys.argv[1]) if ".tmp" in n]
