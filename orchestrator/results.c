@@ -279,22 +279,24 @@ const cJSON *bv_log_cells(const cJSON *doc) { return cJSON_GetObjectItemCaseSens
 
 /* ---- the whole log --------------------------------------------------------- */
 
+/* What tells cells apart: bench, op, backend, size (pointers into the
+ * document), and the cell's place in the file. */
+typedef struct cell_key {
+	const char *bench, *op, *backend;
+	size_t size, index;
+} cell_key;
+
 /* "unary abs scalar 64K", escaped: how messages name a cell. */
-static char *cell_name(const bv_log_cell *c)
+static char *cell_name(const char *bench, const char *op, const char *backend, size_t n)
 {
 	char size[32];
-	char *b = bv_escape(c->bench), *o = bv_escape(c->op), *k = bv_escape(c->backend);
-	char *s = bv_asprintf("%.40s %.40s %.40s %s", b, o, k, bv_size_format(c->size, size, sizeof(size)));
+	char *b = bv_escape(bench), *o = bv_escape(op), *k = bv_escape(backend);
+	char *s = bv_asprintf("%.40s %.40s %.40s %s", b, o, k, bv_size_format(n, size, sizeof(size)));
 	free(b), free(o), free(k);
 	return s;
 }
 
-typedef struct cell_key {
-	const bv_log_cell *c;
-	size_t index;
-} cell_key;
-
-static int same_cell(const bv_log_cell *x, const bv_log_cell *y)
+static int same_cell(const cell_key *x, const cell_key *y)
 {
 	return x->size == y->size && !strcmp(x->bench, y->bench) && !strcmp(x->op, y->op) &&
 	       !strcmp(x->backend, y->backend);
@@ -303,8 +305,7 @@ static int same_cell(const bv_log_cell *x, const bv_log_cell *y)
 /* By cell, then by place in the file. */
 static int key_cmp(const void *a, const void *b)
 {
-	const cell_key *p = a, *q = b;
-	const bv_log_cell *x = p->c, *y = q->c;
+	const cell_key *x = a, *y = b;
 	int r = strcmp(x->bench, y->bench);
 	if (!r)
 		r = strcmp(x->op, y->op);
@@ -313,33 +314,27 @@ static int key_cmp(const void *a, const void *b)
 	if (!r)
 		r = x->size < y->size ? -1 : x->size > y->size;
 	if (!r)
-		r = p->index < q->index ? -1 : p->index > q->index;
+		r = x->index < y->index ? -1 : x->index > y->index;
 	return r;
 }
 
 /* A cell twice makes the table depend on which copy a reader meets last
  * (report's READY or NOT READY did): the first repeat, in file order, is
- * refused with the place of its first copy. */
-static int no_duplicates(const char *path, const bv_log_cell *cells, size_t n)
+ * refused with the place of its first copy.  Sorts keys. */
+static int no_duplicates(const char *path, cell_key *keys, size_t n)
 {
-	if (n < 2)
-		return 0;
-	cell_key *keys = bv_xmalloc(n * sizeof(*keys));
-	for (size_t i = 0; i < n; i++)
-		keys[i].c = &cells[i], keys[i].index = i;
 	qsort(keys, n, sizeof(*keys), key_cmp);
-	size_t first = 0, again = 0;
+	const cell_key *first = NULL, *again = NULL;
 	/* Copies of one cell are neighbours, the first copy leading. */
 	for (size_t i = 1; i < n; i++)
-		if (same_cell(keys[i - 1].c, keys[i].c) && (i == 1 || !same_cell(keys[i - 2].c, keys[i].c)) &&
-		    (!again || keys[i].index < again))
-			first = keys[i - 1].index, again = keys[i].index;
-	free(keys);
+		if (same_cell(&keys[i - 1], &keys[i]) && (i == 1 || !same_cell(&keys[i - 2], &keys[i])) &&
+		    (!again || keys[i].index < again->index))
+			first = &keys[i - 1], again = &keys[i];
 	if (!again)
 		return 0;
-	char *name = cell_name(&cells[again]);
+	char *name = cell_name(again->bench, again->op, again->backend, again->size);
 	int rc = bv_fail(BV_EINPUT, "%s: cells[%zu] (%s): the same cell as cells[%zu]; a log holds each cell once",
-			 path, again, name, first);
+			 path, again->index, name, first->index);
 	free(name);
 	return rc;
 }
@@ -379,28 +374,30 @@ int bv_log_check(const char *path, const cJSON *doc)
 	if (!cJSON_IsArray(cells) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "version")))
 		return bv_fail(BV_EINPUT, "%s: missing \"version\" or \"cells\"", path);
 	size_t n = (size_t)cJSON_GetArraySize(cells), i = 0;
-	bv_log_cell *all = bv_xmalloc((n ? n : 1) * sizeof(*all));
+	cell_key *keys = bv_xmalloc((n ? n : 1) * sizeof(*keys));
 	bv_buf why = BV_BUF_INIT;
 	int rc = 0;
 	const cJSON *cell;
 	cJSON_ArrayForEach(cell, cells)
 	{
-		int bad = read_cell(cell, &all[i], &why);
+		bv_log_cell c;
+		int bad = read_cell(cell, &c, &why);
 		if (bad == -1)
 			rc = bv_fail(BV_EINPUT, "%s: cells[%zu]: %s", path, i, why.s);
 		else if (bad) {
-			char *name = cell_name(&all[i]);
+			char *name = cell_name(c.bench, c.op, c.backend, c.size);
 			rc = bv_fail(BV_EINPUT, "%s: cells[%zu] (%s): %s", path, i, name, why.s);
 			free(name);
 		}
 		if (rc)
 			break;
+		keys[i] = (cell_key){c.bench, c.op, c.backend, c.size, i};
 		i++;
 	}
 	if (rc == 0)
-		rc = no_duplicates(path, all, n);
+		rc = no_duplicates(path, keys, n);
 	bv_buf_free(&why);
-	free(all);
+	free(keys);
 	return rc;
 }
 
