@@ -108,7 +108,7 @@ static const char *duplicate_key(const cJSON *node, size_t *ordinal, size_t *fir
 			for (k = 1; k < n; k++)
 				if (!strcmp(refs[k - 1].key, refs[k].key) && (!dup || refs[k].index < *second))
 					dup = refs[k].key, *first = refs[k - 1].index, *second = refs[k].index;
-			/* The first of the run of equal keys, for "also at". */
+			/* Its first occurrence, for "first at". */
 			for (k = 0; dup && k < n; k++)
 				if (!strcmp(refs[k].key, dup)) {
 					*first = refs[k].index;
