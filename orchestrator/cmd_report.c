@@ -26,6 +26,7 @@
 #include "common.h"
 #include "json.h"
 #include "report.h"
+#include "results.h"
 #include "stages.h"
 
 static void usage(FILE *out)
@@ -83,7 +84,7 @@ static int logs_from_dir(const char *dir, const char *base, const char *cand, ch
 			continue;
 		free(first);
 		first = bv_asprintf("%s/%s", dir, de->d_name);
-		if (bv_json_load(first, (size_t)1 << 30, &doc))
+		if (bv_log_load(first, &doc))
 			doc = NULL;
 	}
 	closedir(d);

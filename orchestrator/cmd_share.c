@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "common.h"
 #include "json.h"
+#include "results.h"
 #include "share.h"
 
 #define TOKEN_MAX 4096
@@ -175,15 +176,23 @@ static int check_results_dir(const char *dir)
 		return bv_fail(BV_EINPUT, "cannot open results directory %s: %s", dir, strerror(errno));
 	struct dirent *de;
 	int found = 0, subruns = 0;
-	while (!found && (de = readdir(d))) {
+	while ((de = readdir(d))) { /* every log: a broken one is refused even beside good ones */
 		size_t n = strlen(de->d_name);
 		char *path = bv_asprintf("%s/%s", dir, de->d_name);
 		struct stat st;
 		if (n > 5 && !strcmp(de->d_name + n - 5, ".json") && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			/* Other JSON is not ours to judge; a log compare would
+			 * refuse is not shared (results.c says why). */
 			cJSON *doc = NULL;
-			if (bv_json_load(path, (size_t)256 << 20, &doc) == 0) {
-				const char *schema = bv_json_str(doc, "schema");
-				found = schema && !strcmp(schema, "bench-versions-results");
+			if (bv_json_load(path, BV_RESULTS_MAX, &doc) == 0 && bv_log_claims(doc)) {
+				int rc = bv_log_check(path, doc);
+				if (rc) {
+					cJSON_Delete(doc);
+					free(path);
+					closedir(d);
+					return rc;
+				}
+				found = 1;
 			}
 			cJSON_Delete(doc);
 		} else if (de->d_name[0] != '.' && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
@@ -195,7 +204,7 @@ static int check_results_dir(const char *dir)
 	closedir(d);
 	if (found)
 		return 0;
-	return bv_fail(BV_EINPUT, "%s holds no results log (<label>.json with schema bench-versions-results)%s", dir,
+	return bv_fail(BV_EINPUT, "%s holds no results log (<label>.json with schema " BV_RESULTS_SCHEMA ")%s", dir,
 		       subruns ? ": name one run's directory, e.g. results/<timestamp>/" : "");
 }
 

@@ -5,8 +5,10 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-/* Parses path (at most max bytes, nesting at most cJSON's limit).  On error
- * the message names the file and the line and column where parsing stopped. */
+/* Parses path (at most max bytes, checked before reading; nesting at most
+ * cJSON's limit; no key twice in one object).  On error the message names
+ * the file and the line and column where parsing stopped, or of the second
+ * key. */
 int bv_json_load(const char *path, size_t max, cJSON **out);
 /* The same for text already in memory (NUL-terminated, len bytes) that came
  * from name (a path or URL, for messages). */

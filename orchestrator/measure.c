@@ -46,11 +46,9 @@
 #include "json.h"
 #include "machine.h"
 #include "progress.h"
+#include "results.h"
 #include "stages.h"
 #include "stats.h"
-
-#define RESULTS_SCHEMA "bench-versions-results"
-#define RESULTS_SCHEMA_VERSION "1.3"
 
 /* The machine's state around one process's timing of a cell, as the runner
  * reported it: [0] before, [1] after; NAN where it said nothing. */
@@ -857,8 +855,8 @@ static int write_logs(session *s, const char *status, char **paths)
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < s->n; i++) {
 		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "schema", RESULTS_SCHEMA);
-		cJSON_AddStringToObject(doc, "schema_version", RESULTS_SCHEMA_VERSION);
+		cJSON_AddStringToObject(doc, "schema", BV_RESULTS_SCHEMA);
+		cJSON_AddStringToObject(doc, "schema_version", BV_RESULTS_VERSION);
 		cJSON *run = cJSON_AddObjectToObject(doc, "run");
 		cJSON_AddStringToObject(run, "id", run_id);
 		cJSON_AddStringToObject(run, "created", s->created);
@@ -890,25 +888,15 @@ static int write_logs(session *s, const char *status, char **paths)
 
 /* ---- resuming ---------------------------------------------------------- */
 
-/* dir/<label>.json if it exists (*doc NULL if not), checked to be a log. */
+/* dir/<label>.json if it exists (*doc NULL if not), checked as every log
+ * is (results.c): its cells are reused as they stand. */
 static int prior_log(const char *dir, const bv_version *v, cJSON **doc)
 {
 	*doc = NULL;
 	char *path = log_path(dir, v);
 	int rc = 0;
-	if (bv_exists(path)) {
-		rc = bv_json_load(path, (size_t)1 << 30, doc);
-		const char *schema = rc == 0 ? bv_json_str(*doc, "schema") : NULL;
-		const char *sv = rc == 0 ? bv_json_str(*doc, "schema_version") : NULL;
-		if (rc == 0 && (!schema || strcmp(schema, RESULTS_SCHEMA) || !sv || atoi(sv) != 1 ||
-				!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells"))))
-			rc = bv_fail(BV_EINPUT, "%s: not a bench-versions results log this version reads", path);
-		if (rc) {
-			cJSON_Delete(*doc);
-			*doc = NULL;
-			rc = bv_fail_context(BV_EINPUT, "--resume");
-		}
-	}
+	if (bv_exists(path) && (rc = bv_log_load(path, doc)) != 0)
+		rc = bv_fail_context(BV_EINPUT, "--resume");
 	free(path);
 	return rc;
 }
@@ -999,16 +987,17 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	const cJSON *quick = cJSON_GetObjectItemCaseSensitive(m, "quick");
 	if (!cJSON_IsBool(quick) || cJSON_IsTrue(quick) != !!o->quick)
 		return plan_differs(dir, o->quick ? "it was measured without --quick" : "it was measured with --quick");
-	const cJSON *cells = cJSON_GetObjectItemCaseSensitive(doc, "cells");
-	long nc = cJSON_GetArraySize(cells);
+	const cJSON *cells = bv_log_cells(doc), *cell;
+	long nc = cJSON_GetArraySize(cells), k = 0;
 	int cells_same = nc == 0 || nc == ndefs;
-	for (long k = 0; cells_same && nc && k < ndefs; k++) {
-		const cJSON *c = cJSON_GetArrayItem(cells, (int)k);
-		const char *bench = bv_json_str(c, "bench"), *op = bv_json_str(c, "op"), *be = bv_json_str(c, "backend");
-		double size = -1;
-		bv_json_num(c, "size", &size);
-		cells_same = bench && op && be && !strcmp(bench, defs[k].bench->name) && !strcmp(op, defs[k].op->name) &&
-			     !strcmp(be, defs[k].backend) && (size_t)size == defs[k].size;
+	cJSON_ArrayForEach(cell, cells)
+	{
+		bv_log_cell c;
+		if (!cells_same || nc == 0 || k >= ndefs || bv_log_cell_read(cell, &c))
+			break;
+		cells_same = !strcmp(c.bench, defs[k].bench->name) && !strcmp(c.op, defs[k].op->name) &&
+			     !strcmp(c.backend, defs[k].backend) && c.size == defs[k].size;
+		k++;
 	}
 	if (!cells_same) {
 		char *msg = bv_asprintf("its cells differ from this command's (--benches, --ops, --backends, --sizes): "

@@ -18,6 +18,7 @@
 #include "benches.h"
 #include "common.h"
 #include "json.h"
+#include "results.h"
 #include "stages.h"
 #include "stats.h"
 
@@ -45,40 +46,15 @@ static int row_index(bv_table *t, const char *bench, const char *op, const char 
 	return (int)t->nrows++;
 }
 
-/* Canonical status strings, so exporters can compare pointers or strings. */
+/* Canonical status strings, so exporters can compare pointers or strings:
+ * a log's (results.c) and merge's own "build failed". */
 static const char *status_of(const char *s)
 {
-	static const char *const known[] = {"ok", "n/a", "skipped", "wrong result", "failed", "build failed",
-					    "crashed", "timeout", "unfinished", NULL};
-	for (int i = 0; s && known[i]; i++)
-		if (!strcmp(s, known[i]))
-			return known[i];
-	return "failed";
-}
-
-/* "1.1": the major number, digits only on both sides of one dot. */
-static int schema_major(const char *sv, unsigned long *major)
-{
-	size_t a = strspn(sv, "0123456789");
-	if (a == 0 || a > 6 || sv[a] != '.' || sv[a + 1] == '\0' || strspn(sv + a + 1, "0123456789") != strlen(sv + a + 1))
-		return 0;
-	*major = strtoul(sv, NULL, 10);
-	return 1;
-}
-
-/* A count or a size from a log: absent (*out unchanged, 0), or a whole
- * number in [0, max] (0), else -1.  Casting anything else to an integer type
- * would be undefined (found by fuzz_results_log: a size of 1e300). */
-static int whole_number(const cJSON *o, const char *key, double max, double *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!v)
-		return 0;
-	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= max) ||
-	    v->valuedouble != floor(v->valuedouble))
-		return -1;
-	*out = v->valuedouble;
-	return 0;
+	static const char build_failed[] = "build failed";
+	if (s && !strcmp(s, build_failed))
+		return build_failed;
+	const char *known = bv_results_status(s);
+	return known ? known : bv_results_status("failed");
 }
 
 /* The better of a [before, after] pair of a state field: the higher
@@ -93,58 +69,29 @@ static double better_of(const cJSON *state, const char *key, int dir)
 	return w;
 }
 
-/* process_ratios[] and, aligned with it, process_state[] into ch. */
-static void read_processes(const cJSON *change, bv_change *ch)
+/* process_ratios[] and, aligned with it, process_state[] into ch (the
+ * loader checked every ratio is a finite number > 0). */
+static void read_processes(const bv_log_change *lc, bv_change *ch)
 {
-	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(change, "process_ratios");
-	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(change, "process_state");
-	int n = cJSON_IsArray(pr) ? cJSON_GetArraySize(pr) : 0;
-	int aligned = cJSON_IsArray(ps) && cJSON_GetArraySize(ps) == n;
+	const cJSON *pr = lc->process_ratios, *ps = lc->process_state;
+	int n = cJSON_GetArraySize(pr);
+	int aligned = cJSON_GetArraySize(ps) == n;
 	if (n <= 0)
 		return;
 	ch->proc_ratio = calloc((size_t)n, sizeof(double));
 	ch->proc_gbps = calloc((size_t)n, sizeof(double));
 	ch->proc_compute_ns = calloc((size_t)n, sizeof(double));
 	ch->proc_running = calloc((size_t)n, sizeof(double));
-	for (int k = 0; k < n; k++) {
-		const cJSON *x = cJSON_GetArrayItem(pr, k);
-		double r = cJSON_IsNumber(x) ? x->valuedouble : NAN;
-		if (!(isfinite(r) && r > 0))
-			continue; /* carries no evidence; its state is dropped with it */
-		const cJSON *st = aligned ? cJSON_GetArrayItem(ps, k) : NULL;
-		ch->proc_ratio[ch->nproc] = r;
+	const cJSON *x, *st = aligned ? ps->child : NULL;
+	cJSON_ArrayForEach(x, pr)
+	{
+		ch->proc_ratio[ch->nproc] = x->valuedouble;
 		ch->proc_gbps[ch->nproc] = better_of(st, "probe_gbps", -1);
 		ch->proc_compute_ns[ch->nproc] = better_of(st, "probe_compute_ns", +1);
 		ch->proc_running[ch->nproc] = better_of(st, "running", +1); /* the fewer */
 		ch->nproc++;
+		st = st ? st->next : NULL;
 	}
-}
-
-static int load_log(const char *path, cJSON **doc)
-{
-	unsigned long major = 0;
-	int rc = bv_json_load(path, (size_t)1 << 30, doc);
-	if (rc)
-		return rc;
-	const char *schema = bv_json_str(*doc, "schema");
-	const char *sv = bv_json_str(*doc, "schema_version");
-	if (!schema || strcmp(schema, "bench-versions-results") != 0 || !sv)
-		rc = bv_fail(BV_EINPUT, "%s: not a bench-versions results log (no \"schema\")", path);
-	else if (!schema_major(sv, &major)) {
-		char *shown = bv_escape(sv); /* the log's text: shown, never obeyed */
-		rc = bv_fail(BV_EINPUT, "%s: schema_version: expected \"MAJOR.MINOR\", got '%.32s'", path, shown);
-		free(shown);
-	} else if (major != 1)
-		rc = bv_fail(BV_EINPUT, "%s: results schema %s is %s than this bench-versions reads (1.x)", path, sv,
-			     major > 1 ? "newer" : "older");
-	else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells")) ||
-		 !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(*doc, "version")))
-		rc = bv_fail(BV_EINPUT, "%s: missing \"version\" or \"cells\"", path);
-	if (rc) {
-		cJSON_Delete(*doc);
-		*doc = NULL;
-	}
-	return rc;
 }
 
 /* Text from a log is hostile input: control characters (terminal escapes,
@@ -167,10 +114,47 @@ static void add_note(bv_table *t, char *note)
 	t->notes[t->nnotes++] = note;
 }
 
+/* What the merge keeps of a log once its cells are in the table.  The
+ * document itself is freed as soon as they are: every log parsed and held
+ * until the end took 5-15 times the logs' size (a cJSON node per number), so
+ * 10,000 logs of 20 KB took gigabytes. */
+typedef struct log_info {
+	char *label;		     /* as the log has it (NULL: none), unescaped */
+	char *run_id, *run_baseline; /* NULL when absent */
+	char *hostname, *cpu;
+	char *kernel_version, *rule, *summary;
+	int build_failed;
+} log_info;
+
+static char *dup_or_null(const char *s) { return s ? bv_strdup(s) : NULL; }
+
+static void info_read(const cJSON *doc, log_info *l)
+{
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+	l->label = dup_or_null(bv_json_str(ver, "label"));
+	l->run_id = dup_or_null(bv_json_str(run, "id"));
+	l->run_baseline = dup_or_null(bv_json_str(run, "baseline"));
+	l->hostname = dup_or_null(bv_json_str(m, "hostname"));
+	l->cpu = dup_or_null(bv_json_str(m, "cpu"));
+	l->kernel_version = dup_or_null(bv_json_str(ver, "kernel_version"));
+	l->rule = dup_or_null(bv_json_str(ver, "rule"));
+	l->summary = dup_or_null(bv_json_str(ver, "summary"));
+	const char *bstatus = bv_json_str(cJSON_GetObjectItemCaseSensitive(ver, "build"), "status");
+	l->build_failed = bstatus && !strcmp(bstatus, "failed");
+}
+
+static void info_free(log_info *l)
+{
+	free(l->label), free(l->run_id), free(l->run_baseline), free(l->hostname), free(l->cpu);
+	free(l->kernel_version), free(l->rule), free(l->summary);
+}
+
 /* Labels must be unique columns; logs from different runs often share one
  * ("main" twice), so every label that repeats gets its run id, and a label
  * that still repeats (the same log twice) its position. */
-static void unique_labels(bv_table *t, cJSON **docs)
+static void unique_labels(bv_table *t, const log_info *info)
 {
 	size_t n = t->nversions;
 	int *dup = calloc(n, sizeof(int));
@@ -180,8 +164,7 @@ static void unique_labels(bv_table *t, cJSON **docs)
 				dup[i] = 1;
 	for (size_t i = 0; i < n; i++)
 		if (dup[i]) {
-			const char *id = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "run"), "id");
-			char *id_clean = clean_dup(id ? id : "?");
+			char *id_clean = clean_dup(info[i].run_id ? info[i].run_id : "?");
 			char *l = bv_asprintf("%s@%s", t->labels[i], id_clean);
 			free(id_clean);
 			free(t->labels[i]);
@@ -198,14 +181,99 @@ static void unique_labels(bv_table *t, cJSON **docs)
 	free(dup);
 }
 
-static char *machine_desc(const cJSON *doc)
+static char *machine_desc(const log_info *l)
 {
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "machine");
-	const char *host = bv_json_str(m, "hostname"), *cpu = bv_json_str(m, "cpu");
-	char *h = clean_dup(host ? host : "?"), *c = clean_dup(cpu ? cpu : "?");
+	char *h = clean_dup(l->hostname ? l->hostname : "?"), *c = clean_dup(l->cpu ? l->cpu : "?");
 	char *d = bv_asprintf("%s, %s", h, c);
 	free(h), free(c);
 	return d;
+}
+
+/* How the baseline's log says its numbers were measured, in one line. */
+static char *method_line(const cJSON *doc, double threshold)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "method");
+	double minp = 0, maxp = 0, rounds = 0, sample = 0, budget = 0;
+	bv_json_num(m, "min_processes", &minp);
+	bv_json_num(m, "max_processes", &maxp);
+	if (!bv_json_num(m, "processes", &minp)) /* schema 1.0 */
+		maxp = minp;
+	bv_json_num(m, "rounds", &rounds);
+	bv_json_num(m, "sample_us", &sample);
+	bv_json_num(m, "budget_s", &budget);
+	const char *mode = bv_json_str(m, "mode");
+	int isolated = mode && !strcmp(mode, "isolated");
+	bv_buf b = BV_BUF_INIT;
+	char *shown = clean_dup(mode ? mode : "?");
+	bv_buf_printf(&b, "%s: ", shown);
+	free(shown);
+	if (minp == maxp)
+		bv_buf_printf(&b, "%g processes", minp);
+	else
+		bv_buf_printf(&b, "%g-%g processes per cell (stops when the interval decides, or at %g s)", minp, maxp,
+			      budget);
+	bv_buf_printf(&b, " x %g rounds of %g us samples; ", rounds, sample);
+	if (isolated)
+		bv_buf_puts(&b, "one process per version, in random order; ratio = median over rounds of the "
+				"ratio of the processes' medians; ");
+	else
+		bv_buf_puts(&b, "versions alternated in random order in each process; ratio = median over "
+				"processes of each process's median pair ratio; ");
+	bv_buf_printf(&b, "95%% order-statistic interval; threshold %.1f%%", threshold * 100);
+	return bv_buf_detach(&b);
+}
+
+/* Log i's cells into the table.  Its change blocks are taken (paired) only
+ * when it comes from the baseline's run (same_run) and names the baseline
+ * (base_label, the baseline log's label as the change blocks name it). */
+static void add_cells(bv_table *t, size_t i, const cJSON *doc, int same_run, const char *base_label,
+		      double threshold)
+{
+	const cJSON *cell;
+	cJSON_ArrayForEach(cell, bv_log_cells(doc))
+	{
+		bv_log_cell c;
+		bv_log_cell_read(cell, &c); /* checked by bv_log_load */
+		char *cb = clean_dup(c.bench), *co = clean_dup(c.op), *ck = clean_dup(c.backend);
+		int idx = row_index(t, cb, co, ck, c.size); /* may move t->rows */
+		free(cb), free(co), free(ck);
+		bv_row *r = &t->rows[idx];
+		bv_result *res = &r->results[i];
+		res->status = status_of(c.status);
+		if (c.reason)
+			res->reason = clean_dup(c.reason);
+		res->host_bytes = c.host_bytes, res->device_bytes = c.device_bytes;
+		res->gbps = c.gbps, res->gflops = c.gflops;
+		res->pct_copy_bw = c.pct_copy_bw, res->pct_peak_flops = c.pct_peak_flops;
+		res->processes = c.processes;
+		res->median_ns = c.median_ns, res->ci_low_ns = c.ci_low_ns, res->ci_high_ns = c.ci_high_ns;
+		const bv_log_change *lc = &c.change;
+		/* Paired only within one run: a log from another run may name a
+		 * baseline with the same label that is not this one.  A change
+		 * without its coverage (some 1.0 logs) is left to the unpaired
+		 * fallback. */
+		if (i == 0 || !same_run || !c.has_change || !lc->baseline || strcmp(lc->baseline, base_label) ||
+		    lc->coverage < 0)
+			continue;
+		bv_change *ch = &r->changes[i];
+		bv_interval iv = {lc->ratio, lc->ci_low, lc->ci_high, lc->coverage, 1};
+		ch->valid = 1;
+		ch->mode = lc->mode;
+		ch->paired = ch->mode[0] == 'p';
+		ch->ratio = iv.est, ch->ci_low = iv.lo, ch->ci_high = iv.hi;
+		ch->coverage = iv.coverage;
+		ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
+		ch->noisy = bv_interval_noisy(&iv, threshold);
+		ch->processes = lc->processes;
+		if (lc->layouts > 1 && lc->has_spread) {
+			ch->layouts = lc->layouts;
+			ch->layout_lo = lc->layout_lo, ch->layout_hi = lc->layout_hi;
+		}
+		/* The per-process ratios, in the order measured, and the
+		 * machine's state around each: the evidence verdict.c decides on
+		 * over the whole table. */
+		read_processes(lc, ch);
+	}
 }
 
 int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out)
@@ -218,41 +286,41 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->nversions = n;
-	t->labels = calloc(n, sizeof(char *));
-	t->descriptions = calloc(n, sizeof(char *));
-	cJSON **docs = calloc(n, sizeof(cJSON *));
+	t->labels = calloc(n + 1, sizeof(char *));
+	t->descriptions = calloc(n + 1, sizeof(char *));
+	log_info *info = calloc(n + 1, sizeof(log_info));
 	/* Per log: its ratios may be the paired ones (same run and machine as
 	 * the baseline), may fall back to the ratio of medians, or may not be
 	 * formed at all (another machine, unless asked). */
-	int *same_run = calloc(n, sizeof(int)), *other_machine = calloc(n, sizeof(int));
-	char *base_label = NULL; /* the baseline's label as the logs' change blocks name it */
+	int *same_run = calloc(n + 1, sizeof(int)), *other_machine = calloc(n + 1, sizeof(int));
 	double threshold = o->threshold;
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = load_log(paths[i], &docs[i]);
-	if (rc == 0 && n > 0 && threshold < 0 &&
-	    bv_json_num(cJSON_GetObjectItemCaseSensitive(docs[0], "method"), "threshold", &threshold))
-		threshold = 0.01;
+	/* Too much in all is refused before a byte of any log is read. */
+	int rc = bv_logs_check_sizes(paths, n);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		cJSON *doc = NULL;
+		if ((rc = bv_log_load(paths[i], &doc)) != 0)
+			break;
+		info_read(doc, &info[i]);
+		if (i == 0) {
+			if (threshold < 0 &&
+			    bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "threshold", &threshold))
+				threshold = 0.01;
+			if (threshold < 0 || threshold >= 10)
+				threshold = 0.01;
+			t->method = method_line(doc, threshold);
+		}
+		t->labels[i] = clean_dup(info[i].label ? info[i].label : "?");
+		other_machine[i] = !same_str(info[0].hostname, info[i].hostname) || !same_str(info[0].cpu, info[i].cpu);
+		/* A log without a run id cannot prove it shares the baseline's processes. */
+		same_run[i] = !other_machine[i] && info[i].run_id && same_str(info[0].run_id, info[i].run_id);
+		add_cells(t, i, doc, same_run[i], info[0].label ? info[0].label : "", threshold);
+		cJSON_Delete(doc);
+	}
 	if (threshold < 0 || threshold >= 10)
 		threshold = 0.01;
 	t->threshold = threshold;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const char *label = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
-		t->labels[i] = clean_dup(label ? label : "?");
-		if (i == 0)
-			base_label = bv_strdup(label ? label : "");
-		const cJSON *run0 = cJSON_GetObjectItemCaseSensitive(docs[0], "run");
-		const cJSON *run = cJSON_GetObjectItemCaseSensitive(docs[i], "run");
-		const cJSON *m0 = cJSON_GetObjectItemCaseSensitive(docs[0], "machine");
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(docs[i], "machine");
-		other_machine[i] = !same_str(bv_json_str(m0, "hostname"), bv_json_str(m, "hostname")) ||
-				   !same_str(bv_json_str(m0, "cpu"), bv_json_str(m, "cpu"));
-		/* A log without a run id cannot prove it shares the baseline's processes. */
-		same_run[i] = !other_machine[i] && bv_json_str(run, "id") &&
-			      same_str(bv_json_str(run0, "id"), bv_json_str(run, "id"));
-	}
 	if (rc == 0)
-		unique_labels(t, docs);
+		unique_labels(t, info);
 	for (size_t i = 1; i < n && rc == 0; i++) {
 		const char *file = base_name(paths[i]);
 		char *named = strncmp(file, t->labels[i], strlen(t->labels[i])) || strcmp(file + strlen(t->labels[i]), ".json")
@@ -260,7 +328,7 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 				      : bv_strdup(file);
 		char *clean = clean_dup(named);
 		if (other_machine[i]) {
-			char *here = machine_desc(docs[i]), *base = machine_desc(docs[0]);
+			char *here = machine_desc(&info[i]), *base = machine_desc(&info[0]);
 			if (o->across_machines)
 				add_note(t, bv_asprintf("%s was measured on another machine (%s; the baseline on %s); its "
 							"ratios are unpaired and include the difference between the machines",
@@ -276,8 +344,8 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 						clean));
 		else {
 			/* Same run, but its ratios were taken against another version. */
-			const char *rb = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "run"), "baseline");
-			if (rb && strcmp(rb, base_label))
+			const char *rb = info[i].run_baseline;
+			if (rb && strcmp(rb, info[0].label ? info[0].label : ""))
 				add_note(t, bv_asprintf("%s was paired with another baseline in its run; its ratios to "
 							"the first log are unpaired (ratio of medians, wider intervals)",
 							clean));
@@ -285,110 +353,17 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 		free(clean), free(named);
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const cJSON *ver = cJSON_GetObjectItemCaseSensitive(docs[i], "version");
-		const char *kv = bv_json_str(ver, "kernel_version");
-		const char *rule = bv_json_str(ver, "rule");
-		const char *summary = bv_json_str(ver, "summary");
-		char *d = bv_asprintf("%s: %s, kernels %s (%s)", t->labels[i], summary ? summary : "", kv ? kv : "?",
-				      rule ? rule : "?");
+		const log_info *l = &info[i];
+		char *d = bv_asprintf("%s: %s, kernels %s (%s)", t->labels[i], l->summary ? l->summary : "",
+				      l->kernel_version ? l->kernel_version : "?", l->rule ? l->rule : "?");
 		t->descriptions[i] = clean_dup(d);
 		free(d);
-		const cJSON *cell;
-		size_t ci = 0;
-		cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(docs[i], "cells"))
-		{
-			const char *bench = bv_json_str(cell, "bench"), *op = bv_json_str(cell, "op"),
-				   *backend = bv_json_str(cell, "backend");
-			/* Sizes are exact as doubles up to 2^53 (benches.h packs shapes below that). */
-			double size = -1, np = 0;
-			const char *bad = !cJSON_IsObject(cell) ? "expected an object"
-					  : !bench		? "\"bench\": expected a string"
-					  : !op			? "\"op\": expected a string"
-					  : !backend		? "\"backend\": expected a string"
-					  : whole_number(cell, "size", 9007199254740992.0, &size) || size < 0
-						  ? "\"size\": expected a whole number from 0 to 2^53"
-					  : whole_number(cell, "processes", INT_MAX, &np)
-						  ? "\"processes\": expected a whole number"
-						  : NULL;
-			if (bad) {
-				rc = bv_fail(BV_EINPUT, "%s: cells[%zu]: %s", paths[i], ci, bad);
-				break;
-			}
-			ci++;
-			char *cb = clean_dup(bench), *co = clean_dup(op), *ck = clean_dup(backend);
-			int idx = row_index(t, cb, co, ck, (size_t)size); /* may move t->rows */
-			free(cb), free(co), free(ck);
-			bv_row *r = &t->rows[idx];
-			bv_result *res = &r->results[i];
-			res->status = status_of(bv_json_str(cell, "status"));
-			const char *reason = bv_json_str(cell, "reason");
-			if (reason)
-				res->reason = clean_dup(reason);
-			const cJSON *fp = cJSON_GetObjectItemCaseSensitive(cell, "footprint");
-			bv_json_num(fp, "host_bytes", &res->host_bytes);
-			bv_json_num(fp, "device_bytes", &res->device_bytes);
-			bv_json_num(cell, "gbps", &res->gbps);
-			bv_json_num(cell, "gflops", &res->gflops);
-			bv_json_num(cell, "pct_copy_bandwidth", &res->pct_copy_bw);
-			bv_json_num(cell, "pct_peak_flops", &res->pct_peak_flops);
-			res->processes = (int)np;
-			if (res->status == status_of("ok") &&
-			    (bv_json_num(cell, "median_ns", &res->median_ns) ||
-			     bv_json_num(cell, "median_ns_ci_low", &res->ci_low_ns) ||
-			     bv_json_num(cell, "median_ns_ci_high", &res->ci_high_ns))) {
-				rc = bv_fail(BV_EINPUT, "%s: cells[%zu]: an ok cell lacks median_ns, median_ns_ci_low or "
-						     "median_ns_ci_high (numbers)", paths[i], ci - 1);
-				break;
-			}
-			/* "change" since schema 1.1; 1.0 logs called it "paired". */
-			const cJSON *pb = cJSON_GetObjectItemCaseSensitive(cell, "change");
-			if (!pb)
-				pb = cJSON_GetObjectItemCaseSensitive(cell, "paired");
-			const char *pbase = bv_json_str(pb, "baseline");
-			const char *mode = bv_json_str(pb, "mode");
-			bv_change *ch = &r->changes[i];
-			/* Paired only within one run: a log from another run may name a
-			 * baseline with the same label that is not this one. */
-			if (i > 0 && same_run[i] && pbase && !strcmp(pbase, base_label)) {
-				bv_interval iv = {0};
-				iv.n = 1;
-				if (!bv_json_num(pb, "ratio", &iv.est) && !bv_json_num(pb, "ratio_ci_low", &iv.lo) &&
-				    !bv_json_num(pb, "ratio_ci_high", &iv.hi) && !bv_json_num(pb, "coverage", &iv.coverage)) {
-					ch->valid = 1;
-					ch->mode = mode && !strcmp(mode, "isolated") ? "isolated" : "paired";
-					ch->paired = ch->mode[0] == 'p';
-					ch->ratio = iv.est, ch->ci_low = iv.lo, ch->ci_high = iv.hi;
-					ch->coverage = iv.coverage;
-					ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
-					ch->noisy = bv_interval_noisy(&iv, threshold);
-					np = 0;
-					if (whole_number(pb, "processes", INT_MAX, &np) == 0)
-						ch->processes = (int)np;
-					double nl = 0;
-					const cJSON *ls = cJSON_GetObjectItemCaseSensitive(pb, "layout_spread");
-					if (whole_number(pb, "layouts", 64, &nl) == 0 && nl > 1 && cJSON_IsArray(ls) &&
-					    cJSON_GetArraySize(ls) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(ls, 0)) &&
-					    cJSON_IsNumber(cJSON_GetArrayItem(ls, 1))) {
-						ch->layouts = (int)nl;
-						ch->layout_lo = cJSON_GetArrayItem(ls, 0)->valuedouble;
-						ch->layout_hi = cJSON_GetArrayItem(ls, 1)->valuedouble;
-					}
-					/* The per-process ratios, in the order measured, and
-					 * the machine's state around each: the evidence
-					 * verdict.c decides on over the whole table. */
-					read_processes(pb, ch);
-				}
-			}
-		}
 	}
 	/* A build that failed has no cells; mark it in every row, whatever order. */
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const cJSON *build = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "build");
-		const char *bstatus = bv_json_str(build, "status");
-		if (bstatus && !strcmp(bstatus, "failed"))
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (info[i].build_failed)
 			for (size_t k = 0; k < t->nrows; k++)
 				t->rows[k].results[i].status = status_of("build failed");
-	}
 	/* Unpaired fallback: versions from different runs. */
 	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
 		bv_row *r = &t->rows[k];
@@ -416,39 +391,10 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 	}
 	if (rc == 0)
 		bv_table_decide(t, BV_FDR);
-	if (rc == 0 && n > 0) {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(docs[0], "method");
-		double minp = 0, maxp = 0, rounds = 0, sample = 0, budget = 0;
-		bv_json_num(m, "min_processes", &minp);
-		bv_json_num(m, "max_processes", &maxp);
-		if (!bv_json_num(m, "processes", &minp)) /* schema 1.0 */
-			maxp = minp;
-		bv_json_num(m, "rounds", &rounds);
-		bv_json_num(m, "sample_us", &sample);
-		bv_json_num(m, "budget_s", &budget);
-		const char *mode = bv_json_str(m, "mode");
-		int isolated = mode && !strcmp(mode, "isolated");
-		bv_buf b = BV_BUF_INIT;
-		bv_buf_printf(&b, "%s: ", mode ? mode : "?");
-		if (minp == maxp)
-			bv_buf_printf(&b, "%g processes", minp);
-		else
-			bv_buf_printf(&b, "%g-%g processes per cell (stops when the interval decides, or at %g s)", minp,
-				      maxp, budget);
-		bv_buf_printf(&b, " x %g rounds of %g us samples; ", rounds, sample);
-		if (isolated)
-			bv_buf_puts(&b, "one process per version, in random order; ratio = median over rounds of the "
-					"ratio of the processes' medians; ");
-		else
-			bv_buf_puts(&b, "versions alternated in random order in each process; ratio = median over "
-					"processes of each process's median pair ratio; ");
-		bv_buf_printf(&b, "95%% order-statistic interval; threshold %.1f%%", threshold * 100);
-		t->method = bv_buf_detach(&b);
-	}
 	for (size_t i = 0; i < n; i++)
-		cJSON_Delete(docs[i]);
-	free(docs);
-	free(same_run), free(other_machine), free(base_label);
+		info_free(&info[i]);
+	free(info);
+	free(same_run), free(other_machine);
 	if (rc)
 		bv_table_free(t);
 	return rc;

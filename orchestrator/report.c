@@ -20,6 +20,7 @@
 #include "benches.h"
 #include "common.h"
 #include "json.h"
+#include "results.h"
 
 static const char *const status_names[BV_CELL_NSTATUS] = {
     "build failed", "wrong result", "failed", "vanished", "regression", "warning",
@@ -537,7 +538,7 @@ static char *compat_note(const cJSON *compat, const char *id)
 static int read_env(bv_report_env *e, const char *path, const cJSON *compat)
 {
 	cJSON *doc;
-	int rc = bv_json_load(path, (size_t)1 << 30, &doc);
+	int rc = bv_log_load(path, &doc);
 	if (rc)
 		return rc;
 	e->log = bv_strdup(path);

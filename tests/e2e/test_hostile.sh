@@ -117,9 +117,24 @@ printf '{"schema": "bench-versions-results",\n "cells": [1 2]}' > malformed.json
 refused "malformed log: file, line and column" "malformed.json:2:14: malformed JSON$" "$BV" compare malformed.json
 python3 -c 'print("{\"a\":" + "[" * 100000 + "]" * 100000 + "}")' > deep.json
 refused "deeply nested log: refused at the limit" "deep.json:1:1005: malformed JSON \(nested more than 1000 levels deep\)" "$BV" compare deep.json
-truncate -s 1100M huge.json
-refused "1.1 GB log (sparse): refused by size before reading" "huge.json is larger than 1073741824 bytes" "$BV" compare huge.json
+truncate -s 300M huge.json
+refused "300 MB log (sparse): refused by size before reading" "huge.json is larger than 268435456 bytes" "$BV" compare huge.json
 rm -f huge.json
+# Five logs of 250 MB each (sparse, so reading them would find NUL bytes):
+# more than 1 GiB together is refused before any is read.
+for i in 1 2 3 4 5; do truncate -s 250M "part$i.json"; done
+refused "logs over 1 GiB together: refused before reading" "the 5 logs up to part5\.json hold more than 1073741824 bytes together" \
+	"$BV" compare part1.json part2.json part3.json part4.json part5.json
+rm -f part?.json
+ln -s /dev/zero zero.json
+refused "a symlink to /dev/zero: refused at once by what it is" "zero\.json is a character device, not a regular file" \
+	timeout 10 "$BV" compare zero.json
+log dupkey.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 5, "median_ns_ci_low": 4, "median_ns_ci_high": 6, "status": "failed"}]'
+refused "a key twice in a log: file, line, column and key" "dupkey\.json:3:158: duplicate key \"status\" \(first at 3:79\)" "$BV" compare dupkey.json
+log inf.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 1e999, "median_ns_ci_low": 4, "median_ns_ci_high": 6}]'
+refused "an infinite median names the cell" "inf\.json: cells\[0\] \(unary abs scalar 1K\): median_ns inf: expected a finite number > 0" "$BV" compare inf.json
+log unknown.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "great"}]'
+refused "an unknown status names the cell" "unknown\.json: cells\[0\] \(unary abs scalar 1K\): \"status\": unknown status 'great'" "$BV" compare unknown.json
 log v2.json '[]' 2.0
 refused "unknown major schema version" "v2.json: results schema 2.0 is newer than this bench-versions reads \(1.x\)" "$BV" compare v2.json
 log type.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": "1K"}]'

@@ -253,6 +253,32 @@ check "hostile label: no tag survives in the HTML" test -z "$(grep -E '<script|<
 check "hostile label: markdown escapes it" contains "$TMP/hostile/report.md" '\\<script\\>alert\(1\)\\</script\\>\\\|\\\*\\\*x'
 check "hostile label: the JUnit XML still parses" python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$TMP/hostile/report.xml"
 
+# ---- 6b: numbers a verdict would take at face value are refused, naming the
+# file and the cell (issue 14 item 10): relu is 2-3x slower here, and an
+# interval reaching down to -1e308 made it "same", so READY.
+python3 - "$run/main.json" "$TMP/absurd.json" "$TMP/twice.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+relu = [i for i, c in enumerate(d["cells"]) if c["op"] == "relu"][0]
+d["cells"][relu]["change"]["ratio_ci_low"] = -1e308
+json.dump(d, open(sys.argv[2], "w"))
+d = json.load(open(sys.argv[1]))
+# the same cell twice, the later copy claiming no change: which copy counted
+# depended on the order
+fake = json.loads(json.dumps(d["cells"][relu]))
+fake["change"].update(ratio=1.0, ratio_ci_low=0.99, ratio_ci_high=1.01, process_ratios=[1.0] * len(fake["change"]["process_ratios"]))
+d["cells"].append(fake)
+json.dump(d, open(sys.argv[3], "w"))
+PY
+"$BV" report --from "$run/0.1.0.json" "$TMP/absurd.json" --formats none > "$TMP/out6b" 2> "$TMP/err6b"
+check "ratio_ci_low -1e308: exit 2, not READY" test $? -eq 2 -a ! -s "$TMP/out6b"
+check "ratio_ci_low -1e308: the message names the file, the cell and the field" \
+	contains "$TMP/err6b" "absurd\.json: cells\[[0-9]+\] \(unary relu scalar 64K\): change\.ratio_ci_low -1e\+308: expected a finite number > 0"
+"$BV" report --from "$run/0.1.0.json" "$TMP/twice.json" --formats none > "$TMP/out6c" 2> "$TMP/err6c"
+check "a cell twice in a log: exit 2" test $? -eq 2 -a ! -s "$TMP/out6c"
+check "a cell twice in a log: named with its first copy" \
+	contains "$TMP/err6c" "twice\.json: cells\[2\] \(unary relu scalar 64K\): the same cell as cells\[[01]\]"
+
 # ---- 7: measured; a candidate with a wrong abs and neg gone
 sed -i 's/y\[i\] = fabsf(x\[i\]);/y[i] = x[i];/' "$FIX/kernels/src/scalar.c"
 python3 - "$FIX/kernels/src/scalar.c" <<'PY'

@@ -272,6 +272,19 @@ BENCH_VERSIONS_TOKEN="$TOKEN" share "$COPY" --url "$URL"
 check "results holding the token: refused (exit 2)" test $rc -eq 2
 check "token in the results: the file is named" contains "$TMP/err" "raw/runner.env holds the upload token"
 rm "$COPY/raw/runner.env"
+# A log compare would refuse (here a cell twice) is not shared, even beside good ones.
+log=$(ls "$COPY"/*.json | head -1)
+cp "$log" "$TMP/log.keep"
+python3 - "$log" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cells"].append(d["cells"][0])
+json.dump(d, open(sys.argv[1], "w"))
+PY
+BENCH_VERSIONS_TOKEN="$TOKEN" share "$COPY" --url "$URL"
+check "a results log compare would refuse: not shared (exit 2)" test $rc -eq 2
+check "broken log: the file and the cell are named" contains "$TMP/err" "$(basename "$log"): cells\[[0-9]+\] \(.*\): the same cell as cells\[0\]"
+cp "$TMP/log.keep" "$log"
 check "refused packs: nothing uploaded" test "$(requests)" -eq 0
 share "$TMP/results" --url "$URL" --no-token
 check "the results root instead of one run: exit 2" test $rc -eq 2

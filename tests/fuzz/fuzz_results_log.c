@@ -1,12 +1,17 @@
-/* fuzz_results_log.c - results logs (merge.c) and everything that shows
- * them (export_*.c): `compare` reads logs anyone may hand it.  The input is
- * merged alone, against itself and against a valid baseline log, and each
- * merged table goes through every exporter. */
+/* fuzz_results_log.c - results logs (the one loader, results.c; merge.c)
+ * and everything that shows them (export_*.c): `compare` reads logs anyone
+ * may hand it.  The input goes through the loader, whose promises are
+ * checked on whatever it accepts (results.h: finite, positive, ordered
+ * numbers, known statuses), then is merged alone, against itself and
+ * against a valid baseline log, and each merged table goes through every
+ * exporter. */
+#include <math.h>
 #include <regex.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "fuzz.h"
+#include "results.h"
 #include "stages.h"
 
 static char *dir, *input, *baseline;
@@ -70,9 +75,47 @@ static void merge(char *const *paths, size_t n, int across)
 	}
 }
 
+static int ordered(double lo, double est, double hi)
+{
+	return isfinite(lo) && isfinite(hi) && lo > 0 && lo <= est && est <= hi;
+}
+
+/* What the loader promises every reader about a log it accepted. */
+static void load(void)
+{
+	cJSON *doc = (cJSON *)1;
+	int rc = bv_log_load(input, &doc);
+	FUZZ_ERROR_SAYS_WHY(rc);
+	if (rc) {
+		FUZZ_ASSERT(doc == NULL);
+		return;
+	}
+	const cJSON *cell;
+	cJSON_ArrayForEach(cell, bv_log_cells(doc))
+	{
+		bv_log_cell c;
+		FUZZ_ASSERT(bv_log_cell_read(cell, &c) == 0);
+		FUZZ_ASSERT(c.bench && c.op && c.backend && c.status == bv_results_status(c.status));
+		if (c.status == bv_results_status("ok"))
+			FUZZ_ASSERT(ordered(c.ci_low_ns, c.median_ns, c.ci_high_ns));
+		if (c.has_change) {
+			FUZZ_ASSERT(ordered(c.change.ci_low, c.change.ratio, c.change.ci_high));
+			FUZZ_ASSERT(c.change.coverage <= 1);
+			const cJSON *r;
+			cJSON_ArrayForEach(r, c.change.process_ratios)
+			FUZZ_ASSERT(cJSON_IsNumber(r) && isfinite(r->valuedouble) && r->valuedouble > 0);
+		}
+		double amounts[] = {c.gbps, c.gflops, c.pct_copy_bw, c.pct_peak_flops, c.host_bytes, c.device_bytes};
+		for (size_t k = 0; k < sizeof(amounts) / sizeof(*amounts); k++)
+			FUZZ_ASSERT(isfinite(amounts[k]) && amounts[k] >= 0);
+	}
+	cJSON_Delete(doc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_write(input, data, size);
+	load();
 	char *one[] = {input};
 	char *two[] = {input, input};
 	char *pair[] = {baseline, input};

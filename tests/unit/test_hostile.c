@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "budgets.h"
 #include "common.h"
 #include "json.h"
 #include "releases.h"
+#include "results.h"
 #include "stages.h"
 #include "tests.h"
 
@@ -93,6 +95,11 @@ static void huge_files_are_refused_by_size(void **state)
 #define LOG_HEAD "{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.1\", \"run\": {\"id\": \"r\"}, " \
 		 "\"version\": {\"label\": \"a\"}, \"machine\": {}, "
 #define CELL(x) LOG_HEAD "\"cells\": [{\"bench\": \"unary\", \"op\": \"abs\", \"backend\": \"scalar\", " x "}]}"
+#define OK_CELL "\"size\": 64, \"status\": \"ok\", \"median_ns\": 5, \"median_ns_ci_low\": 4, \"median_ns_ci_high\": 6"
+#define CHANGE(r, lo, hi) "{\"baseline\": \"a\", \"mode\": \"paired\", \"ratio\": " r ", \"ratio_ci_low\": " lo \
+			  ", \"ratio_ci_high\": " hi ", \"coverage\": 0.96, \"processes\": 6}"
+#define CELL1(size, status) "{\"bench\": \"unary\", \"op\": \"abs\", \"backend\": \"scalar\", \"size\": " size \
+			    ", \"status\": \"" status "\", \"median_ns\": 5, \"median_ns_ci_low\": 4, \"median_ns_ci_high\": 6}"
 
 /* Results logs: wrong types and schema versions name the file and the field. */
 static void broken_results_logs_are_refused(void **state)
@@ -116,8 +123,39 @@ static void broken_results_logs_are_refused(void **state)
 		/* fuzz_results_log's first finding: casting 1e300 to size_t is undefined */
 		{CELL("\"size\": 1e300"), "cells[0]: \"size\": expected a whole number"},
 		{CELL("\"size\": 1e999"), "cells[0]: \"size\": expected a whole number"},
-		{CELL("\"size\": 64, \"processes\": 1e30"), "cells[0]: \"processes\": expected a whole number"},
-		{CELL("\"size\": 64, \"status\": \"ok\", \"median_ns\": \"fast\""), "cells[0]: an ok cell lacks median_ns"},
+		{CELL("\"size\": 64, \"processes\": 1e30"), "cells[0] (unary abs scalar 64): \"processes\": expected a whole number"},
+		{CELL("\"size\": 64, \"status\": \"ok\", \"median_ns\": \"fast\""), "cells[0] (unary abs scalar 64): an ok cell lacks median_ns"},
+		/* Numbers a verdict would take at face value (issue 14 item 10):
+		 * report --from said READY for a candidate 5x slower whose log
+		 * said ratio_ci_low -1e308 (an interval reaching below 1 is "same"). */
+		{CELL(OK_CELL ", \"change\": " CHANGE("5", "-1e308", "6")), "cells[0] (unary abs scalar 64): change.ratio_ci_low -1e+308: expected a finite number > 0"},
+		{CELL(OK_CELL ", \"change\": " CHANGE("1e999", "1", "2")), "change.ratio inf: expected a finite number > 0"},
+		{CELL(OK_CELL ", \"change\": " CHANGE("5", "4", "1e999")), "change.ratio_ci_high inf: expected a finite number > 0"},
+		{CELL(OK_CELL ", \"change\": " CHANGE("0", "0", "1")), "change.ratio 0: expected a finite number > 0"},
+		{CELL(OK_CELL ", \"change\": " CHANGE("1.5", "2", "1")), "change.ratio 1.5 lies outside its interval [2, 1]"},
+		{CELL(OK_CELL ", \"change\": " CHANGE("5", "1", "2")), "change.ratio 5 lies outside its interval [1, 2]"},
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 5}"), "change lacks ratio, ratio_ci_low or ratio_ci_high"},
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"process_ratios\": [1, -1]}"),
+		 "change.process_ratios[1]: expected a finite number > 0"},
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"coverage\": 7}"),
+		 "change.coverage: expected a number from 0 to 1"},
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"mode\": \"guessed\"}"),
+		 "change.mode: expected \"paired\" or \"isolated\""},
+		{CELL("\"size\": 64, \"status\": \"ok\", \"median_ns\": 0, \"median_ns_ci_low\": 0, \"median_ns_ci_high\": 1"),
+		 "cells[0] (unary abs scalar 64): median_ns 0: expected a finite number > 0"},
+		{CELL("\"size\": 64, \"status\": \"ok\", \"median_ns\": -5, \"median_ns_ci_low\": -6, \"median_ns_ci_high\": -4"),
+		 "median_ns -5: expected a finite number > 0"},
+		{CELL("\"size\": 64, \"status\": \"ok\", \"median_ns\": 5, \"median_ns_ci_low\": 6, \"median_ns_ci_high\": 4"),
+		 "median_ns 5 lies outside its interval [6, 4]"},
+		{CELL(OK_CELL ", \"gbps\": -1"), "cells[0] (unary abs scalar 64): gbps -1: expected a finite number >= 0"},
+		{CELL(OK_CELL ", \"footprint\": {\"host_bytes\": 1e999}"), "host_bytes inf: expected a finite number >= 0"},
+		/* A status nobody writes falls through every comparison. */
+		{CELL("\"size\": 64, \"status\": \"fast\""), "cells[0] (unary abs scalar 64): \"status\": unknown status 'fast' (known: ok, n/a, skipped"},
+		{CELL("\"size\": 64"), "cells[0] (unary abs scalar 64): \"status\": expected a string"},
+		{CELL("\"size\": 64, \"status\": \"\\u001b[2Jok\""), "unknown status '\\x1b[2Jok'"},
+		/* The same cell twice: the table took whichever came last. */
+		{LOG_HEAD "\"cells\": [" CELL1("1024", "ok") ", " CELL1("64", "ok") ", " CELL1("1024", "failed") "]}",
+		 "cells[2] (unary abs scalar 1K): the same cell as cells[0]; a log holds each cell once"},
 	};
 	char *dir = test_tmpdir();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -130,6 +168,98 @@ static void broken_results_logs_are_refused(void **state)
 	}
 	bv_rm_rf(dir);
 	free(dir);
+}
+
+/* A key twice in one object: cJSON keeps both and finds the first, Python
+ * and jq take the last, so two readers would read two files.  Refused by
+ * the one JSON loader, at the second key, in every kind of file. */
+static void duplicate_keys_are_refused_in_every_file(void **state)
+{
+	(void)state;
+	cJSON *doc = (cJSON *)1;
+	const char *top = "{\"a\": 1,\n \"b\": 2,\n \"a\": 3}";
+	expect_error(bv_json_parse("x.json", top, strlen(top), &doc),
+		     "x.json:3:2: duplicate key \"a\" (first at 1:2)", NULL, "top level");
+	assert_null(doc);
+	/* Nested, after strings holding braces, quotes and commas, and a key
+	 * spelled with an escape ("\u0061" is "a"): the position is the key's. */
+	const char *nested = "{\"s\": \"{\\\"a\\\": 1, \", \"o\": [{}, {\"a\": {\"x\": 1},\n\t\"\\u0061\": 2}]}";
+	expect_error(bv_json_parse("x.json", nested, strlen(nested), &doc), "x.json:2:2: duplicate key \"a\" (first at 1:33)",
+		     NULL, nested);
+	/* Many keys (the sorted path): the earliest repeat is named. */
+	bv_buf big = BV_BUF_INIT;
+	bv_buf_puts(&big, "{");
+	for (int i = 0; i < 40; i++)
+		bv_buf_printf(&big, "\"k%d\": %d, ", i, i);
+	bv_buf_puts(&big, "\"k30\": 0, \"k7\": 0}");
+	expect_error(bv_json_parse("x.json", big.s, big.len, &doc), "duplicate key \"k30\"", NULL, "40 keys");
+	bv_buf_free(&big);
+	/* Same-looking keys that differ are fine; so are equal keys in two objects. */
+	const char *fine = "{\"a\": {\"a\": 1}, \"A\": [{\"b\": 1}, {\"b\": 2}]}";
+	assert_int_equal(bv_json_parse("x.json", fine, strlen(fine), &doc), 0);
+	cJSON_Delete(doc);
+
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/log.json", dir);
+	bv_table t;
+	bv_merge_opts o = {-1, 0};
+	/* A results log: a second "cells", and a second "ratio" in a change. */
+	test_write(dir, "log.json", LOG_HEAD "\"cells\": [],\n \"cells\": [" CELL1("64", "ok") "]}");
+	expect_error(bv_merge(&path, 1, &o, &t), "log.json:2:2: duplicate key \"cells\" (first at 1:125)", NULL, "log: cells twice");
+	test_write(dir, "log.json", CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"ratio\": 9}"));
+	expect_error(bv_merge(&path, 1, &o, &t), "log.json:1:", "duplicate key \"ratio\"", "log: ratio twice");
+	/* compat.json: a second "rules" would drop every rule of the first. */
+	const char *compat = "{\"schema_version\": 1,\n \"rules\": [],\n \"rules\": []}";
+	bv_compat *c = NULL;
+	expect_error(bv_compat_parse("compat.json", compat, strlen(compat), &c), "compat.json:3:2: duplicate key \"rules\"",
+		     NULL, "compat.json");
+	bv_compat_free(c);
+	/* A release index: a second "releases" from a web server. */
+	const char *index = "{\"schema\":\"bench-versions-releases\",\"schema_version\":\"1.0\",\"releases\":[],\"releases\":[]}";
+	bv_release_index idx;
+	expect_error(bv_release_index_parse("http://h/index.json", index, strlen(index), &idx),
+		     "http://h/index.json:1:74: duplicate key \"releases\" (first at 1:60)", NULL, "index");
+	/* A budgets file: the second default would be ignored. */
+	test_write(dir, "budgets.json", "{\"default_slowdown_pct\": 5,\n \"default_slowdown_pct\": 50}");
+	char *budgets = bv_asprintf("%s/budgets.json", dir);
+	bv_budgets b;
+	expect_error(bv_budgets_load(budgets, 5, &b), "budgets.json:2:2: duplicate key \"default_slowdown_pct\"", NULL,
+		     "budgets");
+	bv_budgets_free(&b);
+	bv_rm_rf(dir);
+	free(dir), free(path), free(budgets);
+}
+
+/* Sizes are checked with fstat before a byte is read: one log over its cap,
+ * logs over the cap together, a device behind a symlink.  Each test file is
+ * sparse, so reading it would give NUL bytes: the message shows whether it
+ * was read. */
+static void logs_are_refused_by_size_before_reading(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *paths[5];
+	bv_table t;
+	bv_merge_opts o = {-1, 0};
+	for (int i = 0; i < 5; i++) {
+		paths[i] = bv_asprintf("%s/log%d.json", dir, i);
+		FILE *f = fopen(paths[i], "w");
+		assert_non_null(f);
+		assert_int_equal(ftruncate(fileno(f), 250000000), 0); /* under one log's cap */
+		fclose(f);
+	}
+	expect_error(bv_merge(paths, 5, &o, &t), "the 5 logs up to", "hold more than 1073741824 bytes together", "total");
+	assert_int_equal(truncate(paths[0], 300000000), 0);
+	expect_error(bv_merge(paths, 1, &o, &t), paths[0], "is larger than 268435456 bytes", "one log");
+	char *zero = bv_asprintf("%s/zero.json", dir);
+	assert_int_equal(symlink("/dev/zero", zero), 0);
+	expect_error(bv_merge(&zero, 1, &o, &t), zero, "is a character device, not a regular file", "/dev/zero");
+	cJSON *doc;
+	expect_error(bv_log_load(zero, &doc), zero, "is a character device, not a regular file", "/dev/zero");
+	for (int i = 0; i < 5; i++)
+		free(paths[i]);
+	bv_rm_rf(dir);
+	free(dir), free(zero);
 }
 
 /* Every loader says the same about nesting past the limit. */
@@ -220,6 +350,8 @@ int test_hostile(void)
 		cmocka_unit_test(json_errors_name_file_line_and_column),
 		cmocka_unit_test(huge_files_are_refused_by_size),
 		cmocka_unit_test(broken_results_logs_are_refused),
+		cmocka_unit_test(duplicate_keys_are_refused_in_every_file),
+		cmocka_unit_test(logs_are_refused_by_size_before_reading),
 		cmocka_unit_test(every_loader_refuses_deep_nesting_with_its_name),
 		cmocka_unit_test(only_regular_files_are_read),
 		cmocka_unit_test(names_from_outside_are_escaped),
