@@ -54,9 +54,10 @@
 #include "calibrate.h"
 #include "child.h"
 #include "plugin.h"
+#include "runner.h"
 #include "trust.h"
 
-#define MAX_VERSIONS 16
+#define MAX_VERSIONS BV_RUNNER_MAX_VERSIONS
 #define ST_WRONG (-1) /* status: output differs from the reference */
 
 typedef struct version {
@@ -827,7 +828,13 @@ int main(int argc, char **argv)
 			sel.backends = val, i++;
 		else if (strcmp(a, "--sizes") == 0 && val)
 			sel.sizes = val, i++;
-		else if (a[0] != '-' && strchr(a, '=') && nv < MAX_VERSIONS) {
+		else if (a[0] != '-' && strchr(a, '=') && nv == MAX_VERSIONS) {
+			/* bench-versions says so before it builds anything; this is
+			 * for a runner started by hand. */
+			fprintf(stderr, "bv-runner: at most %d versions in one process\n", MAX_VERSIONS);
+			free(drops);
+			return 2;
+		} else if (a[0] != '-' && strchr(a, '=')) {
 			char *eq = strchr(argv[i], '=');
 			*eq = '\0';
 			labels[nv] = argv[i], paths[nv] = eq + 1;

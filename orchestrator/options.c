@@ -17,7 +17,8 @@
  * space and take "-1" for an unsigned, so both are refused here first. */
 static int starts_like_a_number(const char *s, int sign_ok)
 {
-	return s && (isdigit((unsigned char)s[0]) || s[0] == '.' || (sign_ok && (s[0] == '-' || s[0] == '+')));
+	return s &&
+	       (isdigit((unsigned char)s[0]) || s[0] == '.' || (sign_ok && (s[0] == '-' || s[0] == '+')));
 }
 
 int bv_parse_int(const char *s, long long min, long long max, long long *out)
@@ -81,10 +82,14 @@ int bv_parse_size(const char *s, double min, double max, unsigned long long *out
 	if (leading_double(s, &v, &rest) || v < 0)
 		return -1;
 	switch (*rest) {
-	case 'k': case 'K': mul = 1024.0, rest++; break;
-	case 'm': case 'M': mul = 1024.0 * 1024, rest++; break;
-	case 'g': case 'G': mul = 1024.0 * 1024 * 1024, rest++; break;
-	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024, rest++; break;
+	case 'k':
+	case 'K': mul = 1024.0, rest++; break;
+	case 'm':
+	case 'M': mul = 1024.0 * 1024, rest++; break;
+	case 'g':
+	case 'G': mul = 1024.0 * 1024 * 1024, rest++; break;
+	case 't':
+	case 'T': mul = 1024.0 * 1024 * 1024 * 1024, rest++; break;
 	default: break;
 	}
 	/* "2G", "2GB", "2GiB" and "512B" all say bytes; nothing else may follow. */
@@ -127,9 +132,7 @@ int bv_parse_duration(const char *s, double min, double max, double *out)
 static void expected(const bv_option *o, bv_buf *b)
 {
 	switch (o->kind) {
-	case BV_OPT_INT:
-		bv_buf_printf(b, "a whole number from %.0f to %.0f", o->min, o->max);
-		break;
+	case BV_OPT_INT: bv_buf_printf(b, "a whole number from %.0f to %.0f", o->min, o->max); break;
 	case BV_OPT_U64:
 		if (o->max > 0)
 			bv_buf_printf(b, "a whole number from 0 to %.0f", o->max);
@@ -141,21 +144,20 @@ static void expected(const bv_option *o, bv_buf *b)
 			      o->unit ? o->unit : "");
 		break;
 	case BV_OPT_SIZE:
-		bv_buf_printf(b, "a size in bytes, or a number with K, M, G or T (powers of 1024), from %.0f to %.0f",
-			      o->min, o->max);
+		bv_buf_printf(
+		    b, "a size in bytes, or a number with K, M, G or T (powers of 1024), from %.0f to %.0f",
+		    o->min, o->max);
 		break;
 	case BV_OPT_DURATION:
-		bv_buf_printf(b, "a duration in seconds, or a number with ms, s, m or h, from %g to %g s", o->min,
-			      o->max);
+		bv_buf_printf(b, "a duration in seconds, or a number with ms, s, m or h, from %g to %g s",
+			      o->min, o->max);
 		break;
 	case BV_OPT_ENUM:
 		bv_buf_puts(b, "one of ");
 		for (const char *const *v = o->values; *v; v++)
 			bv_buf_printf(b, "%s%s", v == o->values ? "" : "|", *v);
 		break;
-	default:
-		bv_buf_puts(b, "a non-empty value");
-		break;
+	default: bv_buf_puts(b, "a non-empty value"); break;
 	}
 }
 
@@ -182,7 +184,8 @@ int bv_option_set(const bv_option *o, const char *value)
 		return 0;
 	}
 	if (!value)
-		return bv_fail(BV_EINPUT, "%s needs a value (%s %s)", o->name, o->name, o->arg ? o->arg : "VALUE");
+		return bv_fail(BV_EINPUT, "%s needs a value (%s %s)", o->name, o->name,
+			       o->arg ? o->arg : "VALUE");
 	long long i;
 	unsigned long long u;
 	double d;
@@ -224,8 +227,7 @@ int bv_option_set(const bv_option *o, const char *value)
 				return 0;
 			}
 		return bad_value(o, value);
-	default:
-		return bv_fail(BV_EINPUT, "%s: not an option with a value", o->name);
+	default: return bv_fail(BV_EINPUT, "%s: not an option with a value", o->name);
 	}
 }
 
@@ -285,7 +287,8 @@ int bv_options_parse(const bv_option *opts, int argc, char **argv, char **pos, s
 		if (eq)
 			value = eq + 1;
 		else if (o->kind != BV_OPT_FLAG && o->kind != BV_OPT_REFUSED && i + 1 < argc)
-			value = argv[++i]; /* whatever it is: `--threshold -5` is a bad value, not an option */
+			value =
+			    argv[++i]; /* whatever it is: `--threshold -5` is a bad value, not an option */
 		int rc = bv_option_set(o, value);
 		if (rc)
 			return rc;
@@ -313,20 +316,34 @@ static size_t widest(const bv_option *opts)
 	return w;
 }
 
-/* "  LABEL   help", the help's later lines under its first; a label too
- * long for the column gets its help on the next line. */
+/* "  LABEL   help": the help flowed into the columns from col to 79,
+ * broken at spaces (a newline in it is a space too); a label too long for
+ * the column gets its help on the next line. */
 static void print_lines(FILE *out, const char *label, const char *help, int col)
 {
+	const size_t width = (size_t)(79 - col);
 	fprintf(out, "  %-*s", col - 2, label);
 	if ((int)strlen(label) > col - 4)
 		fprintf(out, "\n%*s", col, "");
-	for (const char *p = help; *p;) {
-		size_t n = strcspn(p, "\n");
+	char *text = bv_strdup(help);
+	for (char *c = text; *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	for (const char *p = text; *p;) {
+		size_t n = strlen(p);
+		if (n > width) { /* the last space that fits, else the first one */
+			size_t cut = 0;
+			for (size_t k = 0; k < n; k++)
+				if (p[k] == ' ' && (k <= width || !cut))
+					cut = k;
+			n = cut ? cut : n;
+		}
 		fprintf(out, "%.*s\n", (int)n, p);
-		p += n;
-		if (*p == '\n' && *++p)
+		for (p += n; *p == ' '; p++)
+			;
+		if (*p)
 			fprintf(out, "%*s", col, "");
 	}
+	free(text);
 }
 
 /* shown: the names listed so far, so a line shadowed by an earlier one of
@@ -339,7 +356,7 @@ static void help_of(const bv_option *opts, FILE *out, int col, bv_strv *shown)
 			if (o->help) /* a summary, in the options' indentation */
 				for (const char *p = o->help; *p;) {
 					size_t n = strcspn(p, "\n");
-					fprintf(out, "  %.*s\n", (int)n, p);
+					fprintf(out, "%s%.*s\n", n ? "  " : "", (int)n, p);
 					p += n + (p[n] == '\n');
 				}
 			else
@@ -362,10 +379,10 @@ static void help_of(const bv_option *opts, FILE *out, int col, bv_strv *shown)
 
 void bv_options_help(const bv_option *opts, FILE *out)
 {
-	/* The help column: two spaces past the widest label, at most 24, so a
+	/* The help column: two spaces past the widest label, at most 21, so a
 	 * long label does not push every help text to the right. */
 	size_t w = widest(opts) + 4;
-	int col = w > 24 ? 24 : (int)w;
+	int col = w > 21 ? 21 : (int)w;
 	bv_strv shown = BV_STRV_INIT;
 	help_of(opts, out, col, &shown);
 	bv_strv_free(&shown);

@@ -47,34 +47,67 @@ typedef struct bv_option {
 	double scale;     /* DOUBLE: the value stored is the value given times scale (percent: 0.01) */
 	const char *unit; /* DOUBLE: the unit a message names ("percent", "days") */
 	const char *const *values; /* ENUM: the allowed values, NULL-terminated */
-	const char **seen; /* when not NULL: the option's name once it is given
-			    * (INCLUDE: the first of its options given) */
+	const char **seen;         /* when not NULL: the option's name once it is given
+				    * (INCLUDE: the first of its options given) */
 } bv_option;
 
 /* One line of a table each; what follows the help text (optional) are
  * more fields, e.g. `.seen = &given`. */
-#define BV_FLAG(n, d, h, ...) {.name = (n), .kind = BV_OPT_FLAG, .dest = (d), .help = (h), __VA_ARGS__}
-#define BV_INT(n, d, a, lo, hi, h, ...)                                                                            \
-	{.name = (n), .kind = BV_OPT_INT, .dest = (d), .arg = (a), .min = (lo), .max = (hi), .help = (h), __VA_ARGS__}
-#define BV_U64(n, d, a, h, ...) {.name = (n), .kind = BV_OPT_U64, .dest = (d), .arg = (a), .help = (h), __VA_ARGS__}
-#define BV_DOUBLE(n, d, a, lo, hi, u, h, ...)                                                                      \
-	{.name = (n), .kind = BV_OPT_DOUBLE, .dest = (d), .arg = (a), .min = (lo), .max = (hi), .unit = (u),        \
-	 .help = (h), __VA_ARGS__}
+#define BV_FLAG(n, d, h, ...)                                                                                \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_FLAG, .dest = (d), .help = (h), __VA_ARGS__                      \
+	}
+#define BV_INT(n, d, a, lo, hi, h, ...)                                                                      \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_INT, .dest = (d), .arg = (a), .min = (lo), .max = (hi),          \
+		.help = (h), __VA_ARGS__                                                                     \
+	}
+#define BV_U64(n, d, a, h, ...)                                                                              \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_U64, .dest = (d), .arg = (a), .help = (h), __VA_ARGS__           \
+	}
+#define BV_DOUBLE(n, d, a, lo, hi, u, h, ...)                                                                \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_DOUBLE, .dest = (d), .arg = (a), .min = (lo), .max = (hi),       \
+		.unit = (u), .help = (h), __VA_ARGS__                                                        \
+	}
 /* A percentage, stored as a fraction (5 -> 0.05). */
-#define BV_PERCENT(n, d, a, lo, hi, h, ...)                                                                        \
-	{.name = (n), .kind = BV_OPT_DOUBLE, .dest = (d), .arg = (a), .min = (lo), .max = (hi), .scale = 0.01,      \
-	 .unit = "percent", .help = (h), __VA_ARGS__}
-#define BV_SIZE(n, d, a, lo, hi, h, ...)                                                                           \
-	{.name = (n), .kind = BV_OPT_SIZE, .dest = (d), .arg = (a), .min = (lo), .max = (hi), .help = (h), __VA_ARGS__}
-#define BV_DURATION(n, d, a, lo, hi, h, ...)                                                                       \
-	{.name = (n), .kind = BV_OPT_DURATION, .dest = (d), .arg = (a), .min = (lo), .max = (hi), .help = (h),      \
-	 __VA_ARGS__}
-#define BV_STRING(n, d, a, h, ...) {.name = (n), .kind = BV_OPT_STRING, .dest = (d), .arg = (a), .help = (h), __VA_ARGS__}
-#define BV_ENUM(n, d, a, v, h, ...)                                                                                \
-	{.name = (n), .kind = BV_OPT_ENUM, .dest = (d), .arg = (a), .values = (v), .help = (h), __VA_ARGS__}
-#define BV_REFUSED(n, why) {.name = (n), .kind = BV_OPT_REFUSED, .help = (why)}
-#define BV_INCLUDE(t, h, ...) {.kind = BV_OPT_INCLUDE, .dest = (void *)(t), .help = (h), __VA_ARGS__}
-#define BV_END {.kind = BV_OPT_END}
+#define BV_PERCENT(n, d, a, lo, hi, h, ...)                                                                  \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_DOUBLE, .dest = (d), .arg = (a), .min = (lo), .max = (hi),       \
+		.scale = 0.01, .unit = "percent", .help = (h), __VA_ARGS__                                   \
+	}
+#define BV_SIZE(n, d, a, lo, hi, h, ...)                                                                     \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_SIZE, .dest = (d), .arg = (a), .min = (lo), .max = (hi),         \
+		.help = (h), __VA_ARGS__                                                                     \
+	}
+#define BV_DURATION(n, d, a, lo, hi, h, ...)                                                                 \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_DURATION, .dest = (d), .arg = (a), .min = (lo), .max = (hi),     \
+		.help = (h), __VA_ARGS__                                                                     \
+	}
+#define BV_STRING(n, d, a, h, ...)                                                                           \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_STRING, .dest = (d), .arg = (a), .help = (h), __VA_ARGS__        \
+	}
+#define BV_ENUM(n, d, a, v, h, ...)                                                                          \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_ENUM, .dest = (d), .arg = (a), .values = (v), .help = (h),       \
+		__VA_ARGS__                                                                                  \
+	}
+#define BV_REFUSED(n, why)                                                                                   \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_REFUSED, .help = (why)                                           \
+	}
+#define BV_INCLUDE(t, h, ...)                                                                                \
+	{                                                                                                    \
+		.kind = BV_OPT_INCLUDE, .dest = (void *)(t), .help = (h), __VA_ARGS__                        \
+	}
+#define BV_END                                                                                               \
+	{                                                                                                    \
+		.kind = BV_OPT_END                                                                           \
+	}
 
 /* Parses argv[1..argc) against opts.  Arguments that are not options (and
  * all after `--`) go to pos in order, argv's own pointers; pos has room for
