@@ -49,7 +49,7 @@ static int row_index(bv_table *t, const char *bench, const char *op, const char 
 static const char *status_of(const char *s)
 {
 	static const char *const known[] = {"ok", "n/a", "skipped", "wrong result", "failed", "build failed",
-					    "crashed", "timeout", "unfinished", NULL};
+					    "crashed", "timeout", "out of memory", "unfinished", NULL};
 	for (int i = 0; s && known[i]; i++)
 		if (!strcmp(s, known[i]))
 			return known[i];
