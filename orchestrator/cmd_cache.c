@@ -174,7 +174,7 @@ int bv_cmd_cache(int argc, char **argv)
 	const char *size_given = NULL;
 	int dry = 0;
 	const bv_option opts[] = {
-	    BV_DOUBLE("--older-than", &older_days, "DAYS", 0, 1e6, "days",
+	    BV_DOUBLE("--older-than", &older_days, "DAYS", 0, 36500, "days",
 		      "trim: remove entries unused for more than DAYS (1.5: a day and a half)"),
 	    BV_SIZE("--max-size", &max_bytes, "SIZE", 0, 1e18,
 		    "trim: then the least recently used until the cache is under SIZE "

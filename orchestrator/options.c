@@ -139,17 +139,19 @@ static void expected(const bv_option *o, bv_buf *b)
 		else
 			bv_buf_printf(b, "a whole number from 0 to %llu", ULLONG_MAX);
 		break;
-	case BV_OPT_DOUBLE:
-		bv_buf_printf(b, "a number from %g to %g%s%s", o->min, o->max, o->unit ? " " : "",
+	case BV_OPT_DOUBLE: /* %.15g: 1000000, not 1e+06 */
+		bv_buf_printf(b, "a number from %.15g to %.15g%s%s", o->min, o->max, o->unit ? " " : "",
 			      o->unit ? o->unit : "");
 		break;
 	case BV_OPT_SIZE:
-		bv_buf_printf(
-		    b, "a size in bytes, or a number with K, M, G or T (powers of 1024), from %.0f to %.0f",
-		    o->min, o->max);
+		bv_buf_puts(b, "a size in bytes, or a number with K, M, G or T (powers of 1024)");
+		if (o->min > 0)
+			bv_buf_printf(b, ", at least %.0f bytes", o->min);
+		if (o->max < 1e18) /* the tables' "no bound" */
+			bv_buf_printf(b, ", at most %.0f bytes", o->max);
 		break;
 	case BV_OPT_DURATION:
-		bv_buf_printf(b, "a duration in seconds, or a number with ms, s, m or h, from %g to %g s",
+		bv_buf_printf(b, "a duration in seconds, or a number with ms, s, m or h, from %.15g to %.15g s",
 			      o->min, o->max);
 		break;
 	case BV_OPT_ENUM:

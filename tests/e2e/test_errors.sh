@@ -33,7 +33,7 @@ bad_option "--processes 1e3" "--processes '1e3': expected a whole number from 1 
 bad_option "--budget nan" "--budget 'nan': expected a duration" main "${args[@]}" --budget nan
 bad_option "--threads ''" "--threads '': expected a whole number" main "${args[@]}" --threads ''
 bad_option "report --seed xyz" "--seed 'xyz': expected a whole number" report --baseline main --candidate main --seed xyz
-bad_option "report --default-slowdown 5%" "--default-slowdown '5%': expected a number from 0 to 1e\+06 percent" \
+bad_option "report --default-slowdown 5%" "--default-slowdown '5%': expected a number from 0 to 1000000 percent" \
 	report --baseline main --candidate main --default-slowdown 5%
 bad_option "bisect --threshold abc" "--threshold 'abc': expected a number" bisect --good main --bad main \
 	--bench unary --op abs --backend scalar --size 1K --threshold abc
