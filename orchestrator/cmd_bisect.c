@@ -635,11 +635,11 @@ static void print_text(const ctx *x, const answer *a)
 
 static const char *const format_values[] = {"text", "json", NULL};
 
-/* What bisect takes of the measuring options (run_options.c), as run does;
- * its own lines below shadow the ones whose help or default differs. */
-static const char *const measuring[] = {"--quick",     "--min-processes", "--max-processes", "--budget",
-					"--threshold", "--seed",	  "--layouts",	     "--memory-limit",
-					NULL};
+/* What bisect takes of the measuring options (run_options.c), as run takes
+ * them; --quick, --threshold and --layouts are bisect's own lines below,
+ * with its own help and defaults. */
+static const char *const measuring[] = {"--min-processes", "--max-processes", "--budget", "--seed",
+					"--memory-limit", NULL};
 
 int bv_cmd_bisect(int argc, char **argv)
 {
@@ -670,9 +670,8 @@ int bv_cmd_bisect(int argc, char **argv)
 	    BV_INT("--layouts", &cli.mo.layouts, "N", 1, 8,
 		   "code layouts per version, one at random per process (default 4; "
 		   "see bench-versions run --help)"),
-	    BV_INCLUDE(shared,
-		       "--min-processes N, --max-processes N, --budget S, --seed N, --memory-limit SIZE:\n"
-		       "                  as for run (see bench-versions run --help)"),
+	    BV_INCLUDE(shared, "--min-processes N, --max-processes N, --budget S, --seed N and\n"
+			       "--memory-limit SIZE as for run (see bench-versions run --help)"),
 	    BV_END,
 	};
 	char **pos = calloc((size_t)argc + 1, sizeof(char *));

@@ -263,7 +263,7 @@ int bv_options_parse(const bv_option *opts, int argc, char **argv, char **pos, s
 	int only_positional = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (only_positional || a[0] != '-' || !a[1]) { /* "-" alone is a name (stdin) */
+		if (only_positional || a[0] != '-' || !a[1]) { /* "-" alone is not an option */
 			pos[(*npos)++] = argv[i];
 			continue;
 		}
@@ -285,12 +285,13 @@ int bv_options_parse(const bv_option *opts, int argc, char **argv, char **pos, s
 			free(name);
 			return rc;
 		}
+		/* The next argument is the value whatever it looks like:
+		 * `--threshold -5` is a bad value, not a missing one. */
 		const char *value = NULL;
 		if (eq)
 			value = eq + 1;
 		else if (o->kind != BV_OPT_FLAG && o->kind != BV_OPT_REFUSED && i + 1 < argc)
-			value =
-			    argv[++i]; /* whatever it is: `--threshold -5` is a bad value, not an option */
+			value = argv[++i];
 		int rc = bv_option_set(o, value);
 		if (rc)
 			return rc;
