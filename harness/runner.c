@@ -22,7 +22,7 @@
  *
  *   bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]
  *             [--pin CPU] [--only I,J,..] [--checked I,J,..] [--drop I:LABEL]...
- *             [--cell-ms MS] [--threads N]
+ *             [--cell-ms MS] [--threads N] [--memory-limit BYTES]
  *             [--benches L] [--ops L] [--backends L] [--sizes L]
  *             LABEL=PLUGIN.so ...
  *   bv-runner --calibrate --out FILE
@@ -54,9 +54,10 @@
 #include "calibrate.h"
 #include "child.h"
 #include "plugin.h"
+#include "runner.h"
 #include "trust.h"
 
-#define MAX_VERSIONS 16
+#define MAX_VERSIONS BV_RUNNER_MAX_VERSIONS
 #define ST_WRONG (-1) /* status: output differs from the reference */
 
 typedef struct version {
@@ -122,7 +123,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]\n"
 			"                 [--pin CPU] [--only I,J] [--checked I,J] [--drop I:LABEL]\n"
-			"                 [--cell-ms MS] [--threads N] [--benches L] [--ops L]\n"
+			"                 [--cell-ms MS] [--threads N] [--memory-limit BYTES]\n"
+			"                 [--benches L] [--ops L]\n"
 			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
 			"       bv-runner --calibrate --out FILE\n");
 	exit(2);
@@ -168,6 +170,131 @@ static void receive(void *ctx, const char *data, size_t n)
 	r->used += n;
 }
 
+/* ---- the memory limit ------------------------------------------------- */
+
+/* --memory-limit: what a check or timing child may allocate beyond what the
+ * runner holds when it forks (the cell's inputs, the loaded libraries), so
+ * that a kernel touching 20 GB on a 23 GB machine stops its own cell, not
+ * the machine (the system's OOM killer picks any process).  0: none.
+ *
+ * RLIMIT_DATA rather than RLIMIT_AS: the CUDA driver reserves large address
+ * ranges (PROT_NONE, not data) that RLIMIT_AS would count, and so does the
+ * sanitizers' shadow memory; RLIMIT_DATA counts private writable mappings,
+ * which is what malloc gets.  A refused allocation is malloc returning NULL
+ * with errno ENOMEM; a kernel that goes on into the NULL dies of SIGSEGV
+ * with errno still ENOMEM, which the handler below turns into the cell's
+ * status "out of memory"; a kernel that checks reports a failure, turned
+ * the same way. */
+static unsigned long long memory_limit;
+
+/* In the child: the result to send if it dies of a failed allocation, one
+ * per signal, made before the kernel runs (nothing in a handler formats). */
+static const int oom_signals[] = {SIGSEGV, SIGBUS, SIGABRT};
+static char oom_result[3][512];
+static size_t oom_len[3];
+static int oom_fd = -1;
+static char oom_stack[65536]; /* the handler's stack: the kernel's may be what overflowed */
+
+/* Private writable memory the process holds now (VmData), in bytes; -1 if
+ * /proc does not say. */
+static long long data_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long long kb = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmData:", 7))
+			kb = atoll(line + 7);
+	if (f)
+		fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+static void limit_text(char *buf, size_t len)
+{
+	double b = (double)memory_limit;
+	if (b >= 1024.0 * 1024 * 1024)
+		snprintf(buf, len, "%.3g GiB", b / (1024.0 * 1024 * 1024));
+	else
+		snprintf(buf, len, "%.3g MiB", b / (1024.0 * 1024));
+}
+
+static void oom_handler(int sig)
+{
+	if (errno == ENOMEM)
+		for (int i = 0; i < 3; i++)
+			if (oom_signals[i] == sig && oom_fd >= 0) {
+				ssize_t w = write(oom_fd, oom_result[i], oom_len[i]);
+				_exit(w == (ssize_t)oom_len[i] ? 0 : 3);
+			}
+	/* Not a failed allocation: the crash it is (SA_RESETHAND made the
+	 * action the default again, SA_NODEFER lets it through now). */
+	raise(sig);
+}
+
+/* In a child, before the kernel runs: the limit, and the handler that
+ * reports a death after a refused allocation on fd.  held: what the
+ * runner held when it forked (data_bytes). */
+static void limit_memory(long long held, int fd)
+{
+	if (!memory_limit || held < 0)
+		return;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_DATA, &rl) != 0)
+		return;
+	rlim_t want = (rlim_t)held + (rlim_t)memory_limit;
+	if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+		want = rl.rlim_max; /* a lower limit set from outside stays */
+	rl.rlim_cur = rl.rlim_max = want;
+	if (setrlimit(RLIMIT_DATA, &rl) != 0)
+		return;
+	char limit[64];
+	limit_text(limit, sizeof(limit));
+	for (int i = 0; i < 3; i++) {
+		char reason[256];
+		snprintf(reason, sizeof(reason),
+			 "an allocation past --memory-limit (%s beyond the runner's own) was refused, then "
+			 "signal %d (%s)",
+			 limit, oom_signals[i], strsignal(oom_signals[i]));
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "status", "out of memory");
+		cJSON_AddStringToObject(o, "reason", reason);
+		char *text = cJSON_PrintUnformatted(o);
+		snprintf(oom_result[i], sizeof(oom_result[i]), "%s", text ? text : "");
+		oom_len[i] = strlen(oom_result[i]);
+		free(text);
+		cJSON_Delete(o);
+	}
+	oom_fd = fd;
+	stack_t ss = {.ss_sp = oom_stack, .ss_size = sizeof(oom_stack)};
+	sigaltstack(&ss, NULL);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = oom_handler;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+	for (int i = 0; i < 3; i++)
+		sigaction(oom_signals[i], &sa, NULL);
+}
+
+/* A failure the kernel or the runner's own code reported after a refused
+ * allocation (errno ENOMEM) is the limit's doing: "out of memory". */
+static void oom_status(cJSON *out, int err)
+{
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(out, "status");
+	if (oom_fd < 0 || err != ENOMEM || !cJSON_IsString(st) || strcmp(st->valuestring, "failed"))
+		return;
+	const cJSON *was = cJSON_GetObjectItemCaseSensitive(out, "reason");
+	char limit[64], reason[512];
+	limit_text(limit, sizeof(limit));
+	snprintf(reason, sizeof(reason), "an allocation past --memory-limit (%s beyond the runner's own) was refused: %s",
+		 limit, cJSON_IsString(was) ? was->valuestring : "failed");
+	cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString("out of memory"));
+	if (cJSON_IsString(was))
+		cJSON_ReplaceItemInObject(out, "reason", cJSON_CreateString(reason));
+	else
+		cJSON_AddStringToObject(out, "reason", reason);
+}
+
 /* Runs fn(arg) in a child and returns the JSON object it printed.  When the
  * child dies by a signal, exits without a result or outlives timeout_s, the
  * result is NULL and why says which ("crashed"/"timeout") and how.
@@ -188,6 +315,7 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 	}
 	fflush(NULL);
 	pid_t parent = getpid();
+	long long held = memory_limit ? data_bytes() : -1;
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(why, len, "fork: %s", strerror(errno));
@@ -202,7 +330,10 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 		if (getppid() != parent)
 			_exit(3);
 		close(fds[0]);
+		limit_memory(held, fds[1]);
+		errno = 0;
 		cJSON *out = fn(arg);
+		oom_status(out, errno);
 		char *text = out ? cJSON_PrintUnformatted(out) : NULL;
 		size_t n = text ? strlen(text) : 0, off = 0;
 		while (off < n) {
@@ -817,6 +948,14 @@ int main(int argc, char **argv)
 			set.cell_ns = atof(val) * 1e6, i++;
 		else if (strcmp(a, "--threads") == 0 && val)
 			set.threads = atoi(val), i++;
+		else if (strcmp(a, "--memory-limit") == 0 && val) {
+			char *end;
+			errno = 0;
+			memory_limit = strtoull(val, &end, 10);
+			if (errno || end == val || *end || val[0] == '-')
+				usage();
+			i++;
+		}
 		else if (strcmp(a, "--drop") == 0 && val)
 			drops[ndrops++] = argv[++i];
 		else if (strcmp(a, "--benches") == 0 && val)
@@ -827,7 +966,13 @@ int main(int argc, char **argv)
 			sel.backends = val, i++;
 		else if (strcmp(a, "--sizes") == 0 && val)
 			sel.sizes = val, i++;
-		else if (a[0] != '-' && strchr(a, '=') && nv < MAX_VERSIONS) {
+		else if (a[0] != '-' && strchr(a, '=') && nv == MAX_VERSIONS) {
+			/* bench-versions says so before it builds anything; this is
+			 * for a runner started by hand. */
+			fprintf(stderr, "bv-runner: at most %d versions in one process\n", MAX_VERSIONS);
+			free(drops);
+			return 2;
+		} else if (a[0] != '-' && strchr(a, '=')) {
 			char *eq = strchr(argv[i], '=');
 			*eq = '\0';
 			labels[nv] = argv[i], paths[nv] = eq + 1;

@@ -36,6 +36,7 @@
 #include "hash.h"
 #include "json.h"
 #include "results.h"
+#include "options.h"
 #include "stages.h"
 #include "stats.h"
 
@@ -43,7 +44,7 @@
 #define STATE_SCHEMA_VERSION "1.0"
 #define RETRIES 2 /* re-measurements of an inconclusive commit before it is skipped */
 
-static void usage(FILE *out)
+static void usage(FILE *out, const bv_option *opts)
 {
 	fprintf(out,
 		"usage: bench-versions bisect --good REV --bad REV --bench B --op O --backend BE --size S\n"
@@ -57,34 +58,12 @@ static void usage(FILE *out)
 		"skipped.  Commits that do not build or whose cell fails are skipped too.\n"
 		"Measurements are kept in the cache: a second bisect of the same range\n"
 		"measures nothing twice, and an interrupted one continues.\n\n"
-		"options:\n"
-		"  --good REV       a commit at the old level (any git revision)\n"
-		"  --bad REV        a later commit at the new level; good must be its ancestor\n"
-		"  --bench B --op O --backend BE --size S   the one cell (see: bench-versions list benches)\n"
-		"  --first-parent   follow first parents only (a merge is one step)\n"
-		"  --improvement    look for the first commit that got faster\n"
-		"  --format F       text (default) or json\n"
-		"  --quick          fewer processes per measurement (6-12 instead of 10-60)\n"
-		"  --max-steps N    stop after N steps and name the commits still in the range\n"
-		"  --min-processes N, --max-processes N, --budget S   as for run\n"
-		"  --threshold P    the smallest change good..bad must show, percent (default 1)\n"
-		"  --seed N         seed for the random order of versions\n"
-		"  --layouts N      code layouts per version, one at random per process (default 4;\n"
-		"                   see bench-versions run --help)\n\n"
-		"environment: KERNEL_DIR, KERNEL_REPO, BENCH_VERSIONS_CACHE, BENCH_VERSIONS_COMPAT, CC\n"
-		"exit codes: 0 done (a commit or, with skips or --max-steps, a range), 2 usage or\n"
-		"input error (unknown cell or revision, good not an ancestor of bad, no change\n"
-		"between good and bad), 3 a build of an end or a measurement failed\n");
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
+		"options (--opt VALUE or --opt=VALUE):\n");
+	bv_options_help(opts, out);
+	fprintf(out, "\nenvironment: KERNEL_DIR, KERNEL_REPO, BENCH_VERSIONS_CACHE, BENCH_VERSIONS_COMPAT, CC\n"
+		     "exit codes: 0 done (a commit or, with skips or --max-steps, a range), 2 usage or\n"
+		     "input error (unknown cell or revision, good not an ancestor of bad, no change\n"
+		     "between good and bad), 3 a build of an end or a measurement failed\n");
 }
 
 /* A ratio with its interval, as a log's "change" block gives it. */
@@ -655,71 +634,79 @@ static void print_text(const ctx *x, const answer *a)
 
 /* ---- the command ------------------------------------------------------ */
 
+static const char *const format_values[] = {"text", "json", NULL};
+
+/* What bisect takes of the measuring options (run_options.c), as run takes
+ * them; --quick, --threshold and --layouts are bisect's own lines below,
+ * with its own help and defaults. */
+static const char *const measuring[] = {"--min-processes", "--max-processes", "--budget", "--seed",
+					"--memory-limit", NULL};
+
 int bv_cmd_bisect(int argc, char **argv)
 {
 	const char *good_name = NULL, *bad_name = NULL, *bench = NULL, *op = NULL, *backend = NULL, *size = NULL;
 	const char *format = "text";
-	int first_parent = 0, improvement = 0, max_steps = 0, min_p = 0, max_p = 0;
-	double threshold = 0.01, budget = 0;
-	int layouts = 4; /* a step's verdict must not be where the linker put a loop */
+	int first_parent = 0, improvement = 0, max_steps = 0;
 	ctx x = {0};
-	x.mo.pin = -1, x.mo.threads = 1, x.mo.timeout_s = 60, x.mo.sample_us = 1000;
-	x.mo.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = 1;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--quick"))
-			x.mo.quick = 1, takes = 0;
-		else if (!strcmp(a, "--first-parent"))
-			first_parent = 1, takes = 0;
-		else if (!strcmp(a, "--improvement"))
-			improvement = 1, takes = 0;
-		else if (!strncmp(a, "--", 2) && !val) {
-			fprintf(stderr, "bench-versions bisect: %s needs a value (or is unknown); see --help\n", a);
-			return BV_EXIT_USAGE;
-		} else if (!strcmp(a, "--good"))
-			good_name = val;
-		else if (!strcmp(a, "--bad"))
-			bad_name = val;
-		else if (!strcmp(a, "--bench"))
-			bench = val;
-		else if (!strcmp(a, "--op"))
-			op = val;
-		else if (!strcmp(a, "--backend"))
-			backend = val;
-		else if (!strcmp(a, "--size"))
-			size = val;
-		else if (!strcmp(a, "--format") && (!strcmp(val, "text") || !strcmp(val, "json")))
-			format = val;
-		else if (!strcmp(a, "--max-steps") && parse_int(val, 1, 10000, &max_steps) == 0)
-			;
-		else if (!strcmp(a, "--min-processes") && parse_int(val, 1, 1000, &min_p) == 0)
-			;
-		else if (!strcmp(a, "--max-processes") && parse_int(val, 1, 1000, &max_p) == 0)
-			;
-		else if (!strcmp(a, "--budget") && (budget = atof(val)) > 0 && budget <= 86400)
-			;
-		else if (!strcmp(a, "--threshold") && (threshold = atof(val) / 100.0) >= 0 && threshold < 10)
-			;
-		else if (!strcmp(a, "--seed"))
-			x.mo.seed = strtoull(val, NULL, 10);
-		else if (!strcmp(a, "--layouts") && parse_int(val, 1, 8, &layouts) == 0)
-			;
-		else {
-			fprintf(stderr, "bench-versions bisect: unknown option or bad value: %s%s%s (see --help)\n", a,
-				val && a[0] == '-' ? " " : "", val && a[0] == '-' ? val : "");
-			return BV_EXIT_USAGE;
-		}
-		i += takes;
+	bv_run_cli cli;
+	bv_run_cli_init(&cli);
+	bv_option shared[BV_RUN_CLI_OPTIONS];
+	bv_run_cli_table(&cli, shared, measuring);
+	const bv_option opts[] = {
+	    BV_STRING("--good", &good_name, "REV", "a commit at the old level (any git revision)"),
+	    BV_STRING("--bad", &bad_name, "REV",
+		      "a later commit at the new level; good must be its ancestor"),
+	    BV_STRING("--bench", &bench, "B", "the one cell's group (see: bench-versions list benches)"),
+	    BV_STRING("--op", &op, "O", "its op"),
+	    BV_STRING("--backend", &backend, "BE", "its backend"),
+	    BV_STRING("--size", &size, "S", "its size (64K, 1M, 1024x4096); one cell, no lists"),
+	    BV_FLAG("--first-parent", &first_parent, "follow first parents only (a merge is one step)"),
+	    BV_FLAG("--improvement", &improvement, "look for the first commit that got faster"),
+	    BV_ENUM("--format", &format, "F", format_values, "text (default) or json"),
+	    BV_FLAG("--quick", &cli.mo.quick, "fewer processes per measurement (6-12 instead of 10-60)"),
+	    BV_INT("--max-steps", &max_steps, "N", 1, 10000,
+		   "stop after N steps and name the commits still in the range"),
+	    BV_PERCENT("--threshold", &cli.mo.threshold, "P", 0, 1000,
+		       "the smallest change good..bad must show, percent (default 1)"),
+	    BV_INT("--layouts", &cli.mo.layouts, "N", 1, 8,
+		   "code layouts per version, one at random per process (default 4; "
+		   "see bench-versions run --help)"),
+	    BV_INCLUDE(shared, "--min-processes N, --max-processes N, --budget S, --seed N and\n"
+			       "--memory-limit SIZE as for run (see bench-versions run --help)"),
+	    BV_END,
+	};
+	char **pos = calloc((size_t)argc + 1, sizeof(char *));
+	size_t npos = 0;
+	int prc = bv_options_parse(opts, argc, argv, pos, &npos);
+	if (prc == 0 && npos)
+		prc = bv_fail(BV_EINPUT, "unexpected argument '%s': bisect takes options only", pos[0]);
+	free(pos);
+	if (prc == 1) {
+		usage(stdout, opts);
+		return 0;
+	}
+	if (prc) {
+		fprintf(stderr, "bench-versions bisect: %s (see bench-versions bisect --help)\n", bv_error_last());
+		return BV_EXIT_USAGE;
 	}
 	if (!good_name || !bad_name || !bench || !op || !backend || !size) {
 		fprintf(stderr, "bench-versions bisect: --good, --bad, --bench, --op, --backend and --size are all needed\n");
-		usage(stderr);
+		usage(stderr, opts);
 		return BV_EXIT_USAGE;
 	}
+	/* bisect's own defaults: at most 12 processes with --quick (a step is
+	 * one cell, measured again when inconclusive), and four layouts, so a
+	 * step's verdict is not where the linker put a loop. */
+	if (cli.mo.quick && !cli.mo.max_processes)
+		cli.mo.max_processes = 12;
+	if (!cli.mo.layouts)
+		cli.mo.layouts = 4;
+	if (bv_measure_opts_settle(&cli.mo)) {
+		fprintf(stderr, "bench-versions bisect: %s\n", bv_error_last());
+		return BV_EXIT_USAGE;
+	}
+	x.mo = cli.mo;
+	double threshold = x.mo.threshold;
 	/* Exactly one cell: a list would bisect several questions at once. */
 	bv_cell *cells = NULL;
 	char err[256];
@@ -737,19 +724,6 @@ int bv_cmd_bisect(int argc, char **argv)
 	x.bench = bench, x.op = op, x.backend = backend, x.size = cells[0].size, x.improvement = improvement;
 	bv_size_format(x.size, x.shape, sizeof(x.shape));
 	free(cells);
-	x.mo.min_processes = min_p ? min_p : x.mo.quick ? 6 : 10;
-	x.mo.max_processes = max_p ? max_p : x.mo.quick ? 12 : 60;
-	if (x.mo.max_processes < x.mo.min_processes) {
-		fprintf(stderr, "bench-versions bisect: --max-processes %d is below --min-processes %d\n",
-			x.mo.max_processes, x.mo.min_processes);
-		return BV_EXIT_USAGE;
-	}
-	x.mo.budget_s = budget ? budget : x.mo.quick ? 2 : 10;
-	x.mo.rounds = x.mo.quick ? 9 : 21;
-	if (x.mo.quick)
-		x.mo.sample_us = 300;
-	x.mo.threshold = threshold;
-	x.mo.layouts = layouts;
 	char threads[16];
 	snprintf(threads, sizeof(threads), "%d", x.mo.threads);
 	setenv("OPENBLAS_NUM_THREADS", threads, 1);

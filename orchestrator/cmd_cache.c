@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "common.h"
+#include "options.h"
 
 static const char *const areas[] = {"src", "builds", "repos", "machine", "bisect", NULL};
 
@@ -43,18 +44,18 @@ typedef struct entry {
 	int busy;     /* a young .tmp-: being written now */
 } entry;
 
-static void usage(FILE *out)
+static void usage(FILE *out, const bv_option *opts)
 {
 	fprintf(out, "usage: bench-versions cache [show|trim] [--older-than DAYS] [--max-size SIZE] [--dry-run]\n\n"
 		     "  show          every entry of src/, builds/, repos/, machine/ and bisect/ with its size\n"
 		     "                and last use, and the total (the default)\n"
 		     "  trim          remove entries unused for more than --older-than DAYS, then the\n"
-		     "                least recently used until the cache is under --max-size SIZE\n"
-		     "                (bytes, or with K, M, G, T); says what it removed\n"
-		     "  --dry-run     say what trim would remove, remove nothing\n\n"
-		     "Temporary entries (.tmp-*) younger than an hour belong to a run in progress\n"
-		     "and are kept; older ones are a crashed run's leftovers, removed by any trim.\ncache: %s (BENCH_VERSIONS_CACHE, XDG_CACHE_HOME)\n",
-		     bv_cache_dir());
+		     "                least recently used until the cache is under --max-size SIZE\n\n");
+	bv_options_help(opts, out);
+	fprintf(out, "\nTemporary entries (.tmp-*) younger than an hour belong to a run in progress\n"
+		     "and are kept; older ones are a crashed run's leftovers, removed by any trim.\n"
+		     "cache: %s (BENCH_VERSIONS_CACHE, XDG_CACHE_HOME)\n",
+		bv_cache_dir());
 }
 
 static double tree_bytes;
@@ -98,28 +99,6 @@ static const char *ago(time_t t, time_t now, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%.0f days ago", s / 86400);
 	return buf;
-}
-
-static int parse_size(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v < 0)
-		return -1;
-	double mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1024.0, end++; break;
-	case 'm': case 'M': mul = 1024.0 * 1024, end++; break;
-	case 'g': case 'G': mul = 1024.0 * 1024 * 1024, end++; break;
-	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024, end++; break;
-	default: break;
-	}
-	if (!strcmp(end, "iB") || !strcmp(end, "B"))
-		end += strlen(end);
-	if (*end)
-		return -1;
-	*out = v * mul;
-	return 0;
 }
 
 static int by_mtime(const void *a, const void *b)
@@ -190,28 +169,39 @@ static void free_entries(entry *es, size_t n)
 int bv_cmd_cache(int argc, char **argv)
 {
 	const char *action = "show";
-	double older_days = -1, max_size = -1;
+	double older_days = -1;
+	unsigned long long max_bytes = 0;
+	const char *size_given = NULL;
 	int dry = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "show") || !strcmp(a, "trim"))
-			action = a;
-		else if (!strcmp(a, "--dry-run"))
-			dry = 1;
-		else if (!strcmp(a, "--older-than") && val && (older_days = strtod(val, &end)) >= 0 && !*end && end != val)
-			i++;
-		else if (!strcmp(a, "--max-size") && val && parse_size(val, &max_size) == 0)
-			i++;
-		else {
-			fprintf(stderr, "bench-versions cache: unknown argument or bad value: %s%s%s (see --help)\n", a,
-				val && a[0] == '-' ? " " : "", val && a[0] == '-' ? val : "");
-			return BV_EXIT_USAGE;
-		}
+	const bv_option opts[] = {
+	    BV_DOUBLE("--older-than", &older_days, "DAYS", 0, 36500, "days",
+		      "trim: remove entries unused for more than DAYS (1.5: a day and a half)"),
+	    BV_SIZE("--max-size", &max_bytes, "SIZE", 0, 1e18,
+		    "trim: then the least recently used until the cache is under SIZE "
+		    "(bytes, or with K, M, G, T: 2G)",
+		    .seen = &size_given),
+	    BV_FLAG("--dry-run", &dry, "say what trim would remove, remove nothing"),
+	    BV_END,
+	};
+	char **args = calloc((size_t)argc, sizeof(char *));
+	size_t nargs = 0;
+	int rc = bv_options_parse(opts, argc, argv, args, &nargs);
+	if (rc == 0 && nargs > 1)
+		rc = bv_fail(BV_EINPUT, "one command at most: show or trim (given '%s' and '%s')", args[0], args[1]);
+	else if (rc == 0 && nargs == 1 && strcmp(args[0], "show") && strcmp(args[0], "trim"))
+		rc = bv_fail(BV_EINPUT, "unknown command '%s': show or trim", args[0]);
+	else if (rc == 0 && nargs == 1)
+		action = args[0];
+	free(args);
+	if (rc == 1) {
+		usage(stdout, opts);
+		return 0;
 	}
+	if (rc) {
+		fprintf(stderr, "bench-versions cache: %s (see bench-versions cache --help)\n", bv_error_last());
+		return BV_EXIT_USAGE;
+	}
+	double max_size = size_given ? (double)max_bytes : -1;
 	int trim = !strcmp(action, "trim");
 	if (trim && older_days < 0 && max_size < 0) {
 		fprintf(stderr, "bench-versions cache: trim needs --older-than DAYS or --max-size SIZE\n");
@@ -240,7 +230,7 @@ int bv_cmd_cache(int argc, char **argv)
 	}
 	size_t removed = 0;
 	double freed = 0;
-	int rc = 0;
+	rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &es[i];
 		if (e->busy)

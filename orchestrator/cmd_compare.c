@@ -11,88 +11,62 @@
 
 #include "cli.h"
 #include "common.h"
+#include "options.h"
 #include "stages.h"
 
-static void usage(FILE *out)
+static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out,
-	        "usage: bench-versions compare LOG... [options]\n\n"
-	        "Merges results logs (results/<run>/<label>.json) into one comparison table;\n"
-	        "the first LOG is the baseline.  Logs from the same run keep their paired\n"
-	        "ratios; logs from different runs get the ratio of medians, marked unpaired;\n"
-	        "logs from another machine (hostname or cpu differ) get no ratio unless\n"
-	        "--across-machines.\n\n"
-	        "options:\n"
-	        "  --format F         output format: %s (default table)\n"
-	        "  --threshold P      smallest change called faster/slower, percent\n"
-	        "                     (default: the baseline log's threshold)\n"
-	        "  --filter REGEX     keep rows whose bench/op/backend/size matches (POSIX\n"
-	        "                     extended regex; size as 64K), e.g. 'unary/(exp|relu)/scalar'\n"
-	        "  --across-machines  form (unpaired) ratios between logs from different machines\n"
-	        "  --fail-on-slower   exit 1 when any change's verdict is slower (a CI gate)\n"
-	        "  --units U          results as time, rate or peak (default time)\n\n"
-	        "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
-	        "2 usage or input error (unreadable log, bad regex), 3 output could not be written\n",
-	        bv_exporter_names());
+	fprintf(out, "usage: bench-versions compare LOG... [options]\n\n"
+		     "Merges results logs (results/<run>/<label>.json) into one comparison table;\n"
+		     "the first LOG is the baseline.  Logs from the same run keep their paired\n"
+		     "ratios; logs from different runs get the ratio of medians, marked unpaired;\n"
+		     "logs from another machine (hostname or cpu differ) get no ratio unless\n"
+		     "--across-machines.\n\n"
+		     "options (--opt VALUE or --opt=VALUE):\n");
+	bv_options_help(opts, out);
+	fprintf(out, "\nexit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
+		     "2 usage or input error (unreadable log, bad regex), 3 output could not be written\n");
 }
+
+static const char *const units_values[] = {"time", "rate", "peak", NULL};
 
 int bv_cmd_compare(int argc, char **argv)
 {
 	const char *format = "table", *filter = NULL, *units = "time";
 	bv_merge_opts mo = {-1, 0};
 	int gate = 0;
+	static char format_help[160];
+	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
+	const bv_option opts[] = {
+	    BV_ENUM("--format", &format, "F", bv_exporter_list(), format_help),
+	    BV_PERCENT("--threshold", &mo.threshold, "P", 0, 1000,
+		       "smallest change called faster/slower, percent "
+		       "(default: the baseline log's threshold)"),
+	    BV_STRING("--filter", &filter, "REGEX",
+		      "keep rows whose bench/op/backend/size matches (POSIX "
+		      "extended regex; size as 64K), e.g. 'unary/(exp|relu)/scalar'"),
+	    BV_FLAG("--across-machines", &mo.across_machines,
+		    "form (unpaired) ratios between logs from different machines"),
+	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate)"),
+	    BV_ENUM("--units", &units, "U", units_values, "results as time, rate or peak (default time)"),
+	    BV_END,
+	};
 	char **logs = calloc((size_t)argc, sizeof(char *));
 	size_t nlogs = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = 1;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			free(logs);
-			return 0;
-		} else if (!strcmp(a, "--across-machines"))
-			mo.across_machines = 1, takes = 0;
-		else if (!strcmp(a, "--fail-on-slower"))
-			gate = 1, takes = 0;
-		else if (!strncmp(a, "--", 2) && !val) {
-			fprintf(stderr,
-			        "bench-versions: %s needs a value (or is unknown); see compare --help\n", a);
-			free(logs);
-			return BV_EXIT_USAGE;
-		} else if (!strcmp(a, "--format"))
-			format = val;
-		else if (!strcmp(a, "--filter"))
-			filter = val;
-		else if (!strcmp(a, "--units") &&
-		         (!strcmp(val, "time") || !strcmp(val, "rate") || !strcmp(val, "peak")))
-			units = val;
-		else if (!strcmp(a, "--threshold") && (mo.threshold = atof(val) / 100.0) >= 0 &&
-		         mo.threshold < 10)
-			;
-		else if (a[0] == '-') {
-			fprintf(stderr,
-			        "bench-versions: unknown option or bad value: %s%s%s (see compare --help)\n",
-			        a, val ? " " : "", val ? val : "");
-			free(logs);
-			return BV_EXIT_USAGE;
-		} else
-			logs[nlogs++] = argv[i], takes = 0;
-		i += takes;
+	int rc = bv_options_parse(opts, argc, argv, logs, &nlogs);
+	if (rc == 1 || (rc == 0 && nlogs == 0)) {
+		usage(rc ? stdout : stderr, opts);
+		free(logs);
+		return rc ? 0 : BV_EXIT_USAGE;
 	}
-	if (nlogs == 0) {
-		usage(stderr);
+	if (rc) {
+		fprintf(stderr, "bench-versions compare: %s (see bench-versions compare --help)\n", bv_error_last());
 		free(logs);
 		return BV_EXIT_USAGE;
 	}
 	const bv_exporter *exporter = bv_exporter_find(format);
-	if (!exporter) {
-		fprintf(stderr, "bench-versions: unknown format '%s' (known: %s)\n", format,
-		        bv_exporter_names());
-		free(logs);
-		return BV_EXIT_USAGE;
-	}
 	regex_t re;
-	int rc = filter ? bv_filter_compile(filter, &re) : 0;
+	rc = filter ? bv_filter_compile(filter, &re) : 0;
 	bv_table table;
 	if (rc == 0) {
 		rc = bv_merge(logs, nlogs, &mo, &table);

@@ -17,20 +17,20 @@
 
 #include "cli.h"
 #include "common.h"
+#include "options.h"
 #include "progress.h"
 #include "stages.h"
 
-static void usage(FILE *out)
+static void usage(FILE *out, const bv_option *opts)
 {
 	fprintf(out, "usage: bench-versions compat [VERSION...] [--build]\n\n"
 		     "Lists the versions in reach: every release in the history of HEAD (each\n"
 		     "kernels VERSION, as its tag or the first commit that reads it), every tag,\n"
 		     "and the VERSIONs given; for each its kernel version, the compat rules that\n"
-		     "apply (%s) and whether it builds.\n\n"
-		     "  --build    build each one (through the cache) with the current harness;\n"
-		     "             without it the build column says \"not tried\"\n\n"
-		     "exit codes: 0 success, 2 usage or input error, 3 a tried build failed\n",
-		     bv_compat_path());
+		     "apply (%s) and whether it builds.\n\n",
+		bv_compat_path());
+	bv_options_help(opts, out);
+	fprintf(out, "\nexit codes: 0 success, 2 usage or input error, 3 a tried build failed\n");
 }
 
 /* Each kernel version that VERSION takes along HEAD's history, oldest first. */
@@ -92,21 +92,25 @@ static void print_rules(const bv_version *v, FILE *out)
 int bv_cmd_compat(int argc, char **argv)
 {
 	int build = 0;
+	const bv_option opts[] = {
+	    BV_FLAG("--build", &build,
+		    "build each one (through the cache) with the current harness; "
+		    "without it the build column says \"not tried\""),
+	    BV_END,
+	};
+	char **given = calloc((size_t)argc, sizeof(char *));
+	size_t ngiven_args = 0;
+	int prc = bv_options_parse(opts, argc, argv, given, &ngiven_args);
+	if (prc == 1)
+		usage(stdout, opts);
+	else if (prc)
+		fprintf(stderr, "bench-versions compat: %s (see bench-versions compat --help)\n", bv_error_last());
 	bv_strv names = BV_STRV_INIT;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			bv_strv_free(&names);
-			return 0;
-		} else if (!strcmp(argv[i], "--build"))
-			build = 1;
-		else if (argv[i][0] == '-') {
-			fprintf(stderr, "bench-versions compat: unknown option %s (see --help)\n", argv[i]);
-			bv_strv_free(&names);
-			return BV_EXIT_USAGE;
-		} else
-			bv_strv_push(&names, argv[i]);
-	}
+	for (size_t i = 0; prc == 0 && i < ngiven_args; i++)
+		bv_strv_push(&names, given[i]);
+	free(given);
+	if (prc)
+		return prc == 1 ? 0 : BV_EXIT_USAGE;
 
 	bv_repo *repo = NULL;
 	bv_compat *compat = NULL;

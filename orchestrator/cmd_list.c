@@ -7,31 +7,40 @@
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
+#include "options.h"
 #include "stages.h"
 
-static void usage(FILE *out)
+static void usage(FILE *out, const bv_option *opts)
 {
 	fprintf(out, "usage: bench-versions list benches|backends|versions\n\n"
 		     "  benches    groups with their ops, default sizes and backends\n"
 		     "  backends   every backend a bench can run on\n"
-		     "  versions   what resolves: local, and the repository's branches and tags\n\n"
-		     "exit codes: 0 success, 2 usage error or KERNEL_DIR does not exist\n");
+		     "  versions   what resolves: local, and the repository's branches and tags\n\n");
+	bv_options_help(opts, out);
+	fprintf(out, "\nexit codes: 0 success, 2 usage error or KERNEL_DIR does not exist\n");
 }
 
 int bv_cmd_list(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		}
-	if (argc != 2) {
-		usage(stderr);
-		return BV_EXIT_USAGE;
+	const bv_option opts[] = {BV_END}; /* none but --help */
+	char **args = calloc((size_t)argc, sizeof(char *));
+	size_t nargs = 0;
+	int prc = bv_options_parse(opts, argc, argv, args, &nargs);
+	const char *what = nargs == 1 ? args[0] : NULL;
+	free(args);
+	if (prc == 1) {
+		usage(stdout, opts);
+		return 0;
 	}
+	if (prc)
+		fprintf(stderr, "bench-versions list: %s (see bench-versions list --help)\n", bv_error_last());
+	else if (!what)
+		usage(stderr, opts);
+	if (prc || !what)
+		return BV_EXIT_USAGE;
 	size_t nb;
 	const bv_bench *all = bv_bench_all(&nb);
-	if (!strcmp(argv[1], "benches")) {
+	if (!strcmp(what, "benches")) {
 		for (size_t b = 0; b < nb; b++) {
 			char buf[32];
 			printf("%s\n  ops:", all[b].name);
@@ -47,7 +56,7 @@ int bv_cmd_list(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (!strcmp(argv[1], "backends")) {
+	if (!strcmp(what, "backends")) {
 		const char *seen[32];
 		size_t n = 0;
 		for (size_t b = 0; b < nb; b++)
@@ -60,7 +69,7 @@ int bv_cmd_list(int argc, char **argv)
 			}
 		return 0;
 	}
-	if (!strcmp(argv[1], "versions")) {
+	if (!strcmp(what, "versions")) {
 		bv_repo *repo;
 		int rc = bv_repo_open(&repo);
 		if (rc) {
@@ -87,6 +96,6 @@ int bv_cmd_list(int argc, char **argv)
 		bv_repo_free(repo);
 		return 0;
 	}
-	usage(stderr);
+	usage(stderr, opts);
 	return BV_EXIT_USAGE;
 }

@@ -25,11 +25,12 @@
 #include "cli.h"
 #include "common.h"
 #include "json.h"
+#include "options.h"
 #include "report.h"
 #include "results.h"
 #include "stages.h"
 
-static void usage(FILE *out)
+static void usage(FILE *out, const bv_option *opts)
 {
 	fprintf(out,
 		"usage: bench-versions report --baseline VERSION --candidate VERSION [options]\n"
@@ -39,29 +40,11 @@ static void usage(FILE *out)
 		"matrix (correctness checked in every cell) like `run`, or reads existing logs with\n"
 		"--from, judges each cell against its budget, and writes report.html, report.md and\n"
 		"report.xml (JUnit) next to the logs.  The verdict and its reasons go to stdout.\n\n"
-		"options:\n"
-		"  --baseline V        the released version to compare against (with --from: a label)\n"
-		"  --candidate V       the version to release (with --from: a label)\n"
-		"  --from LOG...       build the report from existing logs, measuring nothing: two\n"
-		"                      logs (the first is the baseline) or one run's directory\n"
-		"  --budgets FILE      allowed slowdowns: a default and overrides per group, op,\n"
-		"                      backend or size (docs/cli/report.md#budgets)\n"
-		"  --default-slowdown P  the budget of cells no override names, percent (default 5;\n"
-		"                      a budgets file's default_slowdown_pct wins)\n"
-		"  --out DIR           where the reports go (default: the run's results directory;\n"
-		"                      with --from, the candidate log's directory)\n"
-		"  --formats L         which files to write: html,markdown,junit (default all), or none\n"
-		"  --print F           what goes to stdout: text (default), markdown, html, junit, none\n"
-		"  --across-machines   with --from: compare logs from different machines anyway\n"
-		"  --threshold P       smallest change called faster/slower (a warning), percent\n"
-		"                      (default 1; with --from the baseline log's)\n\n"
-		"measuring options, as for run (see bench-versions run --help): --benches, --ops,\n"
-		"  --backends, --sizes, --quick, --processes, --min-processes, --max-processes,\n"
-		"  --budget, --rounds, --sample-us, --timeout, --isolated, --pin, --threads, --seed,\n"
-		"  --layouts N (default 4 here), --jobs, --results,\n  --resume DIR (go on with an interrupted report's measuring)\n\n"
-		"exit codes: 0 READY, 1 NOT READY, 2 usage or input error (a bad budgets file),\n"
-		"3 no comparison possible (the baseline did not build, a stage failed), 130/143\n"
-		"interrupted (the finished cells are kept: see --resume)\n");
+		"options (--opt VALUE or --opt=VALUE):\n");
+	bv_options_help(opts, out);
+	fprintf(out, "\nexit codes: 0 READY, 1 NOT READY, 2 usage or input error (a bad budgets file),\n"
+		     "3 no comparison possible (the baseline did not build, a stage failed), 130/143\n"
+		     "interrupted (the finished cells are kept: see --resume)\n");
 }
 
 /* --from DIR: the run's two logs, by label or from the run block. */
@@ -253,7 +236,7 @@ static int remeasure(bv_report *report, const bv_run_cli *c, const char *dir0, c
 	if (rc == 0)
 		rc = bv_run_versions(names, 2, &again, ncells, "report", argc, argv, &dir, &logs, &failures);
 	bv_table t;
-	bv_merge_opts mo = {c->threshold, 0};
+	bv_merge_opts mo = {c->mo.threshold, 0};
 	if (rc == 0 && (rc = bv_merge(logs, 2, &mo, &t)) == 0) {
 		bv_report_recheck(report, &t);
 		bv_table_free(&t);
@@ -266,84 +249,69 @@ static int remeasure(bv_report *report, const bv_run_cli *c, const char *dir0, c
 	return rc;
 }
 
+static const char *const print_values[] = {"text", "markdown", "html", "junit", "none", NULL};
+
 int bv_cmd_report(int argc, char **argv)
 {
 	bv_run_cli c;
 	bv_run_cli_init(&c);
 	const char *baseline = NULL, *candidate = NULL, *budgets_path = NULL, *out_dir = NULL;
-	const char *formats_list = "html,markdown,junit", *print = "text", *measuring_opt = NULL;
+	const char *formats_list = "html,markdown,junit", *print = "text";
+	const char *measuring_opt = NULL, *threshold_given = NULL;
 	double default_slowdown = 0.05;
-	int from = 0, threshold_given = 0, across = 0;
+	int from = 0, across = 0;
+	bv_option pipeline[BV_RUN_CLI_OPTIONS];
+	bv_run_cli_table(&c, pipeline, NULL);
+	const bv_option opts[] = {
+	    BV_STRING("--baseline", &baseline, "V",
+		      "the released version to compare against (with --from: a label)"),
+	    BV_STRING("--candidate", &candidate, "V", "the version to release (with --from: a label)"),
+	    BV_FLAG("--from", &from,
+		    "build the report from existing logs, measuring nothing: two "
+		    "logs (the first is the baseline) or one run's directory"),
+	    BV_STRING("--budgets", &budgets_path, "FILE",
+		      "allowed slowdowns: a default and overrides per group, op, "
+		      "backend or size (docs/cli/report.md#budgets)"),
+	    BV_PERCENT("--default-slowdown", &default_slowdown, "P", 0, 1e6,
+		       "the budget of cells no override names, percent (default 5; "
+		       "a budgets file's default_slowdown_pct wins)"),
+	    BV_STRING("--out", &out_dir, "DIR",
+		      "where the reports go (default: the run's results directory; "
+		      "with --from, the candidate log's directory)"),
+	    BV_STRING("--formats", &formats_list, "L",
+		      "which files to write: html,markdown,junit (default all), or none"),
+	    BV_ENUM("--print", &print, "F", print_values,
+		    "what goes to stdout: text (default), markdown, html, junit, none"),
+	    BV_FLAG("--across-machines", &across, "with --from: compare logs from different machines anyway"),
+	    BV_PERCENT("--threshold", &c.mo.threshold, "P", 0, 1000,
+		       "smallest change called faster/slower (a warning), percent "
+		       "(default 1; with --from the baseline log's)",
+		       .seen = &threshold_given),
+	    BV_INCLUDE(pipeline,
+		       "\nmeasuring options, as for run (see bench-versions run --help): --benches, --ops,\n"
+		       "  --backends, --sizes, --quick, --processes, --min-processes, --max-processes,\n"
+		       "  --budget, --rounds, --sample-us, --timeout, --memory-limit, --isolated, --pin,\n"
+		       "  --threads, --seed, --layouts N (default 4 here), --jobs, --results,\n"
+		       "  --resume DIR (go on with an interrupted report's measuring)\n",
+		       .seen = &measuring_opt),
+	    BV_END,
+	};
 	char **positional = calloc((size_t)argc + 1, sizeof(char *));
 	size_t npos = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			free(positional);
-			return 0;
-		}
-		int took = bv_run_cli_option(&c, a, val);
-		if (took > 0) {
-			if (!strcmp(a, "--threshold"))
-				threshold_given = 1;
-			else if (!measuring_opt)
-				measuring_opt = a;
-			i += took - 1;
-			continue;
-		}
-		if (!strcmp(a, "--from")) {
-			from = 1;
-			continue;
-		}
-		if (!strcmp(a, "--across-machines")) {
-			across = 1;
-			continue;
-		}
-		int takes = 1;
-		if (took == 0 && (!strcmp(a, "--baseline") || !strcmp(a, "--candidate") || !strcmp(a, "--budgets") ||
-				  !strcmp(a, "--default-slowdown") || !strcmp(a, "--out") || !strcmp(a, "--formats") ||
-				  !strcmp(a, "--print")) &&
-		    !val) {
-			fprintf(stderr, "bench-versions: %s needs a value; see report --help\n", a);
-			free(positional);
-			return BV_EXIT_USAGE;
-		}
-		char *end = NULL;
-		if (took < 0)
-			;
-		else if (!strcmp(a, "--baseline"))
-			baseline = val;
-		else if (!strcmp(a, "--candidate"))
-			candidate = val;
-		else if (!strcmp(a, "--budgets"))
-			budgets_path = val;
-		else if (!strcmp(a, "--out"))
-			out_dir = val;
-		else if (!strcmp(a, "--formats"))
-			formats_list = val;
-		else if (!strcmp(a, "--print") && format_index(val) >= 0)
-			print = val;
-		else if (!strcmp(a, "--print") && !strcmp(val, "none"))
-			print = NULL;
-		else if (!strcmp(a, "--default-slowdown") && (default_slowdown = strtod(val, &end) / 100.0) >= 0 &&
-			 *val && !*end && isfinite(default_slowdown) && default_slowdown <= 1e4)
-			;
-		else if (a[0] != '-') {
-			positional[npos++] = argv[i];
-			takes = 0;
-		} else
-			took = -1;
-		if (took < 0) {
-			fprintf(stderr, "bench-versions: unknown option or bad value: %s%s%s (see report --help)\n", a,
-				val && a[1] == '-' ? " " : "", val && a[1] == '-' ? val : "");
-			free(positional);
-			return BV_EXIT_USAGE;
-		}
-		i += takes;
+	int rc = bv_options_parse(opts, argc, argv, positional, &npos);
+	if (rc == 1) {
+		usage(stdout, opts);
+		free(positional);
+		return 0;
 	}
+	if (rc) {
+		fprintf(stderr, "bench-versions report: %s (see bench-versions report --help)\n", bv_error_last());
+		free(positional);
+		return BV_EXIT_USAGE;
+	}
+	if (!strcmp(print, "none"))
+		print = NULL;
 
-	int rc = 0;
 	const char *problem = NULL;
 	if (from && npos == 0)
 		problem = "--from needs two logs (baseline first) or a run's directory";
@@ -361,7 +329,7 @@ int bv_cmd_report(int argc, char **argv)
 		fprintf(stderr, "bench-versions report: %s%s%s\n", problem, measuring_opt && from ? ": " : "",
 			measuring_opt && from ? measuring_opt : "");
 		if (!baseline && !candidate && !npos)
-			usage(stderr);
+			usage(stderr, opts);
 		free(positional);
 		return BV_EXIT_USAGE;
 	}
@@ -378,8 +346,8 @@ int bv_cmd_report(int argc, char **argv)
 		rc = bv_budgets_load(budgets_path, default_slowdown, &budgets);
 	/* A release decision should not rest on where the linker put a loop:
 	 * four layouts per version unless asked otherwise (docs/measurement.md). */
-	if (!c.layouts)
-		c.layouts = 4;
+	if (!c.mo.layouts)
+		c.mo.layouts = 4;
 	if (!rc && !from)
 		rc = bv_run_cli_finish(&c, &ncells);
 	if (!rc && !from)
@@ -414,7 +382,7 @@ int bv_cmd_report(int argc, char **argv)
 	bv_table table;
 	int have_table = 0;
 	if (rc == 0) {
-		bv_merge_opts mo = {from && !threshold_given ? -1 : c.threshold, across};
+		bv_merge_opts mo = {from && !threshold_given ? -1 : c.mo.threshold, across};
 		rc = bv_merge(logs, 2, &mo, &table);
 		have_table = rc == 0;
 	}

@@ -34,66 +34,29 @@
 #include "child.h"
 #include "cli.h"
 #include "common.h"
+#include "options.h"
 #include "progress.h"
+#include "runner.h"
 #include "stages.h"
 
-static void usage(FILE *out)
+static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out,
-		"usage: bench-versions [run] VERSION... [options]\n\n"
-		"Builds each VERSION of the kernel library against the same harness, measures\n"
-		"them together and prints one table; the first VERSION is the baseline.\n\n"
-		"VERSION: local (the working tree at KERNEL_DIR), a release number (0.1.0:\n"
-		"a tag v0.1.0, else the release index KERNEL_RELEASES, else the first commit\n"
-		"whose VERSION reads it), or any git revision (main, a commit, HEAD~3, v0.2.0^).\n"
-		"KERNEL_REPO may be a URL: it is cloned (bare) into the cache.\n\n"
-		"options:\n"
-		"  --benches L      comma-separated groups (see: bench-versions list benches)\n"
-		"  --ops L          ops to run\n"
-		"  --backends L     backends to run (scalar, simd, cuda, ...)\n"
-		"  --sizes L        sizes in elements: 1K,64K,1M,16M\n"
-		"  --quick          fewer processes and rounds, same method: for smoke runs and CI\n"
-		"  --min-processes N  processes per cell before it may stop (default 10, quick 6)\n"
-		"  --max-processes N  processes per cell at most (default 60, quick 24)\n"
-		"  --processes N    exactly N processes per cell (no adaptive stopping)\n"
-		"  --budget S       measuring seconds per cell, all versions (default 10, quick 2)\n"
-		"  --rounds N       alternation rounds per process (default 21, quick 9)\n"
-		"  --sample-us N    target length of one sample in microseconds (default 1000, quick 300)\n"
-		"  --timeout S      a cell whose check or timing takes longer is killed (default 60)\n"
-		"  --isolated       one process per version (for versions that cannot share one)\n"
-		"  --pin CPU        pin the measuring processes to one CPU\n"
-		"  --threads N      threads a backend may use, e.g. OpenBLAS (default 1)\n"
-		"  --threshold P    smallest change called faster/slower, percent (default 1)\n"
-		"  --seed N         seed for the random order of versions\n"
-		"  --layouts N      link each version N ways with its code at different places\n"
-		"                   and take one at random per process (default 1; report 4):\n"
-		"                   a change that placement alone makes is then not a verdict\n"
-		"  --format F       output format: %s (default table)\n"
-		"  --filter REGEX   show only rows whose bench/op/backend/size matches (POSIX\n"
-		"                   extended regex, size as 64K), e.g. 'unary/(exp|relu)/scalar'\n"
-		"  --fail-on-slower exit 1 when any change's verdict is slower (a CI gate)\n"
-		"  --units U        results as time, rate (GB/s or GFLOP/s) or peak (%% of this\n"
-		"                   machine's calibrated bandwidth or FLOPs); default time\n"
-		"  --results DIR    where logs go (default results/ of this checkout)\n"
-		"  --resume DIR     go on with the interrupted run whose logs are in DIR (same\n"
-		"                   versions and options): its finished cells are reused\n"
-		"  --jobs N         versions fetched and built at once (default: the CPU count)\n\n"
-		"environment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
-		"             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal)\n"
-		"exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
-		"2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
-		"SIGINT/SIGTERM (the finished cells are kept: see --resume)\n",
-		bv_exporter_names());
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
+	fprintf(out, "usage: bench-versions [run] VERSION... [options]\n\n"
+		     "Builds each VERSION of the kernel library against the same harness, measures\n"
+		     "them together and prints one table; the first VERSION is the baseline.\n\n"
+		     "VERSION: local (the working tree at KERNEL_DIR), a release number (0.1.0:\n"
+		     "a tag v0.1.0, else the release index KERNEL_RELEASES, else the first commit\n"
+		     "whose VERSION reads it), or any git revision (main, a commit, HEAD~3, v0.2.0^).\n"
+		     "KERNEL_REPO may be a URL: it is cloned (bare) into the cache.  At most %d\n"
+		     "versions (one measuring process loads them all; --isolated: any number).\n\n"
+		     "options (--opt VALUE or --opt=VALUE):\n",
+		BV_RUNNER_MAX_VERSIONS);
+	bv_options_help(opts, out);
+	fprintf(out, "\nenvironment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
+		     "             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal)\n"
+		     "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
+		     "2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
+		     "SIGINT/SIGTERM (the finished cells are kept: see --resume)\n");
 }
 
 static char *results_dir(const char *root)
@@ -171,6 +134,8 @@ static char *resume_command(const char *subcommand, int argc, char **argv, const
 			i++;
 			continue;
 		}
+		if (!strncmp(argv[i], "--resume=", 9) || !strncmp(argv[i], "--results=", 10))
+			continue;
 		bv_buf_puts(&b, " ");
 		shell_word(&b, argv[i]);
 	}
@@ -396,112 +361,6 @@ static int build_all(bv_repo *repo, const bv_compat *compat, bv_version *vs, siz
 	return rc;
 }
 
-void bv_run_cli_init(bv_run_cli *c)
-{
-	memset(c, 0, sizeof(*c));
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	c->jobs = ncpu > 0 ? (int)ncpu : 1;
-	c->threshold = 0.01;
-	c->mo.pin = -1, c->mo.threads = 1, c->mo.timeout_s = 60;
-	c->mo.sample_us = 1000;
-	c->mo.seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
-}
-
-int bv_run_cli_option(bv_run_cli *c, const char *a, const char *val)
-{
-	bv_measure_opts *mo = &c->mo;
-	if (!strcmp(a, "--quick"))
-		return mo->quick = 1, 1;
-	if (!strcmp(a, "--isolated"))
-		return mo->isolated = 1, 1;
-	static const char *const valued[] = {"--benches",   "--ops",     "--backends",      "--sizes",
-					     "--results",   "--resume",  "--processes",     "--min-processes",
-					     "--max-processes", "--budget", "--timeout",     "--pin",
-					     "--threads",   "--jobs",    "--rounds",        "--sample-us",
-					     "--threshold", "--seed",    "--layouts",       NULL};
-	int known = 0;
-	for (int k = 0; valued[k] && !known; k++)
-		known = !strcmp(a, valued[k]);
-	if (!known)
-		return 0;
-	if (!val)
-		return -1;
-	if (!strcmp(a, "--benches"))
-		mo->benches = val;
-	else if (!strcmp(a, "--ops"))
-		mo->ops = val;
-	else if (!strcmp(a, "--backends"))
-		mo->backends = val;
-	else if (!strcmp(a, "--sizes"))
-		mo->sizes = val;
-	else if (!strcmp(a, "--results"))
-		c->results_root = val;
-	else if (!strcmp(a, "--resume"))
-		c->resume = val;
-	else if (!strcmp(a, "--processes") && parse_int(val, 1, 1000, &c->processes) == 0)
-		;
-	else if (!strcmp(a, "--min-processes") && parse_int(val, 1, 1000, &c->min_p) == 0)
-		;
-	else if (!strcmp(a, "--max-processes") && parse_int(val, 1, 1000, &c->max_p) == 0)
-		;
-	else if (!strcmp(a, "--budget") && (c->budget = atof(val)) > 0 && c->budget <= 86400)
-		;
-	else if (!strcmp(a, "--timeout") && (mo->timeout_s = atof(val)) > 0 && mo->timeout_s <= 86400)
-		;
-	else if (!strcmp(a, "--pin") && parse_int(val, 0, 1 << 30, &mo->pin) == 0)
-		;
-	else if (!strcmp(a, "--threads") && parse_int(val, 1, 1024, &mo->threads) == 0)
-		;
-	else if (!strcmp(a, "--jobs") && parse_int(val, 1, 1024, &c->jobs) == 0)
-		;
-	else if (!strcmp(a, "--rounds") && parse_int(val, 1, 100000, &c->rounds) == 0)
-		;
-	else if (!strcmp(a, "--sample-us") && (mo->sample_us = atof(val)) >= 1 && mo->sample_us <= 1e7)
-		;
-	else if (!strcmp(a, "--threshold") && (c->threshold = atof(val) / 100.0) >= 0 && c->threshold < 10)
-		;
-	else if (!strcmp(a, "--seed"))
-		mo->seed = strtoull(val, NULL, 10);
-	else if (!strcmp(a, "--layouts") && parse_int(val, 1, 8, &c->layouts) == 0)
-		;
-	else
-		return -1;
-	return 2;
-}
-
-int bv_run_cli_finish(bv_run_cli *c, long *ncells)
-{
-	bv_measure_opts *mo = &c->mo;
-	mo->min_processes = c->processes ? c->processes : c->min_p ? c->min_p : mo->quick ? 6 : 10;
-	/* quick: up to 24, because a change among hundreds of cells needs about
-	 * 16 processes of evidence to survive the run's false-discovery control
-	 * (verdict.c); only cells that look changed sample that long. */
-	mo->max_processes = c->processes ? c->processes : c->max_p ? c->max_p : mo->quick ? 24 : 60;
-	if (mo->max_processes < mo->min_processes)
-		return bv_fail(BV_EINPUT, "--max-processes %d is below --min-processes %d", mo->max_processes,
-			       mo->min_processes);
-	if (mo->pin >= 0 && mo->pin >= sysconf(_SC_NPROCESSORS_CONF))
-		return bv_fail(BV_EINPUT, "--pin %d: this machine has CPUs 0-%ld", mo->pin,
-			       sysconf(_SC_NPROCESSORS_CONF) - 1);
-	if (c->resume && c->results_root)
-		return bv_fail(BV_EINPUT, "--resume DIR writes into DIR; --results does not apply");
-	mo->budget_s = c->budget ? c->budget : mo->quick ? 2 : 10;
-	mo->layouts = c->layouts ? c->layouts : 1;
-	mo->threshold = c->threshold;
-	mo->rounds = c->rounds ? c->rounds : mo->quick ? 9 : 21;
-	if (mo->quick && mo->sample_us == 1000)
-		mo->sample_us = 300;
-	bv_cell *cells;
-	char err[256];
-	long n = bv_cells_select(&(bv_selection){mo->benches, mo->ops, mo->backends, mo->sizes}, &cells, err,
-				 sizeof(err));
-	if (n <= 0)
-		return bv_fail(BV_EINPUT, "%s", n < 0 ? err : "the filters select no benchmark");
-	free(cells);
-	*ncells = n;
-	return 0;
-}
-
 int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, const char *subcommand,
 		    int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
 {
@@ -622,80 +481,71 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	return 0;
 }
 
+static const char *const units_values[] = {"time", "rate", "peak", NULL};
+
 int bv_cmd_run(int argc, char **argv)
 {
 	bv_run_cli c;
 	bv_run_cli_init(&c);
 	const char *format = "table", *units = "time", *filter = NULL;
 	int gate = 0;
+	static char format_help[160];
+	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
+	bv_option pipeline[BV_RUN_CLI_OPTIONS];
+	bv_run_cli_table(&c, pipeline, NULL);
+	const bv_option opts[] = {
+	    BV_INCLUDE(pipeline, NULL),
+	    BV_ENUM("--format", &format, "F", bv_exporter_list(), format_help),
+	    BV_STRING("--filter", &filter, "REGEX",
+		      "show only rows whose bench/op/backend/size matches (POSIX "
+		      "extended regex, size as 64K), e.g. 'unary/(exp|relu)/scalar'"),
+	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate)"),
+	    BV_ENUM("--units", &units, "U", units_values,
+		    "results as time, rate (GB/s or GFLOP/s) or peak (% of this "
+		    "machine's calibrated bandwidth or FLOPs); default time"),
+	    BV_END,
+	};
 	char **names = calloc((size_t)argc, sizeof(char *));
 	size_t nnames = 0;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = 1, took = bv_run_cli_option(&c, a, val);
-		if (took > 0) {
-			i += took - 1;
-			continue;
-		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			free(names);
-			return 0;
-		} else if (!strcmp(a, "--fail-on-slower"))
-			gate = 1, takes = 0;
-		else if (!strncmp(a, "--", 2) && !val) {
-			fprintf(stderr, "bench-versions: %s needs a value (or is unknown); see --help\n", a);
-			free(names);
-			return BV_EXIT_USAGE;
-		} else if (took == 0 && !strcmp(a, "--format"))
-			format = val;
-		else if (took == 0 && !strcmp(a, "--filter"))
-			filter = val;
-		else if (took == 0 && !strcmp(a, "--units") &&
-			 (!strcmp(val, "time") || !strcmp(val, "rate") || !strcmp(val, "peak")))
-			units = val;
-		else if (a[0] == '-') {
-			fprintf(stderr, "bench-versions: unknown option or bad value: %s%s%s (see --help)\n", a,
-				val ? " " : "", val ? val : "");
-			free(names);
-			return BV_EXIT_USAGE;
-		} else
-			names[nnames++] = argv[i], takes = 0;
-		i += takes;
+	int rc = bv_options_parse(opts, argc, argv, names, &nnames);
+	if (rc == 1 || (rc == 0 && nnames == 0)) {
+		usage(rc ? stdout : stderr, opts);
+		free(names);
+		return rc ? 0 : BV_EXIT_USAGE;
 	}
-	if (nnames == 0) {
-		usage(stderr);
+	if (rc) {
+		fprintf(stderr, "bench-versions: %s (see bench-versions run --help)\n", bv_error_last());
+		free(names);
+		return BV_EXIT_USAGE;
+	}
+	/* Before anything is resolved or built: more versions than a measuring
+	 * process holds would otherwise fail after every build. */
+	if (nnames > BV_RUNNER_MAX_VERSIONS && !c.mo.isolated)
+		rc = bv_fail(BV_EINPUT,
+			     "%zu versions given; at most %d can be compared in one run (one measuring process "
+			     "loads them all); --isolated measures one version per process and takes more",
+			     nnames, BV_RUNNER_MAX_VERSIONS);
+	long ncells;
+	if (rc == 0)
+		rc = bv_run_cli_finish(&c, &ncells);
+	/* A bad regex is found now, not after minutes of measuring. */
+	regex_t re;
+	if (rc == 0 && filter && bv_filter_compile(filter, &re))
+		rc = BV_EINPUT;
+	if (rc) {
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 		free(names);
 		return BV_EXIT_USAGE;
 	}
 	const bv_exporter *exporter = bv_exporter_find(format);
-	if (!exporter) {
-		fprintf(stderr, "bench-versions: unknown format '%s' (known: %s)\n", format, bv_exporter_names());
-		free(names);
-		return BV_EXIT_USAGE;
-	}
-	long ncells;
-	if (bv_run_cli_finish(&c, &ncells)) {
-		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-		free(names);
-		return BV_EXIT_USAGE;
-	}
-	/* A bad regex is found now, not after minutes of measuring. */
-	regex_t re;
-	if (filter && bv_filter_compile(filter, &re)) {
-		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-		free(names);
-		return BV_EXIT_USAGE;
-	}
 
 	char **logs = NULL, *dir = NULL;
 	int build_failures = 0, gated = 0;
 	/* The stages say their own failure (and how to resume). */
-	int rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
+	rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
 	if (rc == 0) {
 		bv_table table;
-		rc = bv_merge_logs(logs, nnames, c.threshold, &table);
+		rc = bv_merge_logs(logs, nnames, c.mo.threshold, &table);
 		if (rc == 0) {
 			table.units = units;
 			if (filter)

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,34 +29,23 @@
 #include "common.h"
 #include "json.h"
 #include "results.h"
+#include "options.h"
 #include "share.h"
 
 #define TOKEN_MAX 4096
 
-static void usage(FILE *out)
+static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out,
-		"usage: bench-versions share RESULTS_DIR [--url URL] [--output FILE] [--token-file PATH]\n"
-		"                            [--no-token] [--insecure-http] [--retries N] [--timeout S]\n"
-		"                            [--backoff S]\n\n"
-		"Packs one run's results directory (results/<timestamp>/: its logs, raw/ and any\n"
-		"report) into one .tar.gz and uploads it with an HTTP PUT.  The results are only read.\n\n"
-		"  --url URL          where to PUT the archive; a URL ending in '/' gets\n"
-		"                     <run>.tar.gz added.  https://, or http:// to this machine\n"
-		"  --output FILE      also keep the archive at FILE (alone: pack, upload nothing)\n"
-		"  --token-file PATH  the bearer token, in a file only you can read (chmod 600);\n"
-		"                     else BENCH_VERSIONS_TOKEN, else ~/.config/bench-versions/token\n"
-		"  --no-token         send no Authorization header\n"
-		"  --insecure-http    allow http:// to another machine (the token goes unencrypted)\n"
-		"  --retries N        tries after the first on timeouts, dropped connections,\n"
-		"                     5xx, 408 and 429 (default 4)\n"
-		"  --timeout S        connect timeout, and how long nothing may move (default 30)\n"
-		"  --backoff S        the first wait between tries, doubling each time (default 1);\n"
-		"                     a server's Retry-After is honoured up to 60 s\n\n"
-		"There is no --token option: a token on the command line is visible to every\n"
-		"user of the machine (ps) and stays in shell history.\n"
-		"exit codes: 0 uploaded (or packed), 2 usage or input error, or the server refused\n"
-		"(4xx), 3 the upload failed (unreachable, timeouts, 5xx after the retries)\n");
+	fprintf(out, "usage: bench-versions share RESULTS_DIR [--url URL] [--output FILE] [--token-file PATH]\n"
+		     "                            [--no-token] [--insecure-http] [--retries N] [--timeout S]\n"
+		     "                            [--backoff S]\n\n"
+		     "Packs one run's results directory (results/<timestamp>/: its logs, raw/ and any\n"
+		     "report) into one .tar.gz and uploads it with an HTTP PUT.  The results are only read.\n\n");
+	bv_options_help(opts, out);
+	fprintf(out, "\nThere is no --token option: a token on the command line is visible to every\n"
+		     "user of the machine (ps) and stays in shell history.\n"
+		     "exit codes: 0 uploaded (or packed), 2 usage or input error, or the server refused\n"
+		     "(4xx), 3 the upload failed (unreachable, timeouts, 5xx after the retries)\n");
 }
 
 int bv_token_clean(char *token, const char *source)
@@ -241,27 +231,6 @@ static int inside(const char *path, const char *dir_real)
 	return in;
 }
 
-static int parse_count(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = s ? strtol(s, &end, 10) : 0;
-	if (!s || errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_seconds(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v = s ? strtod(s, &end) : 0;
-	if (!s || end == s || *end || !(v >= lo && v <= hi))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static const char *human(unsigned long long b, char *buf, size_t n)
 {
 	if (b < 10240)
@@ -276,50 +245,54 @@ static const char *human(unsigned long long b, char *buf, size_t n)
 int bv_cmd_share(int argc, char **argv)
 {
 	const char *dir = NULL, *url = NULL, *output = NULL, *token_file = NULL;
-	int no_token = 0, insecure_http = 0;
-	long retries = 4, timeout_s = 30;
-	double backoff_s = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(a, "--token") || !strncmp(a, "--token=", 8)) {
-			/* Nothing of what followed is echoed: it may be the token. */
-			fprintf(stderr, "bench-versions share: there is no --token option: a token on the command line "
-					"is visible to every user of this machine (ps) and stays in shell history.\n"
-					"Put it in BENCH_VERSIONS_TOKEN, or in a file only you can read "
-					"(chmod 600) named by --token-file.\n");
-			return BV_EXIT_USAGE;
-		}
-		int ok = 1;
-		if (!strcmp(a, "--url") && val)
-			url = val, i++;
-		else if (!strcmp(a, "--output") && val)
-			output = val, i++;
-		else if (!strcmp(a, "--token-file") && val)
-			token_file = val, i++;
-		else if (!strcmp(a, "--no-token"))
-			no_token = 1;
-		else if (!strcmp(a, "--insecure-http"))
-			insecure_http = 1;
-		else if (!strcmp(a, "--retries"))
-			ok = parse_count(val, 0, 20, &retries) == 0 && ++i;
-		else if (!strcmp(a, "--timeout"))
-			ok = parse_count(val, 1, 3600, &timeout_s) == 0 && ++i;
-		else if (!strcmp(a, "--backoff"))
-			ok = parse_seconds(val, 0, 600, &backoff_s) == 0 && ++i;
-		else if (a[0] != '-' && !dir)
-			dir = a;
-		else
-			ok = 0;
-		if (!ok) {
-			fprintf(stderr, "bench-versions share: unknown argument or bad value: %s%s%s (see --help)\n", a,
-				val && a[0] == '-' ? " " : "", val && a[0] == '-' ? val : "");
-			return BV_EXIT_USAGE;
-		}
+	int no_token = 0, insecure_http = 0, retries = 4;
+	double timeout = 30, backoff_s = 1;
+	const bv_option opts[] = {
+	    BV_STRING("--url", &url, "URL",
+		      "where to PUT the archive; a URL ending in '/' gets "
+		      "<run>.tar.gz added.  https://, or http:// to this machine"),
+	    BV_STRING("--output", &output, "FILE",
+		      "also keep the archive at FILE (alone: pack, upload nothing)"),
+	    BV_STRING("--token-file", &token_file, "PATH",
+		      "the bearer token, in a file only you can read (chmod 600); "
+		      "else BENCH_VERSIONS_TOKEN, else ~/.config/bench-versions/token"),
+	    BV_FLAG("--no-token", &no_token, "send no Authorization header"),
+	    BV_FLAG("--insecure-http", &insecure_http,
+		    "allow http:// to another machine (the token goes unencrypted)"),
+	    BV_INT("--retries", &retries, "N", 0, 20,
+		   "tries after the first on timeouts, dropped connections, "
+		   "5xx, 408 and 429 (default 4)"),
+	    BV_DURATION("--timeout", &timeout, "S", 1, 3600,
+			"connect timeout, and how long nothing may move (default 30)"),
+	    BV_DURATION("--backoff", &backoff_s, "S", 0, 600,
+			"the first wait between tries, doubling each time (default 1); "
+			"a server's Retry-After is honoured up to 60 s"),
+	    /* Refused by name, whatever follows: what follows may be the token,
+	     * so nothing of it is echoed. */
+	    BV_REFUSED("--token",
+		       "there is no --token option: a token on the command line is visible to every "
+		       "user of this machine (ps) and stays in shell history. "
+		       "Put it in BENCH_VERSIONS_TOKEN, or in a file only you can read "
+		       "(chmod 600) named by --token-file."),
+	    BV_END,
+	};
+	char **pos = calloc((size_t)argc, sizeof(char *));
+	size_t npos = 0;
+	int rc = bv_options_parse(opts, argc, argv, pos, &npos);
+	if (rc == 0 && npos > 1)
+		rc = bv_fail(BV_EINPUT, "one results directory at a time (given '%s' and '%s')", pos[0], pos[1]);
+	dir = npos ? pos[0] : NULL;
+	free(pos);
+	if (rc == 1) {
+		usage(stdout, opts);
+		return 0;
 	}
+	if (rc) {
+		fprintf(stderr, "bench-versions share: %s (see bench-versions share --help)\n", bv_error_last());
+		return BV_EXIT_USAGE;
+	}
+	/* Whole seconds for libcurl; 1.5 is waited 2. */
+	long timeout_s = (long)ceil(timeout);
 	if (!dir) {
 		fprintf(stderr, "bench-versions share: name one run's results directory (results/<timestamp>/)\n");
 		return BV_EXIT_USAGE;
@@ -336,7 +309,8 @@ int bv_cmd_share(int argc, char **argv)
 
 	char *real = realpath(dir, NULL), *target = NULL, *token = NULL, *source = NULL, *tmp_out = NULL;
 	char *location = NULL;
-	int fd = -1, rc = 0;
+	int fd = -1;
+	rc = 0;
 	const char *name = NULL;
 	if (!real)
 		rc = bv_fail(BV_EINPUT, "results directory %s: %s", dir, strerror(errno));
@@ -386,7 +360,7 @@ int bv_cmd_share(int argc, char **argv)
 	if (rc == 0 && url) {
 		if (source)
 			fprintf(stderr, "share: token from %s\n", source);
-		bv_upload_opts o = {target, token, name, (int)retries + 1, timeout_s, backoff_s, 60.0};
+		bv_upload_opts o = {target, token, name, retries + 1, timeout_s, backoff_s, 60.0};
 		rc = bv_upload(&o, fd, info.size, info.sha256, &location, &status);
 		if (rc == 0)
 			printf("uploaded: %s (HTTP %ld)\n", location ? location : target, status);

@@ -21,6 +21,15 @@ const bv_exporter *bv_exporter_find(const char *name)
 	return NULL;
 }
 
+const char *const *bv_exporter_list(void)
+{
+	static const char *names[sizeof(exporters) / sizeof(exporters[0]) + 1];
+	if (!names[0])
+		for (size_t i = 0; i < sizeof(exporters) / sizeof(exporters[0]); i++)
+			names[i] = exporters[i].name;
+	return names;
+}
+
 const char *bv_exporter_names(void)
 {
 	static char names[128];

@@ -176,6 +176,12 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	 * the backend runs on this thread alone. */
 	bv_strv_push(&argv, "--threads");
 	bv_strv_pushf(&argv, "%d", o->threads > 0 ? o->threads : 1);
+	/* What a cell's check or timing may allocate: past it the cell is
+	 * "out of memory", not the machine's OOM killer's to settle. */
+	if (o->memory_limit) {
+		bv_strv_push(&argv, "--memory-limit");
+		bv_strv_pushf(&argv, "%llu", o->memory_limit);
+	}
 	const char *names[] = {"--benches", "--ops", "--backends", "--sizes"};
 	const char *vals[] = {o->benches, o->ops, o->backends, o->sizes};
 	for (int i = 0; i < 4; i++)
@@ -808,6 +814,10 @@ static cJSON *method_block(const session *s)
 	cJSON_AddStringToObject(m, "interval", "order-statistic interval of the median over processes");
 	cJSON_AddBoolToObject(m, "quick", o->quick);
 	cJSON_AddNumberToObject(m, "layouts", o->layouts > 1 ? o->layouts : 1);
+	if (o->memory_limit)
+		cJSON_AddNumberToObject(m, "memory_limit_bytes", (double)o->memory_limit);
+	else
+		cJSON_AddNullToObject(m, "memory_limit_bytes");
 	return m;
 }
 

@@ -97,7 +97,8 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 	const char *b = status_of(row, 0), *k = status_of(row, 1);
 	const char *kreason = row->results[1].reason, *breason = row->results[0].reason;
 	const bv_change *ch = &row->changes[1];
-	int b_ran = is(b, "ok") || is(b, "wrong result") || is(b, "crashed") || is(b, "timeout") || is(b, "failed");
+	int b_ran = is(b, "ok") || is(b, "wrong result") || is(b, "crashed") || is(b, "timeout") ||
+		    is(b, "out of memory") || is(b, "failed");
 	if (!built[1] || is(k, "build failed")) {
 		c->status = BV_CELL_BUILD_FAILED;
 		c->why = bv_strdup("the candidate did not build");
@@ -107,7 +108,7 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 	} else if (is(k, "wrong result")) {
 		c->status = BV_CELL_WRONG;
 		c->why = bv_asprintf("wrong result: %s", kreason ? kreason : "the output failed the check");
-	} else if (is(k, "crashed") || is(k, "timeout") || is(k, "failed")) {
+	} else if (is(k, "crashed") || is(k, "timeout") || is(k, "out of memory") || is(k, "failed")) {
 		c->status = BV_CELL_FAILED;
 		c->why = bv_asprintf("%s%s%s", k, kreason ? ": " : "", kreason ? kreason : "");
 	} else if (is(k, "n/a") && b_ran) {

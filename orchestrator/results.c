@@ -21,8 +21,8 @@
 #include "common.h"
 #include "json.h"
 
-const char *const bv_results_statuses[] = {"ok",      "n/a",	 "skipped", "wrong result",
-					    "crashed", "timeout", "failed",  "unfinished", NULL};
+const char *const bv_results_statuses[] = {"ok",      "n/a",     "skipped", "wrong result",  "crashed",
+					    "timeout", "failed",  "unfinished", "out of memory", NULL};
 
 const char *bv_results_status(const char *s)
 {

@@ -134,7 +134,23 @@ typedef struct bv_measure_opts {
 	int quick;
 	int resume; /* results_dir holds an unfinished run of the same plan: reuse its finished cells */
 	int layouts; /* code layouts per version (>= 1); each process takes one at random per version */
+	/* bytes a measuring child (a check or a timing of one cell) may
+	 * allocate beyond what bv-runner holds, else its cell is "out of
+	 * memory"; 0: no limit */
+	unsigned long long memory_limit;
 } bv_measure_opts;
+
+/* The measuring defaults, written once for run, report and bisect
+ * (run_options.c).  init: every field at its default, except those that
+ * --quick changes, which stay 0 (not given); settle: those, for the fields
+ * still 0: processes 10-60 (quick 6-24), budget 10 s (2), rounds 21 (9),
+ * samples of 1000 us (300), 1 layout.  BV_EINPUT when --max-processes is
+ * below --min-processes. */
+void bv_measure_opts_init(bv_measure_opts *mo);
+int bv_measure_opts_settle(bv_measure_opts *mo);
+/* The default of --memory-limit: 80 % of this machine's memory, at least
+ * 8 GiB (a cell of the matrix needs well under 1 GiB; docs/measurement.md). */
+unsigned long long bv_memory_limit_default(void);
 
 /* Measures every version that built, writes results_dir/<label>.json per
  * version and returns their paths in *logs (n entries, one per version).
@@ -149,24 +165,28 @@ int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_
 
 /* ---- the pipeline (cmd_run.c) ------------------------------------------ */
 /* The options of the measuring stages, parsed once for every driver of the
- * pipeline (run, report), so a flag means the same in each. */
+ * pipeline (run, report; bisect takes some), so a flag means the same in
+ * each (run_options.c). */
 typedef struct bv_run_cli {
 	bv_measure_opts mo;
-	int processes, rounds, min_p, max_p; /* 0: the default (which --quick changes) */
-	int layouts;                          /* 0: the default (1; report sets 4) */
-	double budget, threshold;
+	int processes; /* --processes N: min and max; 0: not given */
 	int jobs;
 	const char *results_root; /* NULL: results/ under bv_home() */
 	const char *resume;       /* --resume DIR: go on with that interrupted run */
 } bv_run_cli;
 
+struct bv_option;
+/* Lines in the table bv_run_cli_table fills, its end included. */
+#define BV_RUN_CLI_OPTIONS 24
+
 void bv_run_cli_init(bv_run_cli *c);
-/* One argument: returns how many argv entries it took (1 a flag, 2 an option
- * and its value), 0 when it is none of the pipeline's options, -1 when it is
- * one but its value is missing or bad. */
-int bv_run_cli_option(bv_run_cli *c, const char *opt, const char *val);
+/* The pipeline's options as an options.h table pointing into c, in opts
+ * (room for BV_RUN_CLI_OPTIONS); only: the names to take (NULL-terminated;
+ * NULL: all of them). */
+void bv_run_cli_table(bv_run_cli *c, struct bv_option *opts, const char *const *only);
 /* Applies the defaults that depend on --quick and checks the options against
- * each other and the matrix; *ncells gets the cells selected.  BV_EINPUT. */
+ * each other, the machine and the matrix; *ncells gets the cells selected.
+ * BV_EINPUT. */
 int bv_run_cli_finish(bv_run_cli *c, long *ncells);
 /* resolve -> fetch -> compat -> build -> measure for every name, progress on
  * stderr; Ctrl-C and SIGTERM stop it between steps (BV_EINTR).  *dir gets
@@ -309,8 +329,10 @@ int bv_export_markdown(const bv_table *t, FILE *out);
 int bv_export_csv(const bv_table *t, FILE *out);
 int bv_export_json(const bv_table *t, FILE *out);
 int bv_export_html(const bv_table *t, FILE *out);
-/* "table, markdown, ...": for help texts and error messages. */
+/* "table|markdown|...": for help texts and error messages. */
 const char *bv_exporter_names(void);
+/* The formats' names, NULL-terminated: the values --format takes. */
+const char *const *bv_exporter_list(void);
 /* Shared by the exporters: a result in the table's units (t->units), e.g.
  * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);

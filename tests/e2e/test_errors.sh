@@ -11,6 +11,63 @@ check "unknown version names what was tried and the nearest match" contains "$TM
 
 "$BV" main --x "${args[@]}" > /dev/null 2> "$TMP/err"; rc=$?
 check "unknown option exits 2" test $rc -eq 2
+
+# Option values are checked (orchestrator/options.c): a bad one is a usage
+# error naming the option, the value and what was expected, found before
+# anything is resolved or built, never a silent 0 or a number cut short.
+bad_option() { # NAME PATTERN ARGS...: exit 2 within 20 s, saying PATTERN, nothing built
+	local name=$1 pattern=$2
+	shift 2
+	timeout -k 2 20 "$BV" "$@" > /dev/null 2> "$TMP/err"
+	local rc=$?
+	check "$name: exit 2 (exit $rc)" test $rc -eq 2
+	check "$name: names the option, the value and what is expected" contains "$TMP/err" "$pattern"
+	check "$name: nothing built" test ! -e "$BENCH_VERSIONS_CACHE/builds"
+}
+bad_option "--threshold abc" "--threshold 'abc': expected a number from 0 to 1000 percent" main "${args[@]}" --threshold abc
+bad_option "--threshold=abc" "--threshold 'abc': expected a number" main "${args[@]}" --threshold=abc
+bad_option "--timeout 5minutes" "--timeout '5minutes': expected a duration in seconds, or a number with ms, s, m or h" \
+	main "${args[@]}" --timeout 5minutes
+bad_option "--seed xyz" "--seed 'xyz': expected a whole number from 0 to 18446744073709551615" main "${args[@]}" --seed xyz
+bad_option "--processes 1e3" "--processes '1e3': expected a whole number from 1 to 1000" main "${args[@]}" --processes 1e3
+bad_option "--budget nan" "--budget 'nan': expected a duration" main "${args[@]}" --budget nan
+bad_option "--threads ''" "--threads '': expected a whole number" main "${args[@]}" --threads ''
+bad_option "report --seed xyz" "--seed 'xyz': expected a whole number" report --baseline main --candidate main --seed xyz
+bad_option "report --default-slowdown 5%" "--default-slowdown '5%': expected a number from 0 to 1000000 percent" \
+	report --baseline main --candidate main --default-slowdown 5%
+bad_option "bisect --threshold abc" "--threshold 'abc': expected a number" bisect --good main --bad main \
+	--bench unary --op abs --backend scalar --size 1K --threshold abc
+bad_option "compare --threshold abc" "--threshold 'abc': expected a number" compare --threshold abc "$TMP/none.json"
+bad_option "cache trim --older-than 5days" "--older-than '5days': expected a number" cache trim --older-than 5days
+bad_option "cache trim --max-size 2X" "--max-size '2X': expected a size" cache trim --max-size 2X
+bad_option "a flag given a value" "--quick takes no value" main "${args[@]}" --quick=yes
+bad_option "an option without its value" "--timeout needs a value" main --timeout
+"$BV" main "${args[@]}" --threshold 0 --timeout=30s --seed=12 --budget=1 --processes=1 > /dev/null 2> "$TMP/err"; rc=$?
+check "--opt=value works as --opt value does (exit $rc)" test $rc -eq 0
+check "  and the values reach the log" python3 - "$(ls "$TMP"/results/*/main.json | head -1)" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["method"]
+assert m["timeout_s"] == 30 and m["seed"] == 12 and m["threshold"] == 0 and m["max_processes"] == 1, m
+PY
+rm -rf "$TMP/results"
+
+# bv-runner loads at most 16 versions in one process: 17 are refused at once,
+# before anything is resolved or built (not after every build, as "measuring
+# process 1 exited with status 2").
+seventeen=()
+for i in $(seq 17); do seventeen+=(main); done
+start=$(date +%s)
+BENCH_VERSIONS_CACHE="$TMP/cache17" timeout -k 2 20 "$BV" "${seventeen[@]}" "${args[@]:0:${#args[@]}-2}" \
+	--results "$TMP/r17" > /dev/null 2> "$TMP/err"
+rc=$? took=$(( $(date +%s) - start ))
+check "17 versions: exit 2 at once (exit $rc, ${took}s)" test $rc -eq 2 -a $took -le 10
+check "17 versions: the message gives the limit" contains "$TMP/err" "17 versions given; at most 16 can be compared in one run"
+check "17 versions: nothing resolved, built or written" \
+	sh -c '! grep -q "^resolve:" "$1" && [ ! -e "$2/builds" ] && [ ! -e "$3" ]' _ "$TMP/err" "$TMP/cache17" "$TMP/r17"
+"$BV" "${seventeen[@]:0:16}" --benches nope > /dev/null 2> "$TMP/err"
+check "16 versions are within the limit" contains "$TMP/err" "unknown bench 'nope'"
+"$BV" "${seventeen[@]}" --isolated --benches nope > /dev/null 2> "$TMP/err"
+check "17 versions with --isolated (one version per process) are too" contains "$TMP/err" "unknown bench 'nope'"
 "$BV" "" "${args[@]}" > /dev/null 2> "$TMP/err"; rc=$?
 check "empty version name exits 2" test $rc -eq 2 -a -n "$(grep 'empty version name' "$TMP/err")"
 (cd "$TMP" && "$BV" 'main;touch${IFS}pwned$(touch${IFS}pwned2)' "${args[@]}" > /dev/null 2> "$TMP/err"); rc=$?

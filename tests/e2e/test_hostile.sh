@@ -27,8 +27,8 @@ refused() {
 
 # ---- version names ------------------------------------------------------------
 refused "name '..' is an unknown version" "unknown version '\.\.'" "$BV" .. "${quick[@]}"
-refused "name '--x' is an unknown option, never a version" "--x needs a value \(or is unknown\)" "$BV" --x
-refused "name '-x' is an unknown option, never a version" "unknown option or bad value: -x" "$BV" -x
+refused "name '--x' is an unknown option, never a version" "unknown option --x \(see bench-versions run --help\)" "$BV" --x
+refused "name '-x' is an unknown option, never a version" "unknown option -x" "$BV" -x
 long=$(printf 'a%.0s' $(seq 300))
 refused "a 300-character name is too long" "version name of 300 characters is too long" "$BV" "$long" "${quick[@]}"
 refused "a name with a newline is refused" "space or control character" "$BV" $'main\nx' "${quick[@]}"

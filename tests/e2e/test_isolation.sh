@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end: one bad cell never costs the others.  A working tree whose neg
-# crashes, whose sqrt hangs and whose relu is 3x slower; the table shows both as cell statuses and the
-# rest of the matrix is measured.  Its exp leaves a setsid'd process behind
+# crashes, whose sqrt hangs, whose log allocates and touches 1 GiB and whose
+# relu is 3x slower; the table shows each as the cell's status and the rest
+# of the matrix is measured.  Its exp leaves a setsid'd process behind
 # holding every descriptor it inherited, then crashes: the run still ends,
 # and that process with it.  Also: the same build twice (A/A), isolated
 # mode, pinning and thread counts recorded, rates and peaks as units.
@@ -28,6 +29,16 @@ s = s.replace(exp, exp + "\t\tif (fork() == 0) { /* planted escapee */\n"
 	"\t\t}\n"
 	"\t\t*(volatile float *)0 = 1.0f;\n" % escapee)
 s = s.replace(sqrt, sqrt + "\t\tfor (volatile int spin = 1; spin;) /* planted hang */\n\t\t\t;\n")
+# A hog: 1 GiB allocated and touched, unchecked (malloc's NULL is written
+# through, as a kernel that never expected to run out would).
+log = "\tcase KN_LOG:\n"
+assert log in s, "fixture: the log case moved; update the planted hog"
+s = s.replace("#include <string.h>\n", "#include <string.h>\n#include <stdlib.h>\n", 1)
+s = s.replace(log, log + "\t\t{ /* planted hog */\n"
+	"\t\t\tchar *volatile big = malloc((size_t)1 << 30);\n"
+	"\t\t\tmemset(big, 1, (size_t)1 << 30);\n"
+	"\t\t\ty[0] = big[4096];\n"
+	"\t\t}\n")
 relu = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)"
 assert relu in s, "fixture: the relu loop moved; update the planted slowdown"
 s = s.replace(relu, "\tcase KN_RELU:\n\t\tfor (int rep = 0; rep < 3; rep++)\n\t\tfor (i = 0; i < n; i++)")
@@ -58,6 +69,37 @@ assert cells["neg"]["status"] == "crashed" and "signal 11" in cells["neg"]["reas
 assert cells["sqrt"]["status"] == "timeout" and "2 s" in cells["sqrt"]["reason"], cells["sqrt"]
 assert cells["abs"]["status"] == "ok" and cells["abs"]["processes"] >= 6
 PY
+
+# A kernel that allocates far past --memory-limit stops its own cell, as
+# "out of memory", not the machine (the system's OOM killer picks any
+# process); the run goes on and ends as for a crashed cell.
+if [[ "${BV_BIN_DIR:-bin}" == *asan* ]]; then
+	# The sanitizer's allocator reports the refusal itself (a report file,
+	# exit 1) before the kernel sees the NULL.
+	skip "a cell past --memory-limit is out of memory" "the ASan build's allocator reports refused allocations itself"
+else
+	"$BV" 0.1.0 local --benches unary --ops abs,log --backends scalar --sizes 1K --quick --timeout 20 \
+		--memory-limit 256M --results "$TMP/oom" > "$TMP/oom.out" 2> "$TMP/oom.err"
+	rc=$?
+	check "a cell past --memory-limit does not fail the run (exit $rc)" test $rc -eq 0
+	check "that cell is out of memory" contains "$TMP/oom.out" "^unary +log +scalar +1K +[0-9.]+ [nu]s +out of memory"
+	check "the other cell is measured" contains "$TMP/oom.out" "^unary +abs +scalar +1K +[0-9.]+ ns +[0-9.]+ ns +[01]\.[0-9]{3} \["
+	check "the log says why, and the limit is recorded" python3 - "$(ls -d "$TMP"/oom/*/ | head -1)" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1] + "local.json"))
+cells = {c["op"]: c for c in doc["cells"]}
+assert cells["log"]["status"] == "out of memory", cells["log"]
+assert "--memory-limit (256 MiB" in cells["log"]["reason"], cells["log"]
+assert cells["abs"]["status"] == "ok", cells["abs"]
+assert doc["method"]["memory_limit_bytes"] == 256 << 20, doc["method"]
+base = {c["op"]: c for c in json.load(open(sys.argv[1] + "0.1.0.json"))["cells"]}
+assert base["log"]["status"] == "ok", base["log"]
+PY
+	"$BV" 0.1.0 local --ops abs --memory-limit 2X > /dev/null 2> "$TMP/oom.err"
+	check "a bad --memory-limit is a usage error that says what a size is" \
+		sh -c '[ $1 -eq 2 ] && grep -q -- "--memory-limit .2X.: expected a size in bytes, or a number with K, M, G or T" "$2"' \
+		_ $? "$TMP/oom.err"
+fi
 
 # A kernel that leaves a process in a session of its own, holding the pipes:
 # neither bv-runner's read of its child nor ours of bv-runner waits for it.

@@ -41,5 +41,6 @@ int main(void)
 	failed += test_hostile();
 	failed += test_verdict();
 	failed += test_trust();
+	failed += test_options();
 	return failed ? 1 : 0;
 }

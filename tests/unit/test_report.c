@@ -437,6 +437,30 @@ static void formats_escape_hostile_text(void **state)
 	bv_budgets_free(&b);
 }
 
+/* A cell past --memory-limit (harness/runner.c) blocks a release as a
+ * crash does, and a baseline that ran out of memory ran the cell. */
+static void out_of_memory_is_a_failure(void **state)
+{
+	(void)state;
+	const cell_spec cells[] = {
+	    {"unary", "relu", "ok", "out of memory", 0, 0, 0, "an allocation past --memory-limit was refused"},
+	    {"unary", "abs", "out of memory", "n/a", 0, 0, 0, NULL},
+	};
+	bv_table t;
+	make_table(&t, cells, 2);
+	bv_budgets b;
+	bv_budgets_default(&b, 0.05);
+	bv_report r;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(bv_report_judge(&r, &t, &b), 0);
+	assert_int_equal(status_at(&r, 0), BV_CELL_FAILED);
+	assert_int_equal(status_at(&r, 1), BV_CELL_VANISHED);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.cells[0].why, "out of memory: an allocation past --memory-limit"));
+	bv_report_free(&r);
+	bv_budgets_free(&b);
+}
+
 int test_report(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +474,7 @@ int test_report(void)
 	    cmocka_unit_test(verdict_boundaries_and_budgets),
 	    cmocka_unit_test(verdict_build_failures),
 	    cmocka_unit_test(formats_escape_hostile_text),
+	    cmocka_unit_test(out_of_memory_is_a_failure),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
