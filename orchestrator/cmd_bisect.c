@@ -139,10 +139,11 @@ static int version_of(ctx *x, const char *commit, bv_version **out)
 		if (bv_semver_parse(v->kernel_version, &sv) == 0)
 			rc = bv_compat_match(x->compat, &sv, &v->shims);
 	}
+	/* In a child that dies with us, as run's builds are: a SIGKILL of the
+	 * bisect ends make and its compilers too. */
+	int failed = 0;
 	if (rc == 0)
-		rc = bv_fetch(x->repo, v);
-	if (rc == 0)
-		rc = bv_build(v);
+		rc = bv_build_versions(x->repo, v, 1, 1, -1, NULL, &failed);
 	if (rc) {
 		bv_version_free(v);
 		free(v);
@@ -706,6 +707,10 @@ int bv_cmd_bisect(int argc, char **argv)
 		return BV_EXIT_USAGE;
 	}
 	x.mo = cli.mo;
+	/* Ctrl-C and SIGTERM reach the builds and measuring processes and stop
+	 * the bisect between steps; what was measured is in the state file, so
+	 * the same command goes on from there. */
+	bv_signals_install();
 	double threshold = x.mo.threshold;
 	/* Exactly one cell: a list would bisect several questions at once. */
 	bv_cell *cells = NULL;

@@ -98,7 +98,7 @@ int bv_cmd_compat(int argc, char **argv)
 		    "without it the build column says \"not tried\""),
 	    BV_END,
 	};
-	char **given = calloc((size_t)argc, sizeof(char *));
+	char **given = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t ngiven_args = 0;
 	int prc = bv_options_parse(opts, argc, argv, given, &ngiven_args);
 	if (prc == 1)
@@ -112,6 +112,10 @@ int bv_cmd_compat(int argc, char **argv)
 	if (prc)
 		return prc == 1 ? 0 : BV_EXIT_USAGE;
 
+	/* --build runs make: Ctrl-C and SIGTERM must reach it (proc.c), and
+	 * the builds in flight remove their temporary directories. */
+	if (build)
+		bv_signals_install();
 	bv_repo *repo = NULL;
 	bv_compat *compat = NULL;
 	int rc = bv_repo_open(&repo);
@@ -127,7 +131,7 @@ int bv_cmd_compat(int argc, char **argv)
 	for (size_t i = 0; i < ngiven; i++)
 		bv_strv_push(&cands, names.v[i]);
 	size_t nfound = cands.n - ngiven;
-	bv_version *vs = calloc(cands.n ? cands.n : 1, sizeof(bv_version));
+	bv_version *vs = bv_xcalloc(cands.n, sizeof(bv_version));
 	size_t n = 0;
 	for (size_t i = 0; rc == 0 && i < cands.n; i++) {
 		int err = bv_resolve(repo, cands.v[i], &vs[n]);
@@ -166,9 +170,8 @@ int bv_cmd_compat(int argc, char **argv)
 		const char *state = "not tried";
 		if (build) {
 			bv_progress_set(pg, i, n, v->name);
-			rc = bv_fetch(repo, v);
-			if (rc == 0)
-				rc = bv_build(v);
+			int failed = 0;
+			rc = bv_build_versions(repo, v, 1, 1, -1, NULL, &failed);
 			if (rc) {
 				bv_buf_free(&rules);
 				break;

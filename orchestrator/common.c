@@ -59,6 +59,16 @@ int bv_exit_code(int err)
 	return err == BV_EINPUT ? BV_EXIT_USAGE : BV_EXIT_FAILED;
 }
 
+void *bv_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p) {
+		fprintf(stderr, "bench-versions: out of memory (%zu x %zu bytes)\n", n, size);
+		abort();
+	}
+	return p;
+}
+
 void *bv_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

@@ -55,7 +55,10 @@ void bv_buf_put_escaped(bv_buf *b, const char *s, size_t n, int keep_lines);
 
 char *bv_strdup(const char *s);
 char *bv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Allocations that cannot fail: out of memory ends the process with a
+ * message (abort), as git's xmalloc does; nothing here can go on without. */
 void *bv_xmalloc(size_t n);
+void *bv_xcalloc(size_t n, size_t size);
 void *bv_xrealloc(void *p, size_t n);
 
 /* A list of owned strings, NULL-terminated for use as argv. */

@@ -163,7 +163,7 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
  * also compares the builds and the machine.  Takes over the run's seed. */
 int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build);
 
-/* ---- the pipeline (cmd_run.c) ------------------------------------------ */
+/* ---- the pipeline (pipeline.c; options: run_options.c) ------------------ */
 /* The options of the measuring stages, parsed once for every driver of the
  * pipeline (run, report; bisect takes some), so a flag means the same in
  * each (run_options.c). */
@@ -197,6 +197,18 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells);
  * `bench-versions SUBCOMMAND argv[1..] --resume DIR`. */
 int bv_run_versions(char *const *names, size_t n, bv_run_cli *c, long ncells, const char *subcommand, int argc,
 		    char **argv, char **dir, char ***logs, int *build_failures);
+struct bv_progress;
+/* fetch -> build for resolved versions whose compat shims are matched, at
+ * most jobs at once, each in a child process that dies with this one
+ * (PR_SET_PDEATHSIG) and takes make and its compilers with it, so no build
+ * outlives a SIGKILL of the tool.  Call bv_signals_install() first: a
+ * SIGINT/SIGTERM then reaches the builds, and this returns BV_EINTR once
+ * they have cleaned up.  lockfd (a results directory's lock, or -1) is
+ * closed in the children.  pg (or NULL) gets one line per version.  A
+ * version that does not build has build_error set and counts in *failures
+ * (not an error); an error (nothing can be built) is returned. */
+int bv_build_versions(bv_repo *repo, bv_version *vs, size_t n, int jobs, int lockfd, struct bv_progress *pg,
+		      int *failures);
 
 /* ---- merge ------------------------------------------------------------ */
 typedef struct bv_result {

@@ -230,6 +230,54 @@ check "SIGKILL while building: --resume builds and measures (exit $rc)" test $rc
 # A regression leaves them: end them here, by their ids.
 for p in $(pgrep -f "$TMP/bv-slow-step") $(pgrep -f -- "--results $TMP/kb"); do kill -KILL "$p" 2> /dev/null; done
 check "SIGKILL while building: the cache is whole" cache_complete "$TMP/c-kb"
+
+# ---- bisect and compat --build: their builds die with them too ---------------
+# Both built in their own process once, so a SIGTERM left make and its step
+# running (no handler forwarded it) and a SIGKILL orphaned them.  A branch
+# whose library has the slow step: bisect builds it as its bad end; compat
+# --build builds local, which has it in the working tree.
+left_of() { # PATTERN: no slow step and no process whose argv has PATTERN (10 s)
+	for _ in $(seq 50); do
+		pgrep -f "$TMP/bv-slow-step" > /dev/null || pgrep -f -- "$1" > /dev/null || return 0
+		sleep 0.2
+	done
+	return 1
+}
+git -C "$FIX" worktree add -q -b slow-step "$TMP/wt-slow" main
+cp "$FIX/kernels/Makefile" "$TMP/wt-slow/kernels/Makefile"
+git -C "$TMP/wt-slow" commit -qam "a slow build step"
+bk=(bisect --good main --bad slow-step --bench unary --op abs --backend scalar --size 1K --quick)
+cck=(compat local --build)
+for sig in TERM KILL; do
+	touch "$TMP/slow"
+	BENCH_VERSIONS_CACHE="$TMP/c-bk-$sig" "$BV" "${bk[@]}" > /dev/null 2> "$TMP/bk-$sig.err" &
+	pid=$!
+	for _ in $(seq 900); do slow_step && break; sleep 0.1; done
+	check "SIG$sig while bisect builds: the build reaches its slow step" slow_step
+	kill -$sig "$pid"
+	wait "$pid" 2> /dev/null
+	rc=$?
+	[ $sig = TERM ] && check "SIGTERM while bisect builds: exits 143 and says it was interrupted" \
+		bash -c "test $rc -eq 143 && grep -q 'interrupted' '$TMP/bk-$sig.err'"
+	check "SIG$sig while bisect builds: no build worker, make or step of it is left" left_of "--bad slow-step"
+	check "SIG$sig while bisect builds: the cache holds no partial entry" cache_complete "$TMP/c-bk-$sig"
+
+	BENCH_VERSIONS_CACHE="$TMP/c-ck-$sig" "$BV" "${cck[@]}" > /dev/null 2> "$TMP/ck-$sig.err" &
+	pid=$!
+	for _ in $(seq 900); do slow_step && break; sleep 0.1; done
+	check "SIG$sig while compat --build builds: the build reaches its slow step" slow_step
+	kill -$sig "$pid"
+	wait "$pid" 2> /dev/null
+	rc=$?
+	[ $sig = TERM ] && check "SIGTERM while compat --build builds: exits 143" test $rc -eq 143
+	check "SIG$sig while compat --build builds: no build worker, make or step of it is left" left_of "compat local --build"
+	check "SIG$sig while compat --build builds: the cache holds no partial entry" cache_complete "$TMP/c-ck-$sig"
+	rm -f "$TMP/slow"
+	for p in $(pgrep -f "$TMP/bv-slow-step") $(pgrep -f -- "--bad slow-step") $(pgrep -f -- "compat local --build"); do
+		kill -KILL "$p" 2> /dev/null
+	done
+done
+git -C "$FIX" worktree remove --force "$TMP/wt-slow"
 git -C "$FIX" checkout -q -- kernels/Makefile
 
 # ---- a full disk ---------------------------------------------------------------

@@ -1,0 +1,465 @@
+/*
+ * pipeline.c - the stages in order for a list of names: resolve, fetch,
+ * compat, build, measure (stages.h).  `run` (cmd_run.c) and `report`
+ * (cmd_report.c) drive them through bv_run_versions; `bisect` and `compat
+ * --build` take the build step alone (bv_build_versions), so a command
+ * depends on this library file, never on another command.
+ *
+ * Versions fetch and build independently, so they do it in parallel: one
+ * child process per version (at most --jobs at once), each reporting its
+ * result back through a pipe.  Processes rather than threads because the
+ * stages keep per-process state (the compiler version, libgit2's handles)
+ * and a crash in one build cannot take the others down.  A single version,
+ * or --jobs 1, is built in such a child too: the child is what ends make
+ * and its compilers when this process dies without a word (SIGKILL).
+ *
+ * Ctrl-C or SIGTERM (proc.c) stops the run between steps: builds in flight
+ * remove their temporary directories, the measure stage writes the cells
+ * that finished, and the run exits 128 + the signal with the command that
+ * resumes it (--resume DIR).  The results directory is made and locked
+ * before anything is built, so an unwritable one costs nothing, and two
+ * runs (or a run and a resume) never write one directory at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "common.h"
+#include "progress.h"
+#include "stages.h"
+
+static char *results_dir(const char *root)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	if (bv_mkdir_p(root) != 0) {
+		bv_fail_context(BV_ERUN, "results directory (--results)");
+		return NULL;
+	}
+	/* Two runs in one second must not share a directory: mkdir() is the
+	 * test, atomic, so the second one takes the next suffix. */
+	for (int i = 0; i <= 100; i++) {
+		char *dir = i ? bv_asprintf("%s/%s-%d", root, stamp, i) : bv_asprintf("%s/%s", root, stamp);
+		if (mkdir(dir, 0755) == 0)
+			return dir;
+		int e = errno;
+		free(dir);
+		if (e != EEXIST) {
+			bv_fail(BV_ERUN, "cannot create a results directory in %s: %s", root, strerror(e));
+			return NULL;
+		}
+	}
+	bv_fail(BV_ERUN, "cannot create a results directory in %s: too many runs this second", root);
+	return NULL;
+}
+
+/* The run's hold on its results directory, for as long as it lives (a
+ * SIGKILL releases it too): a resume of a directory a run is still writing
+ * is refused.  Then a small write, so a read-only or full disk is found now
+ * rather than after the measuring. */
+static int claim_dir(const char *dir, int *lockfd)
+{
+	*lockfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*lockfd < 0)
+		return bv_fail(BV_ERUN, "cannot open the results directory %s: %s", dir, strerror(errno));
+	if (flock(*lockfd, LOCK_EX | LOCK_NB) != 0)
+		return bv_fail(errno == EWOULDBLOCK ? BV_EINPUT : BV_ERUN, "%s: %s", dir,
+			       errno == EWOULDBLOCK ? "another bench-versions run is writing there now"
+						    : strerror(errno));
+	char *probe = bv_asprintf("%s/.write-test", dir);
+	int rc = bv_write_file_atomic(probe, "ok\n", 3);
+	unlink(probe);
+	free(probe);
+	return rc ? bv_fail_context(rc, "results directory not writable") : 0;
+}
+
+/* An argument as a POSIX shell reads it back. */
+static void shell_word(bv_buf *b, const char *a)
+{
+	int plain = *a != '\0';
+	for (const char *p = a; *p && plain; p++)
+		plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@%+-", *p) != NULL;
+	if (plain) {
+		bv_buf_puts(b, a);
+		return;
+	}
+	bv_buf_puts(b, "'");
+	for (const char *p = a; *p; p++)
+		bv_buf_puts(b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+	bv_buf_puts(b, "'");
+}
+
+/* The command that resumes this run: the same subcommand and arguments,
+ * --resume DIR. */
+static char *resume_command(const char *subcommand, int argc, char **argv, const char *dir)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_printf(&b, "bench-versions %s", subcommand);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--results")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(argv[i], "--resume=", 9) || !strncmp(argv[i], "--results=", 10))
+			continue;
+		bv_buf_puts(&b, " ");
+		shell_word(&b, argv[i]);
+	}
+	bv_buf_puts(&b, " --resume ");
+	shell_word(&b, dir);
+	return bv_buf_detach(&b);
+}
+
+/* The line said when a version's build is done. */
+static char *build_line(const bv_version *v)
+{
+	if (v->build_error)
+		return bv_asprintf("build: %-12s %s: %s", v->name, bv_progress_paint("31", "FAILED"), v->build_error);
+	bv_buf shims = BV_BUF_INIT;
+	for (size_t k = 0; k < v->shims.nrules; k++)
+		bv_buf_printf(&shims, "%s%s", k ? ", " : "", v->shims.rules[k]);
+	char *line = bv_asprintf("build: %-12s %s (compat: %s)", v->name,
+				 v->cached ? "cached, nothing rebuilt" : "built", shims.s ? shims.s : "none");
+	bv_buf_free(&shims);
+	return line;
+}
+
+/* One version's fetch and build, in this process. */
+static int fetch_build(bv_repo *repo, bv_version *v)
+{
+	int rc = bv_fetch(repo, v);
+	return rc ? rc : bv_build(v);
+}
+
+/* A child's report: the fields fetch and build fill, each as a presence
+ * byte and a NUL-terminated string, after the return code and message. */
+static void put_field(bv_buf *b, const char *s)
+{
+	bv_buf_putn(b, s ? "1" : "0", 1);
+	bv_buf_putn(b, s ? s : "", (s ? strlen(s) : 0) + 1);
+}
+
+static int get_field(const char **p, const char *end, char **out)
+{
+	if (*p >= end)
+		return 0;
+	int present = **p == '1';
+	const char *s = *p + 1;
+	const char *nul = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
+	if (!nul)
+		return 0;
+	/* The child's value replaces the parent's (a release's src_dir is set
+	 * while resolving): free the old one (LeakSanitizer, test_releases). */
+	free(*out);
+	*out = present ? bv_strdup(s) : NULL;
+	*p = nul + 1;
+	return 1;
+}
+
+static void child_report(bv_repo *repo, bv_version *v, int fd)
+{
+	int rc = fetch_build(repo, v);
+	/* Stopped (a signal, or the parent's death): make is gone, but a step
+	 * it ran under a shell may not be; as a subreaper we have it now. */
+	if (bv_interrupted())
+		bv_kill_children();
+	bv_buf b = BV_BUF_INIT;
+	char code[16];
+	snprintf(code, sizeof(code), "%d", rc);
+	put_field(&b, code);
+	put_field(&b, rc ? bv_error_last() : NULL);
+	put_field(&b, v->src_dir);
+	put_field(&b, v->build_key);
+	put_field(&b, v->plugin);
+	put_field(&b, v->cached ? "1" : "0");
+	put_field(&b, v->build_error);
+	for (size_t off = 0; off < b.len;) {
+		ssize_t w = write(fd, b.s + off, b.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(1);
+		off += (size_t)w;
+	}
+	_exit(0); /* no atexit handlers, no flushing of the parent's buffers */
+}
+
+/* Reads a finished child's report into v; returns its rc (message set). */
+static int child_collect(int fd, int status, bv_version *v)
+{
+	bv_buf b = BV_BUF_INIT;
+	char chunk[4096];
+	ssize_t n;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		bv_buf_putn(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	char *code = NULL, *msg = NULL, *cached = NULL;
+	const char *p = b.s, *end = b.s + b.len;
+	int rc = 0;
+	if (b.len && get_field(&p, end, &code) && get_field(&p, end, &msg) && get_field(&p, end, &v->src_dir) &&
+	    get_field(&p, end, &v->build_key) && get_field(&p, end, &v->plugin) && get_field(&p, end, &cached) &&
+	    get_field(&p, end, &v->build_error)) {
+		rc = code ? atoi(code) : BV_ERUN;
+		v->cached = cached && cached[0] == '1';
+		if (rc)
+			bv_fail(rc, "%s", msg ? msg : "unknown error");
+	} else if (!v->build_error) {
+		/* A build that crashes its process is that version's failure only. */
+		v->build_error = WIFSIGNALED(status)
+					 ? bv_asprintf("the build process died of signal %d", WTERMSIG(status))
+					 : bv_asprintf("the build process exited %d without a report",
+						       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	free(code), free(msg), free(cached);
+	bv_buf_free(&b);
+	return rc;
+}
+
+/* fetch + build for every version, at most jobs at once, each in a child
+ * process that dies with this one (stages.h).  A version that fails to
+ * build is reported and the others go on; an error (nothing can be built)
+ * starts no more builds and is returned once the running ones are done. */
+int bv_build_versions(bv_repo *repo, bv_version *vs, size_t n, int jobs, int lockfd, struct bv_progress *pg,
+		      int *failures)
+{
+	int rc = 0;
+	if (jobs < 1)
+		jobs = 1;
+	pid_t self = getpid();
+	pid_t *pids = bv_xcalloc(n, sizeof(pid_t));
+	int *fds = bv_xcalloc(n, sizeof(int));
+	char *first_error = NULL;
+	size_t next = 0, running = 0;
+	while ((next < n && rc == 0 && !bv_interrupted()) || running) {
+		if (next < n && rc == 0 && !bv_interrupted() && running < (size_t)jobs) {
+			int pfd[2];
+			if (pipe2(pfd, O_CLOEXEC) != 0) {
+				rc = bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
+				first_error = bv_strdup(bv_error_last());
+				continue;
+			}
+			fflush(stdout), fflush(stderr);
+			pid_t pid = fork();
+			if (pid < 0) {
+				close(pfd[0]), close(pfd[1]);
+				rc = bv_fail(BV_ERUN, "fork: %s", strerror(errno));
+				first_error = bv_strdup(bv_error_last());
+				continue;
+			}
+			if (pid == 0) {
+				bv_child_reset();
+				if (bv_child_die_with_parent(self))
+					_exit(1);
+				/* A copy of this process, without exec: O_CLOEXEC does
+				 * not apply.  The lock belongs to the open directory,
+				 * which fork shares, so a worker left running would
+				 * hold it and refuse --resume; the other builds' pipes
+				 * are not its business either. */
+				if (lockfd >= 0)
+					close(lockfd);
+				for (size_t k = 0; k < next; k++)
+					if (pids[k])
+						close(fds[k]);
+				close(pfd[0]);
+				child_report(repo, &vs[next], pfd[1]);
+			}
+			close(pfd[1]);
+			bv_child_track(pid); /* a SIGTERM to us reaches it */
+			pids[next] = pid, fds[next] = pfd[0];
+			if (pg)
+				bv_progress_begin(pg, vs[next].name);
+			next++, running++;
+			continue;
+		}
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!rc) {
+				rc = bv_fail(BV_ERUN, "waiting for builds: %s", strerror(errno));
+				first_error = bv_strdup(bv_error_last());
+			}
+			break;
+		}
+		size_t i;
+		for (i = 0; i < next && pids[i] != pid; i++)
+			;
+		if (i == next)
+			continue; /* not one of ours */
+		bv_child_untrack(pid);
+		pids[i] = 0, running--;
+		int crc = child_collect(fds[i], status, &vs[i]);
+		if (crc) {
+			if (!rc) {
+				rc = crc;
+				first_error = bv_strdup(bv_error_last());
+			}
+			if (pg) {
+				char *line = bv_asprintf("build: %-12s stopped: %s", vs[i].name, bv_error_last());
+				bv_progress_done(pg, vs[i].name, line);
+				free(line);
+			}
+			continue;
+		}
+		*failures += vs[i].build_error != NULL;
+		if (pg) {
+			char *line = build_line(&vs[i]);
+			bv_progress_done(pg, vs[i].name, line);
+			free(line);
+		}
+	}
+	if (rc)
+		bv_fail(rc, "%s", first_error);
+	else if (bv_interrupted())
+		rc = bv_fail_interrupted();
+	free(first_error);
+	free(pids);
+	free(fds);
+	return rc;
+}
+
+int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, const char *subcommand,
+		    int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
+{
+	bv_measure_opts *mo = &c->mo;
+	const char *resume = c->resume;
+	bv_signals_install();
+
+	bv_repo *repo = NULL;
+	bv_compat *compat = NULL;
+	bv_version *vs = calloc(nnames, sizeof(bv_version));
+	char **logs = NULL, *dir = NULL;
+	size_t nresolved = 0;
+	int lockfd = -1, measuring = 0, rc = 0;
+	*build_failures = 0;
+	/* Where the logs go, settled before anything is built. */
+	if (resume) {
+		if (!bv_is_dir(resume))
+			rc = bv_fail(BV_EINPUT, "--resume %s: not a results directory", resume);
+		else {
+			/* The run id is the directory's name: no trailing slash. */
+			dir = bv_strdup(resume);
+			for (size_t k = strlen(dir); k > 1 && dir[k - 1] == '/'; k--)
+				dir[k - 1] = '\0';
+		}
+	} else {
+		char *root = c->results_root ? bv_strdup(c->results_root) : bv_asprintf("%s/results", bv_home());
+		dir = results_dir(root);
+		rc = dir ? 0 : BV_ERUN;
+		free(root);
+	}
+	if (rc == 0)
+		rc = claim_dir(dir, &lockfd);
+	if (rc == 0)
+		rc = bv_repo_open(&repo);
+	/* resolve: every name to an exact tree, printed before anything builds */
+	for (size_t i = 0; rc == 0 && i < nnames; i++) {
+		rc = bv_resolve(repo, names[i], &vs[i]);
+		if (rc)
+			break;
+		nresolved++;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(vs[k].label, vs[i].label)) {
+				char *l = bv_asprintf("%s-%zu", vs[i].label, i + 1);
+				free(vs[i].label);
+				vs[i].label = l;
+			}
+		fprintf(stderr, "resolve: %-12s -> %s %.12s, kernels %s [%s]\n", vs[i].name,
+			vs[i].kind == BV_VERSION_LOCAL ? "tree" : vs[i].kind == BV_VERSION_RELEASE ? "tarball" : "commit",
+			vs[i].kind == BV_VERSION_LOCAL     ? vs[i].tree
+			: vs[i].kind == BV_VERSION_RELEASE ? vs[i].tree + strlen("release-")
+							   : vs[i].commit,
+			vs[i].kernel_version, vs[i].rule);
+	}
+	if (rc == 0 && bv_interrupted())
+		rc = bv_fail_interrupted();
+	/* A resume that cannot reuse anything is refused before building. */
+	if (rc == 0 && resume)
+		rc = bv_resume_check(dir, vs, nnames, mo, 0);
+	if (rc == 0)
+		rc = bv_compat_load(bv_compat_path(), &compat);
+	for (size_t i = 0; rc == 0 && i < nnames; i++) {
+		bv_semver sv;
+		if (bv_semver_parse(vs[i].kernel_version, &sv) == 0)
+			rc = bv_compat_match(compat, &sv, &vs[i].shims);
+	}
+	if (rc == 0) {
+		bv_progress *pg = bv_progress_new("build", nnames);
+		rc = bv_build_versions(repo, vs, nnames, c->jobs, lockfd, pg, build_failures);
+		bv_progress_end(pg);
+	}
+	if (rc == 0) {
+		/* Fixed thread counts, recorded in the logs: a library that picks its
+		 * own count measures the machine's load, not the code. */
+		char threads[16];
+		snprintf(threads, sizeof(threads), "%d", mo->threads);
+		setenv("OPENBLAS_NUM_THREADS", threads, 1);
+		setenv("OMP_NUM_THREADS", threads, 1);
+		/* Say up front how long measuring can take at most: the budget
+		 * bounds every cell (measure.c reports progress as it goes). */
+		double t0 = (double)time(NULL);
+		fprintf(stderr, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%.1fs per cell)\n",
+			ncells, nnames, (double)ncells * mo->budget_s, mo->budget_s);
+		mo->resume = resume != NULL;
+		measuring = 1;
+		rc = bv_measure(vs, nnames, mo, dir, &logs);
+		if (rc == 0)
+			fprintf(stderr, "measure: done in %.0fs\n", (double)time(NULL) - t0);
+	}
+	if (rc == 0)
+		fprintf(stderr, "results: %s\n", dir);
+	/* A stage that failed because of the signal (a clone or download cut
+	 * short) is an interruption, not an error of its own. */
+	if (rc && rc != BV_EINTR && bv_interrupted())
+		rc = bv_fail_interrupted();
+	if (rc)
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	if (rc && measuring && !(rc == BV_EINPUT && resume)) {
+		/* The logs hold what finished: say how to go on from there. */
+		char *cmd = resume_command(subcommand, argc, argv, dir);
+		fprintf(stderr, "bench-versions: the finished cells are in %s; %s with:\n  %s\n", dir,
+			rc == BV_EINTR ? "resume" : "once the cause is fixed, resume", cmd);
+		free(cmd);
+	} else if (rc && dir && !resume) {
+		/* Nothing was measured: no empty directory stays behind. */
+		bv_rm_rf(dir);
+		if (rc == BV_EINTR)
+			fprintf(stderr, "bench-versions: nothing was measured yet; builds that finished are cached, "
+					"so the same command goes on from there\n");
+	}
+	if (lockfd >= 0)
+		close(lockfd);
+	for (size_t i = 0; i < nresolved; i++)
+		bv_version_free(&vs[i]);
+	free(vs);
+	bv_compat_free(compat);
+	bv_repo_free(repo);
+	if (rc) {
+		for (size_t i = 0; logs && i < nnames; i++)
+			free(logs[i]);
+		free(logs);
+		free(dir);
+		return rc;
+	}
+	*dir_out = dir;
+	*logs_out = logs;
+	return 0;
+}
+
