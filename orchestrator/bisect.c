@@ -9,12 +9,18 @@
  * or c itself; testing c leaves w(c) commits if it is bad and n - w(c) if it
  * is good, so the best c maximises min(w, n - w).  On a linear history that is
  * the middle commit; with merges it is what git bisect picks.
+ *
+ * Then the rules that decide a step from its numbers (bisect.h says why
+ * each is what it is); cmd_bisect.c measures and calls them.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bisect.h"
 #include "common.h"
+#include "stages.h"
+#include "stats.h"
 
 static int git_fail(const char *what)
 {
@@ -139,4 +145,69 @@ long bv_bisect_pick(git_repository *repo, const git_oid *set, size_t n, const gi
 	free(weight);
 	free(sorted);
 	return rc ? rc : best;
+}
+
+/* ---- the decision rules ------------------------------------------------- */
+
+int bv_bisect_moved(const bv_bisect_ratio *r, double threshold, int improvement)
+{
+	if (!r->valid)
+		return 0;
+	bv_interval iv = {r->est, r->lo, r->hi, r->coverage ? r->coverage : 0.95, (size_t)r->processes};
+	if (bv_verdict_of(&iv, threshold) != (improvement ? BV_FASTER : BV_SLOWER))
+		return 0;
+	return !r->evidence || 2 * (improvement ? r->pf : r->ps) <= BV_FDR;
+}
+
+double bv_bisect_midpoint(const bv_bisect_ratio *bad_vs_good)
+{
+	return bad_vs_good->valid ? sqrt(bad_vs_good->est) : NAN;
+}
+
+bv_bisect_side bv_bisect_side_of(const bv_bisect_ratio *vs_good, const bv_bisect_ratio *bad_vs_good,
+				 double threshold, int improvement)
+{
+	if (!vs_good->valid || !bv_bisect_moved(bad_vs_good, threshold, improvement))
+		return BV_BISECT_INCONCLUSIVE;
+	double mid = bv_bisect_midpoint(bad_vs_good);
+	int above = vs_good->lo > mid, below = vs_good->hi < mid;
+	if (!above && !below)
+		return BV_BISECT_INCONCLUSIVE;
+	return above != improvement ? BV_BISECT_BAD : BV_BISECT_GOOD;
+}
+
+void bv_bisect_retry_scale(int attempt, int *min_processes, int *max_processes, double *budget_s)
+{
+	*min_processes <<= attempt, *max_processes <<= attempt, *budget_s *= 1 << attempt;
+}
+
+int bv_bisect_may_retry(int attempt) { return attempt < BV_BISECT_RETRIES; }
+
+int bv_bisect_ends_again(const bv_bisect_ratio *check, double threshold, int improvement)
+{
+	bv_interval iv = {check->est, check->lo, check->hi, check->coverage, (size_t)check->processes};
+	int promising = check->valid && (improvement ? check->est < 1.0 / (1.0 + threshold)
+						     : check->est > 1.0 + threshold);
+	return !bv_bisect_moved(check, threshold, improvement) && promising &&
+	       bv_interval_noisy(&iv, threshold);
+}
+
+const char *bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps)
+{
+	if (pick != -1 && !(max_steps && (int)nsteps >= max_steps))
+		return NULL;
+	/* bad alone, or bad and commits that could not be told */
+	return nset == 1 ? "found" : pick == -1 ? "range" : "stopped";
+}
+
+const char *bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold)
+{
+	bv_interval iv = {r->est, r->lo, r->hi, r->coverage, (size_t)r->processes};
+	if (!r->valid)
+		return NULL;
+	bv_verdict v = bv_verdict_of(&iv, threshold);
+	double p = v == BV_SLOWER ? r->ps : r->pf;
+	if (v != BV_SAME && r->evidence && 2 * p > BV_FDR)
+		v = BV_SAME; /* the interval alone says so; the evidence does not */
+	return bv_verdict_name(v);
 }

@@ -21,6 +21,13 @@
  * same range measures nothing twice, and an interrupted one goes on where it
  * stopped.  --first-parent is not part of the key: it changes which commits
  * are visited, not what a commit measures.
+ *
+ * This file measures, keeps the state and prints; the command at its end is
+ * a sequence of phases (options, the one cell, the ends, the state, good
+ * against bad, the walk, the first bad commit's parent, the answer).  The
+ * rules that decide on the numbers (has bad moved, which side of the
+ * midpoint, the retries, when the walk ends) are pure functions in bisect.c,
+ * unit-tested on their own (tests/unit/test_bisect.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +49,6 @@
 
 #define STATE_SCHEMA "bench-versions-bisect"
 #define STATE_SCHEMA_VERSION "1.0"
-#define RETRIES 2 /* re-measurements of an inconclusive commit before it is skipped */
 
 static void usage(FILE *out, const bv_option *opts)
 {
@@ -66,18 +72,9 @@ static void usage(FILE *out, const bv_option *opts)
 		     "between good and bad), 3 a build of an end or a measurement failed\n");
 }
 
-/* A ratio with its interval, as a log's "change" block gives it. */
-typedef struct ratio {
-	int valid;
-	double est, lo, hi, coverage;
-	int processes;
-	int evidence;      /* the per-process ratios were there: */
-	double ps, pf;     /* their sign evidence, slower and faster (stats.h) */
-} ratio;
-
 /* The anytime-valid sign evidence of per-process ratios (verdict.c's test,
  * for a family of one comparison). */
-static void evidence_of(ratio *r, const double *v, size_t n, double threshold)
+static void evidence_of(bv_bisect_ratio *r, const double *v, size_t n, double threshold)
 {
 	if (n == 0)
 		return;
@@ -91,9 +88,9 @@ typedef struct point {
 	char commit[41];
 	const char *verdict; /* "good", "bad", "skip" */
 	char *reason;        /* why skipped */
-	ratio vs_good;       /* commit / good */
-	ratio bad;           /* bad / good, the same processes */
-	ratio vs_bad;        /* commit / bad, from the per-process ratios */
+	bv_bisect_ratio vs_good; /* commit / good */
+	bv_bisect_ratio bad;     /* bad / good, the same processes */
+	bv_bisect_ratio vs_bad;  /* commit / bad, from the per-process ratios */
 	int attempts;
 	int reused;
 } point;
@@ -164,7 +161,7 @@ static int version_of(ctx *x, const char *commit, bv_version **out)
 
 /* ---- measuring -------------------------------------------------------- */
 
-static void ratio_from(const cJSON *change, ratio *r, double threshold)
+static void ratio_from(const cJSON *change, bv_bisect_ratio *r, double threshold)
 {
 	memset(r, 0, sizeof(*r));
 	double p = 0;
@@ -202,7 +199,7 @@ static int log_cell(const char *path, cJSON **doc, const cJSON **cell)
 /* Per-process quotient of two versions' ratios to the same baseline: their
  * ratio to each other, process by process (both lists come from the same
  * processes when both versions ran in all of them). */
-static void quotient(const cJSON *a, const cJSON *b, ratio *out, double threshold)
+static void quotient(const cJSON *a, const cJSON *b, bv_bisect_ratio *out, double threshold)
 {
 	memset(out, 0, sizeof(*out));
 	const cJSON *ra = cJSON_GetObjectItemCaseSensitive(a, "process_ratios");
@@ -230,8 +227,8 @@ static void quotient(const cJSON *a, const cJSON *b, ratio *out, double threshol
  * q the quotient of vs[1] over vs[2] when n == 3. */
 typedef struct outcome {
 	char *status[3], *reason[3];
-	ratio change[3];
-	ratio q;
+	bv_bisect_ratio change[3];
+	bv_bisect_ratio q;
 } outcome;
 
 static void outcome_free(outcome *o)
@@ -246,9 +243,7 @@ static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 	memset(out, 0, sizeof(*out));
 	bv_measure_opts o = x->mo;
 	o.benches = x->bench, o.ops = x->op, o.backends = x->backend, o.sizes = x->shape;
-	/* A retry doubles processes and budget: an inconclusive interval is
-	 * one too wide, and more processes are what narrows it. */
-	o.min_processes <<= attempt, o.max_processes <<= attempt, o.budget_s *= 1 << attempt;
+	bv_bisect_retry_scale(attempt, &o.min_processes, &o.max_processes, &o.budget_s);
 	o.seed = x->mo.seed + (unsigned long long)x->nmeasure * 7919u;
 	bv_version *copies = calloc(n, sizeof(bv_version));
 	for (size_t i = 0; i < n; i++)
@@ -289,22 +284,9 @@ static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 	return rc;
 }
 
-/* Has bad moved away from good, in the direction asked, beyond the
- * threshold, with its whole interval and with sign evidence at 5 % (the
- * same rule as a table's verdicts, for a family of one comparison)? */
-static int moved(const ctx *x, const ratio *r)
-{
-	if (!r->valid)
-		return 0;
-	bv_interval iv = {r->est, r->lo, r->hi, r->coverage ? r->coverage : 0.95, (size_t)r->processes};
-	if (bv_verdict_of(&iv, x->mo.threshold) != (x->improvement ? BV_FASTER : BV_SLOWER))
-		return 0;
-	return !r->evidence || 2 * (x->improvement ? r->pf : r->ps) <= BV_FDR;
-}
-
 /* ---- the state file --------------------------------------------------- */
 
-static cJSON *ratio_json(const ratio *r)
+static cJSON *ratio_json(const bv_bisect_ratio *r)
 {
 	if (!r->valid)
 		return cJSON_CreateNull();
@@ -317,7 +299,7 @@ static cJSON *ratio_json(const ratio *r)
 	return o;
 }
 
-static void ratio_parse(const cJSON *o, ratio *r)
+static void ratio_parse(const cJSON *o, bv_bisect_ratio *r)
 {
 	memset(r, 0, sizeof(*r));
 	double p = 0;
@@ -384,7 +366,7 @@ static int point_save(ctx *x, const point *p)
 /* ---- one step --------------------------------------------------------- */
 
 /* Measures commit against good and bad until it is clearly on one side of
- * the midpoint, or skips it. */
+ * the midpoint, or skips it after BV_BISECT_RETRIES more measurements. */
 static int classify(ctx *x, bv_version *good, bv_version *bad, const char *commit, point *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -398,7 +380,7 @@ static int classify(ctx *x, bv_version *good, bv_version *bad, const char *commi
 		p->reason = bv_strdup("build failed");
 		return 0;
 	}
-	for (int attempt = 0; attempt <= RETRIES; attempt++) {
+	for (int attempt = 0;; attempt++) {
 		outcome out;
 		bv_version *three[3] = {good, v, bad};
 		rc = measure(x, three, 3, attempt, &out);
@@ -423,21 +405,17 @@ static int classify(ctx *x, bv_version *good, bv_version *bad, const char *commi
 		p->vs_good = out.change[1], p->bad = out.change[2], p->vs_bad = out.q;
 		outcome_free(&out);
 		/* The midpoint of the two levels, from bad as measured in these
-		 * very processes; and bad must still show the change, or the
-		 * midpoint means nothing. */
-		if (p->vs_good.valid && moved(x, &p->bad)) {
-			double mid = sqrt(p->bad.est);
-			int above = p->vs_good.lo > mid, below = p->vs_good.hi < mid;
-			if (above || below) {
-				p->verdict = above != x->improvement ? "bad" : "good";
-				return 0;
-			}
+		 * very processes (bv_bisect_side_of). */
+		bv_bisect_side s = bv_bisect_side_of(&p->vs_good, &p->bad, x->mo.threshold, x->improvement);
+		if (s != BV_BISECT_INCONCLUSIVE) {
+			p->verdict = s == BV_BISECT_BAD ? "bad" : "good";
+			return 0;
 		}
-		if (attempt < RETRIES)
-			fprintf(stderr, "bisect: %.12s: %.3f [%.3f, %.3f] against a midpoint of %.3f: inconclusive, "
-					"measuring again with more processes\n",
-				commit, p->vs_good.est, p->vs_good.lo, p->vs_good.hi,
-				p->bad.valid ? sqrt(p->bad.est) : NAN);
+		if (!bv_bisect_may_retry(attempt))
+			break;
+		fprintf(stderr, "bisect: %.12s: %.3f [%.3f, %.3f] against a midpoint of %.3f: inconclusive, "
+				"measuring again with more processes\n",
+			commit, p->vs_good.est, p->vs_good.lo, p->vs_good.hi, bv_bisect_midpoint(&p->bad));
 	}
 	p->verdict = "skip";
 	p->reason = bv_strdup("inconclusive after more processes");
@@ -483,7 +461,7 @@ static void commit_info_of(git_repository *g, const char *hex, commit_info *ci)
 
 static void commit_info_free(commit_info *ci) { free(ci->subject), free(ci->author), free(ci->email), free(ci->date); }
 
-static void fmt_ratio(const ratio *r, char *buf, size_t len)
+static void fmt_ratio(const bv_bisect_ratio *r, char *buf, size_t len)
 {
 	if (r->valid)
 		snprintf(buf, len, "%.3f [%.3f, %.3f]", r->est, r->lo, r->hi);
@@ -497,7 +475,7 @@ typedef struct answer {
 	const char *good, *bad, *first; /* first: the first bad commit when found */
 	const point *first_step;         /* its step (NULL: it is bad itself) */
 	const char *parent;              /* its first parent ("" if none) */
-	const ratio *check, *vs_parent;
+	const bv_bisect_ratio *check, *vs_parent;
 	const point *steps;
 	size_t nsteps;
 	char *const *range; /* the commits that may be the first bad one */
@@ -506,21 +484,9 @@ typedef struct answer {
 	double elapsed;
 } answer;
 
-static const char *parent_verdict(const ctx *x, const ratio *r)
-{
-	bv_interval iv = {r->est, r->lo, r->hi, r->coverage, (size_t)r->processes};
-	if (!r->valid)
-		return NULL;
-	bv_verdict v = bv_verdict_of(&iv, x->mo.threshold);
-	double p = v == BV_SLOWER ? r->ps : r->pf;
-	if (v != BV_SAME && r->evidence && 2 * p > BV_FDR)
-		v = BV_SAME; /* the interval alone says so; the evidence does not */
-	return bv_verdict_name(v);
-}
-
 static void print_json(const ctx *x, const answer *a)
 {
-	const char *pverdict = parent_verdict(x, a->vs_parent);
+	const char *pverdict = bv_bisect_parent_verdict(a->vs_parent, x->mo.threshold);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "status", a->status);
 	cJSON *c = cJSON_AddObjectToObject(o, "cell");
@@ -605,7 +571,8 @@ static void print_text(const ctx *x, const answer *a)
 		}
 		if (a->vs_parent->valid) {
 			fmt_ratio(a->vs_parent, r, sizeof(r));
-			printf("  vs parent %.12s: %s %s\n", a->parent, r, parent_verdict(x, a->vs_parent));
+			printf("  vs parent %.12s: %s %s\n", a->parent, r,
+			       bv_bisect_parent_verdict(a->vs_parent, x->mo.threshold));
 		}
 	} else {
 		printf("%s: the first %s commit is one of %zu:\n",
@@ -643,29 +610,60 @@ static const char *const format_values[] = {"text", "json", NULL};
 static const char *const measuring[] = {"--min-processes", "--max-processes", "--budget", "--seed",
 					"--memory-limit", NULL};
 
-int bv_cmd_bisect(int argc, char **argv)
+/* What the command line asked for, beyond the measuring options (ctx.mo). */
+typedef struct args {
+	const char *good_name, *bad_name, *bench, *op, *backend, *size;
+	const char *format;
+	int first_parent, improvement, max_steps;
+} args;
+
+/* The bisect as it goes: its ends, the walk's state and what it found. */
+typedef struct walk {
+	time_t t0;
+	char good_hex[41], bad_hex[41];
+	git_oid good_id, bad_id;
+	bv_version *good, *bad; /* built on first need; ctx.vs owns them */
+	bv_bisect_ratio check;  /* bad / good */
+	/* git bisect's state: the current bad, the goods, the skipped */
+	git_oid cur_bad;
+	git_oid *goods, *skipped;
+	size_t ngoods, nskipped;
+	git_oid *set; /* the commits left, newest first */
+	size_t nset;
+	point *steps;
+	size_t nsteps;
+	/* the answer */
+	const char *status; /* found, range, stopped */
+	char **range;       /* the commits that may be the first bad one */
+	size_t nrange;
+	point *first; /* the first bad commit's step (NULL: it is bad itself) */
+	char first_hex[41], parent_hex[41];
+	bv_bisect_ratio vs_parent;
+} walk;
+
+/* The command line, checked, with bisect's own measuring defaults settled
+ * into x->mo: every usage error is found here, before a repository is
+ * opened.  Returns -1 to go on, else the exit status (0 after --help). */
+static int parse_options(int argc, char **argv, args *a, ctx *x)
 {
-	const char *good_name = NULL, *bad_name = NULL, *bench = NULL, *op = NULL, *backend = NULL, *size = NULL;
-	const char *format = "text";
-	int first_parent = 0, improvement = 0, max_steps = 0;
-	ctx x = {0};
+	a->format = "text";
 	bv_run_cli cli;
 	bv_run_cli_init(&cli);
 	bv_option shared[BV_RUN_CLI_OPTIONS];
 	bv_run_cli_table(&cli, shared, measuring);
 	const bv_option opts[] = {
-	    BV_STRING("--good", &good_name, "REV", "a commit at the old level (any git revision)"),
-	    BV_STRING("--bad", &bad_name, "REV",
+	    BV_STRING("--good", &a->good_name, "REV", "a commit at the old level (any git revision)"),
+	    BV_STRING("--bad", &a->bad_name, "REV",
 		      "a later commit at the new level; good must be its ancestor"),
-	    BV_STRING("--bench", &bench, "B", "the one cell's group (see: bench-versions list benches)"),
-	    BV_STRING("--op", &op, "O", "its op"),
-	    BV_STRING("--backend", &backend, "BE", "its backend"),
-	    BV_STRING("--size", &size, "S", "its size (64K, 1M, 1024x4096); one cell, no lists"),
-	    BV_FLAG("--first-parent", &first_parent, "follow first parents only (a merge is one step)"),
-	    BV_FLAG("--improvement", &improvement, "look for the first commit that got faster"),
-	    BV_ENUM("--format", &format, "F", format_values, "text (default) or json"),
+	    BV_STRING("--bench", &a->bench, "B", "the one cell's group (see: bench-versions list benches)"),
+	    BV_STRING("--op", &a->op, "O", "its op"),
+	    BV_STRING("--backend", &a->backend, "BE", "its backend"),
+	    BV_STRING("--size", &a->size, "S", "its size (64K, 1M, 1024x4096); one cell, no lists"),
+	    BV_FLAG("--first-parent", &a->first_parent, "follow first parents only (a merge is one step)"),
+	    BV_FLAG("--improvement", &a->improvement, "look for the first commit that got faster"),
+	    BV_ENUM("--format", &a->format, "F", format_values, "text (default) or json"),
 	    BV_FLAG("--quick", &cli.mo.quick, "fewer processes per measurement (6-12 instead of 10-60)"),
-	    BV_INT("--max-steps", &max_steps, "N", 1, 10000,
+	    BV_INT("--max-steps", &a->max_steps, "N", 1, 10000,
 		   "stop after N steps and name the commits still in the range"),
 	    BV_PERCENT("--threshold", &cli.mo.threshold, "P", 0, 1000,
 		       "the smallest change good..bad must show, percent (default 1)"),
@@ -690,7 +688,7 @@ int bv_cmd_bisect(int argc, char **argv)
 		fprintf(stderr, "bench-versions bisect: %s (see bench-versions bisect --help)\n", bv_error_last());
 		return BV_EXIT_USAGE;
 	}
-	if (!good_name || !bad_name || !bench || !op || !backend || !size) {
+	if (!a->good_name || !a->bad_name || !a->bench || !a->op || !a->backend || !a->size) {
 		fprintf(stderr, "bench-versions bisect: --good, --bad, --bench, --op, --backend and --size are all needed\n");
 		usage(stderr, opts);
 		return BV_EXIT_USAGE;
@@ -706,18 +704,25 @@ int bv_cmd_bisect(int argc, char **argv)
 		fprintf(stderr, "bench-versions bisect: %s\n", bv_error_last());
 		return BV_EXIT_USAGE;
 	}
-	x.mo = cli.mo;
+	x->mo = cli.mo;
 	/* Ctrl-C and SIGTERM reach the builds and measuring processes and stop
 	 * the bisect between steps; what was measured is in the state file, so
 	 * the same command goes on from there. */
 	bv_signals_install();
-	double threshold = x.mo.threshold;
-	/* Exactly one cell: a list would bisect several questions at once. */
+	return -1;
+}
+
+/* Exactly one cell: a list would bisect several questions at once.  Also
+ * the thread count the measured libraries see.  Returns -1 to go on, else
+ * the exit status. */
+static int settle_cell(const args *a, ctx *x)
+{
 	bv_cell *cells = NULL;
 	char err[256];
-	long ncells = strpbrk(bench, ",") || strpbrk(op, ",") || strpbrk(backend, ",") || strpbrk(size, ",")
-			      ? -2
-			      : bv_cells_select(&(bv_selection){bench, op, backend, size}, &cells, err, sizeof(err));
+	bv_selection sel = {a->bench, a->op, a->backend, a->size};
+	int list = strpbrk(sel.benches, ",") || strpbrk(sel.ops, ",") || strpbrk(sel.backends, ",") ||
+		   strpbrk(sel.sizes, ",");
+	long ncells = list ? -2 : bv_cells_select(&sel, &cells, err, sizeof(err));
 	if (ncells != 1) {
 		fprintf(stderr, "bench-versions bisect: %s\n",
 			ncells == -1 ? err
@@ -726,305 +731,401 @@ int bv_cmd_bisect(int argc, char **argv)
 		free(cells);
 		return BV_EXIT_USAGE;
 	}
-	x.bench = bench, x.op = op, x.backend = backend, x.size = cells[0].size, x.improvement = improvement;
-	bv_size_format(x.size, x.shape, sizeof(x.shape));
+	x->bench = a->bench, x->op = a->op, x->backend = a->backend, x->size = cells[0].size;
+	x->improvement = a->improvement;
+	bv_size_format(x->size, x->shape, sizeof(x->shape));
 	free(cells);
 	char threads[16];
-	snprintf(threads, sizeof(threads), "%d", x.mo.threads);
+	snprintf(threads, sizeof(threads), "%d", x->mo.threads);
 	setenv("OPENBLAS_NUM_THREADS", threads, 1);
 	setenv("OMP_NUM_THREADS", threads, 1);
+	return -1;
+}
 
-	time_t t0 = time(NULL);
-	bv_version *good = NULL, *bad = NULL;
-	point *steps = NULL;
-	size_t nsteps = 0;
-	git_oid *goods = NULL, *set = NULL;
-	size_t ngoods = 0, nset = 0;
-	char **range = NULL;
-	size_t nrange = 0;
-	const char *status = NULL;
-	ratio check = {0}, vs_parent = {0};
-	char parent_hex[41] = "";
-	char good_hex[41], bad_hex[41];
-	int rc = bv_repo_open(&x.repo);
-	if (rc == 0 && !(x.git = bv_repo_git(x.repo)))
-		rc = bv_fail(BV_EINPUT, "bisect needs a git repository: %s", bv_repo_describe(x.repo));
-	/* The ends, as exact commits. */
+/* The repository, and good and bad as exact commits: good must be a proper
+ * ancestor of bad, or there is no range to walk. */
+static int open_ends(ctx *x, const args *a, walk *w)
+{
+	int rc = bv_repo_open(&x->repo);
+	if (rc == 0 && !(x->git = bv_repo_git(x->repo)))
+		rc = bv_fail(BV_EINPUT, "bisect needs a git repository: %s", bv_repo_describe(x->repo));
 	bv_version ends[2] = {{0}};
-	const char *names[2] = {good_name, bad_name};
+	const char *names[2] = {a->good_name, a->bad_name};
 	for (int i = 0; rc == 0 && i < 2; i++) {
-		rc = bv_resolve(x.repo, names[i], &ends[i]);
+		rc = bv_resolve(x->repo, names[i], &ends[i]);
 		if (rc == 0 && ends[i].kind != BV_VERSION_GIT)
 			rc = bv_fail(BV_EINPUT, "%s is not a commit of %s (bisect walks git history)", names[i],
-				     bv_repo_describe(x.repo));
+				     bv_repo_describe(x->repo));
 		if (rc == 0)
 			fprintf(stderr, "resolve: %-12s -> commit %.12s, kernels %s [%s]\n", names[i], ends[i].commit,
 				ends[i].kernel_version, ends[i].rule);
 	}
-	snprintf(good_hex, sizeof(good_hex), "%s", ends[0].commit);
-	snprintf(bad_hex, sizeof(bad_hex), "%s", ends[1].commit);
-	git_oid good_id, bad_id;
+	snprintf(w->good_hex, sizeof(w->good_hex), "%s", ends[0].commit);
+	snprintf(w->bad_hex, sizeof(w->bad_hex), "%s", ends[1].commit);
 	if (rc == 0) {
-		git_oid_fromstr(&good_id, good_hex);
-		git_oid_fromstr(&bad_id, bad_hex);
-		int desc = git_graph_descendant_of(x.git, &bad_id, &good_id);
-		if (git_oid_equal(&good_id, &bad_id))
-			rc = bv_fail(BV_EINPUT, "good and bad are the same commit %.12s: nothing to bisect", good_hex);
+		git_oid_fromstr(&w->good_id, w->good_hex);
+		git_oid_fromstr(&w->bad_id, w->bad_hex);
+		int desc = git_graph_descendant_of(x->git, &w->bad_id, &w->good_id);
+		if (git_oid_equal(&w->good_id, &w->bad_id))
+			rc = bv_fail(BV_EINPUT, "good and bad are the same commit %.12s: nothing to bisect",
+				     w->good_hex);
 		else if (desc < 0)
-			rc = bv_fail(BV_ERUN, "comparing %s and %s: %s", good_name, bad_name,
+			rc = bv_fail(BV_ERUN, "comparing %s and %s: %s", a->good_name, a->bad_name,
 				     git_error_last() ? git_error_last()->message : "libgit2 error");
 		else if (desc == 0)
-			rc = bv_fail(BV_EINPUT, "good %s (%.12s) is not an ancestor of bad %s (%.12s)", good_name,
-				     good_hex, bad_name, bad_hex);
+			rc = bv_fail(BV_EINPUT, "good %s (%.12s) is not an ancestor of bad %s (%.12s)",
+				     a->good_name, w->good_hex, a->bad_name, w->bad_hex);
 	}
 	for (int i = 0; i < 2; i++)
 		bv_version_free(&ends[i]);
+	return rc;
+}
 
-	/* The state: one per range, cell and way of measuring. */
-	if (rc == 0) {
-		char *keytext = bv_asprintf("%s\n%s\n%s/%s/%s/%zu\n%s\n%g\n%d %d %d %g %g\nlayouts %d\n", good_hex,
-					    bad_hex, bench, op, backend, x.size, improvement ? "faster" : "slower",
-					    threshold, x.mo.quick, x.mo.min_processes, x.mo.max_processes,
-					    x.mo.budget_s, x.mo.sample_us, x.mo.layouts);
-		char key[41];
-		bv_hash_bytes(keytext, strlen(keytext), key);
-		free(keytext);
-		x.dir = bv_asprintf("%s/bisect/%.16s", bv_cache_dir(), key);
-		x.state = bv_asprintf("%s/state.json", x.dir);
-		rc = bv_mkdir_p(x.dir);
-	}
-	if (rc == 0 && bv_exists(x.state)) {
-		rc = bv_json_load(x.state, (size_t)1 << 28, &x.doc);
-		const char *schema = rc == 0 ? bv_json_str(x.doc, "schema") : NULL;
+/* The state: one per range, cell and way of measuring (the key), resumed
+ * when it is there, so nothing is measured twice; then the compat rules
+ * the builds need. */
+static int open_state(ctx *x, const args *a, const walk *w)
+{
+	double threshold = x->mo.threshold;
+	const bv_measure_opts *mo = &x->mo;
+	char *keytext = bv_asprintf("%s\n%s\n%s/%s/%s/%zu\n%s\n%g\n%d %d %d %g %g\nlayouts %d\n", w->good_hex,
+				    w->bad_hex, a->bench, a->op, a->backend, x->size,
+				    a->improvement ? "faster" : "slower", threshold, mo->quick, mo->min_processes,
+				    mo->max_processes, mo->budget_s, mo->sample_us, mo->layouts);
+	char key[41];
+	bv_hash_bytes(keytext, strlen(keytext), key);
+	free(keytext);
+	x->dir = bv_asprintf("%s/bisect/%.16s", bv_cache_dir(), key);
+	x->state = bv_asprintf("%s/state.json", x->dir);
+	int rc = bv_mkdir_p(x->dir);
+	if (rc == 0 && bv_exists(x->state)) {
+		rc = bv_json_load(x->state, (size_t)1 << 28, &x->doc);
+		const char *schema = rc == 0 ? bv_json_str(x->doc, "schema") : NULL;
 		if (rc == 0 && (!schema || strcmp(schema, STATE_SCHEMA))) {
-			rc = bv_fail(BV_EINPUT, "%s is not a bisect state file (remove it to start afresh)", x.state);
+			rc = bv_fail(BV_EINPUT, "%s is not a bisect state file (remove it to start afresh)",
+				     x->state);
 		} else if (rc == 0) {
-			fprintf(stderr, "bisect: resuming from %s (%d measurements)\n", x.state,
-				cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x.doc, "points")));
+			fprintf(stderr, "bisect: resuming from %s (%d measurements)\n", x->state,
+				cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x->doc, "points")));
 		}
 	} else if (rc == 0) {
-		x.doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(x.doc, "schema", STATE_SCHEMA);
-		cJSON_AddStringToObject(x.doc, "schema_version", STATE_SCHEMA_VERSION);
-		cJSON_AddStringToObject(x.doc, "good", good_hex);
-		cJSON_AddStringToObject(x.doc, "bad", bad_hex);
-		cJSON *c = cJSON_AddObjectToObject(x.doc, "cell");
-		cJSON_AddStringToObject(c, "bench", bench);
-		cJSON_AddStringToObject(c, "op", op);
-		cJSON_AddStringToObject(c, "backend", backend);
-		cJSON_AddNumberToObject(c, "size", (double)x.size);
-		cJSON_AddStringToObject(x.doc, "direction", improvement ? "faster" : "slower");
-		cJSON_AddNumberToObject(x.doc, "threshold", threshold);
-		cJSON_AddArrayToObject(x.doc, "points");
+		x->doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(x->doc, "schema", STATE_SCHEMA);
+		cJSON_AddStringToObject(x->doc, "schema_version", STATE_SCHEMA_VERSION);
+		cJSON_AddStringToObject(x->doc, "good", w->good_hex);
+		cJSON_AddStringToObject(x->doc, "bad", w->bad_hex);
+		cJSON *c = cJSON_AddObjectToObject(x->doc, "cell");
+		cJSON_AddStringToObject(c, "bench", a->bench);
+		cJSON_AddStringToObject(c, "op", a->op);
+		cJSON_AddStringToObject(c, "backend", a->backend);
+		cJSON_AddNumberToObject(c, "size", (double)x->size);
+		cJSON_AddStringToObject(x->doc, "direction", a->improvement ? "faster" : "slower");
+		cJSON_AddNumberToObject(x->doc, "threshold", threshold);
+		cJSON_AddArrayToObject(x->doc, "points");
 	}
 	if (rc == 0)
-		rc = bv_compat_load(bv_compat_path(), &x.compat);
+		rc = bv_compat_load(bv_compat_path(), &x->compat);
+	return rc;
+}
 
-	/* Good against bad first: without a clear change between them there is
-	 * nothing to find, and every step would be a coin toss. */
-	ratio_parse(cJSON_GetObjectItemCaseSensitive(x.doc, "check"), &check);
-	if (rc == 0 && check.valid) {
-		x.reused++;
-		fprintf(stderr, "bisect: good -> bad %.3f [%.3f, %.3f] (reused)\n", check.est, check.lo, check.hi);
+/* Good against bad first: without a clear change between them there is
+ * nothing to find, and every step would be a coin toss.  A check kept in
+ * the state is reused when it shows the change; else both ends are built
+ * and measured (again, within the retries, while the change shows but is
+ * too noisy to confirm: bv_bisect_ends_again), and the range is refused
+ * unless bad moved. */
+static int confirm_ends(ctx *x, const args *a, walk *w)
+{
+	double threshold = x->mo.threshold;
+	ratio_parse(cJSON_GetObjectItemCaseSensitive(x->doc, "check"), &w->check);
+	if (w->check.valid) {
+		x->reused++;
+		fprintf(stderr, "bisect: good -> bad %.3f [%.3f, %.3f] (reused)\n", w->check.est, w->check.lo,
+			w->check.hi);
 	}
-	if (rc == 0 && (!check.valid || !moved(&x, &check))) {
-		rc = version_of(&x, good_hex, &good);
-		if (rc == 0)
-			rc = version_of(&x, bad_hex, &bad);
-		for (int i = 0; rc == 0 && i < 2; i++) {
-			bv_version *v = i ? bad : good;
-			if (v->build_error)
-				rc = bv_fail(BV_ERUN, "the %s commit %.12s does not build: %s", i ? "bad" : "good",
-					     v->commit, v->build_error);
-		}
-		for (int attempt = 0; rc == 0 && attempt <= RETRIES; attempt++) {
-			outcome out;
-			bv_version *two[2] = {good, bad};
-			rc = measure(&x, two, 2, attempt, &out);
-			if (rc)
-				break;
-			for (int i = 0; rc == 0 && i < 2; i++)
-				if (strcmp(out.status[i], "ok"))
-					rc = bv_fail(BV_ERUN, "the %s commit %.12s failed in %s/%s/%s/%s: %s%s%s",
-						     i ? "bad" : "good", two[i]->commit, bench, op, backend, x.shape,
-						     out.status[i], out.reason[i] ? ": " : "",
-						     out.reason[i] ? out.reason[i] : "");
-			check = out.change[1];
-			outcome_free(&out);
-			if (rc)
-				break;
-			bv_interval iv = {check.est, check.lo, check.hi, check.coverage, (size_t)check.processes};
-			fprintf(stderr, "bisect: good -> bad %.3f [%.3f, %.3f]\n", check.est, check.lo, check.hi);
-			/* Measure again only when the estimate shows the change and
-			 * the interval is merely too wide to confirm it: an A/A range
-			 * is refused at once, a real but noisy change gets more
-			 * processes before it is refused. */
-			int promising = check.valid && (improvement ? check.est < 1.0 / (1.0 + threshold)
-								      : check.est > 1.0 + threshold);
-			if (moved(&x, &check) || !promising || !bv_interval_noisy(&iv, threshold))
-				break;
-		}
-		if (rc == 0 && !moved(&x, &check)) {
-			char r[64];
-			fmt_ratio(&check, r, sizeof(r));
-			rc = bv_fail(BV_EINPUT,
-				     "bad %.12s is not significantly %s than good %.12s in %s/%s/%s/%s: ratio %s, "
-				     "threshold %g%%; nothing to bisect",
-				     bad_hex, improvement ? "faster" : "slower", good_hex, bench, op, backend, x.shape,
-				     r, threshold * 100);
-		}
-		if (rc == 0) {
-			cJSON_DeleteItemFromObjectCaseSensitive(x.doc, "check");
-			cJSON_AddItemToObject(x.doc, "check", ratio_json(&check));
-			rc = state_save(&x);
-		}
+	if (bv_bisect_moved(&w->check, threshold, a->improvement))
+		return 0;
+	int rc = version_of(x, w->good_hex, &w->good);
+	if (rc == 0)
+		rc = version_of(x, w->bad_hex, &w->bad);
+	for (int i = 0; rc == 0 && i < 2; i++) {
+		bv_version *v = i ? w->bad : w->good;
+		if (v->build_error)
+			rc = bv_fail(BV_ERUN, "the %s commit %.12s does not build: %s", i ? "bad" : "good",
+				     v->commit, v->build_error);
 	}
-
-	/* The walk: git bisect's, one measured step at a time. */
-	git_oid cur_bad = bad_id;
-	goods = bv_xmalloc(sizeof(git_oid));
-	goods[ngoods++] = good_id;
-	git_oid *skipped = NULL;
-	size_t nskipped = 0;
-	while (rc == 0) {
-		free(set);
-		rc = bv_bisect_remaining(x.git, &cur_bad, goods, ngoods, first_parent, &set, &nset);
+	for (int attempt = 0; rc == 0; attempt++) {
+		outcome out;
+		bv_version *two[2] = {w->good, w->bad};
+		rc = measure(x, two, 2, attempt, &out);
 		if (rc)
 			break;
-		unsigned char *skip = calloc(nset + 1, 1);
-		for (size_t i = 0; i < nset; i++)
-			for (size_t k = 0; k < nskipped; k++)
-				skip[i] |= git_oid_equal(&set[i], &skipped[k]);
-		long pick = bv_bisect_pick(x.git, set, nset, &cur_bad, skip, first_parent);
-		free(skip);
-		if (pick < -1) {
-			rc = (int)pick;
+		for (int i = 0; rc == 0 && i < 2; i++)
+			if (strcmp(out.status[i], "ok"))
+				rc = bv_fail(BV_ERUN, "the %s commit %.12s failed in %s/%s/%s/%s: %s%s%s",
+					     i ? "bad" : "good", two[i]->commit, a->bench, a->op, a->backend,
+					     x->shape, out.status[i], out.reason[i] ? ": " : "",
+					     out.reason[i] ? out.reason[i] : "");
+		w->check = out.change[1];
+		outcome_free(&out);
+		if (rc)
 			break;
-		}
-		if (pick == -1 || (max_steps && (int)nsteps >= max_steps)) {
-			/* Done: bad alone, or bad and commits that could not be told. */
-			status = nset == 1 ? "found" : pick == -1 ? "range" : "stopped";
-			for (size_t i = 0; i < nset; i++) {
-				range = bv_xrealloc(range, (nrange + 1) * sizeof(char *));
-				range[nrange] = bv_xmalloc(41);
-				git_oid_tostr(range[nrange++], 41, &set[i]);
+		const bv_bisect_ratio *c = &w->check;
+		fprintf(stderr, "bisect: good -> bad %.3f [%.3f, %.3f]\n", c->est, c->lo, c->hi);
+		if (!bv_bisect_ends_again(c, threshold, a->improvement) || !bv_bisect_may_retry(attempt))
+			break;
+	}
+	if (rc == 0 && !bv_bisect_moved(&w->check, threshold, a->improvement)) {
+		char r[64];
+		fmt_ratio(&w->check, r, sizeof(r));
+		rc = bv_fail(BV_EINPUT,
+			     "bad %.12s is not significantly %s than good %.12s in %s/%s/%s/%s: ratio %s, "
+			     "threshold %g%%; nothing to bisect",
+			     w->bad_hex, a->improvement ? "faster" : "slower", w->good_hex, a->bench, a->op,
+			     a->backend, x->shape, r, threshold * 100);
+	}
+	if (rc == 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(x->doc, "check");
+		cJSON_AddItemToObject(x->doc, "check", ratio_json(&w->check));
+		rc = state_save(x);
+	}
+	return rc;
+}
+
+/* The commits left (w->set) and the index of the next to test, skipped
+ * commits left out of the pick (git bisect's rules: bisect.c); -1: none. */
+static int next_pick(const ctx *x, const args *a, walk *w, long *pick)
+{
+	free(w->set);
+	int rc = bv_bisect_remaining(x->git, &w->cur_bad, w->goods, w->ngoods, a->first_parent, &w->set,
+				     &w->nset);
+	if (rc)
+		return rc;
+	unsigned char *skip = calloc(w->nset + 1, 1);
+	for (size_t i = 0; i < w->nset; i++)
+		for (size_t k = 0; k < w->nskipped; k++)
+			skip[i] |= git_oid_equal(&w->set[i], &w->skipped[k]);
+	*pick = bv_bisect_pick(x->git, w->set, w->nset, &w->cur_bad, skip, a->first_parent);
+	free(skip);
+	return *pick < -1 ? (int)*pick : 0;
+}
+
+/* The point of commit hex: from the state when it was measured before,
+ * else classified against good and bad (built here on first need: a
+ * resumed bisect may not have built them) and saved at once, so an
+ * interruption loses nothing. */
+static int point_of(ctx *x, walk *w, const char *hex, point *p)
+{
+	if (point_load(x, hex, p)) {
+		x->reused++;
+		return 0;
+	}
+	memset(p, 0, sizeof(*p));
+	int rc = 0;
+	if (!w->good)
+		rc = version_of(x, w->good_hex, &w->good);
+	if (rc == 0 && !w->bad)
+		rc = version_of(x, w->bad_hex, &w->bad);
+	if (rc == 0 && (w->good->build_error || w->bad->build_error)) {
+		const bv_version *broken = w->good->build_error ? w->good : w->bad;
+		rc = bv_fail(BV_ERUN, "the %s commit %.12s no longer builds: %s",
+			     broken == w->good ? "good" : "bad", broken->commit, broken->build_error);
+	}
+	if (rc == 0)
+		rc = classify(x, w->good, w->bad, hex, p);
+	if (rc == 0)
+		rc = point_save(x, p);
+	if (rc) {
+		free(p->reason);
+		p->reason = NULL;
+	}
+	return rc;
+}
+
+/* A step's verdict moves the walk: bad lowers the top of the range, good
+ * raises its bottom, a skip only keeps the commit out of later picks. */
+static void record(walk *w, const git_oid *id, const point *p)
+{
+	char r[64];
+	fmt_ratio(&p->vs_good, r, sizeof(r));
+	fprintf(stderr, "bisect: step %zu: %.12s %s -> %s%s%s%s%s\n", w->nsteps + 1, p->commit, r, p->verdict,
+		p->reason ? " (" : "", p->reason ? p->reason : "", p->reason ? ")" : "",
+		p->reused ? " [reused]" : "");
+	if (!strcmp(p->verdict, "bad"))
+		w->cur_bad = *id;
+	else if (!strcmp(p->verdict, "good")) {
+		w->goods = bv_xrealloc(w->goods, (w->ngoods + 1) * sizeof(git_oid));
+		w->goods[w->ngoods++] = *id;
+	} else {
+		w->skipped = bv_xrealloc(w->skipped, (w->nskipped + 1) * sizeof(git_oid));
+		w->skipped[w->nskipped++] = *id;
+	}
+	w->steps = bv_xrealloc(w->steps, (w->nsteps + 1) * sizeof(point));
+	w->steps[w->nsteps++] = *p;
+}
+
+/* The walk: git bisect's, one measured step at a time, until bad alone is
+ * left, only skipped commits are, or --max-steps (bv_bisect_end); the
+ * commits left are the answer's range. */
+static int bisect_walk(ctx *x, const args *a, walk *w)
+{
+	w->cur_bad = w->bad_id;
+	w->goods = bv_xmalloc(sizeof(git_oid));
+	w->goods[w->ngoods++] = w->good_id;
+	int rc = 0;
+	while (rc == 0) {
+		long pick;
+		rc = next_pick(x, a, w, &pick);
+		if (rc)
+			break;
+		if ((w->status = bv_bisect_end(pick, w->nset, w->nsteps, a->max_steps))) {
+			for (size_t i = 0; i < w->nset; i++) {
+				w->range = bv_xrealloc(w->range, (w->nrange + 1) * sizeof(char *));
+				w->range[w->nrange] = bv_xmalloc(41);
+				git_oid_tostr(w->range[w->nrange++], 41, &w->set[i]);
 			}
 			break;
 		}
 		char hex[41];
-		git_oid_tostr(hex, sizeof(hex), &set[pick]);
-		fprintf(stderr, "bisect: %zu commits left (about %d steps), testing %.12s\n", nset,
-			(int)ceil(log2((double)nset)), hex);
+		git_oid_tostr(hex, sizeof(hex), &w->set[pick]);
+		fprintf(stderr, "bisect: %zu commits left (about %d steps), testing %.12s\n", w->nset,
+			(int)ceil(log2((double)w->nset)), hex);
 		point p;
-		if (point_load(&x, hex, &p)) {
-			x.reused++;
-		} else {
-			if (!good)
-				rc = version_of(&x, good_hex, &good);
-			if (rc == 0 && !bad)
-				rc = version_of(&x, bad_hex, &bad);
-			if (rc == 0 && (good->build_error || bad->build_error))
-				rc = bv_fail(BV_ERUN, "the %s commit %.12s no longer builds: %s",
-					     good->build_error ? "good" : "bad", (good->build_error ? good : bad)->commit,
-					     good->build_error ? good->build_error : bad->build_error);
-			if (rc == 0)
-				rc = classify(&x, good, bad, hex, &p);
-			if (rc == 0)
-				rc = point_save(&x, &p);
-			if (rc)
-				break;
-		}
-		char r[64];
-		fmt_ratio(&p.vs_good, r, sizeof(r));
-		fprintf(stderr, "bisect: step %zu: %.12s %s -> %s%s%s%s%s\n", nsteps + 1, hex, r, p.verdict,
-			p.reason ? " (" : "", p.reason ? p.reason : "", p.reason ? ")" : "", p.reused ? " [reused]" : "");
-		if (!strcmp(p.verdict, "bad"))
-			cur_bad = set[pick];
-		else if (!strcmp(p.verdict, "good")) {
-			goods = bv_xrealloc(goods, (ngoods + 1) * sizeof(git_oid));
-			goods[ngoods++] = set[pick];
-		} else {
-			skipped = bv_xrealloc(skipped, (nskipped + 1) * sizeof(git_oid));
-			skipped[nskipped++] = set[pick];
-		}
-		steps = bv_xrealloc(steps, (nsteps + 1) * sizeof(point));
-		steps[nsteps++] = p;
+		rc = point_of(x, w, hex, &p);
+		if (rc == 0)
+			record(w, &w->set[pick], &p);
 	}
-	free(skipped);
+	return rc;
+}
 
-	/* The first bad commit against its own parent: the change itself, in one
-	 * more paired measurement (kept in the state like the others). */
-	point *first = NULL;
-	char first_hex[41] = "";
-	if (rc == 0 && !strcmp(status, "found")) {
-		snprintf(first_hex, sizeof(first_hex), "%s", range[0]);
-		for (size_t i = 0; i < nsteps; i++)
-			if (!strcmp(steps[i].commit, first_hex))
-				first = &steps[i];
-		commit_info ci;
-		commit_info_of(x.git, first_hex, &ci);
-		snprintf(parent_hex, sizeof(parent_hex), "%s", ci.parent);
-		commit_info_free(&ci);
-		const cJSON *pj = cJSON_GetObjectItemCaseSensitive(x.doc, "parent");
-		const char *pc = bv_json_str(pj, "commit");
-		if (pc && !strcmp(pc, first_hex)) {
-			ratio_parse(pj, &vs_parent);
-			x.reused++;
-		} else if (*parent_hex) {
-			bv_version *pv = NULL, *fv = NULL;
-			rc = version_of(&x, parent_hex, &pv);
-			if (rc == 0)
-				rc = version_of(&x, first_hex, &fv);
-			if (rc == 0 && !pv->build_error && !fv->build_error) {
-				outcome out;
-				bv_version *two[2] = {pv, fv};
-				rc = measure(&x, two, 2, 0, &out);
-				if (rc == 0 && !strcmp(out.status[0], "ok") && !strcmp(out.status[1], "ok"))
-					vs_parent = out.change[1];
-				outcome_free(&out);
+/* The first bad commit against its own parent: the change itself, in one
+ * more paired measurement (kept in the state like the others).  A parent
+ * or commit that does not build, or a cell that fails, leaves it not valid:
+ * the answer stands without it. */
+static int measure_parent(ctx *x, walk *w)
+{
+	int rc = 0;
+	snprintf(w->first_hex, sizeof(w->first_hex), "%s", w->range[0]);
+	for (size_t i = 0; i < w->nsteps; i++)
+		if (!strcmp(w->steps[i].commit, w->first_hex))
+			w->first = &w->steps[i];
+	commit_info ci;
+	commit_info_of(x->git, w->first_hex, &ci);
+	snprintf(w->parent_hex, sizeof(w->parent_hex), "%s", ci.parent);
+	commit_info_free(&ci);
+	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(x->doc, "parent");
+	const char *pc = bv_json_str(pj, "commit");
+	if (pc && !strcmp(pc, w->first_hex)) {
+		ratio_parse(pj, &w->vs_parent);
+		x->reused++;
+	} else if (*w->parent_hex) {
+		bv_version *pv = NULL, *fv = NULL;
+		rc = version_of(x, w->parent_hex, &pv);
+		if (rc == 0)
+			rc = version_of(x, w->first_hex, &fv);
+		if (rc == 0 && !pv->build_error && !fv->build_error) {
+			outcome out;
+			bv_version *two[2] = {pv, fv};
+			rc = measure(x, two, 2, 0, &out);
+			if (rc == 0 && !strcmp(out.status[0], "ok") && !strcmp(out.status[1], "ok"))
+				w->vs_parent = out.change[1];
+			outcome_free(&out);
+		}
+		if (rc == 0) {
+			cJSON *o = ratio_json(&w->vs_parent);
+			if (!cJSON_IsObject(o)) {
+				cJSON_Delete(o);
+				o = cJSON_CreateObject();
 			}
-			if (rc == 0) {
-				cJSON *o = ratio_json(&vs_parent);
-				if (!cJSON_IsObject(o)) {
-					cJSON_Delete(o);
-					o = cJSON_CreateObject();
-				}
-				cJSON_AddStringToObject(o, "commit", first_hex);
-				cJSON_AddStringToObject(o, "parent", parent_hex);
-				cJSON_DeleteItemFromObjectCaseSensitive(x.doc, "parent");
-				cJSON_AddItemToObject(x.doc, "parent", o);
-				rc = state_save(&x);
-			}
+			cJSON_AddStringToObject(o, "commit", w->first_hex);
+			cJSON_AddStringToObject(o, "parent", w->parent_hex);
+			cJSON_DeleteItemFromObjectCaseSensitive(x->doc, "parent");
+			cJSON_AddItemToObject(x->doc, "parent", o);
+			rc = state_save(x);
 		}
 	}
-	double elapsed = difftime(time(NULL), t0);
-	if (rc == 0) {
-		answer a = {status, good_hex, bad_hex, first_hex, first, parent_hex, &check, &vs_parent,
-			    steps, nsteps, range, nrange, first_parent, elapsed};
-		if (!strcmp(format, "json"))
-			print_json(&x, &a);
+	return rc;
+}
+
+/* The answer, in the format asked (stdout; the progress went to stderr). */
+static void print_answer(const ctx *x, const args *a, const walk *w)
+{
+	answer ans = {.status = w->status,
+		      .good = w->good_hex,
+		      .bad = w->bad_hex,
+		      .first = w->first_hex,
+		      .first_step = w->first,
+		      .parent = w->parent_hex,
+		      .check = &w->check,
+		      .vs_parent = &w->vs_parent,
+		      .steps = w->steps,
+		      .nsteps = w->nsteps,
+		      .range = w->range,
+		      .nrange = w->nrange,
+		      .first_parent = a->first_parent,
+		      .elapsed = difftime(time(NULL), w->t0)};
+	if (!strcmp(a->format, "json"))
+		print_json(x, &ans);
+	else
+		print_text(x, &ans);
+}
+
+/* The one cleanup path: whatever phase stopped, these free what was made
+ * (both are safe on what a phase never reached). */
+static void walk_free(walk *w)
+{
+	for (size_t i = 0; i < w->nsteps; i++)
+		free(w->steps[i].reason);
+	free(w->steps);
+	for (size_t i = 0; i < w->nrange; i++)
+		free(w->range[i]);
+	free(w->range);
+	free(w->goods);
+	free(w->skipped);
+	free(w->set);
+}
+
+static void ctx_free(ctx *x)
+{
+	for (size_t i = 0; i < x->nvs; i++) {
+		bv_version_free(x->vs[i]);
+		free(x->vs[i]);
+	}
+	free(x->vs);
+	cJSON_Delete(x->doc);
+	free(x->dir);
+	free(x->state);
+	bv_compat_free(x->compat);
+	bv_repo_free(x->repo);
+}
+
+/* The phases in order; each runs only when the one before succeeded. */
+int bv_cmd_bisect(int argc, char **argv)
+{
+	ctx x = {0};
+	args a = {0};
+	walk w = {0};
+	int code = parse_options(argc, argv, &a, &x);
+	if (code < 0)
+		code = settle_cell(&a, &x);
+	if (code < 0) {
+		w.t0 = time(NULL);
+		int rc = open_ends(&x, &a, &w);
+		if (rc == 0)
+			rc = open_state(&x, &a, &w);
+		if (rc == 0)
+			rc = confirm_ends(&x, &a, &w);
+		if (rc == 0)
+			rc = bisect_walk(&x, &a, &w);
+		if (rc == 0 && !strcmp(w.status, "found"))
+			rc = measure_parent(&x, &w);
+		if (rc == 0)
+			print_answer(&x, &a, &w);
 		else
-			print_text(&x, &a);
+			fprintf(stderr, "bench-versions bisect: %s\n", bv_error_last());
+		code = rc ? bv_exit_code(rc) : 0;
 	}
-	if (rc)
-		fprintf(stderr, "bench-versions bisect: %s\n", bv_error_last());
-	for (size_t i = 0; i < nsteps; i++)
-		free(steps[i].reason);
-	free(steps);
-	for (size_t i = 0; i < nrange; i++)
-		free(range[i]);
-	free(range);
-	free(goods);
-	free(set);
-	for (size_t i = 0; i < x.nvs; i++) {
-		bv_version_free(x.vs[i]);
-		free(x.vs[i]);
-	}
-	free(x.vs);
-	cJSON_Delete(x.doc);
-	free(x.dir);
-	free(x.state);
-	bv_compat_free(x.compat);
-	bv_repo_free(x.repo);
-	return rc ? bv_exit_code(rc) : 0;
+	walk_free(&w);
+	ctx_free(&x);
+	return code;
 }

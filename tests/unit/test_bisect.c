@@ -1,12 +1,17 @@
 /* test_bisect.c - bisect's graph: which commits remain and which is next,
- * on small histories made with libgit2 (empty trees, no files). */
+ * on small histories made with libgit2 (empty trees, no files); and its
+ * decision rules (bisect.h), each on made-up ratios at and around its edges:
+ * whether bad moved, a step's side of the midpoint, the retries, when good
+ * against bad is measured again, how the walk ends, the parent's verdict. */
 #include <git2.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bisect.h"
 #include "common.h"
+#include "stages.h"
 #include "tests.h"
 
 typedef struct fixture {
@@ -134,11 +139,229 @@ static void merges_count_ancestors_and_first_parent_skips_the_side(void **state)
 	fixture_close(&f);
 }
 
+/* ---- the decision rules ------------------------------------------------- */
+
+#define T 0.01 /* the threshold of these tests: 1 % */
+
+/* A valid ratio at 95 % over 20 processes, without per-process evidence. */
+static bv_bisect_ratio r3(double est, double lo, double hi)
+{
+	bv_bisect_ratio r = {.valid = 1, .est = est, .lo = lo, .hi = hi, .coverage = 0.95, .processes = 20};
+	return r;
+}
+
+static void moved_needs_the_whole_interval_beyond_the_threshold(void **state)
+{
+	(void)state;
+	bv_bisect_ratio slower = r3(1.20, 1.10, 1.30), faster = r3(0.80, 0.70, 0.90);
+	assert_true(bv_bisect_moved(&slower, T, 0));
+	assert_false(bv_bisect_moved(&slower, T, 1)); /* the wrong direction */
+	assert_true(bv_bisect_moved(&faster, T, 1));
+	assert_false(bv_bisect_moved(&faster, T, 0));
+	/* an invalid ratio never moved, whatever its numbers say */
+	bv_bisect_ratio r = slower;
+	r.valid = 0;
+	assert_false(bv_bisect_moved(&r, T, 0));
+	/* an interval reaching 1, an estimate within the threshold */
+	r = r3(1.20, 0.99, 1.40);
+	assert_false(bv_bisect_moved(&r, T, 0));
+	r = r3(1.005, 1.001, 1.009);
+	assert_false(bv_bisect_moved(&r, T, 0));
+	assert_true(bv_bisect_moved(&r, 0.001, 0));
+	/* coverage 0 is "not recorded" (a state file's check): read as 95 %;
+	 * a recorded coverage under 95 % never moves; no processes: no verdict */
+	r = slower;
+	r.coverage = 0;
+	assert_true(bv_bisect_moved(&r, T, 0));
+	r.coverage = 0.90;
+	assert_false(bv_bisect_moved(&r, T, 0));
+	r = slower;
+	r.processes = 0;
+	assert_false(bv_bisect_moved(&r, T, 0));
+}
+
+static void moved_weighs_sign_evidence_only_when_it_is_there(void **state)
+{
+	(void)state;
+	bv_bisect_ratio r = r3(1.20, 1.10, 1.30);
+	r.ps = r.pf = 1; /* no evidence at all, but not there: no veto */
+	assert_true(bv_bisect_moved(&r, T, 0));
+	r.evidence = 1;
+	assert_false(bv_bisect_moved(&r, T, 0));
+	r.ps = BV_FDR / 2; /* two-sided at BV_FDR: just enough */
+	assert_true(bv_bisect_moved(&r, T, 0));
+	r.ps = BV_FDR / 2 * 1.01;
+	assert_false(bv_bisect_moved(&r, T, 0));
+	/* with improvement it is the faster evidence that counts */
+	bv_bisect_ratio f = r3(0.80, 0.70, 0.90);
+	f.evidence = 1, f.ps = 0.001, f.pf = 0.5;
+	assert_false(bv_bisect_moved(&f, T, 1));
+	f.ps = 0.5, f.pf = 0.001;
+	assert_true(bv_bisect_moved(&f, T, 1));
+}
+
+static void a_step_is_decided_only_wholly_past_or_before_the_midpoint(void **state)
+{
+	(void)state;
+	bv_bisect_ratio bad = r3(1.44, 1.40, 1.48); /* midpoint sqrt(1.44) = 1.2 */
+	assert_true(fabs(bv_bisect_midpoint(&bad) - 1.2) < 1e-12);
+	bv_bisect_ratio v = r3(1.30, 1.25, 1.35);
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 0), BV_BISECT_BAD);
+	v = r3(1.05, 1.00, 1.10);
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 0), BV_BISECT_GOOD);
+	/* straddling the midpoint, or touching it: inconclusive */
+	v = r3(1.20, 1.10, 1.30);
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 0), BV_BISECT_INCONCLUSIVE);
+	v = r3(1.30, 1.2, 1.40);
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 0), BV_BISECT_INCONCLUSIVE);
+	v = r3(1.10, 1.00, 1.2);
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 0), BV_BISECT_INCONCLUSIVE);
+	/* the commit's ratio not valid */
+	v = r3(1.30, 1.25, 1.35);
+	v.valid = 0;
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 0), BV_BISECT_INCONCLUSIVE);
+	/* bad, in these processes, no longer shows the change: no midpoint,
+	 * however far the commit is from good */
+	v = r3(1.30, 1.25, 1.35);
+	bv_bisect_ratio flat = r3(1.44, 0.98, 1.60);
+	assert_int_equal(bv_bisect_side_of(&v, &flat, T, 0), BV_BISECT_INCONCLUSIVE);
+	flat = bad;
+	flat.evidence = 1, flat.ps = 0.5;
+	assert_int_equal(bv_bisect_side_of(&v, &flat, T, 0), BV_BISECT_INCONCLUSIVE);
+	flat = bad;
+	flat.valid = 0;
+	assert_int_equal(bv_bisect_side_of(&v, &flat, T, 0), BV_BISECT_INCONCLUSIVE);
+	assert_true(isnan(bv_bisect_midpoint(&flat)));
+}
+
+static void improvement_turns_the_sides_round(void **state)
+{
+	(void)state;
+	bv_bisect_ratio bad = r3(0.64, 0.60, 0.68); /* faster; midpoint 0.8 */
+	assert_true(fabs(bv_bisect_midpoint(&bad) - 0.8) < 1e-12);
+	bv_bisect_ratio v = r3(0.70, 0.65, 0.75); /* below the midpoint: at bad's level */
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 1), BV_BISECT_BAD);
+	v = r3(0.95, 0.90, 1.00); /* above it: at good's level */
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 1), BV_BISECT_GOOD);
+	v = r3(0.80, 0.75, 0.85);
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 1), BV_BISECT_INCONCLUSIVE);
+	/* the same numbers asked for a slowdown: bad did not move that way */
+	v = r3(0.70, 0.65, 0.75);
+	assert_int_equal(bv_bisect_side_of(&v, &bad, T, 0), BV_BISECT_INCONCLUSIVE);
+	/* and a slowdown asked for with improvement: neither */
+	bv_bisect_ratio slow = r3(1.44, 1.40, 1.48);
+	v = r3(1.30, 1.25, 1.35);
+	assert_int_equal(bv_bisect_side_of(&v, &slow, T, 1), BV_BISECT_INCONCLUSIVE);
+}
+
+static void a_retry_doubles_processes_and_budget_up_to_the_last(void **state)
+{
+	(void)state;
+	assert_int_equal(BV_BISECT_RETRIES, 2);
+	for (int attempt = 0; attempt <= BV_BISECT_RETRIES; attempt++) {
+		int lo = 10, hi = 60;
+		double budget = 1.5;
+		bv_bisect_retry_scale(attempt, &lo, &hi, &budget);
+		assert_int_equal(lo, 10 << attempt);
+		assert_int_equal(hi, 60 << attempt);
+		assert_true(budget == 1.5 * (1 << attempt));
+		/* another attempt after every one but the last */
+		assert_int_equal(bv_bisect_may_retry(attempt), attempt < BV_BISECT_RETRIES);
+	}
+	int lo = 6, hi = 12;
+	double budget = 0.25;
+	bv_bisect_retry_scale(0, &lo, &hi, &budget); /* the first measurement: as asked */
+	assert_int_equal(lo, 6);
+	assert_int_equal(hi, 12);
+	assert_true(budget == 0.25);
+	bv_bisect_retry_scale(BV_BISECT_RETRIES, &lo, &hi, &budget);
+	assert_int_equal(lo, 24);
+	assert_int_equal(hi, 48);
+	assert_true(budget == 1.0);
+	assert_false(bv_bisect_may_retry(BV_BISECT_RETRIES));
+	assert_true(bv_bisect_may_retry(0));
+}
+
+static void good_against_bad_is_measured_again_only_when_promising_and_noisy(void **state)
+{
+	(void)state;
+	/* the estimate shows the change, the interval is too wide to confirm it */
+	bv_bisect_ratio c = r3(1.10, 0.95, 1.30);
+	assert_true(bv_bisect_ends_again(&c, T, 0));
+	/* moved: nothing more to measure */
+	c = r3(1.10, 1.05, 1.15);
+	assert_false(bv_bisect_ends_again(&c, T, 0));
+	/* an A/A range (estimate within the threshold): refused at once */
+	c = r3(1.00, 0.90, 1.10);
+	assert_false(bv_bisect_ends_again(&c, T, 0));
+	/* not valid: nothing to go on */
+	c = r3(1.10, 0.95, 1.30);
+	c.valid = 0;
+	assert_false(bv_bisect_ends_again(&c, T, 0));
+	/* the interval says slower but the evidence does not: not noisy, and
+	 * more processes would not change that it did not move */
+	c = r3(1.10, 1.05, 1.15);
+	c.evidence = 1, c.ps = 0.5;
+	assert_false(bv_bisect_moved(&c, T, 0));
+	assert_false(bv_bisect_ends_again(&c, T, 0));
+	/* a coverage under 95 % is noisy: measured again */
+	c = r3(1.10, 1.05, 1.15);
+	c.coverage = 0.80;
+	assert_true(bv_bisect_ends_again(&c, T, 0));
+	/* with improvement, a faster estimate is the promising one */
+	c = r3(0.90, 0.75, 1.05);
+	assert_true(bv_bisect_ends_again(&c, T, 1));
+	assert_false(bv_bisect_ends_again(&c, T, 0));
+	c = r3(1.10, 0.95, 1.30);
+	assert_false(bv_bisect_ends_again(&c, T, 1));
+}
+
+static void the_walk_ends_found_range_or_stopped(void **state)
+{
+	(void)state;
+	assert_null(bv_bisect_end(3, 8, 2, 0));  /* a commit to test, no limit */
+	assert_null(bv_bisect_end(3, 8, 2, 3));  /* below --max-steps */
+	assert_null(bv_bisect_end(0, 2, 500, 0)); /* no limit is no limit */
+	assert_string_equal(bv_bisect_end(-1, 1, 6, 0), "found");  /* bad alone */
+	assert_string_equal(bv_bisect_end(-1, 3, 6, 0), "range");  /* the rest skipped */
+	assert_string_equal(bv_bisect_end(3, 8, 3, 3), "stopped"); /* --max-steps */
+	assert_string_equal(bv_bisect_end(-1, 1, 3, 3), "found");  /* found wins over the limit */
+	assert_string_equal(bv_bisect_end(-1, 3, 3, 3), "range");
+}
+
+static void the_parent_verdict_needs_the_evidence_too(void **state)
+{
+	(void)state;
+	bv_bisect_ratio r = r3(1.20, 1.10, 1.30);
+	r.ps = r.pf = 1; /* evidence not there (a state file's ratio): the interval decides */
+	assert_string_equal(bv_bisect_parent_verdict(&r, T), "slower");
+	r.evidence = 1, r.ps = 0.001, r.pf = 1;
+	assert_string_equal(bv_bisect_parent_verdict(&r, T), "slower");
+	r.ps = 0.5; /* the interval alone says so */
+	assert_string_equal(bv_bisect_parent_verdict(&r, T), "same");
+	r = r3(0.80, 0.70, 0.90);
+	assert_string_equal(bv_bisect_parent_verdict(&r, T), "faster");
+	r.evidence = 1, r.ps = 0.001, r.pf = 0.5; /* faster is judged on pf */
+	assert_string_equal(bv_bisect_parent_verdict(&r, T), "same");
+	r = r3(1.00, 0.95, 1.05);
+	assert_string_equal(bv_bisect_parent_verdict(&r, T), "same");
+	r.valid = 0;
+	assert_null(bv_bisect_parent_verdict(&r, T));
+}
+
 int test_bisect(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(linear_history_tests_the_middle),
 		cmocka_unit_test(merges_count_ancestors_and_first_parent_skips_the_side),
+		cmocka_unit_test(moved_needs_the_whole_interval_beyond_the_threshold),
+		cmocka_unit_test(moved_weighs_sign_evidence_only_when_it_is_there),
+		cmocka_unit_test(a_step_is_decided_only_wholly_past_or_before_the_midpoint),
+		cmocka_unit_test(improvement_turns_the_sides_round),
+		cmocka_unit_test(a_retry_doubles_processes_and_budget_up_to_the_last),
+		cmocka_unit_test(good_against_bad_is_measured_again_only_when_promising_and_noisy),
+		cmocka_unit_test(the_walk_ends_found_range_or_stopped),
+		cmocka_unit_test(the_parent_verdict_needs_the_evidence_too),
 	};
 	return cmocka_run_group_tests_name("bisect", tests, NULL, NULL);
 }
