@@ -921,6 +921,10 @@ int main(int argc, char **argv)
 	int pin = -1, calibrate = 0;
 	char *labels[MAX_VERSIONS], *paths[MAX_VERSIONS];
 	char **drops = calloc((size_t)argc, sizeof(char *));
+	if (!drops) {
+		fprintf(stderr, "bv-runner: out of memory\n");
+		return 3;
+	}
 	int nv = 0, ndrops = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -1011,6 +1015,10 @@ int main(int argc, char **argv)
 	 * always get it.  The output keeps the order given. */
 	version vs[MAX_VERSIONS];
 	char(*loaded)[PATH_MAX] = calloc(MAX_VERSIONS, PATH_MAX);
+	if (!loaded) {
+		fprintf(stderr, "bv-runner: out of memory\n");
+		exit(3);
+	}
 	int order[MAX_VERSIONS];
 	for (int i = 0; i < nv; i++)
 		order[i] = i, vs[i].label = labels[i];

@@ -84,8 +84,8 @@ long bv_bisect_pick(git_repository *repo, const git_oid *set, size_t n, const gi
 	 * path from c to an ancestor a in the set never leaves the set (a
 	 * commit on it that a good commit reaches would make a reachable
 	 * too), so ancestors can be counted by walking inside the set. */
-	size_t **parents = calloc(n, sizeof(size_t *));
-	size_t *nparents = calloc(n, sizeof(size_t));
+	size_t **parents = bv_xcalloc(n, sizeof(size_t *));
+	size_t *nparents = bv_xcalloc(n, sizeof(size_t));
 	int linear = 1;
 	long rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
@@ -95,7 +95,7 @@ long bv_bisect_pick(git_repository *repo, const git_oid *set, size_t n, const gi
 			break;
 		}
 		unsigned np = first_parent ? (git_commit_parentcount(c) > 0) : git_commit_parentcount(c);
-		parents[i] = calloc(np + 1, sizeof(size_t));
+		parents[i] = bv_xcalloc(np + 1, sizeof(size_t));
 		for (unsigned k = 0; k < np; k++) {
 			keyed key = {*git_commit_parent_id(c, k), 0};
 			keyed *hit = bsearch(&key, sorted, n, sizeof(keyed), keyed_cmp);
@@ -105,7 +105,7 @@ long bv_bisect_pick(git_repository *repo, const git_oid *set, size_t n, const gi
 		linear &= nparents[i] <= 1;
 		git_commit_free(c);
 	}
-	size_t *weight = calloc(n, sizeof(size_t));
+	size_t *weight = bv_xcalloc(n, sizeof(size_t));
 	if (rc == 0 && linear) {
 		/* A chain, newest first: commit i has n - i ancestors in the set. */
 		for (size_t i = 0; i < n; i++)

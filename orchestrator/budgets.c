@@ -239,7 +239,7 @@ int bv_budgets_parse(const char *name, const char *text, size_t len, double defa
 		rc = bv_fail(BV_EINPUT, "%s: overrides: expected an array of objects", name);
 	if (!rc && ovr) {
 		int n = cJSON_GetArraySize(ovr);
-		out->rules = calloc((size_t)n + 1, sizeof(bv_budget_rule));
+		out->rules = bv_xcalloc((size_t)n + 1, sizeof(bv_budget_rule));
 		const cJSON *o;
 		cJSON_ArrayForEach(o, ovr)
 		{

@@ -454,7 +454,7 @@ const char *bv_plugin_variant(const bv_version *v, int k, int host, char *buf, s
 	return buf;
 }
 
-int bv_build_layouts(bv_version *v, int n)
+int bv_build_layouts(const bv_version *v, int n)
 {
 	if (!v->plugin || v->build_error)
 		return 0;

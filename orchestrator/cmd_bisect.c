@@ -126,7 +126,7 @@ static int version_of(ctx *x, const char *commit, bv_version **out)
 			*out = x->vs[i];
 			return 0;
 		}
-	bv_version *v = calloc(1, sizeof(*v));
+	bv_version *v = bv_xcalloc(1, sizeof(*v));
 	int rc = bv_resolve(x->repo, commit, v);
 	if (rc == 0) {
 		/* Short labels: the three versions of a measurement differ in them. */
@@ -173,7 +173,7 @@ static void ratio_from(const cJSON *change, bv_bisect_ratio *r, double threshold
 			r->coverage = 0;
 		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(change, "process_ratios"), *e;
 		size_t n = 0;
-		double *v = calloc((size_t)cJSON_GetArraySize(pr) + 1, sizeof(double));
+		double *v = bv_xcalloc((size_t)cJSON_GetArraySize(pr) + 1, sizeof(double));
 		cJSON_ArrayForEach(e, pr) if (cJSON_IsNumber(e)) v[n++] = e->valuedouble;
 		evidence_of(r, v, n, threshold);
 		free(v);
@@ -207,7 +207,7 @@ static void quotient(const cJSON *a, const cJSON *b, bv_bisect_ratio *out, doubl
 	int n = cJSON_GetArraySize(ra);
 	if (n == 0 || n != cJSON_GetArraySize(rb))
 		return;
-	double *q = calloc((size_t)n, sizeof(double));
+	double *q = bv_xcalloc((size_t)n, sizeof(double));
 	for (int i = 0; i < n; i++) {
 		double x = cJSON_GetArrayItem(ra, i)->valuedouble, y = cJSON_GetArrayItem(rb, i)->valuedouble;
 		q[i] = y > 0 ? x / y : NAN;
@@ -245,7 +245,7 @@ static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 	o.benches = x->bench, o.ops = x->op, o.backends = x->backend, o.sizes = x->shape;
 	bv_bisect_retry_scale(attempt, &o.min_processes, &o.max_processes, &o.budget_s);
 	o.seed = x->mo.seed + (unsigned long long)x->nmeasure * 7919u;
-	bv_version *copies = calloc(n, sizeof(bv_version));
+	bv_version *copies = bv_xcalloc(n, sizeof(bv_version));
 	for (size_t i = 0; i < n; i++)
 		copies[i] = *vs[i]; /* shallow: bv_measure only reads them */
 	char *dir = bv_asprintf("%s/logs/%d-%.12s-%d", x->dir, ++x->nmeasure, vs[n > 2 ? 1 : n - 1]->commit,
@@ -674,7 +674,7 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 			       "--memory-limit SIZE as for run (see bench-versions run --help)"),
 	    BV_END,
 	};
-	char **pos = calloc((size_t)argc + 1, sizeof(char *));
+	char **pos = bv_xcalloc((size_t)argc + 1, sizeof(char *));
 	size_t npos = 0;
 	int prc = bv_options_parse(opts, argc, argv, pos, &npos);
 	if (prc == 0 && npos)
@@ -901,7 +901,7 @@ static int next_pick(const ctx *x, const args *a, walk *w, long *pick)
 				     &w->nset);
 	if (rc)
 		return rc;
-	unsigned char *skip = calloc(w->nset + 1, 1);
+	unsigned char *skip = bv_xcalloc(w->nset + 1, 1);
 	for (size_t i = 0; i < w->nset; i++)
 		for (size_t k = 0; k < w->nskipped; k++)
 			skip[i] |= git_oid_equal(&w->set[i], &w->skipped[k]);

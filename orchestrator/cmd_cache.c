@@ -183,7 +183,7 @@ int bv_cmd_cache(int argc, char **argv)
 	    BV_FLAG("--dry-run", &dry, "say what trim would remove, remove nothing"),
 	    BV_END,
 	};
-	char **args = calloc((size_t)argc, sizeof(char *));
+	char **args = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t nargs = 0;
 	int rc = bv_options_parse(opts, argc, argv, args, &nargs);
 	if (rc == 0 && nargs > 1)

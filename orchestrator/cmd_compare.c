@@ -51,7 +51,7 @@ int bv_cmd_compare(int argc, char **argv)
 	    BV_ENUM("--units", &units, "U", units_values, "results as time, rate or peak (default time)"),
 	    BV_END,
 	};
-	char **logs = calloc((size_t)argc, sizeof(char *));
+	char **logs = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t nlogs = 0;
 	int rc = bv_options_parse(opts, argc, argv, logs, &nlogs);
 	if (rc == 1 || (rc == 0 && nlogs == 0)) {

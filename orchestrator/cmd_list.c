@@ -23,7 +23,7 @@ static void usage(FILE *out, const bv_option *opts)
 int bv_cmd_list(int argc, char **argv)
 {
 	const bv_option opts[] = {BV_END}; /* none but --help */
-	char **args = calloc((size_t)argc, sizeof(char *));
+	char **args = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t nargs = 0;
 	int prc = bv_options_parse(opts, argc, argv, args, &nargs);
 	const char *what = nargs == 1 ? args[0] : NULL;

@@ -296,7 +296,7 @@ int bv_cmd_report(int argc, char **argv)
 		       .seen = &measuring_opt),
 	    BV_END,
 	};
-	char **positional = calloc((size_t)argc + 1, sizeof(char *));
+	char **positional = bv_xcalloc((size_t)argc + 1, sizeof(char *));
 	size_t npos = 0;
 	int rc = bv_options_parse(opts, argc, argv, positional, &npos);
 	if (rc == 1) {

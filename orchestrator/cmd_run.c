@@ -64,7 +64,7 @@ int bv_cmd_run(int argc, char **argv)
 		    "machine's calibrated bandwidth or FLOPs); default time"),
 	    BV_END,
 	};
-	char **names = calloc((size_t)argc, sizeof(char *));
+	char **names = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t nnames = 0;
 	int rc = bv_options_parse(opts, argc, argv, names, &nnames);
 	if (rc == 1 || (rc == 0 && nnames == 0)) {

@@ -276,7 +276,7 @@ int bv_cmd_share(int argc, char **argv)
 		       "(chmod 600) named by --token-file."),
 	    BV_END,
 	};
-	char **pos = calloc((size_t)argc, sizeof(char *));
+	char **pos = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t npos = 0;
 	int rc = bv_options_parse(opts, argc, argv, pos, &npos);
 	if (rc == 0 && npos > 1)

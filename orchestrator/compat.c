@@ -224,9 +224,7 @@ int bv_compat_load(const char *path, bv_compat **out)
 int bv_compat_parse(const char *path, const char *text, size_t len, bv_compat **out)
 {
 	*out = NULL;
-	bv_compat *c = calloc(1, sizeof(*c));
-	if (!c)
-		return bv_fail(BV_ERUN, "out of memory");
+	bv_compat *c = bv_xcalloc(1, sizeof(*c));
 	c->path = bv_strdup(path);
 	c->dir = bv_strdup(path);
 	char *slash = strrchr(c->dir, '/');

@@ -49,9 +49,9 @@ int bv_export_table(const bv_table *t, FILE *out)
 	size_t shown = 0;
 	for (size_t k = 0; k < t->nrows; k++)
 		shown += !row_empty(&t->rows[k], nv);
-	grid g = {calloc(shown + 1, sizeof(char **)), shown + 1, cols, calloc(cols, sizeof(size_t))};
+	grid g = {bv_xcalloc(shown + 1, sizeof(char **)), shown + 1, cols, bv_xcalloc(cols, sizeof(size_t))};
 	for (size_t r = 0; r <= shown; r++)
-		g.cells[r] = calloc(cols, sizeof(char *));
+		g.cells[r] = bv_xcalloc(cols, sizeof(char *));
 
 	const char *heads[] = {"bench", "op", "backend", "size"};
 	for (size_t c = 0; c < 4; c++)

@@ -84,7 +84,7 @@ typedef struct cstate {
 } cstate;
 
 typedef struct session {
-	bv_version *vs;
+	const bv_version *vs;
 	size_t n;
 	const bv_measure_opts *o;
 	cstate *cells;
@@ -350,7 +350,7 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 			}
 			const cJSON *arr = cJSON_GetObjectItemCaseSensitive(e, "samples_ns");
 			size_t ns = 0, cap = (size_t)cJSON_GetArraySize(arr);
-			double *x = calloc(cap ? cap : 1, sizeof(double));
+			double *x = bv_xcalloc(cap ? cap : 1, sizeof(double));
 			const cJSON *num;
 			cJSON_ArrayForEach(num, arr)
 			{
@@ -390,7 +390,7 @@ static void close_trial(session *s, cstate *c)
 			v->ratio[t] = v->med[t] / b->med[t];
 		} else if (v->nsamples[t] == b->nsamples[t]) {
 			size_t ns = v->nsamples[t];
-			double *r = calloc(ns, sizeof(double));
+			double *r = bv_xcalloc(ns, sizeof(double));
 			for (size_t k = 0; k < ns; k++)
 				r[k] = v->samples[t][k] / b->samples[t][k];
 			v->ratio[t] = bv_median(r, ns);
@@ -426,7 +426,7 @@ static size_t family(const session *s)
 static int decided(session *s, cstate *c, int *pending)
 {
 	double lo_band = 1.0 / (1.0 + s->o->threshold), hi_band = 1.0 + s->o->threshold;
-	double *r = calloc((size_t)c->ntrials + 1, sizeof(double));
+	double *r = bv_xcalloc((size_t)c->ntrials + 1, sizeof(double));
 	int all = 1;
 	*pending = 0;
 	for (size_t i = 1; i < s->n; i++) {
@@ -502,7 +502,7 @@ static void usual_state(const session *s, bv_usual *u)
 	size_t cap = 0, n = 0;
 	for (size_t c = 0; c < s->ncells; c++)
 		cap += (size_t)s->cells[c].ntrials * s->n;
-	double *g = calloc(cap + 1, sizeof(double)), *k = calloc(cap + 1, sizeof(double)), *r = calloc(cap + 1, sizeof(double));
+	double *g = bv_xcalloc(cap + 1, sizeof(double)), *k = bv_xcalloc(cap + 1, sizeof(double)), *r = bv_xcalloc(cap + 1, sizeof(double));
 	for (size_t c = 0; c < s->ncells; c++)
 		for (size_t i = 0; i < s->n; i++)
 			for (int t = 0; t < s->cells[c].ntrials; t++, n++) {
@@ -527,8 +527,8 @@ static int follows_state(const session *s, const cstate *c, const bv_usual *u)
 		const vstate *v = &c->v[i];
 		bv_change ch;
 		memset(&ch, 0, sizeof(ch));
-		double *r = calloc(cap, sizeof(double)), *g = calloc(cap, sizeof(double)), *k = calloc(cap, sizeof(double)),
-		       *n = calloc(cap, sizeof(double));
+		double *r = bv_xcalloc(cap, sizeof(double)), *g = bv_xcalloc(cap, sizeof(double)), *k = bv_xcalloc(cap, sizeof(double)),
+		       *n = bv_xcalloc(cap, sizeof(double));
 		for (int t = 0; t < c->ntrials; t++)
 			if (isfinite(v->ratio[t])) {
 				const pstate *p = &v->state[t];
@@ -664,7 +664,7 @@ static void add_layouts(cJSON *ch, const cstate *c, size_t i, int layouts)
 	const vstate *v = &c->v[i], *b = &c->v[0];
 	cJSON_AddNumberToObject(ch, "layouts", layouts);
 	cJSON *pl = cJSON_AddArrayToObject(ch, "process_layouts");
-	double *g = calloc((size_t)c->ntrials + 1, sizeof(double));
+	double *g = bv_xcalloc((size_t)c->ntrials + 1, sizeof(double));
 	double lo = INFINITY, hi = -INFINITY;
 	for (int t = 0; t < c->ntrials; t++)
 		if (isfinite(v->ratio[t])) {
@@ -716,7 +716,7 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 		return out;
 	}
 	size_t nt = (size_t)c->ntrials;
-	double *meds = calloc(nt + 1, sizeof(double));
+	double *meds = bv_xcalloc(nt + 1, sizeof(double));
 	size_t nm = finite_of(v->med, c->ntrials, meds);
 	const char *status = v->status ? v->status : nm ? "ok" : "failed";
 	cJSON_AddStringToObject(out, "status", status);
@@ -759,7 +759,7 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 	free(meds);
 
 	const vstate *b = &c->v[0];
-	double *r = calloc(nt + 1, sizeof(double));
+	double *r = bv_xcalloc(nt + 1, sizeof(double));
 	size_t nr = i > 0 && !b->status ? finite_of(v->ratio, c->ntrials, r) : 0;
 	if (nr > 0) {
 		bv_interval ri;
@@ -1096,7 +1096,7 @@ static int last_process(const char *raw)
 /* Takes over the cells every measurable version's log has finished. */
 static int resume_from(session *s)
 {
-	cJSON **docs = calloc(s->n, sizeof(cJSON *));
+	cJSON **docs = bv_xcalloc(s->n, sizeof(cJSON *));
 	int rc = 0, any = 0;
 	double started = 0;
 	for (size_t i = 0; rc == 0 && i < s->n; i++) {
@@ -1136,7 +1136,7 @@ static int resume_from(session *s)
 		}
 		if (!all || none)
 			continue;
-		cs->prior = calloc(s->n, sizeof(cJSON *));
+		cs->prior = bv_xcalloc(s->n, sizeof(cJSON *));
 		for (size_t i = 0; i < s->n; i++)
 			if (measurable(&s->vs[i]))
 				cs->prior[i] = cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(docs[i], "cells"),
@@ -1157,14 +1157,14 @@ static int resume_from(session *s)
 	return rc;
 }
 
-int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir, char ***logs)
+int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir, char ***logs)
 {
 	*logs = NULL;
 	session s = {.vs = vs, .n = n, .o = o, .max_trials = o->max_processes,
 		     .raw = bv_asprintf("%s/raw", results_dir), .dir = results_dir};
 	s.created = bv_strdup("");
 	s.resumed = cJSON_CreateArray();
-	s.layout = calloc(n + 1, sizeof(int));
+	s.layout = bv_xcalloc(n + 1, sizeof(int));
 	s.layout_rng = o->seed ^ 0xd1b54a32d192ed03ull;
 	shuffle_state = o->seed ^ 0x9e3779b97f4a7c15ull;
 	bv_cell *defs = NULL;
@@ -1176,7 +1176,7 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		return bv_fail(BV_EINPUT, "%s", err);
 	}
 	s.defs = defs, s.ndefs = ndefs;
-	s.cells = calloc((size_t)ndefs + 1, sizeof(cstate));
+	s.cells = bv_xcalloc((size_t)ndefs + 1, sizeof(cstate));
 	s.ncells = (size_t)ndefs;
 	for (long k = 0; k < ndefs; k++) {
 		cstate *c = &s.cells[k];
@@ -1184,15 +1184,15 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 		c->bench = bv_strdup(defs[k].bench->name), c->op = bv_strdup(defs[k].op->name);
 		c->backend = bv_strdup(defs[k].backend), c->size = defs[k].size;
 		c->active = 1;
-		c->v = calloc(n, sizeof(vstate));
+		c->v = bv_xcalloc(n, sizeof(vstate));
 		for (size_t i = 0; i < n; i++) {
 			vstate *v = &c->v[i];
-			v->samples = calloc((size_t)s.max_trials, sizeof(double *));
-			v->nsamples = calloc((size_t)s.max_trials, sizeof(size_t));
-			v->med = calloc((size_t)s.max_trials, sizeof(double));
-			v->ratio = calloc((size_t)s.max_trials, sizeof(double));
-			v->layout = calloc((size_t)s.max_trials, sizeof(int));
-			v->state = calloc((size_t)s.max_trials, sizeof(pstate));
+			v->samples = bv_xcalloc((size_t)s.max_trials, sizeof(double *));
+			v->nsamples = bv_xcalloc((size_t)s.max_trials, sizeof(size_t));
+			v->med = bv_xcalloc((size_t)s.max_trials, sizeof(double));
+			v->ratio = bv_xcalloc((size_t)s.max_trials, sizeof(double));
+			v->layout = bv_xcalloc((size_t)s.max_trials, sizeof(int));
+			v->state = bv_xcalloc((size_t)s.max_trials, sizeof(pstate));
 		}
 	}
 
@@ -1261,7 +1261,7 @@ int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *r
 	if (pg)
 		bv_progress_end(pg);
 
-	char **paths = calloc(n, sizeof(char *));
+	char **paths = bv_xcalloc(n, sizeof(char *));
 	const char *status = rc == 0 ? "complete" : rc == BV_EINTR ? "interrupted" : "failed";
 	if (rc == 0) {
 		rc = write_logs(&s, status, paths);

@@ -39,8 +39,8 @@ static int row_index(bv_table *t, const char *bench, const char *op, const char 
 			bv_cell c = {b, &b->ops[k], backend, size};
 			r->bytes = bv_cell_bytes(&c), r->flops = bv_cell_flops(&c);
 		}
-	r->results = calloc(t->nversions, sizeof(bv_result));
-	r->changes = calloc(t->nversions, sizeof(bv_change));
+	r->results = bv_xcalloc(t->nversions, sizeof(bv_result));
+	r->changes = bv_xcalloc(t->nversions, sizeof(bv_change));
 	for (size_t v = 0; v < t->nversions; v++)
 		r->results[v].status = "n/a";
 	return (int)t->nrows++;
@@ -78,10 +78,10 @@ static void read_processes(const bv_log_change *lc, bv_change *ch)
 	int aligned = cJSON_GetArraySize(ps) == n;
 	if (n <= 0)
 		return;
-	ch->proc_ratio = calloc((size_t)n, sizeof(double));
-	ch->proc_gbps = calloc((size_t)n, sizeof(double));
-	ch->proc_compute_ns = calloc((size_t)n, sizeof(double));
-	ch->proc_running = calloc((size_t)n, sizeof(double));
+	ch->proc_ratio = bv_xcalloc((size_t)n, sizeof(double));
+	ch->proc_gbps = bv_xcalloc((size_t)n, sizeof(double));
+	ch->proc_compute_ns = bv_xcalloc((size_t)n, sizeof(double));
+	ch->proc_running = bv_xcalloc((size_t)n, sizeof(double));
 	const cJSON *x, *st = aligned ? ps->child : NULL;
 	cJSON_ArrayForEach(x, pr)
 	{
@@ -157,7 +157,7 @@ static void info_free(log_info *l)
 static void unique_labels(bv_table *t, const log_info *info)
 {
 	size_t n = t->nversions;
-	int *dup = calloc(n, sizeof(int));
+	int *dup = bv_xcalloc(n, sizeof(int));
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < n; j++)
 			if (i != j && !strcmp(t->labels[i], t->labels[j]))
@@ -286,13 +286,13 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->nversions = n;
-	t->labels = calloc(n + 1, sizeof(char *));
-	t->descriptions = calloc(n + 1, sizeof(char *));
-	log_info *info = calloc(n + 1, sizeof(log_info));
+	t->labels = bv_xcalloc(n + 1, sizeof(char *));
+	t->descriptions = bv_xcalloc(n + 1, sizeof(char *));
+	log_info *info = bv_xcalloc(n + 1, sizeof(log_info));
 	/* Per log: its ratios may be the paired ones (same run and machine as
 	 * the baseline), may fall back to the ratio of medians, or may not be
 	 * formed at all (another machine, unless asked). */
-	int *same_run = calloc(n + 1, sizeof(int)), *other_machine = calloc(n + 1, sizeof(int));
+	int *same_run = bv_xcalloc(n + 1, sizeof(int)), *other_machine = bv_xcalloc(n + 1, sizeof(int));
 	double threshold = o->threshold;
 	/* Too much in all is refused before a byte of any log is read. */
 	int rc = bv_logs_check_sizes(paths, n);

@@ -344,7 +344,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 
 	bv_repo *repo = NULL;
 	bv_compat *compat = NULL;
-	bv_version *vs = calloc(nnames, sizeof(bv_version));
+	bv_version *vs = bv_xcalloc(nnames, sizeof(bv_version));
 	char **logs = NULL, *dir = NULL;
 	size_t nresolved = 0;
 	int lockfd = -1, measuring = 0, rc = 0;

@@ -230,7 +230,9 @@ typedef struct tailer {
 static void keep_tail(void *ctx, const char *data, size_t n)
 {
 	tailer *t = ctx;
-	if (t->logfd >= 0 && write(t->logfd, data, n) != (ssize_t)n) {
+	/* All of it or none: a short write (a signal, a full disk) would leave
+	 * a hole in the log the user is pointed to. */
+	if (t->logfd >= 0 && bv_write_all(t->logfd, data, n) != 0) {
 		close(t->logfd);
 		t->logfd = -1;
 	}

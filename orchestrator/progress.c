@@ -44,9 +44,7 @@ const char *bv_progress_paint(const char *colour, const char *text)
 
 bv_progress *bv_progress_new(const char *stage, size_t total)
 {
-	bv_progress *p = calloc(1, sizeof(*p));
-	if (!p)
-		abort();
+	bv_progress *p = bv_xcalloc(1, sizeof(*p));
 	p->stage = bv_strdup(stage);
 	p->total = total;
 	p->t0 = now();

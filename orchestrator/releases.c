@@ -169,7 +169,7 @@ int bv_release_index_parse(const char *url, const char *text, size_t len, bv_rel
 		out->source = source;
 		source = NULL;
 		size_t n = (size_t)cJSON_GetArraySize(list);
-		out->releases = calloc(n ? n : 1, sizeof(bv_release));
+		out->releases = bv_xcalloc(n ? n : 1, sizeof(bv_release));
 		const cJSON *o;
 		cJSON_ArrayForEach(o, list)
 		{

@@ -163,9 +163,7 @@ static void ts_free(git_stream *st)
 
 static int ts_new(git_stream **out, const char *host, const char *port)
 {
-	tstream *t = calloc(1, sizeof(*t));
-	if (!t)
-		return -1;
+	tstream *t = bv_xcalloc(1, sizeof(*t));
 	t->parent.version = GIT_STREAM_VERSION;
 	t->parent.connect = ts_connect;
 	t->parent.read = ts_read;

@@ -375,7 +375,7 @@ int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b)
 				built[v] = 0;
 	r->baseline_failed = !built[0];
 	r->ncells = t->nrows;
-	r->cells = calloc(t->nrows + 1, sizeof(bv_report_cell));
+	r->cells = bv_xcalloc(t->nrows + 1, sizeof(bv_report_cell));
 	double logsum = 0;
 	for (size_t k = 0; k < t->nrows; k++) {
 		bv_report_cell *c = &r->cells[k];
@@ -561,8 +561,8 @@ static int read_env(bv_report_env *e, const char *path, const cJSON *compat)
 	e->created = clean1(bv_json_str(run, "created"));
 	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(ver, "compat"), *id;
 	size_t n = (size_t)cJSON_GetArraySize(ids);
-	e->compat = calloc(n + 1, sizeof(char *));
-	e->compat_notes = calloc(n + 1, sizeof(char *));
+	e->compat = bv_xcalloc(n + 1, sizeof(char *));
+	e->compat_notes = bv_xcalloc(n + 1, sizeof(char *));
 	cJSON_ArrayForEach(id, ids) if (cJSON_IsString(id))
 	{
 		e->compat_notes[e->ncompat] = compat_note(compat, id->valuestring);

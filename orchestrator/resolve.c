@@ -43,7 +43,7 @@ const char *bv_repo_describe(const bv_repo *r) { return r->where; }
 int bv_repo_open(bv_repo **out)
 {
 	*out = NULL;
-	bv_repo *r = calloc(1, sizeof(*r));
+	bv_repo *r = bv_xcalloc(1, sizeof(*r));
 	const char *dir = getenv("KERNEL_DIR");
 	char *def = bv_asprintf("%s/kernels", bv_home());
 	char real[PATH_MAX];

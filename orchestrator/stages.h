@@ -108,7 +108,7 @@ int bv_build(bv_version *v);
  * build's cache directory on first use.  Code placement alone moves
  * unchanged loops by up to 1.8x here (docs/measurement.md); measuring a
  * random layout per process makes that part of the noise, not a verdict. */
-int bv_build_layouts(bv_version *v, int n);
+int bv_build_layouts(const bv_version *v, int n);
 /* The path of layout k's plugin (k = 0: v->plugin) in buf. */
 const char *bv_layout_plugin(const bv_version *v, int k, char *buf, size_t len);
 /* The plugin a process loads for layout k: host 1, one that runs host cells
@@ -156,7 +156,7 @@ unsigned long long bv_memory_limit_default(void);
  * version and returns their paths in *logs (n entries, one per version).
  * The logs are rewritten whenever a cell finishes; on an interruption
  * (BV_EINTR) or a failure they keep what finished, for o->resume. */
-int bv_measure(bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir,
+int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir,
 	       char ***logs);
 /* --resume: BV_EINPUT naming the difference unless dir's logs (if any) come
  * from the same versions, trees, cells and method as vs and o; after_build

@@ -85,7 +85,7 @@ static double table_quantile(const bv_table *t, int field, double q)
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++)
 			n += t->rows[r].changes[i].nproc;
-	double *v = calloc(n + 1, sizeof(double));
+	double *v = bv_xcalloc(n + 1, sizeof(double));
 	size_t k = 0;
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++) {
@@ -131,7 +131,7 @@ static int cmp_double(const void *a, const void *b)
  * ratios gets the processes to judge on. */
 static size_t split_by_state(bv_change *ch, double threshold, const bv_usual *u, double *ratios)
 {
-	double *usual = calloc(ch->nproc + 1, sizeof(double)), *other = calloc(ch->nproc + 1, sizeof(double));
+	double *usual = bv_xcalloc(ch->nproc + 1, sizeof(double)), *other = bv_xcalloc(ch->nproc + 1, sizeof(double));
 	size_t nu = 0, nd = 0;
 	for (size_t j = 0; j < ch->nproc; j++) {
 		if (disturbed(ch, j, u))
@@ -143,7 +143,7 @@ static size_t split_by_state(bv_change *ch, double threshold, const bv_usual *u,
 	ch->level_usual = nu ? bv_median(usual, nu) : NAN;
 	ch->level_disturbed = nd ? bv_median(other, nd) : NAN;
 	/* Each group's range without its one-in-eight most extreme at either end. */
-	double *su = calloc(nu + 1, sizeof(double)), *sd = calloc(nd + 1, sizeof(double));
+	double *su = bv_xcalloc(nu + 1, sizeof(double)), *sd = bv_xcalloc(nd + 1, sizeof(double));
 	memcpy(su, usual, nu * sizeof(double)), memcpy(sd, other, nd * sizeof(double));
 	qsort(su, nu, sizeof(double), cmp_double), qsort(sd, nd, sizeof(double), cmp_double);
 	size_t ku = nu / 8, kd = nd / 8;
@@ -166,7 +166,7 @@ static size_t split_by_state(bv_change *ch, double threshold, const bv_usual *u,
 
 int bv_change_state_split(bv_change *ch, double threshold, const bv_usual *u)
 {
-	double *use = calloc(ch->nproc + 1, sizeof(double));
+	double *use = bv_xcalloc(ch->nproc + 1, sizeof(double));
 	split_by_state(ch, threshold, u, use);
 	free(use);
 	return ch->state_dependent;
@@ -181,7 +181,7 @@ void bv_table_decide(bv_table *t, double q)
 			bv_change *ch = &t->rows[r].changes[i];
 			if (!ch->valid || !ch->nproc)
 				continue;
-			double *use = calloc(ch->nproc, sizeof(double));
+			double *use = bv_xcalloc(ch->nproc, sizeof(double));
 			size_t n = split_by_state(ch, t->threshold, &u, use);
 			if (ch->unstable) {
 				ch->controlled = 0; /* judged on nothing: out of the family */
@@ -203,8 +203,8 @@ void bv_table_decide(bv_table *t, double q)
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++)
 			m += t->rows[r].changes[i].valid && t->rows[r].changes[i].controlled;
-	double *p = calloc(m + 1, sizeof(double));
-	int *found = calloc(m + 1, sizeof(int));
+	double *p = bv_xcalloc(m + 1, sizeof(double));
+	int *found = bv_xcalloc(m + 1, sizeof(int));
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++) {
 			const bv_change *ch = &t->rows[r].changes[i];
