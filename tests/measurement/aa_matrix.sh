@@ -17,63 +17,32 @@
 # called, cells each cell's own interval would have called (held by the
 # run-wide control), noisy cells, load average at the start and the end.
 # Not part of `make test` (it runs for hours); docs/measurement.md reports it.
-set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 RUNS=${1:?runs}
 LOAD=${2:?none or make}
 shift 2
 OPTS=("$@")
-WORK=${PROOF_DIR:-$(mktemp -d /tmp/bv-aa-XXXXXX)}
+proof_env aa
 OUT=${OUT:-$ROOT/tests/measurement/logs/aa-$(date -u +%Y%m%dT%H%M%SZ).tsv}
 mkdir -p "$(dirname "$OUT")"
-export BENCH_VERSIONS_CACHE="$WORK/cache"
-export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
-export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
-
-# The tool, frozen at HEAD.
-TOOL="$WORK/tool"
-if [ ! -x "$TOOL/bin/bench-versions" ]; then
-	mkdir -p "$TOOL"
-	git -C "$ROOT" archive HEAD | tar -x -C "$TOOL"
-	make -s -C "$TOOL" all >/dev/null
-fi
-BV="$TOOL/bin/bench-versions"
+proof_tool
 
 # The fixture: a, and aa = a plus a comment (identical code, another tree).
-FIX="$WORK/repo"
-if [ ! -d "$FIX/.git" ]; then
-	mkdir -p "$FIX"
-	cp -r "$ROOT/kernels" "$FIX/kernels"
-	rm -rf "$FIX/kernels/build"
-	git -C "$FIX" init -q -b main
-	git -C "$FIX" add -A
-	git -C "$FIX" commit -qm "a"
-	git -C "$FIX" tag a
+proof_fixture "a" a
+if [ "$FIX_NEW" = 1 ]; then
 	echo "/* identical code, another tree */" >> "$FIX/kernels/src/scalar.c"
 	git -C "$FIX" commit -qam "aa: comment only" && git -C "$FIX" tag aa
 fi
-export KERNEL_DIR="$FIX/kernels"
-unset KERNEL_REPO
-
-LOADPID=
-if [ "$LOAD" = make ]; then
-	cp -r "$ROOT/kernels" "$WORK/loadsrc"
-	rm -rf "$WORK/loadsrc/build"
-	( while :; do make -s -C "$WORK/loadsrc" BUILD="$WORK/loadbuild" clean >/dev/null 2>&1 || true
-	           make -s -j2 -C "$WORK/loadsrc" BUILD="$WORK/loadbuild" lib >/dev/null 2>&1 || true; done ) &
-	LOADPID=$!
-	trap 'kill $LOADPID 2>/dev/null; pkill -P $LOADPID 2>/dev/null || true' EXIT
-	sleep 5
-fi
+proof_load "$LOAD"
 
 [ -s "$OUT" ] || printf 'run\tseconds\tcomparisons\tcalled\theld\tnoisy\tload_start\tload_end\tcommit\tload\toptions\n' > "$OUT"
-commit=$(git -C "$ROOT" rev-parse --short HEAD)
+commit=$COMMIT
 for run in $(seq 1 "$RUNS"); do
-	l0=$(cut -d' ' -f1 /proc/loadavg)
+	l0=$(load_now)
 	t0=$(date +%s)
 	"$BV" a aa "${OPTS[@]}" --results "$WORK/results" --format json > "$WORK/run-$run.json" 2> "$WORK/run-$run.err" || true
 	t1=$(date +%s)
-	l1=$(cut -d' ' -f1 /proc/loadavg)
+	l1=$(load_now)
 	python3 - "$WORK/run-$run.json" "$run" $((t1 - t0)) "$l0" "$l1" "$commit" "$LOAD" "${OPTS[*]}" >> "$OUT" <<'PY'
 import json, sys
 path, run, secs, l0, l1, commit, load, opts = sys.argv[1:]

@@ -17,8 +17,7 @@
 # commit named (wrong), a range left by skips, a refusal (exit 2: the check
 # found no significant slowdown between the ends), a failure.  Not part of
 # `make test` (it runs for a long time); docs/bisect.md reports its figures.
-set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 RUNS=${1:-20}
 shift || true
 OPTS=("$@")
@@ -26,14 +25,9 @@ PCTS=${PCTS:-10 5 3}
 OP=${OP:-exp}
 SIZE=${SIZE:-64K}
 N=${N:-64} AT=${AT:-41}
-BV="$ROOT/bin/bench-versions"
-WORK=${PROOF_DIR:-$(mktemp -d /tmp/bv-bisect-proof-XXXXXX)}
-export BENCH_VERSIONS_CACHE="$WORK/cache"
-export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
-export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
-make -s -C "$ROOT" all >/dev/null
+proof_env bisect-proof
+proof_tool
 
-FIX="$WORK/repo"
 plant() { # PERCENT: the op redoes its first PERCENT % of elements
 	python3 - "$FIX/kernels/src/scalar.c" "$1" "$OP" <<'PY'
 import sys
@@ -46,14 +40,8 @@ s = s.replace(head, head + "\t\tfor (i = 0; i < n * %s / 100; i++) /* planted */
 open(p, "w").write(s)
 PY
 }
-if [ ! -d "$FIX/.git" ]; then
-	mkdir -p "$FIX"
-	cp -r "$ROOT/kernels" "$FIX/kernels"
-	rm -rf "$FIX/kernels/build"
-	git -C "$FIX" init -q -b main
-	git -C "$FIX" add -A
-	git -C "$FIX" commit -qm "the library as it is"
-	git -C "$FIX" tag good
+proof_fixture "the library as it is" good
+if [ "$FIX_NEW" = 1 ]; then
 	for pct in $PCTS; do
 		git -C "$FIX" checkout -q -b "slow$pct" good
 		for i in $(seq 1 $N); do

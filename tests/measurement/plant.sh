@@ -21,37 +21,19 @@
 # line per (run, percent, group, size) to $OUT (default
 # tests/measurement/logs/plant-<date>.tsv).  The tool is a snapshot of HEAD,
 # as in aa_matrix.sh.  Not part of `make test`.
-set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 RUNS=${1:?runs}
 LOAD=${2:?none or make}
 PCTS=${3:?percents, e.g. 1,2,3}
 shift 3
 OPTS=("$@")
-WORK=${PROOF_DIR:-$(mktemp -d /tmp/bv-plant-XXXXXX)}
+proof_env plant
 OUT=${OUT:-$ROOT/tests/measurement/logs/plant-$(date -u +%Y%m%dT%H%M%SZ).tsv}
 mkdir -p "$(dirname "$OUT")"
-export BENCH_VERSIONS_CACHE="$WORK/cache"
-export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
-export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
+proof_tool
 
-TOOL="$WORK/tool"
-if [ ! -x "$TOOL/bin/bench-versions" ]; then
-	mkdir -p "$TOOL"
-	git -C "$ROOT" archive HEAD | tar -x -C "$TOOL"
-	make -s -C "$TOOL" all >/dev/null
-fi
-BV="$TOOL/bin/bench-versions"
-
-FIX="$WORK/repo"
-if [ ! -d "$FIX/.git" ]; then
-	mkdir -p "$FIX"
-	cp -r "$ROOT/kernels" "$FIX/kernels"
-	rm -rf "$FIX/kernels/build"
-	git -C "$FIX" init -q -b main
-	git -C "$FIX" add -A
-	git -C "$FIX" commit -qm "the library as it is"
-	git -C "$FIX" tag orig
+proof_fixture "the library as it is" orig
+if [ "$FIX_NEW" = 1 ]; then
 	for pct in 0 ${PCTS//,/ }; do
 		git -C "$FIX" checkout -q orig
 		python3 - "$FIX/kernels/src/api.c" "$pct" <<'PY'
@@ -95,27 +77,16 @@ PY
 	done
 	git -C "$FIX" checkout -q main
 fi
-export KERNEL_DIR="$FIX/kernels"
-unset KERNEL_REPO
-
-if [ "$LOAD" = make ]; then
-	cp -r "$ROOT/kernels" "$WORK/loadsrc"
-	rm -rf "$WORK/loadsrc/build"
-	( while :; do make -s -C "$WORK/loadsrc" BUILD="$WORK/loadbuild" clean >/dev/null 2>&1 || true
-	           make -s -j2 -C "$WORK/loadsrc" BUILD="$WORK/loadbuild" lib >/dev/null 2>&1 || true; done ) &
-	LOADPID=$!
-	trap 'kill $LOADPID 2>/dev/null; pkill -P $LOADPID 2>/dev/null || true' EXIT
-	sleep 5
-fi
+proof_load "$LOAD"
 
 [ -s "$OUT" ] || printf 'run\tpercent\tgroup\tsize\tcells\tslower\tsame\tfaster\tother\tmedian_ratio\tload_start\tload_end\tcommit\tload\toptions\n' > "$OUT"
-commit=$(git -C "$ROOT" rev-parse --short HEAD)
+commit=$COMMIT
 for run in $(seq 1 "$RUNS"); do
 	for pct in ${PCTS//,/ }; do
-		l0=$(cut -d' ' -f1 /proc/loadavg)
+		l0=$(load_now)
 		"$BV" a "slow$pct" "${OPTS[@]}" --results "$WORK/results" --format json > "$WORK/run-$run-$pct.json" \
 			2> "$WORK/run-$run-$pct.err" || true
-		l1=$(cut -d' ' -f1 /proc/loadavg)
+		l1=$(load_now)
 		python3 - "$WORK/run-$run-$pct.json" "$run" "$pct" "$l0" "$l1" "$commit" "$LOAD" "${OPTS[*]}" >> "$OUT" <<'PY'
 import json, statistics, sys
 path, run, pct, l0, l1, commit, load, opts = sys.argv[1:]

@@ -15,27 +15,15 @@
 # and counts the verdicts: aa/a should be "same" in every cell, slow3/a and
 # slow2/a "slower" in the abs and exp cells.  Not part of `make test` (it runs
 # for many minutes); docs/measurement.md reports its figures.
-set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 RUNS=${1:-20}
 shift || true
 OPTS=("$@")
-BV="$ROOT/bin/bench-versions"
-WORK=${PROOF_DIR:-$(mktemp -d /tmp/bv-proof-XXXXXX)}
-export BENCH_VERSIONS_CACHE="$WORK/cache"
-export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
-export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
-make -s -C "$ROOT" all >/dev/null
+proof_env proof
+proof_tool
 
-FIX="$WORK/repo"
-if [ ! -d "$FIX/.git" ]; then
-	mkdir -p "$FIX"
-	cp -r "$ROOT/kernels" "$FIX/kernels"
-	rm -rf "$FIX/kernels/build"
-	git -C "$FIX" init -q -b main
-	git -C "$FIX" add -A
-	git -C "$FIX" commit -qm "a: the library as it is"
-	git -C "$FIX" tag a
+proof_fixture "a: the library as it is" a
+if [ "$FIX_NEW" = 1 ]; then
 	plant() { # PERCENT: abs and exp redo their first PERCENT % of elements
 		python3 - "$FIX/kernels/src/scalar.c" "$1" <<'PY'
 import sys
@@ -56,8 +44,6 @@ PY
 	plant 2 && git -C "$FIX" commit -qam "slow2" && git -C "$FIX" tag slow2
 	git -C "$FIX" checkout -q main
 fi
-export KERNEL_DIR="$FIX/kernels"
-unset KERNEL_REPO
 
 # Each comparison is a run of its own, two versions, as a user would type it:
 #   bench-versions a aa       every unary op and size (the A/A cells)
