@@ -82,6 +82,9 @@ int bv_is_dir(const char *path);
  * file only (a FIFO, device, socket or directory is an input error naming
  * the path and what it is, found without blocking), close-on-exec. */
 int bv_open_regular(const char *path, int *fd, struct stat *st);
+/* What a file is, for a message: "a FIFO", "a symlink", "a character
+ * device", ... (lstat's or fstat's st_mode). */
+const char *bv_file_kind(mode_t mode);
 /* Reads a whole regular file (at most max bytes) into *out, NUL-terminated
  * (bv_open_regular's checks). */
 int bv_read_file(const char *path, size_t max, char **out, size_t *len);

@@ -61,10 +61,14 @@ int bv_rm_rf(const char *path)
 	return 0;
 }
 
-static const char *file_kind(mode_t mode)
+const char *bv_file_kind(mode_t mode)
 {
+	if (S_ISREG(mode))
+		return "a regular file";
 	if (S_ISDIR(mode))
 		return "a directory";
+	if (S_ISLNK(mode))
+		return "a symlink";
 	if (S_ISFIFO(mode))
 		return "a FIFO";
 	if (S_ISCHR(mode))
@@ -92,7 +96,7 @@ int bv_open_regular(const char *path, int *fd, struct stat *st)
 	if (!S_ISREG(st->st_mode)) {
 		close(*fd);
 		*fd = -1;
-		return bv_fail(BV_EINPUT, "%s is %s, not a regular file", path, file_kind(st->st_mode));
+		return bv_fail(BV_EINPUT, "%s is %s, not a regular file", path, bv_file_kind(st->st_mode));
 	}
 	/* A regular file never blocks, but reads should not see EAGAIN from a
 	 * flag left on (some file systems, FUSE, honour it). */

@@ -42,21 +42,6 @@ typedef struct walk {
 	unsigned long long bytes;
 } walk;
 
-static const char *kind_of(mode_t m)
-{
-	if (S_ISLNK(m))
-		return "a symlink";
-	if (S_ISFIFO(m))
-		return "a fifo";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
-	return "not a regular file";
-}
-
 static int bad_component(const char *name)
 {
 	for (const char *p = name; *p; p++)
@@ -93,7 +78,7 @@ static int collect(walk *w, const char *rel)
 			rc = bv_fail(BV_EINPUT,
 				     "%s is %s: share packs regular files only (remove it, or copy the run "
 				     "without it)",
-				     full, kind_of(st.st_mode));
+				     full, bv_file_kind(st.st_mode));
 		else if (w->n >= BV_PACK_MAX_ENTRIES)
 			rc = bv_fail(BV_EINPUT, "%s: refused: more than %d entries", w->root, BV_PACK_MAX_ENTRIES);
 		else if (S_ISREG(st.st_mode) && (st.st_size < 0 || (unsigned long long)st.st_size >

@@ -260,7 +260,7 @@ BENCH_VERSIONS_TOKEN="$TOKEN" timeout 20 "$BV" share "$COPY" --url "$URL" > "$TM
 rc=$?
 cat "$TMP/out" "$TMP/err" >> "$TMP/all-output"
 check "a fifo: refused at once, never opened (exit 2)" test $rc -eq 2
-check "fifo: named" contains "$TMP/err" "raw/pipe is a fifo"
+check "fifo: named" contains "$TMP/err" "raw/pipe is a FIFO"
 rm "$COPY/raw/pipe"
 truncate -s 2G "$COPY/huge.bin"
 BENCH_VERSIONS_TOKEN="$TOKEN" share "$COPY" --url "$URL"
