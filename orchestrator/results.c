@@ -162,9 +162,35 @@ static int read_change(const cJSON *pb, bv_log_change *ch, bv_buf *why)
 	}
 	ch->process_ratios = v;
 	v = cJSON_GetObjectItemCaseSensitive(pb, "process_state");
-	if (v && !cJSON_IsArray(v)) {
-		bv_buf_puts(why, "change.process_state: expected an array");
+	if (v && (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != k)) {
+		bv_buf_printf(why, "change.process_state: expected an array of %d (one per process ratio)", k);
 		return -1;
+	}
+	/* The state split (verdict.c) decides on these: a value out of range
+	 * would move a verdict, so each is checked as the ratios are. */
+	k = 0;
+	cJSON_ArrayForEach(x, v)
+	{
+		static const char *const keys[] = {"loadavg", "running", "probe_gbps", "probe_compute_ns"};
+		if (!cJSON_IsObject(x)) {
+			bv_buf_printf(why, "change.process_state[%d]: expected an object", k);
+			return -1;
+		}
+		for (size_t f = 0; f < sizeof(keys) / sizeof(keys[0]); f++) {
+			const cJSON *pair = cJSON_GetObjectItemCaseSensitive(x, keys[f]), *e;
+			int ok = !pair || (cJSON_IsArray(pair) && cJSON_GetArraySize(pair) == 2);
+			for (e = ok && pair ? pair->child : NULL; e; e = e->next)
+				ok = ok && (cJSON_IsNull(e) ||
+					    (cJSON_IsNumber(e) && isfinite(e->valuedouble) && e->valuedouble >= 0));
+			if (!ok) {
+				bv_buf_printf(why,
+					      "change.process_state[%d].%s: expected [before, after], each a finite "
+					      "number >= 0 or null",
+					      k, keys[f]);
+				return -1;
+			}
+		}
+		k++;
 	}
 	ch->process_state = v;
 	/* harness/runner.c's layouts are 1-8 (--layouts); 64 leaves room. */

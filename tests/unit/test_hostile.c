@@ -137,6 +137,17 @@ static void broken_results_logs_are_refused(void **state)
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 5}"), "change lacks ratio, ratio_ci_low or ratio_ci_high"},
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"process_ratios\": [1, -1]}"),
 		 "change.process_ratios[1]: expected a finite number > 0"},
+		/* The machine's state per process decides the state split
+		 * (verdict.c): misaligned or out-of-range values would move a
+		 * verdict, so they are refused as the ratios are. */
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"process_ratios\": [1, 1], \"process_state\": [{}]}"),
+		 "change.process_state: expected an array of 2 (one per process ratio)"},
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"process_ratios\": [1], \"process_state\": [7]}"),
+		 "change.process_state[0]: expected an object"},
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"process_ratios\": [1, 1], \"process_state\": [{\"running\": [1, 1]}, {\"running\": [-3, 1]}]}"),
+		 "change.process_state[1].running: expected [before, after], each a finite number >= 0 or null"},
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"process_ratios\": [1], \"process_state\": [{\"probe_gbps\": [1]}]}"),
+		 "change.process_state[0].probe_gbps: expected [before, after]"},
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"coverage\": 7}"),
 		 "change.coverage: expected a number from 0 to 1"},
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"mode\": \"guessed\"}"),

@@ -116,7 +116,7 @@ static void pack_refuses_links_fifos_and_the_token(void **state)
 	refused_with(d, NULL, "raw/link is a symlink");
 	unlink(p);
 	assert_int_equal(mkfifo(p, 0600), 0);
-	refused_with(d, NULL, "raw/link is a fifo");
+	refused_with(d, NULL, "raw/link is a FIFO");
 	unlink(p);
 	free(p);
 
