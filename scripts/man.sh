@@ -30,4 +30,29 @@ trap 'rm -f "$tmp"' EXIT
 		printf '\n# SEE ALSO\n\n**bench-versions**(1)\n'
 	fi
 } > "$tmp"
-go-md2man -in "$tmp" -out "$out"
+# go-md2man writes markdown tables as tbl tables whose cells never wrap, so a
+# row of prose runs far past the screen.  A man page's own form for these
+# two-column lists (option, meaning; code, meaning) is the tagged paragraph:
+# each row becomes .TP, its first cell the tag and the rest the paragraph
+# (the header row, a table's column names, is left out).
+# A long cell comes as a text block, T{ on the row's line, its text, then T}
+# and the rest of the row: the blocks are joined back into one row first.
+go-md2man -in "$tmp" -out /dev/stdout | awk '
+	/^\.TS/ { tbl = 1; fmt = 0; head = 0; row = ""; blk = 0; next }
+	/^\.TE/ { tbl = 0; next }
+	tbl && !fmt { if ($0 ~ /\.$/) fmt = 1; next } # tbl options and formats
+	tbl {
+		line = $0
+		if (blk) {
+			if (line !~ /^T}/) { row = row " " line; next }
+			blk = 0; line = substr(line, 3)
+		}
+		if (line ~ /T\{$/) { row = row substr(line, 1, length(line) - 2); blk = 1; next }
+		row = row line
+		if (!head) { head = 1; row = ""; next }
+		n = split(row, c, "\t"); row = ""
+		rest = c[2]
+		for (i = 3; i <= n; i++) rest = rest " \\(em " c[i]
+		print ".TP"; print c[1]; print rest; next
+	}
+	{ print }' > "$out"
