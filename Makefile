@@ -56,7 +56,7 @@ ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
 	       $(OBJ)/harness/trust.o
 
-.PHONY: all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean
+.PHONY: all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner
 unit: $(TBIN)/unit
 
@@ -73,12 +73,16 @@ $(OBJ)/%.o: %.c
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 -include $(ORCH_OBJS:.o=.d) $(RUNNER_OBJS:.o=.d)
 
-# --version names the commit it was built from, where there is one (only
-# main.o gets it, so a new commit rebuilds main.o alone: its flags change
-# nothing else, and make rebuilds it when main.c changes; `make clean` for an
-# exact stamp).
+# --version names the commit it was built from, where there is one.  Only
+# main.o gets it; a stamp file that changes only when the commit does makes
+# a new commit rebuild main.o (and relink) and nothing else.
 BV_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+$(OBJ)/commit-stamp: FORCE
+	@mkdir -p $(OBJ)
+	@echo '$(BV_COMMIT)' | cmp -s - $@ || echo '$(BV_COMMIT)' > $@
 $(OBJ)/orchestrator/main.o: override CFLAGS += -DBV_COMMIT='"$(BV_COMMIT)"'
+$(OBJ)/orchestrator/main.o: $(OBJ)/commit-stamp
+FORCE:
 
 $(BIN)/bench-versions: $(ORCH_OBJS)
 	@mkdir -p $(BIN)

@@ -25,10 +25,14 @@ _bench_versions_versions() {
 _bench_versions() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	local bv=${COMP_WORDS[0]}
-	bv=$(eval command -v "$bv" 2>/dev/null) || return 0 # eval: a ~ in the name
+	# The program as typed (~/bin/bench-versions too), never through eval:
+	# what is typed is not run as shell code.
+	# shellcheck disable=SC2088 # a literal ~, as typed
+	[[ $bv == "~/"* ]] && bv=$HOME/${bv#"~/"}
+	bv=$(command -v "$bv" 2>/dev/null) || return 0
 	local subs sub=run
 	subs=$(_bench_versions_subcommands "$bv")
-	if [ "$COMP_CWORD" -ge 2 ] && [[ " $(echo $subs) " == *" ${COMP_WORDS[1]} "* ]]; then
+	if [ "$COMP_CWORD" -ge 2 ] && grep -qxF -- "${COMP_WORDS[1]}" <<<"$subs"; then
 		sub=${COMP_WORDS[1]}
 	fi
 	COMPREPLY=()

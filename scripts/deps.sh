@@ -52,6 +52,11 @@ fi
 # tmpfs and a read-only bind mount where it may (mount).
 [ "$want" = test ] && need_cmd pgrep procps
 [ "$want" = test ] && need_cmd mount mount
+# test_install.sh installs the tool (its man pages need go-md2man), reads a
+# man page through man and runs the zsh completion.
+[ "$want" = test ] && need_cmd go-md2man go-md2man
+[ "$want" = test ] && need_cmd man man-db
+[ "$want" = test ] && need_cmd zsh zsh
 # The HTML report is checked in a real browser (headless Chromium).
 [ "$want" = test ] && need_cmd chromium chromium
 # The fuzz targets (tests/fuzz/) need clang and its libFuzzer runtime, which
