@@ -9,7 +9,7 @@
 #   make test-asan  the whole test suite under AddressSanitizer + UBSan
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make valgrind   memcheck over the main paths
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (also man pages, bash and zsh completion)
 #   make clean
 
 PREFIX  ?= /usr/local
@@ -56,7 +56,7 @@ ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
 	       $(OBJ)/harness/trust.o
 
-.PHONY: all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind install clean
+.PHONY: all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner
 unit: $(TBIN)/unit
 
@@ -72,6 +72,17 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 -include $(ORCH_OBJS:.o=.d) $(RUNNER_OBJS:.o=.d)
+
+# --version names the commit it was built from, where there is one.  Only
+# main.o gets it; a stamp file that changes only when the commit does makes
+# a new commit rebuild main.o (and relink) and nothing else.
+BV_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+$(OBJ)/commit-stamp: FORCE
+	@mkdir -p $(OBJ)
+	@echo '$(BV_COMMIT)' | cmp -s - $@ || echo '$(BV_COMMIT)' > $@
+$(OBJ)/orchestrator/main.o: override CFLAGS += -DBV_COMMIT='"$(BV_COMMIT)"'
+$(OBJ)/orchestrator/main.o: $(OBJ)/commit-stamp
+FORCE:
 
 $(BIN)/bench-versions: $(ORCH_OBJS)
 	@mkdir -p $(BIN)
@@ -145,9 +156,30 @@ valgrind:
 	@$(MAKE) --no-print-directory all
 	@bash tests/valgrind.sh
 
-install: all
+# ---- man pages and install ----------------------------------------------
+# One man page per page of docs/cli/ (bench-versions(1) from
+# docs/cli/bench-versions.md, bench-versions-run(1) from docs/cli/run.md ...),
+# made by go-md2man, installed through scripts/deps.sh only when it is not
+# on PATH.
+MAN_SRCS  := $(wildcard docs/cli/*.md)
+MAN_PAGES := $(patsubst docs/cli/%.md,man/%.1,$(MAN_SRCS))
+man: $(MAN_PAGES)
+man-deps:
+	@scripts/deps.sh man
+man/%.1: docs/cli/%.md scripts/man.sh $(BIN)/bench-versions | man-deps
+	@mkdir -p man
+	scripts/man.sh $< $@ $(BIN)/bench-versions
+
+install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/bench-versions \
-		$(DESTDIR)$(PREFIX)/share/bench-versions/harness $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims
+		$(DESTDIR)$(PREFIX)/share/bench-versions/harness $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 644 man/bench-versions.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	for p in $(filter-out man/bench-versions.1,$(MAN_PAGES)); do \
+		install -m 644 $$p $(DESTDIR)$(PREFIX)/share/man/man1/bench-versions-$$(basename $$p); done
+	install -m 644 completion/bench-versions.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bench-versions
+	install -m 644 completion/_bench-versions $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_bench-versions
 	install -m 755 bin/bench-versions $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 bin/bv-runner $(DESTDIR)$(PREFIX)/libexec/bench-versions/
 	install -m 644 harness/plugin.c harness/plugin.h harness/ops.def $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
@@ -156,4 +188,4 @@ install: all
 	if [ -d compat/patches ]; then install -d $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches && cp -r compat/patches/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches/; fi
 
 clean:
-	rm -rf bin build tests/bin bin-asan build-asan tests/bin-asan build-fuzz tests/bin-fuzz kernels/build
+	rm -rf bin build tests/bin bin-asan build-asan tests/bin-asan build-fuzz tests/bin-fuzz kernels/build man

@@ -25,7 +25,8 @@ static void usage(FILE *out, const bv_option *opts)
 	fprintf(out, "usage: bench-versions [run] VERSION... [options]\n\n"
 		     "Builds each VERSION of the kernel library against the same harness, measures\n"
 		     "them together and prints one table; the first VERSION is the baseline.\n\n"
-		     "VERSION: local (the working tree at KERNEL_DIR), a release number (0.1.0:\n"
+		     "VERSION: local (the library's working tree: KERNEL_DIR, else kernels/ of the git\n"
+		     "repository holding the current directory), a release number (0.1.0:\n"
 		     "a tag v0.1.0, else the release index KERNEL_RELEASES, else the first commit\n"
 		     "whose VERSION reads it), or any git revision (main, a commit, HEAD~3, v0.2.0^).\n"
 		     "KERNEL_REPO may be a URL: it is cloned (bare) into the cache.  At most %d\n"
@@ -37,7 +38,9 @@ static void usage(FILE *out, const bv_option *opts)
 		     "             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal)\n"
 		     "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
 		     "2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
-		     "SIGINT/SIGTERM (the finished cells are kept: see --resume)\n");
+		     "SIGINT/SIGTERM (the finished cells are kept: see --resume)\n"
+		     "results: --results DIR, else results/ of the source tree, or installed\n"
+		     "         .bench-versions/results/ at the top of the library's repository\n");
 }
 
 static const char *const units_values[] = {"time", "rate", "peak", NULL};

@@ -319,6 +319,22 @@ const char *bv_home(void)
 	return home;
 }
 
+int bv_from_source_tree(void)
+{
+	/* The same test bv_home() makes, on the program's own place: an
+	 * installed copy with BENCH_VERSIONS_HOME set is still installed. */
+	static int known, source;
+	if (!known) {
+		char *dir = exe_dir();
+		char *candidate = bv_asprintf("%s/../harness/plugin.c", dir);
+		source = bv_exists(candidate);
+		free(candidate);
+		free(dir);
+		known = 1;
+	}
+	return source;
+}
+
 const char *bv_libexec(void)
 {
 	static char *dir;

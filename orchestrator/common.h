@@ -166,6 +166,9 @@ int bv_child_die_with_parent(pid_t parent);
 /* The directory holding harness/ and compat/ (the source tree, or
  * PREFIX/share/bench-versions once installed; BENCH_VERSIONS_HOME overrides). */
 const char *bv_home(void);
+/* 1 when this program runs from the source tree (bin/ beside harness/),
+ * 0 when installed: the defaults of locate.c differ. */
+int bv_from_source_tree(void);
 /* The directory holding bv-runner (bin/ or PREFIX/libexec/bench-versions). */
 const char *bv_libexec(void);
 /* $BENCH_VERSIONS_CACHE, else $XDG_CACHE_HOME/bench-versions, else ~/.cache/... */

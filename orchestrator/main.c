@@ -11,7 +11,13 @@
 #include "cli.h"
 #include "common.h"
 
+/* The tool's own version (the repository's tags are the kernel library's
+ * releases, so git describe would name those); the Makefile adds the commit
+ * it was built from, where it was built in a git checkout. */
 #define BV_VERSION_STRING "0.1.0-dev"
+#ifndef BV_COMMIT
+#define BV_COMMIT ""
+#endif
 
 static const struct {
 	const char *name;
@@ -34,7 +40,9 @@ static void usage(FILE *out)
 		     "       bench-versions SUBCOMMAND [--help]\n\nsubcommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nbench-versions run --help shows the comparison's options.\n"
+	fprintf(out, "\nbench-versions run --help shows the comparison's options; --version the version.\n"
+		     "The library is KERNEL_DIR, else the kernels/ directory of the git repository holding the\n"
+		     "current directory (man bench-versions: \"Finding the library\").\n"
 		     "exit codes: 0 success, 1 a gated regression, 2 usage or input error, 3 a build or run failed\n");
 }
 
@@ -51,8 +59,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("bench-versions %s\n", BV_VERSION_STRING);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("bench-versions %s%s%s%s\n", BV_VERSION_STRING, *BV_COMMIT ? " (commit " : "", BV_COMMIT,
+		       *BV_COMMIT ? ")" : "");
 		return 0;
 	}
 	git_libgit2_init();

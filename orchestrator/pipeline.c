@@ -33,6 +33,7 @@
 
 #include "child.h"
 #include "common.h"
+#include "locate.h"
 #include "progress.h"
 #include "stages.h"
 
@@ -360,9 +361,15 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 				dir[k - 1] = '\0';
 		}
 	} else {
-		char *root = c->results_root ? bv_strdup(c->results_root) : bv_asprintf("%s/results", bv_home());
-		dir = results_dir(root);
-		rc = dir ? 0 : BV_ERUN;
+		char *root = NULL;
+		if (c->results_root)
+			root = bv_strdup(c->results_root);
+		else
+			rc = bv_results_default(&root); /* the project's, or the source tree's (locate.c) */
+		if (rc == 0) {
+			dir = results_dir(root);
+			rc = dir ? 0 : BV_ERUN;
+		}
 		free(root);
 	}
 	if (rc == 0)

@@ -19,6 +19,7 @@
 
 #include "common.h"
 #include "hash.h"
+#include "locate.h"
 #include "releases.h"
 #include "stages.h"
 
@@ -44,17 +45,13 @@ int bv_repo_open(bv_repo **out)
 {
 	*out = NULL;
 	bv_repo *r = bv_xcalloc(1, sizeof(*r));
-	const char *dir = getenv("KERNEL_DIR");
-	char *def = bv_asprintf("%s/kernels", bv_home());
-	char real[PATH_MAX];
-	if (!realpath(dir && *dir ? dir : def, real)) {
-		int rc = bv_fail(BV_EINPUT, "KERNEL_DIR %s does not exist", dir && *dir ? dir : def);
-		free(def);
+	/* KERNEL_DIR, else the library of the repository around the current
+	 * directory, else the source tree's own (locate.c). */
+	int lrc = bv_locate_library(&r->kernel_dir, NULL);
+	if (lrc) {
 		free(r);
-		return rc;
+		return lrc;
 	}
-	free(def);
-	r->kernel_dir = bv_strdup(real);
 
 	const char *repo_env = getenv("KERNEL_REPO");
 	char *mirror = NULL;

@@ -171,7 +171,7 @@ typedef struct bv_run_cli {
 	bv_measure_opts mo;
 	int processes; /* --processes N: min and max; 0: not given */
 	int jobs;
-	const char *results_root; /* NULL: results/ under bv_home() */
+	const char *results_root; /* NULL: bv_results_default() (locate.h) */
 	const char *resume;       /* --resume DIR: go on with that interrupted run */
 } bv_run_cli;
 

@@ -3,12 +3,27 @@
 #
 # Asks pkg-config (libraries) and PATH (tools) first and runs apt-get only for
 # what is missing, so on a machine that has everything it changes nothing.
-# Usage: scripts/deps.sh [build|test|valgrind]   (test adds what the test
-# suite needs: also clang and its libFuzzer runtime; valgrind adds valgrind)
+# Usage: scripts/deps.sh [build|test|valgrind|man]   (test adds what the test
+# suite needs: also clang and its libFuzzer runtime; valgrind adds valgrind;
+# man is only the converter that turns docs/cli/*.md into man pages)
 set -euo pipefail
 want=${1:-build}
 valgrind=
 [ "$want" = valgrind ] && want=test valgrind=1
+if [ "$want" = man ]; then
+	# go-md2man: one small static program, against pandoc's hundreds of MB.
+	command -v go-md2man >/dev/null 2>&1 && exit 0
+	missing=(go-md2man)
+	echo "deps: installing ${missing[*]}"
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: missing ${missing[*]} (it makes the man pages); run as root or install it with apt-get" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	exit 0
+fi
 
 missing=()
 need_pc() { pkg-config --exists "$1" 2>/dev/null || missing+=("$2"); }
@@ -37,6 +52,11 @@ fi
 # tmpfs and a read-only bind mount where it may (mount).
 [ "$want" = test ] && need_cmd pgrep procps
 [ "$want" = test ] && need_cmd mount mount
+# test_install.sh installs the tool (its man pages need go-md2man), reads a
+# man page through man and runs the zsh completion.
+[ "$want" = test ] && need_cmd go-md2man go-md2man
+[ "$want" = test ] && need_cmd man man-db
+[ "$want" = test ] && need_cmd zsh zsh
 # The HTML report is checked in a real browser (headless Chromium).
 [ "$want" = test ] && need_cmd chromium chromium
 # The fuzz targets (tests/fuzz/) need clang and its libFuzzer runtime, which

@@ -1,0 +1,148 @@
+/*
+ * locate.c - where the kernel library is, and where results go.
+ *
+ * An installed bench-versions has no library of its own beside it: it must
+ * find the one the user means, as git finds a repository, from the current
+ * directory.  Running from the source tree keeps the embedded default (its
+ * own kernels/ and results/), which `make demo` and the tests rely on.
+ */
+#include <git2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "locate.h"
+
+char *bv_library_in(const char *workdir)
+{
+	/* The library lives in kernels/ of its repository today; a foreign
+	 * library's layout is to be learnt here, and only here. */
+	char *dir = bv_asprintf("%s/kernels", workdir);
+	if (bv_is_dir(dir))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+/* The working tree of the git repository holding PATH (absolute, without a
+ * trailing slash), or NULL: none, or a bare one. */
+static char *workdir_of(const char *path)
+{
+	git_buf found = {0};
+	char *out = NULL;
+	/* across_fs 0: stop at a filesystem boundary, as git does by default. */
+	if (git_repository_discover(&found, path, 0, NULL) == 0) {
+		git_repository *repo = NULL;
+		if (git_repository_open_ext(&repo, found.ptr, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0) {
+			const char *w = git_repository_workdir(repo);
+			char real[PATH_MAX];
+			if (w && realpath(w, real))
+				out = bv_strdup(real);
+			git_repository_free(repo);
+		}
+		git_buf_dispose(&found);
+	}
+	return out;
+}
+
+static char *cwd(void)
+{
+	char buf[PATH_MAX];
+	return bv_strdup(getcwd(buf, sizeof(buf)) ? buf : ".");
+}
+
+int bv_locate_library(char **kernel_dir, char **how)
+{
+	*kernel_dir = NULL;
+	if (how)
+		*how = NULL;
+	char real[PATH_MAX];
+	const char *env = getenv("KERNEL_DIR");
+	if (env && *env) {
+		if (!realpath(env, real))
+			return bv_fail(BV_EINPUT, "KERNEL_DIR %s does not exist", env);
+		*kernel_dir = bv_strdup(real);
+		if (how)
+			*how = bv_strdup("KERNEL_DIR");
+		return 0;
+	}
+	char *here = cwd();
+	char *top = workdir_of(here);
+	char *lib = top ? bv_library_in(top) : NULL;
+	if (lib && realpath(lib, real)) {
+		*kernel_dir = bv_strdup(real);
+		if (how)
+			*how = bv_asprintf("the repository at %s", top);
+	} else if (bv_from_source_tree()) {
+		free(lib);
+		lib = bv_asprintf("%s/kernels", bv_home());
+		if (realpath(lib, real)) {
+			*kernel_dir = bv_strdup(real);
+			if (how)
+				*how = bv_strdup("this source tree");
+		}
+	}
+	int rc = 0;
+	if (!*kernel_dir) {
+		/* The one message an installed user sees first: it says the rule
+		 * and both ways out. */
+		if (top)
+			rc = bv_fail(BV_EINPUT,
+				     "no kernel library here: the git repository at %s has no kernels/ directory; "
+				     "run bench-versions inside a checkout of the library, or set KERNEL_DIR to the "
+				     "library's directory (e.g. KERNEL_DIR=/path/to/checkout/kernels)",
+				     top);
+		else
+			rc = bv_fail(BV_EINPUT,
+				     "no kernel library here: %s is not inside a git repository; run bench-versions "
+				     "inside a checkout of the library (it is found as git finds a repository, from "
+				     "the current directory up), or set KERNEL_DIR to the library's directory "
+				     "(e.g. KERNEL_DIR=/path/to/checkout/kernels)",
+				     here);
+	}
+	free(lib);
+	free(top);
+	free(here);
+	return rc;
+}
+
+int bv_results_default(char **root)
+{
+	*root = NULL;
+	if (bv_from_source_tree()) {
+		*root = bv_asprintf("%s/results", bv_home());
+		return 0;
+	}
+	char *lib = NULL;
+	int rc = bv_locate_library(&lib, NULL);
+	if (rc)
+		return rc;
+	/* Installed: the project the user is working in, never PREFIX/share
+	 * (not writable for a user of /usr/local, and shared by every project).
+	 * A hidden directory with a .gitignore of its own, so the checkout's
+	 * `git status` stays clean and no tracked file is ever in the way. */
+	char *top = workdir_of(lib);
+	if (!top)
+		top = cwd();
+	char *base = bv_asprintf("%s/.bench-versions", top);
+	free(top);
+	free(lib);
+	if (bv_mkdir_p(base) == 0) {
+		char *ignore = bv_asprintf("%s/.gitignore", base);
+		if (!bv_exists(ignore)) {
+			FILE *f = fopen(ignore, "w");
+			if (f) {
+				fputs("# bench-versions' results (docs/cli/bench-versions.md): not part of the project\n*\n", f);
+				fclose(f);
+			}
+		}
+		free(ignore);
+	}
+	/* A base that could not be made is said by the caller, naming the path. */
+	*root = bv_asprintf("%s/results", base);
+	free(base);
+	return 0;
+}

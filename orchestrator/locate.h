@@ -1,0 +1,31 @@
+/*
+ * locate.h - where the kernel library is and where a run's results go,
+ * decided once for every command (locate.c; docs/cli/bench-versions.md,
+ * "Finding the library").
+ */
+#ifndef BV_LOCATE_H
+#define BV_LOCATE_H
+
+/* The library's directory, absolute, in *kernel_dir (the caller frees):
+ *   1. KERNEL_DIR, where it is set;
+ *   2. else the library in the git repository that holds the current
+ *      directory (found as git finds it: this directory, then its parents);
+ *   3. else, when running from the source tree (not installed), the source
+ *      tree's own kernels/ (what `make demo` compares);
+ *   4. else a usage error saying how to point bench-versions at a library.
+ * *how, if not NULL, says which rule matched (for messages; the caller frees). */
+int bv_locate_library(char **kernel_dir, char **how);
+
+/* The library's directory inside a repository's working tree WORKDIR, or
+ * NULL when it has none.  The one place that knows the layout. */
+char *bv_library_in(const char *workdir);
+
+/* Where results go when --results is not given, in *root (the caller frees):
+ * running from the source tree, its results/ (as `make demo` always had);
+ * installed, <top of the repository holding the library>/.bench-versions/
+ * results, or ./.bench-versions/results when the library is in no
+ * repository.  Fails (a BV_E* code, the error set) only when the library
+ * cannot be found. */
+int bv_results_default(char **root);
+
+#endif
