@@ -225,7 +225,7 @@ static char *method_line(const cJSON *doc, double threshold)
 	 * far more than its interval (docs/measurement.md says why they are
 	 * not derived from the ratio).  Said where every exporter shows it. */
 	bv_buf_puts(&b, "times = each version's own median over processes of its per-process median, "
-			"unpaired (their quotient is not the ratio); ");
+			"unpaired (their quotient need not be the ratio); ");
 	bv_buf_printf(&b, "95%% order-statistic interval; threshold %.1f%%", threshold * 100);
 	return bv_buf_detach(&b);
 }
