@@ -86,6 +86,11 @@ void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t
 		bv_format_time(res->median_ns, buf, len);
 }
 
+int bv_change_not_called(const bv_change *ch)
+{
+	return !strcmp(ch->verdict, "same") || !strcmp(ch->verdict, "inconclusive");
+}
+
 int bv_change_layout_bound(const bv_table *t, const bv_change *ch)
 {
 	return ch->layouts > 1 && ch->layout_hi >= ch->layout_lo &&
@@ -94,7 +99,9 @@ int bv_change_layout_bound(const bv_table *t, const bv_change *ch)
 
 void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len)
 {
-	int layout = !strcmp(ch->verdict, "same") && bv_change_layout_bound(t, ch);
+	/* placement explains a `same` that noise alone would not, and an
+	 * inconclusive estimate past the band */
+	int layout = bv_change_not_called(ch) && bv_change_layout_bound(t, ch);
 	char spread[64] = "";
 	if (layout)
 		snprintf(spread, sizeof(spread), ", layout [%.3f, %.3f]", ch->layout_lo, ch->layout_hi);

@@ -104,7 +104,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 					cJSON_AddNumberToObject(o, "layouts", ch->layouts);
 					double spread[2] = {ch->layout_lo, ch->layout_hi};
 					cJSON_AddItemToObject(o, "layout_spread", cJSON_CreateDoubleArray(spread, 2));
-					cJSON_AddBoolToObject(o, "layout_bound", !strcmp(ch->verdict, "same") &&
+					cJSON_AddBoolToObject(o, "layout_bound", bv_change_not_called(ch) &&
 										     bv_change_layout_bound(t, ch));
 				}
 				if (ch->nproc && (ch->state_dependent || ch->unstable)) {

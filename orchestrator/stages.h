@@ -367,6 +367,8 @@ void bv_format_ratio(const bv_change *ch, char *buf, size_t len);
  * threshold), the machine's two levels of an `unstable` change, and the mode
  * when it is not paired (" unpaired"). */
 void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len);
+/* same or inconclusive: judged, and not called slower or faster. */
+int bv_change_not_called(const bv_change *ch);
 /* Whether placement alone moves the change past the threshold band. */
 int bv_change_layout_bound(const bv_table *t, const bv_change *ch);
 /* Text from logs, escaped for HTML (element text and quoted attributes
