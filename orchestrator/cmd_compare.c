@@ -47,7 +47,7 @@ int bv_cmd_compare(int argc, char **argv)
 		      "extended regex; size as 64K), e.g. 'unary/(exp|relu)/scalar'"),
 	    BV_FLAG("--across-machines", &mo.across_machines,
 		    "form (unpaired) ratios between logs from different machines"),
-	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate)"),
+	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not)"),
 	    BV_ENUM("--units", &units, "U", units_values, "results as time, rate or peak (default time)"),
 	    BV_END,
 	};

@@ -61,7 +61,7 @@ int bv_cmd_run(int argc, char **argv)
 	    BV_STRING("--filter", &filter, "REGEX",
 		      "show only rows whose bench/op/backend/size matches (POSIX "
 		      "extended regex, size as 64K), e.g. 'unary/(exp|relu)/scalar'"),
-	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate)"),
+	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not)"),
 	    BV_ENUM("--units", &units, "U", units_values,
 		    "results as time, rate (GB/s or GFLOP/s) or peak (% of this "
 		    "machine's calibrated bandwidth or FLOPs); default time"),

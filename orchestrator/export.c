@@ -4,6 +4,7 @@
  * and one line here.  Also the few formatting helpers the formats share, so
  * a time reads the same in a terminal, a PR comment and a report.
  */
+#include <math.h>
 #include <string.h>
 
 #include "stages.h"
@@ -54,6 +55,19 @@ void bv_format_time(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
+/* A one-point "[0.992, 0.992]" from a single process is not an interval:
+ * below 95 % coverage the estimate is shown alone, saying why. */
+void bv_format_ratio(const bv_change *ch, char *buf, size_t len)
+{
+	if (!bv_change_has_interval(ch))
+		snprintf(buf, len, "%.3f [no 95%% interval: %d process%s]", ch->ratio, ch->processes,
+			 ch->processes == 1 ? "" : "es");
+	else if (isfinite(ch->ci_high))
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", ch->ratio, ch->ci_low, ch->ci_high);
+	else
+		snprintf(buf, len, "%.3f [%.3f, inf]", ch->ratio, ch->ci_low);
+}
+
 /* Rates are shown against the roof that binds: the share of copy bandwidth
  * or of peak FLOPs, whichever is larger. */
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len)
@@ -72,6 +86,11 @@ void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t
 		bv_format_time(res->median_ns, buf, len);
 }
 
+int bv_change_not_called(const bv_change *ch)
+{
+	return !strcmp(ch->verdict, "same") || !strcmp(ch->verdict, "inconclusive");
+}
+
 int bv_change_layout_bound(const bv_table *t, const bv_change *ch)
 {
 	return ch->layouts > 1 && ch->layout_hi >= ch->layout_lo &&
@@ -80,7 +99,9 @@ int bv_change_layout_bound(const bv_table *t, const bv_change *ch)
 
 void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len)
 {
-	int layout = !strcmp(ch->verdict, "same") && bv_change_layout_bound(t, ch);
+	/* placement explains a `same` that noise alone would not, and an
+	 * inconclusive estimate past the band */
+	int layout = bv_change_not_called(ch) && bv_change_layout_bound(t, ch);
 	char spread[64] = "";
 	if (layout)
 		snprintf(spread, sizeof(spread), ", layout [%.3f, %.3f]", ch->layout_lo, ch->layout_hi);
@@ -92,7 +113,10 @@ void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, siz
 		snprintf(state, sizeof(state), ", %.3f while disturbed (%zu set aside)", ch->level_disturbed,
 			 ch->n_disturbed);
 	/* held: the cell's own interval says changed, the run's evidence does
-	 * not (verdict.c): "unconfirmed" says more than "noisy" */
-	const char *noise = layout ? "" : ch->held ? ", unconfirmed" : ch->noisy ? ", noisy" : "";
+	 * not (verdict.c): "unconfirmed" says more than "noisy"; an
+	 * inconclusive change is noisy by its definition, so that is not
+	 * repeated */
+	int unsure = !strcmp(ch->verdict, "inconclusive");
+	const char *noise = layout ? "" : ch->held ? ", unconfirmed" : ch->noisy && !unsure ? ", noisy" : "";
 	snprintf(buf, len, "%s%s%s%s%s", noise, spread, state, ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
 }

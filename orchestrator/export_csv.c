@@ -81,8 +81,10 @@ int bv_export_csv(const bv_table *t, FILE *out)
 			num(out, ok ? r->bytes / res->median_ns : 0, ok && r->bytes > 0), fputc(',', out);
 			num(out, ok ? r->flops / res->median_ns : 0, ok && r->flops > 0), fputc(',', out);
 			num(out, ch->ratio, has), fputc(',', out);
-			num(out, ch->ci_low, has), fputc(',', out);
-			num(out, ch->ci_high, has), fputc(',', out);
+			/* a change without a 95 % interval has its estimate only */
+			int iv = has && bv_change_has_interval(ch);
+			num(out, ch->ci_low, iv), fputc(',', out);
+			num(out, ch->ci_high, iv), fputc(',', out);
 			field(out, i == 0 ? "" : has ? ch->verdict : ch->none ? ch->none : res->status, 0);
 			fputc(',', out);
 			field(out, has ? (ch->mode ? ch->mode : "paired") : "", 0), fputc(',', out);

@@ -46,7 +46,8 @@ static const char css[] = "body{font:14px/1.4 system-ui,sans-serif;margin:2em;co
                           "svg text{font:11px system-ui,sans-serif;fill:#222}"
                           "svg .axis{stroke:#999}svg .one{stroke:#222;stroke-dasharray:4 3}"
                           "svg .slower{stroke:#b3261e;fill:#b3261e}svg .faster{stroke:#1b7f3b;fill:#1b7f3b}"
-                          "svg .same{stroke:#666;fill:#666}";
+                          "svg .same{stroke:#666;fill:#666}"
+                          "td.inconclusive{color:#8a5a00}svg .inconclusive{stroke:#b08000;fill:#b08000}";
 
 /* Chart geometry: labels on the left, the ratio axis (log scale) right. */
 enum { LABEL_W = 300, PLOT_W = 460, ROW_H = 18, TOP = 28, PAD = 12 };
@@ -127,9 +128,10 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 			fprintf(out, "<g class=\"%s\"><title>", ch->verdict);
 			esc(out, r->op), fputc(' ', out), esc(out, r->backend), fprintf(out, " %s ", size);
 			esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[0]);
-			char q[96];
+			char q[96], ratio[64];
 			bv_format_qualifiers(t, ch, q, sizeof(q));
-			fprintf(out, ": %.3f [%.3f, %.3f] %s", ch->ratio, ch->ci_low, ch->ci_high, ch->verdict);
+			bv_format_ratio(ch, ratio, sizeof(ratio));
+			fputs(": ", out), esc(out, ratio), fprintf(out, " %s", ch->verdict);
 			esc(out, q), fputs("</title>", out);
 			fprintf(out, "<text x=\"%d\" y=\"%.1f\">", PAD, y + 4);
 			esc(out, r->op), fputc(' ', out), esc(out, r->backend), fprintf(out, " %s  ", size);
@@ -181,10 +183,11 @@ static void table(FILE *out, const bv_table *t)
 				continue;
 			const bv_change *ch = &r->changes[i];
 			if (ch->valid) {
-				char q[96];
+				char q[96], ratio[64];
 				bv_format_qualifiers(t, ch, q, sizeof(q));
-				fprintf(out, "<td class=\"%s\">%.3f [%.3f, %.3f] %s", ch->verdict, ch->ratio,
-				        ch->ci_low, ch->ci_high, ch->verdict);
+				bv_format_ratio(ch, ratio, sizeof(ratio));
+				fprintf(out, "<td class=\"%s\">", ch->verdict);
+				esc(out, ratio), fprintf(out, " %s", ch->verdict);
 				esc(out, q), fputs("</td>", out);
 			} else
 				fputs("<td>", out), esc(out, ch->none ? ch->none : "-"), fputs("</td>", out);

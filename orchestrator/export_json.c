@@ -16,7 +16,8 @@ int bv_export_json(const bv_table *t, FILE *out)
 {
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddStringToObject(doc, "schema", "bench-versions-comparison");
-	cJSON_AddStringToObject(doc, "schema_version", "1.0");
+	/* 1.1: verdict "inconclusive", ci_low/ci_high null without an interval */
+	cJSON_AddStringToObject(doc, "schema_version", "1.1");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	if (t->method)
@@ -28,6 +29,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 		cJSON_AddNumberToObject(ec, "false_discovery_rate", t->fdr);
 		cJSON_AddNumberToObject(ec, "comparisons", (double)t->tested);
 		cJSON_AddNumberToObject(ec, "changes_called", (double)t->called);
+		cJSON_AddNumberToObject(ec, "inconclusive", (double)t->inconclusive);
 		cJSON_AddNumberToObject(ec, "expected_false_at_most", t->fdr * (double)t->called);
 		cJSON_AddStringToObject(ec, "summary", t->control);
 	}
@@ -85,8 +87,14 @@ int bv_export_json(const bv_table *t, FILE *out)
 			cJSON_AddStringToObject(o, "version", t->labels[i]);
 			if (ch->valid) {
 				cJSON_AddNumberToObject(o, "ratio", ch->ratio);
-				cJSON_AddNumberToObject(o, "ci_low", ch->ci_low);
-				cJSON_AddNumberToObject(o, "ci_high", isfinite(ch->ci_high) ? ch->ci_high : 1e308);
+				if (bv_change_has_interval(ch)) {
+					cJSON_AddNumberToObject(o, "ci_low", ch->ci_low);
+					cJSON_AddNumberToObject(o, "ci_high", isfinite(ch->ci_high) ? ch->ci_high : 1e308);
+				} else {
+					/* fewer processes than a 95 % interval needs */
+					cJSON_AddNullToObject(o, "ci_low");
+					cJSON_AddNullToObject(o, "ci_high");
+				}
 				cJSON_AddStringToObject(o, "verdict", ch->verdict);
 				cJSON_AddBoolToObject(o, "paired", ch->paired);
 				cJSON_AddStringToObject(o, "mode", ch->mode ? ch->mode : "paired");
@@ -96,7 +104,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 					cJSON_AddNumberToObject(o, "layouts", ch->layouts);
 					double spread[2] = {ch->layout_lo, ch->layout_hi};
 					cJSON_AddItemToObject(o, "layout_spread", cJSON_CreateDoubleArray(spread, 2));
-					cJSON_AddBoolToObject(o, "layout_bound", !strcmp(ch->verdict, "same") &&
+					cJSON_AddBoolToObject(o, "layout_bound", bv_change_not_called(ch) &&
 										     bv_change_layout_bound(t, ch));
 				}
 				if (ch->nproc && (ch->state_dependent || ch->unstable)) {

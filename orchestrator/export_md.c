@@ -33,8 +33,10 @@ static void change_cell(FILE *out, const bv_table *t, const bv_row *r, size_t i)
 		return;
 	}
 	int bold = strcmp(ch->verdict, "same") != 0;
-	fprintf(out, "%.3f \\[%.3f, %.3f\\] %s%s%s", ch->ratio, ch->ci_low, ch->ci_high, bold ? "**" : "",
-	        ch->verdict, bold ? "**" : "");
+	char ratio[64];
+	bv_format_ratio(ch, ratio, sizeof(ratio));
+	md(out, ratio);
+	fprintf(out, " %s%s%s", bold ? "**" : "", ch->verdict, bold ? "**" : "");
 	char q[96];
 	bv_format_qualifiers(t, ch, q, sizeof(q));
 	md(out, q);

@@ -69,7 +69,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 		const bv_row *row = &t->rows[k];
 		if (row_empty(row, nv))
 			continue;
-		char buf[128];
+		char buf[256];
 		put(&g, r, 0, row->bench);
 		put(&g, r, 1, row->op);
 		put(&g, r, 2, row->backend);
@@ -84,10 +84,10 @@ int bv_export_table(const bv_table *t, FILE *out)
 			if (i > 0) {
 				const bv_change *ch = &row->changes[i];
 				if (ch->valid) {
-					char q[96];
+					char q[96], ratio[64];
 					bv_format_qualifiers(t, ch, q, sizeof(q));
-					snprintf(buf, sizeof(buf), "%.3f [%.3f, %.3f] %s%s", ch->ratio, ch->ci_low,
-						 ch->ci_high, ch->verdict, q);
+					bv_format_ratio(ch, ratio, sizeof(ratio));
+					snprintf(buf, sizeof(buf), "%s %s%s", ratio, ch->verdict, q);
 				} else
 					snprintf(buf, sizeof(buf), "%s", ch->none ? ch->none : "-");
 				put(&g, r, c++, buf);

@@ -219,6 +219,13 @@ static char *method_line(const cJSON *doc, double threshold)
 	else
 		bv_buf_puts(&b, "versions alternated in random order in each process; ratio = median over "
 				"processes of each process's median pair ratio; ");
+	/* The time columns are each version's own median: a statistic of
+	 * other numbers than the ratio beside them, and on a machine whose
+	 * speed moves between processes their quotient can differ from it by
+	 * far more than its interval (docs/measurement.md says why they are
+	 * not derived from the ratio).  Said where every exporter shows it. */
+	bv_buf_puts(&b, "times = each version's own median over processes of its per-process median, "
+			"unpaired (their quotient need not be the ratio); ");
 	bv_buf_printf(&b, "95%% order-statistic interval; threshold %.1f%%", threshold * 100);
 	return bv_buf_detach(&b);
 }

@@ -60,6 +60,9 @@ void bv_report_ratio(const bv_report_cell *c, char *buf, size_t len)
 	const bv_change *ch = &c->row->changes[1];
 	if (!ch->valid)
 		snprintf(buf, len, "-");
+	else if (!bv_change_has_interval(ch))
+		snprintf(buf, len, "%.3fx [no 95%% interval: %d process%s]", ch->ratio, ch->processes,
+			 ch->processes == 1 ? "" : "es");
 	else if (isfinite(ch->ci_high))
 		snprintf(buf, len, "%.3fx [%.3f, %.3f]", ch->ratio, ch->ci_low, ch->ci_high);
 	else
@@ -89,6 +92,17 @@ static int is(const char *a, const char *b) { return a && !strcmp(a, b); }
 static int beyond_budget(const bv_change *ch, double budget)
 {
 	return ch->valid && ch->coverage >= 0.95 && ch->ci_low > 1 + budget;
+}
+
+/* Why an inconclusive cell is listed. */
+static char *inconclusive_why(const bv_change *ch)
+{
+	if (!bv_change_has_interval(ch))
+		return bv_asprintf("inconclusive: %d process%s give no 95%% interval (at least %d needed); measure it "
+				   "again",
+				   ch->processes, ch->processes == 1 ? "" : "es", BV_INTERVAL_MIN_PROCESSES);
+	return bv_strdup("inconclusive: the estimate is past the threshold but the evidence does not call it "
+			 "slower; measure it again");
 }
 
 static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
@@ -146,6 +160,13 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 			c->why = bv_asprintf("its own interval says slower, but over the run's comparisons the evidence is "
 					     "not enough to call it (p = %.2g)",
 					     ch->p);
+		} else if (is(ch->verdict, "inconclusive") && (ch->ratio > 1 || !bv_change_has_interval(ch))) {
+			/* Not shown the same, not called slower (verdict.c): like
+			 * unstable, neither READY's "no change" nor a blocker; a
+			 * warning that asks for another measurement.  One whose
+			 * estimate is faster is no risk to a release (below). */
+			c->status = BV_CELL_WARNING;
+			c->why = inconclusive_why(ch);
 		} else if (is(ch->verdict, "slower")) {
 			c->status = BV_CELL_WARNING;
 			c->why = bv_asprintf("slower (by more than the %.4g%% threshold), within the +%.4g%% budget",
@@ -153,6 +174,9 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 		} else if (is(ch->verdict, "faster")) {
 			c->status = BV_CELL_IMPROVEMENT;
 			c->why = bv_strdup("faster");
+		} else if (is(ch->verdict, "inconclusive")) {
+			c->status = BV_CELL_OK;
+			c->why = bv_strdup("inconclusive: the estimate is faster, but not called; no sign of a slowdown");
 		} else {
 			c->status = BV_CELL_OK;
 			c->why = bv_strdup(ch->noisy ? "no significant change (noisy: the interval reaches past the threshold)"

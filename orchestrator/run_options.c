@@ -8,6 +8,7 @@
  * once the command line is read, so `--quick` and an explicit value combine
  * in either order (`--min-processes 8 --quick` keeps 8).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,6 +47,15 @@ int bv_measure_opts_settle(bv_measure_opts *mo)
 	 * (verdict.c); only cells that look changed sample that long. */
 	if (!mo->max_processes)
 		mo->max_processes = mo->quick ? 24 : 60;
+	/* Fewer processes than a 95 % interval needs give a one-point "interval"
+	 * and no verdict worth the name: refused, naming the minimum. */
+	if (mo->max_processes < BV_INTERVAL_MIN_PROCESSES)
+		return bv_fail(BV_EINPUT,
+			       "%s %d: a 95%% interval for the median needs at least %d processes "
+			       "(with %d, [min, max] covers %.1f%%)",
+			       mo->min_processes == mo->max_processes ? "--processes" : "--max-processes",
+			       mo->max_processes, BV_INTERVAL_MIN_PROCESSES, mo->max_processes,
+			       100.0 * (1.0 - 2.0 * pow(0.5, mo->max_processes)));
 	if (mo->max_processes < mo->min_processes)
 		return bv_fail(BV_EINPUT, "--max-processes %d is below --min-processes %d", mo->max_processes,
 			       mo->min_processes);
@@ -81,9 +91,9 @@ void bv_run_cli_table(bv_run_cli *c, bv_option *opts, const char *const *only)
 	    BV_INT("--min-processes", &mo->min_processes, "N", 1, 1000,
 		   "processes per cell before it may stop (default 10, quick 6)"),
 	    BV_INT("--max-processes", &mo->max_processes, "N", 1, 1000,
-		   "processes per cell at most (default 60, quick 24)"),
+		   "processes per cell at most (default 60, quick 24; at least 6)"),
 	    BV_INT("--processes", &c->processes, "N", 1, 1000,
-		   "exactly N processes per cell (no adaptive stopping)"),
+		   "exactly N processes per cell (no adaptive stopping; at least 6, what a 95% interval needs)"),
 	    BV_DURATION("--budget", &mo->budget_s, "S", 0.001, 86400,
 			"measuring seconds per cell, all versions (default 10, quick 2)"),
 	    BV_INT("--rounds", &mo->rounds, "N", 1, 100000,

@@ -224,7 +224,7 @@ typedef struct bv_result {
 typedef struct bv_change {
 	int valid;
 	double ratio, ci_low, ci_high, coverage;
-	const char *verdict; /* faster, slower, same */
+	const char *verdict; /* faster, slower, same, inconclusive, unstable (verdict.c) */
 	int paired;          /* measured in the same processes as the baseline */
 	const char *mode;    /* paired, isolated, unpaired (different runs) */
 	int noisy;           /* "same", but the interval reaches past the threshold */
@@ -276,6 +276,7 @@ typedef struct bv_table {
 	size_t tested;   /* comparisons decided together (controlled changes) */
 	size_t called;   /* of those, slower or faster */
 	size_t unstable; /* changes whose ratio followed the machine's state, not judged */
+	size_t inconclusive; /* changes neither shown same nor called (verdict.c) */
 	char *control;   /* one line saying so, for every exporter's footer */
 } bv_table;
 
@@ -294,6 +295,13 @@ void bv_table_free(bv_table *t);
 
 /* ---- verdict (verdict.c) ------------------------------------------------ */
 #define BV_FDR 0.05 /* the run-wide false-discovery rate of every verdict */
+/* The fewest processes whose order-statistic interval for the median
+ * reaches 95 %: [min, max] of n covers 1 - 2^(1-n), 96.9 % at 6 and 93.8 %
+ * at 5 (stats.c).  run refuses fewer (run_options.c). */
+#define BV_INTERVAL_MIN_PROCESSES 6
+/* Whether a change has a 95 % interval to show and judge on (a log with
+ * fewer processes than that has an estimate only). */
+int bv_change_has_interval(const bv_change *ch);
 /* Every change's verdict, decided over the whole table at once: a change is
  * slower/faster only when its cell's interval says so *and* its evidence
  * survives Benjamini-Hochberg at level q over all controlled changes of the
@@ -325,7 +333,8 @@ int bv_row_ran(const bv_row *r, size_t nversions);
 /* Geometric mean of version v's ratios over the rows of one bench group;
  * *n gets the number of cells behind it (0: no ratio, returns 0). */
 double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *n);
-/* The gate behind --fail-on-slower: any change whose verdict is slower. */
+/* The gate behind --fail-on-slower: any change whose verdict is slower
+ * (inconclusive and unstable are not). */
 int bv_table_has_slower(const bv_table *t);
 
 /* ---- export ----------------------------------------------------------- */
@@ -349,12 +358,17 @@ const char *const *bv_exporter_list(void);
  * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
 void bv_format_time(double ns, char *buf, size_t len);
+/* A change's ratio and interval, "1.004 [0.998, 1.010]", or the estimate
+ * with "[no 95% interval: 1 process]" when it has none. */
+void bv_format_ratio(const bv_change *ch, char *buf, size_t len);
 /* What follows a change's verdict, shared by every exporter: ", noisy",
  * ", unconfirmed" (its own interval said changed, the run's control did not),
  * ", layout [0.57, 1.76]" (a `same` that placement alone moves past the
  * threshold), the machine's two levels of an `unstable` change, and the mode
  * when it is not paired (" unpaired"). */
 void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len);
+/* same or inconclusive: judged, and not called slower or faster. */
+int bv_change_not_called(const bv_change *ch);
 /* Whether placement alone moves the change past the threshold band. */
 int bv_change_layout_bound(const bv_table *t, const bv_change *ch);
 /* Text from logs, escaped for HTML (element text and quoted attributes

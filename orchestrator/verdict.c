@@ -32,6 +32,16 @@
  * Changes without per-process ratios (logs before schema 1.3, unpaired
  * ratios across runs) keep their cell's own verdict and are not counted in
  * the family; the footer says how many comparisons were controlled.
+ *
+ * Last, `same` is kept for what the data show to be the same: an estimate
+ * inside the threshold band, with a 95 % interval.  A change that is not
+ * called but whose estimate lies past the band (a 3.24x ratio whose interval
+ * still reaches 1 on a loaded machine; a cell the run's control held), or
+ * that has no interval at all (fewer than 6 processes), is `inconclusive`:
+ * neither the same nor a change, so measure it again.  An estimate inside
+ * the band with a wide interval stays `same, noisy`: on a loaded machine
+ * that is a third of an identical-code run (docs/measurement.md), and its
+ * best estimate is no change.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -164,6 +174,16 @@ static size_t split_by_state(bv_change *ch, double threshold, const bv_usual *u,
 	return n;
 }
 
+int bv_change_has_interval(const bv_change *ch) { return ch->coverage >= 0.95; }
+
+/* Neither shown the same (estimate in the band, with an interval) nor
+ * called: see the head of this file. */
+static int inconclusive(const bv_change *ch, double threshold)
+{
+	return !strcmp(ch->verdict, "same") &&
+	       (!bv_change_has_interval(ch) || ch->ratio > 1.0 + threshold || ch->ratio < 1.0 / (1.0 + threshold));
+}
+
 int bv_change_state_split(bv_change *ch, double threshold, const bv_usual *u)
 {
 	double *use = bv_xcalloc(ch->nproc + 1, sizeof(double));
@@ -236,14 +256,28 @@ void bv_table_decide(bv_table *t, double q)
 			ch->noisy = ch->held || bv_interval_noisy(&iv, t->threshold);
 			called += v != BV_SAME;
 		}
+	/* Every change, controlled or not (unpaired ratios, old logs): same
+	 * only when the data show it. */
+	size_t unsure = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t i = 1; i < t->nversions; i++) {
+			bv_change *ch = &t->rows[r].changes[i];
+			if (ch->valid && ch->verdict && inconclusive(ch, t->threshold)) {
+				ch->verdict = "inconclusive";
+				unsure++;
+			}
+		}
 	free(p);
 	free(found);
-	t->fdr = q, t->tested = m, t->called = called, t->unstable = unstable;
+	t->fdr = q, t->tested = m, t->called = called, t->unstable = unstable, t->inconclusive = unsure;
 	free(t->control);
-	char extra[160] = "";
+	char extra[320] = "";
 	if (unstable)
 		snprintf(extra, sizeof(extra), "; %zu cell%s unstable (the machine changed under %s: not judged)",
 			 unstable, unstable == 1 ? "" : "s", unstable == 1 ? "it" : "them");
+	if (unsure)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 "; %zu inconclusive (estimate past the band or no interval, not called: measure again)", unsure);
 	if (m == 0 && !unstable)
 		t->control = NULL;
 	else if (m == 0)

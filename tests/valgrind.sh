@@ -12,7 +12,7 @@ make_fixture
 VG="$TMP/vg"
 mkdir -p "$VG"
 # --timeout: a step under memcheck runs 20-50x slower than the default allows.
-args=(--benches unary --ops abs --backends scalar --sizes 1K --quick --processes 2 --rounds 3 --timeout 600)
+args=(--benches unary --ops abs --backends scalar --sizes 1K --quick --processes 6 --rounds 3 --timeout 600)
 
 # memcheck NAME CMD...: the command under memcheck, then its logs checked
 memcheck() {

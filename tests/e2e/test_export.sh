@@ -114,6 +114,47 @@ check "another machine: a note says why" contains "$TMP/far.out" "^note: main\.j
 BVC "$TMP/far/main.json" --across-machines > "$TMP/across" 2>&1
 check "--across-machines gives an unpaired ratio" contains "$TMP/across" "^unary +relu +scalar .* slower unpaired$"
 
+# Issue 15: a 3x estimate whose interval holds 1 (a loaded machine, process
+# ratios 0.3 to 5.4) is inconclusive, not `same, noisy`; a log with one
+# process (from elsewhere: run refuses it) has an estimate and no interval.
+mkdir -p "$TMP/unsure"
+python3 - "$main" "$TMP/unsure/main.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["cells"]:
+    ch = c.get("change")
+    if not ch:
+        continue
+    ch.pop("process_state", None), ch.pop("layout_spread", None)
+    if c["op"] == "relu":
+        r = [0.3, 3.241, 0.982, 3.295, 5.4, 3.1, 3.25]
+        ch.update(ratio=3.241, ratio_ci_low=0.3, ratio_ci_high=5.4, coverage=0.984375, processes=7, process_ratios=r)
+    else:
+        ch.update(ratio=0.992, ratio_ci_low=0.992, ratio_ci_high=0.992, coverage=0, processes=1, process_ratios=[0.992])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+BVC "$TMP/unsure/main.json" --fail-on-slower > "$TMP/unsure.out" 2>&1
+check "inconclusive is not slower: --fail-on-slower exits 0" test $? -eq 0
+check "a 3x estimate whose interval holds 1 is inconclusive" \
+	contains "$TMP/unsure.out" "^unary +relu +scalar +64K .* 3\.241 \[0\.300, 5\.400\] inconclusive$"
+check "one process: no interval printed, inconclusive" \
+	contains "$TMP/unsure.out" "^unary +abs +scalar +64K .* 0\.992 \[no 95% interval: 1 process\] inconclusive$"
+check "the footer counts them" contains "$TMP/unsure.out" "^verdicts: .*; 2 inconclusive"
+check "the method line says what the time columns are" contains "$TMP/unsure.out" "^method: .*times = each version's own median over processes"
+BVC "$TMP/unsure/main.json" --format json > "$TMP/unsure.json"
+check "json: inconclusive, and null bounds without an interval" python3 - "$TMP/unsure.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] == "1.1", d["schema_version"]
+ch = {r["op"]: r["changes"][0] for r in d["rows"]}
+assert ch["relu"]["verdict"] == "inconclusive" and ch["relu"]["ci_low"] == 0.3, ch["relu"]
+assert ch["abs"]["verdict"] == "inconclusive" and ch["abs"]["ci_low"] is None and ch["abs"]["ci_high"] is None, ch["abs"]
+assert d["error_control"]["inconclusive"] == 2, d["error_control"]
+PY
+BVC "$TMP/unsure/main.json" --format csv > "$TMP/unsure.csv"
+check "csv: inconclusive, empty bounds without an interval" \
+	contains "$TMP/unsure.csv" '^"?unary"?,"?abs"?,"?scalar"?,65536,"?main"?,.*,0\.992,,,inconclusive,'
+
 BVC "$TMP/evil/main.json" --format html > "$TMP/evil.html"
 BVC "$main" --format html > "$TMP/report.html"
 check "html is well formed, self-contained, one svg per group, escapes a hostile label" python3 - "$TMP/report.html" "$TMP/evil.html" <<'PY'

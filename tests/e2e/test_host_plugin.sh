@@ -74,7 +74,9 @@ check "verdicts: relu slower, abs same, cuda reported from the full plugins" pyt
 import json, sys
 rows = {(r["op"], r["backend"]): r for r in json.load(open(sys.argv[1]))["rows"]}
 for be in ("scalar", "simd"):
-    assert rows[("abs", be)]["changes"][0]["verdict"] == "same", rows[("abs", be)]["changes"]
+    # unchanged: not called (inconclusive when a loaded machine puts the
+    # estimate past the band: docs/measurement.md)
+    assert rows[("abs", be)]["changes"][0]["verdict"] in ("same", "inconclusive"), rows[("abs", be)]["changes"]
 assert rows[("relu", "scalar")]["changes"][0]["verdict"] == "slower", rows[("relu", "scalar")]["changes"]
 for op in ("abs", "relu"):
     for r in rows[(op, "cuda")]["results"]:

@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 make_fixture
 cd "$TMP"
-quick=(--benches unary --ops abs --backends scalar --sizes 1K --quick --processes 2 --rounds 3 --results "$TMP/results")
+quick=(--benches unary --ops abs --backends scalar --sizes 1K --quick --processes 6 --rounds 3 --results "$TMP/results")
 
 # refused NAME PATTERN CMD...: exit 2 and a message matching PATTERN, no crash
 refused() {

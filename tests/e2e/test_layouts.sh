@@ -37,7 +37,9 @@ rows = [r for r in d["rows"] if r["backend"] == "scalar"]
 assert len(rows) == 3, rows
 for r in rows:
     c = r["changes"][0]
-    assert c["verdict"] == "same", (r["op"], c)
+    # not called: same, or inconclusive when placement put the estimate
+    # past the band (docs/measurement.md)
+    assert c["verdict"] in ("same", "inconclusive"), (r["op"], c)
     assert c["layouts"] == 4 and len(c["layout_spread"]) == 2, c
     lo, hi = c["layout_spread"]
     assert lo <= hi, c

@@ -306,7 +306,7 @@ git -C "$FIX" checkout -q -- kernels
 echo "this is not C" >> "$FIX/kernels/src/scalar.c"
 git -C "$FIX" commit -qam "broken"
 "$BV" report --baseline 0.1.0 --candidate main --benches unary --ops abs --backends scalar --sizes 1K \
-	--quick --processes 2 --rounds 3 --results "$TMP/results8" > "$TMP/out8" 2> "$TMP/err8"
+	--quick --processes 6 --rounds 3 --results "$TMP/results8" > "$TMP/out8" 2> "$TMP/err8"
 check "a candidate that does not build: NOT READY, exit 1" test $? -eq 1
 check "the build failure is the reason, with the build's message" contains "$TMP/out8" "the candidate main did not build: building the library \(make lib\) failed"
 check "JUnit: the candidate's build is a failure" python3 - "$(ls -d "$TMP"/results8/*/)report.xml" <<'PY'

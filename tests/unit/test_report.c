@@ -335,6 +335,41 @@ static void verdict_boundaries_and_budgets(void **state)
 	bv_report_free(&r);
 }
 
+/* Issue 15: an inconclusive cell (a 3x estimate whose interval holds 1; one
+ * process, no interval) is neither a blocker nor "no change": a warning, as
+ * unstable is; one whose estimate is faster is ok. */
+static void inconclusive_cells_warn_and_never_block(void **state)
+{
+	(void)state;
+	const cell_spec cells[] = {
+	    {"unary", "sqrt", "ok", "ok", 3.241, 0.3, 5.4, NULL},
+	    {"unary", "abs", "ok", "ok", 0.992, 0.992, 0.992, NULL},
+	    {"unary", "neg", "ok", "ok", 0.5, 0.2, 1.3, NULL},
+	};
+	bv_table t;
+	make_table(&t, cells, 3);
+	for (size_t k = 0; k < 3; k++)
+		t.rows[k].changes[1].verdict = "inconclusive";
+	t.rows[1].changes[1].coverage = 0, t.rows[1].changes[1].processes = 1;
+	bv_budgets b;
+	bv_budgets_default(&b, 0.05);
+	bv_report r;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(bv_report_judge(&r, &t, &b), 0);
+	assert_true(r.ready);
+	assert_int_equal(status_at(&r, 0), BV_CELL_WARNING);
+	assert_non_null(strstr(r.cells[0].why, "inconclusive"));
+	assert_int_equal(status_at(&r, 1), BV_CELL_WARNING);
+	assert_non_null(strstr(r.cells[1].why, "no 95% interval (at least 6 needed)"));
+	char *sum = bv_report_cell_summary(&r.cells[1]);
+	assert_non_null(strstr(sum, "0.992x [no 95% interval: 1 process]"));
+	free(sum);
+	assert_int_equal(status_at(&r, 2), BV_CELL_OK);
+	bv_report_free(&r);
+	bv_budgets_free(&b);
+	bv_table_free(&t);
+}
+
 static void verdict_build_failures(void **state)
 {
 	(void)state;
@@ -475,6 +510,7 @@ int test_report(void)
 	    cmocka_unit_test(verdict_build_failures),
 	    cmocka_unit_test(formats_escape_hostile_text),
 	    cmocka_unit_test(out_of_memory_is_a_failure),
+	    cmocka_unit_test(inconclusive_cells_warn_and_never_block),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
