@@ -12,14 +12,18 @@
 #include "cli.h"
 #include "common.h"
 #include "options.h"
+#include "results.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out, "usage: bench-versions compare LOG... [options]\n\n"
+	fprintf(out, "usage: bench-versions compare LOG|RUN_DIR... [options]\n\n"
 		     "Merges results logs (results/<run>/<label>.json) into one comparison table;\n"
-		     "the first LOG is the baseline.  Logs from the same run keep their paired\n"
-		     "ratios; logs from different runs get the ratio of medians, marked unpaired;\n"
+		     "the first LOG is the baseline; a run's directory stands for its logs, its\n"
+		     "baseline first.  Logs from the same run keep their paired ratios; logs from\n"
+		     "different runs get the ratio of medians, marked unpaired and never called\n"
+		     "slower or faster (inconclusive: one run per version cannot measure the\n"
+		     "variation between runs);\n"
 		     "logs from another machine (hostname or cpu differ) get no ratio unless\n"
 		     "--across-machines.\n\n"
 		     "options (--opt VALUE or --opt=VALUE):\n");
@@ -64,12 +68,31 @@ int bv_cmd_compare(int argc, char **argv)
 		free(logs);
 		return BV_EXIT_USAGE;
 	}
+	/* A run's directory stands for its logs, the run's baseline first, as
+	 * for report --from DIR (one loader: bv_run_dir_logs). */
+	char **paths = NULL;
+	size_t npaths = 0;
+	for (size_t i = 0; i < nlogs && rc == 0; i++) {
+		char **found = NULL;
+		size_t nfound = 0;
+		if (bv_is_dir(logs[i]))
+			rc = bv_run_dir_logs(logs[i], &found, &nfound, NULL);
+		else
+			found = bv_xcalloc(1, sizeof(char *)), found[0] = bv_strdup(logs[i]), nfound = 1;
+		paths = bv_xrealloc(paths, (npaths + nfound + 1) * sizeof(char *));
+		for (size_t j = 0; j < nfound; j++)
+			paths[npaths++] = found[j];
+		free(found);
+	}
 	const bv_exporter *exporter = bv_exporter_find(format);
 	regex_t re;
-	rc = filter ? bv_filter_compile(filter, &re) : 0;
+	if (rc == 0)
+		rc = filter ? bv_filter_compile(filter, &re) : 0;
+	else
+		filter = NULL; /* nothing compiled, nothing to free */
 	bv_table table;
 	if (rc == 0) {
-		rc = bv_merge(logs, nlogs, &mo, &table);
+		rc = bv_merge(paths, npaths, &mo, &table);
 		if (rc == 0) {
 			if (filter)
 				bv_table_filter(&table, &re);
@@ -90,6 +113,9 @@ int bv_cmd_compare(int argc, char **argv)
 			regfree(&re);
 	}
 	free(logs);
+	for (size_t i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
 	if (rc == 1)
 		return BV_EXIT_REGRESSION;
 	if (rc)

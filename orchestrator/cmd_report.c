@@ -47,7 +47,8 @@ static void usage(FILE *out, const bv_option *opts)
 		     "interrupted (the finished cells are kept: see --resume)\n");
 }
 
-/* --from DIR: the run's two logs, by label or from the run block. */
+/* --from DIR: the run's two logs, by label or from the run block
+ * (bv_run_dir_logs, which compare DIR shares: the baseline first). */
 static int logs_from_dir(const char *dir, const char *base, const char *cand, char **paths)
 {
 	if (base && cand) {
@@ -55,41 +56,20 @@ static int logs_from_dir(const char *dir, const char *base, const char *cand, ch
 		paths[1] = bv_asprintf("%s/%s.json", dir, cand);
 		return 0;
 	}
-	DIR *d = opendir(dir);
-	if (!d)
-		return bv_fail(BV_EINPUT, "cannot open %s", dir);
-	struct dirent *de;
-	cJSON *doc = NULL;
-	char *first = NULL;
-	while (!doc && (de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n < 6 || strcmp(de->d_name + n - 5, ".json") || de->d_name[0] == '.')
-			continue;
-		free(first);
-		first = bv_asprintf("%s/%s", dir, de->d_name);
-		if (bv_log_load(first, &doc))
-			doc = NULL;
-	}
-	closedir(d);
-	int rc = 0;
-	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
-	const cJSON *versions = cJSON_GetObjectItemCaseSensitive(run, "versions");
-	const char *b = bv_json_str(run, "baseline");
-	if (!doc)
-		rc = bv_fail(BV_EINPUT, "%s holds no results log", dir);
-	else if (!b || cJSON_GetArraySize(versions) != 2 || !cJSON_IsString(cJSON_GetArrayItem(versions, 0)) ||
-		 !cJSON_IsString(cJSON_GetArrayItem(versions, 1)))
+	char **found = NULL;
+	size_t n = 0, nversions = 0;
+	int rc = bv_run_dir_logs(dir, &found, &n, &nversions);
+	if (rc == 0 && (nversions != 2 || n != 2))
 		rc = bv_fail(BV_EINPUT,
-			     "%s: the run has %d versions; name two with --baseline LABEL --candidate LABEL", dir,
-			     cJSON_GetArraySize(versions));
-	else {
-		const char *v0 = cJSON_GetArrayItem(versions, 0)->valuestring;
-		const char *v1 = cJSON_GetArrayItem(versions, 1)->valuestring;
-		paths[0] = bv_asprintf("%s/%s.json", dir, base ? base : b);
-		paths[1] = bv_asprintf("%s/%s.json", dir, cand ? cand : !strcmp(v0, b) ? v1 : v0);
+			     "%s: the run has %zu versions (%zu logs); name two with --baseline LABEL --candidate LABEL",
+			     dir, nversions, n);
+	else if (rc == 0) {
+		paths[0] = base ? bv_asprintf("%s/%s.json", dir, base) : bv_strdup(found[0]);
+		paths[1] = cand ? bv_asprintf("%s/%s.json", dir, cand) : bv_strdup(found[1]);
 	}
-	free(first);
-	cJSON_Delete(doc);
+	for (size_t i = 0; i < n; i++)
+		free(found[i]);
+	free(found);
 	return rc;
 }
 

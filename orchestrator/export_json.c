@@ -30,6 +30,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 		cJSON_AddNumberToObject(ec, "comparisons", (double)t->tested);
 		cJSON_AddNumberToObject(ec, "changes_called", (double)t->called);
 		cJSON_AddNumberToObject(ec, "inconclusive", (double)t->inconclusive);
+		cJSON_AddNumberToObject(ec, "between_runs", (double)t->between_runs);
 		cJSON_AddNumberToObject(ec, "expected_false_at_most", t->fdr * (double)t->called);
 		cJSON_AddStringToObject(ec, "summary", t->control);
 	}
@@ -99,6 +100,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 				cJSON_AddBoolToObject(o, "paired", ch->paired);
 				cJSON_AddStringToObject(o, "mode", ch->mode ? ch->mode : "paired");
 				cJSON_AddBoolToObject(o, "noisy", ch->noisy);
+				cJSON_AddBoolToObject(o, "between_runs", ch->between_runs);
 				cJSON_AddNumberToObject(o, "processes", ch->processes);
 				if (ch->layouts > 1) {
 					cJSON_AddNumberToObject(o, "layouts", ch->layouts);

@@ -5,7 +5,12 @@
  * first log is the baseline.  A version measured in the same run as the
  * baseline carries its ratios (measure.c) and those are used; otherwise the
  * ratio of medians is shown, marked unpaired, with a deliberately wide
- * interval (the quotient of the two medians' intervals).  Pairing needs the
+ * interval (the quotient of the two medians' intervals).  Across runs that
+ * ratio is never called slower or faster: each median's interval holds the
+ * variation between the processes of its own run only, and runs differ by
+ * more (the same code measured in two runs on this machine: 0.72 to 1.47,
+ * and a false `faster`; docs/measurement.md), which one run per version
+ * cannot measure.  Such a change is `inconclusive`.  Pairing needs the
  * same run (run.id) and machine: a log from another run may carry a change
  * block against a baseline that merely has the same label.  Logs from
  * another machine (hostname or cpu differ) get no ratio unless asked for.
@@ -189,8 +194,10 @@ static char *machine_desc(const log_info *l)
 	return d;
 }
 
-/* How the baseline's log says its numbers were measured, in one line. */
-static char *method_line(const cJSON *doc, double threshold)
+/* How one log says its numbers were measured: mode, processes, rounds,
+ * samples, --quick.  Logs measured differently each get theirs on the
+ * method line (method_line). */
+static char *method_how(const cJSON *doc)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "method");
 	double minp = 0, maxp = 0, rounds = 0, sample = 0, budget = 0;
@@ -202,7 +209,6 @@ static char *method_line(const cJSON *doc, double threshold)
 	bv_json_num(m, "sample_us", &sample);
 	bv_json_num(m, "budget_s", &budget);
 	const char *mode = bv_json_str(m, "mode");
-	int isolated = mode && !strcmp(mode, "isolated");
 	bv_buf b = BV_BUF_INIT;
 	char *shown = clean_dup(mode ? mode : "?");
 	bv_buf_printf(&b, "%s: ", shown);
@@ -212,11 +218,43 @@ static char *method_line(const cJSON *doc, double threshold)
 	else
 		bv_buf_printf(&b, "%g-%g processes per cell (stops when the interval decides, or at %g s)", minp, maxp,
 			      budget);
-	bv_buf_printf(&b, " x %g rounds of %g us samples; ", rounds, sample);
+	bv_buf_printf(&b, " x %g rounds of %g us samples", rounds, sample);
+	/* --quick changes the budget and rounds above; said by name too, as
+	 * the user typed it. */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "quick")))
+		bv_buf_puts(&b, ", --quick");
+	return bv_buf_detach(&b);
+}
+
+static int is_isolated(const char *how) { return !strncmp(how, "isolated:", 9); }
+
+/* The table's method line: how each log was measured, once when every log
+ * was measured alike (one run, or runs with the same settings), else each
+ * log's own (labels[i]: how[i]): a table whose columns came from a --quick
+ * run and a full one must say so, or the baseline's settings are taken for
+ * all.  Then what the ratios and times are, for each mode present. */
+static char *method_line(char **how, char **labels, size_t n, double threshold)
+{
+	bv_buf b = BV_BUF_INIT;
+	int alike = 1, isolated = 0, alternated = 0;
+	for (size_t i = 0; i < n; i++) {
+		alike &= !strcmp(how[i], how[0]);
+		if (is_isolated(how[i]))
+			isolated = 1;
+		else
+			alternated = 1;
+	}
+	if (alike)
+		bv_buf_printf(&b, "%s; ", how[0]);
+	else {
+		bv_buf_puts(&b, "logs measured differently: ");
+		for (size_t i = 0; i < n; i++)
+			bv_buf_printf(&b, "%s = %s; ", labels[i], how[i]);
+	}
 	if (isolated)
 		bv_buf_puts(&b, "one process per version, in random order; ratio = median over rounds of the "
 				"ratio of the processes' medians; ");
-	else
+	if (alternated)
 		bv_buf_puts(&b, "versions alternated in random order in each process; ratio = median over "
 				"processes of each process's median pair ratio; ");
 	/* The time columns are each version's own median: a statistic of
@@ -300,6 +338,7 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 	 * the baseline), may fall back to the ratio of medians, or may not be
 	 * formed at all (another machine, unless asked). */
 	int *same_run = bv_xcalloc(n + 1, sizeof(int)), *other_machine = bv_xcalloc(n + 1, sizeof(int));
+	char **how = bv_xcalloc(n + 1, sizeof(char *)); /* each log's method (method_how) */
 	double threshold = o->threshold;
 	/* Too much in all is refused before a byte of any log is read. */
 	int rc = bv_logs_check_sizes(paths, n);
@@ -314,8 +353,8 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 				threshold = 0.01;
 			if (threshold < 0 || threshold >= 10)
 				threshold = 0.01;
-			t->method = method_line(doc, threshold);
 		}
+		how[i] = method_how(doc);
 		t->labels[i] = clean_dup(info[i].label ? info[i].label : "?");
 		other_machine[i] = !same_str(info[0].hostname, info[i].hostname) || !same_str(info[0].cpu, info[i].cpu);
 		/* A log without a run id cannot prove it shares the baseline's processes. */
@@ -326,8 +365,10 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 	if (threshold < 0 || threshold >= 10)
 		threshold = 0.01;
 	t->threshold = threshold;
-	if (rc == 0)
+	if (rc == 0) {
 		unique_labels(t, info);
+		t->method = method_line(how, t->labels, n, threshold);
+	}
 	for (size_t i = 1; i < n && rc == 0; i++) {
 		const char *file = base_name(paths[i]);
 		char *named = strncmp(file, t->labels[i], strlen(t->labels[i])) || strcmp(file + strlen(t->labels[i]), ".json")
@@ -347,7 +388,9 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 			free(here), free(base);
 		} else if (!same_run[i])
 			add_note(t, bv_asprintf("%s is from another run than the baseline; its ratios are unpaired "
-						"(ratio of medians, wider intervals)",
+						"(ratio of medians) and not called slower or faster, since runs differ "
+						"by more than one run per version can measure (inconclusive; to decide, "
+						"measure the versions together in one run)",
 						clean));
 		else {
 			/* Same run, but its ratios were taken against another version. */
@@ -394,13 +437,24 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 			ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
 			ch->noisy = bv_interval_noisy(&iv, threshold);
 			ch->mode = "unpaired";
+			/* Another run (or machine): the interval holds neither the
+			 * difference between runs nor anything that bounds it, so no
+			 * verdict, `same` included (a 4 % shift between runs can hide
+			 * a 4 % change as well as fake one).  Within one run the
+			 * medians share its processes and the quotient of their
+			 * intervals stays a fair, wide, verdict. */
+			if (!same_run[i]) {
+				ch->between_runs = 1;
+				ch->verdict = "inconclusive";
+				ch->noisy = 1; /* as every inconclusive (results-format.md) */
+			}
 		}
 	}
 	if (rc == 0)
 		bv_table_decide(t, BV_FDR);
 	for (size_t i = 0; i < n; i++)
-		info_free(&info[i]);
-	free(info);
+		info_free(&info[i]), free(how[i]);
+	free(info), free(how);
 	free(same_run), free(other_machine);
 	if (rc)
 		bv_table_free(t);

@@ -10,6 +10,7 @@
  */
 #include "results.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -456,4 +457,95 @@ int bv_logs_check_sizes(char *const *paths, size_t n)
 				       i + 1, paths[i], BV_RESULTS_TOTAL_MAX);
 	}
 	return 0;
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The index in names[] of LABEL.json, or -1.  Only names read from the
+ * directory are ever opened: a label is a log's text, and "../x" in one
+ * must not reach outside the run's directory. */
+static int name_index(char **names, size_t n, const char *label)
+{
+	for (size_t i = 0; label && i < n; i++) {
+		size_t len = strlen(label);
+		if (!strncmp(names[i], label, len) && !strcmp(names[i] + len, ".json"))
+			return (int)i;
+	}
+	return -1;
+}
+
+int bv_run_dir_logs(const char *dir, char ***paths, size_t *n, size_t *nversions)
+{
+	*paths = NULL, *n = 0;
+	if (nversions)
+		*nversions = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return bv_fail(BV_EINPUT, "cannot open %s", dir);
+	char **names = NULL;
+	size_t nn = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".json") || de->d_name[0] == '.')
+			continue;
+		names = bv_xrealloc(names, (nn + 1) * sizeof(char *));
+		names[nn++] = bv_strdup(de->d_name);
+	}
+	closedir(d);
+	/* readdir's order is the filesystem's; the run block decides below,
+	 * and names decide only among logs it does not list. */
+	if (nn)
+		qsort(names, nn, sizeof(char *), name_cmp);
+	cJSON *doc = NULL;
+	for (size_t i = 0; i < nn && !doc; i++) {
+		char *p = bv_asprintf("%s/%s", dir, names[i]);
+		if (bv_log_load(p, &doc))
+			doc = NULL;
+		free(p);
+	}
+	int rc = 0;
+	if (!doc)
+		rc = bv_fail(BV_EINPUT, "%s holds no results log (a run's directory holds LABEL.json for each version)",
+			     dir);
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	const cJSON *versions = cJSON_GetObjectItemCaseSensitive(run, "versions"), *v;
+	/* The run's baseline first (a table's first column is its baseline),
+	 * then its versions in the order they were named; a log without a run
+	 * block (schema 1.0) has only its names to go by. */
+	int *taken = bv_xcalloc(nn + 1, sizeof(int));
+	int *order = bv_xcalloc(nn + 1, sizeof(int));
+	size_t k = 0;
+	int b = rc ? -1 : name_index(names, nn, bv_json_str(run, "baseline"));
+	if (b >= 0)
+		taken[b] = 1, order[k++] = b;
+	if (!rc && cJSON_IsArray(versions)) {
+		cJSON_ArrayForEach(v, versions)
+		{
+			int j = cJSON_IsString(v) ? name_index(names, nn, v->valuestring) : -1;
+			if (j >= 0 && !taken[j])
+				taken[j] = 1, order[k++] = j;
+		}
+		if (nversions)
+			*nversions = (size_t)cJSON_GetArraySize(versions);
+	} else if (!rc) {
+		for (size_t j = 0; j < nn; j++)
+			if (!taken[j])
+				taken[j] = 1, order[k++] = (int)j;
+		if (nversions)
+			*nversions = k;
+	}
+	if (!rc && k == 0)
+		rc = bv_fail(BV_EINPUT, "%s: none of the run's versions has a log there", dir);
+	if (!rc) {
+		*paths = bv_xcalloc(k + 1, sizeof(char *));
+		for (size_t j = 0; j < k; j++)
+			(*paths)[j] = bv_asprintf("%s/%s", dir, names[order[j]]);
+		*n = k;
+	}
+	cJSON_Delete(doc);
+	for (size_t j = 0; j < nn; j++)
+		free(names[j]);
+	free(names), free(taken), free(order);
+	return rc;
 }

@@ -86,4 +86,13 @@ const cJSON *bv_log_cells(const cJSON *doc);
  * accepted it cannot fail (returns 0). */
 int bv_log_cell_read(const cJSON *cell, bv_log_cell *out);
 
+/* The logs of a run's directory (results/<run>/, as run writes it): the
+ * run's baseline first, then its other versions in the run's order (the
+ * run block of the first log there; file names only for logs without one).
+ * *paths (n of them, each and the array for the caller to free); nversions,
+ * when not NULL, gets how many versions the run had.  BV_EINPUT when dir
+ * cannot be opened or holds no results log.  compare DIR and report --from
+ * DIR both read a directory through this. */
+int bv_run_dir_logs(const char *dir, char ***paths, size_t *n, size_t *nversions);
+
 #endif

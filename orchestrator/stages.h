@@ -227,6 +227,9 @@ typedef struct bv_change {
 	const char *verdict; /* faster, slower, same, inconclusive, unstable (verdict.c) */
 	int paired;          /* measured in the same processes as the baseline */
 	const char *mode;    /* paired, isolated, unpaired (different runs) */
+	/* unpaired because the two logs come from different runs: never called
+	 * slower or faster (merge.c; docs/measurement.md has the figures) */
+	int between_runs;
 	int noisy;           /* "same", but the interval reaches past the threshold */
 	int processes;
 	const char *none; /* when !valid and both ran: why there is no ratio ("other machine") */
@@ -277,6 +280,7 @@ typedef struct bv_table {
 	size_t called;   /* of those, slower or faster */
 	size_t unstable; /* changes whose ratio followed the machine's state, not judged */
 	size_t inconclusive; /* changes neither shown same nor called (verdict.c) */
+	size_t between_runs; /* unpaired changes across runs: inconclusive by rule (merge.c) */
 	char *control;   /* one line saying so, for every exporter's footer */
 } bv_table;
 

@@ -30,8 +30,11 @@
  * those remain: never a confident verdict about a condition of the machine.
  *
  * Changes without per-process ratios (logs before schema 1.3, unpaired
- * ratios across runs) keep their cell's own verdict and are not counted in
- * the family; the footer says how many comparisons were controlled.
+ * ratios) keep their cell's own verdict and are not counted in the family;
+ * the footer says how many comparisons were controlled.  Unpaired ratios
+ * across runs come here already `inconclusive` (merge.c): no verdict can be
+ * false, so they neither join the family (their p-values would only dilute
+ * it) nor count among the calls, and the footer counts them apart.
  *
  * Last, `same` is kept for what the data show to be the same: an estimate
  * inside the threshold band, with a 95 % interval.  A change that is not
@@ -258,10 +261,11 @@ void bv_table_decide(bv_table *t, double q)
 		}
 	/* Every change, controlled or not (unpaired ratios, old logs): same
 	 * only when the data show it. */
-	size_t unsure = 0;
+	size_t unsure = 0, across = 0;
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++) {
 			bv_change *ch = &t->rows[r].changes[i];
+			across += ch->valid && ch->between_runs;
 			if (ch->valid && ch->verdict && inconclusive(ch, t->threshold)) {
 				ch->verdict = "inconclusive";
 				unsure++;
@@ -270,15 +274,21 @@ void bv_table_decide(bv_table *t, double q)
 	free(p);
 	free(found);
 	t->fdr = q, t->tested = m, t->called = called, t->unstable = unstable, t->inconclusive = unsure;
+	t->between_runs = across;
 	free(t->control);
-	char extra[320] = "";
+	char extra[512] = "";
 	if (unstable)
 		snprintf(extra, sizeof(extra), "; %zu cell%s unstable (the machine changed under %s: not judged)",
 			 unstable, unstable == 1 ? "" : "s", unstable == 1 ? "it" : "them");
 	if (unsure)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 "; %zu inconclusive (estimate past the band or no interval, not called: measure again)", unsure);
-	if (m == 0 && !unstable)
+	if (across)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 "; %zu unpaired across runs, not called (inconclusive: runs differ by more than one run "
+			 "per version can measure; measure the versions in one run)",
+			 across);
+	if (m == 0 && !unstable && !across)
 		t->control = NULL;
 	else if (m == 0)
 		t->control = bv_asprintf("no comparison could be judged%s", extra);

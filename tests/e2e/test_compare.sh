@@ -72,4 +72,51 @@ assert abs_["results"][2]["status"] == "wrong result" and "abs" in abs_["results
 cuda = rows[("unary", "abs", "cuda", 65536)]
 assert cuda["results"][0]["status"] == "skipped"
 PY
+# Across runs (issue 15): the same fixture versions measured in two runs.
+# Identical code differs between runs by more than either run's intervals
+# hold (docs/measurement.md), so an unpaired ratio is never called.
+run1=$(ls -d "$TMP"/results/*/ | head -1); run1=${run1%/}
+run2=$(ls -d "$TMP"/results/*/ | tail -1); run2=${run2%/}
+check "two runs made two run directories" test "$run1" != "$run2"
+"$BV" compare "$run1/main.json" "$run2/main.json" > "$TMP/across" 2>&1
+check "compare across runs exits 0" test $? -eq 0
+check "same code across runs: ratios shown, unpaired" contains "$TMP/across" "^unary +abs +scalar +64K .* [0-9]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] inconclusive unpaired"
+check "same code across runs: nothing called slower or faster" bash -c "! grep -qE '^unary .*(slower|faster)' \"\$1\"" _ "$TMP/across"
+check "the verdicts line counts the unpaired changes apart" contains "$TMP/across" "^verdicts: .*[0-9]+ unpaired across runs, not called"
+check "the note says why" contains "$TMP/across" "^note: .* is from another run than the baseline; .* not called slower or faster"
+# A planted 3x slowdown across runs is shown but not called either.
+"$BV" compare "$run1/0.1.0.json" "$run2/main.json" > "$TMP/across2" 2>&1
+check "a large change across runs is shown, inconclusive" contains "$TMP/across2" "^unary +relu +scalar +64K .* (2|3)\.[0-9]{3} \[[0-9.]+, [0-9.]+\] inconclusive unpaired"
+
+# One log measured without --quick (rewritten: a full run takes minutes):
+# the method line names each log's settings.
+python3 - "$run2/main.json" "$TMP/full.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["method"].update(quick=False, rounds=30, sample_us=1000, min_processes=12, max_processes=48, budget_s=60)
+d["version"]["label"] = "full"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$BV" compare "$run1/main.json" "$TMP/full.json" > "$TMP/mixed" 2>&1
+check "method line names both logs' settings when one is --quick" contains "$TMP/mixed" "^method: logs measured differently: main = paired: 6-24 processes per cell .* x 9 rounds of 300 us samples, --quick; full = paired: 12-48 processes per cell .* at 60 s\) x 30 rounds of 1000 us samples; "
+"$BV" compare "$run1/main.json" "$run2/0.1.0.json" --format json > "$TMP/mixed.json" 2>&1
+check "json: between-run changes marked, counted, inconclusive" python3 - "$TMP/mixed.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+chs = [c for r in doc["rows"] for c in r["changes"] if c.get("ratio") is not None]
+assert chs and all(c["between_runs"] and c["verdict"] == "inconclusive" for c in chs), chs
+assert doc["error_control"]["between_runs"] == len(chs), doc["error_control"]
+PY
+
+# compare RUN_DIR: the run's logs, its baseline first, as report --from DIR.
+"$BV" compare "$run1" > "$TMP/dir.out" 2>&1
+check "compare RUN_DIR exits 0" test $? -eq 0
+"$BV" compare "$run1/0.1.0.json" "$run1/main.json" "$run1/local.json" > "$TMP/files.out" 2>&1
+check "compare RUN_DIR equals compare of its logs, baseline first" cmp -s "$TMP/dir.out" "$TMP/files.out"
+check "compare RUN_DIR keeps the run's pairing" contains "$TMP/dir.out" "^bench +op +backend +size +0.1.0 +main +main/0.1.0 \[95% CI\] +local +local/0.1.0"
+mkdir -p "$TMP/nologs"
+"$BV" compare "$TMP/nologs" > "$TMP/nologs.out" 2>&1
+check "a directory without logs is an input error (exit 2)" test $? -eq 2
+check "... saying it holds no results log" contains "$TMP/nologs.out" "nologs holds no results log"
+
 finish

@@ -5,13 +5,24 @@
 #include <string.h>
 
 #include "common.h"
+#include "results.h"
 #include "stages.h"
 #include "tests.h"
 
 /* A results log with one relu cell; change is the cell's change block
  * (or "" for none). */
+static char *write_log_m(const char *dir, const char *file, const char *label, const char *run_id,
+                         const char *host, double median, const char *change, const char *method);
+
 static char *write_log(const char *dir, const char *file, const char *label, const char *run_id,
                        const char *host, double median, const char *change)
+{
+	return write_log_m(dir, file, label, run_id, host, median, change, "");
+}
+
+/* ... with method fields added to the block (", \"quick\": true"). */
+static char *write_log_m(const char *dir, const char *file, const char *label, const char *run_id,
+                         const char *host, double median, const char *change, const char *method)
 {
 	char *text =
 	    bv_asprintf("{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.1\",\n"
@@ -20,7 +31,7 @@ static char *write_log(const char *dir, const char *file, const char *label, con
 	                "\"branch\", \"summary\": \"s\"},\n"
 	                " \"machine\": {\"hostname\": \"%s\", \"cpu\": \"cpu0\"},\n"
 	                " \"method\": {\"mode\": \"paired\", \"threshold\": 0.02, \"min_processes\": 6, "
-	                "\"max_processes\": 6},\n"
+	                "\"max_processes\": 6%s},\n"
 	                " \"cells\": [{\"bench\": \"unary\", \"op\": \"relu\", \"backend\": \"scalar\", "
 	                "\"size\": 65536,\n"
 	                "   \"status\": \"ok\", \"median_ns\": %g, \"median_ns_ci_low\": %g, "
@@ -28,7 +39,7 @@ static char *write_log(const char *dir, const char *file, const char *label, con
 	                "  {\"bench\": \"unary\", \"op\": \"abs\", \"backend\": \"scalar\", \"size\": 1024,\n"
 	                "   \"status\": \"ok\", \"median_ns\": 10, \"median_ns_ci_low\": 9, "
 	                "\"median_ns_ci_high\": 11}]}\n",
-	                run_id, label, host, median, median * 0.99, median * 1.01,
+	                run_id, label, host, method, median, median * 0.99, median * 1.01,
 	                *change ? ", \"change\": " : "", change);
 	test_write(dir, file, text);
 	free(text);
@@ -114,8 +125,114 @@ static void another_machine_gets_no_ratio_unless_asked(void **state)
 	assert_int_equal(bv_merge(f.paths, 2, &o, &t), 0);
 	assert_true(t.rows[0].changes[1].valid);
 	assert_string_equal(t.rows[0].changes[1].mode, "unpaired");
-	assert_true(bv_table_has_slower(&t));
+	/* a ratio, but another machine is another run: no verdict (merge.c) */
+	assert_string_equal(t.rows[0].changes[1].verdict, "inconclusive");
+	assert_false(bv_table_has_slower(&t));
 	bv_table_free(&t);
+	fixture_free(&f);
+}
+
+/* Identical code measured in two runs: the medians moved 3.7 % (the
+ * issue's `0.963 [0.941, 0.982] faster unpaired`), each interval tight.
+ * Between runs that is no change, and must not be called. */
+static void identical_code_in_two_runs_is_not_called(void **state)
+{
+	(void)state;
+	fixture f = {test_tmpdir(), {0}};
+	f.paths[0] = write_log(f.dir, "a.json", "main", "R1", "h", 100, "");
+	f.paths[1] = write_log(f.dir, "b.json", "main", "R2", "h", 96.3, "");
+	bv_table t;
+	bv_merge_opts o = {0.01, 0};
+	assert_int_equal(bv_merge(f.paths, 2, &o, &t), 0);
+	const bv_change *ch = &t.rows[0].changes[1];
+	assert_true(ch->valid && ch->between_runs);
+	assert_true(ch->ratio > 0.962 && ch->ratio < 0.964); /* the ratio is still shown */
+	assert_string_equal(ch->verdict, "inconclusive");
+	assert_false(bv_table_has_slower(&t));
+	/* the run's control counts it apart, and says why */
+	assert_int_equal(t.called, 0);
+	assert_int_equal(t.between_runs, 2);
+	assert_non_null(t.control);
+	assert_non_null(strstr(t.control, "2 unpaired across runs, not called"));
+	assert_non_null(strstr(t.notes[0], "not called slower or faster"));
+	bv_table_free(&t);
+	fixture_free(&f);
+}
+
+/* A 30 % change across runs is not called either: the between-run
+ * variation measured on this machine reached 47 % (docs/measurement.md),
+ * so no fixed allowance separates it; the ratio is shown for a person to
+ * judge, and the paired run is what decides. */
+static void a_large_change_across_runs_is_shown_but_not_called(void **state)
+{
+	(void)state;
+	fixture f = {test_tmpdir(), {0}};
+	f.paths[0] = write_log(f.dir, "a.json", "base", "R1", "h", 100, "");
+	f.paths[1] = write_log(f.dir, "b.json", "new", "R2", "h", 130, "");
+	bv_table t;
+	bv_merge_opts o = {0.01, 0};
+	assert_int_equal(bv_merge(f.paths, 2, &o, &t), 0);
+	const bv_change *ch = &t.rows[0].changes[1];
+	assert_true(ch->ratio > 1.29 && ch->ratio < 1.31);
+	assert_true(ch->ci_low > 1.2); /* its own interval alone would call it */
+	assert_string_equal(ch->verdict, "inconclusive");
+	assert_string_equal(ch->mode, "unpaired");
+	assert_false(bv_table_has_slower(&t));
+	bv_table_free(&t);
+	fixture_free(&f);
+}
+
+/* Logs measured with other settings (one --quick): the method line names
+ * each log's, not the baseline's for all. */
+static void method_line_names_each_log_when_they_differ(void **state)
+{
+	(void)state;
+	fixture f = {test_tmpdir(), {0}};
+	f.paths[0] = write_log_m(f.dir, "a.json", "base", "R1", "h", 100, "",
+	                         ", \"rounds\": 30, \"sample_us\": 1000");
+	f.paths[1] = write_log_m(f.dir, "b.json", "new", "R2", "h", 100, "",
+	                         ", \"rounds\": 9, \"sample_us\": 300, \"quick\": true");
+	bv_table t;
+	bv_merge_opts o = {0.01, 0};
+	assert_int_equal(bv_merge(f.paths, 2, &o, &t), 0);
+	assert_non_null(strstr(t.method, "logs measured differently: base = paired: 6 processes x 30 rounds of 1000 "
+	                                 "us samples; new = paired: 6 processes x 9 rounds of 300 us samples, --quick;"));
+	bv_table_free(&t);
+	/* alike: said once, as before */
+	assert_int_equal(bv_merge(f.paths, 1, &o, &t), 0);
+	assert_non_null(strstr(t.method, "paired: 6 processes x 30 rounds of 1000 us samples; versions alternated"));
+	assert_null(strstr(t.method, "differently"));
+	bv_table_free(&t);
+	fixture_free(&f);
+}
+
+/* A run's directory: its logs, the run's baseline first whatever the names
+ * sort as; a directory without logs is an input error. */
+static void run_dir_lists_the_baseline_first(void **state)
+{
+	(void)state;
+	fixture f = {test_tmpdir(), {0}};
+	/* write_log's run block names "base" as the baseline */
+	f.paths[0] = write_log(f.dir, "a.json", "a", "R1", "h", 100, CHANGE);
+	f.paths[1] = write_log(f.dir, "base.json", "base", "R1", "h", 100, "");
+	f.paths[2] = write_log(f.dir, "zz.json", "zz", "R1", "h", 100, CHANGE);
+	test_write(f.dir, ".hidden.json", "not a log");
+	char **paths = NULL;
+	size_t n = 0, nv = 0;
+	assert_int_equal(bv_run_dir_logs(f.dir, &paths, &n, &nv), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(paths[0], f.paths[1]);
+	assert_string_equal(paths[1], f.paths[0]);
+	assert_string_equal(paths[2], f.paths[2]);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	char *empty = bv_asprintf("%s/empty", f.dir);
+	assert_int_equal(bv_mkdir_p(empty), 0);
+	assert_int_equal(bv_run_dir_logs(empty, &paths, &n, &nv), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "holds no results log"));
+	assert_null(paths);
+	free(empty);
 	fixture_free(&f);
 }
 
@@ -235,6 +352,10 @@ int test_merge(void)
 	    cmocka_unit_test(same_run_keeps_the_paired_ratio),
 	    cmocka_unit_test(another_run_is_unpaired_even_with_the_same_baseline_label),
 	    cmocka_unit_test(another_machine_gets_no_ratio_unless_asked),
+	    cmocka_unit_test(identical_code_in_two_runs_is_not_called),
+	    cmocka_unit_test(a_large_change_across_runs_is_shown_but_not_called),
+	    cmocka_unit_test(method_line_names_each_log_when_they_differ),
+	    cmocka_unit_test(run_dir_lists_the_baseline_first),
 	    cmocka_unit_test(run_mates_against_another_baseline_are_unpaired),
 	    cmocka_unit_test(duplicate_labels_get_their_run_id),
 	    cmocka_unit_test(filter_matches_bench_op_backend_and_size),
