@@ -160,6 +160,16 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 			c->why = bv_asprintf("its own interval says slower, but over the run's comparisons the evidence is "
 					     "not enough to call it (p = %.2g)",
 					     ch->p);
+		} else if (ch->between_runs) {
+			/* Logs from two runs: inconclusive by rule (merge.c), not
+			 * because the evidence fell short, so the reason says so.
+			 * Past the threshold it warns (a real slowdown may hide
+			 * there); within it, no sign of one. */
+			int past = ch->ratio > 1 + threshold;
+			c->status = past ? BV_CELL_WARNING : BV_CELL_OK;
+			c->why = bv_asprintf("unpaired across runs: %.3fx, not called (runs differ by more than one run "
+					     "per version can measure)%s",
+					     ch->ratio, past ? "; measure both versions in one run" : "");
 		} else if (is(ch->verdict, "inconclusive") && (ch->ratio > 1 || !bv_change_has_interval(ch))) {
 			/* Not shown the same, not called slower (verdict.c): like
 			 * unstable, neither READY's "no change" nor a blocker; a

@@ -370,6 +370,36 @@ static void inconclusive_cells_warn_and_never_block(void **state)
 	bv_table_free(&t);
 }
 
+/* Logs from two runs (merge.c: inconclusive by rule): a 30 % ratio warns
+ * and never blocks, a 0.4 % one is no sign of a slowdown; each says why. */
+static void between_runs_cells_warn_and_never_block(void **state)
+{
+	(void)state;
+	const cell_spec cells[] = {
+	    {"unary", "sqrt", "ok", "ok", 1.3, 1.25, 1.35, NULL},
+	    {"unary", "abs", "ok", "ok", 1.004, 0.99, 1.02, NULL},
+	};
+	bv_table t;
+	make_table(&t, cells, 2);
+	for (size_t k = 0; k < 2; k++) {
+		bv_change *ch = &t.rows[k].changes[1];
+		ch->verdict = "inconclusive", ch->between_runs = 1, ch->paired = 0, ch->mode = "unpaired";
+	}
+	bv_budgets b;
+	bv_budgets_default(&b, 0.05);
+	bv_report r;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(bv_report_judge(&r, &t, &b), 0);
+	assert_true(r.ready);
+	assert_int_equal(status_at(&r, 0), BV_CELL_WARNING);
+	assert_non_null(strstr(r.cells[0].why, "unpaired across runs: 1.300x, not called"));
+	assert_int_equal(status_at(&r, 1), BV_CELL_OK);
+	assert_non_null(strstr(r.cells[1].why, "unpaired across runs"));
+	bv_report_free(&r);
+	bv_budgets_free(&b);
+	bv_table_free(&t);
+}
+
 static void verdict_build_failures(void **state)
 {
 	(void)state;
@@ -511,6 +541,7 @@ int test_report(void)
 	    cmocka_unit_test(formats_escape_hostile_text),
 	    cmocka_unit_test(out_of_memory_is_a_failure),
 	    cmocka_unit_test(inconclusive_cells_warn_and_never_block),
+	    cmocka_unit_test(between_runs_cells_warn_and_never_block),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
