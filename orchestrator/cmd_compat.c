@@ -33,32 +33,18 @@ static void usage(FILE *out, const bv_option *opts)
 	fprintf(out, "\nexit codes: 0 success, 2 usage or input error, 3 a tried build failed\n");
 }
 
-/* Each kernel version that VERSION takes along HEAD's history, oldest first. */
+/* Every release in reach (bv_releases_in_reach, shared with `list
+ * versions`), by number: each resolves as the user's X.Y.Z would.  Not the
+ * release index's: listing those would download every tarball. */
 static void history_releases(bv_repo *repo, bv_strv *out)
 {
-	git_repository *g = bv_repo_git(repo);
-	git_revwalk *walk = NULL;
-	git_oid oid;
-	if (!g || git_revwalk_new(&walk, g) < 0 || git_revwalk_push_head(walk) < 0) {
-		git_revwalk_free(walk);
+	bv_known_release *rel = NULL;
+	size_t n = 0;
+	if (bv_releases_in_reach(repo, 0, &rel, &n) != 0)
 		return;
-	}
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-	while (git_revwalk_next(&oid, walk) == 0) {
-		char hex[41];
-		bv_version v;
-		git_oid_tostr(hex, sizeof(hex), &oid);
-		/* Commits from before the library existed do not resolve: skipped. */
-		if (bv_resolve(repo, hex, &v) != 0)
-			continue;
-		size_t k;
-		for (k = 0; k < out->n && strcmp(out->v[k], v.kernel_version); k++)
-			;
-		if (k == out->n)
-			bv_strv_push(out, v.kernel_version);
-		bv_version_free(&v);
-	}
-	git_revwalk_free(walk);
+	for (size_t i = 0; i < n; i++)
+		bv_strv_push(out, rel[i].version);
+	bv_known_releases_free(rel, n);
 }
 
 static void tags(bv_repo *repo, bv_strv *out)

@@ -15,9 +15,11 @@ static void usage(FILE *out, const bv_option *opts)
 	fprintf(out, "usage: bench-versions list benches|backends|versions\n\n"
 		     "  benches    groups with their ops, default sizes and backends\n"
 		     "  backends   every backend a bench can run on\n"
-		     "  versions   what resolves: local, and the repository's branches and tags\n\n");
+		     "  versions   what resolves: local, every release in reach (X.Y.Z, also written\n"
+		     "             vX.Y.Z: from a tag, the release index or the first commit whose\n"
+		     "             kernels/VERSION reads it), and the repository's branches and tags\n\n");
 	bv_options_help(opts, out);
-	fprintf(out, "\nexit codes: 0 success, 2 usage error or KERNEL_DIR does not exist\n");
+	fprintf(out, "\nexit codes: 0 success, 2 usage error, KERNEL_DIR does not exist or a bad release index\n");
 }
 
 int bv_cmd_list(int argc, char **argv)
@@ -78,6 +80,25 @@ int bv_cmd_list(int argc, char **argv)
 		}
 		printf("local\t(working tree at %s)\n", bv_repo_kernel_dir(repo));
 		printf("repository: %s\n", bv_repo_describe(repo));
+		/* Releases first: they are what a comparison usually names, and
+		 * most exist only in the history (kernels/VERSION), never as a
+		 * tag, so the ref list below would not show them. */
+		bv_known_release *rel = NULL;
+		size_t nrel = 0;
+		rc = bv_releases_in_reach(repo, 1, &rel, &nrel);
+		if (rc) {
+			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+			bv_repo_free(repo);
+			return bv_exit_code(rc);
+		}
+		for (size_t i = 0; i < nrel; i++)
+		{
+			/* ids shortened as on the resolve line: 12 hex digits */
+			int sha = !strncmp(rel[i].id, "sha256 ", 7);
+			printf("%s\t(release: %s, %s%.12s)\n", rel[i].version, rel[i].source,
+			       sha ? "sha256 " : "commit ", rel[i].id + (sha ? 7 : 0));
+		}
+		bv_known_releases_free(rel, nrel);
 		git_repository *g = bv_repo_git(repo);
 		git_reference_iterator *it = NULL;
 		git_reference *ref;

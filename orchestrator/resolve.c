@@ -6,7 +6,9 @@
  *   X.Y.Z          a tag vX.Y.Z or X.Y.Z, else the release index named by
  *                  KERNEL_RELEASES (a tarball, releases.c), else the first
  *                  commit (oldest first, from HEAD) whose <prefix>/VERSION
- *                  reads X.Y.Z
+ *                  reads X.Y.Z; none of them: an error listing the releases
+ *                  in reach (bv_releases_in_reach)
+ *   vX.Y.Z         a tag or branch of that name, else release X.Y.Z as above
  *   anything else  a git revision: branch, tag, commit, HEAD~3, v0.2.0^ ...
  * All through libgit2: no git command and no shell ever sees a name.
  * KERNEL_REPO may be a URL; remote.c then keeps a bare clone in the cache.
@@ -285,6 +287,198 @@ static int first_commit_with_version(bv_repo *r, const char *number, git_commit 
 	return rc;
 }
 
+/* ---- releases in reach --------------------------------------------------- */
+
+void bv_known_releases_free(bv_known_release *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].version);
+		free(v[i].source);
+	}
+	free(v);
+}
+
+typedef struct {
+	bv_known_release *v;
+	size_t n, cap;
+} known_list;
+
+/* The entry for `number`, added (with no source yet) when missing. */
+static bv_known_release *known_slot(known_list *l, const char *number)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].version, number))
+			return &l->v[i];
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = bv_xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	bv_known_release *k = &l->v[l->n++];
+	memset(k, 0, sizeof(*k));
+	k->version = bv_strdup(number);
+	return k;
+}
+
+/* The release number a tag stands for (vX.Y.Z or X.Y.Z), else NULL. */
+static const char *tag_number(const char *tag)
+{
+	if (is_release_number(tag))
+		return tag;
+	if (tag[0] == 'v' && is_release_number(tag + 1))
+		return tag + 1;
+	return NULL;
+}
+
+static int known_cmp(const void *a, const void *b)
+{
+	bv_semver x, y;
+	bv_semver_parse(((const bv_known_release *)a)->version, &x);
+	bv_semver_parse(((const bv_known_release *)b)->version, &y);
+	return bv_semver_cmp(&x, &y);
+}
+
+int bv_releases_in_reach(bv_repo *r, int with_index, bv_known_release **out, size_t *n)
+{
+	known_list l = {0};
+	*out = NULL;
+	*n = 0;
+	if (r->repo) {
+		/* History: one walk reading VERSION blobs (not a resolve per
+		 * commit); the first commit with each value is the release, as
+		 * first_commit_with_version would find it. */
+		char *path = bv_asprintf("%s%sVERSION", r->prefix, *r->prefix ? "/" : "");
+		git_revwalk *walk = NULL;
+		git_oid oid;
+		if (git_revwalk_new(&walk, r->repo) == 0 && git_revwalk_push_head(walk) == 0) {
+			git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+			while (git_revwalk_next(&oid, walk) == 0) {
+				git_commit *c = NULL;
+				git_tree *t = NULL;
+				git_tree_entry *e = NULL;
+				git_blob *b = NULL;
+				if (git_commit_lookup(&c, r->repo, &oid) == 0 && git_commit_tree(&t, c) == 0 &&
+				    git_tree_entry_bypath(&e, t, path) == 0 &&
+				    git_blob_lookup(&b, r->repo, git_tree_entry_id(e)) == 0) {
+					size_t len = (size_t)git_blob_rawsize(b);
+					const char *s = git_blob_rawcontent(b);
+					while (len && isspace((unsigned char)s[len - 1]))
+						len--;
+					char number[65];
+					if (len < sizeof(number)) {
+						memcpy(number, s, len);
+						number[len] = '\0';
+						bv_known_release *k = is_release_number(number) ? known_slot(&l, number) : NULL;
+						if (k && !k->source) {
+							k->source = bv_asprintf("first commit whose %s reads it", path);
+							git_oid_tostr(k->id, sizeof(k->id), &oid);
+						}
+					}
+				}
+				git_blob_free(b);
+				git_tree_entry_free(e);
+				git_tree_free(t);
+				git_commit_free(c);
+			}
+		}
+		git_revwalk_free(walk);
+		free(path);
+		/* Tags come first when resolving, so they replace the history's
+		 * commit; vX.Y.Z is tried before X.Y.Z, so it wins over it. */
+		git_strarray tags = {0};
+		if (git_tag_list(&tags, r->repo) == 0) {
+			for (size_t i = 0; i < tags.count; i++) {
+				const char *number = tag_number(tags.strings[i]);
+				git_object *obj = NULL;
+				git_commit *c = NULL;
+				char *spec = bv_asprintf("refs/tags/%s", tags.strings[i]);
+				if (number && git_revparse_single(&obj, r->repo, spec) == 0 &&
+				    git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT) == 0) {
+					bv_known_release *k = known_slot(&l, number);
+					if (!k->source || strncmp(k->source, "tag v", 5) != 0) {
+						free(k->source);
+						char *shown = bv_escape(tags.strings[i]); /* the repository's name */
+						k->source = bv_asprintf("tag %s", shown);
+						free(shown);
+						git_oid_tostr(k->id, sizeof(k->id), git_commit_id(c));
+					}
+				}
+				git_commit_free(c);
+				git_object_free(obj);
+				free(spec);
+			}
+			git_strarray_dispose(&tags);
+		}
+	}
+	const char *url = getenv("KERNEL_RELEASES");
+	if (with_index && url && *url) {
+		if (!r->index_loaded) {
+			int rc = bv_release_index_load(url, &r->index);
+			if (rc) {
+				bv_known_releases_free(l.v, l.n);
+				return rc;
+			}
+			r->index_loaded = 1;
+		}
+		/* The index is tried after tags, before the history. */
+		for (size_t i = 0; i < r->index.n; i++) {
+			const bv_release *rel = &r->index.releases[i];
+			bv_known_release *k = known_slot(&l, rel->version);
+			if (k->source && !strncmp(k->source, "tag ", 4))
+				continue;
+			free(k->source);
+			k->source = bv_asprintf("release index %s", r->index.source);
+			snprintf(k->id, sizeof(k->id), "sha256 %.64s", rel->sha256);
+		}
+	}
+	qsort(l.v, l.n, sizeof(*l.v), known_cmp);
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+/* How far release b is from a, for "closest first": the major difference
+ * counts before the minor, the minor before the patch. */
+static int release_farther(const bv_semver *a, const bv_known_release *x, const bv_known_release *y)
+{
+	bv_semver sx, sy;
+	bv_semver_parse(x->version, &sx);
+	bv_semver_parse(y->version, &sy);
+	unsigned long dx[3] = {sx.major > a->major ? sx.major - a->major : a->major - sx.major,
+			       sx.minor > a->minor ? sx.minor - a->minor : a->minor - sx.minor,
+			       sx.patch > a->patch ? sx.patch - a->patch : a->patch - sx.patch};
+	unsigned long dy[3] = {sy.major > a->major ? sy.major - a->major : a->major - sy.major,
+			       sy.minor > a->minor ? sy.minor - a->minor : a->minor - sy.minor,
+			       sy.patch > a->patch ? sy.patch - a->patch : a->patch - sy.patch};
+	for (int i = 0; i < 3; i++)
+		if (dx[i] != dy[i])
+			return dx[i] > dy[i];
+	return bv_semver_cmp(&sx, &sy) > 0;
+}
+
+/* "0.5.0, 0.4.0, 0.6.0, ..." : the known releases closest to number first,
+ * at most 8, so that a typo (0.5.9) shows the right one near the front. */
+static char *known_releases_near(bv_repo *r, const char *number)
+{
+	bv_known_release *k = NULL;
+	size_t n = 0;
+	bv_semver want;
+	if (bv_semver_parse(number, &want) != 0 || bv_releases_in_reach(r, r->index_loaded, &k, &n) != 0)
+		return bv_strdup("");
+	for (size_t i = 1; i < n; i++) /* insertion sort: a handful of releases */
+		for (size_t j = i; j > 0 && release_farther(&want, &k[j - 1], &k[j]); j--) {
+			bv_known_release t = k[j];
+			k[j] = k[j - 1];
+			k[j - 1] = t;
+		}
+	bv_buf b = BV_BUF_INIT;
+	for (size_t i = 0; i < n && i < 8; i++)
+		bv_buf_printf(&b, "%s%s", i ? ", " : "", k[i].version);
+	if (n > 8)
+		bv_buf_printf(&b, " and %zu more", n - 8);
+	bv_known_releases_free(k, n);
+	return bv_buf_detach(&b);
+}
+
 static size_t edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -412,8 +606,9 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 	}
 	if (!r->repo) {
 		int found = 0;
-		if (is_release_number(name)) {
-			rc = resolve_release(r, name, v, &found);
+		const char *number = is_release_number(name) ? name : tag_number(name);
+		if (number) {
+			rc = resolve_release(r, number, v, &found);
 			if (rc || found) {
 				if (rc)
 					bv_version_free(v);
@@ -428,10 +623,25 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 
 	git_object *obj = NULL;
 	git_commit *commit = NULL;
-	if (is_release_number(name)) {
+	/* vX.Y.Z is how releases are usually written (the docs do): a tag or
+	 * branch of that very name wins, as any revision would; without one it
+	 * means release X.Y.Z, found by the rules below, and the rule says so. */
+	const char *number = is_release_number(name) ? name : NULL;
+	int vform = 0;
+	if (!number && tag_number(name)) {
+		git_reference *ref = NULL;
+		if (git_revparse_ext(&obj, &ref, r->repo, name) != 0) {
+			number = tag_number(name);
+			vform = 1;
+		}
+		git_reference_free(ref);
+		git_object_free(obj);
+		obj = NULL;
+	}
+	if (number) {
 		const char *forms[] = {"refs/tags/v%s", "refs/tags/%s"};
 		for (int i = 0; i < 2 && !commit; i++) {
-			char *spec = bv_asprintf(forms[i], name);
+			char *spec = bv_asprintf(forms[i], number);
 			if (git_revparse_single(&obj, r->repo, spec) == 0 &&
 			    git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT) == 0)
 				v->rule = bv_asprintf("release tag %s", spec + strlen("refs/tags/"));
@@ -441,20 +651,58 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 		}
 		if (!commit) {
 			int found = 0;
-			rc = resolve_release(r, name, v, &found);
+			rc = resolve_release(r, number, v, &found);
+			if (found && !rc && vform) {
+				char *rule = bv_asprintf("no tag %s: release %s, %s", name, number, v->rule);
+				free(v->rule);
+				v->rule = rule;
+			}
 			if (rc || found) {
 				if (rc)
 					bv_version_free(v);
 				return rc;
 			}
-			rc = first_commit_with_version(r, name, &commit);
+			rc = first_commit_with_version(r, number, &commit);
 			if (rc) {
 				bv_version_free(v);
 				return rc;
 			}
 			if (commit)
 				v->rule = bv_asprintf("first commit whose %s%sVERSION reads %s", r->prefix,
-						      *r->prefix ? "/" : "", name);
+						      *r->prefix ? "/" : "", number);
+		}
+		if (commit && vform) {
+			char *rule = bv_asprintf("no tag %s: release %s, %s", name, number, v->rule);
+			free(v->rule);
+			v->rule = rule;
+		}
+		/* A release number nothing knows: say which ones exist (a branch
+		 * named like one still gets its chance below, unless vX.Y.Z, whose
+		 * revision lookup already failed). */
+		if (!commit) {
+			git_reference *ref = NULL;
+			int err = vform ? -1 : git_revparse_ext(&obj, &ref, r->repo, name);
+			git_reference_free(ref);
+			git_object_free(obj);
+			obj = NULL;
+			if (err != 0) {
+				char *known = known_releases_near(r, number);
+				rc = bv_fail(BV_EINPUT,
+					     "unknown release '%s': no tag v%s or %s, %sno commit from HEAD whose %s%sVERSION "
+					     "reads %s, in %s; %s%s%s",
+					     name, number, number,
+					     r->index_loaded ? "not in the release index, " : "", r->prefix,
+					     *r->prefix ? "/" : "", number, r->where,
+					     *known ? "known releases, closest first: " : "no releases in reach",
+					     known,
+					     git_repository_is_shallow(r->repo)
+						     ? " (a shallow clone: history before its oldest commit is missing; "
+						       "git fetch --unshallow)"
+						     : " (bench-versions list versions)");
+				free(known);
+				bv_version_free(v);
+				return rc;
+			}
 		}
 	}
 	if (!commit) {

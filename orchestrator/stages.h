@@ -82,6 +82,20 @@ void bv_repo_free(bv_repo *r);
 const char *bv_repo_kernel_dir(const bv_repo *r);
 const char *bv_repo_describe(const bv_repo *r);
 int bv_resolve(bv_repo *r, const char *name, bv_version *out);
+/* A release in reach: what the number X.Y.Z resolves to, by the first rule
+ * of bv_resolve that finds it (a tag, the release index, the history). */
+typedef struct bv_known_release {
+	char *version; /* X.Y.Z */
+	char *source;  /* "tag v0.2.0", "release index URL", "first commit whose kernels/VERSION reads it" */
+	char id[80];   /* the commit (tag, history) or "sha256 <digest>" (index) */
+} bv_known_release;
+/* Every release in reach, oldest version first: each value the library's
+ * VERSION takes along HEAD's history, each tag vX.Y.Z/X.Y.Z, and with
+ * with_index the releases listed in KERNEL_RELEASES (downloading the index,
+ * not the tarballs).  `list versions`, `compat` and the unknown-release
+ * message share it, so they never disagree on what a number means. */
+int bv_releases_in_reach(bv_repo *r, int with_index, bv_known_release **out, size_t *n);
+void bv_known_releases_free(bv_known_release *v, size_t n);
 /* The libgit2 handle (NULL outside a repository), for fetch and list. */
 struct git_repository *bv_repo_git(bv_repo *r);
 void bv_version_free(bv_version *v);
