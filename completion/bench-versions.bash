@@ -4,8 +4,8 @@
 # Everything offered is asked of the program itself, so it never drifts from
 # it: subcommands from `bench-versions --help`, options from
 # `bench-versions SUBCOMMAND --help`, version names from `list versions`
-# (local, branches, tags) and `compat` (release numbers), both run where the
-# user is, so they are the versions of the checkout at hand.
+# (local, every release in reach, branches, tags), run where the user is, so
+# they are the versions of the checkout at hand.
 
 _bench_versions_subcommands() {
 	"$1" --help 2>/dev/null | sed -n '/^subcommands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p'
@@ -18,8 +18,7 @@ _bench_versions_options() {
 }
 
 _bench_versions_versions() {
-	"$1" list versions 2>/dev/null | awk '$1 !~ /:$/ { print $1 }'
-	"$1" compat 2>/dev/null | awk '$1 ~ /^[0-9]+\.[0-9]+\.[0-9]+/ { print $1 }'
+	"$1" list versions 2>/dev/null | awk '$1 !~ /:$/ { print $1 }' | sort -u
 }
 
 _bench_versions() {
