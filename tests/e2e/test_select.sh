@@ -82,6 +82,21 @@ assert d["versions"][0]["name"] == "local"
 assert d["estimate"]["cells"] == 1 and d["estimate"]["measuring_s"] == 0.5, d["estimate"]
 PY
 
+# A run past ten minutes says so on a terminal, before the builds, with the
+# ways to narrow it.  An 11-minute budget on one cell estimates 660 s; the
+# cell still stops at its 6 processes, so the run itself is short.
+if script -qec true /dev/null > /dev/null 2>&1; then
+	script -qec "$(printf '%q ' "$BV" local --benches unary --ops abs --backends scalar --sizes 1K \
+		--quick --processes 6 --rounds 3 --budget 11m --results "$TMP/long")" /dev/null > "$TMP/tty" 2>&1
+	check "a long run is said on a terminal, with how to narrow it" \
+		contains "$TMP/tty" "note:.* measuring will take about 11m 00s; narrow it with --benches.*--filter.*--quick"
+	"$BV" local --benches unary --ops abs --backends scalar --sizes 1K --quick --processes 6 --rounds 3 \
+		--budget 11m --results "$TMP/long2" > /dev/null 2> "$TMP/err"
+	check "  not in a log file (stderr not a terminal)" test "$(grep -c 'measuring will take' "$TMP/err")" -eq 0
+else
+	skip "a long run is said on a terminal, with how to narrow it" "no script(1) to give it a terminal"
+fi
+
 # compare: a gate whose filter matches no row checks nothing: exit 2.
 "$BV" compare "$log" "$log" --filter '^gemm/' --fail-on-slower > /dev/null 2> "$TMP/err"
 rc=$?
