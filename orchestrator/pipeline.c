@@ -481,9 +481,9 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	int lockfd = -1, measuring = 0, rc = 0;
 	*build_failures = 0;
 	/* Where the logs go, settled before anything is built; a dry run
-	 * writes nothing, so it makes no directory. */
-	if (c->dry_run) {
-	} else if (resume) {
+	 * writes nothing, so it makes no directory (with --resume it reads
+	 * one: whether the plan still matches is part of what it says). */
+	if (resume) {
 		if (!bv_is_dir(resume))
 			rc = bv_fail(BV_EINPUT, "--resume %s: not a results directory", resume);
 		else {
@@ -492,7 +492,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 			for (size_t k = strlen(dir); k > 1 && dir[k - 1] == '/'; k--)
 				dir[k - 1] = '\0';
 		}
-	} else {
+	} else if (!c->dry_run) {
 		char *root = NULL;
 		if (c->results_root)
 			root = bv_strdup(c->results_root);
@@ -504,7 +504,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		}
 		free(root);
 	}
-	if (rc == 0 && dir)
+	if (rc == 0 && dir && !c->dry_run)
 		rc = claim_dir(dir, &lockfd);
 	if (rc == 0)
 		rc = bv_repo_open(&repo);
@@ -552,6 +552,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 			free(vs);
 			bv_compat_free(compat);
 			bv_repo_free(repo);
+			free(dir);
 			*dir_out = NULL;
 			*logs_out = NULL;
 			return 0;

@@ -44,6 +44,12 @@ check "--resume of a filtered run reuses its cell" contains "$TMP/err" "1 of 1 c
 "$BV" local --benches unary --ops abs,relu --backends scalar --sizes 1K,4K "${quick[@]}" --resume "$dir" \
 	> /dev/null 2> "$TMP/err"
 check "--resume without the filter is refused" contains "$TMP/err" "its cells differ .*--filter.*1 there, 4 now"
+"$BV" local --benches unary --ops abs,relu --backends scalar --sizes 1K,4K --filter 'relu/scalar/4K' \
+	"${quick[@]}" --resume "$dir" --dry-run > "$TMP/out" 2> "$TMP/err"
+check "--dry-run --resume checks the plan and says it" test $? -eq 0 -a "$(grep -c '^cells: 1$' "$TMP/out")" -eq 1
+"$BV" local --benches unary --ops abs,relu --backends scalar --sizes 1K,4K "${quick[@]}" --resume "$dir" --dry-run \
+	> /dev/null 2> "$TMP/err"
+check "  and refuses a plan that differs (exit 2)" test $? -eq 2
 
 # A filter that matches no cell: exit 2 before anything is built.
 rm -rf "$TMP/cache"
