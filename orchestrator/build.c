@@ -613,6 +613,18 @@ static int regular_nonempty(const char *dir, const char *name)
 	return ok;
 }
 
+int bv_build_is_cached(const bv_version *v, int *cached)
+{
+	char key[41];
+	int rc = build_key(v, key);
+	if (rc)
+		return rc;
+	char *plugin = bv_asprintf("%s/builds/%s/plugin.so", bv_cache_dir(), key);
+	*cached = bv_exists(plugin);
+	free(plugin);
+	return 0;
+}
+
 int bv_build(bv_version *v)
 {
 	if (bv_interrupted())

@@ -96,6 +96,19 @@ int bv_cmd_compare(int argc, char **argv)
 		if (rc == 0) {
 			if (filter)
 				bv_table_filter(&table, &re);
+			/* A gate over no row checks nothing: passing it would let a
+			 * mistyped filter wave every regression through. */
+			if (filter && gate && table.nrows == 0) {
+				bv_table_free(&table);
+				regfree(&re);
+				free(logs);
+				fprintf(stderr,
+					"bench-versions: --filter '%s' matches no row, so --fail-on-slower would check "
+					"nothing (keys are bench/op/backend/size, size as 64K; see: bench-versions list "
+					"benches)\n",
+					filter);
+				return BV_EXIT_USAGE;
+			}
 			table.units = units;
 			/* CSV has no place for prose; say the caveats where a person sees them. */
 			for (size_t i = 0; !strcmp(format, "csv") && i < table.nnotes; i++)

@@ -8,7 +8,6 @@
  * this file is the command's options, its checks before anything is
  * resolved, and the output.
  */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +58,11 @@ int bv_cmd_run(int argc, char **argv)
 	    BV_INCLUDE(pipeline, NULL),
 	    BV_ENUM("--format", &format, "F", bv_exporter_list(), format_help),
 	    BV_STRING("--filter", &filter, "REGEX",
-		      "show only rows whose bench/op/backend/size matches (POSIX "
+		      "measure only the cells whose bench/op/backend/size matches (POSIX "
 		      "extended regex, size as 64K), e.g. 'unary/(exp|relu)/scalar'"),
+	    BV_FLAG("--dry-run", &c.dry_run,
+		    "resolve the versions and say the plan: cells, builds cached or to "
+		    "make, and the measuring time; builds and measures nothing (--format json: as JSON)"),
 	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not)"),
 	    BV_ENUM("--units", &units, "U", units_values,
 		    "results as time, rate (GB/s or GFLOP/s) or peak (% of this "
@@ -88,12 +90,14 @@ int bv_cmd_run(int argc, char **argv)
 			     "loads them all); --isolated measures one version per process and takes more",
 			     nnames, BV_RUNNER_MAX_VERSIONS);
 	long ncells;
+	/* --filter selects what is measured (bv_plan_cells), as a benchmark
+	 * filter does elsewhere; measuring every cell to show a few cost the
+	 * whole matrix's time.  A bad regex, or one that matches no cell, is
+	 * refused by finish, before anything is resolved or built. */
+	c.mo.filter = filter;
+	c.dry_format = format;
 	if (rc == 0)
 		rc = bv_run_cli_finish(&c, &ncells);
-	/* A bad regex is found now, not after minutes of measuring. */
-	regex_t re;
-	if (rc == 0 && filter && bv_filter_compile(filter, &re))
-		rc = BV_EINPUT;
 	if (rc) {
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 		free(names);
@@ -105,13 +109,15 @@ int bv_cmd_run(int argc, char **argv)
 	int build_failures = 0, gated = 0;
 	/* The stages say their own failure (and how to resume). */
 	rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
+	if (rc == 0 && c.dry_run) {
+		free(names);
+		return 0; /* the plan is said; there is no table */
+	}
 	if (rc == 0) {
 		bv_table table;
 		rc = bv_merge_logs(logs, nnames, c.mo.threshold, &table);
 		if (rc == 0) {
 			table.units = units;
-			if (filter)
-				bv_table_filter(&table, &re);
 			rc = exporter->write(&table, stdout);
 			if (rc == 0 && gate && bv_table_has_slower(&table))
 				gated = 1;
@@ -125,8 +131,6 @@ int bv_cmd_run(int argc, char **argv)
 	free(logs);
 	free(dir);
 	free(names);
-	if (filter)
-		regfree(&re);
 	if (rc)
 		return bv_exit_code(rc);
 	if (gated)

@@ -882,7 +882,7 @@ static int write_logs(session *s, const char *status, char **paths)
 		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
 		for (size_t c = 0; measurable(&s->vs[i]) && c < s->ncells; c++)
 			cJSON_AddItemToArray(cells, summarise_cell(s, &s->cells[c],
-								   find_cell(s->defs, s->ndefs, s->cells[c].index), i,
+								   find_cell(s->defs, s->ndefs, (long)c), i,
 								   s->calib));
 		char *path = log_path(s->dir, &s->vs[i]);
 		rc = bv_json_save(path, doc);
@@ -1010,7 +1010,7 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 		k++;
 	}
 	if (!cells_same) {
-		char *msg = bv_asprintf("its cells differ from this command's (--benches, --ops, --backends, --sizes): "
+		char *msg = bv_asprintf("its cells differ from this command's (--benches, --ops, --backends, --sizes, --filter): "
 					"%ld there, %ld now",
 					nc, ndefs);
 		int rc = plan_differs(dir, msg);
@@ -1050,12 +1050,53 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	return rc;
 }
 
+long bv_plan_cells(const bv_measure_opts *o, bv_cell **out, long **pos, char *err, size_t errlen)
+{
+	bv_cell *all = NULL;
+	*out = NULL;
+	if (pos)
+		*pos = NULL;
+	long n = bv_cells_select(&(bv_selection){o->benches, o->ops, o->backends, o->sizes}, &all, err, errlen);
+	if (n < 0)
+		return -1;
+	regex_t re;
+	if (o->filter && bv_filter_compile(o->filter, &re)) {
+		snprintf(err, errlen, "%s", bv_error_last());
+		free(all);
+		return -1;
+	}
+	long *where = bv_xcalloc((size_t)n + 1, sizeof(long)), kept = 0;
+	for (long k = 0; k < n; k++) {
+		char key[256], size[32];
+		snprintf(key, sizeof(key), "%s/%s/%s/%s", all[k].bench->name, all[k].op->name, all[k].backend,
+			 bv_size_format(all[k].size, size, sizeof(size)));
+		/* The same key --filter matches in a table (bv_row_key), so a
+		 * filter selects here what it would show there. */
+		if (o->filter && regexec(&re, key, 0, NULL, 0) != 0)
+			continue;
+		all[kept] = all[k];
+		where[kept++] = k;
+	}
+	if (o->filter)
+		regfree(&re);
+	*out = all;
+	if (pos)
+		*pos = where;
+	else
+		free(where);
+	return kept;
+}
+
+int bv_gpu_visible(void)
+{
+	return bv_exists("/dev/nvidia0") || bv_exists("/proc/driver/nvidia/gpus");
+}
+
 int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build)
 {
 	bv_cell *defs = NULL;
 	char err[256];
-	long ndefs = bv_cells_select(&(bv_selection){o->benches, o->ops, o->backends, o->sizes}, &defs, err,
-				     sizeof(err));
+	long ndefs = bv_plan_cells(o, &defs, NULL, err, sizeof(err));
 	if (ndefs < 0)
 		return bv_fail(BV_EINPUT, "%s", err);
 	int rc = 0;
@@ -1129,7 +1170,7 @@ static int resume_from(session *s)
 				continue;
 			none = 0;
 			const cJSON *cell = docs[i] ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(docs[i], "cells"),
-									 (int)cs->index)
+									 (int)c)
 						    : NULL;
 			const char *st = bv_json_str(cell, "status");
 			all = st && strcmp(st, "unfinished") != 0;
@@ -1140,7 +1181,7 @@ static int resume_from(session *s)
 		for (size_t i = 0; i < s->n; i++)
 			if (measurable(&s->vs[i]))
 				cs->prior[i] = cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(docs[i], "cells"),
-										  (int)cs->index),
+										  (int)c),
 							       1);
 		cs->active = 0;
 		reused++;
@@ -1169,8 +1210,8 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 	shuffle_state = o->seed ^ 0x9e3779b97f4a7c15ull;
 	bv_cell *defs = NULL;
 	char err[256];
-	long ndefs = bv_cells_select(&(bv_selection){o->benches, o->ops, o->backends, o->sizes}, &defs, err,
-				     sizeof(err));
+	long *pos = NULL;
+	long ndefs = bv_plan_cells(o, &defs, &pos, err, sizeof(err));
 	if (ndefs < 0) {
 		session_free(&s);
 		return bv_fail(BV_EINPUT, "%s", err);
@@ -1180,7 +1221,8 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 	s.ncells = (size_t)ndefs;
 	for (long k = 0; k < ndefs; k++) {
 		cstate *c = &s.cells[k];
-		c->index = k;
+		/* The runner's index; the logs list the planned cells in order. */
+		c->index = pos[k];
 		c->bench = bv_strdup(defs[k].bench->name), c->op = bv_strdup(defs[k].op->name);
 		c->backend = bv_strdup(defs[k].backend), c->size = defs[k].size;
 		c->active = 1;
@@ -1195,6 +1237,7 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 			v->state = bv_xcalloc((size_t)s.max_trials, sizeof(pstate));
 		}
 	}
+	free(pos);
 
 	char now[32];
 	timestamp(now, sizeof(now));

@@ -31,8 +31,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "benches.h"
 #include "child.h"
 #include "common.h"
+#include "json.h"
 #include "locate.h"
 #include "progress.h"
 #include "stages.h"
@@ -336,6 +338,134 @@ int bv_build_versions(bv_repo *repo, bv_version *vs, size_t n, int jobs, int loc
 	return rc;
 }
 
+/* What measuring will cost: the planned cells, those on the cuda backend,
+ * and whether they count.  Without a visible GPU the runner marks cuda cells
+ * skipped at once (bv_gpu_visible), so the estimate leaves them out: counted,
+ * they made the default matrix look 1440 s longer than it ran. */
+typedef struct plan {
+	long cells, cuda;
+	int gpu;
+	double seconds; /* measuring budget of the cells that will run */
+} plan;
+
+static void plan_of(const bv_measure_opts *mo, plan *p)
+{
+	bv_cell *cells = NULL;
+	char err[256];
+	long n = bv_plan_cells(mo, &cells, NULL, err, sizeof(err));
+	memset(p, 0, sizeof(*p));
+	p->cells = n > 0 ? n : 0;
+	for (long k = 0; k < n; k++)
+		p->cuda += !strcmp(cells[k].backend, "cuda");
+	free(cells);
+	p->gpu = bv_gpu_visible();
+	p->seconds = (double)(p->cells - (p->gpu ? 0 : p->cuda)) * mo->budget_s;
+}
+
+/* "about 1h 17m", "about 12m", "about 40s". */
+static void say_duration(double s, char *buf, size_t len)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, len, "%ldh %02ldm", t / 3600, (t % 3600) / 60);
+	else if (t >= 60)
+		snprintf(buf, len, "%ldm %02lds", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%lds", t);
+}
+
+/* The estimate line, said before measuring and by --dry-run. */
+static void say_estimate(FILE *out, const plan *p, size_t nversions, double budget_s)
+{
+	char d[32];
+	say_duration(p->seconds, d, sizeof(d));
+	fprintf(out, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%s; %.1fs per cell)", p->cells,
+		nversions, p->seconds, d, budget_s);
+	if (p->cuda && !p->gpu)
+		fprintf(out, "; %ld cuda cells not counted: no NVIDIA GPU is visible, they are skipped", p->cuda);
+	fprintf(out, "\n");
+}
+
+/* A run past ten minutes is said where a person waits for it, with the ways
+ * to make it shorter: the default matrix takes over an hour. */
+#define LONG_RUN_S 600.0
+static void say_if_long(const plan *p)
+{
+	if (p->seconds <= LONG_RUN_S || !isatty(2))
+		return;
+	char d[32];
+	say_duration(p->seconds, d, sizeof(d));
+	fprintf(stderr, "%s measuring will take about %s; narrow it with --benches, --ops, --backends, --sizes or "
+			"--filter, or use --quick (see --dry-run)\n",
+		bv_progress_paint("1;33", "note:"), d);
+}
+
+/* --dry-run: the versions as resolved, the builds a run would make or
+ * reuse, the cells grouped by bench/op/backend and the estimate. */
+static void dry_run_report(const bv_version *vs, size_t n, const int *cached, const bv_measure_opts *mo,
+			   int json)
+{
+	plan p;
+	plan_of(mo, &p);
+	bv_cell *cells = NULL;
+	char err[256];
+	long nc = bv_plan_cells(mo, &cells, NULL, err, sizeof(err));
+	if (json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON *va = cJSON_AddArrayToObject(doc, "versions");
+		for (size_t i = 0; i < n; i++) {
+			cJSON *v = cJSON_CreateObject();
+			cJSON_AddStringToObject(v, "name", vs[i].name);
+			cJSON_AddStringToObject(v, "label", vs[i].label);
+			cJSON_AddStringToObject(v, "tree", vs[i].tree);
+			cJSON_AddStringToObject(v, "kernels", vs[i].kernel_version);
+			cJSON_AddStringToObject(v, "build", cached[i] ? "cached" : "to build");
+			cJSON_AddItemToArray(va, v);
+		}
+		cJSON *ca = cJSON_AddArrayToObject(doc, "cells");
+		for (long k = 0; k < nc; k++) {
+			char key[256], size[32];
+			snprintf(key, sizeof(key), "%s/%s/%s/%s", cells[k].bench->name, cells[k].op->name,
+				 cells[k].backend, bv_size_format(cells[k].size, size, sizeof(size)));
+			cJSON_AddItemToArray(ca, cJSON_CreateString(key));
+		}
+		cJSON *e = cJSON_AddObjectToObject(doc, "estimate");
+		cJSON_AddNumberToObject(e, "cells", (double)p.cells);
+		cJSON_AddNumberToObject(e, "cuda_cells", (double)p.cuda);
+		cJSON_AddBoolToObject(e, "gpu_visible", p.gpu);
+		cJSON_AddNumberToObject(e, "budget_per_cell_s", mo->budget_s);
+		cJSON_AddNumberToObject(e, "measuring_s", p.seconds);
+		char *text = cJSON_Print(doc);
+		fprintf(stdout, "%s\n", text);
+		free(text);
+		cJSON_Delete(doc);
+		free(cells);
+		return;
+	}
+	fprintf(stdout, "versions: %zu\n", n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stdout, "  %-12s %.12s kernels %s, %s\n", vs[i].name, vs[i].tree, vs[i].kernel_version,
+			cached[i] ? "build cached" : "to build");
+	fprintf(stdout, "cells: %ld\n", nc);
+	/* One line per bench/op/backend with its sizes: the default matrix has
+	 * hundreds of cells, a line each would bury the count. */
+	for (long k = 0; k < nc;) {
+		long j = k;
+		fprintf(stdout, "  %s/%s/%s:", cells[k].bench->name, cells[k].op->name, cells[k].backend);
+		for (; j < nc && cells[j].bench == cells[k].bench && cells[j].op == cells[k].op &&
+		       !strcmp(cells[j].backend, cells[k].backend);
+		     j++) {
+			char size[32];
+			fprintf(stdout, " %s", bv_size_format(cells[j].size, size, sizeof(size)));
+		}
+		fprintf(stdout, "\n");
+		k = j;
+	}
+	say_estimate(stdout, &p, n, mo->budget_s);
+	fprintf(stdout, "dry run: nothing was built or measured\n");
+	free(cells);
+}
+
 int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, const char *subcommand,
 		    int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
 {
@@ -350,7 +480,9 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	size_t nresolved = 0;
 	int lockfd = -1, measuring = 0, rc = 0;
 	*build_failures = 0;
-	/* Where the logs go, settled before anything is built. */
+	/* Where the logs go, settled before anything is built; a dry run
+	 * writes nothing, so it makes no directory (with --resume it reads
+	 * one: whether the plan still matches is part of what it says). */
 	if (resume) {
 		if (!bv_is_dir(resume))
 			rc = bv_fail(BV_EINPUT, "--resume %s: not a results directory", resume);
@@ -360,7 +492,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 			for (size_t k = strlen(dir); k > 1 && dir[k - 1] == '/'; k--)
 				dir[k - 1] = '\0';
 		}
-	} else {
+	} else if (!c->dry_run) {
 		char *root = NULL;
 		if (c->results_root)
 			root = bv_strdup(c->results_root);
@@ -372,7 +504,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		}
 		free(root);
 	}
-	if (rc == 0)
+	if (rc == 0 && dir && !c->dry_run)
 		rc = claim_dir(dir, &lockfd);
 	if (rc == 0)
 		rc = bv_repo_open(&repo);
@@ -407,7 +539,30 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		if (bv_semver_parse(vs[i].kernel_version, &sv) == 0)
 			rc = bv_compat_match(compat, &sv, &vs[i].shims);
 	}
+	if (rc == 0 && c->dry_run) {
+		int *cached = bv_xcalloc(nnames, sizeof(int));
+		for (size_t i = 0; rc == 0 && i < nnames; i++)
+			rc = bv_build_is_cached(&vs[i], &cached[i]);
+		if (rc == 0)
+			dry_run_report(vs, nnames, cached, mo, c->dry_format && !strcmp(c->dry_format, "json"));
+		free(cached);
+		if (rc == 0) {
+			for (size_t i = 0; i < nresolved; i++)
+				bv_version_free(&vs[i]);
+			free(vs);
+			bv_compat_free(compat);
+			bv_repo_free(repo);
+			free(dir);
+			*dir_out = NULL;
+			*logs_out = NULL;
+			return 0;
+		}
+	}
 	if (rc == 0) {
+		/* Said before the builds too: they can take minutes of their own. */
+		plan p;
+		plan_of(mo, &p);
+		say_if_long(&p);
 		bv_progress *pg = bv_progress_new("build", nnames);
 		rc = bv_build_versions(repo, vs, nnames, c->jobs, lockfd, pg, build_failures);
 		bv_progress_end(pg);
@@ -422,8 +577,10 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		/* Say up front how long measuring can take at most: the budget
 		 * bounds every cell (measure.c reports progress as it goes). */
 		double t0 = (double)time(NULL);
-		fprintf(stderr, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%.1fs per cell)\n",
-			ncells, nnames, (double)ncells * mo->budget_s, mo->budget_s);
+		plan p;
+		plan_of(mo, &p);
+		(void)ncells; /* the same count: p.cells */
+		say_estimate(stderr, &p, nnames, mo->budget_s);
 		mo->resume = resume != NULL;
 		measuring = 1;
 		rc = bv_measure(vs, nnames, mo, dir, &logs);

@@ -155,10 +155,22 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 		return bv_fail(BV_EINPUT, "--resume DIR writes into DIR; --results does not apply");
 	bv_cell *cells;
 	char err[256];
-	long n = bv_cells_select(&(bv_selection){mo->benches, mo->ops, mo->backends, mo->sizes}, &cells, err,
-				 sizeof(err));
-	if (n <= 0)
-		return bv_fail(BV_EINPUT, "%s", n < 0 ? err : "the filters select no benchmark");
+	long n = bv_plan_cells(mo, &cells, NULL, err, sizeof(err));
+	if (n < 0)
+		return bv_fail(BV_EINPUT, "%s", err);
+	/* Said now, not after the builds: a filter that selects nothing would
+	 * otherwise build every version to measure no cell. */
+	if (n == 0 && mo->filter) {
+		free(cells);
+		return bv_fail(BV_EINPUT,
+			       "--filter '%s' matches no cell of the selected matrix (keys are bench/op/backend/size, "
+			       "size as 64K; see: bench-versions list benches)",
+			       mo->filter);
+	}
+	if (n == 0) {
+		free(cells);
+		return bv_fail(BV_EINPUT, "the filters select no benchmark");
+	}
 	free(cells);
 	*ncells = n;
 	return 0;

@@ -123,6 +123,9 @@ int bv_build(bv_version *v);
  * unchanged loops by up to 1.8x here (docs/measurement.md); measuring a
  * random layout per process makes that part of the noise, not a verdict. */
 int bv_build_layouts(const bv_version *v, int n);
+/* Whether v's build (shims matched) is in the cache already, so --dry-run
+ * can say what a run would build; builds nothing. */
+int bv_build_is_cached(const bv_version *v, int *cached);
 /* The path of layout k's plugin (k = 0: v->plugin) in buf. */
 const char *bv_layout_plugin(const bv_version *v, int k, char *buf, size_t len);
 /* The plugin a process loads for layout k: host 1, one that runs host cells
@@ -134,6 +137,9 @@ const char *bv_plugin_variant(const bv_version *v, int k, int host, char *buf, s
 /* ---- measure ---------------------------------------------------------- */
 typedef struct bv_measure_opts {
 	const char *benches, *ops, *backends, *sizes; /* comma lists, NULL: all */
+	/* --filter: a regex over "bench/op/backend/size" that narrows the cells
+	 * the lists select before anything is measured (bv_plan_cells); NULL: all */
+	const char *filter;
 	int isolated;      /* one process per version instead of all in one */
 	int min_processes; /* per cell, before the interval may stop sampling */
 	int max_processes; /* per cell; equal to min: a fixed count */
@@ -166,6 +172,18 @@ int bv_measure_opts_settle(bv_measure_opts *mo);
  * 8 GiB (a cell of the matrix needs well under 1 GiB; docs/measurement.md). */
 unsigned long long bv_memory_limit_default(void);
 
+/* The cells a run measures: bv_cells_select's for o's lists, narrowed by
+ * o->filter.  bv-runner selects by the lists alone, so *pos (optional) gets
+ * each kept cell's position in that list: the index the runner knows it by.
+ * Returns the count (0: the filter matches nothing), or -1 with err set (a
+ * bad list or regex). */
+struct bv_cell;
+long bv_plan_cells(const bv_measure_opts *o, struct bv_cell **out, long **pos, char *err, size_t errlen);
+/* Whether this machine can run cuda cells: an NVIDIA device or driver is
+ * visible (/dev/nvidia0, /proc/driver/nvidia).  Without one the runner
+ * marks them skipped at once, so they cost no measuring time. */
+int bv_gpu_visible(void);
+
 /* Measures every version that built, writes results_dir/<label>.json per
  * version and returns their paths in *logs (n entries, one per version).
  * The logs are rewritten whenever a cell finishes; on an interruption
@@ -187,6 +205,8 @@ typedef struct bv_run_cli {
 	int jobs;
 	const char *results_root; /* NULL: bv_results_default() (locate.h) */
 	const char *resume;       /* --resume DIR: go on with that interrupted run */
+	int dry_run;              /* --dry-run: resolve and say the plan; build and measure nothing */
+	const char *dry_format;   /* --dry-run's output: "json", else text */
 } bv_run_cli;
 
 struct bv_option;

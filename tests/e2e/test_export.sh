@@ -17,11 +17,13 @@ check "run: a bad regex is a usage error (exit 2)" test $? -eq 2
 check "run: the error names the regex and why" contains "$TMP/err" "--filter '\(': .*(paren|\()"
 check "run: nothing was measured for a bad regex" test ! -d "$TMP/results"
 
-# The one measurement: filtered to relu and gated on the slowdown.
-"$BV" run 0.1.0 main "${args[@]}" --filter 'unary/relu/' --fail-on-slower > "$TMP/out" 2> "$TMP/err"
+# The one measurement, gated on the slowdown.  Unfiltered: run --filter
+# selects what is measured (test_select.sh), and compare below filters the
+# logs of both cells.
+"$BV" run 0.1.0 main "${args[@]}" --fail-on-slower > "$TMP/out" 2> "$TMP/err"
 check "run --fail-on-slower exits 1 on the planted slowdown" test $? -eq 1
-check "run --filter keeps relu" contains "$TMP/out" "^unary +relu +scalar +64K .* slower"
-check "run --filter drops abs" test "$(grep -c '^unary  *abs' "$TMP/out")" -eq 0
+check "run shows relu slower" contains "$TMP/out" "^unary +relu +scalar +64K .* slower"
+check "run shows abs" contains "$TMP/out" "^unary +abs +scalar +64K"
 
 run=$(ls -d "$TMP"/results/*/ | head -1)
 base="$run/0.1.0.json" main="$run/main.json"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benches.h"
 #include "common.h"
 #include "options.h"
 #include "stages.h"
@@ -265,6 +266,44 @@ static void help_comes_from_the_table(void **state)
 	free(text);
 }
 
+/* --filter narrows the cells before measuring: the kept cells come with
+ * their position in the lists' selection, the index bv-runner (which
+ * selects by the lists alone) knows them by. */
+static void filter_selects_cells_with_their_runner_index(void **state)
+{
+	(void)state;
+	bv_measure_opts mo;
+	bv_measure_opts_init(&mo);
+	mo.benches = "unary", mo.ops = "abs,relu", mo.backends = "scalar", mo.sizes = "1K,4K";
+	bv_cell *cells = NULL;
+	long *pos = NULL;
+	char err[256];
+	assert_int_equal(bv_plan_cells(&mo, &cells, &pos, err, sizeof(err)), 4);
+	free(cells), free(pos);
+	mo.filter = "relu/scalar/4K$";
+	assert_int_equal(bv_plan_cells(&mo, &cells, &pos, err, sizeof(err)), 1);
+	assert_string_equal(cells[0].op->name, "relu");
+	assert_int_equal(cells[0].size, 4096);
+	assert_int_equal(pos[0], 3); /* abs 1K, abs 4K, relu 1K, relu 4K */
+	free(cells), free(pos);
+	mo.filter = "^gemm/";
+	assert_int_equal(bv_plan_cells(&mo, &cells, NULL, err, sizeof(err)), 0);
+	free(cells);
+	mo.filter = "(";
+	assert_int_equal(bv_plan_cells(&mo, &cells, NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--filter '('"));
+	/* A run's options refuse a filter that matches nothing, naming it. */
+	bv_run_cli c;
+	bv_run_cli_init(&c);
+	c.mo.benches = "unary", c.mo.filter = "^gemm/";
+	long n = 0;
+	assert_int_equal(bv_run_cli_finish(&c, &n), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "--filter '^gemm/' matches no cell"));
+	c.mo.filter = "^unary/abs/scalar/1K$";
+	assert_int_equal(bv_run_cli_finish(&c, &n), 0);
+	assert_int_equal(n, 1);
+}
+
 int test_options(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +313,7 @@ int test_options(void)
 	    cmocka_unit_test(bad_values_name_the_option_the_value_and_what_was_expected),
 	    cmocka_unit_test(help_comes_from_the_table),
 		cmocka_unit_test(fewer_processes_than_an_interval_needs_are_refused),
+	    cmocka_unit_test(filter_selects_cells_with_their_runner_index),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
