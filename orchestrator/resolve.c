@@ -430,7 +430,8 @@ int bv_releases_in_reach(bv_repo *r, int with_index, bv_known_release **out, siz
 			snprintf(k->id, sizeof(k->id), "sha256 %.64s", rel->sha256);
 		}
 	}
-	qsort(l.v, l.n, sizeof(*l.v), known_cmp);
+	if (l.n > 1) /* qsort(NULL, 0, ...) is undefined (UBSan): none in reach */
+		qsort(l.v, l.n, sizeof(*l.v), known_cmp);
 	*out = l.v;
 	*n = l.n;
 	return 0;
