@@ -10,65 +10,55 @@ set -euo pipefail
 want=${1:-build}
 valgrind=
 [ "$want" = valgrind ] && want=test valgrind=1
-if [ "$want" = man ]; then
-	# go-md2man: one small static program, against pandoc's hundreds of MB.
-	command -v go-md2man >/dev/null 2>&1 && exit 0
-	missing=(go-md2man)
-	echo "deps: installing ${missing[*]}"
-	if [ "$(id -u)" != 0 ]; then
-		echo "deps: missing ${missing[*]} (it makes the man pages); run as root or install it with apt-get" >&2
-		exit 1
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}"
-	exit 0
-fi
-
 missing=()
 need_pc() { pkg-config --exists "$1" 2>/dev/null || missing+=("$2"); }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
 
-need_cmd cc gcc
-need_cmd make make
-need_cmd pkg-config pkg-config
-if command -v pkg-config >/dev/null 2>&1; then
-	need_pc libgit2 libgit2-dev
-	need_pc libcurl libcurl4-openssl-dev
-	need_pc libcjson libcjson-dev
-	need_pc libarchive libarchive-dev
-	need_pc libcrypto libssl-dev
-	need_pc openblas libopenblas-dev
-	[ "$want" = test ] && need_pc cmocka libcmocka-dev
+if [ "$want" = man ]; then
+	# go-md2man: one small static program, against pandoc's hundreds of MB.
+	need_cmd go-md2man go-md2man
 else
-	missing+=(libgit2-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev libopenblas-dev)
-	[ "$want" = test ] && missing+=(libcmocka-dev)
-fi
-# The tests build fixture repositories with git (bench-versions itself never runs git).
-[ "$want" = test ] && need_cmd git git
-# ...and check logs and JSON exports with Python's standard library.
-[ "$want" = test ] && need_cmd python3 python3
-# test_faults.sh looks for leftover processes (pgrep) and mounts a small
-# tmpfs and a read-only bind mount where it may (mount).
-[ "$want" = test ] && need_cmd pgrep procps
-[ "$want" = test ] && need_cmd mount mount
-# test_install.sh installs the tool (its man pages need go-md2man), reads a
-# man page through man and runs the zsh completion.
-[ "$want" = test ] && need_cmd go-md2man go-md2man
-[ "$want" = test ] && need_cmd man man-db
-[ "$want" = test ] && need_cmd zsh zsh
-# The HTML report is checked in a real browser (headless Chromium).
-[ "$want" = test ] && need_cmd chromium chromium
-# The fuzz targets (tests/fuzz/) need clang and its libFuzzer runtime, which
-# Debian ships apart (libclang-rt-dev is only recommended by clang).
-if [ "$want" = test ]; then
-	if command -v clang >/dev/null 2>&1; then
-		[ -e "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a")" ] || missing+=(libclang-rt-dev)
+	need_cmd cc gcc
+	need_cmd make make
+	need_cmd pkg-config pkg-config
+	if command -v pkg-config >/dev/null 2>&1; then
+		need_pc libgit2 libgit2-dev
+		need_pc libcurl libcurl4-openssl-dev
+		need_pc libcjson libcjson-dev
+		need_pc libarchive libarchive-dev
+		need_pc libcrypto libssl-dev
+		need_pc openblas libopenblas-dev
+		[ "$want" = test ] && need_pc cmocka libcmocka-dev
 	else
-		missing+=(clang libclang-rt-dev)
+		missing+=(libgit2-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev libopenblas-dev)
+		[ "$want" = test ] && missing+=(libcmocka-dev)
 	fi
+	# The tests build fixture repositories with git (bench-versions itself never runs git).
+	[ "$want" = test ] && need_cmd git git
+	# ...and check logs and JSON exports with Python's standard library.
+	[ "$want" = test ] && need_cmd python3 python3
+	# test_faults.sh looks for leftover processes (pgrep) and mounts a small
+	# tmpfs and a read-only bind mount where it may (mount).
+	[ "$want" = test ] && need_cmd pgrep procps
+	[ "$want" = test ] && need_cmd mount mount
+	# test_install.sh installs the tool (its man pages need go-md2man), reads a
+	# man page through man and runs the zsh completion.
+	[ "$want" = test ] && need_cmd go-md2man go-md2man
+	[ "$want" = test ] && need_cmd man man-db
+	[ "$want" = test ] && need_cmd zsh zsh
+	# The HTML report is checked in a real browser (headless Chromium).
+	[ "$want" = test ] && need_cmd chromium chromium
+	# The fuzz targets (tests/fuzz/) need clang and its libFuzzer runtime, which
+	# Debian ships apart (libclang-rt-dev is only recommended by clang).
+	if [ "$want" = test ]; then
+		if command -v clang >/dev/null 2>&1; then
+			[ -e "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a")" ] || missing+=(libclang-rt-dev)
+		else
+			missing+=(clang libclang-rt-dev)
+		fi
+	fi
+	[ -n "$valgrind" ] && need_cmd valgrind valgrind
 fi
-[ -n "$valgrind" ] && need_cmd valgrind valgrind
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "deps: installing ${missing[*]}"
