@@ -447,8 +447,9 @@ static int decided(session *s, cstate *c, int *pending)
 		int beyond = (iv.lo > hi_band && 2 * bv_sign_evidence(r, k, hi_band, +1) <= share) ||
 			     (iv.hi < lo_band && 2 * bv_sign_evidence(r, k, lo_band, -1) <= share);
 		int within = iv.lo >= lo_band && iv.hi <= hi_band;
-		/* Its interval says changed, its evidence is not there yet. */
-		*pending |= !beyond && (iv.lo > hi_band || iv.hi < lo_band);
+		/* It looks changed (estimate or interval past the band), its
+		 * evidence is not there yet. */
+		*pending |= bv_budget_scale(iv.est, iv.lo, iv.hi, s->o->threshold, beyond) > 1;
 		all = all && (beyond || within);
 	}
 	free(r);
@@ -467,11 +468,13 @@ static void update_active(session *s)
 			ok += measurable(&s->vs[i]) && !c->v[i].status;
 		int n = c->ntrials;
 		int fixed = o->min_processes == o->max_processes;
-		/* A cell whose interval already says changed but whose evidence
-		 * does not yet survive the run's control may take up to three
-		 * budgets: six processes can never call a change alone (stats.h),
-		 * and a clear 6x improvement must not end `same` for want of the
-		 * few more processes that prove it. */
+		/* A cell that looks changed (its estimate or its interval past
+		 * the band) but whose evidence does not yet survive the run's
+		 * control may take up to three budgets (bv_budget_scale): six
+		 * processes can never call a change alone (stats.h), a clear 6x
+		 * improvement must not end `same` for want of the few more
+		 * processes that prove it, and a 3 % change at 16M elements on a
+		 * loaded machine gets only 6-8 processes from one budget. */
 		int pending = 0, done = decided(s, c, &pending) && n >= o->min_processes;
 		double budget = pending ? 3 * o->budget_s : o->budget_s;
 		int over = c->elapsed_s / n * (n + 1) > budget; /* after one more trial */

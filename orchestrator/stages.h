@@ -356,6 +356,12 @@ typedef struct bv_usual {
 	double running;    /* 10th percentile of the runnable tasks */
 } bv_usual;
 int bv_change_state_split(bv_change *ch, double threshold, const bv_usual *u);
+/* How many budgets (--budget) a cell still sampling may spend: 3 when its
+ * estimate est or its whole interval [lo, hi] lies past the band [1/(1+t), 1+t] and its
+ * evidence has not yet reached what the run's control asks (beyond = 0),
+ * else 1.  Such a cell would end `inconclusive`; more processes are what
+ * decide it either way, and the evidence is valid at any stopping time. */
+int bv_budget_scale(double est, double lo, double hi, double threshold, int beyond);
 /* The per-process ratios' evidence for one change (fills p_slower, p_faster,
  * p and controlled). */
 void bv_change_evidence(bv_change *ch, const double *ratios, size_t n, double threshold);

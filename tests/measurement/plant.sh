@@ -9,7 +9,7 @@
 #
 # The plant is made at the library's public entry points (kernels/src/api.c),
 # so it is the same for every backend and group: before doing the real call,
-# each entry point does the same call on the last P % of the work (elements,
+# each entry point does the same call on the middle P % of the work (elements,
 # rows of a softmax, rows of a matrix product; the harness's sgemm/sgemv use
 # beta 0, so the result is unchanged).  That is P % more work of the very
 # kind the cell measures.  The baseline `a` has the same wrappers with 0 %
@@ -41,33 +41,36 @@ import re, sys
 path, pct = sys.argv[1], int(sys.argv[2])
 s = open(path).read()
 # name: (definition head, the partial call's arguments, the size it cuts).
-# The partial call takes the *last* P % (TAIL(n) = n - PART(n) elements,
-# rows or matrix rows in): done first, its data has left the caches by the
-# time the full call, streaming from the start, reaches it, so an array
-# larger than the caches is read P % more from memory.  The first version of
-# this script took the first P %, which the full call then found in the
-# cache: a planted 3 % came out as about 1 % more time at 16M elements
-# (binary 1.011, reduce 1.011; tests/measurement/logs/plant-make-v1-head.tsv).
-# The full call comes last, so the outputs are its own (sgemm and sgemv run
-# with beta 0 in the harness).
+# The partial call takes the *middle* P % (AT(n) = (n - PART(n)) / 2
+# elements, rows or matrix rows in), so that both of its reads are cold in
+# an array larger than the caches: half the array streams through them
+# between the previous full call's pass over that part and the partial
+# call, and half again before this full call reaches it.  In a timing loop
+# every other choice leaves one read warm: the first version took the first
+# P % (found in the cache by the full call right after: a planted 3 % was
+# about 1 % more time at 16M elements, binary 1.011, reduce 1.011,
+# tests/measurement/logs/plant-make-v1-head.tsv), the second the last P %
+# (where the previous call had just ended: 1.0-2.6 % more time at 16M,
+# tests/measurement/logs/plant-quiet.tsv).  The full call comes last, so the
+# outputs are its own (sgemm and sgemv run with beta 0 in the harness).
 plants = {
-    "kn_unary_ex": ("kn_status kn_unary_ex(", "b, op, x + TAIL(n), y + TAIL(n), PART(n), p", "n"),
-    "kn_binary": ("kn_status kn_binary(", "b, op, a + TAIL(n), x2 + TAIL(n), y + TAIL(n), PART(n)", "n"),
-    "kn_reduce": ("kn_status kn_reduce(", "b, op, x + TAIL(n), PART(n), out", "n"),
-    "kn_argreduce": ("kn_status kn_argreduce(", "b, op, x + TAIL(n), PART(n), out", "n"),
-    "kn_dot": ("kn_status kn_dot(", "b, x + TAIL(n), y + TAIL(n), PART(n), out", "n"),
-    "softmax": ("static kn_status softmax(", "b, x + TAIL(rows) * cols, y + TAIL(rows) * cols, PART(rows), cols, log_form", "rows"),
-    # op(A)'s last rows: A's last rows, or with trans_a its last columns.
-    "kn_sgemm": ("kn_status kn_sgemm(", "b, trans_a, trans_b, PART(M), N, K, alpha, A + (trans_a ? TAIL(M) : TAIL(M) * lda), lda, B, ldb, beta, C + TAIL(M) * ldc, ldc", "M"),
-    # A's last rows: y's last elements, or with trans_a x's.
-    "kn_sgemv": ("kn_status kn_sgemv(", "b, trans_a, PART(M), N, alpha, A + TAIL(M) * lda, lda, trans_a ? x + TAIL(M) : x, beta, trans_a ? y : y + TAIL(M)", "M"),
+    "kn_unary_ex": ("kn_status kn_unary_ex(", "b, op, x + AT(n), y + AT(n), PART(n), p", "n"),
+    "kn_binary": ("kn_status kn_binary(", "b, op, a + AT(n), x2 + AT(n), y + AT(n), PART(n)", "n"),
+    "kn_reduce": ("kn_status kn_reduce(", "b, op, x + AT(n), PART(n), out", "n"),
+    "kn_argreduce": ("kn_status kn_argreduce(", "b, op, x + AT(n), PART(n), out", "n"),
+    "kn_dot": ("kn_status kn_dot(", "b, x + AT(n), y + AT(n), PART(n), out", "n"),
+    "softmax": ("static kn_status softmax(", "b, x + AT(rows) * cols, y + AT(rows) * cols, PART(rows), cols, log_form", "rows"),
+    # op(A)'s middle rows: A's middle rows, or with trans_a its middle columns.
+    "kn_sgemm": ("kn_status kn_sgemm(", "b, trans_a, trans_b, PART(M), N, K, alpha, A + (trans_a ? AT(M) : AT(M) * lda), lda, B, ldb, beta, C + AT(M) * ldc, ldc", "M"),
+    # A's middle rows: y's middle elements, or with trans_a x's.
+    "kn_sgemv": ("kn_status kn_sgemv(", "b, trans_a, PART(M), N, alpha, A + AT(M) * lda, lda, trans_a ? x + AT(M) : x, beta, trans_a ? y : y + AT(M)", "M"),
 }
 # The percent is data, not code: `a` (0 %) and every slowP have the same
 # machine code, so code placement cannot tell them apart (nonzero in both,
 # so the variable sits in .data in both).
 s = s.replace('#include', 'static volatile int kn_planted_pct_plus_1000 = %d;\n'
               '#define PART(n) ((n) * (size_t)(kn_planted_pct_plus_1000 - 1000) / 100)\n'
-              '#define TAIL(n) ((n) - PART(n))\n#include'
+              '#define AT(n) (((n) - PART(n)) / 2)\n#include'
               % (1000 + pct), 1)
 for name, (head, args, size) in plants.items():
     i = s.index(head)

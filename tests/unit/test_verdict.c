@@ -482,6 +482,29 @@ static void an_estimate_past_the_band_that_is_not_called_is_inconclusive(void **
 	free(dir);
 }
 
+/* A cell that would end `inconclusive` (estimate or interval past the band,
+ * evidence short) may spend three budgets; one inside the band, or already
+ * called, one. */
+static void a_cell_that_looks_changed_gets_more_budget(void **state)
+{
+	(void)state;
+	double t = 0.01;
+	/* The loaded 16M case: 1.02 [0.986, 1.113], not called. */
+	assert_int_equal(bv_budget_scale(1.02, 0.986, 1.113, t, 0), 3);
+	assert_int_equal(bv_budget_scale(0.97, 0.90, 1.004, t, 0), 3);
+	/* Interval wholly past the band, evidence short. */
+	assert_int_equal(bv_budget_scale(1.03, 1.02, 1.05, t, 0), 3);
+	/* Evidence there: the cell is decided, no more budget. */
+	assert_int_equal(bv_budget_scale(1.03, 1.02, 1.05, t, 1), 1);
+	/* Estimate inside the band, however wide the interval. */
+	assert_int_equal(bv_budget_scale(1.009, 0.95, 1.08, t, 0), 1);
+	assert_int_equal(bv_budget_scale(1.0 / 1.0099, 0.95, 1.08, t, 0), 1);
+	/* The edge itself is inside. */
+	assert_int_equal(bv_budget_scale(1.01, 0.99, 1.03, t, 0), 1);
+	/* A smaller threshold moves the edge. */
+	assert_int_equal(bv_budget_scale(1.007, 0.99, 1.03, 0.005, 0), 3);
+}
+
 int test_verdict(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -492,6 +515,7 @@ int test_verdict(void)
 		cmocka_unit_test(planted_changes_among_null_cells_are_found),
 		cmocka_unit_test(a_ratio_that_follows_the_machine_is_never_a_confident_verdict),
 		cmocka_unit_test(an_estimate_past_the_band_that_is_not_called_is_inconclusive),
+		cmocka_unit_test(a_cell_that_looks_changed_gets_more_budget),
 	};
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
