@@ -2,10 +2,12 @@
  * the machine's calibration (its peaks), cached once per machine. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -122,8 +124,9 @@ static char *machine_key(void)
 	char host[256] = "unknown";
 	gethostname(host, sizeof(host) - 1);
 	char *cpu = cpu_model();
-	/* "2": the calibration method's version; a better method measures again. */
-	char *key = bv_asprintf("2-%s-%ld-%s", cpu, sysconf(_SC_NPROCESSORS_ONLN), host);
+	/* "3": the calibration method's version; a better method measures again
+	 * (3: each chunk's best of many passes, 2026-11-24). */
+	char *key = bv_asprintf("3-%s-%ld-%s", cpu, sysconf(_SC_NPROCESSORS_ONLN), host);
 	free(cpu);
 	for (char *p = key; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
@@ -134,21 +137,69 @@ static char *machine_key(void)
 	return key;
 }
 
-int bv_machine_calibration(cJSON **out)
+/* The 1-minute load average, or -1. */
+static double load_now(void)
+{
+	char *line = first_line("/proc/loadavg");
+	double l = -1;
+	if (line && sscanf(line, "%lf", &l) != 1)
+		l = -1;
+	free(line);
+	return l;
+}
+
+int bv_calibration_stale(const cJSON *cal, time_t now, double load, long cpus, char *why, size_t len)
+{
+	double copy, read, flops, at, was;
+	if (bv_json_num(cal, "copy_gbps", &copy) || bv_json_num(cal, "read_gbps", &read) ||
+	    bv_json_num(cal, "peak_gflops", &flops) || !(copy > 0.01 && copy < 1e5) || !(read > 0.01 && read < 1e5) ||
+	    !(flops > 0.01 && flops < 1e7)) {
+		snprintf(why, len, "the stored one is unreadable");
+		return 1;
+	}
+	if (bv_json_num(cal, "measured_at", &at) || !(at > 0)) {
+		snprintf(why, len, "the stored one does not say when or at what load it was taken");
+		return 1;
+	}
+	double age = difftime(now, (time_t)at);
+	if (age > BV_CALIBRATION_MAX_AGE_S || age < -3600) {
+		snprintf(why, len, "the stored one is %.0f days old", age / 86400);
+		return 1;
+	}
+	/* Taken while other work held every core, and the machine is far
+	 * quieter now: its figures are likely low (the issue's `939% of copy
+	 * bw` came from one taken on a loaded machine). */
+	if (!bv_json_num(cal, "load_average", &was) && cpus > 0 && was >= (double)cpus && load >= 0 && load < was / 2) {
+		snprintf(why, len, "the stored one was taken at load %.1f on %ld CPUs, and the load is %.1f now", was, cpus,
+			 load);
+		return 1;
+	}
+	return 0;
+}
+
+int bv_machine_calibration(int force, const char *reason, cJSON **out)
 {
 	*out = NULL;
 	char *key = machine_key();
 	char *dir = bv_asprintf("%s/machine", bv_cache_dir());
 	char *path = bv_asprintf("%s/%s.json", dir, key);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double load = load_now();
+	char why[256] = "once";
 	int rc = 0;
-	if (bv_exists(path) && bv_json_load(path, 1 << 20, out) == 0) {
-		double copy;
-		if (bv_json_num(*out, "copy_gbps", &copy) == 0 && copy > 0)
+	if (force)
+		snprintf(why, sizeof(why), "%s", reason ? reason : "--recalibrate");
+	else if (bv_exists(path) && bv_json_load(path, 1 << 20, out) == 0) {
+		if (!bv_calibration_stale(*out, time(NULL), load, cpus, why, sizeof(why)))
 			goto done;
-		cJSON_Delete(*out); /* unreadable: measure again */
+		cJSON_Delete(*out);
 		*out = NULL;
 	}
-	fprintf(stderr, "calibrate: measuring this machine's bandwidth and peak FLOP rate (once)\n");
+	fprintf(stderr, "calibrate: measuring this machine's bandwidth and peak FLOP rate (%s)\n", why);
+	if (cpus > 0 && load >= (double)cpus)
+		fprintf(stderr, "calibrate: the machine is busy (load %.1f on %ld CPUs): the figures may come out low; "
+				"they are measured again once it is quieter (or with --recalibrate)\n",
+			load, cpus);
 	rc = bv_mkdir_p(dir);
 	char *tmp = rc == 0 ? bv_mkdtemp_in(dir, ".tmp-") : NULL;
 	char *file = tmp ? bv_asprintf("%s/calibration.json", tmp) : NULL;
@@ -164,8 +215,19 @@ int bv_machine_calibration(cJSON **out)
 	}
 	if (rc == 0)
 		rc = bv_json_load(file, 1 << 20, out);
+	if (rc == 0) {
+		/* When and at what load: what decides whether it is taken again. */
+		cJSON_AddNumberToObject(*out, "measured_at", (double)time(NULL));
+		cJSON_AddNumberToObject(*out, "load_average", round(fmax(load, 0) * 100) / 100);
+		cJSON_AddNumberToObject(*out, "cpus", (double)cpus);
+		rc = bv_json_save(file, *out);
+	}
 	if (rc == 0 && rename(file, path) != 0) /* atomic: never half a file */
 		rc = bv_fail(BV_ERUN, "cannot store %s", path);
+	if (rc) {
+		cJSON_Delete(*out);
+		*out = NULL;
+	}
 	if (tmp)
 		bv_rm_rf(tmp);
 	free(tmp);

@@ -110,6 +110,10 @@ void bv_run_cli_table(bv_run_cli *c, bv_option *opts, const char *const *only)
 	    BV_FLAG("--isolated", &mo->isolated,
 		    "one process per version (for versions that cannot share one)"),
 	    BV_INT("--pin", &mo->pin, "CPU", 0, 1 << 30, "pin the measuring processes to one CPU"),
+	    BV_FLAG("--recalibrate", &mo->recalibrate,
+		    "measure this machine's bandwidth and FLOP peak again first (for --units rate|peak; "
+		    "otherwise once, and again when the stored one is over 7 days old, was taken on a busy "
+		    "machine that is quiet now, or is below what the run's own probes reach)"),
 	    BV_INT("--threads", &mo->threads, "N", 1, 1024,
 		   "threads a backend may use, e.g. OpenBLAS (default 1)"),
 	    BV_PERCENT("--threshold", &mo->threshold, "P", 0, 1000,

@@ -154,6 +154,7 @@ typedef struct bv_measure_opts {
 	int quick;
 	int resume; /* results_dir holds an unfinished run of the same plan: reuse its finished cells */
 	int layouts; /* code layouts per version (>= 1); each process takes one at random per version */
+	int recalibrate; /* measure the machine's calibration again before measuring (machine.h) */
 	/* bytes a measuring child (a check or a timing of one cell) may
 	 * allocate beyond what bv-runner holds, else its cell is "out of
 	 * memory"; 0: no limit */

@@ -42,5 +42,6 @@ int main(void)
 	failed += test_verdict();
 	failed += test_trust();
 	failed += test_options();
+	failed += test_machine();
 	return failed ? 1 : 0;
 }
