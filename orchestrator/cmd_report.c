@@ -270,7 +270,7 @@ int bv_cmd_report(int argc, char **argv)
 	    BV_INCLUDE(pipeline,
 		       "\nmeasuring options, as for run (see bench-versions run --help): --benches, --ops,\n"
 		       "  --backends, --sizes, --quick, --processes, --min-processes, --max-processes,\n"
-		       "  --budget, --rounds, --sample-us, --timeout, --memory-limit, --isolated, --pin,\n"
+		       "  --budget, --rounds, --sample-us, --timeout, --memory-limit, --isolated, --recalibrate, --pin,\n"
 		       "  --threads, --seed, --layouts N (default 4 here), --jobs, --results,\n"
 		       "  --resume DIR (go on with an interrupted report's measuring)\n",
 		       .seen = &measuring_opt),
