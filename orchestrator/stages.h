@@ -266,7 +266,8 @@ typedef struct bv_change {
 	int between_runs;
 	int noisy;           /* "same", but the interval reaches past the threshold */
 	int processes;
-	const char *none; /* when !valid and both ran: why there is no ratio ("other machine") */
+	const char *none; /* when !valid: why there is no ratio ("other machine"; "new": only
+			   * this version has the cell; "vanished": only the baseline) */
 	/* verdict.c: the evidence from the per-process ratios (anytime-valid
 	 * sign tests against the threshold band, stats.h), NAN without them
 	 * (logs before 1.3, unpaired ratios) */
@@ -297,10 +298,20 @@ typedef struct bv_row {
 	bv_change *changes;  /* one per version; [0] (the baseline) unused */
 } bv_row;
 
+/* What a version's log says about where its numbers come from, for the
+ * exporters that print it (JSON): escaped strings, NULL where the log has
+ * none (an older log, a local tree has no commit). */
+typedef struct bv_version_meta {
+	char *commit, *tree;  /* version.commit, version.tree */
+	char *cpu, *isa;      /* machine.cpu, machine.calibration.isa */
+	double cores;         /* machine.cores; 0 when not said */
+} bv_version_meta;
+
 typedef struct bv_table {
 	size_t nversions;
 	char **labels;
 	char **descriptions; /* "0.1.0: commit 1a2b3c4 (kernels 0.1.0)" */
+	bv_version_meta *meta; /* per version; NULL in a table built by hand */
 	size_t nrows;
 	bv_row *rows;
 	char *method; /* how the numbers were measured, in one line */
