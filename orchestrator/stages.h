@@ -117,6 +117,9 @@ int bv_fetch(bv_repo *r, bv_version *v);
  * returned as an error: it sets v->build_error and returns 0, so the other
  * versions still run.  Errors are for when nothing can be built at all. */
 int bv_build(bv_version *v);
+/* In each build's cache directory: {"kernel_version", "name"} of the version
+ * it was first built for (builds before this file have none). */
+#define BV_BUILD_VERSION_FILE "version.json"
 /* Layouts: the same build linked again with k pads of never-run code before
  * the library (k = 1..n-1; layout 0 is the plugin itself), linked into the
  * build's cache directory on first use.  Code placement alone moves
