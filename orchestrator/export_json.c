@@ -73,7 +73,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 	cJSON_AddStringToObject(doc, "schema", "bench-versions-comparison");
 	/* 1.1: verdict "inconclusive", ci_low/ci_high null without an interval;
 	 * 1.2: every key always present (null where it does not apply),
-	 * versions[].commit/tree/machine/geomean, verdicts "new"/"vanished" */
+	 * versions[].commit/tree/simd_isa/machine/geomean, verdicts "new"/"vanished" */
 	cJSON_AddStringToObject(doc, "schema_version", "1.2");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
@@ -102,6 +102,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 		cJSON_AddStringToObject(v, "description", t->descriptions ? t->descriptions[i] : "");
 		str_or_null(v, "commit", m ? m->commit : NULL);
 		str_or_null(v, "tree", m ? m->tree : NULL);
+		str_or_null(v, "simd_isa", m ? m->simd_isa : NULL);
 		cJSON *mc = cJSON_AddObjectToObject(v, "machine");
 		str_or_null(mc, "cpu", m ? m->cpu : NULL);
 		str_or_null(mc, "isa", m ? m->isa : NULL);

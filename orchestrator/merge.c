@@ -128,7 +128,7 @@ typedef struct log_info {
 	char *run_id, *run_baseline; /* NULL when absent */
 	char *hostname, *cpu;
 	char *kernel_version, *rule, *summary;
-	char *commit, *tree, *isa;
+	char *commit, *tree, *isa, *simd_isa;
 	double cores; /* 0 when not said */
 	int build_failed;
 } log_info;
@@ -150,6 +150,7 @@ static void info_read(const cJSON *doc, log_info *l)
 	l->summary = dup_or_null(bv_json_str(ver, "summary"));
 	l->commit = dup_or_null(bv_json_str(ver, "commit"));
 	l->tree = dup_or_null(bv_json_str(ver, "tree"));
+	l->simd_isa = dup_or_null(bv_json_str(ver, "simd_isa"));
 	l->isa = dup_or_null(bv_json_str(cJSON_GetObjectItemCaseSensitive(m, "calibration"), "isa"));
 	if (bv_json_num(m, "cores", &l->cores) != 0 || !(l->cores > 0))
 		l->cores = 0;
@@ -161,7 +162,7 @@ static void info_free(log_info *l)
 {
 	free(l->label), free(l->run_id), free(l->run_baseline), free(l->hostname), free(l->cpu);
 	free(l->kernel_version), free(l->rule), free(l->summary);
-	free(l->commit), free(l->tree), free(l->isa);
+	free(l->commit), free(l->tree), free(l->isa), free(l->simd_isa);
 }
 
 /* Labels must be unique columns; logs from different runs often share one
@@ -422,6 +423,7 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 		m->tree = l->tree ? clean_dup(l->tree) : NULL;
 		m->cpu = l->cpu ? clean_dup(l->cpu) : NULL;
 		m->isa = l->isa ? clean_dup(l->isa) : NULL;
+		m->simd_isa = l->simd_isa ? clean_dup(l->simd_isa) : NULL;
 		m->cores = l->cores;
 	}
 	/* A build that failed has no cells; mark it in every row, whatever order. */
@@ -513,7 +515,8 @@ void bv_table_free(bv_table *t)
 		if (t->descriptions)
 			free(t->descriptions[i]);
 		if (t->meta)
-			free(t->meta[i].commit), free(t->meta[i].tree), free(t->meta[i].cpu), free(t->meta[i].isa);
+			free(t->meta[i].commit), free(t->meta[i].tree), free(t->meta[i].cpu), free(t->meta[i].isa),
+			    free(t->meta[i].simd_isa);
 	}
 	for (size_t i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);

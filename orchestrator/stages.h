@@ -307,6 +307,7 @@ typedef struct bv_row {
 typedef struct bv_version_meta {
 	char *commit, *tree;  /* version.commit, version.tree */
 	char *cpu, *isa;      /* machine.cpu, machine.calibration.isa */
+	char *simd_isa;       /* version.simd_isa: what its simd backend dispatched to */
 	double cores;         /* machine.cores; 0 when not said */
 } bv_version_meta;
 
@@ -416,6 +417,10 @@ const char *const *bv_exporter_list(void);
  * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
 void bv_format_time(double ns, char *buf, size_t len);
+/* "avx512" when every version's simd backend ran on that ISA, else
+ * "0.1.0 -, main avx512" ("-": the log does not say, or the version has no
+ * simd backend); "" when no log says (logs before version.simd_isa). */
+void bv_format_simd(const bv_table *t, char *buf, size_t len);
 /* A change's ratio and interval, "1.004 [0.998, 1.010]", or the estimate
  * with "[no 95% interval: 1 process]" when it has none. */
 void bv_format_ratio(const bv_change *ch, char *buf, size_t len);
