@@ -248,6 +248,17 @@ static double device_time(const bv_call *c, const bv_args *a, long reps)
 }
 #endif
 
+/* kn_simd_isa came with the simd backend (0.2.0); the header's own version
+ * decides, as in compat/shims/kernels-0.1.h. */
+static const char *simd_isa(void)
+{
+#if KN_VERSION_MAJOR == 0 && KN_VERSION_MINOR < 2
+	return NULL;
+#else
+	return kn_simd_isa();
+#endif
+}
+
 static const bv_plugin plugin = {
 	.abi = BV_PLUGIN_ABI,
 	.kernel_version = kn_version,
@@ -261,6 +272,7 @@ static const bv_plugin plugin = {
 	.sync = sync_backend,
 	.host_memory = host_memory,
 	.device_time = device_time,
+	.simd_isa = simd_isa,
 };
 
 __attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void)

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define BV_PLUGIN_ABI 3
+#define BV_PLUGIN_ABI 4
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -75,6 +75,11 @@ typedef struct bv_plugin {
 	 * own clock (CUDA events) after a device synchronise; NAN when this
 	 * build cannot (the host then times with its clock and a sync). */
 	double (*device_time)(const bv_call *c, const bv_args *a, long reps);
+	/* The instruction set this version's simd backend dispatches to on this
+	 * machine (kn_simd_isa: "avx512", "avx2", ...): the same code runs other
+	 * loops on another ISA, so results say which.  NULL for a version
+	 * without one (before 0.2.0). */
+	const char *(*simd_isa)(void);
 } bv_plugin;
 
 typedef const bv_plugin *(*bv_plugin_get_fn)(void);

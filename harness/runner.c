@@ -1051,6 +1051,11 @@ int main(int argc, char **argv)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "label", vs[i].label);
 		cJSON_AddStringToObject(o, "kernel_version", vs[i].p->kernel_version());
+		const char *isa = vs[i].p->simd_isa();
+		if (isa)
+			cJSON_AddStringToObject(o, "simd_isa", isa);
+		else
+			cJSON_AddNullToObject(o, "simd_isa");
 		cJSON_AddItemToArray(vers, o);
 	}
 	cJSON_AddNumberToObject(doc, "threads", set.threads);

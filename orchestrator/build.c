@@ -34,6 +34,7 @@
 
 #include "common.h"
 #include "hash.h"
+#include "json.h"
 #include "stages.h"
 
 /* 2: the harness object (lib/plugin.o) and its link flags stay in the build,
@@ -613,6 +614,22 @@ static int regular_nonempty(const char *dir, const char *name)
 	return ok;
 }
 
+/* dir/version.json: what the entry is, for `cache show` (cmd_cache.c): a
+ * key is a hash and says nothing to a person.  The name is the first one
+ * built under this key (another name resolving to the same tree reuses the
+ * entry). */
+static int write_version(const bv_version *v, const char *dir)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "kernel_version", v->kernel_version ? v->kernel_version : "");
+	cJSON_AddStringToObject(doc, "name", v->name ? v->name : "");
+	char *path = bv_asprintf("%s/" BV_BUILD_VERSION_FILE, dir);
+	int rc = bv_json_save(path, doc);
+	free(path);
+	cJSON_Delete(doc);
+	return rc;
+}
+
 int bv_build_is_cached(const bv_version *v, int *cached)
 {
 	char key[41];
@@ -692,6 +709,8 @@ int bv_build(bv_version *v)
 		 * trips over an entry without its plugin. */
 		v->build_error = bv_strdup("the build exited 0 but left no plugin.so (a compat flag such as "
 					   "-fsyntax-only?); nothing was cached");
+	if (rc == 0 && !v->build_error)
+		rc = write_version(v, tmp);
 	if (rc == 0 && !v->build_error) {
 		char *srcdir = bv_asprintf("%s/src", tmp);
 		bv_rm_rf(srcdir); /* the sources stay in src/; the build needs only its outputs */

@@ -31,7 +31,9 @@
 
 #include "cli.h"
 #include "common.h"
+#include "json.h"
 #include "options.h"
+#include "stages.h"
 
 static const char *const areas[] = {"src", "builds", "repos", "machine", "bisect", NULL};
 
@@ -47,8 +49,8 @@ typedef struct entry {
 static void usage(FILE *out, const bv_option *opts)
 {
 	fprintf(out, "usage: bench-versions cache [show|trim] [--older-than DAYS] [--max-size SIZE] [--dry-run]\n\n"
-		     "  show          every entry of src/, builds/, repos/, machine/ and bisect/ with its size\n"
-		     "                and last use, and the total (the default)\n"
+		     "  show          every entry of src/, builds/, repos/, machine/ and bisect/ with its size,\n"
+		     "                last use and kernels version, and the total (the default)\n"
 		     "  trim          remove entries unused for more than --older-than DAYS, then the\n"
 		     "                least recently used until the cache is under --max-size SIZE\n\n");
 	bv_options_help(opts, out);
@@ -159,6 +161,48 @@ static int remove_entry(const entry *e)
 	return rc;
 }
 
+/* What an entry is, for people (keys are hashes): a build's version.json
+ * (build.c), a source tree's VERSION; "unknown" for a build from before
+ * version.json, "" where an area has no version (repos, machine, bisect).
+ * The files are the cache's, but shown escaped like anything read. */
+static char *entry_version(const entry *e)
+{
+	char *key = bv_strdup(e->name), *out = NULL;
+	size_t n = strlen(key);
+	if (!strcmp(e->area, "builds") && n > 4 && !strcmp(key + n - 4, ".log"))
+		key[n - 4] = '\0'; /* a build's log says what its build is */
+	if (!strcmp(e->area, "builds")) {
+		char *path = bv_asprintf("%s/builds/%s/" BV_BUILD_VERSION_FILE, bv_cache_dir(), key);
+		cJSON *doc = NULL;
+		const char *kv = NULL, *name = NULL;
+		if (bv_exists(path) && bv_json_load(path, 4096, &doc) == 0) {
+			kv = bv_json_str(doc, "kernel_version");
+			name = bv_json_str(doc, "name");
+		}
+		if (kv && name) {
+			char *k = bv_escape(kv), *nm = bv_escape(name);
+			out = bv_asprintf("kernels %s, built as %s", k, nm);
+			free(k), free(nm);
+		} else
+			out = bv_strdup("unknown");
+		cJSON_Delete(doc);
+		free(path);
+	} else if (!strcmp(e->area, "src")) {
+		char *path = bv_asprintf("%s/src/%s/VERSION", bv_cache_dir(), key), *text = NULL;
+		if (bv_read_file(path, 256, &text, NULL) == 0) {
+			text[strcspn(text, "\r\n")] = '\0';
+			char *k = bv_escape(text);
+			out = bv_asprintf("kernels %s", k);
+			free(k);
+		} else
+			out = bv_strdup("unknown");
+		free(text);
+		free(path);
+	}
+	free(key);
+	return out ? out : bv_strdup("");
+}
+
 static void free_entries(entry *es, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -221,9 +265,14 @@ int bv_cmd_cache(int argc, char **argv)
 	if (!trim) {
 		printf("cache: %s\n", bv_cache_dir());
 		/* Most recently used last, next to the total. */
-		for (size_t i = 0; i < n; i++)
-			printf("%-8s %-48s %8s  %s%s\n", es[i].area, es[i].name, human(es[i].size, b1, sizeof(b1)),
-			       ago(es[i].mtime, now, b2, sizeof(b2)), es[i].busy ? "  (in progress)" : "");
+		for (size_t i = 0; i < n; i++) {
+			char *version = es[i].busy ? bv_strdup("") : entry_version(&es[i]);
+			/* the version last, in a column where there is one */
+			printf("%-8s %-48s %8s  %-*s%s%s%s\n", es[i].area, es[i].name, human(es[i].size, b1, sizeof(b1)),
+			       *version ? 12 : 0, ago(es[i].mtime, now, b2, sizeof(b2)), *version ? "  " : "", version,
+			       es[i].busy ? "  (in progress)" : "");
+			free(version);
+		}
 		printf("total: %zu entries, %s\n", n, human(total, b1, sizeof(b1)));
 		free_entries(es, n);
 		return 0;

@@ -55,6 +55,28 @@ void bv_format_time(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
+void bv_format_simd(const bv_table *t, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	int any = 0, same = 1;
+	for (size_t i = 0; t->meta && i < t->nversions; i++) {
+		const char *a = t->meta[i].simd_isa, *b = t->meta[0].simd_isa;
+		any |= a != NULL;
+		same &= a && b && !strcmp(a, b);
+	}
+	if (!any)
+		return;
+	if (same) {
+		snprintf(buf, len, "%s", t->meta[0].simd_isa);
+		return;
+	}
+	for (size_t i = 0, at = 0; i < t->nversions && at < len; i++) {
+		int w = snprintf(buf + at, len - at, "%s%s %s", i ? ", " : "", t->labels[i],
+				 t->meta[i].simd_isa ? t->meta[i].simd_isa : "-");
+		at += w > 0 ? (size_t)w : 0;
+	}
+}
+
 /* A one-point "[0.992, 0.992]" from a single process is not an interval:
  * below 95 % coverage the estimate is shown alone, saying why. */
 void bv_format_ratio(const bv_change *ch, char *buf, size_t len)

@@ -214,6 +214,10 @@ int bv_export_html(const bv_table *t, FILE *out)
 		fputs(i ? "</li>\n" : " (baseline)</li>\n", out);
 	}
 	fputs("</ul>\n", out);
+	char simd[512]; /* results differ between instruction sets: say which ran */
+	bv_format_simd(t, simd, sizeof(simd));
+	if (*simd)
+		fputs("<p class=\"simd\">simd ISA: ", out), esc(out, simd), fputs("</p>\n", out);
 	for (size_t i = 0; i < t->nnotes; i++)
 		fputs("<p class=\"note\">note: ", out), esc(out, t->notes[i]), fputs("</p>\n", out);
 	for (size_t k = 0; k < t->nrows; k++) {

@@ -1,7 +1,8 @@
 /*
  * export_json.c - the comparison as JSON for machines (docs/results-format.md,
  * "comparison"): rows[].bench/op/backend/size, rows[].results[] per version,
- * rows[].changes[] per non-baseline version.
+ * rows[].changes[] per non-baseline version.  Every key is always there (null
+ * where it does not apply), so a consumer reads, never tests for presence.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -12,16 +13,71 @@
 #include "common.h"
 #include "stages.h"
 
+/* A number, or null where it does not apply (has == 0). */
+static void num_or_null(cJSON *o, const char *key, double v, int has)
+{
+	if (has)
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void str_or_null(cJSON *o, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* {"ratio": geomean or null, "cells": n}: a plain geometric mean of the
+ * ratios over the cells both versions ran (bv_table_geomean), for display. */
+static cJSON *geomean_of(double ratio, size_t n)
+{
+	cJSON *g = cJSON_CreateObject();
+	num_or_null(g, "ratio", ratio, n > 0);
+	cJSON_AddNumberToObject(g, "cells", (double)n);
+	return g;
+}
+
+static cJSON *geomeans(const bv_table *t, size_t v)
+{
+	if (v == 0)
+		return cJSON_CreateNull(); /* the baseline: its ratios are all 1 */
+	double all = 0;
+	size_t nall = 0;
+	cJSON *groups = cJSON_CreateArray();
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *r = &t->rows[k];
+		if (r->changes[v].valid && r->changes[v].ratio > 0)
+			all += log(r->changes[v].ratio), nall++;
+		int first = 1; /* each bench group once, in the table's order */
+		for (size_t j = 0; j < k && first; j++)
+			first = strcmp(t->rows[j].bench, r->bench) != 0;
+		if (!first)
+			continue;
+		size_t n = 0;
+		double g = bv_table_geomean(t, v, r->bench, &n);
+		cJSON *o = geomean_of(g, n);
+		cJSON_AddItemToObject(o, "bench", cJSON_CreateString(r->bench));
+		cJSON_AddItemToArray(groups, o);
+	}
+	cJSON *o = geomean_of(nall ? exp(all / (double)nall) : 0, nall);
+	cJSON_AddItemToObject(o, "groups", groups);
+	return o;
+}
+
 int bv_export_json(const bv_table *t, FILE *out)
 {
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddStringToObject(doc, "schema", "bench-versions-comparison");
-	/* 1.1: verdict "inconclusive", ci_low/ci_high null without an interval */
-	cJSON_AddStringToObject(doc, "schema_version", "1.1");
+	/* 1.1: verdict "inconclusive", ci_low/ci_high null without an interval;
+	 * 1.2: every key always present (null where it does not apply),
+	 * versions[].commit/tree/simd_isa/machine/geomean, verdicts "new"/"vanished" */
+	cJSON_AddStringToObject(doc, "schema_version", "1.2");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
-	if (t->method)
-		cJSON_AddStringToObject(doc, "method", t->method);
+	str_or_null(doc, "method", t->method);
 	if (t->control) {
 		cJSON *ec = cJSON_AddObjectToObject(doc, "error_control");
 		cJSON_AddStringToObject(ec, "method", "benjamini-hochberg");
@@ -33,15 +89,25 @@ int bv_export_json(const bv_table *t, FILE *out)
 		cJSON_AddNumberToObject(ec, "between_runs", (double)t->between_runs);
 		cJSON_AddNumberToObject(ec, "expected_false_at_most", t->fdr * (double)t->called);
 		cJSON_AddStringToObject(ec, "summary", t->control);
-	}
+	} else
+		cJSON_AddNullToObject(doc, "error_control");
 	cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
 	for (size_t i = 0; i < t->nnotes; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(t->notes[i]));
 	cJSON *vers = cJSON_AddArrayToObject(doc, "versions");
 	for (size_t i = 0; i < t->nversions; i++) {
+		const bv_version_meta *m = t->meta ? &t->meta[i] : NULL;
 		cJSON *v = cJSON_CreateObject();
 		cJSON_AddStringToObject(v, "label", t->labels[i]);
-		cJSON_AddStringToObject(v, "description", t->descriptions[i]);
+		cJSON_AddStringToObject(v, "description", t->descriptions ? t->descriptions[i] : "");
+		str_or_null(v, "commit", m ? m->commit : NULL);
+		str_or_null(v, "tree", m ? m->tree : NULL);
+		str_or_null(v, "simd_isa", m ? m->simd_isa : NULL);
+		cJSON *mc = cJSON_AddObjectToObject(v, "machine");
+		str_or_null(mc, "cpu", m ? m->cpu : NULL);
+		str_or_null(mc, "isa", m ? m->isa : NULL);
+		num_or_null(mc, "cores", m ? m->cores : 0, m && m->cores > 0);
+		cJSON_AddItemToObject(v, "geomean", geomeans(t, i));
 		cJSON_AddItemToArray(vers, v);
 	}
 	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
@@ -58,78 +124,74 @@ int bv_export_json(const bv_table *t, FILE *out)
 		for (size_t i = 0; i < t->nversions; i++) {
 			const bv_result *res = &r->results[i];
 			cJSON *o = cJSON_CreateObject();
+			int ran = res->median_ns > 0;
 			cJSON_AddStringToObject(o, "version", t->labels[i]);
 			cJSON_AddStringToObject(o, "status", res->status);
-			if (res->reason)
-				cJSON_AddStringToObject(o, "reason", res->reason);
-			if (res->median_ns > 0) {
-				cJSON_AddNumberToObject(o, "median_ns", res->median_ns);
-				cJSON_AddNumberToObject(o, "ci_low_ns", res->ci_low_ns);
-				cJSON_AddNumberToObject(o, "ci_high_ns", res->ci_high_ns);
-				if (r->bytes > 0)
-					cJSON_AddNumberToObject(o, "gb_per_s", r->bytes / res->median_ns);
-				if (r->flops > 0)
-					cJSON_AddNumberToObject(o, "gflop_per_s", r->flops / res->median_ns);
-				if (res->pct_copy_bw > 0)
-					cJSON_AddNumberToObject(o, "pct_copy_bandwidth", res->pct_copy_bw);
-				if (res->pct_peak_flops > 0)
-					cJSON_AddNumberToObject(o, "pct_peak_flops", res->pct_peak_flops);
-				cJSON_AddNumberToObject(o, "processes", res->processes);
-				cJSON_AddNumberToObject(o, "host_bytes", res->host_bytes);
-				cJSON_AddNumberToObject(o, "device_bytes", res->device_bytes);
-			} else
-				cJSON_AddNullToObject(o, "median_ns");
+			str_or_null(o, "reason", res->reason);
+			num_or_null(o, "median_ns", res->median_ns, ran);
+			num_or_null(o, "ci_low_ns", res->ci_low_ns, ran);
+			num_or_null(o, "ci_high_ns", res->ci_high_ns, ran);
+			num_or_null(o, "gb_per_s", ran ? r->bytes / res->median_ns : 0, ran && r->bytes > 0);
+			num_or_null(o, "gflop_per_s", ran ? r->flops / res->median_ns : 0, ran && r->flops > 0);
+			num_or_null(o, "pct_copy_bandwidth", res->pct_copy_bw, ran && res->pct_copy_bw > 0);
+			num_or_null(o, "pct_peak_flops", res->pct_peak_flops, ran && res->pct_peak_flops > 0);
+			num_or_null(o, "processes", res->processes, ran);
+			num_or_null(o, "host_bytes", res->host_bytes, ran);
+			num_or_null(o, "device_bytes", res->device_bytes, ran);
 			cJSON_AddItemToArray(results, o);
 		}
 		cJSON *changes = cJSON_AddArrayToObject(row, "changes");
 		for (size_t i = 1; i < t->nversions; i++) {
 			const bv_change *ch = &r->changes[i];
 			cJSON *o = cJSON_CreateObject();
+			int v = ch->valid;
 			cJSON_AddStringToObject(o, "version", t->labels[i]);
-			if (ch->valid) {
-				cJSON_AddNumberToObject(o, "ratio", ch->ratio);
-				if (bv_change_has_interval(ch)) {
-					cJSON_AddNumberToObject(o, "ci_low", ch->ci_low);
-					cJSON_AddNumberToObject(o, "ci_high", isfinite(ch->ci_high) ? ch->ci_high : 1e308);
-				} else {
-					/* fewer processes than a 95 % interval needs */
-					cJSON_AddNullToObject(o, "ci_low");
-					cJSON_AddNullToObject(o, "ci_high");
-				}
-				cJSON_AddStringToObject(o, "verdict", ch->verdict);
+			num_or_null(o, "ratio", ch->ratio, v);
+			/* null bounds: no ratio, or fewer processes than a 95 %
+			 * interval needs */
+			int iv = v && bv_change_has_interval(ch);
+			num_or_null(o, "ci_low", ch->ci_low, iv);
+			num_or_null(o, "ci_high", isfinite(ch->ci_high) ? ch->ci_high : 1e308, iv);
+			cJSON_AddStringToObject(o, "verdict", v ? ch->verdict : ch->none ? ch->none : r->results[i].status);
+			if (v) {
 				cJSON_AddBoolToObject(o, "paired", ch->paired);
 				cJSON_AddStringToObject(o, "mode", ch->mode ? ch->mode : "paired");
 				cJSON_AddBoolToObject(o, "noisy", ch->noisy);
 				cJSON_AddBoolToObject(o, "between_runs", ch->between_runs);
-				cJSON_AddNumberToObject(o, "processes", ch->processes);
-				if (ch->layouts > 1) {
-					cJSON_AddNumberToObject(o, "layouts", ch->layouts);
-					double spread[2] = {ch->layout_lo, ch->layout_hi};
-					cJSON_AddItemToObject(o, "layout_spread", cJSON_CreateDoubleArray(spread, 2));
-					cJSON_AddBoolToObject(o, "layout_bound", bv_change_not_called(ch) &&
-										     bv_change_layout_bound(t, ch));
-				}
-				if (ch->nproc && (ch->state_dependent || ch->unstable)) {
-					cJSON *m = cJSON_AddObjectToObject(o, "machine");
-					cJSON_AddBoolToObject(m, "dependent", 1);
-					cJSON *u = cJSON_AddObjectToObject(m, "usual");
-					cJSON_AddNumberToObject(u, "ratio", ch->level_usual);
-					cJSON_AddNumberToObject(u, "processes", (double)ch->n_usual);
-					cJSON *d = cJSON_AddObjectToObject(m, "disturbed");
-					cJSON_AddNumberToObject(d, "ratio", ch->level_disturbed);
-					cJSON_AddNumberToObject(d, "processes", (double)ch->n_disturbed);
-				}
-				if (ch->controlled) {
-					cJSON_AddNumberToObject(o, "p_value", ch->p);
-					cJSON_AddBoolToObject(o, "held", ch->held);
-				} else
-					cJSON_AddNullToObject(o, "p_value");
 			} else {
-				cJSON_AddNullToObject(o, "ratio");
-				cJSON_AddNullToObject(o, "ci_low");
-				cJSON_AddNullToObject(o, "ci_high");
-				cJSON_AddStringToObject(o, "verdict", ch->none ? ch->none : r->results[i].status);
+				cJSON_AddNullToObject(o, "paired");
+				cJSON_AddNullToObject(o, "mode");
+				cJSON_AddNullToObject(o, "noisy");
+				cJSON_AddNullToObject(o, "between_runs");
 			}
+			num_or_null(o, "processes", ch->processes, v);
+			int lay = v && ch->layouts > 1;
+			num_or_null(o, "layouts", ch->layouts, lay);
+			if (lay) {
+				double spread[2] = {ch->layout_lo, ch->layout_hi};
+				cJSON_AddItemToObject(o, "layout_spread", cJSON_CreateDoubleArray(spread, 2));
+				cJSON_AddBoolToObject(o, "layout_bound", bv_change_not_called(ch) &&
+									     bv_change_layout_bound(t, ch));
+			} else {
+				cJSON_AddNullToObject(o, "layout_spread");
+				cJSON_AddNullToObject(o, "layout_bound");
+			}
+			if (v && ch->nproc && (ch->state_dependent || ch->unstable)) {
+				cJSON *m = cJSON_AddObjectToObject(o, "machine");
+				cJSON_AddBoolToObject(m, "dependent", 1);
+				cJSON *u = cJSON_AddObjectToObject(m, "usual");
+				cJSON_AddNumberToObject(u, "ratio", ch->level_usual);
+				cJSON_AddNumberToObject(u, "processes", (double)ch->n_usual);
+				cJSON *d = cJSON_AddObjectToObject(m, "disturbed");
+				cJSON_AddNumberToObject(d, "ratio", ch->level_disturbed);
+				cJSON_AddNumberToObject(d, "processes", (double)ch->n_disturbed);
+			} else
+				cJSON_AddNullToObject(o, "machine");
+			num_or_null(o, "p_value", ch->p, v && ch->controlled);
+			if (v && ch->controlled)
+				cJSON_AddBoolToObject(o, "held", ch->held);
+			else
+				cJSON_AddNullToObject(o, "held");
 			cJSON_AddItemToArray(changes, o);
 		}
 		cJSON_AddItemToArray(rows, row);

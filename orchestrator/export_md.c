@@ -55,6 +55,11 @@ static int same_fold(const bv_row *a, const bv_row *b)
 int bv_export_markdown(const bv_table *t, FILE *out)
 {
 	size_t nv = t->nversions;
+	/* Results differ between instruction sets: say which ran, above the table. */
+	char simd[512];
+	bv_format_simd(t, simd, sizeof(simd));
+	if (*simd)
+		fputs("_simd ISA:_ ", out), md(out, simd), fputs("\n\n", out);
 	fputs("| bench | op | backend | size |", out);
 	for (size_t i = 0; i < nv; i++) {
 		fputc(' ', out), md(out, t->labels[i]), fputs(" |", out);

@@ -95,6 +95,11 @@ int bv_export_table(const bv_table *t, FILE *out)
 		}
 		r++;
 	}
+	/* Results differ between instruction sets: the header says which ran. */
+	char simd[512];
+	bv_format_simd(t, simd, sizeof(simd));
+	if (*simd)
+		fprintf(out, "simd ISA: %s\n", simd);
 	for (size_t i = 0; i < g.rows; i++) {
 		for (size_t c = 0; c < cols; c++) {
 			/* names left-aligned, numbers right-aligned */

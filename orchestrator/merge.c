@@ -128,6 +128,8 @@ typedef struct log_info {
 	char *run_id, *run_baseline; /* NULL when absent */
 	char *hostname, *cpu;
 	char *kernel_version, *rule, *summary;
+	char *commit, *tree, *isa, *simd_isa;
+	double cores; /* 0 when not said */
 	int build_failed;
 } log_info;
 
@@ -146,6 +148,12 @@ static void info_read(const cJSON *doc, log_info *l)
 	l->kernel_version = dup_or_null(bv_json_str(ver, "kernel_version"));
 	l->rule = dup_or_null(bv_json_str(ver, "rule"));
 	l->summary = dup_or_null(bv_json_str(ver, "summary"));
+	l->commit = dup_or_null(bv_json_str(ver, "commit"));
+	l->tree = dup_or_null(bv_json_str(ver, "tree"));
+	l->simd_isa = dup_or_null(bv_json_str(ver, "simd_isa"));
+	l->isa = dup_or_null(bv_json_str(cJSON_GetObjectItemCaseSensitive(m, "calibration"), "isa"));
+	if (bv_json_num(m, "cores", &l->cores) != 0 || !(l->cores > 0))
+		l->cores = 0;
 	const char *bstatus = bv_json_str(cJSON_GetObjectItemCaseSensitive(ver, "build"), "status");
 	l->build_failed = bstatus && !strcmp(bstatus, "failed");
 }
@@ -154,6 +162,7 @@ static void info_free(log_info *l)
 {
 	free(l->label), free(l->run_id), free(l->run_baseline), free(l->hostname), free(l->cpu);
 	free(l->kernel_version), free(l->rule), free(l->summary);
+	free(l->commit), free(l->tree), free(l->isa), free(l->simd_isa);
 }
 
 /* Labels must be unique columns; logs from different runs often share one
@@ -333,6 +342,7 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 	t->nversions = n;
 	t->labels = bv_xcalloc(n + 1, sizeof(char *));
 	t->descriptions = bv_xcalloc(n + 1, sizeof(char *));
+	t->meta = bv_xcalloc(n + 1, sizeof(bv_version_meta));
 	log_info *info = bv_xcalloc(n + 1, sizeof(log_info));
 	/* Per log: its ratios may be the paired ones (same run and machine as
 	 * the baseline), may fall back to the ratio of medians, or may not be
@@ -408,6 +418,13 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 				      l->kernel_version ? l->kernel_version : "?", l->rule ? l->rule : "?");
 		t->descriptions[i] = clean_dup(d);
 		free(d);
+		bv_version_meta *m = &t->meta[i];
+		m->commit = l->commit ? clean_dup(l->commit) : NULL;
+		m->tree = l->tree ? clean_dup(l->tree) : NULL;
+		m->cpu = l->cpu ? clean_dup(l->cpu) : NULL;
+		m->isa = l->isa ? clean_dup(l->isa) : NULL;
+		m->simd_isa = l->simd_isa ? clean_dup(l->simd_isa) : NULL;
+		m->cores = l->cores;
 	}
 	/* A build that failed has no cells; mark it in every row, whatever order. */
 	for (size_t i = 0; i < n && rc == 0; i++)
@@ -450,6 +467,25 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 			}
 		}
 	}
+	/* A cell only one side has: said in words every exporter shows, the
+	 * words `report` uses (report.c), not a bare "-" or the candidate's
+	 * "ok" that reads like a verdict. */
+	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
+		bv_row *r = &t->rows[k];
+		const char *b = r->results[0].status;
+		int b_ran = !strcmp(b, "ok") || !strcmp(b, "wrong result") || !strcmp(b, "crashed") ||
+			    !strcmp(b, "timeout") || !strcmp(b, "out of memory") || !strcmp(b, "failed");
+		for (size_t i = 1; i < n; i++) {
+			bv_change *ch = &r->changes[i];
+			const char *c = r->results[i].status;
+			if (ch->valid || ch->none)
+				continue;
+			if (!strcmp(c, "ok") && (!strcmp(b, "n/a") || !strcmp(b, "skipped")))
+				ch->none = "new";
+			else if (!strcmp(c, "n/a") && b_ran)
+				ch->none = "vanished";
+		}
+	}
 	if (rc == 0)
 		bv_table_decide(t, BV_FDR);
 	for (size_t i = 0; i < n; i++)
@@ -478,11 +514,14 @@ void bv_table_free(bv_table *t)
 			free(t->labels[i]);
 		if (t->descriptions)
 			free(t->descriptions[i]);
+		if (t->meta)
+			free(t->meta[i].commit), free(t->meta[i].tree), free(t->meta[i].cpu), free(t->meta[i].isa),
+			    free(t->meta[i].simd_isa);
 	}
 	for (size_t i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
 	free(t->notes);
-	free(t->labels), free(t->descriptions), free(t->rows), free(t->method), free(t->control);
+	free(t->labels), free(t->descriptions), free(t->meta), free(t->rows), free(t->method), free(t->control);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -117,6 +117,9 @@ int bv_fetch(bv_repo *r, bv_version *v);
  * returned as an error: it sets v->build_error and returns 0, so the other
  * versions still run.  Errors are for when nothing can be built at all. */
 int bv_build(bv_version *v);
+/* In each build's cache directory: {"kernel_version", "name"} of the version
+ * it was first built for (builds before this file have none). */
+#define BV_BUILD_VERSION_FILE "version.json"
 /* Layouts: the same build linked again with k pads of never-run code before
  * the library (k = 1..n-1; layout 0 is the plugin itself), linked into the
  * build's cache directory on first use.  Code placement alone moves
@@ -267,7 +270,8 @@ typedef struct bv_change {
 	int between_runs;
 	int noisy;           /* "same", but the interval reaches past the threshold */
 	int processes;
-	const char *none; /* when !valid and both ran: why there is no ratio ("other machine") */
+	const char *none; /* when !valid: why there is no ratio ("other machine"; "new": only
+			   * this version has the cell; "vanished": only the baseline) */
 	/* verdict.c: the evidence from the per-process ratios (anytime-valid
 	 * sign tests against the threshold band, stats.h), NAN without them
 	 * (logs before 1.3, unpaired ratios) */
@@ -298,10 +302,21 @@ typedef struct bv_row {
 	bv_change *changes;  /* one per version; [0] (the baseline) unused */
 } bv_row;
 
+/* What a version's log says about where its numbers come from, for the
+ * exporters that print it (JSON): escaped strings, NULL where the log has
+ * none (an older log, a local tree has no commit). */
+typedef struct bv_version_meta {
+	char *commit, *tree;  /* version.commit, version.tree */
+	char *cpu, *isa;      /* machine.cpu, machine.calibration.isa */
+	char *simd_isa;       /* version.simd_isa: what its simd backend dispatched to */
+	double cores;         /* machine.cores; 0 when not said */
+} bv_version_meta;
+
 typedef struct bv_table {
 	size_t nversions;
 	char **labels;
 	char **descriptions; /* "0.1.0: commit 1a2b3c4 (kernels 0.1.0)" */
+	bv_version_meta *meta; /* per version; NULL in a table built by hand */
 	size_t nrows;
 	bv_row *rows;
 	char *method; /* how the numbers were measured, in one line */
@@ -403,6 +418,10 @@ const char *const *bv_exporter_list(void);
  * "18.03 us", "12.1 GB/s" or "41% of copy bw". */
 void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t len);
 void bv_format_time(double ns, char *buf, size_t len);
+/* "avx512" when every version's simd backend ran on that ISA, else
+ * "0.1.0 -, main avx512" ("-": the log does not say, or the version has no
+ * simd backend); "" when no log says (logs before version.simd_isa). */
+void bv_format_simd(const bv_table *t, char *buf, size_t len);
 /* A change's ratio and interval, "1.004 [0.998, 1.010]", or the estimate
  * with "[no 95% interval: 1 process]" when it has none. */
 void bv_format_ratio(const bv_change *ch, char *buf, size_t len);

@@ -29,7 +29,7 @@ extern "C" {
 
 #define KN_VERSION_MAJOR 0
 #define KN_VERSION_MINOR 7
-#define KN_VERSION_PATCH 1
+#define KN_VERSION_PATCH 2
 
 typedef enum kn_status {
 	KN_OK = 0,

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <unistd.h>
 
 extern "C" {
 #include "internal.h"
@@ -32,7 +33,16 @@ extern "C" kn_status kn_cuda_probe(void)
 		int count = 0;
 		cudaError_t e = cudaGetDeviceCount(&count);
 		probe_status = KN_OK;
-		if (e != cudaSuccess) {
+		/* Without a GPU the runtime says "CUDA driver version is
+		 * insufficient" (no driver library) or "no CUDA-capable device":
+		 * misleading on a machine that has no GPU at all, where nothing
+		 * can be upgraded.  No device node means no GPU; with one, the
+		 * runtime's own words are the diagnosis and stay. */
+		int gpu = access("/dev/nvidia0", F_OK) == 0;
+		if ((e != cudaSuccess || count == 0) && !gpu) {
+			snprintf(probe_reason, sizeof(probe_reason), "cuda: no CUDA device (no GPU on this machine)");
+			probe_status = KN_EUNAVAILABLE;
+		} else if (e != cudaSuccess) {
 			snprintf(probe_reason, sizeof(probe_reason), "cuda: no usable device: %s",
 				 cudaGetErrorString(e));
 			probe_status = KN_EUNAVAILABLE;

@@ -148,11 +148,63 @@ BVC "$TMP/unsure/main.json" --format json > "$TMP/unsure.json"
 check "json: inconclusive, and null bounds without an interval" python3 - "$TMP/unsure.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == "1.1", d["schema_version"]
+assert d["schema_version"] == "1.2", d["schema_version"]
 ch = {r["op"]: r["changes"][0] for r in d["rows"]}
 assert ch["relu"]["verdict"] == "inconclusive" and ch["relu"]["ci_low"] == 0.3, ch["relu"]
 assert ch["abs"]["verdict"] == "inconclusive" and ch["abs"]["ci_low"] is None and ch["abs"]["ci_high"] is None, ch["abs"]
 assert d["error_control"]["inconclusive"] == 2, d["error_control"]
+PY
+
+# Issue 15: every key is always there (null where it does not apply), in
+# every object of its kind and whatever the cells did: one cell missing on
+# each side (new, vanished), another machine (no ratio), an estimate without
+# an interval, a normal paired run.
+mkdir -p "$TMP/gap"
+edit "$base" "$TMP/gap/0.1.0.json" "d['cells'] = [c for c in d['cells'] if c['op'] != 'abs']"
+edit "$main" "$TMP/gap/main.json" "d['cells'] = [c for c in d['cells'] if c['op'] != 'relu']; [c.pop('change') for c in d['cells']]"
+"$BV" compare "$TMP/gap/0.1.0.json" "$TMP/gap/main.json" --format json > "$TMP/gap.json"
+"$BV" compare "$TMP/gap/0.1.0.json" "$TMP/gap/main.json" > "$TMP/gap.out"
+BVC "$TMP/far/main.json" --format json > "$TMP/far.json"
+check "json: new and vanished cells are said so, not 'ok' or a status" python3 - "$TMP/gap.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ch = {r["op"]: r["changes"][0] for r in d["rows"]}
+assert ch["abs"]["verdict"] == "new" and ch["abs"]["ratio"] is None, ch["abs"]
+assert ch["relu"]["verdict"] == "vanished" and ch["relu"]["ratio"] is None, ch["relu"]
+PY
+check "table: the new cell says new" contains "$TMP/gap.out" "^unary +abs +scalar +64K +n/a +[0-9.]+ [mun]?s +new$"
+check "table: the vanished cell says vanished" contains "$TMP/gap.out" "^unary +relu +scalar +64K +[0-9.]+ [mun]?s +n/a +vanished$"
+check "json: every key in every object, null where it does not apply" python3 - "$TMP/json" "$TMP/gap.json" "$TMP/far.json" "$TMP/unsure.json" "$TMP/unpaired.json" <<'PY'
+import json, sys
+docs = [json.load(open(f)) for f in sys.argv[1:]]
+def same(kind, objs):
+    keys = [tuple(sorted(o)) for o in objs]
+    assert len(set(keys)) == 1, (kind, set(keys))
+same("top", docs)
+same("versions", [v for d in docs for v in d["versions"]])
+same("machine", [v["machine"] for d in docs for v in d["versions"]])
+same("geomean", [v["geomean"] for d in docs for v in d["versions"] if v["geomean"] is not None])
+same("rows", [r for d in docs for r in d["rows"]])
+same("results", [x for d in docs for r in d["rows"] for x in r["results"]])
+same("changes", [x for d in docs for r in d["rows"] for x in r["changes"]])
+res = [x for d in docs for r in d["rows"] for x in r["results"]]
+assert any(x["status"] == "n/a" and x["median_ns"] is None and x["reason"] is None for x in res)
+assert all(d["schema_version"] == "1.2" for d in docs)
+PY
+check "json: each version's commit, tree, machine and geomean of its ratios" python3 - "$TMP/json" "$base" "$main" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+logs = [json.load(open(f)) for f in sys.argv[2:]]
+for v, log in zip(d["versions"], logs):
+    assert v["commit"] == log["version"]["commit"] and v["tree"] == log["version"]["tree"], v
+    m = log["machine"]
+    assert v["machine"] == {"cpu": m["cpu"], "isa": m["calibration"]["isa"], "cores": m["cores"]}, v["machine"]
+assert d["versions"][0]["geomean"] is None
+g = d["versions"][1]["geomean"]
+ratios = [r["changes"][0]["ratio"] for r in d["rows"]]
+want = math.exp(sum(map(math.log, ratios)) / len(ratios))
+assert g["cells"] == 2 and abs(g["ratio"] - want) < 1e-9, (g, want)
+assert g["groups"] == [{"ratio": g["ratio"], "cells": 2, "bench": "unary"}], g["groups"]
 PY
 BVC "$TMP/unsure/main.json" --format csv > "$TMP/unsure.csv"
 check "csv: inconclusive, empty bounds without an interval" \

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# End to end: small things a newcomer meets in the output and the docs
+# (issue 15): the docs stand alone, the cache says what its entries are,
+# a machine without a GPU is not told to upgrade its driver.
+source "$(dirname "$0")/lib.sh"
+make_fixture
+export BENCH_VERSIONS_CACHE="$TMP/cache"
+
+# The docs are read on a fresh clone, where nothing outside the repository
+# exists: no citation of a path above it (`../shared/...`).
+check "README and docs cite no file outside the repository" \
+	bash -c "! grep -rnE '\.\./shared/|\(\.\./\.\./' '$ROOT/README.md' '$ROOT/docs'"
+
+# One small run builds 0.1.0 into an empty cache; its cuda cell is skipped
+# here unless the machine has a GPU.
+"$BV" 0.1.0 --quick --ops abs --backends scalar,cuda --sizes 1K --results "$TMP/r" > "$TMP/out" 2> "$TMP/err"
+check "a small run exits 0" test $? -eq 0
+
+"$BV" cache show > "$TMP/show" 2>&1
+check "cache show: a build says its version and the name it was built as" \
+	contains "$TMP/show" '^builds +[0-9a-f]{40} +[0-9.]+[KMB] +.* ago +kernels 0\.1\.0, built as 0\.1\.0$'
+check "cache show: a build's log says the same" \
+	contains "$TMP/show" '^builds +[0-9a-f]{40}\.log +[0-9.]+[KMB] +.* ago +kernels 0\.1\.0, built as 0\.1\.0$'
+check "cache show: a source tree says its version" \
+	contains "$TMP/show" '^src +[0-9a-f]{40} +[0-9.]+[KMB] +.* ago +kernels 0\.1\.0$'
+check "cache show: the calibration has no version column" contains "$TMP/show" '^machine +[^ ]+ +[0-9.]+[KMB] +[0-9]+ ?[a-z]+ ago$'
+# A build from before the version file: said unknown, not guessed.
+rm "$TMP"/cache/builds/*/version.json
+"$BV" cache show > "$TMP/show2" 2>&1
+check "cache show: a build without its version file says unknown" \
+	contains "$TMP/show2" '^builds +[0-9a-f]{40} +[0-9.]+[KMB] +.* ago +unknown$'
+
+# The simd backend's ISA: what the runner saw each version dispatch to, the
+# rule of kernels/src/simd.c applied to this CPU's flags.
+want=$(python3 -c '
+f = set(next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split(":")[1].split())
+print("avx512" if {"avx512f", "avx512dq", "avx512vl", "avx512bw"} <= f else "avx2" if {"avx2", "fma"} <= f else "generic")')
+check "the runner records the ISA each version's simd backend dispatched to" python3 - "$want" "$TMP"/r/*/raw/process-*.json <<'PY'
+import json, sys
+want = sys.argv[1]
+for f in sys.argv[2:]:
+    d = json.load(open(f))
+    assert [v["simd_isa"] for v in d["versions"]] == [want], (f, d["versions"])
+PY
+# The readers show a log's version.simd_isa: in the table's, markdown's and
+# HTML's header and in the comparison JSON; one line when all agree.
+log=$(ls "$TMP"/r/*/0.1.0.json)
+mkdir -p "$TMP/isa"
+python3 - "$log" "$TMP/isa" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for name, isa in (("a", "avx2"), ("b", "avx512")):
+    d["version"]["simd_isa"] = isa
+    d["version"]["label"] = name
+    json.dump(d, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+"$BV" compare "$TMP/isa/b.json" > "$TMP/isa/one.out" 2>&1
+check "table: the simd ISA above the header" bash -c "grep -qE '^simd ISA: avx512$' '$TMP/isa/one.out' && grep -A1 '^simd ISA' '$TMP/isa/one.out' | grep -qE '^bench +op '"
+"$BV" compare "$TMP/isa/a.json" "$TMP/isa/b.json" > "$TMP/isa/two.out" 2>&1
+check "table: versions on different ISAs are each named" contains "$TMP/isa/two.out" '^simd ISA: a avx2, b avx512$'
+"$BV" compare "$TMP/isa/b.json" --format markdown > "$TMP/isa/md" 2>&1
+check "markdown: the simd ISA above the table" contains "$TMP/isa/md" '^_simd ISA:_ avx512$'
+"$BV" compare "$TMP/isa/b.json" --format html > "$TMP/isa/html" 2>&1
+check "html: the simd ISA under the versions" contains "$TMP/isa/html" '<p class="simd">simd ISA: avx512</p>'
+"$BV" compare "$TMP/isa/a.json" "$TMP/isa/b.json" --format json > "$TMP/isa/json" 2>&1
+check "json: each version's simd_isa" python3 -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+assert [v['simd_isa'] for v in d['versions']] == ['avx2', 'avx512'], d['versions']" "$TMP/isa/json"
+"$BV" compare "$log" > "$TMP/isa/old.out" 2>&1
+check "a log that does not say: no simd line" bash -c "! grep -q '^simd ISA' '$TMP/isa/old.out'"
+
+if [ -e /dev/nvidia0 ]; then
+	skip "cuda on a machine without a GPU says so" "this machine has a GPU"
+elif grep -q 'nvcc was not found' "$TMP/out"; then
+	skip "cuda on a machine without a GPU says so" "no nvcc: the cuda backend was not built"
+else
+	check "cuda on a machine without a GPU says so, not 'driver version is insufficient'" \
+		contains "$TMP/out" '^not run: 1 cuda cell on every version: skipped: cuda: no CUDA device \(no GPU on this machine\)$'
+fi
+
+finish
