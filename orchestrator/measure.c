@@ -93,6 +93,7 @@ typedef struct session {
 	char *raw;
 	int processes; /* runner processes started (by earlier runs too, when resumed) */
 	int *layout;   /* per version: the layout the current process loads */
+	char **simd_isa; /* per version: what its simd backend dispatched to (runner) */
 	uint64_t layout_rng;
 	/* the logs */
 	const char *dir;
@@ -104,7 +105,7 @@ typedef struct session {
 	size_t nwritten;  /* finished cells in the logs last written */
 } session;
 
-static cJSON *version_block(const bv_version *v)
+static cJSON *version_block(const bv_version *v, const char *simd_isa)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "label", v->label);
@@ -120,6 +121,10 @@ static cJSON *version_block(const bv_version *v)
 	cJSON_AddStringToObject(o, "tree", v->tree);
 	cJSON_AddStringToObject(o, "summary", v->summary ? v->summary : "");
 	cJSON_AddStringToObject(o, "kernel_version", v->kernel_version);
+	if (simd_isa)
+		cJSON_AddStringToObject(o, "simd_isa", simd_isa);
+	else
+		cJSON_AddNullToObject(o, "simd_isa");
 	cJSON *shims = cJSON_AddArrayToObject(o, "compat");
 	for (size_t i = 0; i < v->shims.nrules; i++)
 		cJSON_AddItemToArray(shims, cJSON_CreateString(v->shims.rules[i]));
@@ -315,6 +320,15 @@ static cJSON *state_json(const pstate *p)
 static int absorb(session *s, const cJSON *doc, const char *what)
 {
 	const cJSON *cell;
+	/* The ISA each version's simd backend dispatched to (the same in every
+	 * process on one machine), for the log's version.simd_isa. */
+	cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(doc, "versions"))
+	{
+		int i = version_by_label(s, bv_json_str(cell, "label"));
+		const char *isa = bv_json_str(cell, "simd_isa");
+		if (i >= 0 && isa && !s->simd_isa[i])
+			s->simd_isa[i] = bv_strdup(isa);
+	}
 	cJSON_ArrayForEach(cell, cJSON_GetObjectItemCaseSensitive(doc, "cells"))
 	{
 		double index = -1, reps = 0, elapsed = 0;
@@ -867,6 +881,9 @@ static void session_free(session *s)
 	}
 	free(s->cells);
 	free(s->layout);
+	for (size_t i = 0; s->simd_isa && i < s->n; i++)
+		free(s->simd_isa[i]);
+	free(s->simd_isa);
 	free(s->raw);
 	free(s->created);
 	cJSON_Delete(s->resumed);
@@ -904,7 +921,7 @@ static int write_logs(session *s, const char *status, char **paths)
 		cJSON *labels = cJSON_AddArrayToObject(run, "versions");
 		for (size_t k = 0; k < s->n; k++)
 			cJSON_AddItemToArray(labels, cJSON_CreateString(s->vs[k].label));
-		cJSON_AddItemToObject(doc, "version", version_block(&s->vs[i]));
+		cJSON_AddItemToObject(doc, "version", version_block(&s->vs[i], s->simd_isa[i]));
 		cJSON_AddItemToObject(doc, "machine", cJSON_Duplicate(s->machine, 1));
 		cJSON_AddItemToObject(doc, "method", method_block(s));
 		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
@@ -1234,6 +1251,7 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 	s.created = bv_strdup("");
 	s.resumed = cJSON_CreateArray();
 	s.layout = bv_xcalloc(n + 1, sizeof(int));
+	s.simd_isa = bv_xcalloc(n + 1, sizeof(char *));
 	s.layout_rng = o->seed ^ 0xd1b54a32d192ed03ull;
 	shuffle_state = o->seed ^ 0x9e3779b97f4a7c15ull;
 	bv_cell *defs = NULL;
