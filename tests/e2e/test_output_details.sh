@@ -53,7 +53,13 @@ for name, isa in (("a", "avx2"), ("b", "avx512")):
     d["version"]["simd_isa"] = isa
     d["version"]["label"] = name
     json.dump(d, open(f"{sys.argv[2]}/{name}.json", "w"))
+# A log from before the runner reported it: no key at all.
+del d["version"]["simd_isa"]
+d["version"]["label"] = "old"
+json.dump(d, open(f"{sys.argv[2]}/old.json", "w"))
 PY
+check "a fresh log records the simd ISA the runner saw" python3 -c "
+import json, sys; assert json.load(open(sys.argv[1]))['version']['simd_isa'] in ('avx512', 'avx2', 'sse'), sys.argv[1]" "$log"
 "$BV" compare "$TMP/isa/b.json" > "$TMP/isa/one.out" 2>&1
 check "table: the simd ISA above the header" bash -c "grep -qE '^simd ISA: avx512$' '$TMP/isa/one.out' && grep -A1 '^simd ISA' '$TMP/isa/one.out' | grep -qE '^bench +op '"
 "$BV" compare "$TMP/isa/a.json" "$TMP/isa/b.json" > "$TMP/isa/two.out" 2>&1
@@ -66,7 +72,7 @@ check "html: the simd ISA under the versions" contains "$TMP/isa/html" '<p class
 check "json: each version's simd_isa" python3 -c "
 import json, sys; d = json.load(open(sys.argv[1]))
 assert [v['simd_isa'] for v in d['versions']] == ['avx2', 'avx512'], d['versions']" "$TMP/isa/json"
-"$BV" compare "$log" > "$TMP/isa/old.out" 2>&1
+"$BV" compare "$TMP/isa/old.json" > "$TMP/isa/old.out" 2>&1
 check "a log that does not say: no simd line" bash -c "! grep -q '^simd ISA' '$TMP/isa/old.out'"
 
 if [ -e /dev/nvidia0 ]; then
