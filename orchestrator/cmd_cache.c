@@ -224,7 +224,7 @@ int bv_cmd_cache(int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			printf("%-8s %-48s %8s  %s%s\n", es[i].area, es[i].name, human(es[i].size, b1, sizeof(b1)),
 			       ago(es[i].mtime, now, b2, sizeof(b2)), es[i].busy ? "  (in progress)" : "");
-		printf("total: %zu entries, %s\n", n, human(total, b1, sizeof(b1)));
+		printf("total: %zu %s, %s\n", n, bv_plural((long long)n, "entry", "entries"), human(total, b1, sizeof(b1)));
 		free_entries(es, n);
 		return 0;
 	}
@@ -252,7 +252,8 @@ int bv_cmd_cache(int argc, char **argv)
 		removed++;
 		freed += e->size;
 	}
-	printf("trim: %s %zu of %zu entries, %s; %s left\n", dry ? "would remove" : "removed", removed, n,
+	printf("trim: %s %zu of %zu %s, %s; %s left\n", dry ? "would remove" : "removed", removed, n,
+	       bv_plural((long long)n, "entry", "entries"),
 	       human(freed, b1, sizeof(b1)), human(total - freed, b2, sizeof(b2)));
 	if (max_size >= 0 && total - freed > max_size)
 		printf("trim: still over --max-size: what is left is in use by a run in progress\n");
