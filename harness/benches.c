@@ -218,6 +218,64 @@ static int listed(const char *list, const char *name)
 	return 0;
 }
 
+/* The optimal string alignment distance: insertions, deletions,
+ * substitutions and swaps of two neighbours count one edit each, so
+ * "comapre" is one edit from "compare".  Names here are short; a longer
+ * one is never close. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	enum { MAX = 64 };
+	size_t n = strlen(a), m = strlen(b), d[MAX + 1][MAX + 1];
+	if (n > MAX || m > MAX)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			v = d[i - 1][j] + 1 < v ? d[i - 1][j] + 1 : v;
+			v = d[i][j - 1] + 1 < v ? d[i][j - 1] + 1 : v;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m];
+}
+
+long bv_closest_name(const char *word, const char *const *names, size_t n)
+{
+	long best = -1;
+	size_t best_d = SIZE_MAX, wlen = strlen(word);
+	for (size_t k = 0; k < n && wlen; k++) {
+		size_t d = edit_distance(word, names[k]), len = strlen(names[k]);
+		len = len > wlen ? len : wlen;
+		if (d <= 2 && d * 3 <= len && d < best_d)
+			best = (long)k, best_d = d;
+	}
+	return best;
+}
+
+/* The known names of a kind ("bench", "op", "backend") closest to item, for
+ * "did you mean"; NULL when none is close. */
+static const char *nearest(const char *what, const char *item)
+{
+	const char *names[256];
+	size_t nn = 0, nb;
+	const bv_bench *all = bv_bench_all(&nb);
+	for (size_t b = 0; b < nb; b++) {
+		if (!strcmp(what, "bench") && nn < 256)
+			names[nn++] = all[b].name;
+		for (size_t i = 0; !strcmp(what, "op") && i < all[b].nops && nn < 256; i++)
+			names[nn++] = all[b].ops[i].name;
+		for (const char *const *be = all[b].backends; !strcmp(what, "backend") && *be && nn < 256; be++)
+			names[nn++] = *be;
+	}
+	long k = bv_closest_name(item, names, nn);
+	return k < 0 ? NULL : names[k];
+}
+
 /* Every item of a list must name something, or the user mistyped it. */
 static int check_list(const char *list, const char *what, int (*known)(const char *),
 		      char *err, size_t errlen)
@@ -236,8 +294,14 @@ static int check_list(const char *list, const char *what, int (*known)(const cha
 		item[n] = '\0';
 		if (!known(item)) {
 			/* `list benches` shows every group's ops and sizes too;
-			 * the error must name a list that exists. */
-			snprintf(err, errlen, "unknown %s '%s' (see: bench-versions list %s)", what, item,
+			 * the error must name a list that exists.  A size is
+			 * not a name: what one looks like instead. */
+			const char *near = nearest(what, item);
+			snprintf(err, errlen, "unknown %s '%s'%s%s%s%s (see: bench-versions list %s)", what, item,
+				 near ? ": did you mean '" : "", near ? near : "", near ? "'?" : "",
+				 strcmp(what, "size") == 0 ? ": a size is a count of elements (1K, 64K, 1M, 16M) "
+							     "or a shape (1024x4096, 256x256x256)"
+							   : "",
 				 strcmp(what, "backend") == 0 ? "backends" : "benches");
 			return -1;
 		}
@@ -295,6 +359,34 @@ static void parse_sizes(const char *list, size_t *out, size_t max)
 static int op_dims(const bv_op_def *op)
 {
 	return op->kind == BV_K_GEMM ? 3 : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV ? 2 : 1;
+}
+
+void bv_sizes_hint(const bv_selection *sel, char *buf, size_t len)
+{
+	size_t nb, at = 0;
+	const bv_bench *all = bv_bench_all(&nb);
+	buf[0] = '\0';
+	for (size_t b = 0; b < nb; b++) {
+		if (!listed(sel->benches, all[b].name))
+			continue;
+		int backend = 0, dims[4] = {0};
+		for (const char *const *be = all[b].backends; *be; be++)
+			backend |= listed(sel->backends, *be);
+		for (size_t o = 0; backend && o < all[b].nops; o++)
+			if (listed(sel->ops, all[b].ops[o].name))
+				dims[op_dims(&all[b].ops[o])] = 1;
+		int first = 1;
+		for (const size_t *s = all[b].sizes; *s && at < len; s++) {
+			size_t d[3];
+			char size[32];
+			if (!dims[bv_size_dims(*s, d)])
+				continue;
+			at += (size_t)snprintf(buf + at, len - at, "%s%s%s%s", first && at ? "; " : "",
+					       first ? all[b].name : "", first ? ": " : " ",
+					       bv_size_format(*s, size, sizeof(size)));
+			first = 0;
+		}
+	}
 }
 
 long bv_cells_select(const bv_selection *sel, bv_cell **out, char *err, size_t errlen)

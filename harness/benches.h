@@ -63,6 +63,18 @@ const bv_bench *bv_bench_find(const char *name);
 /* All cells the selection names, in registry order.  Returns the count, or
  * -1 with a message in err (an unknown bench, op, backend or a bad size). */
 long bv_cells_select(const bv_selection *sel, bv_cell **out, char *err, size_t errlen);
+/* For a message when explicit sizes select no cell: the default sizes of
+ * the groups the rest of the selection names, only those that fit its ops
+ * ("matmul: 64x64x64 ... 4096x4096"; groups apart by "; "), or "" when the
+ * groups, ops and backends name no cell whatever the sizes. */
+void bv_sizes_hint(const bv_selection *sel, char *buf, size_t len);
+
+/* "Did you mean": the index of the name in names[0..n) closest to word when
+ * it is close enough to be a typo of it (at most 2 edits, a swap of two
+ * neighbours being one, and at most a third of the longer one), else -1.
+ * Here because both the runner and the orchestrator link this file: the
+ * orchestrator uses it for options and subcommands too. */
+long bv_closest_name(const char *word, const char *const *names, size_t n);
 
 /* A size is one number.  1-D: elements ("1K" -> 1024, "16M").  Shapes
  * ("1024x4096" rows x cols, "256x256x256" M x N x K) are packed as

@@ -594,9 +594,9 @@ static void print_text(const ctx *x, const answer *a)
 		printf("  %-2zu %.12s  %-24s %s%s%s%s%s\n", i + 1, p->commit, r, p->verdict, p->reason ? " (" : "",
 		       p->reason ? p->reason : "", p->reason ? ")" : "", p->reused ? ", reused" : "");
 	}
-	printf("builds: %d (%d new, %d cached, %d failed); measured %d, reused %d measurements; %.0f s\n", x->builds,
+	printf("builds: %d (%d new, %d cached, %d failed); measured %d, reused %d %s; %.0f s\n", x->builds,
 	       x->builds_new, x->builds - x->builds_new - x->builds_failed, x->builds_failed, x->taken, x->reused,
-	       a->elapsed);
+	       bv_plural(x->reused, "measurement", "measurements"), a->elapsed);
 	printf("state: %s\n", x->state);
 }
 
@@ -688,8 +688,23 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 		fprintf(stderr, "bench-versions bisect: %s (see bench-versions bisect --help)\n", bv_error_last());
 		return BV_EXIT_USAGE;
 	}
-	if (!a->good_name || !a->bad_name || !a->bench || !a->op || !a->backend || !a->size) {
-		fprintf(stderr, "bench-versions bisect: --good, --bad, --bench, --op, --backend and --size are all needed\n");
+	/* The ones missing by name: six options are too many to find the one
+	 * left out by eye. */
+	const struct {
+		const char *name, *value;
+	} needed[] = {{"--good", a->good_name}, {"--bad", a->bad_name},	 {"--bench", a->bench},
+		      {"--op", a->op},	      {"--backend", a->backend}, {"--size", a->size}};
+	bv_buf missing = BV_BUF_INIT;
+	size_t nmissing = 0;
+	for (size_t k = 0; k < sizeof(needed) / sizeof(needed[0]); k++)
+		if (!needed[k].value)
+			bv_buf_printf(&missing, "%s%s", nmissing++ ? ", " : "", needed[k].name);
+	if (nmissing) {
+		fprintf(stderr,
+			"bench-versions bisect: %s %s missing (--good, --bad, --bench, --op, --backend and --size are "
+			"all needed)\n",
+			missing.s, nmissing == 1 ? "is" : "are");
+		bv_buf_free(&missing);
 		usage(stderr, opts);
 		return BV_EXIT_USAGE;
 	}
@@ -724,10 +739,20 @@ static int settle_cell(const args *a, ctx *x)
 		   strpbrk(sel.sizes, ",");
 	long ncells = list ? -2 : bv_cells_select(&sel, &cells, err, sizeof(err));
 	if (ncells != 1) {
-		fprintf(stderr, "bench-versions bisect: %s\n",
-			ncells == -1 ? err
-			: ncells == 0 ? "that bench, op, backend and size name no cell (see: bench-versions list benches)"
-				      : "name exactly one cell: one bench, op, backend and size");
+		char hint[1024] = "";
+		if (ncells == 0)
+			bv_sizes_hint(&sel, hint, sizeof(hint));
+		if (*hint) /* the size does not fit the op: the sizes that do */
+			fprintf(stderr,
+				"bench-versions bisect: --size '%s' does not fit %s/%s; its sizes: %s (others of the same "
+				"dimensions work too; see: bench-versions list benches)\n",
+				a->size, a->bench, a->op, hint);
+		else
+			fprintf(stderr, "bench-versions bisect: %s\n",
+				ncells == -1 ? err
+				: ncells == 0
+				    ? "that bench, op, backend and size name no cell (see: bench-versions list benches)"
+				    : "name exactly one cell: one bench, op, backend and size");
 		free(cells);
 		return BV_EXIT_USAGE;
 	}
@@ -805,8 +830,9 @@ static int open_state(ctx *x, const args *a, const walk *w)
 			rc = bv_fail(BV_EINPUT, "%s is not a bisect state file (remove it to start afresh)",
 				     x->state);
 		} else if (rc == 0) {
-			fprintf(stderr, "bisect: resuming from %s (%d measurements)\n", x->state,
-				cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x->doc, "points")));
+			int npoints = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x->doc, "points"));
+			fprintf(stderr, "bisect: resuming from %s (%d %s)\n", x->state, npoints,
+				bv_plural(npoints, "measurement", "measurements"));
 		}
 	} else if (rc == 0) {
 		x->doc = cJSON_CreateObject();
@@ -878,11 +904,17 @@ static int confirm_ends(ctx *x, const args *a, walk *w)
 	if (rc == 0 && !bv_bisect_moved(&w->check, threshold, a->improvement)) {
 		char r[64];
 		fmt_ratio(&w->check, r, sizeof(r));
+		/* Moved the other way: the question was asked backwards. */
+		const char *other = !bv_bisect_moved(&w->check, threshold, !a->improvement) ? ""
+				    : a->improvement ? "; it is significantly slower: to find the commit that made it "
+						       "slower, leave out --improvement"
+						     : "; it is significantly faster: to find the commit that made it "
+						       "faster, add --improvement";
 		rc = bv_fail(BV_EINPUT,
 			     "bad %.12s is not significantly %s than good %.12s in %s/%s/%s/%s: ratio %s, "
-			     "threshold %g%%; nothing to bisect",
+			     "threshold %g%%; nothing to bisect%s",
 			     w->bad_hex, a->improvement ? "faster" : "slower", w->good_hex, a->bench, a->op,
-			     a->backend, x->shape, r, threshold * 100);
+			     a->backend, x->shape, r, threshold * 100, other);
 	}
 	if (rc == 0) {
 		cJSON_DeleteItemFromObjectCaseSensitive(x->doc, "check");
@@ -988,8 +1020,9 @@ static int bisect_walk(ctx *x, const args *a, walk *w)
 		}
 		char hex[41];
 		git_oid_tostr(hex, sizeof(hex), &w->set[pick]);
-		fprintf(stderr, "bisect: %zu commits left (about %d steps), testing %.12s\n", w->nset,
-			(int)ceil(log2((double)w->nset)), hex);
+		int steps = (int)ceil(log2((double)w->nset));
+		fprintf(stderr, "bisect: %zu %s left (about %d %s), testing %.12s\n", w->nset,
+			bv_plural((long long)w->nset, "commit", "commits"), steps, bv_plural(steps, "step", "steps"), hex);
 		point p;
 		rc = point_of(x, w, hex, &p);
 		if (rc == 0)

@@ -273,7 +273,7 @@ int bv_cmd_cache(int argc, char **argv)
 			       es[i].busy ? "  (in progress)" : "");
 			free(version);
 		}
-		printf("total: %zu entries, %s\n", n, human(total, b1, sizeof(b1)));
+		printf("total: %zu %s, %s\n", n, bv_plural((long long)n, "entry", "entries"), human(total, b1, sizeof(b1)));
 		free_entries(es, n);
 		return 0;
 	}
@@ -301,7 +301,8 @@ int bv_cmd_cache(int argc, char **argv)
 		removed++;
 		freed += e->size;
 	}
-	printf("trim: %s %zu of %zu entries, %s; %s left\n", dry ? "would remove" : "removed", removed, n,
+	printf("trim: %s %zu of %zu %s, %s; %s left\n", dry ? "would remove" : "removed", removed, n,
+	       bv_plural((long long)n, "entry", "entries"),
 	       human(freed, b1, sizeof(b1)), human(total - freed, b2, sizeof(b2)));
 	if (max_size >= 0 && total - freed > max_size)
 		printf("trim: still over --max-size: what is left is in use by a run in progress\n");

@@ -185,7 +185,8 @@ int bv_cmd_compat(int argc, char **argv)
 	}
 	bv_progress_end(pg);
 	if (rc == 0 && build && n)
-		printf("%zu of %zu versions build with the current harness\n", n - (size_t)failures, n);
+		printf("%zu of %zu %s with the current harness\n", n - (size_t)failures, n,
+		       n == 1 ? "version builds" : "versions build");
 	if (rc)
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 	for (size_t i = 0; i < n; i++)

@@ -61,8 +61,9 @@ static int logs_from_dir(const char *dir, const char *base, const char *cand, ch
 	int rc = bv_run_dir_logs(dir, &found, &n, &nversions);
 	if (rc == 0 && (nversions != 2 || n != 2))
 		rc = bv_fail(BV_EINPUT,
-			     "%s: the run has %zu versions (%zu logs); name two with --baseline LABEL --candidate LABEL",
-			     dir, nversions, n);
+			     "%s: the run has %zu %s (%zu %s); name two with --baseline LABEL --candidate LABEL",
+			     dir, nversions, bv_plural((long long)nversions, "version", "versions"), n,
+			     bv_plural((long long)n, "log", "logs"));
 	else if (rc == 0) {
 		paths[0] = base ? bv_asprintf("%s/%s.json", dir, base) : bv_strdup(found[0]);
 		paths[1] = cand ? bv_asprintf("%s/%s.json", dir, cand) : bv_strdup(found[1]);
@@ -105,11 +106,12 @@ static int print_text(const bv_report *r, FILE *out)
 	fputc('\n', out);
 	for (size_t g = 0; g < r->ngroups; g++)
 		if (r->groups[g].n)
-			fprintf(out, "geomean %s/%s over %s: %.3f (%zu cells)\n", t->labels[1], t->labels[0],
-				r->groups[g].bench, r->groups[g].geomean, r->groups[g].n);
+			fprintf(out, "geomean %s/%s over %s: %.3f (%zu %s)\n", t->labels[1], t->labels[0],
+				r->groups[g].bench, r->groups[g].geomean, r->groups[g].n,
+				bv_plural((long long)r->groups[g].n, "cell", "cells"));
 	if (r->ngeomean && r->ngroups > 1)
-		fprintf(out, "geomean %s/%s overall: %.3f (%zu cells)\n", t->labels[1], t->labels[0], r->geomean,
-			r->ngeomean);
+		fprintf(out, "geomean %s/%s overall: %.3f (%zu %s)\n", t->labels[1], t->labels[0], r->geomean,
+			r->ngeomean, bv_plural((long long)r->ngeomean, "cell", "cells"));
 	static const bv_cell_status listed[] = {BV_CELL_WARNING, BV_CELL_IMPROVEMENT, BV_CELL_NEW};
 	static const char *const titles[] = {"warnings (slower, within budget)", "improvements", "new cells"};
 	for (int l = 0; l < 3; l++) {

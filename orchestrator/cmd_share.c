@@ -344,7 +344,8 @@ int bv_cmd_share(int argc, char **argv)
 		rc = bv_pack_dir(real, name, fd, token, &info);
 	if (rc == 0) {
 		char b1[32], b2[32];
-		fprintf(stderr, "share: packed %zu files (%s) of %s into %s, sha256 %s\n", info.files,
+		fprintf(stderr, "share: packed %zu %s (%s) of %s into %s, sha256 %s\n", info.files,
+			bv_plural((long long)info.files, "file", "files"),
 			human(info.bytes, b1, sizeof(b1)), dir, human(info.size, b2, sizeof(b2)), info.sha256);
 	}
 	if (output && fd >= 0) {

@@ -280,7 +280,17 @@ void bv_strv_free(bv_strv *sv)
 	sv->v = NULL, sv->n = sv->cap = 0;
 }
 
+const char *bv_plural(long long n, const char *one, const char *many) { return n == 1 ? one : many; }
+
 /* ---- locations -------------------------------------------------------- */
+
+static const char *program;
+
+void bv_program_set(const char *argv0) { program = argv0; }
+
+/* "bench-versions" when unset or empty (an exec with no argv[0], the unit
+ * tests): the name it is installed as. */
+const char *bv_program(void) { return program && *program ? program : "bench-versions"; }
 
 static char *exe_dir(void)
 {

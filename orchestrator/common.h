@@ -25,6 +25,8 @@ int bv_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 int bv_fail_context(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *bv_error_last(void);
 int bv_exit_code(int err);
+/* one when n is 1, else many: "1 cell", "2 cells", "0 cells". */
+const char *bv_plural(long long n, const char *one, const char *many);
 
 /* ---- string buffer ---------------------------------------------------- */
 typedef struct bv_buf {
@@ -163,6 +165,11 @@ void bv_child_reset(void);
 int bv_child_die_with_parent(pid_t parent);
 
 /* ---- locations -------------------------------------------------------- */
+/* The program as it was invoked, for a command printed to be pasted back
+ * (how to resume): argv[0] as given (./bin/bench-versions, or
+ * bench-versions when the shell found it on PATH); main.c sets it. */
+void bv_program_set(const char *argv0);
+const char *bv_program(void);
 /* The directory holding harness/ and compat/ (the source tree, or
  * PREFIX/share/bench-versions once installed; BENCH_VERSIONS_HOME overrides). */
 const char *bv_home(void);

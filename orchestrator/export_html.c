@@ -236,7 +236,7 @@ int bv_export_html(const bv_table *t, FILE *out)
 				continue;
 			fputs("<p>geomean ", out), esc(out, t->labels[i]), fputc('/', out),
 			    esc(out, t->labels[0]);
-			fprintf(out, ": %.3f (%zu cells)</p>\n", g, n);
+			fprintf(out, ": %.3f (%zu %s)</p>\n", g, n, bv_plural((long long)n, "cell", "cells"));
 		}
 	}
 	fputs("<h2>table</h2>\n", out);

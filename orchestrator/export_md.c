@@ -109,7 +109,7 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 			fputs("- geomean ", out), md(out, t->labels[i]), fputc('/', out),
 			    md(out, t->labels[0]);
 			fputs(" over ", out), md(out, t->rows[k].bench);
-			fprintf(out, ": %.3f (%zu cells)\n", g, n);
+			fprintf(out, ": %.3f (%zu %s)\n", g, n, bv_plural((long long)n, "cell", "cells"));
 		}
 	/* Rows nobody could run, folded as in the text table: one line per
 	 * backend and reason. */

@@ -127,8 +127,9 @@ int bv_export_table(const bv_table *t, FILE *out)
 					if (!strcmp(t->rows[j].bench, group) && t->rows[j].changes[i].valid)
 						logsum += log(t->rows[j].changes[i].ratio), n++;
 				if (n)
-					fprintf(out, "geomean %s/%s over %s: %.3f (%zu cells)\n", t->labels[i],
-						t->labels[0], group, exp(logsum / (double)n), n);
+					fprintf(out, "geomean %s/%s over %s: %.3f (%zu %s)\n", t->labels[i],
+						t->labels[0], group, exp(logsum / (double)n), n,
+						bv_plural((long long)n, "cell", "cells"));
 			}
 			group = k < t->nrows ? t->rows[k].bench : NULL;
 		}

@@ -6,8 +6,10 @@
 #include <git2.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "benches.h"
 #include "cli.h"
 #include "common.h"
 
@@ -37,7 +39,8 @@ static const struct {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: bench-versions [run] VERSION... [options]   compare versions of the kernel library\n"
-		     "       bench-versions SUBCOMMAND [--help]\n\nsubcommands:\n");
+		     "       bench-versions SUBCOMMAND [--help]\n"
+		     "       bench-versions help SUBCOMMAND\n\nsubcommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nbench-versions run --help shows the comparison's options; --version the version.\n"
@@ -46,16 +49,61 @@ static void usage(FILE *out)
 		     "exit codes: 0 success, 1 a gated regression, 2 usage or input error, 3 a build or run failed\n");
 }
 
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* `help SUBCOMMAND` (and `--help SUBCOMMAND`): that subcommand's --help, as
+ * git help does; an unknown one is a usage error naming them all. */
+static int help(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i].name)) {
+			char *args[] = {(char *)commands[i].name, "--help", NULL};
+			return commands[i].fn(2, args);
+		}
+	if (!strcmp(name, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "bench-versions help: no subcommand '%s'; the subcommands are:", name);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+	fprintf(stderr, "\n");
+	return BV_EXIT_USAGE;
+}
+
+/* A first argument that was taken as a version and is none, but is a typo
+ * of a subcommand ("comapre"): said after the version's own error. */
+static void hint_subcommand(const char *word)
+{
+	const char *names[NCOMMANDS];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i].name;
+	long k = bv_closest_name(word, names, NCOMMANDS);
+	if (k < 0)
+		return;
+	/* Only when the error is about this word: a version named like a
+	 * subcommand that resolved, then failed otherwise, is no typo. */
+	char *unknown = bv_asprintf("unknown version '%s'", word);
+	if (!strncmp(bv_error_last(), unknown, strlen(unknown)))
+		fprintf(stderr, "bench-versions: '%s' is no version; did you mean the subcommand '%s'? "
+				"(bench-versions %s --help)\n",
+			word, names[k], names[k]);
+	free(unknown);
+}
+
 int main(int argc, char **argv)
 {
 	/* Before anything can start a child: the versions under test never see
 	 * the upload token (env.c). */
 	bv_secrets_take();
+	bv_program_set(argv[0]);
 	if (argc < 2) {
 		usage(stderr);
 		return BV_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc > 2)
+			return help(argv[2]);
 		usage(stdout);
 		return 0;
 	}
@@ -66,11 +114,14 @@ int main(int argc, char **argv)
 	}
 	git_libgit2_init();
 	int rc = -1;
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			rc = commands[i].fn(argc - 1, argv + 1);
-	if (rc == -1)
+	if (rc == -1) {
 		rc = bv_cmd_run(argc, argv); /* argv[0] stands in for "run" */
+		if (rc == BV_EXIT_USAGE && argv[1][0] != '-')
+			hint_subcommand(argv[1]);
+	}
 	git_libgit2_shutdown();
 	/* Whatever a command printed is only written when stdout is flushed:
 	 * a table lost to a full disk or a closed pipe must not exit 0.  (The

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "benches.h"
 #include "common.h"
 
 /* ---- conversions ----------------------------------------------------- */
@@ -257,6 +258,34 @@ static const bv_option *find(const bv_option *opts, const char *name, size_t len
 	return NULL;
 }
 
+/* The names of opts' lines a user may give, through included tables,
+ * without their leading dashes (so "-quick" is close to --quick). */
+static void names_of(const bv_option *opts, bv_strv *names)
+{
+	for (const bv_option *o = opts; o->kind != BV_OPT_END; o++)
+		if (o->kind == BV_OPT_INCLUDE)
+			names_of(o->dest, names);
+		else if (o->help && o->kind != BV_OPT_REFUSED) /* not the hidden or refused ones */
+			bv_strv_push(names, o->name + strspn(o->name, "-"));
+}
+
+/* "unknown option --quik: did you mean --quick?" */
+static int unknown_option(const bv_option *opts, const char *a, size_t len)
+{
+	/* Not echoed past '=': a mistyped option may carry a secret. */
+	char *name = bv_xmalloc(len + 1);
+	memcpy(name, a, len);
+	name[len] = '\0';
+	bv_strv names = BV_STRV_INIT;
+	names_of(opts, &names);
+	long k = bv_closest_name(name + strspn(name, "-"), (const char *const *)names.v, names.n);
+	int rc = k < 0 ? bv_fail(BV_EINPUT, "unknown option %s", name)
+		       : bv_fail(BV_EINPUT, "unknown option %s: did you mean --%s?", name, names.v[k]);
+	bv_strv_free(&names);
+	free(name);
+	return rc;
+}
+
 int bv_options_parse(const bv_option *opts, int argc, char **argv, char **pos, size_t *npos)
 {
 	*npos = 0;
@@ -276,15 +305,8 @@ int bv_options_parse(const bv_option *opts, int argc, char **argv, char **pos, s
 		const char *eq = strchr(a, '=');
 		size_t len = eq ? (size_t)(eq - a) : strlen(a);
 		const bv_option *via = NULL, *o = a[1] == '-' ? find(opts, a, len, &via) : NULL;
-		if (!o) {
-			/* Not echoed past '=': a mistyped option may carry a secret. */
-			char *name = bv_xmalloc(len + 1);
-			memcpy(name, a, len);
-			name[len] = '\0';
-			int rc = bv_fail(BV_EINPUT, "unknown option %s", name);
-			free(name);
-			return rc;
-		}
+		if (!o)
+			return unknown_option(opts, a, len);
 		/* The next argument is the value whatever it looks like:
 		 * `--threshold -5` is a bad value, not a missing one. */
 		const char *value = NULL;

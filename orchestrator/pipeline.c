@@ -103,12 +103,14 @@ static void shell_word(bv_buf *b, const char *a)
 	bv_buf_puts(b, "'");
 }
 
-/* The command that resumes this run: the same subcommand and arguments,
- * --resume DIR. */
+/* The command that resumes this run: the program as it was invoked (the
+ * bench-versions on PATH may be another build, or none), the same
+ * subcommand and arguments, --resume DIR. */
 static char *resume_command(const char *subcommand, int argc, char **argv, const char *dir)
 {
 	bv_buf b = BV_BUF_INIT;
-	bv_buf_printf(&b, "bench-versions %s", subcommand);
+	shell_word(&b, bv_program());
+	bv_buf_printf(&b, " %s", subcommand);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--results")) {
 			i++;
@@ -379,10 +381,12 @@ static void say_estimate(FILE *out, const plan *p, size_t nversions, double budg
 {
 	char d[32];
 	say_duration(p->seconds, d, sizeof(d));
-	fprintf(out, "measure: %ld cells x %zu versions, measuring budget about %.0fs (%s; %.1fs per cell)", p->cells,
-		nversions, p->seconds, d, budget_s);
+	fprintf(out, "measure: %ld %s x %zu %s, measuring budget about %.0fs (%s; %.1fs per cell)", p->cells,
+		bv_plural(p->cells, "cell", "cells"), nversions, bv_plural((long long)nversions, "version", "versions"),
+		p->seconds, d, budget_s);
 	if (p->cuda && !p->gpu)
-		fprintf(out, "; %ld cuda cells not counted: no NVIDIA GPU is visible, they are skipped", p->cuda);
+		fprintf(out, "; %ld cuda %s not counted: no NVIDIA GPU is visible, %s skipped", p->cuda,
+			bv_plural(p->cuda, "cell", "cells"), bv_plural(p->cuda, "it is", "they are"));
 	fprintf(out, "\n");
 }
 

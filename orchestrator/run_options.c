@@ -162,6 +162,23 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 	long n = bv_plan_cells(mo, &cells, NULL, err, sizeof(err));
 	if (n < 0)
 		return bv_fail(BV_EINPUT, "%s", err);
+	/* Sizes that fit none of the selected ops (1K for matmul, which takes
+	 * M x N x K and M x N shapes): the sizes they do take. */
+	if (n == 0 && mo->sizes) {
+		bv_selection sel = {mo->benches, mo->ops, mo->backends, mo->sizes};
+		bv_cell *unfiltered = NULL;
+		char hint[1024];
+		long m = bv_cells_select(&sel, &unfiltered, err, sizeof(err));
+		free(unfiltered);
+		bv_sizes_hint(&sel, hint, sizeof(hint));
+		if (m == 0 && *hint) {
+			free(cells);
+			return bv_fail(BV_EINPUT,
+				       "--sizes '%s' fits none of the selected ops; their sizes: %s (others of the "
+				       "same dimensions work too; see: bench-versions list benches)",
+				       mo->sizes, hint);
+		}
+	}
 	/* Said now, not after the builds: a filter that selects nothing would
 	 * otherwise build every version to measure no cell. */
 	if (n == 0 && mo->filter) {

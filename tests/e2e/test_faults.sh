@@ -83,7 +83,7 @@ dir=$(ls -d "$TMP"/int/*/ | head -1)
 dir=${dir%/}
 check "SIGINT: exits 130" test $rc -eq 130
 check "SIGINT: says it was interrupted and how to resume" \
-	bash -c "grep -q 'interrupted (SIGINT)' '$TMP/int.err' && grep -qE '^  bench-versions run main local .* --resume $dir$' '$TMP/int.err'"
+	bash -c "grep -q 'interrupted (SIGINT)' '$TMP/int.err' && grep -qE '^  $BV run main local .* --resume $dir$' '$TMP/int.err'"
 n=$(logs_check "$dir" interrupted)
 check "SIGINT: the logs are valid JSON, marked interrupted" test -n "$n"
 check "SIGINT: some cells finished ($n of 6), some did not" test "${n:-0}" -ge 1 -a "${n:-6}" -lt 6

@@ -146,6 +146,32 @@ static void reference_catches_wrong_reductions_and_matmul(void **state)
 	free(cells);
 }
 
+/* "Did you mean": a typo (one or two edits, a swap of neighbours being one)
+ * finds its name; a word too far from every name, or as far as half of a
+ * short one, finds none. */
+static void closest_name_is_a_typo_or_nothing(void **state)
+{
+	(void)state;
+	const char *subs[] = {"run", "compare", "list", "compat", "cache", "bisect", "share", "report"};
+	size_t n = sizeof(subs) / sizeof(subs[0]);
+	assert_int_equal(bv_closest_name("comapre", subs, n), 1); /* a swap */
+	assert_int_equal(bv_closest_name("lsit", subs, n), 2);
+	assert_int_equal(bv_closest_name("rn", subs, n), 0);     /* a letter left out */
+	assert_int_equal(bv_closest_name("caches", subs, n), 4); /* one added */
+	assert_int_equal(bv_closest_name("compt", subs, n), 3);  /* compat (1), not compare (2) */
+	assert_int_equal(bv_closest_name("main", subs, n), -1);
+	assert_int_equal(bv_closest_name("x", subs, n), -1);
+	assert_int_equal(bv_closest_name("", subs, n), -1);
+	const char *ops[] = {"abs", "neg", "log"};
+	assert_int_equal(bv_closest_name("ab", ops, 3), 0);
+	assert_int_equal(bv_closest_name("nog", ops, 3), 1); /* neg and log are both 1: the first */
+	assert_int_equal(bv_closest_name("xyz", ops, 3), -1);
+	char longer[200];
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	assert_int_equal(bv_closest_name(longer, ops, 3), -1); /* past the table: never close */
+}
+
 int test_benches(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +181,7 @@ int test_benches(void)
 		cmocka_unit_test(inputs_differ_between_ops_sharing_a_letter),
 		cmocka_unit_test(shapes_pack_parse_and_select_by_dimensions),
 		cmocka_unit_test(reference_catches_wrong_reductions_and_matmul),
+		cmocka_unit_test(closest_name_is_a_typo_or_nothing),
 	};
 	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
 }
