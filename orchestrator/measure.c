@@ -1234,8 +1234,9 @@ static int resume_from(session *s)
 	int last = last_process(s->raw);
 	s->processes = last > (int)started ? last : (int)started;
 	if (rc == 0)
-		fprintf(stderr, "resume: %s: %zu of %zu cells reused (finished in %d earlier processes), %zu to measure\n",
-			s->dir, reused, s->ncells, s->processes, s->ncells - reused);
+		fprintf(stderr, "resume: %s: %zu of %zu %s reused (finished in %d earlier %s), %zu to measure\n", s->dir,
+			reused, s->ncells, bv_plural((long long)s->ncells, "cell", "cells"), s->processes,
+			bv_plural(s->processes, "process", "processes"), s->ncells - reused);
 	for (size_t i = 0; i < s->n; i++)
 		cJSON_Delete(docs[i]);
 	free(docs);

@@ -40,7 +40,7 @@ assert keys == [("relu", 4096, "ok")], keys
 PY
 "$BV" local --benches unary --ops abs,relu --backends scalar --sizes 1K,4K --filter 'relu/scalar/4K' \
 	"${quick[@]}" --resume "$dir" > /dev/null 2> "$TMP/err"
-check "--resume of a filtered run reuses its cell" contains "$TMP/err" "1 of 1 cells reused"
+check "--resume of a filtered run reuses its cell" contains "$TMP/err" "1 of 1 cell reused"
 "$BV" local --benches unary --ops abs,relu --backends scalar --sizes 1K,4K "${quick[@]}" --resume "$dir" \
 	> /dev/null 2> "$TMP/err"
 check "--resume without the filter is refused" contains "$TMP/err" "its cells differ .*--filter.*1 there, 4 now"
