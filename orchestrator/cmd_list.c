@@ -78,7 +78,10 @@ int bv_cmd_list(int argc, char **argv)
 			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 			return bv_exit_code(rc);
 		}
-		printf("local\t(working tree at %s)\n", bv_repo_kernel_dir(repo));
+		if (bv_repo_kernel_dir(repo))
+			printf("local\t(working tree at %s)\n", bv_repo_kernel_dir(repo));
+		else
+			printf("local\t(none: no checkout of the library here; KERNEL_REPO gives the rest)\n");
 		printf("repository: %s\n", bv_repo_describe(repo));
 		/* Releases first: they are what a comparison usually names, and
 		 * most exist only in the history (kernels/VERSION), never as a

@@ -118,6 +118,19 @@ int bv_results_default(char **root)
 	}
 	char *lib = NULL;
 	int rc = bv_locate_library(&lib, NULL);
+	const char *repo_env = getenv("KERNEL_REPO");
+	if (rc && repo_env && *repo_env) {
+		/* No checkout around, the versions from KERNEL_REPO: the user's
+		 * data directory (XDG), not wherever the shell happens to be. */
+		const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+		if (data && *data == '/')
+			*root = bv_asprintf("%s/bench-versions/results", data);
+		else if (home && *home == '/')
+			*root = bv_asprintf("%s/.local/share/bench-versions/results", home);
+		else
+			return rc; /* nowhere sensible: the library's error says what to set */
+		return 0;
+	}
 	if (rc)
 		return rc;
 	/* Installed: the project the user is working in, never PREFIX/share

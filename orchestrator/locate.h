@@ -24,8 +24,10 @@ char *bv_library_in(const char *workdir);
  * running from the source tree, its results/ (as `make demo` always had);
  * installed, <top of the repository holding the library>/.bench-versions/
  * results, or ./.bench-versions/results when the library is in no
- * repository.  Fails (a BV_E* code, the error set) only when the library
- * cannot be found. */
+ * repository; with KERNEL_REPO set and no library around,
+ * $XDG_DATA_HOME/bench-versions/results (~/.local/share/...).  Fails (a
+ * BV_E* code, the error set) only when the library cannot be found and
+ * KERNEL_REPO is not set. */
 int bv_results_default(char **root);
 
 #endif

@@ -27,7 +27,8 @@
 
 struct bv_repo {
 	git_repository *repo; /* NULL when KERNEL_DIR is in no repository */
-	char *kernel_dir;     /* absolute */
+	char *kernel_dir;     /* absolute; NULL with KERNEL_REPO and no library around */
+	char *no_local;       /* then: why `local` cannot resolve */
 	char *prefix;         /* the library's directory inside the repository ("" = root) */
 	char *where;          /* for messages */
 	bv_release_index index; /* KERNEL_RELEASES, loaded when first needed */
@@ -47,15 +48,18 @@ int bv_repo_open(bv_repo **out)
 {
 	*out = NULL;
 	bv_repo *r = bv_xcalloc(1, sizeof(*r));
+	const char *repo_env = getenv("KERNEL_REPO");
 	/* KERNEL_DIR, else the library of the repository around the current
-	 * directory, else the source tree's own (locate.c). */
+	 * directory, else the source tree's own (locate.c).  With KERNEL_REPO
+	 * set none is needed: an installed tool run outside any checkout
+	 * resolves every name but `local` from it (said when `local` is asked). */
 	int lrc = bv_locate_library(&r->kernel_dir, NULL);
-	if (lrc) {
+	if (lrc && !(repo_env && *repo_env)) {
 		free(r);
 		return lrc;
 	}
+	char *no_library = lrc ? bv_strdup(bv_error_last()) : NULL;
 
-	const char *repo_env = getenv("KERNEL_REPO");
 	char *mirror = NULL;
 	int rc;
 	if (repo_env && *repo_env && bv_repo_is_url(repo_env)) {
@@ -73,6 +77,7 @@ int bv_repo_open(bv_repo **out)
 		if (repo_env && *repo_env) {
 			rc = git_fail(BV_EINPUT, "KERNEL_REPO");
 			free(mirror);
+			free(no_library);
 			bv_repo_free(r);
 			return rc;
 		}
@@ -85,7 +90,21 @@ int bv_repo_open(bv_repo **out)
 	const char *workdir = git_repository_workdir(r->repo);
 	char wreal[PATH_MAX];
 	size_t wl = workdir && realpath(workdir, wreal) ? strlen(wreal) : 0;
-	if (wl && strncmp(r->kernel_dir, wreal, wl) == 0 &&
+	if (!r->kernel_dir) {
+		/* KERNEL_REPO and no library around: a checkout's own library is
+		 * its `local`; a bare repository or a URL has none. */
+		char *lib = wl ? bv_library_in(wreal) : NULL;
+		char real[PATH_MAX];
+		if (lib && realpath(lib, real))
+			r->kernel_dir = bv_strdup(real);
+		else
+			r->no_local = no_library, no_library = NULL;
+		free(lib);
+	}
+	free(no_library);
+	if (!r->kernel_dir)
+		r->prefix = bv_strdup("kernels"); /* the usual layout */
+	else if (wl && strncmp(r->kernel_dir, wreal, wl) == 0 &&
 	    (r->kernel_dir[wl] == '/' || r->kernel_dir[wl] == '\0'))
 		r->prefix = bv_strdup(r->kernel_dir[wl] ? r->kernel_dir + wl + 1 : "");
 	else
@@ -110,6 +129,7 @@ void bv_repo_free(bv_repo *r)
 		return;
 	git_repository_free(r->repo);
 	free(r->kernel_dir);
+	free(r->no_local);
 	free(r->prefix);
 	free(r->where);
 	bv_release_index_free(&r->index);
@@ -531,6 +551,10 @@ static char *nearest_refs(git_repository *repo, const char *name)
 
 static int resolve_local(bv_repo *r, bv_version *v)
 {
+	if (!r->kernel_dir)
+		return bv_fail(BV_EINPUT, "'local' is a working tree, and there is none: %s (KERNEL_REPO gives every other name: "
+					  "releases, branches, tags, commits)",
+			       r->no_local ? r->no_local : "no library found");
 	int rc = bv_hash_tree(r->kernel_dir, v->tree);
 	if (rc)
 		return rc;

@@ -79,6 +79,8 @@ typedef struct bv_version {
  * then resolve).  KERNEL_REPO may be a URL: see bv_repo_mirror. */
 int bv_repo_open(bv_repo **out);
 void bv_repo_free(bv_repo *r);
+/* The library's working tree (`local`), or NULL: KERNEL_REPO is set and
+ * there is no checkout around (an installed tool run anywhere). */
 const char *bv_repo_kernel_dir(const bv_repo *r);
 const char *bv_repo_describe(const bv_repo *r);
 int bv_resolve(bv_repo *r, const char *name, bv_version *out);

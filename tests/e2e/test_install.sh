@@ -68,6 +68,23 @@ cd "$TMP/other"
 "$IBV" list versions >"$TMP/other.out" 2>&1; rc=$?
 check "a repository without kernels/: exit 2 naming it (exit $rc)" \
 	test "$rc" = 2 -a -n "$(grep -E "repository at $TMP/other has no kernels/" "$TMP/other.out")"
+# KERNEL_REPO alone, from outside any checkout: every name but `local`
+# resolves from it; results go to the user's data directory.
+git clone -q --bare "$FIX" "$TMP/bare.git"
+cd "$TMP/nowhere"
+XDG_DATA_HOME="$TMP/xdg" KERNEL_REPO="$TMP/bare.git" "$IBV" 0.1.0 0.1.1 --quick --ops abs --backends scalar \
+	--sizes 1K --budget 1 >"$TMP/kr.out" 2>"$TMP/kr.err"; rc=$?
+check "KERNEL_REPO (bare) and no checkout: 0.1.0 against 0.1.1 compares (exit $rc)" test "$rc" = 0
+[ "$rc" = 0 ] || sed 's/^/# /' "$TMP/kr.err" | tail -5
+logs=$(ls "$TMP/xdg/bench-versions/results"/*/0.1.1.json 2>/dev/null | wc -l)
+check "...its results under \$XDG_DATA_HOME/bench-versions/results ($logs)" test "$logs" = 1
+check "...nothing written where the shell is" test -z "$(ls -A "$TMP/nowhere")"
+XDG_DATA_HOME="$TMP/xdg" KERNEL_REPO="$TMP/bare.git" "$IBV" 0.1.0 local --quick >"$TMP/kr.out" 2>&1; rc=$?
+check "...'local' there: exit 2 saying there is no working tree (exit $rc)" \
+	test "$rc" = 2 -a -n "$(grep -E "'local' is a working tree, and there is none" "$TMP/kr.out")"
+KERNEL_REPO="$TMP/bare.git" "$IBV" list versions >"$TMP/kr.out" 2>&1; rc=$?
+check "...list versions lists its releases and says local has none (exit $rc)" \
+	test "$rc" = 0 -a -n "$(grep -E '^0\.1\.1' "$TMP/kr.out")" -a -n "$(grep -E '^local.*none' "$TMP/kr.out")"
 # KERNEL_DIR still wins, from anywhere.
 KERNEL_DIR="$TMP/clone/kernels" "$IBV" list versions >"$TMP/kd.out" 2>&1; rc=$?
 check "KERNEL_DIR set: used from outside the clone (exit $rc)" \
