@@ -30,6 +30,7 @@ static int same_fold(const bv_row *a, const bv_row *b)
 
 typedef struct grid {
 	char ***cells; /* [row][col] */
+	const char **paint; /* [row * cols + col]: an SGR colour, or NULL */
 	size_t rows, cols;
 	size_t *width;
 } grid;
@@ -42,6 +43,19 @@ static void put(grid *g, size_t r, size_t c, const char *s)
 		g->width[c] = w;
 }
 
+/* On a terminal (t->colour): slower red, faster green, the undecided
+ * yellow; same stays plain, so what needs a look stands out. */
+static const char *verdict_colour(const char *verdict)
+{
+	if (!strcmp(verdict, "slower"))
+		return "31";
+	if (!strcmp(verdict, "faster"))
+		return "32";
+	if (!strcmp(verdict, "inconclusive") || !strcmp(verdict, "unstable"))
+		return "33";
+	return NULL;
+}
+
 int bv_export_table(const bv_table *t, FILE *out)
 {
 	size_t nv = t->nversions;
@@ -49,7 +63,8 @@ int bv_export_table(const bv_table *t, FILE *out)
 	size_t shown = 0;
 	for (size_t k = 0; k < t->nrows; k++)
 		shown += !row_empty(&t->rows[k], nv);
-	grid g = {bv_xcalloc(shown + 1, sizeof(char **)), shown + 1, cols, bv_xcalloc(cols, sizeof(size_t))};
+	grid g = {bv_xcalloc(shown + 1, sizeof(char **)), bv_xcalloc((shown + 1) * cols, sizeof(char *)), shown + 1,
+		  cols, bv_xcalloc(cols, sizeof(size_t))};
 	for (size_t r = 0; r <= shown; r++)
 		g.cells[r] = bv_xcalloc(cols, sizeof(char *));
 
@@ -88,6 +103,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 					bv_format_qualifiers(t, ch, q, sizeof(q));
 					bv_format_ratio(ch, ratio, sizeof(ratio));
 					snprintf(buf, sizeof(buf), "%s %s%s", ratio, ch->verdict, q);
+					g.paint[r * cols + c] = verdict_colour(ch->verdict);
 				} else
 					snprintf(buf, sizeof(buf), "%s", ch->none ? ch->none : "-");
 				put(&g, r, c++, buf);
@@ -99,14 +115,20 @@ int bv_export_table(const bv_table *t, FILE *out)
 		for (size_t c = 0; c < cols; c++) {
 			/* names left-aligned, numbers right-aligned */
 			int left = c < 3;
+			const char *text = g.cells[i][c] ? g.cells[i][c] : "";
+			const char *paint = t->colour ? g.paint[i * cols + c] : NULL;
 			fprintf(out, c ? "  " : "");
-			fprintf(out, left ? "%-*s" : "%*s", (int)g.width[c], g.cells[i][c] ? g.cells[i][c] : "");
+			if (paint) /* the escapes take no column: padding is the text's */
+				fprintf(out, "%*s\033[%sm%s\033[0m", (int)(g.width[c] - strlen(text)), "", paint, text);
+			else
+				fprintf(out, left ? "%-*s" : "%*s", (int)g.width[c], text);
 			free(g.cells[i][c]);
 		}
 		fputc('\n', out);
 		free(g.cells[i]);
 	}
 	free(g.cells);
+	free(g.paint);
 	free(g.width);
 
 	/* Geometric mean of the ratios per group, over cells both versions ran. */

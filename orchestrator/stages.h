@@ -316,6 +316,7 @@ typedef struct bv_table {
 	size_t inconclusive; /* changes neither shown same nor called (verdict.c) */
 	size_t between_runs; /* unpaired changes across runs: inconclusive by rule (merge.c) */
 	char *control;   /* one line saying so, for every exporter's footer */
+	int colour;      /* the table format paints verdicts (bv_colour_wanted) */
 } bv_table;
 
 typedef struct bv_merge_opts {
@@ -372,6 +373,12 @@ int bv_filter_compile(const char *regex, regex_t *out);
 void bv_row_key(const bv_row *r, char *buf, size_t len);
 /* Keeps the rows whose key matches re. */
 void bv_table_filter(bv_table *t, const regex_t *re);
+/* --only-changes: keeps the rows a PR comment needs, those with a change
+ * whose verdict is not `same` (slower, faster, inconclusive, unstable, no
+ * ratio) or a version that did not produce a result, and adds a note
+ * saying how many rows were left out.  The verdicts and their footer are
+ * untouched: they were decided over every row measured. */
+void bv_table_only_changes(bv_table *t);
 /* Whether any version ran the row (rows nobody could run are folded). */
 int bv_row_ran(const bv_row *r, size_t nversions);
 /* Geometric mean of version v's ratios over the rows of one bench group;
@@ -394,6 +401,12 @@ int bv_export_markdown(const bv_table *t, FILE *out);
 int bv_export_csv(const bv_table *t, FILE *out);
 int bv_export_json(const bv_table *t, FILE *out);
 int bv_export_html(const bv_table *t, FILE *out);
+/* --color=auto|always|never: whether the table format paints verdicts on
+ * out.  auto: only on a terminal, and not when NO_COLOR is set and not
+ * empty (https://no-color.org); always and never are what they say. */
+int bv_colour_wanted(const char *when, FILE *out);
+/* The values --color takes, NULL-terminated. */
+extern const char *const bv_colour_values[];
 /* "table|markdown|...": for help texts and error messages. */
 const char *bv_exporter_names(void);
 /* The formats' names, NULL-terminated: the values --format takes. */
