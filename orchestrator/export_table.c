@@ -62,7 +62,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 	size_t cols = 4 + nv + (nv > 1 ? nv - 1 : 0);
 	size_t shown = 0;
 	for (size_t k = 0; k < t->nrows; k++)
-		shown += !row_empty(&t->rows[k], nv);
+		shown += !row_empty(&t->rows[k], nv) && !t->rows[k].hidden;
 	grid g = {bv_xcalloc(shown + 1, sizeof(char **)), bv_xcalloc((shown + 1) * cols, sizeof(char *)), shown + 1,
 		  cols, bv_xcalloc(cols, sizeof(size_t))};
 	for (size_t r = 0; r <= shown; r++)
@@ -82,7 +82,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 	size_t r = 1;
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *row = &t->rows[k];
-		if (row_empty(row, nv))
+		if (row_empty(row, nv) || row->hidden)
 			continue;
 		char buf[256];
 		put(&g, r, 0, row->bench);
@@ -131,7 +131,8 @@ int bv_export_table(const bv_table *t, FILE *out)
 	free(g.paint);
 	free(g.width);
 
-	/* Geometric mean of the ratios per group, over cells both versions ran. */
+	/* Geometric mean of the ratios per group, over cells both versions ran
+	 * (hidden rows too: the summary is of what was measured). */
 	for (size_t i = 1; i < nv; i++) {
 		const char *group = NULL;
 		for (size_t k = 0; k <= t->nrows; k++) {
@@ -153,7 +154,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 	/* Folded rows: one line per distinct backend and reason. */
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *row = &t->rows[k];
-		if (!row_empty(row, nv))
+		if (!row_empty(row, nv) || row->hidden)
 			continue;
 		int seen = 0;
 		for (size_t j = 0; j < k && !seen; j++)

@@ -548,14 +548,12 @@ void bv_table_only_changes(bv_table *t)
 {
 	size_t kept = 0, all = t->nrows;
 	for (size_t k = 0; k < t->nrows; k++) {
-		if (row_changed(t, &t->rows[k]))
-			t->rows[kept++] = t->rows[k];
-		else
-			row_free(t, &t->rows[k]);
+		t->rows[k].hidden = !row_changed(t, &t->rows[k]);
+		kept += !t->rows[k].hidden;
 	}
-	t->nrows = kept;
 	/* The left-out rows are still part of what was measured and decided:
-	 * the footer (t->control) counts them; this says they are hidden. */
+	 * the footer (t->control) and the geomeans count them; this says they
+	 * are not shown. */
 	t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
 	t->notes[t->nnotes++] = bv_asprintf("--only-changes: %zu of %zu rows shown; the other %zu are same or "
 					    "not run on any version",

@@ -295,6 +295,9 @@ typedef struct bv_row {
 	double bytes, flops; /* work per call */
 	bv_result *results;  /* one per version */
 	bv_change *changes;  /* one per version; [0] (the baseline) unused */
+	/* --only-changes: not shown, still part of what was measured (the
+	 * geomeans and the verdicts line count it) */
+	int hidden;
 } bv_row;
 
 typedef struct bv_table {
@@ -373,11 +376,12 @@ int bv_filter_compile(const char *regex, regex_t *out);
 void bv_row_key(const bv_row *r, char *buf, size_t len);
 /* Keeps the rows whose key matches re. */
 void bv_table_filter(bv_table *t, const regex_t *re);
-/* --only-changes: keeps the rows a PR comment needs, those with a change
- * whose verdict is not `same` (slower, faster, inconclusive, unstable, no
- * ratio) or a version that did not produce a result, and adds a note
- * saying how many rows were left out.  The verdicts and their footer are
- * untouched: they were decided over every row measured. */
+/* --only-changes: shows only the rows a PR comment needs, those with a
+ * change whose verdict is not `same` (slower, faster, inconclusive,
+ * unstable, no ratio) or a version that did not produce a result; the
+ * others are marked hidden, not removed, so the geomeans and the verdicts
+ * line still cover every row measured.  Adds a note saying how many rows
+ * were left out. */
 void bv_table_only_changes(bv_table *t);
 /* Whether any version ran the row (rows nobody could run are folded). */
 int bv_row_ran(const bv_row *r, size_t nversions);

@@ -121,6 +121,8 @@ check "... keeps the slower row" contains "$TMP/only.out" "^unary +relu +scalar 
 check "... says how many rows it left out" contains "$TMP/only.out" "^note: --only-changes: 1 of 2 rows shown; the other 1 are same"
 check "... the verdicts footer still counts every row" \
 	test "$(grep '^verdicts:' "$TMP/only.out")" = "$(grep '^verdicts:' "$TMP/all.out")"
+check "... and the geomean is still over every cell (2 cells)" bash -c \
+	'grep "^geomean" "$1" | cmp -s - <(grep "^geomean" "$2") && grep -q "^geomean .*(2 cells)" "$1"' _ "$TMP/only.out" "$TMP/all.out"
 for f in markdown json csv html; do
 	"$BV" compare "$TMP/fixed" --only-changes --format $f > "$TMP/only.$f" 2> "$TMP/only.$f.err"
 	check "--only-changes --format $f: relu kept, abs left out" bash -c \
