@@ -362,6 +362,9 @@ int bv_cmd_report(int argc, char **argv)
 		rc = c.results_root ? (root = bv_strdup(c.results_root), 0) : bv_results_default(&root);
 		if (rc == 0)
 			positional[0] = latest = bv_results_named(root, "latest");
+		if (rc == 0 && !bv_exists(latest))
+			rc = bv_fail(BV_EINPUT, "--from latest: %s does not exist: no run has finished in %s yet", latest,
+				     root);
 		free(root);
 	}
 	if (rc)

@@ -66,6 +66,12 @@ check "... listing the saved ones" contains "$TMP/nope.out" "no baseline 'nope' 
 "$BV" compare --results "$TMP/empty" --baseline main > "$TMP/none.out" 2>&1
 check "with none saved, it says how to save one" contains "$TMP/none.out" "none saved yet; save one with: bench-versions run .* --save-baseline main"
 
+"$BV" compare --results "$TMP/empty" latest > "$TMP/nolatest.out" 2>&1
+check "compare latest before any run: exit 2, saying so" \
+	bash -c '[ "$1" -eq 2 ] && grep -q "empty/latest does not exist: no run has finished" "$2"' _ $? "$TMP/nolatest.out"
+"$BV" report --from latest --results "$TMP/empty" > "$TMP/nolatest2.out" 2>&1
+check "report --from latest before any run: exit 2, saying so" \
+	bash -c '[ "$1" -eq 2 ] && grep -q "empty/latest does not exist: no run has finished" "$2"' _ $? "$TMP/nolatest2.out"
 "$BV" compare --results "$R" --baseline main > "$TMP/vs.out" 2>&1
 rc=$?
 check "compare --baseline main (the newest run by default) exits 0 (exit $rc)" test $rc -eq 0
