@@ -125,6 +125,25 @@ static int sync_dir(const char *dir)
 	return rc;
 }
 
+/* Where the filesystem cannot exchange two names (EINVAL: some network
+ * and overlay filesystems): the old baseline is moved aside, then the new
+ * one renamed in: a reader may find no baseline for that moment, never a
+ * mixed one.  The old one ends at tmp, which the caller removes. */
+static int swap_in(const char *tmp, const char *target)
+{
+	char *aside = bv_asprintf("%s.old.%ld", tmp, (long)getpid());
+	int rc = 0;
+	if (rename(target, aside) != 0)
+		rc = bv_fail(BV_ERUN, "cannot replace %s: %s", target, strerror(errno));
+	else if (rename(tmp, target) != 0) {
+		rc = bv_fail(BV_ERUN, "cannot replace %s: %s", target, strerror(errno));
+		rename(aside, target); /* the old one back */
+	} else if (rename(aside, tmp) != 0)
+		bv_rm_rf(aside);
+	free(aside);
+	return rc;
+}
+
 int bv_baseline_save(const char *run_dir, const char *name, char **saved)
 {
 	*saved = NULL;
@@ -153,7 +172,9 @@ int bv_baseline_save(const char *run_dir, const char *name, char **saved)
 		/* The old baseline and the new swap places in one step; the old
 		 * one, now at the temporary name, is removed after. */
 		else if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) != 0)
-			rc = bv_fail(BV_ERUN, "cannot replace %s: %s", target, strerror(errno));
+			rc = errno == EINVAL || errno == ENOSYS ? swap_in(tmp, target)
+								: bv_fail(BV_ERUN, "cannot replace %s: %s", target,
+									  strerror(errno));
 	} else if (rc == 0 && rename(tmp, target) != 0)
 		rc = bv_fail(BV_ERUN, "cannot save %s: %s", target, strerror(errno));
 	if (tmp)

@@ -142,6 +142,10 @@ int bv_cmd_compare(int argc, char **argv)
 				bv_table_free(&table);
 				regfree(&re);
 				free(logs);
+				free(root), free(based);
+				for (size_t i = 0; i < npaths; i++)
+					free(paths[i]);
+				free(paths);
 				fprintf(stderr,
 					"bench-versions: --filter '%s' matches no row, so --fail-on-slower would check "
 					"nothing (keys are bench/op/backend/size, size as 64K; see: bench-versions list "

@@ -208,6 +208,7 @@ static int remeasure(bv_report *report, const bv_run_cli *c, const char *dir0, c
 	/* Inside the report's own run directory: one report, one directory. */
 	char *root = bv_asprintf("%s/remeasured", dir0);
 	again.results_root = root;
+	again.not_latest = 1; /* results/latest stays the report's run */
 	again.mo.resume = 0;
 	again.mo.seed = c->mo.seed * 6364136223846793005ull + 1; /* other random orders and layouts */
 	long ncells = 0;

@@ -592,7 +592,8 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		fprintf(stderr, "results: %s\n", dir);
 		/* results/latest: the newest run by name, for compare latest and
 		 * compare --baseline NAME without a run named. */
-		bv_results_mark_latest(dir);
+		if (!c->not_latest)
+			bv_results_mark_latest(dir);
 	}
 	/* A stage that failed because of the signal (a clone or download cut
 	 * short) is an interruption, not an error of its own. */

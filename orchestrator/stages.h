@@ -207,6 +207,7 @@ typedef struct bv_run_cli {
 	const char *resume;       /* --resume DIR: go on with that interrupted run */
 	int dry_run;              /* --dry-run: resolve and say the plan; build and measure nothing */
 	const char *dry_format;   /* --dry-run's output: "json", else text */
+	int not_latest;           /* leave <results>/latest alone (a report's re-measurement is not a run of its own) */
 } bv_run_cli;
 
 struct bv_option;
