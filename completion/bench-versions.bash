@@ -48,6 +48,9 @@ _bench_versions() {
 	--units)
 		COMPREPLY=($(compgen -W "time rate peak" -- "$cur"))
 		return 0 ;;
+	--color)
+		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+		return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_bench_versions_options "$bv" "$sub")" -- "$cur"))

@@ -11,13 +11,15 @@
 
 #include "cli.h"
 #include "common.h"
+#include "locate.h"
 #include "options.h"
 #include "results.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out, "usage: bench-versions compare LOG|RUN_DIR... [options]\n\n"
+	fprintf(out, "usage: bench-versions compare LOG|RUN_DIR... [options]\n"
+		     "       bench-versions compare --baseline NAME [LOG|RUN_DIR...] [options]\n\n"
 		     "Merges results logs (results/<run>/<label>.json) into one comparison table;\n"
 		     "the first LOG is the baseline; a run's directory stands for its logs, its\n"
 		     "baseline first.  Logs from the same run keep their paired ratios; logs from\n"
@@ -25,7 +27,10 @@ static void usage(FILE *out, const bv_option *opts)
 		     "slower or faster (inconclusive: one run per version cannot measure the\n"
 		     "variation between runs);\n"
 		     "logs from another machine (hostname or cpu differ) get no ratio unless\n"
-		     "--across-machines.\n\n"
+		     "--across-machines.\n"
+		     "latest stands for results/latest, the newest run.  --baseline NAME puts the logs\n"
+		     "saved by run --save-baseline NAME first (default: compared with latest); they\n"
+		     "are from another run, so their ratios are unpaired and inconclusive.\n\n"
 		     "options (--opt VALUE or --opt=VALUE):\n");
 	bv_options_help(opts, out);
 	fprintf(out, "\nexit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
@@ -36,9 +41,10 @@ static const char *const units_values[] = {"time", "rate", "peak", NULL};
 
 int bv_cmd_compare(int argc, char **argv)
 {
-	const char *format = "table", *filter = NULL, *units = "time";
+	const char *format = "table", *filter = NULL, *units = "time", *baseline = NULL, *root_opt = NULL;
+	const char *colour = "auto";
 	bv_merge_opts mo = {-1, 0};
-	int gate = 0;
+	int gate = 0, only_changes = 0;
 	static char format_help[160];
 	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
 	const bv_option opts[] = {
@@ -53,12 +59,22 @@ int bv_cmd_compare(int argc, char **argv)
 		    "form (unpaired) ratios between logs from different machines"),
 	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not)"),
 	    BV_ENUM("--units", &units, "U", units_values, "results as time, rate or peak (default time)"),
+	    BV_STRING("--baseline", &baseline, "NAME",
+		      "compare against the logs saved by run --save-baseline NAME (first column; "
+		      "unpaired: another run)"),
+	    BV_STRING("--results", &root_opt, "DIR",
+		      "where baselines and latest are (default results/ of this checkout, as for run)"),
+	    BV_FLAG("--only-changes", &only_changes,
+		    "show only rows whose verdict is not same (slower, faster, inconclusive, unstable, "
+		    "errors): for PR comments; the footer still counts every row"),
+	    BV_ENUM("--color", &colour, "WHEN", bv_colour_values,
+		    "colour the table's verdicts: auto (a terminal, unless NO_COLOR is set), always, never"),
 	    BV_END,
 	};
 	char **logs = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t nlogs = 0;
 	int rc = bv_options_parse(opts, argc, argv, logs, &nlogs);
-	if (rc == 1 || (rc == 0 && nlogs == 0)) {
+	if (rc == 1 || (rc == 0 && nlogs == 0 && !baseline)) {
 		usage(rc ? stdout : stderr, opts);
 		free(logs);
 		return rc ? 0 : BV_EXIT_USAGE;
@@ -72,13 +88,37 @@ int bv_cmd_compare(int argc, char **argv)
 	 * for report --from DIR (one loader: bv_run_dir_logs). */
 	char **paths = NULL;
 	size_t npaths = 0;
-	for (size_t i = 0; i < nlogs && rc == 0; i++) {
+	/* Where baselines and latest are: --results, else run's default.  Only
+	 * asked when a name needs it, so plain paths work without a library. */
+	char *root = NULL, *based = NULL;
+	int named = baseline != NULL;
+	for (size_t i = 0; i < nlogs; i++)
+		named = named || (!strcmp(logs[i], "latest") && !bv_exists(logs[i]));
+	/* A bad name is a usage error whether or not a library is found. */
+	if (baseline)
+		rc = bv_baseline_name_check(baseline);
+	if (rc == 0 && named)
+		rc = root_opt ? (root = bv_strdup(root_opt), 0) : bv_results_default(&root);
+	if (rc == 0 && baseline)
+		rc = bv_baseline_find(root, baseline, &based);
+	/* --baseline alone compares the newest run with it. */
+	if (rc == 0 && baseline && nlogs == 0)
+		logs[nlogs++] = "latest";
+	for (size_t i = 0; i < nlogs + (based != NULL) && rc == 0; i++) {
 		char **found = NULL;
 		size_t nfound = 0;
-		if (bv_is_dir(logs[i]))
-			rc = bv_run_dir_logs(logs[i], &found, &nfound, NULL);
+		/* the saved baseline first: it is the first column */
+		char *arg = based ? (i ? bv_results_named(root, logs[i - 1]) : bv_strdup(based))
+				  : bv_results_named(root, logs[i]);
+		const char *given = based && i ? logs[i - 1] : based ? NULL : logs[i];
+		if (bv_is_dir(arg))
+			rc = bv_run_dir_logs(arg, &found, &nfound, NULL);
+		else if (given && strcmp(arg, given) && !bv_exists(arg))
+			rc = bv_fail(BV_EINPUT, "%s: %s does not exist: no run has finished in %s yet", given, arg,
+				     root);
 		else
-			found = bv_xcalloc(1, sizeof(char *)), found[0] = bv_strdup(logs[i]), nfound = 1;
+			found = bv_xcalloc(1, sizeof(char *)), found[0] = bv_strdup(arg), nfound = 1;
+		free(arg);
 		paths = bv_xrealloc(paths, (npaths + nfound + 1) * sizeof(char *));
 		for (size_t j = 0; j < nfound; j++)
 			paths[npaths++] = found[j];
@@ -102,6 +142,10 @@ int bv_cmd_compare(int argc, char **argv)
 				bv_table_free(&table);
 				regfree(&re);
 				free(logs);
+				free(root), free(based);
+				for (size_t i = 0; i < npaths; i++)
+					free(paths[i]);
+				free(paths);
 				fprintf(stderr,
 					"bench-versions: --filter '%s' matches no row, so --fail-on-slower would check "
 					"nothing (keys are bench/op/backend/size, size as 64K; see: bench-versions list "
@@ -110,6 +154,9 @@ int bv_cmd_compare(int argc, char **argv)
 				return BV_EXIT_USAGE;
 			}
 			table.units = units;
+			table.colour = !strcmp(format, "table") && bv_colour_wanted(colour, stdout);
+			if (only_changes)
+				bv_table_only_changes(&table);
 			/* CSV has no place for prose; say the caveats where a person sees them. */
 			for (size_t i = 0; !strcmp(format, "csv") && i < table.nnotes; i++)
 				fprintf(stderr, "note: %s\n", table.notes[i]);
@@ -126,6 +173,7 @@ int bv_cmd_compare(int argc, char **argv)
 			regfree(&re);
 	}
 	free(logs);
+	free(root), free(based);
 	for (size_t i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);

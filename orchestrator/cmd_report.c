@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "common.h"
 #include "json.h"
+#include "locate.h"
 #include "options.h"
 #include "report.h"
 #include "results.h"
@@ -209,6 +210,7 @@ static int remeasure(bv_report *report, const bv_run_cli *c, const char *dir0, c
 	/* Inside the report's own run directory: one report, one directory. */
 	char *root = bv_asprintf("%s/remeasured", dir0);
 	again.results_root = root;
+	again.not_latest = 1; /* results/latest stays the report's run */
 	again.mo.resume = 0;
 	again.mo.seed = c->mo.seed * 6364136223846793005ull + 1; /* other random orders and layouts */
 	long ncells = 0;
@@ -244,6 +246,15 @@ int bv_cmd_report(int argc, char **argv)
 	int from = 0, across = 0;
 	bv_option pipeline[BV_RUN_CLI_OPTIONS];
 	bv_run_cli_table(&c, pipeline, NULL);
+	/* --results is where runs are, read by --from latest as well as written
+	 * by a measuring report: taken out of the measuring options, which
+	 * --from refuses, and given its own line below. */
+	for (size_t i = 0, k = 0;; i++) {
+		if (pipeline[i].kind == BV_OPT_END || strcmp(pipeline[i].name, "--results"))
+			pipeline[k++] = pipeline[i];
+		if (pipeline[i].kind == BV_OPT_END)
+			break;
+	}
 	const bv_option opts[] = {
 	    BV_STRING("--baseline", &baseline, "V",
 		      "the released version to compare against (with --from: a label)"),
@@ -269,11 +280,14 @@ int bv_cmd_report(int argc, char **argv)
 		       "smallest change called faster/slower (a warning), percent "
 		       "(default 1; with --from the baseline log's)",
 		       .seen = &threshold_given),
+	    BV_STRING("--results", &c.results_root, "DIR",
+		      "where runs are: logs go there, and --from latest is DIR/latest "
+		      "(default results/ of this checkout)"),
 	    BV_INCLUDE(pipeline,
 		       "\nmeasuring options, as for run (see bench-versions run --help): --benches, --ops,\n"
 		       "  --backends, --sizes, --quick, --processes, --min-processes, --max-processes,\n"
 		       "  --budget, --rounds, --sample-us, --timeout, --memory-limit, --isolated, --recalibrate, --pin,\n"
-		       "  --threads, --seed, --layouts N (default 4 here), --jobs, --results,\n"
+		       "  --threads, --seed, --layouts N (default 4 here), --jobs,\n"
 		       "  --resume DIR (go on with an interrupted report's measuring)\n",
 		       .seen = &measuring_opt),
 	    BV_END,
@@ -344,7 +358,21 @@ int bv_cmd_report(int argc, char **argv)
 
 	char *logs[2] = {NULL, NULL}, *dir = NULL;
 	int build_failures = 0, said = 0; /* the report says which version did not build */
-	if (from && npos == 1 && bv_is_dir(positional[0]))
+	/* --from latest: the newest run of the results directory (baseline.c). */
+	char *latest = NULL;
+	if (from && npos == 1 && !strcmp(positional[0], "latest") && !bv_exists("latest")) {
+		char *root = NULL;
+		rc = c.results_root ? (root = bv_strdup(c.results_root), 0) : bv_results_default(&root);
+		if (rc == 0)
+			positional[0] = latest = bv_results_named(root, "latest");
+		if (rc == 0 && !bv_exists(latest))
+			rc = bv_fail(BV_EINPUT, "--from latest: %s does not exist: no run has finished in %s yet", latest,
+				     root);
+		free(root);
+	}
+	if (rc)
+		; /* said below */
+	else if (from && npos == 1 && bv_is_dir(positional[0]))
 		rc = logs_from_dir(positional[0], baseline, candidate, logs);
 	else if (from && npos == 2)
 		logs[0] = bv_strdup(positional[0]), logs[1] = bv_strdup(positional[1]);
@@ -415,5 +443,6 @@ int bv_cmd_report(int argc, char **argv)
 	bv_budgets_free(&budgets);
 	free(where), free(dir), free(logs[0]), free(logs[1]);
 	free(positional);
+	free(latest);
 	return code;
 }

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "common.h"
 #include "options.h"
+#include "results.h"
 #include "runner.h"
 #include "stages.h"
 
@@ -48,8 +49,8 @@ int bv_cmd_run(int argc, char **argv)
 {
 	bv_run_cli c;
 	bv_run_cli_init(&c);
-	const char *format = "table", *units = "time", *filter = NULL;
-	int gate = 0;
+	const char *format = "table", *units = "time", *filter = NULL, *save = NULL, *colour = "auto";
+	int gate = 0, only_changes = 0;
 	static char format_help[160];
 	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
 	bv_option pipeline[BV_RUN_CLI_OPTIONS];
@@ -67,6 +68,14 @@ int bv_cmd_run(int argc, char **argv)
 	    BV_ENUM("--units", &units, "U", units_values,
 		    "results as time, rate (GB/s or GFLOP/s) or peak (% of this "
 		    "machine's calibrated bandwidth or FLOPs); default time"),
+	    BV_STRING("--save-baseline", &save, "NAME",
+		      "keep this run's logs as baseline NAME (results/baselines/NAME/, replacing an "
+		      "earlier one) for compare --baseline NAME"),
+	    BV_FLAG("--only-changes", &only_changes,
+		    "show only rows whose verdict is not same (slower, faster, inconclusive, unstable, "
+		    "errors): for PR comments; the footer still counts every row"),
+	    BV_ENUM("--color", &colour, "WHEN", bv_colour_values,
+		    "colour the table's verdicts: auto (a terminal, unless NO_COLOR is set), always, never"),
 	    BV_END,
 	};
 	char **names = bv_xcalloc((size_t)argc, sizeof(char *));
@@ -98,6 +107,9 @@ int bv_cmd_run(int argc, char **argv)
 	c.dry_format = format;
 	if (rc == 0)
 		rc = bv_run_cli_finish(&c, &ncells);
+	/* A bad name is refused before anything is built or measured. */
+	if (rc == 0 && save)
+		rc = bv_baseline_name_check(save);
 	if (rc) {
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 		free(names);
@@ -118,6 +130,9 @@ int bv_cmd_run(int argc, char **argv)
 		rc = bv_merge_logs(logs, nnames, c.mo.threshold, &table);
 		if (rc == 0) {
 			table.units = units;
+			table.colour = !strcmp(format, "table") && bv_colour_wanted(colour, stdout);
+			if (only_changes)
+				bv_table_only_changes(&table);
 			rc = exporter->write(&table, stdout);
 			if (rc == 0 && gate && bv_table_has_slower(&table))
 				gated = 1;
@@ -125,6 +140,20 @@ int bv_cmd_run(int argc, char **argv)
 		}
 		if (rc)
 			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	}
+	/* A baseline that lacks a version would compare as if it never ran:
+	 * a run with a build failure is not saved over a good one. */
+	if (rc == 0 && save && build_failures)
+		fprintf(stderr, "bench-versions: not saved as baseline %s: a version failed to build\n", save);
+	else if (rc == 0 && save) {
+		char *saved = NULL;
+		rc = bv_baseline_save(dir, save, &saved);
+		if (rc == 0)
+			fprintf(stderr, "baseline: %s saved in %s (compare with: bench-versions compare --baseline %s)\n",
+				save, saved, save);
+		else
+			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		free(saved);
 	}
 	for (size_t i = 0; logs && i < nnames; i++)
 		free(logs[i]);

@@ -5,7 +5,9 @@
  * a time reads the same in a terminal, a PR comment and a report.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stages.h"
 
@@ -41,6 +43,20 @@ const char *bv_exporter_names(void)
 			strncat(names, exporters[i].name, sizeof(names) - strlen(names) - 1);
 		}
 	return names;
+}
+
+const char *const bv_colour_values[] = {"auto", "always", "never", NULL};
+
+int bv_colour_wanted(const char *when, FILE *out)
+{
+	if (!strcmp(when, "always"))
+		return 1;
+	if (!strcmp(when, "never"))
+		return 0;
+	/* Escapes belong on a terminal only: a file or a pipe (a PR comment,
+	 * grep) gets plain text. */
+	const char *nc = getenv("NO_COLOR");
+	return isatty(fileno(out)) && !(nc && *nc);
 }
 
 void bv_format_time(double ns, char *buf, size_t len)

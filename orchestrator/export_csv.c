@@ -58,7 +58,7 @@ int bv_export_csv(const bv_table *t, FILE *out)
 		fprintf(out, "%s%s", columns[c], c + 1 < ncols ? "," : "\r\n");
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
-		for (size_t i = 0; i < t->nversions; i++) {
+		for (size_t i = 0; i < t->nversions && !r->hidden; i++) {
 			const bv_result *res = &r->results[i];
 			const bv_change *ch = &r->changes[i];
 			int ok = res->median_ns > 0, has = i > 0 && ch->valid;

@@ -67,12 +67,14 @@ static double xpos(const scale *s, double v)
 
 static void chart(FILE *out, const bv_table *t, const char *bench)
 {
-	size_t n = 0;
+	size_t n = 0, hidden = 0;
 	scale s = {1 / 1.25, 1.25};
+	for (size_t k = 0; k < t->nrows; k++)
+		hidden += t->rows[k].hidden && !strcmp(t->rows[k].bench, bench);
 	for (size_t k = 0; k < t->nrows; k++)
 		for (size_t i = 1; i < t->nversions; i++) {
 			const bv_change *ch = &t->rows[k].changes[i];
-			if (strcmp(t->rows[k].bench, bench) || !ch->valid)
+			if (strcmp(t->rows[k].bench, bench) || !ch->valid || t->rows[k].hidden)
 				continue;
 			n++;
 			if (ch->ci_low > 0 && ch->ci_low < s.lo)
@@ -113,13 +115,14 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 	fprintf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", one, TOP - 6, one,
 	        h - PAD);
 	if (!n)
-		fprintf(out, "<text x=\"%d\" y=\"%d\">no ratios in this group</text>", PAD, TOP + ROW_H - 5);
+		fprintf(out, "<text x=\"%d\" y=\"%d\">%s</text>", PAD, TOP + ROW_H - 5,
+			hidden ? "no change in this group (--only-changes)" : "no ratios in this group");
 	size_t row = 0;
 	for (size_t k = 0; k < t->nrows; k++)
 		for (size_t i = 1; i < t->nversions; i++) {
 			const bv_row *r = &t->rows[k];
 			const bv_change *ch = &r->changes[i];
-			if (strcmp(r->bench, bench) || !ch->valid)
+			if (strcmp(r->bench, bench) || !ch->valid || r->hidden)
 				continue;
 			char size[32];
 			bv_size_format(r->size, size, sizeof(size));
@@ -164,6 +167,8 @@ static void table(FILE *out, const bv_table *t)
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
 		char buf[128];
+		if (r->hidden)
+			continue;
 		fputs("<tr><td>", out), esc(out, r->bench);
 		fputs("</td><td>", out), esc(out, r->op);
 		fputs("</td><td>", out), esc(out, r->backend);

@@ -113,6 +113,8 @@ int bv_export_json(const bv_table *t, FILE *out)
 	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
+		if (r->hidden)
+			continue;
 		cJSON *row = cJSON_CreateObject();
 		cJSON_AddStringToObject(row, "bench", r->bench);
 		cJSON_AddStringToObject(row, "op", r->op);

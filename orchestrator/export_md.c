@@ -74,7 +74,7 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 	fputc('\n', out);
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
-		if (!bv_row_ran(r, nv))
+		if (!bv_row_ran(r, nv) || r->hidden)
 			continue;
 		char buf[128];
 		fputs("| ", out), md(out, r->bench);
@@ -115,7 +115,7 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 	 * backend and reason. */
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
-		if (bv_row_ran(r, nv))
+		if (bv_row_ran(r, nv) || r->hidden)
 			continue;
 		size_t count = 0, seen = 0;
 		for (size_t j = 0; j < t->nrows; j++)

@@ -30,6 +30,7 @@ static int same_fold(const bv_row *a, const bv_row *b)
 
 typedef struct grid {
 	char ***cells; /* [row][col] */
+	const char **paint; /* [row * cols + col]: an SGR colour, or NULL */
 	size_t rows, cols;
 	size_t *width;
 } grid;
@@ -42,14 +43,28 @@ static void put(grid *g, size_t r, size_t c, const char *s)
 		g->width[c] = w;
 }
 
+/* On a terminal (t->colour): slower red, faster green, the undecided
+ * yellow; same stays plain, so what needs a look stands out. */
+static const char *verdict_colour(const char *verdict)
+{
+	if (!strcmp(verdict, "slower"))
+		return "31";
+	if (!strcmp(verdict, "faster"))
+		return "32";
+	if (!strcmp(verdict, "inconclusive") || !strcmp(verdict, "unstable"))
+		return "33";
+	return NULL;
+}
+
 int bv_export_table(const bv_table *t, FILE *out)
 {
 	size_t nv = t->nversions;
 	size_t cols = 4 + nv + (nv > 1 ? nv - 1 : 0);
 	size_t shown = 0;
 	for (size_t k = 0; k < t->nrows; k++)
-		shown += !row_empty(&t->rows[k], nv);
-	grid g = {bv_xcalloc(shown + 1, sizeof(char **)), shown + 1, cols, bv_xcalloc(cols, sizeof(size_t))};
+		shown += !row_empty(&t->rows[k], nv) && !t->rows[k].hidden;
+	grid g = {bv_xcalloc(shown + 1, sizeof(char **)), bv_xcalloc((shown + 1) * cols, sizeof(char *)), shown + 1,
+		  cols, bv_xcalloc(cols, sizeof(size_t))};
 	for (size_t r = 0; r <= shown; r++)
 		g.cells[r] = bv_xcalloc(cols, sizeof(char *));
 
@@ -67,7 +82,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 	size_t r = 1;
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *row = &t->rows[k];
-		if (row_empty(row, nv))
+		if (row_empty(row, nv) || row->hidden)
 			continue;
 		char buf[256];
 		put(&g, r, 0, row->bench);
@@ -88,6 +103,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 					bv_format_qualifiers(t, ch, q, sizeof(q));
 					bv_format_ratio(ch, ratio, sizeof(ratio));
 					snprintf(buf, sizeof(buf), "%s %s%s", ratio, ch->verdict, q);
+					g.paint[r * cols + c] = verdict_colour(ch->verdict);
 				} else
 					snprintf(buf, sizeof(buf), "%s", ch->none ? ch->none : "-");
 				put(&g, r, c++, buf);
@@ -104,17 +120,24 @@ int bv_export_table(const bv_table *t, FILE *out)
 		for (size_t c = 0; c < cols; c++) {
 			/* names left-aligned, numbers right-aligned */
 			int left = c < 3;
+			const char *text = g.cells[i][c] ? g.cells[i][c] : "";
+			const char *paint = t->colour ? g.paint[i * cols + c] : NULL;
 			fprintf(out, c ? "  " : "");
-			fprintf(out, left ? "%-*s" : "%*s", (int)g.width[c], g.cells[i][c] ? g.cells[i][c] : "");
+			if (paint) /* the escapes take no column: padding is the text's */
+				fprintf(out, "%*s\033[%sm%s\033[0m", (int)(g.width[c] - strlen(text)), "", paint, text);
+			else
+				fprintf(out, left ? "%-*s" : "%*s", (int)g.width[c], text);
 			free(g.cells[i][c]);
 		}
 		fputc('\n', out);
 		free(g.cells[i]);
 	}
 	free(g.cells);
+	free(g.paint);
 	free(g.width);
 
-	/* Geometric mean of the ratios per group, over cells both versions ran. */
+	/* Geometric mean of the ratios per group, over cells both versions ran
+	 * (hidden rows too: the summary is of what was measured). */
 	for (size_t i = 1; i < nv; i++) {
 		const char *group = NULL;
 		for (size_t k = 0; k <= t->nrows; k++) {
@@ -137,7 +160,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 	/* Folded rows: one line per distinct backend and reason. */
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *row = &t->rows[k];
-		if (!row_empty(row, nv))
+		if (!row_empty(row, nv) || row->hidden)
 			continue;
 		int seen = 0;
 		for (size_t j = 0; j < k && !seen; j++)

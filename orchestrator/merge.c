@@ -542,26 +542,61 @@ void bv_row_key(const bv_row *r, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s/%s/%s", r->bench, r->op, r->backend, bv_size_format(r->size, size, sizeof(size)));
 }
 
+static void row_free(const bv_table *t, bv_row *r)
+{
+	for (size_t i = 0; i < t->nversions; i++) {
+		free(r->results[i].reason);
+		free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
+		free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
+	}
+	free(r->results), free(r->changes);
+	free(r->bench), free(r->op), free(r->backend);
+}
+
 void bv_table_filter(bv_table *t, const regex_t *re)
 {
 	size_t kept = 0;
 	for (size_t k = 0; k < t->nrows; k++) {
 		char key[512];
 		bv_row_key(&t->rows[k], key, sizeof(key));
-		if (regexec(re, key, 0, NULL, 0) == 0) {
+		if (regexec(re, key, 0, NULL, 0) == 0)
 			t->rows[kept++] = t->rows[k];
-			continue;
-		}
-		bv_row *r = &t->rows[k];
-		for (size_t i = 0; i < t->nversions; i++) {
-			free(r->results[i].reason);
-			free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
-			free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
-		}
-		free(r->results), free(r->changes);
-		free(r->bench), free(r->op), free(r->backend);
+		else
+			row_free(t, &t->rows[k]);
 	}
 	t->nrows = kept;
+}
+
+/* A row a PR comment shows: some version did not give a result where
+ * another did (an error is a change), or some change is not `same`. */
+static int row_changed(const bv_table *t, const bv_row *r)
+{
+	/* Rows no version could run (cuda without a device) are no change. */
+	if (!bv_row_ran(r, t->nversions))
+		return 0;
+	for (size_t i = 0; i < t->nversions; i++)
+		if (strcmp(r->results[i].status, "ok"))
+			return 1;
+	for (size_t i = 1; i < t->nversions; i++)
+		if (!r->changes[i].valid || !r->changes[i].verdict || strcmp(r->changes[i].verdict, "same"))
+			return 1;
+	return 0;
+}
+
+void bv_table_only_changes(bv_table *t)
+{
+	size_t kept = 0, all = t->nrows;
+	for (size_t k = 0; k < t->nrows; k++) {
+		t->rows[k].hidden = !row_changed(t, &t->rows[k]);
+		kept += !t->rows[k].hidden;
+	}
+	/* The left-out rows are still part of what was measured and decided:
+	 * the footer (t->control) and the geomeans count them; this says they
+	 * are not shown. */
+	t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
+	t->notes[t->nnotes++] = bv_asprintf("--only-changes: %zu of %zu rows shown; the other %zu are same or "
+					    "not run on any version",
+					    kept, all, all - kept);
 }
 
 int bv_row_ran(const bv_row *r, size_t nversions)

@@ -37,6 +37,7 @@
 #include "json.h"
 #include "locate.h"
 #include "progress.h"
+#include "results.h"
 #include "stages.h"
 
 static char *results_dir(const char *root)
@@ -591,8 +592,13 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		if (rc == 0)
 			fprintf(stderr, "measure: done in %.0fs\n", (double)time(NULL) - t0);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		fprintf(stderr, "results: %s\n", dir);
+		/* results/latest: the newest run by name, for compare latest and
+		 * compare --baseline NAME without a run named. */
+		if (!c->not_latest)
+			bv_results_mark_latest(dir);
+	}
 	/* A stage that failed because of the signal (a clone or download cut
 	 * short) is an interruption, not an error of its own. */
 	if (rc && rc != BV_EINTR && bv_interrupted())

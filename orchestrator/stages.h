@@ -213,6 +213,7 @@ typedef struct bv_run_cli {
 	const char *resume;       /* --resume DIR: go on with that interrupted run */
 	int dry_run;              /* --dry-run: resolve and say the plan; build and measure nothing */
 	const char *dry_format;   /* --dry-run's output: "json", else text */
+	int not_latest;           /* leave <results>/latest alone (a report's re-measurement is not a run of its own) */
 } bv_run_cli;
 
 struct bv_option;
@@ -302,6 +303,9 @@ typedef struct bv_row {
 	double bytes, flops; /* work per call */
 	bv_result *results;  /* one per version */
 	bv_change *changes;  /* one per version; [0] (the baseline) unused */
+	/* --only-changes: not shown, still part of what was measured (the
+	 * geomeans and the verdicts line count it) */
+	int hidden;
 } bv_row;
 
 /* What a version's log says about where its numbers come from, for the
@@ -334,6 +338,7 @@ typedef struct bv_table {
 	size_t inconclusive; /* changes neither shown same nor called (verdict.c) */
 	size_t between_runs; /* unpaired changes across runs: inconclusive by rule (merge.c) */
 	char *control;   /* one line saying so, for every exporter's footer */
+	int colour;      /* the table format paints verdicts (bv_colour_wanted) */
 } bv_table;
 
 typedef struct bv_merge_opts {
@@ -390,6 +395,13 @@ int bv_filter_compile(const char *regex, regex_t *out);
 void bv_row_key(const bv_row *r, char *buf, size_t len);
 /* Keeps the rows whose key matches re. */
 void bv_table_filter(bv_table *t, const regex_t *re);
+/* --only-changes: shows only the rows a PR comment needs, those with a
+ * change whose verdict is not `same` (slower, faster, inconclusive,
+ * unstable, no ratio) or a version that did not produce a result; the
+ * others are marked hidden, not removed, so the geomeans and the verdicts
+ * line still cover every row measured.  Adds a note saying how many rows
+ * were left out. */
+void bv_table_only_changes(bv_table *t);
 /* Whether any version ran the row (rows nobody could run are folded). */
 int bv_row_ran(const bv_row *r, size_t nversions);
 /* Geometric mean of version v's ratios over the rows of one bench group;
@@ -412,6 +424,12 @@ int bv_export_markdown(const bv_table *t, FILE *out);
 int bv_export_csv(const bv_table *t, FILE *out);
 int bv_export_json(const bv_table *t, FILE *out);
 int bv_export_html(const bv_table *t, FILE *out);
+/* --color=auto|always|never: whether the table format paints verdicts on
+ * out.  auto: only on a terminal, and not when NO_COLOR is set and not
+ * empty (https://no-color.org); always and never are what they say. */
+int bv_colour_wanted(const char *when, FILE *out);
+/* The values --color takes, NULL-terminated. */
+extern const char *const bv_colour_values[];
 /* "table|markdown|...": for help texts and error messages. */
 const char *bv_exporter_names(void);
 /* The formats' names, NULL-terminated: the values --format takes. */

@@ -28,7 +28,7 @@ check "method line says how it was measured" contains "$TMP/out" "^method: paire
 check "verdicts line says how many comparisons were decided together" contains "$TMP/out" "^verdicts: [0-9]+ comparisons decided together at a 5% false-discovery rate .* [0-9]+ changes? called"
 check "calibration ran once, before measuring" test "$(grep -c '^calibrate: ' "$TMP/err")" -eq 1
 
-logs=$(ls -d "$TMP"/results/*/ | head -1)
+logs=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 check "one log per version" test -f "$logs/0.1.0.json" -a -f "$logs/main.json" -a -f "$logs/local.json"
 check "logs carry schema, machine and paired ratios" python3 - "$logs" <<'PY'
 import json, sys, os
@@ -75,8 +75,8 @@ PY
 # Across runs (issue 15): the same fixture versions measured in two runs.
 # Identical code differs between runs by more than either run's intervals
 # hold (docs/measurement.md), so an unpaired ratio is never called.
-run1=$(ls -d "$TMP"/results/*/ | head -1); run1=${run1%/}
-run2=$(ls -d "$TMP"/results/*/ | tail -1); run2=${run2%/}
+run1=$(ls -d "$TMP"/results/[0-9]*/ | head -1); run1=${run1%/}
+run2=$(ls -d "$TMP"/results/[0-9]*/ | tail -1); run2=${run2%/}
 check "two runs made two run directories" test "$run1" != "$run2"
 "$BV" compare "$run1/main.json" "$run2/main.json" > "$TMP/across" 2>&1
 check "compare across runs exits 0" test $? -eq 0

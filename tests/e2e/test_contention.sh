@@ -80,7 +80,7 @@ if ch["verdict"] == "unstable":
     m = ch["machine"]
     assert m["usual"]["ratio"] > 1 and m["disturbed"]["processes"] >= 2, m
 PY
-logs=$(ls -d "$TMP"/results/*/)
+logs=$(ls -d "$TMP"/results/[0-9]*/)
 check "each process ratio has the machine's state beside it" python3 - "$logs" <<'PY'
 import json, sys
 ch = json.load(open(f"{sys.argv[1]}/main.json"))["cells"][0]["change"]

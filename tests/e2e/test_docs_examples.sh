@@ -92,8 +92,8 @@ run_into() {
 	shift
 	"$BV" "$@" "${cell[@]}" --results "$TMP/prep" > "$TMP/prep.out" 2>&1 || { cat "$TMP/prep.out"; return 1; }
 	mkdir -p "$(dirname "$dir")"
-	mv "$(ls -d "$TMP"/prep/*/)" "$dir"
-	rmdir "$TMP/prep"
+	mv "$(ls -d "$TMP"/prep/[0-9]*/)" "$dir" # not latest (a symlink to it)
+	rm -rf "$TMP/prep" # and its latest
 }
 check "setup: a run for the compare and report examples" run_into results/20260101T120000Z 0.1.0 main
 check "setup: a second run" run_into results/20260108T090000Z main
@@ -103,6 +103,11 @@ cp results/20260101T120000Z/main.json old/main.json
 cp results/20260101T120000Z/main.json base.json
 cp results/20260101T120000Z/main.json new.json
 cp -r results/20260101T120000Z results/20261122T144147Z
+# compare --baseline main and compare latest: a saved baseline and the
+# newest run, as run --save-baseline and every finished run leave them
+mkdir -p results/baselines
+cp -r results/20260101T120000Z results/baselines/main
+ln -sfn 20260108T090000Z results/latest
 # budgets.json: report.md's own example
 python3 - "$ROOT/docs/cli/report.md" <<'PY' > budgets.json
 import re, sys

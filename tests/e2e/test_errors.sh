@@ -52,7 +52,7 @@ bad_option "a flag given a value" "--quick takes no value" main "${args[@]}" --q
 bad_option "an option without its value" "--timeout needs a value" main --timeout
 "$BV" main "${args[@]}" --threshold 0 --timeout=30s --seed=12 --budget=1 --processes=6 > /dev/null 2> "$TMP/err"; rc=$?
 check "--opt=value works as --opt value does (exit $rc)" test $rc -eq 0
-check "  and the values reach the log" python3 - "$(ls "$TMP"/results/*/main.json | head -1)" <<'PY'
+check "  and the values reach the log" python3 - "$(ls "$TMP"/results/[0-9]*/main.json | head -1)" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["method"]
 assert m["timeout_s"] == 30 and m["seed"] == 12 and m["threshold"] == 0 and m["max_processes"] == 6, m
@@ -122,7 +122,7 @@ fi
 # --resume of a log written before a method field existed (schema 1.0 has
 # no threads): the refusal says it is not recorded, not a made-up number.
 "$BV" 0.1.0 "${args[@]}" --results "$TMP/old" > /dev/null 2>&1
-old=$(ls -d "$TMP"/old/*/)
+old=$(ls -d "$TMP"/old/[0-9]*/)
 python3 - "$old/0.1.0.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

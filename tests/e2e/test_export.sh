@@ -25,7 +25,7 @@ check "run --fail-on-slower exits 1 on the planted slowdown" test $? -eq 1
 check "run shows relu slower" contains "$TMP/out" "^unary +relu +scalar +64K .* slower"
 check "run shows abs" contains "$TMP/out" "^unary +abs +scalar +64K"
 
-run=$(ls -d "$TMP"/results/*/ | head -1)
+run=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 base="$run/0.1.0.json" main="$run/main.json"
 BVC() { "$BV" compare "$base" "$@"; }
 

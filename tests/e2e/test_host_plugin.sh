@@ -69,7 +69,7 @@ for v in cells[0]["versions"]:
 PY
 fi
 
-run=$(ls -d "$TMP"/results/*/ | head -1)
+run=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 check "verdicts: relu slower, abs same, cuda reported from the full plugins" python3 - "$TMP/out.json" <<'PY'
 import json, sys
 rows = {(r["op"], r["backend"]): r for r in json.load(open(sys.argv[1]))["rows"]}

@@ -43,7 +43,7 @@ check "installed, inside a clone, no KERNEL_DIR: 0.1.0 against 0.1.1 compares (e
 check "the table has the cell with its 0.1.1/0.1.0 ratio and interval" contains "$TMP/run.out" \
 	'^unary +abs +scalar +1K .* [0-9]+\.[0-9]+ \[[0-9.]+, [0-9.]+\]'
 check "the library is the clone's (resolve names its commits)" contains "$TMP/run.err" 'resolve: 0\.1\.1 .* kernels 0\.1\.1'
-logs=$(ls "$TMP/clone/.bench-versions/results"/*/0.1.0.json "$TMP/clone/.bench-versions/results"/*/0.1.1.json 2>/dev/null | wc -l)
+logs=$(ls "$TMP/clone/.bench-versions/results"/[0-9]*/0.1.0.json "$TMP/clone/.bench-versions/results"/[0-9]*/0.1.1.json 2>/dev/null | wc -l)
 check "results under the clone's .bench-versions/results/<run>/ ($logs logs)" test "$logs" = 2
 check "the run says where its results are" contains "$TMP/run.err" "results: $TMP/clone/\.bench-versions/results/"
 check "nothing written under PREFIX/share" test ! -e "$P/share/bench-versions/results"

@@ -56,12 +56,12 @@ check "the other cells are measured" contains "$TMP/out" "^unary +abs +scalar +1
 # Paid once: only the first process's document has the hang (later ones drop
 # that version in that cell), though several processes ran.  Counted, not
 # timed, so a loaded machine cannot fail it; the wall time is shown.
-raw=$(ls -d "$TMP"/results/*/raw | head -1)
+raw=$(ls -d "$TMP"/results/[0-9]*/raw | head -1)
 hung=$(grep -l '"status":[[:space:]]*"timeout"' "$raw"/process-*.json | wc -l)
 procs=$(ls "$raw"/process-*.json | wc -l)
 check "the hang's timeout is paid once, not in every process ($hung of $procs processes, ${took}s)" \
 	test "$hung" -eq 1 -a "$procs" -ge 6
-logs=$(ls -d "$TMP"/results/*/ | head -1)
+logs=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 check "logs give the reason" python3 - "$logs/local.json" <<'PY'
 import json, sys
 cells = {c["op"]: c for c in json.load(open(sys.argv[1]))["cells"]}
@@ -145,7 +145,7 @@ PY
 "$BV" main --ops abs --backends scalar --sizes 64K --quick --pin 0 --threads 2 --units rate \
 	--results "$TMP/pin" > "$TMP/rate" 2>&1
 check "--units rate shows bandwidth" contains "$TMP/rate" "^unary +abs +scalar +64K +[0-9.]+ GB/s"
-check "pinning and threads are in the log" python3 - "$(ls "$TMP"/pin/*/main.json)" <<'PY'
+check "pinning and threads are in the log" python3 - "$(ls "$TMP"/pin/[0-9]*/main.json)" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["method"]
 assert m["pinned_cpu"] == 0 and m["threads"] == 2, m

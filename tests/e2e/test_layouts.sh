@@ -18,7 +18,7 @@ git -C "$FIX" tag pad392
 	--results "$TMP/results" --format json > "$TMP/out.json" 2> "$TMP/err"
 check "run with --layouts 4 exits 0" test $? -eq 0
 check "each build has its three extra layouts" test "$(ls "$BENCH_VERSIONS_CACHE"/builds/*/plugin-L[123].so | wc -l)" -eq 6
-log=$(ls "$TMP"/results/*/pad392.json)
+log=$(ls "$TMP"/results/[0-9]*/pad392.json)
 check "the layouts are different code placements" python3 - "$BENCH_VERSIONS_CACHE" <<'PY'
 import glob, subprocess, sys
 for d in glob.glob(sys.argv[1] + "/builds/*/"):
@@ -56,7 +56,7 @@ for cell in log["cells"]:
     # every layout was measured at least once (random per process)
     assert len({b for a, b in ch["process_layouts"]}) > 1, ch["process_layouts"]
 PY
-"$BV" compare "$TMP"/results/*/a.json "$log" > "$TMP/table" 2>&1
+"$BV" compare "$TMP"/results/[0-9]*/a.json "$log" > "$TMP/table" 2>&1
 check "compare keeps the layout spread in the table when placement moves a cell" \
 	python3 - "$TMP/out.json" "$TMP/table" <<'PY'
 import json, re, sys

@@ -23,7 +23,7 @@ rc=$?
 kill "$busy"
 wait "$busy" 2> /dev/null
 check "a run beside a busy loop on its CPU completes" test $rc -eq 0
-logs=$(ls -d "$TMP"/results/*/)
+logs=$(ls -d "$TMP"/results/[0-9]*/)
 check "preempted samples were re-taken, and the counts are consistent" python3 - "$logs" <<'PY'
 import json, sys
 d = sys.argv[1]

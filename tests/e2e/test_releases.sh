@@ -109,7 +109,7 @@ check "credentials: the resolve line shows the index without them" contains "$TM
 check "credentials: the download line too" contains "$TMP/cred.err" "^download: $shown/kernels-0.2.0.tar.gz$"
 check "credentials: the tarball was downloaded" contains "$TMP/http.log" "GET /kernels-0.2.0.tar.gz"
 secret_free "credentials: not in the output or the messages" "$TMP/cred.out" "$TMP/cred.err"
-RUN=$(ls -d "$TMP"/cred/*/)
+RUN=$(ls -d "$TMP"/cred/[0-9]*/)
 secret_free "credentials: not in the results log or raw/" $(find "$RUN" -type f)
 check "credentials: the log's summary is the tarball's URL without them" python3 - "$RUN/0.2.0.json" "$port" <<'PY2'
 import json, sys

@@ -110,10 +110,10 @@ check "a regression beyond budget: exit 1" test $? -eq 1
 check "stdout says NOT READY first" test "$(head -1 "$TMP/out" | cut -c1-9)" = "NOT READY"
 check "the blocking cell was measured again before the verdict" contains "$TMP/err" "^report: 1 cell is slower beyond its budget: measuring it again before the verdict$"
 check "the note says it was confirmed" contains "$TMP/out" "^note: 1 cell was slower beyond its budget and measured again before the verdict: 1 confirmed, 0 not"
-check "the re-measurement lies inside the report's run directory" test "$(ls -d "$TMP"/results/*/remeasured/*/ | wc -l)" -eq 1
+check "the re-measurement lies inside the report's run directory" test "$(ls -d "$TMP"/results/[0-9]*/remeasured/*/ | wc -l)" -eq 1
 check "the reason names relu and its budget" contains "$TMP/out" "1 cell is slower beyond its budget: unary relu scalar 64K \([23]\.[0-9]+x \[[0-9.]+, [0-9.]+\], budget \+5%\)$"
 check "abs is unchanged" contains "$TMP/out" "^cells: 2, 1 regression, 1 ok$"
-run=$(ls -d "$TMP"/results/*/ | head -1)
+run=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 run=${run%/}
 check "report.html, report.md and report.xml are in the run's directory" \
 	test -s "$run/report.html" -a -s "$run/report.md" -a -s "$run/report.xml"
@@ -193,7 +193,7 @@ check "relu within its override: READY, exit 0" test $? -eq 0
 check "stdout says READY" test "$(head -1 "$TMP/out2")" = "READY: candidate main against baseline 0.1.0"
 check "relu is listed as a warning" contains "$TMP/out2" "^  unary relu scalar 64K +[23]\.[0-9]+x .*slower .*within the \+400% budget"
 check "--out puts the reports there" test -s "$TMP/ready/report.html" -a -s "$TMP/ready/report.xml"
-check "--from measured nothing" test "$(ls "$TMP/results" | wc -l)" -eq 1
+check "--from measured nothing" test "$(ls -d "$TMP"/results/[0-9]*/ | wc -l)" -eq 1
 chrome --dump-dom "file://$TMP/ready/report.html" > "$TMP/dom2.html"
 check "the rendered READY report has a green banner" contains "$TMP/dom2.html" '<section class="verdict ready" id="verdict">'
 check "the rendered READY report lists the warning and the override's note" python3 - "$TMP/dom2.html" <<'PY'
@@ -294,7 +294,7 @@ PY
 check "a wrong result and a vanished cell: exit 1" test $? -eq 1
 check "the wrong result is a reason, with the bad element" contains "$TMP/out7" "1 cell gives a wrong result: unary abs scalar 64K \(wrong result: .*abs"
 check "the vanished cell is a reason" contains "$TMP/out7" "1 cell ran on the baseline and is gone from the candidate: unary neg scalar 64K"
-check "JUnit: both are failures of their kind" python3 - "$(ls -d "$TMP"/results7/*/)report.xml" <<'PY'
+check "JUnit: both are failures of their kind" python3 - "$(ls -d "$TMP"/results7/[0-9]*/)report.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 kinds = {c.get("name"): c.find("failure").get("type") for c in root.iter("testcase") if c.find("failure") is not None}
@@ -309,7 +309,7 @@ git -C "$FIX" commit -qam "broken"
 	--quick --processes 6 --rounds 3 --results "$TMP/results8" > "$TMP/out8" 2> "$TMP/err8"
 check "a candidate that does not build: NOT READY, exit 1" test $? -eq 1
 check "the build failure is the reason, with the build's message" contains "$TMP/out8" "the candidate main did not build: building the library \(make lib\) failed"
-check "JUnit: the candidate's build is a failure" python3 - "$(ls -d "$TMP"/results8/*/)report.xml" <<'PY'
+check "JUnit: the candidate's build is a failure" python3 - "$(ls -d "$TMP"/results8/[0-9]*/)report.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 build = [s for s in root.findall("testsuite") if s.get("name") == "build"][0]

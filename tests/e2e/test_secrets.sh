@@ -64,6 +64,6 @@ check "the measuring process gets only what it needs, not the user's other setti
 	test -z "$(grep -E '^(BV_FIXTURE_|BENCH_VERSIONS_|KERNEL_)' "$TMP/runner-env")"
 check "the measuring process keeps the thread counts and sanitizer options" \
 	bash -c "grep -q '^OPENBLAS_NUM_THREADS=1$' '$TMP/runner-env' && grep -q '^TSAN_OPTIONS=fixture-tsan$' '$TMP/runner-env'"
-log=$(ls "$TMP"/results/*/main.json)
+log=$(ls "$TMP"/results/[0-9]*/main.json)
 no_leaks "no secret in the output, the messages or the log" "$TMP/out" "$TMP/err" "$log"
 finish

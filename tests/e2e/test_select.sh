@@ -16,7 +16,7 @@ quick=(--quick --processes 6 --rounds 3 --budget 0.5)
 rc=$?
 check "--filter run exits 0" test $rc -eq 0
 check "  the estimate counts the one cell" contains "$TMP/err" "^measure: 1 cell x 1 version,"
-log=$(ls "$TMP"/results/*/local.json 2> /dev/null | head -1)
+log=$(ls "$TMP"/results/[0-9]*/local.json 2> /dev/null | head -1)
 check "  the log holds only the filtered cell" python3 - "$log" <<'PY'
 import json, sys
 cells = json.load(open(sys.argv[1]))["cells"]

@@ -14,7 +14,7 @@ make_fixture
 "$BV" local --benches unary --ops abs --backends scalar --sizes 1K --quick --results "$TMP/results" \
 	> "$TMP/run.out" 2> "$TMP/run.err"
 check "a real run for the results to share" test $? -eq 0
-RUN=$(ls -d "$TMP"/results/*/ | head -1)
+RUN=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 RUN=${RUN%/}
 NAME=$(basename "$RUN")
 "$BV" compare "$RUN/local.json" --format html > "$RUN/report.html"
