@@ -56,7 +56,7 @@ plant low 0.05 "$(date +%s)" 0
 check "one below what the probes reach is measured again" contains "$TMP/5.err" 'bandwidth probes reached .* above the stored copy bandwidth 0\.1'
 check "and the run's log has the new one" python3 -c '
 import glob, json, os, sys
-logs = sorted(glob.glob(sys.argv[1] + "/*/local.json"), key=os.path.getmtime)
+logs = sorted(glob.glob(sys.argv[1] + "/[0-9]*/local.json"), key=os.path.getmtime)
 c = json.load(open(logs[-1]))["machine"]["calibration"]
 assert c["copy_gbps"] > 0.05, c' "$TMP/results"
 

@@ -76,7 +76,7 @@ XDG_DATA_HOME="$TMP/xdg" KERNEL_REPO="$TMP/bare.git" "$IBV" 0.1.0 0.1.1 --quick 
 	--sizes 1K --budget 1 >"$TMP/kr.out" 2>"$TMP/kr.err"; rc=$?
 check "KERNEL_REPO (bare) and no checkout: 0.1.0 against 0.1.1 compares (exit $rc)" test "$rc" = 0
 [ "$rc" = 0 ] || sed 's/^/# /' "$TMP/kr.err" | tail -5
-logs=$(ls "$TMP/xdg/bench-versions/results"/*/0.1.1.json 2>/dev/null | wc -l)
+logs=$(ls "$TMP/xdg/bench-versions/results"/[0-9]*/0.1.1.json 2>/dev/null | wc -l)
 check "...its results under \$XDG_DATA_HOME/bench-versions/results ($logs)" test "$logs" = 1
 check "...nothing written where the shell is" test -z "$(ls -A "$TMP/nowhere")"
 XDG_DATA_HOME="$TMP/xdg" KERNEL_REPO="$TMP/bare.git" "$IBV" 0.1.0 local --quick >"$TMP/kr.out" 2>&1; rc=$?
