@@ -497,18 +497,21 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 	return rc;
 }
 
+static void row_free(const bv_table *t, bv_row *r)
+{
+	for (size_t i = 0; i < t->nversions; i++) {
+		free(r->results[i].reason);
+		free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
+		free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
+	}
+	free(r->results), free(r->changes);
+	free(r->bench), free(r->op), free(r->backend);
+}
+
 void bv_table_free(bv_table *t)
 {
-	for (size_t k = 0; k < t->nrows; k++) {
-		bv_row *r = &t->rows[k];
-		for (size_t i = 0; i < t->nversions; i++) {
-			free(r->results[i].reason);
-			free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
-			free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
-		}
-		free(r->results), free(r->changes);
-		free(r->bench), free(r->op), free(r->backend);
-	}
+	for (size_t k = 0; k < t->nrows; k++)
+		row_free(t, &t->rows[k]);
 	for (size_t i = 0; i < t->nversions; i++) {
 		if (t->labels)
 			free(t->labels[i]);
@@ -540,17 +543,6 @@ void bv_row_key(const bv_row *r, char *buf, size_t len)
 {
 	char size[32];
 	snprintf(buf, len, "%s/%s/%s/%s", r->bench, r->op, r->backend, bv_size_format(r->size, size, sizeof(size)));
-}
-
-static void row_free(const bv_table *t, bv_row *r)
-{
-	for (size_t i = 0; i < t->nversions; i++) {
-		free(r->results[i].reason);
-		free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
-		free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
-	}
-	free(r->results), free(r->changes);
-	free(r->bench), free(r->op), free(r->backend);
 }
 
 void bv_table_filter(bv_table *t, const regex_t *re)
