@@ -26,7 +26,7 @@ check "wrong abs in the working tree shows wrong result" contains "$TMP/out" "^u
 check "cuda without a device is reported with its reason" contains "$TMP/out" "not run: 2 cuda cells on every version: skipped: cuda: "
 check "method line says how it was measured" contains "$TMP/out" "^method: paired: 6-24 processes per cell .* x 9 rounds"
 check "verdicts line says how many comparisons were decided together" contains "$TMP/out" "^verdicts: [0-9]+ comparisons decided together at a 5% false-discovery rate .* [0-9]+ changes? called"
-check "calibration ran once, before measuring" test "$(grep -c '^calibrate: ' "$TMP/err")" -eq 1
+check "calibration ran once, before measuring" test "$(grep -c '^calibrate: measuring' "$TMP/err")" -eq 1
 
 logs=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 check "one log per version" test -f "$logs/0.1.0.json" -a -f "$logs/main.json" -a -f "$logs/local.json"
