@@ -133,7 +133,12 @@ bv_http_result bv_http_perform(CURL *c, const bv_http_retry *r)
 			res.interrupted = 1;
 			break;
 		}
-		if (res.cc == CURLE_ABORTED_BY_CALLBACK && w.fired) {
+		/* The watchdog, or libcurl's own low-speed limit when it looks
+		 * first (a loaded machine runs the progress callback late): the
+		 * same stall, said the same way, when not a byte moved. */
+		if ((res.cc == CURLE_ABORTED_BY_CALLBACK && w.fired) ||
+		    (res.cc == CURLE_OPERATION_TIMEDOUT && w.moved == 0 && r->stall_s > 0 &&
+		     since(&w.last) >= (double)r->stall_s)) {
 			res.cc = CURLE_OPERATION_TIMEDOUT;
 			if (r->errbuf)
 				snprintf(r->errbuf, CURL_ERROR_SIZE, "nothing moved for %ld s", r->stall_s);

@@ -100,7 +100,7 @@ interrupted_run() {
 	wait "$pid"
 }
 interrupted_run "$TMP/int1" "$BV" main local "${cell[@]}" "${quick[@]}" --results "$TMP/r1"
-dir=$(ls -d "$TMP"/r1/*/ | head -1)
+dir=$(ls -d "$TMP"/r1/[0-9]*/ | head -1)
 dir=${dir%/}
 check "invoked by its path: the resume command names that path" contains "$TMP/int1" "^  $BV run main local .* --resume $dir\$"
 grep -q "resume" "$TMP/int1" || sed 's/^/#   /' "$TMP/int1"

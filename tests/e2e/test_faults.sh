@@ -54,7 +54,7 @@ wait_finished() {
 	for _ in $(seq 600); do
 		python3 - "$1" <<'PY' 2> /dev/null && return 0
 import glob, json, sys
-for p in glob.glob(sys.argv[1] + "/*/local.json"):
+for p in glob.glob(sys.argv[1] + "/[0-9]*/local.json"):
     if any(c["status"] != "unfinished" for c in json.load(open(p))["cells"]):
         sys.exit(0)
 sys.exit(1)
@@ -79,7 +79,7 @@ check "SIGINT: the run reaches a finished cell" wait_finished "$TMP/int"
 kill -INT -- -"$pid"
 wait "$pid"
 rc=$?
-dir=$(ls -d "$TMP"/int/*/ | head -1)
+dir=$(ls -d "$TMP"/int/[0-9]*/ | head -1)
 dir=${dir%/}
 check "SIGINT: exits 130" test $rc -eq 130
 check "SIGINT: says it was interrupted and how to resume" \
@@ -145,7 +145,7 @@ check "SIGTERM: the run reaches a finished cell" wait_finished "$TMP/term"
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
-dir=$(ls -d "$TMP"/term/*/ | head -1)
+dir=$(ls -d "$TMP"/term/[0-9]*/ | head -1)
 dir=${dir%/}
 check "SIGTERM: exits 143" test $rc -eq 143
 check "SIGTERM: says so" contains "$TMP/term.err" "interrupted \(SIGTERM\)"
@@ -157,7 +157,7 @@ check "SIGTERM: the logs are valid, with $n finished cells" test "${n:-0}" -ge 1
 "$BV" "${args[@]}" --results "$TMP/kill" > /dev/null 2> "$TMP/kill.err" &
 pid=$!
 check "SIGKILL: the run reaches a finished cell" wait_finished "$TMP/kill"
-dir=$(ls -d "$TMP"/kill/*/ | head -1)
+dir=$(ls -d "$TMP"/kill/[0-9]*/ | head -1)
 dir=${dir%/}
 "$BV" run "${args[@]}" --resume "$dir" > /dev/null 2> "$TMP/busy.err"
 rc=$?
@@ -221,7 +221,7 @@ kill -KILL "$pid"
 wait "$pid" 2> /dev/null
 check "SIGKILL while building: no build worker, make or step of it is left" builds_gone
 rm -f "$TMP/slow"
-dir=$(ls -d "$TMP"/kb/*/ | head -1)
+dir=$(ls -d "$TMP"/kb/[0-9]*/ | head -1)
 dir=${dir%/}
 BENCH_VERSIONS_CACHE="$TMP/c-kb" timeout -k 5 300 "$BV" run "${kb[@]}" --resume "$dir" > /dev/null 2> "$TMP/kb2.err"
 rc=$?
@@ -285,7 +285,7 @@ git -C "$FIX" checkout -q -- kernels/Makefile
 # logs (about 16 KiB at the end) do not.
 (ulimit -f 10 && exec "$BV" "${args[@]}" --results "$TMP/fsize") > /dev/null 2> "$TMP/fsize.err"
 rc=$?
-dir=$(ls -d "$TMP"/fsize/*/ | head -1)
+dir=$(ls -d "$TMP"/fsize/[0-9]*/ | head -1)
 dir=${dir%/}
 check "file size limit: exits 3" test $rc -eq 3
 check "file size limit: names the log it could not write" contains "$TMP/fsize.err" "cannot write $dir/[a-z]+\.json: File too large"
@@ -314,7 +314,7 @@ if mount -t tmpfs -o size=256k tmpfs "$TMP/mnt" 2> /dev/null; then
 	check "full disk (tmpfs): names the file it could not write" contains "$TMP/enospc.err" "cannot write $TMP/mnt/r/[^ ]+: No space left on device"
 	check "full disk (tmpfs): logs valid or absent, no temporary files" python3 - "$TMP/mnt/r" <<'PY'
 import glob, json, os, sys
-for p in glob.glob(sys.argv[1] + "/*/*.json") + glob.glob(sys.argv[1] + "/*/raw/*.json"):
+for p in glob.glob(sys.argv[1] + "/[0-9]*/*.json") + glob.glob(sys.argv[1] + "/[0-9]*/raw/*.json"):
     json.load(open(p))
 for root, dirs, files in os.walk(sys.argv[1]):
     assert not [n for n in files if ".tmp" in n], (root, files)
@@ -359,7 +359,7 @@ check "cache deleted: the run reaches a finished cell" wait_finished "$TMP/del"
 rm -rf "$TMP/c-del"
 wait "$pid"
 rc=$?
-dir=$(ls -d "$TMP"/del/*/ | head -1)
+dir=$(ls -d "$TMP"/del/[0-9]*/ | head -1)
 dir=${dir%/}
 check "cache deleted: exits 3" test $rc -eq 3
 check "cache deleted: says the build is gone and why that may be" contains "$TMP/del.err" "build .*plugin.so is gone: was the cache \($TMP/c-del\) removed while measuring\?"
@@ -377,10 +377,10 @@ export BENCH_VERSIONS_CACHE="$TMP/c-conc"
 wait $pa; rca=$?
 wait $pb; rcb=$?
 check "concurrent runs: both exit 0" test $rca -eq 0 -a $rcb -eq 0
-check "concurrent runs: each has its own results directory" test "$(ls "$TMP/conc" | wc -l)" -eq 2
+check "concurrent runs: each has its own results directory" test "$(ls -d "$TMP"/conc/[0-9]*/ | wc -l)" -eq 2
 check "concurrent runs: every log valid and complete" python3 - "$TMP/conc" <<'PY'
 import glob, json, sys
-logs = glob.glob(sys.argv[1] + "/*/*.json")
+logs = glob.glob(sys.argv[1] + "/[0-9]*/*.json")
 assert len(logs) == 4, logs
 for p in logs:
     d = json.load(open(p))

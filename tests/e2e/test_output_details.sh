@@ -35,7 +35,7 @@ check "cache show: a build without its version file says unknown" \
 want=$(python3 -c '
 f = set(next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split(":")[1].split())
 print("avx512" if {"avx512f", "avx512dq", "avx512vl", "avx512bw"} <= f else "avx2" if {"avx2", "fma"} <= f else "generic")')
-check "the runner records the ISA each version's simd backend dispatched to" python3 - "$want" "$TMP"/r/*/raw/process-*.json <<'PY'
+check "the runner records the ISA each version's simd backend dispatched to" python3 - "$want" "$TMP"/r/[0-9]*/raw/process-*.json <<'PY'
 import json, sys
 want = sys.argv[1]
 for f in sys.argv[2:]:
@@ -44,7 +44,7 @@ for f in sys.argv[2:]:
 PY
 # The readers show a log's version.simd_isa: in the table's, markdown's and
 # HTML's header and in the comparison JSON; one line when all agree.
-log=$(ls "$TMP"/r/*/0.1.0.json)
+log=$(ls "$TMP"/r/[0-9]*/0.1.0.json)
 mkdir -p "$TMP/isa"
 python3 - "$log" "$TMP/isa" <<'PY'
 import json, sys
