@@ -104,7 +104,7 @@ git -C "$FIX" commit -qam "broken"
 "$BV" 0.1.0 main "${args[@]}" > "$TMP/out" 2> "$TMP/err"; rc=$?
 check "a failed build exits 3" test $rc -eq 3
 check "a failed build shows the end of its log" contains "$TMP/err" "build: main +FAILED: building the library \(make lib\) failed; end of .*\.log:"
-check "the failed version's column says build failed" contains "$TMP/out" "^unary +abs +scalar +1K +[0-9.]+ ns +build failed"
+check "the failed version's column says build failed" contains "$TMP/out" "^unary +abs +scalar +1K +[0-9.]+ [nu]s +build failed"
 check "the build log's escapes reach the terminal escaped" contains "$TMP/err" 'this is not C \\x1b\]0;owned\\x07\\x1b\[2J'
 check "no raw escape, bell or carriage return on the terminal" test "$(cat "$TMP/out" "$TMP/err" | tr -cd '\033\007\r' | wc -c)" -eq 0
 

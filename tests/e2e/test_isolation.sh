@@ -50,7 +50,7 @@ start=$(date +%s)
 "$BV" 0.1.0 local "${args[@]}" > "$TMP/out" 2> "$TMP/err"
 rc=$? took=$(( $(date +%s) - start ))
 check "a crashing and a hanging cell do not fail the run" test $rc -eq 0
-check "the crash is the cell's status, with the signal" contains "$TMP/out" "^unary +neg +scalar +1K +[0-9.]+ ns +crashed"
+check "the crash is the cell's status, with the signal" contains "$TMP/out" "^unary +neg +scalar +1K +[0-9.]+ [nu]s +crashed"
 check "the hang is the cell's status" contains "$TMP/out" "^unary +sqrt +scalar +1K +[0-9.]+ [nu]s +timeout"
 check "the other cells are measured" contains "$TMP/out" "^unary +abs +scalar +1K +[0-9.]+ [nu]s +[0-9.]+ [nu]s +[01]\.[0-9]{3} \["
 # Paid once: only the first process's document has the hang (later ones drop
