@@ -73,9 +73,12 @@ count_tap() {
 
 run_e2e() { # SCRIPT LABEL
 	echo "== $2"
+	local start=$SECONDS
 	bash "$1" > "$log" 2>&1; rc=$?
 	cat "$log"
 	count_tap
+	# Where CI's 25 minutes go (a comment line: counted as nothing).
+	echo "# $2: $((SECONDS - start)) s"
 	# a script that died without reporting a failure still fails
 	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1)) && echo "not ok - $1 exited $rc"
 }
