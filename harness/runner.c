@@ -513,6 +513,7 @@ typedef struct time_job {
 	int n;
 	const cell_data *d;
 	const settings *set;
+	double since_ns; /* when this process began on the cell (now_ns) */
 } time_job;
 
 /* Times `reps` calls; returns ns per call, or NAN if a call failed.  Device
@@ -605,7 +606,8 @@ static cJSON *time_child(void *arg)
 	double start = now_ns();
 	for (int i = 0; i < j->n; i++) {
 		ts[i] = (timed){.v = j->vs[i]};
-		ts[i].samples = calloc((size_t)rounds, sizeof(double));
+		/* room for what bv_rounds_fit may give */
+		ts[i].samples = calloc((size_t)rounds * BV_ROUNDS_STRETCH, sizeof(double));
 		if (!hy || !ts[i].samples || setup(&ts[i], d, hy, reason, sizeof(reason)) != BV_OK)
 			return status_object(BV_FAILED, hy ? reason : "out of host memory");
 		/* Device buffers too are shared, as host ones are: the first
@@ -627,13 +629,12 @@ static cJSON *time_child(void *arg)
 	if (isfinite(one) && one > 0)
 		reps = (long)fmax(1.0, fmin(1e7, j->set->sample_ns / one));
 	/* A cell whose one call is long (16M elements of exp: 30 ms) gets fewer
-	 * rounds, so one process spends about cell_ns on it; never fewer than 5,
-	 * the fewest whose median means something. */
-	if (j->set->cell_ns > 0 && isfinite(one) && one > 0) {
-		double per_round = (double)j->n * (double)reps * one;
-		int fit = (int)(j->set->cell_ns / per_round);
-		rounds = fit < 5 ? 5 : fit < rounds ? fit : rounds;
-	}
+	 * rounds, so one process spends about cell_ns on it, or about as long
+	 * as it spent preparing the cell when that was longer (trust.h); never
+	 * fewer than 5, the fewest whose median means something. */
+	if (isfinite(one) && one > 0)
+		rounds = bv_rounds_fit(rounds, j->set->cell_ns, now_ns() - j->since_ns,
+				       (double)j->n * (double)reps * one);
 	/* Warm-up: code and data into the caches.  A call longer than a sample
 	 * streams far more than any cache holds; the calibration call already
 	 * faulted the shared pages in, so the rounds start right away. */
@@ -775,7 +776,7 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		 * (memcheck: an uninitialised read, unterminated on a bad day). */
 		char why[256] = "";
 		const char *st;
-		time_job job = {ready, nready, &d, set};
+		time_job job = {ready, nready, &d, set, start};
 		/* In this process, not the child: the probe's buffers stay out of
 		 * fork, and the child's time is the versions' alone. */
 		bv_state before, after;

@@ -108,6 +108,29 @@ int bv_retake_allowed(long tried, long clean, long samples)
 	return tried < 4 || 4 * clean >= tried;
 }
 
+/* Why time longer than cell_ns when preparing took longer: at 16M elements
+ * on a loaded 2-vCPU machine a process spent 0.8-2.2 s per cell of which
+ * 12 rounds of timing were 0.3-0.7 s (tests/measurement/logs, the A/A runs
+ * of 2026-11-23), and a process's ratio varied between processes no more
+ * than its own rounds' median did (1.1-1.8 %, both).  Its preparation buys
+ * nothing; its rounds buy precision.  Timing for as long as preparing took
+ * at most doubles a process's cost and cuts its ratio's spread by up to
+ * sqrt(3) for that cost, which is what the sign test over processes needs
+ * (docs/measurement.md, "Rounds against a process's fixed cost"). */
+int bv_rounds_fit(int rounds, double cell_ns, double fixed_ns, double round_ns)
+{
+	/* A short call: the setting.  Its process's spread is mostly where its
+	 * code and data landed, which more rounds do not average out. */
+	if (!(round_ns > 0) || !(cell_ns > 0) || (double)rounds * round_ns <= cell_ns)
+		return rounds;
+	double target = fixed_ns > cell_ns ? fixed_ns : cell_ns;
+	int most = fixed_ns > cell_ns ? BV_ROUNDS_STRETCH * rounds : rounds;
+	double fit = floor(target / round_ns);
+	if (fit >= most)
+		return most;
+	return fit < 5 ? (rounds < 5 ? rounds : 5) : (int)fit;
+}
+
 int bv_loadavg_parse(const char *text, double *load1, int *running)
 {
 	double l5, l15;

@@ -46,6 +46,18 @@ double bv_take_kept_ns(const bv_take *t, double wall_per_call_ns, long reps, int
  * per sample on average, and none once re-takes stop paying off. */
 int bv_retake_allowed(long tried, long clean, long samples);
 
+/* How many rounds a process times a cell for.  rounds: the setting (--rounds);
+ * cell_ns: the target time for timing the cell in this process (--cell-ms);
+ * fixed_ns: what this process has already spent on the cell before its
+ * first round (making the inputs, faulting in the buffers, the check, the
+ * fork, the calibration calls); round_ns: one round (every version once).
+ * A call short enough that `rounds` fit in cell_ns gets `rounds`; a long
+ * one as many as fit in cell_ns, or in fixed_ns when preparing cost more
+ * than that (up to BV_ROUNDS_STRETCH x rounds), and never fewer than 5 (nor
+ * more than `rounds` when that is fewer). */
+#define BV_ROUNDS_STRETCH 3
+int bv_rounds_fit(int rounds, double cell_ns, double fixed_ns, double round_ns);
+
 /* The first and fourth fields of /proc/loadavg ("0.52 0.58 0.59 3/467 12"):
  * the 1-minute load average and the runnable tasks now.  0, or -1 when the
  * text is not in that form. */

@@ -95,6 +95,27 @@ static void retakes_are_bounded(void **state)
 	assert_false(bv_retake_allowed(0, 0, 0));
 }
 
+static void long_calls_time_as_long_as_they_prepared(void **state)
+{
+	(void)state;
+	/* Short calls: the setting, however long preparing took. */
+	assert_int_equal(bv_rounds_fit(21, 417e6, 5e6, 2e6), 21);
+	assert_int_equal(bv_rounds_fit(21, 417e6, 2e9, 2e6), 21);
+	/* A long call, cheap to prepare: what fits in cell_ns (417 / 30). */
+	assert_int_equal(bv_rounds_fit(21, 417e6, 100e6, 30e6), 13);
+	/* Preparing took 0.9 s: as many as fit in that, past the setting... */
+	assert_int_equal(bv_rounds_fit(21, 417e6, 900e6, 30e6), 30);
+	/* ... but not without bound. */
+	assert_int_equal(bv_rounds_fit(21, 417e6, 60e9, 30e6), 21 * BV_ROUNDS_STRETCH);
+	/* Never fewer than 5, nor more than asked for when fewer fit. */
+	assert_int_equal(bv_rounds_fit(21, 417e6, 0, 1e9), 5);
+	assert_int_equal(bv_rounds_fit(3, 417e6, 0, 1e9), 3);
+	assert_int_equal(bv_rounds_fit(1, 417e6, 0, 1e9), 1);
+	/* No target, or no calibration: the setting. */
+	assert_int_equal(bv_rounds_fit(21, 0, 900e6, 30e6), 21);
+	assert_int_equal(bv_rounds_fit(21, 417e6, 900e6, NAN), 21);
+}
+
 static void loadavg_lines_parse(void **state)
 {
 	(void)state;
@@ -139,6 +160,7 @@ int test_trust(void)
 		cmocka_unit_test(the_least_contaminated_take_is_kept),
 		cmocka_unit_test(kept_takes_count_their_cpu_time),
 		cmocka_unit_test(retakes_are_bounded),
+		cmocka_unit_test(long_calls_time_as_long_as_they_prepared),
 		cmocka_unit_test(loadavg_lines_parse),
 		cmocka_unit_test(probes_report_finite_rates),
 	};
