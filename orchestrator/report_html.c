@@ -2,9 +2,10 @@
  * report_html.c - the release-readiness report as one self-contained HTML
  * page, for a release manager who gives it ten seconds: the verdict banner
  * (green READY / red NOT READY) with its reasons first, then the geomeans per
- * group, the warnings and improvements, one chart per group (each cell's
- * ratio with its 95 % interval, a line at 1.0 and the budget, the region
- * beyond the budget shaded), the full table, the environment of both runs,
+ * group, the warnings and improvements, one chart per group (chart_svg.c,
+ * shared with the comparison's HTML: each cell's ratio with its 95 %
+ * interval, a line at 1.0 and the budget, the region beyond the budget
+ * shaded), the full table, the environment of both runs,
  * the compat shims, the budgets and how to reproduce.
  *
  * Like the comparison's HTML (export_html.c) it loads nothing: inline CSS,
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "benches.h"
+#include "chart_svg.h"
 #include "common.h"
 #include "report.h"
 
@@ -83,157 +85,54 @@ static const char css[] =
     "code{font-size:12.5px}"
     "td.diff{background:#fff8c5}"
     "svg{display:block;margin:4px 0 2px}"
-    "svg text{font:12px system-ui,sans-serif;fill:#1f2328}svg text.tick{fill:#57606a;font-size:11px}"
-    "svg .grid{stroke:#eaeef2}svg .one{stroke:#1f2328;stroke-width:1.5;stroke-dasharray:5 3}"
-    "svg .budget{stroke:#cf222e;stroke-width:1.5;stroke-dasharray:3 2}svg .beyond{fill:#fdecef}"
+    "svg text{font:12px system-ui,sans-serif;fill:#1f2328}"
     "svg .bad{stroke:#cf222e;fill:#cf222e}svg .warn{stroke:#bf8700;fill:#bf8700}"
     "svg .good{stroke:#1a7f37;fill:#1a7f37}svg .neutral{stroke:#6e7781;fill:#6e7781}"
-    "svg .new{stroke:#0969da;fill:#0969da}svg text.bad{stroke:none;fill:#cf222e;font-weight:600}"
-    "svg text.warn,svg text.good,svg text.neutral,svg text.new{stroke:none}"
-    "svg text.name{stroke:none;fill:#1f2328}"
-    ".legend{font-size:12px;color:#57606a;margin:2px 0 10px}"
+    "svg .new{stroke:#0969da;fill:#0969da}svg text.bad{fill:#cf222e;font-weight:600}"
+    ".sw.bad{background:#cf222e}.sw.warn{background:#bf8700}.sw.good{background:#1a7f37}"
+    ".sw.neutral{background:#6e7781}.sw.new{background:#0969da}"
     ".note{color:#9a6700;background:#fff8c5;border-left:3px solid #d4a72c;padding:4px 10px}";
 
-/* Chart geometry: names on the left, the ratio axis (log scale), the ratio
- * as text on the right. */
-enum { LABEL_W = 210, PLOT_W = 560, TEXT_W = 150, ROW_H = 20, TOP = 30, PAD = 10 };
-
-typedef struct scale {
-	double lo, hi;
-} scale;
-
-static double xpos(const scale *s, double v)
-{
-	if (!(v > s->lo))
-		v = s->lo;
-	if (!(v < s->hi))
-		v = s->hi;
-	return LABEL_W + (log(v) - log(s->lo)) / (log(s->hi) - log(s->lo)) * PLOT_W;
-}
-
-static void widen(scale *s, double v)
-{
-	if (v > 0 && isfinite(v)) {
-		if (v < s->lo)
-			s->lo = v;
-		if (v > s->hi)
-			s->hi = v;
-	}
-}
-
+/* The group's chart (chart_svg.c): one row per cell that ran, coloured by
+ * status, with its budget and the region beyond it shaded. */
 static void chart(FILE *out, const bv_report *r, const char *bench)
 {
 	const bv_table *t = &r->table;
-	scale s = {1 / 1.1, 1.1};
+	bv_chart_row *rows = bv_xcalloc(r->ncells + 1, sizeof(*rows));
 	size_t n = 0;
-	for (size_t k = 0; k < r->ncells; k++) {
-		const bv_report_cell *c = &r->cells[k];
-		if (strcmp(c->row->bench, bench) || c->status == BV_CELL_NOT_RUN)
-			continue;
-		n++;
-		widen(&s, 1 + c->budget);
-		const bv_change *ch = &c->row->changes[1];
-		if (ch->valid)
-			widen(&s, ch->ci_low), widen(&s, ch->ci_high), widen(&s, ch->ratio);
-	}
-	/* A wild interval must not squash every other bar to a dot. */
-	if (s.lo < 1e-3)
-		s.lo = 1e-3;
-	if (s.hi > 1e3)
-		s.hi = 1e3;
-	s.lo /= 1.06, s.hi *= 1.06;
-	int h = TOP + (int)(n ? n : 1) * ROW_H + PAD, w = LABEL_W + PLOT_W + TEXT_W;
-	fprintf(out, "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		     "aria-label=\"",
-		w, h, w, h);
-	esc(out, bench);
-	fputs(": candidate/baseline time per cell\">", out);
-	fputs("<title>", out), esc(out, bench), esc(out, ": "), esc(out, t->labels[1]), fputc('/', out);
-	esc(out, t->labels[0]), fputs(" time ratio per cell, 95% interval, budget</title>\n", out);
-	/* the region beyond each cell's budget, shaded first so bars lie on it */
-	size_t row = 0;
-	for (size_t k = 0; k < r->ncells; k++) {
-		const bv_report_cell *c = &r->cells[k];
-		if (strcmp(c->row->bench, bench) || c->status == BV_CELL_NOT_RUN)
-			continue;
-		double y = TOP + (double)row++ * ROW_H;
-		if (!c->row->changes[1].valid)
-			continue;
-		double xb = xpos(&s, 1 + c->budget);
-		fprintf(out, "<rect class=\"beyond\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>", xb, y,
-			LABEL_W + PLOT_W - xb, ROW_H);
-	}
-	/* ticks on the 1-2-5 series (and 1.1, 1.25 ... on narrow axes) */
-	static const double fine[] = {1, 1.1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9};
-	static const double coarse[] = {1, 2, 5};
-	int narrow = s.hi / s.lo < 30, wide = s.hi / s.lo > 200;
-	double last_x = -100;
-	for (double dec = 1e-3; dec <= 1e3; dec *= 10) {
-		const double *steps = narrow ? fine : coarse;
-		int nsteps = narrow ? 13 : wide ? 1 : 3;
-		for (int j = 0; j < nsteps; j++) {
-			double v = dec * steps[j];
-			if (v < s.lo || v > s.hi)
-				continue;
-			double x = xpos(&s, v);
-			if (x - last_x < 34)
-				continue;
-			last_x = x;
-			fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, TOP - 4, x,
-				h - PAD);
-			fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%gx</text>\n", x,
-				TOP - 18, v);
-		}
-	}
-	double one = xpos(&s, 1.0);
-	fprintf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", one, TOP - 6, one, h - PAD);
-	row = 0;
 	for (size_t k = 0; k < r->ncells; k++) {
 		const bv_report_cell *c = &r->cells[k];
 		const bv_row *rw = c->row;
 		if (strcmp(rw->bench, bench) || c->status == BV_CELL_NOT_RUN)
 			continue;
-		char size[32], ratio[96], name[256];
-		bv_size_format(rw->size, size, sizeof(size));
-		bv_report_ratio(c, ratio, sizeof(ratio));
-		bv_report_cell_name(c, name, sizeof(name));
-		double y0 = TOP + (double)row++ * ROW_H, y = y0 + ROW_H / 2.0;
-		const char *cls = status_class(c->status);
-		double xb = xpos(&s, 1 + c->budget);
-		if (rw->changes[1].valid)
-			fprintf(out, "<line class=\"budget\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", xb, y0,
-				xb, y0 + ROW_H);
-		fprintf(out, "<g class=\"cell %s\"><title>", cls);
-		char *sum = bv_report_cell_summary(c);
-		esc(out, name), fputs(": ", out), esc(out, bv_cell_status_name(c->status)), fputs(": ", out);
-		esc(out, sum), fputs("</title>", out);
-		free(sum);
-		fprintf(out, "<text class=\"name\" x=\"%d\" y=\"%.1f\">", PAD, y + 4);
-		esc(out, rw->op), fputc(' ', out), esc(out, rw->backend), fprintf(out, " %s</text>", size);
 		const bv_change *ch = &rw->changes[1];
-		if (ch->valid) {
-			double x0 = xpos(&s, ch->ci_low), x1 = xpos(&s, ch->ci_high), x = xpos(&s, ch->ratio);
-			if (x1 - x0 < 1)
-				x0 -= 0.5, x1 += 0.5;
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"2.5\"/>", x0, y,
-				x1, y);
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"1.5\"/>", x0,
-				y - 5, x0, y + 5);
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"1.5\"/>", x1,
-				y - 5, x1, y + 5);
-			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"/>", x, y);
-			fprintf(out, "<text class=\"%s\" x=\"%d\" y=\"%.1f\">%.3fx</text>", cls, LABEL_W + PLOT_W + 10,
-				y + 4, ch->ratio);
-		} else {
-			fprintf(out, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", cls, one + 8, y + 4);
-			esc(out, bv_cell_status_name(c->status));
-			fputs("</text>", out);
-		}
-		fputs("</g>\n", out);
+		char name[256];
+		bv_report_cell_name(c, name, sizeof(name));
+		char *sum = bv_report_cell_summary(c);
+		rows[n++] = (bv_chart_row){
+		    .op = rw->op,
+		    .backend = rw->backend,
+		    .size = rw->size,
+		    .cls = status_class(c->status),
+		    .title = bv_asprintf("%s: %s: %s", name, bv_cell_status_name(c->status), sum),
+		    .valid = ch->valid,
+		    .ratio = ch->ratio,
+		    .lo = ch->ci_low,
+		    .hi = ch->ci_high,
+		    .interval = ch->valid && bv_change_has_interval(ch),
+		    .none = bv_cell_status_name(c->status),
+		    .has_budget = 1,
+		    .budget = c->budget,
+		};
+		free(sum);
 	}
-	if (!n)
-		fprintf(out, "<text x=\"%d\" y=\"%d\">no cell of this group ran</text>", PAD, TOP + ROW_H - 5);
-	fputs("</svg>\n", out);
+	char *what = bv_asprintf("%s: %s/%s time ratio per cell, 95%% interval, budget", bench, t->labels[1],
+	                         t->labels[0]);
+	bv_chart ch = {what, rows, n, "no cell of this group ran"};
+	bv_chart_svg(out, &ch);
+	for (size_t i = 0; i < n; i++)
+		free((char *)rows[i].title);
+	free(rows), free(what);
 }
 
 static void version_desc(FILE *out, const bv_report *r, int i)
@@ -525,7 +424,7 @@ int bv_report_html(const bv_report *r, FILE *out)
 	      out);
 	fputs(r->ready ? "READY: " : "NOT READY: ", out);
 	esc(out, t->labels[1]), fputs(" vs ", out), esc(out, t->labels[0]);
-	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", css);
+	fprintf(out, "</title>\n<style>%s%s</style>\n</head>\n<body>\n<main>\n", css, bv_chart_css);
 	fputs("<h1>bench-versions release report</h1>\n", out);
 	fprintf(out, "<section class=\"verdict %s\" id=\"verdict\">\n<p class=\"word\">%s</p>\n<p class=\"what\">",
 		r->ready ? "ready" : "notready", r->ready ? "READY" : "NOT READY");
@@ -560,10 +459,14 @@ int bv_report_html(const bv_report *r, FILE *out)
 	cell_list(out, r, BV_CELL_IMPROVEMENT, "Improvements");
 	cell_list(out, r, BV_CELL_NEW, "New cells");
 
-	fputs("<h2>Charts</h2>\n<p class=\"legend\">candidate time / baseline time per cell: dot = estimate, bar = "
-	      "95% interval, black dashed line = no change, red dashed line = the cell's budget (shaded beyond "
-	      "it); log scale.</p>\n",
-	      out);
+	fputs("<h2>Charts</h2>\n", out);
+	static const bv_chart_key keys[] = {{"bad", "blocking (regression, failure)"},
+	                                    {"warn", "warning"},
+	                                    {"good", "improvement"},
+	                                    {"neutral", "no change, or no ratio"},
+	                                    {"new", "new"}};
+	bv_chart_legend(out, "candidate time / baseline time per cell", keys, sizeof(keys) / sizeof(keys[0]),
+	                "red dashed line: the cell's budget, shaded beyond it");
 	for (size_t g = 0; g < r->ngroups; g++) {
 		size_t shown = 0;
 		for (int s = 0; s < BV_CELL_NSTATUS; s++)
