@@ -1,8 +1,9 @@
 /*
  * export_html.c - the comparison as one self-contained HTML file: inline
- * CSS, one inline SVG chart per bench group (each non-baseline version's
- * ratio per cell with its 95 % interval as an error bar, on a log scale
- * with a line at 1.0), the full table, the notes and the method line.
+ * CSS, a legend, one inline SVG chart per bench group (chart_svg.c, the
+ * release report's chart: each non-baseline version's ratio per cell with
+ * its 95 % interval as an error bar and as text, on a log scale with a line
+ * at 1.0), the full table, the notes and the method line.
  *
  * The file is meant to be opened anywhere, attached to a PR or archived, so
  * it makes no request of any kind: no scripts, no external URLs, no fonts,
@@ -10,10 +11,11 @@
  * browser find something to load.  Every string taken from a log (labels,
  * reasons, names) is hostile input and goes through esc().
  */
-#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benches.h"
+#include "chart_svg.h"
 #include "common.h"
 #include "stages.h"
 
@@ -43,113 +45,74 @@ static const char css[] = "body{font:14px/1.4 system-ui,sans-serif;margin:2em;co
                           "th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}"
                           "td.slower{color:#b3261e;font-weight:600}td.faster{color:#1b7f3b;font-weight:600}"
                           ".note{color:#8a5a00}.method{color:#555}"
+                          "svg{display:block;margin:4px 0 2px}"
                           "svg text{font:11px system-ui,sans-serif;fill:#222}"
-                          "svg .axis{stroke:#999}svg .one{stroke:#222;stroke-dasharray:4 3}"
                           "svg .slower{stroke:#b3261e;fill:#b3261e}svg .faster{stroke:#1b7f3b;fill:#1b7f3b}"
                           "svg .same{stroke:#666;fill:#666}"
-                          "td.inconclusive{color:#8a5a00}svg .inconclusive{stroke:#b08000;fill:#b08000}";
+                          "td.inconclusive{color:#8a5a00}svg .inconclusive{stroke:#b08000;fill:#b08000}"
+                          "td.unstable{color:#8250df}svg .unstable{stroke:#8250df;fill:#8250df}"
+                          "svg text.slower,svg text.faster{font-weight:600}"
+                          ".sw.slower{background:#b3261e}.sw.faster{background:#1b7f3b}"
+                          ".sw.same{background:#666}"
+                          ".sw.inconclusive{background:#b08000}.sw.unstable{background:#8250df}";
 
-/* Chart geometry: labels on the left, the ratio axis (log scale) right. */
-enum { LABEL_W = 300, PLOT_W = 460, ROW_H = 18, TOP = 28, PAD = 12 };
-
-typedef struct scale {
-	double lo, hi; /* ratios at the plot's edges */
-} scale;
-
-static double xpos(const scale *s, double v)
-{
-	if (!(v > s->lo))
-		v = s->lo;
-	if (!(v < s->hi))
-		v = s->hi;
-	return LABEL_W + (log(v) - log(s->lo)) / (log(s->hi) - log(s->lo)) * PLOT_W;
-}
-
+/* The group's chart (chart_svg.c): one row per (cell, later version) with a
+ * ratio; cells without one (new, vanished, another machine) are in the
+ * table below. */
 static void chart(FILE *out, const bv_table *t, const char *bench)
 {
 	size_t n = 0, hidden = 0;
-	scale s = {1 / 1.25, 1.25};
-	for (size_t k = 0; k < t->nrows; k++)
-		hidden += t->rows[k].hidden && !strcmp(t->rows[k].bench, bench);
-	for (size_t k = 0; k < t->nrows; k++)
-		for (size_t i = 1; i < t->nversions; i++) {
-			const bv_change *ch = &t->rows[k].changes[i];
-			if (strcmp(t->rows[k].bench, bench) || !ch->valid || t->rows[k].hidden)
-				continue;
-			n++;
-			if (ch->ci_low > 0 && ch->ci_low < s.lo)
-				s.lo = ch->ci_low;
-			if (isfinite(ch->ci_high) && ch->ci_high > s.hi)
-				s.hi = ch->ci_high;
-			if (ch->ratio > 0 && ch->ratio < s.lo)
-				s.lo = ch->ratio;
-			if (ch->ratio > s.hi)
-				s.hi = ch->ratio;
-		}
-	/* A wild interval must not squash every other bar to a dot. */
-	if (s.lo < 1e-3)
-		s.lo = 1e-3;
-	if (s.hi > 1e3)
-		s.hi = 1e3;
-	s.lo /= 1.05, s.hi *= 1.05;
-	int h = TOP + (int)(n ? n : 1) * ROW_H + PAD, w = LABEL_W + PLOT_W + PAD;
-	fprintf(out, "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", w,
-	        h, w, h);
-	fputs("<title>", out), esc(out, bench),
-	    fputs(": ratio to the baseline with 95% interval</title>\n", out);
-	/* ticks on the 1-2-5 series, thinned to powers of ten on wide axes */
-	static const double steps[] = {1, 2, 5};
-	int wide = s.hi / s.lo > 200;
-	for (double dec = 1e-3; dec <= 1e3; dec *= 10)
-		for (int j = 0; j < 3; j++) {
-			double v = dec * steps[j];
-			if (v < s.lo || v > s.hi || (wide && j))
-				continue;
-			double x = xpos(&s, v);
-			fprintf(out, "<line class=\"axis\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
-			        TOP - 6, x, h - PAD);
-			fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x,
-			        TOP - 10, v);
-		}
-	double one = xpos(&s, 1.0);
-	fprintf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", one, TOP - 6, one,
-	        h - PAD);
-	if (!n)
-		fprintf(out, "<text x=\"%d\" y=\"%d\">%s</text>", PAD, TOP + ROW_H - 5,
-			hidden ? "no change in this group (--only-changes)" : "no ratios in this group");
-	size_t row = 0;
-	for (size_t k = 0; k < t->nrows; k++)
-		for (size_t i = 1; i < t->nversions; i++) {
-			const bv_row *r = &t->rows[k];
+	bv_chart_row *rows = bv_xcalloc(t->nrows * t->nversions + 1, sizeof(*rows));
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *r = &t->rows[k];
+		if (strcmp(r->bench, bench))
+			continue;
+		hidden += r->hidden;
+		for (size_t i = 1; i < t->nversions && !r->hidden; i++) {
 			const bv_change *ch = &r->changes[i];
-			if (strcmp(r->bench, bench) || !ch->valid || r->hidden)
+			if (!ch->valid)
 				continue;
-			char size[32];
+			char size[32], q[96], ratio[64];
 			bv_size_format(r->size, size, sizeof(size));
-			double y = TOP + (double)row++ * ROW_H + ROW_H / 2.0;
-			double x0 = xpos(&s, ch->ci_low), x1 = xpos(&s, ch->ci_high), x = xpos(&s, ch->ratio);
-			fprintf(out, "<g class=\"%s\"><title>", ch->verdict);
-			esc(out, r->op), fputc(' ', out), esc(out, r->backend), fprintf(out, " %s ", size);
-			esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[0]);
-			char q[96], ratio[64];
 			bv_format_qualifiers(t, ch, q, sizeof(q));
 			bv_format_ratio(ch, ratio, sizeof(ratio));
-			fputs(": ", out), esc(out, ratio), fprintf(out, " %s", ch->verdict);
-			esc(out, q), fputs("</title>", out);
-			fprintf(out, "<text x=\"%d\" y=\"%.1f\">", PAD, y + 4);
-			esc(out, r->op), fputc(' ', out), esc(out, r->backend), fprintf(out, " %s  ", size);
-			esc(out, t->labels[i]);
-			fputs("</text>", out);
-			fprintf(out,
-			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"2\"/>",
-			        x0, y, x1, y);
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, y - 4, x0,
-			        y + 4);
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x1, y - 4, x1,
-			        y + 4);
-			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/></g>\n", x, y);
+			rows[n++] = (bv_chart_row){
+			    .op = r->op,
+			    .backend = r->backend,
+			    .size = r->size,
+			    /* with one later version every row is its; with more, say which */
+			    .version = t->nversions > 2 ? t->labels[i] : NULL,
+			    .cls = ch->verdict,
+			    .title = bv_asprintf("%s %s %s %s/%s: %s %s%s", r->op, r->backend, size,
+			                         t->labels[i], t->labels[0], ratio, ch->verdict, q),
+			    .valid = 1,
+			    .ratio = ch->ratio,
+			    .lo = ch->ci_low,
+			    .hi = ch->ci_high,
+			    .interval = bv_change_has_interval(ch),
+			};
 		}
-	fputs("</svg>\n", out);
+	}
+	char *what = bv_asprintf("%s: ratio to the baseline with 95%% interval", bench);
+	bv_chart c = {what, rows, n,
+	              hidden ? "no change in this group (--only-changes)" : "no ratios in this group"};
+	bv_chart_svg(out, &c);
+	for (size_t i = 0; i < n; i++)
+		free((char *)rows[i].title);
+	free(rows), free(what);
+}
+
+/* The verdicts' colours (css), once before the first chart. */
+static void legend(FILE *out, const bv_table *t)
+{
+	static const bv_chart_key keys[] = {{"slower", "slower"},
+	                                    {"faster", "faster"},
+	                                    {"same", "same"},
+	                                    {"inconclusive", "inconclusive"},
+	                                    {"unstable", "unstable (follows the machine's state)"}};
+	char *lead = bv_asprintf("each later version's time / the time of %s, per cell", t->labels[0]);
+	bv_chart_legend(out, lead, keys, sizeof(keys) / sizeof(keys[0]), NULL);
+	free(lead);
 }
 
 static void table(FILE *out, const bv_table *t)
@@ -211,8 +174,8 @@ int bv_export_html(const bv_table *t, FILE *out)
 	      out);
 	for (size_t i = 0; i < t->nversions; i++)
 		fputs(i ? " vs " : "", out), esc(out, t->labels[i]);
-	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>bench-versions comparison</h1>\n",
-	        css);
+	fprintf(out, "</title>\n<style>%s%s</style>\n</head>\n<body>\n<h1>bench-versions comparison</h1>\n",
+	        css, bv_chart_css);
 	fputs("<ul class=\"versions\">\n", out);
 	for (size_t i = 0; i < t->nversions; i++) {
 		fputs("<li>", out), esc(out, t->descriptions[i]);
@@ -225,6 +188,8 @@ int bv_export_html(const bv_table *t, FILE *out)
 		fputs("<p class=\"simd\">simd ISA: ", out), esc(out, simd), fputs("</p>\n", out);
 	for (size_t i = 0; i < t->nnotes; i++)
 		fputs("<p class=\"note\">note: ", out), esc(out, t->notes[i]), fputs("</p>\n", out);
+	if (t->nrows)
+		legend(out, t);
 	for (size_t k = 0; k < t->nrows; k++) {
 		const char *bench = t->rows[k].bench;
 		int seen = 0;
