@@ -241,6 +241,57 @@ evil = P(); evil.feed(open(sys.argv[2]).read())
 assert any("<img src=x onerror=alert(1)>" in t for t in evil.text), "the label should show as text"
 PY
 check "html draws an error bar and the 1.0 line" contains "$TMP/report.html" '<line class="one" '
+# The chart is the report's (chart_svg.c): before, the export labelled only
+# the 1-2-5 ticks ("1", one label on a narrow axis), wrote no ratio as text
+# and had no legend.
+check "html chart: tick labels in x that do not overlap, one ratio label per row (the csv's ratio), a legend, a separator between ops" \
+	python3 - "$TMP/report.html" "$TMP/csv" <<'PY'
+import csv, re, sys
+raw = open(sys.argv[1]).read()
+svg = re.search(r'<svg class="chart".*?</svg>', raw, re.S).group(0)
+ticks = re.findall(r'<text class="tick" x="([\d.]+)" y="(\d+)"[^>]*>([^<]*)</text>', svg)
+top = sorted((float(x), t) for x, y, t in ticks if y == min(y for _, y, _ in ticks))
+assert len(top) >= 2 and all(re.fullmatch(r"[0-9.]+x", t) for _, t in top), ticks
+# ~6.2 px a character at 11px: neighbours at least half of both widths apart
+assert all(b[0] - a[0] >= 3.1 * (len(a[1]) + len(b[1])) for a, b in zip(top, top[1:])), top
+rows = re.findall(r'<g class="cell [a-z]+">.*?</g>', svg, re.S)
+want = {r["op"]: float(r["ratio"]) for r in csv.DictReader(open(sys.argv[2], newline="")) if r["ratio"]}
+assert len(rows) == len(want) == 2, (len(rows), want)  # relu and abs, one later version
+for r in rows:
+    assert len(re.findall(r"<circle ", r)) == 1, r
+    op = re.search(r'<text class="name"[^>]*>(\w+) scalar 64K</text>', r).group(1)
+    labels = re.findall(r'<text class="ratio [a-z]+"[^>]*>(\d+\.\d{3})x</text>', r)
+    assert len(labels) == 1 and abs(float(labels[0]) - want[op]) < 0.0015, (op, labels, want)
+assert len(re.findall(r'<text class="ratio ', svg)) == len(rows)
+assert 'class="ver"' not in svg  # two versions: every row is the later one's
+legend = re.findall(r'<p class="legend">.*?</p>', raw, re.S)
+assert len(legend) == 1 and raw.index('class="legend"') < raw.index('<svg'), legend
+for k in ("slower", "faster", "same", "inconclusive", "unstable"):
+    assert f'<i class="sw {k}"></i>' in legend[0], k
+assert "dot: ratio (median over processes); bar: 95 % interval" in legend[0], legend
+assert len(re.findall(r'<line class="sep op" ', svg)) == 1  # abs | relu
+PY
+BVC "$main" "$TMP/other/main.json" --format html > "$TMP/three.html" 2> /dev/null
+check "html chart, three versions: a row and a ratio label per cell and later version, named with the version" \
+	python3 - "$TMP/three.html" <<'PY'
+import re, sys
+svg = re.search(r'<svg class="chart".*?</svg>', open(sys.argv[1]).read(), re.S).group(0)
+rows = re.findall(r'<g class="cell [a-z]+">.*?</g>', svg, re.S)
+assert len(rows) == 4, len(rows)
+vers = [re.search(r'<tspan class="ver">([^<]*)</tspan>', r).group(1) for r in rows]
+assert sorted(v.split("&#64;")[0] for v in vers) == ["main"] * 4 and len(set(vers)) == 2, vers
+assert all(len(re.findall(r'<text class="ratio [a-z]+"[^>]*>\d+\.\d{3}x</text>', r)) == 1 for r in rows)
+PY
+BVC "$TMP/unsure/main.json" --format html > "$TMP/unsure.html"
+check "html chart: an estimate without a 95% interval is a dot with no bar" python3 - "$TMP/unsure.html" <<'PY'
+import re, sys
+svg = re.search(r'<svg class="chart".*?</svg>', open(sys.argv[1]).read(), re.S).group(0)
+rows = {re.search(r'<text class="name"[^>]*>(\w+) ', r).group(1): r
+        for r in re.findall(r'<g class="cell inconclusive">.*?</g>', svg, re.S)}
+assert set(rows) == {"abs", "relu"}, rows.keys()
+assert "<circle " in rows["abs"] and 'stroke-width="2.5"' not in rows["abs"], rows["abs"]
+assert 'stroke-width="2.5"' in rows["relu"] and ">3.241x<" in rows["relu"], rows["relu"]
+PY
 
 BVC "$TMP/evil/main.json" --format markdown > "$TMP/evil.md"
 check "markdown escapes | and < in a hostile label" contains "$TMP/evil.md" '^\| bench \| op \| backend \| size \| 0\.1\.0 \| \\<img src=x onerror=alert\(1\)\\>\\\|'
