@@ -598,8 +598,16 @@ static int check_calibration(session *s)
 		 u.gbps, copy);
 	cJSON *fresh = NULL;
 	int rc = bv_machine_calibration(1, why, &fresh);
-	if (rc)
+	if (rc == BV_EINTR)
 		return rc;
+	if (rc) {
+		/* Every cell is measured by now: a calibration that cannot be
+		 * re-taken (a full cache disk, a crashed child) must not turn the
+		 * run into a failed one.  Only --units rate|peak read it. */
+		fprintf(stderr, "bench-versions: warning: %s; could not re-measure the machine's calibration (%s): "
+				"the logs keep the stored one\n", why, bv_error_last());
+		return 0;
+	}
 	cJSON_Delete(s->calib);
 	s->calib = fresh;
 	if (s->machine)
