@@ -161,7 +161,9 @@ int bv_calibration_stale(const cJSON *cal, time_t now, double load, long cpus, c
 		snprintf(why, len, "the stored one does not say when or at what load it was taken");
 		return 1;
 	}
-	double age = difftime(now, (time_t)at);
+	/* In doubles: a hostile file's 1e300 does not fit a time_t (a cast
+	 * would be undefined), and is simply far in the future. */
+	double age = (double)now - at;
 	if (age > BV_CALIBRATION_MAX_AGE_S || age < -3600) {
 		snprintf(why, len, "the stored one is %.0f days old", age / 86400);
 		return 1;
