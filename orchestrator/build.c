@@ -232,9 +232,12 @@ static void stub_for(bv_buf *b, const char *name)
 	else if (text)
 		bv_buf_printf(b, "const char *%s() { return bv_not_loaded; }\n", name);
 	else if (!strncmp(name, "cuda", 4) || !strncmp(name, "__cuda", 6) || driver)
-		/* cudaErrorNoDevice / CUDA_ERROR_NO_DEVICE (both 100); nonzero
-		 * also makes __cudaPushCallConfiguration skip the launch */
-		bv_buf_printf(b, "int %s() { return 100; }\n", name);
+		/* cudaErrorStubLibrary / CUDA_ERROR_STUB_LIBRARY (both 34): what
+		 * these are.  Not "no device", which a library may reword (kernels
+		 * 0.7.2 says "no GPU on this machine"): the reason must say the
+		 * stubs answered.  Nonzero also makes __cudaPushCallConfiguration
+		 * skip the launch. */
+		bv_buf_printf(b, "int %s() { return 34; }\n", name);
 	else
 		/* CUBLAS_STATUS_NOT_INITIALIZED; nonzero is failure in every
 		 * toolkit library's status enum */

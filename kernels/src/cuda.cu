@@ -37,9 +37,13 @@ extern "C" kn_status kn_cuda_probe(void)
 		 * insufficient" (no driver library) or "no CUDA-capable device":
 		 * misleading on a machine that has no GPU at all, where nothing
 		 * can be upgraded.  No device node means no GPU; with one, the
-		 * runtime's own words are the diagnosis and stay. */
+		 * runtime's own words are the diagnosis and stay.  Only those two
+		 * answers are reworded: any other error (a stub library, a broken
+		 * install) keeps its own words on every machine. */
 		int gpu = access("/dev/nvidia0", F_OK) == 0;
-		if ((e != cudaSuccess || count == 0) && !gpu) {
+		int no_device = e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice ||
+				(e == cudaSuccess && count == 0);
+		if (no_device && !gpu) {
 			snprintf(probe_reason, sizeof(probe_reason), "cuda: no CUDA device (no GPU on this machine)");
 			probe_status = KN_EUNAVAILABLE;
 		} else if (e != cudaSuccess) {
