@@ -402,7 +402,18 @@ void bv_table_filter(bv_table *t, const regex_t *re);
  * line still cover every row measured.  Adds a note saying how many rows
  * were left out. */
 void bv_table_only_changes(bv_table *t);
-/* Whether any version ran the row (rows nobody could run are folded). */
+/* Whether a cell with this status ran (ok, wrong result, crashed, timeout,
+ * out of memory, failed), as opposed to n/a, skipped, unfinished or a
+ * version that did not build: the one list merge, report and the exporters
+ * share (merge.c says why). */
+int bv_status_ran(const char *status);
+/* A cell only one side has, as every exporter and report say it: "new"
+ * when the candidate ran it ok and the baseline lacks it (n/a or skipped),
+ * "vanished" when the baseline ran it and the candidate lacks it (n/a);
+ * else NULL. */
+const char *bv_status_gap(const char *base, const char *cand);
+/* Whether any version ran the row (bv_status_ran; rows nobody could run,
+ * a build failure's included, are folded). */
 int bv_row_ran(const bv_row *r, size_t nversions);
 /* Geometric mean of version v's ratios over the rows of one bench group;
  * *n gets the number of cells behind it (0: no ratio, returns 0). */
