@@ -89,15 +89,13 @@ int bv_cmd_compare(int argc, char **argv)
 	char **paths = NULL;
 	size_t npaths = 0;
 	/* Where baselines and latest are: --results, else run's default.  Only
-	 * asked when a name needs it, so plain paths work without a library. */
+	 * asked when a name needs it (latest: bv_results_resolve), so plain
+	 * paths work without a library. */
 	char *root = NULL, *based = NULL;
-	int named = baseline != NULL;
-	for (size_t i = 0; i < nlogs; i++)
-		named = named || (!strcmp(logs[i], "latest") && !bv_exists(logs[i]));
 	/* A bad name is a usage error whether or not a library is found. */
 	if (baseline)
 		rc = bv_baseline_name_check(baseline);
-	if (rc == 0 && named)
+	if (rc == 0 && baseline)
 		rc = root_opt ? (root = bv_strdup(root_opt), 0) : bv_results_default(&root);
 	if (rc == 0 && baseline)
 		rc = bv_baseline_find(root, baseline, &based);
@@ -107,15 +105,17 @@ int bv_cmd_compare(int argc, char **argv)
 	for (size_t i = 0; i < nlogs + (based != NULL) && rc == 0; i++) {
 		char **found = NULL;
 		size_t nfound = 0;
-		/* the saved baseline first: it is the first column */
-		char *arg = based ? (i ? bv_results_named(root, logs[i - 1]) : bv_strdup(based))
-				  : bv_results_named(root, logs[i]);
-		const char *given = based && i ? logs[i - 1] : based ? NULL : logs[i];
-		if (bv_is_dir(arg))
+		/* the saved baseline first: it is the first column; latest in the
+		 * results directory already found for it, if any */
+		char *arg = NULL;
+		if (based && i == 0)
+			arg = bv_strdup(based);
+		else
+			rc = bv_results_resolve(root ? root : root_opt, logs[i - (based != NULL)], &arg);
+		if (rc)
+			; /* said below */
+		else if (bv_is_dir(arg))
 			rc = bv_run_dir_logs(arg, &found, &nfound, NULL);
-		else if (given && strcmp(arg, given) && !bv_exists(arg))
-			rc = bv_fail(BV_EINPUT, "%s: %s does not exist: no run has finished in %s yet", given, arg,
-				     root);
 		else
 			found = bv_xcalloc(1, sizeof(char *)), found[0] = bv_strdup(arg), nfound = 1;
 		free(arg);
