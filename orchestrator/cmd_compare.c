@@ -42,9 +42,12 @@ static const char *const units_values[] = {"time", "rate", "peak", NULL};
 int bv_cmd_compare(int argc, char **argv)
 {
 	const char *format = "table", *filter = NULL, *units = "time", *baseline = NULL, *root_opt = NULL;
-	const char *colour = "auto";
 	bv_merge_opts mo = {-1, 0};
-	int gate = 0, only_changes = 0;
+	int gate = 0;
+	bv_view_opts view;
+	bv_view_init(&view);
+	bv_option view_opts[BV_VIEW_OPTIONS];
+	bv_view_table(&view, view_opts);
 	static char format_help[160];
 	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
 	const bv_option opts[] = {
@@ -64,11 +67,7 @@ int bv_cmd_compare(int argc, char **argv)
 		      "unpaired: another run)"),
 	    BV_STRING("--results", &root_opt, "DIR",
 		      "where baselines and latest are (default results/ of this checkout, as for run)"),
-	    BV_FLAG("--only-changes", &only_changes,
-		    "show only rows whose verdict is not same (slower, faster, inconclusive, unstable, "
-		    "errors): for PR comments; the footer still counts every row"),
-	    BV_ENUM("--color", &colour, "WHEN", bv_colour_values,
-		    "colour the table's verdicts: auto (a terminal, unless NO_COLOR is set), always, never"),
+	    BV_INCLUDE(view_opts, NULL),
 	    BV_END,
 	};
 	char **logs = bv_xcalloc((size_t)argc, sizeof(char *));
@@ -154,9 +153,7 @@ int bv_cmd_compare(int argc, char **argv)
 				return BV_EXIT_USAGE;
 			}
 			table.units = units;
-			table.colour = !strcmp(format, "table") && bv_colour_wanted(colour, stdout);
-			if (only_changes)
-				bv_table_only_changes(&table);
+			bv_view_apply(&view, format, &table);
 			/* CSV has no place for prose; say the caveats where a person sees them. */
 			for (size_t i = 0; !strcmp(format, "csv") && i < table.nnotes; i++)
 				fprintf(stderr, "note: %s\n", table.notes[i]);

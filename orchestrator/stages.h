@@ -441,6 +441,20 @@ int bv_export_html(const bv_table *t, FILE *out);
 int bv_colour_wanted(const char *when, FILE *out);
 /* The values --color takes, NULL-terminated. */
 extern const char *const bv_colour_values[];
+/* How a table is shown, the same for run and compare: --only-changes and
+ * --color. */
+typedef struct bv_view_opts {
+	int only_changes;
+	const char *colour; /* a bv_colour_values; bv_view_init: "auto" */
+} bv_view_opts;
+/* Lines in the table bv_view_table fills, its end included. */
+#define BV_VIEW_OPTIONS 3
+void bv_view_init(bv_view_opts *v);
+/* The two options as an options.h table pointing into v, in opts (room for
+ * BV_VIEW_OPTIONS), for a command's table to include (BV_INCLUDE). */
+void bv_view_table(bv_view_opts *v, struct bv_option *opts);
+/* Applies them to a merged table that format will write. */
+void bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t);
 /* "table|markdown|...": for help texts and error messages. */
 const char *bv_exporter_names(void);
 /* The formats' names, NULL-terminated: the values --format takes. */
