@@ -620,7 +620,8 @@ double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *
 	double logsum = 0;
 	*n = 0;
 	for (size_t k = 0; k < t->nrows; k++)
-		if (!strcmp(t->rows[k].bench, bench) && t->rows[k].changes[v].valid && t->rows[k].changes[v].ratio > 0)
+		if ((!bench || !strcmp(t->rows[k].bench, bench)) && t->rows[k].changes[v].valid &&
+		    t->rows[k].changes[v].ratio > 0)
 			logsum += log(t->rows[k].changes[v].ratio), (*n)++;
 	return *n ? exp(logsum / (double)*n) : 0;
 }

@@ -415,8 +415,9 @@ const char *bv_status_gap(const char *base, const char *cand);
 /* Whether any version ran the row (bv_status_ran; rows nobody could run,
  * a build failure's included, are folded). */
 int bv_row_ran(const bv_row *r, size_t nversions);
-/* Geometric mean of version v's ratios over the rows of one bench group;
- * *n gets the number of cells behind it (0: no ratio, returns 0). */
+/* Geometric mean of version v's ratios over the rows of one bench group
+ * (bench NULL: over every row), hidden rows included; *n gets the number of
+ * cells behind it (0: no ratio, returns 0). */
 double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *n);
 /* The gate behind --fail-on-slower: any change whose verdict is slower
  * (inconclusive and unstable are not). */
