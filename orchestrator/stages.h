@@ -84,6 +84,10 @@ void bv_repo_free(bv_repo *r);
 const char *bv_repo_kernel_dir(const bv_repo *r);
 const char *bv_repo_describe(const bv_repo *r);
 int bv_resolve(bv_repo *r, const char *name, bv_version *out);
+/* Whether the last bv_resolve failed because name is no version at all
+ * (not found by any rule; not ambiguous, not a failure to read): main.c's
+ * "did you mean the subcommand" hint asks this, not the message's text. */
+int bv_resolve_unknown(const char *name);
 /* A release in reach: what the number X.Y.Z resolves to, by the first rule
  * of bv_resolve that finds it (a tag, the release index, the history). */
 typedef struct bv_known_release {
