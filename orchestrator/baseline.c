@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "locate.h"
 #include "results.h"
 
 int bv_baseline_name_check(const char *name)
@@ -260,11 +261,26 @@ void bv_results_mark_latest(const char *run_dir)
 	free(tmp), free(link), free(root);
 }
 
-char *bv_results_named(const char *root, const char *arg)
+int bv_results_resolve(const char *root_opt, const char *arg, char **path)
 {
+	*path = NULL;
 	/* A path that exists is that path: a directory named latest in the
-	 * current directory is not overridden. */
-	if (strcmp(arg, "latest") || bv_exists(arg) || !root)
-		return bv_strdup(arg);
-	return bv_asprintf("%s/latest", root);
+	 * current directory is not overridden.  The results directory is only
+	 * looked for when the name needs it, so plain paths work without a
+	 * library around. */
+	if (strcmp(arg, "latest") || bv_exists(arg)) {
+		*path = bv_strdup(arg);
+		return 0;
+	}
+	char *root = NULL;
+	int rc = root_opt ? (root = bv_strdup(root_opt), 0) : bv_results_default(&root);
+	if (rc == 0)
+		*path = bv_asprintf("%s/latest", root);
+	if (rc == 0 && !bv_exists(*path)) {
+		rc = bv_fail(BV_EINPUT, "%s: %s does not exist: no run has finished in %s yet", arg, *path, root);
+		free(*path);
+		*path = NULL;
+	}
+	free(root);
+	return rc;
 }

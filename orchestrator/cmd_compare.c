@@ -42,9 +42,12 @@ static const char *const units_values[] = {"time", "rate", "peak", NULL};
 int bv_cmd_compare(int argc, char **argv)
 {
 	const char *format = "table", *filter = NULL, *units = "time", *baseline = NULL, *root_opt = NULL;
-	const char *colour = "auto";
 	bv_merge_opts mo = {-1, 0};
-	int gate = 0, only_changes = 0;
+	int gate = 0;
+	bv_view_opts view;
+	bv_view_init(&view);
+	bv_option view_opts[BV_VIEW_OPTIONS];
+	bv_view_table(&view, view_opts);
 	static char format_help[160];
 	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
 	const bv_option opts[] = {
@@ -64,11 +67,7 @@ int bv_cmd_compare(int argc, char **argv)
 		      "unpaired: another run)"),
 	    BV_STRING("--results", &root_opt, "DIR",
 		      "where baselines and latest are (default results/ of this checkout, as for run)"),
-	    BV_FLAG("--only-changes", &only_changes,
-		    "show only rows whose verdict is not same (slower, faster, inconclusive, unstable, "
-		    "errors): for PR comments; the footer still counts every row"),
-	    BV_ENUM("--color", &colour, "WHEN", bv_colour_values,
-		    "colour the table's verdicts: auto (a terminal, unless NO_COLOR is set), always, never"),
+	    BV_INCLUDE(view_opts, NULL),
 	    BV_END,
 	};
 	char **logs = bv_xcalloc((size_t)argc, sizeof(char *));
@@ -89,15 +88,13 @@ int bv_cmd_compare(int argc, char **argv)
 	char **paths = NULL;
 	size_t npaths = 0;
 	/* Where baselines and latest are: --results, else run's default.  Only
-	 * asked when a name needs it, so plain paths work without a library. */
+	 * asked when a name needs it (latest: bv_results_resolve), so plain
+	 * paths work without a library. */
 	char *root = NULL, *based = NULL;
-	int named = baseline != NULL;
-	for (size_t i = 0; i < nlogs; i++)
-		named = named || (!strcmp(logs[i], "latest") && !bv_exists(logs[i]));
 	/* A bad name is a usage error whether or not a library is found. */
 	if (baseline)
 		rc = bv_baseline_name_check(baseline);
-	if (rc == 0 && named)
+	if (rc == 0 && baseline)
 		rc = root_opt ? (root = bv_strdup(root_opt), 0) : bv_results_default(&root);
 	if (rc == 0 && baseline)
 		rc = bv_baseline_find(root, baseline, &based);
@@ -107,15 +104,17 @@ int bv_cmd_compare(int argc, char **argv)
 	for (size_t i = 0; i < nlogs + (based != NULL) && rc == 0; i++) {
 		char **found = NULL;
 		size_t nfound = 0;
-		/* the saved baseline first: it is the first column */
-		char *arg = based ? (i ? bv_results_named(root, logs[i - 1]) : bv_strdup(based))
-				  : bv_results_named(root, logs[i]);
-		const char *given = based && i ? logs[i - 1] : based ? NULL : logs[i];
-		if (bv_is_dir(arg))
+		/* the saved baseline first: it is the first column; latest in the
+		 * results directory already found for it, if any */
+		char *arg = NULL;
+		if (based && i == 0)
+			arg = bv_strdup(based);
+		else
+			rc = bv_results_resolve(root ? root : root_opt, logs[i - (based != NULL)], &arg);
+		if (rc)
+			; /* said below */
+		else if (bv_is_dir(arg))
 			rc = bv_run_dir_logs(arg, &found, &nfound, NULL);
-		else if (given && strcmp(arg, given) && !bv_exists(arg))
-			rc = bv_fail(BV_EINPUT, "%s: %s does not exist: no run has finished in %s yet", given, arg,
-				     root);
 		else
 			found = bv_xcalloc(1, sizeof(char *)), found[0] = bv_strdup(arg), nfound = 1;
 		free(arg);
@@ -154,9 +153,7 @@ int bv_cmd_compare(int argc, char **argv)
 				return BV_EXIT_USAGE;
 			}
 			table.units = units;
-			table.colour = !strcmp(format, "table") && bv_colour_wanted(colour, stdout);
-			if (only_changes)
-				bv_table_only_changes(&table);
+			bv_view_apply(&view, format, &table);
 			/* CSV has no place for prose; say the caveats where a person sees them. */
 			for (size_t i = 0; !strcmp(format, "csv") && i < table.nnotes; i++)
 				fprintf(stderr, "note: %s\n", table.notes[i]);

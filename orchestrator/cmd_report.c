@@ -359,16 +359,11 @@ int bv_cmd_report(int argc, char **argv)
 	char *logs[2] = {NULL, NULL}, *dir = NULL;
 	int build_failures = 0, said = 0; /* the report says which version did not build */
 	/* --from latest: the newest run of the results directory (baseline.c). */
-	char *latest = NULL;
-	if (from && npos == 1 && !strcmp(positional[0], "latest") && !bv_exists("latest")) {
-		char *root = NULL;
-		rc = c.results_root ? (root = bv_strdup(c.results_root), 0) : bv_results_default(&root);
+	char *from_dir = NULL;
+	if (from && npos == 1) {
+		rc = bv_results_resolve(c.results_root, positional[0], &from_dir);
 		if (rc == 0)
-			positional[0] = latest = bv_results_named(root, "latest");
-		if (rc == 0 && !bv_exists(latest))
-			rc = bv_fail(BV_EINPUT, "--from latest: %s does not exist: no run has finished in %s yet", latest,
-				     root);
-		free(root);
+			positional[0] = from_dir;
 	}
 	if (rc)
 		; /* said below */
@@ -443,6 +438,6 @@ int bv_cmd_report(int argc, char **argv)
 	bv_budgets_free(&budgets);
 	free(where), free(dir), free(logs[0]), free(logs[1]);
 	free(positional);
-	free(latest);
+	free(from_dir);
 	return code;
 }

@@ -49,8 +49,12 @@ int bv_cmd_run(int argc, char **argv)
 {
 	bv_run_cli c;
 	bv_run_cli_init(&c);
-	const char *format = "table", *units = "time", *filter = NULL, *save = NULL, *colour = "auto";
-	int gate = 0, only_changes = 0;
+	const char *format = "table", *units = "time", *filter = NULL, *save = NULL;
+	int gate = 0;
+	bv_view_opts view;
+	bv_view_init(&view);
+	bv_option view_opts[BV_VIEW_OPTIONS];
+	bv_view_table(&view, view_opts);
 	static char format_help[160];
 	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
 	bv_option pipeline[BV_RUN_CLI_OPTIONS];
@@ -71,11 +75,7 @@ int bv_cmd_run(int argc, char **argv)
 	    BV_STRING("--save-baseline", &save, "NAME",
 		      "keep this run's logs as baseline NAME (results/baselines/NAME/, replacing an "
 		      "earlier one) for compare --baseline NAME"),
-	    BV_FLAG("--only-changes", &only_changes,
-		    "show only rows whose verdict is not same (slower, faster, inconclusive, unstable, "
-		    "errors): for PR comments; the footer still counts every row"),
-	    BV_ENUM("--color", &colour, "WHEN", bv_colour_values,
-		    "colour the table's verdicts: auto (a terminal, unless NO_COLOR is set), always, never"),
+	    BV_INCLUDE(view_opts, NULL),
 	    BV_END,
 	};
 	char **names = bv_xcalloc((size_t)argc, sizeof(char *));
@@ -130,9 +130,7 @@ int bv_cmd_run(int argc, char **argv)
 		rc = bv_merge_logs(logs, nnames, c.mo.threshold, &table);
 		if (rc == 0) {
 			table.units = units;
-			table.colour = !strcmp(format, "table") && bv_colour_wanted(colour, stdout);
-			if (only_changes)
-				bv_table_only_changes(&table);
+			bv_view_apply(&view, format, &table);
 			rc = exporter->write(&table, stdout);
 			if (rc == 0 && gate && bv_table_has_slower(&table))
 				gated = 1;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "stages.h"
 
 static const bv_exporter exporters[] = {
@@ -57,6 +58,34 @@ int bv_colour_wanted(const char *when, FILE *out)
 	 * grep) gets plain text. */
 	const char *nc = getenv("NO_COLOR");
 	return isatty(fileno(out)) && !(nc && *nc);
+}
+
+void bv_view_init(bv_view_opts *v)
+{
+	v->only_changes = 0;
+	v->colour = "auto";
+}
+
+void bv_view_table(bv_view_opts *v, bv_option *opts)
+{
+	const bv_option all[] = {
+	    BV_FLAG("--only-changes", &v->only_changes,
+		    "show only rows whose verdict is not same (slower, faster, inconclusive, unstable, "
+		    "errors): for PR comments; the footer still counts every row"),
+	    BV_ENUM("--color", &v->colour, "WHEN", bv_colour_values,
+		    "colour the table's verdicts: auto (a terminal, unless NO_COLOR is set), always, never"),
+	    BV_END,
+	};
+	_Static_assert(sizeof(all) / sizeof(all[0]) == BV_VIEW_OPTIONS, "BV_VIEW_OPTIONS is wrong");
+	memcpy(opts, all, sizeof(all));
+}
+
+void bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t)
+{
+	/* Only the table paints: escapes in markdown or JSON would be data. */
+	t->colour = !strcmp(format, "table") && bv_colour_wanted(v->colour, stdout);
+	if (v->only_changes)
+		bv_table_only_changes(t);
 }
 
 void bv_format_time(double ns, char *buf, size_t len)

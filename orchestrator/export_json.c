@@ -44,13 +44,9 @@ static cJSON *geomeans(const bv_table *t, size_t v)
 {
 	if (v == 0)
 		return cJSON_CreateNull(); /* the baseline: its ratios are all 1 */
-	double all = 0;
-	size_t nall = 0;
 	cJSON *groups = cJSON_CreateArray();
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
-		if (r->changes[v].valid && r->changes[v].ratio > 0)
-			all += log(r->changes[v].ratio), nall++;
 		int first = 1; /* each bench group once, in the table's order */
 		for (size_t j = 0; j < k && first; j++)
 			first = strcmp(t->rows[j].bench, r->bench) != 0;
@@ -62,7 +58,9 @@ static cJSON *geomeans(const bv_table *t, size_t v)
 		cJSON_AddItemToObject(o, "bench", cJSON_CreateString(r->bench));
 		cJSON_AddItemToArray(groups, o);
 	}
-	cJSON *o = geomean_of(nall ? exp(all / (double)nall) : 0, nall);
+	size_t nall = 0;
+	double all = bv_table_geomean(t, v, NULL, &nall);
+	cJSON *o = geomean_of(all, nall);
 	cJSON_AddItemToObject(o, "groups", groups);
 	return o;
 }

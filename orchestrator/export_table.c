@@ -5,7 +5,6 @@
  * version produced a result for the same reason (cuda without a device) are
  * folded into one note under the table instead of filling it.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,17 +142,11 @@ int bv_export_table(const bv_table *t, FILE *out)
 		for (size_t k = 0; k <= t->nrows; k++) {
 			if (k < t->nrows && group && !strcmp(group, t->rows[k].bench))
 				continue;
-			if (group) {
-				double logsum = 0;
-				size_t n = 0;
-				for (size_t j = 0; j < t->nrows; j++)
-					if (!strcmp(t->rows[j].bench, group) && t->rows[j].changes[i].valid)
-						logsum += log(t->rows[j].changes[i].ratio), n++;
-				if (n)
-					fprintf(out, "geomean %s/%s over %s: %.3f (%zu %s)\n", t->labels[i],
-						t->labels[0], group, exp(logsum / (double)n), n,
-						bv_plural((long long)n, "cell", "cells"));
-			}
+			size_t n = 0;
+			double gm = group ? bv_table_geomean(t, i, group, &n) : 0;
+			if (n)
+				fprintf(out, "geomean %s/%s over %s: %.3f (%zu %s)\n", t->labels[i], t->labels[0],
+					group, gm, n, bv_plural((long long)n, "cell", "cells"));
 			group = k < t->nrows ? t->rows[k].bench : NULL;
 		}
 	}

@@ -171,12 +171,32 @@ int bv_calibration_stale(const cJSON *cal, time_t now, double load, long cpus, c
 	/* Taken while other work held every core, and the machine is far
 	 * quieter now: its figures are likely low (the issue's `939% of copy
 	 * bw` came from one taken on a loaded machine). */
-	if (!bv_json_num(cal, "load_average", &was) && cpus > 0 && was >= (double)cpus && load >= 0 && load < was / 2) {
+	int known = !bv_json_num(cal, "load_average", &was);
+	if (known && cpus > 0 && was >= (double)cpus && load >= 0 && load < was / 2) {
 		snprintf(why, len, "the stored one was taken at load %.1f on %ld CPUs, and the load is %.1f now", was, cpus,
 			 load);
 		return 1;
 	}
+	/* Taken at a load nobody could read (null): it may have been a busy
+	 * machine's, so not kept as a quiet one's is, once the load can be
+	 * read.  While it cannot, measuring again would not know better. */
+	if (!known && load >= 0) {
+		snprintf(why, len, "the stored one does not say at what load it was taken");
+		return 1;
+	}
 	return 0;
+}
+
+void bv_calibration_stamp(cJSON *cal, time_t now, double load, long cpus)
+{
+	cJSON_AddNumberToObject(cal, "measured_at", (double)now);
+	/* An unknown load (no /proc/loadavg) is null: a 0 would read as a
+	 * quiet machine's, and the calibration would be kept for good. */
+	if (load >= 0)
+		cJSON_AddNumberToObject(cal, "load_average", round(load * 100) / 100);
+	else
+		cJSON_AddNullToObject(cal, "load_average");
+	cJSON_AddNumberToObject(cal, "cpus", (double)cpus);
 }
 
 int bv_machine_calibration(int force, const char *reason, cJSON **out)
@@ -219,9 +239,7 @@ int bv_machine_calibration(int force, const char *reason, cJSON **out)
 		rc = bv_json_load(file, 1 << 20, out);
 	if (rc == 0) {
 		/* When and at what load: what decides whether it is taken again. */
-		cJSON_AddNumberToObject(*out, "measured_at", (double)time(NULL));
-		cJSON_AddNumberToObject(*out, "load_average", round(fmax(load, 0) * 100) / 100);
-		cJSON_AddNumberToObject(*out, "cpus", (double)cpus);
+		bv_calibration_stamp(*out, time(NULL), load, cpus);
 		rc = bv_json_save(file, *out);
 	}
 	if (rc == 0 && rename(file, path) != 0) /* atomic: never half a file */

@@ -15,9 +15,13 @@ int bv_machine_calibration(int force, const char *reason, cJSON **out);
 #define BV_CALIBRATION_MAX_AGE_S (7 * 86400.0)
 /* Whether a stored calibration should be measured again (1, with why):
  * unreadable or implausible figures, no time or load recorded (older
- * files), older than BV_CALIBRATION_MAX_AGE_S, or taken at a load of at
- * least one per CPU when the load is now under half of that. */
+ * files), older than BV_CALIBRATION_MAX_AGE_S, taken at a load of at
+ * least one per CPU when the load is now under half of that, or taken at
+ * an unknown load (null) when the load (-1: unknown) can be read now. */
 int bv_calibration_stale(const cJSON *cal, time_t now, double load, long cpus, char *why, size_t len);
+/* Adds when (measured_at), at what load (load_average; null when load is
+ * -1, unknown) and on how many CPUs (cpus) a calibration was taken. */
+void bv_calibration_stamp(cJSON *cal, time_t now, double load, long cpus);
 /* A run whose bandwidth probes (their usual level) pass the calibrated
  * copy bandwidth by this factor measures the calibration again. */
 #define BV_CALIBRATION_PROBE_FACTOR 1.5

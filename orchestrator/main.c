@@ -12,6 +12,7 @@
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
+#include "stages.h"
 
 /* The tool's own version (the repository's tags are the kernel library's
  * releases, so git describe would name those); the Makefile adds the commit
@@ -81,14 +82,13 @@ static void hint_subcommand(const char *word)
 	long k = bv_closest_name(word, names, NCOMMANDS);
 	if (k < 0)
 		return;
-	/* Only when the error is about this word: a version named like a
-	 * subcommand that resolved, then failed otherwise, is no typo. */
-	char *unknown = bv_asprintf("unknown version '%s'", word);
-	if (!strncmp(bv_error_last(), unknown, strlen(unknown)))
+	/* Only when the resolver found no version of this word: a version
+	 * named like a subcommand that resolved, then failed otherwise, is no
+	 * typo. */
+	if (bv_resolve_unknown(word))
 		fprintf(stderr, "bench-versions: '%s' is no version; did you mean the subcommand '%s'? "
 				"(bench-versions %s --help)\n",
 			word, names[k], names[k]);
-	free(unknown);
 }
 
 int main(int argc, char **argv)

@@ -468,22 +468,14 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 		}
 	}
 	/* A cell only one side has: said in words every exporter shows, the
-	 * words `report` uses (report.c), not a bare "-" or the candidate's
-	 * "ok" that reads like a verdict. */
+	 * words `report` uses (bv_status_gap), not a bare "-" or the
+	 * candidate's "ok" that reads like a verdict. */
 	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
 		bv_row *r = &t->rows[k];
-		const char *b = r->results[0].status;
-		int b_ran = !strcmp(b, "ok") || !strcmp(b, "wrong result") || !strcmp(b, "crashed") ||
-			    !strcmp(b, "timeout") || !strcmp(b, "out of memory") || !strcmp(b, "failed");
 		for (size_t i = 1; i < n; i++) {
 			bv_change *ch = &r->changes[i];
-			const char *c = r->results[i].status;
-			if (ch->valid || ch->none)
-				continue;
-			if (!strcmp(c, "ok") && (!strcmp(b, "n/a") || !strcmp(b, "skipped")))
-				ch->none = "new";
-			else if (!strcmp(c, "n/a") && b_ran)
-				ch->none = "vanished";
+			if (!ch->valid && !ch->none)
+				ch->none = bv_status_gap(r->results[0].status, r->results[i].status);
 		}
 	}
 	if (rc == 0)
@@ -591,11 +583,34 @@ void bv_table_only_changes(bv_table *t)
 					    kept, all, all - kept);
 }
 
+/* Ran: the cell's code was executed, whatever came of it.  A crash, a
+ * timeout, running out of memory or a failed check happened while it ran,
+ * and are results a table shows and a report judges.  Not ran: the version
+ * lacks the cell (n/a), it cannot run here (skipped), the run stopped before
+ * it (unfinished), or the version did not build ("build failed": nothing of
+ * it was executed; its failure is said per version, not per cell). */
+int bv_status_ran(const char *status)
+{
+	static const char *const ran[] = {"ok", "wrong result", "crashed", "timeout", "out of memory", "failed"};
+	for (size_t i = 0; status && i < sizeof(ran) / sizeof(ran[0]); i++)
+		if (!strcmp(status, ran[i]))
+			return 1;
+	return 0;
+}
+
+const char *bv_status_gap(const char *base, const char *cand)
+{
+	if (!strcmp(cand, "ok") && (!strcmp(base, "n/a") || !strcmp(base, "skipped")))
+		return "new";
+	if (!strcmp(cand, "n/a") && bv_status_ran(base))
+		return "vanished";
+	return NULL;
+}
+
 int bv_row_ran(const bv_row *r, size_t nversions)
 {
 	for (size_t i = 0; i < nversions; i++)
-		if (!strcmp(r->results[i].status, "ok") || !strcmp(r->results[i].status, "wrong result") ||
-		    !strcmp(r->results[i].status, "failed") || !strcmp(r->results[i].status, "build failed"))
+		if (bv_status_ran(r->results[i].status))
 			return 1;
 	return 0;
 }
@@ -605,7 +620,8 @@ double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *
 	double logsum = 0;
 	*n = 0;
 	for (size_t k = 0; k < t->nrows; k++)
-		if (!strcmp(t->rows[k].bench, bench) && t->rows[k].changes[v].valid && t->rows[k].changes[v].ratio > 0)
+		if ((!bench || !strcmp(t->rows[k].bench, bench)) && t->rows[k].changes[v].valid &&
+		    t->rows[k].changes[v].ratio > 0)
 			logsum += log(t->rows[k].changes[v].ratio), (*n)++;
 	return *n ? exp(logsum / (double)*n) : 0;
 }

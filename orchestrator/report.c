@@ -111,8 +111,8 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 	const char *b = status_of(row, 0), *k = status_of(row, 1);
 	const char *kreason = row->results[1].reason, *breason = row->results[0].reason;
 	const bv_change *ch = &row->changes[1];
-	int b_ran = is(b, "ok") || is(b, "wrong result") || is(b, "crashed") || is(b, "timeout") ||
-		    is(b, "out of memory") || is(b, "failed");
+	/* new and vanished as the comparison table says them (merge.c) */
+	const char *gap = b && k ? bv_status_gap(b, k) : NULL;
 	if (!built[1] || is(k, "build failed")) {
 		c->status = BV_CELL_BUILD_FAILED;
 		c->why = bv_strdup("the candidate did not build");
@@ -125,14 +125,14 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 	} else if (is(k, "crashed") || is(k, "timeout") || is(k, "out of memory") || is(k, "failed")) {
 		c->status = BV_CELL_FAILED;
 		c->why = bv_asprintf("%s%s%s", k, kreason ? ": " : "", kreason ? kreason : "");
-	} else if (is(k, "n/a") && b_ran) {
+	} else if (is(gap, "vanished")) {
 		c->status = BV_CELL_VANISHED;
 		c->why = bv_asprintf("the baseline ran it (%s); the candidate lacks it%s%s", b, kreason ? ": " : "",
 				     kreason ? kreason : "");
-	} else if (is(k, "ok") && (is(b, "n/a") || is(b, "skipped"))) {
+	} else if (is(gap, "new")) {
 		c->status = BV_CELL_NEW;
 		c->why = bv_asprintf("not in the baseline (%s)", b);
-	} else if (is(k, "ok") && b_ran && !is(b, "ok")) {
+	} else if (is(k, "ok") && bv_status_ran(b) && !is(b, "ok")) {
 		c->status = BV_CELL_IMPROVEMENT;
 		c->why = bv_asprintf("fixed: the baseline %s%s%s; the candidate passes the check",
 				     is(b, "wrong result") ? "gave a wrong result" : b, breason ? ": " : "",
@@ -192,7 +192,7 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 			c->why = bv_strdup(ch->noisy ? "no significant change (noisy: the interval reaches past the threshold)"
 						     : "no significant change");
 		}
-	} else if (!b_ran && !is(k, "ok")) {
+	} else if (!bv_status_ran(b) && !is(k, "ok")) {
 		c->status = BV_CELL_NOT_RUN;
 		c->why = bv_asprintf("%s%s%s", k, kreason ? ": " : breason ? ": " : "",
 				     kreason ? kreason : breason ? breason : "");

@@ -615,9 +615,20 @@ static int resolve_release(bv_repo *r, const char *number, bv_version *v, int *f
 	return 0;
 }
 
+/* The name the last bv_resolve found to be no version at all, for
+ * bv_resolve_unknown; empty when it resolved or failed otherwise.  A name
+ * too long for it is no subcommand's typo either. */
+static char unknown_name[64];
+
+int bv_resolve_unknown(const char *name)
+{
+	return *unknown_name && name && !strcmp(unknown_name, name);
+}
+
 int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 {
 	memset(v, 0, sizeof(*v));
+	*unknown_name = '\0';
 	int rc = bv_version_name_check(name);
 	if (rc)
 		return rc;
@@ -750,7 +761,9 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 			if (err == GIT_EAMBIGUOUS)
 				rc = bv_fail(BV_EINPUT, "'%s' is ambiguous in %s: give more hex digits of the commit",
 					     name, r->where);
-			else
+			else {
+				if (strlen(name) < sizeof(unknown_name))
+					strcpy(unknown_name, name);
 				rc = bv_fail(BV_EINPUT,
 					     "unknown version '%s': tried 'local', a release tag or VERSION number, "
 					     "and a git revision in %s%s%s%s",
@@ -759,6 +772,7 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 						     ? " (a shallow clone: history before its oldest commit is missing; "
 						       "git fetch --unshallow)"
 						     : "");
+			}
 			free(near);
 			bv_version_free(v);
 			return rc;

@@ -111,8 +111,11 @@ int bv_baseline_find(const char *root, const char *name, char **dir);
 /* Points <run_dir's parent>/latest at run_dir; a failure is a warning on
  * stderr (the run itself succeeded). */
 void bv_results_mark_latest(const char *run_dir);
-/* "latest", when no such path exists here, as ROOT/latest; any other
- * argument as it is.  A new string. */
-char *bv_results_named(const char *root, const char *arg);
+/* A results argument of compare or report --from in *path (a new string):
+ * "latest", when no such path exists here, as ROOT/latest, ROOT being
+ * root_opt (--results) or else bv_results_default(); any other argument as
+ * it is.  BV_EINPUT when ROOT/latest does not exist (no run has finished
+ * there yet), or bv_results_default's error; *path is then NULL. */
+int bv_results_resolve(const char *root_opt, const char *arg, char **path);
 
 #endif

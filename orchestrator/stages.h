@@ -84,6 +84,10 @@ void bv_repo_free(bv_repo *r);
 const char *bv_repo_kernel_dir(const bv_repo *r);
 const char *bv_repo_describe(const bv_repo *r);
 int bv_resolve(bv_repo *r, const char *name, bv_version *out);
+/* Whether the last bv_resolve failed because name is no version at all
+ * (not found by any rule; not ambiguous, not a failure to read): main.c's
+ * "did you mean the subcommand" hint asks this, not the message's text. */
+int bv_resolve_unknown(const char *name);
 /* A release in reach: what the number X.Y.Z resolves to, by the first rule
  * of bv_resolve that finds it (a tag, the release index, the history). */
 typedef struct bv_known_release {
@@ -402,10 +406,22 @@ void bv_table_filter(bv_table *t, const regex_t *re);
  * line still cover every row measured.  Adds a note saying how many rows
  * were left out. */
 void bv_table_only_changes(bv_table *t);
-/* Whether any version ran the row (rows nobody could run are folded). */
+/* Whether a cell with this status ran (ok, wrong result, crashed, timeout,
+ * out of memory, failed), as opposed to n/a, skipped, unfinished or a
+ * version that did not build: the one list merge, report and the exporters
+ * share (merge.c says why). */
+int bv_status_ran(const char *status);
+/* A cell only one side has, as every exporter and report say it: "new"
+ * when the candidate ran it ok and the baseline lacks it (n/a or skipped),
+ * "vanished" when the baseline ran it and the candidate lacks it (n/a);
+ * else NULL. */
+const char *bv_status_gap(const char *base, const char *cand);
+/* Whether any version ran the row (bv_status_ran; rows nobody could run,
+ * a build failure's included, are folded). */
 int bv_row_ran(const bv_row *r, size_t nversions);
-/* Geometric mean of version v's ratios over the rows of one bench group;
- * *n gets the number of cells behind it (0: no ratio, returns 0). */
+/* Geometric mean of version v's ratios over the rows of one bench group
+ * (bench NULL: over every row), hidden rows included; *n gets the number of
+ * cells behind it (0: no ratio, returns 0). */
 double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *n);
 /* The gate behind --fail-on-slower: any change whose verdict is slower
  * (inconclusive and unstable are not). */
@@ -430,6 +446,20 @@ int bv_export_html(const bv_table *t, FILE *out);
 int bv_colour_wanted(const char *when, FILE *out);
 /* The values --color takes, NULL-terminated. */
 extern const char *const bv_colour_values[];
+/* How a table is shown, the same for run and compare: --only-changes and
+ * --color. */
+typedef struct bv_view_opts {
+	int only_changes;
+	const char *colour; /* a bv_colour_values; bv_view_init: "auto" */
+} bv_view_opts;
+/* Lines in the table bv_view_table fills, its end included. */
+#define BV_VIEW_OPTIONS 3
+void bv_view_init(bv_view_opts *v);
+/* The two options as an options.h table pointing into v, in opts (room for
+ * BV_VIEW_OPTIONS), for a command's table to include (BV_INCLUDE). */
+void bv_view_table(bv_view_opts *v, struct bv_option *opts);
+/* Applies them to a merged table that format will write. */
+void bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t);
 /* "table|markdown|...": for help texts and error messages. */
 const char *bv_exporter_names(void);
 /* The formats' names, NULL-terminated: the values --format takes. */

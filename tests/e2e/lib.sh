@@ -48,4 +48,35 @@ open(p, "w").write(s)
 PY
 }
 
+# refused NAME PATTERN ARGS...: bench-versions ARGS exits 2 within
+# $refused_within seconds (default 30), saying PATTERN on stderr; the
+# stderr is left in $TMP/err, and shown when PATTERN is not in it.
+refused() {
+	local name=$1 pattern=$2
+	shift 2
+	timeout -k 2 "${refused_within:-30}" "$BV" "$@" > /dev/null 2> "$TMP/err"
+	local rc=$?
+	check "$name: exit 2 (exit $rc)" test $rc -eq 2
+	check "$name: says '$pattern'" contains "$TMP/err" "$pattern"
+	contains "$TMP/err" "$pattern" || sed 's/^/#   /' "$TMP/err"
+}
+
+# interrupted_run OUT ERR UNTIL CMD...: starts CMD in a process group of its
+# own (job control, as a terminal starts a job), stdout to OUT and stderr to
+# ERR; once `UNTIL ERR PID` returns (a command that waits until it is time
+# to interrupt; its status is left in $ready), sends SIGINT to the whole
+# group, as Ctrl-C does, and waits for CMD.  Returns CMD's exit status.
+interrupted_run() {
+	local out=$1 err=$2 until=$3
+	shift 3
+	set -m
+	"$@" > "$out" 2> "$err" &
+	local pid=$!
+	set +m
+	"$until" "$err" "$pid"
+	ready=$?
+	kill -INT -- -"$pid" 2> /dev/null
+	wait "$pid"
+}
+
 finish() { exit $((failures > 0)); }

@@ -10,16 +10,7 @@ make_fixture
 cell=(--benches unary --ops abs --backends scalar --sizes 1K)
 quick=(--quick --processes 6 --rounds 3 --budget 0.5)
 
-# refused NAME PATTERN ARGS...: exit 2, saying PATTERN on stderr.
-refused() {
-	local name=$1 pattern=$2
-	shift 2
-	timeout -k 2 30 "$BV" "$@" > /dev/null 2> "$TMP/err"
-	local rc=$?
-	check "$name: exit 2 (exit $rc)" test $rc -eq 2
-	check "$name: says '$pattern'" contains "$TMP/err" "$pattern"
-	contains "$TMP/err" "$pattern" || sed 's/^/#   /' "$TMP/err"
-}
+# refused NAME PATTERN ARGS...: exit 2, saying PATTERN on stderr (lib.sh).
 
 # ---- help SUBCOMMAND ---------------------------------------------------------
 for sub in run compare bisect; do
@@ -82,39 +73,38 @@ refused "bisect with only --good" "--bad, --bench, --op, --backend, --size are m
 check "dry run: 'measure: 1 cell x 1 version'" contains "$TMP/out" "^measure: 1 cell x 1 version, "
 
 # ---- the resume command is the program as invoked -------------------------------
-# interrupted_run OUT ARGS...: starts a run (its own process group, as from a
-# terminal), sends Ctrl-C's SIGINT once it measures, and waits for it.
-interrupted_run() {
-	local out=$1
-	shift
-	set -m
-	"$@" > "$out.out" 2> "$out" &
-	local pid=$!
-	set +m
+# measuring ERR PID: until the run says it measures (2 minutes at most), or
+# ends; then interrupted_run (lib.sh) sends Ctrl-C's SIGINT.
+measuring() {
 	for _ in $(seq 600); do
-		grep -q '^measure: ' "$out" 2> /dev/null && break
-		kill -0 "$pid" 2> /dev/null || break
+		grep -q '^measure: ' "$1" 2> /dev/null && return 0
+		kill -0 "$2" 2> /dev/null || return 1
 		sleep 0.2
 	done
-	kill -INT -- -"$pid" 2> /dev/null
-	wait "$pid"
+	return 1
 }
-interrupted_run "$TMP/int1" "$BV" main local "${cell[@]}" "${quick[@]}" --results "$TMP/r1"
+interrupted_run "$TMP/int1.out" "$TMP/int1" measuring "$BV" main local "${cell[@]}" "${quick[@]}" --results "$TMP/r1"
 dir=$(ls -d "$TMP"/r1/[0-9]*/ | head -1)
 dir=${dir%/}
 check "invoked by its path: the resume command names that path" contains "$TMP/int1" "^  $BV run main local .* --resume $dir\$"
 grep -q "resume" "$TMP/int1" || sed 's/^/#   /' "$TMP/int1"
 # Found on PATH (argv[0] without a slash): the name alone.
-interrupted_run "$TMP/int2" env PATH="$(dirname "$BV"):$PATH" bench-versions run main local "${cell[@]}" "${quick[@]}" \
+interrupted_run "$TMP/int2.out" "$TMP/int2" measuring env PATH="$(dirname "$BV"):$PATH" bench-versions run main local "${cell[@]}" "${quick[@]}" \
 	--results "$TMP/r2"
 check "invoked from PATH: the resume command is 'bench-versions run ...'" \
 	contains "$TMP/int2" "^  bench-versions run main local .* --resume $TMP/r2/"
 
 # The pasted command goes on, and one cell's geomean is "(1 cell)".
 cmd=$(sed -n 's/^  \(.* --resume .*\)$/\1/p' "$TMP/int1")
-bash -c "$cmd" > "$TMP/res.out" 2> "$TMP/res.err"
-rc=$?
-check "the printed resume command runs (exit $rc)" test $rc -eq 0
+# An empty one would "run" too (bash -c "" exits 0): there must be one.
+check "a resume command was printed" test -n "$cmd"
+if [ -n "$cmd" ]; then
+	bash -c "$cmd" > "$TMP/res.out" 2> "$TMP/res.err"
+	rc=$?
+else
+	rc=none
+fi
+check "the printed resume command runs (exit $rc)" test "$rc" = 0
 check "geomean over one cell: '(1 cell)'" contains "$TMP/res.out" "^geomean local/main over unary: [0-9.]+ \(1 cell\)$"
 
 # ---- bisect asked for a slowdown where there is a speed-up --------------------------

@@ -69,16 +69,12 @@ runners_gone() { # no bv-runner writing under $1 is left (10 s at most)
 }
 
 # ---- Ctrl-C while measuring, then --resume -----------------------------------
-# Job control gives the run its own process group, as a terminal does; the
-# signal goes to the whole group, as Ctrl-C's does.
-set -m
-"$BV" "${args[@]}" --results "$TMP/int" > "$TMP/int.out" 2> "$TMP/int.err" &
-pid=$!
-set +m
-check "SIGINT: the run reaches a finished cell" wait_finished "$TMP/int"
-kill -INT -- -"$pid"
-wait "$pid"
+# interrupted_run (lib.sh) gives the run its own process group, as a
+# terminal does; the signal goes to the whole group, as Ctrl-C's does.
+int_finished() { wait_finished "$TMP/int"; } # ERR PID: not needed
+interrupted_run "$TMP/int.out" "$TMP/int.err" int_finished "$BV" "${args[@]}" --results "$TMP/int"
 rc=$?
+check "SIGINT: the run reaches a finished cell" test "$ready" -eq 0
 dir=$(ls -d "$TMP"/int/[0-9]*/ | head -1)
 dir=${dir%/}
 check "SIGINT: exits 130" test $rc -eq 130

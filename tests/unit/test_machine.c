@@ -55,10 +55,37 @@ static void a_calibration_is_taken_again_when_stale_or_from_a_busy_machine(void 
 	cJSON_Delete(c);
 }
 
+/* An unknown load is stored as null, never as a quiet 0, and a calibration
+ * taken at one is not kept as a quiet one is once the load can be read. */
+static void an_unknown_load_is_null_not_quiet(void **state)
+{
+	(void)state;
+	time_t now = 1800000000;
+	cJSON *c = calibration(19, -1, -1);
+	bv_calibration_stamp(c, now - 3600, -1, 2);
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, "load_average");
+	assert_true(cJSON_IsNull(l));
+	char why[256] = "";
+	assert_int_equal(bv_calibration_stale(c, now, 0.3, 2, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "does not say at what load"));
+	/* Still unknown now: measuring again would not know better. */
+	assert_int_equal(bv_calibration_stale(c, now, -1, 2, why, sizeof(why)), 0);
+	cJSON_Delete(c);
+	/* A known load is a number, to the hundredth. */
+	c = calibration(19, -1, -1);
+	bv_calibration_stamp(c, now - 3600, 0.456, 2);
+	l = cJSON_GetObjectItemCaseSensitive(c, "load_average");
+	assert_true(cJSON_IsNumber(l));
+	assert_true(l->valuedouble > 0.455 && l->valuedouble < 0.465);
+	assert_int_equal(bv_calibration_stale(c, now, 0.3, 2, why, sizeof(why)), 0);
+	cJSON_Delete(c);
+}
+
 int test_machine(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_calibration_is_taken_again_when_stale_or_from_a_busy_machine),
+		cmocka_unit_test(an_unknown_load_is_null_not_quiet),
 	};
 	return cmocka_run_group_tests_name("machine", tests, NULL, NULL);
 }
