@@ -39,7 +39,15 @@ _bench_versions() {
 	--results | --resume | --budgets | --output | --token-file | --from)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
-	--good | --bad | --baseline | --candidate)
+	--baseline)
+		# compare's --baseline is a saved baseline's name; report's a version
+		if [ "$sub" = compare ]; then
+			COMPREPLY=($(compgen -W "$("$bv" list baselines 2>/dev/null | cut -f1)" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$(_bench_versions_versions "$bv")" -- "$cur"))
+		fi
+		return 0 ;;
+	--good | --bad | --candidate)
 		COMPREPLY=($(compgen -W "$(_bench_versions_versions "$bv")" -- "$cur"))
 		return 0 ;;
 	--format)
@@ -63,7 +71,7 @@ _bench_versions() {
 	fi
 	case $sub in
 	run | compat) COMPREPLY=($(compgen -W "$(_bench_versions_versions "$bv")" -- "$cur")) ;;
-	list) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "benches backends versions" -- "$cur")) ;;
+	list) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "benches backends versions baselines" -- "$cur")) ;;
 	cache) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "show trim" -- "$cur")) ;;
 	compare | share | report) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac

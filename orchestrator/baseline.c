@@ -190,6 +190,26 @@ int bv_baseline_save(const char *run_dir, const char *name, char **saved)
 
 static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+void bv_baseline_names(const char *root, bv_strv *names)
+{
+	char *bases = bv_asprintf("%s/baselines", root);
+	DIR *d = opendir(bases);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		/* What bv_baseline_save makes: a valid name, a directory (its
+		 * temporaries start with '.') */
+		char *p = bv_asprintf("%s/%s", bases, de->d_name);
+		if (de->d_name[0] != '.' && strlen(de->d_name) <= 64 && bv_is_dir(p))
+			bv_strv_push(names, de->d_name);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	if (names->n)
+		qsort(names->v, names->n, sizeof(char *), str_cmp);
+	free(bases);
+}
+
 int bv_baseline_find(const char *root, const char *name, char **dir)
 {
 	*dir = NULL;
@@ -206,19 +226,8 @@ int bv_baseline_find(const char *root, const char *name, char **dir)
 	free(path);
 	/* Say which names there are: a typo is then one look away. */
 	bv_strv names = BV_STRV_INIT;
-	DIR *d = opendir(bases);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		char *p = bv_asprintf("%s/%s", bases, de->d_name);
-		if (de->d_name[0] != '.' && bv_is_dir(p))
-			bv_strv_push(&names, de->d_name);
-		free(p);
-	}
-	if (d)
-		closedir(d);
+	bv_baseline_names(root, &names);
 	bv_buf list = BV_BUF_INIT;
-	if (names.n)
-		qsort(names.v, names.n, sizeof(char *), str_cmp);
 	for (size_t i = 0; i < names.n; i++)
 		bv_buf_printf(&list, "%s%s", i ? ", " : "", names.v[i]);
 	rc = bv_fail(BV_EINPUT, "no baseline '%s' in %s (%s%s)", name, bases,

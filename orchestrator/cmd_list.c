@@ -1,4 +1,4 @@
-/* cmd_list.c - bench-versions list benches|backends|versions. */
+/* cmd_list.c - bench-versions list benches|backends|versions|baselines. */
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,24 +7,75 @@
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
+#include "locate.h"
 #include "options.h"
+#include "results.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out, "usage: bench-versions list benches|backends|versions\n\n"
+	fprintf(out, "usage: bench-versions list benches|backends|versions|baselines [--results DIR]\n\n"
 		     "  benches    groups with their ops, default sizes and backends\n"
 		     "  backends   every backend a bench can run on\n"
 		     "  versions   what resolves: local, every release in reach (X.Y.Z, also written\n"
 		     "             vX.Y.Z: from a tag, the release index or the first commit whose\n"
-		     "             kernels/VERSION reads it), and the repository's branches and tags\n\n");
+		     "             kernels/VERSION reads it), and the repository's branches and tags\n"
+		     "  baselines  the names saved with run --save-baseline, for compare --baseline,\n"
+		     "             each with the versions its logs hold\n\n");
 	bv_options_help(opts, out);
 	fprintf(out, "\nexit codes: 0 success, 2 usage error, KERNEL_DIR does not exist or a bad release index\n");
 }
 
+/* One line per saved baseline: its name, then the labels of the logs it
+ * holds (what compare --baseline NAME compares against). */
+static int list_baselines(const char *results)
+{
+	char *root = results ? bv_strdup(results) : NULL;
+	int rc = root ? 0 : bv_results_default(&root);
+	if (rc) {
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		return bv_exit_code(rc);
+	}
+	bv_strv names = BV_STRV_INIT;
+	bv_baseline_names(root, &names);
+	for (size_t i = 0; i < names.n; i++) {
+		char *dir = bv_asprintf("%s/baselines/%s", root, names.v[i]);
+		char **paths = NULL;
+		size_t n = 0, nv = 0;
+		printf("%s\t(", names.v[i]);
+		if (bv_run_dir_logs(dir, &paths, &n, &nv) == 0) {
+			for (size_t k = 0; k < n; k++) {
+				const char *base = strrchr(paths[k], '/');
+				base = base ? base + 1 : paths[k];
+				size_t len = strlen(base);
+				if (len > 5 && !strcmp(base + len - 5, ".json"))
+					len -= 5;
+				char *label = bv_asprintf("%.*s", (int)len, base);
+				char *safe = bv_escape(label);
+				printf("%s%s", k ? ", " : "", safe);
+				free(safe), free(label), free(paths[k]);
+			}
+			free(paths);
+		} else
+			printf("no logs: %s", bv_error_last());
+		printf(")\n");
+		free(dir);
+	}
+	if (!names.n)
+		fprintf(stderr, "no baselines saved in %s/baselines yet; save one with: bench-versions run VERSION... "
+				"--save-baseline NAME\n", root);
+	bv_strv_free(&names);
+	free(root);
+	return 0;
+}
+
 int bv_cmd_list(int argc, char **argv)
 {
-	const bv_option opts[] = {BV_END}; /* none but --help */
+	const char *results = NULL;
+	const bv_option opts[] = {
+	    BV_STRING("--results", &results, "DIR", "where runs are, for baselines (default as for run)"),
+	    BV_END,
+	};
 	char **args = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t nargs = 0;
 	int prc = bv_options_parse(opts, argc, argv, args, &nargs);
@@ -120,6 +171,8 @@ int bv_cmd_list(int argc, char **argv)
 		bv_repo_free(repo);
 		return 0;
 	}
+	if (!strcmp(what, "baselines"))
+		return list_baselines(results);
 	usage(stderr, opts);
 	return BV_EXIT_USAGE;
 }

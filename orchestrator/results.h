@@ -17,6 +17,8 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "common.h"
+
 #define BV_RESULTS_SCHEMA "bench-versions-results"
 /* What measure.c writes; readers take every 1.x (minor versions only add). */
 #define BV_RESULTS_MAJOR 1
@@ -108,6 +110,9 @@ int bv_baseline_save(const char *run_dir, const char *name, char **saved);
 /* ROOT/baselines/NAME in *dir (the caller frees), or BV_EINPUT naming the
  * saved baselines. */
 int bv_baseline_find(const char *root, const char *name, char **dir);
+/* The names saved under ROOT/baselines, sorted, appended to *names (none
+ * when there is no such directory). */
+void bv_baseline_names(const char *root, bv_strv *names);
 /* Points <run_dir's parent>/latest at run_dir; a failure is a warning on
  * stderr (the run itself succeeded). */
 void bv_results_mark_latest(const char *run_dir);

@@ -36,7 +36,8 @@ check "'version' does the same" test "$rc" = 0 -a -n "$(echo "$out" | grep -E '^
 # so the repository is found from below, as git finds it.
 git clone -q "$FIX" "$TMP/clone"
 cd "$TMP/clone/kernels/src"
-"$IBV" 0.1.0 0.1.1 --quick --ops abs --backends scalar --sizes 1K --budget 1 >"$TMP/run.out" 2>"$TMP/run.err"
+"$IBV" 0.1.0 0.1.1 --quick --ops abs --backends scalar --sizes 1K --budget 1 --save-baseline nightly \
+	>"$TMP/run.out" 2>"$TMP/run.err"
 rc=$?
 check "installed, inside a clone, no KERNEL_DIR: 0.1.0 against 0.1.1 compares (exit $rc)" test "$rc" = 0
 [ "$rc" = 0 ] || sed 's/^/# /' "$TMP/run.err" | tail -5
@@ -49,6 +50,8 @@ check "the run says where its results are" contains "$TMP/run.err" "results: $TM
 check "nothing written under PREFIX/share" test ! -e "$P/share/bench-versions/results"
 check "the clone's git status stays clean (.bench-versions ignores itself)" \
 	test -z "$(git -C "$TMP/clone" status --porcelain)"
+"$IBV" list baselines >"$TMP/list.out" 2>&1
+check "list baselines names the saved one with its versions" contains "$TMP/list.out" $'^nightly\t\\(0\\.1\\.0, 0\\.1\\.1\\)$'
 # list works from the clone too, naming the clone as the repository.
 "$IBV" list versions >"$TMP/list.out" 2>&1
 check "list versions from inside the clone names the clone" contains "$TMP/list.out" "^repository: $TMP/clone, library in kernels"
@@ -139,6 +142,10 @@ out=$(complete_words bench-versions run 0.1)
 check "completion offers the clone's release names ($(echo $out))" test "$(echo $out)" = "0.1.0 0.1.1"
 out=$(complete_words bench-versions report --baseline "")
 check "completion offers versions after --baseline" test -n "$(echo "$out" | grep -x 0.1.0)" -a -n "$(echo "$out" | grep -x main)"
+out=$(complete_words bench-versions compare --baseline "")
+check "completion offers saved baselines after compare --baseline ($(echo $out))" test "$(echo $out)" = nightly
+out=$(complete_words bench-versions list "")
+check "completion offers what list lists" test -n "$(echo "$out" | grep -x baselines)"
 zcomp="$P/share/zsh/site-functions/_bench-versions"
 check "zsh completion installed" test -s "$zcomp"
 if command -v zsh >/dev/null 2>&1; then
@@ -157,6 +164,8 @@ if command -v zsh >/dev/null 2>&1; then
 	check "zsh completion offers run's options (--qu: --quick)" test "$out" = --quick
 	out=$(zcomplete bench-versions run 0.1)
 	check "zsh completion offers the clone's release names ($(echo $out))" test "$(echo $out)" = "0.1.0 0.1.1"
+	out=$(zcomplete bench-versions compare --baseline "")
+	check "zsh completion offers saved baselines after compare --baseline ($(echo $out))" test "$(echo $out)" = nightly
 else
 	skip "zsh completion parses (zsh -n)" "zsh is not installed"
 	skip "zsh completion offers subcommands, options and release names" "zsh is not installed"
