@@ -42,16 +42,6 @@ static void change_cell(FILE *out, const bv_table *t, const bv_row *r, size_t i)
 	md(out, q);
 }
 
-static const char *fold_reason(const bv_row *r)
-{
-	return r->results[0].reason ? r->results[0].reason : r->results[0].status;
-}
-
-static int same_fold(const bv_row *a, const bv_row *b)
-{
-	return !strcmp(a->backend, b->backend) && !strcmp(fold_reason(a), fold_reason(b));
-}
-
 int bv_export_markdown(const bv_table *t, FILE *out)
 {
 	size_t nv = t->nversions;
@@ -113,20 +103,14 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		}
 	/* Rows nobody could run, folded as in the text table: one line per
 	 * backend and reason. */
-	for (size_t k = 0; k < t->nrows; k++) {
-		const bv_row *r = &t->rows[k];
-		if (bv_row_ran(r, nv) || r->hidden)
-			continue;
-		size_t count = 0, seen = 0;
-		for (size_t j = 0; j < t->nrows; j++)
-			if (!bv_row_ran(&t->rows[j], nv) && same_fold(&t->rows[j], r))
-				count++, seen += j < k;
-		if (seen)
-			continue;
-		fprintf(out, "- not run: %zu ", count), md(out, r->backend);
-		fprintf(out, " cell%s on every version: ", count == 1 ? "" : "s");
-		md(out, r->results[0].status), fputs(": ", out), md(out, fold_reason(r)), fputc('\n', out);
+	bv_fold *folds;
+	size_t nfolds = bv_table_folds(t, &folds);
+	for (size_t i = 0; i < nfolds; i++) {
+		fprintf(out, "- not run: %zu ", folds[i].count), md(out, folds[i].backend);
+		fprintf(out, " cell%s on every version: ", folds[i].count == 1 ? "" : "s");
+		md(out, folds[i].text), fputc('\n', out);
 	}
+	bv_table_folds_free(folds, nfolds);
 	for (size_t i = 0; i < t->nnotes; i++)
 		fputs("- **note:** ", out), md(out, t->notes[i]), fputc('\n', out);
 	if (t->method)

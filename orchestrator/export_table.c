@@ -16,17 +16,6 @@
 static int row_empty(const bv_row *r, size_t nv) { return !bv_row_ran(r, nv); }
 
 /* Why a row was not run, as the baseline reports it. */
-static const char *fold_reason(const bv_row *r)
-{
-	return r->results[0].reason ? r->results[0].reason : r->results[0].status;
-}
-
-/* Folded rows share a line when backend and reason agree. */
-static int same_fold(const bv_row *a, const bv_row *b)
-{
-	return !strcmp(a->backend, b->backend) && !strcmp(fold_reason(a), fold_reason(b));
-}
-
 typedef struct grid {
 	char ***cells; /* [row][col] */
 	const char **paint; /* [row * cols + col]: an SGR colour, or NULL */
@@ -150,22 +139,13 @@ int bv_export_table(const bv_table *t, FILE *out)
 			group = k < t->nrows ? t->rows[k].bench : NULL;
 		}
 	}
-	/* Folded rows: one line per distinct backend and reason. */
-	for (size_t k = 0; k < t->nrows; k++) {
-		const bv_row *row = &t->rows[k];
-		if (!row_empty(row, nv) || row->hidden)
-			continue;
-		int seen = 0;
-		for (size_t j = 0; j < k && !seen; j++)
-			seen = row_empty(&t->rows[j], nv) && same_fold(&t->rows[j], row);
-		if (seen)
-			continue;
-		size_t count = 0;
-		for (size_t j = k; j < t->nrows; j++)
-			count += row_empty(&t->rows[j], nv) && same_fold(&t->rows[j], row);
-		fprintf(out, "not run: %zu %s cell%s on every version: %s: %s\n", count, row->backend,
-			count == 1 ? "" : "s", row->results[0].status, fold_reason(row));
-	}
+	/* Folded rows: one line per distinct backend and reason (merge.c). */
+	bv_fold *folds;
+	size_t nfolds = bv_table_folds(t, &folds);
+	for (size_t i = 0; i < nfolds; i++)
+		fprintf(out, "not run: %zu %s cell%s on every version: %s\n", folds[i].count, folds[i].backend,
+			folds[i].count == 1 ? "" : "s", folds[i].text);
+	bv_table_folds_free(folds, nfolds);
 	for (size_t i = 0; i < t->nnotes; i++)
 		fprintf(out, "note: %s\n", t->notes[i]);
 	if (t->method)

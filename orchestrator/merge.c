@@ -615,6 +615,76 @@ int bv_row_ran(const bv_row *r, size_t nversions)
 	return 0;
 }
 
+/* "status: reason" of version i of row r (the status alone without one). */
+static char *fold_part(const bv_row *r, size_t i)
+{
+	const bv_result *x = &r->results[i];
+	return x->reason ? bv_asprintf("%s: %s", x->status, x->reason) : bv_strdup(x->status);
+}
+
+/* What a folded row says: one "status: reason" when every version agrees;
+ * when they differ (an old release's own cuda message beside a new one's),
+ * each distinct one after the versions that gave it, in column order, so
+ * no version's reason stands for another's. */
+static char *fold_text(const bv_table *t, const bv_row *r)
+{
+	size_t nv = t->nversions;
+	char **part = bv_xcalloc(nv + 1, sizeof(char *));
+	int same = 1;
+	for (size_t i = 0; i < nv; i++)
+		part[i] = fold_part(r, i), same = same && !strcmp(part[i], part[0]);
+	bv_buf b = BV_BUF_INIT;
+	if (same)
+		bv_buf_puts(&b, part[0]);
+	for (size_t i = 0; i < nv && !same; i++) {
+		int before = 0;
+		for (size_t j = 0; j < i && !before; j++)
+			before = !strcmp(part[j], part[i]);
+		if (before)
+			continue;
+		bv_buf_printf(&b, "%s%s", b.len ? "; " : "", t->labels[i]);
+		for (size_t j = i + 1; j < nv; j++)
+			if (!strcmp(part[j], part[i]))
+				bv_buf_printf(&b, ", %s", t->labels[j]);
+		bv_buf_printf(&b, ": %s", part[i]);
+	}
+	for (size_t i = 0; i < nv; i++)
+		free(part[i]);
+	free(part);
+	return b.s ? b.s : bv_strdup("");
+}
+
+size_t bv_table_folds(const bv_table *t, bv_fold **out)
+{
+	bv_fold *f = NULL;
+	size_t n = 0;
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *r = &t->rows[k];
+		if (bv_row_ran(r, t->nversions) || r->hidden)
+			continue;
+		char *text = fold_text(t, r);
+		size_t j = 0;
+		while (j < n && (strcmp(f[j].backend, r->backend) || strcmp(f[j].text, text)))
+			j++;
+		if (j < n) {
+			f[j].count++;
+			free(text);
+			continue;
+		}
+		f = bv_xrealloc(f, (n + 1) * sizeof(*f));
+		f[n++] = (bv_fold){r->backend, text, 1};
+	}
+	*out = f;
+	return n;
+}
+
+void bv_table_folds_free(bv_fold *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(f[i].text);
+	free(f);
+}
+
 double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *n)
 {
 	double logsum = 0;

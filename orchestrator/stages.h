@@ -419,6 +419,17 @@ const char *bv_status_gap(const char *base, const char *cand);
 /* Whether any version ran the row (bv_status_ran; rows nobody could run,
  * a build failure's included, are folded). */
 int bv_row_ran(const bv_row *r, size_t nversions);
+/* Rows nobody ran (and not hidden), folded: one per backend and text, in
+ * the order first met; text is "status: reason", or, when the versions'
+ * differ, each with the labels that gave it ("0.1.0: skipped: A; main:
+ * skipped: B").  backend points into the table. */
+typedef struct bv_fold {
+	const char *backend;
+	char *text;
+	size_t count;
+} bv_fold;
+size_t bv_table_folds(const bv_table *t, bv_fold **out);
+void bv_table_folds_free(bv_fold *f, size_t n);
 /* Geometric mean of version v's ratios over the rows of one bench group
  * (bench NULL: over every row), hidden rows included; *n gets the number of
  * cells behind it (0: no ratio, returns 0). */

@@ -346,6 +346,36 @@ static void format_names_list_every_exporter(void **state)
 	assert_null(bv_exporter_find("xml"));
 }
 
+static void folded_rows_name_each_versions_reason_when_they_differ(void **state)
+{
+	(void)state;
+	char *labels[] = {"0.1.0", "main", "local"};
+	char old[] = "cuda: driver version is insufficient", gpu[] = "cuda: no GPU";
+	bv_result differ[3] = {{.status = "skipped", .reason = old},
+			       {.status = "skipped", .reason = gpu},
+			       {.status = "skipped", .reason = gpu}};
+	bv_result na[3] = {{.status = "n/a"}, {.status = "n/a"}, {.status = "n/a"}};
+	bv_result ran[3] = {{.status = "n/a"}, {.status = "ok"}, {.status = "crashed"}};
+	bv_row rows[] = {{.backend = "cuda", .results = differ}, {.backend = "blas", .results = na},
+			 {.backend = "cuda", .results = differ}, {.backend = "simd", .results = ran}};
+	bv_table t = {.nversions = 3, .labels = labels, .rows = rows, .nrows = 4};
+	bv_fold *f;
+	size_t n = bv_table_folds(&t, &f);
+	assert_int_equal(n, 2); /* the simd row ran on main (and crashed on local) */
+	assert_string_equal(f[0].backend, "cuda");
+	assert_int_equal(f[0].count, 2);
+	assert_string_equal(f[0].text, "0.1.0: skipped: cuda: driver version is insufficient; "
+				       "main, local: skipped: cuda: no GPU");
+	assert_string_equal(f[1].backend, "blas");
+	assert_int_equal(f[1].count, 1);
+	assert_string_equal(f[1].text, "n/a"); /* agreed: said once, no labels */
+	bv_table_folds_free(f, n);
+	rows[2].hidden = 1; /* --only-changes leaves it out */
+	n = bv_table_folds(&t, &f);
+	assert_int_equal(f[0].count, 1);
+	bv_table_folds_free(f, n);
+}
+
 int test_merge(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +391,7 @@ int test_merge(void)
 	    cmocka_unit_test(filter_matches_bench_op_backend_and_size),
 	    cmocka_unit_test(exporters_neutralise_hostile_labels),
 	    cmocka_unit_test(format_names_list_every_exporter),
+	    cmocka_unit_test(folded_rows_name_each_versions_reason_when_they_differ),
 	};
 	return cmocka_run_group_tests_name("merge and export", tests, NULL, NULL);
 }
