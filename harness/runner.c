@@ -22,7 +22,7 @@
  *
  *   bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]
  *             [--pin CPU] [--only I,J,..] [--checked I,J,..] [--drop I:LABEL]...
- *             [--cell-ms MS] [--threads N] [--memory-limit BYTES]
+ *             [--cell-ms MS] [--threads N] [--memory-limit BYTES] [--probe-fd FD]
  *             [--benches L] [--ops L] [--backends L] [--sizes L]
  *             LABEL=PLUGIN.so ...
  *   bv-runner --calibrate --out FILE
@@ -123,7 +123,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]\n"
 			"                 [--pin CPU] [--only I,J] [--checked I,J] [--drop I:LABEL]\n"
-			"                 [--cell-ms MS] [--threads N] [--memory-limit BYTES]\n"
+			"                 [--cell-ms MS] [--threads N] [--memory-limit BYTES] [--probe-fd FD]\n"
 			"                 [--benches L] [--ops L]\n"
 			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
 			"       bv-runner --calibrate --out FILE\n");
@@ -927,6 +927,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	int nv = 0, ndrops = 0;
+	int probe_fd = -1; /* --probe-fd: the run's probe file (trust.h) */
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -953,6 +954,13 @@ int main(int argc, char **argv)
 			set.cell_ns = atof(val) * 1e6, i++;
 		else if (strcmp(a, "--threads") == 0 && val)
 			set.threads = atoi(val), i++;
+		else if (strcmp(a, "--probe-fd") == 0 && val) {
+			char *end;
+			long fd = strtol(val, &end, 10);
+			if (end == val || *end || fd < 3 || fd > 1 << 20)
+				usage();
+			probe_fd = (int)fd, i++;
+		}
 		else if (strcmp(a, "--memory-limit") == 0 && val) {
 			char *end;
 			errno = 0;
@@ -1064,7 +1072,9 @@ int main(int argc, char **argv)
 	 * here, not in the first cell's probe.  Without the memory the state
 	 * still has the load, and NAN (null) rates. */
 	bv_probe probe = {0};
-	bv_probe_init(&probe);
+	bv_probe_init(&probe, probe_fd);
+	if (probe_fd >= 0)
+		close(probe_fd); /* mapped; the cells' children need no descriptor */
 	cJSON *arr = cJSON_AddArrayToObject(doc, "cells");
 	for (long i = 0; i < ncells; i++)
 		if (listed(only, i, 1))

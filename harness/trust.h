@@ -68,6 +68,7 @@ typedef struct bv_probe {
 	float *buf[4]; /* 16 MiB each, allocated once per process */
 	size_t n;      /* floats in each */
 	unsigned next; /* probes taken: which buffer is read next */
+	int mapped;    /* the buffers are one mapping of a probe file */
 } bv_probe;
 
 typedef struct bv_state {
@@ -77,9 +78,13 @@ typedef struct bv_state {
 	double compute_ns; /* ns per step of a dependent multiply-add chain */
 } bv_state;
 
-/* Allocates the probe's buffers (mapped shared: fork leaves them writable); -1 if
- * memory is short, and then bv_state_take reports NAN rates. */
-int bv_probe_init(bv_probe *p);
+/* The probe's buffers: a mapping of fd, a memory file of at least
+ * bv_probe_file_bytes() kept by the caller's caller for a whole run, or
+ * with fd < 0 (or one not fit for it) buffers of its own (mapped shared:
+ * fork leaves them writable); -1 if memory is short, and then
+ * bv_state_take reports NAN rates. */
+int bv_probe_init(bv_probe *p, int fd);
+size_t bv_probe_file_bytes(void);
 void bv_probe_free(bv_probe *p);
 void bv_state_take(bv_probe *p, bv_state *s);
 

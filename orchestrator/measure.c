@@ -31,11 +31,13 @@
  * process has its own level) and the logs say which mode produced a number.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +51,7 @@
 #include "results.h"
 #include "stages.h"
 #include "stats.h"
+#include "trust.h"
 
 /* The machine's state around one process's timing of a cell, as the runner
  * reported it: [0] before, [1] after; NAN where it said nothing. */
@@ -103,6 +106,7 @@ typedef struct session {
 	char *created;    /* the run's first start */
 	cJSON *resumed;   /* when it was resumed, UTC */
 	size_t nwritten;  /* finished cells in the logs last written */
+	int probe_fd;     /* the runners' probe buffers, one memory file for the run; -1 if none */
 } session;
 
 static cJSON *version_block(const bv_version *v, const char *simd_isa)
@@ -169,6 +173,10 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	bv_strv_pushf(&argv, "%llu", o->seed * 1000003ull + (unsigned long long)index + 1);
 	bv_strv_push(&argv, "--rounds");
 	bv_strv_pushf(&argv, "%d", o->rounds);
+	if (s->probe_fd >= 0) {
+		bv_strv_push(&argv, "--probe-fd");
+		bv_strv_pushf(&argv, "%d", s->probe_fd);
+	}
 	bv_strv_push(&argv, "--sample-us");
 	bv_strv_pushf(&argv, "%g", o->sample_us);
 	bv_strv_push(&argv, "--timeout");
@@ -234,7 +242,13 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	 * dies (a kernel's setsid()'d process, the runner ended by Ctrl-C
 	 * before its cell's end) comes to us and is ended here, not by init. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* The probe file crosses this exec only: close-on-exec again at once,
+	 * so no build, git or recipe child inherits it. */
+	if (s->probe_fd >= 0)
+		fcntl(s->probe_fd, F_SETFD, 0);
 	int status = bv_run_tail(argv.v, log, 1500, &tail, BV_ENV_RUNNER);
+	if (s->probe_fd >= 0)
+		fcntl(s->probe_fd, F_SETFD, FD_CLOEXEC);
 	bv_kill_children();
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	bv_strv_free(&argv);
@@ -873,6 +887,9 @@ static cJSON *method_block(const session *s)
 
 static void session_free(session *s)
 {
+	if (s->probe_fd >= 0)
+		close(s->probe_fd);
+	s->probe_fd = -1;
 	for (size_t c = 0; c < s->ncells; c++) {
 		cstate *cs = &s->cells[c];
 		for (size_t i = 0; i < s->n; i++) {
@@ -1256,12 +1273,26 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 {
 	*logs = NULL;
 	session s = {.vs = vs, .n = n, .o = o, .max_trials = o->max_processes,
-		     .raw = bv_asprintf("%s/raw", results_dir), .dir = results_dir};
+		     .raw = bv_asprintf("%s/raw", results_dir), .dir = results_dir, .probe_fd = -1};
 	s.created = bv_strdup("");
 	s.resumed = cJSON_CreateArray();
 	s.layout = bv_xcalloc(n + 1, sizeof(int));
 	s.simd_isa = bv_xcalloc(n + 1, sizeof(char *));
 	s.layout_rng = o->seed ^ 0xd1b54a32d192ed03ull;
+	/* One memory file for every runner's bandwidth probe (trust.h): its
+	 * pages are made once, not in each process's start.  Without it each
+	 * runner makes its own, as before. */
+	s.probe_fd = memfd_create("bench-versions-probe", MFD_CLOEXEC);
+	if (s.probe_fd >= 0 && s.probe_fd < 3) {
+		/* started with stdin or stdout closed: the runner's 0-2 are its own */
+		int high = fcntl(s.probe_fd, F_DUPFD_CLOEXEC, 3);
+		close(s.probe_fd);
+		s.probe_fd = high;
+	}
+	if (s.probe_fd >= 0 && ftruncate(s.probe_fd, (off_t)bv_probe_file_bytes()) != 0) {
+		close(s.probe_fd);
+		s.probe_fd = -1;
+	}
 	shuffle_state = o->seed ^ 0x9e3779b97f4a7c15ull;
 	bv_cell *defs = NULL;
 	char err[256];

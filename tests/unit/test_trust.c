@@ -2,6 +2,8 @@
  * line it reads, and the probes' shape (harness/trust.h).  No timing: the
  * takes are made up, the probes only checked for sane, finite output. */
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "trust.h"
 #include "tests.h"
@@ -137,7 +139,7 @@ static void probes_report_finite_rates(void **state)
 	(void)state;
 	bv_probe p = {0};
 	bv_state s;
-	assert_int_equal(bv_probe_init(&p), 0);
+	assert_int_equal(bv_probe_init(&p, -1), 0);
 	bv_state_take(&p, &s);
 	assert_true(isfinite(s.gbps) && s.gbps > 0);
 	assert_true(isfinite(s.compute_ns) && s.compute_ns > 0);
@@ -149,6 +151,34 @@ static void probes_report_finite_rates(void **state)
 	bv_state_take(&p, &s);
 	assert_true(isnan(s.gbps));
 	assert_true(isfinite(s.compute_ns) && s.compute_ns > 0);
+}
+
+static void probes_map_a_run_wide_probe_file(void **state)
+{
+	(void)state;
+	int fd = memfd_create("probe-test", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)bv_probe_file_bytes()), 0);
+	bv_probe p;
+	bv_state s;
+	assert_int_equal(bv_probe_init(&p, fd), 0);
+	assert_true(p.mapped);
+	bv_state_take(&p, &s);
+	bv_state_take(&p, &s); /* buffers 1 and 0: every one of them is usable */
+	assert_true(isfinite(s.gbps) && s.gbps > 0);
+	bv_probe_free(&p);
+	assert_null(p.buf[0]);
+	/* A file too small for the buffers (or no file): buffers of its own. */
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	assert_int_equal(bv_probe_init(&p, fd), 0);
+	assert_false(p.mapped);
+	bv_state_take(&p, &s);
+	assert_true(isfinite(s.gbps) && s.gbps > 0);
+	bv_probe_free(&p);
+	close(fd);
+	assert_int_equal(bv_probe_init(&p, fd), 0); /* closed: not a file at all */
+	assert_false(p.mapped);
+	bv_probe_free(&p);
 }
 
 int test_trust(void)
@@ -163,6 +193,7 @@ int test_trust(void)
 		cmocka_unit_test(long_calls_time_as_long_as_they_prepared),
 		cmocka_unit_test(loadavg_lines_parse),
 		cmocka_unit_test(probes_report_finite_rates),
+		cmocka_unit_test(probes_map_a_run_wide_probe_file),
 	};
 	return cmocka_run_group_tests_name("trust", tests, NULL, NULL);
 }
