@@ -47,6 +47,7 @@ static double ref_min(double a, double b) { return a < b ? a : b; }
 #define OP_REDUCE(name, kind, kn, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops},
 #define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops},
 #define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2},
+#define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops},
 
 static const bv_op_def unary_ops[] = {
 #define BV_TABLE_UNARY
@@ -73,6 +74,11 @@ static const bv_op_def matmul_ops[] = {
 #include "ops_table.h"
 };
 
+static const bv_op_def norm_ops[] = {
+#define BV_TABLE_NORM
+#include "ops_table.h"
+};
+
 #define SHAPE2(a, b) (((size_t)2 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | 1u)
 #define SHAPE3(a, b, c) (((size_t)3 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | (size_t)(c))
 
@@ -83,6 +89,8 @@ static const char *const blas_backends[] = {"scalar", "simd", "blas", "cuda", NU
 static const char *const matmul_backends[] = {"simd", "blas", "cuda", NULL};
 static const size_t elementwise_sizes[] = {1024, 65536, 1u << 20, 1u << 24, 0};
 static const size_t softmax_sizes[] = {SHAPE2(64, 1024), SHAPE2(1024, 1024), SHAPE2(1024, 4096), 0};
+/* The norms' rows x cols: tokens x hidden, as softmax's. */
+static const size_t norm_sizes[] = {SHAPE2(64, 1024), SHAPE2(1024, 1024), SHAPE2(1024, 4096), 0};
 /* Square 64..1024, transformer-like rectangles (tokens x hidden x hidden,
  * and the 4x MLP widening), and gemv's M x N. */
 static const size_t matmul_sizes[] = {
@@ -97,6 +105,7 @@ static const bv_bench registry[] = {
 	{"reduce", reduce_ops, COUNT(reduce_ops), blas_backends, elementwise_sizes},
 	{"softmax", softmax_ops, COUNT(softmax_ops), elementwise_backends, softmax_sizes},
 	{"matmul", matmul_ops, COUNT(matmul_ops), matmul_backends, matmul_sizes},
+	{"norm", norm_ops, COUNT(norm_ops), elementwise_backends, norm_sizes},
 };
 
 const bv_bench *bv_bench_all(size_t *count)
@@ -358,7 +367,7 @@ static void parse_sizes(const char *list, size_t *out, size_t max)
 
 static int op_dims(const bv_op_def *op)
 {
-	return op->kind == BV_K_GEMM ? 3 : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV ? 2 : 1;
+	return op->kind == BV_K_GEMM ? 3 : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV || op->kind == BV_K_NORM ? 2 : 1;
 }
 
 void bv_sizes_hint(const bv_selection *sel, char *buf, size_t len)
@@ -510,6 +519,8 @@ void bv_cell_layout(const bv_cell *c, bv_layout *l)
 	case BV_K_ROWS: l->nx = l->ny = d[0] * d[1]; break;
 	case BV_K_GEMM: l->nx = d[0] * d[2], l->nx2 = d[2] * d[1], l->ny = d[0] * d[1]; break;
 	case BV_K_GEMV: l->nx = d[0] * d[1], l->nx2 = d[1], l->ny = d[0]; break;
+	/* the gain per column, then layernorm's bias */
+	case BV_K_NORM: l->nx = l->ny = d[0] * d[1], l->nx2 = (strcmp(c->op->name, "rmsnorm") ? 2 : 1) * d[1]; break;
 	}
 }
 
@@ -525,7 +536,15 @@ void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
 	bv_layout l;
 	bv_cell_layout(c, &l);
 	bv_input_fill(c->op, x, l.nx);
-	if (x2 && l.nx2) {
+	if (x2 && l.nx2 && c->op->kind == BV_K_NORM) {
+		/* Gains in [0.5, 1.5] and biases in [-1, 1], as trained ones
+		 * look: the op's [lo, hi] is for x. */
+		uint64_t seed = name_seed(c->op->name) ^ 0x5851f42d4c957f2dull;
+		for (size_t i = 0; i < l.nx2; i++) {
+			double u = (double)(mix(i ^ seed) >> 11) * 0x1.0p-53;
+			x2[i] = (float)(i < l.n ? 0.5 + u : 2 * u - 1);
+		}
+	} else if (x2 && l.nx2) {
 		/* The second input has its own stream: x2 = x would hide bugs
 		 * (sub giving 0, div giving 1). */
 		uint64_t seed = name_seed(c->op->name) ^ 0x5851f42d4c957f2dull;
@@ -619,6 +638,28 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 					*w = exp(row[j] - mx) / sum, *sc = *w;
 				else /* log_softmax: error grows with |x - max| and log(sum) */
 					*w = row[j] - mx - log(sum), *sc = fabs(row[j] - mx) + log(sum) + 1;
+			}
+		}
+		break;
+	case BV_K_NORM:
+		/* Two passes in long double; a row with a NaN or Inf would be
+		 * NaN throughout (the inputs here are finite). */
+		for (size_t r = 0; r < l.m; r++) {
+			const float *row = x + r * l.n;
+			int rms = !strcmp(op->name, "rmsnorm");
+			long double mean = 0, q = 0;
+			if (!rms) {
+				for (size_t j = 0; j < l.n; j++)
+					mean += row[j];
+				mean /= (long double)l.n;
+			}
+			for (size_t j = 0; j < l.n; j++)
+				q += (row[j] - mean) * (row[j] - mean);
+			double rstd = (double)(1.0L / sqrtl(q / (long double)l.n + (long double)BV_NORM_EPS));
+			for (size_t j = 0; j < l.n; j++) {
+				double z = (double)((row[j] - mean) * rstd), g = x2[j], b = rms ? 0 : x2[l.n + j];
+				want[r * l.n + j] = z * g + b;
+				scale[r * l.n + j] = (fabs(z) + 1) * fabs(g) + fabs(b);
 			}
 		}
 		break;

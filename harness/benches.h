@@ -22,7 +22,9 @@ typedef enum {
 	BV_K_DOT,       /* result = sum x[i] x2[i] */
 	BV_K_ROWS,      /* y = f(each row of x), x rows x cols (softmax) */
 	BV_K_GEMM,      /* y(M x N) = x(M x K) x2(K x N) */
-	BV_K_GEMV       /* y(M) = x(M x N) x2(N) */
+	BV_K_GEMV,      /* y(M) = x(M x N) x2(N) */
+	BV_K_NORM       /* y = each row of x normalised, x rows x cols; x2 the gain per
+			 * column, then (layernorm) the bias per column */
 } bv_kind;
 
 typedef struct bv_op_def {

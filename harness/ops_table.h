@@ -1,6 +1,7 @@
 /*
  * ops_table.h - the entries of one group's table from ops.def (benches.c).
- * Define exactly one of BV_TABLE_UNARY, _BINARY, _REDUCE, _ROWS, _MATMUL
+ * Define exactly one of BV_TABLE_UNARY, _BINARY, _REDUCE, _ROWS, _MATMUL,
+ * _NORM
  * and the OP_* entry macros, then include this inside the array: the
  * group's lines expand to entries, every other line to nothing.  Binary
  * takes axpy too (it is in the binary group).
@@ -33,6 +34,11 @@
 #else
 #define BV_MATMUL BV_NONE_
 #endif
+#ifdef BV_TABLE_NORM
+#define BV_NORM OP_NORM
+#else
+#define BV_NORM BV_NONE_
+#endif
 #include "ops.def"
 #undef BV_UNARY
 #undef BV_BINARY
@@ -40,9 +46,11 @@
 #undef BV_REDUCE
 #undef BV_ROWS
 #undef BV_MATMUL
+#undef BV_NORM
 #undef BV_NONE_
 #undef BV_TABLE_UNARY
 #undef BV_TABLE_BINARY
 #undef BV_TABLE_REDUCE
 #undef BV_TABLE_ROWS
 #undef BV_TABLE_MATMUL
+#undef BV_TABLE_NORM

@@ -47,6 +47,7 @@ static int backend_id(const char *name)
 #define BV_HEADER_AT_LEAST(ma, mi) (KN_VERSION_MAJOR > (ma) || (KN_VERSION_MAJOR == (ma) && KN_VERSION_MINOR >= (mi)))
 #define BV_HAS_BINARY BV_HEADER_AT_LEAST(0, 3) /* binary, axpy, reductions, dot */
 #define BV_HAS_ROWS BV_HEADER_AT_LEAST(0, 4)   /* softmax, sgemm, gemv */
+#define BV_HAS_NORM BV_HEADER_AT_LEAST(0, 8)   /* layernorm, rmsnorm */
 
 #define BV_NONE(...)
 
@@ -120,6 +121,21 @@ static int run_gemv(const bv_call *c, const bv_args *a)
 }
 #endif
 
+/* ---- layernorm and rmsnorm (0.8.0) ------------------------------------ */
+#if BV_HAS_NORM
+/* x2 holds the gain per column, then layernorm's bias (benches.c). */
+static int run_layernorm(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_layernorm((kn_backend)c->backend, a->x, a->x2, a->x2 + a->n, a->y, a->m, a->n,
+					BV_NORM_EPS));
+}
+
+static int run_rmsnorm(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_rmsnorm((kn_backend)c->backend, a->x, a->x2, a->y, a->m, a->n, BV_NORM_EPS));
+}
+#endif
+
 static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int op)
 {
 	out->fn = fn;
@@ -158,6 +174,13 @@ static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int 
 #define L_ROWS BV_NONE
 #define L_MATMUL BV_NONE
 #endif
+#if BV_HAS_NORM
+#define L_NORM(name, ...)                                                                          \
+	if (!strcmp(group, "norm") && !strcmp(op, #name))                                          \
+		return found(out, run_##name, 0);
+#else
+#define L_NORM BV_NONE
+#endif
 
 /* The kinds, as benches.h numbers them (only compared, never stored). */
 enum { BV_K_UNARY, BV_K_BINARY, BV_K_AXPY, BV_K_REDUCE, BV_K_ARGREDUCE, BV_K_DOT };
@@ -174,6 +197,7 @@ static int lookup(const char *group, const char *op, const char *backend, bv_cal
 #define BV_REDUCE L_REDUCE
 #define BV_ROWS L_ROWS
 #define BV_MATMUL L_MATMUL
+#define BV_NORM L_NORM
 #include "ops.def"
 	return BV_NA;
 }

@@ -30,6 +30,7 @@
 #define BV_CLAMP_HI 1.0f
 #define BV_SCALE_ALPHA 0.75f
 #define BV_AXPY_ALPHA 0.5f
+#define BV_NORM_EPS 1e-5f
 
 /* Results of plugin calls.  BV_NA: this version lacks the op or backend;
  * BV_UNAVAILABLE: it has it but it cannot run here (no device). */
@@ -39,10 +40,10 @@ enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
  * dimensions mean depends on the op's kind (benches.h: bv_layout). */
 typedef struct bv_args {
 	const float *x;  /* input */
-	const float *x2; /* second input; axpy's in-place output */
+	const float *x2; /* second input; axpy's in-place output; norm: gain, then bias */
 	float *y;        /* output */
-	size_t n;        /* elements; rows: columns; gemm: N; gemv: N */
-	size_t m, k;     /* rows: rows; gemm: M and K; gemv: M */
+	size_t n;        /* elements; rows, norm: columns; gemm: N; gemv: N */
+	size_t m, k;     /* rows, norm: rows; gemm: M and K; gemv: M */
 	double *result;  /* host memory: reductions, argreduce (an index), dot */
 } bv_args;
 

@@ -186,6 +186,18 @@ static void j_softmax(void *p)
 	kn_softmax(c->b, c->x, c->y, c->m, c->n);
 }
 
+static void j_layernorm(void *p)
+{
+	ctx *c = p;
+	kn_layernorm(c->b, c->x, c->x2, c->x2 + c->n, c->y, c->m, c->n, 1e-5f);
+}
+
+static void j_rmsnorm(void *p)
+{
+	ctx *c = p;
+	kn_rmsnorm(c->b, c->x, c->x2, c->y, c->m, c->n, 1e-5f);
+}
+
 static void j_sgemm(void *p)
 {
 	ctx *c = p;
@@ -315,6 +327,23 @@ int main(void)
 	double sm_bytes = 1024.0 * 4096 * sizeof(float);
 	report("simd softmax 1024x4096, share of 2 read passes", 2 * sm_bytes / read_bw / best(j_softmax, &s), "", 0.70,
 	       1);
+
+	/* layernorm / rmsnorm 1024 x 4096 (0.8.0): like softmax, one read of x
+	 * from memory and one write of y (the statistic's second pass reads the
+	 * row from L1), against the same two read passes. */
+	ctx nm = {.b = KN_BACKEND_SIMD, .x = c.x, .x2 = c.x2, .y = c.y, .m = 1024, .n = 4096};
+	report("simd layernorm 1024x4096, share of 2 read passes", 2 * sm_bytes / read_bw / best(j_layernorm, &nm),
+	       "", 0.80, 1);
+	report("simd rmsnorm 1024x4096, share of 2 read passes", 2 * sm_bytes / read_bw / best(j_rmsnorm, &nm), "",
+	       0.80, 1);
+	/* x of 1024 x 4096 is 16 MB: it can stay in a 32 MB L3 between calls
+	 * (y goes around the caches), so the same ratio from memory, for
+	 * reference: 4096 x 4096, 64 MB each way. */
+	nm.m = 4096;
+	printf("%-44s %8.3f (no target)\n", "simd layernorm 4096x4096, share of 2 read passes",
+	       4 * 2 * sm_bytes / read_bw / best(j_layernorm, &nm));
+	printf("%-44s %8.3f (no target)\n", "simd rmsnorm 4096x4096, share of 2 read passes",
+	       4 * 2 * sm_bytes / read_bw / best(j_rmsnorm, &nm));
 
 	/* sgemm 1024^3 against OpenBLAS on one thread, called directly. */
 	ctx g = {.x = buf(1024 * 1024, -1, 1, 4), .x2 = buf(1024 * 1024, -1, 1, 5), .y = buf(1024 * 1024, 0, 1, 6),

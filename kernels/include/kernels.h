@@ -12,11 +12,12 @@
  * (kn_reduce, kn_dot, kn_argreduce) are always written to host memory.
  *
  * The blas backend (OpenBLAS, when it was found at build time) runs what BLAS
- * has (dot, axpy, norms) and hands every other op to the simd backend.
+ * has (dot, axpy, vector norms) and hands every other op (layernorm and
+ * rmsnorm included) to the simd backend.
  *
  * The cuda backend (0.5.0: every op; sgemm/sgemv through cuBLAS) launches
- * elementwise ops and softmax asynchronously (kn_sync waits); reductions and
- * dot return once their result is in host memory.
+ * elementwise ops, softmax and the norms asynchronously (kn_sync waits);
+ * reductions and dot return once their result is in host memory.
  */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -28,8 +29,8 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 7
-#define KN_VERSION_PATCH 2
+#define KN_VERSION_MINOR 8
+#define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
 	KN_OK = 0,
@@ -155,6 +156,24 @@ kn_status kn_dot(kn_backend b, const float *x, const float *y, size_t n, float *
 kn_status kn_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols);
 /* y = x - max - log(sum(exp(x - max))), row-wise.  (0.4.0) */
 kn_status kn_log_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols);
+
+/* Layer normalisation of each row of a rows x cols row-major matrix:
+ *   y = (x - mean) / sqrt(var + eps) * gamma + beta,
+ * mean and var (the biased, 1/cols variance) taken over the row; gamma and
+ * beta hold cols elements each (one per column), beta == NULL meaning no
+ * bias.  var comes from a second pass over the row's deviations from the
+ * mean, never from sum(x^2) - sum(x)^2, which cancels catastrophically for
+ * rows whose mean is large against their spread.  A row holding a NaN or an
+ * Inf gives NaN throughout; a constant row gives beta (0 / sqrt(eps)), or NaN
+ * when eps is 0.  eps must be finite and >= 0 (else KN_EINVAL).  y may be x.
+ * rows or cols 0: nothing to do.  (0.8.0) */
+kn_status kn_layernorm(kn_backend b, const float *x, const float *gamma, const float *beta, float *y,
+		       size_t rows, size_t cols, float eps);
+/* RMS normalisation of each row: y = x / sqrt(mean(x^2) + eps) * gamma.  A
+ * row holding a NaN or an Inf gives NaN throughout; otherwise as
+ * kn_layernorm.  (0.8.0) */
+kn_status kn_rmsnorm(kn_backend b, const float *x, const float *gamma, float *y, size_t rows, size_t cols,
+		     float eps);
 
 /* C = alpha op(A) op(B) + beta C, all row-major: op(A) is M x K, op(B) K x N,
  * C M x N; op(X) = X^T when trans_x != 0.  Leading dimensions count floats

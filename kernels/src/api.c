@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -290,6 +291,43 @@ kn_status kn_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t
 kn_status kn_log_softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols)
 {
 	return softmax(b, x, y, rows, cols, 1);
+}
+
+static kn_status norm(kn_backend b, const float *x, const float *g, const float *beta, float *y, size_t rows,
+		      size_t cols, float eps, int rms)
+{
+	const char *what = rms ? "rmsnorm" : "layernorm";
+	if (rows && cols && (!x || !y || !g))
+		return kn_fail(KN_EINVAL, "%s: null buffer", what);
+	if (rows && cols && rows > SIZE_MAX / cols)
+		return kn_fail(KN_EINVAL, "%s: %zu x %zu overflows", what, rows, cols);
+	/* !(eps >= 0) also catches NaN; a negative eps could make var + eps
+	 * negative and its square root NaN. */
+	if (!(eps >= 0.0f && eps <= FLT_MAX))
+		return kn_fail(KN_EINVAL, "%s: eps must be finite and >= 0, got %g", what, (double)eps);
+	if (!rows || !cols)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	kn_status s;
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_norm(x, g, beta, y, rows, cols, eps, rms);
+	case KN_BACKEND_SIMD: return kn_simd_norm(x, g, beta, y, rows, cols, eps, rms);
+	/* BLAS has no row normalisation: simd runs it, as for softmax. */
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_norm(x, g, beta, y, rows, cols, eps, rms);
+	case KN_BACKEND_CUDA: return kn_cuda_norm(x, g, beta, y, rows, cols, eps, rms);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_layernorm(kn_backend b, const float *x, const float *gamma, const float *beta, float *y,
+		       size_t rows, size_t cols, float eps)
+{
+	return norm(b, x, gamma, beta, y, rows, cols, eps, 0);
+}
+
+kn_status kn_rmsnorm(kn_backend b, const float *x, const float *gamma, float *y, size_t rows, size_t cols,
+		     float eps)
+{
+	return norm(b, x, gamma, NULL, y, rows, cols, eps, 1);
 }
 
 static size_t at_least_1(size_t v) { return v ? v : 1; }

@@ -2,8 +2,8 @@
  * cuda.cu - the cuda backend: every op on device-resident buffers.
  *
  * Buffers come from kn_alloc(KN_BACKEND_CUDA, ...), so a benchmark times the
- * kernel and not host<->device transfers.  Elementwise ops and softmax launch
- * asynchronously; callers time with kn_sync() (or CUDA events) around them.
+ * kernel and not host<->device transfers.  Elementwise ops, softmax and the
+ * norms launch asynchronously; callers time with kn_sync() (or CUDA events) around them.
  * Reductions write their result to host memory, so they return only once it
  * is there.  sgemm/sgemv go through cuBLAS.
  *
@@ -481,6 +481,67 @@ extern "C" kn_status kn_cuda_softmax(const float *x, float *y, size_t rows, size
 	unsigned blocks = rows > 65535 ? 65535u : (unsigned)rows;
 	softmax_kernel<<<blocks, threads>>>(x, y, rows, cols, log_form);
 	return launched(log_form ? "log_softmax" : "softmax");
+}
+
+/* ---- layernorm, rmsnorm (0.8.0) -------------------------------------------
+ *
+ * One block per row (grid-strided over rows), warp shuffles then one shared
+ * slot per warp (block_reduce).  Two passes as in scalar.c: the mean, then
+ * the squared deviations from it, both in double (float squares of
+ * deviations beyond 1.8e19 would overflow; in double nothing does), so the
+ * variance never comes from the cancelling sum(x^2) - sum(x)^2.  rmsnorm
+ * sums x^2 in double.  A NaN or Inf in the row makes the statistic
+ * non-finite and the whole row NaN, as on the host.
+ */
+__global__ void norm_kernel(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
+			    float eps, int rms)
+{
+	__shared__ double mean_s, rstd_s;
+	for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+		const float *a = x + r * cols;
+		float *o = y + r * cols;
+		double mean = 0;
+		if (!rms) {
+			double s = 0;
+			for (size_t j = threadIdx.x; j < cols; j += blockDim.x)
+				s += a[j];
+			s = block_reduce(rowsum_r(), s);
+			if (threadIdx.x == 0)
+				mean_s = s / (double)cols;
+			__syncthreads();
+			mean = mean_s;
+		}
+		double q = 0;
+		for (size_t j = threadIdx.x; j < cols; j += blockDim.x) {
+			double d = (double)a[j] - mean;
+			q += d * d;
+		}
+		q = block_reduce(rowsum_r(), q);
+		if (threadIdx.x == 0) {
+			double var = q / (double)cols;
+			rstd_s = isfinite(mean) && isfinite(var) ? 1.0 / sqrt(var + (double)eps) : NAN;
+		}
+		__syncthreads();
+		double rstd = rstd_s;
+		/* y may be x: every read of this row happened before the barrier. */
+		for (size_t j = threadIdx.x; j < cols; j += blockDim.x) {
+			double v = ((double)a[j] - mean) * rstd * (double)g[j];
+			o[j] = (float)(b ? v + (double)b[j] : v);
+		}
+		__syncthreads(); /* mean_s and rstd_s are rewritten for the next row */
+	}
+}
+
+extern "C" kn_status kn_cuda_norm(const float *x, const float *g, const float *b, float *y, size_t rows,
+				  size_t cols, float eps, int rms)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || rows == 0 || cols == 0)
+		return s;
+	unsigned threads = cols >= 256 ? 256u : (unsigned)((cols + 31) / 32 * 32);
+	unsigned blocks = rows > 65535 ? 65535u : (unsigned)rows;
+	norm_kernel<<<blocks, threads>>>(x, g, b, y, rows, cols, eps, rms);
+	return launched(rms ? "rmsnorm" : "layernorm");
 }
 
 /* ---- sgemm, sgemv (cuBLAS) -------------------------------------------------

@@ -45,6 +45,12 @@ kn_status kn_cuda_softmax(const float *x, float *y, size_t rows, size_t cols, in
 	(void)x, (void)y, (void)rows, (void)cols, (void)log_form;
 	return absent();
 }
+kn_status kn_cuda_norm(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
+		       float eps, int rms)
+{
+	(void)x, (void)g, (void)b, (void)y, (void)rows, (void)cols, (void)eps, (void)rms;
+	return absent();
+}
 kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
 {

@@ -17,6 +17,10 @@ kn_status kn_scalar_reduce(kn_reduce_op op, const float *x, size_t n, float *out
 kn_status kn_scalar_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out);
 kn_status kn_scalar_dot(const float *x, const float *y, size_t n, float *out);
 kn_status kn_scalar_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form);
+/* layernorm (beta may be NULL) or, with rms set, rmsnorm (beta NULL);
+ * rows, cols > 0, eps finite and >= 0. */
+kn_status kn_scalar_norm(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
+			 float eps, int rms);
 kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
@@ -39,6 +43,8 @@ float *kn_aligned_floats(size_t n);
 	kn_status kn_simd_dot##SUFFIX(const float *x, const float *y, size_t n, float *out);        \
 	kn_status kn_simd_softmax##SUFFIX(const float *x, float *y, size_t rows, size_t cols,      \
 					  int log_form);                                           \
+	kn_status kn_simd_norm##SUFFIX(const float *x, const float *g, const float *b, float *y,   \
+				       size_t rows, size_t cols, float eps, int rms);              \
 	kn_status kn_simd_sgemm##SUFFIX(int ta, int tb, size_t M, size_t N, size_t K, float alpha, \
 					const float *A, size_t lda, const float *B, size_t ldb,    \
 					float beta, float *C, size_t ldc);                         \
@@ -70,6 +76,8 @@ kn_status kn_cuda_reduce(kn_reduce_op op, const float *x, size_t n, float *out);
 kn_status kn_cuda_argreduce(kn_argreduce_op op, const float *x, size_t n, size_t *out);
 kn_status kn_cuda_dot(const float *x, const float *y, size_t n, float *out);
 kn_status kn_cuda_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form);
+kn_status kn_cuda_norm(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
+		       float eps, int rms);
 kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_cuda_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,

@@ -244,6 +244,44 @@ kn_status kn_scalar_softmax(const float *x, float *y, size_t rows, size_t cols, 
 	return KN_OK;
 }
 
+/* layernorm / rmsnorm in double, two passes: the mean, then the sum of
+ * squared deviations from it.  Two passes rather than Welford's one because
+ * the row is read again anyway to write y, and in double the deviations of
+ * float inputs are exact enough that the corrected term of the simd path
+ * (simd_math.h) changes nothing here; rms sums x^2 directly (no mean).  No
+ * float square can overflow or underflow in double.  A NaN or Inf in the
+ * row makes the statistic non-finite, and the whole row NaN. */
+kn_status kn_scalar_norm(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
+			 float eps, int rms)
+{
+	for (size_t r = 0; r < rows; r++) {
+		const float *a = x + r * cols;
+		float *o = y + r * cols;
+		double mean = 0, ss = 0;
+		if (!rms) {
+			for (size_t j = 0; j < cols; j++)
+				mean += a[j];
+			mean /= (double)cols;
+		}
+		for (size_t j = 0; j < cols; j++) {
+			double d = (double)a[j] - mean;
+			ss += d * d;
+		}
+		double var = ss / (double)cols;
+		if (!isfinite(mean) || !isfinite(var)) {
+			for (size_t j = 0; j < cols; j++)
+				o[j] = NAN;
+			continue;
+		}
+		double rstd = 1.0 / sqrt(var + (double)eps);
+		for (size_t j = 0; j < cols; j++) {
+			double v = ((double)a[j] - mean) * rstd * (double)g[j];
+			o[j] = (float)(b ? v + (double)b[j] : v);
+		}
+	}
+	return KN_OK;
+}
+
 #define OPX(X, t, ld, r, c) ((t) ? (X)[(size_t)(c) * (ld) + (r)] : (X)[(size_t)(r) * (ld) + (c)])
 
 /* i-k-j order: the inner loop runs along a row of C and of op(B) (contiguous

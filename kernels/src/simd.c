@@ -19,6 +19,7 @@ typedef struct isa {
 	kn_status (*argreduce)(kn_argreduce_op, const float *, size_t, size_t *);
 	kn_status (*dot)(const float *, const float *, size_t, float *);
 	kn_status (*softmax)(const float *, float *, size_t, size_t, int);
+	kn_status (*norm)(const float *, const float *, const float *, float *, size_t, size_t, float, int);
 	kn_status (*sgemm)(int, int, size_t, size_t, size_t, float, const float *, size_t, const float *,
 			   size_t, float, float *, size_t);
 	kn_status (*sgemv)(int, size_t, size_t, float, const float *, size_t, const float *, float, float *);
@@ -45,12 +46,13 @@ static const isa isas[] = {
 #if defined(__x86_64__) || defined(__i386__)
 #define KN_ISA_ENTRY(NAME, HAVE, S)                                                                \
 	{NAME, HAVE, kn_simd_unary##S, kn_simd_binary##S, kn_simd_axpy##S, kn_simd_reduce##S,      \
-	 kn_simd_argreduce##S, kn_simd_dot##S, kn_simd_softmax##S, kn_simd_sgemm##S, kn_simd_sgemv##S}
+	 kn_simd_argreduce##S, kn_simd_dot##S, kn_simd_softmax##S, kn_simd_norm##S,           \
+	 kn_simd_sgemm##S, kn_simd_sgemv##S}
 	KN_ISA_ENTRY("avx512", have_avx512, _avx512),
 	KN_ISA_ENTRY("avx2", have_avx2, _avx2),
 #endif
 	{"generic", always, kn_scalar_unary_ex, kn_scalar_binary, kn_scalar_axpy, kn_scalar_reduce,
-	 kn_scalar_argreduce, kn_scalar_dot, kn_scalar_softmax, kn_scalar_sgemm, kn_scalar_sgemv},
+	 kn_scalar_argreduce, kn_scalar_dot, kn_scalar_softmax, kn_scalar_norm, kn_scalar_sgemm, kn_scalar_sgemv},
 };
 #define N_ISAS (sizeof(isas) / sizeof(isas[0]))
 
@@ -127,6 +129,12 @@ kn_status kn_simd_dot(const float *x, const float *y, size_t n, float *out)
 kn_status kn_simd_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form)
 {
 	return use()->softmax(x, y, rows, cols, log_form);
+}
+
+kn_status kn_simd_norm(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
+		       float eps, int rms)
+{
+	return use()->norm(x, g, b, y, rows, cols, eps, rms);
 }
 
 kn_status kn_simd_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,

@@ -870,6 +870,156 @@ kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t col
 	return KN_OK;
 }
 
+/* ---- layernorm, rmsnorm (0.8.0) -------------------------------------------
+ *
+ * Per row: its statistic, then one writing pass y = ((x - mu) - c) r g + b.
+ * layernorm takes two passes for the statistic, the mean and then the sums
+ * of d = x - mu and d^2, rather than Welford's single pass: Welford divides
+ * per element, and the second pass reads the row from L1 (a 4096-float row
+ * is 16 KB), so it costs little next to the first, which brings the row in
+ * from memory.  The variance is the corrected two-pass form (Chan, Golub and
+ * LeVeque), var = (sum d^2 - (sum d)^2 / n) / n: the second term takes out
+ * what the float mean mu's rounding put into the squares, and c = sum d / n
+ * carries the rest of the mean into the output (x - mu is exact for x near
+ * mu; without c a row with mean 1000 and spread 1 loses 8 bits).  rmsnorm
+ * sums x^2 in one pass.  Float lanes sum at most KN_BLOCK / W terms and the
+ * blocks add in double, as in the sums above.
+ *
+ * What float cannot hold goes to the scalar backend's row, in double: a row
+ * whose statistic is not finite (a NaN or Inf in it, or squares beyond
+ * FLT_MAX, |d| > 1.8e19) or whose var + eps is below 2^-100 (squares in the
+ * denormal range have lost their bits and eps is too small to hide it).
+ */
+static double ISA(nm_sum)(const float *x, size_t n)
+{
+	double total = 0;
+	KN_SUM_LOOP(ACC_SUM);
+	return total;
+}
+
+static double ISA(nm_sumsq)(const float *x, size_t n)
+{
+	double total = 0;
+	KN_SUM_LOOP(ACC_L2);
+	return total;
+}
+
+/* sum d^2, and sum d in *sd, for d = x - mu over x[0..n). */
+static double ISA(nm_dev)(const float *x, size_t n, float mu, double *sd)
+{
+	const vf m = vset1(mu), z = vset1(0.0f);
+	double ts = 0, tq = 0;
+	size_t i = 0;
+	while (i < n) {
+		size_t end = n - i > KN_BLOCK ? i + KN_BLOCK : n;
+		vf s0 = z, s1 = z, q0 = z, q1 = z, q2 = z, q3 = z;
+		for (; i + 4 * W <= end; i += 4 * W) {
+			vf d0 = vsub(vload(x + i), m), d1 = vsub(vload(x + i + W), m);
+			vf d2 = vsub(vload(x + i + 2 * W), m), d3 = vsub(vload(x + i + 3 * W), m);
+			s0 = vadd(s0, vadd(d0, d1)), s1 = vadd(s1, vadd(d2, d3));
+			q0 = vfma(d0, d0, q0), q1 = vfma(d1, d1, q1), q2 = vfma(d2, d2, q2), q3 = vfma(d3, d3, q3);
+		}
+		for (; i + W <= end; i += W) {
+			vf d = vsub(vload(x + i), m);
+			s0 = vadd(s0, d), q0 = vfma(d, d, q0);
+		}
+		if (i < end) {
+			/* lanes past the end hold mu: their d is exactly 0 */
+			float buf[W];
+			vstore(buf, vload_n(x + i, end - i));
+			for (size_t j = end - i; j < W; j++)
+				buf[j] = mu;
+			vf d = vsub(vload(buf), m);
+			s1 = vadd(s1, d), q1 = vfma(d, d, q1);
+			i = end;
+		}
+		ts += hsum(vadd(s0, s1));
+		tq += hsum(vadd(vadd(q0, q1), vadd(q2, q3)));
+	}
+	*sd = ts;
+	return tq;
+}
+
+static inline __attribute__((always_inline)) vf nm_one(vf x, vf m, vf c, vf r, vf g, vf b, int rms, int has_b)
+{
+	vf t = rms ? vmul(x, r) : vmul(vsub(vsub(x, m), c), r);
+	return has_b ? vfma(t, g, b) : vmul(t, g);
+}
+
+/* The writing pass over one row, through non-temporal stores from the first
+ * W-aligned element of y when stream is set; prefetches next (unless NULL),
+ * the row after, as it goes. */
+static inline __attribute__((always_inline)) void ISA(nm_out)(const float *x, const float *g, const float *b,
+							     float *y, size_t n, vf m, vf c, vf r, int rms,
+							     int has_b, int stream, const float *next)
+{
+	const vf z = vset1(0.0f);
+	size_t i = 0;
+#define NM_AT(k) nm_one(vload(x + (k)), m, c, r, vload(g + (k)), has_b ? vload(b + (k)) : z, rms, has_b)
+#define NM_N(k, cnt)                                                                               \
+	nm_one(vload_n(x + (k), cnt), m, c, r, vload_n(g + (k), cnt), has_b ? vload_n(b + (k), cnt) : z, rms, has_b)
+	if (stream) {
+		size_t off = ((uintptr_t)y / sizeof(float)) % W, head = off ? W - off : 0;
+		head = head < n ? head : n;
+		if (head)
+			vstore_n(y, NM_N(0, head), head);
+		for (i = head; i + W <= n; i += W) {
+			if (next)
+				__builtin_prefetch(next + i, 0, 2);
+			vstream(y + i, NM_AT(i));
+		}
+	} else {
+		for (; i + W <= n; i += W) {
+			if (next)
+				__builtin_prefetch(next + i, 0, 2);
+			vstore(y + i, NM_AT(i));
+		}
+	}
+	if (i < n)
+		vstore_n(y + i, NM_N(i, n - i), n - i);
+#undef NM_AT
+#undef NM_N
+}
+
+kn_status ISA(kn_simd_norm)(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
+			    float eps, int rms)
+{
+	int stream = rows * cols * sizeof(float) >= KN_STREAM_BYTES && cols >= 4 * W &&
+		     (uintptr_t)y % sizeof(float) == 0;
+	int prefetch = cols * sizeof(float) <= KN_PREFETCH_BYTES;
+	for (size_t r = 0; r < rows; r++) {
+		const float *xr = x + r * cols;
+		float *yr = y + r * cols;
+		const float *next = prefetch && r + 1 < rows ? xr + cols : NULL;
+		float mu = 0.0f;
+		double var, mean_rest = 0;
+		if (rms) {
+			var = ISA(nm_sumsq)(xr, cols) / (double)cols;
+		} else {
+			mu = (float)(ISA(nm_sum)(xr, cols) / (double)cols);
+			double sd, sq = ISA(nm_dev)(xr, cols, mu, &sd);
+			mean_rest = sd / (double)cols;
+			var = (sq - sd * mean_rest) / (double)cols;
+			var = var > 0 ? var : 0; /* rounding may leave a constant row a hair below 0 */
+		}
+		double t = var + (double)eps;
+		if (!(t >= 0x1p-100 && t <= DBL_MAX && isfinite(mean_rest))) {
+			kn_scalar_norm(xr, g, b, yr, 1, cols, eps, rms);
+			continue;
+		}
+		vf m = vset1(mu), c = vset1((float)mean_rest), rs = vset1((float)(1.0 / sqrt(t)));
+		if (rms)
+			ISA(nm_out)(xr, g, NULL, yr, cols, m, c, rs, 1, 0, stream, next);
+		else if (b)
+			ISA(nm_out)(xr, g, b, yr, cols, m, c, rs, 0, 1, stream, next);
+		else
+			ISA(nm_out)(xr, g, NULL, yr, cols, m, c, rs, 0, 0, stream, next);
+	}
+	if (stream)
+		_mm_sfence(); /* non-temporal stores are weakly ordered: publish them before returning */
+	return KN_OK;
+}
+
 /* ---- sgemm --------------------------------------------------------------- */
 
 /*

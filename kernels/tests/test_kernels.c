@@ -260,6 +260,20 @@ static kn_status run_softmax(path p, const float *x, float *y, size_t rows, size
 	return s;
 }
 
+/* layernorm (rms 0) or rmsnorm (rms 1, b ignored). */
+static kn_status run_norm(path p, const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
+			  float eps, int rms)
+{
+	if (on_dev(p)) {
+		x = dev_of(x, rows * cols, 0), g = dev_of(g, cols, 0), b = dev_of(b, cols, 0);
+		y = dev_of(y, rows * cols, 1);
+	}
+	kn_status s = rms ? kn_rmsnorm(p.b, x, g, y, rows, cols, eps) : kn_layernorm(p.b, x, g, b, y, rows, cols, eps);
+	if (on_dev(p))
+		dev_done();
+	return s;
+}
+
 /* na, nb, nc: how many floats the host buffers hold. */
 static kn_status run_sgemm(path p, int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			   size_t na, size_t lda, const float *B, size_t nb, size_t ldb, float beta, float *C,
@@ -1130,6 +1144,166 @@ static void test_backends_report_reasons(void **state)
 	}
 }
 
+/* ---- layernorm, rmsnorm (0.8.0) ------------------------------------------ */
+
+/* The double-precision reference of one row: two passes, want[j] and the
+ * scale its error is held to, 8 eps ((|z| + 1) |g| + |b|) with z the
+ * normalised value: each backend rounds z (and the mean inside it) a few
+ * times, then multiplies by g and adds b.  A row with a NaN or Inf: NaN. */
+static void norm_ref_row(const float *a, const float *g, const float *b, size_t n, float eps, int rms,
+			 double *want, double *bound)
+{
+	double mean = 0, q = 0;
+	if (!rms) {
+		for (size_t j = 0; j < n; j++)
+			mean += a[j];
+		mean /= (double)n;
+	}
+	for (size_t j = 0; j < n; j++)
+		q += ((double)a[j] - mean) * ((double)a[j] - mean);
+	double var = q / (double)n, rstd = 1.0 / sqrt(var + eps);
+	int bad = !isfinite(mean) || !isfinite(var);
+	for (size_t j = 0; j < n; j++) {
+		double z = ((double)a[j] - mean) * rstd, bj = !rms && b ? b[j] : 0;
+		want[j] = bad ? NAN : z * g[j] + bj;
+		bound[j] = 8 * FLT_EPSILON * ((fabs(z) + 1) * fabs(g[j]) + fabs(bj)) + 0x1p-140;
+	}
+}
+
+/* Row kinds: uniform [-10, 10]; mean 1000 with spread 1 (a float mean is off
+ * by up to 2^-15 here: the correction must carry the rest); constant (var 0,
+ * eps decides); huge (1e30: squares overflow float); tiny (1e-30: squares
+ * underflow float); a NaN; a +Inf; a -Inf. */
+#define NORM_ROW_KINDS 8
+static float norm_row_value(int kind, size_t j, double u)
+{
+	switch (kind) {
+	case 0: return (float)(-10 + 20 * u);
+	case 1: return (float)(1000 + u);
+	case 2: return 3.25f;
+	case 3: return (float)((2 * u - 1) * 1e30);
+	case 4: return (float)((2 * u - 1) * 1e-30);
+	case 5: return j == 3 ? NAN : (float)u;
+	case 6: return j == 0 ? INFINITY : (float)u;
+	default: return j == 2 ? -INFINITY : (float)u;
+	}
+}
+
+static void check_norm(size_t rows, size_t cols, size_t misalign, int kinds, int in_place, float eps)
+{
+	path paths[6];
+	size_t np = all_host_paths(paths), n = rows * cols;
+	float *xb = malloc((n + 16) * sizeof(float)), *x0 = malloc((n + 1) * sizeof(float));
+	float *yb = malloc((n + 16) * sizeof(float)), *gb = malloc((cols + 16) * sizeof(float));
+	float *bb = malloc((cols + 16) * sizeof(float));
+	double *want = malloc((cols + 1) * sizeof(double)), *bound = malloc((cols + 1) * sizeof(double));
+	assert_true(xb && x0 && yb && gb && bb && want && bound);
+	float *x = xb + misalign, *y = in_place ? x : yb + (misalign + 2) % 16;
+	float *g = gb + (misalign + 1) % 16, *b = bb + (misalign + 3) % 16;
+	for (size_t j = 0; j < cols; j++)
+		g[j] = (float)(0.5 + (double)((j * 37) % 101) / 100), b[j] = (float)((double)((j * 53) % 61) / 30 - 1);
+	for (int rms = 0; rms < 2; rms++)
+		for (int with_b = 0; with_b < 2 - rms; with_b++)
+			for (size_t pi = 0; pi < np; pi++) {
+				for (size_t r = 0; r < rows; r++)
+					for (size_t j = 0; j < cols; j++) {
+						double u = (double)((r * 7919 + j * 104729) % 10007) / 10007;
+						x0[r * cols + j] = kinds ? norm_row_value((int)(r % NORM_ROW_KINDS), j, u)
+									 : (float)(-10 + 20 * u);
+					}
+				memcpy(x, x0, n * sizeof(float));
+				use_path(paths[pi]);
+				assert_int_equal(run_norm(paths[pi], x, g, with_b ? b : NULL, y, rows, cols, eps, rms), KN_OK);
+				kn_simd_set_isa(NULL);
+				for (size_t r = 0; r < rows; r++) {
+					norm_ref_row(x0 + r * cols, g, with_b ? b : NULL, cols, eps, rms, want, bound);
+					for (size_t j = 0; j < cols; j++) {
+						double got = y[r * cols + j];
+						int ok = isnan(want[j]) ? isnan(got) : fabs(got - want[j]) <= bound[j];
+						if (!ok)
+							fail_msg("%s/%s%s %zux%zu%s eps %g [%zu,%zu] got %a want %a",
+								 path_name(paths[pi]), rms ? "rmsnorm" : "layernorm",
+								 with_b ? "" : " (no beta)", rows, cols,
+								 in_place ? " in place" : "", (double)eps, r, j, got, want[j]);
+					}
+				}
+			}
+	free(xb), free(x0), free(yb), free(gb), free(bb), free(want), free(bound);
+}
+
+/* Odd shapes (1 x 1, 3 x 7, 17 x 1001 and the vector widths' edges),
+ * unaligned x, y, gamma and beta, on every path. */
+static void test_norm_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][2] = {{1, 1}, {3, 7}, {2, 16}, {5, 17}, {17, 1001}, {4, 4096}, {2, 4099}};
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+		for (size_t mis = 0; mis < 2; mis++)
+			check_norm(shapes[sh][0], shapes[sh][1], mis, 0, 0, 1e-5f);
+}
+
+/* NaN and Inf rows give NaN throughout; constant rows give beta; huge and
+ * tiny rows (the simd path's double fallback), a mean far from 0; in place;
+ * eps 0 (finite rows only: a constant row would be 0/0). */
+static void test_norm_row_kinds(void **state)
+{
+	(void)state;
+	static const size_t cols[] = {1, 5, 16, 33, 1001};
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+		check_norm(2 * NORM_ROW_KINDS, cols[c], 1, 1, 0, 1e-5f);
+		check_norm(NORM_ROW_KINDS, cols[c], 0, 1, 1, 1e-3f);
+	}
+	/* a constant row: exactly beta on every path */
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++) {
+		float x[40], g[20], b[20];
+		for (int j = 0; j < 20; j++)
+			x[j] = 7.5f, x[20 + j] = (float)j, g[j] = 2.0f, b[j] = (float)j - 3;
+		use_path(paths[pi]);
+		assert_int_equal(run_norm(paths[pi], x, g, b, x, 2, 20, 1e-5f, 0), KN_OK);
+		kn_simd_set_isa(NULL);
+		for (int j = 0; j < 20; j++)
+			assert_true(x[j] == b[j]);
+	}
+	/* eps 0: the statistic alone; a constant row is 0/0, NaN on every path
+	 * (the reference's too), and tiny rows go to simd's double fallback */
+	check_norm(3, 1001, 1, 0, 0, 0.0f);
+	check_norm(2 * NORM_ROW_KINDS, 33, 1, 1, 0, 0.0f);
+}
+
+/* Large enough for the simd path's non-temporal stores (>= 2 MB of output),
+ * aligned and not. */
+static void test_norm_large(void **state)
+{
+	(void)state;
+	check_norm(130, 4096, 0, 0, 0, 1e-5f);
+	check_norm(129, 4111, 1, 0, 0, 1e-5f);
+	check_norm(130, 4096, 0, 0, 1, 1e-5f);
+}
+
+static void test_norm_bad_arguments(void **state)
+{
+	(void)state;
+	float v[4] = {1, 2, 3, 4}, g[2] = {1, 1};
+	for (int be = 0; be < KN_BACKEND_COUNT_; be++) {
+		kn_backend b = (kn_backend)be;
+		assert_int_equal(kn_layernorm(b, NULL, g, NULL, v, 2, 2, 1e-5f), KN_EINVAL);
+		assert_int_equal(kn_layernorm(b, v, NULL, NULL, v, 2, 2, 1e-5f), KN_EINVAL);
+		assert_int_equal(kn_rmsnorm(b, v, g, NULL, 2, 2, 1e-5f), KN_EINVAL);
+		assert_int_equal(kn_layernorm(b, v, g, NULL, v, 2, 2, -1e-5f), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "eps"));
+		assert_int_equal(kn_rmsnorm(b, v, g, v, 2, 2, NAN), KN_EINVAL);
+		assert_int_equal(kn_rmsnorm(b, v, g, v, 2, 2, INFINITY), KN_EINVAL);
+		assert_int_equal(kn_layernorm(b, v, g, v, v, SIZE_MAX / 2, 4, 1e-5f), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflows"));
+	}
+	/* empty: nothing to do, no buffer needed (cuda and blas: only when they run) */
+	assert_int_equal(kn_layernorm(KN_BACKEND_SIMD, NULL, NULL, NULL, NULL, 0, 4, 1e-5f), KN_OK);
+	assert_int_equal(kn_rmsnorm(KN_BACKEND_SCALAR, NULL, NULL, NULL, 4, 0, 1e-5f), KN_OK);
+	assert_int_equal(kn_rmsnorm((kn_backend)17, v, g, v, 2, 2, 1e-5f), KN_EINVAL);
+}
+
 /* ---- cuda (0.5.0) ----------------------------------------------------------- */
 
 static kn_status unavailable_with_reason(kn_status s)
@@ -1163,6 +1337,9 @@ static void test_cuda_every_op_unavailable_or_compared(void **state)
 	unavailable_with_reason(kn_dot(KN_BACKEND_CUDA, v, v, 4, &out));
 	unavailable_with_reason(kn_softmax(KN_BACKEND_CUDA, v, v, 2, 2));
 	unavailable_with_reason(kn_log_softmax(KN_BACKEND_CUDA, v, v, 2, 2));
+	unavailable_with_reason(kn_layernorm(KN_BACKEND_CUDA, v, v, v, v, 2, 2, 1e-5f));
+	unavailable_with_reason(kn_layernorm(KN_BACKEND_CUDA, v, v, NULL, v, 2, 2, 1e-5f));
+	unavailable_with_reason(kn_rmsnorm(KN_BACKEND_CUDA, v, v, v, 2, 2, 1e-5f));
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 1, 2, 2, 2, 1, v, 2, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 0, 2, 2, 0, 1, v, 1, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemv(KN_BACKEND_CUDA, 1, 2, 2, 1, v, 2, v, 0, v));
@@ -1273,6 +1450,10 @@ int main(void)
 		cmocka_unit_test(test_softmax_nan_and_in_place),
 		cmocka_unit_test(test_softmax_row_kinds),
 		cmocka_unit_test(test_softmax_large),
+		cmocka_unit_test(test_norm_all_paths),
+		cmocka_unit_test(test_norm_row_kinds),
+		cmocka_unit_test(test_norm_large),
+		cmocka_unit_test(test_norm_bad_arguments),
 		cmocka_unit_test(test_sgemm_all_paths),
 		cmocka_unit_test(test_sgemv_all_paths),
 		cmocka_unit_test(test_sgemm_bad_arguments),

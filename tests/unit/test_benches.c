@@ -146,6 +146,56 @@ static void reference_catches_wrong_reductions_and_matmul(void **state)
 	free(cells);
 }
 
+/* The norm group (kernels 0.8.0): its layout (gain, and layernorm's bias,
+ * after x), work model, inputs and reference.  A y that is right passes; one
+ * that left out the bias, or normalised with the variance of sum(x^2) alone,
+ * does not. */
+static void norm_cells_layout_reference_and_check(void **state)
+{
+	(void)state;
+	bv_cell *cells;
+	char err[128], why[256];
+	long n = bv_cells_select(&(bv_selection){"norm", NULL, "simd", "16x33,1K"}, &cells, err, sizeof(err));
+	assert_int_equal(n, 2); /* layernorm and rmsnorm at 16x33; 1K is not a shape */
+	for (long i = 0; i < n; i++) {
+		int rms = !strcmp(cells[i].op->name, "rmsnorm");
+		bv_layout l;
+		bv_cell_layout(&cells[i], &l);
+		assert_true(l.m == 16 && l.n == 33 && l.nx == 16 * 33 && l.ny == 16 * 33);
+		assert_int_equal(l.nx2, rms ? 33 : 66);
+		assert_true(bv_cell_bytes(&cells[i]) == 4.0 * (2 * 16 * 33 + l.nx2));
+		assert_true(bv_cell_flops(&cells[i]) == (rms ? 4.0 : 8.0) * 16 * 33);
+		float *x = calloc(l.nx, sizeof(float)), *x2 = calloc(l.nx2, sizeof(float)), *y = calloc(l.ny, sizeof(float));
+		double *want = calloc(l.ny, sizeof(double)), *scale = calloc(l.ny, sizeof(double));
+		bv_cell_inputs(&cells[i], x, x2);
+		for (size_t j = 0; j < l.nx2; j++) /* gains in [0.5, 1.5], biases in [-1, 1] */
+			assert_true(j < 33 ? x2[j] >= 0.5f && x2[j] <= 1.5f : x2[j] >= -1.0f && x2[j] <= 1.0f);
+		bv_reference(&cells[i], x, x2, want, scale);
+		/* the same normalisation computed here, in float with double sums */
+		for (size_t r = 0; r < 16; r++) {
+			double mean = 0, q = 0;
+			for (size_t j = 0; j < 33 && !rms; j++)
+				mean += x[r * 33 + j] / 33.0;
+			for (size_t j = 0; j < 33; j++)
+				q += (x[r * 33 + j] - mean) * (x[r * 33 + j] - mean);
+			double rstd = 1 / sqrt(q / 33 + 1e-5);
+			for (size_t j = 0; j < 33; j++)
+				y[r * 33 + j] = (float)((x[r * 33 + j] - mean) * rstd * x2[j] + (rms ? 0 : x2[33 + j]));
+		}
+		assert_true(bv_verify(&cells[i], want, scale, y, 0, why, sizeof(why)));
+		if (!rms) {
+			y[40] -= x2[33 + 40 % 33]; /* the bias left out of one element */
+			assert_false(bv_verify(&cells[i], want, scale, y, 0, why, sizeof(why)));
+			assert_non_null(strstr(why, "layernorm: element 40"));
+		} else {
+			y[5] *= 1.001f; /* 0.1 % off: far beyond 8 eps */
+			assert_false(bv_verify(&cells[i], want, scale, y, 0, why, sizeof(why)));
+		}
+		free(x), free(x2), free(y), free(want), free(scale);
+	}
+	free(cells);
+}
+
 /* "Did you mean": a typo (one or two edits, a swap of neighbours being one)
  * finds its name; a word too far from every name, or as far as half of a
  * short one, finds none. */
@@ -181,6 +231,7 @@ int test_benches(void)
 		cmocka_unit_test(inputs_differ_between_ops_sharing_a_letter),
 		cmocka_unit_test(shapes_pack_parse_and_select_by_dimensions),
 		cmocka_unit_test(reference_catches_wrong_reductions_and_matmul),
+		cmocka_unit_test(norm_cells_layout_reference_and_check),
 		cmocka_unit_test(closest_name_is_a_typo_or_nothing),
 	};
 	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
