@@ -198,6 +198,31 @@ static void j_rmsnorm(void *p)
 	kn_rmsnorm(c->b, c->x, c->x2, c->y, c->m, c->n, 1e-5f);
 }
 
+static void j_kcopy(void *p)
+{
+	ctx *c = p;
+	kn_copy(c->b, c->x, c->y, c->n);
+}
+
+static void j_transpose(void *p)
+{
+	ctx *c = p;
+	kn_transpose(c->b, c->x, c->y, c->m, c->n);
+}
+
+/* gather / scatter_add: the indices ride in x2 (int32_t, as many as n). */
+static void j_gather(void *p)
+{
+	ctx *c = p;
+	kn_gather(c->b, c->x, c->n, (const int32_t *)c->x2, c->y, c->n);
+}
+
+static void j_scatter_add(void *p)
+{
+	ctx *c = p;
+	kn_scatter_add(c->b, c->x, (const int32_t *)c->x2, c->n, c->y, c->n);
+}
+
 static void j_sgemm(void *p)
 {
 	ctx *c = p;
@@ -344,6 +369,51 @@ int main(void)
 	       4 * 2 * sm_bytes / read_bw / best(j_layernorm, &nm));
 	printf("%-44s %8.3f (no target)\n", "simd rmsnorm 4096x4096, share of 2 read passes",
 	       4 * 2 * sm_bytes / read_bw / best(j_rmsnorm, &nm));
+
+	/* The memory group (0.9.0).  copy and transpose 4096 x 4096 (64 MB
+	 * each way) against memcpy's copy bandwidth; gather and scatter_add as
+	 * the bytes they move (idx and x read, y written: 12 bytes an element)
+	 * against read bandwidth, with sequential indices (the ceiling: every
+	 * line used whole) and a random permutation of 16M (every element a
+	 * miss in a 64 MB x: latency-bound, no target). */
+	ctx mc = {.b = KN_BACKEND_SIMD, .x = c.x, .y = c.y, .n = N_STREAM, .m = 4096};
+	report("simd copy 16M, share of copy bandwidth", 2 * bytes1 / best(j_kcopy, &mc) / copy_bw, "", 0.90, 1);
+	mc.n = 4096;
+	report("simd transpose 4096x4096, share of copy bw", 2 * bytes1 / best(j_transpose, &mc) / copy_bw, "", 0.60,
+	       1);
+	mc.b = KN_BACKEND_SCALAR;
+	printf("%-44s %8.3f (no target)\n", "scalar transpose 4096x4096, share of copy bw",
+	       2 * bytes1 / best(j_transpose, &mc) / copy_bw);
+	int32_t *perm = aligned_alloc(64, N_STREAM * sizeof(int32_t));
+	if (!perm) {
+		fprintf(stderr, "speed: out of memory\n");
+		return 1;
+	}
+	for (size_t i = 0; i < N_STREAM; i++)
+		perm[i] = (int32_t)i;
+	mc = (ctx){.b = KN_BACKEND_SIMD, .x = c.x, .x2 = (float *)perm, .y = c.y, .n = N_STREAM};
+	printf("%-44s %8.3f (no target)\n", "simd gather 16M in order, share of read bw",
+	       3 * bytes1 / best(j_gather, &mc) / read_bw);
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	for (size_t i = N_STREAM - 1; i > 0; i--) { /* Fisher-Yates */
+		h ^= h << 13, h ^= h >> 7, h ^= h << 17;
+		size_t j = (size_t)(h % (i + 1));
+		int32_t t = perm[i];
+		perm[i] = perm[j], perm[j] = t;
+	}
+	printf("%-44s %8.3f (no target)\n", "simd gather 16M permuted, share of read bw",
+	       3 * bytes1 / best(j_gather, &mc) / read_bw);
+	mc.n = 1u << 20; /* the first 1M of a permutation of 16M is not one of 1M */
+	for (size_t i = 0; i < mc.n; i++)
+		perm[i] = (int32_t)(((uint64_t)i * 2654435761u) % mc.n);
+	printf("%-44s %8.3f (no target)\n", "simd gather 1M strided, share of read bw",
+	       3 * bytes1 / 16 / best(j_gather, &mc) / read_bw);
+	mc.n = N_STREAM;
+	for (size_t i = 0; i < N_STREAM; i++)
+		perm[i] = (int32_t)i;
+	printf("%-44s %8.3f (no target)\n", "simd scatter_add 16M in order, share of read bw",
+	       3 * bytes1 / best(j_scatter_add, &mc) / read_bw);
+	free(perm);
 
 	/* sgemm 1024^3 against OpenBLAS on one thread, called directly. */
 	ctx g = {.x = buf(1024 * 1024, -1, 1, 4), .x2 = buf(1024 * 1024, -1, 1, 5), .y = buf(1024 * 1024, 0, 1, 6),

@@ -12,8 +12,8 @@
  * (kn_reduce, kn_dot, kn_argreduce) are always written to host memory.
  *
  * The blas backend (OpenBLAS, when it was found at build time) runs what BLAS
- * has (dot, axpy, vector norms) and hands every other op (layernorm and
- * rmsnorm included) to the simd backend.
+ * has (dot, axpy, vector norms, copy) and hands every other op (layernorm,
+ * rmsnorm, transpose, gather and scatter_add included) to the simd backend.
  *
  * The cuda backend (0.5.0: every op; sgemm/sgemv through cuBLAS) launches
  * elementwise ops, softmax and the norms asynchronously (kn_sync waits);
@@ -23,13 +23,14 @@
 #define KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 8
+#define KN_VERSION_MINOR 9
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
@@ -174,6 +175,29 @@ kn_status kn_layernorm(kn_backend b, const float *x, const float *gamma, const f
  * kn_layernorm.  (0.8.0) */
 kn_status kn_rmsnorm(kn_backend b, const float *x, const float *gamma, float *y, size_t rows, size_t cols,
 		     float eps);
+
+/* ---- memory (0.9.0): exact, nothing is rounded -------------------------
+ *
+ * Indices are int32_t (as in most frameworks' gather/scatter).  Every index
+ * is checked against the length of the buffer it addresses, on every
+ * backend, before anything is written: one out of range (negative, or >=
+ * the length) makes the call KN_EINVAL with y untouched, never a read or a
+ * write out of bounds.  The cuda backend checks on the device and so waits
+ * for that check (the op itself is then launched asynchronously). */
+
+/* y = x, n floats.  y may be x; other overlaps are not allowed.  (0.9.0) */
+kn_status kn_copy(kn_backend b, const float *x, float *y, size_t n);
+/* y = x^T: x is rows x cols row-major, y cols x rows row-major; out of place
+ * (y == x is KN_EINVAL unless rows or cols is 1 or 0).  (0.9.0) */
+kn_status kn_transpose(kn_backend b, const float *x, float *y, size_t rows, size_t cols);
+/* y[i] = x[idx[i]] for i < n; x holds nx floats, 0 <= idx[i] < nx.  (0.9.0) */
+kn_status kn_gather(kn_backend b, const float *x, size_t nx, const int32_t *idx, float *y, size_t n);
+/* y[idx[i]] += x[i] for i < n; y holds ny floats, 0 <= idx[i] < ny.  Where
+ * indices repeat, the host backends add in order of i (so the result is
+ * defined to the bit); cuda adds atomically, in no fixed order, so repeated
+ * indices may round differently from run to run.  With distinct indices
+ * every backend gives the same bits.  (0.9.0) */
+kn_status kn_scatter_add(kn_backend b, const float *x, const int32_t *idx, size_t n, float *y, size_t ny);
 
 /* C = alpha op(A) op(B) + beta C, all row-major: op(A) is M x K, op(B) K x N,
  * C M x N; op(X) = X^T when trans_x != 0.  Leading dimensions count floats

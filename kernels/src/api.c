@@ -330,6 +330,89 @@ kn_status kn_rmsnorm(kn_backend b, const float *x, const float *gamma, float *y,
 	return norm(b, x, gamma, NULL, y, rows, cols, eps, 1);
 }
 
+/* ---- memory (0.9.0) ---------------------------------------------------- */
+
+kn_status kn_index_fail(const char *what, const int32_t *idx, size_t n, size_t lim)
+{
+	for (size_t i = 0; i < n; i++)
+		if (idx[i] < 0 || (uint64_t)idx[i] >= lim)
+			return kn_fail(KN_EINVAL, "%s: idx[%zu] = %d is outside [0, %zu)", what, i, (int)idx[i], lim);
+	return kn_fail(KN_EINVAL, "%s: an index is outside [0, %zu)", what, lim);
+}
+
+kn_status kn_copy(kn_backend b, const float *x, float *y, size_t n)
+{
+	kn_status s;
+	if (n && (!x || !y))
+		return kn_fail(KN_EINVAL, "copy: null buffer");
+	if (!n)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_copy(x, y, n);
+	case KN_BACKEND_SIMD: return kn_simd_copy(x, y, n);
+	/* scopy: BLAS level 1 has this one. */
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_blas_copy(x, y, n);
+	case KN_BACKEND_CUDA: return kn_cuda_mem_copy(x, y, n);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_transpose(kn_backend b, const float *x, float *y, size_t rows, size_t cols)
+{
+	kn_status s;
+	if (rows && cols && (!x || !y))
+		return kn_fail(KN_EINVAL, "transpose: null buffer");
+	if (rows && cols && rows > SIZE_MAX / cols)
+		return kn_fail(KN_EINVAL, "transpose: %zu x %zu overflows", rows, cols);
+	/* In place would need a cycle-following permutation, a different op;
+	 * a single row or column is its own transpose in memory. */
+	if (x == y && rows > 1 && cols > 1)
+		return kn_fail(KN_EINVAL, "transpose: out of place only (y == x for %zu x %zu)", rows, cols);
+	if (!rows || !cols)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_transpose(x, y, rows, cols);
+	case KN_BACKEND_SIMD: return kn_simd_transpose(x, y, rows, cols);
+	/* BLAS has no transpose (OpenBLAS's somatcopy is an extension): simd. */
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_transpose(x, y, rows, cols);
+	case KN_BACKEND_CUDA: return kn_cuda_transpose(x, y, rows, cols);
+	default: return kn_backend_probe(b);
+	}
+}
+
+/* The indices are checked by each backend (they may be device memory). */
+kn_status kn_gather(kn_backend b, const float *x, size_t nx, const int32_t *idx, float *y, size_t n)
+{
+	kn_status s;
+	if (n && (!idx || !y || (nx && !x)))
+		return kn_fail(KN_EINVAL, "gather: null buffer");
+	if (!n)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_gather(x, nx, idx, y, n);
+	case KN_BACKEND_SIMD: return kn_simd_gather(x, nx, idx, y, n);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_gather(x, nx, idx, y, n);
+	case KN_BACKEND_CUDA: return kn_cuda_gather(x, nx, idx, y, n);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_scatter_add(kn_backend b, const float *x, const int32_t *idx, size_t n, float *y, size_t ny)
+{
+	kn_status s;
+	if (n && (!x || !idx || (ny && !y)))
+		return kn_fail(KN_EINVAL, "scatter_add: null buffer");
+	if (!n)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_scatter_add(x, idx, n, y, ny);
+	case KN_BACKEND_SIMD: return kn_simd_scatter_add(x, idx, n, y, ny);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_scatter_add(x, idx, n, y, ny);
+	case KN_BACKEND_CUDA: return kn_cuda_scatter_add(x, idx, n, y, ny);
+	default: return kn_backend_probe(b);
+	}
+}
+
 static size_t at_least_1(size_t v) { return v ? v : 1; }
 
 kn_status kn_sgemm(kn_backend b, int trans_a, int trans_b, size_t M, size_t N, size_t K, float alpha,

@@ -1,6 +1,6 @@
 /*
  * blas.c - the blas backend: OpenBLAS for what BLAS level 1 has (dot, axpy,
- * the l1/l2/linf norms); api.c sends every other op to the simd backend.
+ * the l1/l2/linf norms, copy); api.c sends every other op to the simd backend.
  *
  * OpenBLAS's own threading is set once, at the first call, from
  * KN_BLAS_THREADS (else OPENBLAS_NUM_THREADS, else 1): a benchmark compares
@@ -41,6 +41,18 @@ kn_status kn_blas_axpy(float alpha, const float *x, float *y, size_t n)
 	kn_blas_probe();
 	for (size_t i = 0; i < n; i += CHUNK)
 		cblas_saxpy(len(n, i), alpha, x + i, 1, y + i, 1);
+	return KN_OK;
+}
+
+/* y = x through scopy (0.9.0): BLAS level 1 has the op, so the blas
+ * backend measures OpenBLAS's copy, chunked as the others. */
+kn_status kn_blas_copy(const float *x, float *y, size_t n)
+{
+	kn_blas_probe();
+	if (x == y)
+		return KN_OK;
+	for (size_t i = 0; i < n; i += CHUNK)
+		cblas_scopy(len(n, i), x + i, 1, y + i, 1);
 	return KN_OK;
 }
 

@@ -544,6 +544,137 @@ extern "C" kn_status kn_cuda_norm(const float *x, const float *g, const float *b
 	return launched(rms ? "rmsnorm" : "layernorm");
 }
 
+/* ---- copy, transpose, gather, scatter_add (0.9.0) --------------------------
+ *
+ * copy is a device-to-device cudaMemcpyAsync: the copy engine's own path,
+ * asynchronous like the other ops.  transpose goes through shared memory in
+ * 32 x 32 tiles (one column of padding so the column reads hit 32 banks),
+ * so both its reads and its writes are whole coalesced rows.
+ */
+extern "C" kn_status kn_cuda_mem_copy(const float *x, float *y, size_t n)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || n == 0 || x == y)
+		return s;
+	cudaError_t e = cudaMemcpyAsync(y, x, n * sizeof(float), cudaMemcpyDeviceToDevice);
+	if (e != cudaSuccess)
+		return kn_fail(KN_EDEVICE, "cuda: copy: %s", cudaGetErrorString(e));
+	return KN_OK;
+}
+
+#define TR_TILE 32
+#define TR_ROWS 8
+
+__global__ void transpose_kernel(const float *x, float *y, size_t rows, size_t cols)
+{
+	__shared__ float t[TR_TILE][TR_TILE + 1];
+	/* grid-strided over tiles: any shape fits 65535 x 65535 blocks */
+	for (size_t tr = blockIdx.y; tr * TR_TILE < rows; tr += gridDim.y)
+		for (size_t tc = blockIdx.x; tc * TR_TILE < cols; tc += gridDim.x) {
+			size_t c = tc * TR_TILE + threadIdx.x;
+			for (unsigned k = threadIdx.y; k < TR_TILE; k += TR_ROWS) {
+				size_t r = tr * TR_TILE + k;
+				if (r < rows && c < cols)
+					t[k][threadIdx.x] = x[r * cols + c];
+			}
+			__syncthreads();
+			size_t r = tr * TR_TILE + threadIdx.x; /* now a column of y */
+			for (unsigned k = threadIdx.y; k < TR_TILE; k += TR_ROWS) {
+				size_t cc = tc * TR_TILE + k;
+				if (r < rows && cc < cols)
+					y[cc * rows + r] = t[threadIdx.x][k];
+			}
+			__syncthreads(); /* t is refilled for the next tile */
+		}
+}
+
+extern "C" kn_status kn_cuda_transpose(const float *x, float *y, size_t rows, size_t cols)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || rows == 0 || cols == 0)
+		return s;
+	size_t gx = (cols + TR_TILE - 1) / TR_TILE, gy = (rows + TR_TILE - 1) / TR_TILE;
+	dim3 grid(gx > 65535 ? 65535u : (unsigned)gx, gy > 65535 ? 65535u : (unsigned)gy);
+	transpose_kernel<<<grid, dim3(TR_TILE, TR_ROWS)>>>(x, y, rows, cols);
+	return launched("transpose");
+}
+
+/* The index check, on the device (idx is device memory): the first position
+ * of an index outside [0, lim) by atomicMin, read back before the op is
+ * launched, so a bad index writes nothing.  That read waits for the device:
+ * gather and scatter_add are not asynchronous as the other ops are. */
+__global__ void index_check_kernel(const int32_t *idx, size_t n, uint32_t cap, unsigned long long *first)
+{
+	GRID_STRIDE(i, n)
+	if ((uint32_t)idx[i] >= cap)
+		atomicMin(first, (unsigned long long)i);
+}
+
+static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long *check_slot;
+
+static kn_status check_indices(const int32_t *idx, size_t n, size_t lim, const char *what)
+{
+	uint32_t cap = lim < ((size_t)1 << 31) ? (uint32_t)lim : (uint32_t)1 << 31;
+	unsigned long long first = ULLONG_MAX;
+	kn_status s = KN_OK;
+	cudaError_t e = cudaSuccess;
+	pthread_mutex_lock(&check_lock);
+	if (!check_slot && (e = cudaMalloc((void **)&check_slot, sizeof(*check_slot))) != cudaSuccess)
+		check_slot = NULL;
+	if (e == cudaSuccess)
+		e = cudaMemcpy(check_slot, &first, sizeof(first), cudaMemcpyHostToDevice);
+	if (e == cudaSuccess) {
+		index_check_kernel<<<blocks_for(n), THREADS>>>(idx, n, cap, check_slot);
+		s = launched(what);
+		if (s == KN_OK)
+			e = cudaMemcpy(&first, check_slot, sizeof(first), cudaMemcpyDeviceToHost);
+	}
+	pthread_mutex_unlock(&check_lock);
+	if (s != KN_OK)
+		return s;
+	if (e != cudaSuccess)
+		return kn_fail(KN_EDEVICE, "cuda: %s: index check: %s", what, cudaGetErrorString(e));
+	if (first != ULLONG_MAX) {
+		int32_t v = 0;
+		cudaMemcpy(&v, idx + first, sizeof(v), cudaMemcpyDeviceToHost);
+		return kn_fail(KN_EINVAL, "%s: idx[%llu] = %d is outside [0, %zu)", what, first, (int)v, lim);
+	}
+	return KN_OK;
+}
+
+__global__ void gather_kernel(const float *x, const int32_t *idx, float *y, size_t n)
+{
+	GRID_STRIDE(i, n)
+	y[i] = x[idx[i]];
+}
+
+/* atomicAdd: repeated indices add in whatever order the threads come, so
+ * their sums may differ in the last bit from run to run (kernels.h). */
+__global__ void scatter_add_kernel(const float *x, const int32_t *idx, float *y, size_t n)
+{
+	GRID_STRIDE(i, n)
+	atomicAdd(y + idx[i], x[i]);
+}
+
+extern "C" kn_status kn_cuda_gather(const float *x, size_t nx, const int32_t *idx, float *y, size_t n)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || n == 0 || (s = check_indices(idx, n, nx, "gather")) != KN_OK)
+		return s;
+	gather_kernel<<<blocks_for(n), THREADS>>>(x, idx, y, n);
+	return launched("gather");
+}
+
+extern "C" kn_status kn_cuda_scatter_add(const float *x, const int32_t *idx, size_t n, float *y, size_t ny)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || n == 0 || (s = check_indices(idx, n, ny, "scatter_add")) != KN_OK)
+		return s;
+	scatter_add_kernel<<<blocks_for(n), THREADS>>>(x, idx, y, n);
+	return launched("scatter_add");
+}
+
 /* ---- sgemm, sgemv (cuBLAS) -------------------------------------------------
  *
  * cuBLAS is column-major; a row-major M x N matrix with leading dimension ld

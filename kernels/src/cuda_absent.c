@@ -51,6 +51,26 @@ kn_status kn_cuda_norm(const float *x, const float *g, const float *b, float *y,
 	(void)x, (void)g, (void)b, (void)y, (void)rows, (void)cols, (void)eps, (void)rms;
 	return absent();
 }
+kn_status kn_cuda_mem_copy(const float *x, float *y, size_t n)
+{
+	(void)x, (void)y, (void)n;
+	return absent();
+}
+kn_status kn_cuda_transpose(const float *x, float *y, size_t rows, size_t cols)
+{
+	(void)x, (void)y, (void)rows, (void)cols;
+	return absent();
+}
+kn_status kn_cuda_gather(const float *x, size_t nx, const int32_t *idx, float *y, size_t n)
+{
+	(void)x, (void)nx, (void)idx, (void)y, (void)n;
+	return absent();
+}
+kn_status kn_cuda_scatter_add(const float *x, const int32_t *idx, size_t n, float *y, size_t ny)
+{
+	(void)x, (void)idx, (void)n, (void)y, (void)ny;
+	return absent();
+}
 kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
 {

@@ -4,6 +4,8 @@
 
 #include "kernels.h"
 
+#include <stdint.h>
+
 /* Records the reason for a failure and returns the status, so a backend can
  * write `return kn_fail(KN_EINVAL, "...")`. */
 kn_status kn_fail(kn_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -21,6 +23,15 @@ kn_status kn_scalar_softmax(const float *x, float *y, size_t rows, size_t cols, 
  * rows, cols > 0, eps finite and >= 0. */
 kn_status kn_scalar_norm(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
 			 float eps, int rms);
+/* memory (0.9.0).  gather and scatter_add check their indices themselves
+ * (every backend does, before writing anything): lim is nx or ny. */
+kn_status kn_scalar_copy(const float *x, float *y, size_t n);
+kn_status kn_scalar_transpose(const float *x, float *y, size_t rows, size_t cols);
+kn_status kn_scalar_gather(const float *x, size_t nx, const int32_t *idx, float *y, size_t n);
+kn_status kn_scalar_scatter_add(const float *x, const int32_t *idx, size_t n, float *y, size_t ny);
+/* The KN_EINVAL of an index check: finds the first index of idx[0..n)
+ * outside [0, lim) (host memory) and says which. */
+kn_status kn_index_fail(const char *what, const int32_t *idx, size_t n, size_t lim);
 kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
@@ -45,6 +56,12 @@ float *kn_aligned_floats(size_t n);
 					  int log_form);                                           \
 	kn_status kn_simd_norm##SUFFIX(const float *x, const float *g, const float *b, float *y,   \
 				       size_t rows, size_t cols, float eps, int rms);              \
+	kn_status kn_simd_copy##SUFFIX(const float *x, float *y, size_t n);                        \
+	kn_status kn_simd_transpose##SUFFIX(const float *x, float *y, size_t rows, size_t cols);   \
+	kn_status kn_simd_gather##SUFFIX(const float *x, size_t nx, const int32_t *idx, float *y,  \
+					 size_t n);                                                \
+	kn_status kn_simd_scatter_add##SUFFIX(const float *x, const int32_t *idx, size_t n,        \
+					      float *y, size_t ny);                                \
 	kn_status kn_simd_sgemm##SUFFIX(int ta, int tb, size_t M, size_t N, size_t K, float alpha, \
 					const float *A, size_t lda, const float *B, size_t ldb,    \
 					float beta, float *C, size_t ldc);                         \
@@ -60,6 +77,7 @@ kn_status kn_blas_probe(void);
 kn_status kn_blas_axpy(float alpha, const float *x, float *y, size_t n);
 kn_status kn_blas_reduce(kn_reduce_op op, const float *x, size_t n, float *out);
 kn_status kn_blas_dot(const float *x, const float *y, size_t n, float *out);
+kn_status kn_blas_copy(const float *x, float *y, size_t n);
 kn_status kn_blas_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_blas_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
@@ -78,6 +96,11 @@ kn_status kn_cuda_dot(const float *x, const float *y, size_t n, float *out);
 kn_status kn_cuda_softmax(const float *x, float *y, size_t rows, size_t cols, int log_form);
 kn_status kn_cuda_norm(const float *x, const float *g, const float *b, float *y, size_t rows, size_t cols,
 		       float eps, int rms);
+/* memory (0.9.0); kn_cuda_copy is the host<->device copy, hence _mem_copy */
+kn_status kn_cuda_mem_copy(const float *x, float *y, size_t n);
+kn_status kn_cuda_transpose(const float *x, float *y, size_t rows, size_t cols);
+kn_status kn_cuda_gather(const float *x, size_t nx, const int32_t *idx, float *y, size_t n);
+kn_status kn_cuda_scatter_add(const float *x, const int32_t *idx, size_t n, float *y, size_t ny);
 kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_cuda_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,

@@ -282,6 +282,58 @@ kn_status kn_scalar_norm(const float *x, const float *g, const float *b, float *
 	return KN_OK;
 }
 
+/* ---- memory (0.9.0) ----------------------------------------------------
+ *
+ * The reference loops.  copy is memcpy: GCC turns the plain loop into that
+ * call at -O2 anyway, so writing the loop would only hide what runs. */
+kn_status kn_scalar_copy(const float *x, float *y, size_t n)
+{
+	if (x != y)
+		memcpy(y, x, n * sizeof(float));
+	return KN_OK;
+}
+
+/* Row by row of x: reads contiguous, writes strided by rows (the simd
+ * backend blocks it). */
+kn_status kn_scalar_transpose(const float *x, float *y, size_t rows, size_t cols)
+{
+	for (size_t i = 0; i < rows; i++)
+		for (size_t j = 0; j < cols; j++)
+			y[j * rows + i] = x[i * cols + j];
+	return KN_OK;
+}
+
+/* Valid indices: [0, lim).  A negative int32 is >= 2^31 as uint32_t, and a
+ * non-negative one is < 2^31, so one unsigned compare against lim capped at
+ * 2^31 does both ends. */
+static int indices_ok(const int32_t *idx, size_t n, size_t lim)
+{
+	uint32_t cap = lim < ((size_t)1 << 31) ? (uint32_t)lim : (uint32_t)1 << 31, bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad |= (uint32_t)idx[i] >= cap;
+	return !bad;
+}
+
+/* Every index is checked before y is written: on KN_EINVAL y is as it was. */
+kn_status kn_scalar_gather(const float *x, size_t nx, const int32_t *idx, float *y, size_t n)
+{
+	if (!indices_ok(idx, n, nx))
+		return kn_index_fail("gather", idx, n, nx);
+	for (size_t i = 0; i < n; i++)
+		y[i] = x[idx[i]];
+	return KN_OK;
+}
+
+/* In order of i: a repeated index sums its x in that order. */
+kn_status kn_scalar_scatter_add(const float *x, const int32_t *idx, size_t n, float *y, size_t ny)
+{
+	if (!indices_ok(idx, n, ny))
+		return kn_index_fail("scatter_add", idx, n, ny);
+	for (size_t i = 0; i < n; i++)
+		y[idx[i]] += x[i];
+	return KN_OK;
+}
+
 #define OPX(X, t, ld, r, c) ((t) ? (X)[(size_t)(c) * (ld) + (r)] : (X)[(size_t)(r) * (ld) + (c)])
 
 /* i-k-j order: the inner loop runs along a row of C and of op(B) (contiguous

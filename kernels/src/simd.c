@@ -20,6 +20,10 @@ typedef struct isa {
 	kn_status (*dot)(const float *, const float *, size_t, float *);
 	kn_status (*softmax)(const float *, float *, size_t, size_t, int);
 	kn_status (*norm)(const float *, const float *, const float *, float *, size_t, size_t, float, int);
+	kn_status (*copy)(const float *, float *, size_t);
+	kn_status (*transpose)(const float *, float *, size_t, size_t);
+	kn_status (*gather)(const float *, size_t, const int32_t *, float *, size_t);
+	kn_status (*scatter_add)(const float *, const int32_t *, size_t, float *, size_t);
 	kn_status (*sgemm)(int, int, size_t, size_t, size_t, float, const float *, size_t, const float *,
 			   size_t, float, float *, size_t);
 	kn_status (*sgemv)(int, size_t, size_t, float, const float *, size_t, const float *, float, float *);
@@ -47,12 +51,14 @@ static const isa isas[] = {
 #define KN_ISA_ENTRY(NAME, HAVE, S)                                                                \
 	{NAME, HAVE, kn_simd_unary##S, kn_simd_binary##S, kn_simd_axpy##S, kn_simd_reduce##S,      \
 	 kn_simd_argreduce##S, kn_simd_dot##S, kn_simd_softmax##S, kn_simd_norm##S,           \
+	 kn_simd_copy##S, kn_simd_transpose##S, kn_simd_gather##S, kn_simd_scatter_add##S,      \
 	 kn_simd_sgemm##S, kn_simd_sgemv##S}
 	KN_ISA_ENTRY("avx512", have_avx512, _avx512),
 	KN_ISA_ENTRY("avx2", have_avx2, _avx2),
 #endif
 	{"generic", always, kn_scalar_unary_ex, kn_scalar_binary, kn_scalar_axpy, kn_scalar_reduce,
-	 kn_scalar_argreduce, kn_scalar_dot, kn_scalar_softmax, kn_scalar_norm, kn_scalar_sgemm, kn_scalar_sgemv},
+	 kn_scalar_argreduce, kn_scalar_dot, kn_scalar_softmax, kn_scalar_norm, kn_scalar_copy,
+	 kn_scalar_transpose, kn_scalar_gather, kn_scalar_scatter_add, kn_scalar_sgemm, kn_scalar_sgemv},
 };
 #define N_ISAS (sizeof(isas) / sizeof(isas[0]))
 
@@ -135,6 +141,23 @@ kn_status kn_simd_norm(const float *x, const float *g, const float *b, float *y,
 		       float eps, int rms)
 {
 	return use()->norm(x, g, b, y, rows, cols, eps, rms);
+}
+
+kn_status kn_simd_copy(const float *x, float *y, size_t n) { return use()->copy(x, y, n); }
+
+kn_status kn_simd_transpose(const float *x, float *y, size_t rows, size_t cols)
+{
+	return use()->transpose(x, y, rows, cols);
+}
+
+kn_status kn_simd_gather(const float *x, size_t nx, const int32_t *idx, float *y, size_t n)
+{
+	return use()->gather(x, nx, idx, y, n);
+}
+
+kn_status kn_simd_scatter_add(const float *x, const int32_t *idx, size_t n, float *y, size_t ny)
+{
+	return use()->scatter_add(x, idx, n, y, ny);
 }
 
 kn_status kn_simd_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,

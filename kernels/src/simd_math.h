@@ -1184,3 +1184,6 @@ kn_status ISA(kn_simd_sgemv)(int ta, size_t M, size_t N, float alpha, const floa
 		ISA(kn_simd_axpy)(alpha * x[i], A + i * lda, y, N);
 	return KN_OK;
 }
+
+/* The memory group (0.9.0). */
+#include "simd_mem.h"

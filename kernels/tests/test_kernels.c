@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -1304,6 +1305,231 @@ static void test_norm_bad_arguments(void **state)
 	assert_int_equal(kn_rmsnorm((kn_backend)17, v, g, v, 2, 2, 1e-5f), KN_EINVAL);
 }
 
+/* ---- memory: copy, transpose, gather, scatter_add (0.9.0) ---------------- */
+
+/* Exact ops: every check here is bit for bit (memcmp), NaN payloads and
+ * -0 included, except cuda's scatter_add with repeated indices (atomics add
+ * in no fixed order). */
+static float mem_value(size_t i)
+{
+	uint32_t h = (uint32_t)(i * 2654435761u) ^ 0x9e3779b9u;
+	if (i % 97 == 5)
+		return -0.0f;
+	if (i % 89 == 7) {
+		float f;
+		uint32_t bits = 0x7fc00000u | (h & 0x3fffffu); /* a NaN with a payload */
+		memcpy(&f, &bits, 4);
+		return f;
+	}
+	return (float)((double)(h % 200001) / 1000.0 - 100.0);
+}
+
+static kn_status run_mem(path p, int op, const float *x, size_t nx, const int32_t *idx, float *y, size_t ny,
+			 size_t n, size_t rows, size_t cols)
+{
+	if (on_dev(p)) {
+		x = dev_of(x, nx, 0), y = dev_of(y, ny, 1);
+		idx = idx ? (const int32_t *)dev_of((const float *)idx, n, 0) : NULL;
+	}
+	kn_status s = op == 0   ? kn_copy(p.b, x, y, n)
+		      : op == 1 ? kn_transpose(p.b, x, y, rows, cols)
+		      : op == 2 ? kn_gather(p.b, x, nx, idx, y, n)
+				: kn_scatter_add(p.b, x, idx, n, y, ny);
+	if (on_dev(p))
+		dev_done();
+	return s;
+}
+
+static float *mem_buf(size_t n, size_t misalign, float **base)
+{
+	/* 64-byte aligned, so that misalign 0 takes the non-temporal paths */
+	*base = aligned_alloc(64, ((n + 17) * sizeof(float) + 63) & ~(size_t)63);
+	assert_non_null(*base);
+	for (size_t i = 0; i < n + 17; i++)
+		(*base)[i] = mem_value(i + 12345);
+	return *base + misalign;
+}
+
+/* Sizes around the vector widths, the 4-vector step, and past 16 MB (the
+ * non-temporal path, which first aligns y); x and y misaligned apart. */
+static void test_copy_all_paths(void **state)
+{
+	(void)state;
+	static const size_t ns[] = {1, 7, 8, 15, 16, 17, 63, 64, 65, 1000, (1u << 20) + 13, (1u << 22) + 3};
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++)
+		for (size_t mis = 0; mis < 3; mis++)
+			for (size_t pi = 0; pi < np; pi++) {
+				size_t n = ns[k];
+				float *xb, *yb, *x = mem_buf(n, mis, &xb), *y = mem_buf(n, (mis * 5 + 1) % 16, &yb);
+				for (size_t i = 0; i < n; i++)
+					x[i] = mem_value(i);
+				float after = y[n];
+				use_path(paths[pi]);
+				assert_int_equal(run_mem(paths[pi], 0, x, n, NULL, y, n, n, 0, 0), KN_OK);
+				kn_simd_set_isa(NULL);
+				if (memcmp(x, y, n * sizeof(float)))
+					fail_msg("%s/copy n %zu misalign %zu: y differs from x", path_name(paths[pi]), n, mis);
+				assert_memory_equal(&y[n], &after, sizeof(float)); /* nothing past the end */
+				free(xb), free(yb);
+			}
+}
+
+/* Shapes with and without whole 8 x 8 blocks and 16-row bands, a single
+ * row or column, and 16 MB ones (the non-temporal path when y is aligned:
+ * misalign 0). */
+static void test_transpose_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][2] = {{1, 1},  {1, 9},   {9, 1},    {3, 7},     {8, 8},     {9, 17},
+					   {64, 64}, {65, 130}, {257, 100}, {128, 1000}, {1000, 1001},
+					   {2048, 2048}, {2064, 2040}};
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+		for (size_t mis = 0; mis < 2; mis++)
+			for (size_t pi = 0; pi < np; pi++) {
+				size_t r = shapes[sh][0], c = shapes[sh][1], n = r * c;
+				float *xb, *yb, *x = mem_buf(n, mis, &xb), *y = mem_buf(n, mis + 3, &yb);
+				float *want = malloc(n * sizeof(float));
+				assert_non_null(want);
+				for (size_t i = 0; i < r; i++)
+					for (size_t j = 0; j < c; j++)
+						x[i * c + j] = mem_value(i * c + j), want[j * r + i] = x[i * c + j];
+				use_path(paths[pi]);
+				assert_int_equal(run_mem(paths[pi], 1, x, n, NULL, y, n, 0, r, c), KN_OK);
+				kn_simd_set_isa(NULL);
+				if (memcmp(want, y, n * sizeof(float)))
+					fail_msg("%s/transpose %zux%zu misalign %zu: wrong", path_name(paths[pi]), r, c, mis);
+				free(xb), free(yb), free(want);
+			}
+}
+
+/* Indices with repeats, both ends (0 and nx - 1), into an x shorter and
+ * longer than y; scatter_add's repeats sum in order of i on host paths. */
+static void test_gather_scatter_all_paths(void **state)
+{
+	(void)state;
+	static const size_t sizes[][2] = {{1, 1}, {5, 3}, {16, 16}, {17, 40}, {100, 33}, {1000, 4099}, {65536, 70000},
+					  {1000, (1u << 22) + 7}};
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+		for (size_t pi = 0; pi < np; pi++) {
+			size_t nx = sizes[k][0], n = sizes[k][1];
+			float *xb, *yb, *x = mem_buf(nx > n ? nx : n, 1, &xb), *y = mem_buf(nx > n ? nx : n, 0, &yb);
+			int32_t *idx = malloc(n * sizeof(int32_t));
+			float *want = malloc((nx > n ? nx : n) * sizeof(float));
+			assert_true(idx && want);
+			for (size_t i = 0; i < n; i++)
+				idx[i] = i == 0 ? (int32_t)(nx - 1) : i == 1 ? 0 : (int32_t)((i * 7919u + i / 3) % nx);
+			/* gather: finite x (a NaN would compare by bits anyway) */
+			for (size_t i = 0; i < nx; i++)
+				x[i] = mem_value(i);
+			for (size_t i = 0; i < n; i++)
+				want[i] = x[idx[i]];
+			use_path(paths[pi]);
+			assert_int_equal(run_mem(paths[pi], 2, x, nx, idx, y, n, n, 0, 0), KN_OK);
+			kn_simd_set_isa(NULL);
+			if (memcmp(want, y, n * sizeof(float)))
+				fail_msg("%s/gather nx %zu n %zu: wrong", path_name(paths[pi]), nx, n);
+			/* scatter_add: n values into nx slots, x finite here */
+			for (size_t i = 0; i < n; i++)
+				x[i] = (float)((double)((i * 31) % 2001) / 64.0 - 15.0);
+			for (size_t j = 0; j < nx; j++)
+				y[j] = want[j % n] = (float)((double)(j % 7) - 3.5);
+			for (size_t j = 0; j < nx; j++)
+				want[j] = y[j];
+			for (size_t i = 0; i < n; i++)
+				want[idx[i]] += x[i];
+			use_path(paths[pi]);
+			assert_int_equal(run_mem(paths[pi], 3, x, n, idx, y, nx, n, 0, 0), KN_OK);
+			kn_simd_set_isa(NULL);
+			for (size_t j = 0; j < nx; j++) {
+				int ok = on_dev(paths[pi]) ? fabsf(y[j] - want[j]) <= 1e-4f * (1 + fabsf(want[j])) * (float)n
+							   : memcmp(&y[j], &want[j], sizeof(float)) == 0;
+				if (!ok)
+					fail_msg("%s/scatter_add nx %zu n %zu [%zu]: got %a want %a", path_name(paths[pi]), nx, n,
+						 j, (double)y[j], (double)want[j]);
+			}
+			free(xb), free(yb), free(idx), free(want);
+		}
+}
+
+/* An index out of range, at the start, inside a vector, at the last full
+ * vector and in the tail: KN_EINVAL naming it, y untouched, nothing read
+ * outside x (ASan would see it; here x is exactly nx long). */
+static void test_gather_scatter_bad_indices(void **state)
+{
+	(void)state;
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	static const int32_t bad[] = {-1, 50, INT32_MIN, INT32_MAX, 51};
+	static const size_t where[] = {0, 5, 31, 47, 66};
+	enum { NX = 50, N = 67 };
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++)
+			for (size_t w = 0; w < sizeof(where) / sizeof(where[0]); w++)
+				for (int op = 2; op <= 3; op++) {
+					float *x = malloc(NX * sizeof(float)), y[N], y0[N], v[N];
+					int32_t idx[N];
+					assert_non_null(x);
+					for (size_t i = 0; i < N; i++)
+						idx[i] = (int32_t)(i % NX), y[i] = y0[i] = (float)i, v[i] = 1.0f;
+					for (size_t i = 0; i < NX; i++)
+						x[i] = (float)i;
+					idx[where[w]] = bad[b];
+					use_path(paths[pi]);
+					kn_status s = op == 2 ? run_mem(paths[pi], 2, x, NX, idx, y, N, N, 0, 0)
+							      : run_mem(paths[pi], 3, v, N, idx, y, NX, N, 0, 0);
+					kn_simd_set_isa(NULL);
+					if (s != KN_EINVAL || memcmp(y, y0, sizeof(y)))
+						fail_msg("%s/%s idx[%zu] = %d: status %d, y %s", path_name(paths[pi]),
+							 op == 2 ? "gather" : "scatter_add", where[w], (int)bad[b], (int)s,
+							 memcmp(y, y0, sizeof(y)) ? "written" : "untouched");
+					char want[64];
+					snprintf(want, sizeof(want), "idx[%zu] = %d", where[w], (int)bad[b]);
+					assert_non_null(strstr(kn_last_error(), want));
+					free(x);
+				}
+	/* nx 0: every index is out of range */
+	float y[2] = {0, 0};
+	int32_t z[2] = {0, 0};
+	assert_int_equal(kn_gather(KN_BACKEND_SIMD, NULL, 0, z, y, 2), KN_EINVAL);
+	assert_int_equal(kn_scatter_add(KN_BACKEND_SCALAR, y, z, 2, NULL, 0), KN_EINVAL);
+}
+
+static void test_memory_bad_arguments(void **state)
+{
+	(void)state;
+	float v[4] = {1, 2, 3, 4};
+	int32_t idx[2] = {0, 1};
+	for (int be = 0; be < KN_BACKEND_COUNT_; be++) {
+		kn_backend b = (kn_backend)be;
+		assert_int_equal(kn_copy(b, NULL, v, 4), KN_EINVAL);
+		assert_int_equal(kn_copy(b, v, NULL, 4), KN_EINVAL);
+		assert_int_equal(kn_transpose(b, NULL, v, 2, 2), KN_EINVAL);
+		assert_int_equal(kn_transpose(b, v, v, 2, 2), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "out of place"));
+		assert_int_equal(kn_transpose(b, v, v + 1, SIZE_MAX / 2, 4), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflows"));
+		assert_int_equal(kn_gather(b, v, 4, NULL, v, 2), KN_EINVAL);
+		assert_int_equal(kn_gather(b, v, 4, idx, NULL, 2), KN_EINVAL);
+		assert_int_equal(kn_scatter_add(b, NULL, idx, 2, v, 4), KN_EINVAL);
+		assert_int_equal(kn_scatter_add(b, v, NULL, 2, v, 4), KN_EINVAL);
+	}
+	/* empty: nothing to do, no buffer needed */
+	assert_int_equal(kn_copy(KN_BACKEND_SIMD, NULL, NULL, 0), KN_OK);
+	assert_int_equal(kn_transpose(KN_BACKEND_SCALAR, NULL, NULL, 0, 5), KN_OK);
+	assert_int_equal(kn_gather(KN_BACKEND_SIMD, NULL, 0, NULL, NULL, 0), KN_OK);
+	assert_int_equal(kn_scatter_add(KN_BACKEND_SIMD, NULL, NULL, 0, NULL, 0), KN_OK);
+	/* a single row or column is its own transpose: y == x is fine */
+	assert_int_equal(kn_transpose(KN_BACKEND_SIMD, v, v, 1, 4), KN_OK);
+	assert_true(v[0] == 1 && v[3] == 4);
+	assert_int_equal(kn_copy((kn_backend)17, v, v, 4), KN_EINVAL);
+}
+
 /* ---- cuda (0.5.0) ----------------------------------------------------------- */
 
 static kn_status unavailable_with_reason(kn_status s)
@@ -1340,6 +1566,11 @@ static void test_cuda_every_op_unavailable_or_compared(void **state)
 	unavailable_with_reason(kn_layernorm(KN_BACKEND_CUDA, v, v, v, v, 2, 2, 1e-5f));
 	unavailable_with_reason(kn_layernorm(KN_BACKEND_CUDA, v, v, NULL, v, 2, 2, 1e-5f));
 	unavailable_with_reason(kn_rmsnorm(KN_BACKEND_CUDA, v, v, v, 2, 2, 1e-5f));
+	int32_t iv[4] = {0, 1, 2, 3};
+	unavailable_with_reason(kn_copy(KN_BACKEND_CUDA, v, v + 4, 4));
+	unavailable_with_reason(kn_transpose(KN_BACKEND_CUDA, v, v + 4, 2, 2));
+	unavailable_with_reason(kn_gather(KN_BACKEND_CUDA, v, 4, iv, v + 4, 4));
+	unavailable_with_reason(kn_scatter_add(KN_BACKEND_CUDA, v, iv, 4, v + 4, 4));
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 1, 2, 2, 2, 1, v, 2, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 0, 2, 2, 0, 1, v, 1, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemv(KN_BACKEND_CUDA, 1, 2, 2, 1, v, 2, v, 0, v));
@@ -1454,6 +1685,11 @@ int main(void)
 		cmocka_unit_test(test_norm_row_kinds),
 		cmocka_unit_test(test_norm_large),
 		cmocka_unit_test(test_norm_bad_arguments),
+		cmocka_unit_test(test_copy_all_paths),
+		cmocka_unit_test(test_transpose_all_paths),
+		cmocka_unit_test(test_gather_scatter_all_paths),
+		cmocka_unit_test(test_gather_scatter_bad_indices),
+		cmocka_unit_test(test_memory_bad_arguments),
 		cmocka_unit_test(test_sgemm_all_paths),
 		cmocka_unit_test(test_sgemv_all_paths),
 		cmocka_unit_test(test_sgemm_bad_arguments),
