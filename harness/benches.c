@@ -48,6 +48,7 @@ static double ref_min(double a, double b) { return a < b ? a : b; }
 #define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops},
 #define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2},
 #define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops},
+#define OP_MEMORY(name, kind, lo, hi, flops) {#name, kind, NULL, NULL, lo, hi, 0, 0, flops},
 
 static const bv_op_def unary_ops[] = {
 #define BV_TABLE_UNARY
@@ -79,6 +80,11 @@ static const bv_op_def norm_ops[] = {
 #include "ops_table.h"
 };
 
+static const bv_op_def memory_ops[] = {
+#define BV_TABLE_MEMORY
+#include "ops_table.h"
+};
+
 #define SHAPE2(a, b) (((size_t)2 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | 1u)
 #define SHAPE3(a, b, c) (((size_t)3 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | (size_t)(c))
 
@@ -91,6 +97,9 @@ static const size_t elementwise_sizes[] = {1024, 65536, 1u << 20, 1u << 24, 0};
 static const size_t softmax_sizes[] = {SHAPE2(64, 1024), SHAPE2(1024, 1024), SHAPE2(1024, 4096), 0};
 /* The norms' rows x cols: tokens x hidden, as softmax's. */
 static const size_t norm_sizes[] = {SHAPE2(64, 1024), SHAPE2(1024, 1024), SHAPE2(1024, 4096), 0};
+/* The memory group: copy, gather and scatter_add take the elementwise
+ * lengths, transpose the shapes (the speed target's 4096 x 4096 among them). */
+static const size_t memory_sizes[] = {1024, 65536, 1u << 20, 1u << 24, SHAPE2(1024, 1024), SHAPE2(4096, 4096), 0};
 /* Square 64..1024, transformer-like rectangles (tokens x hidden x hidden,
  * and the 4x MLP widening), and gemv's M x N. */
 static const size_t matmul_sizes[] = {
@@ -106,6 +115,8 @@ static const bv_bench registry[] = {
 	{"softmax", softmax_ops, COUNT(softmax_ops), elementwise_backends, softmax_sizes},
 	{"matmul", matmul_ops, COUNT(matmul_ops), matmul_backends, matmul_sizes},
 	{"norm", norm_ops, COUNT(norm_ops), elementwise_backends, norm_sizes},
+	/* blas: OpenBLAS's scopy for copy, simd for the rest (as kernels 0.9 does) */
+	{"memory", memory_ops, COUNT(memory_ops), blas_backends, memory_sizes},
 };
 
 const bv_bench *bv_bench_all(size_t *count)
@@ -367,7 +378,10 @@ static void parse_sizes(const char *list, size_t *out, size_t max)
 
 static int op_dims(const bv_op_def *op)
 {
-	return op->kind == BV_K_GEMM ? 3 : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV || op->kind == BV_K_NORM ? 2 : 1;
+	return op->kind == BV_K_GEMM ? 3
+	       : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV || op->kind == BV_K_NORM || op->kind == BV_K_TRANSPOSE
+		       ? 2
+		       : 1;
 }
 
 void bv_sizes_hint(const bv_selection *sel, char *buf, size_t len)
@@ -521,6 +535,12 @@ void bv_cell_layout(const bv_cell *c, bv_layout *l)
 	case BV_K_GEMV: l->nx = d[0] * d[1], l->nx2 = d[1], l->ny = d[0]; break;
 	/* the gain per column, then layernorm's bias */
 	case BV_K_NORM: l->nx = l->ny = d[0] * d[1], l->nx2 = (strcmp(c->op->name, "rmsnorm") ? 2 : 1) * d[1]; break;
+	case BV_K_COPY: l->nx = l->ny = d[0], l->n = d[0], l->m = 1; break;
+	case BV_K_TRANSPOSE: l->nx = l->ny = d[0] * d[1]; break;
+	/* x2: the int32 indices, in a float buffer (same size, copied as bytes) */
+	case BV_K_GATHER: l->nx = l->nx2 = l->ny = d[0], l->n = d[0], l->m = 1; break;
+	/* x: the values, then the indices; y is x2, added to in place */
+	case BV_K_SCATTER: l->nx = 2 * d[0], l->nx2 = d[0], l->inplace = 1, l->n = d[0], l->m = 1; break;
 	}
 }
 
@@ -531,11 +551,46 @@ size_t bv_cell_outputs(const bv_cell *c)
 	return l.result ? 1 : l.inplace ? l.nx2 : l.ny;
 }
 
+/* A permutation of [0, n) as int32 bits in idx (Fisher-Yates on the
+ * cell's own stream): every element is read (gather) or added to (scatter)
+ * once, so the results are exact and the same on every backend, cuda's
+ * atomics included; and the accesses are as random as an embedding lookup's. */
+static void permutation_fill(uint64_t seed, float *idx, size_t n)
+{
+	int32_t *p = malloc(n * sizeof(int32_t));
+	if (!p)
+		abort(); /* a few MB, made once per cell in the parent */
+	for (size_t i = 0; i < n; i++)
+		p[i] = (int32_t)i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(mix((i - 1) ^ seed) % i);
+		int32_t t = p[i - 1];
+		p[i - 1] = p[j], p[j] = t;
+	}
+	memcpy(idx, p, n * sizeof(int32_t));
+	free(p);
+}
+
+/* The i-th int32 index stored in a float buffer. */
+static int32_t index_at(const float *idx, size_t i)
+{
+	int32_t v;
+	memcpy(&v, idx + i, sizeof(v));
+	return v;
+}
+
 void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
 {
 	bv_layout l;
 	bv_cell_layout(c, &l);
 	bv_input_fill(c->op, x, l.nx);
+	uint64_t pseed = name_seed(c->op->name) ^ 0x2545f4914f6cdd1dull;
+	if (c->op->kind == BV_K_GATHER && x2) {
+		permutation_fill(pseed, x2, l.n);
+		return;
+	}
+	if (c->op->kind == BV_K_SCATTER)
+		permutation_fill(pseed, x + l.n, l.n);
 	if (x2 && l.nx2 && c->op->kind == BV_K_NORM) {
 		/* Gains in [0.5, 1.5] and biases in [-1, 1], as trained ones
 		 * look: the op's [lo, hi] is for x. */
@@ -661,6 +716,31 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 				want[r * l.n + j] = z * g + b;
 				scale[r * l.n + j] = (fabs(z) + 1) * fabs(g) + fabs(b);
 			}
+		}
+		break;
+	/* The memory group is exact: want is the float that must come out. */
+	case BV_K_COPY:
+		for (size_t i = 0; i < l.nx; i++)
+			want[i] = x[i], scale[i] = 0;
+		break;
+	case BV_K_TRANSPOSE:
+		for (size_t i = 0; i < l.m; i++)
+			for (size_t j = 0; j < l.n; j++)
+				want[j * l.m + i] = x[i * l.n + j], scale[j * l.m + i] = 0;
+		break;
+	case BV_K_GATHER:
+		for (size_t i = 0; i < l.n; i++)
+			want[i] = x[index_at(x2, i)], scale[i] = 0;
+		break;
+	case BV_K_SCATTER:
+		/* one float add per element of y (the indices are a permutation),
+		 * done here in float as the kernels do it, so the sum is exact
+		 * to the bit; repeated indices would add in order of i */
+		for (size_t j = 0; j < l.n; j++)
+			want[j] = x2[j], scale[j] = 0;
+		for (size_t i = 0; i < l.n; i++) {
+			size_t j = (size_t)index_at(x + l.n, i);
+			want[j] = (double)((float)want[j] + x[i]);
 		}
 		break;
 	case BV_K_GEMM:

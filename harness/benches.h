@@ -23,8 +23,13 @@ typedef enum {
 	BV_K_ROWS,      /* y = f(each row of x), x rows x cols (softmax) */
 	BV_K_GEMM,      /* y(M x N) = x(M x K) x2(K x N) */
 	BV_K_GEMV,      /* y(M) = x(M x N) x2(N) */
-	BV_K_NORM       /* y = each row of x normalised, x rows x cols; x2 the gain per
+	BV_K_NORM,      /* y = each row of x normalised, x rows x cols; x2 the gain per
 			 * column, then (layernorm) the bias per column */
+	BV_K_COPY,      /* y = x */
+	BV_K_TRANSPOSE, /* y (cols x rows) = x^T, x rows x cols */
+	BV_K_GATHER,    /* y[i] = x[x2[i]], x2 int32 indices (a permutation) */
+	BV_K_SCATTER    /* x2[idx[i]] += x[i] in place: x holds n values, then the n
+			 * int32 indices idx (a permutation) */
 } bv_kind;
 
 typedef struct bv_op_def {

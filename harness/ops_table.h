@@ -1,7 +1,7 @@
 /*
  * ops_table.h - the entries of one group's table from ops.def (benches.c).
  * Define exactly one of BV_TABLE_UNARY, _BINARY, _REDUCE, _ROWS, _MATMUL,
- * _NORM
+ * _NORM, _MEMORY
  * and the OP_* entry macros, then include this inside the array: the
  * group's lines expand to entries, every other line to nothing.  Binary
  * takes axpy too (it is in the binary group).
@@ -39,6 +39,11 @@
 #else
 #define BV_NORM BV_NONE_
 #endif
+#ifdef BV_TABLE_MEMORY
+#define BV_MEMORY OP_MEMORY
+#else
+#define BV_MEMORY BV_NONE_
+#endif
 #include "ops.def"
 #undef BV_UNARY
 #undef BV_BINARY
@@ -47,6 +52,7 @@
 #undef BV_ROWS
 #undef BV_MATMUL
 #undef BV_NORM
+#undef BV_MEMORY
 #undef BV_NONE_
 #undef BV_TABLE_UNARY
 #undef BV_TABLE_BINARY
@@ -54,3 +60,4 @@
 #undef BV_TABLE_ROWS
 #undef BV_TABLE_MATMUL
 #undef BV_TABLE_NORM
+#undef BV_TABLE_MEMORY

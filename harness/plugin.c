@@ -48,6 +48,7 @@ static int backend_id(const char *name)
 #define BV_HAS_BINARY BV_HEADER_AT_LEAST(0, 3) /* binary, axpy, reductions, dot */
 #define BV_HAS_ROWS BV_HEADER_AT_LEAST(0, 4)   /* softmax, sgemm, gemv */
 #define BV_HAS_NORM BV_HEADER_AT_LEAST(0, 8)   /* layernorm, rmsnorm */
+#define BV_HAS_MEMORY BV_HEADER_AT_LEAST(0, 9) /* copy, transpose, gather, scatter_add */
 
 #define BV_NONE(...)
 
@@ -136,6 +137,32 @@ static int run_rmsnorm(const bv_call *c, const bv_args *a)
 }
 #endif
 
+/* ---- the memory group (0.9.0) ----------------------------------------- */
+#if BV_HAS_MEMORY
+static int run_copy(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_copy((kn_backend)c->backend, a->x, a->y, a->n));
+}
+
+static int run_transpose(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_transpose((kn_backend)c->backend, a->x, a->y, a->m, a->n));
+}
+
+/* The indices are int32_t in a float buffer (benches.c: bv_cell_layout). */
+static int run_gather(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_gather((kn_backend)c->backend, a->x, a->n, (const int32_t *)a->x2, a->y, a->n));
+}
+
+/* x: the values, then the indices; x2 is added to in place, as axpy's. */
+static int run_scatter_add(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_scatter_add((kn_backend)c->backend, a->x, (const int32_t *)(a->x + a->n), a->n,
+					  (float *)a->x2, a->n));
+}
+#endif
+
 static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int op)
 {
 	out->fn = fn;
@@ -181,6 +208,13 @@ static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int 
 #else
 #define L_NORM BV_NONE
 #endif
+#if BV_HAS_MEMORY
+#define L_MEMORY(name, ...)                                                                        \
+	if (!strcmp(group, "memory") && !strcmp(op, #name))                                        \
+		return found(out, run_##name, 0);
+#else
+#define L_MEMORY BV_NONE
+#endif
 
 /* The kinds, as benches.h numbers them (only compared, never stored). */
 enum { BV_K_UNARY, BV_K_BINARY, BV_K_AXPY, BV_K_REDUCE, BV_K_ARGREDUCE, BV_K_DOT };
@@ -198,6 +232,7 @@ static int lookup(const char *group, const char *op, const char *backend, bv_cal
 #define BV_ROWS L_ROWS
 #define BV_MATMUL L_MATMUL
 #define BV_NORM L_NORM
+#define BV_MEMORY L_MEMORY
 #include "ops.def"
 	return BV_NA;
 }

@@ -40,10 +40,11 @@ enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
  * dimensions mean depends on the op's kind (benches.h: bv_layout). */
 typedef struct bv_args {
 	const float *x;  /* input */
-	const float *x2; /* second input; axpy's in-place output; norm: gain, then bias */
+	const float *x2; /* second input; axpy's and scatter_add's in-place output; norm: gain,
+			  * then bias; gather: int32 indices */
 	float *y;        /* output */
-	size_t n;        /* elements; rows, norm: columns; gemm: N; gemv: N */
-	size_t m, k;     /* rows, norm: rows; gemm: M and K; gemv: M */
+	size_t n;        /* elements; rows, norm, transpose: columns; gemm: N; gemv: N */
+	size_t m, k;     /* rows, norm, transpose: rows; gemm: M and K; gemv: M */
 	double *result;  /* host memory: reductions, argreduce (an index), dot */
 } bv_args;
 

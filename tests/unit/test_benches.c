@@ -196,6 +196,64 @@ static void norm_cells_layout_reference_and_check(void **state)
 	free(cells);
 }
 
+/* The memory group (kernels 0.9.0): layouts and work model (bytes moved;
+ * scatter_add reads y and writes it back), the indices a permutation, exact
+ * references; a right y passes, one element off by 1 ulp does not. */
+static void memory_cells_layout_reference_and_check(void **state)
+{
+	(void)state;
+	bv_cell *cells;
+	char err[128], why[256];
+	long n = bv_cells_select(&(bv_selection){"memory", NULL, "simd", "1K,16x33"}, &cells, err, sizeof(err));
+	assert_int_equal(n, 4); /* copy, gather, scatter_add at 1K; transpose at 16x33 */
+	for (long c = 0; c < n; c++) {
+		const char *name = cells[c].op->name;
+		bv_layout l;
+		bv_cell_layout(&cells[c], &l);
+		int tr = !strcmp(name, "transpose"), ga = !strcmp(name, "gather"), sc = !strcmp(name, "scatter_add");
+		size_t e = tr ? 16 * 33 : 1024;
+		assert_true(bv_cell_bytes(&cells[c]) == 4.0 * (double)e * (sc ? 4 : ga ? 3 : 2));
+		assert_true(bv_cell_flops(&cells[c]) == (sc ? (double)e : 0.0));
+		assert_int_equal(cells[c].op->max_ulp, 0);
+		float *x = calloc(l.nx, sizeof(float)), *x2 = calloc(l.nx2 ? l.nx2 : 1, sizeof(float));
+		float *y = calloc(e, sizeof(float));
+		double *want = calloc(e, sizeof(double)), *scale = calloc(e, sizeof(double));
+		bv_cell_inputs(&cells[c], x, x2);
+		if (ga || sc) { /* a permutation of [0, n) */
+			const float *ib = ga ? x2 : x + e;
+			char *seen = calloc(e, 1);
+			for (size_t i = 0; i < e; i++) {
+				int32_t v;
+				memcpy(&v, ib + i, 4);
+				assert_true(v >= 0 && (size_t)v < e && !seen[v]);
+				seen[v] = 1;
+			}
+			free(seen);
+		}
+		bv_reference(&cells[c], x, x2, want, scale);
+		/* the op done here, the plain way */
+		for (size_t i = 0; i < e; i++) {
+			int32_t v = 0;
+			if (ga || sc)
+				memcpy(&v, (ga ? x2 : x + e) + i, 4);
+			if (tr)
+				y[(i % 33) * 16 + i / 33] = x[i];
+			else if (ga)
+				y[i] = x[v];
+			else if (sc)
+				y[v] = x2[v] + x[i];
+			else
+				y[i] = x[i];
+		}
+		assert_true(bv_verify(&cells[c], want, scale, y, 0, why, sizeof(why)));
+		y[7] = nextafterf(y[7], INFINITY);
+		assert_false(bv_verify(&cells[c], want, scale, y, 0, why, sizeof(why)));
+		assert_non_null(strstr(why, "element 7"));
+		free(x), free(x2), free(y), free(want), free(scale);
+	}
+	free(cells);
+}
+
 /* "Did you mean": a typo (one or two edits, a swap of neighbours being one)
  * finds its name; a word too far from every name, or as far as half of a
  * short one, finds none. */
@@ -232,6 +290,7 @@ int test_benches(void)
 		cmocka_unit_test(shapes_pack_parse_and_select_by_dimensions),
 		cmocka_unit_test(reference_catches_wrong_reductions_and_matmul),
 		cmocka_unit_test(norm_cells_layout_reference_and_check),
+		cmocka_unit_test(memory_cells_layout_reference_and_check),
 		cmocka_unit_test(closest_name_is_a_typo_or_nothing),
 	};
 	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
