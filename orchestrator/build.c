@@ -69,13 +69,17 @@ static const char *compiler_version(void)
 static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.h", "harness/ops.def", NULL};
 static const char *const plugin_cflags[] = {"-std=c11", "-O2", "-fPIC", "-shared", NULL};
 
-static int append_file(bv_buf *b, const char *path)
+/* A file's part of a key: its label and its bytes, never where it lies.  Two
+ * checkouts of the tool (a CI job's fresh workspace, the tests' clones) with
+ * the same harness and compat files then share their cached builds; the
+ * absolute path was in the key before, so every new checkout built again. */
+static int append_file(bv_buf *b, const char *label, const char *path)
 {
 	char *text = NULL;
 	size_t len = 0;
 	int rc = bv_read_file(path, 1 << 24, &text, &len);
 	if (rc == 0) {
-		bv_buf_printf(b, "file %s %zu\n", path, len);
+		bv_buf_printf(b, "file %s %zu\n", label, len);
 		bv_buf_putn(b, text, len);
 		free(text);
 	}
@@ -91,17 +95,17 @@ static int build_key(const bv_version *v, char out[41])
 		bv_buf_printf(&b, "flag %s\n", *f);
 	for (const char *const *f = harness_files; *f && rc == 0; f++) {
 		char *path = bv_asprintf("%s/%s", bv_home(), *f);
-		rc = append_file(&b, path);
+		rc = append_file(&b, *f, path);
 		free(path);
 	}
 	for (size_t i = 0; i < v->shims.nrules; i++)
 		bv_buf_printf(&b, "rule %s\n", v->shims.rules[i]);
 	for (size_t i = 0; i < v->shims.nincludes && rc == 0; i++)
-		rc = append_file(&b, v->shims.includes[i]);
+		rc = append_file(&b, "include", v->shims.includes[i]);
 	for (size_t i = 0; i < v->shims.ncflags; i++)
 		bv_buf_printf(&b, "flag %s\n", v->shims.cflags[i]);
 	for (size_t i = 0; i < v->shims.npatches && rc == 0; i++)
-		rc = append_file(&b, v->shims.patches[i]);
+		rc = append_file(&b, "patch", v->shims.patches[i]);
 	for (size_t i = 0; i < v->shims.nrecipe; i++)
 		bv_buf_printf(&b, "recipe %zu %s\n", strlen(v->shims.recipe[i]), v->shims.recipe[i]);
 	if (rc == 0)

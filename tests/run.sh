@@ -17,7 +17,10 @@ set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0 skipped=0 log=$(mktemp)
 san=$(mktemp -d /tmp/bv-sanitizer-XXXXXX)
-trap 'rm -rf "$log" "$san"' EXIT
+# one cache of this repository's release builds for the scripts that build
+# them all (lib.sh: share_release_builds)
+export BV_RELEASE_CACHE=$(mktemp -d /tmp/bv-release-cache-XXXXXX)
+trap 'rm -rf "$log" "$san" "$BV_RELEASE_CACHE"' EXIT
 
 count_cmocka() { # a cmocka binary's output on stdin
 	local p f s

@@ -7,6 +7,17 @@ BV="$ROOT/${BV_BIN_DIR:-bin}/bench-versions"
 TMP=$(mktemp -d /tmp/bv-e2e-XXXXXX)
 [ -n "${KEEP_TMP:-}" ] || trap 'rm -rf "$TMP"' EXIT
 export BENCH_VERSIONS_CACHE="$TMP/cache"
+# share_release_builds: the scripts that build this repository's releases
+# (test_releases_build, test_docs_examples' compat --build) share one cache
+# for the whole of tests/run.sh (BV_RELEASE_CACHE, made and removed there), so
+# each release is built once per suite, not once per script.  Run alone, a
+# script keeps its own cache.  The key of a cached build hashes the harness,
+# compat rules, sources and compiler (docs/architecture.md), so a hit is a
+# build of the same inputs by this very suite.
+share_release_builds() {
+	[ -n "${BV_RELEASE_CACHE:-}" ] && [ -d "$BV_RELEASE_CACHE" ] && export BENCH_VERSIONS_CACHE="$BV_RELEASE_CACHE"
+	return 0
+}
 export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
 export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
 failures=0

@@ -38,6 +38,21 @@ assert shape(a) == shape(b), (shape(a), shape(b))
 assert all(x["status"] == "ok" for r in a["rows"] for x in r["results"])
 PY
 
+# The key hashes what the files hold, not where they lie: the tool's home
+# copied elsewhere (a CI job's fresh workspace) reuses every build; a harness
+# copy that differs by one byte builds again.
+home="$TMP/home-copy"
+mkdir -p "$home"
+cp -r "$ROOT/harness" "$ROOT/compat" "$home/"
+BENCH_VERSIONS_HOME="$home" "$BV" 0.1.0 main local "${args[@]}" --results "$TMP/rh" > /dev/null 2> "$TMP/h.err"; rc=$?
+check "a copy of the tool's home elsewhere reuses every build" \
+	test $rc -eq 0 -a "$(grep -c 'cached, nothing rebuilt' "$TMP/h.err")" -eq 3 -a "$(ls "$TMP/seq/builds" | grep -vc '\.log$')" -eq 3
+echo "/* one byte more */" >> "$home/harness/plugin.h"
+BENCH_VERSIONS_HOME="$home" "$BV" 0.1.0 "${args[@]}" --results "$TMP/rh" > /dev/null 2> "$TMP/h.err"; rc=$?
+check "... and a changed harness file builds again" \
+	test $rc -eq 0 -a "$(grep -c 'cached, nothing rebuilt' "$TMP/h.err")" -eq 0 -a "$(ls "$TMP/seq/builds" | grep -vc '\.log$')" -eq 4
+rm -rf "$TMP/rh"
+
 # cache show / trim on that cache.
 "$BV" cache show > "$TMP/show" 2>&1; rc=$?
 check "cache show exits 0" test $rc -eq 0

@@ -84,6 +84,7 @@ cp -r "$ROOT/harness" "$ROOT/compat" "$CL/"
 export BENCH_VERSIONS_HOME="$CL"
 export HOME="$TMP/home" PATH="$TMP/path:$PATH" KERNEL_DIR="$CL/kernels" NO_COLOR=1
 unset KERNEL_RELEASES BENCH_VERSIONS_TOKEN
+share_release_builds # compat --build: test_releases_build builds the same releases
 cell=(--quick --budget 0.5 --ops abs --backends scalar --sizes 1K)
 cd "$CL" || exit 1
 # run_into DIR VERSION...: a real run whose results directory is renamed DIR

@@ -11,6 +11,7 @@ if [ "$shallow" != false ] || [ "$commits" -le 1 ]; then
 	finish
 fi
 export KERNEL_DIR="$ROOT/kernels"
+share_release_builds # test_docs_examples builds them too
 unset KERNEL_REPO BENCH_VERSIONS_COMPAT
 "$BV" compat --build > "$TMP/out" 2> "$TMP/err"; rc=$?
 cat "$TMP/out"
