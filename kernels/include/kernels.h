@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 9
+#define KN_VERSION_MINOR 10
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
@@ -222,13 +222,35 @@ const char *kn_simd_isa(void);
 kn_status kn_simd_set_isa(const char *isa);
 
 /* Memory where backend b computes.  For host backends these are aligned host
- * allocations; for cuda they are device allocations. */
+ * allocations; for cuda they are device allocations.  Release them with
+ * kn_free only (0.10.0: host blocks are counted, see kn_memory_get). */
 kn_status kn_alloc(kn_backend b, size_t bytes, void **out);
 void kn_free(kn_backend b, void *p);
 kn_status kn_copy_in(kn_backend b, void *dst, const void *src, size_t bytes);
 kn_status kn_copy_out(kn_backend b, void *dst, const void *src, size_t bytes);
 /* Waits until all work submitted to backend b has finished. */
 kn_status kn_sync(kn_backend b);
+
+/* ---- memory accounting (0.10.0) ------------------------------------------
+ *
+ * Every allocation the library makes is counted: kn_alloc's buffers, the
+ * host scratch of its kernels (sgemm's packed panels, softmax's row buffer)
+ * and the cuda backend's device scratch.  Memory that other libraries
+ * allocate inside a call (OpenBLAS's buffers, the CUDA runtime's context)
+ * is theirs and not counted.  Host bytes are the allocator's usable size of
+ * each block, device bytes what was asked of cudaMalloc.  The peak is the
+ * most held at once since the last kn_memory_reset_peak() (or since the
+ * library was loaded), so a call's own workspace is the peak after it minus
+ * what was held before it.  Counters are atomic: safe with calls on several
+ * threads, but a peak then covers all of them. */
+typedef struct kn_memory_usage {
+	size_t host_bytes, host_peak_bytes;     /* held now, most held at once */
+	size_t device_bytes, device_peak_bytes; /* the same for device memory */
+} kn_memory_usage;
+/* KN_EINVAL for a null out.  (0.10.0) */
+kn_status kn_memory_get(kn_memory_usage *out);
+/* Starts a new peak from what is held now.  (0.10.0) */
+void kn_memory_reset_peak(void);
 
 #ifdef __cplusplus
 }

@@ -139,10 +139,9 @@ kn_status kn_alloc(kn_backend b, size_t bytes, void **out)
 		return kn_cuda_alloc(bytes, out);
 	if ((unsigned)b >= KN_BACKEND_COUNT_)
 		return kn_fail(KN_EINVAL, "unknown backend %d", (int)b);
-	size_t rounded = (bytes + 63) & ~(size_t)63;
-	if (rounded < bytes)
+	if (bytes > SIZE_MAX - 63)
 		return kn_fail(KN_ENOMEM, "kn_alloc: %zu bytes overflows", bytes);
-	*out = aligned_alloc(64, rounded ? rounded : 64);
+	*out = kn_host_alloc(bytes); /* counted (memory.c) */
 	return *out ? KN_OK : kn_fail(KN_ENOMEM, "kn_alloc: %zu bytes", bytes);
 }
 
@@ -151,7 +150,7 @@ void kn_free(kn_backend b, void *p)
 	if (b == KN_BACKEND_CUDA)
 		kn_cuda_free(p);
 	else
-		free(p);
+		kn_host_free(p);
 }
 
 static kn_status copy(kn_backend b, void *dst, const void *src, size_t bytes, int to_device)
@@ -256,12 +255,6 @@ kn_status kn_dot(kn_backend b, const float *x, const float *y, size_t n, float *
 	case KN_BACKEND_CUDA: return kn_cuda_dot(x, y, n, out);
 	default: return kn_backend_probe(b);
 	}
-}
-
-float *kn_aligned_floats(size_t n)
-{
-	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
-	return aligned_alloc(64, bytes ? bytes : 64);
 }
 
 static kn_status softmax(kn_backend b, const float *x, float *y, size_t rows, size_t cols, int log_form)

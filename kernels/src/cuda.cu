@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <unordered_map>
+
 extern "C" {
 #include "internal.h"
 }
@@ -335,6 +337,7 @@ template <class R> static kn_status run_reduce(const R &r, size_t n, typename R:
 			pthread_mutex_unlock(&scratch_lock);
 			return kn_fail(KN_ENOMEM, "cuda: %s: scratch: %s", what, cudaGetErrorString(e));
 		}
+		kn_memory_count(1, (RED_BLOCKS + 1) * 16, 1); /* kept for good: counted in once */
 	}
 	T *partial = (T *)scratch;
 	size_t want = (n + RED_THREADS - 1) / RED_THREADS;
@@ -612,6 +615,7 @@ __global__ void index_check_kernel(const int32_t *idx, size_t n, uint32_t cap, u
 
 static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long *check_slot;
+static int check_counted; /* check_slot counted in (memory.c), under check_lock */
 
 static kn_status check_indices(const int32_t *idx, size_t n, size_t lim, const char *what)
 {
@@ -622,6 +626,10 @@ static kn_status check_indices(const int32_t *idx, size_t n, size_t lim, const c
 	pthread_mutex_lock(&check_lock);
 	if (!check_slot && (e = cudaMalloc((void **)&check_slot, sizeof(*check_slot))) != cudaSuccess)
 		check_slot = NULL;
+	else if (e == cudaSuccess && check_slot && !check_counted) {
+		kn_memory_count(1, sizeof(*check_slot), 1); /* kept for good */
+		check_counted = 1;
+	}
 	if (e == cudaSuccess)
 		e = cudaMemcpy(check_slot, &first, sizeof(first), cudaMemcpyHostToDevice);
 	if (e == cudaSuccess) {
@@ -776,23 +784,51 @@ extern "C" kn_status kn_cuda_sgemv(int ta, size_t M, size_t N, float alpha, cons
 
 /* ---- memory ---------------------------------------------------------------- */
 
+static pthread_mutex_t sizes_lock = PTHREAD_MUTEX_INITIALIZER;
+static std::unordered_map<void *, size_t> block_sizes; /* kn_alloc's device blocks */
+
 extern "C" kn_status kn_cuda_alloc(size_t bytes, void **out)
 {
 	kn_status s = kn_cuda_probe();
 	if (s != KN_OK)
 		return s;
-	cudaError_t e = cudaMalloc(out, bytes ? bytes : 4);
+	size_t asked = bytes ? bytes : 4;
+	cudaError_t e = cudaMalloc(out, asked);
 	if (e != cudaSuccess) {
 		*out = NULL;
 		return kn_fail(KN_ENOMEM, "cuda: cudaMalloc %zu bytes: %s", bytes, cudaGetErrorString(e));
 	}
+	/* Device blocks have no header the host could read: their sizes are
+	 * kept here, for kn_free to count them out (memory.c). */
+	pthread_mutex_lock(&sizes_lock);
+	try {
+		block_sizes[*out] = asked;
+	} catch (...) {
+		pthread_mutex_unlock(&sizes_lock);
+		cudaFree(*out);
+		*out = NULL;
+		return kn_fail(KN_ENOMEM, "cuda: no host memory to record a %zu-byte block", bytes);
+	}
+	pthread_mutex_unlock(&sizes_lock);
+	kn_memory_count(1, asked, 1);
 	return KN_OK;
 }
 
 extern "C" void kn_cuda_free(void *p)
 {
-	if (p)
-		cudaFree(p);
+	if (!p)
+		return;
+	pthread_mutex_lock(&sizes_lock);
+	std::unordered_map<void *, size_t>::iterator it = block_sizes.find(p);
+	size_t bytes = 0;
+	if (it != block_sizes.end()) {
+		bytes = it->second;
+		block_sizes.erase(it);
+	}
+	pthread_mutex_unlock(&sizes_lock);
+	cudaFree(p);
+	if (bytes)
+		kn_memory_count(1, bytes, 0);
 }
 
 extern "C" kn_status kn_cuda_copy(void *dst, const void *src, size_t bytes, int to_device)

@@ -37,8 +37,15 @@ kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float al
 kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
 			  const float *x, float beta, float *y);
 
-/* 64-byte aligned scratch for n floats (free() it); NULL when out of memory. */
+/* memory.c: every allocation of the library is counted (kn_memory_get).
+ * kn_host_alloc: 64-byte aligned host memory (NULL when out of memory or
+ * when bytes overflows), released with kn_host_free, never free();
+ * kn_aligned_floats: the same for n floats (scratch); kn_memory_count: a
+ * block of bytes counted in (in != 0) or out, on the host or the device. */
+void *kn_host_alloc(size_t bytes);
+void kn_host_free(void *p);
 float *kn_aligned_floats(size_t n);
+void kn_memory_count(int device, size_t bytes, int in);
 
 /* The simd backend (simd.c) and its per-ISA kernels (simd_avx512.c,
  * simd_avx2.c, both generated from simd_math.h). */

@@ -853,7 +853,7 @@ kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t col
 		if (buf) {
 			ISA(softmax_pipelined)(x, y, rows, cols, log_form, buf);
 			_mm_sfence(); /* non-temporal stores are weakly ordered: publish them before returning */
-			free(buf);
+			kn_host_free(buf);
 			return KN_OK;
 		}
 	}
@@ -866,7 +866,7 @@ kn_status ISA(kn_simd_softmax)(const float *x, float *y, size_t rows, size_t col
 	}
 	if (stream)
 		_mm_sfence();
-	free(scratch);
+	kn_host_free(scratch);
 	return KN_OK;
 }
 
@@ -1127,8 +1127,8 @@ kn_status ISA(kn_simd_sgemm)(int ta, int tb, size_t M, size_t N, size_t K, float
 	float *pb = kn_aligned_floats(((ncap + NR - 1) / NR) * NR * kcap);
 	float *pa = kn_aligned_floats(((mcap + MR - 1) / MR) * MR * kcap);
 	if (!pb || !pa) {
-		free(pb);
-		free(pa);
+		kn_host_free(pb);
+		kn_host_free(pa);
 		return kn_fail(KN_ENOMEM, "sgemm: packing buffers");
 	}
 	for (size_t jc = 0; jc < N; jc += NC) {
@@ -1147,8 +1147,8 @@ kn_status ISA(kn_simd_sgemm)(int ta, int tb, size_t M, size_t N, size_t K, float
 			}
 		}
 	}
-	free(pb);
-	free(pa);
+	kn_host_free(pb);
+	kn_host_free(pa);
 	return KN_OK;
 }
 

@@ -1660,6 +1660,58 @@ static void test_aligned_alloc(void **state)
 	assert_int_equal(kn_alloc(KN_BACKEND_SCALAR, SIZE_MAX - 3, &p), KN_ENOMEM);
 }
 
+/* 0.10.0: every allocation is counted.  kn_alloc's blocks come in and go
+ * out; a call's scratch (sgemm's packed panels at 256^3, softmax's row
+ * buffer) shows in the peak and is given back when the call returns; the
+ * peak starts again from what is held at kn_memory_reset_peak. */
+static void test_memory_accounting(void **state)
+{
+	(void)state;
+	kn_memory_usage u0, u;
+	assert_int_equal(kn_memory_get(NULL), KN_EINVAL);
+	assert_int_equal(kn_memory_get(&u0), KN_OK);
+	void *p = NULL;
+	assert_int_equal(kn_alloc(KN_BACKEND_SIMD, 1000, &p), KN_OK);
+	assert_int_equal(kn_memory_get(&u), KN_OK);
+	assert_true(u.host_bytes >= u0.host_bytes + 1000);
+	assert_true(u.host_peak_bytes >= u.host_bytes);
+	kn_free(KN_BACKEND_SIMD, p);
+	assert_int_equal(kn_memory_get(&u), KN_OK);
+	assert_int_equal(u.host_bytes, u0.host_bytes);
+
+	size_t n = 256;
+	float *A = NULL, *B = NULL, *C = NULL;
+	assert_int_equal(kn_alloc(KN_BACKEND_SIMD, n * n * sizeof(float), (void **)&A), KN_OK);
+	assert_int_equal(kn_alloc(KN_BACKEND_SIMD, n * n * sizeof(float), (void **)&B), KN_OK);
+	assert_int_equal(kn_alloc(KN_BACKEND_SIMD, n * n * sizeof(float), (void **)&C), KN_OK);
+	for (size_t i = 0; i < n * n; i++)
+		A[i] = (float)(i % 7) - 3.0f, B[i] = (float)(i % 5) - 2.0f;
+	kn_memory_reset_peak();
+	kn_memory_usage before, after;
+	assert_int_equal(kn_memory_get(&before), KN_OK);
+	assert_int_equal(before.host_peak_bytes, before.host_bytes);
+	assert_int_equal(kn_sgemm(KN_BACKEND_SIMD, 0, 0, n, n, n, 1, A, n, B, n, 0, C, n), KN_OK);
+	assert_int_equal(kn_memory_get(&after), KN_OK);
+	assert_int_equal(after.host_bytes, before.host_bytes); /* scratch given back */
+	assert_true(after.host_peak_bytes > before.host_bytes); /* and seen in the peak */
+	/* a reset starts from what is held now */
+	kn_memory_reset_peak();
+	assert_int_equal(kn_memory_get(&after), KN_OK);
+	assert_int_equal(after.host_peak_bytes, after.host_bytes);
+	/* a call that allocates nothing leaves the peak where it was */
+	assert_int_equal(kn_unary(KN_BACKEND_SIMD, KN_ABS, A, C, n * n), KN_OK);
+	assert_int_equal(kn_memory_get(&u), KN_OK);
+	assert_int_equal(u.host_peak_bytes, after.host_bytes);
+	kn_free(KN_BACKEND_SIMD, A);
+	kn_free(KN_BACKEND_SIMD, B);
+	kn_free(KN_BACKEND_SIMD, C);
+	assert_int_equal(kn_memory_get(&u), KN_OK);
+	assert_int_equal(u.host_bytes, u0.host_bytes);
+	/* no device here: nothing on the device is counted */
+	if (kn_backend_probe(KN_BACKEND_CUDA) != KN_OK)
+		assert_int_equal(u.device_peak_bytes, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1700,6 +1752,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_bad_arguments),
 		cmocka_unit_test(test_cuda_device_compared),
 		cmocka_unit_test(test_aligned_alloc),
+		cmocka_unit_test(test_memory_accounting),
 	};
 	return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);
 }
