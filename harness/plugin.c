@@ -49,6 +49,7 @@ static int backend_id(const char *name)
 #define BV_HAS_ROWS BV_HEADER_AT_LEAST(0, 4)   /* softmax, sgemm, gemv */
 #define BV_HAS_NORM BV_HEADER_AT_LEAST(0, 8)   /* layernorm, rmsnorm */
 #define BV_HAS_MEMORY BV_HEADER_AT_LEAST(0, 9) /* copy, transpose, gather, scatter_add */
+/* 0.10: kn_memory_get (memory_mark, memory_peak below) */
 
 #define BV_NONE(...)
 
@@ -318,6 +319,42 @@ static const char *simd_isa(void)
 #endif
 }
 
+/* The library's own allocations during a call (kn_memory_get, 0.10.0):
+ * memory_mark before it, memory_peak after it gives the most the library
+ * held at once beyond what it held at the mark, host and device. */
+#if BV_HEADER_AT_LEAST(0, 10)
+static kn_memory_usage marked;
+
+static int memory_mark(void)
+{
+	kn_memory_reset_peak();
+	return from_status(kn_memory_get(&marked));
+}
+
+static int memory_peak(double *host, double *device)
+{
+	kn_memory_usage u;
+	int s = from_status(kn_memory_get(&u));
+	if (s == BV_OK) {
+		*host = u.host_peak_bytes > marked.host_bytes ? (double)(u.host_peak_bytes - marked.host_bytes) : 0;
+		*device = u.device_peak_bytes > marked.device_bytes ? (double)(u.device_peak_bytes - marked.device_bytes)
+								    : 0;
+	}
+	return s;
+}
+#else
+static int memory_mark(void)
+{
+	return BV_NA;
+}
+
+static int memory_peak(double *host, double *device)
+{
+	(void)host, (void)device;
+	return BV_NA;
+}
+#endif
+
 static const bv_plugin plugin = {
 	.abi = BV_PLUGIN_ABI,
 	.kernel_version = kn_version,
@@ -332,6 +369,8 @@ static const bv_plugin plugin = {
 	.host_memory = host_memory,
 	.device_time = device_time,
 	.simd_isa = simd_isa,
+	.memory_mark = memory_mark,
+	.memory_peak = memory_peak,
 };
 
 __attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void)

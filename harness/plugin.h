@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define BV_PLUGIN_ABI 4
+#define BV_PLUGIN_ABI 5
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -82,6 +82,12 @@ typedef struct bv_plugin {
 	 * loops on another ISA, so results say which.  NULL for a version
 	 * without one (before 0.2.0). */
 	const char *(*simd_isa)(void);
+	/* What the library itself allocates during calls (its workspace):
+	 * memory_mark starts a peak; memory_peak gives the most held at once
+	 * since then beyond what was held at the mark, host and device bytes.
+	 * BV_NA for a version that does not count its memory (before 0.10.0). */
+	int (*memory_mark)(void);
+	int (*memory_peak)(double *host, double *device);
 } bv_plugin;
 
 typedef const bv_plugin *(*bv_plugin_get_fn)(void);

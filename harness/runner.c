@@ -480,8 +480,15 @@ static cJSON *check_child(void *arg)
 	timed t = {.v = j->v};
 	t.result = NAN;
 	int s = setup(&t, d, hy, reason, sizeof(reason));
+	/* The library's workspace for one call: the first call of the op in
+	 * this process, so what a library allocates once and keeps (cuda's
+	 * scratch) is seen too. */
+	int counted = s == BV_OK && t.v->p->memory_mark() == BV_OK;
+	double lib_host = 0, lib_device = 0;
 	if (s == BV_OK) {
 		s = t.call.fn(&t.call, &t.args);
+		if (counted)
+			counted = t.v->p->memory_peak(&lib_host, &lib_device) == BV_OK;
 		/* The output: y, or x2 for an in-place op (axpy), or the result. */
 		const float *where = d->l.inplace ? t.args.x2 : t.args.y;
 		if (s == BV_OK && !d->l.result) {
@@ -501,6 +508,10 @@ static cJSON *check_child(void *arg)
 	int dev = s != BV_NA && !t.v->p->host_memory(c->backend);
 	cJSON_AddNumberToObject(o, "host_bytes", bytes);
 	cJSON_AddNumberToObject(o, "device_bytes", dev ? bytes : 0.0);
+	if (counted) {
+		cJSON_AddNumberToObject(o, "library_host_bytes", lib_host);
+		cJSON_AddNumberToObject(o, "library_device_bytes", lib_device);
+	}
 	free(hy);
 	free(out);
 	return o;

@@ -49,6 +49,7 @@ static const char *const columns[] = {
     "bench",  "op",           "backend",       "size",       "version",  "status",
     "reason", "median_ns",    "ci_low_ns",     "ci_high_ns", "gb_per_s", "gflop_per_s",
     "ratio",  "ratio_ci_low", "ratio_ci_high", "verdict",    "mode",     "noisy",
+    "library_host_bytes", "library_device_bytes", /* last: earlier columns keep their place */
 };
 
 int bv_export_csv(const bv_table *t, FILE *out)
@@ -89,6 +90,9 @@ int bv_export_csv(const bv_table *t, FILE *out)
 			fputc(',', out);
 			field(out, has ? (ch->mode ? ch->mode : "paired") : "", 0), fputc(',', out);
 			fputs(has ? (ch->noisy ? "true" : "false") : "", out);
+			fputc(',', out);
+			num(out, res->library_host_bytes, ok && isfinite(res->library_host_bytes)), fputc(',', out);
+			num(out, res->library_device_bytes, ok && isfinite(res->library_device_bytes));
 			fputs("\r\n", out);
 		}
 	}

@@ -72,7 +72,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 	/* 1.1: verdict "inconclusive", ci_low/ci_high null without an interval;
 	 * 1.2: every key always present (null where it does not apply),
 	 * versions[].commit/tree/simd_isa/machine/geomean, verdicts "new"/"vanished" */
-	cJSON_AddStringToObject(doc, "schema_version", "1.2");
+	cJSON_AddStringToObject(doc, "schema_version", "1.3");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	str_or_null(doc, "method", t->method);
@@ -138,6 +138,9 @@ int bv_export_json(const bv_table *t, FILE *out)
 			num_or_null(o, "processes", res->processes, ran);
 			num_or_null(o, "host_bytes", res->host_bytes, ran);
 			num_or_null(o, "device_bytes", res->device_bytes, ran);
+			num_or_null(o, "library_host_bytes", res->library_host_bytes, ran && isfinite(res->library_host_bytes));
+			num_or_null(o, "library_device_bytes", res->library_device_bytes,
+				    ran && isfinite(res->library_device_bytes));
 			cJSON_AddItemToArray(results, o);
 		}
 		cJSON *changes = cJSON_AddArrayToObject(row, "changes");

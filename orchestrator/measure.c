@@ -64,6 +64,7 @@ typedef struct vstate {
 	char *status; /* NULL while every trial said ok; else the first failure */
 	char *reason;
 	double host_bytes, device_bytes;
+	double lib_host, lib_device; /* the library's workspace in a call; NAN: not counted */
 	double **samples; /* [trial] ns per call, one per round */
 	size_t *nsamples;
 	double *med;   /* [trial] median of the trial's samples, NAN if none */
@@ -366,6 +367,13 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 			vstate *v = &c->v[i];
 			bv_json_num(e, "host_bytes", &v->host_bytes);
 			bv_json_num(e, "device_bytes", &v->device_bytes);
+			/* Said by the check of each process that checks (one per run
+			 * unless a cell is checked again): the largest is kept. */
+			double lh, ld;
+			if (!bv_json_num(e, "library_host_bytes", &lh) && isfinite(lh) && lh >= 0)
+				v->lib_host = isnan(v->lib_host) ? lh : fmax(v->lib_host, lh);
+			if (!bv_json_num(e, "library_device_bytes", &ld) && isfinite(ld) && ld >= 0)
+				v->lib_device = isnan(v->lib_device) ? ld : fmax(v->lib_device, ld);
 			if (!strcmp(st, "dropped"))
 				continue;
 			if (strcmp(st, "ok") != 0) {
@@ -773,6 +781,14 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 	cJSON *mem = cJSON_AddObjectToObject(out, "footprint");
 	cJSON_AddNumberToObject(mem, "host_bytes", v->host_bytes);
 	cJSON_AddNumberToObject(mem, "device_bytes", v->device_bytes);
+	if (isnan(v->lib_host))
+		cJSON_AddNullToObject(mem, "library_host_bytes");
+	else
+		cJSON_AddNumberToObject(mem, "library_host_bytes", v->lib_host);
+	if (isnan(v->lib_device))
+		cJSON_AddNullToObject(mem, "library_device_bytes");
+	else
+		cJSON_AddNumberToObject(mem, "library_device_bytes", v->lib_device);
 
 	if (c->active) {
 		cJSON_AddStringToObject(out, "status", "unfinished");
@@ -1315,6 +1331,7 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 		c->v = bv_xcalloc(n, sizeof(vstate));
 		for (size_t i = 0; i < n; i++) {
 			vstate *v = &c->v[i];
+			v->lib_host = v->lib_device = NAN;
 			v->samples = bv_xcalloc((size_t)s.max_trials, sizeof(double *));
 			v->nsamples = bv_xcalloc((size_t)s.max_trials, sizeof(size_t));
 			v->med = bv_xcalloc((size_t)s.max_trials, sizeof(double));

@@ -297,6 +297,7 @@ static void add_cells(bv_table *t, size_t i, const cJSON *doc, int same_run, con
 		if (c.reason)
 			res->reason = clean_dup(c.reason);
 		res->host_bytes = c.host_bytes, res->device_bytes = c.device_bytes;
+		res->library_host_bytes = c.library_host_bytes, res->library_device_bytes = c.library_device_bytes;
 		res->gbps = c.gbps, res->gflops = c.gflops;
 		res->pct_copy_bw = c.pct_copy_bw, res->pct_peak_flops = c.pct_peak_flops;
 		res->processes = c.processes;

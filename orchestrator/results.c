@@ -282,6 +282,17 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 	    amount(cell, "pct_copy_bandwidth", &c->pct_copy_bw, why) ||
 	    amount(cell, "pct_peak_flops", &c->pct_peak_flops, why))
 		return -2;
+	/* The library's own allocations (kernels 0.10.0 count them): unknown,
+	 * NAN, where absent or null, as for a version that does not count. */
+	const char *lib_keys[] = {"library_host_bytes", "library_device_bytes"};
+	double *lib_out[] = {&c->library_host_bytes, &c->library_device_bytes};
+	for (int k = 0; k < 2; k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(fp, lib_keys[k]);
+		if (amount(fp, lib_keys[k], lib_out[k], why))
+			return -2;
+		if (!v || cJSON_IsNull(v))
+			*lib_out[k] = NAN;
+	}
 	/* "change" since schema 1.1; 1.0 logs called it "paired". */
 	const cJSON *pb = cJSON_GetObjectItemCaseSensitive(cell, "change");
 	if (!pb)

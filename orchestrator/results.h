@@ -23,7 +23,7 @@
 /* What measure.c writes; readers take every 1.x (minor versions only add). */
 #define BV_RESULTS_MAJOR 1
 #define BV_RESULTS_MINOR 3
-#define BV_RESULTS_VERSION "1.3"
+#define BV_RESULTS_VERSION "1.4"
 /* Bytes of one log, and of all the logs one command reads: both checked
  * with fstat before anything is read.  A full matrix measured with the
  * default method is a few MB; parsed, a log takes 5-15 times its size. */
@@ -64,6 +64,9 @@ typedef struct bv_log_cell {
 	double median_ns, ci_low_ns, ci_high_ns;
 	/* finite and >= 0 where present; 0 when absent */
 	double gbps, gflops, pct_copy_bw, pct_peak_flops, host_bytes, device_bytes;
+	/* the library's own peak allocation during a call (its workspace),
+	 * finite and >= 0 where present; NAN when absent or null */
+	double library_host_bytes, library_device_bytes;
 	int has_change;
 	bv_log_change change;
 } bv_log_cell;

@@ -263,6 +263,7 @@ typedef struct bv_result {
 	double gbps, gflops;                 /* 0 when the cell has no such work */
 	double pct_copy_bw, pct_peak_flops;  /* of this machine's calibration, 0 if unknown */
 	double host_bytes, device_bytes;     /* footprint */
+	double library_host_bytes, library_device_bytes; /* the library's workspace; NAN: not counted */
 	int processes;
 } bv_result;
 

@@ -42,7 +42,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 cols = ["bench", "op", "backend", "size", "version", "status", "reason", "median_ns", "ci_low_ns",
         "ci_high_ns", "gb_per_s", "gflop_per_s", "ratio", "ratio_ci_low", "ratio_ci_high", "verdict",
-        "mode", "noisy"]
+        "mode", "noisy", "library_host_bytes", "library_device_bytes"]
 assert list(rows[0].keys()) == cols, list(rows[0].keys())
 assert len(rows) == 4, len(rows)
 by = {(r["op"], r["version"]): r for r in rows}
@@ -51,6 +51,7 @@ assert relu["size"] == "65536" and relu["status"] == "ok" and float(relu["median
 assert float(relu["ratio_ci_low"]) <= float(relu["ratio"]) <= float(relu["ratio_ci_high"])
 assert relu["verdict"] == "slower" and relu["mode"] == "paired" and relu["noisy"] in ("true", "false")
 assert float(relu["gb_per_s"]) > 0
+assert relu["library_host_bytes"] == "0" and relu["library_device_bytes"] == "0" # relu allocates nothing
 b = by[("relu", "0.1.0")]
 assert b["ratio"] == "" and b["verdict"] == "" and float(b["median_ns"]) > 0
 PY
@@ -148,7 +149,7 @@ BVC "$TMP/unsure/main.json" --format json > "$TMP/unsure.json"
 check "json: inconclusive, and null bounds without an interval" python3 - "$TMP/unsure.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == "1.2", d["schema_version"]
+assert d["schema_version"] == "1.3", d["schema_version"]
 ch = {r["op"]: r["changes"][0] for r in d["rows"]}
 assert ch["relu"]["verdict"] == "inconclusive" and ch["relu"]["ci_low"] == 0.3, ch["relu"]
 assert ch["abs"]["verdict"] == "inconclusive" and ch["abs"]["ci_low"] is None and ch["abs"]["ci_high"] is None, ch["abs"]
@@ -189,7 +190,7 @@ same("results", [x for d in docs for r in d["rows"] for x in r["results"]])
 same("changes", [x for d in docs for r in d["rows"] for x in r["changes"]])
 res = [x for d in docs for r in d["rows"] for x in r["results"]]
 assert any(x["status"] == "n/a" and x["median_ns"] is None and x["reason"] is None for x in res)
-assert all(d["schema_version"] == "1.2" for d in docs)
+assert all(d["schema_version"] == "1.3" for d in docs)
 PY
 check "json: each version's commit, tree, machine and geomean of its ratios" python3 - "$TMP/json" "$base" "$main" <<'PY'
 import json, math, sys

@@ -86,4 +86,29 @@ else
 		contains "$TMP/out" '^not run: 1 cuda cell on every version: skipped: cuda: no CUDA device \(no GPU on this machine\)$'
 fi
 
+# The library's own allocations during a call (kernels 0.10.0 counts them):
+# sgemm packs panels into scratch, abs allocates nothing; a version whose
+# header predates the count says null (unknown), never 0.
+sed -i 's/^#define KN_VERSION_MINOR .*/#define KN_VERSION_MINOR 9/' "$FIX/kernels/include/kernels.h"
+git -C "$FIX" commit -qam "a header before the memory count" # main
+git -C "$FIX" checkout -q HEAD~1 -- kernels/include/kernels.h  # local: today's header
+"$BV" main local --quick --benches matmul,unary --ops sgemm,abs --backends simd --sizes 64x64x64,1K \
+	--format json --results "$TMP/mem" > "$TMP/mem.json" 2> "$TMP/mem.err"
+check "a run of sgemm and abs on two headers exits 0" test $? -eq 0
+check "the log and the JSON export carry the library's workspace, null where it is not counted" \
+	python3 - "$TMP/mem.json" "$TMP"/mem/[0-9]*/ <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+res = {(r["op"], x["version"]): x for r in d["rows"] for x in r["results"]}
+assert res[("sgemm", "local")]["library_host_bytes"] > 0, res[("sgemm", "local")]
+assert res[("abs", "local")]["library_host_bytes"] == 0, res[("abs", "local")]
+assert res[("sgemm", "local")]["library_device_bytes"] == 0
+for op in ("sgemm", "abs"):
+    assert res[(op, "main")]["library_host_bytes"] is None, res[(op, "main")]
+for v, want in (("local", int), ("main", type(None))):
+    log = json.load(open(os.path.join(sys.argv[2], v + ".json")))
+    for c in log["cells"]:
+        assert isinstance(c["footprint"]["library_host_bytes"], want), (v, c["footprint"])
+PY
+
 finish

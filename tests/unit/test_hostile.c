@@ -160,6 +160,10 @@ static void broken_results_logs_are_refused(void **state)
 		 "median_ns 5 lies outside its interval [6, 4]"},
 		{CELL(OK_CELL ", \"gbps\": -1"), "cells[0] (unary abs scalar 64): gbps -1: expected a finite number >= 0"},
 		{CELL(OK_CELL ", \"footprint\": {\"host_bytes\": 1e999}"), "host_bytes inf: expected a finite number >= 0"},
+		{CELL(OK_CELL ", \"footprint\": {\"library_host_bytes\": -1}"),
+		 "library_host_bytes -1: expected a finite number >= 0"},
+		{CELL(OK_CELL ", \"footprint\": {\"library_device_bytes\": \"lots\"}"),
+		 "\"library_device_bytes\": expected a number"},
 		/* A status nobody writes falls through every comparison. */
 		{CELL("\"size\": 64, \"status\": \"fast\""), "cells[0] (unary abs scalar 64): \"status\": unknown status 'fast' (known: ok, n/a, skipped"},
 		{CELL("\"size\": 64"), "cells[0] (unary abs scalar 64): \"status\": expected a string"},
