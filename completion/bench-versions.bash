@@ -54,7 +54,7 @@ _bench_versions() {
 		COMPREPLY=($(compgen -W "table markdown csv json html text" -- "$cur"))
 		return 0 ;;
 	--units)
-		COMPREPLY=($(compgen -W "time rate peak" -- "$cur"))
+		COMPREPLY=($(compgen -W "time rate peak memory" -- "$cur"))
 		return 0 ;;
 	--color)
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))

@@ -37,7 +37,7 @@ static void usage(FILE *out, const bv_option *opts)
 		     "2 usage or input error (unreadable log, bad regex), 3 output could not be written\n");
 }
 
-static const char *const units_values[] = {"time", "rate", "peak", NULL};
+static const char *const units_values[] = {"time", "rate", "peak", "memory", NULL};
 
 int bv_cmd_compare(int argc, char **argv)
 {
@@ -61,7 +61,7 @@ int bv_cmd_compare(int argc, char **argv)
 	    BV_FLAG("--across-machines", &mo.across_machines,
 		    "form (unpaired) ratios between logs from different machines"),
 	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not)"),
-	    BV_ENUM("--units", &units, "U", units_values, "results as time, rate or peak (default time)"),
+	    BV_ENUM("--units", &units, "U", units_values, "results as time, rate, peak or memory (the library's workspace per call; default time)"),
 	    BV_STRING("--baseline", &baseline, "NAME",
 		      "compare against the logs saved by run --save-baseline NAME (first column; "
 		      "unpaired: another run)"),

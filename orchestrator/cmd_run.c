@@ -43,7 +43,7 @@ static void usage(FILE *out, const bv_option *opts)
 		     "         .bench-versions/results/ at the top of the library's repository\n");
 }
 
-static const char *const units_values[] = {"time", "rate", "peak", NULL};
+static const char *const units_values[] = {"time", "rate", "peak", "memory", NULL};
 
 int bv_cmd_run(int argc, char **argv)
 {
@@ -70,8 +70,9 @@ int bv_cmd_run(int argc, char **argv)
 		    "make, and the measuring time; builds and measures nothing (--format json: as JSON)"),
 	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not)"),
 	    BV_ENUM("--units", &units, "U", units_values,
-		    "results as time, rate (GB/s or GFLOP/s) or peak (% of this "
-		    "machine's calibrated bandwidth or FLOPs); default time"),
+		    "results as time, rate (GB/s or GFLOP/s), peak (% of this "
+		    "machine's calibrated bandwidth or FLOPs) or memory (what the library "
+		    "allocated during one call: its workspace); default time"),
 	    BV_STRING("--save-baseline", &save, "NAME",
 		      "keep this run's logs as baseline NAME (results/baselines/NAME/, replacing an "
 		      "earlier one) for compare --baseline NAME"),

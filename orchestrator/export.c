@@ -100,6 +100,16 @@ void bv_format_time(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
+/* Bytes as people read them: 0 B, 512 B, 376 KiB, 1.5 MiB. */
+static void format_bytes(double b, char *buf, size_t len)
+{
+	const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+	while (b >= 1024 && u < 4)
+		b /= 1024, u++;
+	snprintf(buf, len, u == 0 || b >= 100 ? "%.0f %s" : "%.1f %s", b, unit[u]);
+}
+
 void bv_format_simd(const bv_table *t, char *buf, size_t len)
 {
 	buf[0] = '\0';
@@ -149,6 +159,20 @@ void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t
 	} else if (!strcmp(units, "peak") && (res->pct_copy_bw > 0 || res->pct_peak_flops > 0)) {
 		snprintf(buf, len, "%.0f%% of %s", memory ? res->pct_copy_bw : res->pct_peak_flops,
 		         memory ? "copy bw" : "peak FLOPs");
+	} else if (!strcmp(units, "memory")) {
+		/* The library's workspace in one call; a version that does not
+		 * count its memory (before kernels 0.10) says so. */
+		if (!isfinite(res->library_host_bytes) && !isfinite(res->library_device_bytes)) {
+			snprintf(buf, len, "not counted");
+			return;
+		}
+		char h[32], d[32];
+		format_bytes(isfinite(res->library_host_bytes) ? res->library_host_bytes : 0, h, sizeof(h));
+		format_bytes(isfinite(res->library_device_bytes) ? res->library_device_bytes : 0, d, sizeof(d));
+		if (res->library_device_bytes > 0)
+			snprintf(buf, len, "%s + %s device", h, d);
+		else
+			snprintf(buf, len, "%s", h);
 	} else
 		bv_format_time(res->median_ns, buf, len);
 }

@@ -110,5 +110,9 @@ for v, want in (("local", int), ("main", type(None))):
     for c in log["cells"]:
         assert isinstance(c["footprint"]["library_host_bytes"], want), (v, c["footprint"])
 PY
+"$BV" compare "$TMP"/mem/latest --units memory > "$TMP/mem.table" 2>&1
+check "--units memory shows the workspace, 'not counted' for the older header" \
+	contains "$TMP/mem.table" '^matmul +sgemm +simd +64x64x64 +not counted +[0-9.]+ (B|KiB) +[0-9.]+ \['
+check "--units memory: abs allocates nothing" contains "$TMP/mem.table" '^unary +abs +simd +1K +not counted +0 B +[0-9.]+ \['
 
 finish
