@@ -355,6 +355,16 @@ static int memory_peak(double *host, double *device)
 }
 #endif
 
+static int set_simd_isa(const char *isa)
+{
+#if KN_VERSION_MAJOR == 0 && KN_VERSION_MINOR < 2
+	(void)isa;
+	return BV_NA;
+#else
+	return from_status(kn_simd_set_isa(isa));
+#endif
+}
+
 static const bv_plugin plugin = {
 	.abi = BV_PLUGIN_ABI,
 	.kernel_version = kn_version,
@@ -371,6 +381,7 @@ static const bv_plugin plugin = {
 	.simd_isa = simd_isa,
 	.memory_mark = memory_mark,
 	.memory_peak = memory_peak,
+	.set_simd_isa = set_simd_isa,
 };
 
 __attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void)

@@ -87,6 +87,10 @@ typedef struct bv_plugin {
 	 * since then beyond what was held at the mark, host and device bytes.
 	 * BV_NA for a version that does not count its memory (before 0.10.0). */
 	int (*memory_mark)(void);
+	/* Forces this version's simd backend onto isa ("avx512", "avx2",
+	 * "generic"; kn_simd_set_isa): BV_OK; BV_NA before kernels 0.2.0 (no
+	 * simd backend to force); BV_UNAVAILABLE when this CPU lacks it. */
+	int (*set_simd_isa)(const char *isa);
 	int (*memory_peak)(double *host, double *device);
 } bv_plugin;
 

@@ -23,6 +23,7 @@
  *   bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]
  *             [--pin CPU] [--only I,J,..] [--checked I,J,..] [--drop I:LABEL]...
  *             [--cell-ms MS] [--threads N] [--memory-limit BYTES] [--probe-fd FD]
+ *             [--simd-isa ISA]
  *             [--benches L] [--ops L] [--backends L] [--sizes L]
  *             LABEL=PLUGIN.so ...
  *   bv-runner --calibrate --out FILE
@@ -124,6 +125,7 @@ static void usage(void)
 	fprintf(stderr, "usage: bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]\n"
 			"                 [--pin CPU] [--only I,J] [--checked I,J] [--drop I:LABEL]\n"
 			"                 [--cell-ms MS] [--threads N] [--memory-limit BYTES] [--probe-fd FD]\n"
+			"                 [--simd-isa ISA]\n"
 			"                 [--benches L] [--ops L]\n"
 			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
 			"       bv-runner --calibrate --out FILE\n");
@@ -939,6 +941,7 @@ int main(int argc, char **argv)
 	}
 	int nv = 0, ndrops = 0;
 	int probe_fd = -1; /* --probe-fd: the run's probe file (trust.h) */
+	const char *simd_isa = NULL; /* --simd-isa: every version's simd backend forced onto it */
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -965,6 +968,8 @@ int main(int argc, char **argv)
 			set.cell_ns = atof(val) * 1e6, i++;
 		else if (strcmp(a, "--threads") == 0 && val)
 			set.threads = atoi(val), i++;
+		else if (strcmp(a, "--simd-isa") == 0 && val)
+			simd_isa = val, i++;
 		else if (strcmp(a, "--probe-fd") == 0 && val) {
 			char *end;
 			long fd = strtol(val, &end, 10);
@@ -1050,6 +1055,18 @@ int main(int argc, char **argv)
 			return 3;
 		}
 	free(loaded);
+	/* Before any cell, in this process: the check and timing children
+	 * inherit the choice.  A version whose library cannot be told (before
+	 * kernels 0.2.0, which has no simd backend) keeps BV_NA and its simd
+	 * cells say n/a on their own. */
+	for (int i = 0; simd_isa && i < nv; i++) {
+		int s = vs[i].p->set_simd_isa(simd_isa);
+		if (s != BV_OK && s != BV_NA) {
+			fprintf(stderr, "bv-runner: --simd-isa %s: %s: %s\n", simd_isa, vs[i].label, vs[i].p->last_error());
+			free(drops);
+			return 2;
+		}
+	}
 
 	bv_cell *cells;
 	char err[256];

@@ -190,6 +190,10 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	 * the backend runs on this thread alone. */
 	bv_strv_push(&argv, "--threads");
 	bv_strv_pushf(&argv, "%d", o->threads > 0 ? o->threads : 1);
+	if (o->simd_isa) {
+		bv_strv_push(&argv, "--simd-isa");
+		bv_strv_push(&argv, o->simd_isa);
+	}
 	/* What a cell's check or timing may allocate: past it the cell is
 	 * "out of memory", not the machine's OOM killer's to settle. */
 	if (o->memory_limit) {
@@ -886,6 +890,10 @@ static cJSON *method_block(const session *s)
 	cJSON_AddNumberToObject(m, "threshold", o->threshold);
 	cJSON_AddNumberToObject(m, "seed", (double)o->seed);
 	cJSON_AddNumberToObject(m, "threads", o->threads);
+	if (o->simd_isa)
+		cJSON_AddStringToObject(m, "simd_isa_forced", o->simd_isa);
+	else
+		cJSON_AddNullToObject(m, "simd_isa_forced");
 	if (o->pin >= 0)
 		cJSON_AddNumberToObject(m, "pinned_cpu", o->pin);
 	else
@@ -1067,6 +1075,14 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 			free(msg);
 			return rc;
 		}
+	}
+	const char *forced = bv_json_str(m, "simd_isa_forced"); /* NULL: not forced, or an older log */
+	if ((forced != NULL) != (o->simd_isa != NULL) || (forced && strcmp(forced, o->simd_isa))) {
+		char *msg = bv_asprintf("--simd-isa differs: %s there, %s now", forced ? forced : "not given",
+					o->simd_isa ? o->simd_isa : "not given");
+		int rc = plan_differs(dir, msg);
+		free(msg);
+		return rc;
 	}
 	double layouts = 1;
 	bv_json_num(m, "layouts", &layouts);

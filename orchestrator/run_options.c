@@ -81,6 +81,7 @@ void bv_run_cli_init(bv_run_cli *c)
 void bv_run_cli_table(bv_run_cli *c, bv_option *opts, const char *const *only)
 {
 	bv_measure_opts *mo = &c->mo;
+	static const char *const simd_isas[] = {"avx512", "avx2", "generic", NULL};
 	const bv_option all[] = {
 	    BV_STRING("--benches", &mo->benches, "L",
 		      "comma-separated groups (see: bench-versions list benches)"),
@@ -116,6 +117,10 @@ void bv_run_cli_table(bv_run_cli *c, bv_option *opts, const char *const *only)
 		    "machine that is quiet now, or is below what the run's own probes reach)"),
 	    BV_INT("--threads", &mo->threads, "N", 1, 1024,
 		   "threads a backend may use, e.g. OpenBLAS (default 1)"),
+	    BV_ENUM("--simd-isa", &mo->simd_isa, "ISA", simd_isas,
+		    "force every version's simd backend onto avx512, avx2 or generic "
+		    "(e.g. the AVX2 path on an AVX-512 machine; default: each version's "
+		    "own choice for this CPU)"),
 	    BV_PERCENT("--threshold", &mo->threshold, "P", 0, 1000,
 		       "smallest change called faster/slower, percent (default 1)"),
 	    BV_U64("--seed", &mo->seed, "N", "seed for the random order of versions"),

@@ -160,6 +160,10 @@ typedef struct bv_measure_opts {
 	unsigned long long seed;
 	int pin;     /* CPU to pin the measuring processes to, or -1 */
 	int threads; /* threads a backend may use (OpenBLAS, OpenMP) */
+	/* the simd backend forced onto one instruction set in every version
+	 * (kn_simd_set_isa: "avx512", "avx2", "generic"); NULL: each version's
+	 * own choice for this CPU */
+	const char *simd_isa;
 	int quick;
 	int resume; /* results_dir holds an unfinished run of the same plan: reuse its finished cells */
 	int layouts; /* code layouts per version (>= 1); each process takes one at random per version */
@@ -222,7 +226,7 @@ typedef struct bv_run_cli {
 
 struct bv_option;
 /* Lines in the table bv_run_cli_table fills, its end included. */
-#define BV_RUN_CLI_OPTIONS 24
+#define BV_RUN_CLI_OPTIONS 26
 
 void bv_run_cli_init(bv_run_cli *c);
 /* The pipeline's options as an options.h table pointing into c, in opts

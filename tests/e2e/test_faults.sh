@@ -137,6 +137,7 @@ refused() { # NAME PATTERN ARGS...: exit 2 and the pattern on stderr
 refused "other sizes" "its cells differ .* 6 there, 3 now" main local --ops relu,abs,neg --backends scalar --sizes 1K --quick --budget 1 --threshold 0 --resume "$dir"
 refused "other versions" "it compared main local, this command names main main-2" main main --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 1 --threshold 0 --resume "$dir"
 refused "other options" "--budget differs: 1 there, 5 now" "${args[@]}" --budget 5 --resume "$dir"
+refused "another simd ISA" "--simd-isa differs: not given there, generic now" "${args[@]}" --simd-isa generic --resume "$dir"
 refused "no such directory" "--resume $TMP/nope: not a results directory" "${args[@]}" --resume "$TMP/nope"
 
 # ---- SIGTERM to bench-versions alone, while measuring ----------------------

@@ -115,4 +115,30 @@ check "--units memory shows the workspace, 'not counted' for the older header" \
 	contains "$TMP/mem.table" '^matmul +sgemm +simd +64x64x64 +not counted +[0-9.]+ (B|KiB) +[0-9.]+ \['
 check "--units memory: abs allocates nothing" contains "$TMP/mem.table" '^unary +abs +simd +1K +not counted +0 B +[0-9.]+ \['
 
+# --simd-isa: every version's simd backend on one path, whatever this CPU
+# would choose; the log and the table's ISA line say the path that ran.
+"$BV" main local --quick --ops exp --backends simd --sizes 1K --simd-isa generic --results "$TMP/isa" \
+	> "$TMP/isa.out" 2> "$TMP/isa.err"
+check "--simd-isa generic: exits 0" test $? -eq 0
+check "--simd-isa generic: the table says the path that ran" contains "$TMP/isa.out" '^simd ISA: generic$'
+check "--simd-isa generic: the logs record it, forced" python3 - "$TMP"/isa/[0-9]*/ <<'PY'
+import json, os, sys
+for v in ("main", "local"):
+    d = json.load(open(os.path.join(sys.argv[1], v + ".json")))
+    assert d["version"]["simd_isa"] == "generic", d["version"]
+    assert d["method"]["simd_isa_forced"] == "generic", d["method"]
+PY
+if grep -qw avx512f /proc/cpuinfo; then
+	"$BV" local --quick --ops exp --backends simd --sizes 1K --simd-isa avx512 --results "$TMP/isa" > "$TMP/isa.out" 2>&1
+	check "--simd-isa avx512 on a CPU that has it runs it" \
+		bash -c "test $? -eq 0 && grep -q '^simd ISA: avx512$' '$TMP/isa.out'"
+else
+	"$BV" local --quick --ops exp --backends simd --sizes 1K --simd-isa avx512 --results "$TMP/isa" > "$TMP/isa.out" 2>&1
+	check "--simd-isa avx512 on a CPU without it is refused, saying why" \
+		bash -c "test $? -ne 0 && grep -q 'simd-isa avx512' '$TMP/isa.out'"
+fi
+"$BV" local --quick --simd-isa sse --sizes 1K > /dev/null 2> "$TMP/isa.err"
+check "--simd-isa sse: a usage error naming the choices" \
+	bash -c "test $? -eq 2 && grep -q \"expected one of avx512|avx2|generic\" '$TMP/isa.err'"
+
 finish
