@@ -25,20 +25,23 @@
  * clamped to [-104, 89] first: beyond, the result is 0 or +Inf anyway, and the
  * clamp keeps 2^n representable.  vmax(C, x) returns x when x is NaN (the
  * second operand wins on unordered input), so NaN flows through to the end. */
-static inline vf vexp_lo(vf x, vf xlo)
+static inline __attribute__((always_inline)) vf vexp_core(vf x, vf xlo, int has_lo)
 {
 	x = vmax(vset1(-104.0f), x);
 	x = vmin(vset1(89.0f), x);
 	/* n = round(x / ln2) by adding and subtracting 1.5 2^23 (round to
 	 * nearest even, as vround, for |x / ln2| < 2^22): an fma and a sub are
-	 * cheaper than a multiply and a rounding instruction. */
+	 * cheaper than a multiply and a rounding instruction.  t keeps n as an
+	 * integer in its low bits (vexp_scale). */
 	const vf magic = vset1(12582912.0f);
-	vf n = vsub(vfma(x, vset1(1.44269504088896341f), magic), magic);
+	vf t = vfma(x, vset1(1.44269504088896341f), magic);
+	vf n = vsub(t, magic);
 	/* r = x - n ln2 in two steps (Cody-Waite): ln2_hi has few enough bits
 	 * that n * ln2_hi is exact for every n reached here. */
 	vf r = vfnma(n, vset1(0.693145751953125f), x);
 	r = vfnma(n, vset1(1.42860676533018708e-06f), r);
-	r = vadd(r, xlo);
+	if (has_lo) /* plain exp adds no 0: r + 0 is not r for r = -0, so it would stay */
+		r = vadd(r, xlo);
 	vf p = vset1(1.9875691500e-4f);
 	p = vfma(p, r, vset1(1.3981999507e-3f));
 	p = vfma(p, r, vset1(8.3334519073e-3f));
@@ -47,11 +50,13 @@ static inline vf vexp_lo(vf x, vf xlo)
 	p = vfma(p, r, vset1(5.0000001201e-1f));
 	vf y = vadd(vfma(p, vmul(r, r), r), vset1(1.0f));
 	/* y 2^n rounded once, so that results in the denormal range are
-	 * rounded, not flushed (vldexp: one instruction on AVX-512). */
-	return vldexp(y, n);
+	 * rounded, not flushed (AVX-512: vscalefps; AVX2: one multiply by 2^n
+	 * built from t's bits, two steps only near the ends of the range). */
+	return vexp_scale(y, n, t);
 }
 
-static inline vf vexp(vf x) { return vexp_lo(x, vset1(0.0f)); }
+static inline vf vexp_lo(vf x, vf xlo) { return vexp_core(x, xlo, 1); }
+static inline vf vexp(vf x) { return vexp_core(x, vset1(0.0f), 0); }
 
 static inline vf vabs(vf x) { return vandnot(vset1(-0.0f), x); }
 

@@ -1660,6 +1660,37 @@ static void test_aligned_alloc(void **state)
 	assert_int_equal(kn_alloc(KN_BACKEND_SCALAR, SIZE_MAX - 3, &p), KN_ENOMEM);
 }
 
+/* exp near the ends of its range on every path, densely: the AVX2 path
+ * (0.10.1) scales by one multiply by 2^n in the middle and takes two
+ * half-steps where n < -126 (results near or in the denormal range) or n =
+ * 128 (x in (88.38, 88.72]: 2^128 overflows while y 2^128 may not), lane by
+ * lane in one vector.  Neighbouring inputs share vectors, so vectors mixing
+ * both kinds of lane are met at each border; then Inf, -Inf and NaN. */
+static void test_exp_range_ends(void **state)
+{
+	(void)state;
+	path ps[8];
+	size_t np = host_paths(ps);
+	enum { N = 4096 };
+	static float x[N + 3], y[N + 3];
+	for (size_t i = 0; i < N; i++) /* [-104, -86] then [88, 89] */
+		x[i] = i < N / 2 ? -104.0f + 18.0f * (float)i / (N / 2) : 88.0f + (float)(i - N / 2) / (N / 2);
+	x[N] = INFINITY, x[N + 1] = -INFINITY, x[N + 2] = NAN;
+	for (size_t k = 0; k < np; k++) {
+		use_path(ps[k]);
+		assert_int_equal(run_unary(ps[k], KN_EXP, x, y, N + 3, NULL), KN_OK);
+		for (size_t i = 0; i < N; i++) {
+			double want = exp((double)x[i]);
+			if (!close_enough(y[i], want, tolerance(KN_EXP, ps[k].b)))
+				fail_msg("%s exp(%a) = %a, want %a", path_name(ps[k]), (double)x[i], (double)y[i], want);
+		}
+		assert_true(isinf(y[N]) && y[N] > 0);
+		assert_true(y[N + 1] == 0.0f);
+		assert_true(isnan(y[N + 2]));
+		kn_simd_set_isa(NULL);
+	}
+}
+
 /* 0.10.0: every allocation is counted.  kn_alloc's blocks come in and go
  * out; a call's scratch (sgemm's packed panels at 256^3, softmax's row
  * buffer) shows in the peak and is given back when the call returns; the
@@ -1753,6 +1784,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_device_compared),
 		cmocka_unit_test(test_aligned_alloc),
 		cmocka_unit_test(test_memory_accounting),
+		cmocka_unit_test(test_exp_range_ends),
 	};
 	return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);
 }
