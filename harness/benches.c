@@ -49,6 +49,7 @@ static double ref_min(double a, double b) { return a < b ? a : b; }
 #define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2},
 #define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops},
 #define OP_MEMORY(name, kind, lo, hi, flops) {#name, kind, NULL, NULL, lo, hi, 0, 0, flops},
+#define OP_QUANT(name, kind, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops},
 
 static const bv_op_def unary_ops[] = {
 #define BV_TABLE_UNARY
@@ -85,6 +86,11 @@ static const bv_op_def memory_ops[] = {
 #include "ops_table.h"
 };
 
+static const bv_op_def quant_ops[] = {
+#define BV_TABLE_QUANT
+#include "ops_table.h"
+};
+
 #define SHAPE2(a, b) (((size_t)2 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | 1u)
 #define SHAPE3(a, b, c) (((size_t)3 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | (size_t)(c))
 
@@ -100,6 +106,11 @@ static const size_t norm_sizes[] = {SHAPE2(64, 1024), SHAPE2(1024, 1024), SHAPE2
 /* The memory group: copy, gather and scatter_add take the elementwise
  * lengths, transpose the shapes (the speed target's 4096 x 4096 among them). */
 static const size_t memory_sizes[] = {1024, 65536, 1u << 20, 1u << 24, SHAPE2(1024, 1024), SHAPE2(4096, 4096), 0};
+/* The quant group: the elementwise lengths (quantize, dequantize, the
+ * conversions), rows x cols for the per-channel (per row) scales, and the
+ * gemms at 256^3 and the speed target's 1024^3. */
+static const size_t quant_sizes[] = {1024, 65536, 1u << 20, 1u << 24, SHAPE2(1024, 1024), SHAPE2(4096, 4096),
+				     SHAPE3(256, 256, 256), SHAPE3(1024, 1024, 1024), 0};
 /* Square 64..1024, transformer-like rectangles (tokens x hidden x hidden,
  * and the 4x MLP widening), and gemv's M x N. */
 static const size_t matmul_sizes[] = {
@@ -117,6 +128,10 @@ static const bv_bench registry[] = {
 	{"norm", norm_ops, COUNT(norm_ops), elementwise_backends, norm_sizes},
 	/* blas: OpenBLAS's scopy for copy, simd for the rest (as kernels 0.9 does) */
 	{"memory", memory_ops, COUNT(memory_ops), blas_backends, memory_sizes},
+	/* blas: simd for every op (kernels 0.11: BLAS has no int8 gemm).  The
+	 * scalar gemms are the plain loops (about 1 s a call at 1024^3 here):
+	 * in the matrix for the elementwise ops, their cells end on the budget. */
+	{"quant", quant_ops, COUNT(quant_ops), blas_backends, quant_sizes},
 };
 
 const bv_bench *bv_bench_all(size_t *count)
@@ -378,8 +393,9 @@ static void parse_sizes(const char *list, size_t *out, size_t max)
 
 static int op_dims(const bv_op_def *op)
 {
-	return op->kind == BV_K_GEMM ? 3
-	       : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV || op->kind == BV_K_NORM || op->kind == BV_K_TRANSPOSE
+	return op->kind == BV_K_GEMM || op->kind == BV_K_QGEMM || op->kind == BV_K_BF16GEMM ? 3
+	       : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV || op->kind == BV_K_NORM || op->kind == BV_K_TRANSPOSE ||
+			 op->kind == BV_K_QUANT_PC || op->kind == BV_K_DEQUANT_PC
 		       ? 2
 		       : 1;
 }
@@ -541,6 +557,16 @@ void bv_cell_layout(const bv_cell *c, bv_layout *l)
 	case BV_K_GATHER: l->nx = l->nx2 = l->ny = d[0], l->n = d[0], l->m = 1; break;
 	/* x: the values, then the indices; y is x2, added to in place */
 	case BV_K_SCATTER: l->nx = 2 * d[0], l->nx2 = d[0], l->inplace = 1, l->n = d[0], l->m = 1; break;
+	/* the quant group: floats holding 4 int8 or 2 bf16 / f16 (benches.h);
+	 * 1-D sizes are one row of n */
+	case BV_K_QUANT: l->nx = d[0], l->nx2 = 1, l->ny = (d[0] + 3) / 4, l->n = d[0], l->m = 1; break;
+	case BV_K_QUANT_PC: l->nx = d[0] * d[1], l->nx2 = d[0], l->ny = (d[0] * d[1] + 3) / 4; break;
+	case BV_K_DEQUANT: l->nx = (d[0] + 3) / 4, l->nx2 = 1, l->ny = d[0], l->n = d[0], l->m = 1; break;
+	case BV_K_DEQUANT_PC: l->nx = (d[0] * d[1] + 3) / 4, l->nx2 = d[0], l->ny = d[0] * d[1]; break;
+	case BV_K_QGEMM: l->nx = (d[0] * d[2] + 3) / 4, l->nx2 = (d[2] * d[1] + 3) / 4, l->ny = d[0] * d[1]; break;
+	case BV_K_BF16GEMM: l->nx = (d[0] * d[2] + 1) / 2, l->nx2 = (d[2] * d[1] + 1) / 2, l->ny = d[0] * d[1]; break;
+	case BV_K_TO_HALF: l->nx = d[0], l->ny = (d[0] + 1) / 2, l->n = d[0], l->m = 1; break;
+	case BV_K_FROM_HALF: l->nx = (d[0] + 1) / 2, l->ny = d[0], l->n = d[0], l->m = 1; break;
 	}
 }
 
@@ -579,10 +605,129 @@ static int32_t index_at(const float *idx, size_t i)
 	return v;
 }
 
+/* ---- the quant group's payloads (kernels 0.11) ------------------------- */
+
+static int is_bf16(const bv_op_def *op) { return strstr(op->name, "bf16") != NULL; }
+static float bits_float(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+static uint32_t float_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+/* Element i of a packed int8 or uint16 payload in a float buffer. */
+static int8_t i8_at(const float *p, size_t i) { return ((const int8_t *)p)[i]; }
+static uint16_t u16_at(const float *p, size_t i) { return ((const uint16_t *)p)[i]; }
+
+/* The harness's own references, written apart from the kernels': q =
+ * sat(rne(x / s)) with lrintf; f32 -> bf16 as the nearer of the two
+ * neighbouring bf16s (ties to even, past the largest to Inf), NaN quiet;
+ * f16 by the compiler's _Float16 (round to nearest even). */
+static int8_t ref_q8(float x, float s)
+{
+	float v = x / s;
+	if (isnan(v))
+		return 0;
+	return v >= 127.0f ? 127 : v <= -127.0f ? -127 : (int8_t)lrintf(v);
+}
+static uint16_t ref_bf16(float x)
+{
+	uint32_t u = float_bits(x), lo = u & 0xffff0000u, hi = lo + 0x10000u;
+	if (isnan(x))
+		return (uint16_t)((u >> 16) | 0x40u);
+	double dx = fabs((double)x), dl = fabs((double)bits_float(lo));
+	double dh = (hi & 0x7fffffffu) == 0x7f800000u ? 0x1p128 : fabs((double)bits_float(hi));
+	if (dx - dl != dh - dx)
+		return (uint16_t)((dx - dl < dh - dx ? lo : hi) >> 16);
+	return (uint16_t)(((lo >> 16) & 1u ? hi : lo) >> 16);
+}
+static uint16_t ref_f16(float x)
+{
+	uint32_t u = float_bits(x), sign = (u >> 16) & 0x8000u;
+	if (isnan(x))
+		return (uint16_t)(sign | 0x7e00u | ((u >> 13) & 0x3ffu));
+	double a = fabs((double)x);
+	if (a >= 65520.0) /* the tie between 65504 and 2^16 rounds to even: Inf */
+		return (uint16_t)(sign | 0x7c00u);
+	if (a < 0x1p-14) /* subnormal: steps of 2^-24; 1024 steps is the smallest normal */
+		return (uint16_t)(sign | (uint32_t)rint(a * 0x1p24));
+	int e;
+	frexp(a, &e); /* a = f 2^e, f in [0.5, 1): 11 bits are steps of 2^(e - 11) */
+	uint32_t r = (uint32_t)rint(ldexp(a, 11 - e)); /* 1024..2048; 2048 carries into the exponent */
+	return (uint16_t)(sign | (((uint32_t)(e - 1 + 15) << 10) + r - 1024u));
+}
+static float ref_from_f16(uint16_t b)
+{
+	int e = (b >> 10) & 0x1f, m = b & 0x3ff;
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+	return (float)(b & 0x8000u ? -v : v);
+}
+
+/* The scales: per tensor the largest |x| over 127 (as a calibrated
+ * quantizer picks it), per row that times a factor in [0.5, 1.5]. */
+static void scales_fill(const bv_op_def *op, float *s, size_t rows)
+{
+	uint64_t seed = name_seed(op->name) ^ 0x6a09e667f3bcc909ull;
+	float top = fmaxf(fabsf(op->lo), fabsf(op->hi)) / 127.0f;
+	for (size_t r = 0; r < rows; r++)
+		s[r] = rows == 1 ? top : top * (float)(0.5 + (double)(mix(r ^ seed) >> 11) * 0x1.0p-53);
+}
+
+/* n payload elements of the cell's kind: int8 over all 256 values; bf16 of
+ * values in [lo, hi] (the rounded floats); f16 any finite pattern, its
+ * subnormals included; bf16 patterns over every finite exponent. */
+static void payload_fill(const bv_op_def *op, uint64_t seed, float *p, size_t n, int bytes)
+{
+	if (bytes == 1) {
+		for (size_t i = 0; i < n; i++)
+			((int8_t *)p)[i] = (int8_t)(mix(i ^ seed) >> 56);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = mix(i ^ seed);
+		uint16_t b;
+		if (op->kind == BV_K_BF16GEMM)
+			b = ref_bf16(op->lo + (op->hi - op->lo) * (float)((double)(r >> 11) * 0x1.0p-53));
+		else if (is_bf16(op))
+			b = (uint16_t)(((r >> 7) & 0xff) == 0xff ? (r & 0x807f) | 0x7f00 : r & 0xffff);
+		else
+			b = (uint16_t)(((r >> 10) & 0x1f) == 0x1f ? (r & 0x83ff) | 0x7800 : r & 0xffff);
+		((uint16_t *)p)[i] = b;
+	}
+}
+
 void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
 {
 	bv_layout l;
 	bv_cell_layout(c, &l);
+	uint64_t qseed = name_seed(c->op->name) ^ 0x3c6ef372fe94f82bull;
+	switch (c->op->kind) {
+	case BV_K_QUANT:
+	case BV_K_QUANT_PC:
+		bv_input_fill(c->op, x, l.nx);
+		scales_fill(c->op, x2, l.nx2);
+		return;
+	case BV_K_DEQUANT:
+	case BV_K_DEQUANT_PC:
+		payload_fill(c->op, qseed, x, l.m * l.n, 1);
+		scales_fill(c->op, x2, l.nx2);
+		return;
+	case BV_K_QGEMM:
+		payload_fill(c->op, qseed, x, l.m * l.k, 1);
+		payload_fill(c->op, qseed ^ 0x5851f42d4c957f2dull, x2, l.k * l.n, 1);
+		return;
+	case BV_K_BF16GEMM:
+		payload_fill(c->op, qseed, x, l.m * l.k, 2);
+		payload_fill(c->op, qseed ^ 0x5851f42d4c957f2dull, x2, l.k * l.n, 2);
+		return;
+	case BV_K_FROM_HALF: payload_fill(c->op, qseed, x, l.n, 2); return;
+	default: break;
+	}
 	bv_input_fill(c->op, x, l.nx);
 	uint64_t pseed = name_seed(c->op->name) ^ 0x2545f4914f6cdd1dull;
 	if (c->op->kind == BV_K_GATHER && x2) {
@@ -647,6 +792,97 @@ static void ref_reduce(const bv_cell *c, const float *x, size_t n, double *want,
 		*want = (double)imin;
 	else
 		*want = NAN;
+}
+
+/* The quant group: for payload outputs want holds each output float's 32
+ * bits (4 int8, one int32, 2 uint16) as an integer, checked bit for bit;
+ * for float outputs the float that must come out (bf16gemm: the exact sum
+ * and its bound's scale). */
+static void ref_quant(const bv_cell *c, const bv_layout *l, const float *x, const float *x2, double *want,
+		      double *scale)
+{
+	const bv_op_def *op = c->op;
+	size_t n = l->m * l->n, ny = l->ny;
+	for (size_t i = 0; i < ny; i++)
+		scale[i] = 0;
+	switch (op->kind) {
+	case BV_K_QUANT:
+	case BV_K_QUANT_PC:
+		for (size_t w = 0; w < ny; w++) {
+			uint32_t word = 0;
+			for (size_t b = 0; b < 4 && 4 * w + b < n; b++) {
+				size_t i = 4 * w + b;
+				word |= (uint32_t)(uint8_t)ref_q8(x[i], x2[op->kind == BV_K_QUANT ? 0 : i / l->n]) << (8 * b);
+			}
+			want[w] = word;
+		}
+		break;
+	case BV_K_DEQUANT:
+	case BV_K_DEQUANT_PC:
+		/* the double product of an int8 and a float is exact: one rounding */
+		for (size_t i = 0; i < n; i++)
+			want[i] = (float)((double)i8_at(x, i) * x2[op->kind == BV_K_DEQUANT ? 0 : i / l->n]);
+		break;
+	case BV_K_QGEMM:
+		for (size_t i = 0; i < l->m; i++)
+			for (size_t j = 0; j < l->n; j++) {
+				int64_t sum = 0;
+				for (size_t p = 0; p < l->k; p++)
+					sum += (int64_t)i8_at(x, i * l->k + p) * i8_at(x2, p * l->n + j);
+				want[i * l->n + j] = (double)(uint32_t)(int32_t)sum;
+			}
+		break;
+	case BV_K_BF16GEMM:
+		for (size_t i = 0; i < l->m; i++) {
+			double *w = want + i * l->n, *sc = scale + i * l->n;
+			for (size_t j = 0; j < l->n; j++)
+				w[j] = 0, sc[j] = 0;
+			for (size_t p = 0; p < l->k; p++) {
+				double a = bits_float((uint32_t)u16_at(x, i * l->k + p) << 16);
+				for (size_t j = 0; j < l->n; j++) {
+					double t = a * bits_float((uint32_t)u16_at(x2, p * l->n + j) << 16);
+					w[j] += t, sc[j] += fabs(t);
+				}
+			}
+			for (size_t j = 0; j < l->n; j++)
+				sc[j] *= (double)(l->k + 2);
+		}
+		break;
+	case BV_K_TO_HALF:
+		for (size_t w = 0; w < ny; w++) {
+			uint32_t word = 0;
+			for (size_t b = 0; b < 2 && 2 * w + b < l->n; b++) {
+				float v = x[2 * w + b];
+				word |= (uint32_t)(is_bf16(op) ? ref_bf16(v) : ref_f16(v)) << (16 * b);
+			}
+			want[w] = word;
+		}
+		break;
+	case BV_K_FROM_HALF:
+		for (size_t i = 0; i < l->n; i++)
+			want[i] = is_bf16(op) ? bits_float((uint32_t)u16_at(x, i) << 16) : ref_from_f16(u16_at(x, i));
+		break;
+	default:
+		for (size_t i = 0; i < ny; i++)
+			want[i] = NAN;
+		break;
+	}
+}
+
+/* Whether the cell's output is a payload checked bit for bit, and how many
+ * of the last output float's bytes are the op's (the rest: left alone). */
+static int bits_output(const bv_cell *c, size_t *last_bytes)
+{
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	size_t n = l.m * l.n;
+	switch (c->op->kind) {
+	case BV_K_QUANT:
+	case BV_K_QUANT_PC: *last_bytes = n % 4 ? n % 4 : 4; return 1;
+	case BV_K_TO_HALF: *last_bytes = n % 2 ? 2 : 4; return 1;
+	case BV_K_QGEMM: *last_bytes = 4; return 1;
+	default: return 0;
+	}
 }
 
 void bv_reference(const bv_cell *c, const float *x, const float *x2, double *want, double *scale)
@@ -768,6 +1004,7 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 			want[i] = w, scale[i] = sc * (double)(l.n + 2);
 		}
 		break;
+	default: ref_quant(c, &l, x, x2, want, scale); break;
 	}
 }
 
@@ -794,7 +1031,20 @@ int bv_verify(const bv_cell *c, const double *want, const double *scale, const f
 				 want[0]);
 		return ok;
 	}
-	size_t n = bv_cell_outputs(c);
+	size_t n = bv_cell_outputs(c), last;
+	if (bits_output(c, &last)) {
+		for (size_t i = 0; i < n; i++) {
+			uint32_t got = float_bits(y[i]), w = (uint32_t)want[i];
+			uint32_t mask = i + 1 < n || last == 4 ? 0xffffffffu : (1u << (8 * last)) - 1u;
+			if ((got & mask) != (w & mask)) {
+				snprintf(why, len, "%s: element %zu of %zu = 0x%08x, expected 0x%08x (%s, bit for bit)",
+					 op->name, i, n, got & mask, w & mask,
+					 op->kind == BV_K_QGEMM ? "an int32" : op->kind == BV_K_TO_HALF ? "2 x 16 bits" : "4 x int8");
+				return 0;
+			}
+		}
+		return 1;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (!close_enough(op, y[i], want[i], scale[i])) {
 			uint64_t d = ulp_distance(y[i], (float)want[i]);
@@ -837,7 +1087,15 @@ double bv_cell_flops(const bv_cell *c)
 	bv_layout l;
 	bv_cell_layout(c, &l);
 	switch (c->op->kind) {
-	case BV_K_GEMM: return 2.0 * (double)l.m * (double)l.n * (double)l.k;
+	case BV_K_GEMM:
+	case BV_K_QGEMM: /* int8 multiply-adds count as 2 operations, as floats' */
+	case BV_K_BF16GEMM: return 2.0 * (double)l.m * (double)l.n * (double)l.k;
+	case BV_K_QUANT:
+	case BV_K_QUANT_PC:
+	case BV_K_DEQUANT:
+	case BV_K_DEQUANT_PC:
+	case BV_K_TO_HALF:
+	case BV_K_FROM_HALF: return c->op->flops * (double)l.m * (double)l.n; /* per element, not per float */
 	case BV_K_GEMV: return 2.0 * (double)l.m * (double)l.n;
 	case BV_K_REDUCE:
 	case BV_K_ARGREDUCE:

@@ -28,8 +28,24 @@ typedef enum {
 	BV_K_COPY,      /* y = x */
 	BV_K_TRANSPOSE, /* y (cols x rows) = x^T, x rows x cols */
 	BV_K_GATHER,    /* y[i] = x[x2[i]], x2 int32 indices (a permutation) */
-	BV_K_SCATTER    /* x2[idx[i]] += x[i] in place: x holds n values, then the n
+	BV_K_SCATTER,   /* x2[idx[i]] += x[i] in place: x holds n values, then the n
 			 * int32 indices idx (a permutation) */
+	/* The quant group (kernels 0.11).  Its int8, int32 and 16-bit payloads
+	 * are stored as bits in the float buffers, packed (4 int8 or 2 bf16 /
+	 * f16 a float, little-endian, the last float's unused bytes left
+	 * alone), as gather's int32 indices are; nx, nx2 and ny count floats,
+	 * so 4 nx bytes is what a payload takes.  The outputs that are
+	 * payloads (quantize's int8, qgemm's int32, to_bf16's and to_f16's
+	 * uint16) are checked bit for bit: their reference holds each output
+	 * float's 32 bits as an integer (bv_verify). */
+	BV_K_QUANT,      /* y (int8, n) = sat(rne(x / s)), x n floats, x2 the one scale */
+	BV_K_QUANT_PC,   /* the same per row: x rows x cols, x2 a scale per row */
+	BV_K_DEQUANT,    /* y (n floats) = x (int8) s, x2 the one scale */
+	BV_K_DEQUANT_PC, /* the same per row, x2 a scale per row */
+	BV_K_QGEMM,      /* y (int32, M x N) = x (int8, M x K) x2 (int8, K x N) */
+	BV_K_BF16GEMM,   /* y (float, M x N) = x (bf16, M x K) x2 (bf16, K x N) */
+	BV_K_TO_HALF,    /* y (bf16 or f16, n) = x (n floats) rounded: to_bf16, to_f16 */
+	BV_K_FROM_HALF   /* y (n floats) = x (bf16 or f16, n) widened: from_bf16, from_f16 */
 } bv_kind;
 
 typedef struct bv_op_def {
@@ -100,7 +116,8 @@ typedef struct bv_layout {
 	size_t nx, nx2, ny; /* inputs x and x2 (0: none), output y (0: none) */
 	int result;         /* the output is one number (reductions, dot) */
 	int inplace;        /* the output is x2 (axpy) */
-	size_t m, n, k;     /* dimensions: elementwise n; rows m x n; gemm M N K */
+	size_t m, n, k;     /* dimensions: elementwise n; rows m x n; gemm M N K (the
+			     * quant group: elements, not floats) */
 } bv_layout;
 void bv_cell_layout(const bv_cell *c, bv_layout *l);
 /* Elements of the output the reference and the check cover. */

@@ -1,7 +1,7 @@
 /*
  * ops_table.h - the entries of one group's table from ops.def (benches.c).
  * Define exactly one of BV_TABLE_UNARY, _BINARY, _REDUCE, _ROWS, _MATMUL,
- * _NORM, _MEMORY
+ * _NORM, _MEMORY, _QUANT
  * and the OP_* entry macros, then include this inside the array: the
  * group's lines expand to entries, every other line to nothing.  Binary
  * takes axpy too (it is in the binary group).
@@ -44,6 +44,11 @@
 #else
 #define BV_MEMORY BV_NONE_
 #endif
+#ifdef BV_TABLE_QUANT
+#define BV_QUANT OP_QUANT
+#else
+#define BV_QUANT BV_NONE_
+#endif
 #include "ops.def"
 #undef BV_UNARY
 #undef BV_BINARY
@@ -53,6 +58,7 @@
 #undef BV_MATMUL
 #undef BV_NORM
 #undef BV_MEMORY
+#undef BV_QUANT
 #undef BV_NONE_
 #undef BV_TABLE_UNARY
 #undef BV_TABLE_BINARY
@@ -61,3 +67,4 @@
 #undef BV_TABLE_MATMUL
 #undef BV_TABLE_NORM
 #undef BV_TABLE_MEMORY
+#undef BV_TABLE_QUANT

@@ -50,6 +50,7 @@ static int backend_id(const char *name)
 #define BV_HAS_NORM BV_HEADER_AT_LEAST(0, 8)   /* layernorm, rmsnorm */
 #define BV_HAS_MEMORY BV_HEADER_AT_LEAST(0, 9) /* copy, transpose, gather, scatter_add */
 /* 0.10: kn_memory_get (memory_mark, memory_peak below) */
+#define BV_HAS_QUANT BV_HEADER_AT_LEAST(0, 11) /* int8, bf16, f16 */
 
 #define BV_NONE(...)
 
@@ -164,6 +165,66 @@ static int run_scatter_add(const bv_call *c, const bv_args *a)
 }
 #endif
 
+/* ---- the quant group (0.11.0) ------------------------------------------
+ *
+ * The int8 / int32 / uint16 payloads ride in the float buffers as bits
+ * (benches.h); x2 holds the scale(s) of quantize and dequantize. */
+#if BV_HAS_QUANT
+#define KB ((kn_backend)c->backend)
+static int run_quantize(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_quantize_i8(KB, a->x, (int8_t *)a->y, a->m, a->n, a->x2, 1));
+}
+
+static int run_quantize_pc(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_quantize_i8(KB, a->x, (int8_t *)a->y, a->m, a->n, a->x2, a->m));
+}
+
+static int run_dequantize(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_dequantize_i8(KB, (const int8_t *)a->x, a->y, a->m, a->n, a->x2, 1));
+}
+
+static int run_dequantize_pc(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_dequantize_i8(KB, (const int8_t *)a->x, a->y, a->m, a->n, a->x2, a->m));
+}
+
+static int run_qgemm(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_qgemm_i8(KB, a->m, a->n, a->k, (const int8_t *)a->x, a->k, (const int8_t *)a->x2, a->n,
+				       (int32_t *)a->y, a->n));
+}
+
+static int run_bf16gemm(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_bf16gemm(KB, a->m, a->n, a->k, (const uint16_t *)a->x, a->k, (const uint16_t *)a->x2,
+				       a->n, a->y, a->n));
+}
+
+static int run_to_bf16(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_f32_to_bf16(KB, a->x, (uint16_t *)a->y, a->n));
+}
+
+static int run_from_bf16(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_bf16_to_f32(KB, (const uint16_t *)a->x, a->y, a->n));
+}
+
+static int run_to_f16(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_f32_to_f16(KB, a->x, (uint16_t *)a->y, a->n));
+}
+
+static int run_from_f16(const bv_call *c, const bv_args *a)
+{
+	return from_status(kn_f16_to_f32(KB, (const uint16_t *)a->x, a->y, a->n));
+}
+#undef KB
+#endif
+
 static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int op)
 {
 	out->fn = fn;
@@ -216,6 +277,13 @@ static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int 
 #else
 #define L_MEMORY BV_NONE
 #endif
+#if BV_HAS_QUANT
+#define L_QUANT(name, ...)                                                                         \
+	if (!strcmp(group, "quant") && !strcmp(op, #name))                                         \
+		return found(out, run_##name, 0);
+#else
+#define L_QUANT BV_NONE
+#endif
 
 /* The kinds, as benches.h numbers them (only compared, never stored). */
 enum { BV_K_UNARY, BV_K_BINARY, BV_K_AXPY, BV_K_REDUCE, BV_K_ARGREDUCE, BV_K_DOT };
@@ -234,6 +302,7 @@ static int lookup(const char *group, const char *op, const char *backend, bv_cal
 #define BV_MATMUL L_MATMUL
 #define BV_NORM L_NORM
 #define BV_MEMORY L_MEMORY
+#define BV_QUANT L_QUANT
 #include "ops.def"
 	return BV_NA;
 }

@@ -41,9 +41,12 @@ enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
 typedef struct bv_args {
 	const float *x;  /* input */
 	const float *x2; /* second input; axpy's and scatter_add's in-place output; norm: gain,
-			  * then bias; gather: int32 indices */
+			  * then bias; gather: int32 indices; quantize, dequantize: the
+			  * scale(s) */
 	float *y;        /* output */
-	size_t n;        /* elements; rows, norm, transpose: columns; gemm: N; gemv: N */
+	size_t n;        /* elements; rows, norm, transpose: columns; gemm: N; gemv: N
+			  * (quant: x and y may hold int8 / int32 / bf16 / f16 bits:
+			  * benches.h) */
 	size_t m, k;     /* rows, norm, transpose: rows; gemm: M and K; gemv: M */
 	double *result;  /* host memory: reductions, argreduce (an index), dot */
 } bv_args;

@@ -61,6 +61,24 @@ static double best(job_fn fn, void *ctx)
 	return b;
 }
 
+/* The best times per call of fa and fb, timed in alternation (a, b, a,
+ * b, ...: 15 rounds of each), so that a ratio of the two is not skewed by a
+ * change in the machine's load between them. */
+static void best_pair(job_fn fa, void *ca, job_fn fb, void *cb, double *ta, double *tb)
+{
+	fa(ca), fb(cb);
+	*ta = *tb = INFINITY;
+	for (int r = 0; r < 15; r++) {
+		double t0 = now_s();
+		fa(ca);
+		double t1 = now_s();
+		fb(cb);
+		double t2 = now_s();
+		*ta = t1 - t0 < *ta ? t1 - t0 : *ta;
+		*tb = t2 - t1 < *tb ? t2 - t1 : *tb;
+	}
+}
+
 static float *buf(size_t n, float lo, float hi, unsigned seed)
 {
 	float *p = aligned_alloc(64, ((n * sizeof(float)) + 63) & ~(size_t)63);
@@ -227,6 +245,57 @@ static void j_sgemm(void *p)
 {
 	ctx *c = p;
 	kn_sgemm(c->b, 0, 0, c->m, c->n, c->k, 1.0f, c->x, c->k, c->x2, c->n, 0.0f, c->y, c->n);
+}
+
+/* quant (0.11.0): the int8 / bf16 payloads ride in the float buffers. */
+static void j_qgemm(void *p)
+{
+	ctx *c = p;
+	kn_qgemm_i8(c->b, c->m, c->n, c->k, (const int8_t *)c->x, c->k, (const int8_t *)c->x2, c->n,
+		    (int32_t *)c->y, c->n);
+}
+
+static void j_bf16gemm(void *p)
+{
+	ctx *c = p;
+	kn_bf16gemm(c->b, c->m, c->n, c->k, (const uint16_t *)c->x, c->k, (const uint16_t *)c->x2, c->n, c->y,
+		    c->n);
+}
+
+static void j_quantize(void *p)
+{
+	ctx *c = p;
+	kn_quantize_i8(c->b, c->x, (int8_t *)c->y, 1, c->n, c->x2, 1);
+}
+
+static void j_dequantize(void *p)
+{
+	ctx *c = p;
+	kn_dequantize_i8(c->b, (const int8_t *)c->x, c->y, 1, c->n, c->x2, 1);
+}
+
+static void j_to_bf16(void *p)
+{
+	ctx *c = p;
+	kn_f32_to_bf16(c->b, c->x, (uint16_t *)c->y, c->n);
+}
+
+static void j_from_bf16(void *p)
+{
+	ctx *c = p;
+	kn_bf16_to_f32(c->b, (const uint16_t *)c->x, c->y, c->n);
+}
+
+static void j_to_f16(void *p)
+{
+	ctx *c = p;
+	kn_f32_to_f16(c->b, c->x, (uint16_t *)c->y, c->n);
+}
+
+static void j_from_f16(void *p)
+{
+	ctx *c = p;
+	kn_f16_to_f32(c->b, (const uint16_t *)c->x, c->y, c->n);
 }
 
 #ifdef KN_SPEED_CBLAS
@@ -442,6 +511,89 @@ int main(void)
 #else
 	printf("OpenBLAS not found by pkg-config: no direct comparison\n");
 #endif
+
+	/* The quant group (0.11.0).  Each gemm against the library's own simd
+	 * sgemm on the same path at 1024^3, the two timed in alternation
+	 * (best_pair) so that a change in the machine's load hits both; forced
+	 * AVX2 shows what a machine without AVX-512 gets.  Inputs: random
+	 * int8; bf16 in [-1, 1). */
+	printf("\n");
+	{
+		size_t n = 1024 * 1024;
+		ctx q = g, b = g;
+		q.x = malloc(n), q.x2 = malloc(n), q.y = buf(n, 0, 1, 7);
+		b.x = malloc(2 * n), b.x2 = malloc(2 * n), b.y = buf(n, 0, 1, 8);
+		if (!q.x || !q.x2 || !b.x || !b.x2) {
+			fprintf(stderr, "speed: out of memory\n");
+			return 1;
+		}
+		int8_t *qa = (int8_t *)q.x, *qb = (int8_t *)q.x2;
+		uint16_t *ba = (uint16_t *)b.x, *bb = (uint16_t *)b.x2;
+		uint64_t r = 42;
+		for (size_t i = 0; i < n; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			qa[i] = (int8_t)r, qb[i] = (int8_t)(r >> 8);
+			/* bf16 in [-1, 1): sign, exponent 120..126, random mantissa */
+			ba[i] = (uint16_t)(((r & 1) << 15) | ((120 + (r >> 1) % 7) << 7) | ((r >> 8) & 0x7f));
+			bb[i] = (uint16_t)(((r >> 16 & 1) << 15) | ((120 + (r >> 17) % 7) << 7) | ((r >> 24) & 0x7f));
+		}
+		__builtin_cpu_init();
+		int avx512 = !strcmp(kn_simd_isa(), "avx512");
+		int vnni = avx512 && __builtin_cpu_supports("avx512vnni");
+		int bf16 = avx512 && __builtin_cpu_supports("avx512bf16");
+		g.b = q.b = b.b = KN_BACKEND_SIMD;
+		double ts, tq, tb;
+		best_pair(j_sgemm, &g, j_qgemm, &q, &ts, &tq);
+		printf("%-44s %8.1f GFLOP/s, qgemm_i8 %.1f GOP/s\n", "simd sgemm 1024^3 (paired)", flops / ts / 1e9,
+		       flops / tq / 1e9);
+		report(vnni ? "simd qgemm_i8 1024^3 (VNNI), over simd sgemm" : "simd qgemm_i8 1024^3, over simd sgemm",
+		       ts / tq, "x", vnni ? 2.0 : 1.3, 1);
+		best_pair(j_sgemm, &g, j_bf16gemm, &b, &ts, &tb);
+		printf("%-44s %8.1f GFLOP/s, bf16gemm %.1f GFLOP/s\n", "simd sgemm 1024^3 (paired)", flops / ts / 1e9,
+		       flops / tb / 1e9);
+		if (bf16)
+			report("simd bf16gemm 1024^3 (AVX512-BF16), over sgemm", ts / tb, "x", 1.5, 1);
+		else
+			printf("%-44s %8.3f x (no target: no AVX512-BF16)\n", "simd bf16gemm 1024^3, over simd sgemm",
+			       ts / tb);
+		if (vnni || bf16) {
+			/* the avx512 path without VNNI / BF16, as on a CPU that lacks them */
+			setenv("KN_SIMD_AVX512_EXT", "0", 1);
+			best_pair(j_sgemm, &g, j_qgemm, &q, &ts, &tq);
+			printf("%-44s %8.3f x (no target)\n", "avx512 without VNNI: qgemm_i8, over sgemm", ts / tq);
+			best_pair(j_sgemm, &g, j_bf16gemm, &b, &ts, &tb);
+			printf("%-44s %8.3f x (no target)\n", "avx512 without BF16: bf16gemm, over sgemm", ts / tb);
+			unsetenv("KN_SIMD_AVX512_EXT");
+		}
+		if (kn_simd_set_isa("avx2") == KN_OK) {
+			best_pair(j_sgemm, &g, j_qgemm, &q, &ts, &tq);
+			printf("%-44s %8.1f GFLOP/s, qgemm_i8 %.1f GOP/s\n", "avx2 (forced) sgemm 1024^3 (paired)",
+			       flops / ts / 1e9, flops / tq / 1e9);
+			report("avx2 (forced) qgemm_i8 1024^3, over avx2 sgemm", ts / tq, "x", 1.3, 1);
+			best_pair(j_sgemm, &g, j_bf16gemm, &b, &ts, &tb);
+			printf("%-44s %8.3f x (no target: conversion path)\n", "avx2 (forced) bf16gemm, over avx2 sgemm",
+			       ts / tb);
+			kn_simd_set_isa(NULL);
+		}
+		free(q.x), free(q.x2), free(q.y), free(b.x), free(b.x2), free(b.y);
+		/* Elementwise 16M: bytes moved (4 + 1 or 4 + 2 an element) against
+		 * memcpy's bandwidth on 16M floats (8 bytes an element), the two
+		 * timed in alternation as the gemms are. */
+		ctx e = {.b = KN_BACKEND_SIMD, .n = N_STREAM, .x = c.x, .x2 = c.x2, .y = c.y};
+		static const struct { const char *what; job_fn fn; double bytes; } el[] = {
+			{"simd quantize_i8 16M, share of copy bw", j_quantize, 5},
+			{"simd dequantize_i8 16M, share of copy bw", j_dequantize, 5},
+			{"simd f32_to_bf16 16M, share of copy bw", j_to_bf16, 6},
+			{"simd bf16_to_f32 16M, share of copy bw", j_from_bf16, 6},
+			{"simd f32_to_f16 16M, share of copy bw", j_to_f16, 6},
+			{"simd f16_to_f32 16M, share of copy bw", j_from_f16, 6},
+		};
+		for (size_t i = 0; i < sizeof(el) / sizeof(el[0]); i++) {
+			double tc, to;
+			best_pair(j_copy, &c, el[i].fn, &e, &tc, &to);
+			report(el[i].what, (el[i].bytes * (double)N_STREAM / to) / (2 * bytes1 / tc), "", 0.70, 1);
+		}
+	}
 	printf("\n%d target%s missed\n", fails, fails == 1 ? "" : "s");
 	return 0;
 }

@@ -13,7 +13,8 @@
  *
  * The blas backend (OpenBLAS, when it was found at build time) runs what BLAS
  * has (dot, axpy, vector norms, copy) and hands every other op (layernorm,
- * rmsnorm, transpose, gather and scatter_add included) to the simd backend.
+ * rmsnorm, transpose, gather, scatter_add and the quant group included) to
+ * the simd backend.
  *
  * The cuda backend (0.5.0: every op; sgemm/sgemv through cuBLAS) launches
  * elementwise ops, softmax and the norms asynchronously (kn_sync waits);
@@ -30,8 +31,8 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 10
-#define KN_VERSION_PATCH 1
+#define KN_VERSION_MINOR 11
+#define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
 	KN_OK = 0,
@@ -199,6 +200,68 @@ kn_status kn_gather(kn_backend b, const float *x, size_t nx, const int32_t *idx,
  * every backend gives the same bits.  (0.9.0) */
 kn_status kn_scatter_add(kn_backend b, const float *x, const int32_t *idx, size_t n, float *y, size_t ny);
 
+/* ---- quant (0.11.0): int8, bf16 and fp16 ------------------------------
+ *
+ * int8 quantization is symmetric: a float x with scale s maps to
+ *   q = sat(rne(x / s)),
+ * x / s the correctly rounded float quotient, rne rounding to the nearest
+ * integer with halves to even (2.5 -> 2, -3.5 -> -4), and sat saturating to
+ * [-127, 127] (so -q is always an int8 too: -128 never comes out).  A NaN
+ * quotient gives 0, +-Inf saturates to +-127.  Scales are taken as given:
+ * s = 0 gives +-127 (or 0 for x = 0), a negative s flips signs; nothing
+ * about a scale is an error.  Dequantization is y = (float)q * s, one
+ * rounding.  Both are exact (every backend gives the same bits).
+ *
+ * Scales: nscales 1 is one scale for the whole tensor, nscales == rows one
+ * per row (per channel: a weight matrix stored out_features x in_features
+ * has a row per output channel); anything else is KN_EINVAL.  scales lives
+ * where the backend computes, as x does.
+ *
+ * bf16 and fp16 payloads are uint16_t bit patterns.  f32 -> bf16 rounds to
+ * nearest even (the top 16 bits of the rounded float; overflow gives Inf,
+ * subnormals are rounded, not flushed); a NaN stays a NaN (its top 16 bits
+ * with the quiet bit set).  f32 -> f16 rounds to nearest even as F16C's
+ * vcvtps2ph does (overflow past 65520 gives Inf, f16 subnormals kept; a NaN
+ * keeps its sign and top 10 payload bits, quiet bit set).  bf16 -> f32 is
+ * exact, the bits shifted up (a NaN's payload as it was); f16 -> f32 is
+ * exact too, a NaN coming back quiet as vcvtph2ps gives it.  y may not
+ * overlap x.
+ */
+/* q = sat(rne(x / s)), x rows x cols row-major.  (0.11.0) */
+kn_status kn_quantize_i8(kn_backend b, const float *x, int8_t *q, size_t rows, size_t cols, const float *scales,
+			 size_t nscales);
+/* y = (float)q * s.  (0.11.0) */
+kn_status kn_dequantize_i8(kn_backend b, const int8_t *q, float *y, size_t rows, size_t cols,
+			   const float *scales, size_t nscales);
+
+/* C = A B in int32, exact: A M x K int8, B K x N int8, C M x N int32, all
+ * row-major with leading dimensions lda >= K, ldb >= N, ldc >= N (counted in
+ * elements).  C is overwritten.  Every sum is exact: K is at most
+ * KN_QGEMM_MAX_K, so no sum of K products of int8s (each at most 128 x 128
+ * = 2^14 in magnitude) can leave int32; a larger K is KN_EINVAL.  K == 0
+ * gives C = 0.  (0.11.0) */
+#define KN_QGEMM_MAX_K 131071
+kn_status kn_qgemm_i8(kn_backend b, size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B,
+		      size_t ldb, int32_t *C, size_t ldc);
+
+/* C = A B with bf16 A (M x K) and B (K x N), float C (M x N, overwritten),
+ * row-major, leading dimensions as kn_qgemm_i8.  Each product of two bf16s is
+ * exact in float; the sums are float, in an order that differs by backend,
+ * so |C - exact| <= (K + 2) eps sum_k |a_ik b_kj| (eps = 2^-24) for normal
+ * results.  The AVX512-BF16 path (vdpbf16ps) treats subnormal inputs as
+ * zero (their products are lost: the bound then holds for A and B with
+ * their subnormals zeroed) and flushes subnormal partial sums to zero (up
+ * to 2^-126 each, K of them).  NaN and Inf propagate as in float.  K == 0
+ * gives C = 0.  (0.11.0) */
+kn_status kn_bf16gemm(kn_backend b, size_t M, size_t N, size_t K, const uint16_t *A, size_t lda,
+		      const uint16_t *B, size_t ldb, float *C, size_t ldc);
+
+/* n elements each; see above for the rounding.  (0.11.0) */
+kn_status kn_f32_to_bf16(kn_backend b, const float *x, uint16_t *y, size_t n);
+kn_status kn_bf16_to_f32(kn_backend b, const uint16_t *x, float *y, size_t n);
+kn_status kn_f32_to_f16(kn_backend b, const float *x, uint16_t *y, size_t n);
+kn_status kn_f16_to_f32(kn_backend b, const uint16_t *x, float *y, size_t n);
+
 /* C = alpha op(A) op(B) + beta C, all row-major: op(A) is M x K, op(B) K x N,
  * C M x N; op(X) = X^T when trans_x != 0.  Leading dimensions count floats
  * between rows as stored: lda >= (trans_a ? M : K), ldb >= (trans_b ? K : N),
@@ -220,6 +283,11 @@ const char *kn_simd_isa(void);
  * KN_EUNAVAILABLE when the CPU lacks it, KN_EINVAL for an unknown name.
  * Not thread-safe against concurrent simd calls.  (0.2.0) */
 kn_status kn_simd_set_isa(const char *isa);
+
+/* The avx512 path runs kn_qgemm_i8 with AVX-512 VNNI and kn_bf16gemm with
+ * AVX512-BF16 when the CPU has them; KN_SIMD_AVX512_EXT=0 in the
+ * environment (read at each call) keeps it on plain AVX-512BW / F kernels,
+ * to test or compare them.  (0.11.0) */
 
 /* Memory where backend b computes.  For host backends these are aligned host
  * allocations; for cuda they are device allocations.  Release them with

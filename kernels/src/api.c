@@ -408,6 +408,162 @@ kn_status kn_scatter_add(kn_backend b, const float *x, const int32_t *idx, size_
 
 static size_t at_least_1(size_t v) { return v ? v : 1; }
 
+/* ---- quant (0.11.0) ----------------------------------------------------- */
+
+/* rows x cols elements with nscales 1 or rows: the shared checks of
+ * quantize and dequantize. */
+static kn_status quant_args(const char *what, const void *x, const void *y, size_t rows, size_t cols,
+			    const float *scales, size_t ns)
+{
+	if (rows && cols && rows > SIZE_MAX / cols)
+		return kn_fail(KN_EINVAL, "%s: %zu x %zu overflows", what, rows, cols);
+	if (rows && cols && (!x || !y || !scales))
+		return kn_fail(KN_EINVAL, "%s: null buffer", what);
+	if (rows && cols && ns != 1 && ns != rows)
+		return kn_fail(KN_EINVAL, "%s: %zu scales for %zu rows (1 per tensor or 1 per row)", what, ns,
+			       rows);
+	return KN_OK;
+}
+
+kn_status kn_quantize_i8(kn_backend b, const float *x, int8_t *q, size_t rows, size_t cols, const float *scales,
+			 size_t nscales)
+{
+	kn_status s = quant_args("quantize_i8", x, q, rows, cols, scales, nscales);
+	if (s)
+		return s;
+	if (!rows || !cols)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_quantize(x, q, rows, cols, scales, nscales);
+	case KN_BACKEND_SIMD: return kn_simd_quantize(x, q, rows, cols, scales, nscales);
+	/* BLAS has no quantization: simd. */
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_quantize(x, q, rows, cols, scales, nscales);
+	case KN_BACKEND_CUDA: return kn_cuda_quantize(x, q, rows, cols, scales, nscales);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_dequantize_i8(kn_backend b, const int8_t *q, float *y, size_t rows, size_t cols,
+			   const float *scales, size_t nscales)
+{
+	kn_status s = quant_args("dequantize_i8", q, y, rows, cols, scales, nscales);
+	if (s)
+		return s;
+	if (!rows || !cols)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_dequantize(q, y, rows, cols, scales, nscales);
+	case KN_BACKEND_SIMD: return kn_simd_dequantize(q, y, rows, cols, scales, nscales);
+	case KN_BACKEND_BLAS:
+		return (s = host_fallback(b)) ? s : kn_simd_dequantize(q, y, rows, cols, scales, nscales);
+	case KN_BACKEND_CUDA: return kn_cuda_dequantize(q, y, rows, cols, scales, nscales);
+	default: return kn_backend_probe(b);
+	}
+}
+
+/* The extent of an r x c matrix with leading dimension ld, (r - 1) ld + c
+ * elements of size sz, must fit in size_t (a hostile ld must not wrap the
+ * address arithmetic of a kernel). */
+static int extent_ok(size_t r, size_t c, size_t ld, size_t sz)
+{
+	if (!r || !c)
+		return 1;
+	if (r - 1 > 0 && ld > (SIZE_MAX / sz - c) / (r - 1))
+		return 0;
+	return 1;
+}
+
+/* The checks kn_qgemm_i8 and kn_bf16gemm share. */
+static kn_status lowp_gemm_args(const char *what, size_t M, size_t N, size_t K, const void *A, size_t lda,
+				const void *B, size_t ldb, const void *C, size_t ldc, size_t esz, size_t csz)
+{
+	if (lda < at_least_1(K))
+		return kn_fail(KN_EINVAL, "%s: lda %zu < %zu", what, lda, at_least_1(K));
+	if (ldb < at_least_1(N))
+		return kn_fail(KN_EINVAL, "%s: ldb %zu < %zu", what, ldb, at_least_1(N));
+	if (ldc < at_least_1(N))
+		return kn_fail(KN_EINVAL, "%s: ldc %zu < %zu", what, ldc, at_least_1(N));
+	if ((M && N && !C) || (M && K && N && (!A || !B)))
+		return kn_fail(KN_EINVAL, "%s: null matrix", what);
+	if (!extent_ok(M, K, lda, esz) || !extent_ok(K, N, ldb, esz) || !extent_ok(M, N, ldc, csz))
+		return kn_fail(KN_EINVAL, "%s: %zu x %zu x %zu with lda %zu, ldb %zu, ldc %zu overflows", what, M,
+			       N, K, lda, ldb, ldc);
+	return KN_OK;
+}
+
+kn_status kn_qgemm_i8(kn_backend b, size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B,
+		      size_t ldb, int32_t *C, size_t ldc)
+{
+	kn_status s = lowp_gemm_args("qgemm_i8", M, N, K, A, lda, B, ldb, C, ldc, 1, sizeof(int32_t));
+	if (s)
+		return s;
+	/* K 2^14 can reach 2^31 (-128 x -128 each time): one past int32. */
+	if (K > KN_QGEMM_MAX_K)
+		return kn_fail(KN_EINVAL, "qgemm_i8: K %zu > %d: an int32 sum could overflow", K, KN_QGEMM_MAX_K);
+	if (!M || !N)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_qgemm(M, N, K, A, lda, B, ldb, C, ldc);
+	case KN_BACKEND_SIMD: return kn_simd_qgemm(M, N, K, A, lda, B, ldb, C, ldc);
+	/* BLAS has no integer gemm (OpenBLAS neither): simd. */
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_qgemm(M, N, K, A, lda, B, ldb, C, ldc);
+	case KN_BACKEND_CUDA: return kn_cuda_qgemm(M, N, K, A, lda, B, ldb, C, ldc);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_bf16gemm(kn_backend b, size_t M, size_t N, size_t K, const uint16_t *A, size_t lda,
+		      const uint16_t *B, size_t ldb, float *C, size_t ldc)
+{
+	kn_status s = lowp_gemm_args("bf16gemm", M, N, K, A, lda, B, ldb, C, ldc, sizeof(uint16_t), sizeof(float));
+	if (s)
+		return s;
+	if (!M || !N)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_bf16gemm(M, N, K, A, lda, B, ldb, C, ldc);
+	case KN_BACKEND_SIMD: return kn_simd_bf16gemm(M, N, K, A, lda, B, ldb, C, ldc);
+	/* OpenBLAS's sbgemm is not in every build (nor in cblas.h before
+	 * 0.3.10): simd, as the other ops BLAS lacks. */
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_bf16gemm(M, N, K, A, lda, B, ldb, C, ldc);
+	case KN_BACKEND_CUDA: return kn_cuda_bf16gemm(M, N, K, A, lda, B, ldb, C, ldc);
+	default: return kn_backend_probe(b);
+	}
+}
+
+static kn_status convert(kn_backend b, kn_cvt c, const char *what, const void *x, void *y, size_t n)
+{
+	kn_status s;
+	if (n && (!x || !y))
+		return kn_fail(KN_EINVAL, "%s: null buffer", what);
+	if (!n)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_convert(c, x, y, n);
+	case KN_BACKEND_SIMD: return kn_simd_convert(c, x, y, n);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_convert(c, x, y, n);
+	case KN_BACKEND_CUDA: return kn_cuda_convert(c, x, y, n);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_f32_to_bf16(kn_backend b, const float *x, uint16_t *y, size_t n)
+{
+	return convert(b, KN_CVT_TO_BF16, "f32_to_bf16", x, y, n);
+}
+kn_status kn_bf16_to_f32(kn_backend b, const uint16_t *x, float *y, size_t n)
+{
+	return convert(b, KN_CVT_FROM_BF16, "bf16_to_f32", x, y, n);
+}
+kn_status kn_f32_to_f16(kn_backend b, const float *x, uint16_t *y, size_t n)
+{
+	return convert(b, KN_CVT_TO_F16, "f32_to_f16", x, y, n);
+}
+kn_status kn_f16_to_f32(kn_backend b, const uint16_t *x, float *y, size_t n)
+{
+	return convert(b, KN_CVT_FROM_F16, "f16_to_f32", x, y, n);
+}
+
 kn_status kn_sgemm(kn_backend b, int trans_a, int trans_b, size_t M, size_t N, size_t K, float alpha,
 		   const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
 {

@@ -23,6 +23,7 @@
 extern "C" {
 #include "internal.h"
 }
+#include "quant_bits.h"
 
 /* Probing once is enough: a device does not appear during a process's life. */
 static int probed;
@@ -681,6 +682,149 @@ extern "C" kn_status kn_cuda_scatter_add(const float *x, const int32_t *idx, siz
 		return s;
 	scatter_add_kernel<<<blocks_for(n), THREADS>>>(x, idx, y, n);
 	return launched("scatter_add");
+}
+
+/* ---- quant (0.11.0) ---------------------------------------------------------
+ *
+ * The element formulas are quant_bits.h's, compiled for the device too, so
+ * quantize, dequantize and the conversions give the host backends' bits.
+ * (x / s is IEEE division: this file is not built with fast math.)  The int8
+ * gemm is exact in int32 like the host's; the bf16 gemm accumulates in float
+ * in order of k with fmaf (each product is exact, so fmaf rounds as a
+ * product then a sum would), inside kernels.h's bound.  Plain shared-memory
+ * tiles: no tensor cores (cuBLAS's int8 gemm wants K a multiple of 4 and
+ * its own layouts; a later release may use cublasGemmEx). */
+#define QT 16
+
+__global__ void quantize_kernel(const float *x, int8_t *q, size_t n, size_t cols, const float *s, int per_row)
+{
+	GRID_STRIDE(i, n)
+	q[i] = kn_q8(x[i], s[per_row ? i / cols : 0]);
+}
+
+__global__ void dequantize_kernel(const int8_t *q, float *y, size_t n, size_t cols, const float *s, int per_row)
+{
+	GRID_STRIDE(i, n)
+	y[i] = __fmul_rn((float)q[i], s[per_row ? i / cols : 0]);
+}
+
+extern "C" kn_status kn_cuda_quantize(const float *x, int8_t *q, size_t rows, size_t cols, const float *s,
+				      size_t ns)
+{
+	kn_status st = kn_cuda_probe();
+	if (st != KN_OK)
+		return st;
+	quantize_kernel<<<blocks_for(rows * cols), THREADS>>>(x, q, rows * cols, cols, s, ns != 1);
+	return launched("quantize_i8");
+}
+
+extern "C" kn_status kn_cuda_dequantize(const int8_t *q, float *y, size_t rows, size_t cols, const float *s,
+					size_t ns)
+{
+	kn_status st = kn_cuda_probe();
+	if (st != KN_OK)
+		return st;
+	dequantize_kernel<<<blocks_for(rows * cols), THREADS>>>(q, y, rows * cols, cols, s, ns != 1);
+	return launched("dequantize_i8");
+}
+
+/* One QT x QT tile of C per block, looping over the tiles of the grid's
+ * height so any M is covered; K in QT-wide steps through shared memory. */
+__global__ void qgemm_kernel(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B,
+			     size_t ldb, int32_t *C, size_t ldc)
+{
+	__shared__ int32_t as[QT][QT], bs[QT][QT];
+	size_t j = blockIdx.x * (size_t)QT + threadIdx.x;
+	for (size_t i0 = blockIdx.y * (size_t)QT; i0 < M; i0 += (size_t)gridDim.y * QT) {
+		size_t i = i0 + threadIdx.y;
+		int32_t acc = 0;
+		for (size_t k0 = 0; k0 < K; k0 += QT) {
+			size_t ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
+			as[threadIdx.y][threadIdx.x] = i < M && ka < K ? A[i * lda + ka] : 0;
+			bs[threadIdx.y][threadIdx.x] = kb < K && j < N ? B[kb * ldb + j] : 0;
+			__syncthreads();
+			for (int k = 0; k < QT; k++)
+				acc += as[threadIdx.y][k] * bs[k][threadIdx.x];
+			__syncthreads();
+		}
+		if (i < M && j < N)
+			C[i * ldc + j] = acc;
+	}
+}
+
+__global__ void bf16gemm_kernel(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda, const uint16_t *B,
+				size_t ldb, float *C, size_t ldc)
+{
+	__shared__ float as[QT][QT], bs[QT][QT];
+	size_t j = blockIdx.x * (size_t)QT + threadIdx.x;
+	for (size_t i0 = blockIdx.y * (size_t)QT; i0 < M; i0 += (size_t)gridDim.y * QT) {
+		size_t i = i0 + threadIdx.y;
+		float acc = 0.0f;
+		for (size_t k0 = 0; k0 < K; k0 += QT) {
+			size_t ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
+			as[threadIdx.y][threadIdx.x] = i < M && ka < K ? kn_bf16_f32(A[i * lda + ka]) : 0.0f;
+			bs[threadIdx.y][threadIdx.x] = kb < K && j < N ? kn_bf16_f32(B[kb * ldb + j]) : 0.0f;
+			__syncthreads();
+			for (int k = 0; k < QT; k++)
+				acc = fmaf(as[threadIdx.y][k], bs[k][threadIdx.x], acc);
+			__syncthreads();
+		}
+		if (i < M && j < N)
+			C[i * ldc + j] = acc;
+	}
+}
+
+/* N / QT blocks across (at most 2^31 - 1, far past any N a device holds),
+ * at most 65535 down, the kernel looping over the rest of M. */
+static kn_status lowp_grid(size_t M, size_t N, dim3 *grid, const char *what)
+{
+	size_t gx = (N + QT - 1) / QT, gy = (M + QT - 1) / QT;
+	if (gx > INT_MAX)
+		return kn_fail(KN_EINVAL, "cuda: %s: N %zu too large for a grid", what, N);
+	*grid = dim3((unsigned)gx, gy > 65535 ? 65535u : (unsigned)gy);
+	return KN_OK;
+}
+
+extern "C" kn_status kn_cuda_qgemm(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B,
+				   size_t ldb, int32_t *C, size_t ldc)
+{
+	dim3 grid;
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || (s = lowp_grid(M, N, &grid, "qgemm_i8")) != KN_OK)
+		return s;
+	qgemm_kernel<<<grid, dim3(QT, QT)>>>(M, N, K, A, lda, B, ldb, C, ldc);
+	return launched("qgemm_i8");
+}
+
+extern "C" kn_status kn_cuda_bf16gemm(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda,
+				      const uint16_t *B, size_t ldb, float *C, size_t ldc)
+{
+	dim3 grid;
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || (s = lowp_grid(M, N, &grid, "bf16gemm")) != KN_OK)
+		return s;
+	bf16gemm_kernel<<<grid, dim3(QT, QT)>>>(M, N, K, A, lda, B, ldb, C, ldc);
+	return launched("bf16gemm");
+}
+
+__global__ void convert_kernel(int c, const void *x, void *y, size_t n)
+{
+	GRID_STRIDE(i, n)
+	switch (c) {
+	case KN_CVT_TO_BF16: ((uint16_t *)y)[i] = kn_f32_bf16(((const float *)x)[i]); break;
+	case KN_CVT_FROM_BF16: ((float *)y)[i] = kn_bf16_f32(((const uint16_t *)x)[i]); break;
+	case KN_CVT_TO_F16: ((uint16_t *)y)[i] = kn_f32_f16(((const float *)x)[i]); break;
+	default: ((float *)y)[i] = kn_f16_f32(((const uint16_t *)x)[i]); break;
+	}
+}
+
+extern "C" kn_status kn_cuda_convert(kn_cvt c, const void *x, void *y, size_t n)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	convert_kernel<<<blocks_for(n), THREADS>>>((int)c, x, y, n);
+	return launched("convert");
 }
 
 /* ---- sgemm, sgemv (cuBLAS) -------------------------------------------------

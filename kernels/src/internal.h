@@ -32,6 +32,16 @@ kn_status kn_scalar_scatter_add(const float *x, const int32_t *idx, size_t n, fl
 /* The KN_EINVAL of an index check: finds the first index of idx[0..n)
  * outside [0, lim) (host memory) and says which. */
 kn_status kn_index_fail(const char *what, const int32_t *idx, size_t n, size_t lim);
+/* quant (0.11.0): api.c has checked the shapes; nscales is 1 or rows. */
+kn_status kn_scalar_quantize(const float *x, int8_t *q, size_t rows, size_t cols, const float *s, size_t ns);
+kn_status kn_scalar_dequantize(const int8_t *q, float *y, size_t rows, size_t cols, const float *s, size_t ns);
+kn_status kn_scalar_qgemm(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B, size_t ldb,
+			  int32_t *C, size_t ldc);
+kn_status kn_scalar_bf16gemm(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda, const uint16_t *B,
+			     size_t ldb, float *C, size_t ldc);
+/* The four conversions by number: f32->bf16, bf16->f32, f32->f16, f16->f32. */
+typedef enum { KN_CVT_TO_BF16, KN_CVT_FROM_BF16, KN_CVT_TO_F16, KN_CVT_FROM_F16 } kn_cvt;
+kn_status kn_scalar_convert(kn_cvt c, const void *x, void *y, size_t n);
 kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
@@ -69,6 +79,16 @@ void kn_memory_count(int device, size_t bytes, int in);
 					 size_t n);                                                \
 	kn_status kn_simd_scatter_add##SUFFIX(const float *x, const int32_t *idx, size_t n,        \
 					      float *y, size_t ny);                                \
+	kn_status kn_simd_quantize##SUFFIX(const float *x, int8_t *q, size_t rows, size_t cols,     \
+					   const float *s, size_t ns);                             \
+	kn_status kn_simd_dequantize##SUFFIX(const int8_t *q, float *y, size_t rows, size_t cols,  \
+					     const float *s, size_t ns);                           \
+	kn_status kn_simd_qgemm##SUFFIX(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, \
+					const int8_t *B, size_t ldb, int32_t *C, size_t ldc);      \
+	kn_status kn_simd_bf16gemm##SUFFIX(size_t M, size_t N, size_t K, const uint16_t *A,        \
+					   size_t lda, const uint16_t *B, size_t ldb, float *C,    \
+					   size_t ldc);                                            \
+	kn_status kn_simd_convert##SUFFIX(kn_cvt c, const void *x, void *y, size_t n);             \
 	kn_status kn_simd_sgemm##SUFFIX(int ta, int tb, size_t M, size_t N, size_t K, float alpha, \
 					const float *A, size_t lda, const float *B, size_t ldb,    \
 					float beta, float *C, size_t ldc);                         \
@@ -77,6 +97,12 @@ void kn_memory_count(int device, size_t bytes, int in);
 KN_SIMD_DECLARE()
 KN_SIMD_DECLARE(_avx512)
 KN_SIMD_DECLARE(_avx2)
+/* The AVX-512 VNNI and BF16 kernels (simd_avx512x.c, 0.11.0): simd.c calls
+ * them from its avx512 path when the CPU has those extensions too. */
+kn_status kn_simd_qgemm_vnni(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B,
+			     size_t ldb, int32_t *C, size_t ldc);
+kn_status kn_simd_bf16gemm_bf16(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda, const uint16_t *B,
+				size_t ldb, float *C, size_t ldc);
 
 /* The blas backend: blas.c over OpenBLAS when pkg-config found it at build
  * time, otherwise blas_absent.c, which reports why.  Ops BLAS lacks go to simd. */
@@ -108,6 +134,14 @@ kn_status kn_cuda_mem_copy(const float *x, float *y, size_t n);
 kn_status kn_cuda_transpose(const float *x, float *y, size_t rows, size_t cols);
 kn_status kn_cuda_gather(const float *x, size_t nx, const int32_t *idx, float *y, size_t n);
 kn_status kn_cuda_scatter_add(const float *x, const int32_t *idx, size_t n, float *y, size_t ny);
+/* quant (0.11.0) */
+kn_status kn_cuda_quantize(const float *x, int8_t *q, size_t rows, size_t cols, const float *s, size_t ns);
+kn_status kn_cuda_dequantize(const int8_t *q, float *y, size_t rows, size_t cols, const float *s, size_t ns);
+kn_status kn_cuda_qgemm(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B, size_t ldb,
+			int32_t *C, size_t ldc);
+kn_status kn_cuda_bf16gemm(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda, const uint16_t *B,
+			   size_t ldb, float *C, size_t ldc);
+kn_status kn_cuda_convert(kn_cvt c, const void *x, void *y, size_t n);
 kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_cuda_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,

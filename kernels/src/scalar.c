@@ -370,3 +370,88 @@ kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *
 	}
 	return KN_OK;
 }
+
+/* ---- quant (0.11.0) ------------------------------------------------------
+ *
+ * The references: quant_bits.h holds the element formulas every backend
+ * shares, so the loops here are all there is. */
+#include "quant_bits.h"
+
+kn_status kn_scalar_quantize(const float *x, int8_t *q, size_t rows, size_t cols, const float *s, size_t ns)
+{
+	for (size_t i = 0; i < rows; i++) {
+		float sc = s[ns == 1 ? 0 : i];
+		for (size_t j = 0; j < cols; j++)
+			q[i * cols + j] = kn_q8(x[i * cols + j], sc);
+	}
+	return KN_OK;
+}
+
+kn_status kn_scalar_dequantize(const int8_t *q, float *y, size_t rows, size_t cols, const float *s, size_t ns)
+{
+	for (size_t i = 0; i < rows; i++) {
+		float sc = s[ns == 1 ? 0 : i];
+		for (size_t j = 0; j < cols; j++)
+			y[i * cols + j] = (float)q[i * cols + j] * sc;
+	}
+	return KN_OK;
+}
+
+/* i-k-j as sgemm's, in int32: exact (api.c bounds K so no sum overflows). */
+kn_status kn_scalar_qgemm(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B, size_t ldb,
+			  int32_t *C, size_t ldc)
+{
+	for (size_t i = 0; i < M; i++) {
+		int32_t *c = C + i * ldc;
+		memset(c, 0, N * sizeof(int32_t));
+		for (size_t k = 0; k < K; k++) {
+			int32_t a = A[i * lda + k];
+			const int8_t *b = B + k * ldb;
+			for (size_t j = 0; j < N; j++)
+				c[j] += a * b[j];
+		}
+	}
+	return KN_OK;
+}
+
+/* Each bf16 product is exact in float; the sums run in float, in order of
+ * k (the error bound of kernels.h is that of this order too). */
+kn_status kn_scalar_bf16gemm(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda, const uint16_t *B,
+			     size_t ldb, float *C, size_t ldc)
+{
+	for (size_t i = 0; i < M; i++) {
+		float *c = C + i * ldc;
+		for (size_t j = 0; j < N; j++)
+			c[j] = 0.0f;
+		for (size_t k = 0; k < K; k++) {
+			float a = kn_bf16_f32(A[i * lda + k]);
+			const uint16_t *b = B + k * ldb;
+			for (size_t j = 0; j < N; j++)
+				c[j] += a * kn_bf16_f32(b[j]);
+		}
+	}
+	return KN_OK;
+}
+
+kn_status kn_scalar_convert(kn_cvt c, const void *x, void *y, size_t n)
+{
+	switch (c) {
+	case KN_CVT_TO_BF16:
+		for (size_t i = 0; i < n; i++)
+			((uint16_t *)y)[i] = kn_f32_bf16(((const float *)x)[i]);
+		break;
+	case KN_CVT_FROM_BF16:
+		for (size_t i = 0; i < n; i++)
+			((float *)y)[i] = kn_bf16_f32(((const uint16_t *)x)[i]);
+		break;
+	case KN_CVT_TO_F16:
+		for (size_t i = 0; i < n; i++)
+			((uint16_t *)y)[i] = kn_f32_f16(((const float *)x)[i]);
+		break;
+	case KN_CVT_FROM_F16:
+		for (size_t i = 0; i < n; i++)
+			((float *)y)[i] = kn_f16_f32(((const uint16_t *)x)[i]);
+		break;
+	}
+	return KN_OK;
+}

@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct isa {
@@ -24,6 +25,13 @@ typedef struct isa {
 	kn_status (*transpose)(const float *, float *, size_t, size_t);
 	kn_status (*gather)(const float *, size_t, const int32_t *, float *, size_t);
 	kn_status (*scatter_add)(const float *, const int32_t *, size_t, float *, size_t);
+	kn_status (*quantize)(const float *, int8_t *, size_t, size_t, const float *, size_t);
+	kn_status (*dequantize)(const int8_t *, float *, size_t, size_t, const float *, size_t);
+	kn_status (*qgemm)(size_t, size_t, size_t, const int8_t *, size_t, const int8_t *, size_t, int32_t *,
+			   size_t);
+	kn_status (*bf16gemm)(size_t, size_t, size_t, const uint16_t *, size_t, const uint16_t *, size_t, float *,
+			      size_t);
+	kn_status (*convert)(kn_cvt, const void *, void *, size_t);
 	kn_status (*sgemm)(int, int, size_t, size_t, size_t, float, const float *, size_t, const float *,
 			   size_t, float, float *, size_t);
 	kn_status (*sgemv)(int, size_t, size_t, float, const float *, size_t, const float *, float, float *);
@@ -41,24 +49,56 @@ static int have_avx512(void)
 static int have_avx2(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	/* F16C (the quant group's f16 conversions) came with every AVX2 CPU */
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+
+/* The avx512 path's int8 and bf16 gemms use AVX-512 VNNI (vpdpbusd) and
+ * AVX512-BF16 (vdpbf16ps) where the CPU has them, and its own AVX-512BW /
+ * F kernels where not (simd_avx512x.c holds the extension kernels). */
+/* KN_SIMD_AVX512_EXT=0 in the environment keeps them off (read at each
+ * call: a gemm is long enough), so the tests and benchmarks can run the
+ * plain AVX-512 kernels on a CPU that has the extensions. */
+static int ext_allowed(void)
+{
+	const char *e = getenv("KN_SIMD_AVX512_EXT");
+	return !e || strcmp(e, "0") != 0;
+}
+
+static kn_status qgemm_avx512(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B,
+			      size_t ldb, int32_t *C, size_t ldc)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512vnni") && ext_allowed())
+		return kn_simd_qgemm_vnni(M, N, K, A, lda, B, ldb, C, ldc);
+	return kn_simd_qgemm_avx512(M, N, K, A, lda, B, ldb, C, ldc);
+}
+static kn_status bf16gemm_avx512(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda, const uint16_t *B,
+				 size_t ldb, float *C, size_t ldc)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512bf16") && ext_allowed())
+		return kn_simd_bf16gemm_bf16(M, N, K, A, lda, B, ldb, C, ldc);
+	return kn_simd_bf16gemm_avx512(M, N, K, A, lda, B, ldb, C, ldc);
 }
 #endif
 
 /* Best first. */
 static const isa isas[] = {
 #if defined(__x86_64__) || defined(__i386__)
-#define KN_ISA_ENTRY(NAME, HAVE, S)                                                                \
+#define KN_ISA_ENTRY(NAME, HAVE, S, QGEMM, BFGEMM)                                                 \
 	{NAME, HAVE, kn_simd_unary##S, kn_simd_binary##S, kn_simd_axpy##S, kn_simd_reduce##S,      \
 	 kn_simd_argreduce##S, kn_simd_dot##S, kn_simd_softmax##S, kn_simd_norm##S,           \
 	 kn_simd_copy##S, kn_simd_transpose##S, kn_simd_gather##S, kn_simd_scatter_add##S,      \
+	 kn_simd_quantize##S, kn_simd_dequantize##S, QGEMM, BFGEMM, kn_simd_convert##S,        \
 	 kn_simd_sgemm##S, kn_simd_sgemv##S}
-	KN_ISA_ENTRY("avx512", have_avx512, _avx512),
-	KN_ISA_ENTRY("avx2", have_avx2, _avx2),
+	KN_ISA_ENTRY("avx512", have_avx512, _avx512, qgemm_avx512, bf16gemm_avx512),
+	KN_ISA_ENTRY("avx2", have_avx2, _avx2, kn_simd_qgemm_avx2, kn_simd_bf16gemm_avx2),
 #endif
 	{"generic", always, kn_scalar_unary_ex, kn_scalar_binary, kn_scalar_axpy, kn_scalar_reduce,
 	 kn_scalar_argreduce, kn_scalar_dot, kn_scalar_softmax, kn_scalar_norm, kn_scalar_copy,
-	 kn_scalar_transpose, kn_scalar_gather, kn_scalar_scatter_add, kn_scalar_sgemm, kn_scalar_sgemv},
+	 kn_scalar_transpose, kn_scalar_gather, kn_scalar_scatter_add, kn_scalar_quantize, kn_scalar_dequantize,
+	 kn_scalar_qgemm, kn_scalar_bf16gemm, kn_scalar_convert, kn_scalar_sgemm, kn_scalar_sgemv},
 };
 #define N_ISAS (sizeof(isas) / sizeof(isas[0]))
 
@@ -159,6 +199,30 @@ kn_status kn_simd_scatter_add(const float *x, const int32_t *idx, size_t n, floa
 {
 	return use()->scatter_add(x, idx, n, y, ny);
 }
+
+kn_status kn_simd_quantize(const float *x, int8_t *q, size_t rows, size_t cols, const float *s, size_t ns)
+{
+	return use()->quantize(x, q, rows, cols, s, ns);
+}
+
+kn_status kn_simd_dequantize(const int8_t *q, float *y, size_t rows, size_t cols, const float *s, size_t ns)
+{
+	return use()->dequantize(q, y, rows, cols, s, ns);
+}
+
+kn_status kn_simd_qgemm(size_t M, size_t N, size_t K, const int8_t *A, size_t lda, const int8_t *B, size_t ldb,
+			int32_t *C, size_t ldc)
+{
+	return use()->qgemm(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+kn_status kn_simd_bf16gemm(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda, const uint16_t *B,
+			   size_t ldb, float *C, size_t ldc)
+{
+	return use()->bf16gemm(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+kn_status kn_simd_convert(kn_cvt c, const void *x, void *y, size_t n) { return use()->convert(c, x, y, n); }
 
 kn_status kn_simd_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
 			const float *B, size_t ldb, float beta, float *C, size_t ldc)

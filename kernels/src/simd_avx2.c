@@ -3,7 +3,7 @@
  * simd_avx512.c, only this file is compiled for these instructions.
  */
 #if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2,fma,f16c")
 #include <immintrin.h>
 #include <stdint.h>
 
@@ -126,6 +126,33 @@ static inline vf vexp_scale(vf y, vf n, vf t)
 		return vblend(ends, vmul(y, s), vldexp(y, n));
 	return vmul(y, s);
 }
+/* The quant group's lanes (simd_quant.h). */
+static inline vi vloadi(const int32_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static inline void vstorei(int32_t *p, vi v) { _mm256_storeu_si256((__m256i *)p, v); }
+static inline vi load_i8(const int8_t *p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
+/* lanes already in [-127, 127]: the saturating packs only narrow them; the
+ * two 128-bit halves end up in dwords 0 and 4, which the permute joins */
+static inline void store_i8(int8_t *p, vi v)
+{
+	__m256i b = _mm256_packs_epi16(_mm256_packs_epi32(v, v), v);
+	b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+	_mm_storel_epi64((__m128i *)p, _mm256_castsi256_si128(b));
+}
+static inline vi load_u16(const uint16_t *p) { return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)); }
+/* lanes in [0, 65535]: packus narrows them exactly; permute joins the halves */
+static inline void store_u16(uint16_t *p, vi v)
+{
+	__m256i b = _mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08);
+	_mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(b));
+}
+static inline vf load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+static inline void store_f16(uint16_t *p, vf v)
+{
+	_mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+static inline vi vcvtt(vf a) { return _mm256_cvttps_epi32(a); }
+static inline vi iblend(vm m, vi a, vi b) { return fasi(_mm256_blendv_ps(iasf(a), iasf(b), m)); }
+static inline vi imadd16(vi a, vi b) { return _mm256_madd_epi16(a, b); }
 
 #include "simd_math.h"
 #else

@@ -96,6 +96,23 @@ static inline void gelu_arg(vf x, vf *hi, vf *lo)
 	*lo = _mm512_insertf32x8(_mm512_castps256_ps512(al), bl, 1);
 }
 
+/* The quant group's lanes (simd_quant.h). */
+static inline vi vloadi(const int32_t *p) { return _mm512_loadu_si512(p); }
+static inline void vstorei(int32_t *p, vi v) { _mm512_storeu_si512(p, v); }
+static inline vi load_i8(const int8_t *p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)); }
+/* vpmovdb truncates: the lanes are already in [-127, 127] */
+static inline void store_i8(int8_t *p, vi v) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(v)); }
+static inline vi load_u16(const uint16_t *p) { return _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)); }
+static inline void store_u16(uint16_t *p, vi v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(v)); }
+static inline vf load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+static inline void store_f16(uint16_t *p, vf v)
+{
+	_mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+static inline vi vcvtt(vf a) { return _mm512_cvttps_epi32(a); }
+static inline vi iblend(vm m, vi a, vi b) { return _mm512_mask_blend_epi32(m, a, b); }
+static inline vi imadd16(vi a, vi b) { return _mm512_madd_epi16(a, b); }
+
 #include "simd_math.h"
 #else
 /* Not x86: simd.c runs the portable path and never calls in here. */

@@ -1192,3 +1192,6 @@ kn_status ISA(kn_simd_sgemv)(int ta, size_t M, size_t N, float alpha, const floa
 
 /* The memory group (0.9.0). */
 #include "simd_mem.h"
+
+/* The quant group (0.11.0). */
+#include "simd_quant.h"

@@ -1532,6 +1532,468 @@ static void test_memory_bad_arguments(void **state)
 
 /* ---- cuda (0.5.0) ----------------------------------------------------------- */
 
+/* ---- quant: int8, bf16, fp16 (0.11.0) -------------------------------------
+ *
+ * Everything here but bf16gemm is exact, so checked bit for bit against
+ * references written independently of the library's (lrintf for the
+ * rounding, int64 sums, nearest-of-two-candidates for bf16, GCC's _Float16
+ * for f16).  Buffers of int8 / uint16 go to the cuda path through the float
+ * mirrors, sized in whole floats. */
+
+static uint64_t q_rng = 88172645463325252ull;
+static uint32_t q_rand(void)
+{
+	q_rng ^= q_rng << 13, q_rng ^= q_rng >> 7, q_rng ^= q_rng << 17;
+	return (uint32_t)(q_rng >> 16);
+}
+static float q_f32(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+static uint32_t q_u32(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+static size_t in_floats(size_t bytes) { return (bytes + 3) / 4; }
+static void *dev_bytes(path p, const void *h, size_t bytes, int out)
+{
+	return on_dev(p) ? (void *)dev_of((const float *)h, in_floats(bytes), out) : (void *)h;
+}
+
+/* sat(rne(x / s)) with lrintf (the rounding mode's own rounding, to nearest
+ * even here), not the library's add-and-subtract trick. */
+static int8_t q_ref(float x, float s)
+{
+	float v = x / s;
+	if (isnan(v))
+		return 0;
+	if (v >= 127.0f)
+		return 127;
+	if (v <= -127.0f)
+		return -127;
+	return (int8_t)lrintf(v);
+}
+
+static float q_input(size_t i, float s)
+{
+	switch (q_rand() % 8) {
+	case 0: return ((float)(int)(q_rand() % 300) - 150.0f + 0.5f) * s; /* ties, if x / s is exact */
+	case 1: return (float)((int)(q_rand() % 400) - 200) * s * 0.999f;
+	case 2: return i % 3 ? -0.0f : NAN;
+	case 3: return i % 2 ? INFINITY : -INFINITY;
+	default: return ((float)(q_rand() % 2000001) / 1000.0f - 1000.0f) * s / 7.0f;
+	}
+}
+
+static void check_quant(path p, size_t rows, size_t cols, size_t ns, size_t mis)
+{
+	size_t n = rows * cols;
+	float *xb = malloc((n + 8) * sizeof(float)), *yb = malloc((n + 8) * sizeof(float));
+	int8_t *qb = malloc(n + 64), *want = malloc(n + 1);
+	float *sc = malloc(rows * sizeof(float));
+	assert_true(xb && yb && qb && want && sc);
+	float *x = xb + mis, *y = yb + mis;
+	int8_t *q = qb + 4 * mis + 1; /* q odd-aligned, and apart from x */
+	for (size_t r = 0; r < ns; r++) /* one scale 0 and one negative among them */
+		sc[r] = r == 2 ? 0.0f : r == 3 ? -0.37f : 0.003f * (float)(1 + q_rand() % 1000);
+	for (size_t i = 0; i < n; i++)
+		x[i] = q_input(i, sc[ns == 1 ? 0 : i / cols]);
+	memset(qb, 0x55, n + 64);
+	for (size_t i = 0; i < n; i++)
+		want[i] = q_ref(x[i], sc[ns == 1 ? 0 : i / cols]);
+	use_path(p);
+	float *dx = dev_bytes(p, x, n * 4, 0), *ds = dev_bytes(p, sc, ns * 4, 0);
+	int8_t *dq = dev_bytes(p, q, n, 1);
+	assert_int_equal(kn_quantize_i8(p.b, dx, dq, rows, cols, ds, ns), KN_OK);
+	if (on_dev(p))
+		dev_done();
+	for (size_t i = 0; i < n; i++)
+		if (q[i] != want[i])
+			fail_msg("%s/quantize %zux%zu ns %zu i %zu: x %a s %a got %d want %d", path_name(p), rows, cols,
+				 ns, i, (double)x[i], (double)sc[ns == 1 ? 0 : i / cols], q[i], want[i]);
+	if (!on_dev(p))
+		for (size_t i = n; i < n + 32; i++)
+			assert_int_equal(q[i], 0x55); /* nothing past the end */
+	/* dequantize what came out: (float)q s, one rounding (the double product
+	 * of an int8 and a float is exact) */
+	for (size_t i = 0; i < n + 8 - mis; i++)
+		y[i] = 12345.0f;
+	dq = dev_bytes(p, q, n, 0), ds = dev_bytes(p, sc, ns * 4, 0);
+	float *dy = dev_bytes(p, y, n * 4, 1);
+	assert_int_equal(kn_dequantize_i8(p.b, dq, dy, rows, cols, ds, ns), KN_OK);
+	if (on_dev(p))
+		dev_done();
+	kn_simd_set_isa(NULL);
+	for (size_t i = 0; i < n; i++) {
+		float w = (float)((double)q[i] * (double)sc[ns == 1 ? 0 : i / cols]);
+		if (q_u32(y[i]) != q_u32(w))
+			fail_msg("%s/dequantize %zux%zu i %zu: got %a want %a", path_name(p), rows, cols, i,
+				 (double)y[i], (double)w);
+	}
+	for (size_t i = n; i < n + 8 - mis; i++)
+		assert_true(y[i] == 12345.0f);
+	free(xb), free(yb), free(qb), free(want), free(sc);
+}
+
+/* Shapes around the vector widths (one row of n per tensor, rows of odd
+ * lengths per channel) and one long row past 1M. */
+static void test_quantize_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][2] = {{1, 1}, {1, 31}, {1, 32}, {1, 33}, {3, 17}, {5, 64}, {7, 100}, {64, 129},
+					   {1, (1u << 20) + 5}};
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+		for (size_t per_row = 0; per_row < 2; per_row++)
+			for (size_t pi = 0; pi < np; pi++)
+				check_quant(paths[pi], shapes[sh][0], shapes[sh][1], per_row ? shapes[sh][0] : 1,
+					    (sh + pi) % 3);
+	/* The rules spelled out, on every path */
+	static const float xs[] = {2.5f, 3.5f, -2.5f, -3.5f, 0.5f, -0.5f, 1.5f, 126.5f, 127.49f, 127.5f, -127.5f, -128.0f,
+				   -200.0f, 1e30f, NAN, INFINITY, -INFINITY, -0.0f, 5.0f, 7.0f, 9.0f, 11.0f, 13.0f, 15.0f,
+				   17.0f, 19.0f, 21.0f, 23.0f, 25.0f, 27.0f, 29.0f, 31.0f};
+	static const int8_t want[] = {2, 4, -2, -4, 0, 0, 2, 126, 127, 127, -127, -127, -127, 127, 0, 127, -127, 0,
+				      5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+	float one = 1.0f;
+	for (size_t pi = 0; pi < np; pi++) {
+		if (on_dev(paths[pi]))
+			continue;
+		int8_t got[32];
+		use_path(paths[pi]);
+		assert_int_equal(kn_quantize_i8(paths[pi].b, xs, got, 1, 32, &one, 1), KN_OK);
+		kn_simd_set_isa(NULL);
+		for (size_t i = 0; i < 32; i++)
+			if (got[i] != want[i])
+				fail_msg("%s/quantize %a: got %d want %d", path_name(paths[pi]), (double)xs[i], got[i],
+					 want[i]);
+	}
+}
+
+static void check_qgemm(path p, size_t M, size_t N, size_t K, size_t pad, int fill)
+{
+	size_t lda = K + pad + !K, ldb = N + 2 * pad, ldc = N + pad;
+	int8_t *A = malloc(M * lda + 4), *B = malloc(K * ldb + 4);
+	int32_t *C = malloc((M * ldc + 1) * sizeof(int32_t));
+	assert_true(A && B && C);
+	for (size_t i = 0; i < M * lda; i++)
+		A[i] = fill == 1 ? -128 : fill == 2 ? 127 : (int8_t)q_rand();
+	for (size_t i = 0; i < K * ldb; i++)
+		B[i] = fill ? -128 : (int8_t)q_rand();
+	for (size_t i = 0; i < M * ldc + 1; i++)
+		C[i] = -7; /* the gaps between rows of C must stay */
+	use_path(p);
+	int8_t *dA = dev_bytes(p, A, M * lda, 0), *dB = dev_bytes(p, B, K * ldb, 0);
+	int32_t *dC = dev_bytes(p, C, M * ldc * 4, 1);
+	assert_int_equal(kn_qgemm_i8(p.b, M, N, K, dA, lda, dB, ldb, dC, ldc), KN_OK);
+	if (on_dev(p))
+		dev_done();
+	kn_simd_set_isa(NULL);
+	for (size_t i = 0; i < M; i++)
+		for (size_t j = 0; j < ldc; j++) {
+			int64_t w = -7;
+			if (j < N) {
+				w = 0;
+				for (size_t k = 0; k < K; k++)
+					w += (int64_t)A[i * lda + k] * B[k * ldb + j];
+			}
+			if (C[i * ldc + j] != w)
+				fail_msg("%s/qgemm %zux%zux%zu pad %zu fill %d: C[%zu][%zu] = %d, want %lld", path_name(p),
+					 M, N, K, pad, fill, i, j, C[i * ldc + j], (long long)w);
+		}
+	assert_int_equal(C[M * ldc], -7);
+	free(A), free(B), free(C);
+}
+
+/* Shapes across every blocking edge: tiles (8 x 48 VNNI, 6 or 4 x 32 / 16
+ * int16), k groups (odd K, K % 4), the k blocks (256, 512) and the n block
+ * (1536); then K at its limit with the extreme values, where the VNNI
+ * path's int32 lanes wrap on the way. */
+static void test_qgemm_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][3] = {{1, 1, 1},    {2, 3, 5},     {7, 49, 13},  {9, 47, 4},   {13, 100, 67},
+					   {37, 96, 515}, {17, 130, 257}, {6, 1537, 9}, {97, 50, 1024}, {1, 1, 0}};
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+		for (size_t pi = 0; pi < np; pi++)
+			check_qgemm(paths[pi], shapes[sh][0], shapes[sh][1], shapes[sh][2], sh % 3, 0);
+	for (size_t pi = 0; pi < np; pi++) {
+		check_qgemm(paths[pi], 2, 3, KN_QGEMM_MAX_K, 0, 1); /* (-128)(-128) K: 2^31 - 2^14 */
+		check_qgemm(paths[pi], 2, 50, 3001, 1, 2);           /* 127 x -128 */
+	}
+}
+
+/* The avx512 path without its extensions (KN_SIMD_AVX512_EXT=0): the
+ * AVX-512BW int16 qgemm and the widening bf16gemm, which a CPU with VNNI
+ * and BF16 would otherwise never run. */
+static void check_bf16gemm(path p, size_t M, size_t N, size_t K, size_t pad, int small_ints);
+static void test_lowp_gemm_avx512_without_extensions(void **state)
+{
+	(void)state;
+	static const size_t shapes[][3] = {{1, 1, 1}, {7, 49, 13}, {9, 47, 4}, {37, 96, 515}, {17, 130, 257}, {6, 1537, 9}};
+	path p = {KN_BACKEND_SIMD, "avx512"};
+	if (kn_simd_set_isa("avx512") != KN_OK)
+		skip();
+	kn_simd_set_isa(NULL);
+	assert_int_equal(setenv("KN_SIMD_AVX512_EXT", "0", 1), 0);
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+		check_qgemm(p, shapes[sh][0], shapes[sh][1], shapes[sh][2], sh % 3, 0);
+		check_bf16gemm(p, shapes[sh][0], shapes[sh][1], shapes[sh][2], sh % 3, 0);
+		check_bf16gemm(p, shapes[sh][0], shapes[sh][1], shapes[sh][2], sh % 3, 1);
+	}
+	check_qgemm(p, 2, 3, KN_QGEMM_MAX_K, 0, 1);
+	unsetenv("KN_SIMD_AVX512_EXT");
+}
+
+static uint16_t bf16_of(float f) { return (uint16_t)(q_u32(f) >> 16); }
+
+static void check_bf16gemm(path p, size_t M, size_t N, size_t K, size_t pad, int small_ints)
+{
+	size_t lda = K + pad, ldb = N + pad, ldc = N + 2 * pad;
+	uint16_t *A = malloc(M * lda * 2 + 4), *B = malloc(K * ldb * 2 + 4);
+	float *C = malloc((M * ldc + 1) * sizeof(float));
+	assert_true(A && B && C);
+	for (size_t i = 0; i < M * lda; i++)
+		A[i] = small_ints ? bf16_of((float)((int)(q_rand() % 9) - 4)) : bf16_of((float)(q_rand() % 20001) / 10000.0f - 1.0f);
+	for (size_t i = 0; i < K * ldb; i++)
+		B[i] = small_ints ? bf16_of((float)((int)(q_rand() % 9) - 4)) : bf16_of((float)(q_rand() % 20001) / 5000.0f - 2.0f);
+	for (size_t i = 0; i < M * ldc + 1; i++)
+		C[i] = -7.0f;
+	use_path(p);
+	uint16_t *dA = dev_bytes(p, A, M * lda * 2, 0), *dB = dev_bytes(p, B, K * ldb * 2, 0);
+	float *dC = dev_bytes(p, C, M * ldc * 4, 1);
+	assert_int_equal(kn_bf16gemm(p.b, M, N, K, dA, lda, dB, ldb, dC, ldc), KN_OK);
+	if (on_dev(p))
+		dev_done();
+	kn_simd_set_isa(NULL);
+	for (size_t i = 0; i < M; i++)
+		for (size_t j = 0; j < ldc; j++) {
+			double w = -7.0, mag = 0.0;
+			if (j < N) {
+				w = 0.0;
+				for (size_t k = 0; k < K; k++) {
+					double t = (double)q_f32((uint32_t)A[i * lda + k] << 16) *
+						   (double)q_f32((uint32_t)B[k * ldb + j] << 16);
+					w += t, mag += fabs(t);
+				}
+			}
+			/* kernels.h's bound; small integers sum exactly in any order */
+			double tol = small_ints ? 0.0 : (double)(K + 2) * 0x1p-24 * mag;
+			if (!(fabs((double)C[i * ldc + j] - w) <= tol))
+				fail_msg("%s/bf16gemm %zux%zux%zu: C[%zu][%zu] = %a, want %a (bound %g)", path_name(p), M, N,
+					 K, i, j, (double)C[i * ldc + j], w, tol);
+		}
+	assert_true(C[M * ldc] == -7.0f);
+	free(A), free(B), free(C);
+}
+
+static void test_bf16gemm_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][3] = {{1, 1, 1},    {2, 3, 5},     {7, 49, 13},   {9, 47, 4},
+					   {13, 100, 67}, {37, 96, 515}, {17, 130, 257}, {6, 1537, 9}, {1, 1, 0}};
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+		for (size_t pi = 0; pi < np; pi++)
+			for (int ints = 0; ints < 2; ints++)
+				check_bf16gemm(paths[pi], shapes[sh][0], shapes[sh][1], shapes[sh][2], sh % 3, ints);
+	/* A NaN in A poisons its row of C, an Inf in B its column (times
+	 * nonzero: Inf or NaN), and nothing else */
+	for (size_t pi = 0; pi < np; pi++) {
+		if (on_dev(paths[pi]))
+			continue;
+		enum { M = 9, N = 50, K = 21 };
+		uint16_t A[M * K], B[K * N];
+		float C[M * N];
+		for (size_t i = 0; i < M * K; i++)
+			A[i] = bf16_of(1.0f + (float)(i % 3));
+		for (size_t i = 0; i < K * N; i++)
+			B[i] = bf16_of(0.5f - (float)(i % 2));
+		A[4 * K + 7] = 0x7fc1;  /* NaN in row 4 */
+		B[3 * N + 33] = 0x7f80; /* +Inf in column 33 */
+		use_path(paths[pi]);
+		assert_int_equal(kn_bf16gemm(paths[pi].b, M, N, K, A, K, B, N, C, N), KN_OK);
+		kn_simd_set_isa(NULL);
+		for (size_t i = 0; i < M; i++)
+			for (size_t j = 0; j < N; j++) {
+				float c = C[i * N + j];
+				if (i == 4)
+					assert_true(isnan(c));
+				else if (j == 33)
+					assert_true(isinf(c) || isnan(c));
+				else
+					assert_true(isfinite(c));
+			}
+	}
+}
+
+/* f32 -> bf16 by the nearest of the two candidates around x (ties to the
+ * even one), in double; overflow past the largest bf16 goes to Inf. */
+static uint16_t bf16_ref(float x)
+{
+	uint32_t u = q_u32(x);
+	if (isnan(x))
+		return (uint16_t)((u >> 16) | 0x40);
+	uint32_t lo = u & 0xffff0000u, hi = lo + 0x10000u;
+	double dl = fabs((double)q_f32(lo)), dx = fabs((double)x);
+	double dh = (hi & 0x7fffffffu) == 0x7f800000u ? 0x1p128 : fabs((double)q_f32(hi));
+	if (dx - dl < dh - dx)
+		return (uint16_t)(lo >> 16);
+	if (dx - dl > dh - dx)
+		return (uint16_t)(hi >> 16);
+	return (uint16_t)(((lo >> 16) & 1) ? hi >> 16 : lo >> 16);
+}
+
+/* f32 -> f16 by GCC's _Float16 (libgcc's soft conversion: this file is not
+ * built for F16C); NaNs by the rule (quiet, top 10 payload bits). */
+static uint16_t f16_ref(float x)
+{
+	uint32_t u = q_u32(x);
+	if (isnan(x))
+		return (uint16_t)(((u >> 16) & 0x8000u) | 0x7e00u | ((u >> 13) & 0x3ffu));
+	_Float16 h = (_Float16)x;
+	uint16_t b;
+	memcpy(&b, &h, 2);
+	return b;
+}
+
+static float f16_to_f32_ref(uint16_t b)
+{
+	if ((b & 0x7c00u) == 0x7c00u && (b & 0x3ffu))
+		return q_f32(((uint32_t)(b & 0x8000u) << 16) | 0x7fc00000u | ((uint32_t)(b & 0x3ffu) << 13));
+	_Float16 h;
+	memcpy(&h, &b, 2);
+	return (float)h;
+}
+
+/* Inputs: random bit patterns (every exponent, NaNs with payloads), then the
+ * edges: ties at both formats' rounding bits, overflow thresholds, f16
+ * subnormals and their rounding, zeros, Infs. */
+static void cvt_inputs(float *x, size_t n)
+{
+	static const uint32_t edge[] = {
+		0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x7f80ffffu,
+		0x3f808000u, 0x3f818000u, 0x3f80c000u, 0x3f807fffu, 0x7f7f8000u, 0x7f7fffffu, 0x7f7f7fffu, 0x00008000u,
+		0x00018000u, 0x477fe000u, 0x477fefffu, 0x477ff000u, 0x47800000u, 0x38800000u, 0x387fffffu, 0x387fe000u,
+		0x33800000u, 0x33000000u, 0x33000001u, 0x32ffffffu, 0x33c00000u, 0x34400000u, 0x3f801000u, 0x3f803000u,
+		0x3f800fffu, 0x00000001u, 0x007fffffu, 0xc77ff000u, 0xb3000001u, 0x37800000u, 0x37801000u, 0x37803000u};
+	size_t ne = sizeof(edge) / sizeof(edge[0]);
+	for (size_t i = 0; i < n; i++)
+		x[i] = q_f32(i < ne ? edge[i] : q_rand() ^ (q_rand() << 16));
+}
+
+static void test_convert_all_paths(void **state)
+{
+	(void)state;
+	static const size_t ns[] = {1, 15, 16, 17, 33, 1000, (1u << 18) + 3};
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++)
+		for (size_t pi = 0; pi < np; pi++) {
+			path p = paths[pi];
+			size_t n = ns[k], mis = (k + pi) % 3;
+			float *xb = malloc((n + 8) * 4), *yb = malloc((n + 8) * 4), *x = xb + mis, *y = yb + mis;
+			uint16_t *hb = malloc((n + 16) * 2), *h = hb + mis;
+			assert_true(xb && yb && hb);
+			cvt_inputs(x, n);
+			for (int bf = 0; bf < 2; bf++) {
+				/* to 16 bits */
+				for (size_t i = 0; i < n + 16 - mis; i++)
+					h[i] = 0xabcd;
+				use_path(p);
+				float *dx = dev_bytes(p, x, n * 4, 0);
+				uint16_t *dh = dev_bytes(p, h, n * 2, 1);
+				assert_int_equal(bf ? kn_f32_to_bf16(p.b, dx, dh, n) : kn_f32_to_f16(p.b, dx, dh, n), KN_OK);
+				if (on_dev(p))
+					dev_done();
+				kn_simd_set_isa(NULL);
+				for (size_t i = 0; i < n; i++) {
+					uint16_t w = bf ? bf16_ref(x[i]) : f16_ref(x[i]);
+					if (h[i] != w)
+						fail_msg("%s/f32_to_%s n %zu i %zu: %08x -> %04x, want %04x", path_name(p),
+							 bf ? "bf16" : "f16", n, i, q_u32(x[i]), h[i], w);
+				}
+				if (!on_dev(p))
+					for (size_t i = n; i < n + 16 - mis; i++)
+						assert_int_equal(h[i], 0xabcd);
+				/* and back: every 16-bit pattern comes up among the random ones */
+				for (size_t i = 0; i < n; i++)
+					h[i] = (uint16_t)(i < 65536 && n > 65536 ? i : q_rand());
+				for (size_t i = 0; i < n + 8 - mis; i++)
+					y[i] = 12345.0f;
+				use_path(p);
+				dh = dev_bytes(p, h, n * 2, 0);
+				float *dy = dev_bytes(p, y, n * 4, 1);
+				assert_int_equal(bf ? kn_bf16_to_f32(p.b, dh, dy, n) : kn_f16_to_f32(p.b, dh, dy, n), KN_OK);
+				if (on_dev(p))
+					dev_done();
+				kn_simd_set_isa(NULL);
+				for (size_t i = 0; i < n; i++) {
+					uint32_t w = bf ? (uint32_t)h[i] << 16 : q_u32(f16_to_f32_ref(h[i]));
+					if (q_u32(y[i]) != w)
+						fail_msg("%s/%s_to_f32 i %zu: %04x -> %08x, want %08x", path_name(p),
+							 bf ? "bf16" : "f16", i, h[i], q_u32(y[i]), w);
+				}
+				for (size_t i = n; i < n + 8 - mis; i++)
+					assert_true(y[i] == 12345.0f);
+			}
+			free(xb), free(yb), free(hb);
+		}
+}
+
+static void test_quant_bad_arguments(void **state)
+{
+	(void)state;
+	float v[16] = {0}, s = 1.0f;
+	int8_t q[16] = {0};
+	int32_t c[16];
+	uint16_t h[16] = {0};
+	for (kn_backend b = KN_BACKEND_SCALAR; b <= KN_BACKEND_CUDA; b++) {
+		assert_int_equal(kn_quantize_i8(b, NULL, q, 2, 2, &s, 1), KN_EINVAL);
+		assert_int_equal(kn_quantize_i8(b, v, q, 2, 2, NULL, 1), KN_EINVAL);
+		assert_int_equal(kn_quantize_i8(b, v, q, 3, 2, v, 2), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "2 scales for 3 rows"));
+		assert_int_equal(kn_quantize_i8(b, v, q, SIZE_MAX / 2, 3, &s, 1), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflows"));
+		assert_int_equal(kn_dequantize_i8(b, q, NULL, 2, 2, &s, 1), KN_EINVAL);
+		assert_int_equal(kn_dequantize_i8(b, q, v, 2, 2, &s, 0), KN_EINVAL);
+		assert_int_equal(kn_qgemm_i8(b, 2, 3, 4, q, 3, q, 3, c, 3), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "lda"));
+		assert_int_equal(kn_qgemm_i8(b, 2, 3, 4, q, 4, q, 2, c, 3), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "ldb"));
+		assert_int_equal(kn_qgemm_i8(b, 2, 3, 4, q, 4, q, 3, c, 2), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "ldc"));
+		assert_int_equal(kn_qgemm_i8(b, 2, 3, 4, q, 4, NULL, 3, c, 3), KN_EINVAL);
+		assert_int_equal(kn_qgemm_i8(b, 1, 1, KN_QGEMM_MAX_K + 1, q, KN_QGEMM_MAX_K + 1, q, 1, c, 1), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflow"));
+		assert_int_equal(kn_qgemm_i8(b, 3, 2, 2, q, SIZE_MAX / 2, q, 2, c, 2), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflows"));
+		assert_int_equal(kn_bf16gemm(b, 2, 3, 4, h, 4, h, 3, NULL, 3), KN_EINVAL);
+		assert_int_equal(kn_bf16gemm(b, 2, 3, 4, h, 4, h, 3, v, SIZE_MAX / 3), KN_EINVAL);
+		assert_int_equal(kn_f32_to_bf16(b, NULL, h, 4), KN_EINVAL);
+		assert_int_equal(kn_bf16_to_f32(b, h, NULL, 4), KN_EINVAL);
+		assert_int_equal(kn_f32_to_f16(b, v, NULL, 4), KN_EINVAL);
+		assert_int_equal(kn_f16_to_f32(b, NULL, v, 4), KN_EINVAL);
+	}
+	/* empty: nothing to do, no buffer needed */
+	assert_int_equal(kn_quantize_i8(KN_BACKEND_SIMD, NULL, NULL, 0, 5, NULL, 7), KN_OK);
+	assert_int_equal(kn_dequantize_i8(KN_BACKEND_SCALAR, NULL, NULL, 5, 0, NULL, 0), KN_OK);
+	assert_int_equal(kn_qgemm_i8(KN_BACKEND_SIMD, 0, 3, 4, NULL, 4, NULL, 3, NULL, 3), KN_OK);
+	assert_int_equal(kn_f32_to_f16(KN_BACKEND_SCALAR, NULL, NULL, 0), KN_OK);
+	assert_int_equal(kn_f16_to_f32((kn_backend)17, h, v, 4), KN_EINVAL);
+	/* K == 0: C = 0, A and B never read */
+	c[0] = c[1] = 99;
+	assert_int_equal(kn_qgemm_i8(KN_BACKEND_SIMD, 1, 2, 0, NULL, 1, NULL, 2, c, 2), KN_OK);
+	assert_true(c[0] == 0 && c[1] == 0);
+}
+
 static kn_status unavailable_with_reason(kn_status s)
 {
 	assert_int_equal(s, KN_EUNAVAILABLE);
@@ -1575,6 +2037,17 @@ static void test_cuda_every_op_unavailable_or_compared(void **state)
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 0, 2, 2, 0, 1, v, 1, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemv(KN_BACKEND_CUDA, 1, 2, 2, 1, v, 2, v, 0, v));
 	unavailable_with_reason(kn_sgemv(KN_BACKEND_CUDA, 0, 2, 0, 1, v, 1, NULL, 0, v));
+	int8_t qv[16] = {0};
+	int32_t cv[16];
+	uint16_t hv[16] = {0};
+	unavailable_with_reason(kn_quantize_i8(KN_BACKEND_CUDA, v, qv, 2, 2, v, 2));
+	unavailable_with_reason(kn_dequantize_i8(KN_BACKEND_CUDA, qv, v, 2, 2, v, 1));
+	unavailable_with_reason(kn_qgemm_i8(KN_BACKEND_CUDA, 2, 2, 2, qv, 2, qv, 2, cv, 2));
+	unavailable_with_reason(kn_bf16gemm(KN_BACKEND_CUDA, 2, 2, 2, hv, 2, hv, 2, v, 2));
+	unavailable_with_reason(kn_f32_to_bf16(KN_BACKEND_CUDA, v, hv, 4));
+	unavailable_with_reason(kn_bf16_to_f32(KN_BACKEND_CUDA, hv, v, 4));
+	unavailable_with_reason(kn_f32_to_f16(KN_BACKEND_CUDA, v, hv, 4));
+	unavailable_with_reason(kn_f16_to_f32(KN_BACKEND_CUDA, hv, v, 4));
 	unavailable_with_reason(kn_sync(KN_BACKEND_CUDA));
 	unavailable_with_reason(kn_copy_in(KN_BACKEND_CUDA, v, v, 4));
 	/* the result slots are left alone */
@@ -1733,6 +2206,24 @@ static void test_memory_accounting(void **state)
 	assert_int_equal(kn_unary(KN_BACKEND_SIMD, KN_ABS, A, C, n * n), KN_OK);
 	assert_int_equal(kn_memory_get(&u), KN_OK);
 	assert_int_equal(u.host_peak_bytes, after.host_bytes);
+	/* every scratch-using op gives back what it counted in, on every ISA
+	 * (a scratch block released with free() would stay counted) */
+	static const char *const isas[] = {"avx512", "avx2", "generic"};
+	for (size_t k = 0; k < 3; k++) {
+		if (kn_simd_set_isa(isas[k]) != KN_OK)
+			continue;
+		assert_int_equal(kn_memory_get(&before), KN_OK);
+		assert_int_equal(kn_qgemm_i8(KN_BACKEND_SIMD, 64, 64, 64, (const int8_t *)A, 64, (const int8_t *)B, 64,
+					     (int32_t *)C, 64), KN_OK);
+		assert_int_equal(kn_bf16gemm(KN_BACKEND_SIMD, 64, 64, 64, (const uint16_t *)A, 64, (const uint16_t *)B,
+					     64, C, 64), KN_OK);
+		assert_int_equal(kn_softmax(KN_BACKEND_SIMD, A, C, 16, 256), KN_OK);
+		assert_int_equal(kn_memory_get(&after), KN_OK);
+		if (after.host_bytes != before.host_bytes)
+			fail_msg("%s: %zu bytes held after the calls, %zu before", isas[k], after.host_bytes,
+				 before.host_bytes);
+	}
+	kn_simd_set_isa(NULL);
 	kn_free(KN_BACKEND_SIMD, A);
 	kn_free(KN_BACKEND_SIMD, B);
 	kn_free(KN_BACKEND_SIMD, C);
@@ -1773,6 +2264,12 @@ int main(void)
 		cmocka_unit_test(test_gather_scatter_all_paths),
 		cmocka_unit_test(test_gather_scatter_bad_indices),
 		cmocka_unit_test(test_memory_bad_arguments),
+		cmocka_unit_test(test_quantize_all_paths),
+		cmocka_unit_test(test_qgemm_all_paths),
+		cmocka_unit_test(test_bf16gemm_all_paths),
+		cmocka_unit_test(test_lowp_gemm_avx512_without_extensions),
+		cmocka_unit_test(test_convert_all_paths),
+		cmocka_unit_test(test_quant_bad_arguments),
 		cmocka_unit_test(test_sgemm_all_paths),
 		cmocka_unit_test(test_sgemv_all_paths),
 		cmocka_unit_test(test_sgemm_bad_arguments),

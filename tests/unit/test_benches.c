@@ -254,6 +254,153 @@ static void memory_cells_layout_reference_and_check(void **state)
 	free(cells);
 }
 
+/* The quant group (kernels 0.11.0): layouts in floats holding the int8 /
+ * int32 / 16-bit payloads, the work model (payload bytes, ops per element
+ * or 2 M N K), inputs (scales from the range, payloads over all their
+ * values), references checked against the op done here the plain way
+ * (lrintf, int64 sums, GCC's _Float16), and the bit-for-bit check: a
+ * right y passes, one bit off does not, and the unused bytes of the last
+ * float of an odd-length payload do not count. */
+static uint32_t bits_of(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+static float float_of(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+static int8_t plain_q8(float x, float s)
+{
+	float v = x / s;
+	return isnan(v) ? 0 : v > 127.0f ? 127 : v < -127.0f ? -127 : (int8_t)lrintf(v);
+}
+
+static void quant_cells_layout_reference_and_check(void **state)
+{
+	(void)state;
+	bv_cell *cells;
+	char err[128], why[256];
+	long n = bv_cells_select(&(bv_selection){"quant", NULL, "simd", "1001,16x33,8x9x13"}, &cells, err, sizeof(err));
+	assert_int_equal(n, 10); /* 6 elementwise at 1001, 2 per row at 16x33, 2 gemms at 8x9x13 */
+	int seen_bits = 0;
+	for (long c = 0; c < n; c++) {
+		const char *name = cells[c].op->name;
+		bv_layout l;
+		bv_cell_layout(&cells[c], &l);
+		int pc = strstr(name, "_pc") != NULL, gemm = strstr(name, "gemm") != NULL;
+		int q = !strncmp(name, "quantize", 8), dq = !strncmp(name, "dequantize", 10), bf = strstr(name, "bf16") != NULL;
+		int to = !strncmp(name, "to_", 3), from = !strncmp(name, "from_", 5);
+		size_t e = pc ? 16 * 33 : 1001;
+		if (gemm) {
+			assert_true(l.m == 8 && l.n == 9 && l.k == 13 && l.ny == 72);
+			size_t per = bf ? 2 : 4; /* payload elements per float */
+			assert_true(l.nx == (8 * 13 + per - 1) / per && l.nx2 == (13 * 9 + per - 1) / per);
+			assert_true(bv_cell_flops(&cells[c]) == 2.0 * 8 * 9 * 13);
+		} else {
+			assert_true(l.m * l.n == e);
+			if (q)
+				assert_true(l.nx == e && l.ny == (e + 3) / 4 && l.nx2 == (pc ? 16 : 1));
+			if (dq)
+				assert_true(l.nx == (e + 3) / 4 && l.ny == e && l.nx2 == (pc ? 16 : 1));
+			if (to)
+				assert_true(l.nx == e && l.ny == (e + 1) / 2 && l.nx2 == 0);
+			if (from)
+				assert_true(l.nx == (e + 1) / 2 && l.ny == e && l.nx2 == 0);
+			assert_true(bv_cell_flops(&cells[c]) == cells[c].op->flops * (double)e);
+		}
+		assert_true(bv_cell_bytes(&cells[c]) == 4.0 * (double)(l.nx + l.nx2 + l.ny));
+		assert_int_equal(cells[c].op->max_ulp, 0);
+		assert_true(cells[c].op->tol == (!strcmp(name, "bf16gemm") ? 0.5 : 0.0));
+		float *x = calloc(l.nx, 4), *x2 = calloc(l.nx2 ? l.nx2 : 1, 4), *y = calloc(l.ny, 4);
+		double *want = calloc(l.ny, sizeof(double)), *scale = calloc(l.ny, sizeof(double));
+		bv_cell_inputs(&cells[c], x, x2);
+		bv_reference(&cells[c], x, x2, want, scale);
+		const int8_t *xi = (const int8_t *)x, *x2i = (const int8_t *)x2;
+		const uint16_t *xh = (const uint16_t *)x, *x2h = (const uint16_t *)x2;
+		if (q || dq) { /* scales: 10 / 127 for the tensor, within [0.5, 1.5] of it per row */
+			for (size_t r = 0; r < l.nx2; r++)
+				assert_true(pc ? x2[r] >= 0.5f * 10 / 127 && x2[r] <= 1.5f * 10 / 127 : x2[r] == 10.0f / 127);
+		}
+		if (dq || (gemm && !bf)) { /* int8 payloads over (nearly) all 256 values */
+			int hit[256] = {0}, kinds = 0;
+			for (size_t i = 0; i < (dq ? e : 8 * 13); i++)
+				kinds += !hit[(uint8_t)xi[i]]++;
+			if (kinds < (dq ? 200 : 60)) /* 1001 draws: ~250 values; 104: ~85 */
+				fail_msg("%s: %d int8 values of 256", name, kinds);
+		}
+		/* the op, the plain way, into y */
+		memset(y, 0xff, l.ny * 4); /* the runner's poison: unused bytes stay so */
+		if (q)
+			for (size_t i = 0; i < e; i++)
+				((int8_t *)y)[i] = plain_q8(x[i], x2[pc ? i / 33 : 0]);
+		if (dq)
+			for (size_t i = 0; i < e; i++)
+				y[i] = (float)xi[i] * x2[pc ? i / 33 : 0];
+		if (to)
+			for (size_t i = 0; i < e; i++) {
+				uint16_t h;
+				if (bf) {
+					uint32_t u = bits_of(x[i]);
+					h = (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+				} else {
+					_Float16 f = (_Float16)x[i];
+					memcpy(&h, &f, 2);
+				}
+				((uint16_t *)y)[i] = h;
+			}
+		if (from)
+			for (size_t i = 0; i < e; i++) {
+				_Float16 f;
+				memcpy(&f, &xh[i], 2);
+				y[i] = bf ? float_of((uint32_t)xh[i] << 16) : (float)f;
+				assert_true(isfinite(y[i])); /* the inputs are finite patterns */
+			}
+		if (gemm)
+			for (size_t i = 0; i < 8; i++)
+				for (size_t j = 0; j < 9; j++) {
+					int64_t si = 0;
+					double sd = 0;
+					for (size_t k = 0; k < 13; k++) {
+						si += (int64_t)xi[i * 13 + k] * x2i[k * 9 + j];
+						sd += (double)float_of((uint32_t)xh[i * 13 + k] << 16) *
+						      float_of((uint32_t)x2h[k * 9 + j] << 16);
+					}
+					if (bf)
+						y[i * 9 + j] = (float)sd;
+					else
+						((int32_t *)y)[i * 9 + j] = (int32_t)si;
+				}
+		if (!bv_verify(&cells[c], want, scale, y, 0, why, sizeof(why)))
+			fail_msg("%s: %s", name, why);
+		if (!strcmp(name, "bf16gemm")) {
+			/* a last-bit difference is within the bound (the sums' order
+			 * is the backend's); 0.1 % off is not */
+			y[8] = nextafterf(y[8], INFINITY);
+			assert_true(bv_verify(&cells[c], want, scale, y, 0, why, sizeof(why)));
+			y[7] *= 1.001f;
+			assert_false(bv_verify(&cells[c], want, scale, y, 0, why, sizeof(why)));
+			assert_non_null(strstr(why, "element 7"));
+		} else {
+			/* one bit off in element 7 (the low byte: an int8, a 16-bit
+			 * value's last bit, a float's last bit) */
+			y[7] = float_of(bits_of(y[7]) ^ 1u);
+			assert_false(bv_verify(&cells[c], want, scale, y, 0, why, sizeof(why)));
+			assert_non_null(strstr(why, "element 7"));
+			if (q || to || gemm) {
+				assert_non_null(strstr(why, "bit for bit"));
+				seen_bits++;
+			}
+		}
+		free(x), free(x2), free(y), free(want), free(scale);
+	}
+	assert_int_equal(seen_bits, 5); /* quantize, quantize_pc, qgemm, to_bf16, to_f16 */
+	free(cells);
+}
+
 /* "Did you mean": a typo (one or two edits, a swap of neighbours being one)
  * finds its name; a word too far from every name, or as far as half of a
  * short one, finds none. */
@@ -291,6 +438,7 @@ int test_benches(void)
 		cmocka_unit_test(reference_catches_wrong_reductions_and_matmul),
 		cmocka_unit_test(norm_cells_layout_reference_and_check),
 		cmocka_unit_test(memory_cells_layout_reference_and_check),
+		cmocka_unit_test(quant_cells_layout_reference_and_check),
 		cmocka_unit_test(closest_name_is_a_typo_or_nothing),
 	};
 	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
