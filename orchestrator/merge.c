@@ -280,8 +280,34 @@ static char *method_line(char **how, char **labels, size_t n, double threshold)
 /* Log i's cells into the table.  Its change blocks are taken (paired) only
  * when it comes from the baseline's run (same_run) and names the baseline
  * (base_label, the baseline log's label as the change blocks name it). */
+/* The change of log i's cell as the log has it, into ch: its ratio, interval
+ * and per-process evidence. */
+static void change_read(const bv_log_change *lc, bv_change *ch, double threshold)
+{
+	bv_interval iv = {lc->ratio, lc->ci_low, lc->ci_high, lc->coverage, 1};
+	ch->valid = 1;
+	ch->mode = lc->mode;
+	ch->paired = ch->mode[0] == 'p';
+	ch->ratio = iv.est, ch->ci_low = iv.lo, ch->ci_high = iv.hi;
+	ch->coverage = iv.coverage;
+	ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
+	ch->noisy = bv_interval_noisy(&iv, threshold);
+	ch->processes = lc->processes;
+	if (lc->layouts > 1 && lc->has_spread) {
+		ch->layouts = lc->layouts;
+		ch->layout_lo = lc->layout_lo, ch->layout_hi = lc->layout_hi;
+	}
+	/* The per-process ratios, in the order measured, and the machine's
+	 * state around each: the evidence verdict.c decides on over the whole
+	 * table. */
+	read_processes(lc, ch);
+}
+
+/* base_pair: for the first log, the label its run paired it with (its run's
+ * baseline), else NULL: its changes against that version are kept in
+ * changes[0] until merge has seen every log (bv_merge: reversed pairs). */
 static void add_cells(bv_table *t, size_t i, const cJSON *doc, int same_run, const char *base_label,
-		      double threshold)
+		      const char *base_pair, double threshold)
 {
 	const cJSON *cell;
 	cJSON_ArrayForEach(cell, bv_log_cells(doc))
@@ -303,31 +329,44 @@ static void add_cells(bv_table *t, size_t i, const cJSON *doc, int same_run, con
 		res->processes = c.processes;
 		res->median_ns = c.median_ns, res->ci_low_ns = c.ci_low_ns, res->ci_high_ns = c.ci_high_ns;
 		const bv_log_change *lc = &c.change;
+		if (i == 0) {
+			if (base_pair && c.has_change && lc->baseline && !strcmp(lc->baseline, base_pair) &&
+			    lc->coverage >= 0 && !r->changes[0].valid)
+				change_read(lc, &r->changes[0], threshold);
+			continue;
+		}
 		/* Paired only within one run: a log from another run may name a
 		 * baseline with the same label that is not this one.  A change
 		 * without its coverage (some 1.0 logs) is left to the unpaired
 		 * fallback. */
-		if (i == 0 || !same_run || !c.has_change || !lc->baseline || strcmp(lc->baseline, base_label) ||
-		    lc->coverage < 0)
+		if (!same_run || !c.has_change || !lc->baseline || strcmp(lc->baseline, base_label) || lc->coverage < 0)
 			continue;
-		bv_change *ch = &r->changes[i];
-		bv_interval iv = {lc->ratio, lc->ci_low, lc->ci_high, lc->coverage, 1};
-		ch->valid = 1;
-		ch->mode = lc->mode;
-		ch->paired = ch->mode[0] == 'p';
-		ch->ratio = iv.est, ch->ci_low = iv.lo, ch->ci_high = iv.hi;
-		ch->coverage = iv.coverage;
-		ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
-		ch->noisy = bv_interval_noisy(&iv, threshold);
-		ch->processes = lc->processes;
-		if (lc->layouts > 1 && lc->has_spread) {
-			ch->layouts = lc->layouts;
-			ch->layout_lo = lc->layout_lo, ch->layout_hi = lc->layout_hi;
-		}
-		/* The per-process ratios, in the order measured, and the
-		 * machine's state around each: the evidence verdict.c decides on
-		 * over the whole table. */
-		read_processes(lc, ch);
+		change_read(lc, &r->changes[i], threshold);
+	}
+}
+
+/* The first log was paired with log i in their run (compare B A of a run of
+ * A and B): its ratios, turned over, are log i's paired ratios to it, with
+ * the same evidence, instead of a ratio of medians. */
+static void change_reverse(const bv_change *b, bv_change *ch, double threshold)
+{
+	*ch = *b;
+	ch->ratio = 1.0 / b->ratio;
+	ch->ci_low = 1.0 / b->ci_high, ch->ci_high = 1.0 / b->ci_low;
+	if (b->layouts > 1)
+		ch->layout_lo = 1.0 / b->layout_hi, ch->layout_hi = 1.0 / b->layout_lo;
+	bv_interval iv = {ch->ratio, ch->ci_low, ch->ci_high, ch->coverage, 1};
+	ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
+	ch->noisy = bv_interval_noisy(&iv, threshold);
+	ch->proc_ratio = ch->proc_gbps = ch->proc_compute_ns = ch->proc_running = NULL;
+	if (b->nproc) {
+		size_t sz = b->nproc * sizeof(double);
+		ch->proc_ratio = bv_xcalloc(b->nproc, sizeof(double));
+		for (size_t j = 0; j < b->nproc; j++)
+			ch->proc_ratio[j] = 1.0 / b->proc_ratio[j];
+		ch->proc_gbps = memcpy(bv_xcalloc(b->nproc, sizeof(double)), b->proc_gbps, sz);
+		ch->proc_compute_ns = memcpy(bv_xcalloc(b->nproc, sizeof(double)), b->proc_compute_ns, sz);
+		ch->proc_running = memcpy(bv_xcalloc(b->nproc, sizeof(double)), b->proc_running, sz);
 	}
 }
 
@@ -335,6 +374,14 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out)
 {
 	bv_merge_opts o = {threshold, 0};
 	return bv_merge(paths, n, &o, out);
+}
+
+/* Whether log i was the baseline the first log was paired with in their run
+ * (merge reverses those pairs). */
+static int reversed(const log_info *info, size_t i)
+{
+	return i > 0 && info[0].run_baseline && info[i].label && !strcmp(info[0].run_baseline, info[i].label) &&
+	       !same_str(info[0].run_baseline, info[0].label);
 }
 
 int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
@@ -370,7 +417,11 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 		other_machine[i] = !same_str(info[0].hostname, info[i].hostname) || !same_str(info[0].cpu, info[i].cpu);
 		/* A log without a run id cannot prove it shares the baseline's processes. */
 		same_run[i] = !other_machine[i] && info[i].run_id && same_str(info[0].run_id, info[i].run_id);
-		add_cells(t, i, doc, same_run[i], info[0].label ? info[0].label : "", threshold);
+		const char *pair = info[0].run_baseline && !same_str(info[0].run_baseline, info[0].label)
+					   ? info[0].run_baseline
+					   : NULL;
+		add_cells(t, i, doc, same_run[i], info[0].label ? info[0].label : "", i == 0 ? pair : NULL,
+			  threshold);
 		cJSON_Delete(doc);
 	}
 	if (threshold < 0 || threshold >= 10)
@@ -406,7 +457,11 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 		else {
 			/* Same run, but its ratios were taken against another version. */
 			const char *rb = info[i].run_baseline;
-			if (rb && strcmp(rb, info[0].label ? info[0].label : ""))
+			if (reversed(info, i))
+				add_note(t, bv_asprintf("%s was the baseline of its run; its ratios to the first log "
+							"are the first log's paired ratios turned over",
+							clean));
+			else if (rb && strcmp(rb, info[0].label ? info[0].label : ""))
 				add_note(t, bv_asprintf("%s was paired with another baseline in its run; its ratios to "
 							"the first log are unpaired (ratio of medians, wider intervals)",
 							clean));
@@ -432,6 +487,19 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 		if (info[i].build_failed)
 			for (size_t k = 0; k < t->nrows; k++)
 				t->rows[k].results[i].status = status_of("build failed");
+	/* Reversed pairs, then changes[0] is unused again. */
+	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
+		bv_row *r = &t->rows[k];
+		for (size_t i = 1; i < n && r->changes[0].valid; i++)
+			if (same_run[i] && reversed(info, i) && !r->changes[i].valid &&
+			    !strcmp(r->results[0].status, "ok") && !strcmp(r->results[i].status, "ok"))
+				change_reverse(&r->changes[0], &r->changes[i], threshold);
+	}
+	for (size_t k = 0; k < t->nrows; k++) {
+		bv_change *c0 = &t->rows[k].changes[0];
+		free(c0->proc_ratio), free(c0->proc_gbps), free(c0->proc_compute_ns), free(c0->proc_running);
+		memset(c0, 0, sizeof(*c0));
+	}
 	/* Unpaired fallback: versions from different runs. */
 	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
 		bv_row *r = &t->rows[k];

@@ -147,6 +147,27 @@ check "... same stays plain, aligned as without colour" bash -c \
 	'sed "s/\x1b\[[0-9;]*m//g" "$1" | cmp -s - "$2"' _ "$TMP/col.out" "$TMP/all.out"
 "$BV" compare "$TMP/fixed/local.json" "$TMP/fixed/0.1.0.json" --color=always > "$TMP/col2.out" 2>&1
 check "... faster in green" grep -qF "${esc}[32m" "$TMP/col2.out"
+# Turned over (compare B A of a run of A and B): the first log's paired
+# ratios, inverted, with the same evidence, not a ratio of medians.
+"$BV" compare "$TMP/fixed/0.1.0.json" "$TMP/fixed/local.json" --format json > "$TMP/fwd.json" 2>&1
+"$BV" compare "$TMP/fixed/local.json" "$TMP/fixed/0.1.0.json" --format json > "$TMP/rev.json" 2>&1
+check "compare of a run's logs turned over: paired, each ratio the inverse, verdicts mirrored" python3 - "$TMP/fwd.json" "$TMP/rev.json" <<'PY'
+import json, sys
+fwd, rev = (json.load(open(p)) for p in sys.argv[1:])
+def changes(doc):
+    return {r["op"]: r["changes"][-1] for r in doc["rows"]}
+f, r = changes(fwd), changes(rev)
+assert set(f) == set(r) == {"abs", "relu"}, (f, r)
+mirror = {"slower": "faster", "faster": "slower", "same": "same", "inconclusive": "inconclusive", "unstable": "unstable"}
+for op in f:
+    assert r[op]["mode"] == "paired", r[op]
+    assert abs(f[op]["ratio"] * r[op]["ratio"] - 1) < 1e-9, (f[op], r[op])
+    assert abs(f[op]["ci_low"] * r[op]["ci_high"] - 1) < 1e-9, (f[op], r[op])
+    assert r[op]["verdict"] == mirror[f[op]["verdict"]], (f[op], r[op])
+assert f["relu"]["verdict"] == "slower" and r["relu"]["verdict"] == "faster", (f["relu"], r["relu"])
+PY
+grep -q "was the baseline of its run; its ratios to the first log are the first log's paired ratios turned over" "$TMP/col2.out"
+check "... and the table says so" test $? -eq 0
 "$BV" compare --results "$R" --baseline main "$runB" --color=always > "$TMP/col3.out" 2>&1
 check "... inconclusive in yellow" grep -qF "${esc}[33m" "$TMP/col3.out"
 NO_COLOR=1 "$BV" compare "$TMP/fixed" --color=always > "$TMP/col4.out" 2>&1
