@@ -41,15 +41,17 @@ static double ref_max(double a, double b) { return a > b ? a : b; }
 static double ref_min(double a, double b) { return a < b ? a : b; }
 
 /* One table per group, from ops.def (ops_table.h keeps the group's lines). */
-#define OP_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_UNARY, ref, NULL, lo, hi, ulp, 0, flops},
-#define OP_BINARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_BINARY, NULL, ref, lo, hi, ulp, 0, flops},
-#define OP_AXPY(name, lo, hi, tol) {#name, BV_K_AXPY, NULL, NULL, lo, hi, 0, tol, 2},
-#define OP_REDUCE(name, kind, kn, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops},
-#define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops},
-#define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2},
-#define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops},
-#define OP_MEMORY(name, kind, lo, hi, flops) {#name, kind, NULL, NULL, lo, hi, 0, 0, flops},
-#define OP_QUANT(name, kind, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops},
+#define OP_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_UNARY, ref, NULL, lo, hi, ulp, 0, flops, {0}},
+#define OP_BINARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_BINARY, NULL, ref, lo, hi, ulp, 0, flops, {0}},
+#define OP_AXPY(name, lo, hi, tol) {#name, BV_K_AXPY, NULL, NULL, lo, hi, 0, tol, 2, {0}},
+#define OP_REDUCE(name, kind, kn, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
+#define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
+#define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2, {0}},
+#define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
+#define OP_MEMORY(name, kind, lo, hi, flops) {#name, kind, NULL, NULL, lo, hi, 0, 0, flops, {0}},
+#define OP_QUANT(name, kind, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
+#define OP_CONV(name, kind, lo, hi, tol, win, stride, kmul, nhwc)                                   \
+	{#name, kind, NULL, NULL, lo, hi, 0, tol, 0, {win, stride, kmul, nhwc}},
 
 static const bv_op_def unary_ops[] = {
 #define BV_TABLE_UNARY
@@ -91,6 +93,16 @@ static const bv_op_def quant_ops[] = {
 #include "ops_table.h"
 };
 
+static const bv_op_def conv_ops[] = {
+#define BV_TABLE_CONV
+#include "ops_table.h"
+};
+
+static const bv_op_def pool_ops[] = {
+#define BV_TABLE_POOL
+#include "ops_table.h"
+};
+
 #define SHAPE2(a, b) (((size_t)2 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | 1u)
 #define SHAPE3(a, b, c) (((size_t)3 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | (size_t)(c))
 
@@ -111,6 +123,11 @@ static const size_t memory_sizes[] = {1024, 65536, 1u << 20, 1u << 24, SHAPE2(10
  * gemms at 256^3 and the speed target's 1024^3. */
 static const size_t quant_sizes[] = {1024, 65536, 1u << 20, 1u << 24, SHAPE2(1024, 1024), SHAPE2(4096, 4096),
 				     SHAPE3(256, 256, 256), SHAPE3(1024, 1024, 1024), 0};
+/* conv: one image H x W x C (batch 1) from ResNet-50 (56 x 56 x 64, the
+ * speed target's layer; 28 x 28 x 128) and MobileNet (112 x 112 x 32). */
+static const size_t conv_sizes[] = {SHAPE3(56, 56, 64), SHAPE3(28, 28, 128), SHAPE3(112, 112, 32), 0};
+/* pool: ResNet's stem max pool input, and a 56 x 56 x 256 stage output. */
+static const size_t pool_sizes[] = {SHAPE3(112, 112, 64), SHAPE3(56, 56, 256), 0};
 /* Square 64..1024, transformer-like rectangles (tokens x hidden x hidden,
  * and the 4x MLP widening), and gemv's M x N. */
 static const size_t matmul_sizes[] = {
@@ -132,6 +149,11 @@ static const bv_bench registry[] = {
 	 * scalar gemms are the plain loops (about 1 s a call at 1024^3 here):
 	 * in the matrix for the elementwise ops, their cells end on the budget. */
 	{"quant", quant_ops, COUNT(quant_ops), blas_backends, quant_sizes},
+	/* conv: scalar's direct loops take 50-70 ms a 3x3 layer here (not
+	 * matmul's seconds), so it stays in; blas is im2col + OpenBLAS sgemm
+	 * for conv, simd for the depthwise one (as the kernels do) */
+	{"conv", conv_ops, COUNT(conv_ops), blas_backends, conv_sizes},
+	{"pool", pool_ops, COUNT(pool_ops), elementwise_backends, pool_sizes},
 };
 
 const bv_bench *bv_bench_all(size_t *count)
@@ -391,9 +413,14 @@ static void parse_sizes(const char *list, size_t *out, size_t max)
 	out[ns] = 0;
 }
 
+static int is_conv(bv_kind k)
+{
+	return k == BV_K_CONV || k == BV_K_DWCONV || k == BV_K_MAXPOOL || k == BV_K_AVGPOOL;
+}
+
 static int op_dims(const bv_op_def *op)
 {
-	return op->kind == BV_K_GEMM || op->kind == BV_K_QGEMM || op->kind == BV_K_BF16GEMM ? 3
+	return op->kind == BV_K_GEMM || op->kind == BV_K_QGEMM || op->kind == BV_K_BF16GEMM || is_conv(op->kind) ? 3
 	       : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV || op->kind == BV_K_NORM || op->kind == BV_K_TRANSPOSE ||
 			 op->kind == BV_K_QUANT_PC || op->kind == BV_K_DEQUANT_PC
 		       ? 2
@@ -533,6 +560,30 @@ static uint64_t ulp_distance(float a, float b)
 	return (uint64_t)(ka > kb ? ka - kb : kb - ka);
 }
 
+/* The geometry of a conv or pool cell: the size is H x W x C, the op gives
+ * the rest (benches.h: bv_conv_def). */
+typedef struct conv_geom {
+	size_t h, w, c, k, win, st, pad, oh, ow;
+	int nhwc;
+} conv_geom;
+
+static conv_geom geom_of(const bv_cell *c)
+{
+	size_t d[3];
+	bv_size_dims(c->size, d);
+	const bv_conv_def *cd = &c->op->conv;
+	conv_geom g = {d[0], d[1], d[2], (cd->kmul ? cd->kmul : 1) * d[2], cd->win ? cd->win : 1,
+		       cd->stride ? cd->stride : 1, 0, 0, 0, cd->nhwc};
+	g.pad = (g.win - 1) / 2;
+	/* a window larger than the padded image (a --sizes choice) leaves no
+	 * output: the kernels refuse it (KN_EINVAL), the cell fails there */
+	g.oh = g.h + 2 * g.pad >= g.win ? (g.h + 2 * g.pad - g.win) / g.st + 1 : 0;
+	g.ow = g.w + 2 * g.pad >= g.win ? (g.w + 2 * g.pad - g.win) / g.st + 1 : 0;
+	return g;
+}
+
+static void ref_conv(const bv_cell *c, const float *x, const float *x2, double *want, double *scale);
+
 void bv_cell_layout(const bv_cell *c, bv_layout *l)
 {
 	size_t d[3];
@@ -567,6 +618,17 @@ void bv_cell_layout(const bv_cell *c, bv_layout *l)
 	case BV_K_BF16GEMM: l->nx = (d[0] * d[2] + 1) / 2, l->nx2 = (d[2] * d[1] + 1) / 2, l->ny = d[0] * d[1]; break;
 	case BV_K_TO_HALF: l->nx = d[0], l->ny = (d[0] + 1) / 2, l->n = d[0], l->m = 1; break;
 	case BV_K_FROM_HALF: l->nx = (d[0] + 1) / 2, l->ny = d[0], l->n = d[0], l->m = 1; break;
+	/* m, n, k: H, W, C; x2 the weights (none for pooling) */
+	case BV_K_CONV:
+	case BV_K_DWCONV:
+	case BV_K_MAXPOOL:
+	case BV_K_AVGPOOL: {
+		conv_geom g = geom_of(c);
+		l->nx = g.h * g.w * g.c, l->ny = g.k * g.oh * g.ow;
+		l->nx2 = c->op->kind == BV_K_CONV ? g.k * g.c * g.win * g.win
+			 : c->op->kind == BV_K_DWCONV ? g.c * g.win * g.win : 0;
+		break;
+	}
 	}
 }
 
@@ -979,6 +1041,12 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 			want[j] = (double)((float)want[j] + x[i]);
 		}
 		break;
+	case BV_K_CONV:
+	case BV_K_DWCONV:
+	case BV_K_MAXPOOL:
+	case BV_K_AVGPOOL:
+		ref_conv(c, x, x2, want, scale);
+		break;
 	case BV_K_GEMM:
 		/* C = A B, A M x K, B K x N, row-major; the error bound of a
 		 * K-term dot product is about K eps sum |a b|. */
@@ -1006,6 +1074,47 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 		break;
 	default: ref_quant(c, &l, x, x2, want, scale); break;
 	}
+}
+
+/* conv and pooling by their definition, one output at a time, in double:
+ * conv's error bound is about (c r s) eps sum |w x| (a dot product of that
+ * length, as gemm's), avgpool's (r s) eps mean |x|; max is exact. */
+static void ref_conv(const bv_cell *c, const float *x, const float *x2, double *want, double *scale)
+{
+	conv_geom g = geom_of(c);
+	bv_kind kind = c->op->kind;
+	int cross = kind == BV_K_CONV;
+	double terms = (double)((cross ? g.c : 1) * g.win * g.win);
+	for (size_t k = 0; k < g.k; k++)
+		for (size_t oy = 0; oy < g.oh; oy++)
+			for (size_t ox = 0; ox < g.ow; ox++) {
+				double acc = 0, sc = 0, m = -INFINITY;
+				size_t cnt = 0;
+				for (size_t ci = cross ? 0 : k; ci < (cross ? g.c : k + 1); ci++)
+					for (size_t r = 0; r < g.win; r++)
+						for (size_t s = 0; s < g.win; s++) {
+							size_t iy = oy * g.st + r, ix = ox * g.st + s;
+							if (iy < g.pad || ix < g.pad || iy - g.pad >= g.h || ix - g.pad >= g.w)
+								continue;
+							iy -= g.pad, ix -= g.pad;
+							double v = x[g.nhwc ? (iy * g.w + ix) * g.c + ci : (ci * g.h + iy) * g.w + ix];
+							double w = 1;
+							if (kind == BV_K_CONV)
+								w = x2[g.nhwc ? ((r * g.win + s) * g.c + ci) * g.k + k
+									      : ((k * g.c + ci) * g.win + r) * g.win + s];
+							else if (kind == BV_K_DWCONV)
+								w = x2[g.nhwc ? (r * g.win + s) * g.c + ci : (ci * g.win + r) * g.win + s];
+							acc += w * v, sc += fabs(w * v), cnt++;
+							m = v > m ? v : m;
+						}
+				size_t o = g.nhwc ? (oy * g.ow + ox) * g.k + k : (k * g.oh + oy) * g.ow + ox;
+				if (kind == BV_K_MAXPOOL)
+					want[o] = m, scale[o] = 0;
+				else if (kind == BV_K_AVGPOOL)
+					want[o] = acc / (double)cnt, scale[o] = sc / (double)cnt * (terms + 2);
+				else
+					want[o] = acc, scale[o] = sc * (terms + 2);
+			}
 }
 
 static int close_enough(const bv_op_def *op, float got, double want, double scale)
@@ -1097,6 +1206,13 @@ double bv_cell_flops(const bv_cell *c)
 	case BV_K_TO_HALF:
 	case BV_K_FROM_HALF: return c->op->flops * (double)l.m * (double)l.n; /* per element, not per float */
 	case BV_K_GEMV: return 2.0 * (double)l.m * (double)l.n;
+	/* a multiply-add per tap (2 flops) for conv, a compare or an add per
+	 * element of the window for pooling; padded taps count as the
+	 * framework convention does (k oh ow c r s) */
+	case BV_K_CONV: return 2.0 * (double)l.ny * (double)l.nx2 / (double)geom_of(c).k;
+	case BV_K_DWCONV: return 2.0 * (double)l.ny * (double)(geom_of(c).win * geom_of(c).win);
+	case BV_K_MAXPOOL:
+	case BV_K_AVGPOOL: return (double)l.ny * (double)(geom_of(c).win * geom_of(c).win);
 	case BV_K_REDUCE:
 	case BV_K_ARGREDUCE:
 	case BV_K_DOT: return c->op->flops * (double)l.nx;

@@ -45,8 +45,21 @@ typedef enum {
 	BV_K_QGEMM,      /* y (int32, M x N) = x (int8, M x K) x2 (int8, K x N) */
 	BV_K_BF16GEMM,   /* y (float, M x N) = x (bf16, M x K) x2 (bf16, K x N) */
 	BV_K_TO_HALF,    /* y (bf16 or f16, n) = x (n floats) rounded: to_bf16, to_f16 */
-	BV_K_FROM_HALF   /* y (n floats) = x (bf16 or f16, n) widened: from_bf16, from_f16 */
+	BV_K_FROM_HALF,  /* y (n floats) = x (bf16 or f16, n) widened: from_bf16, from_f16 */
+	/* conv and pool groups: x one image H x W x C (the size
+	 * H x W x C), NCHW or NHWC by the op; the op's conv fields say the rest */
+	BV_K_CONV,      /* y = conv2d(x, x2), x2 the weights (k x c x r x s, or HWIO) */
+	BV_K_DWCONV,    /* y = depthwise conv2d(x, x2), x2 c x r x s (or r x s x c) */
+	BV_K_MAXPOOL,   /* y = max over each window of x */
+	BV_K_AVGPOOL    /* y = mean over each window's elements inside x */
 } bv_kind;
+
+/* The window of a conv or pool op (ops.def): square win x win, the stride,
+ * out channels = kmul x in channels, NHWC when nhwc (else NCHW); the padding
+ * is (win - 1) / 2 on every side ("same" for odd windows, none for 2 x 2). */
+typedef struct bv_conv_def {
+	unsigned char win, stride, kmul, nhwc;
+} bv_conv_def;
 
 typedef struct bv_op_def {
 	const char *name;
@@ -57,6 +70,7 @@ typedef struct bv_op_def {
 	unsigned max_ulp; /* accepted distance from the rounded reference */
 	double tol;       /* also accepted: |got - want| <= tol * FLT_EPSILON * scale */
 	double flops;     /* per element (of the output, or of the input for reductions) */
+	bv_conv_def conv; /* conv and pool kinds */
 } bv_op_def;
 
 typedef struct bv_bench {

@@ -2,6 +2,7 @@
  * ops_table.h - the entries of one group's table from ops.def (benches.c).
  * Define exactly one of BV_TABLE_UNARY, _BINARY, _REDUCE, _ROWS, _MATMUL,
  * _NORM, _MEMORY, _QUANT
+ * _NORM, _MEMORY, _CONV, _POOL
  * and the OP_* entry macros, then include this inside the array: the
  * group's lines expand to entries, every other line to nothing.  Binary
  * takes axpy too (it is in the binary group).
@@ -49,6 +50,16 @@
 #else
 #define BV_QUANT BV_NONE_
 #endif
+#ifdef BV_TABLE_CONV
+#define BV_CONV OP_CONV
+#else
+#define BV_CONV BV_NONE_
+#endif
+#ifdef BV_TABLE_POOL
+#define BV_POOL OP_CONV
+#else
+#define BV_POOL BV_NONE_
+#endif
 #include "ops.def"
 #undef BV_UNARY
 #undef BV_BINARY
@@ -59,6 +70,8 @@
 #undef BV_NORM
 #undef BV_MEMORY
 #undef BV_QUANT
+#undef BV_CONV
+#undef BV_POOL
 #undef BV_NONE_
 #undef BV_TABLE_UNARY
 #undef BV_TABLE_BINARY
@@ -68,3 +81,5 @@
 #undef BV_TABLE_NORM
 #undef BV_TABLE_MEMORY
 #undef BV_TABLE_QUANT
+#undef BV_TABLE_CONV
+#undef BV_TABLE_POOL

@@ -51,6 +51,7 @@ static int backend_id(const char *name)
 #define BV_HAS_MEMORY BV_HEADER_AT_LEAST(0, 9) /* copy, transpose, gather, scatter_add */
 /* 0.10: kn_memory_get (memory_mark, memory_peak below) */
 #define BV_HAS_QUANT BV_HEADER_AT_LEAST(0, 11) /* int8, bf16, f16 */
+#define BV_HAS_CONV BV_HEADER_AT_LEAST(0, 12)  /* conv2d, dwconv2d, pool2d */
 
 #define BV_NONE(...)
 
@@ -225,6 +226,25 @@ static int run_from_f16(const bv_call *c, const bv_args *a)
 #undef KB
 #endif
 
+/* ---- the conv and pool groups ------------------------------------------ */
+#if BV_HAS_CONV
+/* The op id packs the ops.def line's window: which (0 conv, 1 depthwise,
+ * 2 max, 3 avg) | win << 4 | stride << 8 | kmul << 12 | nhwc << 16.  The
+ * size is one image: m = H, n = W, k = C; x2 holds the weights. */
+static int run_conv(const bv_call *c, const bv_args *a)
+{
+	unsigned op = (unsigned)c->op, which = op & 15, win = (op >> 4) & 15, st = (op >> 8) & 15;
+	unsigned kmul = (op >> 12) & 15, nhwc = (op >> 16) & 1;
+	kn_conv2d_params p = {1, a->k, a->m, a->n, kmul * a->k, win, win, st, (win - 1) / 2, nhwc ? KN_NHWC : KN_NCHW};
+	kn_backend b = (kn_backend)c->backend;
+	switch (which) {
+	case 0: return from_status(kn_conv2d(b, &p, a->x, a->x2, a->y));
+	case 1: return from_status(kn_dwconv2d(b, &p, a->x, a->x2, a->y));
+	default: return from_status(kn_pool2d(b, which == 2 ? KN_POOL_MAX : KN_POOL_AVG, &p, a->x, a->y));
+	}
+}
+#endif
+
 static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int op)
 {
 	out->fn = fn;
@@ -285,8 +305,25 @@ static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int 
 #define L_QUANT BV_NONE
 #endif
 
+#if BV_HAS_CONV
+#define L_CONV_IN(grp, name, kind, lo, hi, tol, win, stride, kmul, nhwc)                           \
+	if (!strcmp(group, grp) && !strcmp(op, #name))                                             \
+		return found(out, run_conv,                                                         \
+			     (kind == BV_K_CONV ? 0 : kind == BV_K_DWCONV ? 1 : kind == BV_K_MAXPOOL ? 2 : 3) | \
+				     (win) << 4 | (stride) << 8 | (kmul) << 12 | (nhwc) << 16);
+#define L_CONV(...) L_CONV_IN("conv", __VA_ARGS__)
+#define L_POOL(...) L_CONV_IN("pool", __VA_ARGS__)
+#else
+#define L_CONV BV_NONE
+#define L_POOL BV_NONE
+#endif
+
 /* The kinds, as benches.h numbers them (only compared, never stored). */
-enum { BV_K_UNARY, BV_K_BINARY, BV_K_AXPY, BV_K_REDUCE, BV_K_ARGREDUCE, BV_K_DOT };
+enum {
+	BV_K_UNARY, BV_K_BINARY, BV_K_AXPY, BV_K_REDUCE, BV_K_ARGREDUCE, BV_K_DOT, BV_K_ROWS, BV_K_GEMM, BV_K_GEMV,
+	BV_K_NORM, BV_K_COPY, BV_K_TRANSPOSE, BV_K_GATHER, BV_K_SCATTER, BV_K_CONV, BV_K_DWCONV, BV_K_MAXPOOL,
+	BV_K_AVGPOOL
+};
 
 static int lookup(const char *group, const char *op, const char *backend, bv_call *out)
 {
@@ -303,6 +340,8 @@ static int lookup(const char *group, const char *op, const char *backend, bv_cal
 #define BV_NORM L_NORM
 #define BV_MEMORY L_MEMORY
 #define BV_QUANT L_QUANT
+#define BV_CONV L_CONV
+#define BV_POOL L_POOL
 #include "ops.def"
 	return BV_NA;
 }

@@ -298,6 +298,20 @@ static void j_from_f16(void *p)
 	kn_f16_to_f32(c->b, (const uint16_t *)c->x, c->y, c->n);
 }
 
+/* conv and pooling: the descriptor rides in cp; x2 holds the
+ * weights; op 0 conv2d, 1 dwconv2d, 2 maxpool, 3 avgpool. */
+static kn_conv2d_params cp;
+static void j_conv(void *p)
+{
+	ctx *c = p;
+	if (c->op == 0)
+		kn_conv2d(c->b, &cp, c->x, c->x2, c->y);
+	else if (c->op == 1)
+		kn_dwconv2d(c->b, &cp, c->x, c->x2, c->y);
+	else
+		kn_pool2d(c->b, c->op == 2 ? KN_POOL_MAX : KN_POOL_AVG, &cp, c->x, c->y);
+}
+
 #ifdef KN_SPEED_CBLAS
 static void j_cblas(void *p)
 {
@@ -592,6 +606,68 @@ int main(void)
 			double tc, to;
 			best_pair(j_copy, &c, el[i].fn, &e, &tc, &to);
 			report(el[i].what, (el[i].bytes * (double)N_STREAM / to) / (2 * bytes1 / tc), "", 0.70, 1);
+		}
+	}
+	/* conv2d: ResNet-50 and MobileNet layers at batch 1, against
+	 * this library's simd sgemm on a product of the same shape (M = k,
+	 * N = oh ow, K = c r s: the flops of the convolution), so the ratio is
+	 * what im2col costs on top of the product. */
+	static const struct {
+		const char *name;
+		kn_conv2d_params p;
+		int op;
+		double target;
+	} convs[] = {
+		{"conv3x3 56x56x64->64", {1, 64, 56, 56, 64, 3, 3, 1, 1, KN_NCHW}, 0, 0.70},
+		{"conv3x3 56x56x64->64 NHWC", {1, 64, 56, 56, 64, 3, 3, 1, 1, KN_NHWC}, 0, 0},
+		{"conv1x1 56x56x64->256", {1, 64, 56, 56, 256, 1, 1, 1, 0, KN_NCHW}, 0, 0},
+		{"conv3x3_s2 28x28x128->128", {1, 128, 28, 28, 128, 3, 3, 2, 1, KN_NCHW}, 0, 0},
+		{"dwconv3x3 112x112x32", {1, 32, 112, 112, 32, 3, 3, 1, 1, KN_NCHW}, 1, 0},
+		{"dwconv3x3 112x112x32 NHWC", {1, 32, 112, 112, 32, 3, 3, 1, 1, KN_NHWC}, 1, 0},
+		{"maxpool3x3_s2 112x112x64", {1, 64, 112, 112, 64, 3, 3, 2, 1, KN_NCHW}, 2, 0},
+		{"avgpool2x2_s2 56x56x256", {1, 256, 56, 56, 256, 2, 2, 2, 0, KN_NCHW}, 3, 0},
+	};
+	ctx cv = {.x = buf(1u << 22, -1, 1, 7), .x2 = buf(1u << 20, -1, 1, 8), .y = buf(1u << 22, 0, 1, 9)};
+	printf("\n");
+	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++) {
+		char what[80];
+		size_t oh, ow;
+		cp = convs[i].p;
+		kn_conv2d_out_size(&cp, &oh, &ow);
+		cv.op = convs[i].op;
+		if (cv.op == 0) {
+			double fl = 2.0 * cp.k * oh * ow * cp.c * cp.r * cp.s;
+			ctx gm = {.b = KN_BACKEND_SIMD, .x = cv.x2, .x2 = cv.x, .y = cv.y, .m = cp.k, .n = oh * ow,
+				  .k = cp.c * cp.r * cp.s};
+			double tg = best(j_sgemm, &gm);
+			cv.b = KN_BACKEND_SIMD;
+			double tc = best(j_conv, &cv);
+			printf("%-44s %8.1f GFLOP/s (sgemm %zux%zux%zu %.1f)\n", convs[i].name, fl / tc / 1e9, gm.m, gm.n,
+			       gm.k, fl / tg / 1e9);
+			snprintf(what, sizeof(what), "simd %s, share of simd sgemm", convs[i].name);
+			if (convs[i].target > 0)
+				report(what, tg / tc, "", convs[i].target, 1);
+			else
+				printf("%-44s %8.3f (no target)\n", what, tg / tc);
+#ifdef KN_SPEED_CBLAS
+			if (kn_backend_probe(KN_BACKEND_BLAS) == KN_OK) {
+				double td = best(j_cblas, &gm);
+				cv.b = KN_BACKEND_BLAS;
+				double tb = best(j_conv, &cv);
+				snprintf(what, sizeof(what), "blas %s, share of OpenBLAS sgemm", convs[i].name);
+				printf("%-44s %8.3f (no target)\n", what, td / tb);
+			}
+#endif
+		} else {
+			/* bytes: x read once, y written once (the window's reuse
+			 * stays in cache), against read bandwidth */
+			double bytes = 4.0 * (cp.c * cp.h * cp.w + cp.c * oh * ow);
+			cv.b = KN_BACKEND_SIMD;
+			double t = best(j_conv, &cv);
+			cv.b = KN_BACKEND_SCALAR;
+			double ts = best(j_conv, &cv);
+			snprintf(what, sizeof(what), "simd %s, share of read bw", convs[i].name);
+			printf("%-44s %8.3f (no target; %.1fx scalar)\n", what, bytes / t / read_bw, ts / t);
 		}
 	}
 	printf("\n%d target%s missed\n", fails, fails == 1 ? "" : "s");

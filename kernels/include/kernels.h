@@ -12,13 +12,14 @@
  * (kn_reduce, kn_dot, kn_argreduce) are always written to host memory.
  *
  * The blas backend (OpenBLAS, when it was found at build time) runs what BLAS
- * has (dot, axpy, vector norms, copy) and hands every other op (layernorm,
- * rmsnorm, transpose, gather, scatter_add and the quant group included) to
- * the simd backend.
+ * has (dot, axpy, vector norms, copy; sgemm under conv2d's im2col) and hands
+ * every other op (layernorm, rmsnorm, transpose, gather, scatter_add, the
+ * quant group, depthwise conv2d and pooling included) to the simd backend.
  *
  * The cuda backend (0.5.0: every op; sgemm/sgemv through cuBLAS) launches
- * elementwise ops, softmax and the norms asynchronously (kn_sync waits);
- * reductions and dot return once their result is in host memory.
+ * elementwise ops, softmax, the norms, conv and pooling asynchronously
+ * (kn_sync waits); reductions and dot return once their result is in host
+ * memory.
  */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -31,7 +32,7 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 11
+#define KN_VERSION_MINOR 12
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
@@ -261,6 +262,56 @@ kn_status kn_f32_to_bf16(kn_backend b, const float *x, uint16_t *y, size_t n);
 kn_status kn_bf16_to_f32(kn_backend b, const uint16_t *x, float *y, size_t n);
 kn_status kn_f32_to_f16(kn_backend b, const float *x, uint16_t *y, size_t n);
 kn_status kn_f16_to_f32(kn_backend b, const uint16_t *x, float *y, size_t n);
+/* ---- convolution and pooling ------------------------------------------
+ *
+ * One descriptor for conv2d, depthwise conv2d and pooling.  Input x is
+ * n x c x h x w (KN_NCHW) or n x h x w x c (KN_NHWC); output y is
+ * n x k x oh x ow or n x oh x ow x k, with
+ *   oh = (h + 2 pad - r) / stride + 1,  ow = (w + 2 pad - s) / stride + 1
+ * (kn_conv2d_out_size).  The padding is the same on all four sides and is
+ * zeros for conv, left out for pooling.  Every field is checked: zero
+ * sizes other than n, stride 0, pad >= r or s (a window of only padding),
+ * a window larger than the padded input, an unknown layout, or a size whose
+ * element count overflows are KN_EINVAL with a message; n == 0 is an empty
+ * batch (KN_OK, nothing written).  Buffers may not overlap. */
+typedef enum kn_layout {
+	KN_NCHW = 0,
+	KN_NHWC = 1,
+	KN_LAYOUT_COUNT_
+} kn_layout;
+
+typedef struct kn_conv2d_params {
+	size_t n, c, h, w; /* batch, input channels, input height and width */
+	size_t k;          /* output channels (depthwise and pooling: k == c) */
+	size_t r, s;       /* window height and width */
+	size_t stride;     /* the same along both axes, >= 1 */
+	size_t pad;        /* on every side, < r and < s */
+	kn_layout layout;
+} kn_conv2d_params;
+
+/* oh and ow of p, after checking p as the ops do. */
+kn_status kn_conv2d_out_size(const kn_conv2d_params *p, size_t *oh, size_t *ow);
+
+/* y = conv(x, wt), no bias.  wt is k x c x r x s for KN_NCHW (OIHW) and
+ * r x s x c x k for KN_NHWC (HWIO), so each layout's convolution is one
+ * matrix product over im2col columns.  Sums are in float, in an order each
+ * backend chooses: results agree to about (c r s) eps sum |terms|. */
+kn_status kn_conv2d(kn_backend b, const kn_conv2d_params *p, const float *x, const float *wt, float *y);
+
+/* Depthwise: each channel convolved with its own r x s filter (k == c,
+ * channel multiplier 1); wt is c x r x s (KN_NCHW) or r x s x c (KN_NHWC). */
+kn_status kn_dwconv2d(kn_backend b, const kn_conv2d_params *p, const float *x, const float *wt, float *y);
+
+typedef enum kn_pool_op {
+	KN_POOL_MAX = 0, /* NaN in a window gives NaN */
+	KN_POOL_AVG = 1, /* the mean over the window's elements inside the input
+			  * (padding not counted, count_include_pad = false) */
+	KN_POOL_COUNT_
+} kn_pool_op;
+
+/* Pooling over r x s windows of each channel (k == c); an op this
+ * library lacks is KN_EUNSUPPORTED, as for every op enum. */
+kn_status kn_pool2d(kn_backend b, kn_pool_op op, const kn_conv2d_params *p, const float *x, float *y);
 
 /* C = alpha op(A) op(B) + beta C, all row-major: op(A) is M x K, op(B) K x N,
  * C M x N; op(X) = X^T when trans_x != 0.  Leading dimensions count floats

@@ -406,6 +406,129 @@ kn_status kn_scatter_add(kn_backend b, const float *x, const int32_t *idx, size_
 	}
 }
 
+/* ---- convolution and pooling ------------------------------------------- */
+
+/* a * b into *out, 0 when it overflows size_t. */
+static int mul_ok(size_t a, size_t b, size_t *out)
+{
+	if (a && b > SIZE_MAX / a)
+		return 0;
+	*out = a * b;
+	return 1;
+}
+
+static int mul4_ok(size_t a, size_t b, size_t c, size_t d, size_t *out)
+{
+	size_t t, u;
+	return mul_ok(a, b, &t) && mul_ok(t, c, &u) && mul_ok(u, d, out);
+}
+
+/* Every field of p, for op `what`; depthwise and pooling keep the channels
+ * (k == c).  The element counts the backends index with (x, y, the weights,
+ * an image's im2col matrix) must fit size_t, and the byte counts too. */
+static kn_status conv_check(const char *what, const kn_conv2d_params *p, int keeps_channels)
+{
+	size_t t;
+	if (!p)
+		return kn_fail(KN_EINVAL, "%s: null parameters", what);
+	if ((unsigned)p->layout >= KN_LAYOUT_COUNT_)
+		return kn_fail(KN_EINVAL, "%s: unknown layout %d (KN_NCHW, KN_NHWC)", what, (int)p->layout);
+	if (!p->c || !p->h || !p->w || !p->k || !p->r || !p->s)
+		return kn_fail(KN_EINVAL, "%s: a zero size (c %zu, h %zu, w %zu, k %zu, r %zu, s %zu)", what, p->c,
+			       p->h, p->w, p->k, p->r, p->s);
+	if (!p->stride)
+		return kn_fail(KN_EINVAL, "%s: stride 0", what);
+	if (keeps_channels && p->k != p->c)
+		return kn_fail(KN_EINVAL, "%s: k (%zu) must equal c (%zu)", what, p->k, p->c);
+	/* pad >= the window would let a window lie wholly in the padding. */
+	if (p->pad >= p->r || p->pad >= p->s)
+		return kn_fail(KN_EINVAL, "%s: pad %zu >= the %zu x %zu window", what, p->pad, p->r, p->s);
+	if (p->pad > (SIZE_MAX - p->h) / 2 || p->pad > (SIZE_MAX - p->w) / 2)
+		return kn_fail(KN_EINVAL, "%s: pad %zu overflows", what, p->pad);
+	if (p->h + 2 * p->pad < p->r || p->w + 2 * p->pad < p->s)
+		return kn_fail(KN_EINVAL, "%s: the %zu x %zu window is larger than the padded %zu x %zu input", what,
+			       p->r, p->s, p->h + 2 * p->pad, p->w + 2 * p->pad);
+	size_t oh = kn_conv_oh(p), ow = kn_conv_ow(p);
+	if (!mul4_ok(p->n, p->c, p->h, p->w, &t) || !mul_ok(t, sizeof(float), &t) ||
+	    !mul4_ok(p->n, p->k, oh, ow, &t) || !mul_ok(t, sizeof(float), &t) ||
+	    !mul4_ok(p->k, p->c, p->r, p->s, &t) || !mul_ok(t, sizeof(float), &t) ||
+	    !mul4_ok(p->c, p->r, p->s, oh, &t) || !mul_ok(t, ow, &t) || !mul_ok(t, sizeof(float), &t) ||
+	    oh > INT32_MAX || ow > INT32_MAX)
+		return kn_fail(KN_EINVAL, "%s: n %zu, c %zu, %zu x %zu, k %zu, %zu x %zu window overflows", what, p->n,
+			       p->c, p->h, p->w, p->k, p->r, p->s);
+	return KN_OK;
+}
+
+kn_status kn_conv2d_out_size(const kn_conv2d_params *p, size_t *oh, size_t *ow)
+{
+	kn_status s = conv_check("conv2d", p, 0);
+	if (s)
+		return s;
+	if (!oh || !ow)
+		return kn_fail(KN_EINVAL, "conv2d_out_size: null output");
+	*oh = kn_conv_oh(p), *ow = kn_conv_ow(p);
+	return KN_OK;
+}
+
+kn_status kn_conv2d(kn_backend b, const kn_conv2d_params *p, const float *x, const float *wt, float *y)
+{
+	kn_status s = conv_check("conv2d", p, 0);
+	if (s)
+		return s;
+	if (p->n && (!x || !wt || !y))
+		return kn_fail(KN_EINVAL, "conv2d: null buffer");
+	if (!p->n)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_conv2d(p, x, wt, y);
+	case KN_BACKEND_SIMD: return kn_simd_conv2d(p, x, wt, y);
+	/* im2col, then OpenBLAS's sgemm on each band */
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_blas_conv2d(p, x, wt, y);
+	case KN_BACKEND_CUDA: return kn_cuda_conv2d(p, x, wt, y);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_dwconv2d(kn_backend b, const kn_conv2d_params *p, const float *x, const float *wt, float *y)
+{
+	kn_status s = conv_check("dwconv2d", p, 1);
+	if (s)
+		return s;
+	if (p->n && (!x || !wt || !y))
+		return kn_fail(KN_EINVAL, "dwconv2d: null buffer");
+	if (!p->n)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_dwconv2d(p, x, wt, y);
+	case KN_BACKEND_SIMD: return kn_simd_dwconv2d(p, x, wt, y);
+	/* no BLAS op fits a per-channel filter: simd */
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_dwconv2d(p, x, wt, y);
+	case KN_BACKEND_CUDA: return kn_cuda_dwconv2d(p, x, wt, y);
+	default: return kn_backend_probe(b);
+	}
+}
+
+kn_status kn_pool2d(kn_backend b, kn_pool_op op, const kn_conv2d_params *p, const float *x, float *y)
+{
+	kn_status s;
+	/* as every op enum: a newer header's op is one this library lacks */
+	if ((unsigned)op >= KN_POOL_COUNT_)
+		return kn_fail(KN_EUNSUPPORTED, "pool op %d not in kernels %s", (int)op, kn_version());
+	if ((s = conv_check(op == KN_POOL_MAX ? "maxpool2d" : "avgpool2d", p, 1)))
+		return s;
+	if (p->n && (!x || !y))
+		return kn_fail(KN_EINVAL, "pool2d: null buffer");
+	if (!p->n)
+		return (unsigned)b < KN_BACKEND_COUNT_ ? KN_OK : kn_backend_probe(b);
+	switch (b) {
+	case KN_BACKEND_SCALAR: return kn_scalar_pool2d(op, p, x, y);
+	case KN_BACKEND_SIMD: return kn_simd_pool2d(op, p, x, y);
+	case KN_BACKEND_BLAS: return (s = host_fallback(b)) ? s : kn_simd_pool2d(op, p, x, y);
+	case KN_BACKEND_CUDA: return kn_cuda_pool2d(op, p, x, y);
+	default: return kn_backend_probe(b);
+	}
+}
+
 static size_t at_least_1(size_t v) { return v ? v : 1; }
 
 /* ---- quant (0.11.0) ----------------------------------------------------- */

@@ -122,3 +122,12 @@ kn_status kn_blas_sgemv(int ta, size_t M, size_t N, float alpha, const float *A,
 		    beta, y, 1);
 	return KN_OK;
 }
+
+/* conv2d: conv.c's im2col bands, each product through
+ * cblas_sgemm (BLAS has no convolution; this is how frameworks without
+ * cuDNN/oneDNN run one). */
+kn_status kn_blas_conv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y)
+{
+	kn_blas_probe();
+	return kn_conv_im2col(p, x, wt, y, kn_blas_sgemm);
+}

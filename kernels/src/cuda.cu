@@ -996,3 +996,142 @@ extern "C" kn_status kn_cuda_sync(void)
 		return kn_fail(KN_EDEVICE, "cuda: synchronize: %s", cudaGetErrorString(e));
 	return KN_OK;
 }
+
+/* ---- conv2d, depthwise conv2d, pooling -----------------------------------
+ *
+ * Direct kernels, one thread per output element over a grid-strided loop
+ * (cuDNN is not a dependency).  The thread's output index is decoded in the
+ * output's own layout, so consecutive threads write consecutive floats:
+ * along ox for NCHW (x read along ix too), along the channel for NHWC (the
+ * HWIO weights and x read along the channel too). */
+__device__ static inline size_t conv_at(const kn_conv2d_params &p, size_t ci, size_t iy, size_t ix)
+{
+	return p.layout == KN_NCHW ? (ci * p.h + iy) * p.w + ix : (iy * p.w + ix) * p.c + ci;
+}
+
+/* Decodes output element i of p's output (k channels) into n, ch, oy, ox. */
+__device__ static inline void conv_out_pos(const kn_conv2d_params &p, size_t k, size_t oh, size_t ow, size_t i,
+					   size_t *n, size_t *ch, size_t *oy, size_t *ox)
+{
+	if (p.layout == KN_NCHW) {
+		*ox = i % ow, i /= ow;
+		*oy = i % oh, i /= oh;
+		*ch = i % k, *n = i / k;
+	} else {
+		*ch = i % k, i /= k;
+		*ox = i % ow, i /= ow;
+		*oy = i % oh, *n = i / oh;
+	}
+}
+
+__global__ void conv2d_kernel(kn_conv2d_params p, size_t oh, size_t ow, const float *x, const float *wt, float *y,
+			      size_t total)
+{
+	GRID_STRIDE(i, total)
+	{
+		size_t n, k, oy, ox;
+		conv_out_pos(p, p.k, oh, ow, i, &n, &k, &oy, &ox);
+		const float *xi = x + n * p.c * p.h * p.w;
+		float acc = 0.0f;
+		for (size_t r = 0; r < p.r; r++) {
+			size_t iy = oy * p.stride + r;
+			if (iy < p.pad || iy - p.pad >= p.h)
+				continue;
+			for (size_t s = 0; s < p.s; s++) {
+				size_t ix = ox * p.stride + s;
+				if (ix < p.pad || ix - p.pad >= p.w)
+					continue;
+				for (size_t ci = 0; ci < p.c; ci++) {
+					float wv = p.layout == KN_NCHW ? wt[((k * p.c + ci) * p.r + r) * p.s + s]
+								       : wt[((r * p.s + s) * p.c + ci) * p.k + k];
+					acc = fmaf(wv, xi[conv_at(p, ci, iy - p.pad, ix - p.pad)], acc);
+				}
+			}
+		}
+		y[i] = acc;
+	}
+}
+
+__global__ void dwconv2d_kernel(kn_conv2d_params p, size_t oh, size_t ow, const float *x, const float *wt, float *y,
+				size_t total)
+{
+	GRID_STRIDE(i, total)
+	{
+		size_t n, ci, oy, ox;
+		conv_out_pos(p, p.c, oh, ow, i, &n, &ci, &oy, &ox);
+		const float *xi = x + n * p.c * p.h * p.w;
+		float acc = 0.0f;
+		for (size_t r = 0; r < p.r; r++) {
+			size_t iy = oy * p.stride + r;
+			if (iy < p.pad || iy - p.pad >= p.h)
+				continue;
+			for (size_t s = 0; s < p.s; s++) {
+				size_t ix = ox * p.stride + s;
+				if (ix < p.pad || ix - p.pad >= p.w)
+					continue;
+				float wv = p.layout == KN_NCHW ? wt[(ci * p.r + r) * p.s + s] : wt[(r * p.s + s) * p.c + ci];
+				acc = fmaf(wv, xi[conv_at(p, ci, iy - p.pad, ix - p.pad)], acc);
+			}
+		}
+		y[i] = acc;
+	}
+}
+
+__global__ void pool2d_kernel(int mx, kn_conv2d_params p, size_t oh, size_t ow, const float *x, float *y, size_t total)
+{
+	GRID_STRIDE(i, total)
+	{
+		size_t n, ci, oy, ox;
+		conv_out_pos(p, p.c, oh, ow, i, &n, &ci, &oy, &ox);
+		const float *xi = x + n * p.c * p.h * p.w;
+		float m = -INFINITY, sum = 0.0f;
+		size_t cnt = 0;
+		for (size_t r = 0; r < p.r; r++) {
+			size_t iy = oy * p.stride + r;
+			if (iy < p.pad || iy - p.pad >= p.h)
+				continue;
+			for (size_t s = 0; s < p.s; s++) {
+				size_t ix = ox * p.stride + s;
+				if (ix < p.pad || ix - p.pad >= p.w)
+					continue;
+				float v = xi[conv_at(p, ci, iy - p.pad, ix - p.pad)];
+				/* NaN kept: once m is NaN, v > m is false */
+				if (v > m || v != v)
+					m = m != m ? m : v;
+				sum += v;
+				cnt++;
+			}
+		}
+		y[i] = mx ? m : sum / (float)cnt;
+	}
+}
+
+extern "C" kn_status kn_cuda_conv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	size_t oh = kn_conv_oh(p), ow = kn_conv_ow(p), total = p->n * p->k * oh * ow;
+	conv2d_kernel<<<blocks_for(total), THREADS>>>(*p, oh, ow, x, wt, y, total);
+	return launched("conv2d");
+}
+
+extern "C" kn_status kn_cuda_dwconv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	size_t oh = kn_conv_oh(p), ow = kn_conv_ow(p), total = p->n * p->c * oh * ow;
+	dwconv2d_kernel<<<blocks_for(total), THREADS>>>(*p, oh, ow, x, wt, y, total);
+	return launched("dwconv2d");
+}
+
+extern "C" kn_status kn_cuda_pool2d(kn_pool_op op, const kn_conv2d_params *p, const float *x, float *y)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	size_t oh = kn_conv_oh(p), ow = kn_conv_ow(p), total = p->n * p->c * oh * ow;
+	pool2d_kernel<<<blocks_for(total), THREADS>>>(op == KN_POOL_MAX, *p, oh, ow, x, y, total);
+	return launched("pool2d");
+}

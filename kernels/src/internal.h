@@ -42,6 +42,17 @@ kn_status kn_scalar_bf16gemm(size_t M, size_t N, size_t K, const uint16_t *A, si
 /* The four conversions by number: f32->bf16, bf16->f32, f32->f16, f16->f32. */
 typedef enum { KN_CVT_TO_BF16, KN_CVT_FROM_BF16, KN_CVT_TO_F16, KN_CVT_FROM_F16 } kn_cvt;
 kn_status kn_scalar_convert(kn_cvt c, const void *x, void *y, size_t n);
+/* conv and pooling: p checked by api.c (kn_conv_check), n >= 1. */
+static inline size_t kn_conv_oh(const kn_conv2d_params *p) { return (p->h + 2 * p->pad - p->r) / p->stride + 1; }
+static inline size_t kn_conv_ow(const kn_conv2d_params *p) { return (p->w + 2 * p->pad - p->s) / p->stride + 1; }
+kn_status kn_scalar_conv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y);
+kn_status kn_scalar_dwconv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y);
+kn_status kn_scalar_pool2d(kn_pool_op op, const kn_conv2d_params *p, const float *x, float *y);
+/* conv2d as im2col bands and one sgemm per band (simd and blas, each with
+ * its own sgemm; C = alpha op(A) op(B) + beta C as kn_sgemm). */
+typedef kn_status (*kn_gemm_fn)(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+				size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+kn_status kn_conv_im2col(const kn_conv2d_params *p, const float *x, const float *wt, float *y, kn_gemm_fn gemm);
 kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
@@ -89,12 +100,17 @@ void kn_memory_count(int device, size_t bytes, int in);
 					   size_t lda, const uint16_t *B, size_t ldb, float *C,    \
 					   size_t ldc);                                            \
 	kn_status kn_simd_convert##SUFFIX(kn_cvt c, const void *x, void *y, size_t n);             \
+	kn_status kn_simd_dwconv2d##SUFFIX(const kn_conv2d_params *p, const float *x, const float *wt, \
+					   float *y);                                              \
+	kn_status kn_simd_pool2d##SUFFIX(kn_pool_op op, const kn_conv2d_params *p, const float *x, \
+					 float *y);                                                \
 	kn_status kn_simd_sgemm##SUFFIX(int ta, int tb, size_t M, size_t N, size_t K, float alpha, \
 					const float *A, size_t lda, const float *B, size_t ldb,    \
 					float beta, float *C, size_t ldc);                         \
 	kn_status kn_simd_sgemv##SUFFIX(int ta, size_t M, size_t N, float alpha, const float *A,   \
 					size_t lda, const float *x, float beta, float *y);
 KN_SIMD_DECLARE()
+kn_status kn_simd_conv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y);
 KN_SIMD_DECLARE(_avx512)
 KN_SIMD_DECLARE(_avx2)
 /* The AVX-512 VNNI and BF16 kernels (simd_avx512x.c, 0.11.0): simd.c calls
@@ -113,6 +129,7 @@ kn_status kn_blas_dot(const float *x, const float *y, size_t n, float *out);
 kn_status kn_blas_copy(const float *x, float *y, size_t n);
 kn_status kn_blas_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+kn_status kn_blas_conv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y);
 kn_status kn_blas_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
 			const float *x, float beta, float *y);
 
@@ -131,6 +148,10 @@ kn_status kn_cuda_norm(const float *x, const float *g, const float *b, float *y,
 		       float eps, int rms);
 /* memory (0.9.0); kn_cuda_copy is the host<->device copy, hence _mem_copy */
 kn_status kn_cuda_mem_copy(const float *x, float *y, size_t n);
+/* conv and pooling, p checked by api.c */
+kn_status kn_cuda_conv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y);
+kn_status kn_cuda_dwconv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y);
+kn_status kn_cuda_pool2d(kn_pool_op op, const kn_conv2d_params *p, const float *x, float *y);
 kn_status kn_cuda_transpose(const float *x, float *y, size_t rows, size_t cols);
 kn_status kn_cuda_gather(const float *x, size_t nx, const int32_t *idx, float *y, size_t n);
 kn_status kn_cuda_scatter_add(const float *x, const int32_t *idx, size_t n, float *y, size_t ny);

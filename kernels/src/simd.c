@@ -32,6 +32,8 @@ typedef struct isa {
 	kn_status (*bf16gemm)(size_t, size_t, size_t, const uint16_t *, size_t, const uint16_t *, size_t, float *,
 			      size_t);
 	kn_status (*convert)(kn_cvt, const void *, void *, size_t);
+	kn_status (*dwconv2d)(const kn_conv2d_params *, const float *, const float *, float *);
+	kn_status (*pool2d)(kn_pool_op, const kn_conv2d_params *, const float *, float *);
 	kn_status (*sgemm)(int, int, size_t, size_t, size_t, float, const float *, size_t, const float *,
 			   size_t, float, float *, size_t);
 	kn_status (*sgemv)(int, size_t, size_t, float, const float *, size_t, const float *, float, float *);
@@ -91,14 +93,15 @@ static const isa isas[] = {
 	 kn_simd_argreduce##S, kn_simd_dot##S, kn_simd_softmax##S, kn_simd_norm##S,           \
 	 kn_simd_copy##S, kn_simd_transpose##S, kn_simd_gather##S, kn_simd_scatter_add##S,      \
 	 kn_simd_quantize##S, kn_simd_dequantize##S, QGEMM, BFGEMM, kn_simd_convert##S,        \
-	 kn_simd_sgemm##S, kn_simd_sgemv##S}
+	 kn_simd_dwconv2d##S, kn_simd_pool2d##S, kn_simd_sgemm##S, kn_simd_sgemv##S}
 	KN_ISA_ENTRY("avx512", have_avx512, _avx512, qgemm_avx512, bf16gemm_avx512),
 	KN_ISA_ENTRY("avx2", have_avx2, _avx2, kn_simd_qgemm_avx2, kn_simd_bf16gemm_avx2),
 #endif
 	{"generic", always, kn_scalar_unary_ex, kn_scalar_binary, kn_scalar_axpy, kn_scalar_reduce,
 	 kn_scalar_argreduce, kn_scalar_dot, kn_scalar_softmax, kn_scalar_norm, kn_scalar_copy,
 	 kn_scalar_transpose, kn_scalar_gather, kn_scalar_scatter_add, kn_scalar_quantize, kn_scalar_dequantize,
-	 kn_scalar_qgemm, kn_scalar_bf16gemm, kn_scalar_convert, kn_scalar_sgemm, kn_scalar_sgemv},
+	 kn_scalar_qgemm, kn_scalar_bf16gemm, kn_scalar_convert, kn_scalar_dwconv2d, kn_scalar_pool2d,
+	 kn_scalar_sgemm, kn_scalar_sgemv},
 };
 #define N_ISAS (sizeof(isas) / sizeof(isas[0]))
 
@@ -223,6 +226,23 @@ kn_status kn_simd_bf16gemm(size_t M, size_t N, size_t K, const uint16_t *A, size
 }
 
 kn_status kn_simd_convert(kn_cvt c, const void *x, void *y, size_t n) { return use()->convert(c, x, y, n); }
+
+/* conv2d: im2col bands through this backend's own sgemm (the
+ * chosen ISA's packed micro-kernel). */
+kn_status kn_simd_conv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y)
+{
+	return kn_conv_im2col(p, x, wt, y, use()->sgemm);
+}
+
+kn_status kn_simd_dwconv2d(const kn_conv2d_params *p, const float *x, const float *wt, float *y)
+{
+	return use()->dwconv2d(p, x, wt, y);
+}
+
+kn_status kn_simd_pool2d(kn_pool_op op, const kn_conv2d_params *p, const float *x, float *y)
+{
+	return use()->pool2d(op, p, x, y);
+}
 
 kn_status kn_simd_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
 			const float *B, size_t ldb, float beta, float *C, size_t ldc)

@@ -1195,3 +1195,5 @@ kn_status ISA(kn_simd_sgemv)(int ta, size_t M, size_t N, float alpha, const floa
 
 /* The quant group (0.11.0). */
 #include "simd_quant.h"
+/* Depthwise conv and pooling; conv2d is im2col + sgemm (simd.c). */
+#include "simd_conv.h"

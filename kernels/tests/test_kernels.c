@@ -1994,6 +1994,280 @@ static void test_quant_bad_arguments(void **state)
 	assert_true(c[0] == 0 && c[1] == 0);
 }
 
+/* ---- convolution and pooling ------------------------------------------- */
+
+enum { CV_CONV, CV_DW, CV_MAX, CV_AVG };
+static const char *const cv_names[] = {"conv2d", "dwconv2d", "maxpool2d", "avgpool2d"};
+
+static size_t cv_oh(const kn_conv2d_params *p) { return (p->h + 2 * p->pad - p->r) / p->stride + 1; }
+static size_t cv_ow(const kn_conv2d_params *p) { return (p->w + 2 * p->pad - p->s) / p->stride + 1; }
+static size_t cv_nx(const kn_conv2d_params *p) { return p->n * p->c * p->h * p->w; }
+static size_t cv_ny(const kn_conv2d_params *p) { return p->n * p->k * cv_oh(p) * cv_ow(p); }
+static size_t cv_nw(int op, const kn_conv2d_params *p)
+{
+	return op == CV_CONV ? p->k * p->c * p->r * p->s : op == CV_DW ? p->c * p->r * p->s : 0;
+}
+
+static kn_status run_conv(path p, int op, const kn_conv2d_params *prm, const float *x, const float *wt, float *y)
+{
+	if (on_dev(p)) {
+		x = dev_of(x, cv_nx(prm), 0), y = dev_of(y, cv_ny(prm), 1);
+		wt = op <= CV_DW ? dev_of(wt, cv_nw(op, prm), 0) : NULL;
+	}
+	kn_status s = op == CV_CONV ? kn_conv2d(p.b, prm, x, wt, y)
+		      : op == CV_DW ? kn_dwconv2d(p.b, prm, x, wt, y)
+				    : kn_pool2d(p.b, op == CV_MAX ? KN_POOL_MAX : KN_POOL_AVG, prm, x, y);
+	if (on_dev(p))
+		dev_done();
+	return s;
+}
+
+/* Element (ci, iy, ix) of image i, in p's layout. */
+static size_t cv_x_at(const kn_conv2d_params *p, size_t i, size_t ci, size_t iy, size_t ix)
+{
+	return i * p->c * p->h * p->w +
+	       (p->layout == KN_NCHW ? (ci * p->h + iy) * p->w + ix : (iy * p->w + ix) * p->c + ci);
+}
+
+/* The definition, in double, one output at a time: want, and scale = sum
+ * |terms| (conv; for avg the mean of |x|; max is exact, scale 0). */
+static void cv_ref(int op, const kn_conv2d_params *p, const float *x, const float *wt, double *want, double *scale)
+{
+	size_t oh = cv_oh(p), ow = cv_ow(p);
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t k = 0; k < p->k; k++)
+			for (size_t oy = 0; oy < oh; oy++)
+				for (size_t ox = 0; ox < ow; ox++) {
+					double acc = 0, sc = 0, m = -INFINITY;
+					size_t cnt = 0;
+					int nan = 0;
+					for (size_t ci = 0; ci < p->c; ci++) {
+						if (op != CV_CONV && ci != k)
+							continue;
+						for (size_t r = 0; r < p->r; r++)
+							for (size_t s = 0; s < p->s; s++) {
+								long iy = (long)(oy * p->stride + r) - (long)p->pad;
+								long ix = (long)(ox * p->stride + s) - (long)p->pad;
+								if (iy < 0 || ix < 0 || iy >= (long)p->h || ix >= (long)p->w)
+									continue;
+								double v = x[cv_x_at(p, i, ci, (size_t)iy, (size_t)ix)], w = 1;
+								if (op == CV_CONV)
+									w = p->layout == KN_NCHW
+										    ? wt[((k * p->c + ci) * p->r + r) * p->s + s]
+										    : wt[((r * p->s + s) * p->c + ci) * p->k + k];
+								else if (op == CV_DW)
+									w = p->layout == KN_NCHW ? wt[(ci * p->r + r) * p->s + s]
+												 : wt[(r * p->s + s) * p->c + ci];
+								acc += w * v, sc += fabs(w * v), cnt++;
+								nan |= isnan(v);
+								if (v > m)
+									m = v;
+							}
+					}
+					size_t o = p->layout == KN_NCHW ? ((i * p->k + k) * oh + oy) * ow + ox
+									: ((i * oh + oy) * ow + ox) * p->k + k;
+					if (op == CV_MAX)
+						want[o] = nan ? NAN : m, scale[o] = 0;
+					else if (op == CV_AVG)
+						want[o] = acc / (double)cnt, scale[o] = sc / (double)cnt;
+					else
+						want[o] = acc, scale[o] = sc;
+				}
+}
+
+static float cv_value(size_t i, unsigned seed)
+{
+	uint32_t h = (uint32_t)((i + seed * 7919u) * 2654435761u) ^ 0x85ebca6bu;
+	return (float)((double)(h % 20001) / 10000.0 - 1.0); /* [-1, 1] */
+}
+
+/* Runs op on every path for p, x and w misaligned by mis floats, against
+ * cv_ref: NaN where the reference is NaN, +-Inf where it is, else within
+ * (terms + 2) eps sum |terms| (conv, dw), (r s + 2) eps mean |x| (avg), exact
+ * (max).  specials: put NaN and +-Inf into x. */
+static void check_conv(int op, kn_conv2d_params p, size_t mis, int specials)
+{
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	size_t nx = cv_nx(&p), ny = cv_ny(&p), nw = cv_nw(op, &p);
+	float *xb = malloc((nx + 16) * sizeof(float)), *wb = malloc((nw + 16) * sizeof(float));
+	float *yb = malloc((ny + 17) * sizeof(float));
+	double *want = malloc((ny + 1) * sizeof(double)), *scale = malloc((ny + 1) * sizeof(double));
+	assert_true(xb && wb && yb && want && scale);
+	float *x = xb + mis, *w = wb + (mis * 3) % 16, *y = yb + (mis * 5 + 1) % 16;
+	for (size_t i = 0; i < nx; i++)
+		x[i] = cv_value(i, 1);
+	if (specials && nx > 8) {
+		x[nx / 3] = NAN, x[nx / 2] = INFINITY, x[nx - 1] = -INFINITY;
+		x[1] = INFINITY, x[2] = -INFINITY; /* both in one window: NaN for conv */
+	}
+	for (size_t i = 0; i < nw; i++)
+		w[i] = cv_value(i, 2) + (cv_value(i, 2) >= 0 ? 0.01f : -0.01f); /* never 0 */
+	cv_ref(op, &p, x, w, want, scale);
+	double terms = op == CV_CONV ? (double)(p.c * p.r * p.s) : (double)(p.r * p.s);
+	for (size_t pi = 0; pi < np; pi++) {
+		for (size_t i = 0; i < ny + 1; i++)
+			y[i] = -7.0f; /* y[ny] must stay */
+		use_path(paths[pi]);
+		kn_status s = run_conv(paths[pi], op, &p, x, w, y);
+		kn_simd_set_isa(NULL);
+		if (s != KN_OK)
+			fail_msg("%s/%s: %s", path_name(paths[pi]), cv_names[op], kn_last_error());
+		for (size_t o = 0; o < ny; o++) {
+			double g = y[o], e = want[o];
+			int ok = isnan(e) ? isnan(g) : isinf(e) ? g == e
+				: op == CV_MAX ? g == e
+					       : fabs(g - e) <= (terms + 2) * FLT_EPSILON * scale[o] + 1e-30;
+			if (!ok)
+				fail_msg("%s/%s %s n %zu c %zu %zux%zu k %zu %zux%zu st %zu pad %zu mis %zu: y[%zu] = %.9g, "
+					 "want %.9g (scale %g)",
+					 path_name(paths[pi]), cv_names[op], p.layout == KN_NCHW ? "NCHW" : "NHWC", p.n, p.c,
+					 p.h, p.w, p.k, p.r, p.s, p.stride, p.pad, mis, o, g, e, scale[o]);
+		}
+		assert_true(y[ny] == -7.0f); /* nothing past the end */
+	}
+	free(xb), free(wb), free(yb), free(want), free(scale);
+}
+
+/* n c h w k r s stride pad: 3x3 and 1x1 (the no-im2col path), strides 1, 2
+ * and 3, rectangular windows, 1x1 images, odd channel counts around the
+ * vector widths, and one shape whose im2col takes two bands (64 x 40 x 40). */
+static const kn_conv2d_params cv_shapes[] = {
+	{1, 3, 5, 7, 4, 3, 3, 1, 1, KN_NCHW},     {2, 5, 9, 8, 6, 3, 3, 2, 1, KN_NCHW},
+	{1, 8, 6, 6, 16, 1, 1, 1, 0, KN_NCHW},    {2, 3, 7, 5, 2, 1, 1, 2, 0, KN_NCHW},
+	{1, 17, 11, 13, 19, 3, 3, 1, 0, KN_NCHW}, {1, 2, 4, 4, 3, 3, 3, 3, 2, KN_NCHW},
+	{1, 4, 1, 1, 3, 1, 1, 1, 0, KN_NCHW},     {1, 20, 33, 35, 3, 5, 3, 2, 2, KN_NCHW},
+	{1, 33, 19, 40, 17, 3, 3, 1, 1, KN_NCHW}, {1, 2, 3, 3, 2, 3, 3, 1, 2, KN_NCHW},
+};
+
+static void test_conv_all_paths(void **state)
+{
+	(void)state;
+	for (int op = CV_CONV; op <= CV_AVG; op++)
+		for (size_t sh = 0; sh < sizeof(cv_shapes) / sizeof(cv_shapes[0]); sh++)
+			for (int lay = 0; lay < 2; lay++)
+				for (size_t mis = 0; mis < 2; mis++) {
+					kn_conv2d_params p = cv_shapes[sh];
+					if (op != CV_CONV)
+						p.k = p.c;
+					p.layout = lay ? KN_NHWC : KN_NCHW;
+					check_conv(op, p, mis, 0);
+				}
+}
+
+/* One layer from the workload (two im2col bands on the host paths), and
+ * MobileNet's depthwise shape at a quarter of its size. */
+static void test_conv_large(void **state)
+{
+	(void)state;
+	check_conv(CV_CONV, (kn_conv2d_params){1, 64, 40, 40, 32, 3, 3, 1, 1, KN_NCHW}, 0, 0);
+	check_conv(CV_CONV, (kn_conv2d_params){1, 64, 20, 20, 48, 3, 3, 2, 1, KN_NHWC}, 1, 0);
+	check_conv(CV_DW, (kn_conv2d_params){1, 32, 56, 56, 32, 3, 3, 1, 1, KN_NCHW}, 0, 0);
+	check_conv(CV_DW, (kn_conv2d_params){1, 32, 56, 56, 32, 3, 3, 1, 1, KN_NHWC}, 0, 0);
+}
+
+/* NaN and +-Inf in x: NaN stays NaN, Inf + -Inf in one window is NaN, a
+ * lone Inf stays Inf (max and avg too). */
+static void test_conv_nan_inf(void **state)
+{
+	(void)state;
+	for (int op = CV_CONV; op <= CV_AVG; op++)
+		for (int lay = 0; lay < 2; lay++) {
+			kn_conv2d_params p = {2, 5, 9, 8, 6, 3, 3, 1, 1, lay ? KN_NHWC : KN_NCHW};
+			if (op != CV_CONV)
+				p.k = p.c;
+			check_conv(op, p, 1, 1);
+			p.stride = 2;
+			check_conv(op, p, 0, 1);
+		}
+}
+
+/* n == 0 is an empty batch: KN_OK with y untouched, on every backend that
+ * can run (x, w and y may then be NULL). */
+static void test_conv_empty(void **state)
+{
+	(void)state;
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	float y = 3.0f;
+	for (size_t pi = 0; pi < np; pi++)
+		for (int op = CV_CONV; op <= CV_AVG; op++) {
+			kn_conv2d_params p = {0, 4, 5, 5, 4, 3, 3, 1, 1, KN_NCHW};
+			use_path(paths[pi]);
+			assert_int_equal(run_conv(paths[pi], op, &p, NULL, NULL, &y), KN_OK);
+			kn_simd_set_isa(NULL);
+			assert_true(y == 3.0f);
+		}
+}
+
+/* Every check of the descriptor, on every backend (cuda included, which
+ * answers before asking a device), with the field named in the message. */
+static void test_conv_bad_arguments(void **state)
+{
+	(void)state;
+	float v[64] = {0};
+	const kn_conv2d_params ok = {1, 2, 4, 4, 2, 3, 3, 1, 1, KN_NCHW};
+	struct {
+		kn_conv2d_params p;
+		const char *says;
+	} bad[] = {
+		{{1, 0, 4, 4, 2, 3, 3, 1, 1, KN_NCHW}, "zero size"},
+		{{1, 2, 0, 4, 2, 3, 3, 1, 1, KN_NCHW}, "zero size"},
+		{{1, 2, 4, 4, 0, 3, 3, 1, 1, KN_NCHW}, "zero size"},
+		{{1, 2, 4, 4, 2, 0, 3, 1, 0, KN_NCHW}, "zero size"},
+		{{1, 2, 4, 4, 2, 3, 3, 0, 1, KN_NCHW}, "stride 0"},
+		{{1, 2, 4, 4, 2, 3, 3, 1, 3, KN_NCHW}, "pad 3"},
+		{{1, 2, 4, 4, 2, 3, 1, 1, 1, KN_NCHW}, "pad 1"},
+		{{1, 2, 4, 4, 2, 7, 3, 1, 1, KN_NCHW}, "larger than the padded"},
+		{{1, 2, 4, 4, 2, 3, 3, 1, 1, (kn_layout)2}, "layout"},
+		{{1, 2, 4, 4, 2, 3, 3, 1, 1, (kn_layout)-1}, "layout"},
+		{{(size_t)1 << 40, 2, (size_t)1 << 20, 4, 2, 3, 3, 1, 1, KN_NCHW}, "overflows"},
+		{{1, 2, 4, 4, SIZE_MAX / 2, 3, 3, 1, 1, KN_NCHW}, "overflows"},
+		{{1, 2, SIZE_MAX - 1, 4, 2, 3, 3, 1, 1, KN_NCHW}, "overflows"},
+		{{1, 2, 4, 4, 2, 3, 3, 1, SIZE_MAX / 2, KN_NCHW}, "pad"},
+	};
+	for (int b = 0; b < KN_BACKEND_COUNT_; b++) {
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			for (int op = CV_CONV; op <= CV_AVG; op++) {
+				kn_conv2d_params p = bad[i].p;
+				if (op != CV_CONV && p.k > p.c)
+					continue; /* the huge k: conv's alone (k == c otherwise) */
+				if (op != CV_CONV && p.k)
+					p.k = p.c;
+				kn_status s = op == CV_CONV ? kn_conv2d((kn_backend)b, &p, v, v, v + 32)
+					      : op == CV_DW ? kn_dwconv2d((kn_backend)b, &p, v, v, v + 32)
+							    : kn_pool2d((kn_backend)b, (kn_pool_op)(op - CV_MAX), &p, v, v + 32);
+				if (s != KN_EINVAL || !strstr(kn_last_error(), bad[i].says))
+					fail_msg("%s %s case %zu: %d '%s', want EINVAL '%s'", kn_backend_name((kn_backend)b),
+						 cv_names[op], i, s, kn_last_error(), bad[i].says);
+			}
+		kn_backend be = (kn_backend)b;
+		assert_int_equal(kn_conv2d(be, NULL, v, v, v), KN_EINVAL);
+		assert_int_equal(kn_conv2d(be, &ok, NULL, v, v), KN_EINVAL);
+		assert_int_equal(kn_conv2d(be, &ok, v, NULL, v), KN_EINVAL);
+		assert_int_equal(kn_conv2d(be, &ok, v, v, NULL), KN_EINVAL);
+		assert_int_equal(kn_dwconv2d(be, &ok, v, NULL, v), KN_EINVAL);
+		kn_conv2d_params k3 = ok;
+		k3.k = 3;
+		assert_int_equal(kn_dwconv2d(be, &k3, v, v, v + 32), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "must equal c"));
+		assert_int_equal(kn_pool2d(be, KN_POOL_MAX, &k3, v, v + 32), KN_EINVAL);
+		assert_int_equal(kn_pool2d(be, KN_POOL_AVG, &ok, v, NULL), KN_EINVAL);
+		/* a newer header's pool op: unsupported, as every op enum */
+		assert_int_equal(kn_pool2d(be, (kn_pool_op)2, &ok, v, v + 32), KN_EUNSUPPORTED);
+		assert_non_null(strstr(kn_last_error(), "pool op 2 not in kernels"));
+	}
+	size_t oh = 0, ow = 0;
+	kn_conv2d_params s2 = {1, 2, 28, 27, 2, 3, 3, 2, 1, KN_NHWC};
+	assert_int_equal(kn_conv2d_out_size(&s2, &oh, &ow), KN_OK);
+	assert_true(oh == 14 && ow == 14);
+	assert_int_equal(kn_conv2d_out_size(&bad[4].p, &oh, &ow), KN_EINVAL);
+	assert_int_equal(kn_conv2d_out_size(&s2, NULL, &ow), KN_EINVAL);
+	/* an unknown backend: KN_EINVAL, as every op answers it */
+	assert_int_equal(kn_conv2d((kn_backend)9, &ok, v, v, v + 32), KN_EINVAL);
+	assert_non_null(strstr(kn_last_error(), "unknown backend"));
+}
+
 static kn_status unavailable_with_reason(kn_status s)
 {
 	assert_int_equal(s, KN_EUNAVAILABLE);
@@ -2033,6 +2307,11 @@ static void test_cuda_every_op_unavailable_or_compared(void **state)
 	unavailable_with_reason(kn_transpose(KN_BACKEND_CUDA, v, v + 4, 2, 2));
 	unavailable_with_reason(kn_gather(KN_BACKEND_CUDA, v, 4, iv, v + 4, 4));
 	unavailable_with_reason(kn_scatter_add(KN_BACKEND_CUDA, v, iv, 4, v + 4, 4));
+	kn_conv2d_params cp = {1, 1, 2, 2, 1, 1, 1, 1, 0, KN_NCHW};
+	unavailable_with_reason(kn_conv2d(KN_BACKEND_CUDA, &cp, v, v, v + 4));
+	unavailable_with_reason(kn_dwconv2d(KN_BACKEND_CUDA, &cp, v, v, v + 4));
+	unavailable_with_reason(kn_pool2d(KN_BACKEND_CUDA, KN_POOL_MAX, &cp, v, v + 4));
+	unavailable_with_reason(kn_pool2d(KN_BACKEND_CUDA, KN_POOL_AVG, &cp, v, v + 4));
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 1, 2, 2, 2, 1, v, 2, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 0, 2, 2, 0, 1, v, 1, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemv(KN_BACKEND_CUDA, 1, 2, 2, 1, v, 2, v, 0, v));
@@ -2218,6 +2497,10 @@ static void test_memory_accounting(void **state)
 		assert_int_equal(kn_bf16gemm(KN_BACKEND_SIMD, 64, 64, 64, (const uint16_t *)A, 64, (const uint16_t *)B,
 					     64, C, 64), KN_OK);
 		assert_int_equal(kn_softmax(KN_BACKEND_SIMD, A, C, 16, 256), KN_OK);
+		/* conv2d's im2col band, pooling's row buffers (NCHW) */
+		kn_conv2d_params cp = {1, 8, 16, 16, 8, 3, 3, 1, 1, KN_NCHW};
+		assert_int_equal(kn_conv2d(KN_BACKEND_SIMD, &cp, A, B, C), KN_OK);
+		assert_int_equal(kn_pool2d(KN_BACKEND_SIMD, KN_POOL_MAX, &cp, A, C), KN_OK);
 		assert_int_equal(kn_memory_get(&after), KN_OK);
 		if (after.host_bytes != before.host_bytes)
 			fail_msg("%s: %zu bytes held after the calls, %zu before", isas[k], after.host_bytes,
@@ -2270,6 +2553,11 @@ int main(void)
 		cmocka_unit_test(test_lowp_gemm_avx512_without_extensions),
 		cmocka_unit_test(test_convert_all_paths),
 		cmocka_unit_test(test_quant_bad_arguments),
+		cmocka_unit_test(test_conv_all_paths),
+		cmocka_unit_test(test_conv_large),
+		cmocka_unit_test(test_conv_nan_inf),
+		cmocka_unit_test(test_conv_empty),
+		cmocka_unit_test(test_conv_bad_arguments),
 		cmocka_unit_test(test_sgemm_all_paths),
 		cmocka_unit_test(test_sgemv_all_paths),
 		cmocka_unit_test(test_sgemm_bad_arguments),

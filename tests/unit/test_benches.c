@@ -401,6 +401,88 @@ static void quant_cells_layout_reference_and_check(void **state)
 	free(cells);
 }
 
+/* The conv and pool groups: one image H x W x C, the op's
+ * window (ops.def); layouts and work model (the convolution's own flops),
+ * references against the plain loops here, in float; a right y passes, one
+ * element off by more than the bound does not (max: by 1 ulp). */
+static void conv_cells_layout_reference_and_check(void **state)
+{
+	(void)state;
+	bv_cell *cells;
+	char err[128], why[256];
+	long n = bv_cells_select(&(bv_selection){"conv,pool", NULL, "simd", "9x8x3"}, &cells, err, sizeof(err));
+	assert_int_equal(n, 7); /* conv3x3, conv3x3_s2, conv1x1, conv3x3_nhwc, dwconv3x3, maxpool, avgpool */
+	const size_t H = 9, W = 8, C = 3;
+	for (long ci = 0; ci < n; ci++) {
+		const bv_op_def *op = cells[ci].op;
+		bv_layout l;
+		bv_cell_layout(&cells[ci], &l);
+		size_t win = op->conv.win, st = op->conv.stride, pad = (win - 1) / 2, K = op->conv.kmul * C;
+		size_t oh = (H + 2 * pad - win) / st + 1, ow = (W + 2 * pad - win) / st + 1;
+		int conv = op->kind == BV_K_CONV, dw = op->kind == BV_K_DWCONV, mx = op->kind == BV_K_MAXPOOL;
+		int nhwc = op->conv.nhwc;
+		/* the names say the window */
+		assert_true(strstr(op->name, win == 3 ? "3x3" : win == 1 ? "1x1" : "2x2") != NULL);
+		assert_int_equal(!!strstr(op->name, "_s2"), st == 2);
+		assert_int_equal(l.nx, H * W * C);
+		assert_int_equal(l.ny, K * oh * ow);
+		assert_int_equal(l.nx2, conv ? K * C * win * win : dw ? C * win * win : 0);
+		double taps = (double)(K * oh * ow) * (double)(win * win) * (conv ? (double)C : 1.0);
+		assert_true(bv_cell_flops(&cells[ci]) == (conv || dw ? 2 * taps : taps));
+		float *x = calloc(l.nx, sizeof(float)), *x2 = calloc(l.nx2 ? l.nx2 : 1, sizeof(float));
+		float *y = calloc(l.ny, sizeof(float));
+		double *want = calloc(l.ny, sizeof(double)), *scale = calloc(l.ny, sizeof(double));
+		bv_cell_inputs(&cells[ci], x, x2);
+		bv_reference(&cells[ci], x, x2, want, scale);
+		/* the op done here, the plain way */
+		for (size_t k = 0; k < K; k++)
+			for (size_t oy = 0; oy < oh; oy++)
+				for (size_t ox = 0; ox < ow; ox++) {
+					float acc = 0, m = -INFINITY;
+					int cnt = 0;
+					for (size_t c = 0; c < C; c++) {
+						if (!conv && c != k)
+							continue;
+						for (size_t r = 0; r < win; r++)
+							for (size_t s = 0; s < win; s++) {
+								long iy = (long)(oy * st + r) - (long)pad, ix = (long)(ox * st + s) - (long)pad;
+								if (iy < 0 || ix < 0 || iy >= (long)H || ix >= (long)W)
+									continue;
+								float v = x[nhwc ? ((size_t)iy * W + (size_t)ix) * C + c
+										 : (c * H + (size_t)iy) * W + (size_t)ix];
+								float w = conv ? x2[nhwc ? ((r * win + s) * C + c) * K + k
+											 : ((k * C + c) * win + r) * win + s]
+									  : dw ? x2[(c * win + r) * win + s] : 1.0f;
+								acc += w * v, cnt++;
+								m = v > m ? v : m;
+							}
+					}
+					size_t o = nhwc ? (oy * ow + ox) * K + k : (k * oh + oy) * ow + ox;
+					y[o] = mx ? m : op->kind == BV_K_AVGPOOL ? acc / (float)cnt : acc;
+				}
+		if (!bv_verify(&cells[ci], want, scale, y, 0, why, sizeof(why)))
+			fail_msg("%s: %s", op->name, why);
+		if (mx)
+			y[7] = nextafterf(y[7], INFINITY);
+		else
+			y[7] += 0.01f * (fabsf(y[7]) + 1.0f);
+		assert_false(bv_verify(&cells[ci], want, scale, y, 0, why, sizeof(why)));
+		assert_non_null(strstr(why, "element 7"));
+		/* and a wrong layout (NCHW read as NHWC) is caught too */
+		if (conv && nhwc) {
+			bv_cell other = cells[0]; /* conv3x3, NCHW */
+			assert_false(bv_verify(&other, want, scale, y, 0, why, sizeof(why)));
+		}
+		free(x), free(x2), free(y), free(want), free(scale);
+	}
+	/* the group's default sizes are the networks' layers, 3 dims each */
+	free(cells);
+	n = bv_cells_select(&(bv_selection){"conv", "conv3x3", "simd", NULL}, &cells, err, sizeof(err));
+	assert_int_equal(n, 3);
+	assert_true(cells[0].size == bv_size_parse("56x56x64"));
+	free(cells);
+}
+
 /* "Did you mean": a typo (one or two edits, a swap of neighbours being one)
  * finds its name; a word too far from every name, or as far as half of a
  * short one, finds none. */
@@ -439,6 +521,7 @@ int test_benches(void)
 		cmocka_unit_test(norm_cells_layout_reference_and_check),
 		cmocka_unit_test(memory_cells_layout_reference_and_check),
 		cmocka_unit_test(quant_cells_layout_reference_and_check),
+		cmocka_unit_test(conv_cells_layout_reference_and_check),
 		cmocka_unit_test(closest_name_is_a_typo_or_nothing),
 	};
 	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
