@@ -52,6 +52,8 @@ static double ref_min(double a, double b) { return a < b ? a : b; }
 #define OP_QUANT(name, kind, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
 #define OP_CONV(name, kind, lo, hi, tol, win, stride, kmul, nhwc)                                   \
 	{#name, kind, NULL, NULL, lo, hi, 0, tol, 0, {win, stride, kmul, nhwc}},
+#define OP_BATCHNORM(name, lo, hi, ulp, tol, flops) {#name, BV_K_BATCHNORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
+#define OP_CONCAT(name, lo, hi, flops) {#name, BV_K_CONCAT, NULL, NULL, lo, hi, 0, 0, flops, {0}},
 
 static const bv_op_def unary_ops[] = {
 #define BV_TABLE_UNARY
@@ -113,10 +115,12 @@ static const char *const blas_backends[] = {"scalar", "simd", "blas", "cuda", NU
 static const char *const matmul_backends[] = {"simd", "blas", "cuda", NULL};
 static const size_t elementwise_sizes[] = {1024, 65536, 1u << 20, 1u << 24, 0};
 static const size_t softmax_sizes[] = {SHAPE2(64, 1024), SHAPE2(1024, 1024), SHAPE2(1024, 4096), 0};
-/* The norms' rows x cols: tokens x hidden, as softmax's. */
+/* The norms' rows x cols: tokens x hidden, as softmax's; for batchnorm
+ * channels x pixels of one image. */
 static const size_t norm_sizes[] = {SHAPE2(64, 1024), SHAPE2(1024, 1024), SHAPE2(1024, 4096), 0};
 /* The memory group: copy, gather and scatter_add take the elementwise
- * lengths, transpose the shapes (the speed target's 4096 x 4096 among them). */
+ * lengths, transpose and concat the shapes (the speed targets' 4096 x 4096
+ * among them). */
 static const size_t memory_sizes[] = {1024, 65536, 1u << 20, 1u << 24, SHAPE2(1024, 1024), SHAPE2(4096, 4096), 0};
 /* The quant group: the elementwise lengths (quantize, dequantize, the
  * conversions), rows x cols for the per-channel (per row) scales, and the
@@ -143,7 +147,8 @@ static const bv_bench registry[] = {
 	{"softmax", softmax_ops, COUNT(softmax_ops), elementwise_backends, softmax_sizes},
 	{"matmul", matmul_ops, COUNT(matmul_ops), matmul_backends, matmul_sizes},
 	{"norm", norm_ops, COUNT(norm_ops), elementwise_backends, norm_sizes},
-	/* blas: OpenBLAS's scopy for copy, simd for the rest (as kernels 0.9 does) */
+	/* blas: OpenBLAS's scopy for copy, simd for the rest (as the kernels
+	 * do: transpose, gather, scatter_add, concat) */
 	{"memory", memory_ops, COUNT(memory_ops), blas_backends, memory_sizes},
 	/* blas: simd for every op (kernels 0.11: BLAS has no int8 gemm).  The
 	 * scalar gemms are the plain loops (about 1 s a call at 1024^3 here):
@@ -422,7 +427,8 @@ static int op_dims(const bv_op_def *op)
 {
 	return op->kind == BV_K_GEMM || op->kind == BV_K_QGEMM || op->kind == BV_K_BF16GEMM || is_conv(op->kind) ? 3
 	       : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV || op->kind == BV_K_NORM || op->kind == BV_K_TRANSPOSE ||
-			 op->kind == BV_K_QUANT_PC || op->kind == BV_K_DEQUANT_PC
+			 op->kind == BV_K_QUANT_PC || op->kind == BV_K_DEQUANT_PC || op->kind == BV_K_BATCHNORM ||
+			 op->kind == BV_K_CONCAT
 		       ? 2
 		       : 1;
 }
@@ -629,6 +635,10 @@ void bv_cell_layout(const bv_cell *c, bv_layout *l)
 			 : c->op->kind == BV_K_DWCONV ? g.c * g.win * g.win : 0;
 		break;
 	}
+	/* mean, var, gain, bias per row (channel) */
+	case BV_K_BATCHNORM: l->nx = l->ny = d[0] * d[1], l->nx2 = 4 * d[0]; break;
+	/* the three inputs back to back in x */
+	case BV_K_CONCAT: l->nx = l->ny = d[0] * d[1]; break;
 	}
 }
 
@@ -798,7 +808,16 @@ void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
 	}
 	if (c->op->kind == BV_K_SCATTER)
 		permutation_fill(pseed, x + l.n, l.n);
-	if (x2 && l.nx2 && c->op->kind == BV_K_NORM) {
+	if (x2 && l.nx2 && c->op->kind == BV_K_BATCHNORM) {
+		/* Trained statistics' look: means in [-1, 1], variances in
+		 * [0.25, 4], gains in [0.5, 1.5], biases in [-1, 1]. */
+		uint64_t seed = name_seed(c->op->name) ^ 0x5851f42d4c957f2dull;
+		for (size_t i = 0; i < l.nx2; i++) {
+			double u = (double)(mix(i ^ seed) >> 11) * 0x1.0p-53;
+			size_t part = i / l.m;
+			x2[i] = (float)(part == 1 ? 0.25 + 3.75 * u : part == 2 ? 0.5 + u : 2 * u - 1);
+		}
+	} else if (x2 && l.nx2 && c->op->kind == BV_K_NORM) {
 		/* Gains in [0.5, 1.5] and biases in [-1, 1], as trained ones
 		 * look: the op's [lo, hi] is for x. */
 		uint64_t seed = name_seed(c->op->name) ^ 0x5851f42d4c957f2dull;
@@ -1016,6 +1035,31 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 			}
 		}
 		break;
+	case BV_K_BATCHNORM:
+		/* The formula in long double, per channel (row); the scale is
+		 * the bound of the fused form y = x s + t the kernels use. */
+		for (size_t r = 0; r < l.m; r++) {
+			const float *row = x + r * l.n;
+			long double mu = x2[r], sd = sqrtl((long double)x2[l.m + r] + (long double)BV_NORM_EPS);
+			long double g = x2[2 * l.m + r], b = x2[3 * l.m + r], s = g / sd;
+			for (size_t j = 0; j < l.n; j++) {
+				want[r * l.n + j] = (double)((row[j] - mu) / sd * g + b);
+				scale[r * l.n + j] = (double)(fabsl(row[j] * s) + fabsl(mu * s) + fabsl(b));
+			}
+		}
+		break;
+	case BV_K_CONCAT: {
+		size_t w[3], off = 0;
+		bv_concat_widths(l.n, w);
+		const float *part = x;
+		for (int p = 0; p < 3; p++) {
+			for (size_t r = 0; r < l.m; r++)
+				for (size_t j = 0; j < w[p]; j++)
+					want[r * l.n + off + j] = part[r * w[p] + j], scale[r * l.n + off + j] = 0;
+			part += l.m * w[p], off += w[p];
+		}
+		break;
+	}
 	/* The memory group is exact: want is the float that must come out. */
 	case BV_K_COPY:
 		for (size_t i = 0; i < l.nx; i++)

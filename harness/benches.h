@@ -51,7 +51,12 @@ typedef enum {
 	BV_K_CONV,      /* y = conv2d(x, x2), x2 the weights (k x c x r x s, or HWIO) */
 	BV_K_DWCONV,    /* y = depthwise conv2d(x, x2), x2 c x r x s (or r x s x c) */
 	BV_K_MAXPOOL,   /* y = max over each window of x */
-	BV_K_AVGPOOL    /* y = mean over each window's elements inside x */
+	BV_K_AVGPOOL,   /* y = mean over each window's elements inside x */
+	BV_K_BATCHNORM, /* y = (x - mean) / sqrt(var + eps) gain + bias per row: x is
+			 * C x HW (the shape's rows x cols, one image), x2 holds mean,
+			 * var, gain and bias, C floats each */
+	BV_K_CONCAT     /* y (rows x cols) = three inputs joined along the columns,
+			 * back to back in x: rows x cols/2, cols/4, the rest */
 } bv_kind;
 
 /* The window of a conv or pool op (ops.def): square win x win, the stride,

@@ -1,8 +1,8 @@
 /*
  * ops_table.h - the entries of one group's table from ops.def (benches.c).
  * Define exactly one of BV_TABLE_UNARY, _BINARY, _REDUCE, _ROWS, _MATMUL,
- * _NORM, _MEMORY, _QUANT
- * _NORM, _MEMORY, _CONV, _POOL
+ * _NORM, _MEMORY, _QUANT, _CONV, _POOL (batchnorm comes with _NORM, concat
+ * with _MEMORY)
  * and the OP_* entry macros, then include this inside the array: the
  * group's lines expand to entries, every other line to nothing.  Binary
  * takes axpy too (it is in the binary group).
@@ -37,13 +37,17 @@
 #endif
 #ifdef BV_TABLE_NORM
 #define BV_NORM OP_NORM
+#define BV_BATCHNORM OP_BATCHNORM
 #else
 #define BV_NORM BV_NONE_
+#define BV_BATCHNORM BV_NONE_
 #endif
 #ifdef BV_TABLE_MEMORY
 #define BV_MEMORY OP_MEMORY
+#define BV_CONCAT OP_CONCAT
 #else
 #define BV_MEMORY BV_NONE_
+#define BV_CONCAT BV_NONE_
 #endif
 #ifdef BV_TABLE_QUANT
 #define BV_QUANT OP_QUANT
@@ -72,6 +76,8 @@
 #undef BV_QUANT
 #undef BV_CONV
 #undef BV_POOL
+#undef BV_BATCHNORM
+#undef BV_CONCAT
 #undef BV_NONE_
 #undef BV_TABLE_UNARY
 #undef BV_TABLE_BINARY

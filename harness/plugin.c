@@ -52,6 +52,7 @@ static int backend_id(const char *name)
 /* 0.10: kn_memory_get (memory_mark, memory_peak below) */
 #define BV_HAS_QUANT BV_HEADER_AT_LEAST(0, 11) /* int8, bf16, f16 */
 #define BV_HAS_CONV BV_HEADER_AT_LEAST(0, 12)  /* conv2d, dwconv2d, pool2d */
+#define BV_HAS_BNORM BV_HEADER_AT_LEAST(0, 13) /* batchnorm (norm group), concat (memory) */
 
 #define BV_NONE(...)
 
@@ -245,6 +246,27 @@ static int run_conv(const bv_call *c, const bv_args *a)
 }
 #endif
 
+/* ---- batchnorm and concat ------------------------------------------------ */
+#if BV_HAS_BNORM
+/* One image (N = 1) of C = m channels of HW = n pixels; x2 holds mean, var,
+ * gain and bias, m floats each (benches.c). */
+static int run_batchnorm(const bv_call *c, const bv_args *a)
+{
+	const float *st = a->x2;
+	return from_status(kn_batchnorm((kn_backend)c->backend, a->x, st, st + a->m, st + 2 * a->m, st + 3 * a->m,
+					a->y, 1, a->m, a->n, BV_NORM_EPS));
+}
+
+/* x holds the three inputs back to back (plugin.h: bv_concat_widths). */
+static int run_concat(const bv_call *c, const bv_args *a)
+{
+	size_t w[3];
+	bv_concat_widths(a->n, w);
+	const float *xs[3] = {a->x, a->x + a->m * w[0], a->x + a->m * (w[0] + w[1])};
+	return from_status(kn_concat((kn_backend)c->backend, 3, xs, w, a->y, a->m));
+}
+#endif
+
 static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int op)
 {
 	out->fn = fn;
@@ -317,6 +339,17 @@ static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int 
 #define L_CONV BV_NONE
 #define L_POOL BV_NONE
 #endif
+#if BV_HAS_BNORM
+#define L_BATCHNORM(name, ...)                                                                     \
+	if (!strcmp(group, "norm") && !strcmp(op, #name))                                          \
+		return found(out, run_##name, 0);
+#define L_CONCAT(name, ...)                                                                        \
+	if (!strcmp(group, "memory") && !strcmp(op, #name))                                        \
+		return found(out, run_##name, 0);
+#else
+#define L_BATCHNORM BV_NONE
+#define L_CONCAT BV_NONE
+#endif
 
 /* The kinds, as benches.h numbers them (only compared, never stored). */
 enum {
@@ -342,6 +375,8 @@ static int lookup(const char *group, const char *op, const char *backend, bv_cal
 #define BV_QUANT L_QUANT
 #define BV_CONV L_CONV
 #define BV_POOL L_POOL
+#define BV_BATCHNORM L_BATCHNORM
+#define BV_CONCAT L_CONCAT
 #include "ops.def"
 	return BV_NA;
 }

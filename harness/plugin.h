@@ -32,6 +32,14 @@
 #define BV_AXPY_ALPHA 0.5f
 #define BV_NORM_EPS 1e-5f
 
+/* concat's three inputs, back to back in x (rows x cols in all): rows x
+ * cols/2, cols/4 and the rest, uneven so that no piece is the others'
+ * width and the pieces start at odd offsets in y's rows. */
+static inline void bv_concat_widths(size_t cols, size_t w[3])
+{
+	w[0] = cols / 2, w[1] = cols / 4, w[2] = cols - cols / 2 - cols / 4;
+}
+
 /* Results of plugin calls.  BV_NA: this version lacks the op or backend;
  * BV_UNAVAILABLE: it has it but it cannot run here (no device). */
 enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
@@ -42,12 +50,13 @@ typedef struct bv_args {
 	const float *x;  /* input */
 	const float *x2; /* second input; axpy's and scatter_add's in-place output; norm: gain,
 			  * then bias; gather: int32 indices; quantize, dequantize: the
-			  * scale(s) */
+			  * scale(s); batchnorm: mean, var, gain, bias (m floats each) */
 	float *y;        /* output */
-	size_t n;        /* elements; rows, norm, transpose: columns; gemm: N; gemv: N
-			  * (quant: x and y may hold int8 / int32 / bf16 / f16 bits:
-			  * benches.h) */
-	size_t m, k;     /* rows, norm, transpose: rows; gemm: M and K; gemv: M */
+	size_t n;        /* elements; rows, norm, transpose, concat: columns; batchnorm: HW;
+			  * gemm: N; gemv: N (quant: x and y may hold int8 / int32 /
+			  * bf16 / f16 bits: benches.h) */
+	size_t m, k;     /* rows, norm, transpose, concat: rows; batchnorm: C; gemm: M and K;
+			  * gemv: M */
 	double *result;  /* host memory: reductions, argreduce (an index), dot */
 } bv_args;
 

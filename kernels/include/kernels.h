@@ -14,7 +14,8 @@
  * The blas backend (OpenBLAS, when it was found at build time) runs what BLAS
  * has (dot, axpy, vector norms, copy; sgemm under conv2d's im2col) and hands
  * every other op (layernorm, rmsnorm, transpose, gather, scatter_add, the
- * quant group, depthwise conv2d and pooling included) to the simd backend.
+ * quant group, depthwise conv2d, pooling, batchnorm and concat included) to
+ * the simd backend.
  *
  * The cuda backend (0.5.0: every op; sgemm/sgemv through cuBLAS) launches
  * elementwise ops, softmax, the norms, conv and pooling asynchronously
@@ -32,7 +33,7 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 12
+#define KN_VERSION_MINOR 13
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
@@ -312,6 +313,38 @@ typedef enum kn_pool_op {
 /* Pooling over r x s windows of each channel (k == c); an op this
  * library lacks is KN_EUNSUPPORTED, as for every op enum. */
 kn_status kn_pool2d(kn_backend b, kn_pool_op op, const kn_conv2d_params *p, const float *x, float *y);
+
+/* ---- batchnorm, concat -------------------------------------------------- */
+
+/* Batch normalisation in its inference form over an N x C x HW tensor (NCHW,
+ * row-major; HW is the spatial size, H * W):
+ *
+ *   y[n][c][i] = (x[n][c][i] - mean[c]) / sqrt(var[c] + eps) * gamma[c] + beta[c]
+ *
+ * with the per-channel statistics mean, var, gamma and beta (C floats each;
+ * beta may be NULL for 0).  eps must be finite and >= 0 (KN_EINVAL
+ * otherwise).  The host backends fold each channel into a scale s = gamma /
+ * sqrt(var + eps) and a shift t = beta - mean s, both computed in double, and
+ * write y = x s + t with one fused multiply-add (scalar: in double); the
+ * error is at most about eps_f (|x s| + |mean s| + |beta|), eps_f = 2^-23.
+ * A channel whose var is negative or NaN, or whose mean, gamma or beta is
+ * NaN, is NaN throughout (a negative variance is corrupt statistics, not
+ * something to take the square root of quietly).  A channel whose s or t is
+ * not a finite float (var + eps == 0, huge gamma) goes through the formula
+ * above in double, so infinities come out as the formula says.  y may be x;
+ * other overlaps are not allowed. */
+kn_status kn_batchnorm(kn_backend b, const float *x, const float *mean, const float *var, const float *gamma,
+		       const float *beta, float *y, size_t n, size_t c, size_t hw, float eps);
+
+/* Concatenation along the last axis, exact: input i is rows x cols[i]
+ * row-major at xs[i], y is rows x (cols[0] + ... + cols[k-1]) row-major, and
+ * row r of y is row r of xs[0], then of xs[1], ...  k is at most
+ * KN_CONCAT_MAX; xs and cols are host arrays (on cuda xs[i] are device
+ * pointers).  An input with cols[i] == 0 contributes nothing and may be NULL.
+ * y must not overlap any input: an overlap of the address ranges is
+ * KN_EINVAL. */
+#define KN_CONCAT_MAX 64
+kn_status kn_concat(kn_backend b, size_t k, const float *const *xs, const size_t *cols, float *y, size_t rows);
 
 /* C = alpha op(A) op(B) + beta C, all row-major: op(A) is M x K, op(B) K x N,
  * C M x N; op(X) = X^T when trans_x != 0.  Leading dimensions count floats

@@ -12,6 +12,7 @@
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -546,6 +547,91 @@ extern "C" kn_status kn_cuda_norm(const float *x, const float *g, const float *b
 	unsigned blocks = rows > 65535 ? 65535u : (unsigned)rows;
 	norm_kernel<<<blocks, threads>>>(x, g, b, y, rows, cols, eps, rms);
 	return launched(rms ? "rmsnorm" : "layernorm");
+}
+
+/* ---- batchnorm, concat ----------------------------------------------------
+ *
+ * batchnorm: a block per row (one channel of one image), grid-strided over
+ * the n c rows; every thread folds the channel itself (a sqrt and a divide
+ * in double, nothing shared, no barrier) and writes fmaf(x, s, t) as the
+ * host backends do, with the same two exceptions: a NaN statistic or a
+ * negative variance makes the row NaN, and an s or t that is not a finite
+ * float sends the row through the formula in double.
+ */
+__global__ void batchnorm_kernel(const float *x, const float *mean, const float *var, const float *g,
+				 const float *b, float *y, size_t c, size_t hw, size_t rows, float eps)
+{
+	for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+		size_t j = r % c;
+		float m = mean[j], v = var[j], gm = g[j], bt = b ? b[j] : 0.0f;
+		const float *a = x + r * hw;
+		float *o = y + r * hw;
+		if (isnan(m) || isnan(gm) || isnan(bt) || !(v >= 0.0f)) {
+			for (size_t i = threadIdx.x; i < hw; i += blockDim.x)
+				o[i] = NAN;
+			continue;
+		}
+		double rs = 1.0 / sqrt((double)v + (double)eps);
+		double sd = (double)gm * rs, td = (double)bt - (double)m * sd;
+		float s = (float)sd, t = (float)td;
+		if (isfinite(sd) && isfinite(td) && isfinite(s) && isfinite(t) && (sd == 0 || fabs(sd) >= FLT_MIN)) {
+			for (size_t i = threadIdx.x; i < hw; i += blockDim.x)
+				o[i] = fmaf(a[i], s, t);
+		} else {
+			for (size_t i = threadIdx.x; i < hw; i += blockDim.x)
+				o[i] = (float)((((double)a[i] - (double)m) * rs) * (double)gm + (double)bt);
+		}
+	}
+}
+
+extern "C" kn_status kn_cuda_batchnorm(const float *x, const float *mean, const float *var, const float *g,
+				       const float *b, float *y, size_t n, size_t c, size_t hw, float eps)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || n == 0 || c == 0 || hw == 0)
+		return s;
+	size_t rows = n * c;
+	unsigned threads = hw >= 256 ? 256u : (unsigned)((hw + 31) / 32 * 32);
+	unsigned blocks = rows > 65535 ? 65535u : (unsigned)rows;
+	batchnorm_kernel<<<blocks, threads>>>(x, mean, var, g, b, y, c, hw, rows, eps);
+	return launched("batchnorm");
+}
+
+/* concat: the input table travels by value as the kernel's argument (64
+ * inputs: 1.5 KB of the 4 KB a launch may pass), and blockIdx.y picks the
+ * input, so each block reads its input contiguously and writes runs of
+ * cols[i] floats into y. */
+struct cat_table {
+	const float *x[KN_CONCAT_MAX];
+	size_t cols[KN_CONCAT_MAX], off[KN_CONCAT_MAX];
+};
+
+__global__ void concat_kernel(cat_table tab, float *y, size_t rows, size_t total)
+{
+	size_t w = tab.cols[blockIdx.y];
+	if (w == 0)
+		return; /* an empty input may be NULL */
+	const float *a = tab.x[blockIdx.y];
+	size_t n = rows * w, off = tab.off[blockIdx.y];
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (size_t)gridDim.x * blockDim.x)
+		y[(e / w) * total + off + e % w] = a[e];
+}
+
+extern "C" kn_status kn_cuda_concat(const float *const *xs, const size_t *cols, size_t k, float *y, size_t rows,
+				    size_t total)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK || k == 0 || rows == 0 || total == 0)
+		return s;
+	cat_table tab;
+	size_t off = 0, widest = 0;
+	for (size_t i = 0; i < k; i++) {
+		tab.x[i] = xs[i], tab.cols[i] = cols[i], tab.off[i] = off;
+		off += cols[i];
+		widest = cols[i] > widest ? cols[i] : widest;
+	}
+	concat_kernel<<<dim3(blocks_for(rows * widest), (unsigned)k), THREADS>>>(tab, y, rows, total);
+	return launched("concat");
 }
 
 /* ---- copy, transpose, gather, scatter_add (0.9.0) --------------------------

@@ -53,6 +53,23 @@ kn_status kn_scalar_pool2d(kn_pool_op op, const kn_conv2d_params *p, const float
 typedef kn_status (*kn_gemm_fn)(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 				size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_conv_im2col(const kn_conv2d_params *p, const float *x, const float *wt, float *y, kn_gemm_fn gemm);
+/* batchnorm, concat.  Backends get n * c * hw > 0, eps finite and
+ * >= 0, beta possibly NULL; concat gets k >= 1, total = sum of cols (> 0),
+ * rows > 0, and inputs with cols[i] == 0 possibly NULL. */
+kn_status kn_scalar_batchnorm(const float *x, const float *mean, const float *var, const float *g, const float *b,
+			      float *y, size_t n, size_t c, size_t hw, float eps);
+kn_status kn_scalar_concat(const float *const *xs, const size_t *cols, size_t k, float *y, size_t rows,
+			   size_t total);
+/* One channel of batchnorm folded into y = x s + t (host backends): returns
+ * KN_BN_FAST with s and t set when both are finite floats (s 0 or normal);
+ * KN_BN_NAN for a channel that is NaN throughout (var < 0 or NaN, a NaN
+ * statistic); KN_BN_EXACT for one that goes through kn_bn_row_exact. */
+enum { KN_BN_FAST, KN_BN_NAN, KN_BN_EXACT };
+int kn_bn_fold(float mean, float var, float gamma, float beta, float eps, float *s, float *t);
+/* y[i] = ((x[i] - mean) / sqrt(var + eps)) gamma + beta in double, or NaN
+ * throughout for a KN_BN_NAN channel. */
+void kn_bn_row_exact(const float *x, float *y, size_t hw, float mean, float var, float gamma, float beta,
+		     float eps);
 kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
@@ -104,6 +121,11 @@ void kn_memory_count(int device, size_t bytes, int in);
 					   float *y);                                              \
 	kn_status kn_simd_pool2d##SUFFIX(kn_pool_op op, const kn_conv2d_params *p, const float *x, \
 					 float *y);                                                \
+	kn_status kn_simd_batchnorm##SUFFIX(const float *x, const float *mean, const float *var,    \
+					    const float *g, const float *b, float *y, size_t n,    \
+					    size_t c, size_t hw, float eps);                       \
+	kn_status kn_simd_concat##SUFFIX(const float *const *xs, const size_t *cols, size_t k,     \
+					 float *y, size_t rows, size_t total);                     \
 	kn_status kn_simd_sgemm##SUFFIX(int ta, int tb, size_t M, size_t N, size_t K, float alpha, \
 					const float *A, size_t lda, const float *B, size_t ldb,    \
 					float beta, float *C, size_t ldc);                         \
@@ -163,6 +185,12 @@ kn_status kn_cuda_qgemm(size_t M, size_t N, size_t K, const int8_t *A, size_t ld
 kn_status kn_cuda_bf16gemm(size_t M, size_t N, size_t K, const uint16_t *A, size_t lda, const uint16_t *B,
 			   size_t ldb, float *C, size_t ldc);
 kn_status kn_cuda_convert(kn_cvt c, const void *x, void *y, size_t n);
+/* batchnorm, concat: xs and cols are host arrays of device
+ * pointers and widths */
+kn_status kn_cuda_batchnorm(const float *x, const float *mean, const float *var, const float *g, const float *b,
+			    float *y, size_t n, size_t c, size_t hw, float eps);
+kn_status kn_cuda_concat(const float *const *xs, const size_t *cols, size_t k, float *y, size_t rows,
+			 size_t total);
 kn_status kn_cuda_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
 			size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 kn_status kn_cuda_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,

@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -277,6 +278,72 @@ kn_status kn_scalar_norm(const float *x, const float *g, const float *b, float *
 		for (size_t j = 0; j < cols; j++) {
 			double v = ((double)a[j] - mean) * rstd * (double)g[j];
 			o[j] = (float)(b ? v + (double)b[j] : v);
+		}
+	}
+	return KN_OK;
+}
+
+/* ---- batchnorm ---------------------------------------------------------
+ *
+ * The fold shared by the host backends.  s = gamma / sqrt(var + eps) and
+ * t = beta - mean s in double, then rounded to float once each; the fast
+ * form y = fma(x, s, t) then errs by at most about 2^-24 (|x s| + |mean s|
+ * + |beta|) + 2^-24 |y|.  What that form cannot say goes elsewhere: a NaN
+ * statistic or a negative variance makes the channel NaN (KN_BN_NAN); an s
+ * or t that is not a finite float (var + eps == 0, gamma or mean huge), or an
+ * s that underflows float (x = Inf times a flushed s would be NaN, not Inf),
+ * makes it KN_BN_EXACT: the formula itself, in double, per element. */
+int kn_bn_fold(float mean, float var, float gamma, float beta, float eps, float *s, float *t)
+{
+	if (isnan(mean) || isnan(gamma) || isnan(beta) || !(var >= 0.0f))
+		return KN_BN_NAN;
+	double sd = (double)gamma / sqrt((double)var + (double)eps);
+	double td = (double)beta - (double)mean * sd;
+	float sf = (float)sd, tf = (float)td;
+	if (!isfinite(sd) || !isfinite(td) || !isfinite(sf) || !isfinite(tf) || (sd != 0 && fabs(sd) < FLT_MIN))
+		return KN_BN_EXACT;
+	*s = sf, *t = tf;
+	return KN_BN_FAST;
+}
+
+void kn_bn_row_exact(const float *x, float *y, size_t hw, float mean, float var, float gamma, float beta,
+		     float eps)
+{
+	if (isnan(mean) || isnan(gamma) || isnan(beta) || !(var >= 0.0f)) {
+		for (size_t i = 0; i < hw; i++)
+			y[i] = NAN;
+		return;
+	}
+	/* 1 / sqrt(0) is +Inf: then (x - mean) r is +-Inf, or NaN at x == mean,
+	 * as the division in the formula would give */
+	double r = 1.0 / sqrt((double)var + (double)eps), m = mean, g = gamma, b = beta;
+	for (size_t i = 0; i < hw; i++)
+		y[i] = (float)((((double)x[i] - m) * r) * g + b);
+}
+
+/* The reference: the formula in double for every channel (no fold), so the
+ * other backends' fused form is checked against something independent. */
+kn_status kn_scalar_batchnorm(const float *x, const float *mean, const float *var, const float *g, const float *b,
+			      float *y, size_t n, size_t c, size_t hw, float eps)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < c; j++) {
+			size_t o = (i * c + j) * hw;
+			kn_bn_row_exact(x + o, y + o, hw, mean[j], var[j], g[j], b ? b[j] : 0.0f, eps);
+		}
+	return KN_OK;
+}
+
+/* ---- concat: row by row, a memcpy per piece ------------------ */
+kn_status kn_scalar_concat(const float *const *xs, const size_t *cols, size_t k, float *y, size_t rows,
+			   size_t total)
+{
+	for (size_t r = 0; r < rows; r++) {
+		float *o = y + r * total;
+		for (size_t i = 0; i < k; i++) {
+			if (cols[i]) /* a NULL input has cols 0: nothing to add to it */
+				memcpy(o, xs[i] + r * cols[i], cols[i] * sizeof(float));
+			o += cols[i];
 		}
 	}
 	return KN_OK;

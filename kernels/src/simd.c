@@ -34,6 +34,9 @@ typedef struct isa {
 	kn_status (*convert)(kn_cvt, const void *, void *, size_t);
 	kn_status (*dwconv2d)(const kn_conv2d_params *, const float *, const float *, float *);
 	kn_status (*pool2d)(kn_pool_op, const kn_conv2d_params *, const float *, float *);
+	kn_status (*batchnorm)(const float *, const float *, const float *, const float *, const float *, float *,
+			       size_t, size_t, size_t, float);
+	kn_status (*concat)(const float *const *, const size_t *, size_t, float *, size_t, size_t);
 	kn_status (*sgemm)(int, int, size_t, size_t, size_t, float, const float *, size_t, const float *,
 			   size_t, float, float *, size_t);
 	kn_status (*sgemv)(int, size_t, size_t, float, const float *, size_t, const float *, float, float *);
@@ -93,7 +96,8 @@ static const isa isas[] = {
 	 kn_simd_argreduce##S, kn_simd_dot##S, kn_simd_softmax##S, kn_simd_norm##S,           \
 	 kn_simd_copy##S, kn_simd_transpose##S, kn_simd_gather##S, kn_simd_scatter_add##S,      \
 	 kn_simd_quantize##S, kn_simd_dequantize##S, QGEMM, BFGEMM, kn_simd_convert##S,        \
-	 kn_simd_dwconv2d##S, kn_simd_pool2d##S, kn_simd_sgemm##S, kn_simd_sgemv##S}
+	 kn_simd_dwconv2d##S, kn_simd_pool2d##S, kn_simd_batchnorm##S, kn_simd_concat##S,       \
+	 kn_simd_sgemm##S, kn_simd_sgemv##S}
 	KN_ISA_ENTRY("avx512", have_avx512, _avx512, qgemm_avx512, bf16gemm_avx512),
 	KN_ISA_ENTRY("avx2", have_avx2, _avx2, kn_simd_qgemm_avx2, kn_simd_bf16gemm_avx2),
 #endif
@@ -101,7 +105,7 @@ static const isa isas[] = {
 	 kn_scalar_argreduce, kn_scalar_dot, kn_scalar_softmax, kn_scalar_norm, kn_scalar_copy,
 	 kn_scalar_transpose, kn_scalar_gather, kn_scalar_scatter_add, kn_scalar_quantize, kn_scalar_dequantize,
 	 kn_scalar_qgemm, kn_scalar_bf16gemm, kn_scalar_convert, kn_scalar_dwconv2d, kn_scalar_pool2d,
-	 kn_scalar_sgemm, kn_scalar_sgemv},
+	 kn_scalar_batchnorm, kn_scalar_concat, kn_scalar_sgemm, kn_scalar_sgemv},
 };
 #define N_ISAS (sizeof(isas) / sizeof(isas[0]))
 
@@ -242,6 +246,17 @@ kn_status kn_simd_dwconv2d(const kn_conv2d_params *p, const float *x, const floa
 kn_status kn_simd_pool2d(kn_pool_op op, const kn_conv2d_params *p, const float *x, float *y)
 {
 	return use()->pool2d(op, p, x, y);
+}
+
+kn_status kn_simd_batchnorm(const float *x, const float *mean, const float *var, const float *g, const float *b,
+			    float *y, size_t n, size_t c, size_t hw, float eps)
+{
+	return use()->batchnorm(x, mean, var, g, b, y, n, c, hw, eps);
+}
+
+kn_status kn_simd_concat(const float *const *xs, const size_t *cols, size_t k, float *y, size_t rows, size_t total)
+{
+	return use()->concat(xs, cols, k, y, rows, total);
 }
 
 kn_status kn_simd_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,

@@ -1197,3 +1197,4 @@ kn_status ISA(kn_simd_sgemv)(int ta, size_t M, size_t N, float alpha, const floa
 #include "simd_quant.h"
 /* Depthwise conv and pooling; conv2d is im2col + sgemm (simd.c). */
 #include "simd_conv.h"
+#include "simd_bn.h"

@@ -157,7 +157,7 @@ static struct mirror {
 	float *host, *dev;
 	size_t n;
 	int out;
-} mirrors[4];
+} mirrors[KN_CONCAT_MAX + 8];
 static size_t n_mirrors;
 
 static float *dev_of(const float *h, size_t n, int out)
@@ -169,7 +169,7 @@ static float *dev_of(const float *h, size_t n, int out)
 			mirrors[i].out |= out;
 			return mirrors[i].dev;
 		}
-	assert_true(n_mirrors < 4);
+	assert_true(n_mirrors < sizeof(mirrors) / sizeof(mirrors[0]));
 	struct mirror *m = &mirrors[n_mirrors++];
 	void *d = NULL;
 	assert_int_equal(kn_alloc(KN_BACKEND_CUDA, n * sizeof(float), &d), KN_OK);
@@ -1530,6 +1530,360 @@ static void test_memory_bad_arguments(void **state)
 	assert_int_equal(kn_copy((kn_backend)17, v, v, 4), KN_EINVAL);
 }
 
+/* ---- batchnorm, concat -------------------------------------------------- */
+
+/* The reference in double, written from the definition: (x - mean) /
+ * sqrt(var + eps) gamma + beta, a channel of NaN for var < 0 or NaN or a NaN
+ * statistic.  *bound gets the error the fused form may make, 2^-23 (|x s| +
+ * |mean s| + |beta| + |y|) plus a denormal's worth (twice the fold's). */
+static double bn_ref(float x, float m, float v, float g, float b, float eps, double *bound)
+{
+	*bound = 2 * FLT_TRUE_MIN;
+	if (isnan(m) || isnan(g) || isnan(b) || !(v >= 0.0f))
+		return NAN;
+	double sd = sqrt((double)v + (double)eps);
+	double y = ((double)x - m) / sd * g + b, s = (double)g / sd;
+	double e = fabs((double)x * s) + fabs((double)m * s) + fabs((double)b) + fabs(y);
+	if (isfinite(e))
+		*bound += FLT_EPSILON * e;
+	else
+		*bound += FLT_EPSILON * fabs(y);
+	return y;
+}
+
+/* got against want: NaN for NaN, the same infinity, else within bound. */
+static int bn_close(float got, double want, double bound)
+{
+	if (isnan(want))
+		return isnan(got);
+	if (isinf((float)want))
+		return got == (float)want;
+	return fabs((double)got - want) <= bound;
+}
+
+/* The worst error seen per path (index into all_host_paths), in units of
+ * eps (|x s| + |mean s| + |beta| + |y|): the figure kernels/README.md quotes. */
+static double bn_worst[6];
+
+/* Runs batchnorm on a path; on cuda through device mirrors of every buffer. */
+static kn_status run_bn(path p, const float *x, const float *m, const float *v, const float *g, const float *b,
+			float *y, size_t n, size_t c, size_t hw, float eps)
+{
+	if (!on_dev(p))
+		return kn_batchnorm(p.b, x, m, v, g, b, y, n, c, hw, eps);
+	const float *dx = dev_of(x, n * c * hw, 0), *dm = dev_of(m, c, 0), *dv = dev_of(v, c, 0);
+	const float *dg = dev_of(g, c, 0), *db = dev_of(b, c, 0);
+	float *dy = dev_of(y, n * c * hw, 1);
+	kn_status s = kn_batchnorm(p.b, dx, dm, dv, dg, db, dy, n, c, hw, eps);
+	dev_done();
+	return s;
+}
+
+/* One shape on every path: x of mean about mean[c] with NaN and +-Inf
+ * sprinkled in (kinds), statistics per channel (gamma 0 and var 0 among
+ * them), beta or NULL, x and y misaligned by mis floats, or in place. */
+static void check_bn(size_t n, size_t c, size_t hw, size_t mis, int kinds, int with_b, int in_place, float eps,
+		     const float *stats /* 4 c floats: mean, var, gamma, beta; NULL: generated */)
+{
+	size_t tot = n * c * hw;
+	float *xb, *yb, *x = mem_buf(tot, mis, &xb), *y = mem_buf(tot, (mis * 3 + 1) % 16, &yb);
+	float *x0 = malloc((tot + 1) * sizeof(float)), *st = malloc(4 * c * sizeof(float) + 4);
+	assert_true(x0 && st);
+	/* the statistics, shifted by a float so that none is 64-byte aligned */
+	float *m = st + 1, *v = m + c, *g = v + c, *b = g + c;
+	for (size_t j = 0; j < c; j++) {
+		if (stats) {
+			m[j] = stats[j], v[j] = stats[c + j], g[j] = stats[2 * c + j], b[j] = stats[3 * c + j];
+			continue;
+		}
+		uint32_t h = (uint32_t)(j * 2654435761u) ^ 0x85ebca6bu;
+		m[j] = (float)((double)(h % 10007) / 1000.0 - 5.0);
+		v[j] = j % 11 == 3 ? 0.0f : (float)((double)(h % 4001) / 1000.0 + 0.001);
+		g[j] = j % 7 == 5 ? 0.0f : (float)((double)((h >> 8) % 4001) / 1000.0 - 2.0);
+		b[j] = (float)((double)((h >> 4) % 2001) / 1000.0 - 1.0);
+	}
+	for (size_t i = 0; i < tot; i++) {
+		size_t j = (i / hw) % c;
+		uint32_t h = (uint32_t)(i * 2246822519u) ^ 0x27d4eb2fu;
+		x[i] = m[j] + (float)((double)(h % 8001) / 1000.0 - 4.0);
+		if (kinds && i % 53 == 7)
+			x[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
+		if (i % 61 == 9)
+			x[i] = m[j]; /* exactly the mean: y exactly beta (or 0/0 at var + eps 0) */
+		x0[i] = x[i];
+	}
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++) {
+		for (size_t i = 0; i < tot; i++)
+			x[i] = x0[i];
+		float *out = in_place ? x : y;
+		float after = out[tot];
+		use_path(paths[pi]);
+		kn_status s = run_bn(paths[pi], x, m, v, g, with_b ? b : NULL, out, n, c, hw, eps);
+		kn_simd_set_isa(NULL);
+		assert_int_equal(s, KN_OK);
+		assert_memory_equal(&out[tot], &after, sizeof(float)); /* nothing past the end */
+		for (size_t i = 0; i < tot; i++) {
+			size_t j = (i / hw) % c;
+			double bound, want = bn_ref(x0[i], m[j], v[j], g[j], with_b ? b[j] : 0.0f, eps, &bound);
+			double e = fabs((double)out[i] - want) / (bound - 2 * FLT_TRUE_MIN); /* in eps (...) */
+			if (isfinite(want) && bound > 2 * FLT_TRUE_MIN && isfinite(e) && e > bn_worst[pi])
+				bn_worst[pi] = e;
+			if (!bn_close(out[i], want, bound))
+				fail_msg("%s/batchnorm %zux%zux%zu%s%s mis %zu eps %g [%zu] (c %zu: m %a v %a g %a b %a) x %a "
+					 "got %a want %a (bound %g)",
+					 path_name(paths[pi]), n, c, hw, with_b ? "" : " (no beta)",
+					 in_place ? " in place" : "", mis, (double)eps, i, j, (double)m[j], (double)v[j],
+					 (double)g[j], (double)b[j], (double)x0[i], (double)out[i], want, bound);
+		}
+	}
+	free(xb), free(yb), free(x0), free(st);
+}
+
+/* Odd shapes around the vector widths, 1 x C x 1, short rows with N > 1
+ * (the channel-at-a-time order), ResNet's 56 x 56 rows; NaN and Inf in x,
+ * misaligned, with and without beta, in place. */
+static void test_batchnorm_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][3] = {{1, 1, 1},  {1, 3, 7},   {2, 5, 17},  {3, 4, 1},   {4, 9, 15},
+					   {2, 3, 63}, {1, 64, 100}, {2, 7, 1001}, {1, 2, 4099}, {1, 8, 3136}};
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+		for (size_t mis = 0; mis < 2; mis++) {
+			const size_t *s = shapes[sh];
+			check_bn(s[0], s[1], s[2], mis, 1, 1, 0, 1e-5f, NULL);
+			check_bn(s[0], s[1], s[2], mis, 0, 0, mis, 1e-3f, NULL);
+		}
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	print_message("batchnorm worst, in eps (|x s| + |mean s| + |beta| + |y|):");
+	for (size_t pi = 0; pi < np; pi++)
+		print_message(" %s %.2f", path_name(paths[pi]), bn_worst[pi]);
+	print_message("\n");
+}
+
+/* Channels the fused form cannot say: NaN statistics and negative
+ * variances (NaN throughout), var + eps == 0 (Inf, or NaN at x == mean), a
+ * scale beyond float (gamma 1e30 over var 1e-30), one below float's normal
+ * range (gamma 1e-40), infinite mean and variance, and a mean far from x's
+ * spread (cancellation within the bound); eps 0 and eps 1e-5. */
+static void test_batchnorm_channel_kinds(void **state)
+{
+	(void)state;
+	enum { C = 14 };
+	static const float mean[C] = {0, NAN, 1, 0, 2, 0.5f, -3, 1, 0, 1e4f, INFINITY, 0, 1, 0};
+	static const float var[C] = {-1, 1, NAN, 0, 1e-30f, 1, 1, -1e-9f, 1, 1, 1, INFINITY, 4, 2};
+	static const float gam[C] = {1, 1, 1, 1, 1e30f, 1e-40f, NAN, 1, 0, 3, 1, 1, -2, 1};
+	static const float bet[C] = {0, 0, 0, 1, 0.5f, 0, 1, 0, 2, -1, 0, 3, NAN, -1};
+	float st[4 * C];
+	memcpy(st, mean, sizeof(mean)), memcpy(st + C, var, sizeof(var));
+	memcpy(st + 2 * C, gam, sizeof(gam)), memcpy(st + 3 * C, bet, sizeof(bet));
+	static const size_t hws[] = {1, 5, 16, 37, 300};
+	for (size_t h = 0; h < sizeof(hws) / sizeof(hws[0]); h++) {
+		check_bn(2, C, hws[h], 1, 1, 1, 0, 0.0f, st);
+		check_bn(1, C, hws[h], 0, 1, 1, 1, 1e-5f, st);
+	}
+	/* the statistics alone decide a NaN channel: even x finite and eps > 0 */
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++) {
+		float x[40], y[40], m[2] = {0, 0}, v[2] = {-0.5f, 1}, g[2] = {1, 1};
+		for (int i = 0; i < 40; i++)
+			x[i] = (float)i;
+		use_path(paths[pi]);
+		assert_int_equal(run_bn(paths[pi], x, m, v, g, NULL, y, 1, 2, 20, 1.0f), KN_OK);
+		kn_simd_set_isa(NULL);
+		for (int i = 0; i < 40; i++)
+			assert_true(i < 20 ? isnan(y[i]) : fabs(y[i] - i / sqrt(2.0)) <= FLT_EPSILON * i);
+	}
+}
+
+/* Past 16 MB of y: the non-temporal path, y aligned and not. */
+static void test_batchnorm_large(void **state)
+{
+	(void)state;
+	check_bn(1, 8, (1u << 19) + 3, 0, 0, 1, 0, 1e-5f, NULL);
+	check_bn(2, 4, (1u << 19) + 1, 1, 1, 0, 0, 1e-5f, NULL);
+}
+
+static void test_batchnorm_bad_arguments(void **state)
+{
+	(void)state;
+	float v[8] = {1, 2, 3, 4, 5, 6, 7, 8}, s[2] = {0, 1};
+	for (int be = 0; be < KN_BACKEND_COUNT_; be++) {
+		kn_backend b = (kn_backend)be;
+		assert_int_equal(kn_batchnorm(b, NULL, s, s, s, s, v, 1, 2, 4, 1e-5f), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "null"));
+		assert_int_equal(kn_batchnorm(b, v, NULL, s, s, s, v, 1, 2, 4, 1e-5f), KN_EINVAL);
+		assert_int_equal(kn_batchnorm(b, v, s, NULL, s, s, v, 1, 2, 4, 1e-5f), KN_EINVAL);
+		assert_int_equal(kn_batchnorm(b, v, s, s, NULL, s, v, 1, 2, 4, 1e-5f), KN_EINVAL);
+		assert_int_equal(kn_batchnorm(b, v, s, s, s, s, NULL, 1, 2, 4, 1e-5f), KN_EINVAL);
+		assert_int_equal(kn_batchnorm(b, v, s, s, s, NULL, v, 1, 2, 4, -1e-5f), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "eps"));
+		assert_int_equal(kn_batchnorm(b, v, s, s, s, NULL, v, 1, 2, 4, NAN), KN_EINVAL);
+		assert_int_equal(kn_batchnorm(b, v, s, s, s, NULL, v, 1, 2, 4, INFINITY), KN_EINVAL);
+		/* each product overflowing on its own: n c, then n c hw, and bytes */
+		assert_int_equal(kn_batchnorm(b, v, s, s, s, s, v, SIZE_MAX / 2, 4, 1, 1e-5f), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflows"));
+		assert_int_equal(kn_batchnorm(b, v, s, s, s, s, v, 1u << 20, 1u << 20, 1u << 24, 1e-5f), KN_EINVAL);
+		assert_int_equal(kn_batchnorm(b, v, s, s, s, s, v, 1, 1, SIZE_MAX / 4 + 1, 1e-5f), KN_EINVAL);
+	}
+	/* empty: nothing to do, no buffer needed */
+	assert_int_equal(kn_batchnorm(KN_BACKEND_SIMD, NULL, NULL, NULL, NULL, NULL, NULL, 0, 4, 4, 1e-5f), KN_OK);
+	assert_int_equal(kn_batchnorm(KN_BACKEND_SCALAR, NULL, NULL, NULL, NULL, NULL, NULL, 4, 0, 4, 1e-5f), KN_OK);
+	assert_int_equal(kn_batchnorm(KN_BACKEND_SIMD, NULL, NULL, NULL, NULL, NULL, NULL, 4, 4, 0, 1e-5f), KN_OK);
+	assert_int_equal(kn_batchnorm((kn_backend)17, v, s, s, s, s, v, 1, 2, 4, 1e-5f), KN_EINVAL);
+}
+
+/* concat on a path; on cuda through device mirrors of every input and y. */
+static kn_status run_concat(path p, size_t k, const float *const *xs, const size_t *cols, float *y, size_t rows,
+			    size_t total)
+{
+	if (!on_dev(p))
+		return kn_concat(p.b, k, xs, cols, y, rows);
+	const float *dxs[KN_CONCAT_MAX];
+	for (size_t i = 0; i < k; i++)
+		dxs[i] = cols[i] ? dev_of(xs[i], rows * cols[i], 0) : NULL;
+	float *dy = dev_of(y, rows * total, 1);
+	kn_status s = kn_concat(p.b, k, dxs, cols, dy, rows);
+	dev_done();
+	return s;
+}
+
+/* Widths around the vector widths, a piece shorter than a vector, empty
+ * inputs as NULL, 64 inputs, inputs misaligned apart from y and from each
+ * other, and a y past 16 MB (the non-temporal path); bit for bit, NaN
+ * payloads and -0 included, nothing written past y. */
+static void check_concat(size_t rows, size_t k, const size_t *cols, size_t mis)
+{
+	const float *xs[KN_CONCAT_MAX];
+	float *bases[KN_CONCAT_MAX];
+	size_t total = 0;
+	for (size_t i = 0; i < k; i++)
+		total += cols[i];
+	for (size_t i = 0; i < k; i++) {
+		if (!cols[i]) {
+			xs[i] = NULL, bases[i] = NULL;
+			continue;
+		}
+		float *x = mem_buf(rows * cols[i], (mis + i) % 4, &bases[i]);
+		for (size_t e = 0; e < rows * cols[i]; e++)
+			x[e] = mem_value(e * 131 + i);
+		xs[i] = x;
+	}
+	float *want = malloc((rows * total + 1) * sizeof(float));
+	assert_non_null(want);
+	for (size_t r = 0, o = 0; r < rows; r++)
+		for (size_t i = 0; i < k; i++)
+			for (size_t j = 0; j < cols[i]; j++)
+				want[o++] = xs[i][r * cols[i] + j];
+	path paths[6];
+	size_t np = all_host_paths(paths);
+	for (size_t pi = 0; pi < np; pi++) {
+		if (on_dev(paths[pi]) && k >= sizeof(mirrors) / sizeof(mirrors[0]))
+			continue;
+		float *yb, *y = mem_buf(rows * total, mis ? 0 : 3, &yb), after = y[rows * total];
+		use_path(paths[pi]);
+		kn_status s = run_concat(paths[pi], k, xs, cols, y, rows, total);
+		kn_simd_set_isa(NULL);
+		assert_int_equal(s, KN_OK);
+		if (memcmp(want, y, rows * total * sizeof(float))) {
+			size_t e = 0;
+			while (!memcmp(&want[e], &y[e], sizeof(float)))
+				e++;
+			fail_msg("%s/concat rows %zu k %zu total %zu mis %zu: y[%zu] = %a, want %a", path_name(paths[pi]),
+				 rows, k, total, mis, e, (double)y[e], (double)want[e]);
+		}
+		assert_memory_equal(&y[rows * total], &after, sizeof(float));
+		free(yb);
+	}
+	for (size_t i = 0; i < k; i++)
+		free(bases[i]);
+	free(want);
+}
+
+static void test_concat_all_paths(void **state)
+{
+	(void)state;
+	static const size_t c1[] = {1}, c2[] = {3, 5}, c3[] = {0, 7, 0, 2}, c4[] = {16, 1, 33},
+			    c5[] = {64, 65, 63, 128}, c6[] = {2048, 1024, 1023}, c7[] = {0, 0};
+	static const size_t rows[] = {1, 3, 17};
+	for (size_t r = 0; r < 3; r++)
+		for (size_t mis = 0; mis < 2; mis++) {
+			check_concat(rows[r], 1, c1, mis);
+			check_concat(rows[r], 2, c2, mis);
+			check_concat(rows[r], 4, c3, mis);
+			check_concat(rows[r], 3, c4, mis);
+			check_concat(rows[r], 4, c5, mis);
+			check_concat(rows[r], 3, c6, mis);
+		}
+	/* 64 inputs of widths 0 to 20 */
+	size_t c64[KN_CONCAT_MAX];
+	for (size_t i = 0; i < KN_CONCAT_MAX; i++)
+		c64[i] = (i * 7) % 21;
+	check_concat(9, KN_CONCAT_MAX, c64, 1);
+	/* nothing to copy: only zero-width (NULL) inputs */
+	float y = 5.0f;
+	const float *none[2] = {NULL, NULL};
+	assert_int_equal(kn_concat(KN_BACKEND_SIMD, 2, none, c7, &y, 4), KN_OK);
+	assert_true(y == 5.0f);
+	/* past 16 MB of y, aligned and not */
+	check_concat(1100, 3, c6, 0);
+	check_concat(1100, 3, c6, 1);
+}
+
+static void test_concat_bad_arguments(void **state)
+{
+	(void)state;
+	float buf[64] = {0};
+	const float *xs[KN_CONCAT_MAX + 1];
+	size_t cols[KN_CONCAT_MAX + 1];
+	for (size_t i = 0; i <= KN_CONCAT_MAX; i++)
+		xs[i] = buf, cols[i] = 0;
+	for (int be = 0; be < KN_BACKEND_COUNT_; be++) {
+		kn_backend b = (kn_backend)be;
+		float *y = buf + 32;
+		const float *two[2] = {buf, buf + 8};
+		size_t w[2] = {2, 2};
+		assert_int_equal(kn_concat(b, KN_CONCAT_MAX + 1, xs, cols, y, 1), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "at most"));
+		assert_int_equal(kn_concat(b, 2, NULL, w, y, 2), KN_EINVAL);
+		assert_int_equal(kn_concat(b, 2, two, NULL, y, 2), KN_EINVAL);
+		assert_int_equal(kn_concat(b, 2, two, w, NULL, 2), KN_EINVAL);
+		const float *holed[2] = {buf, NULL};
+		assert_int_equal(kn_concat(b, 2, holed, w, y, 2), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "input 1 is null"));
+		/* overlaps: y on an input, y's end on an input's start, an
+		 * input's end inside y; touching ranges are fine */
+		assert_int_equal(kn_concat(b, 2, two, w, buf + 8, 2), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overlaps input 1"));
+		assert_int_equal(kn_concat(b, 2, two, w, buf + 1, 2), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overlaps input 0"));
+		assert_int_equal(kn_concat(b, 2, two, w, buf + 11, 2), KN_EINVAL);
+		assert_int_equal(kn_concat(b, 2, two, w, buf + 3, 2), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overlaps input 0"));
+		/* widths and shape overflowing */
+		size_t huge[2] = {SIZE_MAX / 2, SIZE_MAX / 2};
+		assert_int_equal(kn_concat(b, 2, two, huge, y, 1), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflow"));
+		assert_int_equal(kn_concat(b, 2, two, w, y, SIZE_MAX / 8), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflows"));
+	}
+	/* touching, not overlapping: x0 [0, 4), x1 [8, 12), y [12, 20) */
+	const float *two[2] = {buf, buf + 8};
+	size_t w[2] = {2, 2};
+	for (int i = 0; i < 12; i++)
+		buf[i] = (float)i;
+	assert_int_equal(kn_concat(KN_BACKEND_SIMD, 2, two, w, buf + 12, 2), KN_OK);
+	static const float want[8] = {0, 1, 8, 9, 2, 3, 10, 11};
+	assert_memory_equal(buf + 12, want, sizeof(want));
+	/* empty: nothing to do, no buffer needed */
+	assert_int_equal(kn_concat(KN_BACKEND_SCALAR, 0, NULL, NULL, NULL, 5), KN_OK);
+	assert_int_equal(kn_concat(KN_BACKEND_SIMD, 2, two, w, NULL, 0), KN_OK);
+	assert_int_equal(kn_concat((kn_backend)17, 2, two, w, buf + 32, 2), KN_EINVAL);
+}
+
 /* ---- cuda (0.5.0) ----------------------------------------------------------- */
 
 /* ---- quant: int8, bf16, fp16 (0.11.0) -------------------------------------
@@ -2312,6 +2666,11 @@ static void test_cuda_every_op_unavailable_or_compared(void **state)
 	unavailable_with_reason(kn_dwconv2d(KN_BACKEND_CUDA, &cp, v, v, v + 4));
 	unavailable_with_reason(kn_pool2d(KN_BACKEND_CUDA, KN_POOL_MAX, &cp, v, v + 4));
 	unavailable_with_reason(kn_pool2d(KN_BACKEND_CUDA, KN_POOL_AVG, &cp, v, v + 4));
+	unavailable_with_reason(kn_batchnorm(KN_BACKEND_CUDA, v, v, v + 1, v, v, v + 4, 1, 2, 2, 1e-5f));
+	unavailable_with_reason(kn_batchnorm(KN_BACKEND_CUDA, v, v, v + 1, v, NULL, v, 1, 2, 2, 1e-5f));
+	const float *cx[2] = {v, v + 2};
+	size_t cw[2] = {1, 1};
+	unavailable_with_reason(kn_concat(KN_BACKEND_CUDA, 2, cx, cw, v + 4, 2));
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 1, 2, 2, 2, 1, v, 2, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemm(KN_BACKEND_CUDA, 0, 0, 2, 2, 0, 1, v, 1, v, 2, 0, v, 2));
 	unavailable_with_reason(kn_sgemv(KN_BACKEND_CUDA, 1, 2, 2, 1, v, 2, v, 0, v));
@@ -2558,6 +2917,12 @@ int main(void)
 		cmocka_unit_test(test_conv_nan_inf),
 		cmocka_unit_test(test_conv_empty),
 		cmocka_unit_test(test_conv_bad_arguments),
+		cmocka_unit_test(test_batchnorm_all_paths),
+		cmocka_unit_test(test_batchnorm_channel_kinds),
+		cmocka_unit_test(test_batchnorm_large),
+		cmocka_unit_test(test_batchnorm_bad_arguments),
+		cmocka_unit_test(test_concat_all_paths),
+		cmocka_unit_test(test_concat_bad_arguments),
 		cmocka_unit_test(test_sgemm_all_paths),
 		cmocka_unit_test(test_sgemv_all_paths),
 		cmocka_unit_test(test_sgemm_bad_arguments),

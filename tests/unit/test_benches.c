@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "benches.h"
+#include "plugin.h"
 #include "tests.h"
 
 static void sizes_parse_and_format(void **state)
@@ -155,7 +156,8 @@ static void norm_cells_layout_reference_and_check(void **state)
 	(void)state;
 	bv_cell *cells;
 	char err[128], why[256];
-	long n = bv_cells_select(&(bv_selection){"norm", NULL, "simd", "16x33,1K"}, &cells, err, sizeof(err));
+	long n = bv_cells_select(&(bv_selection){"norm", "layernorm,rmsnorm", "simd", "16x33,1K"}, &cells, err,
+				 sizeof(err));
 	assert_int_equal(n, 2); /* layernorm and rmsnorm at 16x33; 1K is not a shape */
 	for (long i = 0; i < n; i++) {
 		int rms = !strcmp(cells[i].op->name, "rmsnorm");
@@ -204,7 +206,8 @@ static void memory_cells_layout_reference_and_check(void **state)
 	(void)state;
 	bv_cell *cells;
 	char err[128], why[256];
-	long n = bv_cells_select(&(bv_selection){"memory", NULL, "simd", "1K,16x33"}, &cells, err, sizeof(err));
+	long n = bv_cells_select(&(bv_selection){"memory", "copy,transpose,gather,scatter_add", "simd", "1K,16x33"},
+				 &cells, err, sizeof(err));
 	assert_int_equal(n, 4); /* copy, gather, scatter_add at 1K; transpose at 16x33 */
 	for (long c = 0; c < n; c++) {
 		const char *name = cells[c].op->name;
@@ -483,6 +486,102 @@ static void conv_cells_layout_reference_and_check(void **state)
 	free(cells);
 }
 
+/* batchnorm in the norm group : C x HW with the statistics
+ * per row in x2 (mean, var, gain, bias), bytes and 2 flops an element.  The
+ * op computed here the way the kernels fuse it (y = x s + t, s and t per
+ * channel in double, one float fma) passes; a y normalised with the
+ * standard deviation instead of the variance (sqrt left out), one that left
+ * the bias out, or one that used the statistics of the wrong channel, fails. */
+static void batchnorm_cell_layout_reference_and_check(void **state)
+{
+	(void)state;
+	bv_cell *cells;
+	char err[128], why[256];
+	long n = bv_cells_select(&(bv_selection){"norm", "batchnorm", NULL, "16x33,1K"}, &cells, err, sizeof(err));
+	assert_int_equal(n, 3); /* scalar, simd, cuda at 16x33; 1K is not a shape */
+	const bv_cell *c = &cells[0];
+	assert_int_equal(c->op->kind, BV_K_BATCHNORM);
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	assert_true(l.m == 16 && l.n == 33 && l.nx == 16 * 33 && l.ny == 16 * 33 && l.nx2 == 4 * 16);
+	assert_true(bv_cell_bytes(c) == 4.0 * (2 * 16 * 33 + 4 * 16));
+	assert_true(bv_cell_flops(c) == 2.0 * 16 * 33);
+	float *x = calloc(l.nx, sizeof(float)), *x2 = calloc(l.nx2, sizeof(float)), *y = calloc(l.ny, sizeof(float));
+	double *want = calloc(l.ny, sizeof(double)), *scale = calloc(l.ny, sizeof(double));
+	bv_cell_inputs(c, x, x2);
+	const float *mu = x2, *var = x2 + 16, *g = x2 + 32, *b = x2 + 48;
+	for (size_t r = 0; r < 16; r++) /* trained statistics' ranges */
+		assert_true(mu[r] >= -1 && mu[r] <= 1 && var[r] >= 0.25f && var[r] <= 4 && g[r] >= 0.5f && g[r] <= 1.5f &&
+			    b[r] >= -1 && b[r] <= 1);
+	bv_reference(c, x, x2, want, scale);
+	for (int bad = 0; bad < 4; bad++) {
+		for (size_t r = 0; r < 16; r++) {
+			size_t rr = bad == 3 && r == 5 ? 6 : r; /* 3: row 5 with row 6's statistics */
+			double sd = bad == 1 ? (double)var[rr] + 1e-5 : sqrt((double)var[rr] + 1e-5);
+			double s = g[rr] / sd, t = (bad == 2 ? 0.0 : b[rr]) - mu[rr] * s;
+			for (size_t j = 0; j < 33; j++)
+				y[r * 33 + j] = fmaf(x[r * 33 + j], (float)s, (float)t);
+		}
+		int ok = bv_verify(c, want, scale, y, 0, why, sizeof(why));
+		if (bad == 0)
+			assert_true(ok);
+		else {
+			assert_false(ok);
+			assert_non_null(strstr(why, "batchnorm: element"));
+		}
+	}
+	free(x), free(x2), free(y), free(want), free(scale), free(cells);
+}
+
+/* concat in the memory group: rows x cols made of three inputs
+ * back to back in x (cols/2, cols/4, the rest: 16, 8, 9 of 33), bytes moved
+ * and no flops, exact.  The join done here passes; the inputs joined in
+ * another order, or one element 1 ulp off, do not. */
+static void concat_cell_layout_reference_and_check(void **state)
+{
+	(void)state;
+	bv_cell *cells;
+	char err[128], why[256];
+	long n = bv_cells_select(&(bv_selection){"memory", "concat", "blas", "1K,16x33"}, &cells, err, sizeof(err));
+	assert_int_equal(n, 1); /* 16x33 only: concat takes shapes */
+	const bv_cell *c = &cells[0];
+	bv_layout l;
+	bv_cell_layout(c, &l);
+	assert_true(l.m == 16 && l.n == 33 && l.nx == 16 * 33 && l.ny == 16 * 33 && l.nx2 == 0);
+	assert_true(bv_cell_bytes(c) == 4.0 * 2 * 16 * 33);
+	assert_true(bv_cell_flops(c) == 0.0);
+	assert_int_equal(c->op->max_ulp, 0);
+	size_t w[3];
+	bv_concat_widths(33, w);
+	assert_true(w[0] == 16 && w[1] == 8 && w[2] == 9);
+	float *x = calloc(l.nx, sizeof(float)), *y = calloc(l.ny, sizeof(float));
+	double *want = calloc(l.ny, sizeof(double)), *scale = calloc(l.ny, sizeof(double));
+	bv_cell_inputs(c, x, NULL);
+	bv_reference(c, x, NULL, want, scale);
+	for (int order = 0; order < 2; order++) {
+		/* order 1: the second and third inputs swapped */
+		const float *part[3] = {x, x + 16 * w[0], x + 16 * (w[0] + w[1])};
+		size_t pick[3] = {0, order ? 2 : 1, order ? 1 : 2};
+		for (size_t r = 0, o = 0; r < 16; r++)
+			for (int p = 0; p < 3; p++)
+				for (size_t j = 0; j < w[pick[p]]; j++)
+					y[o++] = part[pick[p]][r * w[pick[p]] + j];
+		if (!order)
+			assert_true(bv_verify(c, want, scale, y, 0, why, sizeof(why)));
+		else
+			assert_false(bv_verify(c, want, scale, y, 0, why, sizeof(why)));
+	}
+	for (size_t r = 0, o = 0; r < 16; r++)
+		for (int p = 0; p < 3; p++)
+			for (size_t j = 0; j < w[p]; j++)
+				y[o++] = (x + 16 * (p == 0 ? 0 : p == 1 ? w[0] : w[0] + w[1]))[r * w[p] + j];
+	assert_true(bv_verify(c, want, scale, y, 0, why, sizeof(why)));
+	y[40] = nextafterf(y[40], INFINITY);
+	assert_false(bv_verify(c, want, scale, y, 0, why, sizeof(why)));
+	assert_non_null(strstr(why, "concat: element 40"));
+	free(x), free(y), free(want), free(scale), free(cells);
+}
+
 /* "Did you mean": a typo (one or two edits, a swap of neighbours being one)
  * finds its name; a word too far from every name, or as far as half of a
  * short one, finds none. */
@@ -522,6 +621,8 @@ int test_benches(void)
 		cmocka_unit_test(memory_cells_layout_reference_and_check),
 		cmocka_unit_test(quant_cells_layout_reference_and_check),
 		cmocka_unit_test(conv_cells_layout_reference_and_check),
+		cmocka_unit_test(batchnorm_cell_layout_reference_and_check),
+		cmocka_unit_test(concat_cell_layout_reference_and_check),
 		cmocka_unit_test(closest_name_is_a_typo_or_nothing),
 	};
 	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
