@@ -367,10 +367,14 @@ static void quant_cells_layout_reference_and_check(void **state)
 				for (size_t j = 0; j < 9; j++) {
 					int64_t si = 0;
 					double sd = 0;
+					/* each payload read as its own type only: an int8
+					 * payload is half the bytes of a bf16 one */
 					for (size_t k = 0; k < 13; k++) {
-						si += (int64_t)xi[i * 13 + k] * x2i[k * 9 + j];
-						sd += (double)float_of((uint32_t)xh[i * 13 + k] << 16) *
-						      float_of((uint32_t)x2h[k * 9 + j] << 16);
+						if (bf)
+							sd += (double)float_of((uint32_t)xh[i * 13 + k] << 16) *
+							      float_of((uint32_t)x2h[k * 9 + j] << 16);
+						else
+							si += (int64_t)xi[i * 13 + k] * x2i[k * 9 + j];
 					}
 					if (bf)
 						y[i * 9 + j] = (float)sd;
