@@ -54,6 +54,7 @@ static double ref_min(double a, double b) { return a < b ? a : b; }
 	{#name, kind, NULL, NULL, lo, hi, 0, tol, 0, {win, stride, kmul, nhwc}},
 #define OP_BATCHNORM(name, lo, hi, ulp, tol, flops) {#name, BV_K_BATCHNORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
 #define OP_CONCAT(name, lo, hi, flops) {#name, BV_K_CONCAT, NULL, NULL, lo, hi, 0, 0, flops, {0}},
+#define OP_MODEL(name, lo, hi, tol) {#name, BV_K_MODEL, NULL, NULL, lo, hi, 0, tol, 0, {0}},
 
 static const bv_op_def unary_ops[] = {
 #define BV_TABLE_UNARY
@@ -105,6 +106,11 @@ static const bv_op_def pool_ops[] = {
 #include "ops_table.h"
 };
 
+static const bv_op_def model_ops[] = {
+#define BV_TABLE_MODEL
+#include "ops_table.h"
+};
+
 #define SHAPE2(a, b) (((size_t)2 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | 1u)
 #define SHAPE3(a, b, c) (((size_t)3 << 48) | ((size_t)(a) << 32) | ((size_t)(b) << 16) | (size_t)(c))
 
@@ -132,6 +138,11 @@ static const size_t quant_sizes[] = {1024, 65536, 1u << 20, 1u << 24, SHAPE2(102
 static const size_t conv_sizes[] = {SHAPE3(56, 56, 64), SHAPE3(28, 28, 128), SHAPE3(112, 112, 32), 0};
 /* pool: ResNet's stem max pool input, and a 56 x 56 x 256 stage output. */
 static const size_t pool_sizes[] = {SHAPE3(112, 112, 64), SHAPE3(56, 56, 256), 0};
+/* The model group: seq x d x batch, BERT-base's width (768) and a small
+ * one (256), one sequence and a batch of 8; one call well under a second on
+ * one core (128x256x1: 0.2 GFLOP).  d 768 at batch 8 (15 GFLOP) only when
+ * asked for (--sizes 128x768x8). */
+static const size_t model_sizes[] = {SHAPE3(128, 256, 1), SHAPE3(128, 256, 8), SHAPE3(128, 768, 1), 0};
 /* Square 64..1024, transformer-like rectangles (tokens x hidden x hidden,
  * and the 4x MLP widening), and gemv's M x N. */
 static const size_t matmul_sizes[] = {
@@ -159,6 +170,11 @@ static const bv_bench registry[] = {
 	 * for conv, simd for the depthwise one (as the kernels do) */
 	{"conv", conv_ops, COUNT(conv_ops), blas_backends, conv_sizes},
 	{"pool", pool_ops, COUNT(pool_ops), elementwise_backends, pool_sizes},
+	/* matmul's backends: scalar's sgemm is the naive reference loop (a
+	 * 128x768x1 encoder 0.35-0.6 s a call against simd's 25 ms), which
+	 * would make the group's run ten times longer; blas's sgemm is
+	 * OpenBLAS's, its other calls simd's */
+	{"model", model_ops, COUNT(model_ops), matmul_backends, model_sizes},
 };
 
 const bv_bench *bv_bench_all(size_t *count)
@@ -425,7 +441,9 @@ static int is_conv(bv_kind k)
 
 static int op_dims(const bv_op_def *op)
 {
-	return op->kind == BV_K_GEMM || op->kind == BV_K_QGEMM || op->kind == BV_K_BF16GEMM || is_conv(op->kind) ? 3
+	return op->kind == BV_K_GEMM || op->kind == BV_K_QGEMM || op->kind == BV_K_BF16GEMM || is_conv(op->kind) ||
+		       op->kind == BV_K_MODEL
+		   ? 3
 	       : op->kind == BV_K_ROWS || op->kind == BV_K_GEMV || op->kind == BV_K_NORM || op->kind == BV_K_TRANSPOSE ||
 			 op->kind == BV_K_QUANT_PC || op->kind == BV_K_DEQUANT_PC || op->kind == BV_K_BATCHNORM ||
 			 op->kind == BV_K_CONCAT
@@ -639,6 +657,13 @@ void bv_cell_layout(const bv_cell *c, bv_layout *l)
 	case BV_K_BATCHNORM: l->nx = l->ny = d[0] * d[1], l->nx2 = 4 * d[0]; break;
 	/* the three inputs back to back in x */
 	case BV_K_CONCAT: l->nx = l->ny = d[0] * d[1]; break;
+	/* seq x d x batch: x and y are the tokens, x2 the weights and ones */
+	case BV_K_MODEL: {
+		bv_model_weights w;
+		bv_model_offsets(!strcmp(c->op->name, "encoder"), d[0], d[1], d[2], &w);
+		l->nx = l->ny = d[0] * d[2] * d[1], l->nx2 = w.total, l->nwork = w.nwork;
+		break;
+	}
 	}
 }
 
@@ -773,6 +798,37 @@ static void payload_fill(const bv_op_def *op, uint64_t seed, float *p, size_t n,
 	}
 }
 
+/* The model group's weights: matrices uniform with variance 1/fan_in (as
+ * trained layers keep activations near 1), biases in [-0.1, 0.1], the
+ * layernorms' gains in [0.5, 1.5] and biases in [-0.5, 0.5], then the ones. */
+static void model_weights_fill(const bv_cell *c, const bv_layout *l, float *x2)
+{
+	bv_model_weights w;
+	int enc = !strcmp(c->op->name, "encoder");
+	bv_model_offsets(enc, l->m, l->n, l->k, &w);
+	size_t d = l->n, f = BV_MODEL_FF * d;
+	/* (offset, length, kind): 0 matrix of fan-in `in`, 1 bias, 2 gain, 3 norm bias */
+	struct { size_t at, len, in; int kind; } part[] = {
+		{w.wqkv, enc ? d * 3 * d : 0, d, 0}, {w.bqkv, enc ? 3 * d : 0, 0, 1}, {w.wo, enc ? d * d : 0, d, 0},
+		{w.bo, enc ? d : 0, 0, 1},            {w.g1, enc ? d : 0, 0, 2},        {w.be1, enc ? d : 0, 0, 3},
+		{w.w1, d * f, d, 0},                  {w.c1, f, 0, 1},                  {w.w2, f * d, f, 0},
+		{w.c2, d, 0, 1},                      {w.g2, enc ? d : 0, 0, 2},        {w.be2, enc ? d : 0, 0, 3},
+	};
+	uint64_t seed = name_seed(c->op->name) ^ 0x5851f42d4c957f2dull;
+	for (size_t p = 0; p < sizeof(part) / sizeof(part[0]); p++)
+		for (size_t i = part[p].at; i < part[p].at + part[p].len; i++) {
+			double u = (double)(mix(i ^ seed) >> 11) * 0x1.0p-53;
+			switch (part[p].kind) {
+			case 0: x2[i] = (float)((2 * u - 1) * sqrt(3.0 / (double)part[p].in)); break;
+			case 1: x2[i] = (float)(0.2 * u - 0.1); break;
+			case 2: x2[i] = (float)(0.5 + u); break;
+			default: x2[i] = (float)(u - 0.5); break;
+			}
+		}
+	for (size_t i = w.ones; i < w.total; i++)
+		x2[i] = 1.0f;
+}
+
 void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
 {
 	bv_layout l;
@@ -808,6 +864,10 @@ void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
 	}
 	if (c->op->kind == BV_K_SCATTER)
 		permutation_fill(pseed, x + l.n, l.n);
+	if (x2 && c->op->kind == BV_K_MODEL) {
+		model_weights_fill(c, &l, x2);
+		return;
+	}
 	if (x2 && l.nx2 && c->op->kind == BV_K_BATCHNORM) {
 		/* Trained statistics' look: means in [-1, 1], variances in
 		 * [0.25, 4], gains in [0.5, 1.5], biases in [-1, 1]. */
@@ -966,12 +1026,202 @@ static int bits_output(const bv_cell *c, size_t *last_bytes)
 	}
 }
 
+/* ---- the model group's reference ----------------------------------------
+ *
+ * The layer in double, with e[i], a bound on the error of the float
+ * computation of each value, in units of FLT_EPSILON (u = eps/2 per
+ * rounding, counted as eps), carried stage by stage.  Each stage's own
+ * rounding is bounded in the worst case:
+ *   a product-sum of K terms plus a bias: (K + 2) sum |terms| (as the
+ *     matmul group's K sum |a b|);
+ *   gelu: 4 ulp of the value (the kernels' accuracy target);
+ *   softmax: 16 p_i (the softmax group's tolerance);
+ *   a residual add: the rounding of the sum;
+ *   layernorm: (cols + 8) (r mean |a| + |z_i| + 1), r the reciprocal std and
+ *     z the normalised value (a composed layernorm's gemv of cols terms is
+ *     the worst of the releases'), then the gain;
+ * and the errors that come in are carried through each stage's first-order
+ * derivative, the errors of different inputs added in quadrature (they are
+ * roundings of different sums, independent in sign): a sum's sqrt(sum (e_k
+ * w_k)^2), softmax's p_i (e_i + sqrt(sum (p_j e_j)^2)), layernorm's r (e_i +
+ * |mean| + |z_i| |mean z e|), gelu's |gelu'| <= 1.13.  (Added in absolute
+ * value, the worst case, each layer of width K would multiply the bound by
+ * about sqrt(K): 4 to 30 on every element of the encoder's output, wider than
+ * a wrong bias.)  A layer that is right stays far inside (the unit tests
+ * measure how far); a wrong bias, head split, scale or a missing residual
+ * moves outputs by 0.01 to 1, far past it. */
+typedef struct mvec {
+	double *v, *e;
+} mvec;
+
+static mvec mvec_new(size_t n)
+{
+	mvec m = {calloc(n ? n : 1, sizeof(double)), calloc(n ? n : 1, sizeof(double))};
+	if (!m.v || !m.e)
+		abort(); /* made once per cell in the parent, as the inputs */
+	return m;
+}
+
+static void mvec_free(mvec m)
+{
+	free(m.v), free(m.e);
+}
+
+/* y (rows x out) = x (rows x in) w + bias, x given in float (xf, exact) or
+ * as a mvec. */
+static void ref_linear(const float *xf, const mvec *x, size_t rows, size_t in, const float *w, const float *bias,
+		       size_t out, mvec *y)
+{
+	double *ab = malloc(out * sizeof(double));
+	if (!ab)
+		abort();
+	for (size_t i = 0; i < rows; i++) {
+		double *v = y->v + i * out, *e = y->e + i * out;
+		for (size_t j = 0; j < out; j++)
+			v[j] = bias[j], ab[j] = fabs(bias[j]), e[j] = 0;
+		for (size_t k = 0; k < in; k++) {
+			double a = xf ? xf[i * in + k] : x->v[i * in + k], ae = xf ? 0 : x->e[i * in + k];
+			const float *wr = w + k * out;
+			for (size_t j = 0; j < out; j++)
+				v[j] += a * wr[j], ab[j] += fabs(a * wr[j]), e[j] += ae * ae * wr[j] * wr[j];
+		}
+		for (size_t j = 0; j < out; j++)
+			e[j] = sqrt(e[j]) + (double)(in + 2) * ab[j];
+	}
+	free(ab);
+}
+
+static double ref_gelu_bound(double x, double xe)
+{
+	return 1.13 * xe + 4 * fabs(ref_gelu(x));
+}
+
+/* y += x (the residual), x float or mvec; y's bound gains the rounding. */
+static void ref_residual(const float *xf, const mvec *x, mvec *y, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		y->v[i] += xf ? xf[i] : x->v[i];
+		y->e[i] += (xf ? 0 : x->e[i]) + fabs(y->v[i]);
+	}
+}
+
+/* out = layernorm(a) with gain g, bias be; rows x cols. */
+static void ref_layernorm(const mvec *a, const float *g, const float *be, size_t rows, size_t cols, mvec *out)
+{
+	for (size_t r = 0; r < rows; r++) {
+		const double *v = a->v + r * cols, *e = a->e + r * cols;
+		double mean = 0, q = 0, me = 0, ma = 0, mze = 0;
+		for (size_t j = 0; j < cols; j++)
+			mean += v[j], me += e[j] * e[j], ma += fabs(v[j]);
+		mean /= (double)cols, me = sqrt(me) / (double)cols, ma /= (double)cols;
+		for (size_t j = 0; j < cols; j++)
+			q += (v[j] - mean) * (v[j] - mean);
+		double rstd = 1 / sqrt(q / (double)cols + (double)BV_NORM_EPS);
+		for (size_t j = 0; j < cols; j++)
+			mze += (v[j] - mean) * rstd * e[j] * (v[j] - mean) * rstd * e[j];
+		mze = sqrt(mze) / (double)cols;
+		for (size_t j = 0; j < cols; j++) {
+			double z = (v[j] - mean) * rstd;
+			double ze = rstd * (e[j] + me + fabs(z) * mze) + (double)(cols + 8) * (rstd * ma + fabs(z) + 1);
+			out->v[r * cols + j] = z * g[j] + be[j];
+			out->e[r * cols + j] = fabs(g[j]) * ze + 2 * (fabs(z * g[j]) + fabs(be[j]));
+		}
+	}
+}
+
+/* out = x + W2 gelu(W1 x + c1) + c2 */
+static void ref_mlp(const float *xf, const mvec *x, const bv_model_weights *w, const float *wt, size_t t, size_t d,
+		    mvec *out)
+{
+	size_t f = BV_MODEL_FF * d;
+	mvec h = mvec_new(t * f);
+	ref_linear(xf, x, t, d, wt + w->w1, wt + w->c1, f, &h);
+	for (size_t i = 0; i < t * f; i++) {
+		h.e[i] = ref_gelu_bound(h.v[i], h.e[i]);
+		h.v[i] = ref_gelu(h.v[i]);
+	}
+	ref_linear(NULL, &h, t, f, wt + w->w2, wt + w->c2, d, out);
+	ref_residual(xf, x, out, t * d);
+	mvec_free(h);
+}
+
+/* softmax(Q K^T alpha) V per head of each sequence, qkv rows of 3d. */
+static void ref_attention(const mvec *qkv, const bv_model_weights *w, size_t seq, size_t d, size_t batch, mvec *ctx)
+{
+	size_t dh = w->dh, ld = 3 * d;
+	double alpha = bv_model_alpha(dh);
+	double *p = malloc(seq * sizeof(double)), *pe = malloc(seq * sizeof(double));
+	if (!p || !pe)
+		abort();
+	for (size_t b = 0; b < batch; b++)
+		for (size_t h = 0; h < w->heads; h++)
+			for (size_t i = 0; i < seq; i++) {
+				const double *q = qkv->v + (b * seq + i) * ld + h * dh, *qe = qkv->e + (q - qkv->v);
+				double mx = -INFINITY, sum = 0, pesum = 0;
+				for (size_t j = 0; j < seq; j++) {
+					const double *k = qkv->v + (b * seq + j) * ld + d + h * dh, *ke = qkv->e + (k - qkv->v);
+					double sv = 0, ab = 0, se = 0;
+					for (size_t c = 0; c < dh; c++)
+						sv += q[c] * k[c], ab += fabs(q[c] * k[c]),
+						se += qe[c] * qe[c] * k[c] * k[c] + q[c] * q[c] * ke[c] * ke[c];
+					p[j] = alpha * sv, pe[j] = alpha * (sqrt(se) + (double)(dh + 2) * ab);
+					mx = p[j] > mx ? p[j] : mx;
+				}
+				for (size_t j = 0; j < seq; j++)
+					sum += exp(p[j] - mx);
+				for (size_t j = 0; j < seq; j++)
+					p[j] = exp(p[j] - mx) / sum, pesum += p[j] * pe[j] * p[j] * pe[j];
+				pesum = sqrt(pesum);
+				for (size_t j = 0; j < seq; j++)
+					pe[j] = p[j] * (pe[j] + pesum) + 16 * p[j];
+				double *o = ctx->v + (b * seq + i) * d + h * dh, *oe = ctx->e + (o - ctx->v);
+				for (size_t c = 0; c < dh; c++) {
+					double ov = 0, ab = 0, e = 0;
+					for (size_t j = 0; j < seq; j++) {
+						size_t at = (b * seq + j) * ld + 2 * d + h * dh + c;
+						double v = qkv->v[at];
+						ov += p[j] * v, ab += p[j] * fabs(v);
+						e += pe[j] * v * pe[j] * v + p[j] * qkv->e[at] * p[j] * qkv->e[at];
+					}
+					o[c] = ov, oe[c] = sqrt(e) + (double)(seq + 2) * ab;
+				}
+			}
+	free(p), free(pe);
+}
+
+static void ref_model(const bv_cell *c, const bv_layout *l, const float *x, const float *x2, double *want,
+		      double *scale)
+{
+	int enc = !strcmp(c->op->name, "encoder");
+	size_t seq = l->m, d = l->n, batch = l->k, t = seq * batch;
+	bv_model_weights w;
+	bv_model_offsets(enc, seq, d, batch, &w);
+	mvec y = mvec_new(t * d);
+	if (!enc) {
+		ref_mlp(x, NULL, &w, x2, t, d, &y);
+	} else {
+		mvec qkv = mvec_new(t * 3 * d), ctx = mvec_new(t * d), a = mvec_new(t * d), x1 = mvec_new(t * d);
+		ref_linear(x, NULL, t, d, x2 + w.wqkv, x2 + w.bqkv, 3 * d, &qkv);
+		ref_attention(&qkv, &w, seq, d, batch, &ctx);
+		ref_linear(NULL, &ctx, t, d, x2 + w.wo, x2 + w.bo, d, &a);
+		ref_residual(x, NULL, &a, t * d);
+		ref_layernorm(&a, x2 + w.g1, x2 + w.be1, t, d, &x1);
+		ref_mlp(NULL, &x1, &w, x2, t, d, &a);
+		ref_layernorm(&a, x2 + w.g2, x2 + w.be2, t, d, &y);
+		mvec_free(qkv), mvec_free(ctx), mvec_free(a), mvec_free(x1);
+	}
+	memcpy(want, y.v, t * d * sizeof(double));
+	memcpy(scale, y.e, t * d * sizeof(double));
+	mvec_free(y);
+}
+
 void bv_reference(const bv_cell *c, const float *x, const float *x2, double *want, double *scale)
 {
 	bv_layout l;
 	bv_cell_layout(c, &l);
 	const bv_op_def *op = c->op;
 	switch (op->kind) {
+	case BV_K_MODEL: ref_model(c, &l, x, x2, want, scale); break;
 	case BV_K_UNARY:
 		for (size_t i = 0; i < l.nx; i++)
 			want[i] = op->ref(x[i]), scale[i] = 0;
@@ -1235,6 +1485,23 @@ double bv_cell_bytes(const bv_cell *c)
 	return 4.0 * (double)moved;
 }
 
+/* A layer's work: 2 M N K per product (the bias broadcasts, K = 1, count
+ * one add per element), and per element gelu 16, softmax 14, layernorm 8 and
+ * a residual add 1 (the unary, softmax and norm groups' figures). */
+static double model_flops(int encoder, size_t seq, size_t d, size_t batch)
+{
+	double t = (double)seq * (double)batch, dd = (double)d, f = BV_MODEL_FF * dd;
+	double mlp = 2 * t * dd * f + t * f + 16 * t * f + 2 * t * f * dd + t * dd + t * dd;
+	if (!encoder)
+		return mlp;
+	double heads = (double)bv_model_heads(d), s = (double)seq;
+	double attn = 2 * t * dd * 3 * dd + t * 3 * dd   /* Q, K, V */
+		      + 2 * t * s * dd + 14 * heads * t * s /* scores, softmax */
+		      + 2 * t * s * dd                      /* P V */
+		      + 2 * t * dd * dd + t * dd + t * dd;  /* output projection, bias, residual */
+	return attn + 8 * t * dd + mlp + 8 * t * dd;
+}
+
 double bv_cell_flops(const bv_cell *c)
 {
 	bv_layout l;
@@ -1260,6 +1527,7 @@ double bv_cell_flops(const bv_cell *c)
 	case BV_K_REDUCE:
 	case BV_K_ARGREDUCE:
 	case BV_K_DOT: return c->op->flops * (double)l.nx;
+	case BV_K_MODEL: return model_flops(!strcmp(c->op->name, "encoder"), l.m, l.n, l.k);
 	default: return c->op->flops * (double)bv_cell_outputs(c);
 	}
 }

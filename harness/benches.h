@@ -55,8 +55,10 @@ typedef enum {
 	BV_K_BATCHNORM, /* y = (x - mean) / sqrt(var + eps) gain + bias per row: x is
 			 * C x HW (the shape's rows x cols, one image), x2 holds mean,
 			 * var, gain and bias, C floats each */
-	BV_K_CONCAT     /* y (rows x cols) = three inputs joined along the columns,
+	BV_K_CONCAT,    /* y (rows x cols) = three inputs joined along the columns,
 			 * back to back in x: rows x cols/2, cols/4, the rest */
+	BV_K_MODEL      /* y = a layer of x (seq batch x d), x2 its weights (plugin.h:
+			 * bv_model_offsets), work buffers from the library */
 } bv_kind;
 
 /* The window of a conv or pool op (ops.def): square win x win, the stride,
@@ -135,8 +137,9 @@ typedef struct bv_layout {
 	size_t nx, nx2, ny; /* inputs x and x2 (0: none), output y (0: none) */
 	int result;         /* the output is one number (reductions, dot) */
 	int inplace;        /* the output is x2 (axpy) */
+	size_t nwork;       /* scratch the call needs, in the backend's memory (model) */
 	size_t m, n, k;     /* dimensions: elementwise n; rows m x n; gemm M N K (the
-			     * quant group: elements, not floats) */
+			     * quant group: elements, not floats); model seq d batch */
 } bv_layout;
 void bv_cell_layout(const bv_cell *c, bv_layout *l);
 /* Elements of the output the reference and the check cover. */

@@ -1,8 +1,8 @@
 /*
  * ops_table.h - the entries of one group's table from ops.def (benches.c).
  * Define exactly one of BV_TABLE_UNARY, _BINARY, _REDUCE, _ROWS, _MATMUL,
- * _NORM, _MEMORY, _QUANT, _CONV, _POOL (batchnorm comes with _NORM, concat
- * with _MEMORY)
+ * _NORM, _MEMORY, _QUANT, _CONV, _POOL, _MODEL (batchnorm comes with _NORM,
+ * concat with _MEMORY)
  * and the OP_* entry macros, then include this inside the array: the
  * group's lines expand to entries, every other line to nothing.  Binary
  * takes axpy too (it is in the binary group).
@@ -64,6 +64,11 @@
 #else
 #define BV_POOL BV_NONE_
 #endif
+#ifdef BV_TABLE_MODEL
+#define BV_MODEL OP_MODEL
+#else
+#define BV_MODEL BV_NONE_
+#endif
 #include "ops.def"
 #undef BV_UNARY
 #undef BV_BINARY
@@ -78,6 +83,7 @@
 #undef BV_POOL
 #undef BV_BATCHNORM
 #undef BV_CONCAT
+#undef BV_MODEL
 #undef BV_NONE_
 #undef BV_TABLE_UNARY
 #undef BV_TABLE_BINARY
@@ -89,3 +95,4 @@
 #undef BV_TABLE_QUANT
 #undef BV_TABLE_CONV
 #undef BV_TABLE_POOL
+#undef BV_TABLE_MODEL

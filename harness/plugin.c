@@ -53,6 +53,10 @@ static int backend_id(const char *name)
 #define BV_HAS_QUANT BV_HEADER_AT_LEAST(0, 11) /* int8, bf16, f16 */
 #define BV_HAS_CONV BV_HEADER_AT_LEAST(0, 12)  /* conv2d, dwconv2d, pool2d */
 #define BV_HAS_BNORM BV_HEADER_AT_LEAST(0, 13) /* batchnorm (norm group), concat (memory) */
+/* The model group needs sgemm and softmax (0.4.0); what else it calls is
+ * the best the header offers (kn_layernorm from 0.8.0). */
+#define BV_HAS_MODEL BV_HAS_ROWS
+#define BV_HAS_ATTENTION BV_HEADER_AT_LEAST(0, 14) /* kn_attention */
 
 #define BV_NONE(...)
 
@@ -267,6 +271,134 @@ static int run_concat(const bv_call *c, const bv_args *a)
 }
 #endif
 
+/* ---- the model group: layers composed of public calls (0.4.0) ----------
+ *
+ * The fixed benchmark is the composition; the library under it changes.
+ * Every step is a public call on the cell's backend, on buffers in its
+ * memory (x, the weights in x2, the runner's kn_alloc'd work), so the same
+ * code runs on cuda.  Offsets: plugin.h, bv_model_offsets. */
+#if BV_HAS_MODEL
+#define TRY(call)                                                                                  \
+	do {                                                                                       \
+		kn_status s_ = (call);                                                             \
+		if (s_ != KN_OK)                                                                   \
+			return s_;                                                                 \
+	} while (0)
+
+/* y (rows x out) = x (rows x in) w (in x out) + bias: the bias broadcast
+ * over the rows by a K = 1 product with the ones column (no release before
+ * 0.9 can copy a row; none has a bias add), then the product added on. */
+static kn_status linear(kn_backend b, const float *x, const float *w, const float *bias, const float *ones,
+			float *y, size_t rows, size_t in, size_t out)
+{
+	TRY(kn_sgemm(b, 0, 0, rows, out, 1, 1.0f, ones, 1, bias, out, 0.0f, y, out));
+	return kn_sgemm(b, 0, 0, rows, out, in, 1.0f, x, in, w, out, 1.0f, y, out);
+}
+
+/* y = layernorm(a) with gain g and bias be, rows x cols.  a may be
+ * overwritten (it is scratch here).  kn_layernorm where the header has it
+ * (0.8.0); before, the same formula from older calls: row means by gemv,
+ * rank-1 products to broadcast them, elementwise ops for the rest. */
+static kn_status layer_norm(kn_backend b, float *a, const float *g, const float *be, float *y, size_t rows,
+			    size_t cols, const float *ones, float *tmp, float *mean, float *var)
+{
+#if BV_HAS_NORM
+	(void)ones, (void)tmp, (void)mean, (void)var;
+	return kn_layernorm(b, a, g, be, y, rows, cols, BV_NORM_EPS);
+#else
+	float inv = 1.0f / (float)cols;
+	TRY(kn_sgemv(b, 0, rows, cols, inv, a, cols, ones, 0.0f, mean));                 /* mean */
+	TRY(kn_sgemm(b, 0, 0, rows, cols, 1, -1.0f, mean, 1, ones, cols, 1.0f, a, cols)); /* a - mean */
+	TRY(kn_binary(b, KN_MUL, a, a, tmp, rows * cols));
+	TRY(kn_sgemv(b, 0, rows, cols, inv, tmp, cols, ones, 0.0f, var)); /* the biased variance */
+	TRY(kn_axpy(b, BV_NORM_EPS, ones, var, rows));
+	TRY(kn_unary(b, KN_SQRT, var, var, rows));
+	TRY(kn_binary(b, KN_DIV, ones, var, var, rows));                                  /* rstd */
+	TRY(kn_sgemm(b, 0, 0, rows, cols, 1, 1.0f, var, 1, g, cols, 0.0f, tmp, cols));    /* rstd g */
+	TRY(kn_binary(b, KN_MUL, a, tmp, y, rows * cols));
+	return kn_sgemm(b, 0, 0, rows, cols, 1, 1.0f, ones, 1, be, cols, 1.0f, y, cols); /* + bias */
+#endif
+}
+
+/* x + W2 gelu(W1 x + c1) + c2, into out. */
+static kn_status mlp(kn_backend b, const bv_model_weights *w, const float *x, const float *wt, float *work,
+		     float *out, size_t t, size_t d)
+{
+	size_t f = BV_MODEL_FF * d;
+	float *h = work + w->h;
+	TRY(linear(b, x, wt + w->w1, wt + w->c1, wt + w->ones, h, t, d, f));
+	TRY(kn_unary(b, KN_GELU, h, h, t * f));
+	TRY(linear(b, h, wt + w->w2, wt + w->c2, wt + w->ones, out, t, f, d));
+	return kn_binary(b, KN_ADD, out, x, out, t * d);
+}
+
+static int run_mlp(const bv_call *c, const bv_args *a)
+{
+	bv_model_weights w;
+	bv_model_offsets(0, a->m, a->n, a->k, &w);
+	return from_status(mlp((kn_backend)c->backend, &w, a->x, a->x2, a->work, a->y, a->m * a->k, a->n));
+}
+
+/* softmax(Q K^T / sqrt(d_head)) V for every head of every sequence: qkv
+ * holds Q, K and V side by side (rows of 3d), ctx gets the heads side by
+ * side (rows of d).  kn_attention where the header has it (0.14.0), one
+ * call a sequence; before, per head a product for the scores (into p), one
+ * softmax over every head's, a product with V. */
+static kn_status attention(kn_backend b, const bv_model_weights *w, const float *qkv, float *p, float *ctx,
+			   size_t seq, size_t d, size_t batch)
+{
+	size_t dh = w->dh, ld = 3 * d;
+	float alpha = bv_model_alpha(dh);
+#if BV_HAS_ATTENTION
+	(void)p;
+	for (size_t s = 0; s < batch; s++) {
+		const float *q = qkv + s * seq * ld;
+		TRY(kn_attention(b, q, q + d, q + 2 * d, ld, ctx + s * seq * d, d, seq, w->heads, dh, alpha));
+	}
+	return KN_OK;
+#endif
+	for (size_t s = 0; s < batch; s++) {
+		const float *q = qkv + s * seq * ld;
+		for (size_t h = 0; h < w->heads; h++)
+			TRY(kn_sgemm(b, 0, 1, seq, seq, dh, alpha, q + h * dh, ld, q + d + h * dh, ld, 0.0f,
+				     p + h * seq * seq, seq));
+		TRY(kn_softmax(b, p, p, w->heads * seq, seq));
+		for (size_t h = 0; h < w->heads; h++)
+			TRY(kn_sgemm(b, 0, 0, seq, dh, seq, 1.0f, p + h * seq * seq, seq, q + 2 * d + h * dh, ld,
+				     0.0f, ctx + s * seq * d + h * dh, d));
+	}
+	return KN_OK;
+}
+
+/* A post-norm (BERT) encoder layer:
+ *   x1 = layernorm(x + attention(x) Wo + bo),
+ *   y  = layernorm(x1 + W2 gelu(W1 x1 + c1) + c2). */
+static kn_status encoder(kn_backend b, const bv_model_weights *w, const float *x, const float *wt, float *work,
+			 float *y, size_t seq, size_t d, size_t batch)
+{
+	size_t t = seq * batch;
+	const float *ones = wt + w->ones;
+	float *a1 = work + w->a1, *x1 = work + w->x1, *a2 = work + w->a2;
+	TRY(linear(b, x, wt + w->wqkv, wt + w->bqkv, ones, work + w->qkv, t, d, 3 * d));
+	TRY(attention(b, w, work + w->qkv, work + w->p, work + w->ctx, seq, d, batch));
+	TRY(linear(b, work + w->ctx, wt + w->wo, wt + w->bo, ones, a1, t, d, d));
+	TRY(kn_binary(b, KN_ADD, a1, x, a1, t * d));
+	TRY(layer_norm(b, a1, wt + w->g1, wt + w->be1, x1, t, d, ones, work + w->tmp, work + w->mean,
+		       work + w->var));
+	TRY(mlp(b, w, x1, wt, work, a2, t, d));
+	return layer_norm(b, a2, wt + w->g2, wt + w->be2, y, t, d, ones, work + w->tmp, work + w->mean,
+			  work + w->var);
+}
+
+static int run_encoder(const bv_call *c, const bv_args *a)
+{
+	bv_model_weights w;
+	bv_model_offsets(1, a->m, a->n, a->k, &w);
+	return from_status(encoder((kn_backend)c->backend, &w, a->x, a->x2, a->work, a->y, a->m, a->n, a->k));
+}
+#undef TRY
+#endif
+
 static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int op)
 {
 	out->fn = fn;
@@ -350,6 +482,13 @@ static int found(bv_call *out, int (*fn)(const bv_call *, const bv_args *), int 
 #define L_BATCHNORM BV_NONE
 #define L_CONCAT BV_NONE
 #endif
+#if BV_HAS_MODEL
+#define L_MODEL(name, ...)                                                                         \
+	if (!strcmp(group, "model") && !strcmp(op, #name))                                         \
+		return found(out, run_##name, 0);
+#else
+#define L_MODEL BV_NONE
+#endif
 
 /* The kinds, as benches.h numbers them (only compared, never stored). */
 enum {
@@ -377,6 +516,7 @@ static int lookup(const char *group, const char *op, const char *backend, bv_cal
 #define BV_POOL L_POOL
 #define BV_BATCHNORM L_BATCHNORM
 #define BV_CONCAT L_CONCAT
+#define BV_MODEL L_MODEL
 #include "ops.def"
 	return BV_NA;
 }

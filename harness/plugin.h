@@ -10,6 +10,7 @@
 #ifndef BV_PLUGIN_H
 #define BV_PLUGIN_H
 
+#include <math.h>
 #include <stddef.h>
 
 #define BV_PLUGIN_ABI 5
@@ -40,6 +41,82 @@ static inline void bv_concat_widths(size_t cols, size_t w[3])
 	w[0] = cols / 2, w[1] = cols / 4, w[2] = cols - cols / 2 - cols / 4;
 }
 
+/* ---- the model group: whole layers composed of public calls ------------
+ *
+ * A cell is seq x d x batch (T = seq batch tokens of width d).  Attention
+ * heads are BV_MODEL_HEAD wide when d is a multiple of it, else one head of
+ * width d (odd test shapes).  x is T x d; x2 holds the weights, row-major,
+ * in the order of bv_model_weights, then the constant ones vector (max(T, d)
+ * ones: a K = 1 product with it broadcasts a bias over rows, which every
+ * release since sgemm (0.4.0) can do).  The plugin's work buffers come from
+ * the library (kn_alloc), made by the runner: l.nwork floats. */
+#define BV_MODEL_HEAD 64
+#define BV_MODEL_FF 4 /* the MLP widening, d -> 4d -> d */
+
+typedef struct bv_model_weights {
+	/* offsets into x2, in floats; encoder: all; mlp: w1, c1, w2, c2, ones */
+	size_t wqkv, bqkv, wo, bo, g1, be1, w1, c1, w2, c2, g2, be2, ones, total;
+	/* offsets into the work buffer, in floats */
+	size_t qkv, p, ctx, a1, x1, h, a2, tmp, mean, var, nwork;
+	size_t heads, dh;
+} bv_model_weights;
+
+static inline size_t bv_model_heads(size_t d)
+{
+	return d >= BV_MODEL_HEAD && d % BV_MODEL_HEAD == 0 ? d / BV_MODEL_HEAD : 1;
+}
+
+/* The scores' scale 1/sqrt(d_head), as a float: the same value in the
+ * plugin's call and in the reference. */
+static inline float bv_model_alpha(size_t dh)
+{
+	return (float)(1.0 / sqrt((double)dh));
+}
+
+static inline void bv_model_offsets(int encoder, size_t seq, size_t d, size_t batch, bv_model_weights *w)
+{
+	size_t t = seq * batch, f = BV_MODEL_FF * d, o = 0;
+	w->heads = bv_model_heads(d), w->dh = d / w->heads;
+	w->wqkv = w->bqkv = w->wo = w->bo = w->g1 = w->be1 = w->g2 = w->be2 = 0;
+	if (encoder) {
+		w->wqkv = o, o += d * 3 * d;
+		w->bqkv = o, o += 3 * d;
+		w->wo = o, o += d * d;
+		w->bo = o, o += d;
+		w->g1 = o, o += d;
+		w->be1 = o, o += d;
+	}
+	w->w1 = o, o += d * f;
+	w->c1 = o, o += f;
+	w->w2 = o, o += f * d;
+	w->c2 = o, o += d;
+	if (encoder) {
+		w->g2 = o, o += d;
+		w->be2 = o, o += d;
+	}
+	w->ones = o, o += t > d ? t : d;
+	w->total = o;
+	/* work: the mlp only needs its hidden layer */
+	o = 0;
+	w->qkv = w->p = w->ctx = w->a1 = w->x1 = w->a2 = w->tmp = w->mean = w->var = 0;
+	if (encoder) {
+		w->qkv = o, o += t * 3 * d;
+		w->p = o, o += w->heads * seq * seq; /* one sequence's scores at a time */
+		w->ctx = o, o += t * d;
+		w->a1 = o, o += t * d;
+		w->x1 = o, o += t * d;
+	}
+	w->h = o, o += t * f;
+	if (encoder) {
+		w->a2 = o, o += t * d;
+		/* the layernorm composed of older calls (before 0.8.0) */
+		w->tmp = o, o += t * d;
+		w->mean = o, o += t;
+		w->var = o, o += t;
+	}
+	w->nwork = o;
+}
+
 /* Results of plugin calls.  BV_NA: this version lacks the op or backend;
  * BV_UNAVAILABLE: it has it but it cannot run here (no device). */
 enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
@@ -53,11 +130,12 @@ typedef struct bv_args {
 			  * scale(s); batchnorm: mean, var, gain, bias (m floats each) */
 	float *y;        /* output */
 	size_t n;        /* elements; rows, norm, transpose, concat: columns; batchnorm: HW;
-			  * gemm: N; gemv: N (quant: x and y may hold int8 / int32 /
-			  * bf16 / f16 bits: benches.h) */
+			  * gemm: N; gemv: N; model: d (quant: x and y may hold int8 /
+			  * int32 / bf16 / f16 bits: benches.h) */
 	size_t m, k;     /* rows, norm, transpose, concat: rows; batchnorm: C; gemm: M and K;
-			  * gemv: M */
+			  * gemv: M; model: seq, batch */
 	double *result;  /* host memory: reductions, argreduce (an index), dot */
+	float *work;     /* the model group's scratch, in the backend's memory (NULL: none) */
 } bv_args;
 
 typedef struct bv_call bv_call;

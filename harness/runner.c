@@ -437,7 +437,7 @@ static int setup(timed *t, const cell_data *d, float *hy, char *reason, size_t l
 	const bv_cell *c = d->c;
 	const char *be = c->backend;
 	t->own_buffers = 0;
-	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result};
+	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result, NULL};
 	int s = p->probe(be);
 	if (s != BV_OK) {
 		snprintf(reason, len, "%s", p->last_error());
@@ -447,6 +447,17 @@ static int setup(timed *t, const cell_data *d, float *hy, char *reason, size_t l
 	if (s != BV_OK) {
 		snprintf(reason, len, "%s/%s not in this version", c->bench->name, c->op->name);
 		return s;
+	}
+	/* A layer's scratch (the model group) comes from the library, in the
+	 * backend's memory, as a framework's would: kn_alloc, never malloc. */
+	if (d->l.nwork) {
+		void *w = NULL;
+		s = p->alloc(be, d->l.nwork * sizeof(float), &w);
+		if (s != BV_OK) {
+			snprintf(reason, len, "%s", p->last_error());
+			return s;
+		}
+		t->args.work = w;
 	}
 	if (p->host_memory(be)) {
 		/* Host backends share the host's buffers: same addresses, same pages. */
@@ -506,7 +517,7 @@ static cJSON *check_child(void *arg)
 	}
 	cJSON *o = status_object(s, reason);
 	/* The footprint: what the benchmark allocates for this cell. */
-	double bytes = 4.0 * (double)(d->l.nx + d->l.nx2 + d->l.ny);
+	double bytes = 4.0 * (double)(d->l.nx + d->l.nx2 + d->l.ny + d->l.nwork);
 	int dev = s != BV_NA && !t.v->p->host_memory(c->backend);
 	cJSON_AddNumberToObject(o, "host_bytes", bytes);
 	cJSON_AddNumberToObject(o, "device_bytes", dev ? bytes : 0.0);
@@ -632,6 +643,12 @@ static cJSON *time_child(void *arg)
 		if (i > 0 && ts[i].own_buffers && ts[0].own_buffers) {
 			ts[i].args.x = ts[0].args.x, ts[i].args.x2 = ts[0].args.x2, ts[i].args.y = ts[0].args.y;
 			ts[i].own_buffers = 0;
+		}
+		/* The scratch too, on every backend: one version's layer must not
+		 * run in fresher or better-aligned pages than another's. */
+		if (i > 0 && ts[0].args.work && ts[i].args.work != ts[0].args.work) {
+			ts[i].v->p->release(c->backend, ts[i].args.work);
+			ts[i].args.work = ts[0].args.work;
 		}
 	}
 	/* Calibrate once on the first version so every version runs the same

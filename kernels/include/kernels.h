@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define KN_VERSION_MAJOR 0
-#define KN_VERSION_MINOR 13
+#define KN_VERSION_MINOR 14
 #define KN_VERSION_PATCH 0
 
 typedef enum kn_status {
@@ -358,6 +358,20 @@ kn_status kn_sgemm(kn_backend b, int trans_a, int trans_b, size_t M, size_t N, s
  * elements and x N, or, with trans_a, y has N and x M.  (0.4.0) */
 kn_status kn_sgemv(kn_backend b, int trans_a, size_t M, size_t N, float alpha, const float *A, size_t lda,
 		   const float *x, float beta, float *y);
+
+/* Scaled dot-product attention over one sequence of seq tokens (0.14.0):
+ *   o[i, h] = sum_j softmax_j(scale q[i, h] . k[j, h]) v[j, h]
+ * for each of `heads` heads, where x[i, h] is the d_head floats at
+ * x + i ld + h d_head (so one packed QKV buffer, rows of 3 heads d_head,
+ * is q, q + heads d_head, q + 2 heads d_head with ld 3 heads d_head), and
+ * o[i, h] is at o + i ldo + h d_head.  ld and ldo >= heads d_head, else
+ * KN_EINVAL; scale must be finite.  The scores never go through memory as a
+ * whole: blocks of query rows are scored, normalised (as kn_softmax: a row
+ * whose scores hold a NaN or +Inf gives NaN) and applied to v while they
+ * are in cache (cuda: through cuBLAS and its softmax, block by block).  o
+ * must not overlap q, k or v.  seq, heads or d_head 0: nothing to do. */
+kn_status kn_attention(kn_backend b, const float *q, const float *k, const float *v, size_t ld, float *o,
+		       size_t ldo, size_t seq, size_t heads, size_t d_head, float scale);
 
 /* The instruction set the simd backend runs with on this machine: "avx512",
  * "avx2" (with FMA) or "generic" (no usable vector unit: portable C).  (0.2.0) */

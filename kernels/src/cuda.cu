@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -1220,4 +1221,54 @@ extern "C" kn_status kn_cuda_pool2d(kn_pool_op op, const kn_conv2d_params *p, co
 	size_t oh = kn_conv_oh(p), ow = kn_conv_ow(p), total = p->n * p->c * oh * ow;
 	pool2d_kernel<<<blocks_for(total), THREADS>>>(op == KN_POOL_MAX, *p, oh, ow, x, y, total);
 	return launched("pool2d");
+}
+
+/* ---- attention (0.14.0) -----------------------------------------------------
+ * Head by head: the scores of all seq query rows (cuBLAS), their softmax,
+ * their product with v (cuBLAS), in a scores buffer kept between calls (it
+ * only grows: cudaMalloc per call would synchronise the device).  Every step
+ * is launched on the default stream, in order, so the buffer is reused only
+ * once the previous head's product has read it; the lock keeps two host
+ * threads from sharing it. */
+static pthread_mutex_t att_lock = PTHREAD_MUTEX_INITIALIZER;
+static float *att_scores;
+static size_t att_floats;
+
+extern "C" kn_status kn_cuda_attention(const float *q, const float *k, const float *v, size_t ld, float *o,
+				       size_t ldo, size_t seq, size_t heads, size_t dh, float scale)
+{
+	kn_status s = kn_cuda_probe();
+	if (s != KN_OK)
+		return s;
+	pthread_mutex_lock(&att_lock);
+	if (att_floats < seq * seq) {
+		if (att_scores) {
+			cudaFree(att_scores);
+			kn_memory_count(1, att_floats * sizeof(float), 0); /* out of kn_memory_get's device count */
+		}
+		att_scores = NULL, att_floats = 0;
+		if (seq > SIZE_MAX / sizeof(float) / seq) {
+			pthread_mutex_unlock(&att_lock);
+			return kn_fail(KN_ENOMEM, "cuda: attention: %zu x %zu scores overflow", seq, seq);
+		}
+		cudaError_t e = cudaMalloc((void **)&att_scores, seq * seq * sizeof(float));
+		if (e != cudaSuccess) {
+			att_scores = NULL;
+			pthread_mutex_unlock(&att_lock);
+			return kn_fail(KN_ENOMEM, "cuda: attention: %zu x %zu scores: %s", seq, seq,
+				       cudaGetErrorString(e));
+		}
+		att_floats = seq * seq;
+		kn_memory_count(1, att_floats * sizeof(float), 1);
+	}
+	for (size_t h = 0; h < heads && s == KN_OK; h++) {
+		s = kn_cuda_sgemm(0, 1, seq, seq, dh, scale, q + h * dh, ld, k + h * dh, ld, 0.0f, att_scores, seq);
+		if (s == KN_OK)
+			s = kn_cuda_softmax(att_scores, att_scores, seq, seq, 0);
+		if (s == KN_OK)
+			s = kn_cuda_sgemm(0, 0, seq, dh, seq, 1.0f, att_scores, seq, v + h * dh, ld, 0.0f, o + h * dh,
+					  ldo);
+	}
+	pthread_mutex_unlock(&att_lock);
+	return s;
 }

@@ -75,6 +75,18 @@ kn_status kn_scalar_sgemm(int ta, int tb, size_t M, size_t N, size_t K, float al
 kn_status kn_scalar_sgemv(int ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
 			  const float *x, float beta, float *y);
 
+/* attention (0.14.0) on the host backends: blocks of query rows through the
+ * backend's own sgemm and softmax (arguments validated, all sizes > 0). */
+typedef struct kn_host_ops {
+	kn_status (*sgemm)(int, int, size_t, size_t, size_t, float, const float *, size_t, const float *, size_t,
+			   float, float *, size_t);
+	kn_status (*softmax)(const float *, float *, size_t, size_t, int);
+} kn_host_ops;
+kn_status kn_host_attention(const kn_host_ops *ops, const float *q, const float *k, const float *v, size_t ld,
+			    float *o, size_t ldo, size_t seq, size_t heads, size_t dh, float scale);
+kn_status kn_cuda_attention(const float *q, const float *k, const float *v, size_t ld, float *o, size_t ldo,
+			    size_t seq, size_t heads, size_t dh, float scale);
+
 /* memory.c: every allocation of the library is counted (kn_memory_get).
  * kn_host_alloc: 64-byte aligned host memory (NULL when out of memory or
  * when bytes overflows), released with kn_host_free, never free();

@@ -2860,6 +2860,9 @@ static void test_memory_accounting(void **state)
 		kn_conv2d_params cp = {1, 8, 16, 16, 8, 3, 3, 1, 1, KN_NCHW};
 		assert_int_equal(kn_conv2d(KN_BACKEND_SIMD, &cp, A, B, C), KN_OK);
 		assert_int_equal(kn_pool2d(KN_BACKEND_SIMD, KN_POOL_MAX, &cp, A, C), KN_OK);
+		/* attention's block of scores: seq 64, 2 heads of 16 (q, k, v
+		 * rows 96 apart in A; small values: the scores stay finite) */
+		assert_int_equal(kn_attention(KN_BACKEND_SIMD, A, A + 32, A + 64, 96, C, 32, 64, 2, 16, 0.01f), KN_OK);
 		assert_int_equal(kn_memory_get(&after), KN_OK);
 		if (after.host_bytes != before.host_bytes)
 			fail_msg("%s: %zu bytes held after the calls, %zu before", isas[k], after.host_bytes,
@@ -2874,6 +2877,164 @@ static void test_memory_accounting(void **state)
 	/* no device here: nothing on the device is counted */
 	if (kn_backend_probe(KN_BACKEND_CUDA) != KN_OK)
 		assert_int_equal(u.device_peak_bytes, 0);
+}
+
+/* ---- attention (0.14.0) ----------------------------------------------------- */
+
+/* q, k, v inside one packed host buffer qkv of n floats (at offsets 0, kof,
+ * vof), as a transformer's QKV projection leaves them; o holds no floats. */
+static kn_status run_attention(path p, const float *qkv, size_t n, size_t kof, size_t vof, size_t ld, float *o,
+			       size_t no, size_t ldo, size_t seq, size_t heads, size_t dh, float scale)
+{
+	if (!on_dev(p))
+		return kn_attention(p.b, qkv, qkv + kof, qkv + vof, ld, o, ldo, seq, heads, dh, scale);
+	float *d = dev_of(qkv, n, 0), *dout = dev_of(o, no, 1);
+	kn_status s = kn_attention(p.b, d, d + kof, d + vof, ld, dout, ldo, seq, heads, dh, scale);
+	dev_done();
+	return s;
+}
+
+/* The reference of one output row of one head, in double, and a bound on a
+ * float computation's error: each score's dot product of dh terms is off by
+ * at most (dh + 2) eps |scale| sum |q k|; softmax turns score errors e_j into
+ * p_j (e_j + sum p_k e_k) <= 2 p_j max e, plus its own 16 eps p_j; the
+ * product with v adds (seq + 2) eps sum p_j |v_j|.  Doubled for safety.
+ * A row whose scores hold a NaN or +Inf is NaN (as kn_softmax). */
+static void attention_ref(const float *q, const float *k, const float *v, size_t ld, size_t seq, size_t dh,
+			  float scale, double *want, double *bound)
+{
+	double *s = malloc(seq * sizeof(double)), mx = -INFINITY, sum = 0, emax = 0;
+	assert_non_null(s);
+	int bad = 0;
+	for (size_t j = 0; j < seq; j++) {
+		double d = 0, a = 0;
+		for (size_t c = 0; c < dh; c++)
+			d += (double)q[c] * k[j * ld + c], a += fabs((double)q[c] * k[j * ld + c]);
+		s[j] = (double)scale * d;
+		bad |= isnan(s[j]) || s[j] == INFINITY;
+		mx = s[j] > mx ? s[j] : mx;
+		emax = fmax(emax, (double)(dh + 2) * FLT_EPSILON * fabs((double)scale) * a);
+	}
+	for (size_t j = 0; j < seq; j++)
+		sum += exp(s[j] - mx);
+	for (size_t c = 0; c < dh; c++) {
+		double o = 0, pv = 0;
+		for (size_t j = 0; j < seq; j++) {
+			double pj = exp(s[j] - mx) / sum;
+			o += pj * v[j * ld + c], pv += pj * fabs((double)v[j * ld + c]);
+		}
+		want[c] = bad ? NAN : o;
+		bound[c] = 2 * pv * (2 * emax + (16 + seq + 2) * FLT_EPSILON) + FLT_MIN;
+	}
+	free(s);
+}
+
+/* seq tokens x heads of dh, q/k/v packed in rows of 3 heads dh + pad, o in
+ * rows of heads dh + pad (the padding must stay untouched), misaligned by
+ * mis floats; amp scales q and k (large: scores of hundreds, which only a
+ * max-subtracted softmax survives).  poison: 0 none, 1 a NaN in q (its row
+ * of that head is NaN), 2 a NaN in v (its column of that head is NaN), 3 an
+ * Inf in v (that column is not finite). */
+static void check_attention(size_t seq, size_t heads, size_t dh, size_t pad, size_t mis, float amp, int poison)
+{
+	path paths[6];
+	size_t np = all_host_paths(paths), w = heads * dh, ld = 3 * w + pad, ldo = w + pad;
+	size_t n = seq * ld, no = seq * ldo;
+	float *qb = malloc((n + 16) * sizeof(float)), *ob = malloc((no + 16) * sizeof(float));
+	double *want = malloc((dh + 1) * sizeof(double)), *bound = malloc((dh + 1) * sizeof(double));
+	assert_true(qb && ob && want && bound);
+	float *qkv = qb + mis, *o = ob + (mis + 3) % 16;
+	for (size_t i = 0; i < n; i++) {
+		double u = (double)((i * 7919 + 13) % 10007) / 10007 * 2 - 1;
+		qkv[i] = (float)(i % ld < 2 * w ? amp * u : u);
+	}
+	size_t pi_row = seq / 2, ph = heads - 1, pc = dh / 2;
+	if (poison == 1)
+		qkv[pi_row * ld + ph * dh + pc] = NAN;
+	if (poison >= 2)
+		qkv[pi_row * ld + 2 * w + ph * dh + pc] = poison == 2 ? NAN : INFINITY;
+	float scale = (float)(1 / sqrt((double)dh));
+	for (size_t pi = 0; pi < np; pi++) {
+		for (size_t i = 0; i < no; i++)
+			o[i] = -12345.0f;
+		use_path(paths[pi]);
+		kn_status st = run_attention(paths[pi], qkv, n, w, 2 * w, ld, o, no, ldo, seq, heads, dh, scale);
+		kn_simd_set_isa(NULL);
+		assert_int_equal(st, KN_OK);
+		for (size_t i = 0; i < seq; i++) {
+			for (size_t j = w; j < ldo; j++)
+				assert_true(o[i * ldo + j] == -12345.0f);
+			for (size_t h = 0; h < heads; h++) {
+				attention_ref(qkv + i * ld + h * dh, qkv + w + h * dh, qkv + 2 * w + h * dh, ld, seq, dh,
+					      scale, want, bound);
+				for (size_t c = 0; c < dh; c++) {
+					double got = o[i * ldo + h * dh + c];
+					int hit = h == ph && (poison == 1 ? i == pi_row : poison >= 2 && c == pc);
+					int ok = poison == 3 && hit ? !isfinite(got)
+						 : isnan(want[c])   ? isnan(got)
+								    : fabs(got - want[c]) <= bound[c];
+					if (poison && hit && poison < 3)
+						ok = ok && isnan(got);
+					if (!ok)
+						fail_msg("%s attention %zu x %zu heads x %zu (pad %zu, mis %zu, amp %g, poison %d) "
+							 "[%zu, %zu, %zu] got %a want %a (bound %g)",
+							 path_name(paths[pi]), seq, heads, dh, pad, mis, (double)amp, poison, i,
+							 h, c, got, want[c], bound[c]);
+				}
+			}
+		}
+	}
+	free(qb), free(ob), free(want), free(bound);
+}
+
+/* Odd shapes, one row, blocks of query rows that end short (130 rows: 126
+ * + 4; 1100: blocks of 16, the last of 12), padded rows, unaligned buffers,
+ * large scores; every path. */
+static void test_attention_all_paths(void **state)
+{
+	(void)state;
+	static const size_t shapes[][3] = {{1, 1, 1}, {3, 2, 5}, {17, 3, 7}, {65, 2, 16}, {130, 2, 64}, {8, 1, 33}, {1100, 1, 3}};
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+		for (size_t mis = 0; mis < 2; mis++)
+			check_attention(shapes[sh][0], shapes[sh][1], shapes[sh][2], mis * 3, mis, 1.0f, 0);
+	check_attention(33, 2, 8, 1, 1, 12.0f, 0); /* scores up to ~400: exp(400) overflows */
+}
+
+/* A NaN in q makes its row of that head NaN and nothing else; a NaN or an
+ * Inf in v reaches its column of that head in every row. */
+static void test_attention_nan_inf(void **state)
+{
+	(void)state;
+	for (int poison = 1; poison <= 3; poison++) {
+		check_attention(9, 2, 5, 0, 1, 1.0f, poison);
+		check_attention(70, 3, 16, 2, 0, 1.0f, poison);
+	}
+}
+
+static void test_attention_bad_arguments(void **state)
+{
+	(void)state;
+	float buf[64] = {0}, o[16];
+	for (int be = 0; be < KN_BACKEND_COUNT_; be++) {
+		kn_backend b = (kn_backend)be;
+		assert_int_equal(kn_attention(b, buf, buf + 4, buf + 8, 3, o, 4, 2, 1, 4, 0.5f), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "ld"));
+		assert_int_equal(kn_attention(b, buf, buf + 4, buf + 8, 12, o, 3, 2, 1, 4, 0.5f), KN_EINVAL);
+		assert_int_equal(kn_attention(b, buf, buf + 4, buf + 8, 12, o, 4, 2, 1, 4, NAN), KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "scale"));
+		assert_int_equal(kn_attention(b, buf, buf + 4, buf + 8, 12, o, 4, 2, 1, 4, INFINITY), KN_EINVAL);
+		assert_int_equal(kn_attention(b, NULL, buf + 4, buf + 8, 12, o, 4, 2, 1, 4, 0.5f), KN_EINVAL);
+		assert_int_equal(kn_attention(b, buf, buf + 4, buf + 8, 12, NULL, 4, 2, 1, 4, 0.5f), KN_EINVAL);
+		assert_int_equal(kn_attention(b, buf, buf, buf, SIZE_MAX, o, SIZE_MAX, 2, SIZE_MAX / 2, 4, 0.5f),
+				 KN_EINVAL);
+		assert_non_null(strstr(kn_last_error(), "overflows"));
+		assert_int_equal(kn_attention(b, buf, buf, buf, SIZE_MAX / 2 + 1, o, 4, 3, 1, 4, 0.5f), KN_EINVAL);
+		/* empty: nothing to do, whatever the buffers */
+		assert_int_equal(kn_attention(b, NULL, NULL, NULL, 12, NULL, 4, 0, 1, 4, 0.5f), KN_OK);
+		assert_int_equal(kn_attention(b, NULL, NULL, NULL, 0, NULL, 0, 5, 0, 4, 0.5f), KN_OK);
+		assert_int_equal(kn_attention(b, NULL, NULL, NULL, 0, NULL, 0, 5, 2, 0, 0.5f), KN_OK);
+	}
+	assert_int_equal(kn_attention((kn_backend)9, buf, buf, buf, 4, o, 4, 1, 1, 4, 0.5f), KN_EINVAL);
 }
 
 int main(void)
@@ -2901,6 +3062,9 @@ int main(void)
 		cmocka_unit_test(test_norm_row_kinds),
 		cmocka_unit_test(test_norm_large),
 		cmocka_unit_test(test_norm_bad_arguments),
+		cmocka_unit_test(test_attention_all_paths),
+		cmocka_unit_test(test_attention_nan_inf),
+		cmocka_unit_test(test_attention_bad_arguments),
 		cmocka_unit_test(test_copy_all_paths),
 		cmocka_unit_test(test_transpose_all_paths),
 		cmocka_unit_test(test_gather_scatter_all_paths),

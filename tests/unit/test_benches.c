@@ -1,7 +1,10 @@
 /* test_benches.c - the matrix registry: sizes, selection, checking. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <float.h>
 
 #include "benches.h"
 #include "plugin.h"
@@ -586,6 +589,154 @@ static void concat_cell_layout_reference_and_check(void **state)
 	free(x), free(y), free(want), free(scale), free(cells);
 }
 
+/* ---- the model group ----------------------------------------------------
+ * A float forward pass of its layers, composed as plugin.c composes them
+ * (float sums, bias first), with one bug to inject at a time: the reference
+ * and its error bound must pass the right layer and fail each wrong one. */
+enum { BUG_NONE, BUG_NO_BIAS, BUG_SCALE, BUG_NO_RESIDUAL, BUG_HEADS, BUG_COUNT };
+
+static void f_linear(const float *x, size_t rows, size_t in, const float *w, const float *b, size_t out, float *y)
+{
+	for (size_t i = 0; i < rows; i++) {
+		for (size_t j = 0; j < out; j++)
+			y[i * out + j] = b ? b[j] : 0.0f;
+		for (size_t k = 0; k < in; k++)
+			for (size_t j = 0; j < out; j++)
+				y[i * out + j] += x[i * in + k] * w[k * out + j];
+	}
+}
+
+static void f_layernorm(const float *a, const float *g, const float *be, size_t rows, size_t cols, float *y)
+{
+	for (size_t r = 0; r < rows; r++) {
+		float mean = 0, q = 0;
+		for (size_t j = 0; j < cols; j++)
+			mean += a[r * cols + j];
+		mean /= (float)cols;
+		for (size_t j = 0; j < cols; j++)
+			q += (a[r * cols + j] - mean) * (a[r * cols + j] - mean);
+		float rstd = 1.0f / sqrtf(q / (float)cols + BV_NORM_EPS);
+		for (size_t j = 0; j < cols; j++)
+			y[r * cols + j] = (a[r * cols + j] - mean) * rstd * g[j] + be[j];
+	}
+}
+
+static void f_mlp(const bv_model_weights *w, const float *x, const float *wt, size_t t, size_t d, float *out, int bug)
+{
+	size_t f = BV_MODEL_FF * d;
+	float *h = malloc(t * f * sizeof(float));
+	f_linear(x, t, d, wt + w->w1, wt + w->c1, f, h);
+	for (size_t i = 0; i < t * f; i++) {
+		float u = 0.7978845608f * (h[i] + 0.044715f * h[i] * h[i] * h[i]);
+		h[i] = h[i] / (1.0f + expf(-2.0f * u));
+	}
+	f_linear(h, t, f, wt + w->w2, bug == BUG_NO_BIAS ? NULL : wt + w->c2, d, out);
+	for (size_t i = 0; i < t * d && bug != BUG_NO_RESIDUAL; i++)
+		out[i] += x[i];
+	free(h);
+}
+
+static void f_encoder(const bv_model_weights *w, const float *x, const float *wt, size_t seq, size_t d,
+		      size_t batch, float *y, int bug)
+{
+	size_t t = seq * batch, ld = 3 * d;
+	size_t heads = bug == BUG_HEADS ? 1 : w->heads, dh = d / heads;
+	float alpha = bug == BUG_SCALE ? 1.0f / sqrtf((float)d) : bv_model_alpha(dh);
+	float *qkv = malloc(t * ld * sizeof(float)), *ctx = malloc(t * d * sizeof(float));
+	float *a = malloc(t * d * sizeof(float)), *x1 = malloc(t * d * sizeof(float)), *p = malloc(seq * sizeof(float));
+	f_linear(x, t, d, wt + w->wqkv, wt + w->bqkv, ld, qkv);
+	for (size_t b = 0; b < batch; b++)
+		for (size_t h = 0; h < heads; h++)
+			for (size_t i = 0; i < seq; i++) {
+				float mx = -INFINITY, sum = 0;
+				for (size_t j = 0; j < seq; j++) {
+					float s = 0;
+					for (size_t c = 0; c < dh; c++)
+						s += qkv[(b * seq + i) * ld + h * dh + c] * qkv[(b * seq + j) * ld + d + h * dh + c];
+					p[j] = alpha * s, mx = p[j] > mx ? p[j] : mx;
+				}
+				for (size_t j = 0; j < seq; j++)
+					p[j] = expf(p[j] - mx), sum += p[j];
+				for (size_t c = 0; c < dh; c++) {
+					float o = 0;
+					for (size_t j = 0; j < seq; j++)
+						o += p[j] / sum * qkv[(b * seq + j) * ld + 2 * d + h * dh + c];
+					ctx[(b * seq + i) * d + h * dh + c] = o;
+				}
+			}
+	f_linear(ctx, t, d, wt + w->wo, bug == BUG_NO_BIAS ? NULL : wt + w->bo, d, a);
+	for (size_t i = 0; i < t * d; i++)
+		a[i] += x[i];
+	f_layernorm(a, wt + w->g1, wt + w->be1, t, d, x1);
+	f_mlp(w, x1, wt, t, d, a, bug == BUG_NO_RESIDUAL ? bug : BUG_NONE);
+	f_layernorm(a, wt + w->g2, wt + w->be2, t, d, y);
+	free(qkv), free(ctx), free(a), free(x1), free(p);
+}
+
+static void model_cells_layout_reference_and_check(void **state)
+{
+	(void)state;
+	bv_cell *cells;
+	char err[128], why[256];
+	/* 2 heads of 64 on 8 tokens x 2 sequences; one odd-width head of 40 */
+	long n = bv_cells_select(&(bv_selection){"model", NULL, "simd", "8x128x2,5x40x3,1K,64x64"}, &cells, err,
+				 sizeof(err));
+	assert_int_equal(n, 4); /* mlp and encoder at both; 1K and 64x64 are not model shapes */
+	for (long i = 0; i < n; i++) {
+		int enc = !strcmp(cells[i].op->name, "encoder");
+		bv_layout l;
+		bv_cell_layout(&cells[i], &l);
+		size_t seq = l.m, d = l.n, batch = l.k, t = seq * batch, f = 4 * d;
+		assert_true((seq == 8 && d == 128 && batch == 2) || (seq == 5 && d == 40 && batch == 3));
+		assert_true(l.nx == t * d && l.ny == t * d);
+		/* the weights, then max(t, d) ones */
+		size_t weights = 2 * d * f + f + d + (enc ? 4 * d * d + 4 * d + 4 * d : 0);
+		assert_int_equal(l.nx2, weights + (t > d ? t : d));
+		assert_true(l.nwork >= t * f);
+		assert_true(bv_cell_bytes(&cells[i]) == 4.0 * (double)(2 * t * d + l.nx2));
+		/* the products alone are most of the flops */
+		double gemms = 4.0 * t * d * f + (enc ? 2.0 * t * d * 4 * d + 4.0 * t * seq * d : 0);
+		assert_true(bv_cell_flops(&cells[i]) > gemms && bv_cell_flops(&cells[i]) < 1.2 * gemms);
+		bv_model_weights w;
+		bv_model_offsets(enc, seq, d, batch, &w);
+		assert_int_equal(w.heads, d == 128 ? 2 : 1);
+		float *x = calloc(l.nx, sizeof(float)), *x2 = calloc(l.nx2, sizeof(float)), *y = calloc(l.ny, sizeof(float));
+		double *want = calloc(l.ny, sizeof(double)), *scale = calloc(l.ny, sizeof(double));
+		bv_cell_inputs(&cells[i], x, x2);
+		for (size_t j = w.ones; j < l.nx2; j++)
+			assert_true(x2[j] == 1.0f);
+		assert_true(fabsf(x2[w.w1]) <= sqrtf(3.0f / (float)d) && x2[w.w1] != 0);
+		bv_reference(&cells[i], x, x2, want, scale);
+		for (int bug = BUG_NONE; bug < BUG_COUNT; bug++) {
+			if (!enc && (bug == BUG_SCALE || bug == BUG_HEADS))
+				continue;
+			if ((bug == BUG_HEADS || bug == BUG_SCALE) && w.heads == 1)
+				continue; /* one head: d_head is d, the same split and scale */
+			if (enc)
+				f_encoder(&w, x, x2, seq, d, batch, y, bug);
+			else
+				f_mlp(&w, x, x2, t, d, y, bug);
+			int ok = bv_verify(&cells[i], want, scale, y, 0, why, sizeof(why));
+			if (ok != (bug == BUG_NONE))
+				fail_msg("%s at %zux%zux%zu, bug %d: %s", cells[i].op->name, seq, d, batch, bug,
+					 ok ? "passed" : why);
+			if (bug == BUG_NONE) {
+				/* and the bound is not so loose that anything passes:
+				 * the float layer's error is far inside it */
+				double worst = 0;
+				for (size_t j = 0; j < l.ny; j++)
+					worst = fmax(worst, fabs(y[j] - want[j]) / (FLT_EPSILON * scale[j]));
+				if (getenv("BV_TEST_VERBOSE"))
+					printf("%s %zux%zux%zu: worst error %.3g of the bound\n", cells[i].op->name, seq, d,
+					       batch, worst);
+				assert_true(worst < 0.05);
+			}
+		}
+		free(x), free(x2), free(y), free(want), free(scale);
+	}
+	free(cells);
+}
+
 /* "Did you mean": a typo (one or two edits, a swap of neighbours being one)
  * finds its name; a word too far from every name, or as far as half of a
  * short one, finds none. */
@@ -622,6 +773,7 @@ int test_benches(void)
 		cmocka_unit_test(shapes_pack_parse_and_select_by_dimensions),
 		cmocka_unit_test(reference_catches_wrong_reductions_and_matmul),
 		cmocka_unit_test(norm_cells_layout_reference_and_check),
+		cmocka_unit_test(model_cells_layout_reference_and_check),
 		cmocka_unit_test(memory_cells_layout_reference_and_check),
 		cmocka_unit_test(quant_cells_layout_reference_and_check),
 		cmocka_unit_test(conv_cells_layout_reference_and_check),
