@@ -596,6 +596,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("kernels %s, simd path %s\n", kn_version(), kn_simd_isa());
+	/* the sections that force an ISA of their own go back to this one */
+	const char *run_isa = isa && *isa ? isa : NULL;
 	if (kn_backend_probe(KN_BACKEND_SIMD) != KN_OK) {
 		printf("simd backend unavailable: %s\n", kn_last_error());
 		return 0;
@@ -642,13 +644,16 @@ int main(int argc, char **argv)
 	ctx t = {.n = N_TRANS, .x = c.x, .y = c.y};
 	for (size_t i = 0; i < sizeof(trans) / sizeof(trans[0]); i++) {
 		char what[64];
+		/* scalar (libm) and simd timed in alternation, best of 101
+		 * windows each (best_ratio): one after the other (best(), 7
+		 * windows of 20 ms each), a neighbour's burst on either side
+		 * moved the ratio by itself */
 		t.op = trans[i].op;
-		t.b = KN_BACKEND_SCALAR;
-		double scalar = best(j_unary, &t);
+		ctx ts = t;
+		ts.b = KN_BACKEND_SCALAR;
 		t.b = KN_BACKEND_SIMD;
-		double simd = best(j_unary, &t);
 		snprintf(what, sizeof(what), "simd %s 1M, speed-up over scalar", trans[i].name);
-		report(what, scalar / simd, "x", 8, 1);
+		report(what, best_ratio(j_unary, &ts, j_unary, &t), "x", 8, 1);
 		/* accuracy over 1M inputs across the whole accepted range */
 		float *in = buf(N_TRANS, trans[i].op == KN_EXP ? -87.0f : -40.0f, trans[i].op == KN_EXP ? 88.0f : 40.0f,
 				 7 + (unsigned)i);
@@ -775,7 +780,7 @@ int main(int argc, char **argv)
 		snprintf(what, sizeof(what), "%s concat 3 x 4096 rows, share of kn_copy", isa);
 		printf("%-44s %8.3f (no target)\n", what, best_ratio(j_kcopy, &kc, j_concat, &cat));
 	}
-	kn_simd_set_isa(NULL);
+	kn_simd_set_isa(run_isa); /* not NULL: ISA=avx2 stays on avx2 */
 	ctx cat = {.b = KN_BACKEND_SCALAR, .x = c.x, .y = c.y, .m = 4096, .n = 4096};
 	printf("%-44s %8.3f (no target)\n", "scalar concat 3 x 4096 rows, share of copy bw",
 	       best_ratio(j_copy, &c, j_concat, &cat));
@@ -863,7 +868,7 @@ int main(int argc, char **argv)
 			best_pair(j_sgemm, &g, j_bf16gemm, &b, &ts, &tb);
 			printf("%-44s %8.3f x (no target: conversion path)\n", "avx2 (forced) bf16gemm, over avx2 sgemm",
 			       ts / tb);
-			kn_simd_set_isa(NULL);
+			kn_simd_set_isa(run_isa); /* not NULL: ISA=avx2 stays on avx2 */
 		}
 		free(q.x), free(q.x2), free(q.y), free(b.x), free(b.x2), free(b.y);
 		/* Elementwise 16M: bytes moved (4 + 1 or 4 + 2 an element) against

@@ -34,7 +34,7 @@ extern "C" {
 
 #define KN_VERSION_MAJOR 0
 #define KN_VERSION_MINOR 14
-#define KN_VERSION_PATCH 0
+#define KN_VERSION_PATCH 1
 
 typedef enum kn_status {
 	KN_OK = 0,

@@ -126,6 +126,38 @@ static inline vf vexp_scale(vf y, vf n, vf t)
 		return vblend(ends, vmul(y, s), vldexp(y, n));
 	return vmul(y, s);
 }
+/* Unary exp's common case, vector by vector: every lane of x in [-86.5, 88]
+ * (so none NaN) has n = round(x / ln2) in [-125, 127], and y 2^n is a normal
+ * float for y = exp(r) in [0.7, 1.5) (exponent -1 or 0).  Then the clamp and
+ * vexp_scale's test of the ends are not needed, and y 2^n is y's bits plus
+ * n << 23: t's bits are 0x4B400000 + n, whose low 9 bits of 0x4B400000 are
+ * 0, so (bits(t) << 23) is n << 23 modulo 2^32.  An integer shift and add
+ * instead of vexp_scale's add, shift, two compares, movemask and multiply;
+ * exact, as the multiply was, so results are the same bit for bit. */
+#define KN_EXP_NORMAL_RANGE 1
+static inline int vexp_normal_range(vf x)
+{
+	vm in = _mm256_and_ps(_mm256_cmp_ps(x, vset1(-86.5f), _CMP_GE_OQ), _mm256_cmp_ps(x, vset1(88.0f), _CMP_LE_OQ));
+	return _mm256_movemask_ps(in) == 0xff;
+}
+static inline vf vexp_scale_normal(vf y, vf t) { return iasf(iadd(fasi(y), ISLLI(fasi(t), 23))); }
+/* Softmax's exp: y 2^floor(kt) for kt = k / 8 <= 0 and t = kt + 1.5 2^20,
+ * whose bits are 0x49C00000 + k (low 12 bits of 0x49C00000 are 0): so
+ * (bits(t) << 20) with the 3 bits of k mod 8 cleared is floor(k / 8) << 23
+ * modulo 2^32, and added to y's bits (y = 2^(j/8) (1 + p) in [0.95, 1.92])
+ * it gives y 2^floor(kt) exactly while that is normal: kt >= -125.  A vector
+ * with a lane below that (x - max < -86.6: results near or in the denormal
+ * range) or NaN takes vscalef's two rounding steps.  Three integer
+ * operations instead of vscalef's floor, conversion, six integer operations
+ * and two multiplies. */
+static inline vf vsm_scale(vf y, vf kt, vf t)
+{
+	vm low = _mm256_cmp_ps(kt, vset1(-125.0f), _CMP_NGE_UQ);
+	if (__builtin_expect(_mm256_movemask_ps(low) != 0, 0))
+		return vscalef(y, kt);
+	vi e = _mm256_and_si256(ISLLI(fasi(t), 20), iset1((int)0xFF800000u));
+	return iasf(iadd(fasi(y), e));
+}
 /* The quant group's lanes (simd_quant.h). */
 static inline vi vloadi(const int32_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
 static inline void vstorei(int32_t *p, vi v) { _mm256_storeu_si256((__m256i *)p, v); }

@@ -65,6 +65,8 @@ static inline vf vblend(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, a, b)
 static inline vf vldexp(vf y, vf n) { return _mm512_scalef_ps(y, n); }
 /* y 2^floor(n), rounded once (softmax's exp: n is k / 16, a multiple of 1/16). */
 static inline vf vscalef(vf y, vf n) { return _mm512_scalef_ps(y, n); }
+/* softmax's exp: y 2^floor(kt), the same vscalefps (t unused). */
+static inline vf vsm_scale(vf y, vf kt, vf t) { (void)t; return _mm512_scalef_ps(y, kt); }
 /* y 2^n for vexp: vscalefps rounds once over the whole range (t unused). */
 static inline vf vexp_scale(vf y, vf n, vf t) { (void)t; return _mm512_scalef_ps(y, n); }
 /* Softmax's exp reads 2^(j/16) from one register: vpermps uses the low 4

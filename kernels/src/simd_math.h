@@ -22,13 +22,17 @@
 
 /* exp(x + xlo) for a small correction xlo (|xlo| <= ulp(x)); xlo lets gelu
  * pass an argument that carries more than float precision.  Inputs are
- * clamped to [-104, 89] first: beyond, the result is 0 or +Inf anyway, and the
- * clamp keeps 2^n representable.  vmax(C, x) returns x when x is NaN (the
- * second operand wins on unordered input), so NaN flows through to the end. */
-static inline __attribute__((always_inline)) vf vexp_core(vf x, vf xlo, int has_lo)
+ * clamped to [-104, 89] first (unless clamp is 0: the caller checked that
+ * every lane is in vexp_normal_range): beyond, the result is 0 or +Inf
+ * anyway, and the clamp keeps 2^n representable.  vmax(C, x) returns x when
+ * x is NaN (the second operand wins on unordered input), so NaN flows
+ * through to the end. */
+static inline __attribute__((always_inline)) vf vexp_poly(vf x, vf xlo, int has_lo, int clamp)
 {
-	x = vmax(vset1(-104.0f), x);
-	x = vmin(vset1(89.0f), x);
+	if (clamp) {
+		x = vmax(vset1(-104.0f), x);
+		x = vmin(vset1(89.0f), x);
+	}
 	/* n = round(x / ln2) by adding and subtracting 1.5 2^23 (round to
 	 * nearest even, as vround, for |x / ln2| < 2^22): an fma and a sub are
 	 * cheaper than a multiply and a rounding instruction.  t keeps n as an
@@ -50,9 +54,24 @@ static inline __attribute__((always_inline)) vf vexp_core(vf x, vf xlo, int has_
 	p = vfma(p, r, vset1(5.0000001201e-1f));
 	vf y = vadd(vfma(p, vmul(r, r), r), vset1(1.0f));
 	/* y 2^n rounded once, so that results in the denormal range are
-	 * rounded, not flushed (AVX-512: vscalefps; AVX2: one multiply by 2^n
-	 * built from t's bits, two steps only near the ends of the range). */
+	 * rounded, not flushed (AVX-512: vscalefps; AVX2: n added to y's
+	 * exponent field, two steps only near the ends of the range). */
+#ifdef KN_EXP_NORMAL_RANGE
+	if (!clamp) /* every result normal: y's exponent plus n, exactly y 2^n */
+		return vexp_scale_normal(y, t);
+#endif
 	return vexp_scale(y, n, t);
+}
+
+static inline __attribute__((always_inline)) vf vexp_core(vf x, vf xlo, int has_lo)
+{
+#ifdef KN_EXP_NORMAL_RANGE
+	/* AVX2: a vector whose every lane gives a normal result (no NaN, no
+	 * clamp, n in [-125, 127]) skips the clamp and the ends' test */
+	if (__builtin_expect(vexp_normal_range(x), 1))
+		return vexp_poly(x, xlo, has_lo, 0);
+#endif
+	return vexp_poly(x, xlo, has_lo, 1);
 }
 
 static inline vf vexp_lo(vf x, vf xlo) { return vexp_core(x, xlo, 1); }
@@ -534,7 +553,7 @@ static inline __attribute__((always_inline)) vf sm_exp(vf hi, vf lo, vf tab)
 #endif
 	vf p = vfma(q, vmul(r, r), r);
 	vf T = vtab(fasi(t), tab);
-	return vscalef(vfma(T, p, T), kt);
+	return vsm_scale(vfma(T, p, T), kt, t);
 }
 
 /* Rows whose range (max - min) is not below SM_LOW: exp(x - max) of the
