@@ -479,6 +479,28 @@ void bv_sizes_hint(const bv_selection *sel, char *buf, size_t len)
 	}
 }
 
+/* The geometry of a conv or pool cell: the size is H x W x C, the op gives
+ * the rest (benches.h: bv_conv_def). */
+typedef struct conv_geom {
+	size_t h, w, c, k, win, st, pad, oh, ow;
+	int nhwc;
+} conv_geom;
+
+static conv_geom geom_of(const bv_cell *c)
+{
+	size_t d[3];
+	bv_size_dims(c->size, d);
+	const bv_conv_def *cd = &c->op->conv;
+	conv_geom g = {d[0], d[1], d[2], (cd->kmul ? cd->kmul : 1) * d[2], cd->win ? cd->win : 1,
+		       cd->stride ? cd->stride : 1, 0, 0, 0, cd->nhwc};
+	g.pad = (g.win - 1) / 2;
+	/* a window larger than the padded image (a --sizes choice) leaves no
+	 * output: the kernels refuse it (KN_EINVAL), the cell fails there */
+	g.oh = g.h + 2 * g.pad >= g.win ? (g.h + 2 * g.pad - g.win) / g.st + 1 : 0;
+	g.ow = g.w + 2 * g.pad >= g.win ? (g.w + 2 * g.pad - g.win) / g.st + 1 : 0;
+	return g;
+}
+
 long bv_cells_select(const bv_selection *sel, bv_cell **out, char *err, size_t errlen)
 {
 	if (check_list(sel->benches, "bench", known_bench, err, errlen) ||
@@ -524,6 +546,24 @@ long bv_cells_select(const bv_selection *sel, bv_cell **out, char *err, size_t e
 						cells = grown, cap *= 2;
 					}
 					cells[count++] = (bv_cell){&all[b], &all[b].ops[o], *be, *s};
+					/* A window larger than the padded image (only --sizes
+					 * can name one) leaves the op no output: refused here,
+					 * before any build, not a `failed` cell after them. */
+					if (is_conv(all[b].ops[o].kind)) {
+						conv_geom g = geom_of(&cells[count - 1]);
+						if (!g.oh || !g.ow) {
+							char size[32];
+							size_t at_least = g.win > 2 * g.pad ? g.win - 2 * g.pad : 1;
+							snprintf(err, errlen,
+								 "size %s leaves %s no output (a %zux%zu window, padding %zu: "
+								 "at least %zux%zu); name larger --sizes or leave the op out "
+								 "with --ops",
+								 bv_size_format(*s, size, sizeof(size)), all[b].ops[o].name, g.win,
+								 g.win, g.pad, at_least, at_least);
+							free(cells);
+							return -1;
+						}
+					}
 				}
 			}
 		}
@@ -582,28 +622,6 @@ static uint64_t ulp_distance(float a, float b)
 	int64_t ka = ia < 0 ? (int64_t)INT32_MIN - ia : ia;
 	int64_t kb = ib < 0 ? (int64_t)INT32_MIN - ib : ib;
 	return (uint64_t)(ka > kb ? ka - kb : kb - ka);
-}
-
-/* The geometry of a conv or pool cell: the size is H x W x C, the op gives
- * the rest (benches.h: bv_conv_def). */
-typedef struct conv_geom {
-	size_t h, w, c, k, win, st, pad, oh, ow;
-	int nhwc;
-} conv_geom;
-
-static conv_geom geom_of(const bv_cell *c)
-{
-	size_t d[3];
-	bv_size_dims(c->size, d);
-	const bv_conv_def *cd = &c->op->conv;
-	conv_geom g = {d[0], d[1], d[2], (cd->kmul ? cd->kmul : 1) * d[2], cd->win ? cd->win : 1,
-		       cd->stride ? cd->stride : 1, 0, 0, 0, cd->nhwc};
-	g.pad = (g.win - 1) / 2;
-	/* a window larger than the padded image (a --sizes choice) leaves no
-	 * output: the kernels refuse it (KN_EINVAL), the cell fails there */
-	g.oh = g.h + 2 * g.pad >= g.win ? (g.h + 2 * g.pad - g.win) / g.st + 1 : 0;
-	g.ow = g.w + 2 * g.pad >= g.win ? (g.w + 2 * g.pad - g.win) / g.st + 1 : 0;
-	return g;
 }
 
 static void ref_conv(const bv_cell *c, const float *x, const float *x2, double *want, double *scale);

@@ -51,6 +51,18 @@ static void selection_filters_and_rejects_unknown_names(void **state)
 			      {NULL, NULL, "tpu", NULL}, {NULL, NULL, NULL, "1X"}, {"unary,", NULL, NULL, NULL}};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(bv_cells_select(&bad[i], &cells, err, sizeof(err)), -1);
+	/* a pooling window larger than the (padded) image is refused with the
+	 * op and the smallest size it takes; maxpool3x3 (padding 1) takes 1x1 */
+	bv_selection tiny = {"pool", NULL, "scalar", "2x2x4,1x1x8"};
+	assert_int_equal(bv_cells_select(&tiny, &cells, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "size 1x1x8 leaves avgpool2x2_s2 no output"));
+	assert_non_null(strstr(err, "at least 2x2"));
+	bv_selection fits = {"pool", "maxpool3x3_s2", "scalar", "2x2x4,1x1x8"};
+	assert_int_equal(bv_cells_select(&fits, &cells, err, sizeof(err)), 2);
+	free(cells);
+	bv_selection two = {"pool", "avgpool2x2_s2", "scalar", "2x2x4"};
+	assert_int_equal(bv_cells_select(&two, &cells, err, sizeof(err)), 1);
+	free(cells);
 }
 
 static void check_catches_a_wrong_element(void **state)
