@@ -526,6 +526,8 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	} else {
 		bv_strv_push(&make, getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make");
 		bv_strv_pushf(&make, "-C%s", src);
+		if (v->make_jobs > 1) /* the same objects either way: not in the key */
+			bv_strv_pushf(&make, "-j%d", v->make_jobs);
 		bv_strv_pushf(&make, "BUILD=%s", lib);
 		bv_strv_push(&make, "lib");
 	}

@@ -139,8 +139,9 @@ static int version_of(ctx *x, const char *commit, bv_version **out)
 	/* In a child that dies with us, as run's builds are: a SIGKILL of the
 	 * bisect ends make and its compilers too. */
 	int failed = 0;
-	if (rc == 0)
-		rc = bv_build_versions(x->repo, v, 1, 1, -1, NULL, &failed);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (rc == 0) /* one build at a time: make gets every CPU */
+		rc = bv_build_versions(x->repo, v, 1, ncpu > 0 ? (int)ncpu : 1, -1, NULL, &failed);
 	if (rc) {
 		bv_version_free(v);
 		free(v);

@@ -8,12 +8,15 @@
  * given; one line per distinct tree.  Without --build nothing is built
  * ("not tried"); with it each is built through the cache exactly as a
  * comparison would, so a release that stopped building with the current
- * harness shows here first.
+ * harness shows here first.  The builds run --jobs at a time (each one
+ * make, serial), as run's do: every release in the history is most of the
+ * command's time.
  */
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "common.h"
@@ -23,7 +26,7 @@
 
 static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out, "usage: bench-versions compat [VERSION...] [--build]\n\n"
+	fprintf(out, "usage: bench-versions compat [VERSION...] [--build [--jobs N]]\n\n"
 		     "Lists the versions in reach: every release in the history of HEAD (each\n"
 		     "kernels VERSION, as its tag or the first commit that reads it), every tag,\n"
 		     "and the VERSIONs given; for each its kernel version, the compat rules that\n"
@@ -78,10 +81,13 @@ static void print_rules(const bv_version *v, FILE *out)
 int bv_cmd_compat(int argc, char **argv)
 {
 	int build = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = ncpu > 0 ? (int)ncpu : 1;
 	const bv_option opts[] = {
 	    BV_FLAG("--build", &build,
 		    "build each one (through the cache) with the current harness; "
 		    "without it the build column says \"not tried\""),
+	    BV_INT("--jobs", &jobs, "N", 1, 1024, "with --build: build at most N versions at once (default: the CPUs)"),
 	    BV_END,
 	};
 	char **given = bv_xcalloc((size_t)argc, sizeof(char *));
@@ -147,25 +153,21 @@ int bv_cmd_compat(int argc, char **argv)
 		printf("%-14s %-9s %-14s %-24s %s\n", "VERSION", "KERNELS", "COMMIT", "COMPAT RULES", "BUILD");
 	}
 	int failures = 0;
-	bv_progress *pg = build && n ? bv_progress_new("build", n) : NULL;
+	if (rc == 0 && build && n) {
+		/* All at once, --jobs at a time; a version that fails is in its
+		 * row, an error that stops every build is returned. */
+		bv_progress *pg = bv_progress_new("build", n);
+		rc = bv_build_versions(repo, vs, n, jobs, -1, pg, &failures);
+		bv_progress_end(pg);
+	}
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		bv_version *v = &vs[i];
 		bv_buf rules = BV_BUF_INIT;
 		for (size_t k = 0; k < v->shims.nrules; k++)
 			bv_buf_printf(&rules, "%s%s", k ? "," : "", v->shims.rules[k]);
 		const char *state = "not tried";
-		if (build) {
-			bv_progress_set(pg, i, n, v->name);
-			int failed = 0;
-			rc = bv_build_versions(repo, v, 1, 1, -1, NULL, &failed);
-			if (rc) {
-				bv_buf_free(&rules);
-				break;
-			}
+		if (build)
 			state = v->build_error ? "FAILED" : v->cached ? "builds (cached)" : "builds (built)";
-			failures += v->build_error != NULL;
-			bv_progress_set(pg, i + 1, n, NULL);
-		}
 		printf("%-14s %-9s %-14.12s %-24s %s\n", v->name, v->kernel_version,
 		       v->kind == BV_VERSION_LOCAL ? "working tree" : v->commit, rules.s ? rules.s : "none",
 		       state);
@@ -183,7 +185,6 @@ int bv_cmd_compat(int argc, char **argv)
 		fflush(stdout);
 		bv_buf_free(&rules);
 	}
-	bv_progress_end(pg);
 	if (rc == 0 && build && n)
 		printf("%zu of %zu %s with the current harness\n", n - (size_t)failures, n,
 		       n == 1 ? "version builds" : "versions build");

@@ -247,6 +247,13 @@ int bv_build_versions(bv_repo *repo, bv_version *vs, size_t n, int jobs, int loc
 	int rc = 0;
 	if (jobs < 1)
 		jobs = 1;
+	/* Fewer versions than jobs (a bisect step, one local tree): each make
+	 * gets the jobs the others leave, so one build is not serial on an
+	 * idle machine.  The split is fixed at the start; the last build of a
+	 * batch does not grow when the others end. */
+	int per = n && n < (size_t)jobs ? jobs / (int)n : 1;
+	for (size_t i = 0; i < n; i++)
+		vs[i].make_jobs = per;
 	pid_t self = getpid();
 	pid_t *pids = bv_xcalloc(n, sizeof(pid_t));
 	int *fds = bv_xcalloc(n, sizeof(int));

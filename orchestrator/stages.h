@@ -71,6 +71,8 @@ typedef struct bv_version {
 	char *plugin;
 	char *build_error; /* set when the build failed: message and log tail */
 	int cached;
+	int make_jobs;     /* make -j for the default recipe (bv_build_versions
+			    * gives the CPUs its builds leave idle); 0 or 1: serial */
 } bv_version;
 
 /* Opens the kernel library's repository: KERNEL_REPO, else the repository
