@@ -103,4 +103,18 @@ check "... and the entry is no longer under its key (moved aside first)" test ! 
 check "... every entry left under a key has its plugin" \
 	bash -c 'for d in "$1"/builds/*/; do case "$d" in */.trash-*|*/.tmp-*) continue;; esac; [ -s "$d/plugin.so" ] || exit 1; done' _ "$TMP/seq"
 rm -rf "$TMP"/seq/builds/.trash-*
+
+# A version built alone gets make -j with the CPUs its run leaves idle (one
+# tree, a bisect step); with as many versions as --jobs each make is serial.
+# The fixture's make says its flags in the build log beside the build.
+sed -i 's|^lib: $(BUILD)/libkernels.a $(BUILD)/link-flags$|&\n\t@echo "make flags: [$(MAKEFLAGS)]"|' "$FIX/kernels/Makefile"
+export BENCH_VERSIONS_CACHE="$TMP/jobs"
+"$BV" local "${args[@]}" --jobs 2 --results "$TMP/rj" > /dev/null 2> "$TMP/j.err"; rc=$?
+check "a single version with --jobs 2 builds" test $rc -eq 0
+# (the flags before " -- "; the variables after it hold random paths)
+check "... with make -j2" bash -c 'grep -h "^make flags:" "$1"/builds/*.log | sed "s/ -- .*//" | grep -q -- " -j2"' _ "$TMP/jobs"
+rm -rf "$TMP/jobs"
+"$BV" local "${args[@]}" --jobs 1 --results "$TMP/rj" > /dev/null 2> "$TMP/j.err"; rc=$?
+check "with --jobs 1 the build is serial (no -j)" \
+	bash -c '[ "$2" -eq 0 ] && grep -h "^make flags:" "$1"/builds/*.log | sed "s/ -- .*//" | grep -qv -- "-j"' _ "$TMP/jobs" "$rc"
 finish
