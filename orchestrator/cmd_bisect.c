@@ -498,6 +498,10 @@ static void print_json(const ctx *x, const answer *a)
 	cJSON_AddStringToObject(c, "shape", x->shape);
 	cJSON_AddStringToObject(o, "direction", x->improvement ? "faster" : "slower");
 	cJSON_AddNumberToObject(o, "threshold", x->mo.threshold);
+	if (x->mo.simd_isa)
+		cJSON_AddStringToObject(o, "simd_isa_forced", x->mo.simd_isa);
+	else
+		cJSON_AddNullToObject(o, "simd_isa_forced");
 	cJSON_AddBoolToObject(o, "first_parent", a->first_parent);
 	cJSON_AddStringToObject(o, "good", a->good);
 	cJSON_AddStringToObject(o, "bad", a->bad);
@@ -609,7 +613,7 @@ static const char *const format_values[] = {"text", "json", NULL};
  * them; --quick, --threshold and --layouts are bisect's own lines below,
  * with its own help and defaults. */
 static const char *const measuring[] = {"--min-processes", "--max-processes", "--budget", "--seed",
-					"--memory-limit", NULL};
+					"--memory-limit", "--simd-isa", NULL};
 
 /* What the command line asked for, beyond the measuring options (ctx.mo). */
 typedef struct args {
@@ -671,8 +675,8 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 	    BV_INT("--layouts", &cli.mo.layouts, "N", 1, 8,
 		   "code layouts per version, one at random per process (default 4; "
 		   "see bench-versions run --help)"),
-	    BV_INCLUDE(shared, "--min-processes N, --max-processes N, --budget S, --seed N and\n"
-			       "--memory-limit SIZE as for run (see bench-versions run --help)"),
+	    BV_INCLUDE(shared, "--min-processes N, --max-processes N, --budget S, --seed N,\n"
+			       "--memory-limit SIZE and --simd-isa ISA as for run (see bench-versions run --help)"),
 	    BV_END,
 	};
 	char **pos = bv_xcalloc((size_t)argc + 1, sizeof(char *));
@@ -818,6 +822,11 @@ static int open_state(ctx *x, const args *a, const walk *w)
 				    w->bad_hex, a->bench, a->op, a->backend, x->size,
 				    a->improvement ? "faster" : "slower", threshold, mo->quick, mo->min_processes,
 				    mo->max_processes, mo->budget_s, mo->sample_us, mo->layouts);
+	if (mo->simd_isa) { /* only then: the states of earlier bisects keep their keys */
+		char *more = bv_asprintf("%ssimd %s\n", keytext, mo->simd_isa);
+		free(keytext);
+		keytext = more;
+	}
 	char key[41];
 	bv_hash_bytes(keytext, strlen(keytext), key);
 	free(keytext);

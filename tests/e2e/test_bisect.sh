@@ -74,6 +74,17 @@ check "text output lists the steps with ratios and verdicts" \
 rc=$?
 check "a range without a slowdown is refused with exit 2" test $rc -eq 2
 check "the refusal gives the numbers" contains "$TMP/b3.err" "not significantly slower than good .*ratio [0-9.]+ \[[0-9.]+, [0-9.]+\]"
+# --simd-isa (as run's) reaches the runner and keys a state of its own.
+nstates=$(ls -d "$BENCH_VERSIONS_CACHE"/bisect/*/ | wc -l)
+"$BV" bisect --good good --bad before "${cell[@]}" --simd-isa avx2 > /dev/null 2> "$TMP/b3i.err"
+check "bisect --simd-isa avx2 measures (refused here too: exit 2)" test $? -eq 2
+check "... in a state of its own" test "$(ls -d "$BENCH_VERSIONS_CACHE"/bisect/*/ | wc -l)" -eq $((nstates + 1))
+check "... whose logs say the ISA was forced" python3 - "$BENCH_VERSIONS_CACHE" <<'PY'
+import glob, json, sys
+logs = glob.glob(sys.argv[1] + "/bisect/*/logs/*/*.json")
+forced = [json.load(open(p)).get("method", {}).get("simd_isa_forced") for p in logs]
+sys.exit(0 if forced.count("avx2") >= 2 and forced.count(None) >= 2 else 1)
+PY
 "$BV" bisect --good main --bad good "${cell[@]}" > /dev/null 2> "$TMP/b4.err"
 check "good not an ancestor of bad is exit 2" test $? -eq 2
 check "... and says so" contains "$TMP/b4.err" "is not an ancestor of bad"
