@@ -28,6 +28,7 @@
 #include "common.h"
 #include "hash.h"
 #include "json.h"
+#include "results.h"
 
 int bv_shard_parse(const char *text, int *index, int *count)
 {
@@ -255,4 +256,479 @@ int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int 
 	cJSON_ReplaceItemInObjectCaseSensitive(plan, "id", cJSON_CreateString(id));
 	*out = plan;
 	return 0;
+}
+
+/* ---- joining the shards' logs --------------------------------------------- */
+
+/* One shard as found: its directory's logs, in the plan's version order. */
+typedef struct shard_in {
+	const char *dir;
+	char **paths;
+	size_t n;
+	cJSON **docs;
+	const cJSON *plan; /* docs[0]'s shard block */
+	int index, count;
+} shard_in;
+
+static void shard_in_free(shard_in *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->paths[i]);
+		if (s->docs)
+			cJSON_Delete(s->docs[i]);
+	}
+	free(s->paths), free(s->docs);
+	memset(s, 0, sizeof(*s));
+}
+
+static int whole_in(const cJSON *o, const char *key, double lo, double hi, int *out)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble < lo || x->valuedouble > hi ||
+	    x->valuedouble != floor(x->valuedouble))
+		return -1;
+	*out = (int)x->valuedouble;
+	return 0;
+}
+
+/* A shard block is hostile input like the rest of a log: its shape, then
+ * its id against its own fields, so a block edited by hand (or a log cut
+ * short and patched) cannot pass for a shard of the plan. */
+static int plan_check(const char *path, const cJSON *plan, int need_index, int *index, int *count)
+{
+	char *where = bv_escape(path);
+	int rc = 0;
+	const char *what = NULL;
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(plan, "id");
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(plan, "versions");
+	const cJSON *cells = cJSON_GetObjectItemCaseSensitive(plan, "cells");
+	const cJSON *x;
+	*index = 0;
+	if (!cJSON_IsObject(plan))
+		what = "no shard block (its run was not a shard: run ... --shard I/N)";
+	else if (!cJSON_IsString(id) || strlen(id->valuestring) != 16 ||
+		 strspn(id->valuestring, "0123456789abcdef") != 16)
+		what = "shard.id is not a plan id (16 hex digits)";
+	else if (whole_in(plan, "count", 1, BV_SHARDS_MAX, count))
+		what = "shard.count is not a whole number from 1 to " "10000";
+	else if (need_index && whole_in(plan, "index", 1, *count, index))
+		what = "shard.index is not a whole number from 1 to shard.count";
+	else if (!cJSON_IsArray(vs) || cJSON_GetArraySize(vs) < 1)
+		what = "shard.versions is not a list of versions";
+	else if (!cJSON_IsArray(cells))
+		what = "shard.cells is not a list of cells";
+	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(plan, "method")))
+		what = "shard.method is not an object";
+	cJSON_ArrayForEach(x, vs) if (!what && (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "label")) ||
+						!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "build_key"))))
+	    what = "shard.versions[] needs a label and a build_key";
+	cJSON_ArrayForEach(x, cells) if (!what && !cJSON_IsString(x)) what = "shard.cells[] are not cell names";
+	if (!what) {
+		char again[17];
+		bv_plan_id(plan, again);
+		if (strcmp(again, id->valuestring))
+			what = "its shard block does not match its plan id (edited, or not written by bench-versions)";
+	}
+	if (what)
+		rc = bv_fail(BV_EINPUT, "%s: %s", where, what);
+	free(where);
+	return rc;
+}
+
+static const char *ver_label(const cJSON *plan, size_t k)
+{
+	return bv_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(plan, "versions"), (int)k), "label");
+}
+
+/* One shard's directory: every log a shard log of one plan and one index,
+ * one log per version of its plan, in the plan's order. */
+static int shard_load(const char *dir, shard_in *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->dir = dir;
+	size_t nver = 0;
+	int rc = bv_run_dir_logs(dir, &s->paths, &s->n, &nver);
+	if (rc == 0)
+		rc = bv_logs_check_sizes(s->paths, s->n);
+	s->docs = bv_xcalloc(s->n + 1, sizeof(cJSON *));
+	for (size_t i = 0; rc == 0 && i < s->n; i++) {
+		rc = bv_log_load(s->paths[i], &s->docs[i]);
+		const cJSON *plan = rc ? NULL : cJSON_GetObjectItemCaseSensitive(s->docs[i], "shard");
+		int index = 0, count = 0;
+		if (rc == 0)
+			rc = plan_check(s->paths[i], plan, 1, &index, &count);
+		if (rc == 0 && i == 0)
+			s->plan = plan, s->index = index, s->count = count;
+		else if (rc == 0 && (index != s->index || count != s->count ||
+				     strcmp(bv_json_str(plan, "id"), bv_json_str(s->plan, "id")))) {
+			char *a = bv_escape(s->paths[0]), *b = bv_escape(s->paths[i]);
+			rc = bv_fail(BV_EINPUT, "%s and %s are logs of different shards (%d/%d, %d/%d): one directory "
+						"holds one shard's logs",
+				     a, b, s->index, s->count, index, count);
+			free(a), free(b);
+		}
+	}
+	if (rc == 0) {
+		size_t want = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s->plan, "versions"));
+		for (size_t k = 0; rc == 0 && k < want; k++) {
+			const char *label = ver_label(s->plan, k);
+			const char *got = k < s->n ? bv_json_str(cJSON_GetObjectItemCaseSensitive(s->docs[k], "version"),
+								"label")
+						   : NULL;
+			if (!got || strcmp(got, label)) {
+				char *d = bv_escape(dir), *l = bv_escape(label);
+				rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): no log for version '%s' of its plan (%s.json)", d,
+					     s->index, s->count, l, l);
+				free(d), free(l);
+			}
+		}
+		if (rc == 0 && s->n != want) {
+			char *d = bv_escape(dir);
+			rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): %zu logs for the %zu versions of its plan", d, s->index,
+				     s->count, s->n, want);
+			free(d);
+		}
+	}
+	if (rc)
+		shard_in_free(s);
+	(void)nver;
+	return rc;
+}
+
+/* What differs between two plans, in words naming the field. */
+static char *plan_diff(const cJSON *a, const cJSON *b)
+{
+	double ca = 0, cb = 0;
+	bv_json_num(a, "count", &ca);
+	bv_json_num(b, "count", &cb);
+	if (ca != cb)
+		return bv_asprintf("the shard count: %g there, %g here (--shard I/N with another N)", cb, ca);
+	const cJSON *va = cJSON_GetObjectItemCaseSensitive(a, "versions"), *vb = cJSON_GetObjectItemCaseSensitive(b, "versions");
+	int na = cJSON_GetArraySize(va), nb = cJSON_GetArraySize(vb);
+	for (int k = 0; k < na || k < nb; k++) {
+		const cJSON *x = cJSON_GetArrayItem(va, k), *y = cJSON_GetArrayItem(vb, k);
+		const char *lx = bv_json_str(x, "label"), *ly = bv_json_str(y, "label");
+		char *ex = bv_escape(lx ? lx : "(none)"), *ey = bv_escape(ly ? ly : "(none)");
+		char *msg = NULL;
+		if (!x || !y || strcmp(lx, ly))
+			msg = bv_asprintf("the versions: version %d is '%s' there, '%s' here", k + 1, ey, ex);
+		else if (strcmp(bv_json_str(x, "build_key"), bv_json_str(y, "build_key"))) {
+			char *kx = bv_escape(bv_json_str(x, "build_key")), *ky = bv_escape(bv_json_str(y, "build_key"));
+			msg = bv_asprintf("version '%s''s build key: %.12s there, %.12s here (another tree, compat rule, "
+					  "harness or compiler)",
+					  ex, ky, kx);
+			free(kx), free(ky);
+		}
+		free(ex), free(ey);
+		if (msg)
+			return msg;
+	}
+	const cJSON *ma = cJSON_GetObjectItemCaseSensitive(a, "cells"), *mb = cJSON_GetObjectItemCaseSensitive(b, "cells");
+	na = cJSON_GetArraySize(ma), nb = cJSON_GetArraySize(mb);
+	for (int k = 0; k < na || k < nb; k++) {
+		const cJSON *x = cJSON_GetArrayItem(ma, k), *y = cJSON_GetArrayItem(mb, k);
+		if (x && y && !strcmp(x->valuestring, y->valuestring))
+			continue;
+		char *ex = bv_escape(x ? x->valuestring : "(none)"), *ey = bv_escape(y ? y->valuestring : "(none)");
+		char *msg = bv_asprintf("the cells (--benches, --ops, --backends, --sizes, --filter): %d there, %d "
+					"here; cell %d is %s there, %s here",
+					nb, na, k + 1, ey, ex);
+		free(ex), free(ey);
+		return msg;
+	}
+	const cJSON *oa = cJSON_GetObjectItemCaseSensitive(a, "method"), *ob = cJSON_GetObjectItemCaseSensitive(b, "method");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, oa)
+	{
+		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ob, x->string);
+		char *tx = cJSON_PrintUnformatted(x), *ty = y ? cJSON_PrintUnformatted(y) : bv_strdup("absent");
+		int same = !strcmp(tx, ty);
+		char *msg = NULL;
+		if (!same) {
+			char *k = bv_escape(x->string), *ex = bv_escape(tx), *ey = bv_escape(ty);
+			msg = bv_asprintf("the method's %s: %s there, %s here", k, ey, ex);
+			free(k), free(ex), free(ey);
+		}
+		free(tx), free(ty);
+		if (msg)
+			return msg;
+	}
+	cJSON_ArrayForEach(x, ob) if (!cJSON_GetObjectItemCaseSensitive(oa, x->string))
+	{
+		char *k = bv_escape(x->string);
+		char *msg = bv_asprintf("the method's %s: set there, absent here", k);
+		free(k);
+		return msg;
+	}
+	return bv_strdup("the plan id (its fields read alike)");
+}
+
+static void cell_key(const bv_log_cell *c, char *buf, size_t len)
+{
+	char size[32];
+	snprintf(buf, len, "%s/%s/%s/%s", c->bench, c->op, c->backend, bv_size_format(c->size, size, sizeof(size)));
+}
+
+static int build_failed(const cJSON *doc)
+{
+	const char *st = bv_json_str(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "version"),
+								      "build"),
+				     "status");
+	return st && !strcmp(st, "failed");
+}
+
+/* The worse of two run statuses: a joined run is complete only when every
+ * shard is. */
+static int status_rank(const char *s)
+{
+	return !s ? 4 : !strcmp(s, "complete") ? 0 : !strcmp(s, "running") ? 1 : !strcmp(s, "interrupted") ? 2 : 3;
+}
+
+/* Version v's joined log: shard 1's document with every shard's cells in
+ * the plan's order and the run told what it was joined from. */
+static int join_version(shard_in *sh, int count, size_t v, const char *run_id, cJSON **out)
+{
+	const cJSON *plan = sh[0].plan;
+	const cJSON *pcells = cJSON_GetObjectItemCaseSensitive(plan, "cells");
+	size_t ncells = (size_t)cJSON_GetArraySize(pcells);
+	const char **keys = bv_xcalloc(ncells + 1, sizeof(char *));
+	const cJSON **got = bv_xcalloc(ncells + 1, sizeof(cJSON *));
+	int *from = bv_xcalloc(ncells + 1, sizeof(int));
+	size_t k = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, pcells) keys[k++] = x->valuestring;
+	int rc = 0, failed = -1;
+	const char *worst = "complete";
+	double started = 0;
+	for (int s = 0; rc == 0 && s < count; s++) {
+		const cJSON *doc = sh[s].docs[v];
+		if (build_failed(doc) && failed < 0)
+			failed = s;
+		const char *st = bv_json_str(cJSON_GetObjectItemCaseSensitive(doc, "run"), "status");
+		if (status_rank(st) > status_rank(worst))
+			worst = st ? st : "failed";
+		double p = 0;
+		if (!bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "processes_started", &p) && p > 0)
+			started += p;
+		const cJSON *cell;
+		int pos = 0;
+		cJSON_ArrayForEach(cell, bv_log_cells(doc))
+		{
+			bv_log_cell c;
+			bv_log_cell_read(cell, &c);
+			char key[512];
+			cell_key(&c, key, sizeof(key));
+			size_t at = 0;
+			while (at < ncells && strcmp(keys[at], key))
+				at++;
+			char *p1 = bv_escape(sh[s].paths[v]), *ek = bv_escape(key);
+			if (at == ncells)
+				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is not a cell of its plan", p1, pos, ek);
+			else if (got[at]) {
+				char *p0 = bv_escape(sh[from[at]].dir);
+				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is also in shard %d/%d (%s): a cell belongs to "
+							"one shard",
+					     p1, pos, ek, sh[from[at]].index, count, p0);
+				free(p0);
+			} else
+				got[at] = cell, from[at] = s;
+			free(p1), free(ek);
+			if (rc)
+				break;
+			pos++;
+		}
+	}
+	/* A version that built in no shard has no cells anywhere: its log
+	 * says why (as one run's would), and merge marks every row. */
+	for (size_t c = 0; rc == 0 && failed < 0 && c < ncells; c++)
+		if (!got[c]) {
+			char *ek = bv_escape(keys[c]), *l = bv_escape(ver_label(plan, v));
+			rc = bv_fail(BV_EINPUT, "cell %s of version '%s' is in no shard's log (a shard's log is incomplete)",
+				     ek, l);
+			free(ek), free(l);
+		}
+	if (rc == 0) {
+		cJSON *doc = cJSON_Duplicate(sh[failed >= 0 ? failed : 0].docs[v], 1);
+		cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+		cJSON_ReplaceItemInObjectCaseSensitive(run, "id", cJSON_CreateString(run_id));
+		if (cJSON_GetObjectItemCaseSensitive(run, "status"))
+			cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(worst));
+		cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
+		if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
+			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started", cJSON_CreateNumber(started));
+		cJSON *cells = cJSON_CreateArray();
+		for (size_t c = 0; failed < 0 && c < ncells; c++)
+			cJSON_AddItemToArray(cells, cJSON_Duplicate(got[c], 1));
+		cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
+		/* The plan stays with the joined run, each shard's run id in
+		 * the place of its index. */
+		cJSON *joined = cJSON_Duplicate(plan, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(joined, "index");
+		cJSON *ids = cJSON_AddArrayToObject(joined, "joined");
+		for (int s = 0; s < count; s++) {
+			const char *id = bv_json_str(cJSON_GetObjectItemCaseSensitive(sh[s].docs[v], "run"), "id");
+			cJSON_AddItemToArray(ids, cJSON_CreateString(id ? id : ""));
+		}
+		cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
+		*out = doc;
+	}
+	free(keys), free(got), free(from);
+	return rc;
+}
+
+int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n_out)
+{
+	*docs_out = NULL, *n_out = 0;
+	if (ndirs == 0)
+		return bv_fail(BV_EINPUT, "no shard given");
+	shard_in *got = bv_xcalloc(ndirs, sizeof(shard_in));
+	int rc = 0;
+	size_t loaded = 0;
+	for (size_t i = 0; rc == 0 && i < ndirs; i++) {
+		rc = shard_load(dirs[i], &got[i]);
+		if (rc == 0)
+			loaded++;
+	}
+	/* One plan: the same id; where not, the field that differs. */
+	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
+		const char *a = bv_json_str(got[0].plan, "id"), *b = bv_json_str(got[i].plan, "id");
+		if (strcmp(a, b)) {
+			char *what = plan_diff(got[0].plan, got[i].plan);
+			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]);
+			rc = bv_fail(BV_EINPUT,
+				     "%s (shard %d/%d, plan %s) is not a shard of the plan of %s (shard %d/%d, plan %s): they "
+				     "differ in %s",
+				     di, got[i].index, got[i].count, b, d0, got[0].index, got[0].count, a, what);
+			free(what), free(d0), free(di);
+		}
+	}
+	/* One machine class: each ratio is paired on its own node, but a table
+	 * whose cells came from different CPUs would read as one machine's. */
+	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
+		const char *c0 = bv_json_str(cJSON_GetObjectItemCaseSensitive(got[0].docs[0], "machine"), "cpu");
+		const char *ci = bv_json_str(cJSON_GetObjectItemCaseSensitive(got[i].docs[0], "machine"), "cpu");
+		if (c0 && ci && strcmp(c0, ci)) {
+			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]), *e0 = bv_escape(c0), *ei = bv_escape(ci);
+			rc = bv_fail(BV_EINPUT,
+				     "%s (shard %d/%d) was measured on %s, %s (shard %d/%d) on %s: the shards of one plan "
+				     "run on one machine class (compare the classes' joined runs side by side instead)",
+				     di, got[i].index, got[i].count, ei, d0, got[0].index, got[0].count, e0);
+			free(d0), free(di), free(e0), free(ei);
+		}
+	}
+	int count = rc == 0 ? got[0].count : 0;
+	shard_in *by = rc == 0 ? bv_xcalloc((size_t)count, sizeof(shard_in)) : NULL;
+	for (size_t i = 0; rc == 0 && i < ndirs; i++) {
+		shard_in *slot = &by[got[i].index - 1];
+		if (slot->dir) {
+			char *a = bv_escape(slot->dir), *b = bv_escape(dirs[i]);
+			rc = bv_fail(BV_EINPUT, "shard %d/%d given twice: %s and %s", got[i].index, count, a, b);
+			free(a), free(b);
+		} else
+			*slot = got[i];
+	}
+	if (rc == 0) {
+		bv_buf missing = BV_BUF_INIT;
+		int nmissing = 0;
+		for (int s = 0; s < count; s++)
+			if (!by[s].dir)
+				bv_buf_printf(&missing, "%s%d/%d", nmissing++ ? ", " : "", s + 1, count);
+		if (nmissing)
+			rc = bv_fail(BV_EINPUT, "%s %s missing: the join needs every shard of plan %s (%zu of %d given)",
+				     nmissing == 1 ? "shard" : "shards", missing.s, bv_json_str(got[0].plan, "id"), ndirs,
+				     count);
+		bv_buf_free(&missing);
+	}
+	cJSON **docs = NULL;
+	size_t nv = rc == 0 ? got[0].n : 0;
+	if (rc == 0) {
+		docs = bv_xcalloc(nv + 1, sizeof(cJSON *));
+		char *run_id = bv_asprintf("plan-%s", bv_json_str(by[0].plan, "id"));
+		for (size_t v = 0; rc == 0 && v < nv; v++)
+			rc = join_version(by, count, v, run_id, &docs[v]);
+		free(run_id);
+	}
+	free(by); /* its entries are got's */
+	for (size_t i = 0; i < loaded; i++)
+		shard_in_free(&got[i]);
+	free(got);
+	if (rc) {
+		for (size_t v = 0; docs && v < nv; v++)
+			cJSON_Delete(docs[v]);
+		free(docs);
+		return rc;
+	}
+	*docs_out = docs, *n_out = nv;
+	return 0;
+}
+
+int bv_merge_shards(char *const *dirs, size_t ndirs, const bv_merge_opts *o, bv_table *out)
+{
+	memset(out, 0, sizeof(*out));
+	cJSON **docs = NULL;
+	size_t n = 0;
+	int rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	if (rc)
+		return rc;
+	char **names = bv_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
+		names[i] = bv_asprintf("%s.json", l ? l : "?");
+	}
+	rc = bv_merge_docs(docs, names, n, o, out);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names), free(docs);
+	return rc;
+}
+
+int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char ***paths_out, size_t *n_out)
+{
+	*paths_out = NULL, *n_out = 0;
+	cJSON **docs = NULL;
+	size_t n = 0;
+	int rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	if (rc == 0)
+		rc = bv_mkdir_p(out_dir);
+	char **paths = bv_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
+		paths[i] = bv_asprintf("%s/%s.json", out_dir, l ? l : "?");
+		if (rc == 0)
+			rc = bv_json_save(paths[i], docs[i]);
+		cJSON_Delete(docs[i]);
+	}
+	free(docs);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			free(paths[i]);
+		free(paths);
+		return rc;
+	}
+	*paths_out = paths, *n_out = n;
+	return 0;
+}
+
+int bv_path_is_shard(const char *path)
+{
+	char **paths = NULL;
+	size_t n = 0;
+	int is = 0;
+	if (bv_is_dir(path)) {
+		if (bv_run_dir_logs(path, &paths, &n, NULL))
+			return 0;
+	} else {
+		paths = bv_xcalloc(1, sizeof(char *));
+		paths[0] = bv_strdup(path), n = 1;
+	}
+	cJSON *doc = NULL;
+	if (n > 0 && bv_logs_check_sizes(paths, 1) == 0 && bv_log_load(paths[0], &doc) == 0)
+		/* a joined run's logs keep the plan, without an index: they
+		 * are one run again */
+		is = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "shard"), "index") != NULL;
+	cJSON_Delete(doc);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	return is;
 }

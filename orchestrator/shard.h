@@ -61,9 +61,9 @@ int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int 
  * equal it): 16 hex digits. */
 void bv_plan_id(const cJSON *plan, char out[17]);
 
-/* Whether dir (a run's directory) holds shard logs: 1 yes, 0 no (an
- * unreadable or empty dir is 0: the caller's own loader says why). */
-int bv_dir_is_shard(const char *dir);
+/* Whether path (a run's directory, or one log) holds shard logs: 1 yes, 0
+ * no (unreadable, or not a log, is 0: the caller's own loader says why). */
+int bv_path_is_shard(const char *path);
 
 /* The shards' logs joined into the run they would have been: one document
  * per version (the baseline first, as the run had them), each with every

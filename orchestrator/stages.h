@@ -368,6 +368,12 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out)
  * back to unpaired ratios across runs, and gives no ratio across machines
  * unless o->across_machines; each such caveat becomes a note. */
 int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *out);
+/* bv_merge of documents already loaded and checked (bv_log_load's checks,
+ * or built from such logs: shard.c's join).  Takes docs[i] (each is freed,
+ * and set NULL, once its cells are in); names[i] names it in notes as a
+ * path would ("main.json"). */
+struct cJSON;
+int bv_merge_docs(struct cJSON **docs, char *const *names, size_t n, const bv_merge_opts *o, bv_table *out);
 void bv_table_free(bv_table *t);
 
 /* ---- verdict (verdict.c) ------------------------------------------------ */
