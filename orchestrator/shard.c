@@ -395,14 +395,15 @@ static int shard_load(const char *dir, shard_in *s)
 	return rc;
 }
 
-/* What differs between two plans, in words naming the field. */
-static char *plan_diff(const cJSON *a, const cJSON *b)
+/* What differs between two plans, in words naming the field; wa and wb
+ * say where each was read (escaped already). */
+static char *plan_diff(const cJSON *a, const cJSON *b, const char *wa, const char *wb)
 {
 	double ca = 0, cb = 0;
 	bv_json_num(a, "count", &ca);
 	bv_json_num(b, "count", &cb);
 	if (ca != cb)
-		return bv_asprintf("the shard count: %g there, %g here (--shard I/N with another N)", cb, ca);
+		return bv_asprintf("the shard count: %g in %s, %g in %s (--shard I/N with another N)", cb, wb, ca, wa);
 	const cJSON *va = cJSON_GetObjectItemCaseSensitive(a, "versions"), *vb = cJSON_GetObjectItemCaseSensitive(b, "versions");
 	int na = cJSON_GetArraySize(va), nb = cJSON_GetArraySize(vb);
 	for (int k = 0; k < na || k < nb; k++) {
@@ -411,12 +412,12 @@ static char *plan_diff(const cJSON *a, const cJSON *b)
 		char *ex = bv_escape(lx ? lx : "(none)"), *ey = bv_escape(ly ? ly : "(none)");
 		char *msg = NULL;
 		if (!x || !y || strcmp(lx, ly))
-			msg = bv_asprintf("the versions: version %d is '%s' there, '%s' here", k + 1, ey, ex);
+			msg = bv_asprintf("the versions: version %d is '%s' in %s, '%s' in %s", k + 1, ey, wb, ex, wa);
 		else if (strcmp(bv_json_str(x, "build_key"), bv_json_str(y, "build_key"))) {
 			char *kx = bv_escape(bv_json_str(x, "build_key")), *ky = bv_escape(bv_json_str(y, "build_key"));
-			msg = bv_asprintf("version '%s''s build key: %.12s there, %.12s here (another tree, compat rule, "
-					  "harness or compiler)",
-					  ex, ky, kx);
+			msg = bv_asprintf("version '%s''s build key: %.12s in %s, %.12s in %s (another tree, compat "
+					  "rule, harness or compiler)",
+					  ex, ky, wb, kx, wa);
 			free(kx), free(ky);
 		}
 		free(ex), free(ey);
@@ -430,9 +431,9 @@ static char *plan_diff(const cJSON *a, const cJSON *b)
 		if (x && y && !strcmp(x->valuestring, y->valuestring))
 			continue;
 		char *ex = bv_escape(x ? x->valuestring : "(none)"), *ey = bv_escape(y ? y->valuestring : "(none)");
-		char *msg = bv_asprintf("the cells (--benches, --ops, --backends, --sizes, --filter): %d there, %d "
-					"here; cell %d is %s there, %s here",
-					nb, na, k + 1, ey, ex);
+		char *msg = bv_asprintf("the cells (--benches, --ops, --backends, --sizes, --filter): %d in %s, %d in "
+					"%s; cell %d is %s in %s, %s in %s",
+					nb, wb, na, wa, k + 1, ey, wb, ex, wa);
 		free(ex), free(ey);
 		return msg;
 	}
@@ -442,11 +443,10 @@ static char *plan_diff(const cJSON *a, const cJSON *b)
 	{
 		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ob, x->string);
 		char *tx = cJSON_PrintUnformatted(x), *ty = y ? cJSON_PrintUnformatted(y) : bv_strdup("absent");
-		int same = !strcmp(tx, ty);
 		char *msg = NULL;
-		if (!same) {
+		if (strcmp(tx, ty)) {
 			char *k = bv_escape(x->string), *ex = bv_escape(tx), *ey = bv_escape(ty);
-			msg = bv_asprintf("the method's %s: %s there, %s here", k, ey, ex);
+			msg = bv_asprintf("the method's %s: %s in %s, %s in %s", k, ey, wb, ex, wa);
 			free(k), free(ex), free(ey);
 		}
 		free(tx), free(ty);
@@ -456,7 +456,7 @@ static char *plan_diff(const cJSON *a, const cJSON *b)
 	cJSON_ArrayForEach(x, ob) if (!cJSON_GetObjectItemCaseSensitive(oa, x->string))
 	{
 		char *k = bv_escape(x->string);
-		char *msg = bv_asprintf("the method's %s: set there, absent here", k);
+		char *msg = bv_asprintf("the method's %s: set in %s, absent in %s", k, wb, wa);
 		free(k);
 		return msg;
 	}
@@ -593,8 +593,8 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
 		const char *a = bv_json_str(got[0].plan, "id"), *b = bv_json_str(got[i].plan, "id");
 		if (strcmp(a, b)) {
-			char *what = plan_diff(got[0].plan, got[i].plan);
 			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]);
+			char *what = plan_diff(got[0].plan, got[i].plan, d0, di);
 			rc = bv_fail(BV_EINPUT,
 				     "%s (shard %d/%d, plan %s) is not a shard of the plan of %s (shard %d/%d, plan %s): they "
 				     "differ in %s",
