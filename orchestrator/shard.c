@@ -486,9 +486,8 @@ static int status_rank(const char *s)
 
 /* Version v's joined log: shard 1's document with every shard's cells in
  * the plan's order and the run told what it was joined from. */
-static int join_version(shard_in *sh, int count, size_t v, const char *run_id, cJSON **out)
+static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, const char *run_id, cJSON **out)
 {
-	const cJSON *plan = sh[0].plan;
 	const cJSON *pcells = cJSON_GetObjectItemCaseSensitive(plan, "cells");
 	size_t ncells = (size_t)cJSON_GetArraySize(pcells);
 	const char **keys = bv_xcalloc(ncells + 1, sizeof(char *));
@@ -548,18 +547,13 @@ static int join_version(shard_in *sh, int count, size_t v, const char *run_id, c
 			free(ek), free(l);
 		}
 	if (rc == 0) {
-		cJSON *doc = cJSON_Duplicate(sh[failed >= 0 ? failed : 0].docs[v], 1);
-		cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
-		cJSON_ReplaceItemInObjectCaseSensitive(run, "id", cJSON_CreateString(run_id));
-		if (cJSON_GetObjectItemCaseSensitive(run, "status"))
-			cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(worst));
-		cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
-		if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
-			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started", cJSON_CreateNumber(started));
+		/* The cells move, not copied: a full matrix's logs are tens of
+		 * MB, and a deep copy of them was a third of the join's time. */
 		cJSON *cells = cJSON_CreateArray();
-		for (size_t c = 0; failed < 0 && c < ncells; c++)
-			cJSON_AddItemToArray(cells, cJSON_Duplicate(got[c], 1));
-		cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
+		for (size_t c = 0; failed < 0 && c < ncells; c++) {
+			cJSON *parent = cJSON_GetObjectItemCaseSensitive(sh[from[c]].docs[v], "cells");
+			cJSON_AddItemToArray(cells, cJSON_DetachItemViaPointer(parent, (cJSON *)got[c]));
+		}
 		/* The plan stays with the joined run, each shard's run id in
 		 * the place of its index. */
 		cJSON *joined = cJSON_Duplicate(plan, 1);
@@ -569,6 +563,17 @@ static int join_version(shard_in *sh, int count, size_t v, const char *run_id, c
 			const char *id = bv_json_str(cJSON_GetObjectItemCaseSensitive(sh[s].docs[v], "run"), "id");
 			cJSON_AddItemToArray(ids, cJSON_CreateString(id ? id : ""));
 		}
+		int keep = failed >= 0 ? failed : 0;
+		cJSON *doc = sh[keep].docs[v];
+		sh[keep].docs[v] = NULL; /* the joined document now */
+		cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+		cJSON_ReplaceItemInObjectCaseSensitive(run, "id", cJSON_CreateString(run_id));
+		if (cJSON_GetObjectItemCaseSensitive(run, "status"))
+			cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(worst));
+		cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
+		if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
+			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started", cJSON_CreateNumber(started));
+		cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
 		cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
 		*out = doc;
 	}
@@ -643,10 +648,13 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 	size_t nv = rc == 0 ? got[0].n : 0;
 	if (rc == 0) {
 		docs = bv_xcalloc(nv + 1, sizeof(cJSON *));
-		char *run_id = bv_asprintf("plan-%s", bv_json_str(by[0].plan, "id"));
+		/* by[0].plan lies in a document the join takes apart: a copy */
+		cJSON *plan = cJSON_Duplicate(by[0].plan, 1);
+		char *run_id = bv_asprintf("plan-%s", bv_json_str(plan, "id"));
 		for (size_t v = 0; rc == 0 && v < nv; v++)
-			rc = join_version(by, count, v, run_id, &docs[v]);
+			rc = join_version(by, count, v, plan, run_id, &docs[v]);
 		free(run_id);
+		cJSON_Delete(plan);
 	}
 	free(by); /* its entries are got's */
 	for (size_t i = 0; i < loaded; i++)
