@@ -83,16 +83,23 @@ double bv_cell_expected_s(const bv_cell *c, const bv_measure_opts *o)
 	int minp = o->min_processes > 0 ? o->min_processes : 10;
 	double budget = o->budget_s > 0 ? o->budget_s : 10;
 	int rounds = o->rounds > 0 ? o->rounds : 21;
-	/* measure.c gives a cell budget/(2 min) of each process (--cell-ms),
-	 * or what `rounds` alternations of a pair of versions take when that
-	 * is longer; the inputs are written on top. */
-	double per_proc = fmax(0.5 * budget / minp, rounds * 2 * call_s) + bytes / MODEL_FILL_BYTES_PER_S;
-	/* Stopping: at least min processes; at most the budget, but never
-	 * fewer than 6 processes (measure.c's update_active).  Where a cell
-	 * ends between the two is what the interval decides; the middle is
-	 * the expectation the model takes. */
-	double lo = minp * per_proc, hi = fmax(budget, 6 * per_proc);
-	return lo >= hi ? lo : 0.5 * (lo + hi);
+	/* One process's share of the cell (measure.c's --cell-ms): its rounds
+	 * of a pair of versions, cut to fit that share but never below 5
+	 * (trust.c's bv_rounds_fit); before them the inputs are written and
+	 * a pair of calls times the calls per sample. */
+	double share = 0.5 * budget / minp, round_s = 2 * call_s;
+	double timing = rounds * round_s <= share ? fmax(share, rounds * round_s) : fmax(share, 5 * round_s);
+	double per_proc = timing + bytes / MODEL_FILL_BYTES_PER_S + round_s;
+	/* Stopping (measure.c's update_active): past its budget a cell stops
+	 * once it has 6 processes, --min-processes or not; within it, it
+	 * stops when its interval decides, at min processes at the soonest.
+	 * The expectation is the middle of the soonest and the latest. */
+	double n_lo = minp * per_proc <= budget ? minp : fmax(6, ceil(budget / per_proc));
+	double lo = n_lo * per_proc, hi = fmax(budget, 6 * per_proc);
+	/* The check against the double reference, once per cell: each
+	 * version's call and the reference, about as long again. */
+	double check = 4 * call_s;
+	return (lo >= hi ? lo : 0.5 * (lo + hi)) + check;
 }
 
 void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shard_of)
