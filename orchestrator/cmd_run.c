@@ -114,6 +114,11 @@ int bv_cmd_run(int argc, char **argv)
 	 * version first. */
 	if (rc == 0 && shard)
 		rc = bv_shard_parse(shard, &c.mo.shard_index, &c.mo.shard_count);
+	/* A baseline of one shard would compare as a run missing the other
+	 * shards' cells. */
+	if (rc == 0 && shard && save)
+		rc = bv_fail(BV_EINPUT, "--save-baseline with --shard: one shard is not a run; join the shards "
+					"(compare SHARD_DIR... --join-to DIR) and compare against that directory");
 
 	if (rc == 0)
 		rc = bv_run_cli_finish(&c, &ncells);
