@@ -18,6 +18,7 @@
  */
 #include "shard.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -739,7 +740,20 @@ int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char *
 	*paths_out = NULL, *n_out = 0;
 	cJSON **docs = NULL;
 	size_t n = 0;
-	int rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	/* Into an empty or new directory only: a log left there from before
+	 * would be read as one more version of the joined run. */
+	DIR *d = opendir(out_dir);
+	struct dirent *e;
+	int rc = 0;
+	while (d && rc == 0 && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rc = bv_fail(BV_EINPUT, "--join-to %s: not empty; the joined run goes into a new or empty directory",
+				     out_dir);
+	if (d)
+		closedir(d);
+	if (rc)
+		return rc;
+	rc = bv_shards_join(dirs, ndirs, &docs, &n);
 	if (rc == 0)
 		rc = bv_mkdir_p(out_dir);
 	char **paths = bv_xcalloc(n + 1, sizeof(char *));

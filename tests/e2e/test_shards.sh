@@ -119,4 +119,5 @@ refused "a shard log cut short" "$TMP/cut/main.json" compare "${d2[0]}" "$TMP/cu
 check "--join-to writes one log per version" test -f "$TMP/joined/0.1.0.json" -a -f "$TMP/joined/main.json"
 "$BV" compare "$TMP/joined" > "$TMP/j2.out" 2> /dev/null
 check "the written join compares as the join does" cmp -s "$TMP/j.out" "$TMP/j2.out"
+refused "--join-to a directory with logs in it" "--join-to $TMP/joined: not empty" compare "${d2[@]}" --join-to "$TMP/joined"
 finish
