@@ -13,7 +13,7 @@ git commit -qam "relu: three passes (planted slowdown)"
 R="$TMP/results"
 # 0.1.0 twice: an A/A pair (one build, the same tree); main: relu slower.
 vers=(0.1.0 0.1.0 main)
-sel=(--quick --benches unary --ops relu,abs --backends scalar --sizes 1K)
+sel=(--quick --budget 1 --benches unary --ops relu,abs --backends scalar --sizes 1K)
 
 # ---- bad input, refused before anything is built ------------------------------
 refused "--shard 0/3" "--shard '0/3': I must be 1 to 3" run "${vers[@]}" "${sel[@]}" --shard 0/3
