@@ -110,6 +110,7 @@ refused "a shard of another plan" "is not a shard of the plan of .* differ in th
 	compare "${d5[@]:0:4}" "$foreign"
 refused "a shard with a plain run" "compare joins shard directories only with each other" \
 	compare "${d2[@]}" "$(ls -d "$R"/one/2*/ | head -1)"
+refused "report --from one shard" "a shard of a run .*join the shards first" report --from "${d2[0]}"
 cp -r "${d2[1]}" "$TMP/cut"
 head -c 300 "${d2[1]}/main.json" > "$TMP/cut/main.json"
 refused "a shard log cut short" "$TMP/cut/main.json" compare "${d2[0]}" "$TMP/cut"
