@@ -384,22 +384,43 @@ static int reversed(const log_info *info, size_t i)
 	       !same_str(info[0].run_baseline, info[0].label);
 }
 
-/* Both entries below: logs read from paths (docs NULL), or documents
- * already in memory (docs[i], taken and freed here as soon as their cells
- * are in; paths[i] then only names each in notes). */
-static int merge_core(char *const *paths, cJSON **docs, size_t n, const bv_merge_opts *o, bv_table *t);
+/* Every entry below: logs read from paths (src NULL), or documents handed
+ * over one at a time by src (taken and freed here as soon as their cells
+ * are in; paths[i] then only names each in notes), so no more than one is
+ * held at once whichever way they come. */
+static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, const bv_merge_opts *o,
+		      bv_table *t);
 
 int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 {
 	return merge_core(paths, NULL, n, o, t);
 }
 
-int bv_merge_docs(cJSON **docs, char *const *names, size_t n, const bv_merge_opts *o, bv_table *t)
+static int from_array(void *ctx, size_t i, cJSON **doc)
 {
-	return merge_core(names, docs, n, o, t);
+	cJSON **docs = ctx;
+	*doc = docs[i], docs[i] = NULL;
+	return 0;
 }
 
-static int merge_core(char *const *paths, cJSON **docs, size_t n, const bv_merge_opts *o, bv_table *t)
+int bv_merge_docs(cJSON **docs, char *const *names, size_t n, const bv_merge_opts *o, bv_table *t)
+{
+	bv_doc_source src = {from_array, docs};
+	int rc = merge_core(names, &src, n, o, t);
+	for (size_t i = 0; i < n; i++) {
+		cJSON_Delete(docs[i]); /* those not reached after an error */
+		docs[i] = NULL;
+	}
+	return rc;
+}
+
+int bv_merge_source(const bv_doc_source *src, char *const *names, size_t n, const bv_merge_opts *o, bv_table *t)
+{
+	return merge_core(names, src, n, o, t);
+}
+
+static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, const bv_merge_opts *o,
+		      bv_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->nversions = n;
@@ -414,12 +435,10 @@ static int merge_core(char *const *paths, cJSON **docs, size_t n, const bv_merge
 	char **how = bv_xcalloc(n + 1, sizeof(char *)); /* each log's method (method_how) */
 	double threshold = o->threshold;
 	/* Too much in all is refused before a byte of any log is read. */
-	int rc = docs ? 0 : bv_logs_check_sizes(paths, n);
+	int rc = src ? 0 : bv_logs_check_sizes(paths, n);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		cJSON *doc = NULL;
-		if (docs)
-			doc = docs[i], docs[i] = NULL;
-		else if ((rc = bv_log_load(paths[i], &doc)) != 0)
+		if (src ? (rc = src->next(src->ctx, i, &doc)) != 0 : (rc = bv_log_load(paths[i], &doc)) != 0)
 			break;
 		info_read(doc, &info[i]);
 		if (i == 0) {
@@ -570,10 +589,6 @@ static int merge_core(char *const *paths, cJSON **docs, size_t n, const bv_merge
 		info_free(&info[i]), free(how[i]);
 	free(info), free(how);
 	free(same_run), free(other_machine);
-	for (size_t i = 0; docs && i < n; i++) {
-		cJSON_Delete(docs[i]); /* those not reached after an error */
-		docs[i] = NULL;
-	}
 	if (rc)
 		bv_table_free(t);
 	return rc;

@@ -272,10 +272,11 @@ int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int 
 /* One shard as found: its directory's logs, in the plan's version order. */
 typedef struct shard_in {
 	const char *dir;
-	char **paths;
+	char **paths; /* its logs, the plan's version order */
 	size_t n;
-	cJSON **docs;
-	const cJSON *plan; /* docs[0]'s shard block */
+	cJSON **docs;          /* loaded one version at a time (load_version) */
+	cJSON *plan, *machine; /* copies of the first log's shard and machine blocks */
+	char id[17];           /* the plan id */
 	int index, count;
 } shard_in;
 
@@ -287,6 +288,7 @@ static void shard_in_free(shard_in *s)
 			cJSON_Delete(s->docs[i]);
 	}
 	free(s->paths), free(s->docs);
+	cJSON_Delete(s->plan), cJSON_Delete(s->machine);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -353,54 +355,82 @@ static const char *ver_label(const cJSON *plan, size_t k)
 	                   "label");
 }
 
-/* One shard's directory: every log a shard log of one plan and one index,
- * one log per version of its plan, in the plan's order. */
+/* Log v of shard sh into sh->docs[v], checked: a results log (the one
+ * loader), a shard block true to its plan id, of the same plan and I/N as
+ * the shard's first log, and the plan's version v.  The join loads one
+ * version's logs at a time (a full matrix's logs of every version and
+ * shard, parsed at once, took several times their size). */
+/* sh->docs[v] is the plan's version v (run's file order is the plan's). */
+static int check_label(const shard_in *sh, size_t v)
+{
+	const char *label = ver_label(sh->plan, v);
+	const char *got = bv_json_str(cJSON_GetObjectItemCaseSensitive(sh->docs[v], "version"), "label");
+	if (label && got && !strcmp(got, label))
+		return 0;
+	char *d = bv_escape(sh->dir), *l = bv_escape(label ? label : "?");
+	int rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): no log for version '%s' of its plan (%s.json)", d,
+	                 sh->index, sh->count, l, l);
+	free(d), free(l);
+	return rc;
+}
+
+static int load_version(shard_in *sh, size_t v)
+{
+	if (sh->docs[v])
+		return 0;
+	int rc = bv_log_load(sh->paths[v], &sh->docs[v]);
+	const cJSON *plan = rc ? NULL : cJSON_GetObjectItemCaseSensitive(sh->docs[v], "shard");
+	int index = 0, count = 0;
+	if (rc == 0)
+		rc = plan_check(sh->paths[v], plan, 1, &index, &count);
+	if (rc == 0 &&
+	    (index != sh->index || count != sh->count || strcmp(bv_json_str(plan, "id"), sh->id))) {
+		char *a = bv_escape(sh->dir), *b = bv_escape(sh->paths[v]);
+		rc = bv_fail(BV_EINPUT,
+		             "%s holds shard %d/%d of plan %s, but %s is shard %d/%d of plan %s: one "
+		             "directory holds one shard's logs",
+		             a, sh->index, sh->count, sh->id, b, index, count, bv_json_str(plan, "id"));
+		free(a), free(b);
+	}
+	if (rc == 0)
+		rc = check_label(sh, v);
+	if (rc) {
+		cJSON_Delete(sh->docs[v]);
+		sh->docs[v] = NULL;
+	}
+	return rc;
+}
+
+/* One shard's directory: its logs listed, the first loaded (load_version)
+ * for the plan, I/N and the machine; one log per version of its plan. */
 static int shard_load(const char *dir, shard_in *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->dir = dir;
-	size_t nver = 0;
-	int rc = bv_run_dir_logs(dir, &s->paths, &s->n, &nver);
+	int rc = bv_run_dir_logs(dir, &s->paths, &s->n, NULL);
 	if (rc == 0)
 		rc = bv_logs_check_sizes(s->paths, s->n);
 	s->docs = bv_xcalloc(s->n + 1, sizeof(cJSON *));
-	for (size_t i = 0; rc == 0 && i < s->n; i++) {
-		rc = bv_log_load(s->paths[i], &s->docs[i]);
-		const cJSON *plan = rc ? NULL : cJSON_GetObjectItemCaseSensitive(s->docs[i], "shard");
-		int index = 0, count = 0;
+	if (rc == 0) {
+		/* The first log (version 0's, kept for its join) says what the
+		 * others must agree with; its plan and machine are kept as
+		 * copies, small, since the join takes the log apart. */
+		rc = bv_log_load(s->paths[0], &s->docs[0]);
+		const cJSON *plan = rc ? NULL : cJSON_GetObjectItemCaseSensitive(s->docs[0], "shard");
 		if (rc == 0)
-			rc = plan_check(s->paths[i], plan, 1, &index, &count);
-		if (rc == 0 && i == 0)
-			s->plan = plan, s->index = index, s->count = count;
-		else if (rc == 0 && (index != s->index || count != s->count ||
-		                     strcmp(bv_json_str(plan, "id"), bv_json_str(s->plan, "id")))) {
-			char *a = bv_escape(s->paths[0]), *b = bv_escape(s->paths[i]);
-			rc = bv_fail(BV_EINPUT,
-			             "%s and %s are logs of different shards (%d/%d, %d/%d): one directory "
-			             "holds one shard's logs",
-			             a, b, s->index, s->count, index, count);
-			free(a), free(b);
+			rc = plan_check(s->paths[0], plan, 1, &s->index, &s->count);
+		if (rc == 0) {
+			s->plan = cJSON_Duplicate(plan, 1);
+			s->machine =
+			    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(s->docs[0], "machine"), 1);
+			snprintf(s->id, sizeof(s->id), "%s", bv_json_str(plan, "id"));
+			rc = check_label(s, 0);
 		}
 	}
 	if (rc == 0) {
 		size_t want =
 		    (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s->plan, "versions"));
-		for (size_t k = 0; rc == 0 && k < want; k++) {
-			const char *label = ver_label(s->plan, k);
-			const char *got =
-			    k < s->n ? bv_json_str(cJSON_GetObjectItemCaseSensitive(s->docs[k], "version"),
-			                           "label")
-			             : NULL;
-			if (!got || strcmp(got, label)) {
-				char *d = bv_escape(dir), *l = bv_escape(label);
-				rc =
-				    bv_fail(BV_EINPUT,
-				            "%s (shard %d/%d): no log for version '%s' of its plan (%s.json)",
-				            d, s->index, s->count, l, l);
-				free(d), free(l);
-			}
-		}
-		if (rc == 0 && s->n != want) {
+		if (s->n != want) {
 			char *d = bv_escape(dir);
 			rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): %zu logs for the %zu versions of its plan",
 			             d, s->index, s->count, s->n, want);
@@ -409,7 +439,6 @@ static int shard_load(const char *dir, shard_in *s)
 	}
 	if (rc)
 		shard_in_free(s);
-	(void)nver;
 	return rc;
 }
 
@@ -569,6 +598,8 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 			free(ek);
 			break;
 		}
+	for (int s = 0; rc == 0 && s < count; s++)
+		rc = load_version(&sh[s], v);
 	const char *worst = "complete";
 	double started = 0;
 	for (int s = 0; rc == 0 && s < count; s++) {
@@ -655,33 +686,63 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 		cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
 		*out = doc;
 	}
+	/* What is left of this version's shard logs (emptied of their cells,
+	 * or all of them after an error) goes before the next version's come. */
+	for (int s = 0; s < count; s++) {
+		cJSON_Delete(sh[s].docs[v]);
+		sh[s].docs[v] = NULL;
+	}
 	free(keys), free(got), free(from), free(byname);
 	return rc;
 }
 
-int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n_out)
+/* The shards, checked as one plan, each version joined on demand. */
+struct bv_shards {
+	shard_in *got; /* as given */
+	size_t ngot;
+	shard_in *by; /* by index: by[I-1] (entries are got's) */
+	int count;
+	size_t nversions;
+	cJSON *plan;
+	char *run_id;
+};
+
+void bv_shards_close(bv_shards *j)
 {
-	*docs_out = NULL, *n_out = 0;
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->ngot; i++)
+		shard_in_free(&j->got[i]);
+	free(j->got), free(j->by), free(j->run_id);
+	cJSON_Delete(j->plan);
+	free(j);
+}
+
+int bv_shards_open(char *const *dirs, size_t ndirs, bv_shards **out, size_t *nversions)
+{
+	*out = NULL;
+	if (nversions)
+		*nversions = 0;
 	if (ndirs == 0)
 		return bv_fail(BV_EINPUT, "no shard given");
-	shard_in *got = bv_xcalloc(ndirs, sizeof(shard_in));
+	bv_shards *j = bv_xcalloc(1, sizeof(*j));
+	j->got = bv_xcalloc(ndirs, sizeof(shard_in));
+	shard_in *got = j->got;
 	int rc = 0;
-	size_t loaded = 0;
 	for (size_t i = 0; rc == 0 && i < ndirs; i++) {
 		rc = shard_load(dirs[i], &got[i]);
 		if (rc == 0)
-			loaded++;
+			j->ngot++;
 	}
 	/* One plan: the same id; where not, the field that differs. */
 	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
-		const char *a = bv_json_str(got[0].plan, "id"), *b = bv_json_str(got[i].plan, "id");
+		const char *a = got[0].id, *b = got[i].id;
 		if (strcmp(a, b)) {
 			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]);
 			char *what = plan_diff(got[0].plan, got[i].plan, d0, di);
 			rc = bv_fail(BV_EINPUT,
 			             "%s (shard %d/%d, plan %s) is not a shard of the plan of %s (shard "
-			             "%d/%d, plan %s): they "
-			             "differ in %s",
+			             "%d/%d, plan %s): they differ in %s",
 			             di, got[i].index, got[i].count, b, d0, got[0].index, got[0].count, a,
 			             what);
 			free(what), free(d0), free(di);
@@ -690,30 +751,27 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 	/* One machine class: each ratio is paired on its own node, but a table
 	 * whose cells came from different CPUs would read as one machine's. */
 	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
-		const char *c0 =
-		    bv_json_str(cJSON_GetObjectItemCaseSensitive(got[0].docs[0], "machine"), "cpu");
-		const char *ci =
-		    bv_json_str(cJSON_GetObjectItemCaseSensitive(got[i].docs[0], "machine"), "cpu");
+		const char *c0 = bv_json_str(got[0].machine, "cpu");
+		const char *ci = bv_json_str(got[i].machine, "cpu");
 		if (c0 && ci && strcmp(c0, ci)) {
 			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]), *e0 = bv_escape(c0),
 			     *ei = bv_escape(ci);
 			rc = bv_fail(BV_EINPUT,
 			             "%s (shard %d/%d) was measured on %s, %s (shard %d/%d) on %s: the "
-			             "shards of one plan "
-			             "run on one machine class (compare the classes' joined runs side by "
-			             "side instead)",
+			             "shards of one plan run on one machine class (compare the classes' "
+			             "joined runs side by side instead)",
 			             di, got[i].index, got[i].count, ei, d0, got[0].index, got[0].count, e0);
 			free(d0), free(di), free(e0), free(ei);
 		}
 	}
-	int count = rc == 0 ? got[0].count : 0;
-	shard_in *by = rc == 0 ? bv_xcalloc((size_t)count, sizeof(shard_in)) : NULL;
+	j->count = rc == 0 ? got[0].count : 0;
+	j->by = rc == 0 ? bv_xcalloc((size_t)j->count, sizeof(shard_in)) : NULL;
 	for (size_t i = 0; rc == 0 && i < ndirs; i++) {
-		shard_in *slot = &by[got[i].index - 1];
+		shard_in *slot = &j->by[got[i].index - 1];
 		if (slot->dir) {
 			char *a = bv_escape(slot->dir), *b = bv_escape(dirs[i]);
-			rc = bv_fail(BV_EINPUT, "shard %d/%d given twice: %s and %s", got[i].index, count, a,
-			             b);
+			rc = bv_fail(BV_EINPUT, "shard %d/%d given twice: %s and %s", got[i].index, j->count,
+			             a, b);
 			free(a), free(b);
 		} else
 			*slot = got[i];
@@ -721,32 +779,48 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 	if (rc == 0) {
 		bv_buf missing = BV_BUF_INIT;
 		int nmissing = 0;
-		for (int s = 0; s < count; s++)
-			if (!by[s].dir)
-				bv_buf_printf(&missing, "%s%d/%d", nmissing++ ? ", " : "", s + 1, count);
+		for (int s = 0; s < j->count; s++)
+			if (!j->by[s].dir)
+				bv_buf_printf(&missing, "%s%d/%d", nmissing++ ? ", " : "", s + 1, j->count);
 		if (nmissing)
 			rc = bv_fail(BV_EINPUT,
 			             "%s %s missing: the join needs every shard of plan %s (%zu of %d given)",
-			             nmissing == 1 ? "shard" : "shards", missing.s,
-			             bv_json_str(got[0].plan, "id"), ndirs, count);
+			             nmissing == 1 ? "shard" : "shards", missing.s, got[0].id, ndirs,
+			             j->count);
 		bv_buf_free(&missing);
 	}
-	cJSON **docs = NULL;
-	size_t nv = rc == 0 ? got[0].n : 0;
-	if (rc == 0) {
-		docs = bv_xcalloc(nv + 1, sizeof(cJSON *));
-		/* by[0].plan lies in a document the join takes apart: a copy */
-		cJSON *plan = cJSON_Duplicate(by[0].plan, 1);
-		char *run_id = bv_asprintf("plan-%s", bv_json_str(plan, "id"));
-		for (size_t v = 0; rc == 0 && v < nv; v++)
-			rc = join_version(by, count, v, plan, run_id, &docs[v]);
-		free(run_id);
-		cJSON_Delete(plan);
+	if (rc) {
+		/* by's entries are got's: freed once, through got */
+		bv_shards_close(j);
+		return rc;
 	}
-	free(by); /* its entries are got's */
-	for (size_t i = 0; i < loaded; i++)
-		shard_in_free(&got[i]);
-	free(got);
+	j->plan = cJSON_Duplicate(j->by[0].plan, 1);
+	j->run_id = bv_asprintf("plan-%s", got[0].id);
+	j->nversions = got[0].n;
+	*out = j;
+	if (nversions)
+		*nversions = j->nversions;
+	return 0;
+}
+
+int bv_shards_version(bv_shards *j, size_t v, cJSON **doc)
+{
+	*doc = NULL;
+	if (v >= j->nversions)
+		return bv_fail(BV_EINPUT, "the shards' plan has %zu versions", j->nversions);
+	return join_version(j->by, j->count, v, j->plan, j->run_id, doc);
+}
+
+int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n_out)
+{
+	*docs_out = NULL, *n_out = 0;
+	bv_shards *j = NULL;
+	size_t nv = 0;
+	int rc = bv_shards_open(dirs, ndirs, &j, &nv);
+	cJSON **docs = rc == 0 ? bv_xcalloc(nv + 1, sizeof(cJSON *)) : NULL;
+	for (size_t v = 0; rc == 0 && v < nv; v++)
+		rc = bv_shards_version(j, v, &docs[v]);
+	bv_shards_close(j);
 	if (rc) {
 		for (size_t v = 0; docs && v < nv; v++)
 			cJSON_Delete(docs[v]);
@@ -757,31 +831,37 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 	return 0;
 }
 
+static int next_version(void *ctx, size_t i, cJSON **doc)
+{
+	return bv_shards_version(ctx, i, doc);
+}
+
 int bv_merge_shards(char *const *dirs, size_t ndirs, const bv_merge_opts *o, bv_table *out)
 {
 	memset(out, 0, sizeof(*out));
-	cJSON **docs = NULL;
+	bv_shards *j = NULL;
 	size_t n = 0;
-	int rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	int rc = bv_shards_open(dirs, ndirs, &j, &n);
 	if (rc)
 		return rc;
+	/* The columns' file names, as a run's directory would have them. */
 	char **names = bv_xcalloc(n + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++) {
-		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
+		const char *l = ver_label(j->plan, i);
 		names[i] = bv_asprintf("%s.json", l ? l : "?");
 	}
-	rc = bv_merge_docs(docs, names, n, o, out);
+	bv_doc_source src = {next_version, j};
+	rc = bv_merge_source(&src, names, n, o, out);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
-	free(names), free(docs);
+	free(names);
+	bv_shards_close(j);
 	return rc;
 }
 
 int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char ***paths_out, size_t *n_out)
 {
 	*paths_out = NULL, *n_out = 0;
-	cJSON **docs = NULL;
-	size_t n = 0;
 	/* Into an empty or new directory only: a log left there from before
 	 * would be read as one more version of the joined run. */
 	DIR *d = opendir(out_dir);
@@ -795,20 +875,25 @@ int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char *
 			    out_dir);
 	if (d)
 		closedir(d);
-	if (rc)
-		return rc;
-	rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	bv_shards *j = NULL;
+	size_t n = 0;
+	if (rc == 0)
+		rc = bv_shards_open(dirs, ndirs, &j, &n);
 	if (rc == 0)
 		rc = bv_mkdir_p(out_dir);
 	char **paths = bv_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
-		paths[i] = bv_asprintf("%s/%s.json", out_dir, l ? l : "?");
+	/* One version at a time: joined, written, freed. */
+	for (size_t v = 0; rc == 0 && v < n; v++) {
+		cJSON *doc = NULL;
+		rc = bv_shards_version(j, v, &doc);
+		const char *l = rc == 0 ? ver_label(j->plan, v) : NULL;
 		if (rc == 0)
-			rc = bv_json_save(paths[i], docs[i]);
-		cJSON_Delete(docs[i]);
+			paths[v] = bv_asprintf("%s/%s.json", out_dir, l ? l : "?");
+		if (rc == 0)
+			rc = bv_json_save(paths[v], doc);
+		cJSON_Delete(doc);
 	}
-	free(docs);
+	bv_shards_close(j);
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
 			free(paths[i]);
@@ -837,8 +922,9 @@ int bv_path_is_shard(const char *path)
 	 * parse, where the word is there, decides). */
 	char *text = NULL;
 	size_t len = 0;
-	int maybe = n > 0 && bv_logs_check_sizes(paths, 1) == 0 && bv_read_file(paths[0], BV_RESULTS_MAX, &text, &len) == 0 &&
-		    memmem(text, len, "\"shard\"", 7) != NULL;
+	int maybe = n > 0 && bv_logs_check_sizes(paths, 1) == 0 &&
+	            bv_read_file(paths[0], BV_RESULTS_MAX, &text, &len) == 0 &&
+	            memmem(text, len, "\"shard\"", 7) != NULL;
 	free(text);
 	if (maybe && bv_log_load(paths[0], &doc) == 0)
 		/* a joined run's logs keep the plan, without an index: they

@@ -77,6 +77,17 @@ int bv_path_is_shard(const char *path);
  * *docs (n of them) and the array are the caller's (cJSON_Delete, free). */
 int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs, size_t *n);
 
+/* The same, one version at a time, for a caller that keeps no more than
+ * one version's logs in memory: open checks the shards as one plan (all of
+ * the refusals above but those about a log of a later version, which
+ * bv_shards_version makes as it loads them) and says how many versions;
+ * bv_shards_version(j, v, &doc) joins version v (0 = the baseline) from
+ * every shard's log of it.  close frees what is left. */
+typedef struct bv_shards bv_shards;
+int bv_shards_open(char *const *dirs, size_t ndirs, bv_shards **j, size_t *nversions);
+int bv_shards_version(bv_shards *j, size_t v, cJSON **doc);
+void bv_shards_close(bv_shards *j);
+
 /* Joins the shards (bv_shards_join) and merges them into one table as one
  * run's logs are merged (bv_merge_docs): the same rows, columns and
  * verdicts, decided together over every cell of every shard.  This is what

@@ -379,6 +379,16 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *out
  * path would ("main.json"). */
 struct cJSON;
 int bv_merge_docs(struct cJSON **docs, char *const *names, size_t n, const bv_merge_opts *o, bv_table *out);
+/* The same with documents made on demand: next(ctx, i, &doc) hands over
+ * document i (checked as bv_log_load checks; i = 0..n-1 in order, each
+ * once), or returns an error that ends the merge.  Only one is held at a
+ * time: what the join of shards (shard.c) merges through. */
+typedef struct bv_doc_source {
+	int (*next)(void *ctx, size_t i, struct cJSON **doc);
+	void *ctx;
+} bv_doc_source;
+int bv_merge_source(const bv_doc_source *src, char *const *names, size_t n, const bv_merge_opts *o,
+		    bv_table *out);
 void bv_table_free(bv_table *t);
 
 /* ---- verdict (verdict.c) ------------------------------------------------ */
