@@ -384,7 +384,43 @@ static int reversed(const log_info *info, size_t i)
 	       !same_str(info[0].run_baseline, info[0].label);
 }
 
+/* Every entry below: logs read from paths (src NULL), or documents handed
+ * over one at a time by src (taken and freed here as soon as their cells
+ * are in; paths[i] then only names each in notes), so no more than one is
+ * held at once whichever way they come. */
+static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, const bv_merge_opts *o,
+		      bv_table *t);
+
 int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
+{
+	return merge_core(paths, NULL, n, o, t);
+}
+
+static int from_array(void *ctx, size_t i, cJSON **doc)
+{
+	cJSON **docs = ctx;
+	*doc = docs[i], docs[i] = NULL;
+	return 0;
+}
+
+int bv_merge_docs(cJSON **docs, char *const *names, size_t n, const bv_merge_opts *o, bv_table *t)
+{
+	bv_doc_source src = {from_array, docs};
+	int rc = merge_core(names, &src, n, o, t);
+	for (size_t i = 0; i < n; i++) {
+		cJSON_Delete(docs[i]); /* those not reached after an error */
+		docs[i] = NULL;
+	}
+	return rc;
+}
+
+int bv_merge_source(const bv_doc_source *src, char *const *names, size_t n, const bv_merge_opts *o, bv_table *t)
+{
+	return merge_core(names, src, n, o, t);
+}
+
+static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, const bv_merge_opts *o,
+		      bv_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->nversions = n;
@@ -399,10 +435,10 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 	char **how = bv_xcalloc(n + 1, sizeof(char *)); /* each log's method (method_how) */
 	double threshold = o->threshold;
 	/* Too much in all is refused before a byte of any log is read. */
-	int rc = bv_logs_check_sizes(paths, n);
+	int rc = src ? 0 : bv_logs_check_sizes(paths, n);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		cJSON *doc = NULL;
-		if ((rc = bv_log_load(paths[i], &doc)) != 0)
+		if (src ? (rc = src->next(src->ctx, i, &doc)) != 0 : (rc = bv_log_load(paths[i], &doc)) != 0)
 			break;
 		info_read(doc, &info[i]);
 		if (i == 0) {
