@@ -637,6 +637,8 @@ static int write_version(const bv_version *v, const char *dir)
 	return rc;
 }
 
+int bv_build_key(const bv_version *v, char out[41]) { return build_key(v, out); }
+
 int bv_build_is_cached(const bv_version *v, int *cached)
 {
 	char key[41];

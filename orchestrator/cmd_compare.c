@@ -14,6 +14,7 @@
 #include "locate.h"
 #include "options.h"
 #include "results.h"
+#include "shard.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
@@ -42,6 +43,7 @@ static const char *const units_values[] = {"time", "rate", "peak", "memory", NUL
 int bv_cmd_compare(int argc, char **argv)
 {
 	const char *format = "table", *filter = NULL, *units = "time", *baseline = NULL, *root_opt = NULL;
+	const char *join_to = NULL;
 	bv_merge_opts mo = {-1, 0};
 	int gate = 0;
 	bv_view_opts view;
@@ -67,6 +69,9 @@ int bv_cmd_compare(int argc, char **argv)
 		      "unpaired: another run)"),
 	    BV_STRING("--results", &root_opt, "DIR",
 		      "where baselines and latest are (default results/ of this checkout, as for run)"),
+	    BV_STRING("--join-to", &join_to, "DIR",
+		      "with shard directories (run --shard I/N): also write the joined run's logs into DIR, a "
+		      "run directory that compare, report --from and share read like any other"),
 	    BV_INCLUDE(view_opts, NULL),
 	    BV_END,
 	};
@@ -85,8 +90,8 @@ int bv_cmd_compare(int argc, char **argv)
 	}
 	/* A run's directory stands for its logs, the run's baseline first, as
 	 * for report --from DIR (one loader: bv_run_dir_logs). */
-	char **paths = NULL;
-	size_t npaths = 0;
+	char **paths = NULL, **shards = NULL;
+	size_t npaths = 0, nshards = 0, nplain = 0;
 	/* Where baselines and latest are: --results, else run's default.  Only
 	 * asked when a name needs it (latest: bv_results_resolve), so plain
 	 * paths work without a library. */
@@ -111,6 +116,25 @@ int bv_cmd_compare(int argc, char **argv)
 			arg = bv_strdup(based);
 		else
 			rc = bv_results_resolve(root ? root : root_opt, logs[i - (based != NULL)], &arg);
+		/* Shards of one plan are joined into the run they make up
+		 * (shard.c); any other log with them would be compared against
+		 * half a run. */
+		int shard = rc == 0 && bv_path_is_shard(arg);
+		if (rc == 0 && shard && !bv_is_dir(arg))
+			rc = bv_fail(BV_EINPUT, "%s is one log of a shard: give each shard's directory (compare "
+						"joins the N shards of a plan into one run)",
+				     arg);
+		else if (rc == 0 && (shard ? nplain : nshards) > 0)
+			rc = bv_fail(BV_EINPUT, "%s %s: compare joins shard directories only with each other (all "
+						"N of one plan); write the joined run first (--join-to DIR) "
+						"and compare that directory with the others",
+				     arg, shard ? "is a shard, the logs before it are not" : "is not a shard, the directories before it are");
+		if (rc == 0 && shard) {
+			shards = bv_xrealloc(shards, (nshards + 1) * sizeof(char *));
+			shards[nshards++] = arg;
+			continue;
+		}
+		nplain++;
 		if (rc)
 			; /* said below */
 		else if (bv_is_dir(arg))
@@ -131,7 +155,28 @@ int bv_cmd_compare(int argc, char **argv)
 		filter = NULL; /* nothing compiled, nothing to free */
 	bv_table table;
 	if (rc == 0) {
-		rc = bv_merge(paths, npaths, &mo, &table);
+		if (nshards)
+			fprintf(stderr, "compare: joining %zu %s of one plan into one run\n", nshards,
+				bv_plural((long long)nshards, "shard", "shards"));
+		if (join_to && !nshards)
+			rc = bv_fail(BV_EINPUT, "--join-to %s: no shard directory given (it writes the join of run "
+						"--shard I/N's directories)",
+				     join_to);
+		else if (join_to) {
+			/* The joined logs are written, then read back as any run's
+			 * directory is: the table is the one compare DIR prints. */
+			char **joined = NULL;
+			size_t nj = 0;
+			rc = bv_shards_write(shards, nshards, join_to, &joined, &nj);
+			if (rc == 0) {
+				fprintf(stderr, "compare: joined run written to %s\n", join_to);
+				rc = bv_merge(joined, nj, &mo, &table);
+			}
+			for (size_t i = 0; i < nj; i++)
+				free(joined[i]);
+			free(joined);
+		} else
+			rc = nshards ? bv_merge_shards(shards, nshards, &mo, &table) : bv_merge(paths, npaths, &mo, &table);
 		if (rc == 0) {
 			if (filter)
 				bv_table_filter(&table, &re);
@@ -174,6 +219,9 @@ int bv_cmd_compare(int argc, char **argv)
 	for (size_t i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);
+	for (size_t i = 0; i < nshards; i++)
+		free(shards[i]);
+	free(shards);
 	if (rc == 1)
 		return BV_EXIT_REGRESSION;
 	if (rc)

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "results.h"
 #include "runner.h"
+#include "shard.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
@@ -49,7 +50,7 @@ int bv_cmd_run(int argc, char **argv)
 {
 	bv_run_cli c;
 	bv_run_cli_init(&c);
-	const char *format = "table", *units = "time", *filter = NULL, *save = NULL;
+	const char *format = "table", *units = "time", *filter = NULL, *save = NULL, *shard = NULL;
 	int gate = 0;
 	bv_view_opts view;
 	bv_view_init(&view);
@@ -76,6 +77,9 @@ int bv_cmd_run(int argc, char **argv)
 	    BV_STRING("--save-baseline", &save, "NAME",
 		      "keep this run's logs as baseline NAME (results/baselines/NAME/, replacing an "
 		      "earlier one) for compare --baseline NAME"),
+	    BV_STRING("--shard", &shard, "I/N",
+		      "measure only the I-th of N slices of the cells (every version in each), balanced by "
+		      "expected time; join the N shards' results with compare (see bench-versions plan)"),
 	    BV_INCLUDE(view_opts, NULL),
 	    BV_END,
 	};
@@ -106,6 +110,11 @@ int bv_cmd_run(int argc, char **argv)
 	 * refused by finish, before anything is resolved or built. */
 	c.mo.filter = filter;
 	c.dry_format = format;
+	/* Before anything is resolved: a bad I/N would otherwise build every
+	 * version first. */
+	if (rc == 0 && shard)
+		rc = bv_shard_parse(shard, &c.mo.shard_index, &c.mo.shard_count);
+
 	if (rc == 0)
 		rc = bv_run_cli_finish(&c, &ncells);
 	/* A bad name is refused before anything is built or measured. */
@@ -117,6 +126,12 @@ int bv_cmd_run(int argc, char **argv)
 		return BV_EXIT_USAGE;
 	}
 	const bv_exporter *exporter = bv_exporter_find(format);
+	/* More shards than cells leave some empty: such a shard still writes
+	 * its (empty) logs, so the join finds every shard of the plan. */
+	if (c.mo.shard_count > 0)
+		fprintf(stderr, "shard: %d/%d: %ld %s of the plan%s\n", c.mo.shard_index, c.mo.shard_count, ncells,
+			bv_plural(ncells, "cell", "cells"),
+			ncells ? "" : " (more shards than cells: this one only completes the plan)");
 
 	char **logs = NULL, *dir = NULL;
 	int build_failures = 0, gated = 0;

@@ -49,6 +49,7 @@
 #include "machine.h"
 #include "progress.h"
 #include "results.h"
+#include "shard.h"
 #include "stages.h"
 #include "stats.h"
 #include "trust.h"
@@ -108,6 +109,13 @@ typedef struct session {
 	cJSON *resumed;   /* when it was resumed, UTC */
 	size_t nwritten;  /* finished cells in the logs last written */
 	int probe_fd;     /* the runners' probe buffers, one memory file for the run; -1 if none */
+	/* --shard I/N: the plan this shard belongs to (shard.h), recorded in
+	 * every log; NULL when the run is not a shard */
+	cJSON *plan;
+	/* cells of the whole plan: a shard's stopping rule holds its evidence to
+	 * the share of the false-discovery rate the joined run will decide it
+	 * at, not to its own (smaller) family's */
+	size_t plan_cells;
 } session;
 
 static cJSON *version_block(const bv_version *v, const char *simd_isa)
@@ -458,7 +466,8 @@ static size_t family(const session *s)
 	size_t built = 0;
 	for (size_t i = 1; i < s->n; i++)
 		built += measurable(&s->vs[i]);
-	size_t m = s->ncells * (built ? built : 1);
+	size_t cells = s->plan_cells > s->ncells ? s->plan_cells : s->ncells;
+	size_t m = cells * (built ? built : 1);
 	return m ? m : 1;
 }
 
@@ -938,6 +947,7 @@ static void session_free(session *s)
 	cJSON_Delete(s->resumed);
 	cJSON_Delete(s->machine);
 	cJSON_Delete(s->calib);
+	cJSON_Delete(s->plan);
 }
 
 static size_t count_finished(const session *s)
@@ -973,6 +983,8 @@ static int write_logs(session *s, const char *status, char **paths)
 		cJSON_AddItemToObject(doc, "version", version_block(&s->vs[i], s->simd_isa[i]));
 		cJSON_AddItemToObject(doc, "machine", cJSON_Duplicate(s->machine, 1));
 		cJSON_AddItemToObject(doc, "method", method_block(s));
+		if (s->plan)
+			cJSON_AddItemToObject(doc, "shard", cJSON_Duplicate(s->plan, 1));
 		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
 		for (size_t c = 0; measurable(&s->vs[i]) && c < s->ncells; c++)
 			cJSON_AddItemToArray(cells, summarise_cell(s, &s->cells[c],
@@ -1092,6 +1104,20 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 		free(msg);
 		return rc;
 	}
+	/* A shard resumes as the same shard of the same cut: another I/N
+	 * would reuse cells of a slice it does not own. */
+	const cJSON *shard = cJSON_GetObjectItemCaseSensitive(doc, "shard");
+	double si = 0, sn = 0;
+	bv_json_num(shard, "index", &si);
+	bv_json_num(shard, "count", &sn);
+	if ((int)si != o->shard_index || (int)sn != o->shard_count) {
+		char *msg = si > 0 ? bv_asprintf("--shard differs: %g/%g there, ", si, sn) : bv_strdup("--shard differs: none there, ");
+		char *full = o->shard_count ? bv_asprintf("%s%d/%d now", msg, o->shard_index, o->shard_count)
+					    : bv_asprintf("%snone now", msg);
+		int rc = plan_differs(dir, full);
+		free(msg), free(full);
+		return rc;
+	}
 	double pin = -1;
 	bv_json_num(m, "pinned_cpu", &pin);
 	if ((int)pin != o->pin)
@@ -1181,6 +1207,24 @@ long bv_plan_cells(const bv_measure_opts *o, bv_cell **out, long **pos, char *er
 	}
 	if (o->filter)
 		regfree(&re);
+	/* --shard I/N: the cells shard.c's cut gives shard I, in plan order.
+	 * The cut is made over every planned cell (the filter's, not the
+	 * shard's), so every shard of one command line agrees on it. */
+	if (o->shard_count > 0 && kept > 0) {
+		long long *cost = bv_xcalloc((size_t)kept, sizeof(long long));
+		int *shard = bv_xcalloc((size_t)kept, sizeof(int));
+		for (long k = 0; k < kept; k++)
+			cost[k] = llround(1000.0 * bv_cell_expected_s(&all[k], o));
+		bv_shard_partition(cost, (size_t)kept, o->shard_count, shard);
+		long mine = 0;
+		for (long k = 0; k < kept; k++)
+			if (shard[k] == o->shard_index - 1) {
+				all[mine] = all[k];
+				where[mine++] = where[k];
+			}
+		kept = mine;
+		free(cost), free(shard);
+	}
 	*out = all;
 	if (pos)
 		*pos = where;
@@ -1357,6 +1401,15 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 		}
 	}
 	free(pos);
+	if (o->shard_count > 0) {
+		int prc = bv_plan_block(vs, n, o, o->shard_index, o->shard_count, &s.plan);
+		if (prc) {
+			session_free(&s);
+			free(defs);
+			return prc;
+		}
+		s.plan_cells = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s.plan, "cells"));
+	}
 
 	char now[32];
 	timestamp(now, sizeof(now));

@@ -384,7 +384,22 @@ static int reversed(const log_info *info, size_t i)
 	       !same_str(info[0].run_baseline, info[0].label);
 }
 
+/* Both entries below: logs read from paths (docs NULL), or documents
+ * already in memory (docs[i], taken and freed here as soon as their cells
+ * are in; paths[i] then only names each in notes). */
+static int merge_core(char *const *paths, cJSON **docs, size_t n, const bv_merge_opts *o, bv_table *t);
+
 int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
+{
+	return merge_core(paths, NULL, n, o, t);
+}
+
+int bv_merge_docs(cJSON **docs, char *const *names, size_t n, const bv_merge_opts *o, bv_table *t)
+{
+	return merge_core(names, docs, n, o, t);
+}
+
+static int merge_core(char *const *paths, cJSON **docs, size_t n, const bv_merge_opts *o, bv_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->nversions = n;
@@ -399,10 +414,12 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 	char **how = bv_xcalloc(n + 1, sizeof(char *)); /* each log's method (method_how) */
 	double threshold = o->threshold;
 	/* Too much in all is refused before a byte of any log is read. */
-	int rc = bv_logs_check_sizes(paths, n);
+	int rc = docs ? 0 : bv_logs_check_sizes(paths, n);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		cJSON *doc = NULL;
-		if ((rc = bv_log_load(paths[i], &doc)) != 0)
+		if (docs)
+			doc = docs[i], docs[i] = NULL;
+		else if ((rc = bv_log_load(paths[i], &doc)) != 0)
 			break;
 		info_read(doc, &info[i]);
 		if (i == 0) {
@@ -553,6 +570,10 @@ int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t)
 		info_free(&info[i]), free(how[i]);
 	free(info), free(how);
 	free(same_run), free(other_machine);
+	for (size_t i = 0; docs && i < n; i++) {
+		cJSON_Delete(docs[i]); /* those not reached after an error */
+		docs[i] = NULL;
+	}
 	if (rc)
 		bv_table_free(t);
 	return rc;

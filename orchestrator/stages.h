@@ -135,6 +135,10 @@ int bv_build_layouts(const bv_version *v, int n);
 /* Whether v's build (shims matched) is in the cache already, so --dry-run
  * can say what a run would build; builds nothing. */
 int bv_build_is_cached(const bv_version *v, int *cached);
+/* v's build key (40 hex digits): what its cached build is found by, and what
+ * a shard's plan records of it (shard.h); needs only the resolved tree and
+ * the matched shims, nothing built or fetched. */
+int bv_build_key(const bv_version *v, char out[41]);
 /* The path of layout k's plugin (k = 0: v->plugin) in buf. */
 const char *bv_layout_plugin(const bv_version *v, int k, char *buf, size_t len);
 /* The plugin a process loads for layout k: host 1, one that runs host cells
@@ -172,6 +176,9 @@ typedef struct bv_measure_opts {
 	 * allocate beyond what bv-runner holds, else its cell is "out of
 	 * memory"; 0: no limit */
 	unsigned long long memory_limit;
+	/* --shard I/N: measure only the I-th of N slices of the planned cells
+	 * (shard.h; bv_plan_cells applies it); 0/0: the whole matrix */
+	int shard_index, shard_count;
 } bv_measure_opts;
 
 /* The measuring defaults, written once for run, report and bisect
@@ -187,7 +194,7 @@ int bv_measure_opts_settle(bv_measure_opts *mo);
 unsigned long long bv_memory_limit_default(void);
 
 /* The cells a run measures: bv_cells_select's for o's lists, narrowed by
- * o->filter.  bv-runner selects by the lists alone, so *pos (optional) gets
+ * o->filter, then to o's shard (o->shard_count > 0: shard.h's cut).  bv-runner selects by the lists alone, so *pos (optional) gets
  * each kept cell's position in that list: the index the runner knows it by.
  * Returns the count (0: the filter matches nothing), or -1 with err set (a
  * bad list or regex). */
@@ -367,6 +374,12 @@ int bv_merge_logs(char *const *paths, size_t n, double threshold, bv_table *out)
  * back to unpaired ratios across runs, and gives no ratio across machines
  * unless o->across_machines; each such caveat becomes a note. */
 int bv_merge(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *out);
+/* bv_merge of documents already loaded and checked (bv_log_load's checks,
+ * or built from such logs: shard.c's join).  Takes docs[i] (each is freed,
+ * and set NULL, once its cells are in); names[i] names it in notes as a
+ * path would ("main.json"). */
+struct cJSON;
+int bv_merge_docs(struct cJSON **docs, char *const *names, size_t n, const bv_merge_opts *o, bv_table *out);
 void bv_table_free(bv_table *t);
 
 /* ---- verdict (verdict.c) ------------------------------------------------ */

@@ -1,0 +1,734 @@
+/*
+ * shard.c - the matrix cut into shards, and each shard's plan (shard.h).
+ *
+ * Why shards are cut this way:
+ *
+ * - Every version is in every shard.  A ratio is only as good as its
+ *   pairing (docs/measurement.md: two byte-identical builds timed in
+ *   different processes differ by up to 2x here), so a shard is a slice of
+ *   the cells, never of the versions.
+ * - The cut depends on the cells and the method alone: every node computes
+ *   it for itself from the same command line, so no scheduler has to hand
+ *   out cell lists, and a node with a GPU cuts the matrix as one without.
+ *   Costs are whole milliseconds so that the sums, and the ties, are the same
+ *   on every machine.
+ * - Balanced by expected time, not by count: a 16M-element cell writes its
+ *   inputs in every process and may not fit its processes into its budget,
+ *   where a 1K one always does.
+ */
+#include "shard.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benches.h"
+#include "common.h"
+#include "hash.h"
+#include "json.h"
+#include "results.h"
+
+int bv_shard_parse(const char *text, int *index, int *count)
+{
+	const char *want = "expected I/N, two whole numbers with 1 <= I <= N (e.g. 2/5)";
+	char *shown = bv_escape(text ? text : "");
+	int rc = 0;
+	long v[2] = {0, 0};
+	const char *p = text ? text : "";
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		/* digits only: strtol would take a sign, spaces and 0x */
+		if (*p < '0' || *p > '9') {
+			rc = BV_EINPUT;
+			break;
+		}
+		long x = 0;
+		while (*p >= '0' && *p <= '9' && x <= BV_SHARDS_MAX)
+			x = x * 10 + (*p++ - '0');
+		if (*p >= '0' && *p <= '9') /* too many digits for any plan */
+			x = BV_SHARDS_MAX + 1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		v[k] = x;
+		if (k == 0 && *p++ != '/')
+			rc = BV_EINPUT;
+	}
+	if (rc == 0 && *p)
+		rc = BV_EINPUT;
+	if (rc)
+		rc = bv_fail(BV_EINPUT, "--shard '%s': %s", shown, want);
+	else if (v[1] < 1 || v[1] > BV_SHARDS_MAX)
+		rc = bv_fail(BV_EINPUT, "--shard '%s': N must be 1 to %d", shown, BV_SHARDS_MAX);
+	else if (v[0] < 1 || v[0] > v[1])
+		rc = bv_fail(BV_EINPUT, "--shard '%s': I must be 1 to %ld (shards are numbered from 1)", shown, v[1]);
+	free(shown);
+	if (rc == 0)
+		*index = (int)v[0], *count = (int)v[1];
+	return rc;
+}
+
+/* Single-core rates low enough for every backend's worst case here: the
+ * model is for sharing out time, and an overestimate of a long cell only
+ * moves it to an emptier shard. */
+#define MODEL_BYTES_PER_S 4e9
+#define MODEL_FLOPS_PER_S 4e9
+/* Writing a cell's inputs in each process (bv_cell_inputs), per byte. */
+#define MODEL_FILL_BYTES_PER_S 2e9
+
+double bv_cell_expected_s(const bv_cell *c, const bv_measure_opts *o)
+{
+	double bytes = bv_cell_bytes(c), flops = bv_cell_flops(c);
+	double call_s = bytes / MODEL_BYTES_PER_S + flops / MODEL_FLOPS_PER_S;
+	int minp = o->min_processes > 0 ? o->min_processes : 10;
+	double budget = o->budget_s > 0 ? o->budget_s : 10;
+	int rounds = o->rounds > 0 ? o->rounds : 21;
+	/* measure.c gives a cell budget/(2 min) of each process (--cell-ms),
+	 * or what `rounds` alternations of a pair of versions take when that
+	 * is longer; the inputs are written on top. */
+	double per_proc = fmax(0.5 * budget / minp, rounds * 2 * call_s) + bytes / MODEL_FILL_BYTES_PER_S;
+	/* Stopping: at least min processes; at most the budget, but never
+	 * fewer than 6 processes (measure.c's update_active).  Where a cell
+	 * ends between the two is what the interval decides; the middle is
+	 * the expectation the model takes. */
+	double lo = minp * per_proc, hi = fmax(budget, 6 * per_proc);
+	return lo >= hi ? lo : 0.5 * (lo + hi);
+}
+
+void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shard_of)
+{
+	if (count < 1)
+		count = 1;
+	size_t *order = bv_xcalloc(n + 1, sizeof(size_t));
+	for (size_t k = 0; k < n; k++)
+		order[k] = k;
+	/* Longest first, the earlier cell first among equals: an insertion
+	 * sort, stable and without qsort's unspecified order of ties (a full
+	 * matrix is a few hundred cells). */
+	for (size_t k = 1; k < n; k++) {
+		size_t x = order[k], j = k;
+		while (j > 0 && cost_ms[order[j - 1]] < cost_ms[x])
+			order[j] = order[j - 1], j--;
+		order[j] = x;
+	}
+	long long *load = bv_xcalloc((size_t)count, sizeof(long long));
+	for (size_t k = 0; k < n; k++) {
+		int best = 0;
+		for (int s = 1; s < count; s++)
+			if (load[s] < load[best])
+				best = s;
+		shard_of[order[k]] = best;
+		load[best] += cost_ms[order[k]] > 0 ? cost_ms[order[k]] : 0;
+	}
+	free(load);
+	free(order);
+}
+
+long bv_shard_plan(const bv_measure_opts *o, int count, bv_cell **cells_out, long long **cost_out, int **shard_out,
+		   long long **total_out, char *err, size_t errlen)
+{
+	bv_measure_opts whole = *o;
+	whole.shard_index = whole.shard_count = 0;
+	bv_cell *cells = NULL;
+	long n = bv_plan_cells(&whole, &cells, NULL, err, errlen);
+	if (n < 0)
+		return -1;
+	if (count < 1)
+		count = 1;
+	long long *cost = bv_xcalloc((size_t)n + 1, sizeof(long long));
+	int *shard = bv_xcalloc((size_t)n + 1, sizeof(int));
+	long long *total = bv_xcalloc((size_t)count, sizeof(long long));
+	for (long k = 0; k < n; k++)
+		cost[k] = llround(1000.0 * bv_cell_expected_s(&cells[k], o));
+	bv_shard_partition(cost, (size_t)n, count, shard);
+	for (long k = 0; k < n; k++)
+		total[shard[k]] += cost[k];
+	if (cells_out)
+		*cells_out = cells;
+	else
+		free(cells);
+	if (cost_out)
+		*cost_out = cost;
+	else
+		free(cost);
+	if (shard_out)
+		*shard_out = shard;
+	else
+		free(shard);
+	if (total_out)
+		*total_out = total;
+	else
+		free(total);
+	return n;
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+/* The options that shape a number, as the plan records them; the seed, the
+ * memory limit (80 % of each node's own memory by default) and --jobs do
+ * not, and would make every node's plan differ. */
+static cJSON *plan_method(const bv_measure_opts *o)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "mode", o->isolated ? "isolated" : "paired");
+	cJSON_AddBoolToObject(m, "quick", o->quick);
+	cJSON_AddNumberToObject(m, "min_processes", o->min_processes);
+	cJSON_AddNumberToObject(m, "max_processes", o->max_processes);
+	cJSON_AddNumberToObject(m, "budget_s", o->budget_s);
+	cJSON_AddNumberToObject(m, "rounds", o->rounds);
+	cJSON_AddNumberToObject(m, "sample_us", o->sample_us);
+	cJSON_AddNumberToObject(m, "timeout_s", o->timeout_s);
+	cJSON_AddNumberToObject(m, "threshold", o->threshold);
+	cJSON_AddNumberToObject(m, "threads", o->threads);
+	cJSON_AddNumberToObject(m, "layouts", o->layouts > 1 ? o->layouts : 1);
+	if (o->simd_isa)
+		cJSON_AddStringToObject(m, "simd_isa_forced", o->simd_isa);
+	else
+		cJSON_AddNullToObject(m, "simd_isa_forced");
+	if (o->pin >= 0)
+		cJSON_AddNumberToObject(m, "pinned_cpu", o->pin);
+	else
+		cJSON_AddNullToObject(m, "pinned_cpu");
+	return m;
+}
+
+void bv_plan_id(const cJSON *plan, char out[17])
+{
+	/* The fields that define the plan, printed unformatted: cJSON prints
+	 * numbers and escapes strings the same way every time. */
+	static const char *const keys[] = {"count", "versions", "cells", "method", NULL};
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, "bench-versions plan 1\n");
+	for (int k = 0; keys[k]; k++) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(plan, keys[k]);
+		char *text = f ? cJSON_PrintUnformatted(f) : NULL;
+		bv_buf_printf(&b, "%s %s\n", keys[k], text ? text : "null");
+		free(text);
+	}
+	char full[41];
+	bv_hash_bytes(b.s, b.len, full);
+	bv_buf_free(&b);
+	memcpy(out, full, 16);
+	out[16] = '\0';
+}
+
+int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int index, int count, cJSON **out)
+{
+	*out = NULL;
+	bv_measure_opts whole = *o;
+	whole.shard_index = whole.shard_count = 0;
+	bv_cell *cells = NULL;
+	char err[256];
+	long nc = bv_plan_cells(&whole, &cells, NULL, err, sizeof(err));
+	if (nc < 0)
+		return bv_fail(BV_EINPUT, "%s", err);
+	cJSON *plan = cJSON_CreateObject();
+	cJSON_AddStringToObject(plan, "id", "");
+	if (index > 0)
+		cJSON_AddNumberToObject(plan, "index", index);
+	cJSON_AddNumberToObject(plan, "count", count);
+	cJSON *va = cJSON_AddArrayToObject(plan, "versions");
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char key[41];
+		rc = bv_build_key(&vs[i], key);
+		cJSON *v = cJSON_CreateObject();
+		cJSON_AddStringToObject(v, "label", vs[i].label);
+		cJSON_AddStringToObject(v, "name", vs[i].name);
+		cJSON_AddStringToObject(v, "build_key", rc == 0 ? key : "");
+		cJSON_AddItemToArray(va, v);
+	}
+	cJSON *ca = cJSON_AddArrayToObject(plan, "cells");
+	for (long k = 0; k < nc; k++) {
+		char key[256], size[32];
+		snprintf(key, sizeof(key), "%s/%s/%s/%s", cells[k].bench->name, cells[k].op->name, cells[k].backend,
+			 bv_size_format(cells[k].size, size, sizeof(size)));
+		cJSON_AddItemToArray(ca, cJSON_CreateString(key));
+	}
+	free(cells);
+	cJSON_AddItemToObject(plan, "method", plan_method(o));
+	if (rc) {
+		cJSON_Delete(plan);
+		return rc;
+	}
+	char id[17];
+	bv_plan_id(plan, id);
+	cJSON_ReplaceItemInObjectCaseSensitive(plan, "id", cJSON_CreateString(id));
+	*out = plan;
+	return 0;
+}
+
+/* ---- joining the shards' logs --------------------------------------------- */
+
+/* One shard as found: its directory's logs, in the plan's version order. */
+typedef struct shard_in {
+	const char *dir;
+	char **paths;
+	size_t n;
+	cJSON **docs;
+	const cJSON *plan; /* docs[0]'s shard block */
+	int index, count;
+} shard_in;
+
+static void shard_in_free(shard_in *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->paths[i]);
+		if (s->docs)
+			cJSON_Delete(s->docs[i]);
+	}
+	free(s->paths), free(s->docs);
+	memset(s, 0, sizeof(*s));
+}
+
+static int whole_in(const cJSON *o, const char *key, double lo, double hi, int *out)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble < lo || x->valuedouble > hi ||
+	    x->valuedouble != floor(x->valuedouble))
+		return -1;
+	*out = (int)x->valuedouble;
+	return 0;
+}
+
+/* A shard block is hostile input like the rest of a log: its shape, then
+ * its id against its own fields, so a block edited by hand (or a log cut
+ * short and patched) cannot pass for a shard of the plan. */
+static int plan_check(const char *path, const cJSON *plan, int need_index, int *index, int *count)
+{
+	char *where = bv_escape(path);
+	int rc = 0;
+	const char *what = NULL;
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(plan, "id");
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(plan, "versions");
+	const cJSON *cells = cJSON_GetObjectItemCaseSensitive(plan, "cells");
+	const cJSON *x;
+	*index = 0;
+	if (!cJSON_IsObject(plan))
+		what = "no shard block (its run was not a shard: run ... --shard I/N)";
+	else if (!cJSON_IsString(id) || strlen(id->valuestring) != 16 ||
+		 strspn(id->valuestring, "0123456789abcdef") != 16)
+		what = "shard.id is not a plan id (16 hex digits)";
+	else if (whole_in(plan, "count", 1, BV_SHARDS_MAX, count))
+		what = "shard.count is not a whole number from 1 to " "10000";
+	else if (need_index && whole_in(plan, "index", 1, *count, index))
+		what = "shard.index is not a whole number from 1 to shard.count";
+	else if (!cJSON_IsArray(vs) || cJSON_GetArraySize(vs) < 1)
+		what = "shard.versions is not a list of versions";
+	else if (!cJSON_IsArray(cells))
+		what = "shard.cells is not a list of cells";
+	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(plan, "method")))
+		what = "shard.method is not an object";
+	cJSON_ArrayForEach(x, vs) if (!what && (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "label")) ||
+						!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "build_key"))))
+	    what = "shard.versions[] needs a label and a build_key";
+	cJSON_ArrayForEach(x, cells) if (!what && !cJSON_IsString(x)) what = "shard.cells[] are not cell names";
+	if (!what) {
+		char again[17];
+		bv_plan_id(plan, again);
+		if (strcmp(again, id->valuestring))
+			what = "its shard block does not match its plan id (edited, or not written by bench-versions)";
+	}
+	if (what)
+		rc = bv_fail(BV_EINPUT, "%s: %s", where, what);
+	free(where);
+	return rc;
+}
+
+static const char *ver_label(const cJSON *plan, size_t k)
+{
+	return bv_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(plan, "versions"), (int)k), "label");
+}
+
+/* One shard's directory: every log a shard log of one plan and one index,
+ * one log per version of its plan, in the plan's order. */
+static int shard_load(const char *dir, shard_in *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->dir = dir;
+	size_t nver = 0;
+	int rc = bv_run_dir_logs(dir, &s->paths, &s->n, &nver);
+	if (rc == 0)
+		rc = bv_logs_check_sizes(s->paths, s->n);
+	s->docs = bv_xcalloc(s->n + 1, sizeof(cJSON *));
+	for (size_t i = 0; rc == 0 && i < s->n; i++) {
+		rc = bv_log_load(s->paths[i], &s->docs[i]);
+		const cJSON *plan = rc ? NULL : cJSON_GetObjectItemCaseSensitive(s->docs[i], "shard");
+		int index = 0, count = 0;
+		if (rc == 0)
+			rc = plan_check(s->paths[i], plan, 1, &index, &count);
+		if (rc == 0 && i == 0)
+			s->plan = plan, s->index = index, s->count = count;
+		else if (rc == 0 && (index != s->index || count != s->count ||
+				     strcmp(bv_json_str(plan, "id"), bv_json_str(s->plan, "id")))) {
+			char *a = bv_escape(s->paths[0]), *b = bv_escape(s->paths[i]);
+			rc = bv_fail(BV_EINPUT, "%s and %s are logs of different shards (%d/%d, %d/%d): one directory "
+						"holds one shard's logs",
+				     a, b, s->index, s->count, index, count);
+			free(a), free(b);
+		}
+	}
+	if (rc == 0) {
+		size_t want = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s->plan, "versions"));
+		for (size_t k = 0; rc == 0 && k < want; k++) {
+			const char *label = ver_label(s->plan, k);
+			const char *got = k < s->n ? bv_json_str(cJSON_GetObjectItemCaseSensitive(s->docs[k], "version"),
+								"label")
+						   : NULL;
+			if (!got || strcmp(got, label)) {
+				char *d = bv_escape(dir), *l = bv_escape(label);
+				rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): no log for version '%s' of its plan (%s.json)", d,
+					     s->index, s->count, l, l);
+				free(d), free(l);
+			}
+		}
+		if (rc == 0 && s->n != want) {
+			char *d = bv_escape(dir);
+			rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): %zu logs for the %zu versions of its plan", d, s->index,
+				     s->count, s->n, want);
+			free(d);
+		}
+	}
+	if (rc)
+		shard_in_free(s);
+	(void)nver;
+	return rc;
+}
+
+/* What differs between two plans, in words naming the field. */
+static char *plan_diff(const cJSON *a, const cJSON *b)
+{
+	double ca = 0, cb = 0;
+	bv_json_num(a, "count", &ca);
+	bv_json_num(b, "count", &cb);
+	if (ca != cb)
+		return bv_asprintf("the shard count: %g there, %g here (--shard I/N with another N)", cb, ca);
+	const cJSON *va = cJSON_GetObjectItemCaseSensitive(a, "versions"), *vb = cJSON_GetObjectItemCaseSensitive(b, "versions");
+	int na = cJSON_GetArraySize(va), nb = cJSON_GetArraySize(vb);
+	for (int k = 0; k < na || k < nb; k++) {
+		const cJSON *x = cJSON_GetArrayItem(va, k), *y = cJSON_GetArrayItem(vb, k);
+		const char *lx = bv_json_str(x, "label"), *ly = bv_json_str(y, "label");
+		char *ex = bv_escape(lx ? lx : "(none)"), *ey = bv_escape(ly ? ly : "(none)");
+		char *msg = NULL;
+		if (!x || !y || strcmp(lx, ly))
+			msg = bv_asprintf("the versions: version %d is '%s' there, '%s' here", k + 1, ey, ex);
+		else if (strcmp(bv_json_str(x, "build_key"), bv_json_str(y, "build_key"))) {
+			char *kx = bv_escape(bv_json_str(x, "build_key")), *ky = bv_escape(bv_json_str(y, "build_key"));
+			msg = bv_asprintf("version '%s''s build key: %.12s there, %.12s here (another tree, compat rule, "
+					  "harness or compiler)",
+					  ex, ky, kx);
+			free(kx), free(ky);
+		}
+		free(ex), free(ey);
+		if (msg)
+			return msg;
+	}
+	const cJSON *ma = cJSON_GetObjectItemCaseSensitive(a, "cells"), *mb = cJSON_GetObjectItemCaseSensitive(b, "cells");
+	na = cJSON_GetArraySize(ma), nb = cJSON_GetArraySize(mb);
+	for (int k = 0; k < na || k < nb; k++) {
+		const cJSON *x = cJSON_GetArrayItem(ma, k), *y = cJSON_GetArrayItem(mb, k);
+		if (x && y && !strcmp(x->valuestring, y->valuestring))
+			continue;
+		char *ex = bv_escape(x ? x->valuestring : "(none)"), *ey = bv_escape(y ? y->valuestring : "(none)");
+		char *msg = bv_asprintf("the cells (--benches, --ops, --backends, --sizes, --filter): %d there, %d "
+					"here; cell %d is %s there, %s here",
+					nb, na, k + 1, ey, ex);
+		free(ex), free(ey);
+		return msg;
+	}
+	const cJSON *oa = cJSON_GetObjectItemCaseSensitive(a, "method"), *ob = cJSON_GetObjectItemCaseSensitive(b, "method");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, oa)
+	{
+		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ob, x->string);
+		char *tx = cJSON_PrintUnformatted(x), *ty = y ? cJSON_PrintUnformatted(y) : bv_strdup("absent");
+		int same = !strcmp(tx, ty);
+		char *msg = NULL;
+		if (!same) {
+			char *k = bv_escape(x->string), *ex = bv_escape(tx), *ey = bv_escape(ty);
+			msg = bv_asprintf("the method's %s: %s there, %s here", k, ey, ex);
+			free(k), free(ex), free(ey);
+		}
+		free(tx), free(ty);
+		if (msg)
+			return msg;
+	}
+	cJSON_ArrayForEach(x, ob) if (!cJSON_GetObjectItemCaseSensitive(oa, x->string))
+	{
+		char *k = bv_escape(x->string);
+		char *msg = bv_asprintf("the method's %s: set there, absent here", k);
+		free(k);
+		return msg;
+	}
+	return bv_strdup("the plan id (its fields read alike)");
+}
+
+static void cell_key(const bv_log_cell *c, char *buf, size_t len)
+{
+	char size[32];
+	snprintf(buf, len, "%s/%s/%s/%s", c->bench, c->op, c->backend, bv_size_format(c->size, size, sizeof(size)));
+}
+
+static int build_failed(const cJSON *doc)
+{
+	const char *st = bv_json_str(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "version"),
+								      "build"),
+				     "status");
+	return st && !strcmp(st, "failed");
+}
+
+/* The worse of two run statuses: a joined run is complete only when every
+ * shard is. */
+static int status_rank(const char *s)
+{
+	return !s ? 4 : !strcmp(s, "complete") ? 0 : !strcmp(s, "running") ? 1 : !strcmp(s, "interrupted") ? 2 : 3;
+}
+
+/* Version v's joined log: shard 1's document with every shard's cells in
+ * the plan's order and the run told what it was joined from. */
+static int join_version(shard_in *sh, int count, size_t v, const char *run_id, cJSON **out)
+{
+	const cJSON *plan = sh[0].plan;
+	const cJSON *pcells = cJSON_GetObjectItemCaseSensitive(plan, "cells");
+	size_t ncells = (size_t)cJSON_GetArraySize(pcells);
+	const char **keys = bv_xcalloc(ncells + 1, sizeof(char *));
+	const cJSON **got = bv_xcalloc(ncells + 1, sizeof(cJSON *));
+	int *from = bv_xcalloc(ncells + 1, sizeof(int));
+	size_t k = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, pcells) keys[k++] = x->valuestring;
+	int rc = 0, failed = -1;
+	const char *worst = "complete";
+	double started = 0;
+	for (int s = 0; rc == 0 && s < count; s++) {
+		const cJSON *doc = sh[s].docs[v];
+		if (build_failed(doc) && failed < 0)
+			failed = s;
+		const char *st = bv_json_str(cJSON_GetObjectItemCaseSensitive(doc, "run"), "status");
+		if (status_rank(st) > status_rank(worst))
+			worst = st ? st : "failed";
+		double p = 0;
+		if (!bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "processes_started", &p) && p > 0)
+			started += p;
+		const cJSON *cell;
+		int pos = 0;
+		cJSON_ArrayForEach(cell, bv_log_cells(doc))
+		{
+			bv_log_cell c;
+			bv_log_cell_read(cell, &c);
+			char key[512];
+			cell_key(&c, key, sizeof(key));
+			size_t at = 0;
+			while (at < ncells && strcmp(keys[at], key))
+				at++;
+			char *p1 = bv_escape(sh[s].paths[v]), *ek = bv_escape(key);
+			if (at == ncells)
+				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is not a cell of its plan", p1, pos, ek);
+			else if (got[at]) {
+				char *p0 = bv_escape(sh[from[at]].dir);
+				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is also in shard %d/%d (%s): a cell belongs to "
+							"one shard",
+					     p1, pos, ek, sh[from[at]].index, count, p0);
+				free(p0);
+			} else
+				got[at] = cell, from[at] = s;
+			free(p1), free(ek);
+			if (rc)
+				break;
+			pos++;
+		}
+	}
+	/* A version that built in no shard has no cells anywhere: its log
+	 * says why (as one run's would), and merge marks every row. */
+	for (size_t c = 0; rc == 0 && failed < 0 && c < ncells; c++)
+		if (!got[c]) {
+			char *ek = bv_escape(keys[c]), *l = bv_escape(ver_label(plan, v));
+			rc = bv_fail(BV_EINPUT, "cell %s of version '%s' is in no shard's log (a shard's log is incomplete)",
+				     ek, l);
+			free(ek), free(l);
+		}
+	if (rc == 0) {
+		cJSON *doc = cJSON_Duplicate(sh[failed >= 0 ? failed : 0].docs[v], 1);
+		cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+		cJSON_ReplaceItemInObjectCaseSensitive(run, "id", cJSON_CreateString(run_id));
+		if (cJSON_GetObjectItemCaseSensitive(run, "status"))
+			cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(worst));
+		cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
+		if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
+			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started", cJSON_CreateNumber(started));
+		cJSON *cells = cJSON_CreateArray();
+		for (size_t c = 0; failed < 0 && c < ncells; c++)
+			cJSON_AddItemToArray(cells, cJSON_Duplicate(got[c], 1));
+		cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
+		/* The plan stays with the joined run, each shard's run id in
+		 * the place of its index. */
+		cJSON *joined = cJSON_Duplicate(plan, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(joined, "index");
+		cJSON *ids = cJSON_AddArrayToObject(joined, "joined");
+		for (int s = 0; s < count; s++) {
+			const char *id = bv_json_str(cJSON_GetObjectItemCaseSensitive(sh[s].docs[v], "run"), "id");
+			cJSON_AddItemToArray(ids, cJSON_CreateString(id ? id : ""));
+		}
+		cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
+		*out = doc;
+	}
+	free(keys), free(got), free(from);
+	return rc;
+}
+
+int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n_out)
+{
+	*docs_out = NULL, *n_out = 0;
+	if (ndirs == 0)
+		return bv_fail(BV_EINPUT, "no shard given");
+	shard_in *got = bv_xcalloc(ndirs, sizeof(shard_in));
+	int rc = 0;
+	size_t loaded = 0;
+	for (size_t i = 0; rc == 0 && i < ndirs; i++) {
+		rc = shard_load(dirs[i], &got[i]);
+		if (rc == 0)
+			loaded++;
+	}
+	/* One plan: the same id; where not, the field that differs. */
+	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
+		const char *a = bv_json_str(got[0].plan, "id"), *b = bv_json_str(got[i].plan, "id");
+		if (strcmp(a, b)) {
+			char *what = plan_diff(got[0].plan, got[i].plan);
+			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]);
+			rc = bv_fail(BV_EINPUT,
+				     "%s (shard %d/%d, plan %s) is not a shard of the plan of %s (shard %d/%d, plan %s): they "
+				     "differ in %s",
+				     di, got[i].index, got[i].count, b, d0, got[0].index, got[0].count, a, what);
+			free(what), free(d0), free(di);
+		}
+	}
+	/* One machine class: each ratio is paired on its own node, but a table
+	 * whose cells came from different CPUs would read as one machine's. */
+	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
+		const char *c0 = bv_json_str(cJSON_GetObjectItemCaseSensitive(got[0].docs[0], "machine"), "cpu");
+		const char *ci = bv_json_str(cJSON_GetObjectItemCaseSensitive(got[i].docs[0], "machine"), "cpu");
+		if (c0 && ci && strcmp(c0, ci)) {
+			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]), *e0 = bv_escape(c0), *ei = bv_escape(ci);
+			rc = bv_fail(BV_EINPUT,
+				     "%s (shard %d/%d) was measured on %s, %s (shard %d/%d) on %s: the shards of one plan "
+				     "run on one machine class (compare the classes' joined runs side by side instead)",
+				     di, got[i].index, got[i].count, ei, d0, got[0].index, got[0].count, e0);
+			free(d0), free(di), free(e0), free(ei);
+		}
+	}
+	int count = rc == 0 ? got[0].count : 0;
+	shard_in *by = rc == 0 ? bv_xcalloc((size_t)count, sizeof(shard_in)) : NULL;
+	for (size_t i = 0; rc == 0 && i < ndirs; i++) {
+		shard_in *slot = &by[got[i].index - 1];
+		if (slot->dir) {
+			char *a = bv_escape(slot->dir), *b = bv_escape(dirs[i]);
+			rc = bv_fail(BV_EINPUT, "shard %d/%d given twice: %s and %s", got[i].index, count, a, b);
+			free(a), free(b);
+		} else
+			*slot = got[i];
+	}
+	if (rc == 0) {
+		bv_buf missing = BV_BUF_INIT;
+		int nmissing = 0;
+		for (int s = 0; s < count; s++)
+			if (!by[s].dir)
+				bv_buf_printf(&missing, "%s%d/%d", nmissing++ ? ", " : "", s + 1, count);
+		if (nmissing)
+			rc = bv_fail(BV_EINPUT, "%s %s missing: the join needs every shard of plan %s (%zu of %d given)",
+				     nmissing == 1 ? "shard" : "shards", missing.s, bv_json_str(got[0].plan, "id"), ndirs,
+				     count);
+		bv_buf_free(&missing);
+	}
+	cJSON **docs = NULL;
+	size_t nv = rc == 0 ? got[0].n : 0;
+	if (rc == 0) {
+		docs = bv_xcalloc(nv + 1, sizeof(cJSON *));
+		char *run_id = bv_asprintf("plan-%s", bv_json_str(by[0].plan, "id"));
+		for (size_t v = 0; rc == 0 && v < nv; v++)
+			rc = join_version(by, count, v, run_id, &docs[v]);
+		free(run_id);
+	}
+	free(by); /* its entries are got's */
+	for (size_t i = 0; i < loaded; i++)
+		shard_in_free(&got[i]);
+	free(got);
+	if (rc) {
+		for (size_t v = 0; docs && v < nv; v++)
+			cJSON_Delete(docs[v]);
+		free(docs);
+		return rc;
+	}
+	*docs_out = docs, *n_out = nv;
+	return 0;
+}
+
+int bv_merge_shards(char *const *dirs, size_t ndirs, const bv_merge_opts *o, bv_table *out)
+{
+	memset(out, 0, sizeof(*out));
+	cJSON **docs = NULL;
+	size_t n = 0;
+	int rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	if (rc)
+		return rc;
+	char **names = bv_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
+		names[i] = bv_asprintf("%s.json", l ? l : "?");
+	}
+	rc = bv_merge_docs(docs, names, n, o, out);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names), free(docs);
+	return rc;
+}
+
+int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char ***paths_out, size_t *n_out)
+{
+	*paths_out = NULL, *n_out = 0;
+	cJSON **docs = NULL;
+	size_t n = 0;
+	int rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	if (rc == 0)
+		rc = bv_mkdir_p(out_dir);
+	char **paths = bv_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
+		paths[i] = bv_asprintf("%s/%s.json", out_dir, l ? l : "?");
+		if (rc == 0)
+			rc = bv_json_save(paths[i], docs[i]);
+		cJSON_Delete(docs[i]);
+	}
+	free(docs);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			free(paths[i]);
+		free(paths);
+		return rc;
+	}
+	*paths_out = paths, *n_out = n;
+	return 0;
+}
+
+int bv_path_is_shard(const char *path)
+{
+	char **paths = NULL;
+	size_t n = 0;
+	int is = 0;
+	if (bv_is_dir(path)) {
+		if (bv_run_dir_logs(path, &paths, &n, NULL))
+			return 0;
+	} else {
+		paths = bv_xcalloc(1, sizeof(char *));
+		paths[0] = bv_strdup(path), n = 1;
+	}
+	cJSON *doc = NULL;
+	if (n > 0 && bv_logs_check_sizes(paths, 1) == 0 && bv_log_load(paths[0], &doc) == 0)
+		/* a joined run's logs keep the plan, without an index: they
+		 * are one run again */
+		is = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "shard"), "index") != NULL;
+	cJSON_Delete(doc);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	return is;
+}

@@ -1,0 +1,91 @@
+/*
+ * shard.h - one comparison over many machines: the matrix cut into N
+ * deterministic slices (shards) of about equal expected time, each measured
+ * by its own `run --shard I/N` with every version (so every ratio is still
+ * paired inside one process), and the shard logs joined again into the run
+ * they would have been (docs/scale-out.md).
+ *
+ * What makes shards one run is their plan: the versions' build keys, the
+ * matrix's cells and the options that shape a number, hashed into a plan id
+ * that every shard log records with I/N.  The join refuses shards of
+ * different plans (naming the field that differs), a missing shard and a
+ * shard given twice, before any table is made.
+ */
+#ifndef BV_SHARD_H
+#define BV_SHARD_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "stages.h"
+
+/* Shards one plan may have: far more than any cluster's array, small enough
+ * that a plan's JSON stays a few MB. */
+#define BV_SHARDS_MAX 10000
+
+/* "I/N" (--shard): whole decimal numbers, 1 <= I <= N <= BV_SHARDS_MAX,
+ * nothing else; BV_EINPUT saying what was expected otherwise. */
+int bv_shard_parse(const char *text, int *index, int *count);
+
+/* The measuring time a cell is expected to take, all versions together, in
+ * seconds (a model, docs/scale-out.md): a cell samples until its interval
+ * decides or its budget is spent, at least --min-processes processes, each
+ * writing the cell's inputs and timing a pair of versions `rounds` times.
+ * It depends on the cell and the method only, never on this machine, so
+ * every node of a cluster cuts the matrix the same way. */
+double bv_cell_expected_s(const struct bv_cell *c, const bv_measure_opts *o);
+
+/* Cuts n cells, cell k expected to take cost_ms[k] (whole milliseconds, so
+ * every machine adds them alike), into count shards: shard_of[k] gets cell
+ * k's shard, 0-based.  Longest first onto the shard with the least time so
+ * far (ties: the earlier cell, the lower shard), which stays within 4/3 of
+ * the best possible longest shard.  Deterministic; with count > n the last
+ * shards are empty. */
+void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shard_of);
+
+/* The expected time of each of o's planned cells (bv_plan_cells without the
+ * shard) in whole ms, the shard of each, and each shard's total: arrays the
+ * caller frees (NULL args are not filled).  Returns the number of cells, or
+ * -1 with err set. */
+long bv_shard_plan(const bv_measure_opts *o, int count, struct bv_cell **cells, long long **cost_ms,
+		   int **shard_of, long long **shard_ms, char *err, size_t errlen);
+
+/* The plan a shard belongs to, as its logs record it ("shard" block,
+ * docs/results-format.md): {"id", "index", "count", "versions": [{label,
+ * name, build_key}], "cells": ["bench/op/backend/size", ... every cell of
+ * the unsharded matrix, in order], "method": {...options that shape a
+ * number}}.  The id is a hash of versions, cells, method and count (not of
+ * index: every shard of a plan has the same id).  index 0: no "index". */
+int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int index, int count, cJSON **out);
+/* The id of a plan block's fields, recomputed (a log's recorded id must
+ * equal it): 16 hex digits. */
+void bv_plan_id(const cJSON *plan, char out[17]);
+
+/* Whether path (a run's directory, or one log) holds shard logs: 1 yes, 0
+ * no (unreadable, or not a log, is 0: the caller's own loader says why). */
+int bv_path_is_shard(const char *path);
+
+/* The shards' logs joined into the run they would have been: one document
+ * per version (the baseline first, as the run had them), each with every
+ * cell of the plan in the plan's order, one run id, and a "shard" block
+ * saying what was joined.  dirs: each shard's results directory, in any
+ * order.  BV_EINPUT, naming it, for a dir that is not a shard, shards of
+ * different plans (which field differs), a shard missing ("shard 2/3
+ * missing") or given twice, a log that is truncated or not one of the
+ * plan's (its id does not match its fields, cells not its shard's).
+ * *docs (n of them) and the array are the caller's (cJSON_Delete, free). */
+int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs, size_t *n);
+
+/* Joins the shards (bv_shards_join) and merges them into one table as one
+ * run's logs are merged (bv_merge_docs): the same rows, columns and
+ * verdicts, decided together over every cell of every shard.  This is what
+ * `compare SHARD_DIR...` calls, and what a driver of shards (Slurm, a CI
+ * matrix) calls once its shards are in. */
+int bv_merge_shards(char *const *dirs, size_t ndirs, const bv_merge_opts *o, bv_table *out);
+
+/* Writes the joined logs into out_dir (made; <label>.json each, as a run
+ * writes them), so the joined run can be compared, reported on, saved as a
+ * baseline or shared like any other run. *paths (n) for the caller. */
+int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char ***paths, size_t *n);
+
+#endif
