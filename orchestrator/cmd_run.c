@@ -19,6 +19,7 @@
 #include "results.h"
 #include "runner.h"
 #include "shard.h"
+#include "slurm.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
@@ -60,6 +61,10 @@ int bv_cmd_run(int argc, char **argv)
 	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
 	bv_option pipeline[BV_RUN_CLI_OPTIONS];
 	bv_run_cli_table(&c, pipeline, NULL);
+	bv_slurm_opts so;
+	bv_slurm_init(&so);
+	bv_option slurm_opts[BV_SLURM_OPTIONS];
+	bv_slurm_table(&so, slurm_opts);
 	const bv_option opts[] = {
 	    BV_INCLUDE(pipeline, NULL),
 	    BV_ENUM("--format", &format, "F", bv_exporter_list(), format_help),
@@ -81,6 +86,7 @@ int bv_cmd_run(int argc, char **argv)
 		      "measure only the I-th of N slices of the cells (every version in each), balanced by "
 		      "expected time; join the N shards' results with compare (see bench-versions plan)"),
 	    BV_INCLUDE(view_opts, NULL),
+	    BV_INCLUDE(slurm_opts, NULL),
 	    BV_END,
 	};
 	char **names = bv_xcalloc((size_t)argc, sizeof(char *));
@@ -114,6 +120,10 @@ int bv_cmd_run(int argc, char **argv)
 	 * version first. */
 	if (rc == 0 && shard)
 		rc = bv_shard_parse(shard, &c.mo.shard_index, &c.mo.shard_count);
+	if (rc == 0)
+		rc = bv_slurm_check(&so, &c);
+	if (rc == 0 && so.enabled && shard)
+		rc = bv_fail(BV_EINPUT, "--shard with --slurm: --slurm cuts the run into --shards N itself");
 
 	if (rc == 0)
 		rc = bv_run_cli_finish(&c, &ncells);
@@ -135,8 +145,12 @@ int bv_cmd_run(int argc, char **argv)
 
 	char **logs = NULL, *dir = NULL;
 	int build_failures = 0, gated = 0;
-	/* The stages say their own failure (and how to resume). */
-	rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
+	/* The stages say their own failure (and how to resume); with --slurm
+	 * the shards go through them on the cluster's nodes (slurm.c). */
+	if (so.enabled)
+		rc = bv_slurm_run(names, nnames, &c, &so, opts, argc, argv, &dir, &logs, &build_failures);
+	else
+		rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
 	if (rc == 0 && c.dry_run) {
 		free(names);
 		return 0; /* the plan is said; there is no table */

@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "locate.h"
 #include "options.h"
 #include "progress.h"
 #include "results.h"
@@ -549,7 +550,8 @@ static char *run_dir_of(const driver *d, const shard *s)
 }
 
 /* How the controller last saw a task, for a message: "CANCELLED", "NODE_FAIL",
- * "FAILED, exit 1", or "gone (the controller no longer knows it)". */
+ * "FAILED, exit 1", or that it has no record (what a pending task that was
+ * cancelled leaves). */
 static char *ended_how(const driver *d, const shard *s)
 {
 	if (!d->scontrol)
@@ -566,7 +568,9 @@ static char *ended_how(const driver *d, const shard *s)
 		    : es > 0  ? bv_asprintf("%s, exit %d", state, es)
 			      : bv_strdup(state);
 	else
-		how = bv_strdup("vanished (the controller no longer knows it)");
+		/* A pending task cancelled leaves no record at all. */
+		how = bv_strdup("left the queue with no record of how (cancelled while pending, or forgotten by the "
+				"controller)");
 	free(out);
 	return how;
 }

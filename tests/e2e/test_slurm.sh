@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# End to end: `run --slurm` on a real Slurm cluster (issue 17, part 3).  A
+# single-host cluster from Debian's packages (slurm_cluster.sh: its own
+# munged, slurmctld and slurmd, config and ports, stopped by their PIDs at
+# the end) runs the shards of a two-version comparison as one job array;
+# one shard's job is cancelled while it is queued, and the driver must
+# submit it again and still give every cell, with the planted relu slowdown
+# called slower.  Bad input (sbatch missing, an unknown partition, options
+# that do not go together) is refused with exit 2 before anything is built.
+# Ctrl-C cancels the array.  Where Slurm cannot start here (not root, the
+# packages missing), the checks that need it are skipped with the reason.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_cluster.sh"
+# The daemons are stopped on every way out, before lib.sh's $TMP goes.
+trap 'slurm_cluster_stop; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+
+make_fixture
+git -C "$FIX" branch -q base
+plant_relu_slowdown
+git -C "$FIX" commit -qam "relu three times slower"
+cd "$FIX" || exit 1
+sel=(--quick --benches unary --ops relu,abs --backends scalar --sizes 64K,1M)
+export NO_COLOR=1
+
+# ---- refused without a cluster ----------------------------------------------
+# PATH without Slurm's commands (the tool itself needs nothing else before
+# it looks for sbatch: refused is not used, its timeout would not be found).
+PATH=/nonexistent-bin "$BV" run base main --slurm "${sel[@]}" --results "$TMP/res-nopath" > /dev/null 2> "$TMP/err"
+rc=$?
+check "--slurm with sbatch not on PATH: exit 2 (exit $rc)" test $rc -eq 2
+check "--slurm with sbatch not on PATH: says so" contains "$TMP/err" "sbatch not found on PATH"
+BV_SLURM_BIN=/nonexistent-bin refused "--slurm with BV_SLURM_BIN lacking sbatch" "no sbatch in BV_SLURM_BIN" \
+	base main --slurm "${sel[@]}" --results "$TMP/res-nopath"
+check "nothing left by the refused runs" test ! -e "$TMP/res-nopath/latest"
+refused "--partition without --slurm" "--partition applies to --slurm only" base main --partition x "${sel[@]}"
+refused "--shard with --slurm" "--shard with --slurm" base main --slurm --shard 1/2 "${sel[@]}"
+refused "--resume with --slurm" "--resume with --slurm" base main --slurm --resume "$TMP" "${sel[@]}"
+refused "--shards 0" "--shards '0'" base main --slurm --shards 0 "${sel[@]}"
+
+# ---- the cluster --------------------------------------------------------------
+t0=$SECONDS
+if ! slurm_cluster_start; then
+	skip "a single-host Slurm cluster" "$slurm_why"
+	finish
+fi
+ok "a single-host Slurm cluster started ($((SECONDS - t0)) s)"
+
+# An unknown partition: sbatch's own words, exit 2, before any build.
+refused "unknown partition" "invalid partition" base main --slurm --partition no-such-part "${sel[@]}" \
+	--results "$TMP/res-part"
+check "unknown partition: nothing built" test ! -e "$BENCH_VERSIONS_CACHE/builds"
+check "unknown partition: no results directory left" test -z "$(ls -A "$TMP/res-part" 2> /dev/null | grep -v latest)"
+
+# cancel_one: once the array is queued, cancels one of its tasks (a pending
+# one if any: it cannot have finished), as a failed node or a user would.
+cancel_one() {
+	local line t=0
+	while [ $t -lt 600 ]; do
+		line=$(squeue --noheader --array --format='%F_%K %T' 2> /dev/null | sort -k2,2r | head -1)
+		if [ -n "$line" ]; then
+			scancel "${line%% *}" && echo "${line%% *} ${line#* }" > "$TMP/cancelled"
+			return
+		fi
+		sleep 0.1
+		t=$((t + 1))
+	done
+}
+
+t0=$SECONDS
+cancel_one &
+canceller=$!
+"$BV" run base main --slurm --shards 3 "${sel[@]}" --format json --results "$TMP/res" \
+	> "$TMP/out.json" 2> "$TMP/err"
+rc=$?
+wait "$canceller"
+took=$((SECONDS - t0))
+check "run --slurm --shards 3: exit 0 (exit $rc, $took s)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err"
+check "a task was cancelled ($(cat "$TMP/cancelled" 2> /dev/null))" test -s "$TMP/cancelled"
+check "the cancelled shard was submitted again" contains "$TMP/err" "submitted again as job [0-9]+ \(retry 1 of 2\)"
+check "three shards joined" contains "$TMP/err" "3 shards joined in [0-9.]+s"
+check "the builds were made once, before submitting" \
+	test "$(grep -c '^build: ' "$TMP/err")" -eq 2
+check "every cell, the planted slowdown slower" python3 - "$TMP/out.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = {(r["op"], r["shape"]): r for r in doc["rows"]}
+want = {(op, s) for op in ("relu", "abs") for s in ("64K", "1M")}
+assert set(rows) == want, sorted(rows)
+for (op, s), r in rows.items():
+    assert all(x["status"] == "ok" for x in r["results"]), (op, s, r["results"])
+    v = r["changes"][0]["verdict"]
+    assert (v == "slower") if op == "relu" else (v != "slower"), (op, s, v)
+PY
+run=$(readlink -f "$TMP/res/latest")
+check "the joined logs are the run's (results/latest)" test -f "$run/base.json" -a -f "$run/main.json"
+check "each shard's logs are kept" test "$(ls -d "$run"/shards/[123]/*/latest 2> /dev/null | wc -l)" -ge 3
+# The joined directory is a run like any other: compare reads it.
+"$BV" compare "$run" --format json > "$TMP/cmp.json" 2> "$TMP/cmp.err"
+check "compare of the joined run: the same rows" python3 - "$TMP/out.json" "$TMP/cmp.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+key = lambda d: sorted((r["op"], r["shape"], r["changes"][0]["verdict"]) for r in d["rows"])
+assert key(a) == key(b), (key(a), key(b))
+PY
+check "no job left in the queue" test -z "$(squeue --noheader 2> /dev/null)"
+
+# ---- Ctrl-C cancels the array -------------------------------------------------
+# Once the array is submitted, SIGINT to the driver's process group (as a
+# terminal's Ctrl-C): the jobs are cancelled and the run exits 130.
+until_submitted() {
+	local t=0
+	while [ $t -lt 600 ]; do
+		grep -q "slurm: submitted job" "$1" 2> /dev/null && return 0
+		sleep 0.1
+		t=$((t + 1))
+	done
+	return 1
+}
+interrupted_run "$TMP/int.out" "$TMP/int.err" until_submitted \
+	"$BV" run base main --slurm --shards 2 "${sel[@]}" --budget 20 --min-processes 20 --results "$TMP/res-int"
+rc=$?
+check "Ctrl-C: exit 130 (exit $rc)" test $rc -eq 130
+check "Ctrl-C: the jobs were cancelled (scancel)" contains "$TMP/int.err" "cancelling 1 job \(scancel\)"
+check "Ctrl-C: says where the finished shards are" contains "$TMP/int.err" "of 2 shards finished; their logs are in"
+[ $rc -eq 130 ] || sed 's/^/#   /' "$TMP/int.err"
+gone() { local t=0; while [ -n "$(squeue --noheader 2> /dev/null)" ] && [ $t -lt 50 ]; do sleep 0.2; t=$((t + 1)); done; [ $t -lt 50 ]; }
+check "Ctrl-C: no job left in the queue" gone
+echo "# test_slurm: $SECONDS s in all"
+finish
