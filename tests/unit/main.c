@@ -43,5 +43,6 @@ int main(void)
 	failed += test_trust();
 	failed += test_options();
 	failed += test_machine();
+	failed += test_slurm();
 	return failed ? 1 : 0;
 }
