@@ -35,6 +35,7 @@ static const struct {
 	{"bisect", bv_cmd_bisect, "find the commit where one cell got slower (bisect --good R --bad R ...)"},
 	{"share", bv_cmd_share, "pack one run's results into a .tar.gz and upload it (share DIR --url URL)"},
 	{"report", bv_cmd_report, "is a candidate ready to release? (report --baseline V --candidate V)"},
+	{"plan", bv_cmd_plan, "cut a comparison into N shards for a CI matrix or a cluster (plan V... --shards N)"},
 };
 
 static void usage(FILE *out)

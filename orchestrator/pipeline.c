@@ -471,6 +471,72 @@ static void dry_run_report(const bv_version *vs, size_t n, const int *cached, co
 	free(cells);
 }
 
+/* resolve: every name to an exact tree, printed before anything builds;
+ * labels made unique in the run.  *nresolved: how many vs hold a version
+ * to free. */
+static int resolve_names(bv_repo *repo, char *const *names, size_t nnames, bv_version *vs, size_t *nresolved)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < nnames; i++) {
+		rc = bv_resolve(repo, names[i], &vs[i]);
+		if (rc)
+			break;
+		(*nresolved)++;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(vs[k].label, vs[i].label)) {
+				char *l = bv_asprintf("%s-%zu", vs[i].label, i + 1);
+				free(vs[i].label);
+				vs[i].label = l;
+			}
+		fprintf(stderr, "resolve: %-12s -> %s %.12s, kernels %s [%s]\n", vs[i].name,
+			vs[i].kind == BV_VERSION_LOCAL ? "tree" : vs[i].kind == BV_VERSION_RELEASE ? "tarball" : "commit",
+			vs[i].kind == BV_VERSION_LOCAL     ? vs[i].tree
+			: vs[i].kind == BV_VERSION_RELEASE ? vs[i].tree + strlen("release-")
+							   : vs[i].commit,
+			vs[i].kernel_version, vs[i].rule);
+	}
+	if (rc == 0 && bv_interrupted())
+		rc = bv_fail_interrupted();
+	return rc;
+}
+
+/* compat: each version's shims, which its build key hashes. */
+static int match_shims(bv_version *vs, size_t n, bv_compat **compat)
+{
+	int rc = bv_compat_load(bv_compat_path(), compat);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		bv_semver sv;
+		if (bv_semver_parse(vs[i].kernel_version, &sv) == 0)
+			rc = bv_compat_match(*compat, &sv, &vs[i].shims);
+	}
+	return rc;
+}
+
+int bv_plan_versions(char *const *names, size_t n, bv_version **out)
+{
+	*out = NULL;
+	bv_repo *repo = NULL;
+	bv_compat *compat = NULL;
+	bv_version *vs = bv_xcalloc(n + 1, sizeof(bv_version));
+	size_t nresolved = 0;
+	bv_signals_install();
+	int rc = bv_repo_open(&repo);
+	if (rc == 0)
+		rc = resolve_names(repo, names, n, vs, &nresolved);
+	if (rc == 0)
+		rc = match_shims(vs, n, &compat);
+	bv_compat_free(compat);
+	bv_repo_free(repo);
+	if (rc) {
+		for (size_t i = 0; i < nresolved; i++)
+			bv_version_free(&vs[i]);
+		free(vs);
+		return rc;
+	}
+	*out = vs;
+	return 0;
+}
+
 int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, const char *subcommand,
 		    int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
 {
@@ -513,37 +579,13 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		rc = claim_dir(dir, &lockfd);
 	if (rc == 0)
 		rc = bv_repo_open(&repo);
-	/* resolve: every name to an exact tree, printed before anything builds */
-	for (size_t i = 0; rc == 0 && i < nnames; i++) {
-		rc = bv_resolve(repo, names[i], &vs[i]);
-		if (rc)
-			break;
-		nresolved++;
-		for (size_t k = 0; k < i; k++)
-			if (!strcmp(vs[k].label, vs[i].label)) {
-				char *l = bv_asprintf("%s-%zu", vs[i].label, i + 1);
-				free(vs[i].label);
-				vs[i].label = l;
-			}
-		fprintf(stderr, "resolve: %-12s -> %s %.12s, kernels %s [%s]\n", vs[i].name,
-			vs[i].kind == BV_VERSION_LOCAL ? "tree" : vs[i].kind == BV_VERSION_RELEASE ? "tarball" : "commit",
-			vs[i].kind == BV_VERSION_LOCAL     ? vs[i].tree
-			: vs[i].kind == BV_VERSION_RELEASE ? vs[i].tree + strlen("release-")
-							   : vs[i].commit,
-			vs[i].kernel_version, vs[i].rule);
-	}
-	if (rc == 0 && bv_interrupted())
-		rc = bv_fail_interrupted();
+	if (rc == 0)
+		rc = resolve_names(repo, names, nnames, vs, &nresolved);
 	/* A resume that cannot reuse anything is refused before building. */
 	if (rc == 0 && resume)
 		rc = bv_resume_check(dir, vs, nnames, mo, 0);
 	if (rc == 0)
-		rc = bv_compat_load(bv_compat_path(), &compat);
-	for (size_t i = 0; rc == 0 && i < nnames; i++) {
-		bv_semver sv;
-		if (bv_semver_parse(vs[i].kernel_version, &sv) == 0)
-			rc = bv_compat_match(compat, &sv, &vs[i].shims);
-	}
+		rc = match_shims(vs, nnames, &compat);
 	if (rc == 0 && c->dry_run) {
 		int *cached = bv_xcalloc(nnames, sizeof(int));
 		for (size_t i = 0; rc == 0 && i < nnames; i++)

@@ -766,30 +766,15 @@ static int follow(driver *d, double *t_submit)
 }
 
 /* resolve, compat, build for every version, here (step 2), with the
- * pipeline's own pieces; the shards then find every build cached. */
+ * pipeline's own pieces (the resolve and compat steps of a plan, then the
+ * build step); the shards then find every build cached. */
 static int build_here(char *const *names, size_t n, const bv_run_cli *c, int lockfd, int *build_failures)
 {
+	bv_version *vs = NULL;
 	bv_repo *repo = NULL;
-	bv_compat *compat = NULL;
-	bv_version *vs = bv_xcalloc(n, sizeof(*vs));
-	size_t nresolved = 0;
-	int rc = bv_repo_open(&repo);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		rc = bv_resolve(repo, names[i], &vs[i]);
-		if (rc == 0) {
-			nresolved++;
-			fprintf(stderr, "resolve: %-12s -> %.12s, kernels %s [%s]\n", vs[i].name,
-				vs[i].kind == BV_VERSION_GIT ? vs[i].commit : vs[i].tree, vs[i].kernel_version,
-				vs[i].rule);
-		}
-	}
+	int rc = bv_plan_versions(names, n, &vs);
 	if (rc == 0)
-		rc = bv_compat_load(bv_compat_path(), &compat);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		bv_semver sv;
-		if (bv_semver_parse(vs[i].kernel_version, &sv) == 0)
-			rc = bv_compat_match(compat, &sv, &vs[i].shims);
-	}
+		rc = bv_repo_open(&repo);
 	if (rc == 0) {
 		bv_progress *pg = bv_progress_new("build", n);
 		rc = bv_build_versions(repo, vs, n, c->jobs, lockfd, pg, build_failures);
@@ -799,10 +784,9 @@ static int build_here(char *const *names, size_t n, const bv_run_cli *c, int loc
 	for (size_t i = 0; rc == 0 && c->mo.layouts > 1 && i < n; i++)
 		if (!vs[i].build_error)
 			rc = bv_build_layouts(&vs[i], c->mo.layouts);
-	for (size_t i = 0; i < nresolved; i++)
+	for (size_t i = 0; vs && i < n; i++)
 		bv_version_free(&vs[i]);
 	free(vs);
-	bv_compat_free(compat);
 	bv_repo_free(repo);
 	return rc;
 }

@@ -259,6 +259,11 @@ int bv_run_versions(char *const *names, size_t n, bv_run_cli *c, long ncells, co
  * for as long as the directory is being written. */
 char *bv_results_dir_new(const char *root);
 int bv_results_dir_claim(const char *dir, int *lockfd);
+/* resolve -> compat for every name, nothing fetched or built: what a plan
+ * (bench-versions plan) needs to know each version's build key.  The
+ * resolve lines go to stderr as run's do.  *vs (n, each bv_version_free'd,
+ * then the array) for the caller. */
+int bv_plan_versions(char *const *names, size_t n, bv_version **vs);
 struct bv_progress;
 /* fetch -> build for resolved versions whose compat shims are matched, at
  * most jobs at once, each in a child process that dies with this one
