@@ -39,9 +39,11 @@
  *
  * Ctrl-C or SIGTERM cancels the jobs still queued (scancel) and returns
  * BV_EINTR; every shard that finished stays in DIR/shards/I/JOB/ with its
- * logs, which `compare` joins once the missing ones are there.  scancel is
- * started untracked (proc.c would pass the signal that stopped us on to
- * it, and it would die before cancelling anything).
+ * logs, which `compare` joins once the missing ones are there.  sbatch and
+ * scancel run in a process group of their own, untracked (run_apart): a
+ * Ctrl-C that reached an sbatch which had already submitted would leave an
+ * array whose id we never learn, and proc.c would pass the signal that
+ * stopped us on to a scancel started after it.
  *
  * Everything Slurm prints is hostile input: job ids are whole numbers of
  * bounded size, states a short word of capitals, reasons cut and escaped,
@@ -64,6 +66,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "common.h"
 #include "locate.h"
 #include "options.h"
@@ -315,9 +318,62 @@ static char *last_words(const char *out)
 	return bv_buf_detach(&b);
 }
 
-/* scancel of the given jobs, untracked: after a SIGINT, proc.c would pass
- * the signal on to a tracked child, and scancel would die before it
- * cancelled anything. */
+/* What run_apart keeps of a command's output: the first 1 MB. */
+static void keep(void *ctx, const char *data, size_t n)
+{
+	bv_buf *b = ctx;
+	if (b->len < ((size_t)1 << 20))
+		bv_buf_putn(b, data, n);
+}
+
+/* Runs argv with Slurm's environment in a process group of its own and
+ * untracked, so that neither a Ctrl-C (it reaches the terminal's
+ * foreground group) nor proc.c's forwarding of a SIGTERM stops it halfway:
+ * an sbatch stopped after it submitted would leave an array nobody knows
+ * the id of, and a scancel run after the signal must not die of it.  Both
+ * are short.  *out gets stdout and stderr together (never NULL); returns
+ * the exit status, 128 + a signal, or BV_ERUN when it cannot start. */
+static int run_apart(char *const argv[], char **out)
+{
+	*out = NULL;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&at, 0);
+	char **env = bv_child_environ(environ, BV_ENV_SLURM);
+	pid_t pid;
+	int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, env);
+	free(env);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
+	}
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, "");
+	bv_read_child(fds[0], pid, 0, keep, &b);
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			bv_buf_free(&b);
+			return bv_fail(BV_ERUN, "waiting for %s: %s", argv[0], strerror(errno));
+		}
+	*out = bv_buf_detach(&b);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* scancel of the given jobs, apart (run_apart): it runs after the signal. */
 static void cancel_jobs(const char *scancel, const unsigned long long *jobs, size_t n)
 {
 	if (n == 0)
@@ -327,23 +383,17 @@ static void cancel_jobs(const char *scancel, const unsigned long long *jobs, siz
 	bv_strv_push(&argv, "--quiet");
 	for (size_t i = 0; i < n; i++)
 		bv_strv_pushf(&argv, "%llu", jobs[i]);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	char **env = bv_child_environ(environ, BV_ENV_SLURM);
-	pid_t pid;
-	int rc = posix_spawn(&pid, argv.v[0], &fa, NULL, argv.v, env);
-	free(env);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		fprintf(stderr, "slurm: cannot start scancel: %s; cancel the jobs by hand\n", strerror(rc));
-	else {
-		int status;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			fprintf(stderr, "slurm: scancel failed; cancel the jobs by hand\n");
+	char *out = NULL;
+	int rc = run_apart(argv.v, &out);
+	if (rc != 0) {
+		char *w = rc < 0 ? bv_strdup(bv_error_last()) : last_words(out);
+		fprintf(stderr, "slurm: scancel failed (%s); cancel the jobs by hand: scancel", w);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, " %llu", jobs[i]);
+		fprintf(stderr, "\n");
+		free(w);
 	}
+	free(out);
 	bv_strv_free(&argv);
 }
 
@@ -488,15 +538,11 @@ static int submit(driver *d, const char *spec, int test_only, unsigned long long
 	for (size_t i = 0; i < d->args.n; i++)
 		bv_strv_push(&a, d->args.v[i]);
 	char *out = NULL;
-	int rc = slurm_cmd(a.v, &out);
+	int rc = run_apart(a.v, &out);
 	bv_strv_free(&a);
 	if (rc < 0) {
 		free(out);
 		return rc;
-	}
-	if (bv_interrupted()) {
-		free(out);
-		return bv_fail_interrupted();
 	}
 	if (rc != 0) {
 		char *w = last_words(out);
