@@ -621,17 +621,29 @@ static char *ended_how(const driver *d, const shard *s)
 	return how;
 }
 
-/* A shard's job ended without a finished run: submit it again while it has
- * retries left.  0, or the error that ends the run. */
-static int retry(driver *d, shard *s, const char *how)
+bv_slurm_step bv_slurm_decide(int exit_status, int finished_run, int unseen, int jobs)
+{
+	int again = jobs > BV_SLURM_RETRIES ? BV_SLURM_GIVE_UP : BV_SLURM_RETRY;
+	if (exit_status >= 0) {
+		/* Exit 3 with a finished run: a version failed to build, which
+		 * the joined logs say as an unsharded run's would. */
+		if (finished_run && (exit_status == BV_EXIT_OK || exit_status == BV_EXIT_FAILED))
+			return BV_SLURM_DONE;
+		/* Its input was refused on the node: the same again would be. */
+		if (exit_status == BV_EXIT_USAGE)
+			return BV_SLURM_REFUSED;
+		return again;
+	}
+	/* Not listed twice in a row and no exit file: the task ended without
+	 * finishing (once only could be a shared filesystem showing the file
+	 * late). */
+	return unseen >= 2 ? again : BV_SLURM_WAIT;
+}
+
+/* A shard's job ended without a finished run: submit it again. */
+static int resubmit(driver *d, shard *s, const char *how)
 {
 	unsigned long long old = s->job;
-	if (s->jobs > BV_SLURM_RETRIES) {
-		s->st = SHARD_FAILED;
-		return bv_fail(BV_ERUN,
-			       "shard %d/%d failed %d times (last: job %llu_%d %s); see %s/slurm-%llu_%d.out",
-			       s->index, d->nshards, s->jobs, old, s->index, how, d->shards_dir, old, s->index);
-	}
 	char spec[32];
 	snprintf(spec, sizeof(spec), "%d", s->index);
 	int rc = submit(d, spec, 0, &s->job);
@@ -648,13 +660,21 @@ static int retry(driver *d, shard *s, const char *how)
 	return 0;
 }
 
-/* A task's exit file is there: done, or a failure. */
-static int finished(driver *d, shard *s, int status, int *done)
+/* Where a queued shard stands now (its exit file, its run, how long squeue
+ * has not listed it), and what bv_slurm_decide makes of it, done.  0, or
+ * the error that ends the run. */
+static int step(driver *d, shard *s, int *done)
 {
-	char *rd = run_dir_of(d, s);
-	/* Exit 3 with a finished run: a version failed to build, which the
-	 * joined logs say as an unsharded run's would. */
-	if (rd && (status == 0 || status == BV_EXIT_FAILED)) {
+	int status = exit_of(d, s);
+	if (status < 0 && s->unseen < 2)
+		return 0; /* the common case, without a readlink */
+	char *rd = status >= 0 ? run_dir_of(d, s) : NULL;
+	bv_slurm_step what = bv_slurm_decide(status, rd != NULL, s->unseen, s->jobs);
+	if (what == BV_SLURM_WAIT) {
+		free(rd);
+		return 0;
+	}
+	if (what == BV_SLURM_DONE) {
 		s->st = SHARD_DONE;
 		s->run_dir = rd;
 		s->exit_status = status;
@@ -665,19 +685,25 @@ static int finished(driver *d, shard *s, int status, int *done)
 		return 0;
 	}
 	free(rd);
-	if (status == BV_EXIT_USAGE) {
+	if (what == BV_SLURM_REFUSED) {
 		s->st = SHARD_FAILED;
 		return bv_fail(BV_EINPUT, "shard %d/%d refused its input (exit 2): see %s/slurm-%llu_%d.out", s->index,
 			       d->nshards, d->shards_dir, s->job, s->index);
 	}
-	char how[48];
-	snprintf(how, sizeof(how), "exited %d", status);
-	return retry(d, s, how);
+	char *how = status >= 0 ? bv_asprintf("exited %d", status) : ended_how(d, s);
+	int rc;
+	if (what == BV_SLURM_RETRY)
+		rc = resubmit(d, s, how);
+	else {
+		s->st = SHARD_FAILED;
+		rc = bv_fail(BV_ERUN, "shard %d/%d failed %d times (last: job %llu_%d %s); see %s/slurm-%llu_%d.out",
+			     s->index, d->nshards, s->jobs, s->job, s->index, how, d->shards_dir, s->job, s->index);
+	}
+	free(how);
+	return rc;
 }
 
-/* One look at squeue; a task no longer listed that left no exit file is
- * seen twice so before it counts as ended (a shared filesystem may show
- * the file late). */
+/* One look at squeue: which of our tasks are still queued or running. */
 static int poll_queue(driver *d, int *done, int *squeue_failures)
 {
 	char *argv[] = {d->squeue, "--noheader", "--array", "--me", "--name=bench-versions",
@@ -717,14 +743,8 @@ static int poll_queue(driver *d, int *done, int *squeue_failures)
 			memcpy(s->state, t[k].state, sizeof(s->state));
 			continue;
 		}
-		int status = exit_of(d, s);
-		if (status >= 0)
-			rc = finished(d, s, status, done);
-		else if (++s->unseen >= 2) {
-			char *how = ended_how(d, s);
-			rc = retry(d, s, how);
-			free(how);
-		}
+		s->unseen++;
+		rc = step(d, s, done);
 	}
 	free(t);
 	return rc;
@@ -793,12 +813,9 @@ static int follow(driver *d, double *t_submit)
 		nanosleep(&ts, NULL); /* a signal cuts it short */
 		if (bv_interrupted())
 			break;
-		for (int i = 0; i < d->nshards && rc == 0; i++) {
-			shard *s = &d->sh[i];
-			int status = s->st == SHARD_QUEUED ? exit_of(d, s) : -1;
-			if (status >= 0)
-				rc = finished(d, s, status, &done);
-		}
+		for (int i = 0; i < d->nshards && rc == 0; i++)
+			if (d->sh[i].st == SHARD_QUEUED)
+				rc = step(d, &d->sh[i], &done);
 		double t = now_s();
 		if (rc == 0 && done < d->nshards && t - last_queue >= (t - *t_submit < 60 ? 1.0 : 5.0)) {
 			last_queue = t;

@@ -105,6 +105,18 @@ assert key(a) == key(b), (key(a), key(b))
 PY
 check "no job left in the queue" test -z "$(squeue --noheader 2> /dev/null)"
 
+# Each node's own cache: nothing is built before submitting (the shards
+# build, or here find the builds above: one host, one cache); the partition
+# named and a time limit passed to sbatch.
+"$BV" run base main --slurm --slurm-cache node --partition "$SLURM_PARTITION" --time 5 --shards 2 "${sel[@]}" \
+	--results "$TMP/res-node" > /dev/null 2> "$TMP/err-node"
+rc=$?
+check "--slurm-cache node --partition --time: exit 0 (exit $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err-node"
+check "--slurm-cache node: nothing built before submitting" test "$(grep -c '^build: ' "$TMP/err-node")" -eq 0
+check "--slurm-cache node: the shards found their builds" \
+	grep -q "cached, nothing rebuilt" "$(readlink -f "$TMP/res-node/latest")"/shards/slurm-*_1.out
+
 # ---- Ctrl-C cancels the array -------------------------------------------------
 # Once the array is submitted, SIGINT to the driver's process group (as a
 # terminal's Ctrl-C): the jobs are cancelled and the run exits 130.

@@ -120,6 +120,29 @@ static void exit_files_hold_a_status_only(void **state)
 			fail_msg("exit status taken from '%s'", bad[k]);
 }
 
+static void a_shard_is_done_retried_or_given_up_by_rule(void **state)
+{
+	(void)state;
+	/* finished: exit 0, or 3 (a version failed to build) with its run there */
+	assert_int_equal(bv_slurm_decide(0, 1, 0, 1), BV_SLURM_DONE);
+	assert_int_equal(bv_slurm_decide(3, 1, 5, 3), BV_SLURM_DONE);
+	/* an exit file without a finished run, or another status: again */
+	assert_int_equal(bv_slurm_decide(0, 0, 0, 1), BV_SLURM_RETRY);
+	assert_int_equal(bv_slurm_decide(3, 0, 0, 1), BV_SLURM_RETRY);
+	assert_int_equal(bv_slurm_decide(1, 1, 0, 1), BV_SLURM_RETRY);
+	assert_int_equal(bv_slurm_decide(137, 0, 0, 2), BV_SLURM_RETRY);
+	/* its input refused: never again, whatever is left */
+	assert_int_equal(bv_slurm_decide(2, 0, 0, 1), BV_SLURM_REFUSED);
+	/* no exit file: waits while listed and for one missed poll */
+	assert_int_equal(bv_slurm_decide(-1, 0, 0, 1), BV_SLURM_WAIT);
+	assert_int_equal(bv_slurm_decide(-1, 0, 1, 1), BV_SLURM_WAIT);
+	assert_int_equal(bv_slurm_decide(-1, 0, 2, 1), BV_SLURM_RETRY);
+	/* at most BV_SLURM_RETRIES jobs after the first */
+	assert_int_equal(bv_slurm_decide(-1, 0, 2, 1 + BV_SLURM_RETRIES - 1), BV_SLURM_RETRY);
+	assert_int_equal(bv_slurm_decide(-1, 0, 2, 1 + BV_SLURM_RETRIES), BV_SLURM_GIVE_UP);
+	assert_int_equal(bv_slurm_decide(1, 0, 0, 1 + BV_SLURM_RETRIES), BV_SLURM_GIVE_UP);
+}
+
 static void slurm_commands_get_what_the_shards_need_and_no_secret(void **state)
 {
 	(void)state;
@@ -154,6 +177,7 @@ int test_slurm(void)
 	    cmocka_unit_test(squeue_lines_are_checked_field_by_field),
 	    cmocka_unit_test(scontrol_says_state_and_exit_code),
 	    cmocka_unit_test(exit_files_hold_a_status_only),
+	    cmocka_unit_test(a_shard_is_done_retried_or_given_up_by_rule),
 	    cmocka_unit_test(slurm_commands_get_what_the_shards_need_and_no_secret),
 	};
 	return cmocka_run_group_tests_name("slurm", tests, NULL, NULL);
