@@ -801,9 +801,10 @@ static int follow(driver *d, double *t_submit)
 		d->sh[i].jobs = 1;
 		snprintf(d->sh[i].state, sizeof(d->sh[i].state), "PENDING");
 	}
+	char *part = d->so->partition ? bv_escape(d->so->partition) : NULL; /* the user's text: no control reaches the terminal */
 	fprintf(stderr, "slurm: submitted job %llu: %d %s (array 1-%d)%s%s\n", job, d->nshards,
-		bv_plural(d->nshards, "shard", "shards"), d->nshards, d->so->partition ? ", partition " : "",
-		d->so->partition ? d->so->partition : "");
+		bv_plural(d->nshards, "shard", "shards"), d->nshards, part ? ", partition " : "", part ? part : "");
+	free(part);
 	int done = 0, squeue_failures = 0;
 	double last_queue = 0;
 	/* Exit files are cheap to look at (4 a second); squeue asks the
