@@ -165,7 +165,9 @@ int bv_cmd_plan(int argc, char **argv)
 			i++;
 		}
 		cJSON_AddItemToObject(doc, "method", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(plan, "method"), 1));
-		cJSON_AddNumberToObject(doc, "cells", (double)n);
+		/* every cell in the run's order: what each shard log's
+		 * shard.cells records (results-format.md) */
+		cJSON_AddItemToObject(doc, "cells", cJSON_Duplicate(pcells, 1));
 		cJSON_AddNumberToObject(doc, "cuda_cells", (double)cuda);
 		cJSON_AddNumberToObject(doc, "expected_s", (double)all / 1000.0);
 		cJSON_AddNumberToObject(doc, "longest_shard_s", (double)longest / 1000.0);

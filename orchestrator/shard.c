@@ -83,16 +83,23 @@ double bv_cell_expected_s(const bv_cell *c, const bv_measure_opts *o)
 	int minp = o->min_processes > 0 ? o->min_processes : 10;
 	double budget = o->budget_s > 0 ? o->budget_s : 10;
 	int rounds = o->rounds > 0 ? o->rounds : 21;
-	/* measure.c gives a cell budget/(2 min) of each process (--cell-ms),
-	 * or what `rounds` alternations of a pair of versions take when that
-	 * is longer; the inputs are written on top. */
-	double per_proc = fmax(0.5 * budget / minp, rounds * 2 * call_s) + bytes / MODEL_FILL_BYTES_PER_S;
-	/* Stopping: at least min processes; at most the budget, but never
-	 * fewer than 6 processes (measure.c's update_active).  Where a cell
-	 * ends between the two is what the interval decides; the middle is
-	 * the expectation the model takes. */
-	double lo = minp * per_proc, hi = fmax(budget, 6 * per_proc);
-	return lo >= hi ? lo : 0.5 * (lo + hi);
+	/* One process's share of the cell (measure.c's --cell-ms): its rounds
+	 * of a pair of versions, cut to fit that share but never below 5
+	 * (trust.c's bv_rounds_fit); before them the inputs are written and
+	 * a pair of calls times the calls per sample. */
+	double share = 0.5 * budget / minp, round_s = 2 * call_s;
+	double timing = rounds * round_s <= share ? fmax(share, rounds * round_s) : fmax(share, 5 * round_s);
+	double per_proc = timing + bytes / MODEL_FILL_BYTES_PER_S + round_s;
+	/* Stopping (measure.c's update_active): past its budget a cell stops
+	 * once it has 6 processes, --min-processes or not; within it, it
+	 * stops when its interval decides, at min processes at the soonest.
+	 * The expectation is the middle of the soonest and the latest. */
+	double n_lo = minp * per_proc <= budget ? minp : fmax(6, ceil(budget / per_proc));
+	double lo = n_lo * per_proc, hi = fmax(budget, 6 * per_proc);
+	/* The check against the double reference, once per cell: each
+	 * version's call and the reference, about as long again. */
+	double check = 4 * call_s;
+	return (lo >= hi ? lo : 0.5 * (lo + hi)) + check;
 }
 
 void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shard_of)
@@ -395,14 +402,15 @@ static int shard_load(const char *dir, shard_in *s)
 	return rc;
 }
 
-/* What differs between two plans, in words naming the field. */
-static char *plan_diff(const cJSON *a, const cJSON *b)
+/* What differs between two plans, in words naming the field; wa and wb
+ * say where each was read (escaped already). */
+static char *plan_diff(const cJSON *a, const cJSON *b, const char *wa, const char *wb)
 {
 	double ca = 0, cb = 0;
 	bv_json_num(a, "count", &ca);
 	bv_json_num(b, "count", &cb);
 	if (ca != cb)
-		return bv_asprintf("the shard count: %g there, %g here (--shard I/N with another N)", cb, ca);
+		return bv_asprintf("the shard count: %g in %s, %g in %s (--shard I/N with another N)", cb, wb, ca, wa);
 	const cJSON *va = cJSON_GetObjectItemCaseSensitive(a, "versions"), *vb = cJSON_GetObjectItemCaseSensitive(b, "versions");
 	int na = cJSON_GetArraySize(va), nb = cJSON_GetArraySize(vb);
 	for (int k = 0; k < na || k < nb; k++) {
@@ -411,12 +419,12 @@ static char *plan_diff(const cJSON *a, const cJSON *b)
 		char *ex = bv_escape(lx ? lx : "(none)"), *ey = bv_escape(ly ? ly : "(none)");
 		char *msg = NULL;
 		if (!x || !y || strcmp(lx, ly))
-			msg = bv_asprintf("the versions: version %d is '%s' there, '%s' here", k + 1, ey, ex);
+			msg = bv_asprintf("the versions: version %d is '%s' in %s, '%s' in %s", k + 1, ey, wb, ex, wa);
 		else if (strcmp(bv_json_str(x, "build_key"), bv_json_str(y, "build_key"))) {
 			char *kx = bv_escape(bv_json_str(x, "build_key")), *ky = bv_escape(bv_json_str(y, "build_key"));
-			msg = bv_asprintf("version '%s''s build key: %.12s there, %.12s here (another tree, compat rule, "
-					  "harness or compiler)",
-					  ex, ky, kx);
+			msg = bv_asprintf("version '%s''s build key: %.12s in %s, %.12s in %s (another tree, compat "
+					  "rule, harness or compiler)",
+					  ex, ky, wb, kx, wa);
 			free(kx), free(ky);
 		}
 		free(ex), free(ey);
@@ -430,9 +438,9 @@ static char *plan_diff(const cJSON *a, const cJSON *b)
 		if (x && y && !strcmp(x->valuestring, y->valuestring))
 			continue;
 		char *ex = bv_escape(x ? x->valuestring : "(none)"), *ey = bv_escape(y ? y->valuestring : "(none)");
-		char *msg = bv_asprintf("the cells (--benches, --ops, --backends, --sizes, --filter): %d there, %d "
-					"here; cell %d is %s there, %s here",
-					nb, na, k + 1, ey, ex);
+		char *msg = bv_asprintf("the cells (--benches, --ops, --backends, --sizes, --filter): %d in %s, %d in "
+					"%s; cell %d is %s in %s, %s in %s",
+					nb, wb, na, wa, k + 1, ey, wb, ex, wa);
 		free(ex), free(ey);
 		return msg;
 	}
@@ -442,11 +450,10 @@ static char *plan_diff(const cJSON *a, const cJSON *b)
 	{
 		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ob, x->string);
 		char *tx = cJSON_PrintUnformatted(x), *ty = y ? cJSON_PrintUnformatted(y) : bv_strdup("absent");
-		int same = !strcmp(tx, ty);
 		char *msg = NULL;
-		if (!same) {
+		if (strcmp(tx, ty)) {
 			char *k = bv_escape(x->string), *ex = bv_escape(tx), *ey = bv_escape(ty);
-			msg = bv_asprintf("the method's %s: %s there, %s here", k, ey, ex);
+			msg = bv_asprintf("the method's %s: %s in %s, %s in %s", k, ey, wb, ex, wa);
 			free(k), free(ex), free(ey);
 		}
 		free(tx), free(ty);
@@ -456,7 +463,7 @@ static char *plan_diff(const cJSON *a, const cJSON *b)
 	cJSON_ArrayForEach(x, ob) if (!cJSON_GetObjectItemCaseSensitive(oa, x->string))
 	{
 		char *k = bv_escape(x->string);
-		char *msg = bv_asprintf("the method's %s: set there, absent here", k);
+		char *msg = bv_asprintf("the method's %s: set in %s, absent in %s", k, wb, wa);
 		free(k);
 		return msg;
 	}
@@ -486,9 +493,8 @@ static int status_rank(const char *s)
 
 /* Version v's joined log: shard 1's document with every shard's cells in
  * the plan's order and the run told what it was joined from. */
-static int join_version(shard_in *sh, int count, size_t v, const char *run_id, cJSON **out)
+static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, const char *run_id, cJSON **out)
 {
-	const cJSON *plan = sh[0].plan;
 	const cJSON *pcells = cJSON_GetObjectItemCaseSensitive(plan, "cells");
 	size_t ncells = (size_t)cJSON_GetArraySize(pcells);
 	const char **keys = bv_xcalloc(ncells + 1, sizeof(char *));
@@ -548,18 +554,13 @@ static int join_version(shard_in *sh, int count, size_t v, const char *run_id, c
 			free(ek), free(l);
 		}
 	if (rc == 0) {
-		cJSON *doc = cJSON_Duplicate(sh[failed >= 0 ? failed : 0].docs[v], 1);
-		cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
-		cJSON_ReplaceItemInObjectCaseSensitive(run, "id", cJSON_CreateString(run_id));
-		if (cJSON_GetObjectItemCaseSensitive(run, "status"))
-			cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(worst));
-		cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
-		if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
-			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started", cJSON_CreateNumber(started));
+		/* The cells move, not copied: a full matrix's logs are tens of
+		 * MB, and a deep copy of them was a third of the join's time. */
 		cJSON *cells = cJSON_CreateArray();
-		for (size_t c = 0; failed < 0 && c < ncells; c++)
-			cJSON_AddItemToArray(cells, cJSON_Duplicate(got[c], 1));
-		cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
+		for (size_t c = 0; failed < 0 && c < ncells; c++) {
+			cJSON *parent = cJSON_GetObjectItemCaseSensitive(sh[from[c]].docs[v], "cells");
+			cJSON_AddItemToArray(cells, cJSON_DetachItemViaPointer(parent, (cJSON *)got[c]));
+		}
 		/* The plan stays with the joined run, each shard's run id in
 		 * the place of its index. */
 		cJSON *joined = cJSON_Duplicate(plan, 1);
@@ -569,6 +570,17 @@ static int join_version(shard_in *sh, int count, size_t v, const char *run_id, c
 			const char *id = bv_json_str(cJSON_GetObjectItemCaseSensitive(sh[s].docs[v], "run"), "id");
 			cJSON_AddItemToArray(ids, cJSON_CreateString(id ? id : ""));
 		}
+		int keep = failed >= 0 ? failed : 0;
+		cJSON *doc = sh[keep].docs[v];
+		sh[keep].docs[v] = NULL; /* the joined document now */
+		cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+		cJSON_ReplaceItemInObjectCaseSensitive(run, "id", cJSON_CreateString(run_id));
+		if (cJSON_GetObjectItemCaseSensitive(run, "status"))
+			cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(worst));
+		cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
+		if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
+			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started", cJSON_CreateNumber(started));
+		cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
 		cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
 		*out = doc;
 	}
@@ -593,8 +605,8 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
 		const char *a = bv_json_str(got[0].plan, "id"), *b = bv_json_str(got[i].plan, "id");
 		if (strcmp(a, b)) {
-			char *what = plan_diff(got[0].plan, got[i].plan);
 			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]);
+			char *what = plan_diff(got[0].plan, got[i].plan, d0, di);
 			rc = bv_fail(BV_EINPUT,
 				     "%s (shard %d/%d, plan %s) is not a shard of the plan of %s (shard %d/%d, plan %s): they "
 				     "differ in %s",
@@ -643,10 +655,13 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 	size_t nv = rc == 0 ? got[0].n : 0;
 	if (rc == 0) {
 		docs = bv_xcalloc(nv + 1, sizeof(cJSON *));
-		char *run_id = bv_asprintf("plan-%s", bv_json_str(by[0].plan, "id"));
+		/* by[0].plan lies in a document the join takes apart: a copy */
+		cJSON *plan = cJSON_Duplicate(by[0].plan, 1);
+		char *run_id = bv_asprintf("plan-%s", bv_json_str(plan, "id"));
 		for (size_t v = 0; rc == 0 && v < nv; v++)
-			rc = join_version(by, count, v, run_id, &docs[v]);
+			rc = join_version(by, count, v, plan, run_id, &docs[v]);
 		free(run_id);
+		cJSON_Delete(plan);
 	}
 	free(by); /* its entries are got's */
 	for (size_t i = 0; i < loaded; i++)
