@@ -468,9 +468,9 @@ static int is_name(const char *a, size_t len, const char *name)
 	return strlen(name) == len && !strncmp(a, name, len);
 }
 
-/* A shard's command line from run's: the measuring options as given (the
- * lines of bv_run_cli_table, and --filter), the seed of this run (so every
- * shard belongs to one plan), "--", the versions.  Not the table's options
+/* A shard's command line from run's (or report's): the measuring options
+ * as given (the lines of bv_run_cli_table, and --filter), what the driver
+ * settled (below), "--", the versions.  Not the table's options
  * (a shard's table is not shown), not --results or --resume (the script
  * says where), not --fail-on-slower or --save-baseline (a shard is not the
  * run), not --slurm's own. */
@@ -500,7 +500,17 @@ static void shard_args(driver *d, const bv_option *opts, int argc, char **argv, 
 				bv_strv_push(&d->args, argv[i]);
 		}
 	}
-	bv_strv_pushf(&d->args, "--seed=%llu", d->c->mo.seed);
+	/* What the driver settled, said explicitly (a later value wins): the
+	 * seed (one plan), the layouts (report's default is 4, run's 1), and
+	 * the lists, which report narrows for its second measurement. */
+	const bv_measure_opts *mo = &d->c->mo;
+	bv_strv_pushf(&d->args, "--seed=%llu", mo->seed);
+	bv_strv_pushf(&d->args, "--layouts=%d", mo->layouts > 0 ? mo->layouts : 1);
+	const char *lists[][2] = {{"--benches", mo->benches}, {"--ops", mo->ops}, {"--backends", mo->backends},
+				  {"--sizes", mo->sizes}};
+	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
+		if (lists[k][1])
+			bv_strv_pushf(&d->args, "%s=%s", lists[k][0], lists[k][1]);
 	bv_strv_push(&d->args, "--");
 	for (size_t k = 0; k < n; k++)
 		bv_strv_push(&d->args, names[k]);
@@ -963,7 +973,8 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 			fprintf(stderr, "slurm: %d %s joined in %.1fs from submitting to the joined logs (%d submitted again)\n",
 				d.nshards, bv_plural(d.nshards, "shard", "shards"), now_s() - t_submit, retried);
 			fprintf(stderr, "results: %s\n", d.dir);
-			bv_results_mark_latest(d.dir);
+			if (!c->not_latest)
+				bv_results_mark_latest(d.dir);
 		}
 	}
 	if (rc && rc != BV_EINTR && bv_interrupted())

@@ -117,6 +117,17 @@ check "--slurm-cache node: nothing built before submitting" test "$(grep -c '^bu
 check "--slurm-cache node: the shards found their builds" \
 	grep -q "cached, nothing rebuilt" "$(readlink -f "$TMP/res-node/latest")"/shards/slurm-*_1.out
 
+# report --slurm: measured on the cluster, and the cells that would block
+# the release measured again there (one more array) before NOT READY.
+"$BV" report --baseline base --candidate main --slurm --shards 2 "${sel[@]}" --layouts 1 --formats none \
+	--results "$TMP/res-rep" > "$TMP/rep.out" 2> "$TMP/rep.err"
+rc=$?
+check "report --slurm: NOT READY, exit 1 (exit $rc)" test $rc -eq 1
+[ $rc -eq 1 ] || sed 's/^/#   /' "$TMP/rep.err"
+check "report --slurm: the blocking cells measured again on the cluster" \
+	test "$(grep -c 'shards\{0,1\} joined in' "$TMP/rep.err")" -eq 2
+check "report --slurm: relu blocks" contains "$TMP/rep.out" "relu"
+
 # ---- Ctrl-C cancels the array -------------------------------------------------
 # Once the array is submitted, SIGINT to the driver's process group (as a
 # terminal's Ctrl-C): the jobs are cancelled and the run exits 130.
