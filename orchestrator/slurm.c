@@ -427,6 +427,7 @@ typedef struct shard {
 	shard_state st;
 	int unseen;     /* squeue polls since it was last listed, with no exit file */
 	char state[24]; /* as squeue last said */
+	char reason[64]; /* why it is pending, as squeue last said (printable ASCII) */
 	char *run_dir;  /* done: its results directory */
 	int exit_status;
 } shard;
@@ -751,6 +752,7 @@ static int poll_queue(driver *d, int *done, int *squeue_failures)
 		if (k < nt) {
 			s->unseen = 0;
 			memcpy(s->state, t[k].state, sizeof(s->state));
+			memcpy(s->reason, t[k].reason, sizeof(s->reason));
 			continue;
 		}
 		s->unseen++;
@@ -760,17 +762,34 @@ static int poll_queue(driver *d, int *done, int *squeue_failures)
 	return rc;
 }
 
-/* "job 12: 1 running, 2 pending": the progress line. */
-static void say_progress(driver *d, int done, double t0)
+/* "1/3 done, 1 running, 1 pending (Resources), 12s": the progress line, on
+ * a terminal; elsewhere (a batch log, CI) a plain line whenever the counts
+ * or the reason change, so a wait that does not end says why (a partition
+ * that is down, a node limit: squeue's reason). */
+static void say_progress(driver *d, int done, double t0, char *last, size_t lastlen)
 {
 	int running = 0, pending = 0;
-	for (int i = 0; i < d->nshards; i++)
-		if (d->sh[i].st == SHARD_QUEUED)
-			(!strcmp(d->sh[i].state, "RUNNING") || !strcmp(d->sh[i].state, "COMPLETING")) ? running++
-												     : pending++;
-	char cur[128];
-	snprintf(cur, sizeof(cur), "%d running, %d pending, %.0fs", running, pending, now_s() - t0);
+	const char *reason = NULL;
+	for (int i = 0; i < d->nshards; i++) {
+		if (d->sh[i].st != SHARD_QUEUED)
+			continue;
+		if (!strcmp(d->sh[i].state, "RUNNING") || !strcmp(d->sh[i].state, "COMPLETING"))
+			running++;
+		else {
+			pending++;
+			if (!reason && d->sh[i].reason[0] && strcmp(d->sh[i].reason, "None"))
+				reason = d->sh[i].reason;
+		}
+	}
+	char counts[160], cur[200];
+	snprintf(counts, sizeof(counts), "%d running, %d pending%s%s%s", running, pending, reason ? " (" : "",
+		 reason ? reason : "", reason ? ")" : "");
+	snprintf(cur, sizeof(cur), "%s, %.0fs", counts, now_s() - t0);
 	bv_progress_set(d->pg, (size_t)done, (size_t)d->nshards, cur);
+	if (!isatty(2) && running + pending > 0 && strcmp(counts, last)) {
+		fprintf(stderr, "slurm: %d/%d done, %s\n", done, d->nshards, counts);
+		snprintf(last, lastlen, "%s", counts);
+	}
 }
 
 /* The jobs still queued, cancelled. */
@@ -817,6 +836,7 @@ static int follow(driver *d, double *t_submit)
 	free(part);
 	int done = 0, squeue_failures = 0;
 	double last_queue = 0;
+	char said[160] = "";
 	/* Exit files are cheap to look at (4 a second); squeue asks the
 	 * controller, so once a second for the first minute, then every 5 s. */
 	while (rc == 0 && done < d->nshards && !bv_interrupted()) {
@@ -832,7 +852,7 @@ static int follow(driver *d, double *t_submit)
 			last_queue = t;
 			rc = poll_queue(d, &done, &squeue_failures);
 		}
-		say_progress(d, done, *t_submit);
+		say_progress(d, done, *t_submit, said, sizeof(said));
 	}
 	if (rc == 0 && bv_interrupted())
 		rc = bv_fail_interrupted();
