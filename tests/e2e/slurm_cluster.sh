@@ -62,7 +62,7 @@ slurm_cluster_start() {
 		slurm_why="not root (slurmd must run as root to start jobs as their users)"
 		return 1
 	fi
-	for cmd in munged munge slurmctld slurmd sbatch squeue scancel sinfo; do
+	for cmd in munged munge unmunge setpriv slurmctld slurmd sbatch squeue scancel sinfo; do
 		if ! command -v "$cmd" > /dev/null 2>&1; then
 			slurm_why="$cmd not found (scripts/deps.sh test installs munge, slurmctld, slurmd, slurm-client)"
 			return 1
@@ -144,7 +144,16 @@ EOF
 }
 
 slurm_cluster_stop() {
-	local i pid
+	local i pid t
+	# A test that failed halfway may leave jobs: cancelled first (on this
+	# cluster only: its own SLURM_CONF), or their steps would outlive slurmd.
+	if [ -n "$slurm_dir" ] && [ ${#slurm_pids[@]} -eq 3 ]; then
+		SLURM_CONF="$slurm_dir/slurm.conf" scancel --quiet --me 2> /dev/null
+		for t in $(seq 1 15); do
+			[ -z "$(SLURM_CONF="$slurm_dir/slurm.conf" squeue --noheader 2> /dev/null)" ] && break
+			sleep 0.2
+		done
+	fi
 	# slurmd, then slurmctld, then munged: the reverse of starting.
 	for ((i = ${#slurm_pids[@]} - 1; i >= 0; i--)); do
 		pid=${slurm_pids[i]}
