@@ -967,8 +967,8 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	/* 3, 4. the array, followed */
 	if (rc == 0) {
 		d.pg = bv_progress_new("slurm", (size_t)d.nshards);
-		submitted = 1;
 		rc = follow(&d, &t_submit);
+		submitted = d.sh[0].job != 0; /* an array refused by sbatch leaves nothing to keep */
 		if (rc)
 			cancel_queued(&d);
 		bv_progress_end(d.pg);
