@@ -105,6 +105,22 @@ assert key(a) == key(b), (key(a), key(b))
 PY
 check "no job left in the queue" test -z "$(squeue --noheader 2> /dev/null)"
 
+# A shard whose every job is cancelled: submitted again twice, then the run
+# stops (exit 3), naming the shard, with the queue left empty.
+"$BV" run base main --slurm --shards 1 "${sel[@]}" --results "$TMP/res-fail" > /dev/null 2> "$TMP/err-fail" &
+driver=$!
+while kill -0 "$driver" 2> /dev/null; do
+	for task in $(squeue --noheader --array --format='%F_%K' 2> /dev/null); do scancel "$task"; done
+	sleep 0.1
+done
+wait "$driver"
+rc=$?
+check "a shard failing every time: exit 3 (exit $rc)" test $rc -eq 3
+check "a shard failing every time: submitted again twice" \
+	test "$(grep -c 'submitted again as job' "$TMP/err-fail")" -eq 2
+check "a shard failing every time: named" contains "$TMP/err-fail" "shard 1/1 failed 3 times"
+[ $rc -eq 3 ] || sed 's/^/#   /' "$TMP/err-fail"
+
 # Each node's own cache: nothing is built before submitting (the shards
 # build, or here find the builds above: one host, one cache); the partition
 # named and a time limit passed to sbatch.
