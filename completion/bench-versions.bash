@@ -36,7 +36,7 @@ _bench_versions() {
 	fi
 	COMPREPLY=()
 	case $prev in
-	--results | --resume | --budgets | --output | --token-file | --from)
+	--results | --resume | --budgets | --output | --token-file | --from | --join-to)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	--baseline)
@@ -70,7 +70,7 @@ _bench_versions() {
 		return 0
 	fi
 	case $sub in
-	run | compat) COMPREPLY=($(compgen -W "$(_bench_versions_versions "$bv")" -- "$cur")) ;;
+	run | plan | compat) COMPREPLY=($(compgen -W "$(_bench_versions_versions "$bv")" -- "$cur")) ;;
 	list) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "benches backends versions baselines" -- "$cur")) ;;
 	cache) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "show trim" -- "$cur")) ;;
 	compare | share | report) COMPREPLY=($(compgen -f -- "$cur")) ;;

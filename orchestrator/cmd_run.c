@@ -124,6 +124,11 @@ int bv_cmd_run(int argc, char **argv)
 		rc = bv_slurm_check(&so, &c);
 	if (rc == 0 && so.enabled && shard)
 		rc = bv_fail(BV_EINPUT, "--shard with --slurm: --slurm cuts the run into --shards N itself");
+	/* A baseline of one shard would compare as a run missing the other
+	 * shards' cells. */
+	if (rc == 0 && shard && save)
+		rc = bv_fail(BV_EINPUT, "--save-baseline with --shard: one shard is not a run; join the shards "
+					"(compare SHARD_DIR... --join-to DIR) and compare against that directory");
 
 	if (rc == 0)
 		rc = bv_run_cli_finish(&c, &ncells);

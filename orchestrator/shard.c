@@ -18,6 +18,7 @@
  */
 #include "shard.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -491,6 +492,30 @@ static int status_rank(const char *s)
 	return !s ? 4 : !strcmp(s, "complete") ? 0 : !strcmp(s, "running") ? 1 : !strcmp(s, "interrupted") ? 2 : 3;
 }
 
+/* qsort has no context argument in C11: the names being sorted. */
+static const char *const *sort_keys;
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(sort_keys[*(const size_t *)a], sort_keys[*(const size_t *)b]);
+}
+
+/* The position of key in the plan (keys, sorted by byname), or n. */
+static size_t find_key(const char **keys, const size_t *byname, size_t n, const char *key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(keys[byname[mid]], key);
+		if (c == 0)
+			return byname[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return n;
+}
+
 /* Version v's joined log: shard 1's document with every shard's cells in
  * the plan's order and the run told what it was joined from. */
 static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, const char *run_id, cJSON **out)
@@ -503,7 +528,22 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 	size_t k = 0;
 	const cJSON *x;
 	cJSON_ArrayForEach(x, pcells) keys[k++] = x->valuestring;
+	/* Cells are found by name through a sorted index: a log is hostile,
+	 * and a search per cell over a plan of a million names would be a
+	 * trillion comparisons. */
+	size_t *byname = bv_xcalloc(ncells + 1, sizeof(size_t));
+	for (size_t c = 0; c < ncells; c++)
+		byname[c] = c;
+	sort_keys = keys;
+	qsort(byname, ncells, sizeof(size_t), key_cmp);
 	int rc = 0, failed = -1;
+	for (size_t c = 1; c < ncells; c++)
+		if (!strcmp(keys[byname[c]], keys[byname[c - 1]])) {
+			char *ek = bv_escape(keys[byname[c]]);
+			rc = bv_fail(BV_EINPUT, "the plan names cell %s twice (shard.cells)", ek);
+			free(ek);
+			break;
+		}
 	const char *worst = "complete";
 	double started = 0;
 	for (int s = 0; rc == 0 && s < count; s++) {
@@ -524,9 +564,7 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 			bv_log_cell_read(cell, &c);
 			char key[512];
 			cell_key(&c, key, sizeof(key));
-			size_t at = 0;
-			while (at < ncells && strcmp(keys[at], key))
-				at++;
+			size_t at = find_key(keys, byname, ncells, key);
 			char *p1 = bv_escape(sh[s].paths[v]), *ek = bv_escape(key);
 			if (at == ncells)
 				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is not a cell of its plan", p1, pos, ek);
@@ -584,7 +622,7 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 		cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
 		*out = doc;
 	}
-	free(keys), free(got), free(from);
+	free(keys), free(got), free(from), free(byname);
 	return rc;
 }
 
@@ -702,7 +740,20 @@ int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char *
 	*paths_out = NULL, *n_out = 0;
 	cJSON **docs = NULL;
 	size_t n = 0;
-	int rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	/* Into an empty or new directory only: a log left there from before
+	 * would be read as one more version of the joined run. */
+	DIR *d = opendir(out_dir);
+	struct dirent *e;
+	int rc = 0;
+	while (d && rc == 0 && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rc = bv_fail(BV_EINPUT, "--join-to %s: not empty; the joined run goes into a new or empty directory",
+				     out_dir);
+	if (d)
+		closedir(d);
+	if (rc)
+		return rc;
+	rc = bv_shards_join(dirs, ndirs, &docs, &n);
 	if (rc == 0)
 		rc = bv_mkdir_p(out_dir);
 	char **paths = bv_xcalloc(n + 1, sizeof(char *));

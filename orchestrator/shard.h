@@ -83,8 +83,8 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs, size_t *n);
  * matrix) calls once its shards are in. */
 int bv_merge_shards(char *const *dirs, size_t ndirs, const bv_merge_opts *o, bv_table *out);
 
-/* Writes the joined logs into out_dir (made; <label>.json each, as a run
- * writes them), so the joined run can be compared, reported on, saved as a
+/* Writes the joined logs into out_dir (new or empty, else BV_EINPUT; made
+ * as needed; <label>.json each, as a run writes them), so the joined run can be compared, reported on, saved as a
  * baseline or shared like any other run. *paths (n) for the caller. */
 int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char ***paths, size_t *n);
 

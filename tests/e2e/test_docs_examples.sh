@@ -98,6 +98,10 @@ run_into() {
 }
 check "setup: a run for the compare and report examples" run_into results/20260101T120000Z 0.1.0 main
 check "setup: a second run" run_into results/20260108T090000Z main
+# compare.md's shards: the two shards of one comparison (the second empty:
+# the narrow selection has one cell), as CI jobs leave them
+check "setup: shard 1/2" run_into results/shards/1 0.1.0 main --shard 1/2
+check "setup: shard 2/2" run_into results/shards/2 0.1.0 main --shard 2/2
 mkdir -p old ci artifacts
 cp results/20260101T120000Z/main.json old/main.json
 # base and new: main measured by the same run (a CI gate on unchanged code passes)

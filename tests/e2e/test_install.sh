@@ -109,10 +109,10 @@ check "source tree, inside the clone: the clone's library" contains "$TMP/src.ou
 # Man pages: one per subcommand, and the run page renders through man.
 pages=0
 for p in bench-versions bench-versions-run bench-versions-compare bench-versions-report bench-versions-bisect \
-	bench-versions-compat bench-versions-cache bench-versions-list bench-versions-share; do
+	bench-versions-compat bench-versions-cache bench-versions-list bench-versions-share bench-versions-plan; do
 	[ -s "$P/share/man/man1/$p.1" ] && pages=$((pages + 1))
 done
-check "9 man pages installed under share/man/man1 ($pages)" test "$pages" = 9
+check "10 man pages installed under share/man/man1 ($pages)" test "$pages" = 10
 if command -v man >/dev/null 2>&1; then
 	MANPATH="$P/share/man" MANWIDTH=80 man bench-versions-run >"$TMP/man.out" 2>/dev/null
 	check "man bench-versions-run shows the page" contains "$TMP/man.out" 'bench-versions-run +- +compare versions'

@@ -20,6 +20,7 @@ refused "--shard 0/3" "--shard '0/3': I must be 1 to 3" run "${vers[@]}" "${sel[
 refused "--shard 4/3" "--shard '4/3': I must be 1 to 3" run "${vers[@]}" "${sel[@]}" --shard 4/3
 refused "--shard x" "--shard 'x': expected I/N" run "${vers[@]}" "${sel[@]}" --shard x
 refused "--shard 1/3x" "--shard '1/3x': expected I/N" run "${vers[@]}" "${sel[@]}" --shard 1/3x
+refused "--shard with --save-baseline" "one shard is not a run" run "${vers[@]}" "${sel[@]}" --shard 1/2 --save-baseline x
 refused "plan --shards 0" "--shards '0': expected a whole number from 1 to" plan "${vers[@]}" "${sel[@]}" --shards 0
 refused "plan without --shards" "--shards N is needed" plan "${vers[@]}" "${sel[@]}"
 
@@ -118,4 +119,5 @@ refused "a shard log cut short" "$TMP/cut/main.json" compare "${d2[0]}" "$TMP/cu
 check "--join-to writes one log per version" test -f "$TMP/joined/0.1.0.json" -a -f "$TMP/joined/main.json"
 "$BV" compare "$TMP/joined" > "$TMP/j2.out" 2> /dev/null
 check "the written join compares as the join does" cmp -s "$TMP/j.out" "$TMP/j2.out"
+refused "--join-to a directory with logs in it" "--join-to $TMP/joined: not empty" compare "${d2[@]}" --join-to "$TMP/joined"
 finish
