@@ -33,7 +33,7 @@
  *      controller remembers, for the message, and the shard is submitted
  *      again, at most BV_SLURM_RETRIES times.  A shard that fails on its
  *      input (exit 2) is not: it would fail the same way again.
- *   5. The shards' results directories are joined (bv_shards_write, the
+ *   5. The shards' results directories are joined (bv_shards_join, the
  *      same join `compare SHARD_DIR...` does) into one log per version in
  *      the run's directory, marked results/latest like a run's.
  *
@@ -68,6 +68,7 @@
 
 #include "child.h"
 #include "common.h"
+#include "json.h"
 #include "locate.h"
 #include "options.h"
 #include "progress.h"
@@ -928,6 +929,59 @@ static int prepare_dir(driver *d, int *lockfd)
 	return rc;
 }
 
+/* 1-250 letters, digits, '.', '_', '-', not starting with '.': what
+ * resolve.c makes labels of (room for ".json" in a file name). */
+static int label_is_file_name(const char *l)
+{
+	size_t n = l ? strlen(l) : 0;
+	if (n == 0 || n > 250 || l[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((l[i] >= 'a' && l[i] <= 'z') || (l[i] >= 'A' && l[i] <= 'Z') || (l[i] >= '0' && l[i] <= '9') ||
+		      l[i] == '.' || l[i] == '_' || l[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* The shards joined (bv_shards_join: the join compare does) and written
+ * into the run's directory, <label>.json each, as a run writes them.  Not
+ * bv_shards_write, which takes an empty directory only (so a log left from
+ * before is never read as one more version): the run's directory holds
+ * shards/, no log, and was made by this run. */
+static int write_joined(char *const *dirs, size_t ndirs, const char *dir, char ***paths_out, size_t *n_out)
+{
+	cJSON **docs = NULL;
+	size_t n = 0;
+	*paths_out = NULL, *n_out = 0;
+	int rc = bv_shards_join(dirs, ndirs, &docs, &n);
+	if (rc)
+		return rc;
+	char **paths = bv_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		/* A label is a log's text (a node's, hostile until checked) and
+		 * becomes a file name here: one plain name, never "../x". */
+		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
+		if (rc == 0 && !label_is_file_name(l)) {
+			char *e = bv_escape(l ? l : "(none)");
+			rc = bv_fail(BV_EINPUT, "a shard's log names its version '%s': not a plain file name", e);
+			free(e);
+		}
+		paths[i] = bv_asprintf("%s/%s.json", dir, rc == 0 ? l : "invalid");
+		if (rc == 0)
+			rc = bv_json_save(paths[i], docs[i]);
+		cJSON_Delete(docs[i]);
+	}
+	free(docs);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			free(paths[i]);
+		free(paths);
+		return rc;
+	}
+	*paths_out = paths, *n_out = n;
+	return 0;
+}
+
 int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so, const bv_option *opts,
 		 int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
 {
@@ -982,7 +1036,7 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 			dirs[i] = d.sh[i].run_dir;
 			*build_failures += d.sh[i].exit_status == BV_EXIT_FAILED && *build_failures == 0;
 		}
-		rc = bv_shards_write(dirs, (size_t)d.nshards, d.dir, &paths, &np);
+		rc = write_joined(dirs, (size_t)d.nshards, d.dir, &paths, &np);
 		free(dirs);
 		if (rc == 0 && np != n)
 			rc = bv_fail(BV_ERUN, "the shards' logs hold %zu versions, not %zu", np, n);
