@@ -121,28 +121,22 @@ check "a shard failing every time: submitted again twice" \
 check "a shard failing every time: named" contains "$TMP/err-fail" "shard 1/1 failed 3 times"
 [ $rc -eq 3 ] || sed 's/^/#   /' "$TMP/err-fail"
 
-# Each node's own cache: nothing is built before submitting (the shards
-# build, or here find the builds above: one host, one cache); the partition
-# named and a time limit passed to sbatch.
-"$BV" run base main --slurm --slurm-cache node --partition "$SLURM_PARTITION" --time 5 --shards 2 "${sel[@]}" \
-	--results "$TMP/res-node" > /dev/null 2> "$TMP/err-node"
-rc=$?
-check "--slurm-cache node --partition --time: exit 0 (exit $rc)" test $rc -eq 0
-[ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err-node"
-check "--slurm-cache node: nothing built before submitting" test "$(grep -c '^build: ' "$TMP/err-node")" -eq 0
-check "--slurm-cache node: the shards found their builds" \
-	grep -q "cached, nothing rebuilt" "$(readlink -f "$TMP/res-node/latest")"/shards/slurm-*_1.out
-
 # report --slurm: measured on the cluster, and the cells that would block
 # the release measured again there (one more array) before NOT READY.
-"$BV" report --baseline base --candidate main --slurm --shards 2 "${sel[@]}" --layouts 1 --formats none \
-	--results "$TMP/res-rep" > "$TMP/rep.out" 2> "$TMP/rep.err"
+# With each node's own cache: nothing is built before submitting (the
+# shards build, or here find the builds above: one host, one cache); the
+# partition named and a time limit passed to sbatch.
+"$BV" report --baseline base --candidate main --slurm --slurm-cache node --partition "$SLURM_PARTITION" --time 5 \
+	--shards 2 "${sel[@]}" --layouts 1 --formats none --results "$TMP/res-rep" > "$TMP/rep.out" 2> "$TMP/rep.err"
 rc=$?
 check "report --slurm: NOT READY, exit 1 (exit $rc)" test $rc -eq 1
 [ $rc -eq 1 ] || sed 's/^/#   /' "$TMP/rep.err"
 check "report --slurm: the blocking cells measured again on the cluster" \
 	test "$(grep -c 'shards\{0,1\} joined in' "$TMP/rep.err")" -eq 2
 check "report --slurm: relu blocks" contains "$TMP/rep.out" "relu"
+check "--slurm-cache node: nothing built before submitting" test "$(grep -c '^build: ' "$TMP/rep.err")" -eq 0
+check "--slurm-cache node: the shards found their builds" \
+	grep -q "cached, nothing rebuilt" "$(readlink -f "$TMP/res-rep/latest")"/shards/slurm-*_1.out
 
 # ---- Ctrl-C cancels the array -------------------------------------------------
 # Once the array is submitted, SIGINT to the driver's process group (as a
