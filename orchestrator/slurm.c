@@ -91,18 +91,19 @@ void bv_slurm_table(bv_slurm_opts *so, bv_option *opts)
 {
 	const bv_option t[] = {
 	    BV_FLAG("--slurm", &so->enabled,
-		    "measure the shards (--shards) as one Slurm job array and join their logs "
-		    "(sbatch, squeue, scancel on PATH or in $BV_SLURM_BIN; docs/slurm-driver.md)"),
-	    BV_STRING("--partition", &so->partition, "P", "--slurm: the partition to submit to (default: the cluster's)",
-		      .seen = &so->given),
-	    BV_INT("--shards", &so->shards, "N", 1, BV_SHARDS_MAX, "--slurm: shards, one array task each (default 4)",
-		   .seen = &so->given),
+	            "measure the shards (--shards) as one Slurm job array and join their logs "
+	            "(sbatch, squeue, scancel on PATH or in $BV_SLURM_BIN; docs/slurm-driver.md)"),
+	    BV_STRING("--partition", &so->partition, "P",
+	              "--slurm: the partition to submit to (default: the cluster's)", .seen = &so->given),
+	    BV_INT("--shards", &so->shards, "N", 1, BV_SHARDS_MAX,
+	           "--slurm: shards, one array task each (default 4)", .seen = &so->given),
 	    BV_INT("--time", &so->time_min, "MIN", 1, 525600,
-		   "--slurm: each shard's time limit in minutes (default: the partition's)", .seen = &so->given),
+	           "--slurm: each shard's time limit in minutes (default: the partition's)",
+	           .seen = &so->given),
 	    BV_ENUM("--slurm-cache", &so->cache, "C", cache_values,
-		    "--slurm: shared (default; build here, the nodes find the builds in the cache) or "
-		    "node (each shard builds into its node's own cache)",
-		    .seen = &so->given),
+	            "--slurm: shared (default; build here, the nodes find the builds in the cache) or "
+	            "node (each shard builds into its node's own cache)",
+	            .seen = &so->given),
 	    BV_END,
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) <= BV_SLURM_OPTIONS, "BV_SLURM_OPTIONS is too small");
@@ -116,10 +117,12 @@ int bv_slurm_check(const bv_slurm_opts *so, const bv_run_cli *c)
 	if (!so->enabled)
 		return 0;
 	if (c->resume)
-		return bv_fail(BV_EINPUT, "--resume with --slurm: a Slurm run is not resumed; its finished shards are "
-					  "in DIR/shards/ (compare joins them with the missing shards' logs)");
+		return bv_fail(BV_EINPUT,
+		               "--resume with --slurm: a Slurm run is not resumed; its finished shards are "
+		               "in DIR/shards/ (compare joins them with the missing shards' logs)");
 	if (c->dry_run)
-		return bv_fail(BV_EINPUT, "--dry-run with --slurm: see the shards with run --dry-run --shard I/N");
+		return bv_fail(BV_EINPUT,
+		               "--dry-run with --slurm: see the shards with run --dry-run --shard I/N");
 	return 0;
 }
 
@@ -151,8 +154,8 @@ int bv_slurm_parse_jobid(const char *out, unsigned long long *id)
 		int ok = parse_id(line, idend, id) == 0 && *id > 0;
 		/* ;CLUSTER: a name of letters, digits, '-', '_' */
 		for (const char *p = semi ? semi + 1 : end; ok && p < end; p++)
-			ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			     *p == '-' || *p == '_';
+			ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
 		if (ok && (!semi || semi + 1 < end))
 			return 0;
 		line = nl ? nl + 1 : NULL;
@@ -279,9 +282,9 @@ static char *find_tool(const char *name)
 		d += n + (d[n] == ':');
 	}
 	bv_fail(BV_EINPUT,
-		"--slurm: %s not found on PATH: it needs Slurm's client commands (sbatch, squeue, scancel; "
-		"Debian: slurm-client), or BV_SLURM_BIN=DIR naming where they are",
-		name);
+	        "--slurm: %s not found on PATH: it needs Slurm's client commands (sbatch, squeue, scancel; "
+	        "Debian: slurm-client), or BV_SLURM_BIN=DIR naming where they are",
+	        name);
 	return NULL;
 }
 
@@ -426,10 +429,10 @@ typedef struct shard {
 	int jobs;  /* jobs submitted for it */
 	unsigned long long job;
 	shard_state st;
-	int unseen;     /* squeue polls since it was last listed, with no exit file */
-	char state[24]; /* as squeue last said */
+	int unseen;      /* squeue polls since it was last listed, with no exit file */
+	char state[24];  /* as squeue last said */
 	char reason[64]; /* why it is pending, as squeue last said (printable ASCII) */
-	char *run_dir;  /* done: its results directory */
+	char *run_dir;   /* done: its results directory */
 	int exit_status;
 } shard;
 
@@ -493,7 +496,8 @@ static void shard_args(driver *d, const bv_option *opts, int argc, char **argv, 
 		const bv_option *o = find_option(opts, a, len);
 		int takes_value = o && o->kind != BV_OPT_FLAG;
 		int keep = (find_option(pipeline, a, len) || is_name(a, len, "--filter")) &&
-			   !is_name(a, len, "--results") && !is_name(a, len, "--resume") && !is_name(a, len, "--seed");
+		           !is_name(a, len, "--results") && !is_name(a, len, "--resume") &&
+		           !is_name(a, len, "--seed");
 		if (keep)
 			bv_strv_push(&d->args, a);
 		if (takes_value && !eq && i + 1 < argc) {
@@ -508,8 +512,10 @@ static void shard_args(driver *d, const bv_option *opts, int argc, char **argv, 
 	const bv_measure_opts *mo = &d->c->mo;
 	bv_strv_pushf(&d->args, "--seed=%llu", mo->seed);
 	bv_strv_pushf(&d->args, "--layouts=%d", mo->layouts > 0 ? mo->layouts : 1);
-	const char *lists[][2] = {{"--benches", mo->benches}, {"--ops", mo->ops}, {"--backends", mo->backends},
-				  {"--sizes", mo->sizes}};
+	const char *lists[][2] = {{"--benches", mo->benches},
+	                          {"--ops", mo->ops},
+	                          {"--backends", mo->backends},
+	                          {"--sizes", mo->sizes}};
 	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
 		if (lists[k][1])
 			bv_strv_pushf(&d->args, "%s=%s", lists[k][0], lists[k][1]);
@@ -558,7 +564,8 @@ static int submit(driver *d, const char *spec, int test_only, unsigned long long
 	}
 	if (rc != 0) {
 		char *w = last_words(out);
-		rc = bv_fail(BV_EINPUT, "sbatch%s failed (exit %d): %s", test_only ? " --test-only" : "", rc, w);
+		rc = bv_fail(BV_EINPUT, "sbatch%s failed (exit %d): %s", test_only ? " --test-only" : "", rc,
+		             w);
 		free(w);
 	} else if (!test_only && bv_slurm_parse_jobid(out, job) != 0) {
 		char *w = last_words(out);
@@ -622,13 +629,14 @@ static char *ended_how(const driver *d, const shard *s)
 	int rc = slurm_cmd(argv, &out);
 	char *how;
 	if (rc == 0 && bv_slurm_parse_scontrol(out, state, sizeof(state), &es, &sig) == 0)
-		how = sig > 0 ? bv_asprintf("%s, signal %d", state, sig)
-		    : es > 0  ? bv_asprintf("%s, exit %d", state, es)
-			      : bv_strdup(state);
+		how = sig > 0  ? bv_asprintf("%s, signal %d", state, sig)
+		      : es > 0 ? bv_asprintf("%s, exit %d", state, es)
+		               : bv_strdup(state);
 	else
 		/* A pending task cancelled leaves no record at all. */
-		how = bv_strdup("left the queue with no record of how (cancelled while pending, or forgotten by the "
-				"controller)");
+		how = bv_strdup(
+		    "left the queue with no record of how (cancelled while pending, or forgotten by the "
+		    "controller)");
 	free(out);
 	return how;
 }
@@ -664,9 +672,10 @@ static int resubmit(driver *d, shard *s, const char *how)
 	s->jobs++;
 	s->unseen = 0;
 	snprintf(s->state, sizeof(s->state), "PENDING");
-	char *line = bv_asprintf("slurm: shard %d/%d (job %llu_%d) %s before it finished; submitted again as job "
-				 "%llu (retry %d of %d)",
-				 s->index, d->nshards, old, s->index, how, s->job, s->jobs - 1, BV_SLURM_RETRIES);
+	char *line =
+	    bv_asprintf("slurm: shard %d/%d (job %llu_%d) %s before it finished; submitted again as job "
+	                "%llu (retry %d of %d)",
+	                s->index, d->nshards, old, s->index, how, s->job, s->jobs - 1, BV_SLURM_RETRIES);
 	bv_progress_note(d->pg, line);
 	free(line);
 	return 0;
@@ -691,7 +700,8 @@ static int step(driver *d, shard *s, int *done)
 		s->run_dir = rd;
 		s->exit_status = status;
 		(*done)++;
-		char *line = bv_asprintf("slurm: shard %d/%d done (job %llu_%d)", s->index, d->nshards, s->job, s->index);
+		char *line = bv_asprintf("slurm: shard %d/%d done (job %llu_%d)", s->index, d->nshards,
+		                         s->job, s->index);
 		bv_progress_done(d->pg, "", line);
 		free(line);
 		return 0;
@@ -699,8 +709,8 @@ static int step(driver *d, shard *s, int *done)
 	free(rd);
 	if (what == BV_SLURM_REFUSED) {
 		s->st = SHARD_FAILED;
-		return bv_fail(BV_EINPUT, "shard %d/%d refused its input (exit 2): see %s/slurm-%llu_%d.out", s->index,
-			       d->nshards, d->shards_dir, s->job, s->index);
+		return bv_fail(BV_EINPUT, "shard %d/%d refused its input (exit 2): see %s/slurm-%llu_%d.out",
+		               s->index, d->nshards, d->shards_dir, s->job, s->index);
 	}
 	char *how = status >= 0 ? bv_asprintf("exited %d", status) : ended_how(d, s);
 	int rc;
@@ -708,8 +718,9 @@ static int step(driver *d, shard *s, int *done)
 		rc = resubmit(d, s, how);
 	else {
 		s->st = SHARD_FAILED;
-		rc = bv_fail(BV_ERUN, "shard %d/%d failed %d times (last: job %llu_%d %s); see %s/slurm-%llu_%d.out",
-			     s->index, d->nshards, s->jobs, s->job, s->index, how, d->shards_dir, s->job, s->index);
+		rc = bv_fail(
+		    BV_ERUN, "shard %d/%d failed %d times (last: job %llu_%d %s); see %s/slurm-%llu_%d.out",
+		    s->index, d->nshards, s->jobs, s->job, s->index, how, d->shards_dir, s->job, s->index);
 	}
 	free(how);
 	return rc;
@@ -718,8 +729,9 @@ static int step(driver *d, shard *s, int *done)
 /* One look at squeue: which of our tasks are still queued or running. */
 static int poll_queue(driver *d, int *done, int *squeue_failures)
 {
-	char *argv[] = {d->squeue, "--noheader", "--array", "--me", "--name=bench-versions",
-			"--format=%F|%K|%T|%r", NULL};
+	char *argv[] = {
+	    d->squeue, "--noheader", "--array", "--me", "--name=bench-versions", "--format=%F|%K|%T|%r",
+	    NULL};
 	char *out = NULL;
 	int rc = slurm_cmd(argv, &out);
 	if (rc != 0) {
@@ -784,7 +796,7 @@ static void say_progress(driver *d, int done, double t0, char *last, size_t last
 	}
 	char counts[160], cur[200];
 	snprintf(counts, sizeof(counts), "%d running, %d pending%s%s%s", running, pending, reason ? " (" : "",
-		 reason ? reason : "", reason ? ")" : "");
+	         reason ? reason : "", reason ? ")" : "");
 	snprintf(cur, sizeof(cur), "%s, %.0fs", counts, now_s() - t0);
 	bv_progress_set(d->pg, (size_t)done, (size_t)d->nshards, cur);
 	if (!isatty(2) && running + pending > 0 && strcmp(counts, last)) {
@@ -808,7 +820,8 @@ static void cancel_queued(driver *d)
 			jobs[n++] = d->sh[i].job;
 	}
 	if (n) {
-		fprintf(stderr, "slurm: cancelling %zu %s (scancel)\n", n, bv_plural((long long)n, "job", "jobs"));
+		fprintf(stderr, "slurm: cancelling %zu %s (scancel)\n", n,
+		        bv_plural((long long)n, "job", "jobs"));
 		cancel_jobs(d->scancel, jobs, n);
 	}
 	free(jobs);
@@ -831,9 +844,11 @@ static int follow(driver *d, double *t_submit)
 		d->sh[i].jobs = 1;
 		snprintf(d->sh[i].state, sizeof(d->sh[i].state), "PENDING");
 	}
-	char *part = d->so->partition ? bv_escape(d->so->partition) : NULL; /* the user's text: no control reaches the terminal */
+	char *part = d->so->partition ? bv_escape(d->so->partition)
+	                              : NULL; /* the user's text: no control reaches the terminal */
 	fprintf(stderr, "slurm: submitted job %llu: %d %s (array 1-%d)%s%s\n", job, d->nshards,
-		bv_plural(d->nshards, "shard", "shards"), d->nshards, part ? ", partition " : "", part ? part : "");
+	        bv_plural(d->nshards, "shard", "shards"), d->nshards, part ? ", partition " : "",
+	        part ? part : "");
 	free(part);
 	int done = 0, squeue_failures = 0;
 	double last_queue = 0;
@@ -937,8 +952,8 @@ static int label_is_file_name(const char *l)
 	if (n == 0 || n > 250 || l[0] == '.')
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (!((l[i] >= 'a' && l[i] <= 'z') || (l[i] >= 'A' && l[i] <= 'Z') || (l[i] >= '0' && l[i] <= '9') ||
-		      l[i] == '.' || l[i] == '_' || l[i] == '-'))
+		if (!((l[i] >= 'a' && l[i] <= 'z') || (l[i] >= 'A' && l[i] <= 'Z') ||
+		      (l[i] >= '0' && l[i] <= '9') || l[i] == '.' || l[i] == '_' || l[i] == '-'))
 			return 0;
 	return 1;
 }
@@ -963,7 +978,8 @@ static int write_joined(char *const *dirs, size_t ndirs, const char *dir, char *
 		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
 		if (rc == 0 && !label_is_file_name(l)) {
 			char *e = bv_escape(l ? l : "(none)");
-			rc = bv_fail(BV_EINPUT, "a shard's log names its version '%s': not a plain file name", e);
+			rc = bv_fail(BV_EINPUT, "a shard's log names its version '%s': not a plain file name",
+			             e);
 			free(e);
 		}
 		paths[i] = bv_asprintf("%s/%s.json", dir, rc == 0 ? l : "invalid");
@@ -983,7 +999,7 @@ static int write_joined(char *const *dirs, size_t ndirs, const char *dir, char *
 }
 
 int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so, const bv_option *opts,
-		 int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
+                 int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
 {
 	driver d;
 	memset(&d, 0, sizeof(d));
@@ -997,14 +1013,16 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	int rc = 0, lockfd = -1, submitted = 0;
 	double t_submit = 0;
 	/* 1. the commands, then the directory, then sbatch's own check */
-	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) || !(d.scancel = find_tool("scancel")))
+	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) ||
+	    !(d.scancel = find_tool("scancel")))
 		rc = BV_EINPUT;
 	if (rc == 0) {
 		d.scontrol = find_tool("scontrol"); /* optional: for messages */
 		d.prog = realpath("/proc/self/exe", NULL);
 		d.cwd = getcwd(NULL, 0);
 		if (!d.prog || !d.cwd)
-			rc = bv_fail(BV_ERUN, "cannot find this program or the working directory: %s", strerror(errno));
+			rc = bv_fail(BV_ERUN, "cannot find this program or the working directory: %s",
+			             strerror(errno));
 	}
 	if (rc == 0)
 		rc = prepare_dir(&d, &lockfd);
@@ -1044,8 +1062,11 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 			int retried = 0;
 			for (int i = 0; i < d.nshards; i++)
 				retried += d.sh[i].jobs > 1;
-			fprintf(stderr, "slurm: %d %s joined in %.1fs from submitting to the joined logs (%d submitted again)\n",
-				d.nshards, bv_plural(d.nshards, "shard", "shards"), now_s() - t_submit, retried);
+			fprintf(stderr,
+			        "slurm: %d %s joined in %.1fs from submitting to the joined logs (%d "
+			        "submitted again)\n",
+			        d.nshards, bv_plural(d.nshards, "shard", "shards"), now_s() - t_submit,
+			        retried);
 			fprintf(stderr, "results: %s\n", d.dir);
 			if (!c->not_latest)
 				bv_results_mark_latest(d.dir);
@@ -1059,9 +1080,11 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 		for (int i = 0; d.sh && i < d.nshards; i++)
 			kept += d.sh[i].st == SHARD_DONE;
 		if (submitted)
-			fprintf(stderr, "bench-versions: %d of %d shards finished; their logs are in %s (the job output "
-					"of each in slurm-JOB_I.out there)\n",
-				kept, d.nshards, d.shards_dir);
+			fprintf(
+			    stderr,
+			    "bench-versions: %d of %d shards finished; their logs are in %s (the job output "
+			    "of each in slurm-JOB_I.out there)\n",
+			    kept, d.nshards, d.shards_dir);
 		else if (d.dir)
 			bv_rm_rf(d.dir); /* nothing was submitted: nothing to keep */
 		for (size_t i = 0; paths && i < np; i++)

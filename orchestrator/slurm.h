@@ -54,15 +54,16 @@ int bv_slurm_check(const bv_slurm_opts *so, const bv_run_cli *c);
  * (scancel) and returns BV_EINTR; the shards that finished stay in
  * DIR/shards/.  Said on stderr as it goes. */
 int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so,
-		 const struct bv_option *opts, int argc, char **argv, char **dir, char ***logs, int *build_failures);
+                 const struct bv_option *opts, int argc, char **argv, char **dir, char ***logs,
+                 int *build_failures);
 
 /* What to do with a shard's job (a pure rule; unit-tested). */
 typedef enum {
-	BV_SLURM_WAIT,     /* still queued or running, or not yet known to have ended */
-	BV_SLURM_DONE,     /* its run finished: collect it */
-	BV_SLURM_RETRY,    /* it ended without finishing: submit it again */
-	BV_SLURM_GIVE_UP,  /* that, with no retry left: the run fails (exit 3) */
-	BV_SLURM_REFUSED,  /* its input was refused (exit 2): it would be again */
+	BV_SLURM_WAIT,    /* still queued or running, or not yet known to have ended */
+	BV_SLURM_DONE,    /* its run finished: collect it */
+	BV_SLURM_RETRY,   /* it ended without finishing: submit it again */
+	BV_SLURM_GIVE_UP, /* that, with no retry left: the run fails (exit 3) */
+	BV_SLURM_REFUSED, /* its input was refused (exit 2): it would be again */
 } bv_slurm_step;
 /* exit_status: the shard's exit file (-1: none); finished_run: its run left
  * its results (`latest`); unseen: squeue polls in a row that did not list

@@ -21,18 +21,18 @@ static void sbatch_job_id_is_a_whole_line(void **state)
 	assert_int_equal(bv_slurm_parse_jobid("sbatch: warning: can't honor --ntasks-per-node\n89", &id), 0);
 	assert_true(id == 89);
 	const char *bad[] = {"",
-			     "\n",
-			     "Submitted batch job 12\n", /* not --parsable: refused, never guessed */
-			     "12abc\n",
-			     " 12\n",
-			     "0\n",
-			     "-5\n",
-			     "12;\n",
-			     "12;clu ster\n",
-			     "12;a\x1b[31m\n",
-			     "9999999999999999999999\n",
-			     "sbatch: error: invalid partition specified: nope\n",
-			     NULL};
+	                     "\n",
+	                     "Submitted batch job 12\n", /* not --parsable: refused, never guessed */
+	                     "12abc\n",
+	                     " 12\n",
+	                     "0\n",
+	                     "-5\n",
+	                     "12;\n",
+	                     "12;clu ster\n",
+	                     "12;a\x1b[31m\n",
+	                     "9999999999999999999999\n",
+	                     "sbatch: error: invalid partition specified: nope\n",
+	                     NULL};
 	for (int k = 0; bad[k]; k++)
 		if (bv_slurm_parse_jobid(bad[k], &id) == 0)
 			fail_msg("job id taken from '%s'", bad[k]);
@@ -43,15 +43,15 @@ static void squeue_lines_are_checked_field_by_field(void **state)
 	(void)state;
 	bv_slurm_task *t;
 	const char *out = "12|1|RUNNING|None\n"
-			  "12|2|PENDING|Resources\n"
-			  "13|N/A|PENDING|None\n"           /* not an array task */
-			  "x|3|RUNNING|None\n"              /* no job id */
-			  "12|3|running|None\n"             /* not a state word */
-			  "12|4|PENDING\n"                  /* a field short */
-			  "12|5|A_STATE_FAR_TOO_LONG_FOR_US|x\n" /* longer than the field */
-			  "99999999999999999999|1|RUNNING|x\n"
-			  "12|6|PENDING|why|with|bars \x1b[2J\n" /* the reason takes the rest, escaped */
-			  "12|7|COMPLETING|";                    /* no newline at the end */
+	                  "12|2|PENDING|Resources\n"
+	                  "13|N/A|PENDING|None\n"                /* not an array task */
+	                  "x|3|RUNNING|None\n"                   /* no job id */
+	                  "12|3|running|None\n"                  /* not a state word */
+	                  "12|4|PENDING\n"                       /* a field short */
+	                  "12|5|A_STATE_FAR_TOO_LONG_FOR_US|x\n" /* longer than the field */
+	                  "99999999999999999999|1|RUNNING|x\n"
+	                  "12|6|PENDING|why|with|bars \x1b[2J\n" /* the reason takes the rest, escaped */
+	                  "12|7|COMPLETING|";                    /* no newline at the end */
 	size_t n = bv_slurm_parse_squeue(out, &t, 100);
 	assert_int_equal(n, 4);
 	assert_true(t[0].job == 12 && t[0].index == 1);
@@ -83,28 +83,29 @@ static void scontrol_says_state_and_exit_code(void **state)
 	char st[24];
 	int es, sig;
 	const char *out = "JobId=7 ArrayJobId=6 ArrayTaskId=1 JobName=bench-versions\n"
-			  "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
-			  "   JobState=FAILED Reason=NonZeroExitCode Dependency=(null)\n"
-			  "   Requeue=0 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=3:0\n"
-			  "   DerivedExitCode=0:0\n";
+	                  "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+	                  "   JobState=FAILED Reason=NonZeroExitCode Dependency=(null)\n"
+	                  "   Requeue=0 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=3:0\n"
+	                  "   DerivedExitCode=0:0\n";
 	assert_int_equal(bv_slurm_parse_scontrol(out, st, sizeof(st), &es, &sig), 0);
 	assert_string_equal(st, "FAILED");
 	assert_int_equal(es, 3);
 	assert_int_equal(sig, 0);
 	/* DerivedExitCode does not stand in for ExitCode; a signal is read */
 	assert_int_equal(bv_slurm_parse_scontrol("JobState=CANCELLED DerivedExitCode=0:0 ExitCode=0:15", st,
-						 sizeof(st), &es, &sig),
-			 0);
+	                                         sizeof(st), &es, &sig),
+	                 0);
 	assert_string_equal(st, "CANCELLED");
 	assert_int_equal(sig, 15);
 	/* no JobState, or one that is not a word: no state */
-	assert_int_equal(bv_slurm_parse_scontrol("slurm_load_jobs error: Invalid job id specified\n", st, sizeof(st),
-						 &es, &sig),
-			 BV_ERUN);
+	assert_int_equal(bv_slurm_parse_scontrol("slurm_load_jobs error: Invalid job id specified\n", st,
+	                                         sizeof(st), &es, &sig),
+	                 BV_ERUN);
 	assert_int_equal(bv_slurm_parse_scontrol("JobState=\x1b[31mOK", st, sizeof(st), &es, &sig), BV_ERUN);
 	assert_int_equal(bv_slurm_parse_scontrol("OldJobState=RUNNING", st, sizeof(st), &es, &sig), BV_ERUN);
 	/* an exit code out of range is not one */
-	assert_int_equal(bv_slurm_parse_scontrol("JobState=FAILED ExitCode=999:0", st, sizeof(st), &es, &sig), 0);
+	assert_int_equal(bv_slurm_parse_scontrol("JobState=FAILED ExitCode=999:0", st, sizeof(st), &es, &sig),
+	                 0);
 	assert_int_equal(es, -1);
 }
 
@@ -147,20 +148,20 @@ static void slurm_commands_get_what_the_shards_need_and_no_secret(void **state)
 {
 	(void)state;
 	char *env[] = {"PATH=/usr/bin",
-		       "SLURM_CONF=/tmp/x/slurm.conf",
-		       "SBATCH_ACCOUNT=proj",
-		       "KERNEL_DIR=/src/kernels",
-		       "BENCH_VERSIONS_CACHE=/shared/cache",
-		       "CC=gcc-12",
-		       "BENCH_VERSIONS_TOKEN=hunter2",
-		       "GITHUB_TOKEN=x",
-		       "SQUEUE_FORMAT=%i",
-		       "SLURM_TIME_FORMAT=relative",
-		       "DISPLAY=:0",
-		       NULL};
+	               "SLURM_CONF=/tmp/x/slurm.conf",
+	               "SBATCH_ACCOUNT=proj",
+	               "KERNEL_DIR=/src/kernels",
+	               "BENCH_VERSIONS_CACHE=/shared/cache",
+	               "CC=gcc-12",
+	               "BENCH_VERSIONS_TOKEN=hunter2",
+	               "GITHUB_TOKEN=x",
+	               "SQUEUE_FORMAT=%i",
+	               "SLURM_TIME_FORMAT=relative",
+	               "DISPLAY=:0",
+	               NULL};
 	char **out = bv_child_environ(env, BV_ENV_SLURM);
-	const char *want[] = {"PATH=", "SLURM_CONF=", "SBATCH_ACCOUNT=", "KERNEL_DIR=", "BENCH_VERSIONS_CACHE=", "CC=",
-			      NULL};
+	const char *want[] = {
+	    "PATH=", "SLURM_CONF=", "SBATCH_ACCOUNT=", "KERNEL_DIR=", "BENCH_VERSIONS_CACHE=", "CC=", NULL};
 	size_t n = 0;
 	while (out[n])
 		n++;
