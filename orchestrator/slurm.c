@@ -479,7 +479,8 @@ static int is_name(const char *a, size_t len, const char *name)
  * (a shard's table is not shown), not --results or --resume (the script
  * says where), not --fail-on-slower or --save-baseline (a shard is not the
  * run), not --slurm's own. */
-static void shard_args(driver *d, const bv_option *opts, int argc, char **argv, char *const *names, size_t n)
+void bv_slurm_shard_args(const bv_option *opts, int argc, char **argv, const bv_measure_opts *mo,
+                         char *const *names, size_t n, bv_strv *out)
 {
 	bv_run_cli scratch;
 	bv_option pipeline[BV_RUN_CLI_OPTIONS];
@@ -499,29 +500,28 @@ static void shard_args(driver *d, const bv_option *opts, int argc, char **argv, 
 		           !is_name(a, len, "--results") && !is_name(a, len, "--resume") &&
 		           !is_name(a, len, "--seed");
 		if (keep)
-			bv_strv_push(&d->args, a);
+			bv_strv_push(out, a);
 		if (takes_value && !eq && i + 1 < argc) {
 			i++;
 			if (keep)
-				bv_strv_push(&d->args, argv[i]);
+				bv_strv_push(out, argv[i]);
 		}
 	}
 	/* What the driver settled, said explicitly (a later value wins): the
 	 * seed (one plan), the layouts (report's default is 4, run's 1), and
 	 * the lists, which report narrows for its second measurement. */
-	const bv_measure_opts *mo = &d->c->mo;
-	bv_strv_pushf(&d->args, "--seed=%llu", mo->seed);
-	bv_strv_pushf(&d->args, "--layouts=%d", mo->layouts > 0 ? mo->layouts : 1);
+	bv_strv_pushf(out, "--seed=%llu", mo->seed);
+	bv_strv_pushf(out, "--layouts=%d", mo->layouts > 0 ? mo->layouts : 1);
 	const char *lists[][2] = {{"--benches", mo->benches},
 	                          {"--ops", mo->ops},
 	                          {"--backends", mo->backends},
 	                          {"--sizes", mo->sizes}};
 	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
 		if (lists[k][1])
-			bv_strv_pushf(&d->args, "%s=%s", lists[k][0], lists[k][1]);
-	bv_strv_push(&d->args, "--");
+			bv_strv_pushf(out, "%s=%s", lists[k][0], lists[k][1]);
+	bv_strv_push(out, "--");
 	for (size_t k = 0; k < n; k++)
-		bv_strv_push(&d->args, names[k]);
+		bv_strv_push(out, names[k]);
 }
 
 /* sbatch for shards spec ("1-4", "2"): 0 with *job, or an error carrying
@@ -1027,7 +1027,7 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	if (rc == 0)
 		rc = prepare_dir(&d, &lockfd);
 	if (rc == 0) {
-		shard_args(&d, opts, argc, argv, names, n);
+		bv_slurm_shard_args(opts, argc, argv, &c->mo, names, n, &d.args);
 		d.sh = bv_xcalloc((size_t)d.nshards, sizeof(shard));
 		char spec[32];
 		snprintf(spec, sizeof(spec), "1-%d", d.nshards);

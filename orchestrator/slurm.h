@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "common.h"
 #include "stages.h"
 
 struct bv_option;
@@ -56,6 +57,15 @@ int bv_slurm_check(const bv_slurm_opts *so, const bv_run_cli *c);
 int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so,
                  const struct bv_option *opts, int argc, char **argv, char **dir, char ***logs,
                  int *build_failures);
+
+/* A shard's arguments for `run` (after "run --shard I/N --results DIR"),
+ * from the command line argv (argc) parsed with opts and the options it
+ * settled (mo): the measuring options as given (bv_run_cli_table's lines
+ * and --filter; not --results, --resume, the table's options or --slurm's
+ * own), then --seed, --layouts and the lists as settled (a later value
+ * wins), "--" and the versions.  Appended to *out. */
+void bv_slurm_shard_args(const struct bv_option *opts, int argc, char **argv, const bv_measure_opts *mo,
+                         char *const *names, size_t n, bv_strv *out);
 
 /* What to do with a shard's job (a pure rule; unit-tested). */
 typedef enum {

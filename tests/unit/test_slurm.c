@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "common.h"
+#include "options.h"
 #include "slurm.h"
+#include "stages.h"
 #include "tests.h"
 
 static void sbatch_job_id_is_a_whole_line(void **state)
@@ -144,6 +146,95 @@ static void a_shard_is_done_retried_or_given_up_by_rule(void **state)
 	assert_int_equal(bv_slurm_decide(1, 0, 0, 1 + BV_SLURM_RETRIES), BV_SLURM_GIVE_UP);
 }
 
+/* run's table in small: the pipeline's lines, a few of the table's own,
+ * the view's and --slurm's. */
+static void shards_get_the_measuring_options_and_nothing_else(void **state)
+{
+	(void)state;
+	bv_run_cli c;
+	bv_run_cli_init(&c);
+	const char *format = NULL, *filter = NULL, *save = NULL;
+	int gate = 0;
+	bv_option pipeline[BV_RUN_CLI_OPTIONS];
+	bv_run_cli_table(&c, pipeline, NULL);
+	bv_view_opts view;
+	bv_view_init(&view);
+	bv_option view_opts[BV_VIEW_OPTIONS];
+	bv_view_table(&view, view_opts);
+	bv_slurm_opts so;
+	bv_slurm_init(&so);
+	bv_option slurm_opts[BV_SLURM_OPTIONS];
+	bv_slurm_table(&so, slurm_opts);
+	const bv_option opts[] = {
+	    BV_INCLUDE(pipeline, NULL),
+	    BV_STRING("--format", &format, "F", "format"),
+	    BV_STRING("--filter", &filter, "REGEX", "filter"),
+	    BV_FLAG("--fail-on-slower", &gate, "gate"),
+	    BV_STRING("--save-baseline", &save, "NAME", "save"),
+	    BV_INCLUDE(view_opts, NULL),
+	    BV_INCLUDE(slurm_opts, NULL),
+	    BV_END,
+	};
+	char *argv[] = {"run",
+	                "base",
+	                "--quick",
+	                "--slurm",
+	                "--shards",
+	                "3",
+	                "--format",
+	                "json",
+	                "--ops=abs",
+	                "--filter",
+	                "--odd",
+	                "--partition",
+	                "batch",
+	                "--results",
+	                "/r",
+	                "--resume=/x",
+	                "main",
+	                "--budget",
+	                "0.5",
+	                "--fail-on-slower",
+	                "--only-changes",
+	                "--color",
+	                "never",
+	                "--seed",
+	                "7",
+	                "--save-baseline",
+	                "b",
+	                "--slurm-cache=node",
+	                "--time",
+	                "5",
+	                "--",
+	                "--weird-name",
+	                NULL};
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+	char *names[3];
+	size_t n = 0;
+	assert_int_equal(bv_options_parse(opts, argc, argv, names, &n), 0);
+	assert_int_equal(n, 3);
+	c.mo.seed = 99;
+	c.mo.layouts = 4;
+	bv_strv out = BV_STRV_INIT;
+	bv_slurm_shard_args(opts, argc, argv, &c.mo, names, n, &out);
+	bv_buf b = BV_BUF_INIT;
+	for (size_t i = 0; i < out.n; i++)
+		bv_buf_printf(&b, "%s[%s]", i ? " " : "", out.v[i]);
+	assert_string_equal(
+	    b.s, "[--quick] [--ops=abs] [--filter] [--odd] [--budget] [0.5] [--seed=99] [--layouts=4] "
+	         "[--ops=abs] [--] [base] [main] [--weird-name]");
+	bv_buf_free(&b);
+	bv_strv_free(&out);
+	/* report narrows the lists for its second measurement: the later
+	 * value is the one a shard takes */
+	c.mo.ops = "relu";
+	c.mo.sizes = "64K";
+	bv_slurm_shard_args(opts, argc, argv, &c.mo, names, n, &out);
+	assert_string_equal(out.v[out.n - 6], "--ops=relu");
+	assert_string_equal(out.v[out.n - 5], "--sizes=64K");
+	bv_strv_free(&out);
+}
+
 static void slurm_commands_get_what_the_shards_need_and_no_secret(void **state)
 {
 	(void)state;
@@ -179,6 +270,7 @@ int test_slurm(void)
 	    cmocka_unit_test(scontrol_says_state_and_exit_code),
 	    cmocka_unit_test(exit_files_hold_a_status_only),
 	    cmocka_unit_test(a_shard_is_done_retried_or_given_up_by_rule),
+	    cmocka_unit_test(shards_get_the_measuring_options_and_nothing_else),
 	    cmocka_unit_test(slurm_commands_get_what_the_shards_need_and_no_secret),
 	};
 	return cmocka_run_group_tests_name("slurm", tests, NULL, NULL);
