@@ -696,6 +696,11 @@ static int step(driver *d, shard *s, int *done)
 		return 0;
 	}
 	if (what == BV_SLURM_DONE) {
+		/* Its `latest` link, read, goes: a run's directory holds no
+		 * link (share packs regular files only and refuses links). */
+		char *link = bv_asprintf("%s/%d/%llu/latest", d->shards_dir, s->index, s->job);
+		unlink(link);
+		free(link);
 		s->st = SHARD_DONE;
 		s->run_dir = rd;
 		s->exit_status = status;

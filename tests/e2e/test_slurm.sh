@@ -94,7 +94,11 @@ for (op, s), r in rows.items():
 PY
 run=$(readlink -f "$TMP/res/latest")
 check "the joined logs are the run's (results/latest)" test -f "$run/base.json" -a -f "$run/main.json"
-check "each shard's logs are kept" test "$(ls -d "$run"/shards/[123]/*/latest 2> /dev/null | wc -l)" -ge 3
+check "each shard's logs are kept" test "$(ls "$run"/shards/[123]/*/*/main.json 2> /dev/null | wc -l)" -ge 3
+"$BV" share "$run" --output "$TMP/run.tar.gz" > /dev/null 2> "$TMP/share.err"
+rc=$?
+check "the joined run packs for share (no links in it; exit $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/share.err"
 # The joined directory is a run like any other: compare reads it.
 "$BV" compare "$run" --format json > "$TMP/cmp.json" 2> "$TMP/cmp.err"
 check "compare of the joined run: the same rows" python3 - "$TMP/out.json" "$TMP/cmp.json" <<'PY'
