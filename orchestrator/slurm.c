@@ -121,8 +121,10 @@ int bv_slurm_check(const bv_slurm_opts *so, const bv_run_cli *c)
 		               "--resume with --slurm: a Slurm run is not resumed; its finished shards are "
 		               "in DIR/shards/ (compare joins them with the missing shards' logs)");
 	if (c->dry_run)
-		return bv_fail(BV_EINPUT,
-		               "--dry-run with --slurm: see the shards with run --dry-run --shard I/N");
+		return bv_fail(
+		    BV_EINPUT,
+		    "--dry-run with --slurm: bench-versions plan VERSION... --shards N [run's options] "
+		    "prints the shards, their cells and expected times");
 	return 0;
 }
 
