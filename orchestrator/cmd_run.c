@@ -37,7 +37,8 @@ static void usage(FILE *out, const bv_option *opts)
 		BV_RUNNER_MAX_VERSIONS);
 	bv_options_help(opts, out);
 	fprintf(out, "\nenvironment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
-		     "             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal)\n"
+		     "             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal),\n"
+		     "             BV_SLURM_BIN (--slurm: where sbatch, squeue and scancel are, instead of PATH)\n"
 		     "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
 		     "2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
 		     "SIGINT/SIGTERM (the finished cells are kept: see --resume)\n"
