@@ -24,16 +24,18 @@
 
 static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out, "usage: bench-versions plan VERSION... --shards N [run's options] [--format text|json]\n\n"
-		     "Cuts the comparison run would make into N shards of about equal expected time, every\n"
-		     "version in each, and prints them: the plan id, the versions' build keys, each shard's\n"
-		     "cells and expected measuring time, and the command that measures shard I of N\n"
-		     "(run ... --shard I/N) on any machine.  compare joins the N shards' result\n"
-		     "directories into one run.  Nothing is built or measured.\n\n"
-		     "options (--opt VALUE or --opt=VALUE):\n");
+	fprintf(out,
+	        "usage: bench-versions plan VERSION... --shards N [run's options] [--format text|json]\n\n"
+	        "Cuts the comparison run would make into N shards of about equal expected time, every\n"
+	        "version in each, and prints them: the plan id, the versions' build keys, each shard's\n"
+	        "cells and expected measuring time, and the command that measures shard I of N\n"
+	        "(run ... --shard I/N) on any machine.  compare joins the N shards' result\n"
+	        "directories into one run.  Nothing is built or measured.\n\n"
+	        "options (--opt VALUE or --opt=VALUE):\n");
 	bv_options_help(opts, out);
-	fprintf(out, "\nexit codes: 0 success, 2 usage or input error (a bad option, a version that does not\n"
-		     "resolve)\n");
+	fprintf(out,
+	        "\nexit codes: 0 success, 2 usage or input error (a bad option, a version that does not\n"
+	        "resolve)\n");
 }
 
 /* run's arguments as given to plan, less plan's own options: each shard's
@@ -58,7 +60,8 @@ static const char *const plan_formats[] = {"text", "json", NULL};
 /* Shell-quoted for the text form, so a line can be pasted. */
 static void put_word(FILE *out, const char *w)
 {
-	if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%") == strlen(w)) {
+	if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%") ==
+	              strlen(w)) {
 		fputs(w, out);
 		return;
 	}
@@ -81,9 +84,10 @@ int bv_cmd_plan(int argc, char **argv)
 	bv_run_cli_table(&c, pipeline, NULL);
 	const bv_option opts[] = {
 	    BV_INT("--shards", &shards, "N", 1, BV_SHARDS_MAX,
-		   "how many shards to cut the matrix into (machines, CI jobs or array tasks)"),
+	           "how many shards to cut the matrix into (machines, CI jobs or array tasks)"),
 	    BV_ENUM("--format", &format, "F", plan_formats, "text (default) or json, for an engine to read"),
-	    BV_STRING("--filter", &filter, "REGEX", "as run's: only the cells whose bench/op/backend/size matches"),
+	    BV_STRING("--filter", &filter, "REGEX",
+	              "as run's: only the cells whose bench/op/backend/size matches"),
 	    BV_INCLUDE(pipeline, NULL),
 	    BV_END,
 	};
@@ -99,15 +103,17 @@ int bv_cmd_plan(int argc, char **argv)
 		rc = bv_fail(BV_EINPUT, "--shards N is needed: how many shards to cut the matrix into");
 	if (rc == 0 && nnames > BV_RUNNER_MAX_VERSIONS && !c.mo.isolated)
 		rc = bv_fail(BV_EINPUT, "%zu versions given; at most %d can be compared in one run", nnames,
-			     BV_RUNNER_MAX_VERSIONS);
+		             BV_RUNNER_MAX_VERSIONS);
 	if (rc == 0 && (c.resume || c.dry_run))
-		rc = bv_fail(BV_EINPUT, "%s does not apply to a plan (it is run's)", c.resume ? "--resume" : "--dry-run");
+		rc = bv_fail(BV_EINPUT, "%s does not apply to a plan (it is run's)",
+		             c.resume ? "--resume" : "--dry-run");
 	long ncells = 0;
 	c.mo.filter = filter;
 	if (rc == 0)
 		rc = bv_run_cli_finish(&c, &ncells);
 	if (rc) {
-		fprintf(stderr, "bench-versions plan: %s (see bench-versions plan --help)\n", bv_error_last());
+		fprintf(stderr, "bench-versions plan: %s (see bench-versions plan --help)\n",
+		        bv_error_last());
 		free(names);
 		return BV_EXIT_USAGE;
 	}
@@ -120,7 +126,8 @@ int bv_cmd_plan(int argc, char **argv)
 	long long *cost = NULL, *total = NULL;
 	int *shard_of = NULL;
 	char err[256];
-	long n = rc == 0 ? bv_shard_plan(&c.mo, shards, &cells, &cost, &shard_of, &total, err, sizeof(err)) : 0;
+	long n =
+	    rc == 0 ? bv_shard_plan(&c.mo, shards, &cells, &cost, &shard_of, &total, err, sizeof(err)) : 0;
 	if (rc == 0 && n < 0)
 		rc = bv_fail(BV_EINPUT, "%s", err);
 	if (rc) {
@@ -164,7 +171,8 @@ int bv_cmd_plan(int argc, char **argv)
 			cJSON_AddItemToArray(va, v);
 			i++;
 		}
-		cJSON_AddItemToObject(doc, "method", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(plan, "method"), 1));
+		cJSON_AddItemToObject(doc, "method",
+		                      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(plan, "method"), 1));
 		/* every cell in the run's order: what each shard log's
 		 * shard.cells records (results-format.md) */
 		cJSON_AddItemToObject(doc, "cells", cJSON_Duplicate(pcells, 1));
@@ -182,7 +190,9 @@ int bv_cmd_plan(int argc, char **argv)
 			cJSON *ca = cJSON_AddArrayToObject(o, "cells");
 			for (long k = 0; k < n; k++)
 				if (shard_of[k] == s)
-					cJSON_AddItemToArray(ca, cJSON_CreateString(cJSON_GetArrayItem(pcells, (int)k)->valuestring));
+					cJSON_AddItemToArray(
+					    ca, cJSON_CreateString(
+					            cJSON_GetArrayItem(pcells, (int)k)->valuestring));
 			cJSON *argv_a = cJSON_AddArrayToObject(o, "argv");
 			cJSON_AddItemToArray(argv_a, cJSON_CreateString("bench-versions"));
 			for (size_t a = 0; a < args.n; a++)
@@ -199,38 +209,41 @@ int bv_cmd_plan(int argc, char **argv)
 		free(text);
 		cJSON_Delete(doc);
 	} else {
-		printf("plan %s: %zu %s, %ld %s in %d %s; expected measuring %.1fs in all, %.1fs for the longest shard\n",
-		       id, nnames, bv_plural((long long)nnames, "version", "versions"), n, bv_plural(n, "cell", "cells"),
-		       shards, bv_plural(shards, "shard", "shards"), (double)all / 1000.0, (double)longest / 1000.0);
+		printf("plan %s: %zu %s, %ld %s in %d %s; expected measuring %.1fs in all, %.1fs for the "
+		       "longest shard\n",
+		       id, nnames, bv_plural((long long)nnames, "version", "versions"), n,
+		       bv_plural(n, "cell", "cells"), shards, bv_plural(shards, "shard", "shards"),
+		       (double)all / 1000.0, (double)longest / 1000.0);
 		printf("versions:\n");
 		for (size_t i = 0; i < nnames; i++) {
 			char key[41] = "";
 			int cached = 0;
 			bv_build_key(&vs[i], key);
 			bv_build_is_cached(&vs[i], &cached);
-			printf("  %-12s kernels %-8s build %.12s (%s)\n", vs[i].label, vs[i].kernel_version, key,
-			       cached ? "cached here" : "to build");
+			printf("  %-12s kernels %-8s build %.12s (%s)\n", vs[i].label, vs[i].kernel_version,
+			       key, cached ? "cached here" : "to build");
 		}
 		for (int s = 0; s < shards; s++) {
 			long count = 0;
 			for (long k = 0; k < n; k++)
 				count += shard_of[k] == s;
-			printf("shard %d/%d: %ld %s, expected %.1fs\n", s + 1, shards, count, bv_plural(count, "cell", "cells"),
-			       (double)total[s] / 1000.0);
+			printf("shard %d/%d: %ld %s, expected %.1fs\n", s + 1, shards, count,
+			       bv_plural(count, "cell", "cells"), (double)total[s] / 1000.0);
 			for (long k = 0; k < n; k++)
 				if (shard_of[k] == s)
 					printf("  %s\n", cJSON_GetArrayItem(pcells, (int)k)->valuestring);
 		}
 		if (cuda)
-			printf("note: %ld cuda %s counted: a shard's node without a GPU skips %s at once\n", cuda,
-			       bv_plural(cuda, "cell", "cells"), bv_plural(cuda, "it", "them"));
+			printf("note: %ld cuda %s counted: a shard's node without a GPU skips %s at once\n",
+			       cuda, bv_plural(cuda, "cell", "cells"), bv_plural(cuda, "it", "them"));
 		printf("run shard I of %d with:\n  bench-versions", shards);
 		for (size_t a = 0; a < args.n; a++) {
 			putchar(' ');
 			put_word(stdout, args.v[a]);
 		}
-		printf(" --shard I/%d\nthen join the %d result directories with:\n  bench-versions compare DIR...\n", shards,
-		       shards);
+		printf(" --shard I/%d\nthen join the %d result directories with:\n  bench-versions compare "
+		       "DIR...\n",
+		       shards, shards);
 	}
 	bv_strv_free(&args);
 	free(cells), free(cost), free(shard_of), free(total);

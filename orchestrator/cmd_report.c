@@ -29,6 +29,7 @@
 #include "options.h"
 #include "report.h"
 #include "results.h"
+#include "shard.h"
 #include "slurm.h"
 #include "stages.h"
 
@@ -383,6 +384,14 @@ int bv_cmd_report(int argc, char **argv)
 		if (rc == 0)
 			positional[0] = from_dir;
 	}
+	/* One shard is a slice of a run: judged alone, its missing cells
+	 * would read as cells that vanished.  The joined run is a run. */
+	for (size_t i = 0; rc == 0 && from && i < npos; i++)
+		if (bv_path_is_shard(positional[i]))
+			rc = bv_fail(BV_EINPUT,
+				     "--from %s: a shard of a run (run --shard I/N); join the shards first "
+				     "(bench-versions compare SHARD_DIR... --join-to DIR) and report --from DIR",
+				     positional[i]);
 	if (rc)
 		; /* said below */
 	else if (from && npos == 1 && bv_is_dir(positional[0]))

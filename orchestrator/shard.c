@@ -62,7 +62,8 @@ int bv_shard_parse(const char *text, int *index, int *count)
 	else if (v[1] < 1 || v[1] > BV_SHARDS_MAX)
 		rc = bv_fail(BV_EINPUT, "--shard '%s': N must be 1 to %d", shown, BV_SHARDS_MAX);
 	else if (v[0] < 1 || v[0] > v[1])
-		rc = bv_fail(BV_EINPUT, "--shard '%s': I must be 1 to %ld (shards are numbered from 1)", shown, v[1]);
+		rc = bv_fail(BV_EINPUT, "--shard '%s': I must be 1 to %ld (shards are numbered from 1)",
+		             shown, v[1]);
 	free(shown);
 	if (rc == 0)
 		*index = (int)v[0], *count = (int)v[1];
@@ -132,8 +133,8 @@ void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shar
 	free(order);
 }
 
-long bv_shard_plan(const bv_measure_opts *o, int count, bv_cell **cells_out, long long **cost_out, int **shard_out,
-		   long long **total_out, char *err, size_t errlen)
+long bv_shard_plan(const bv_measure_opts *o, int count, bv_cell **cells_out, long long **cost_out,
+                   int **shard_out, long long **total_out, char *err, size_t errlen)
 {
 	bv_measure_opts whole = *o;
 	whole.shard_index = whole.shard_count = 0;
@@ -249,8 +250,8 @@ int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int 
 	cJSON *ca = cJSON_AddArrayToObject(plan, "cells");
 	for (long k = 0; k < nc; k++) {
 		char key[256], size[32];
-		snprintf(key, sizeof(key), "%s/%s/%s/%s", cells[k].bench->name, cells[k].op->name, cells[k].backend,
-			 bv_size_format(cells[k].size, size, sizeof(size)));
+		snprintf(key, sizeof(key), "%s/%s/%s/%s", cells[k].bench->name, cells[k].op->name,
+		         cells[k].backend, bv_size_format(cells[k].size, size, sizeof(size)));
 		cJSON_AddItemToArray(ca, cJSON_CreateString(key));
 	}
 	free(cells);
@@ -315,10 +316,10 @@ static int plan_check(const char *path, const cJSON *plan, int need_index, int *
 	if (!cJSON_IsObject(plan))
 		what = "no shard block (its run was not a shard: run ... --shard I/N)";
 	else if (!cJSON_IsString(id) || strlen(id->valuestring) != 16 ||
-		 strspn(id->valuestring, "0123456789abcdef") != 16)
+	         strspn(id->valuestring, "0123456789abcdef") != 16)
 		what = "shard.id is not a plan id (16 hex digits)";
 	else if (whole_in(plan, "count", 1, BV_SHARDS_MAX, count))
-		what = "shard.count is not a whole number from 1 to " "10000";
+		what = "shard.count is not a whole number from 1 to 10000";
 	else if (need_index && whole_in(plan, "index", 1, *count, index))
 		what = "shard.index is not a whole number from 1 to shard.count";
 	else if (!cJSON_IsArray(vs) || cJSON_GetArraySize(vs) < 1)
@@ -327,15 +328,18 @@ static int plan_check(const char *path, const cJSON *plan, int need_index, int *
 		what = "shard.cells is not a list of cells";
 	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(plan, "method")))
 		what = "shard.method is not an object";
-	cJSON_ArrayForEach(x, vs) if (!what && (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "label")) ||
-						!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "build_key"))))
+	cJSON_ArrayForEach(x, vs) if (!what &&
+	                              (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "label")) ||
+	                               !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(x, "build_key"))))
 	    what = "shard.versions[] needs a label and a build_key";
-	cJSON_ArrayForEach(x, cells) if (!what && !cJSON_IsString(x)) what = "shard.cells[] are not cell names";
+	cJSON_ArrayForEach(x, cells) if (!what && !cJSON_IsString(x)) what =
+	    "shard.cells[] are not cell names";
 	if (!what) {
 		char again[17];
 		bv_plan_id(plan, again);
 		if (strcmp(again, id->valuestring))
-			what = "its shard block does not match its plan id (edited, or not written by bench-versions)";
+			what = "its shard block does not match its plan id (edited, or not written by "
+			       "bench-versions)";
 	}
 	if (what)
 		rc = bv_fail(BV_EINPUT, "%s: %s", where, what);
@@ -345,7 +349,8 @@ static int plan_check(const char *path, const cJSON *plan, int need_index, int *
 
 static const char *ver_label(const cJSON *plan, size_t k)
 {
-	return bv_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(plan, "versions"), (int)k), "label");
+	return bv_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(plan, "versions"), (int)k),
+	                   "label");
 }
 
 /* One shard's directory: every log a shard log of one plan and one index,
@@ -368,32 +373,37 @@ static int shard_load(const char *dir, shard_in *s)
 		if (rc == 0 && i == 0)
 			s->plan = plan, s->index = index, s->count = count;
 		else if (rc == 0 && (index != s->index || count != s->count ||
-				     strcmp(bv_json_str(plan, "id"), bv_json_str(s->plan, "id")))) {
+		                     strcmp(bv_json_str(plan, "id"), bv_json_str(s->plan, "id")))) {
 			char *a = bv_escape(s->paths[0]), *b = bv_escape(s->paths[i]);
-			rc = bv_fail(BV_EINPUT, "%s and %s are logs of different shards (%d/%d, %d/%d): one directory "
-						"holds one shard's logs",
-				     a, b, s->index, s->count, index, count);
+			rc = bv_fail(BV_EINPUT,
+			             "%s and %s are logs of different shards (%d/%d, %d/%d): one directory "
+			             "holds one shard's logs",
+			             a, b, s->index, s->count, index, count);
 			free(a), free(b);
 		}
 	}
 	if (rc == 0) {
-		size_t want = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s->plan, "versions"));
+		size_t want =
+		    (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s->plan, "versions"));
 		for (size_t k = 0; rc == 0 && k < want; k++) {
 			const char *label = ver_label(s->plan, k);
-			const char *got = k < s->n ? bv_json_str(cJSON_GetObjectItemCaseSensitive(s->docs[k], "version"),
-								"label")
-						   : NULL;
+			const char *got =
+			    k < s->n ? bv_json_str(cJSON_GetObjectItemCaseSensitive(s->docs[k], "version"),
+			                           "label")
+			             : NULL;
 			if (!got || strcmp(got, label)) {
 				char *d = bv_escape(dir), *l = bv_escape(label);
-				rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): no log for version '%s' of its plan (%s.json)", d,
-					     s->index, s->count, l, l);
+				rc =
+				    bv_fail(BV_EINPUT,
+				            "%s (shard %d/%d): no log for version '%s' of its plan (%s.json)",
+				            d, s->index, s->count, l, l);
 				free(d), free(l);
 			}
 		}
 		if (rc == 0 && s->n != want) {
 			char *d = bv_escape(dir);
-			rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): %zu logs for the %zu versions of its plan", d, s->index,
-				     s->count, s->n, want);
+			rc = bv_fail(BV_EINPUT, "%s (shard %d/%d): %zu logs for the %zu versions of its plan",
+			             d, s->index, s->count, s->n, want);
 			free(d);
 		}
 	}
@@ -411,8 +421,10 @@ static char *plan_diff(const cJSON *a, const cJSON *b, const char *wa, const cha
 	bv_json_num(a, "count", &ca);
 	bv_json_num(b, "count", &cb);
 	if (ca != cb)
-		return bv_asprintf("the shard count: %g in %s, %g in %s (--shard I/N with another N)", cb, wb, ca, wa);
-	const cJSON *va = cJSON_GetObjectItemCaseSensitive(a, "versions"), *vb = cJSON_GetObjectItemCaseSensitive(b, "versions");
+		return bv_asprintf("the shard count: %g in %s, %g in %s (--shard I/N with another N)", cb, wb,
+		                   ca, wa);
+	const cJSON *va = cJSON_GetObjectItemCaseSensitive(a, "versions"),
+	            *vb = cJSON_GetObjectItemCaseSensitive(b, "versions");
 	int na = cJSON_GetArraySize(va), nb = cJSON_GetArraySize(vb);
 	for (int k = 0; k < na || k < nb; k++) {
 		const cJSON *x = cJSON_GetArrayItem(va, k), *y = cJSON_GetArrayItem(vb, k);
@@ -420,37 +432,45 @@ static char *plan_diff(const cJSON *a, const cJSON *b, const char *wa, const cha
 		char *ex = bv_escape(lx ? lx : "(none)"), *ey = bv_escape(ly ? ly : "(none)");
 		char *msg = NULL;
 		if (!x || !y || strcmp(lx, ly))
-			msg = bv_asprintf("the versions: version %d is '%s' in %s, '%s' in %s", k + 1, ey, wb, ex, wa);
+			msg = bv_asprintf("the versions: version %d is '%s' in %s, '%s' in %s", k + 1, ey, wb,
+			                  ex, wa);
 		else if (strcmp(bv_json_str(x, "build_key"), bv_json_str(y, "build_key"))) {
-			char *kx = bv_escape(bv_json_str(x, "build_key")), *ky = bv_escape(bv_json_str(y, "build_key"));
-			msg = bv_asprintf("version '%s''s build key: %.12s in %s, %.12s in %s (another tree, compat "
-					  "rule, harness or compiler)",
-					  ex, ky, wb, kx, wa);
+			char *kx = bv_escape(bv_json_str(x, "build_key")),
+			     *ky = bv_escape(bv_json_str(y, "build_key"));
+			msg = bv_asprintf(
+			    "version '%s''s build key: %.12s in %s, %.12s in %s (another tree, compat "
+			    "rule, harness or compiler)",
+			    ex, ky, wb, kx, wa);
 			free(kx), free(ky);
 		}
 		free(ex), free(ey);
 		if (msg)
 			return msg;
 	}
-	const cJSON *ma = cJSON_GetObjectItemCaseSensitive(a, "cells"), *mb = cJSON_GetObjectItemCaseSensitive(b, "cells");
+	const cJSON *ma = cJSON_GetObjectItemCaseSensitive(a, "cells"),
+	            *mb = cJSON_GetObjectItemCaseSensitive(b, "cells");
 	na = cJSON_GetArraySize(ma), nb = cJSON_GetArraySize(mb);
 	for (int k = 0; k < na || k < nb; k++) {
 		const cJSON *x = cJSON_GetArrayItem(ma, k), *y = cJSON_GetArrayItem(mb, k);
 		if (x && y && !strcmp(x->valuestring, y->valuestring))
 			continue;
-		char *ex = bv_escape(x ? x->valuestring : "(none)"), *ey = bv_escape(y ? y->valuestring : "(none)");
-		char *msg = bv_asprintf("the cells (--benches, --ops, --backends, --sizes, --filter): %d in %s, %d in "
-					"%s; cell %d is %s in %s, %s in %s",
-					nb, wb, na, wa, k + 1, ey, wb, ex, wa);
+		char *ex = bv_escape(x ? x->valuestring : "(none)"),
+		     *ey = bv_escape(y ? y->valuestring : "(none)");
+		char *msg = bv_asprintf(
+		    "the cells (--benches, --ops, --backends, --sizes, --filter): %d in %s, %d in "
+		    "%s; cell %d is %s in %s, %s in %s",
+		    nb, wb, na, wa, k + 1, ey, wb, ex, wa);
 		free(ex), free(ey);
 		return msg;
 	}
-	const cJSON *oa = cJSON_GetObjectItemCaseSensitive(a, "method"), *ob = cJSON_GetObjectItemCaseSensitive(b, "method");
+	const cJSON *oa = cJSON_GetObjectItemCaseSensitive(a, "method"),
+	            *ob = cJSON_GetObjectItemCaseSensitive(b, "method");
 	const cJSON *x;
 	cJSON_ArrayForEach(x, oa)
 	{
 		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ob, x->string);
-		char *tx = cJSON_PrintUnformatted(x), *ty = y ? cJSON_PrintUnformatted(y) : bv_strdup("absent");
+		char *tx = cJSON_PrintUnformatted(x),
+		     *ty = y ? cJSON_PrintUnformatted(y) : bv_strdup("absent");
 		char *msg = NULL;
 		if (strcmp(tx, ty)) {
 			char *k = bv_escape(x->string), *ex = bv_escape(tx), *ey = bv_escape(ty);
@@ -474,14 +494,15 @@ static char *plan_diff(const cJSON *a, const cJSON *b, const char *wa, const cha
 static void cell_key(const bv_log_cell *c, char *buf, size_t len)
 {
 	char size[32];
-	snprintf(buf, len, "%s/%s/%s/%s", c->bench, c->op, c->backend, bv_size_format(c->size, size, sizeof(size)));
+	snprintf(buf, len, "%s/%s/%s/%s", c->bench, c->op, c->backend,
+	         bv_size_format(c->size, size, sizeof(size)));
 }
 
 static int build_failed(const cJSON *doc)
 {
-	const char *st = bv_json_str(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "version"),
-								      "build"),
-				     "status");
+	const char *st = bv_json_str(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "version"), "build"),
+	    "status");
 	return st && !strcmp(st, "failed");
 }
 
@@ -489,7 +510,11 @@ static int build_failed(const cJSON *doc)
  * shard is. */
 static int status_rank(const char *s)
 {
-	return !s ? 4 : !strcmp(s, "complete") ? 0 : !strcmp(s, "running") ? 1 : !strcmp(s, "interrupted") ? 2 : 3;
+	return !s                          ? 4
+	       : !strcmp(s, "complete")    ? 0
+	       : !strcmp(s, "running")     ? 1
+	       : !strcmp(s, "interrupted") ? 2
+	                                   : 3;
 }
 
 /* qsort has no context argument in C11: the names being sorted. */
@@ -554,7 +579,8 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 		if (status_rank(st) > status_rank(worst))
 			worst = st ? st : "failed";
 		double p = 0;
-		if (!bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "processes_started", &p) && p > 0)
+		if (!bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "processes_started", &p) &&
+		    p > 0)
 			started += p;
 		const cJSON *cell;
 		int pos = 0;
@@ -567,12 +593,15 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 			size_t at = find_key(keys, byname, ncells, key);
 			char *p1 = bv_escape(sh[s].paths[v]), *ek = bv_escape(key);
 			if (at == ncells)
-				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is not a cell of its plan", p1, pos, ek);
+				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is not a cell of its plan", p1,
+				             pos, ek);
 			else if (got[at]) {
 				char *p0 = bv_escape(sh[from[at]].dir);
-				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is also in shard %d/%d (%s): a cell belongs to "
-							"one shard",
-					     p1, pos, ek, sh[from[at]].index, count, p0);
+				rc = bv_fail(
+				    BV_EINPUT,
+				    "%s: cells[%d] (%s) is also in shard %d/%d (%s): a cell belongs to "
+				    "one shard",
+				    p1, pos, ek, sh[from[at]].index, count, p0);
 				free(p0);
 			} else
 				got[at] = cell, from[at] = s;
@@ -587,8 +616,10 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 	for (size_t c = 0; rc == 0 && failed < 0 && c < ncells; c++)
 		if (!got[c]) {
 			char *ek = bv_escape(keys[c]), *l = bv_escape(ver_label(plan, v));
-			rc = bv_fail(BV_EINPUT, "cell %s of version '%s' is in no shard's log (a shard's log is incomplete)",
-				     ek, l);
+			rc = bv_fail(
+			    BV_EINPUT,
+			    "cell %s of version '%s' is in no shard's log (a shard's log is incomplete)", ek,
+			    l);
 			free(ek), free(l);
 		}
 	if (rc == 0) {
@@ -605,7 +636,8 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 		cJSON_DeleteItemFromObjectCaseSensitive(joined, "index");
 		cJSON *ids = cJSON_AddArrayToObject(joined, "joined");
 		for (int s = 0; s < count; s++) {
-			const char *id = bv_json_str(cJSON_GetObjectItemCaseSensitive(sh[s].docs[v], "run"), "id");
+			const char *id =
+			    bv_json_str(cJSON_GetObjectItemCaseSensitive(sh[s].docs[v], "run"), "id");
 			cJSON_AddItemToArray(ids, cJSON_CreateString(id ? id : ""));
 		}
 		int keep = failed >= 0 ? failed : 0;
@@ -617,7 +649,8 @@ static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, co
 			cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(worst));
 		cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
 		if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
-			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started", cJSON_CreateNumber(started));
+			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started",
+			                                       cJSON_CreateNumber(started));
 		cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
 		cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
 		*out = doc;
@@ -646,23 +679,30 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]);
 			char *what = plan_diff(got[0].plan, got[i].plan, d0, di);
 			rc = bv_fail(BV_EINPUT,
-				     "%s (shard %d/%d, plan %s) is not a shard of the plan of %s (shard %d/%d, plan %s): they "
-				     "differ in %s",
-				     di, got[i].index, got[i].count, b, d0, got[0].index, got[0].count, a, what);
+			             "%s (shard %d/%d, plan %s) is not a shard of the plan of %s (shard "
+			             "%d/%d, plan %s): they "
+			             "differ in %s",
+			             di, got[i].index, got[i].count, b, d0, got[0].index, got[0].count, a,
+			             what);
 			free(what), free(d0), free(di);
 		}
 	}
 	/* One machine class: each ratio is paired on its own node, but a table
 	 * whose cells came from different CPUs would read as one machine's. */
 	for (size_t i = 1; rc == 0 && i < ndirs; i++) {
-		const char *c0 = bv_json_str(cJSON_GetObjectItemCaseSensitive(got[0].docs[0], "machine"), "cpu");
-		const char *ci = bv_json_str(cJSON_GetObjectItemCaseSensitive(got[i].docs[0], "machine"), "cpu");
+		const char *c0 =
+		    bv_json_str(cJSON_GetObjectItemCaseSensitive(got[0].docs[0], "machine"), "cpu");
+		const char *ci =
+		    bv_json_str(cJSON_GetObjectItemCaseSensitive(got[i].docs[0], "machine"), "cpu");
 		if (c0 && ci && strcmp(c0, ci)) {
-			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]), *e0 = bv_escape(c0), *ei = bv_escape(ci);
+			char *d0 = bv_escape(dirs[0]), *di = bv_escape(dirs[i]), *e0 = bv_escape(c0),
+			     *ei = bv_escape(ci);
 			rc = bv_fail(BV_EINPUT,
-				     "%s (shard %d/%d) was measured on %s, %s (shard %d/%d) on %s: the shards of one plan "
-				     "run on one machine class (compare the classes' joined runs side by side instead)",
-				     di, got[i].index, got[i].count, ei, d0, got[0].index, got[0].count, e0);
+			             "%s (shard %d/%d) was measured on %s, %s (shard %d/%d) on %s: the "
+			             "shards of one plan "
+			             "run on one machine class (compare the classes' joined runs side by "
+			             "side instead)",
+			             di, got[i].index, got[i].count, ei, d0, got[0].index, got[0].count, e0);
 			free(d0), free(di), free(e0), free(ei);
 		}
 	}
@@ -672,7 +712,8 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 		shard_in *slot = &by[got[i].index - 1];
 		if (slot->dir) {
 			char *a = bv_escape(slot->dir), *b = bv_escape(dirs[i]);
-			rc = bv_fail(BV_EINPUT, "shard %d/%d given twice: %s and %s", got[i].index, count, a, b);
+			rc = bv_fail(BV_EINPUT, "shard %d/%d given twice: %s and %s", got[i].index, count, a,
+			             b);
 			free(a), free(b);
 		} else
 			*slot = got[i];
@@ -684,9 +725,10 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs_out, size_t *n
 			if (!by[s].dir)
 				bv_buf_printf(&missing, "%s%d/%d", nmissing++ ? ", " : "", s + 1, count);
 		if (nmissing)
-			rc = bv_fail(BV_EINPUT, "%s %s missing: the join needs every shard of plan %s (%zu of %d given)",
-				     nmissing == 1 ? "shard" : "shards", missing.s, bv_json_str(got[0].plan, "id"), ndirs,
-				     count);
+			rc = bv_fail(BV_EINPUT,
+			             "%s %s missing: the join needs every shard of plan %s (%zu of %d given)",
+			             nmissing == 1 ? "shard" : "shards", missing.s,
+			             bv_json_str(got[0].plan, "id"), ndirs, count);
 		bv_buf_free(&missing);
 	}
 	cJSON **docs = NULL;
@@ -747,8 +789,10 @@ int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char *
 	int rc = 0;
 	while (d && rc == 0 && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			rc = bv_fail(BV_EINPUT, "--join-to %s: not empty; the joined run goes into a new or empty directory",
-				     out_dir);
+			rc = bv_fail(
+			    BV_EINPUT,
+			    "--join-to %s: not empty; the joined run goes into a new or empty directory",
+			    out_dir);
 	if (d)
 		closedir(d);
 	if (rc)
@@ -791,7 +835,8 @@ int bv_path_is_shard(const char *path)
 	if (n > 0 && bv_logs_check_sizes(paths, 1) == 0 && bv_log_load(paths[0], &doc) == 0)
 		/* a joined run's logs keep the plan, without an index: they
 		 * are one run again */
-		is = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "shard"), "index") != NULL;
+		is = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "shard"),
+		                                      "index") != NULL;
 	cJSON_Delete(doc);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);

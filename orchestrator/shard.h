@@ -48,7 +48,7 @@ void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shar
  * caller frees (NULL args are not filled).  Returns the number of cells, or
  * -1 with err set. */
 long bv_shard_plan(const bv_measure_opts *o, int count, struct bv_cell **cells, long long **cost_ms,
-		   int **shard_of, long long **shard_ms, char *err, size_t errlen);
+                   int **shard_of, long long **shard_ms, char *err, size_t errlen);
 
 /* The plan a shard belongs to, as its logs record it ("shard" block,
  * docs/results-format.md): {"id", "index", "count", "versions": [{label,
@@ -56,7 +56,8 @@ long bv_shard_plan(const bv_measure_opts *o, int count, struct bv_cell **cells, 
  * the unsharded matrix, in order], "method": {...options that shape a
  * number}}.  The id is a hash of versions, cells, method and count (not of
  * index: every shard of a plan has the same id).  index 0: no "index". */
-int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int index, int count, cJSON **out);
+int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int index, int count,
+                  cJSON **out);
 /* The id of a plan block's fields, recomputed (a log's recorded id must
  * equal it): 16 hex digits. */
 void bv_plan_id(const cJSON *plan, char out[17]);
@@ -84,8 +85,8 @@ int bv_shards_join(char *const *dirs, size_t ndirs, cJSON ***docs, size_t *n);
 int bv_merge_shards(char *const *dirs, size_t ndirs, const bv_merge_opts *o, bv_table *out);
 
 /* Writes the joined logs into out_dir (new or empty, else BV_EINPUT; made
- * as needed; <label>.json each, as a run writes them), so the joined run can be compared, reported on, saved as a
- * baseline or shared like any other run. *paths (n) for the caller. */
+ * as needed; <label>.json each, as a run writes them), so the joined run can be compared, reported on, saved
+ * as a baseline or shared like any other run. *paths (n) for the caller. */
 int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char ***paths, size_t *n);
 
 #endif

@@ -13,7 +13,7 @@ git commit -qam "relu: three passes (planted slowdown)"
 R="$TMP/results"
 # 0.1.0 twice: an A/A pair (one build, the same tree); main: relu slower.
 vers=(0.1.0 0.1.0 main)
-sel=(--quick --benches unary --ops relu,abs --backends scalar --sizes 1K)
+sel=(--quick --budget 1 --benches unary --ops relu,abs --backends scalar --sizes 1K)
 
 # ---- bad input, refused before anything is built ------------------------------
 refused "--shard 0/3" "--shard '0/3': I must be 1 to 3" run "${vers[@]}" "${sel[@]}" --shard 0/3
@@ -110,6 +110,7 @@ refused "a shard of another plan" "is not a shard of the plan of .* differ in th
 	compare "${d5[@]:0:4}" "$foreign"
 refused "a shard with a plain run" "compare joins shard directories only with each other" \
 	compare "${d2[@]}" "$(ls -d "$R"/one/2*/ | head -1)"
+refused "report --from one shard" "a shard of a run .*join the shards first" report --from "${d2[0]}"
 cp -r "${d2[1]}" "$TMP/cut"
 head -c 300 "${d2[1]}/main.json" > "$TMP/cut/main.json"
 refused "a shard log cut short" "$TMP/cut/main.json" compare "${d2[0]}" "$TMP/cut"

@@ -25,7 +25,7 @@ N=${1:-8}
 shift || true
 [ $# -gt 0 ] || set -- 0.1.0 main
 WORK=$(mktemp -d /tmp/bv-shard-overhead-XXXXXX)
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
+if [ -n "${KEEP:-}" ]; then echo "work directory (kept): $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
 export BENCH_VERSIONS_CACHE=${BENCH_VERSIONS_CACHE:-$WORK/cache}
 cd "$ROOT"
 
@@ -97,7 +97,7 @@ t4=$(now)
 "$BV" compare "$WORK/joined" > /dev/null 2>&1
 t5=$(now)
 cells=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cells"]))' "$WORK/plan.json")
-mb=$(du -sm "$WORK"/shard-* | awk '{s += $1} END {print s}')
+mb=$(cat "$WORK"/shard-*/*.json | wc -c | awk '{printf "%.0f", $1 / 1e6}')
 python3 - "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$cells" "$N" "$mb" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(nproc)" <<'PY'
 import sys
 t0, t1, t2, t3, t4, t5 = (float(x) for x in sys.argv[1:7])
