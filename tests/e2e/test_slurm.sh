@@ -107,6 +107,10 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 key = lambda d: sorted((r["op"], r["shape"], r["changes"][0]["verdict"]) for r in d["rows"])
 assert key(a) == key(b), (key(a), key(b))
 PY
+"$BV" report --from "$run" --formats none > /dev/null 2> "$TMP/from.err"
+rc=$?
+check "report --from the joined run: NOT READY on relu, exit 1 (exit $rc)" test $rc -eq 1
+[ $rc -eq 1 ] || sed 's/^/#   /' "$TMP/from.err"
 check "no job left in the queue" test -z "$(squeue --noheader 2> /dev/null)"
 
 # A shard whose every job is cancelled: submitted again twice, then the run
