@@ -146,6 +146,43 @@ check "--slurm-cache node: nothing built before submitting" test "$(grep -c '^bu
 check "--slurm-cache node: the shards found their builds" \
 	grep -q "cached, nothing rebuilt" "$(readlink -f "$TMP/res-rep/latest")"/shards/slurm-*_1.out
 
+# ---- hostile output from Slurm's commands ---------------------------------------
+# BV_SLURM_BIN with wrappers around the real commands: sbatch says a warning
+# with terminal controls before the job id, squeue adds garbage lines (controls,
+# ids too long, a huge line) and a line for a task of a job that is not ours.
+# The run must still finish, and no control reaches stderr.
+W="$TMP/wrapped-bin"
+mkdir -p "$W"
+for cmd in sbatch squeue scancel scontrol; do
+	real=$(command -v "$cmd")
+	case $cmd in
+	sbatch) printf '#!/bin/sh
+printf "sbatch: warning: \033[2J\033]0;owned\007 odd\n" >&2
+exec %s "$@"
+' "$real" ;;
+	squeue) printf '#!/bin/sh
+%s "$@"
+st=$?
+printf "\033[31m|1|RUNNING|x\n99999999999999999999999|1|RUNNING|x\n424242|1|RUNNING|not ours\n"
+head -c 200000 /dev/zero | tr "\\0" x
+echo
+exit $st
+' "$real" ;;
+	*) printf '#!/bin/sh
+exec %s "$@"
+' "$real" ;;
+	esac > "$W/$cmd"
+	chmod +x "$W/$cmd"
+done
+BV_SLURM_BIN="$W" "$BV" run base main --slurm --shards 2 "${sel[@]}" --results "$TMP/res-hostile" \
+	> /dev/null 2> "$TMP/err-hostile"
+rc=$?
+check "hostile output from sbatch and squeue: exit 0 (exit $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err-hostile"
+check "hostile output from sbatch and squeue: no terminal control on stderr" \
+	python3 -c 'import sys; sys.exit(any(c in open(sys.argv[1], "rb").read() for c in (b"\x1b", b"\x07")))' \
+	"$TMP/err-hostile"
+
 # ---- Ctrl-C cancels the array -------------------------------------------------
 # Once the array is submitted, SIGINT to the driver's process group (as a
 # terminal's Ctrl-C): the jobs are cancelled and the run exits 130.
