@@ -736,9 +736,12 @@ static int step(driver *d, shard *s, int *done)
 /* One look at squeue: which of our tasks are still queued or running. */
 static int poll_queue(driver *d, int *done, int *squeue_failures)
 {
+	/* Our jobs only, by uid (squeue --me is Slurm 20.11 on; a uid works
+	 * on every version); --array: one line per array task. */
+	char user[32];
+	snprintf(user, sizeof(user), "--user=%u", (unsigned)getuid());
 	char *argv[] = {
-	    d->squeue, "--noheader", "--array", "--me", "--name=bench-versions", "--format=%F|%K|%T|%r",
-	    NULL};
+	    d->squeue, "--noheader", "--array", user, "--name=bench-versions", "--format=%F|%K|%T|%r", NULL};
 	char *out = NULL;
 	int rc = slurm_cmd(argv, &out);
 	if (rc != 0) {
