@@ -789,7 +789,7 @@ static int poll_queue(driver *d, int *done, int *squeue_failures)
  * a terminal; elsewhere (a batch log, CI) a plain line whenever the counts
  * or the reason change, so a wait that does not end says why (a partition
  * that is down, a node limit: squeue's reason). */
-static void say_progress(driver *d, int done, double t0, char *last, size_t lastlen)
+static void say_progress(driver *d, int done, char *last, size_t lastlen)
 {
 	int running = 0, pending = 0;
 	const char *reason = NULL;
@@ -804,11 +804,11 @@ static void say_progress(driver *d, int done, double t0, char *last, size_t last
 				reason = d->sh[i].reason;
 		}
 	}
-	char counts[160], cur[200];
+	char counts[160];
 	snprintf(counts, sizeof(counts), "%d running, %d pending%s%s%s", running, pending, reason ? " (" : "",
 	         reason ? reason : "", reason ? ")" : "");
-	snprintf(cur, sizeof(cur), "%s, %.0fs", counts, now_s() - t0);
-	bv_progress_set(d->pg, (size_t)done, (size_t)d->nshards, cur);
+	/* progress.c adds the time so far, or an ETA once a shard is done */
+	bv_progress_set(d->pg, (size_t)done, (size_t)d->nshards, counts);
 	if (!isatty(2) && running + pending > 0 && strcmp(counts, last)) {
 		fprintf(stderr, "slurm: %d/%d done, %s\n", done, d->nshards, counts);
 		snprintf(last, lastlen, "%s", counts);
@@ -878,7 +878,7 @@ static int follow(driver *d, double *t_submit)
 			last_queue = t;
 			rc = poll_queue(d, &done, &squeue_failures);
 		}
-		say_progress(d, done, *t_submit, said, sizeof(said));
+		say_progress(d, done, said, sizeof(said));
 	}
 	if (rc == 0 && bv_interrupted())
 		rc = bv_fail_interrupted();
