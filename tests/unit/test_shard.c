@@ -373,6 +373,123 @@ static void join_refuses_what_is_not_one_plan(void **state)
 	free(root);
 }
 
+/* root/NAME holding base.json and new.json of one shard: plan (any shape,
+ * serialised as given) and cells (a JSON list's inside) in each. */
+static char *write_raw_shard(const char *root, const char *name, const char *plan, const char *cells)
+{
+	char *dir = bv_asprintf("%s/%s", root, name);
+	assert_int_equal(bv_mkdir_p(dir), 0);
+	const char *labels[] = {"base", "new"};
+	for (int v = 0; v < 2; v++) {
+		char *text = bv_asprintf(
+		    "{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.5\",\n"
+		    " \"run\": {\"id\": \"%s\", \"baseline\": \"base\", \"versions\": [\"base\", \"new\"]},\n"
+		    " \"version\": {\"label\": \"%s\"}, \"machine\": {\"cpu\": \"cpu0\"},\n"
+		    " \"shard\": %s, \"cells\": [%s]}\n",
+		    name, labels[v], plan, cells);
+		char *file = bv_asprintf("%s.json", labels[v]);
+		test_write(dir, file, text);
+		free(file), free(text);
+	}
+	return dir;
+}
+
+static char *plan_text(cJSON *p, int fix_id)
+{
+	if (fix_id) {
+		char id[17];
+		bv_plan_id(p, id);
+		cJSON_ReplaceItemInObjectCaseSensitive(p, "id", cJSON_CreateString(id));
+	}
+	char *t = cJSON_PrintUnformatted(p);
+	cJSON_Delete(p);
+	return t;
+}
+
+#define ABS_CELL                                                                                           \
+	"{\"bench\": \"unary\", \"op\": \"abs\", \"backend\": \"scalar\", \"size\": 1024, \"status\": " \
+	"\"ok\", \"median_ns\": 10, \"median_ns_ci_low\": 9, \"median_ns_ci_high\": 11}"
+#define EXP_CELL                                                                                           \
+	"{\"bench\": \"unary\", \"op\": \"exp\", \"backend\": \"scalar\", \"size\": 1024, \"status\": " \
+	"\"ok\", \"median_ns\": 10, \"median_ns_ci_low\": 9, \"median_ns_ci_high\": 11}"
+
+/* Shard blocks that are not what run writes: each refused, exit 2, with
+ * the file and what is wrong, never a crash or a table. */
+static void join_refuses_hostile_shard_blocks(void **state)
+{
+	(void)state;
+	char *root = test_tmpdir();
+	struct {
+		const char *name, *field, *json; /* field replaced by json (NULL: removed) */
+		int fix_id;
+		const char *want;
+	} cases[] = {
+	    {"id", "id", "\"ABCDEFGHIJKLMNOP\"", 0, "not a plan id"},
+	    {"idnum", "id", "7", 0, "not a plan id"},
+	    {"index0", "index", "0", 1, "shard.index"},
+	    {"index4", "index", "4", 1, "shard.index"},
+	    {"indexfrac", "index", "1.5", 1, "shard.index"},
+	    {"count0", "count", "0", 1, "shard.count"},
+	    {"countbig", "count", "10001", 1, "shard.count"},
+	    {"countstr", "count", "\"3\"", 1, "shard.count"},
+	    {"novers", "versions", "[]", 1, "shard.versions"},
+	    {"nokey", "versions", "[{\"label\": \"base\"}]", 1, "build_key"},
+	    {"cellsnum", "cells", "[1, 2]", 1, "shard.cells[]"},
+	    {"cellsobj", "cells", "{}", 1, "shard.cells"},
+	    {"method", "method", "[]", 1, "shard.method"},
+	    {"edited", "count", "2", 0, "does not match its plan id"},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		cJSON *p = plan_for(1, 3, "bbbb", 1);
+		cJSON *x = cJSON_Parse(cases[k].json);
+		assert_non_null(x);
+		cJSON_ReplaceItemInObjectCaseSensitive(p, cases[k].field, x);
+		char *text = plan_text(p, cases[k].fix_id);
+		char *dir = write_raw_shard(root, cases[k].name, text, ABS_CELL);
+		char *dirs[] = {dir};
+		cJSON **docs = NULL;
+		size_t n = 0;
+		int rc = bv_shards_join(dirs, 1, &docs, &n);
+		if (rc != BV_EINPUT || !strstr(bv_error_last(), cases[k].want))
+			fail_msg("%s: rc %d, %s", cases[k].name, rc, bv_error_last());
+		assert_non_null(strstr(bv_error_last(), "base.json"));
+		free(text), free(dir);
+	}
+	/* a plan naming one cell twice, its id made to match */
+	cJSON *p = plan_for(1, 1, "bbbb", 1);
+	cJSON_ReplaceItemInObjectCaseSensitive(p, "cells",
+					      cJSON_Parse("[\"unary/abs/scalar/1K\", \"unary/abs/scalar/1K\"]"));
+	char *text = plan_text(p, 1);
+	char *dir = write_raw_shard(root, "twice", text, ABS_CELL);
+	char *one[] = {dir};
+	cJSON **docs = NULL;
+	size_t n = 0;
+	assert_int_equal(bv_shards_join(one, 1, &docs, &n), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "twice"));
+	free(text), free(dir);
+	/* a cell that is not the plan's, and a plan cell no shard has */
+	text = plan_text(plan_for(1, 1, "bbbb", 1), 1);
+	dir = write_raw_shard(root, "foreign-cell", text, EXP_CELL);
+	one[0] = dir;
+	assert_int_equal(bv_shards_join(one, 1, &docs, &n), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "is not a cell of its plan"));
+	free(dir);
+	dir = write_raw_shard(root, "short", text, ABS_CELL);
+	one[0] = dir;
+	assert_int_equal(bv_shards_join(one, 1, &docs, &n), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "in no shard's log"));
+	free(dir), free(text);
+	/* the same cell in two shards */
+	char *t1 = plan_text(plan_for(1, 2, "bbbb", 1), 1), *t2 = plan_text(plan_for(2, 2, "bbbb", 1), 1);
+	char *a = write_raw_shard(root, "a", t1, ABS_CELL), *b = write_raw_shard(root, "b", t2, ABS_CELL);
+	char *both[] = {a, b};
+	assert_int_equal(bv_shards_join(both, 2, &docs, &n), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "is also in shard 1/2"));
+	free(t1), free(t2), free(a), free(b);
+	bv_rm_rf(root);
+	free(root);
+}
+
 int test_shard(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +502,7 @@ int test_shard(void)
 	    cmocka_unit_test(shard_option_is_checked),
 	    cmocka_unit_test(join_gives_every_cell_once_in_plan_order),
 	    cmocka_unit_test(join_refuses_what_is_not_one_plan),
+	    cmocka_unit_test(join_refuses_hostile_shard_blocks),
 	};
 	return cmocka_run_group_tests_name("shards", tests, NULL, NULL);
 }
