@@ -81,6 +81,9 @@ check "the cancelled shard was submitted again" contains "$TMP/err" "submitted a
 check "three shards joined" contains "$TMP/err" "3 shards joined in [0-9.]+s"
 check "the builds were made once, before submitting" \
 	test "$(grep -c '^build: ' "$TMP/err")" -eq 2
+# The planted 3x is slower; on a loaded machine (the sanitizer build beside
+# other tests) a ratio that follows the machine's state is `unstable`
+# instead (verdict.c, as test_contention.sh allows), still about 3x.
 check "every cell, the planted slowdown slower" python3 - "$TMP/out.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -89,8 +92,12 @@ want = {(op, s) for op in ("relu", "abs") for s in ("64K", "1M")}
 assert set(rows) == want, sorted(rows)
 for (op, s), r in rows.items():
     assert all(x["status"] == "ok" for x in r["results"]), (op, s, r["results"])
-    v = r["changes"][0]["verdict"]
-    assert (v == "slower") if op == "relu" else (v != "slower"), (op, s, v)
+    ch = r["changes"][0]
+    v = ch["verdict"]
+    if op == "relu":
+        assert v == "slower" or (v == "unstable" and ch["ratio"] > 2), (op, s, v, ch["ratio"])
+    else:
+        assert v not in ("slower", "faster"), (op, s, v)
 PY
 run=$(readlink -f "$TMP/res/latest")
 check "the joined logs are the run's (results/latest)" test -f "$run/base.json" -a -f "$run/main.json"
