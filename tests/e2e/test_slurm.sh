@@ -114,10 +114,14 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 key = lambda d: sorted((r["op"], r["shape"], r["changes"][0]["verdict"]) for r in d["rows"])
 assert key(a) == key(b), (key(a), key(b))
 PY
-"$BV" report --from "$run" --formats none > /dev/null 2> "$TMP/from.err"
+"$BV" report --from "$run" --formats none > "$TMP/from.out" 2> "$TMP/from.err"
 rc=$?
-check "report --from the joined run: NOT READY on relu, exit 1 (exit $rc)" test $rc -eq 1
-[ $rc -eq 1 ] || sed 's/^/#   /' "$TMP/from.err"
+if [ $rc -eq 0 ] && contains "$TMP/from.out" "unstable"; then
+	skip "report --from the joined run: NOT READY on relu" "relu read unstable on this loaded machine (see above)"
+else
+	check "report --from the joined run: NOT READY on relu, exit 1 (exit $rc)" test $rc -eq 1
+	[ $rc -eq 1 ] || sed 's/^/#   /' "$TMP/from.err"
+fi
 check "no job left in the queue" test -z "$(squeue --noheader 2> /dev/null)"
 
 # A shard whose every job is cancelled: submitted again twice, then the run
@@ -144,11 +148,17 @@ check "a shard failing every time: named" contains "$TMP/err-fail" "shard 1/1 fa
 "$BV" report --baseline base --candidate main --slurm --slurm-cache node --partition "$SLURM_PARTITION" --time 5 \
 	--shards 2 "${sel[@]}" --layouts 1 --formats none --results "$TMP/res-rep" > "$TMP/rep.out" 2> "$TMP/rep.err"
 rc=$?
-check "report --slurm: NOT READY, exit 1 (exit $rc)" test $rc -eq 1
-[ $rc -eq 1 ] || sed 's/^/#   /' "$TMP/rep.err"
-check "report --slurm: the blocking cells measured again on the cluster" \
-	test "$(grep -c 'shards\{0,1\} joined in' "$TMP/rep.err")" -eq 2
-check "report --slurm: relu blocks" contains "$TMP/rep.out" "relu"
+# A loaded machine may read relu `unstable` (never blocking: report.c) in
+# either measurement; then there is no NOT READY to check, which is said.
+if [ $rc -eq 0 ] && contains "$TMP/rep.out" "unstable"; then
+	skip "report --slurm: NOT READY, measured again on the cluster" "relu read unstable on this loaded machine"
+else
+	check "report --slurm: NOT READY, exit 1 (exit $rc)" test $rc -eq 1
+	[ $rc -eq 1 ] || sed 's/^/#   /' "$TMP/rep.err"
+	check "report --slurm: the blocking cells measured again on the cluster" \
+		test "$(grep -c 'shards\{0,1\} joined in' "$TMP/rep.err")" -eq 2
+	check "report --slurm: relu blocks" contains "$TMP/rep.out" "relu"
+fi
 check "--slurm-cache node: nothing built before submitting" test "$(grep -c '^build: ' "$TMP/rep.err")" -eq 0
 check "--slurm-cache node: the shards found their builds" \
 	grep -q "cached, nothing rebuilt" "$(readlink -f "$TMP/res-rep/latest")"/shards/slurm-*_1.out
