@@ -30,6 +30,7 @@
 #include "report.h"
 #include "results.h"
 #include "shard.h"
+#include "slurm.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
@@ -186,8 +187,8 @@ static void list_add(bv_buf *b, const char *s)
 /* Before NOT READY: the cells that would block are measured once more (the
  * builds are cached, so this costs their measuring time only), and only a
  * regression both measurements show blocks (bv_report_recheck). */
-static int remeasure(bv_report *report, const bv_run_cli *c, const char *dir0, const char *baseline,
-		     const char *candidate, int argc, char **argv)
+static int remeasure(bv_report *report, const bv_run_cli *c, const bv_slurm_opts *so, const bv_option *opts,
+		     const char *dir0, const char *baseline, const char *candidate, int argc, char **argv)
 {
 	bv_buf lists[4] = {BV_BUF_INIT, BV_BUF_INIT, BV_BUF_INIT, BV_BUF_INIT};
 	size_t n = 0;
@@ -218,7 +219,15 @@ static int remeasure(bv_report *report, const bv_run_cli *c, const char *dir0, c
 	int rc = bv_run_cli_finish(&again, &ncells);
 	char *names[2] = {(char *)baseline, (char *)candidate}, **logs = NULL, *dir = NULL;
 	int failures = 0;
-	if (rc == 0)
+	/* With --slurm, on the cluster too: the same machines as the first
+	 * measurement, in as many shards as there are cells to measure again,
+	 * up to --shards. */
+	bv_slurm_opts again_so = *so;
+	int shards = so->shards ? so->shards : BV_SLURM_SHARDS_DEFAULT;
+	again_so.shards = ncells < shards ? (int)(ncells > 0 ? ncells : 1) : shards;
+	if (rc == 0 && so->enabled)
+		rc = bv_slurm_run(names, 2, &again, &again_so, opts, argc, argv, &dir, &logs, &failures);
+	else if (rc == 0)
 		rc = bv_run_versions(names, 2, &again, ncells, "report", argc, argv, &dir, &logs, &failures);
 	bv_table t;
 	bv_merge_opts mo = {c->mo.threshold, 0};
@@ -247,6 +256,10 @@ int bv_cmd_report(int argc, char **argv)
 	int from = 0, across = 0;
 	bv_option pipeline[BV_RUN_CLI_OPTIONS];
 	bv_run_cli_table(&c, pipeline, NULL);
+	bv_slurm_opts so;
+	bv_slurm_init(&so);
+	bv_option slurm_opts[BV_SLURM_OPTIONS];
+	bv_slurm_table(&so, slurm_opts);
 	/* --results is where runs are, read by --from latest as well as written
 	 * by a measuring report: taken out of the measuring options, which
 	 * --from refuses, and given its own line below. */
@@ -291,6 +304,7 @@ int bv_cmd_report(int argc, char **argv)
 		       "  --threads, --seed, --layouts N (default 4 here), --jobs,\n"
 		       "  --resume DIR (go on with an interrupted report's measuring)\n",
 		       .seen = &measuring_opt),
+	    BV_INCLUDE(slurm_opts, NULL),
 	    BV_END,
 	};
 	char **positional = bv_xcalloc((size_t)argc + 1, sizeof(char *));
@@ -322,6 +336,8 @@ int bv_cmd_report(int argc, char **argv)
 		problem = "name both --baseline VERSION and --candidate VERSION (or give logs with --from)";
 	else if (!from && across)
 		problem = "--across-machines is for --from (a measured run is on one machine)";
+	else if (from && (so.enabled || so.given))
+		problem = "--slurm and its options measure; --from reads logs already measured";
 	if (problem) {
 		fprintf(stderr, "bench-versions report: %s%s%s\n", problem, measuring_opt && from ? ": " : "",
 			measuring_opt && from ? measuring_opt : "");
@@ -347,6 +363,8 @@ int bv_cmd_report(int argc, char **argv)
 		c.mo.layouts = 4;
 	if (!rc && !from)
 		rc = bv_run_cli_finish(&c, &ncells);
+	if (!rc && !from)
+		rc = bv_slurm_check(&so, &c);
 	if (!rc && !from)
 		for (const char *const *n = (const char *const[]){baseline, candidate, NULL}; *n && !rc; n++)
 			rc = bv_version_name_check(*n);
@@ -384,7 +402,11 @@ int bv_cmd_report(int argc, char **argv)
 		rc = bv_fail(BV_EINPUT, "--from %s: give two logs (baseline first) or a run's directory", positional[0]);
 	else {
 		char *names[2] = {(char *)baseline, (char *)candidate}, **measured = NULL;
-		rc = bv_run_versions(names, 2, &c, ncells, "report", argc, argv, &dir, &measured, &build_failures);
+		if (so.enabled)
+			rc = bv_slurm_run(names, 2, &c, &so, opts, argc, argv, &dir, &measured, &build_failures);
+		else
+			rc = bv_run_versions(names, 2, &c, ncells, "report", argc, argv, &dir, &measured,
+					     &build_failures);
 		if (rc == 0) {
 			logs[0] = measured[0], logs[1] = measured[1];
 			free(measured);
@@ -405,7 +427,7 @@ int bv_cmd_report(int argc, char **argv)
 	if (rc == 0 && (rc = bv_report_judge(&report, &table, &budgets)) == 0)
 		have_table = 0; /* the report owns it now */
 	if (rc == 0 && !from && report.counts[BV_CELL_REGRESSION] > 0)
-		rc = remeasure(&report, &c, dir, baseline, candidate, argc, argv);
+		rc = remeasure(&report, &c, &so, opts, dir, baseline, candidate, argc, argv);
 	if (have_table)
 		bv_table_free(&table);
 	char *where = NULL;

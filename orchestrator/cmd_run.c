@@ -19,6 +19,7 @@
 #include "results.h"
 #include "runner.h"
 #include "shard.h"
+#include "slurm.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
@@ -36,7 +37,8 @@ static void usage(FILE *out, const bv_option *opts)
 		BV_RUNNER_MAX_VERSIONS);
 	bv_options_help(opts, out);
 	fprintf(out, "\nenvironment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
-		     "             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal)\n"
+		     "             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal),\n"
+		     "             BV_SLURM_BIN (--slurm: where sbatch, squeue and scancel are, instead of PATH)\n"
 		     "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
 		     "2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
 		     "SIGINT/SIGTERM (the finished cells are kept: see --resume)\n"
@@ -60,6 +62,10 @@ int bv_cmd_run(int argc, char **argv)
 	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
 	bv_option pipeline[BV_RUN_CLI_OPTIONS];
 	bv_run_cli_table(&c, pipeline, NULL);
+	bv_slurm_opts so;
+	bv_slurm_init(&so);
+	bv_option slurm_opts[BV_SLURM_OPTIONS];
+	bv_slurm_table(&so, slurm_opts);
 	const bv_option opts[] = {
 	    BV_INCLUDE(pipeline, NULL),
 	    BV_ENUM("--format", &format, "F", bv_exporter_list(), format_help),
@@ -81,6 +87,7 @@ int bv_cmd_run(int argc, char **argv)
 		      "measure only the I-th of N slices of the cells (every version in each), balanced by "
 		      "expected time; join the N shards' results with compare (see bench-versions plan)"),
 	    BV_INCLUDE(view_opts, NULL),
+	    BV_INCLUDE(slurm_opts, NULL),
 	    BV_END,
 	};
 	char **names = bv_xcalloc((size_t)argc, sizeof(char *));
@@ -114,6 +121,10 @@ int bv_cmd_run(int argc, char **argv)
 	 * version first. */
 	if (rc == 0 && shard)
 		rc = bv_shard_parse(shard, &c.mo.shard_index, &c.mo.shard_count);
+	if (rc == 0)
+		rc = bv_slurm_check(&so, &c);
+	if (rc == 0 && so.enabled && shard)
+		rc = bv_fail(BV_EINPUT, "--shard with --slurm: --slurm cuts the run into --shards N itself");
 	/* A baseline of one shard would compare as a run missing the other
 	 * shards' cells. */
 	if (rc == 0 && shard && save)
@@ -140,8 +151,12 @@ int bv_cmd_run(int argc, char **argv)
 
 	char **logs = NULL, *dir = NULL;
 	int build_failures = 0, gated = 0;
-	/* The stages say their own failure (and how to resume). */
-	rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
+	/* The stages say their own failure (and how to resume); with --slurm
+	 * the shards go through them on the cluster's nodes (slurm.c). */
+	if (so.enabled)
+		rc = bv_slurm_run(names, nnames, &c, &so, opts, argc, argv, &dir, &logs, &build_failures);
+	else
+		rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
 	if (rc == 0 && c.dry_run) {
 		free(names);
 		return 0; /* the plan is said; there is no table */

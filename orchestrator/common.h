@@ -118,6 +118,11 @@ int bv_env_is_secret(const char *entry);
 typedef enum bv_child_env {
 	BV_ENV_BUILD,  /* make, cc, patch, a compat recipe: ours less the secrets */
 	BV_ENV_RUNNER, /* bv-runner, which loads the library: an allow-list (env.c) */
+	/* sbatch, squeue, scancel (slurm.c): an allow-list, since sbatch passes
+	 * its environment on to the shards' jobs: what Slurm's clients read and
+	 * what a shard's bench-versions needs to find the same library, cache
+	 * and compiler (env.c) */
+	BV_ENV_SLURM,
 } bv_child_env;
 /* env (normally environ) filtered for kind: a NULL-terminated list of
  * pointers into env; free the list only. */

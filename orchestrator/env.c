@@ -132,6 +132,36 @@ static int runner_needs(const char *entry)
 	return n >= 11 && !strncmp(eq - 11, "SAN_OPTIONS", 11); /* ASAN_, UBSAN_, LSAN_... */
 }
 
+/* What sbatch (and so the shards' jobs: it exports its environment to them),
+ * squeue and scancel get: the runner's list, Slurm's own client settings
+ * (SLURM_CONF, SLURM_CLUSTERS; SBATCH_* are the user's defaults for sbatch's
+ * options, an account or a QOS), and what makes a shard's bench-versions
+ * resolve, build and measure exactly what this process would: the library
+ * (KERNEL_*), the cache and home (BENCH_VERSIONS_*; the token is a secret
+ * and never passes), the compiler and its flags (they are in the build key),
+ * NO_COLOR and the identity a job runs under.  Not SQUEUE_* and the like:
+ * they would change the output slurm.c parses. */
+static int slurm_needs(const char *entry)
+{
+	static const char *const names[] = {"USER", "LOGNAME", "SLURM_CONF", "SLURM_CLUSTERS", "XDG_CACHE_HOME",
+					    "CC", "CFLAGS", "LDFLAGS", "CPPFLAGS", "PKG_CONFIG_PATH", "NO_COLOR",
+					    NULL};
+	static const char *const prefixes[] = {"SBATCH_", "KERNEL_", "BENCH_VERSIONS_", NULL};
+	if (runner_needs(entry))
+		return 1;
+	const char *eq = strchr(entry, '=');
+	if (!eq)
+		return 0;
+	size_t n = (size_t)(eq - entry);
+	for (const char *const *w = names; *w; w++)
+		if (n == strlen(*w) && !strncmp(entry, *w, n))
+			return 1;
+	for (const char *const *w = prefixes; *w; w++)
+		if (!strncmp(entry, *w, strlen(*w)))
+			return 1;
+	return 0;
+}
+
 char **bv_child_environ(char *const *env, bv_child_env kind)
 {
 	size_t n = 0;
@@ -143,6 +173,8 @@ char **bv_child_environ(char *const *env, bv_child_env kind)
 		if (bv_env_is_secret(env[i])) /* BENCH_VERSIONS_TOKEN too, should it be back */
 			continue;
 		if (kind == BV_ENV_RUNNER && !runner_needs(env[i]))
+			continue;
+		if (kind == BV_ENV_SLURM && !slurm_needs(env[i]))
 			continue;
 		out[k++] = env[i];
 	}

@@ -686,3 +686,8 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	return 0;
 }
 
+
+/* For another driver of the stages (slurm.c), which makes and holds its
+ * results directory the way a run does. */
+char *bv_results_dir_new(const char *root) { return results_dir(root); }
+int bv_results_dir_claim(const char *dir, int *lockfd) { return claim_dir(dir, lockfd); }

@@ -255,6 +255,12 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells);
  * `bench-versions SUBCOMMAND argv[1..] --resume DIR`. */
 int bv_run_versions(char *const *names, size_t n, bv_run_cli *c, long ncells, const char *subcommand, int argc,
 		    char **argv, char **dir, char ***logs, int *build_failures);
+/* A new results directory under root, named by the time (UTC) as a run's
+ * is; NULL with the message set.  Then the run's hold on it: an flock a
+ * resume or another run is refused by, and a write test; *lockfd stays open
+ * for as long as the directory is being written. */
+char *bv_results_dir_new(const char *root);
+int bv_results_dir_claim(const char *dir, int *lockfd);
 /* resolve -> compat for every name, nothing fetched or built: what a plan
  * (bench-versions plan) needs to know each version's build key.  The
  * resolve lines go to stderr as run's do.  *vs (n, each bv_version_free'd,

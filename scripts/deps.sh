@@ -48,6 +48,13 @@ else
 	[ "$want" = test ] && need_cmd zsh zsh
 	# The HTML report is checked in a real browser (headless Chromium).
 	[ "$want" = test ] && need_cmd chromium chromium
+	# test_slurm.sh runs `run --slurm` on a real single-host cluster
+	# (tests/e2e/slurm_cluster.sh): Debian's Slurm and munge.  Only for the
+	# tests: make demo and the tool itself stay single-machine.
+	[ "$want" = test ] && need_cmd slurmctld slurmctld
+	[ "$want" = test ] && need_cmd slurmd slurmd
+	[ "$want" = test ] && need_cmd sbatch slurm-client
+	[ "$want" = test ] && need_cmd munged munge
 	# The fuzz targets (tests/fuzz/) need clang and its libFuzzer runtime, which
 	# Debian ships apart (libclang-rt-dev is only recommended by clang).
 	if [ "$want" = test ]; then

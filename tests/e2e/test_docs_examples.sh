@@ -159,6 +159,12 @@ while IFS=$'\t' read -r where c; do
 		skip "$where: $c" "${SKIP[$c]}"
 		continue
 	fi
+	# --slurm needs a Slurm cluster: test_slurm.sh runs run --slurm on a
+	# real one (tests/e2e/slurm_cluster.sh); here it would only be refused.
+	if [[ $c == *--slurm* ]]; then
+		skip "$where: $c" "needs a Slurm cluster (tests/e2e/test_slurm.sh runs run --slurm on one)"
+		continue
+	fi
 	want=${EXPECT[$c]:-0}
 	run=$(narrow "$c")
 	t0=$SECONDS

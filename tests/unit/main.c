@@ -43,6 +43,7 @@ int main(void)
 	failed += test_trust();
 	failed += test_options();
 	failed += test_machine();
+	failed += test_slurm();
 	failed += test_shard();
 	return failed ? 1 : 0;
 }

@@ -23,6 +23,7 @@ int test_verdict(void);
 int test_trust(void);
 int test_options(void);
 int test_machine(void);
+int test_slurm(void);
 int test_shard(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */
