@@ -1,7 +1,7 @@
 /*
  * slurm.h - `run --slurm`: the shards of one comparison (shard.h) as one
  * Slurm job array, followed to the end and joined into the results log an
- * unsharded run writes (docs/slurm-driver.md).
+ * unsharded run writes (docs/scale-out.md, "Slurm").
  */
 #ifndef BV_SLURM_H
 #define BV_SLURM_H
