@@ -92,7 +92,7 @@ void bv_slurm_table(bv_slurm_opts *so, bv_option *opts)
 	const bv_option t[] = {
 	    BV_FLAG("--slurm", &so->enabled,
 	            "measure the shards (--shards) as one Slurm job array and join their logs "
-	            "(sbatch, squeue, scancel on PATH or in $BV_SLURM_BIN; docs/scale-out.md, "Slurm")"),
+	            "(sbatch, squeue, scancel on PATH or in $BV_SLURM_BIN; docs/scale-out.md, Slurm)"),
 	    BV_STRING("--partition", &so->partition, "P",
 	              "--slurm: the partition to submit to (default: the cluster's)", .seen = &so->given),
 	    BV_INT("--shards", &so->shards, "N", 1, BV_SHARDS_MAX,
