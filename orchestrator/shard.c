@@ -859,6 +859,20 @@ int bv_merge_shards(char *const *dirs, size_t ndirs, const bv_merge_opts *o, bv_
 	return rc;
 }
 
+/* 1-250 letters, digits, '.', '_', '-', not starting with '.': what
+ * resolve.c makes labels of (room for ".json" in a file name). */
+int bv_label_is_file_name(const char *l)
+{
+	size_t n = l ? strlen(l) : 0;
+	if (n == 0 || n > 250 || l[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((l[i] >= 'a' && l[i] <= 'z') || (l[i] >= 'A' && l[i] <= 'Z') ||
+		      (l[i] >= '0' && l[i] <= '9') || l[i] == '.' || l[i] == '_' || l[i] == '-'))
+			return 0;
+	return 1;
+}
+
 int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char ***paths_out, size_t *n_out)
 {
 	*paths_out = NULL, *n_out = 0;
@@ -887,8 +901,15 @@ int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char *
 		cJSON *doc = NULL;
 		rc = bv_shards_version(j, v, &doc);
 		const char *l = rc == 0 ? ver_label(j->plan, v) : NULL;
+		/* A label is a shard log's text (hostile until checked) and
+		 * becomes a file name here: one plain name, never "../x". */
+		if (rc == 0 && !bv_label_is_file_name(l)) {
+			char *shown = bv_escape(l ? l : "(none)");
+			rc = bv_fail(BV_EINPUT, "a shard's plan names a version '%s': not a plain file name", shown);
+			free(shown);
+		}
 		if (rc == 0)
-			paths[v] = bv_asprintf("%s/%s.json", out_dir, l ? l : "?");
+			paths[v] = bv_asprintf("%s/%s.json", out_dir, l);
 		if (rc == 0)
 			rc = bv_json_save(paths[v], doc);
 		cJSON_Delete(doc);

@@ -100,4 +100,9 @@ int bv_merge_shards(char *const *dirs, size_t ndirs, const bv_merge_opts *o, bv_
  * as a baseline or shared like any other run. *paths (n) for the caller. */
 int bv_shards_write(char *const *dirs, size_t ndirs, const char *out_dir, char ***paths, size_t *n);
 
+/* Whether a version label read from a log can be a file name: 1-250
+ * letters, digits, '.', '_', '-', not starting with '.' (what resolve.c
+ * makes labels of); a hostile "../x" is not. */
+int bv_label_is_file_name(const char *l);
+
 #endif

@@ -954,20 +954,6 @@ static int prepare_dir(driver *d, int *lockfd)
 	return rc;
 }
 
-/* 1-250 letters, digits, '.', '_', '-', not starting with '.': what
- * resolve.c makes labels of (room for ".json" in a file name). */
-static int label_is_file_name(const char *l)
-{
-	size_t n = l ? strlen(l) : 0;
-	if (n == 0 || n > 250 || l[0] == '.')
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((l[i] >= 'a' && l[i] <= 'z') || (l[i] >= 'A' && l[i] <= 'Z') ||
-		      (l[i] >= '0' && l[i] <= '9') || l[i] == '.' || l[i] == '_' || l[i] == '-'))
-			return 0;
-	return 1;
-}
-
 /* The shards joined (bv_shards_join: the join compare does) and written
  * into the run's directory, <label>.json each, as a run writes them.  Not
  * bv_shards_write, which takes an empty directory only (so a log left from
@@ -986,7 +972,7 @@ static int write_joined(char *const *dirs, size_t ndirs, const char *dir, char *
 		/* A label is a log's text (a node's, hostile until checked) and
 		 * becomes a file name here: one plain name, never "../x". */
 		const char *l = bv_json_str(cJSON_GetObjectItemCaseSensitive(docs[i], "version"), "label");
-		if (rc == 0 && !label_is_file_name(l)) {
+		if (rc == 0 && !bv_label_is_file_name(l)) {
 			char *e = bv_escape(l ? l : "(none)");
 			rc = bv_fail(BV_EINPUT, "a shard's log names its version '%s': not a plain file name",
 			             e);

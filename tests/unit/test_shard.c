@@ -490,6 +490,25 @@ static void join_refuses_hostile_shard_blocks(void **state)
 	free(root);
 }
 
+/* A label read from a shard's log becomes a file name in the joined run's
+ * directory: only plain names pass (bv_shards_write and the Slurm driver
+ * refuse the rest). */
+static void labels_that_become_file_names_are_plain(void **state)
+{
+	(void)state;
+	const char *ok[] = {"0.1.0", "main", "local", "h-shard", "a1b2c3d4e5f6", "v0.2.0_rc1"};
+	const char *bad[] = {NULL, "", "../x", "a/b", ".hidden", "..", "x y", "tab\t", "\xe2\x80\xae"};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_true(bv_label_is_file_name(ok[i]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(bv_label_is_file_name(bad[i]));
+	char longest[252];
+	memset(longest, 'a', 251), longest[251] = '\0';
+	assert_false(bv_label_is_file_name(longest)); /* 251: no room for ".json" */
+	longest[250] = '\0';
+	assert_true(bv_label_is_file_name(longest));
+}
+
 int test_shard(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +522,7 @@ int test_shard(void)
 	    cmocka_unit_test(join_gives_every_cell_once_in_plan_order),
 	    cmocka_unit_test(join_refuses_what_is_not_one_plan),
 	    cmocka_unit_test(join_refuses_hostile_shard_blocks),
+	    cmocka_unit_test(labels_that_become_file_names_are_plain),
 	};
 	return cmocka_run_group_tests_name("shards", tests, NULL, NULL);
 }
