@@ -7,7 +7,8 @@
 #                             $slurm_dir (under /tmp: munged must reach it as
 #                             its own user, which a test's 0700 $TMP does
 #                             not let it); exports SLURM_CONF and
-#                             SLURM_PARTITION (the cluster's one); returns
+#                             SLURM_PARTITION (the cluster's one, named
+#                             $slurm_partition_name if set, else bvtest); returns
 #                             non-zero with the reason in $slurm_why when
 #                             the cluster cannot start here (not root,
 #                             packages missing, a daemon that will not come up)
@@ -116,9 +117,9 @@ MinJobAge=300
 KillWait=2
 SchedulerParameters=sched_min_interval=0
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=1000 State=UNKNOWN
-PartitionName=bvtest Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=${slurm_partition_name:-bvtest} Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
-	export SLURM_CONF="$dir/slurm.conf" SLURM_PARTITION=bvtest
+	export SLURM_CONF="$dir/slurm.conf" SLURM_PARTITION=${slurm_partition_name:-bvtest}
 	# munged as its own user, in the foreground, in our background.
 	setpriv --reuid=munge --regid=munge --init-groups \
 		munged -F --socket="$dir/munge/munge.sock" --key-file="$dir/munge/munge.key" \

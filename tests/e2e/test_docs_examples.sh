@@ -11,6 +11,10 @@
 # count as skips, never as passes.  A synopsis line (placeholders in capitals,
 # [optional] parts, a|b choices) is not an example.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_cluster.sh"
+slurm_down=
+# The cluster (if an example started one) stops before lib.sh's $TMP goes.
+trap 'slurm_cluster_stop; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 
 # ---- the examples --------------------------------------------------------------
 # Code blocks (``` fences) and indented blocks; a command starts at the
@@ -159,11 +163,16 @@ while IFS=$'\t' read -r where c; do
 		skip "$where: $c" "${SKIP[$c]}"
 		continue
 	fi
-	# --slurm needs a Slurm cluster: test_slurm.sh runs run --slurm on a
-	# real one (tests/e2e/slurm_cluster.sh); here it would only be refused.
-	if [[ $c == *--slurm* ]]; then
-		skip "$where: $c" "needs a Slurm cluster (tests/e2e/test_slurm.sh runs run --slurm on one)"
-		continue
+	# --slurm needs a Slurm cluster: a real single-host one
+	# (slurm_cluster.sh, as test_slurm.sh starts), started at the first such
+	# example with the partition the docs name; where it cannot start here,
+	# the example is skipped with the reason.
+	if [[ $c == *--slurm* ]] && [ -z "$slurm_dir" ]; then
+		if [ -n "$slurm_down" ] || ! slurm_partition_name=batch slurm_cluster_start; then
+			slurm_down=${slurm_down:-$slurm_why}
+			skip "$where: $c" "no Slurm cluster here: $slurm_down"
+			continue
+		fi
 	fi
 	want=${EXPECT[$c]:-0}
 	run=$(narrow "$c")
