@@ -211,3 +211,28 @@ const char *bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold)
 		v = BV_SAME; /* the interval alone says so; the evidence does not */
 	return bv_verdict_name(v);
 }
+
+size_t bv_bisect_kary_split(size_t m, int k, size_t *out)
+{
+	if (k < 1 || m == 0)
+		return 0;
+	size_t c = (size_t)k < m ? (size_t)k : m;
+	/* floor((j + 1) m / (c + 1)): with c < m the step m / (c + 1) is at
+	 * least 1, so the positions differ; with c == m it is j itself. */
+	for (size_t j = 0; j < c; j++)
+		out[j] = (j + 1) * m / (c + 1);
+	return c;
+}
+
+void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_good, long *first_bad)
+{
+	size_t fb = 0;
+	while (fb < c && sides[fb] != BV_BISECT_BAD)
+		fb++;
+	long lg = -1;
+	for (size_t j = 0; j < fb; j++)
+		if (sides[j] == BV_BISECT_GOOD)
+			lg = (long)j;
+	*first_bad = (long)fb;
+	*last_good = lg;
+}

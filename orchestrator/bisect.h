@@ -100,4 +100,24 @@ const char *bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps);
  * BV_FDR; NULL when the ratio is not valid. */
 const char *bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold);
 
+/* ---- the K-ary split of `bisect --parallel K` (pure) ---------------------- */
+
+/* The candidates of one round: of m commits that may be tested (the range
+ * without bad and without skipped commits, oldest first), min(k, m) at
+ * evenly spaced positions, into out (room for k), ascending.  Evenly
+ * spaced, so each of the k + 1 sub-ranges a round can leave holds about
+ * m / (k + 1) commits: the worst round is as good as the best.  k >= m
+ * tests every one (the round then ends the walk).  Returns the count. */
+size_t bv_bisect_kary_split(size_t m, int k, size_t *out);
+
+/* After a round: sides[0..c) the verdicts of its candidates, oldest first.
+ * *first_bad: the oldest bad one (c: none, bad itself stays the top);
+ * *last_good: the newest good one older than it (-1: none, the bottom
+ * stays).  The first bad commit lies after last_good and at or before
+ * first_bad.  A good one newer than first_bad contradicts it (noise, or a
+ * change that came and went) and is not used: the bad verdict is the one
+ * with an interval wholly past the midpoint, as good's is, and the older
+ * answer is the one a sequential bisect would have found first. */
+void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_good, long *first_bad);
+
 #endif

@@ -349,6 +349,84 @@ static void the_parent_verdict_needs_the_evidence_too(void **state)
 	assert_null(bv_bisect_parent_verdict(&r, T));
 }
 
+/* ---- the K-ary split ---------------------------------------------------- */
+
+static void kary_candidates_are_evenly_spaced(void **state)
+{
+	(void)state;
+	size_t out[8];
+	/* 15 commits, 3 candidates: four sub-ranges of 3 commits each */
+	assert_int_equal(bv_bisect_kary_split(15, 3, out), 3);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(out[1], 7);
+	assert_int_equal(out[2], 11);
+	/* K = 1 is the sequential bisect's middle */
+	assert_int_equal(bv_bisect_kary_split(15, 1, out), 1);
+	assert_int_equal(out[0], 7);
+	/* 63 commits (the 64-commit fixture), K = 2, 3, 4: no gap between
+	 * neighbours (or the ends) differs from another by more than one */
+	for (int k = 2; k <= 4; k++) {
+		size_t c = bv_bisect_kary_split(63, k, out);
+		assert_int_equal(c, (size_t)k);
+		size_t lo = 63, hi = 0, prev = (size_t)-1;
+		for (size_t j = 0; j <= c; j++) {
+			size_t pos = j < c ? out[j] : 63;
+			size_t gap = pos - (prev + 1);
+			lo = gap < lo ? gap : lo, hi = gap > hi ? gap : hi;
+			prev = pos;
+		}
+		assert_true(hi - lo <= 1);
+	}
+}
+
+static void kary_with_k_at_least_the_range_tests_every_commit(void **state)
+{
+	(void)state;
+	size_t out[8];
+	assert_int_equal(bv_bisect_kary_split(3, 3, out), 3);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 1);
+	assert_int_equal(out[2], 2);
+	assert_int_equal(bv_bisect_kary_split(2, 8, out), 2);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 1);
+	assert_int_equal(bv_bisect_kary_split(0, 3, out), 0);
+	assert_int_equal(bv_bisect_kary_split(5, 0, out), 0);
+}
+
+static void kary_narrowing_keeps_the_sub_range_between_last_good_and_first_bad(void **state)
+{
+	(void)state;
+	long lg, fb;
+	const bv_bisect_side G = BV_BISECT_GOOD, B = BV_BISECT_BAD, I = BV_BISECT_INCONCLUSIVE;
+	bv_bisect_side a[] = {G, G, B};
+	bv_bisect_kary_narrow(a, 3, &lg, &fb);
+	assert_int_equal(lg, 1);
+	assert_int_equal(fb, 2);
+	bv_bisect_side all_good[] = {G, G, G};
+	bv_bisect_kary_narrow(all_good, 3, &lg, &fb);
+	assert_int_equal(lg, 2);
+	assert_int_equal(fb, 3); /* bad itself stays the top */
+	bv_bisect_side all_bad[] = {B, B, B};
+	bv_bisect_kary_narrow(all_bad, 3, &lg, &fb);
+	assert_int_equal(lg, -1); /* good itself stays the bottom */
+	assert_int_equal(fb, 0);
+	/* an inconclusive one is neither: the range spans it */
+	bv_bisect_side skip[] = {G, I, B};
+	bv_bisect_kary_narrow(skip, 3, &lg, &fb);
+	assert_int_equal(lg, 0);
+	assert_int_equal(fb, 2);
+	/* a good one after the first bad contradicts it and is not used */
+	bv_bisect_side odd[] = {B, G, G};
+	bv_bisect_kary_narrow(odd, 3, &lg, &fb);
+	assert_int_equal(lg, -1);
+	assert_int_equal(fb, 0);
+	bv_bisect_side mixed[] = {G, B, G, B};
+	bv_bisect_kary_narrow(mixed, 4, &lg, &fb);
+	assert_int_equal(lg, 0);
+	assert_int_equal(fb, 1);
+}
+
 int test_bisect(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +440,9 @@ int test_bisect(void)
 		cmocka_unit_test(good_against_bad_is_measured_again_only_when_promising_and_noisy),
 		cmocka_unit_test(the_walk_ends_found_range_or_stopped),
 		cmocka_unit_test(the_parent_verdict_needs_the_evidence_too),
+		cmocka_unit_test(kary_candidates_are_evenly_spaced),
+		cmocka_unit_test(kary_with_k_at_least_the_range_tests_every_commit),
+		cmocka_unit_test(kary_narrowing_keeps_the_sub_range_between_last_good_and_first_bad),
 	};
 	return cmocka_run_group_tests_name("bisect", tests, NULL, NULL);
 }
