@@ -43,6 +43,7 @@
 #include "hash.h"
 #include "json.h"
 #include "results.h"
+#include "slurm.h"
 #include "options.h"
 #include "stages.h"
 #include "stats.h"
@@ -113,6 +114,7 @@ typedef struct ctx {
 	size_t nvs;
 	int builds, builds_new, builds_failed;
 	int taken, reused;
+	int rounds; /* rounds of candidates measured (a sequential step is one) */
 } ctx;
 
 /* ---- builds ----------------------------------------------------------- */
@@ -325,15 +327,13 @@ static cJSON *point_json(const point *p)
 	return o;
 }
 
-/* The recorded point of a commit, if any. */
-static int point_load(const ctx *x, const char *commit, point *p)
+/* A point as point_json wrote it, when it is commit's (0: it is not). */
+static int point_from_json(const cJSON *e, const char *commit, point *p)
 {
-	const cJSON *e;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(x->doc, "points"))
 	{
 		const char *c = bv_json_str(e, "commit"), *v = bv_json_str(e, "verdict");
 		if (!c || !v || strcmp(c, commit))
-			continue;
+			return 0;
 		memset(p, 0, sizeof(*p));
 		snprintf(p->commit, sizeof(p->commit), "%s", c);
 		p->verdict = !strcmp(v, "bad") ? "bad" : !strcmp(v, "good") ? "good" : "skip";
@@ -344,10 +344,19 @@ static int point_load(const ctx *x, const char *commit, point *p)
 		ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_bad"), &p->vs_bad);
 		double a = 0;
 		bv_json_num(e, "attempts", &a);
-		p->attempts = (int)a;
+		p->attempts = a >= 0 && a <= 100 ? (int)a : 0;
 		p->reused = 1;
 		return 1;
 	}
+}
+
+/* The recorded point of a commit, if any. */
+static int point_load(const ctx *x, const char *commit, point *p)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(x->doc, "points"))
+	if (point_from_json(e, commit, p))
+		return 1;
 	return 0;
 }
 
@@ -550,6 +559,7 @@ static void print_json(const ctx *x, const answer *a)
 	cJSON *m = cJSON_AddObjectToObject(o, "measurements");
 	cJSON_AddNumberToObject(m, "taken", x->taken);
 	cJSON_AddNumberToObject(m, "reused", x->reused);
+	cJSON_AddNumberToObject(o, "rounds", x->rounds);
 	cJSON_AddNumberToObject(o, "elapsed_s", a->elapsed);
 	cJSON_AddStringToObject(o, "state", x->state);
 	char *text = cJSON_Print(o);
@@ -602,12 +612,15 @@ static void print_text(const ctx *x, const answer *a)
 	printf("builds: %d (%d new, %d cached, %d failed); measured %d, reused %d %s; %.0f s\n", x->builds,
 	       x->builds_new, x->builds - x->builds_new - x->builds_failed, x->builds_failed, x->taken, x->reused,
 	       bv_plural(x->reused, "measurement", "measurements"), a->elapsed);
+	if (x->rounds)
+		printf("rounds: %d\n", x->rounds);
 	printf("state: %s\n", x->state);
 }
 
 /* ---- the command ------------------------------------------------------ */
 
 static const char *const format_values[] = {"text", "json", NULL};
+static const char *const slurm_cache_values[] = {"shared", "node", NULL};
 
 /* What bisect takes of the measuring options (run_options.c), as run takes
  * them; --quick, --threshold and --layouts are bisect's own lines below,
@@ -620,6 +633,16 @@ typedef struct args {
 	const char *good_name, *bad_name, *bench, *op, *backend, *size;
 	const char *format;
 	int first_parent, improvement, max_steps;
+	/* --parallel K: K candidates a round (0: the sequential walk); with
+	 * --slurm one Slurm array task each */
+	int parallel, slurm, time_min;
+	const char *partition, *slurm_cache;
+	/* a Slurm task (hidden options, set by the job script): measure
+	 * candidate task (1-based) of task_commits, write OUT/point.json */
+	int task;
+	const char *task_out, *task_commits;
+	int argc; /* the command line, for the tasks' */
+	char **argv;
 } args;
 
 /* The bisect as it goes: its ends, the walk's state and what it found. */
@@ -675,6 +698,18 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 	    BV_INT("--layouts", &cli.mo.layouts, "N", 1, 8,
 		   "code layouts per version, one at random per process (default 4; "
 		   "see bench-versions run --help)"),
+	    BV_INT("--parallel", &a->parallel, "K", 1, 64,
+		   "test K commits a round, evenly spaced in the range (K-ary search: fewer\n"
+		   "rounds); without --slurm one after another here"),
+	    BV_FLAG("--slurm", &a->slurm, "with --parallel K: a round's K commits as one Slurm job array"),
+	    BV_STRING("--partition", &a->partition, "P", "--slurm: the partition (default: the cluster's)"),
+	    BV_INT("--time", &a->time_min, "MIN", 1, 525600, "--slurm: each task's time limit, minutes"),
+	    BV_ENUM("--slurm-cache", &a->slurm_cache, "shared|node", slurm_cache_values,
+		    "--slurm: build here into a cache the nodes share (shared, the default) or on\n"
+		    "each node into its own cache (node)"),
+	    BV_INT("--slurm-task", &a->task, "I", 1, 64, NULL),
+	    BV_STRING("--slurm-task-out", &a->task_out, "DIR", NULL),
+	    BV_STRING("--slurm-commits", &a->task_commits, "LIST", NULL),
 	    BV_INCLUDE(shared, "--min-processes N, --max-processes N, --budget S, --seed N,\n"
 			       "--memory-limit SIZE and --simd-isa ISA as for run (see bench-versions run --help)"),
 	    BV_END,
@@ -713,6 +748,25 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 		usage(stderr, opts);
 		return BV_EXIT_USAGE;
 	}
+	/* --slurm's options only with it; --slurm only with --parallel (the
+	 * sequential walk has one commit a round: nothing to spread). */
+	const char *alone = a->partition ? "--partition" : a->time_min ? "--time" : a->slurm_cache ? "--slurm-cache" : NULL;
+	const char *why = NULL;
+	if (alone && !a->slurm)
+		why = bv_asprintf("%s is an option of --slurm, which is not given", alone);
+	else if (a->slurm && !a->parallel)
+		why = bv_strdup("--slurm needs --parallel K: K commits a round, one Slurm task each");
+	else if ((a->task != 0) != (a->task_out != NULL) || (a->task != 0) != (a->task_commits != NULL))
+		why = bv_strdup("--slurm-task, --slurm-task-out and --slurm-commits go together (the job "
+				"script's options)");
+	if (why) {
+		fprintf(stderr, "bench-versions bisect: %s (see bench-versions bisect --help)\n", why);
+		free((char *)why);
+		return BV_EXIT_USAGE;
+	}
+	if (!a->slurm_cache)
+		a->slurm_cache = "shared";
+	a->argc = argc, a->argv = argv;
 	/* bisect's own defaults: at most 12 processes with --quick (a step is
 	 * one cell, measured again when inconclusive), and four layouts, so a
 	 * step's verdict is not where the linker put a loop. */
@@ -984,15 +1038,29 @@ static int point_of(ctx *x, walk *w, const char *hex, point *p)
 	return rc;
 }
 
-/* A step's verdict moves the walk: bad lowers the top of the range, good
- * raises its bottom, a skip only keeps the commit out of later picks. */
-static void record(walk *w, const git_oid *id, const point *p)
+/* A step said and kept among the answer's steps (which owns p's reason). */
+static void step_append(walk *w, const point *p)
 {
 	char r[64];
 	fmt_ratio(&p->vs_good, r, sizeof(r));
 	fprintf(stderr, "bisect: step %zu: %.12s %s -> %s%s%s%s%s\n", w->nsteps + 1, p->commit, r, p->verdict,
 		p->reason ? " (" : "", p->reason ? p->reason : "", p->reason ? ")" : "",
 		p->reused ? " [reused]" : "");
+	w->steps = bv_xrealloc(w->steps, (w->nsteps + 1) * sizeof(point));
+	w->steps[w->nsteps++] = *p;
+}
+
+static void add_oid(git_oid **v, size_t *n, const git_oid *id)
+{
+	*v = bv_xrealloc(*v, (*n + 1) * sizeof(git_oid));
+	(*v)[(*n)++] = *id;
+}
+
+/* A step's verdict moves the walk: bad lowers the top of the range, good
+ * raises its bottom, a skip only keeps the commit out of later picks. */
+static void record(walk *w, const git_oid *id, const point *p)
+{
+	step_append(w, p);
 	if (!strcmp(p->verdict, "bad"))
 		w->cur_bad = *id;
 	else if (!strcmp(p->verdict, "good")) {
@@ -1002,8 +1070,6 @@ static void record(walk *w, const git_oid *id, const point *p)
 		w->skipped = bv_xrealloc(w->skipped, (w->nskipped + 1) * sizeof(git_oid));
 		w->skipped[w->nskipped++] = *id;
 	}
-	w->steps = bv_xrealloc(w->steps, (w->nsteps + 1) * sizeof(point));
-	w->steps[w->nsteps++] = *p;
 }
 
 /* The walk: git bisect's, one measured step at a time, until bad alone is
@@ -1035,9 +1101,276 @@ static int bisect_walk(ctx *x, const args *a, walk *w)
 			bv_plural((long long)w->nset, "commit", "commits"), steps, bv_plural(steps, "step", "steps"), hex);
 		point p;
 		rc = point_of(x, w, hex, &p);
+		x->rounds++;
 		if (rc == 0)
 			record(w, &w->set[pick], &p);
 	}
+	return rc;
+}
+
+/* ---- bisect --parallel K: rounds of K candidates ------------------------ */
+
+/* The command line for a round's Slurm tasks: bisect's own, less the
+ * options only the submitting side reads (--slurm and its options,
+ * --parallel, --format, --max-steps), plus the round's commits.  A list of
+ * words handed to sbatch as argv, never a shell string. */
+static void task_args(const args *a, const char *commits, bv_strv *out)
+{
+	static const char *const drop_value[] = {"--parallel", "--partition", "--time", "--slurm-cache",
+						 "--format", "--max-steps", "--slurm-task", "--slurm-task-out",
+						 "--slurm-commits", NULL};
+	for (int i = 1; i < a->argc; i++) {
+		const char *o = a->argv[i];
+		if (!strcmp(o, "--")) /* bisect takes no positionals: nothing follows */
+			break;
+		if (!strcmp(o, "--slurm"))
+			continue;
+		int dropped = 0;
+		for (size_t k = 0; drop_value[k] && !dropped; k++) {
+			size_t n = strlen(drop_value[k]);
+			if (!strncmp(o, drop_value[k], n) && (o[n] == '=' || o[n] == '\0')) {
+				dropped = 1;
+				if (o[n] == '\0')
+					i++; /* its value */
+			}
+		}
+		if (!dropped)
+			bv_strv_push(out, o);
+	}
+	bv_strv_pushf(out, "--slurm-commits=%s", commits);
+}
+
+/* The round's commits hex[0..n) not in the state yet, measured as one Slurm
+ * job array (one task a commit, each paired with good and bad as a step
+ * here is), their points read back from the tasks' files, checked (a node's
+ * file is input like any other) and saved into the state as a sequential
+ * step's are.  With --slurm-cache shared every build happens here first. */
+static int slurm_round(ctx *x, const args *a, walk *w, char (*hex)[41], size_t n, point *pts)
+{
+	int rc = 0;
+	char **todo = bv_xcalloc(n + 1, sizeof(char *));
+	size_t *where = bv_xcalloc(n + 1, sizeof(size_t)), ntodo = 0;
+	int shared = !strcmp(a->slurm_cache, "shared");
+	if (shared) {
+		if (!w->good)
+			rc = version_of(x, w->good_hex, &w->good);
+		if (rc == 0 && !w->bad)
+			rc = version_of(x, w->bad_hex, &w->bad);
+		if (rc == 0 && (w->good->build_error || w->bad->build_error))
+			rc = bv_fail(BV_ERUN, "the %s commit no longer builds", w->good->build_error ? "good" : "bad");
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		bv_version *v = NULL;
+		if (shared && (rc = version_of(x, hex[i], &v)) == 0 && v->build_error) {
+			/* no task for a commit that does not build: skipped here */
+			memset(&pts[i], 0, sizeof(pts[i]));
+			snprintf(pts[i].commit, sizeof(pts[i].commit), "%s", hex[i]);
+			pts[i].verdict = "skip";
+			pts[i].reason = bv_strdup("build failed");
+			rc = point_save(x, &pts[i]);
+			continue;
+		}
+		where[ntodo] = i;
+		todo[ntodo++] = hex[i];
+	}
+	bv_buf list = BV_BUF_INIT;
+	for (size_t i = 0; i < ntodo; i++)
+		bv_buf_printf(&list, "%s%s", i ? "," : "", todo[i]);
+	char **dirs = NULL;
+	bv_strv targs = BV_STRV_INIT;
+	char *tdir = bv_asprintf("%s/slurm/round-%d-%ld-%d", x->dir, x->rounds, (long)time(NULL), (int)getpid());
+	if (rc == 0 && ntodo) {
+		task_args(a, list.s, &targs);
+		bv_slurm_opts so;
+		bv_slurm_init(&so);
+		so.enabled = 1, so.partition = a->partition, so.time_min = a->time_min, so.cache = a->slurm_cache;
+		bv_slurm_tasks_spec t = {.so = &so,
+					 .threads = x->mo.threads,
+					 .dir = tdir,
+					 .verb = "bisect",
+					 .done_file = "point.json",
+					 .args = targs.v,
+					 .nargs = targs.n,
+					 .ntasks = (int)ntodo};
+		rc = bv_slurm_tasks(&t, &dirs);
+	}
+	for (size_t i = 0; rc == 0 && i < ntodo; i++) {
+		char *f = bv_asprintf("%s/point.json", dirs[i]);
+		cJSON *doc = NULL;
+		point *p = &pts[where[i]];
+		rc = bv_json_load(f, (size_t)1 << 20, &doc);
+		if (rc == 0 && !point_from_json(doc, todo[i], p))
+			rc = bv_fail(BV_ERUN, "%s: not the point of %.12s", f, todo[i]);
+		if (rc == 0) {
+			p->reused = 0;
+			x->taken += p->attempts > 0 ? p->attempts : 1;
+			rc = point_save(x, p);
+		}
+		cJSON_Delete(doc);
+		free(f);
+	}
+	for (size_t i = 0; dirs && i < ntodo; i++)
+		free(dirs[i]);
+	free(dirs);
+	free(tdir);
+	bv_strv_free(&targs);
+	bv_buf_free(&list);
+	free(todo);
+	free(where);
+	return rc;
+}
+
+/* The K-ary walk: each round tests K commits evenly spaced in the range
+ * (bv_bisect_kary_split), here one after another or as one Slurm array,
+ * then keeps the sub-range between the last good and the first bad
+ * (bv_bisect_kary_narrow).  Ranges are positions in the topological order
+ * of bv_bisect_remaining, which on a linear history (or --first-parent) is
+ * the history itself; on one with merges the spacing is approximate and
+ * the goods and bad still bound the range as git bisect's do. */
+static int bisect_walk_kary(ctx *x, const args *a, walk *w)
+{
+	w->cur_bad = w->bad_id;
+	w->goods = bv_xmalloc(sizeof(git_oid));
+	w->goods[w->ngoods++] = w->good_id;
+	int rc = 0;
+	size_t K = (size_t)a->parallel;
+	while (rc == 0) {
+		long pick;
+		rc = next_pick(x, a, w, &pick);
+		if (rc)
+			break;
+		/* the commits that may be tested, oldest first */
+		git_oid *elig = bv_xcalloc(w->nset + 1, sizeof(git_oid));
+		size_t m = 0;
+		for (size_t i = w->nset; i-- > 0;) {
+			int out = git_oid_equal(&w->set[i], &w->cur_bad);
+			for (size_t k = 0; k < w->nskipped && !out; k++)
+				out = git_oid_equal(&w->set[i], &w->skipped[k]);
+			if (!out)
+				elig[m++] = w->set[i];
+		}
+		if ((w->status = bv_bisect_end(m ? 0 : -1, w->nset, w->nsteps, a->max_steps))) {
+			free(elig);
+			for (size_t i = 0; i < w->nset; i++) {
+				w->range = bv_xrealloc(w->range, (w->nrange + 1) * sizeof(char *));
+				w->range[w->nrange] = bv_xmalloc(41);
+				git_oid_tostr(w->range[w->nrange++], 41, &w->set[i]);
+			}
+			break;
+		}
+		size_t *idx = bv_xcalloc(K, sizeof(size_t));
+		size_t c = bv_bisect_kary_split(m, (int)K, idx);
+		char (*hex)[41] = bv_xcalloc(c, sizeof(*hex));
+		git_oid *ids = bv_xcalloc(c, sizeof(git_oid));
+		point *pts = bv_xcalloc(c, sizeof(point));
+		int *have = bv_xcalloc(c, sizeof(int));
+		bv_buf said = BV_BUF_INIT;
+		for (size_t j = 0; j < c; j++) {
+			ids[j] = elig[idx[j]];
+			git_oid_tostr(hex[j], sizeof(hex[j]), &ids[j]);
+			bv_buf_printf(&said, " %.12s", hex[j]);
+		}
+		x->rounds++;
+		int rounds_left = (int)ceil(log((double)m + 1) / log((double)K + 1));
+		fprintf(stderr, "bisect: round %d: %zu %s left (about %d %s), testing%s\n", x->rounds, w->nset,
+			bv_plural((long long)w->nset, "commit", "commits"), rounds_left,
+			bv_plural(rounds_left, "round", "rounds"), said.s);
+		bv_buf_free(&said);
+		/* what the state holds already is never measured again */
+		size_t nnew = 0;
+		char (*newhex)[41] = bv_xcalloc(c + 1, sizeof(*newhex));
+		point *newpts = bv_xcalloc(c + 1, sizeof(point));
+		for (size_t j = 0; j < c; j++)
+			if (point_load(x, hex[j], &pts[j])) {
+				x->reused++;
+				have[j] = 1;
+			} else
+				snprintf(newhex[nnew++], 41, "%s", hex[j]);
+		if (a->slurm && nnew) {
+			rc = slurm_round(x, a, w, newhex, nnew, newpts);
+			for (size_t j = 0, k = 0; rc == 0 && j < c; j++)
+				if (!have[j]) {
+					pts[j] = newpts[k++];
+					have[j] = 1;
+				}
+		} else
+			for (size_t j = 0; rc == 0 && j < c; j++)
+				if (!have[j] && (rc = point_of(x, w, hex[j], &pts[j])) == 0)
+					have[j] = 1;
+		if (rc == 0) {
+			bv_bisect_side *sides = bv_xcalloc(c, sizeof(*sides));
+			for (size_t j = 0; j < c; j++)
+				sides[j] = !strcmp(pts[j].verdict, "bad")    ? BV_BISECT_BAD
+					   : !strcmp(pts[j].verdict, "good") ? BV_BISECT_GOOD
+									     : BV_BISECT_INCONCLUSIVE;
+			long lg, fb;
+			bv_bisect_kary_narrow(sides, c, &lg, &fb);
+			for (size_t j = 0; j < c; j++) {
+				step_append(w, &pts[j]);
+				have[j] = 0; /* the steps own the reason now */
+				if (sides[j] == BV_BISECT_INCONCLUSIVE)
+					add_oid(&w->skipped, &w->nskipped, &ids[j]);
+				else if ((long)j == fb)
+					w->cur_bad = ids[j];
+				else if (sides[j] == BV_BISECT_GOOD && (long)j < fb)
+					add_oid(&w->goods, &w->ngoods, &ids[j]);
+				else if (sides[j] == BV_BISECT_GOOD)
+					fprintf(stderr, "bisect: %.12s measured good after the bad %.12s: not used "
+							"(the older bad one bounds the range)\n",
+						hex[j], hex[fb]);
+			}
+			free(sides);
+		}
+		for (size_t j = 0; j < c; j++)
+			if (have[j])
+				free(pts[j].reason);
+		free(newhex), free(newpts), free(have), free(pts), free(ids), free(hex), free(idx), free(elig);
+	}
+	return rc;
+}
+
+/* A Slurm task of bisect --slurm: its one commit classified against good
+ * and bad (built on this node when the submitting side did not), its point
+ * written to OUT/point.json for the submitting side to read into the state.
+ * It writes no state itself: the tasks of a round run at once. */
+static int slurm_task(ctx *x, const args *a, walk *w)
+{
+	char **list = NULL;
+	size_t n = 0;
+	int rc = 0;
+	char *copy = bv_strdup(a->task_commits);
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strlen(t) != 40 || strspn(t, "0123456789abcdef") != 40) {
+			char *e = bv_escape(t);
+			rc = bv_fail(BV_EINPUT, "--slurm-commits: '%s' is not a full commit id", e);
+			free(e);
+			break;
+		}
+		list = bv_xrealloc(list, (n + 1) * sizeof(char *));
+		list[n++] = t;
+	}
+	if (rc == 0 && (size_t)a->task > n)
+		rc = bv_fail(BV_EINPUT, "--slurm-task %d: --slurm-commits names %zu", a->task, n);
+	point p = {0};
+	if (rc == 0)
+		rc = version_of(x, w->good_hex, &w->good);
+	if (rc == 0)
+		rc = version_of(x, w->bad_hex, &w->bad);
+	if (rc == 0 && (w->good->build_error || w->bad->build_error))
+		rc = bv_fail(BV_ERUN, "the %s commit does not build here", w->good->build_error ? "good" : "bad");
+	if (rc == 0)
+		rc = classify(x, w->good, w->bad, list[a->task - 1], &p);
+	if (rc == 0) {
+		cJSON *o = point_json(&p);
+		char *f = bv_asprintf("%s/point.json", a->task_out);
+		rc = bv_json_save(f, o);
+		free(f);
+		cJSON_Delete(o);
+		fprintf(stderr, "bisect: task %d: %.12s -> %s\n", a->task, p.commit, p.verdict);
+	}
+	free(p.reason);
+	free(list);
+	free(copy);
 	return rc;
 }
 
@@ -1156,15 +1489,19 @@ int bv_cmd_bisect(int argc, char **argv)
 		int rc = open_ends(&x, &a, &w);
 		if (rc == 0)
 			rc = open_state(&x, &a, &w);
-		if (rc == 0)
-			rc = confirm_ends(&x, &a, &w);
-		if (rc == 0)
-			rc = bisect_walk(&x, &a, &w);
-		if (rc == 0 && !strcmp(w.status, "found"))
-			rc = measure_parent(&x, &w);
-		if (rc == 0)
-			print_answer(&x, &a, &w);
-		else
+		if (rc == 0 && a.task) { /* a Slurm task of a round: its one commit */
+			rc = slurm_task(&x, &a, &w);
+		} else {
+			if (rc == 0)
+				rc = confirm_ends(&x, &a, &w);
+			if (rc == 0)
+				rc = a.parallel ? bisect_walk_kary(&x, &a, &w) : bisect_walk(&x, &a, &w);
+			if (rc == 0 && !strcmp(w.status, "found"))
+				rc = measure_parent(&x, &w);
+			if (rc == 0)
+				print_answer(&x, &a, &w);
+		}
+		if (rc)
 			fprintf(stderr, "bench-versions bisect: %s\n", bv_error_last());
 		code = rc ? bv_exit_code(rc) : 0;
 	}

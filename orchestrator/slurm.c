@@ -406,20 +406,26 @@ static void cancel_jobs(const char *scancel, const unsigned long long *jobs, siz
 /* ---- the driver --------------------------------------------------------------- */
 
 /* The job script: see the top of this file (step 3).  Arguments: SHARDS DIR
- * PROGRAM ARGUMENT...; "run --shard I/N --results DIR/I/JOB" is added in
- * front of the arguments, which end with "--" and the versions. */
+ * PROGRAM VERB ARGUMENT...; for VERB run, "run --shard I/N --results
+ * DIR/I/JOB" is added in front of the arguments, which end with "--" and
+ * the versions; for another verb (bisect's tasks: bv_slurm_tasks),
+ * "VERB --slurm-task I --slurm-task-out DIR/I/JOB". */
 static const char job_script[] =
     "#!/bin/sh\n"
     "# One shard of a bench-versions run on Slurm, written by bench-versions\n"
-    "# (orchestrator/slurm.c).  Arguments: SHARDS DIR PROGRAM ARGUMENT...; the\n"
-    "# shard is this array task's index.  Its results go to DIR/I/JOB (JOB: the\n"
-    "# array's job id; a shard submitted again is a new array), its exit status\n"
-    "# to DIR/I/JOB/exit: without accounting storage Slurm keeps none.\n"
-    "n=$1 dir=$2 prog=$3\n"
-    "shift 3\n"
+    "# (orchestrator/slurm.c).  Arguments: SHARDS DIR PROGRAM VERB ARGUMENT...;\n"
+    "# the shard is this array task's index.  Its results go to DIR/I/JOB (JOB:\n"
+    "# the array's job id; a shard submitted again is a new array), its exit\n"
+    "# status to DIR/I/JOB/exit: without accounting storage Slurm keeps none.\n"
+    "n=$1 dir=$2 prog=$3 verb=$4\n"
+    "shift 4\n"
     "out=\"$dir/$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_JOB_ID\"\n"
     "mkdir -p \"$out\" || exit 1\n"
-    "\"$prog\" run --shard \"$SLURM_ARRAY_TASK_ID/$n\" --results \"$out\" \"$@\"\n"
+    "if [ \"$verb\" = run ]; then\n"
+    "  \"$prog\" run --shard \"$SLURM_ARRAY_TASK_ID/$n\" --results \"$out\" \"$@\"\n"
+    "else\n"
+    "  \"$prog\" \"$verb\" --slurm-task \"$SLURM_ARRAY_TASK_ID\" --slurm-task-out \"$out\" \"$@\"\n"
+    "fi\n"
     "status=$?\n"
     "echo \"$status\" > \"$out/exit.tmp\" && mv \"$out/exit.tmp\" \"$out/exit\"\n"
     "exit \"$status\"\n";
@@ -440,7 +446,10 @@ typedef struct shard {
 
 typedef struct driver {
 	const bv_slurm_opts *so;
-	const bv_run_cli *c;
+	const bv_run_cli *c; /* run's: NULL for bv_slurm_tasks */
+	int threads;          /* CPUs per task */
+	const char *verb;     /* "run", or bv_slurm_tasks' verb */
+	const char *done_file; /* bv_slurm_tasks: the file a finished task leaves */
 	char *sbatch, *squeue, *scancel, *scontrol; /* scontrol: NULL when missing (only messages need it) */
 	char *dir, *shards_dir, *script, *prog, *cwd;
 	bv_strv args; /* run's arguments for a shard: options, "--", the versions */
@@ -540,7 +549,7 @@ static int submit(driver *d, const char *spec, int test_only, unsigned long long
 	bv_strv_pushf(&a, "--array=%s", spec);
 	bv_strv_push(&a, "--nodes=1");
 	bv_strv_push(&a, "--ntasks=1");
-	bv_strv_pushf(&a, "--cpus-per-task=%d", d->c->mo.threads > 0 ? d->c->mo.threads : 1);
+	bv_strv_pushf(&a, "--cpus-per-task=%d", d->threads > 0 ? d->threads : 1);
 	/* Slurm requeues a task whose node failed on its own by default: then
 	 * its retries would be Slurm's, unbounded and unsaid.  They are ours. */
 	bv_strv_push(&a, "--no-requeue");
@@ -555,6 +564,7 @@ static int submit(driver *d, const char *spec, int test_only, unsigned long long
 	bv_strv_pushf(&a, "%d", d->nshards);
 	bv_strv_push(&a, d->shards_dir);
 	bv_strv_push(&a, d->prog);
+	bv_strv_push(&a, d->verb);
 	for (size_t i = 0; i < d->args.n; i++)
 		bv_strv_push(&a, d->args.v[i]);
 	char *out = NULL;
@@ -597,6 +607,15 @@ static int exit_of(const driver *d, const shard *s)
 static char *run_dir_of(const driver *d, const shard *s)
 {
 	char *base = bv_asprintf("%s/%d/%llu", d->shards_dir, s->index, s->job);
+	if (d->done_file) { /* a task of bv_slurm_tasks: its file, in its own directory */
+		char *f = bv_asprintf("%s/%s", base, d->done_file);
+		int there = bv_exists(f);
+		free(f);
+		if (there)
+			return base;
+		free(base);
+		return NULL;
+	}
 	char *link = bv_asprintf("%s/latest", base);
 	char target[256];
 	ssize_t n = readlink(link, target, sizeof(target) - 1);
@@ -1001,6 +1020,8 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	memset(&d, 0, sizeof(d));
 	d.so = so;
 	d.c = c;
+	d.threads = c->mo.threads;
+	d.verb = "run";
 	d.nshards = so->shards ? so->shards : BV_SLURM_SHARDS_DEFAULT;
 	*build_failures = 0;
 	*dir_out = NULL;
@@ -1097,4 +1118,71 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	*dir_out = d.dir;
 	*logs_out = paths;
 	return 0;
+}
+
+int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
+{
+	driver d;
+	memset(&d, 0, sizeof(d));
+	d.so = t->so;
+	d.threads = t->threads;
+	d.verb = t->verb;
+	d.done_file = t->done_file;
+	d.nshards = t->ntasks;
+	*dirs_out = NULL;
+	bv_signals_install();
+	int rc = 0;
+	double t_submit = 0;
+	/* The same steps as run's, from a directory the caller names. */
+	if (t->ntasks < 1)
+		return bv_fail(BV_ERUN, "no Slurm task to submit");
+	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) ||
+	    !(d.scancel = find_tool("scancel")))
+		rc = BV_EINPUT;
+	if (rc == 0) {
+		d.scontrol = find_tool("scontrol");
+		d.prog = realpath("/proc/self/exe", NULL);
+		d.cwd = getcwd(NULL, 0);
+		if (!d.prog || !d.cwd)
+			rc = bv_fail(BV_ERUN, "cannot find this program or the working directory: %s",
+			             strerror(errno));
+	}
+	if (rc == 0 && bv_mkdir_p(t->dir) != 0)
+		rc = bv_fail_context(BV_ERUN, "%s", t->dir);
+	if (rc == 0) {
+		char *abs = realpath(t->dir, NULL); /* the nodes write here */
+		if (!abs)
+			rc = bv_fail(BV_ERUN, "%s: %s", t->dir, strerror(errno));
+		else {
+			d.shards_dir = abs;
+			d.script = bv_asprintf("%s/job.sh", abs);
+			rc = bv_write_file_atomic(d.script, job_script, sizeof(job_script) - 1);
+			if (rc == 0 && chmod(d.script, 0755) != 0)
+				rc = bv_fail(BV_ERUN, "%s: %s", d.script, strerror(errno));
+		}
+	}
+	if (rc == 0) {
+		for (size_t i = 0; i < t->nargs; i++)
+			bv_strv_push(&d.args, t->args[i]);
+		d.sh = bv_xcalloc((size_t)d.nshards, sizeof(shard));
+		d.pg = bv_progress_new("slurm", (size_t)d.nshards);
+		rc = follow(&d, &t_submit);
+		if (rc)
+			cancel_queued(&d);
+		bv_progress_end(d.pg);
+	}
+	if (rc == 0) {
+		char **dirs = bv_xcalloc((size_t)d.nshards + 1, sizeof(char *));
+		for (int i = 0; i < d.nshards; i++) {
+			dirs[i] = d.sh[i].run_dir;
+			d.sh[i].run_dir = NULL;
+		}
+		*dirs_out = dirs;
+		fprintf(stderr, "slurm: %d %s done in %.1fs from submitting\n", d.nshards,
+		        bv_plural(d.nshards, "task", "tasks"), now_s() - t_submit);
+	}
+	if (rc && rc != BV_EINTR && bv_interrupted())
+		rc = bv_fail_interrupted();
+	driver_free(&d);
+	return rc;
 }

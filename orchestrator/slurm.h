@@ -67,6 +67,26 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 void bv_slurm_shard_args(const struct bv_option *opts, int argc, char **argv, const bv_measure_opts *mo,
                          char *const *names, size_t n, bv_strv *out);
 
+/* K tasks of another command as one job array, with run --slurm's submit,
+ * follow, retry and cancel (bisect --slurm: one candidate a task).  Task I
+ * (1-based) runs "PROGRAM VERB --slurm-task I --slurm-task-out OUT ARGS..."
+ * with OUT a fresh directory under dir (absolute on the nodes), and is
+ * done when it exits 0 or 3 having left OUT/done_file. */
+typedef struct bv_slurm_tasks_spec {
+	const bv_slurm_opts *so; /* --partition, --time */
+	int threads;             /* CPUs per task */
+	const char *dir;         /* made here; the job script and the tasks' output go in it */
+	const char *verb;
+	const char *done_file;
+	char *const *args;
+	size_t nargs;
+	int ntasks;
+} bv_slurm_tasks_spec;
+/* 0 with *dirs (ntasks entries: task I's OUT at I - 1; the caller frees),
+ * or an error (BV_EINPUT: sbatch or the like missing, or a refused input;
+ * BV_EINTR after Ctrl-C, the jobs cancelled). */
+int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs);
+
 /* What to do with a shard's job (a pure rule; unit-tested). */
 typedef enum {
 	BV_SLURM_WAIT,    /* still queued or running, or not yet known to have ended */
