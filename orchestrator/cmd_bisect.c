@@ -1486,7 +1486,10 @@ int bv_cmd_bisect(int argc, char **argv)
 		code = settle_cell(&a, &x);
 	if (code < 0) {
 		w.t0 = time(NULL);
-		int rc = open_ends(&x, &a, &w);
+		/* No Slurm commands: said before the ends are built. */
+		int rc = a.slurm ? bv_slurm_tools_check() : 0;
+		if (rc == 0)
+			rc = open_ends(&x, &a, &w);
 		if (rc == 0)
 			rc = open_state(&x, &a, &w);
 		if (rc == 0 && a.task) { /* a Slurm task of a round: its one commit */

@@ -1186,3 +1186,15 @@ int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
 	driver_free(&d);
 	return rc;
 }
+
+int bv_slurm_tools_check(void)
+{
+	const char *names[] = {"sbatch", "squeue", "scancel"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = find_tool(names[i]);
+		if (!p)
+			return BV_EINPUT;
+		free(p);
+	}
+	return 0;
+}

@@ -86,6 +86,10 @@ typedef struct bv_slurm_tasks_spec {
  * or an error (BV_EINPUT: sbatch or the like missing, or a refused input;
  * BV_EINTR after Ctrl-C, the jobs cancelled). */
 int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs);
+/* sbatch, squeue and scancel are there (as bv_slurm_tasks finds them): 0,
+ * or BV_EINPUT saying which is not, for a command to refuse --slurm before
+ * it builds anything. */
+int bv_slurm_tools_check(void);
 
 /* What to do with a shard's job (a pure rule; unit-tested). */
 typedef enum {
