@@ -56,7 +56,7 @@ static void usage(FILE *out, const bv_option *opts)
 	fprintf(out,
 		"usage: bench-versions bisect --good REV --bad REV --bench B --op O --backend BE --size S\n"
 		"                             [--first-parent] [--improvement] [--format text|json]\n"
-		"                             [--quick] [--max-steps N] [options]\n\n"
+		"                             [--quick] [--max-steps N] [--parallel K [--slurm]] [options]\n\n"
 		"Finds the first commit between good and bad where one cell moved from good's\n"
 		"level to bad's (a slowdown; with --improvement a speed-up).  Each step builds\n"
 		"a commit and measures it together with good and bad; a commit is bad when\n"
@@ -64,7 +64,9 @@ static void usage(FILE *out, const bv_option *opts)
 		"wholly before it, else it is measured again with more processes and then\n"
 		"skipped.  Commits that do not build or whose cell fails are skipped too.\n"
 		"Measurements are kept in the cache: a second bisect of the same range\n"
-		"measures nothing twice, and an interrupted one continues.\n\n"
+		"measures nothing twice, and an interrupted one continues.  --parallel K tests\n"
+		"K evenly spaced commits a round (with --slurm as one Slurm job array, one\n"
+		"node each): fewer rounds for the same answer (docs/cli/bisect.md).\n\n"
 		"options (--opt VALUE or --opt=VALUE):\n");
 	bv_options_help(opts, out);
 	fprintf(out, "\nenvironment: KERNEL_DIR, KERNEL_REPO, BENCH_VERSIONS_CACHE, BENCH_VERSIONS_COMPAT, CC\n"
