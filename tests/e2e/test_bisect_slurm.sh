@@ -69,6 +69,7 @@ assert planted in [s["commit"] for s in steps]
 assert all(s["reused"] is False for s in steps)
 assert doc["measurements"]["taken"] >= len(steps), doc["measurements"]
 PY
+echo "# rounds: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rounds"], "rounds,", len(d["steps"]), "commits measured")' "$TMP/b1.json" 2> /dev/null)"
 check "the rounds were Slurm job arrays" contains "$TMP/b1.err" "slurm: submitted job [0-9]+: 3 shards"
 
 t0=$SECONDS
