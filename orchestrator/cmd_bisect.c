@@ -332,24 +332,23 @@ static cJSON *point_json(const point *p)
 /* A point as point_json wrote it, when it is commit's (0: it is not). */
 static int point_from_json(const cJSON *e, const char *commit, point *p)
 {
-	{
-		const char *c = bv_json_str(e, "commit"), *v = bv_json_str(e, "verdict");
-		if (!c || !v || strcmp(c, commit))
-			return 0;
-		memset(p, 0, sizeof(*p));
-		snprintf(p->commit, sizeof(p->commit), "%s", c);
-		p->verdict = !strcmp(v, "bad") ? "bad" : !strcmp(v, "good") ? "good" : "skip";
-		const char *why = bv_json_str(e, "reason");
-		p->reason = why ? bv_strdup(why) : NULL;
-		ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_good"), &p->vs_good);
-		ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "bad_vs_good"), &p->bad);
-		ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_bad"), &p->vs_bad);
-		double a = 0;
-		bv_json_num(e, "attempts", &a);
-		p->attempts = a >= 0 && a <= 100 ? (int)a : 0;
-		p->reused = 1;
-		return 1;
-	}
+	const char *c = bv_json_str(e, "commit"), *v = bv_json_str(e, "verdict");
+	if (!c || !v || strcmp(c, commit))
+		return 0;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->commit, sizeof(p->commit), "%s", c);
+	p->verdict = !strcmp(v, "bad") ? "bad" : !strcmp(v, "good") ? "good" : "skip";
+	/* a node's text (or a state file's) reaches the terminal: no controls */
+	const char *why = bv_json_str(e, "reason");
+	p->reason = why ? bv_escape(why) : NULL;
+	ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_good"), &p->vs_good);
+	ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "bad_vs_good"), &p->bad);
+	ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_bad"), &p->vs_bad);
+	double a = 0;
+	bv_json_num(e, "attempts", &a);
+	p->attempts = a >= 0 && a <= 100 ? (int)a : 0;
+	p->reused = 1;
+	return 1;
 }
 
 /* The recorded point of a commit, if any. */
@@ -357,8 +356,10 @@ static int point_load(const ctx *x, const char *commit, point *p)
 {
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(x->doc, "points"))
-	if (point_from_json(e, commit, p))
-		return 1;
+	{
+		if (point_from_json(e, commit, p))
+			return 1;
+	}
 	return 0;
 }
 
