@@ -446,10 +446,10 @@ typedef struct shard {
 
 typedef struct driver {
 	const bv_slurm_opts *so;
-	const bv_run_cli *c; /* run's: NULL for bv_slurm_tasks */
-	int threads;          /* CPUs per task */
-	const char *verb;     /* "run", or bv_slurm_tasks' verb */
-	const char *done_file; /* bv_slurm_tasks: the file a finished task leaves */
+	const bv_run_cli *c;                        /* run's: NULL for bv_slurm_tasks */
+	int threads;                                /* CPUs per task */
+	const char *verb;                           /* "run", or bv_slurm_tasks' verb */
+	const char *done_file;                      /* bv_slurm_tasks: the file a finished task leaves */
 	char *sbatch, *squeue, *scancel, *scontrol; /* scontrol: NULL when missing (only messages need it) */
 	char *dir, *shards_dir, *script, *prog, *cwd;
 	bv_strv args; /* run's arguments for a shard: options, "--", the versions */
