@@ -6,7 +6,8 @@
 # be named in fewer rounds than the log2(16) = 4 steps of the sequential
 # bisect.  A second bisect reuses every measurement and submits nothing.
 # Bad input (--parallel 0, --slurm without --parallel, sbatch missing) is
-# refused with exit 2.  Where Slurm cannot start here, the checks that need
+# refused with exit 2.  --parallel 4 without --slurm (the same walk here)
+# goes on from the same state.  Where Slurm cannot start here, the checks that need
 # it are skipped with the reason.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_cluster.sh"
@@ -79,5 +80,21 @@ check "second bisect --slurm: exit 0, the same commit ($((SECONDS - t0)) s)" con
 check "second bisect --slurm: measures nothing, reuses every measurement" \
 	contains "$TMP/b2.out" "builds: 0 .*measured 0, reused [1-9][0-9]* measurements?"
 check "second bisect --slurm: submits nothing" bash -c "! grep -q 'slurm: submitted' '$TMP/b2.err'"
+
+# --parallel without --slurm: the same K-ary walk here, one candidate after
+# another, from the same state (K = 4 takes other commits: only those are new).
+t0=$SECONDS
+"$BV" bisect "${cell[@]}" --parallel 4 --format json > "$TMP/b3.json" 2> "$TMP/b3.err"
+rc=$?
+check "bisect --parallel 4 here: exit 0 ($((SECONDS - t0)) s)" test $rc -eq 0
+check "bisect --parallel 4 here: the same commit, reusing what the Slurm rounds measured" \
+	python3 - "$TMP/b3.json" "$planted" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["status"] == "found" and doc["first_bad"]["commit"] == sys.argv[2], doc["status"]
+assert doc["measurements"]["reused"] >= 2, doc["measurements"]
+assert any(s["reused"] for s in doc["steps"]) and any(not s["reused"] for s in doc["steps"])
+PY
+check "bisect --parallel 4 here: nothing submitted" bash -c "! grep -q 'slurm: submitted' '$TMP/b3.err'"
 echo "# test_bisect_slurm.sh: $((SECONDS - t_start)) s"
 finish
