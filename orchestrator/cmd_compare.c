@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classes.h"
 #include "cli.h"
 #include "common.h"
 #include "locate.h"
@@ -176,7 +177,8 @@ int bv_cmd_compare(int argc, char **argv)
 				free(joined[i]);
 			free(joined);
 		} else
-			rc = nshards ? bv_merge_shards(shards, nshards, &mo, &table) : bv_merge(paths, npaths, &mo, &table);
+			rc = nshards ? bv_merge_shards(shards, nshards, &mo, &table)
+				     : bv_merge_classes(paths, npaths, &mo, &table);
 		if (rc == 0) {
 			if (filter)
 				bv_table_filter(&table, &re);
