@@ -39,7 +39,9 @@ static void usage(FILE *out, const bv_option *opts)
 	fprintf(out,
 		"usage: bench-versions report --baseline VERSION --candidate VERSION [options]\n"
 		"       bench-versions report --from BASELINE.json CANDIDATE.json [options]\n"
-		"       bench-versions report --from RUN_DIR [--baseline LABEL --candidate LABEL] [options]\n\n"
+		"       bench-versions report --from RUN_DIR [--baseline LABEL --candidate LABEL] [options]\n"
+		"       bench-versions report --from RUN_DIR RUN_DIR... [options]   (one run per machine class;\n"
+		"                 READY only when every class is)\n\n"
 		"Is the candidate ready to release, performance-wise?  Measures both versions over the\n"
 		"matrix (correctness checked in every cell) like `run`, or reads existing logs with\n"
 		"--from, judges each cell against its budget, and writes report.html, report.md and\n"
