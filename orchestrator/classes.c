@@ -290,9 +290,16 @@ void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out
 					      out->control ? "\n" : "", classes[c].name, t[c].control);
 			free(out->control), out->control = m;
 		}
-		out->notes = bv_xrealloc(out->notes, (out->nnotes + t[c].nnotes + 1) * sizeof(char *));
+		out->notes = bv_xrealloc(out->notes, (out->nnotes + t[c].nnotes + 2) * sizeof(char *));
 		for (size_t i = 0; i < t[c].nnotes; i++)
 			out->notes[out->nnotes++] = bv_asprintf("class %s: %s", classes[c].name, t[c].notes[i]);
+		/* A class of one log has no ratio at all: say why rather than
+		 * leave an empty column group to puzzle over. */
+		if (t[c].nversions == 1)
+			out->notes[out->nnotes++] =
+			    bv_asprintf("class %s has one version only (%s): no ratio, since ratios are never formed "
+					"across machine classes; measure the versions together on that machine",
+					classes[c].name, t[c].labels[0]);
 	}
 	/* Rows: every class's, in the order first seen; a class without a
 	 * row has n/a there (row_index in merge.c does the same per log). */

@@ -78,6 +78,11 @@ check "csv: relu slower in class X only" \
 	test "$(grep -cE "^unary,relu,scalar,1024,cand@$X,.*,slower," "$TMP/out.csv")" -eq 1 -a \
 	"$(grep -cE "^unary,relu,scalar,1024,cand@$Y,.*,slower," "$TMP/out.csv")" -eq 0
 
+# Two logs of two classes (the old "another machine" case): no ratio, and why.
+"$BV" compare "$TMP/x/0.1.0.json" "$TMP/y/cand.json" > "$TMP/lone" 2>&1
+check "a class of one log: no ratio across classes, a note says why" \
+	contains "$TMP/lone" "^note: class $Y has one version only \(cand\): no ratio, since ratios are never formed across machine classes"
+
 # report: READY only when every class is; the blocking class is named.
 "$BV" report --from "$TMP/x" "$TMP/y" --baseline 0.1.0 --candidate cand --formats none > "$TMP/rep" 2> "$TMP/err"
 check "report of a READY and a NOT READY class exits 1" test $? -eq 1
