@@ -163,9 +163,11 @@ void bv_class_free(bv_class *c)
 
 static char *class_desc(const bv_class *c)
 {
+	/* all three are the log's text: escaped before they reach a terminal */
 	char *cpu = bv_escape(*c->cpu ? c->cpu : "unknown"), *gpu = bv_escape(c->gpu);
-	char *d = bv_asprintf("cpu '%s', isa %s, gpu %s", cpu, *c->isa ? c->isa : "unknown", *gpu ? gpu : "none");
-	free(cpu), free(gpu);
+	char *isa = bv_escape(*c->isa ? c->isa : "unknown");
+	char *d = bv_asprintf("cpu '%s', isa %s, gpu %s", cpu, isa, *gpu ? gpu : "none");
+	free(cpu), free(gpu), free(isa);
 	return d;
 }
 

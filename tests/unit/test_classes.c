@@ -141,6 +141,11 @@ static void groups_keep_keys_apart_and_refuse_one_name_for_two(void **state)
 	assert_non_null(strstr(e, "f.json"));
 	assert_int_equal(g.nclasses, 3); /* nothing added */
 	assert_int_equal(g.nlogs, 5);
+	/* the log's text in the message is escaped: no terminal escape gets through */
+	c = mk("avx2-EPYC", "AMD\x1b[2J EPYC", "avx2\x1b]0;x\a", "\x1b[31m", 0);
+	assert_int_equal(bv_class_groups_add(&g, &c, "g.json", "a.json"), BV_EINPUT);
+	assert_null(strchr(bv_error_last(), '\x1b'));
+	assert_null(strchr(bv_error_last(), '\a'));
 	bv_class_groups_free(&g);
 }
 
