@@ -210,6 +210,13 @@ static int report_classes(char *const *dirs, size_t n, const char *baseline, con
 	bv_class_groups g;
 	memset(&g, 0, sizeof(g));
 	int rc = 0;
+	/* as for one run: a shard alone would read its missing cells as vanished */
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (bv_path_is_shard(dirs[i]))
+			rc = bv_fail(BV_EINPUT,
+				     "--from %s: a shard of a run (run --shard I/N); join the shards first "
+				     "(bench-versions compare SHARD_DIR... --join-to DIR) and report --from DIR",
+				     dirs[i]);
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = logs_from_dir(dirs[i], baseline, candidate, &logs[2 * i]);
 	/* the candidate's log says the class of each run */

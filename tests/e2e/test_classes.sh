@@ -109,6 +109,17 @@ refused "report refuses one class name for two CPUs" "class name ci-x86 names tw
 check "nothing lost: the logs are unchanged" test "$(cat "$TMP"/n1/*.json "$TMP"/n2/*.json | md5sum)" = "$sum"
 refused "report refuses two runs of one class" "both runs are of class $X" \
 	report --from "$TMP/x" "$TMP/x" --baseline 0.1.0 --candidate cand --formats none
+# A shard alone is a slice of a run, in a report of classes as anywhere.
+mkdir -p "$TMP/shard"
+python3 - "$TMP/y" "$TMP/shard" <<'PY'
+import json, os, sys
+for f in ("0.1.0.json", "cand.json"):
+    d = json.load(open(os.path.join(sys.argv[1], f)))
+    d["shard"] = {"id": "0123456789abcdef", "index": 1, "count": 2}
+    json.dump(d, open(os.path.join(sys.argv[2], f), "w"))
+PY
+refused "report of classes refuses a shard" "a shard of a run" \
+	report --from "$TMP/x" "$TMP/shard" --baseline 0.1.0 --candidate cand --formats none
 # A class name from a log is hostile input: it becomes a directory name.
 derive "$TMP/evil" main "$XEON" avx512f
 python3 - "$TMP/evil/cand.json" <<'PY'
