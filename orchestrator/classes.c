@@ -40,8 +40,9 @@ int bv_class_name_ok(const char *name)
 /* Words that name a maker or say nothing about which part it is. */
 static int filler_word(const char *w, size_t n)
 {
-	static const char *const fill[] = {"AMD", "Intel", "NVIDIA", "Genuine", "GenuineIntel", "AuthenticAMD",
-					   "CPU", "Processor", "Corporation", "Tesla", NULL};
+	static const char *const fill[] = {"AMD",          "Intel",        "NVIDIA", "Genuine",
+	                                   "GenuineIntel", "AuthenticAMD", "CPU",    "Processor",
+	                                   "Corporation",  "Tesla",        NULL};
 	for (const char *const *f = fill; *f; f++)
 		if (strlen(*f) == n && !strncasecmp(w, *f, n))
 			return 1;
@@ -124,7 +125,10 @@ char *bv_class_derive_name(const char *cpu, const char *isa, const char *gpu)
 	return bv_strdup(name);
 }
 
-static char *str_or_empty(const char *s) { return bv_strdup(s ? s : ""); }
+static char *str_or_empty(const char *s)
+{
+	return bv_strdup(s ? s : "");
+}
 
 int bv_class_of(const cJSON *doc, const char *path, bv_class *out)
 {
@@ -139,14 +143,16 @@ int bv_class_of(const cJSON *doc, const char *path, bv_class *out)
 		isa = bv_json_str(ver, "simd_isa");
 	const cJSON *named = cJSON_GetObjectItemCaseSensitive(m, "class");
 	if (named && !cJSON_IsNull(named) && !(cJSON_IsString(named) && bv_class_name_ok(named->valuestring)))
-		return bv_fail(BV_EINPUT,
-			       "%s: machine.class is not a class name (1-%d of letters, digits, '.', '_', '-', '+')",
-			       path, BV_CLASS_NAME_MAX);
+		return bv_fail(
+		    BV_EINPUT,
+		    "%s: machine.class is not a class name (1-%d of letters, digits, '.', '_', '-', '+')",
+		    path, BV_CLASS_NAME_MAX);
 	out->cpu = str_or_empty(bv_json_str(m, "cpu"));
 	out->isa = str_or_empty(isa);
 	out->gpu = str_or_empty(bv_json_str(m, "gpu"));
 	out->named = cJSON_IsString(named);
-	out->name = out->named ? bv_strdup(named->valuestring) : bv_class_derive_name(out->cpu, out->isa, out->gpu);
+	out->name =
+	    out->named ? bv_strdup(named->valuestring) : bv_class_derive_name(out->cpu, out->isa, out->gpu);
 	return 0;
 }
 
@@ -180,11 +186,13 @@ int bv_class_groups_add(bv_class_groups *g, bv_class *c, const char *path, const
 		for (size_t j = 0; j < g->nclasses; j++)
 			if (!strcmp(g->classes[j].name, c->name)) {
 				char *a = class_desc(&g->classes[j]), *b = class_desc(c);
-				int rc = bv_fail(BV_EINPUT,
-						 "class name %s names two machine classes: %s (%s) and %s (%s); their "
-						 "ratios cannot be pooled: give each machine its own name with %s=NAME "
-						 "when it runs",
-						 c->name, a, first_path ? first_path : "an earlier log", b, path, BV_CLASS_ENV);
+				int rc = bv_fail(
+				    BV_EINPUT,
+				    "class name %s names two machine classes: %s (%s) and %s (%s); their "
+				    "ratios cannot be pooled: give each machine its own name with %s=NAME "
+				    "when it runs",
+				    c->name, a, first_path ? first_path : "an earlier log", b, path,
+				    BV_CLASS_ENV);
 				free(a), free(b);
 				bv_class_free(c);
 				return rc;
@@ -283,25 +291,26 @@ void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out
 		/* Each class is its own run: its method, control and caveats are
 		 * said under its name. */
 		if (t[c].method) {
-			char *m = bv_asprintf("%s%s%s: %s", out->method ? out->method : "", out->method ? "\n" : "",
-					      classes[c].name, t[c].method);
+			char *m = bv_asprintf("%s%s%s: %s", out->method ? out->method : "",
+			                      out->method ? "\n" : "", classes[c].name, t[c].method);
 			free(out->method), out->method = m;
 		}
 		if (t[c].control) {
 			char *m = bv_asprintf("%s%s%s: %s", out->control ? out->control : "",
-					      out->control ? "\n" : "", classes[c].name, t[c].control);
+			                      out->control ? "\n" : "", classes[c].name, t[c].control);
 			free(out->control), out->control = m;
 		}
 		out->notes = bv_xrealloc(out->notes, (out->nnotes + t[c].nnotes + 2) * sizeof(char *));
 		for (size_t i = 0; i < t[c].nnotes; i++)
-			out->notes[out->nnotes++] = bv_asprintf("class %s: %s", classes[c].name, t[c].notes[i]);
+			out->notes[out->nnotes++] =
+			    bv_asprintf("class %s: %s", classes[c].name, t[c].notes[i]);
 		/* A class of one log has no ratio at all: say why rather than
 		 * leave an empty column group to puzzle over. */
 		if (t[c].nversions == 1)
-			out->notes[out->nnotes++] =
-			    bv_asprintf("class %s has one version only (%s): no ratio, since ratios are never formed "
-					"across machine classes; measure the versions together on that machine",
-					classes[c].name, t[c].labels[0]);
+			out->notes[out->nnotes++] = bv_asprintf(
+			    "class %s has one version only (%s): no ratio, since ratios are never formed "
+			    "across machine classes; measure the versions together on that machine",
+			    classes[c].name, t[c].labels[0]);
 	}
 	/* Rows: every class's, in the order first seen; a class without a
 	 * row has n/a there (row_index in merge.c does the same per log). */
@@ -338,7 +347,8 @@ void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out
 	for (size_t k = 0; k < out->nrows; k++)
 		for (size_t c = 0; c < n; c++) {
 			bv_change *ch = &out->rows[k].changes[first[c]];
-			free(ch->proc_ratio), free(ch->proc_gbps), free(ch->proc_compute_ns), free(ch->proc_running);
+			free(ch->proc_ratio), free(ch->proc_gbps), free(ch->proc_compute_ns),
+			    free(ch->proc_running);
 			memset(ch, 0, sizeof(*ch));
 		}
 	for (size_t c = 0; c < n; c++) {

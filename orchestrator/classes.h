@@ -21,9 +21,9 @@
 #define BV_CLASS_NAME_MAX 48
 
 typedef struct bv_class {
-	char *name;          /* machine.class, else derived (bv_class_derive_name) */
+	char *name;            /* machine.class, else derived (bv_class_derive_name) */
 	char *cpu, *isa, *gpu; /* as the log says; "" where it says nothing */
-	int named;           /* the name was given (machine.class), not derived */
+	int named;             /* the name was given (machine.class), not derived */
 } bv_class;
 
 /* A class name is 1-48 of letters, digits, '.', '_', '-', '+', not starting

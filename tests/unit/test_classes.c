@@ -57,7 +57,8 @@ static void class_names_are_plain(void **state)
 
 static cJSON *log_doc(const char *machine, const char *version, const char *method)
 {
-	char *text = bv_asprintf("{\"machine\": %s, \"version\": %s, \"method\": %s}", machine, version, method);
+	char *text =
+	    bv_asprintf("{\"machine\": %s, \"version\": %s, \"method\": %s}", machine, version, method);
 	cJSON *doc = cJSON_Parse(text);
 	free(text);
 	assert_non_null(doc);
@@ -69,20 +70,22 @@ static void key_is_cpu_isa_and_gpu(void **state)
 	(void)state;
 	bv_class c;
 	cJSON *d = log_doc("{\"cpu\": \"AMD EPYC 7763\", \"hostname\": \"a\", \"gpu\": null, "
-			   "\"calibration\": {\"isa\": \"avx2+fma\"}}",
-			   "{\"simd_isa\": \"avx512\"}", "{}");
+	                   "\"calibration\": {\"isa\": \"avx2+fma\"}}",
+	                   "{\"simd_isa\": \"avx512\"}", "{}");
 	assert_int_equal(bv_class_of(d, "a.json", &c), 0);
 	assert_string_equal(c.isa, "avx2+fma"); /* the calibration's, not the simd backend's */
 	assert_string_equal(c.name, "avx2-EPYC-7763");
 	assert_false(c.named);
 	bv_class_free(&c), cJSON_Delete(d);
 	/* no calibration: what simd chose says the level ... */
-	d = log_doc("{\"cpu\": \"AMD EPYC 7763\"}", "{\"simd_isa\": \"avx512\"}", "{\"simd_isa_forced\": null}");
+	d = log_doc("{\"cpu\": \"AMD EPYC 7763\"}", "{\"simd_isa\": \"avx512\"}",
+	            "{\"simd_isa_forced\": null}");
 	assert_int_equal(bv_class_of(d, "a.json", &c), 0);
 	assert_string_equal(c.isa, "avx512");
 	bv_class_free(&c), cJSON_Delete(d);
 	/* ... unless --simd-isa chose for it */
-	d = log_doc("{\"cpu\": \"AMD EPYC 7763\"}", "{\"simd_isa\": \"generic\"}", "{\"simd_isa_forced\": \"generic\"}");
+	d = log_doc("{\"cpu\": \"AMD EPYC 7763\"}", "{\"simd_isa\": \"generic\"}",
+	            "{\"simd_isa_forced\": \"generic\"}");
 	assert_int_equal(bv_class_of(d, "a.json", &c), 0);
 	assert_string_equal(c.isa, "");
 	bv_class_free(&c), cJSON_Delete(d);
@@ -151,7 +154,7 @@ static void groups_keep_keys_apart_and_refuse_one_name_for_two(void **state)
 
 /* A table of two versions and the given rows (op names), as merge makes it. */
 static void small_table(bv_table *t, const char *base, const char *cand, const char *const *ops, size_t n,
-			const char *verdict)
+                        const char *verdict)
 {
 	memset(t, 0, sizeof(*t));
 	t->nversions = 2;
@@ -171,7 +174,8 @@ static void small_table(bv_table *t, const char *base, const char *cand, const c
 		for (int v = 0; v < 2; v++)
 			r->results[v].status = "ok", r->results[v].median_ns = 100.0 * (v + 1);
 		r->results[1].reason = bv_strdup("moved, not copied");
-		r->changes[1] = (bv_change){.valid = 1, .ratio = 2, .ci_low = 1.9, .ci_high = 2.1, .verdict = verdict};
+		r->changes[1] =
+		    (bv_change){.valid = 1, .ratio = 2, .ci_low = 1.9, .ci_high = 2.1, .verdict = verdict};
 		r->changes[1].proc_ratio = bv_xcalloc(1, sizeof(double)), r->changes[1].nproc = 1;
 		/* merge may leave evidence in a baseline's slot: the join clears it */
 		r->changes[0] = (bv_change){.valid = 1, .ratio = 0.5, .verdict = "faster"};
@@ -185,7 +189,8 @@ static void join_sets_classes_side_by_side(void **state)
 	const char *ops_a[] = {"relu", "abs"}, *ops_b[] = {"abs", "exp"};
 	small_table(&t[0], "0.1.0", "main", ops_a, 2, "slower");
 	small_table(&t[1], "0.1.0", "main", ops_b, 2, "same");
-	bv_class cls[2] = {mk("avx512-Xeon", "Xeon", "avx512f", "", 0), mk("avx2-EPYC", "EPYC", "avx2", "", 0)};
+	bv_class cls[2] = {mk("avx512-Xeon", "Xeon", "avx512f", "", 0),
+	                   mk("avx2-EPYC", "EPYC", "avx2", "", 0)};
 	bv_table_join(t, cls, 2, &out);
 	assert_int_equal(out.nversions, 4);
 	assert_int_equal(out.nclasses, 2);
