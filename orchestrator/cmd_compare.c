@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classes.h"
 #include "cli.h"
 #include "common.h"
 #include "locate.h"
@@ -27,8 +28,11 @@ static void usage(FILE *out, const bv_option *opts)
 		     "different runs get the ratio of medians, marked unpaired and never called\n"
 		     "slower or faster (inconclusive: one run per version cannot measure the\n"
 		     "variation between runs);\n"
-		     "logs from another machine (hostname or cpu differ) get no ratio unless\n"
-		     "--across-machines.\n"
+		     "logs from another machine of the same class get no ratio unless\n"
+		     "--across-machines.  Logs of different machine classes (cpu model, ISA level,\n"
+		     "gpu) are never pooled: each class is merged on its own and the classes are\n"
+		     "shown side by side, one column group per class, labelled LABEL@CLASS\n"
+		     "(docs/results-format.md, \"Machine classes\").\n"
 		     "latest stands for results/latest, the newest run.  --baseline NAME puts the logs\n"
 		     "saved by run --save-baseline NAME first (default: compared with latest); they\n"
 		     "are from another run, so their ratios are unpaired and inconclusive.\n\n"
@@ -176,7 +180,8 @@ int bv_cmd_compare(int argc, char **argv)
 				free(joined[i]);
 			free(joined);
 		} else
-			rc = nshards ? bv_merge_shards(shards, nshards, &mo, &table) : bv_merge(paths, npaths, &mo, &table);
+			rc = nshards ? bv_merge_shards(shards, nshards, &mo, &table)
+				     : bv_merge_classes(paths, npaths, &mo, &table);
 		if (rc == 0) {
 			if (filter)
 				bv_table_filter(&table, &re);

@@ -62,7 +62,7 @@ int bv_export_csv(const bv_table *t, FILE *out)
 		for (size_t i = 0; i < t->nversions && !r->hidden; i++) {
 			const bv_result *res = &r->results[i];
 			const bv_change *ch = &r->changes[i];
-			int ok = res->median_ns > 0, has = i > 0 && ch->valid;
+			int ok = res->median_ns > 0, has = !bv_table_is_base(t, i) && ch->valid;
 			field(out, r->bench, 1), fputc(',', out);
 			field(out, r->op, 1), fputc(',', out);
 			field(out, r->backend, 1), fputc(',', out);
@@ -86,7 +86,7 @@ int bv_export_csv(const bv_table *t, FILE *out)
 			int iv = has && bv_change_has_interval(ch);
 			num(out, ch->ci_low, iv), fputc(',', out);
 			num(out, ch->ci_high, iv), fputc(',', out);
-			field(out, i == 0 ? "" : has ? ch->verdict : ch->none ? ch->none : res->status, 0);
+			field(out, bv_table_is_base(t, i) ? "" : has ? ch->verdict : ch->none ? ch->none : res->status, 0);
 			fputc(',', out);
 			field(out, has ? (ch->mode ? ch->mode : "paired") : "", 0), fputc(',', out);
 			fputs(has ? (ch->noisy ? "true" : "false") : "", out);

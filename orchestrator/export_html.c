@@ -84,7 +84,7 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 			    .version = t->nversions > 2 ? t->labels[i] : NULL,
 			    .cls = ch->verdict,
 			    .title = bv_asprintf("%s %s %s %s/%s: %s %s%s", r->op, r->backend, size,
-			                         t->labels[i], t->labels[0], ratio, ch->verdict, q),
+			                         t->labels[i], t->labels[bv_table_base(t, i)], ratio, ch->verdict, q),
 			    .valid = 1,
 			    .ratio = ch->ratio,
 			    .lo = ch->ci_low,
@@ -121,8 +121,8 @@ static void table(FILE *out, const bv_table *t)
 	fputs("<table>\n<thead><tr><th>bench</th><th>op</th><th>backend</th><th>size</th>", out);
 	for (size_t i = 0; i < nv; i++) {
 		fputs("<th>", out), esc(out, t->labels[i]), fputs("</th>", out);
-		if (i > 0) {
-			fputs("<th>", out), esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[0]);
+		if (!bv_table_is_base(t, i)) {
+			fputs("<th>", out), esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[bv_table_base(t, i)]);
 			fputs(" [95% CI]</th>", out);
 		}
 	}
@@ -147,7 +147,7 @@ static void table(FILE *out, const bv_table *t)
 			else
 				esc(out, res->status);
 			fputs("</td>", out);
-			if (i == 0)
+			if (bv_table_is_base(t, i))
 				continue;
 			const bv_change *ch = &r->changes[i];
 			if (ch->valid) {
@@ -202,10 +202,10 @@ int bv_export_html(const bv_table *t, FILE *out)
 		for (size_t i = 1; i < t->nversions; i++) {
 			size_t n;
 			double g = bv_table_geomean(t, i, bench, &n);
-			if (!n)
+			if (!n || bv_table_is_base(t, i))
 				continue;
 			fputs("<p>geomean ", out), esc(out, t->labels[i]), fputc('/', out),
-			    esc(out, t->labels[0]);
+			    esc(out, t->labels[bv_table_base(t, i)]);
 			fprintf(out, ": %.3f (%zu %s)</p>\n", g, n, bv_plural((long long)n, "cell", "cells"));
 		}
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "benches.h"
+#include "classes.h"
 #include "common.h"
 #include "stages.h"
 
@@ -42,8 +43,8 @@ static cJSON *geomean_of(double ratio, size_t n)
 
 static cJSON *geomeans(const bv_table *t, size_t v)
 {
-	if (v == 0)
-		return cJSON_CreateNull(); /* the baseline: its ratios are all 1 */
+	if (bv_table_is_base(t, v))
+		return cJSON_CreateNull(); /* a baseline: its ratios are all 1 */
 	cJSON *groups = cJSON_CreateArray();
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
@@ -71,8 +72,10 @@ int bv_export_json(const bv_table *t, FILE *out)
 	cJSON_AddStringToObject(doc, "schema", "bench-versions-comparison");
 	/* 1.1: verdict "inconclusive", ci_low/ci_high null without an interval;
 	 * 1.2: every key always present (null where it does not apply),
-	 * versions[].commit/tree/simd_isa/machine/geomean, verdicts "new"/"vanished" */
-	cJSON_AddStringToObject(doc, "schema_version", "1.3");
+	 * versions[].commit/tree/simd_isa/machine/geomean, verdicts "new"/"vanished";
+	 * 1.4: classes[], versions[].class, changes[].baseline (machine classes
+	 * side by side: each class has its own baseline, classes.c) */
+	cJSON_AddStringToObject(doc, "schema_version", "1.4");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	str_or_null(doc, "method", t->method);
@@ -92,11 +95,30 @@ int bv_export_json(const bv_table *t, FILE *out)
 	cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
 	for (size_t i = 0; i < t->nnotes; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(t->notes[i]));
+	if (t->nclasses) {
+		cJSON *cls = cJSON_AddArrayToObject(doc, "classes");
+		for (size_t c = 0; c < t->nclasses; c++) {
+			const bv_class *k = &t->classes[c];
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "name", k->name);
+			str_or_null(o, "cpu", *k->cpu ? k->cpu : NULL);
+			str_or_null(o, "isa", *k->isa ? k->isa : NULL);
+			str_or_null(o, "gpu", *k->gpu ? k->gpu : NULL);
+			cJSON_AddBoolToObject(o, "named", k->named);
+			size_t b = 0;
+			while (b < t->nversions && t->class_of[b] != c)
+				b++;
+			cJSON_AddStringToObject(o, "baseline", b < t->nversions ? t->labels[b] : "");
+			cJSON_AddItemToArray(cls, o);
+		}
+	} else
+		cJSON_AddNullToObject(doc, "classes");
 	cJSON *vers = cJSON_AddArrayToObject(doc, "versions");
 	for (size_t i = 0; i < t->nversions; i++) {
 		const bv_version_meta *m = t->meta ? &t->meta[i] : NULL;
 		cJSON *v = cJSON_CreateObject();
 		cJSON_AddStringToObject(v, "label", t->labels[i]);
+		str_or_null(v, "class", t->class_of ? t->classes[t->class_of[i]].name : NULL);
 		cJSON_AddStringToObject(v, "description", t->descriptions ? t->descriptions[i] : "");
 		str_or_null(v, "commit", m ? m->commit : NULL);
 		str_or_null(v, "tree", m ? m->tree : NULL);
@@ -146,9 +168,12 @@ int bv_export_json(const bv_table *t, FILE *out)
 		cJSON *changes = cJSON_AddArrayToObject(row, "changes");
 		for (size_t i = 1; i < t->nversions; i++) {
 			const bv_change *ch = &r->changes[i];
+			if (bv_table_is_base(t, i))
+				continue; /* a class's baseline */
 			cJSON *o = cJSON_CreateObject();
 			int v = ch->valid;
 			cJSON_AddStringToObject(o, "version", t->labels[i]);
+			cJSON_AddStringToObject(o, "baseline", t->labels[bv_table_base(t, i)]);
 			num_or_null(o, "ratio", ch->ratio, v);
 			/* null bounds: no ratio, or fewer processes than a 95 %
 			 * interval needs */

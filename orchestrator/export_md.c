@@ -53,14 +53,14 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 	fputs("| bench | op | backend | size |", out);
 	for (size_t i = 0; i < nv; i++) {
 		fputc(' ', out), md(out, t->labels[i]), fputs(" |", out);
-		if (i > 0) {
-			fputc(' ', out), md(out, t->labels[i]), fputc('/', out), md(out, t->labels[0]);
+		if (!bv_table_is_base(t, i)) {
+			fputc(' ', out), md(out, t->labels[i]), fputc('/', out), md(out, t->labels[bv_table_base(t, i)]);
 			fputs(" \\[95% CI\\] |", out);
 		}
 	}
 	fputs("\n|---|---|---|--:|", out);
 	for (size_t i = 0; i < nv; i++)
-		fputs(i ? "--:|--:|" : "--:|", out);
+		fputs(!bv_table_is_base(t, i) ? "--:|--:|" : "--:|", out);
 	fputc('\n', out);
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
@@ -80,7 +80,7 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 			} else
 				md(out, res->status);
 			fputs(" |", out);
-			if (i > 0) {
+			if (!bv_table_is_base(t, i)) {
 				fputc(' ', out), change_cell(out, t, r, i), fputs(" |", out);
 			}
 		}
@@ -94,10 +94,10 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 				continue;
 			size_t n;
 			double g = bv_table_geomean(t, i, t->rows[k].bench, &n);
-			if (!n)
+			if (!n || bv_table_is_base(t, i))
 				continue;
 			fputs("- geomean ", out), md(out, t->labels[i]), fputc('/', out),
-			    md(out, t->labels[0]);
+			    md(out, t->labels[bv_table_base(t, i)]);
 			fputs(" over ", out), md(out, t->rows[k].bench);
 			fprintf(out, ": %.3f (%zu %s)\n", g, n, bv_plural((long long)n, "cell", "cells"));
 		}

@@ -47,7 +47,11 @@ static const char *verdict_colour(const char *verdict)
 int bv_export_table(const bv_table *t, FILE *out)
 {
 	size_t nv = t->nversions;
-	size_t cols = 4 + nv + (nv > 1 ? nv - 1 : 0);
+	/* a ratio column beside every version but a baseline (one per class) */
+	size_t nbase = 0;
+	for (size_t i = 0; i < nv; i++)
+		nbase += bv_table_is_base(t, i);
+	size_t cols = 4 + nv + (nv - nbase);
 	size_t shown = 0;
 	for (size_t k = 0; k < t->nrows; k++)
 		shown += !row_empty(&t->rows[k], nv) && !t->rows[k].hidden;
@@ -61,9 +65,9 @@ int bv_export_table(const bv_table *t, FILE *out)
 		put(&g, 0, c, heads[c]);
 	for (size_t i = 0, c = 4; i < nv; i++) {
 		put(&g, 0, c++, t->labels[i]);
-		if (i > 0) {
+		if (!bv_table_is_base(t, i)) {
 			char h[300];
-			snprintf(h, sizeof(h), "%s/%s [95%% CI]", t->labels[i], t->labels[0]);
+			snprintf(h, sizeof(h), "%s/%s [95%% CI]", t->labels[i], t->labels[bv_table_base(t, i)]);
 			put(&g, 0, c++, h);
 		}
 	}
@@ -84,7 +88,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 			else
 				snprintf(buf, sizeof(buf), "%s", res->status);
 			put(&g, r, c++, buf);
-			if (i > 0) {
+			if (!bv_table_is_base(t, i)) {
 				const bv_change *ch = &row->changes[i];
 				if (ch->valid) {
 					char q[96], ratio[64];
@@ -133,8 +137,8 @@ int bv_export_table(const bv_table *t, FILE *out)
 				continue;
 			size_t n = 0;
 			double gm = group ? bv_table_geomean(t, i, group, &n) : 0;
-			if (n)
-				fprintf(out, "geomean %s/%s over %s: %.3f (%zu %s)\n", t->labels[i], t->labels[0],
+			if (n && !bv_table_is_base(t, i))
+				fprintf(out, "geomean %s/%s over %s: %.3f (%zu %s)\n", t->labels[i], t->labels[bv_table_base(t, i)],
 					group, gm, n, bv_plural((long long)n, "cell", "cells"));
 			group = k < t->nrows ? t->rows[k].bench : NULL;
 		}

@@ -13,6 +13,7 @@
 #include "common.h"
 #include "json.h"
 #include "machine.h"
+#include "classes.h"
 
 /* First line of a small file, trimmed, or NULL. */
 static char *first_line(const char *path)
@@ -109,6 +110,17 @@ cJSON *bv_machine_info(void)
 	} else
 		cJSON_AddNullToObject(m, "openblas");
 	free(blas);
+	/* A name for this machine's class (classes.h), when its owner gave one:
+	 * compare and report show the classes of several machines side by side
+	 * under it.  A name that could not be shown or used as a directory is
+	 * left out, said once, rather than written into every log. */
+	const char *cls = getenv(BV_CLASS_ENV);
+	if (cls && *cls && bv_class_name_ok(cls))
+		cJSON_AddStringToObject(m, "class", cls);
+	else if (cls && *cls)
+		fprintf(stderr, "bench-versions: %s is not a class name (1-%d of letters, digits, '.', '_', '-', '+'); "
+				"not recorded\n",
+			BV_CLASS_ENV, BV_CLASS_NAME_MAX);
 	char *gpu = gpu_model();
 	if (gpu)
 		cJSON_AddStringToObject(m, "gpu", gpu);

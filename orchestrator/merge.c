@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "benches.h"
+#include "classes.h"
 #include "common.h"
 #include "json.h"
 #include "results.h"
@@ -622,8 +623,23 @@ void bv_table_free(bv_table *t)
 		free(t->notes[i]);
 	free(t->notes);
 	free(t->labels), free(t->descriptions), free(t->meta), free(t->rows), free(t->method), free(t->control);
+	for (size_t c = 0; c < t->nclasses; c++)
+		bv_class_free(&t->classes[c]);
+	free(t->classes), free(t->class_of);
 	memset(t, 0, sizeof(*t));
 }
+
+size_t bv_table_base(const bv_table *t, size_t v)
+{
+	if (!t->class_of || v >= t->nversions)
+		return 0;
+	size_t b = v;
+	while (b > 0 && t->class_of[b - 1] == t->class_of[v])
+		b--;
+	return b;
+}
+
+int bv_table_is_base(const bv_table *t, size_t v) { return bv_table_base(t, v) == v; }
 
 int bv_filter_compile(const char *regex, regex_t *out)
 {
@@ -667,7 +683,8 @@ static int row_changed(const bv_table *t, const bv_row *r)
 		if (strcmp(r->results[i].status, "ok"))
 			return 1;
 	for (size_t i = 1; i < t->nversions; i++)
-		if (!r->changes[i].valid || !r->changes[i].verdict || strcmp(r->changes[i].verdict, "same"))
+		if (!bv_table_is_base(t, i) &&
+		    (!r->changes[i].valid || !r->changes[i].verdict || strcmp(r->changes[i].verdict, "same")))
 			return 1;
 	return 0;
 }

@@ -368,7 +368,18 @@ typedef struct bv_table {
 	size_t between_runs; /* unpaired changes across runs: inconclusive by rule (merge.c) */
 	char *control;   /* one line saying so, for every exporter's footer */
 	int colour;      /* the table format paints verdicts (bv_colour_wanted) */
+	/* Machine classes side by side (classes.c): NULL/0 in a table of one
+	 * class.  Otherwise each version belongs to classes[class_of[v]], and the
+	 * first version of a class is that class's baseline (bv_table_base). */
+	struct bv_class *classes;
+	size_t nclasses;
+	size_t *class_of;
 } bv_table;
+
+/* The baseline column of version v: 0, or the first column of v's class. */
+size_t bv_table_base(const bv_table *t, size_t v);
+/* Whether v is a baseline (no ratio of its own): column 0 or a class's first. */
+int bv_table_is_base(const bv_table *t, size_t v);
 
 typedef struct bv_merge_opts {
 	double threshold; /* < 0: the baseline log's method.threshold, else 1 % */

@@ -45,5 +45,6 @@ int main(void)
 	failed += test_machine();
 	failed += test_slurm();
 	failed += test_shard();
+	failed += test_classes();
 	return failed ? 1 : 0;
 }

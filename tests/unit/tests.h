@@ -25,6 +25,7 @@ int test_options(void);
 int test_machine(void);
 int test_slurm(void);
 int test_shard(void);
+int test_classes(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */
 char *test_tmpdir(void);
