@@ -11,9 +11,11 @@ source "$(dirname "$0")/lib.sh"
 make_fixture
 plant_relu_slowdown # uncommitted: local's relu is 3x slower than main's
 # Six cells: relu decides after the first 6 processes, the others (same code,
-# threshold 0 so they cannot decide) sample until their budget, about twice
-# as long: a window where some cells have finished and some have not.
-args=(main local --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 1 --threshold 0)
+# threshold 0 so they cannot decide) sample until their budget, several
+# times as long: a window where some cells have finished and some have not.
+# (With --budget 1 a loaded machine's relu could finish with the rest and
+# the run end before the signal: a CI run read 'complete'.)
+args=(main local --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 2 --threshold 0)
 
 # logs_check DIR STATUS: every log in DIR is valid JSON, says STATUS, holds
 # the 6 cells, finished in the same cells across versions; no temporary
@@ -134,9 +136,9 @@ refused() { # NAME PATTERN ARGS...: exit 2 and the pattern on stderr
 	check "resume refused: $name: says why" contains "$TMP/ref.err" "$pattern"
 	check "resume refused: $name: builds nothing" test "$(grep -c '^build:' "$TMP/ref.err")" -eq 0
 }
-refused "other sizes" "its cells differ .* 6 there, 3 now" main local --ops relu,abs,neg --backends scalar --sizes 1K --quick --budget 1 --threshold 0 --resume "$dir"
-refused "other versions" "it compared main local, this command names main main-2" main main --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 1 --threshold 0 --resume "$dir"
-refused "other options" "--budget differs: 1 there, 5 now" "${args[@]}" --budget 5 --resume "$dir"
+refused "other sizes" "its cells differ .* 6 there, 3 now" main local --ops relu,abs,neg --backends scalar --sizes 1K --quick --budget 2 --threshold 0 --resume "$dir"
+refused "other versions" "it compared main local, this command names main main-2" main main --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 2 --threshold 0 --resume "$dir"
+refused "other options" "--budget differs: 2 there, 5 now" "${args[@]}" --budget 5 --resume "$dir"
 refused "another simd ISA" "--simd-isa differs: not given there, generic now" "${args[@]}" --simd-isa generic --resume "$dir"
 refused "no such directory" "--resume $TMP/nope: not a results directory" "${args[@]}" --resume "$TMP/nope"
 
