@@ -31,7 +31,7 @@ static void usage(FILE *out, const bv_option *opts)
 		     "kernels VERSION, as its tag or the first commit that reads it), every tag,\n"
 		     "and the VERSIONs given; for each its kernel version, the compat rules that\n"
 		     "apply (%s) and whether it builds.\n\n",
-		bv_compat_path());
+		bv_compat_path() ? bv_compat_path() : "none: the project file names no \"compat\"");
 	bv_options_help(opts, out);
 	fprintf(out, "\nexit codes: 0 success, 2 usage or input error, 3 a tried build failed\n");
 }
@@ -149,7 +149,9 @@ int bv_cmd_compat(int argc, char **argv)
 	if (rc == 0 && n == 0)
 		printf("no versions in reach (%s); name one: bench-versions compat local\n", bv_repo_describe(repo));
 	if (rc == 0 && n) {
-		printf("compat rules: %s\nrepository: %s\n", bv_compat_path(), bv_repo_describe(repo));
+		printf("compat rules: %s\nrepository: %s\n",
+		       bv_compat_path() ? bv_compat_path() : "none (the project file names no \"compat\")",
+		       bv_repo_describe(repo));
 		printf("%-14s %-9s %-14s %-24s %s\n", "VERSION", "KERNELS", "COMMIT", "COMPAT RULES", "BUILD");
 	}
 	int failures = 0;

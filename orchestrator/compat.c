@@ -30,6 +30,7 @@
 
 #include "common.h"
 #include "json.h"
+#include "project.h"
 #include "stages.h"
 
 const char *bv_compat_path(void)
@@ -38,6 +39,11 @@ const char *bv_compat_path(void)
 	const char *env = getenv("BENCH_VERSIONS_COMPAT");
 	if (env && *env)
 		return env;
+	/* A project file's own rules; a foreign project naming none has none:
+	 * the tool's rules are about its bundled kernels, not someone else's. */
+	const bv_project *p = bv_project_current();
+	if (!p->builtin)
+		return p->compat;
 	if (!path)
 		path = bv_asprintf("%s/compat/compat.json", bv_home());
 	return path;
@@ -211,6 +217,10 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 int bv_compat_load(const char *path, bv_compat **out)
 {
 	*out = NULL;
+	if (!path) { /* no rules (bv_compat_path) */
+		static const char none[] = "{\"schema_version\": 1, \"rules\": []}";
+		return bv_compat_parse("(no compat rules)", none, sizeof(none) - 1, out);
+	}
 	char *text;
 	size_t len;
 	int rc = bv_read_file(path, BV_COMPAT_MAX, &text, &len);

@@ -15,21 +15,45 @@
 
 #include "common.h"
 #include "locate.h"
+#include "project.h"
+
+int bv_library_find(const char *workdir, char **lib)
+{
+	/* The project file says where the library is (project.c); without one
+	 * it lives in kernels/, the built-in default. */
+	*lib = NULL;
+	bv_project *p = NULL;
+	int rc = bv_project_find(workdir, &p);
+	if (rc)
+		return rc;
+	char *dir = *p->dir ? bv_asprintf("%s/%s", workdir, p->dir) : bv_strdup(workdir);
+	char real[PATH_MAX];
+	size_t wl = strlen(workdir);
+	if (!p->builtin && bv_is_dir(dir) &&
+	    (!realpath(dir, real) || strncmp(real, workdir, wl) != 0 || (real[wl] != '/' && real[wl] != '\0')))
+		/* "dir" spelt inside, a symlink leading out */
+		rc = bv_fail(BV_EINPUT, "%s: \"dir\" %s leaves the repository %s", p->path, p->dir, workdir);
+	else if (!p->builtin && !bv_is_dir(dir))
+		rc = bv_fail(BV_EINPUT, "%s: \"dir\" %s is no directory in %s: fix \"dir\"", p->path, p->dir,
+			     workdir);
+	bv_project_free(p);
+	if (rc == 0 && bv_is_dir(dir))
+		*lib = dir;
+	else
+		free(dir);
+	return rc;
+}
 
 char *bv_library_in(const char *workdir)
 {
-	/* The library lives in kernels/ of its repository today; a foreign
-	 * library's layout is to be learnt here, and only here. */
-	char *dir = bv_asprintf("%s/kernels", workdir);
-	if (bv_is_dir(dir))
-		return dir;
-	free(dir);
-	return NULL;
+	char *lib = NULL;
+	bv_library_find(workdir, &lib);
+	return lib;
 }
 
 /* The working tree of the git repository holding PATH (absolute, without a
  * trailing slash), or NULL: none, or a bare one. */
-static char *workdir_of(const char *path)
+char *bv_workdir_of(const char *path)
 {
 	git_buf found = {0};
 	char *out = NULL;
@@ -70,8 +94,16 @@ int bv_locate_library(char **kernel_dir, char **how)
 		return 0;
 	}
 	char *here = cwd();
-	char *top = workdir_of(here);
-	char *lib = top ? bv_library_in(top) : NULL;
+	char *top = bv_workdir_of(here);
+	char *lib = NULL;
+	if (top) {
+		int frc = bv_library_find(top, &lib);
+		if (frc) {
+			free(top);
+			free(here);
+			return frc;
+		}
+	}
 	if (lib && realpath(lib, real)) {
 		*kernel_dir = bv_strdup(real);
 		if (how)
@@ -137,7 +169,7 @@ int bv_results_default(char **root)
 	 * (not writable for a user of /usr/local, and shared by every project).
 	 * A hidden directory with a .gitignore of its own, so the checkout's
 	 * `git status` stays clean and no tracked file is ever in the way. */
-	char *top = workdir_of(lib);
+	char *top = bv_workdir_of(lib);
 	if (!top)
 		top = cwd();
 	char *base = bv_asprintf("%s/.bench-versions", top);

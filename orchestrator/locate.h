@@ -16,9 +16,17 @@
  * *how, if not NULL, says which rule matched (for messages; the caller frees). */
 int bv_locate_library(char **kernel_dir, char **how);
 
-/* The library's directory inside a repository's working tree WORKDIR, or
- * NULL when it has none.  The one place that knows the layout. */
+/* The library's directory inside a repository's working tree WORKDIR
+ * (absolute, real), or NULL when it has none: the project file's "dir"
+ * (project.h), else kernels/.  The one place that knows the layout.
+ * bv_library_find fails (BV_EINPUT) on a bad project file or a "dir" that
+ * is missing or leaves the repository; bv_library_in then says NULL. */
+int bv_library_find(const char *workdir, char **lib);
 char *bv_library_in(const char *workdir);
+
+/* The working tree of the git repository holding PATH (absolute), or NULL:
+ * none, or a bare one (the caller frees). */
+char *bv_workdir_of(const char *path);
 
 /* Where results go when --results is not given, in *root (the caller frees):
  * running from the source tree, its results/ (as `make demo` always had);

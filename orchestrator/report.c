@@ -631,7 +631,7 @@ static int read_env(bv_report_env *e, const char *path, const cJSON *compat)
 int bv_report_read_env(bv_report *r, char *const *logs)
 {
 	cJSON *compat = NULL;
-	if (bv_json_load(bv_compat_path(), 1 << 20, &compat))
+	if (!bv_compat_path() || bv_json_load(bv_compat_path(), 1 << 20, &compat))
 		compat = NULL; /* only for notes; the logs have the ids */
 	int rc = 0;
 	for (int i = 0; i < 2 && rc == 0; i++)

@@ -22,6 +22,7 @@
 #include "common.h"
 #include "hash.h"
 #include "locate.h"
+#include "project.h"
 #include "releases.h"
 #include "stages.h"
 
@@ -33,6 +34,7 @@ struct bv_repo {
 	char *where;          /* for messages */
 	bv_release_index index; /* KERNEL_RELEASES, loaded when first needed */
 	int index_loaded;
+	bv_project *project; /* the project file, else the built-in default (project.h) */
 };
 
 static int git_fail(int code, const char *what)
@@ -43,6 +45,43 @@ static int git_fail(int code, const char *what)
 
 const char *bv_repo_kernel_dir(const bv_repo *r) { return r->kernel_dir; }
 const char *bv_repo_describe(const bv_repo *r) { return r->where; }
+
+/* The project: BENCH_VERSIONS_PROJECT, else bench-versions.json at the root
+ * of the working tree, else (a bare repository, a URL's clone) the one in
+ * HEAD's tree, else the built-in default.  A project file read from a tree
+ * is checked as any other, but its "compat" and "ops" are files of that
+ * tree, not on disk: they are not used (BENCH_VERSIONS_COMPAT is). */
+static int open_project(bv_repo *r, const char *workdir)
+{
+	int rc = bv_project_find(workdir, &r->project);
+	const char *env = getenv("BENCH_VERSIONS_PROJECT");
+	if (rc || workdir || (env && *env))
+		return rc;
+	git_object *obj = NULL;
+	if (git_revparse_single(&obj, r->repo, "HEAD:" BV_PROJECT_FILE) == 0 &&
+	    git_object_type(obj) == GIT_OBJECT_BLOB) {
+		const git_blob *b = (const git_blob *)obj;
+		size_t n = (size_t)git_blob_rawsize(b);
+		char *shown = bv_asprintf("%s (HEAD:%s)", git_repository_path(r->repo), BV_PROJECT_FILE);
+		if (n > BV_PROJECT_MAX)
+			rc = bv_fail(BV_EINPUT, "%s is larger than %d bytes", shown, BV_PROJECT_MAX);
+		else {
+			char *text = bv_xmalloc(n + 1);
+			memcpy(text, git_blob_rawcontent(b), n);
+			text[n] = '\0';
+			bv_project *p = NULL;
+			rc = bv_project_parse(shown, text, n, NULL, &p);
+			if (rc == 0) {
+				bv_project_free(r->project);
+				r->project = p;
+			}
+			free(text);
+		}
+		free(shown);
+	}
+	git_object_free(obj);
+	return rc;
+}
 
 int bv_repo_open(bv_repo **out)
 {
@@ -82,6 +121,12 @@ int bv_repo_open(bv_repo **out)
 			return rc;
 		}
 		r->repo = NULL; /* only `local` will resolve; said when another name is asked */
+		rc = bv_project_find(NULL, &r->project);
+		if (rc) {
+			bv_repo_free(r);
+			return rc;
+		}
+		bv_project_set_current(r->project);
 		r->prefix = bv_strdup("");
 		r->where = bv_asprintf("no repository (KERNEL_DIR %s is not in one)", r->kernel_dir);
 		*out = r;
@@ -102,11 +147,22 @@ int bv_repo_open(bv_repo **out)
 		free(lib);
 	}
 	free(no_library);
-	if (!r->kernel_dir)
+	rc = open_project(r, wl ? wreal : NULL);
+	if (rc) {
+		free(mirror);
+		bv_repo_free(r);
+		return rc;
+	}
+	bv_project_set_current(r->project);
+	if (!r->kernel_dir && !r->project->builtin)
+		r->prefix = bv_strdup(r->project->dir); /* the project file's "dir" */
+	else if (!r->kernel_dir)
 		r->prefix = bv_strdup("kernels"); /* the usual layout */
 	else if (wl && strncmp(r->kernel_dir, wreal, wl) == 0 &&
 	    (r->kernel_dir[wl] == '/' || r->kernel_dir[wl] == '\0'))
 		r->prefix = bv_strdup(r->kernel_dir[wl] ? r->kernel_dir + wl + 1 : "");
+	else if (!r->project->builtin)
+		r->prefix = bv_strdup(r->project->dir);
 	else
 		r->prefix = bv_strdup("kernels"); /* KERNEL_REPO elsewhere: the usual layout */
 	if (mirror) {
@@ -119,6 +175,11 @@ int bv_repo_open(bv_repo **out)
 		r->where = bv_asprintf("%s%s%s", workdir ? wreal : git_repository_path(r->repo),
 				       *r->prefix ? ", library in " : "", r->prefix);
 	free(mirror);
+	if (!r->project->builtin) {
+		char *w = bv_asprintf("%s (project %s, %s)", r->where, r->project->name, r->project->path);
+		free(r->where);
+		r->where = w;
+	}
 	*out = r;
 	return 0;
 }
@@ -133,6 +194,7 @@ void bv_repo_free(bv_repo *r)
 	free(r->prefix);
 	free(r->where);
 	bv_release_index_free(&r->index);
+	bv_project_free(r->project); /* no longer bv_project_current() */
 	free(r);
 }
 
@@ -179,7 +241,7 @@ static char *make_label(const char *name)
 }
 
 /* VERSION of the library in tree, trimmed; NULL with a message when absent. */
-static char *tree_version(git_repository *repo, const git_tree *tree, const char *prefix, const char *what)
+static char *tree_version_builtin(git_repository *repo, const git_tree *tree, const char *prefix, const char *what)
 {
 	char *path = bv_asprintf("%s%sVERSION", prefix, *prefix ? "/" : "");
 	git_tree_entry *e = NULL;
@@ -210,6 +272,209 @@ static char *tree_version(git_repository *repo, const git_tree *tree, const char
 	return out;
 }
 
+/* ---- a project file's versions (project.h) -------------------------------
+ * The built-in default keeps the code above and below as it always was; a
+ * project file's library goes through these. */
+
+/* The project's version file in the repository: "<dir>/<file>". */
+static char *version_path(const bv_repo *r)
+{
+	return bv_asprintf("%s%s%s", r->prefix, *r->prefix ? "/" : "", r->project->version_file);
+}
+
+/* The blob at path in tree, NUL-terminated (at most 1 MiB), or NULL. */
+static char *blob_text(git_repository *repo, const git_tree *tree, const char *path, size_t *len)
+{
+	git_tree_entry *e = NULL;
+	git_blob *b = NULL;
+	char *out = NULL;
+	if (git_tree_entry_bypath(&e, tree, path) == 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
+	    git_blob_lookup(&b, repo, git_tree_entry_id(e)) == 0 && git_blob_rawsize(b) <= (1 << 20)) {
+		*len = (size_t)git_blob_rawsize(b);
+		out = bv_xmalloc(*len + 1);
+		memcpy(out, git_blob_rawcontent(b), *len);
+		out[*len] = '\0';
+	}
+	git_blob_free(b);
+	git_tree_entry_free(e);
+	return out;
+}
+
+typedef struct {
+	git_oid commit;
+	char *tag, *number;
+} release_tag;
+
+static void release_tags_free(release_tag *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(t[i].tag), free(t[i].number);
+	free(t);
+}
+
+/* Every tag a project's regex makes a release (versions: the "version"
+ * "tag" regex, else "releases"), peeled to its commit, in name order. */
+static size_t release_tags(bv_repo *r, int versions, release_tag **out)
+{
+	git_strarray tags = {0};
+	size_t n = 0;
+	*out = NULL;
+	if (git_tag_list(&tags, r->repo) != 0)
+		return 0;
+	*out = bv_xcalloc(tags.count + 1, sizeof(**out));
+	for (size_t i = 0; i < tags.count; i++) {
+		char *number = versions ? bv_project_version_tag_number(r->project, tags.strings[i])
+					: bv_project_tag_number(r->project, tags.strings[i]);
+		git_object *obj = NULL;
+		git_commit *c = NULL;
+		char *spec = bv_asprintf("refs/tags/%s", tags.strings[i]);
+		if (number && git_revparse_single(&obj, r->repo, spec) == 0 &&
+		    git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT) == 0) {
+			git_oid_cpy(&(*out)[n].commit, git_commit_id(c));
+			(*out)[n].tag = bv_strdup(tags.strings[i]);
+			(*out)[n++].number = number;
+			number = NULL;
+		}
+		free(number);
+		git_commit_free(c);
+		git_object_free(obj);
+		free(spec);
+	}
+	git_strarray_dispose(&tags);
+	return n;
+}
+
+/* Two tags giving one number at different commits: which one a name means
+ * would be a guess, so it is an error naming both (the same commit is no
+ * ambiguity). */
+static int duplicate_tags(const bv_repo *r, const release_tag *a, const release_tag *b)
+{
+	char *x = bv_escape(a->tag), *y = bv_escape(b->tag);
+	int rc = bv_fail(BV_EINPUT,
+			 "tags %s and %s both give release %s, at different commits, in %s: make \"releases\" in %s "
+			 "match only one of them",
+			 x, y, a->number, r->where, r->project->path);
+	free(x), free(y);
+	return rc;
+}
+
+/* The release tag giving number, or *out NULL; two of them: an error. */
+static int project_release_tag(bv_repo *r, const char *number, git_commit **out, char **tag)
+{
+	release_tag *t = NULL;
+	size_t n = release_tags(r, 0, &t);
+	const release_tag *found = NULL;
+	int rc = 0;
+	*out = NULL;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (!strcmp(t[i].number, number)) {
+			if (found && !git_oid_equal(&found->commit, &t[i].commit))
+				rc = duplicate_tags(r, found, &t[i]);
+			else if (!found)
+				found = &t[i];
+		}
+	if (rc == 0 && found) {
+		if (git_commit_lookup(out, r->repo, &found->commit) != 0)
+			rc = git_fail(BV_ERUN, found->tag);
+		else
+			*tag = bv_strdup(found->tag);
+	}
+	release_tags_free(t, n);
+	return rc;
+}
+
+/* "version": {"tag": R}: the nearest tag R makes a release, reachable from
+ * the commit (children before parents, newest first, as git describe). */
+static int nearest_tag_version(bv_repo *r, const git_oid *from, const char *what, char **out)
+{
+	*out = NULL;
+	release_tag *t = NULL;
+	size_t n = release_tags(r, 1, &t);
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	if (n && git_revwalk_new(&walk, r->repo) == 0 && git_revwalk_push(walk, from) == 0) {
+		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+		while (!*out && git_revwalk_next(&oid, walk) == 0)
+			for (size_t i = 0; i < n && !*out; i++)
+				if (git_oid_equal(&oid, &t[i].commit))
+					*out = bv_strdup(t[i].number);
+	}
+	git_revwalk_free(walk);
+	release_tags_free(t, n);
+	if (!*out)
+		return bv_fail(BV_EINPUT,
+			       "%s: no tag matching \"version\".\"tag\" (%s) is reachable from it, so it has no "
+			       "version; tag a release, or fix \"version\" in %s",
+			       what, r->project->version_regex, r->project->path);
+	return 0;
+}
+
+/* The version of a commit's tree by the project file; NULL with a message. */
+static char *project_version(bv_repo *r, git_commit *c, const git_tree *tree, const char *what)
+{
+	char *out = NULL;
+	if (r->project->kind == BV_PROJECT_VERSION_TAG) {
+		nearest_tag_version(r, git_commit_id(c), what, &out);
+		return out;
+	}
+	char *path = version_path(r);
+	size_t len = 0;
+	char *text = blob_text(r->repo, tree, path, &len);
+	if (!text)
+		bv_fail(BV_EINPUT, "%s has no file %s (at most 1 MiB): fix \"version\".\"file\" in %s", what, path,
+			r->project->path);
+	else
+		bv_project_version_of(r->project, text, len, path, what, &out);
+	free(text);
+	free(path);
+	return out;
+}
+
+/* The same, quietly, for history walks: NULL where a commit gives none. */
+static char *project_version_quiet(bv_repo *r, const git_oid *oid)
+{
+	if (r->project->kind == BV_PROJECT_VERSION_TAG)
+		return NULL; /* versions are tags: the history adds none */
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	char *out = NULL;
+	if (git_commit_lookup(&c, r->repo, oid) == 0 && git_commit_tree(&t, c) == 0) {
+		char *path = version_path(r);
+		size_t len = 0;
+		char *text = blob_text(r->repo, t, path, &len);
+		if (text && bv_project_version_of(r->project, text, len, path, "", &out) != 0)
+			out = NULL;
+		free(text);
+		free(path);
+	}
+	git_tree_free(t);
+	git_commit_free(c);
+	return out;
+}
+
+/* The oldest commit reachable from HEAD whose version reads number. */
+static int project_first_commit(bv_repo *r, const char *number, git_commit **out)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	*out = NULL;
+	if (r->project->kind == BV_PROJECT_VERSION_TAG)
+		return 0;
+	if (git_revwalk_new(&walk, r->repo) < 0 || git_revwalk_push_head(walk) < 0) {
+		git_revwalk_free(walk);
+		return git_fail(BV_ERUN, "walking history");
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	while (!*out && git_revwalk_next(&oid, walk) == 0) {
+		char *got = project_version_quiet(r, &oid);
+		if (got && !strcmp(got, number) && git_commit_lookup(out, r->repo, &oid) != 0)
+			*out = NULL;
+		free(got);
+	}
+	git_revwalk_free(walk);
+	return 0;
+}
+
 /* Fills the git fields of v from a commit. */
 static int from_commit(bv_repo *r, git_commit *c, bv_version *v)
 {
@@ -235,7 +500,8 @@ static int from_commit(bv_repo *r, git_commit *c, bv_version *v)
 	} else
 		git_oid_tostr(v->tree, sizeof(v->tree), git_tree_id(root));
 	if (rc == 0) {
-		v->kernel_version = tree_version(r->repo, root, r->prefix, what);
+		v->kernel_version = r->project->builtin ? tree_version_builtin(r->repo, root, r->prefix, what)
+							: project_version(r, c, root, what);
 		if (!v->kernel_version)
 			rc = BV_EINPUT;
 	}
@@ -349,6 +615,48 @@ static const char *tag_number(const char *tag)
 	return NULL;
 }
 
+/* A project file's releases: the first commit giving each number (version
+ * file or regex), then its release tags, which replace it; two tags giving
+ * one number at different commits are an error naming both. */
+static int project_releases(bv_repo *r, known_list *l)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	char *path = r->project->kind == BV_PROJECT_VERSION_TAG ? NULL : version_path(r);
+	if (path && git_revwalk_new(&walk, r->repo) == 0 && git_revwalk_push_head(walk) == 0) {
+		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+		while (git_revwalk_next(&oid, walk) == 0) {
+			char *number = project_version_quiet(r, &oid);
+			bv_known_release *k = number ? known_slot(l, number) : NULL;
+			if (k && !k->source) {
+				k->source = bv_asprintf("first commit whose %s gives it", path);
+				git_oid_tostr(k->id, sizeof(k->id), &oid);
+			}
+			free(number);
+		}
+	}
+	git_revwalk_free(walk);
+	free(path);
+	release_tag *t = NULL;
+	size_t nt = release_tags(r, 0, &t);
+	int rc = 0;
+	for (size_t i = 0; i < nt && rc == 0; i++) {
+		for (size_t j = 0; j < i && rc == 0; j++)
+			if (!strcmp(t[i].number, t[j].number) && !git_oid_equal(&t[i].commit, &t[j].commit))
+				rc = duplicate_tags(r, &t[j], &t[i]);
+		bv_known_release *k = known_slot(l, t[i].number);
+		if (rc == 0 && (!k->source || strncmp(k->source, "tag ", 4) != 0)) {
+			free(k->source);
+			char *shown = bv_escape(t[i].tag);
+			k->source = bv_asprintf("tag %s", shown);
+			free(shown);
+			git_oid_tostr(k->id, sizeof(k->id), &t[i].commit);
+		}
+	}
+	release_tags_free(t, nt);
+	return rc;
+}
+
 static int known_cmp(const void *a, const void *b)
 {
 	bv_semver x, y;
@@ -362,7 +670,13 @@ int bv_releases_in_reach(bv_repo *r, int with_index, bv_known_release **out, siz
 	known_list l = {0};
 	*out = NULL;
 	*n = 0;
-	if (r->repo) {
+	if (r->repo && !r->project->builtin) {
+		int rc = project_releases(r, &l);
+		if (rc) {
+			bv_known_releases_free(l.v, l.n);
+			return rc;
+		}
+	} else if (r->repo) {
 		/* History: one walk reading VERSION blobs (not a resolve per
 		 * commit); the first commit with each value is the release, as
 		 * first_commit_with_version would find it. */
@@ -549,6 +863,41 @@ static char *nearest_refs(git_repository *repo, const char *name)
 	return bv_buf_detach(&b);
 }
 
+/* `local` by a project file: its version file in the working tree, or the
+ * nearest release tag reachable from the checkout's HEAD. */
+static int project_local(bv_repo *r, bv_version *v)
+{
+	char *number = NULL;
+	int rc;
+	if (r->project->kind == BV_PROJECT_VERSION_TAG) {
+		git_oid head;
+		if (!r->repo || git_reference_name_to_id(&head, r->repo, "HEAD") != 0)
+			return bv_fail(BV_EINPUT, "the working tree %s has no git HEAD to find its release tag from "
+						  "(\"version\".\"tag\" in %s)",
+				       r->kernel_dir, r->project->path);
+		rc = nearest_tag_version(r, &head, "the working tree's HEAD", &number);
+	} else {
+		char *path = bv_asprintf("%s/%s", r->kernel_dir, r->project->version_file);
+		char *text = NULL;
+		size_t len = 0;
+		rc = bv_read_file(path, 1 << 20, &text, &len);
+		if (rc && !bv_exists(path))
+			rc = bv_fail(BV_EINPUT, "the working tree has no %s: fix \"version\".\"file\" in %s", path,
+				     r->project->path);
+		if (rc == 0)
+			rc = bv_project_version_of(r->project, text, len, path, "the working tree", &number);
+		free(text);
+		free(path);
+	}
+	if (rc)
+		return rc;
+	v->kind = BV_VERSION_LOCAL;
+	v->kernel_version = number;
+	v->rule = bv_strdup("working tree (KERNEL_DIR), uncommitted changes included");
+	v->summary = bv_strdup(r->kernel_dir);
+	return 0;
+}
+
 static int resolve_local(bv_repo *r, bv_version *v)
 {
 	if (!r->kernel_dir)
@@ -558,6 +907,8 @@ static int resolve_local(bv_repo *r, bv_version *v)
 	int rc = bv_hash_tree(r->kernel_dir, v->tree);
 	if (rc)
 		return rc;
+	if (!r->project->builtin)
+		return project_local(r, v);
 	char *path = bv_asprintf("%s/VERSION", r->kernel_dir);
 	char *text = NULL;
 	rc = bv_read_file(path, 256, &text, NULL);
@@ -615,6 +966,71 @@ static int resolve_release(bv_repo *r, const char *number, bv_version *v, int *f
 	return 0;
 }
 
+/* A name by a project file's rules: a release number (X.Y or X.Y.Z) is the
+ * release tag giving it (two: an error), else the release index's, else the
+ * first commit whose version reads it; a release tag's own name is that
+ * tag.  *commit NULL and *done 0: try it as a git revision; *done 1: v is
+ * complete (a release from the index). */
+static int project_resolve(bv_repo *r, const char *name, bv_version *v, git_commit **commit, int *done)
+{
+	*commit = NULL;
+	*done = 0;
+	char *number = bv_project_pad(name, strlen(name));
+	git_object *obj = NULL;
+	int rc = 0;
+	if (!number) {
+		char *tagnum = bv_project_tag_number(r->project, name);
+		char *spec = bv_asprintf("refs/tags/%s", name);
+		if (tagnum && git_revparse_single(&obj, r->repo, spec) == 0 &&
+		    git_object_peel((git_object **)commit, obj, GIT_OBJECT_COMMIT) == 0)
+			v->rule = bv_asprintf("release tag %s (release %s)", name, tagnum);
+		git_object_free(obj);
+		free(spec);
+		free(tagnum);
+		return 0; /* else a revision */
+	}
+	char *tag = NULL;
+	rc = project_release_tag(r, number, commit, &tag);
+	if (rc == 0 && *commit) {
+		char *shown = bv_escape(tag);
+		v->rule = bv_asprintf("release tag %s", shown);
+		free(shown);
+	}
+	free(tag);
+	if (rc == 0 && !*commit) {
+		rc = resolve_release(r, number, v, done);
+		if (rc == 0 && !*done) {
+			rc = project_first_commit(r, number, commit);
+			char *path = r->project->kind == BV_PROJECT_VERSION_TAG ? NULL : version_path(r);
+			if (rc == 0 && *commit)
+				v->rule = bv_asprintf("first commit whose %s gives %s", path, number);
+			if (rc == 0 && !*commit) {
+				/* a branch named like a release still gets its chance */
+				git_reference *ref = NULL;
+				int err = git_revparse_ext(&obj, &ref, r->repo, name);
+				git_reference_free(ref);
+				git_object_free(obj);
+				if (err != 0) {
+					char *known = known_releases_near(r, number);
+					rc = bv_fail(BV_EINPUT,
+						     "unknown release '%s': no tag matching \"releases\" (%s) gives %s, "
+						     "%s%s%s%sin %s; %s%s (bench-versions list versions)",
+						     name, r->project->releases, number,
+						     r->index_loaded ? "not in the release index, " : "",
+						     path ? "no commit from HEAD whose " : "", path ? path : "",
+						     path ? " gives it, " : "", r->where,
+						     *known ? "known releases, closest first: " : "no releases in reach",
+						     known);
+					free(known);
+				}
+			}
+			free(path);
+		}
+	}
+	free(number);
+	return rc;
+}
+
 /* The name the last bv_resolve found to be no version at all, for
  * bv_resolve_unknown; empty when it resolved or failed otherwise.  A name
  * too long for it is no subcommand's typo either. */
@@ -642,15 +1058,20 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 	}
 	if (!r->repo) {
 		int found = 0;
-		const char *number = is_release_number(name) ? name : tag_number(name);
+		char *pnum = r->project->builtin ? NULL : bv_project_pad(name, strlen(name));
+		if (!r->project->builtin && !pnum)
+			pnum = bv_project_tag_number(r->project, name);
+		const char *number = !r->project->builtin ? pnum : is_release_number(name) ? name : tag_number(name);
 		if (number) {
 			rc = resolve_release(r, number, v, &found);
 			if (rc || found) {
 				if (rc)
 					bv_version_free(v);
+				free(pnum);
 				return rc;
 			}
 		}
+		free(pnum);
 		bv_version_free(v);
 		return bv_fail(BV_EINPUT,
 			       "cannot resolve '%s': %s; only 'local' is available (set KERNEL_REPO to a repository, or KERNEL_RELEASES to a release index)",
@@ -662,9 +1083,17 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 	/* vX.Y.Z is how releases are usually written (the docs do): a tag or
 	 * branch of that very name wins, as any revision would; without one it
 	 * means release X.Y.Z, found by the rules below, and the rule says so. */
-	const char *number = is_release_number(name) ? name : NULL;
+	const char *number = r->project->builtin && is_release_number(name) ? name : NULL;
 	int vform = 0;
-	if (!number && tag_number(name)) {
+	if (!r->project->builtin) {
+		int done = 0;
+		rc = project_resolve(r, name, v, &commit, &done);
+		if (rc || done) {
+			if (rc)
+				bv_version_free(v);
+			return rc;
+		}
+	} else if (!number && tag_number(name)) {
 		git_reference *ref = NULL;
 		if (git_revparse_ext(&obj, &ref, r->repo, name) != 0) {
 			number = tag_number(name);

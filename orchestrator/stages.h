@@ -36,9 +36,12 @@ typedef struct bv_shims {
 } bv_shims;
 
 typedef struct bv_compat bv_compat;
-/* $BENCH_VERSIONS_COMPAT, else compat/compat.json under bv_home(). */
+/* $BENCH_VERSIONS_COMPAT, else the project file's "compat" (project.h):
+ * NULL for a project file naming none (no rules), compat/compat.json under
+ * bv_home() for the built-in default. */
 const char *bv_compat_path(void);
 #define BV_COMPAT_MAX ((size_t)1 << 20) /* bytes of compat.json */
+/* path NULL: no rules. */
 int bv_compat_load(const char *path, bv_compat **out);
 /* The same for text already in memory (NUL-terminated, len bytes) read from
  * path: rules' files are looked up beside it (also the fuzzer's entry). */
