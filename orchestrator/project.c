@@ -42,9 +42,15 @@ const bv_project *bv_project_current(void)
 	return builtin;
 }
 
-void bv_project_set_current(const bv_project *p) { current = p; }
+void bv_project_set_current(const bv_project *p)
+{
+	current = p;
+}
 
-const char *bv_project_ops_path(void) { return bv_project_current()->ops; }
+const char *bv_project_ops_path(void)
+{
+	return bv_project_current()->ops;
+}
 
 bv_project *bv_project_default(void)
 {
@@ -135,9 +141,9 @@ char *bv_project_tag_number(const bv_project *p, const char *tag)
 	bv_semver sv;
 	if (p->builtin) {
 		/* vX.Y.Z or X.Y.Z, no padding: today's rule */
-		const char *n = bv_semver_parse(tag, &sv) == 0			  ? tag
-				: tag[0] == 'v' && bv_semver_parse(tag + 1, &sv) == 0 ? tag + 1
-										      : NULL;
+		const char *n = bv_semver_parse(tag, &sv) == 0                        ? tag
+		                : tag[0] == 'v' && bv_semver_parse(tag + 1, &sv) == 0 ? tag + 1
+		                                                                      : NULL;
 		return n ? bv_strdup(n) : NULL;
 	}
 	return number_of_match(&p->releases_re, tag, 1);
@@ -151,7 +157,7 @@ char *bv_project_version_tag_number(const bv_project *p, const char *tag)
 }
 
 int bv_project_version_of(const bv_project *p, const char *text, size_t len, const char *file_shown,
-			  const char *where, char **out)
+                          const char *where, char **out)
 {
 	*out = NULL;
 	if (p->kind == BV_PROJECT_VERSION_REGEX) {
@@ -164,12 +170,12 @@ int bv_project_version_of(const bv_project *p, const char *text, size_t len, con
 		*out = matched ? number_of_match(&p->version_re, t, 0) : NULL;
 		free(t);
 		if (!*out)
-			return bv_fail(BV_EINPUT,
-				       "version regex \"%s\" %s in %s at %s: fix \"version\".\"regex\" in %s",
-				       p->version_regex,
-				       matched ? "matched, but no capture group holds a version number (X.Y or X.Y.Z),"
-					       : "matched nothing",
-				       file_shown, where, p->path);
+			return bv_fail(
+			    BV_EINPUT, "version regex \"%s\" %s in %s at %s: fix \"version\".\"regex\" in %s",
+			    p->version_regex,
+			    matched ? "matched, but no capture group holds a version number (X.Y or X.Y.Z),"
+			            : "matched nothing",
+			    file_shown, where, p->path);
 		return 0;
 	}
 	while (len && isspace((unsigned char)text[len - 1]))
@@ -186,7 +192,7 @@ int bv_project_version_of(const bv_project *p, const char *text, size_t len, con
 		if (!t || bv_semver_parse(t, &sv) != 0) {
 			free(t);
 			return bv_fail(BV_EINPUT, "%s: %s does not hold a semantic version (X.Y.Z)", where,
-				       file_shown);
+			               file_shown);
 		}
 		*out = t;
 		return 0;
@@ -194,9 +200,9 @@ int bv_project_version_of(const bv_project *p, const char *text, size_t len, con
 	*out = bv_project_pad(text, len);
 	if (!*out)
 		return bv_fail(BV_EINPUT,
-			       "%s: %s does not hold a version number (X.Y or X.Y.Z); fix the file or "
-			       "\"version\" in %s",
-			       where, file_shown, p->path);
+		               "%s: %s does not hold a version number (X.Y or X.Y.Z); fix the file or "
+		               "\"version\" in %s",
+		               where, file_shown, p->path);
 	return 0;
 }
 
@@ -241,8 +247,8 @@ static int compile(const char *path, const char *key, const char *src, regex_t *
 	if (e) {
 		char why[160];
 		regerror(e, re, why, sizeof(why));
-		return bv_fail(BV_EINPUT, "%s: \"%s\" is not a valid POSIX extended regular expression: %s", path,
-			       key, why);
+		return bv_fail(BV_EINPUT, "%s: \"%s\" is not a valid POSIX extended regular expression: %s",
+		               path, key, why);
 	}
 	if (re->re_nsub < min_groups) {
 		regfree(re);
@@ -257,7 +263,8 @@ static int project_path(const char *path, const char *key, const cJSON *v, const
 {
 	*out = NULL;
 	if (!cJSON_IsString(v) || !lexically_inside(v->valuestring))
-		return key_error(path, key, "must be a path inside the repository, relative to the project file");
+		return key_error(path, key,
+		                 "must be a path inside the repository, relative to the project file");
 	if (!root)
 		return 0;
 	char *dir = bv_strdup(path);
@@ -273,10 +280,10 @@ static int project_path(const char *path, const char *key, const cJSON *v, const
 	int rc = 0;
 	if (!bv_exists(full))
 		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which does not exist", path, key, full);
-	else if (!realpath(full, real) || !realpath(root, rreal) || strncmp(real, rreal, strlen(rreal)) != 0 ||
-		 real[strlen(rreal)] != '/')
-		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which is outside the repository %s", path, key, full,
-			     root);
+	else if (!realpath(full, real) || !realpath(root, rreal) ||
+	         strncmp(real, rreal, strlen(rreal)) != 0 || real[strlen(rreal)] != '/')
+		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which is outside the repository %s", path, key,
+		             full, root);
 	else if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
 		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which is not a regular file", path, key, full);
 	else
@@ -286,7 +293,7 @@ static int project_path(const char *path, const char *key, const cJSON *v, const
 }
 
 static int check_keys(const char *path, const char *where, const cJSON *o, const char *const *known,
-		      const char *shown)
+                      const char *shown)
 {
 	for (const cJSON *m = o->child; m; m = m->next) {
 		int ok = 0;
@@ -294,8 +301,8 @@ static int check_keys(const char *path, const char *where, const cJSON *o, const
 			ok |= strcmp(m->string, known[k]) == 0;
 		if (!ok) {
 			char *name = bv_escape(m->string);
-			int rc = bv_fail(BV_EINPUT, "%s: unknown key \"%.64s\"%s (known: %s)", path, name, where,
-					 shown);
+			int rc = bv_fail(BV_EINPUT, "%s: unknown key \"%.64s\"%s (known: %s)", path, name,
+			                 where, shown);
 			free(name);
 			return rc;
 		}
@@ -307,8 +314,9 @@ static int parse_version(const char *path, const cJSON *v, bv_project *p)
 {
 	static const char *const known[] = {"file", "regex", "tag", NULL};
 	if (!cJSON_IsObject(v))
-		return key_error(path, "version",
-				 "must be an object: {\"file\": F}, {\"file\": F, \"regex\": R} or {\"tag\": R}");
+		return key_error(
+		    path, "version",
+		    "must be an object: {\"file\": F}, {\"file\": F, \"regex\": R} or {\"tag\": R}");
 	int rc = check_keys(path, " in \"version\"", v, known, "file, regex, tag");
 	if (rc)
 		return rc;
@@ -317,11 +325,13 @@ static int parse_version(const char *path, const cJSON *v, bv_project *p)
 	const cJSON *tag = cJSON_GetObjectItemCaseSensitive(v, "tag");
 	if (tag) {
 		if (file || regex)
-			return key_error(path, "version",
-					 "takes either \"file\" (with an optional \"regex\") or \"tag\", not both");
+			return key_error(
+			    path, "version",
+			    "takes either \"file\" (with an optional \"regex\") or \"tag\", not both");
 		if (!cJSON_IsString(tag) && !cJSON_IsTrue(tag))
-			return key_error(path, "version\".\"tag",
-					 "must be a regex over tag names (\"\" or true: the \"releases\" regex)");
+			return key_error(
+			    path, "version\".\"tag",
+			    "must be a regex over tag names (\"\" or true: the \"releases\" regex)");
 		p->kind = BV_PROJECT_VERSION_TAG;
 		const char *src = cJSON_IsString(tag) && *tag->valuestring ? tag->valuestring : p->releases;
 		p->version_regex = bv_strdup(src);
@@ -340,7 +350,8 @@ static int parse_version(const char *path, const cJSON *v, bv_project *p)
 	p->kind = BV_PROJECT_VERSION_FILE;
 	if (regex) {
 		if (!cJSON_IsString(regex))
-			return key_error(path, "version\".\"regex", "must be a string (a POSIX extended regex)");
+			return key_error(path, "version\".\"regex",
+			                 "must be a string (a POSIX extended regex)");
 		p->kind = BV_PROJECT_VERSION_REGEX;
 		p->version_regex = bv_strdup(regex->valuestring);
 		rc = compile(path, "version\".\"regex", regex->valuestring, &p->version_re, 1);
@@ -354,8 +365,8 @@ static int parse_version(const char *path, const cJSON *v, bv_project *p)
 
 int bv_project_parse(const char *path, const char *text, size_t len, const char *root, bv_project **out)
 {
-	static const char *const known[] = {"schema_version", "name", "dir",  "version",
-					    "releases",	      "compat", "ops", NULL};
+	static const char *const known[] = {"schema_version", "name",   "dir", "version",
+	                                    "releases",       "compat", "ops", NULL};
 	*out = NULL;
 	cJSON *doc = NULL;
 	int rc = bv_json_parse(path, text, len, &doc);
@@ -376,8 +387,9 @@ int bv_project_parse(const char *path, const char *text, size_t len, const char 
 		goto done;
 	}
 	if (sv != 1) {
-		rc = bv_fail(BV_EINPUT, "%s: schema_version %g is not supported (this bench-versions reads 1)", path,
-			     sv);
+		rc =
+		    bv_fail(BV_EINPUT, "%s: schema_version %g is not supported (this bench-versions reads 1)",
+		            path, sv);
 		goto done;
 	}
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
@@ -387,14 +399,17 @@ int bv_project_parse(const char *path, const char *text, size_t len, const char 
 	}
 	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(doc, "dir");
 	if (dir && !cJSON_IsString(dir)) {
-		rc = key_error(path, "dir", "must be a string: the library's directory in the repository (\".\": its root)");
+		rc = key_error(
+		    path, "dir",
+		    "must be a string: the library's directory in the repository (\".\": its root)");
 		goto done;
 	}
 	const char *d = dir ? dir->valuestring : ".";
 	if (!strcmp(d, ".") || !strcmp(d, "./") || !*d)
 		d = "";
 	if (*d && !lexically_inside(d)) {
-		rc = key_error(path, "dir", "must stay inside the repository: a relative path without \"..\"");
+		rc =
+		    key_error(path, "dir", "must stay inside the repository: a relative path without \"..\"");
 		goto done;
 	}
 	p->dir = bv_strdup(d);
@@ -473,7 +488,7 @@ int bv_project_find(const char *workdir, bv_project **out)
 		char real[PATH_MAX];
 		if (!realpath(env, real) || bv_is_dir(real))
 			return bv_fail(BV_EINPUT, "BENCH_VERSIONS_PROJECT %s is not a file (a %s)", env,
-				       BV_PROJECT_FILE);
+			               BV_PROJECT_FILE);
 		char *root = root_of(real);
 		int rc = bv_project_load(real, root, out);
 		free(root);
@@ -491,4 +506,3 @@ int bv_project_find(const char *workdir, bv_project **out)
 	*out = bv_project_default();
 	return 0;
 }
-

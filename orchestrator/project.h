@@ -24,10 +24,10 @@ typedef enum {
 } bv_project_version_kind;
 
 typedef struct bv_project {
-	int builtin;   /* 1: no project file, today's default */
-	char *path;    /* the project file, for messages ("built-in default" when builtin) */
-	char *name;    /* shown in messages */
-	char *dir;     /* the library inside the repository, "" = its root */
+	int builtin; /* 1: no project file, today's default */
+	char *path;  /* the project file, for messages ("built-in default" when builtin) */
+	char *name;  /* shown in messages */
+	char *dir;   /* the library inside the repository, "" = its root */
 	bv_project_version_kind kind;
 	char *version_file;  /* FILE and REGEX: relative to dir */
 	char *version_regex; /* REGEX and TAG: the source text, for messages */
@@ -80,6 +80,6 @@ char *bv_project_version_tag_number(const bv_project *p, const char *tag);
  * "the working tree"); FILE_SHOWN the file read.  *out NULL and BV_EINPUT
  * with a message saying what to fix when there is none. */
 int bv_project_version_of(const bv_project *p, const char *text, size_t len, const char *file_shown,
-			  const char *where, char **out);
+                          const char *where, char **out);
 
 #endif

@@ -46,5 +46,6 @@ int main(void)
 	failed += test_slurm();
 	failed += test_shard();
 	failed += test_classes();
+	failed += test_project();
 	return failed ? 1 : 0;
 }

@@ -26,6 +26,7 @@ int test_machine(void);
 int test_slurm(void);
 int test_shard(void);
 int test_classes(void);
+int test_project(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */
 char *test_tmpdir(void);
