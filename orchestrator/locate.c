@@ -95,6 +95,14 @@ int bv_locate_library(char **kernel_dir, char **how)
 	}
 	char *here = cwd();
 	char *top = bv_workdir_of(here);
+	const char *penv = getenv("BENCH_VERSIONS_PROJECT");
+	if (!top && penv && *penv && realpath(penv, real)) {
+		/* outside any repository: the library is the project file's */
+		char *slash = strrchr(real, '/');
+		if (slash && slash != real)
+			*slash = '\0';
+		top = bv_workdir_of(real);
+	}
 	char *lib = NULL;
 	if (top) {
 		int frc = bv_library_find(top, &lib);
@@ -108,7 +116,8 @@ int bv_locate_library(char **kernel_dir, char **how)
 		*kernel_dir = bv_strdup(real);
 		if (how)
 			*how = bv_asprintf("the repository at %s", top);
-	} else if (bv_from_source_tree()) {
+	} else if (bv_from_source_tree() && !(penv && *penv)) {
+		/* (not under another library's project file) */
 		free(lib);
 		lib = bv_asprintf("%s/kernels", bv_home());
 		if (realpath(lib, real)) {
