@@ -243,6 +243,17 @@ static int compile(const char *path, const char *key, const char *src, regex_t *
 {
 	if (!*src)
 		return key_error(path, key, "must be a non-empty POSIX extended regular expression");
+	/* A project file may come from anyone's repository: a regex whose
+	 * compiled form would be huge ((a{999}){999}) is refused, not built. */
+	if (strlen(src) > 256)
+		return key_error(path, key, "is longer than 256 characters");
+	for (const char *c = strchr(src, '{'); c; c = strchr(c + 1, '{'))
+		if (c == src || c[-1] != '\\')
+			for (const char *d = c + 1; *d && *d != '}'; d++)
+				if (isdigit((unsigned char)*d) && strtol(d, NULL, 10) > 32)
+					return key_error(path, key,
+					                 "repeats more than {32} times; name the digits "
+					                 "with + instead");
 	int e = regcomp(re, src, REG_EXTENDED);
 	if (e) {
 		char why[160];

@@ -83,6 +83,8 @@ BENCH_VERSIONS_PROJECT="$TMP/plain.json" "$BV" list versions > "$TMP/list2" 2>&1
 check "BENCH_VERSIONS_PROJECT names the project file" contains "$TMP/list2" "project fastmath, $TMP/plain.json"
 check "... and its releases are listed" contains "$TMP/list2" "^0\.13\.0	\(release: tag release-0\.13"
 mv "$TMP/elsewhere.json" bench-versions.json
+(cd "$TMP" && BENCH_VERSIONS_PROJECT="$FIX/bench-versions.json" "$BV" list versions) > "$TMP/list4" 2>&1
+check "outside any repository: the project file's library" contains "$TMP/list4" "^local	\(working tree at $FIX\)"
 
 # A bare clone (KERNEL_REPO): the project file is read from HEAD's tree.
 git add -A && git commit -qm "project file" && git clone -q --bare "$FIX" "$TMP/bare.git"

@@ -66,6 +66,10 @@ static void every_validation_error_names_file_and_key(void **state)
 	        "\"version\".\"tag\" is not a valid");
 	REFUSED("{\"schema_version\": 1, \"releases\": [\"x\"]}", "\"releases\" must be a string");
 	REFUSED("{\"schema_version\": 1, \"releases\": \"a{2,1}\"}", "\"releases\" is not a valid");
+	REFUSED("{\"schema_version\": 1, \"releases\": \"((a{30}){99})\"}", "\"releases\" repeats more than");
+	char big[400];
+	snprintf(big, sizeof(big), "{\"schema_version\": 1, \"releases\": \"%0300d\"}", 0);
+	REFUSED(big, "\"releases\" is longer than 256");
 	REFUSED("{\"schema_version\": 1, \"compat\": \"/etc/passwd\"}", "\"compat\" must be a path inside");
 	REFUSED("{\"schema_version\": 1, \"compat\": \"../c.json\"}", "\"compat\" must be a path inside");
 	REFUSED("{\"schema_version\": 1, \"ops\": 3}", "\"ops\" must be a path inside");
