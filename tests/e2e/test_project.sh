@@ -16,9 +16,29 @@ cat > "$FIX/bench-versions.json" <<'EOF'
   "name": "fastmath",
   "dir": ".",
   "version": { "file": "CMakeLists.txt", "regex": "project\\(kernels VERSION ([0-9]+\\.[0-9]+(\\.[0-9]+)?)" },
-  "releases": "^(release-)?([0-9]+\\.[0-9]+(\\.[0-9]+)?)$"
+  "releases": "^(release-)?([0-9]+\\.[0-9]+(\\.[0-9]+)?)$",
+  "compat": "bench/compat.json",
+  "ops": "bench/ops.json"
 }
 EOF
+# The project's own compat rules ("compat", relative to the project file):
+# a quicker build of the library for every version (-O0, no cuda, no BLAS:
+# the test is about naming versions, not their speed), a define for 0.13.x.
+mkdir -p "$FIX/bench"
+cat > "$FIX/bench/compat.json" <<'EOF'
+{ "schema_version": 1,
+  "rules": [
+    { "id": "fm-quick-build", "versions": "*",
+      "build": [ "make", "-C", "{src}", "BUILD={build}", "CFLAGS=-O0", "CUDA=0", "BLAS=0", "lib" ] },
+    { "id": "old-fastmath", "versions": "0.13.x", "defines": { "FM_OLD": "1" } } ] }
+EOF
+echo '{}' > "$FIX/bench/ops.json"
+# The same project without compat rules, kept outside the repository.
+python3 - "$FIX/bench-versions.json" "$TMP/plain.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); del p["compat"]; del p["ops"]
+json.dump(p, open(sys.argv[2], "w"), indent=1)
+PY
 printf 'cmake_minimum_required(VERSION 3.10)\nproject(kernels VERSION 0.13)\n' > "$FIX/CMakeLists.txt"
 git -C "$FIX" init -q -b main
 git -C "$FIX" add -A
@@ -28,6 +48,8 @@ sed -i 's/VERSION 0.13)/VERSION 0.14)/' "$FIX/CMakeLists.txt"
 echo "0.14: a trivial change" >> "$FIX/README.md"
 git -C "$FIX" commit -qam "fastmath 0.14"
 git -C "$FIX" tag 0.14
+echo "after 0.14" >> "$FIX/README.md"
+git -C "$FIX" commit -qam "after 0.14: untagged"
 
 cd "$FIX" || exit 1
 "$BV" list versions > "$TMP/list" 2> "$TMP/list.err"
@@ -49,31 +71,23 @@ check "release-0.13 resolves as its tag, version padded" \
 	contains "$TMP/err" "release-0\.13 +-> commit [0-9a-f]{12}, kernels 0\.13\.0 \[release tag release-0\.13 \(release 0\.13\.0\)\]"
 check "0.14 resolves as the release tag 0.14" \
 	contains "$TMP/err" "0\.14 +-> commit [0-9a-f]{12}, kernels 0\.14\.0 \[release tag 0\.14\]"
-check "both built, no compat rules" test "$(grep -cE '^build: .*built \(compat: none\)' "$TMP/err")" -eq 2
+check "both built by the project's recipe" test "$(grep -cE '^build: .*built \(compat: fm-quick-build' "$TMP/err")" -eq 2
+check "the 0.13.x rule applies to release-0.13 only" \
+	bash -c "grep -qE '^build: release-0.13 .*old-fastmath' '$TMP/err' && ! grep -qE '^build: 0.14 .*old-fastmath' '$TMP/err'"
 check "relu measured on both" contains "$TMP/out" "^unary +relu +scalar +64K +[0-9.]+ us +[0-9.]+ us +[0-9]\.[0-9]{3} \["
 
 # Names resolve without a build (compat lists them): 0.13 is the tag
 # release-0.13's number, local reads CMakeLists.txt of the working tree.
-"$BV" compat 0.13 local > "$TMP/compat" 2> "$TMP/compat.err"
+BENCH_VERSIONS_PROJECT="$TMP/plain.json" "$BV" compat 0.13 local > "$TMP/compat" 2> "$TMP/compat.err"
 check "compat exits 0" test $? -eq 0
 check "compat: no rules for a project naming none" contains "$TMP/compat" '^compat rules: none'
 rel13=$(git rev-parse --short=12 release-0.13)
 check "0.13 is the commit of release-0.13" contains "$TMP/compat" "^0\.13\.0 +0\.13\.0 +$rel13 "
 check "local reads its version from CMakeLists.txt" contains "$TMP/compat" "^local +0\.14\.0 +working tree"
 
-# The project's own compat rules ("compat", relative to the project file).
-mkdir -p bench
-printf '{"schema_version": 1, "rules": [{"id": "old-fastmath", "versions": "0.13.x", "defines": {"FM_OLD": "1"}}]}\n' > bench/compat.json
-echo '{}' > bench/ops.json
-cp bench-versions.json "$TMP/plain.json"
-python3 - bench-versions.json <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1])); p["compat"] = "bench/compat.json"; p["ops"] = "bench/ops.json"
-json.dump(p, open(sys.argv[1], "w"), indent=1)
-PY
 "$BV" compat > "$TMP/compat2" 2>&1
 check "compat: the project's rules file" contains "$TMP/compat2" "^compat rules: $FIX/bench/compat.json"
-check "compat: its rule applies to 0.13 only" bash -c "grep -qE '^0\.13\.0 .* old-fastmath' '$TMP/compat2' && ! grep -qE '^0\.14\.0 .* old-fastmath' '$TMP/compat2'"
+check "compat: its rule applies to 0.13 only" bash -c "grep -qE '^0\.13\.0 .*old-fastmath' '$TMP/compat2' && ! grep -qE '^0\.14\.0 .*old-fastmath' '$TMP/compat2'"
 cp bench-versions.json "$TMP/good.json"
 
 # BENCH_VERSIONS_PROJECT names the project file; the library stays where
@@ -87,7 +101,7 @@ mv "$TMP/elsewhere.json" bench-versions.json
 check "outside any repository: the project file's library" contains "$TMP/list4" "^local	\(working tree at $FIX\)"
 
 # A bare clone (KERNEL_REPO): the project file is read from HEAD's tree.
-git add -A && git commit -qm "project file" && git clone -q --bare "$FIX" "$TMP/bare.git"
+git clone -q --bare "$FIX" "$TMP/bare.git"
 (cd "$TMP" && KERNEL_REPO="$TMP/bare.git" "$BV" list versions) > "$TMP/list3" 2>&1
 check "a bare repository's project file is read from HEAD" contains "$TMP/list3" "^0\.13\.0	\(release: tag release-0\.13"
 
@@ -104,7 +118,7 @@ check "tag versions: local is 0.14.0, HEAD's tag" contains "$TMP/compat3" "^loca
 cp "$TMP/good.json" bench-versions.json
 
 # Two tags giving 0.14 at different commits: an error naming both.
-git tag release-0.14 HEAD~2
+git tag release-0.14 release-0.13
 refused "two tags giving one number" "tags 0\.14 and release-0\.14 both give release 0\.14\.0" 0.14 "${args[@]}"
 refused "list versions refuses them too" "both give release 0\.14\.0" list versions
 git tag -d release-0.14 > /dev/null
