@@ -35,7 +35,6 @@
 #include "common.h"
 #include "hash.h"
 #include "json.h"
-#include "ops_file.h"
 #include "stages.h"
 #include "user_ops.h"
 
@@ -110,8 +109,8 @@ static int build_key(const bv_version *v, char out[41])
 		rc = append_file(&b, "patch", v->shims.patches[i]);
 	for (size_t i = 0; i < v->shims.nrecipe; i++)
 		bv_buf_printf(&b, "recipe %zu %s\n", strlen(v->shims.recipe[i]), v->shims.recipe[i]);
-	if (bv_ops_file_hash()) /* the user ops' table is linked in */
-		bv_buf_printf(&b, "ops %s\n", bv_ops_file_hash());
+	if (bv_user_ops_key()) /* the user ops' table is linked in */
+		bv_buf_printf(&b, "ops %s\n", bv_user_ops_key());
 	if (rc == 0)
 		bv_hash_bytes(b.s, b.len, out);
 	bv_buf_free(&b);

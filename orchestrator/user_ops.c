@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "benches.h"
+#include "hash.h"
 #include "ops_file.h"
 
 const char *bv_ops_file(void)
@@ -26,6 +27,26 @@ int bv_user_ops_load(void)
 	if (bv_ops_file_load(path, err, sizeof(err)))
 		return bv_fail(BV_EINPUT, "%s", err);
 	return 0;
+}
+
+const char *bv_user_ops_key(void)
+{
+	static char key[41];
+	if (!bv_ops_file_hash())
+		return NULL;
+	if (!key[0]) {
+		bv_buf b = BV_BUF_INIT;
+		size_t nb;
+		const bv_bench *all = bv_bench_all(&nb);
+		for (size_t g = 0; g < nb; g++)
+			for (size_t o = 0; o < all[g].nops; o++)
+				if (all[g].ops[o].function)
+					bv_buf_printf(&b, "%s %s %s\n", all[g].name, all[g].ops[o].name,
+						      all[g].ops[o].function);
+		bv_hash_bytes(b.s ? b.s : "", b.len, key);
+		bv_buf_free(&b);
+	}
+	return key;
 }
 
 /* Appends the global symbols archive or object `file` defines to *defined,

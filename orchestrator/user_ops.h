@@ -16,6 +16,10 @@ const char *bv_ops_file(void);
 /* Loads bv_ops_file() into the registry once; BV_EINPUT naming the file,
  * the op and the key on a bad one.  0 when there is none. */
 int bv_user_ops_load(void);
+/* What of the ops file a build depends on (part of its key): the ops'
+ * groups, names and functions, hashed; not their ranges or references,
+ * which only the host side reads.  NULL without an ops file. */
+const char *bv_user_ops_key(void);
 /* The generated table's C text for a build whose library lies in lib
  * (lib/libkernels.a and the files lib/plugin-link-flags names): a
  * function the library defines is referenced strongly (so the archive
