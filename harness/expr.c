@@ -106,11 +106,12 @@ static void skip_space(parser *ps)
 }
 
 /* Nesting: every parenthesis, argument list, sign and exponent goes one
- * level deeper; the recursion (and the stack) stays bounded. */
+ * level deeper; the recursion (and the stack) stays bounded.  Called just
+ * after the character that opens the level. */
 static int enter(parser *ps)
 {
 	if (++ps->nesting > BV_EXPR_MAX_DEPTH) {
-		fail_at(ps, ps->p, "nested deeper than %d levels", BV_EXPR_MAX_DEPTH);
+		fail_at(ps, ps->p - 1, "nested deeper than %d levels", BV_EXPR_MAX_DEPTH); /* at what opened it */
 		return 0;
 	}
 	return 1;
@@ -350,8 +351,12 @@ bv_expr *bv_expr_compile(const char *src, const char *const *vars, int nvars, ch
 	else
 		parse_expr(&ps);
 	skip_space(&ps);
-	if (!ps.failed && *ps.p)
-		fail_at(&ps, ps.p, *ps.p == ')' ? "unmatched ')'" : "unexpected '%c' after the expression", *ps.p);
+	if (!ps.failed && *ps.p == ')')
+		fail_at(&ps, ps.p, "unmatched ')'");
+	else if (!ps.failed && *ps.p && isprint((unsigned char)*ps.p))
+		fail_at(&ps, ps.p, "unexpected '%c' after the expression", *ps.p);
+	else if (!ps.failed && *ps.p)
+		fail_at(&ps, ps.p, "unexpected byte 0x%02x after the expression", (unsigned char)*ps.p);
 	if (ps.failed) {
 		bv_expr_free(e);
 		return NULL;

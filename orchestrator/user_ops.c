@@ -56,7 +56,7 @@ static void defined_in(const char *file, bv_buf *defined)
 	const char *nm = getenv("NM") && *getenv("NM") ? getenv("NM") : "nm";
 	char *argv[] = {(char *)nm, "-g", "--defined-only", "-P", (char *)file, NULL};
 	char *text = NULL;
-	if (bv_run_capture(argv, 1 << 24, &text) == 0 && text) {
+	if (bv_exists(file) && bv_run_capture(argv, 1 << 24, &text) == 0 && text) {
 		/* POSIX format: "name type value size", members as "lib[o]:" */
 		for (char *line = text, *next; *line; line = next) {
 			next = strchr(line, '\n');
