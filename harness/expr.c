@@ -35,7 +35,10 @@ struct bv_expr {
 	int depth, max_depth; /* stack depth while compiling, and its high mark */
 };
 
-static double f_abs(double x) { return fabs(x); }
+static double f_abs(double x)
+{
+	return fabs(x);
+}
 
 static const struct {
 	const char *name;
@@ -43,14 +46,16 @@ static const struct {
 	double (*f1)(double);
 	double (*f2)(double, double);
 } functions[] = {
-	{"sin", 1, sin, NULL},     {"cos", 1, cos, NULL},       {"tan", 1, tan, NULL},     {"asin", 1, asin, NULL},
-	{"acos", 1, acos, NULL},   {"atan", 1, atan, NULL},     {"sinh", 1, sinh, NULL},   {"cosh", 1, cosh, NULL},
-	{"tanh", 1, tanh, NULL},   {"exp", 1, exp, NULL},       {"exp2", 1, exp2, NULL},   {"expm1", 1, expm1, NULL},
-	{"log", 1, log, NULL},     {"log2", 1, log2, NULL},     {"log10", 1, log10, NULL}, {"log1p", 1, log1p, NULL},
-	{"sqrt", 1, sqrt, NULL},   {"cbrt", 1, cbrt, NULL},     {"fabs", 1, fabs, NULL},   {"abs", 1, f_abs, NULL},
-	{"floor", 1, floor, NULL}, {"ceil", 1, ceil, NULL},     {"erf", 1, erf, NULL},     {"erfc", 1, erfc, NULL},
-	{"atan2", 2, NULL, atan2}, {"hypot", 2, NULL, hypot},   {"pow", 2, NULL, pow},     {"fmin", 2, NULL, fmin},
-	{"fmax", 2, NULL, fmax},
+    {"sin", 1, sin, NULL},     {"cos", 1, cos, NULL},     {"tan", 1, tan, NULL},
+    {"asin", 1, asin, NULL},   {"acos", 1, acos, NULL},   {"atan", 1, atan, NULL},
+    {"sinh", 1, sinh, NULL},   {"cosh", 1, cosh, NULL},   {"tanh", 1, tanh, NULL},
+    {"exp", 1, exp, NULL},     {"exp2", 1, exp2, NULL},   {"expm1", 1, expm1, NULL},
+    {"log", 1, log, NULL},     {"log2", 1, log2, NULL},   {"log10", 1, log10, NULL},
+    {"log1p", 1, log1p, NULL}, {"sqrt", 1, sqrt, NULL},   {"cbrt", 1, cbrt, NULL},
+    {"fabs", 1, fabs, NULL},   {"abs", 1, f_abs, NULL},   {"floor", 1, floor, NULL},
+    {"ceil", 1, ceil, NULL},   {"erf", 1, erf, NULL},     {"erfc", 1, erfc, NULL},
+    {"atan2", 2, NULL, atan2}, {"hypot", 2, NULL, hypot}, {"pow", 2, NULL, pow},
+    {"fmin", 2, NULL, fmin},   {"fmax", 2, NULL, fmax},
 };
 #define NFUNCTIONS (sizeof(functions) / sizeof(functions[0]))
 
@@ -111,7 +116,8 @@ static void skip_space(parser *ps)
 static int enter(parser *ps)
 {
 	if (++ps->nesting > BV_EXPR_MAX_DEPTH) {
-		fail_at(ps, ps->p - 1, "nested deeper than %d levels", BV_EXPR_MAX_DEPTH); /* at what opened it */
+		fail_at(ps, ps->p - 1, "nested deeper than %d levels",
+		        BV_EXPR_MAX_DEPTH); /* at what opened it */
 		return 0;
 	}
 	return 1;
@@ -171,9 +177,11 @@ static void parse_call(parser *ps, const char *name, size_t len, const char *at)
 		if (strlen(functions[f].name) == len && !strncmp(functions[f].name, name, len))
 			break;
 	if (f == NFUNCTIONS) {
-		fail_at(ps, at, "unknown function '%.*s' (known: sin cos tan asin acos atan atan2 sinh cosh tanh exp "
-				"exp2 expm1 log log2 log10 log1p sqrt cbrt fabs abs floor ceil erf erfc hypot pow fmin fmax)",
-			(int)len, name);
+		fail_at(ps, at,
+		        "unknown function '%.*s' (known: sin cos tan asin acos atan atan2 sinh cosh tanh exp "
+		        "exp2 expm1 log log2 log10 log1p sqrt cbrt fabs abs floor ceil erf erfc hypot pow "
+		        "fmin fmax)",
+		        (int)len, name);
 		return;
 	}
 	ps->p++; /* '(' */
@@ -201,7 +209,7 @@ static void parse_call(parser *ps, const char *name, size_t len, const char *at)
 	}
 	if (args != functions[f].arity) {
 		fail_at(ps, at, "%s takes %d argument%s, not %d", functions[f].name, functions[f].arity,
-			functions[f].arity == 1 ? "" : "s", args);
+		        functions[f].arity == 1 ? "" : "s", args);
 		return;
 	}
 	ps->p++;
@@ -258,9 +266,10 @@ static void parse_primary(parser *ps)
 		}
 		char known[64] = "";
 		for (int v = 0; v < ps->nvars; v++)
-			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", v ? ", " : "", ps->vars[v]);
-		fail_at(ps, at, "unknown name '%.*s' (the variables here: %s; constants pi, e)", len > 64 ? 64 : (int)len,
-			at, known);
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", v ? ", " : "",
+			         ps->vars[v]);
+		fail_at(ps, at, "unknown name '%.*s' (the variables here: %s; constants pi, e)",
+		        len > 64 ? 64 : (int)len, at, known);
 		return;
 	}
 	if (c == '\0')
@@ -336,7 +345,8 @@ bv_expr *bv_expr_compile(const char *src, const char *const *vars, int nvars, ch
 		err[0] = '\0';
 	size_t len = strnlen(src, BV_EXPR_MAX_LEN + 1);
 	if (len > BV_EXPR_MAX_LEN) {
-		snprintf(err, errlen, "at column %d: longer than %d characters", BV_EXPR_MAX_LEN + 1, BV_EXPR_MAX_LEN);
+		snprintf(err, errlen, "at column %d: longer than %d characters", BV_EXPR_MAX_LEN + 1,
+		         BV_EXPR_MAX_LEN);
 		return NULL;
 	}
 	bv_expr *e = calloc(1, sizeof(*e));
@@ -372,16 +382,36 @@ double bv_expr_eval(const bv_expr *e, const double *vals)
 	for (size_t i = 0; i < e->n; i++) {
 		const insn *in = &e->code[i];
 		switch (in->kind) {
-		case I_CONST: stack[sp++] = in->k; break;
-		case I_VAR: stack[sp++] = vals[in->arg]; break;
-		case I_NEG: stack[sp - 1] = -stack[sp - 1]; break;
-		case I_ADD: sp--, stack[sp - 1] += stack[sp]; break;
-		case I_SUB: sp--, stack[sp - 1] -= stack[sp]; break;
-		case I_MUL: sp--, stack[sp - 1] *= stack[sp]; break;
-		case I_DIV: sp--, stack[sp - 1] /= stack[sp]; break;
-		case I_POW: sp--, stack[sp - 1] = pow(stack[sp - 1], stack[sp]); break;
-		case I_CALL1: stack[sp - 1] = functions[in->arg].f1(stack[sp - 1]); break;
-		case I_CALL2: sp--, stack[sp - 1] = functions[in->arg].f2(stack[sp - 1], stack[sp]); break;
+		case I_CONST:
+			stack[sp++] = in->k;
+			break;
+		case I_VAR:
+			stack[sp++] = vals[in->arg];
+			break;
+		case I_NEG:
+			stack[sp - 1] = -stack[sp - 1];
+			break;
+		case I_ADD:
+			sp--, stack[sp - 1] += stack[sp];
+			break;
+		case I_SUB:
+			sp--, stack[sp - 1] -= stack[sp];
+			break;
+		case I_MUL:
+			sp--, stack[sp - 1] *= stack[sp];
+			break;
+		case I_DIV:
+			sp--, stack[sp - 1] /= stack[sp];
+			break;
+		case I_POW:
+			sp--, stack[sp - 1] = pow(stack[sp - 1], stack[sp]);
+			break;
+		case I_CALL1:
+			stack[sp - 1] = functions[in->arg].f1(stack[sp - 1]);
+			break;
+		case I_CALL2:
+			sp--, stack[sp - 1] = functions[in->arg].f2(stack[sp - 1], stack[sp]);
+			break;
 		}
 	}
 	return sp == 1 ? stack[0] : NAN;

@@ -25,8 +25,14 @@
 static char loaded_hash[17];
 static char *loaded_path;
 
-const char *bv_ops_file_hash(void) { return loaded_hash[0] ? loaded_hash : NULL; }
-const char *bv_ops_file_path(void) { return loaded_path; }
+const char *bv_ops_file_hash(void)
+{
+	return loaded_hash[0] ? loaded_hash : NULL;
+}
+const char *bv_ops_file_path(void)
+{
+	return loaded_path;
+}
 
 static const char *const groups[] = {"unary", "binary"};
 static const char *const unary_vars[] = {"x"};
@@ -71,7 +77,7 @@ static const char *duplicate_key(const cJSON *obj)
 
 /* A number key: required or not (*v keeps its default), finite. */
 static int number_key(const cJSON *op, const char *key, int required, double *v, const char *at, char *err,
-		      size_t errlen)
+                      size_t errlen)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(op, key);
 	if (!j) {
@@ -87,8 +93,8 @@ static int number_key(const cJSON *op, const char *key, int required, double *v,
 	return 0;
 }
 
-static int string_key(const cJSON *op, const char *key, int required, const char **v, const char *at, char *err,
-		      size_t errlen)
+static int string_key(const cJSON *op, const char *key, int required, const char **v, const char *at,
+                      char *err, size_t errlen)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(op, key);
 	if (!j) {
@@ -116,7 +122,7 @@ static void free_ops(bv_op_def *ops, size_t n)
 
 /* One op of the file into *d; its group's index into *group. */
 static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *d, int *group, char *err,
-		    size_t errlen)
+                    size_t errlen)
 {
 	char at[512];
 	if (!cJSON_IsObject(op)) {
@@ -127,16 +133,17 @@ static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *
 	const cJSON *jn = cJSON_GetObjectItemCaseSensitive(op, "name");
 	const char *name = cJSON_IsString(jn) && op_name_ok(jn->valuestring) ? jn->valuestring : NULL;
 	where(at, sizeof(at), path, name, index);
-	static const char *const keys[] = {"name", "group", "function", "lo",   "hi",  "max_ulp",
-					   "flops", "reference", "note",  "tol", NULL};
+	static const char *const keys[] = {"name",  "group",     "function", "lo",  "hi", "max_ulp",
+	                                   "flops", "reference", "note",     "tol", NULL};
 	for (const cJSON *k = op->child; k; k = k->next) {
 		size_t i;
 		for (i = 0; keys[i] && strcmp(keys[i], k->string); i++)
 			;
 		if (!keys[i]) {
-			snprintf(err, errlen, "%s: unknown key '%.64s' (known: name, group, function, lo, hi, max_ulp, "
-					      "flops, reference, note)",
-				 at, k->string);
+			snprintf(err, errlen,
+			         "%s: unknown key '%.64s' (known: name, group, function, lo, hi, max_ulp, "
+			         "flops, reference, note)",
+			         at, k->string);
 			return -1;
 		}
 	}
@@ -146,53 +153,63 @@ static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *
 		return -1;
 	}
 	if (!jn || !cJSON_IsString(jn)) {
-		snprintf(err, errlen, "%s: key 'name' %s", at, jn ? "must be a string" : "is missing (a string)");
+		snprintf(err, errlen, "%s: key 'name' %s", at,
+		         jn ? "must be a string" : "is missing (a string)");
 		return -1;
 	}
 	if (!name) {
-		snprintf(err, errlen, "%s: key 'name': '%.64s' is no op name (a letter, then letters, digits or _; "
-				      "at most 48)",
-			 at, jn->valuestring);
+		snprintf(err, errlen,
+		         "%s: key 'name': '%.64s' is no op name (a letter, then letters, digits or _; "
+		         "at most 48)",
+		         at, jn->valuestring);
 		return -1;
 	}
 	const char *grp = NULL, *fn = NULL, *ref = NULL, *note = NULL;
-	if (string_key(op, "group", 1, &grp, at, err, errlen) || string_key(op, "function", 1, &fn, at, err, errlen) ||
-	    string_key(op, "reference", 1, &ref, at, err, errlen) || string_key(op, "note", 0, &note, at, err, errlen))
+	if (string_key(op, "group", 1, &grp, at, err, errlen) ||
+	    string_key(op, "function", 1, &fn, at, err, errlen) ||
+	    string_key(op, "reference", 1, &ref, at, err, errlen) ||
+	    string_key(op, "note", 0, &note, at, err, errlen))
 		return -1;
 	*group = -1;
 	for (int g = 0; g < 2; g++)
 		if (!strcmp(grp, groups[g]))
 			*group = g;
 	if (*group < 0) {
-		snprintf(err, errlen, "%s: key 'group': '%.64s' is not a group ops can be added to (unary, binary)", at,
-			 grp);
+		snprintf(err, errlen,
+		         "%s: key 'group': '%.64s' is not a group ops can be added to (unary, binary)", at,
+		         grp);
 		return -1;
 	}
 	if (cJSON_GetObjectItemCaseSensitive(op, "tol")) {
-		snprintf(err, errlen, "%s: key 'tol': the %s group's check is max_ulp alone (remove 'tol')", at, grp);
+		snprintf(err, errlen, "%s: key 'tol': the %s group's check is max_ulp alone (remove 'tol')",
+		         at, grp);
 		return -1;
 	}
 	if (!c_identifier(fn)) {
-		snprintf(err, errlen, "%s: key 'function': '%.64s' is no C identifier (letters, digits, _, not "
-				      "starting with a digit or bv_; at most 128)",
-			 at, fn);
+		snprintf(err, errlen,
+		         "%s: key 'function': '%.64s' is no C identifier (letters, digits, _, not "
+		         "starting with a digit or bv_; at most 128)",
+		         at, fn);
 		return -1;
 	}
 	double lo = 0, hi = 0, ulp = 0, flops = 1;
 	if (number_key(op, "lo", 1, &lo, at, err, errlen) || number_key(op, "hi", 1, &hi, at, err, errlen) ||
-	    number_key(op, "max_ulp", 1, &ulp, at, err, errlen) || number_key(op, "flops", 0, &flops, at, err, errlen))
+	    number_key(op, "max_ulp", 1, &ulp, at, err, errlen) ||
+	    number_key(op, "flops", 0, &flops, at, err, errlen))
 		return -1;
 	if (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX) {
 		snprintf(err, errlen, "%s: keys 'lo', 'hi': the range must fit a float (|value| <= %g)", at,
-			 (double)FLT_MAX);
+		         (double)FLT_MAX);
 		return -1;
 	}
 	if (!((float)lo < (float)hi)) {
-		snprintf(err, errlen, "%s: keys 'lo', 'hi': lo (%g) must be below hi (%g), as floats", at, lo, hi);
+		snprintf(err, errlen, "%s: keys 'lo', 'hi': lo (%g) must be below hi (%g), as floats", at, lo,
+		         hi);
 		return -1;
 	}
 	if (ulp < 0 || ulp > 1e9 || ulp != floor(ulp)) {
-		snprintf(err, errlen, "%s: key 'max_ulp': %g is no whole number of ulps in [0, 1e9]", at, ulp);
+		snprintf(err, errlen, "%s: key 'max_ulp': %g is no whole number of ulps in [0, 1e9]", at,
+		         ulp);
 		return -1;
 	}
 	if (flops < 0 || flops > 1e9) {
@@ -200,7 +217,8 @@ static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *
 		return -1;
 	}
 	char why[512];
-	bv_expr *e = bv_expr_compile(ref, *group ? binary_vars : unary_vars, *group ? 2 : 1, why, sizeof(why));
+	bv_expr *e =
+	    bv_expr_compile(ref, *group ? binary_vars : unary_vars, *group ? 2 : 1, why, sizeof(why));
 	if (!e) {
 		snprintf(err, errlen, "%s: key 'reference': reference of op '%s' %s", at, name, why);
 		return -1;
@@ -228,7 +246,8 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 	}
 	cJSON *doc = cJSON_ParseWithLength(text, len);
 	if (!doc || !cJSON_IsObject(doc)) {
-		snprintf(err, errlen, "ops file %s: not a JSON object%s", path, doc ? "" : " (a syntax error)");
+		snprintf(err, errlen, "ops file %s: not a JSON object%s", path,
+		         doc ? "" : " (a syntax error)");
 		cJSON_Delete(doc);
 		return -1;
 	}
@@ -241,8 +260,8 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "ops");
 	for (const cJSON *k = doc->child; k; k = k->next)
 		if (strcmp(k->string, "schema_version") && strcmp(k->string, "ops")) {
-			snprintf(err, errlen, "ops file %s: unknown key '%.64s' (known: schema_version, ops)", path,
-				 k->string);
+			snprintf(err, errlen, "ops file %s: unknown key '%.64s' (known: schema_version, ops)",
+			         path, k->string);
 			goto out;
 		}
 	if (dup) {
@@ -251,12 +270,12 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 	}
 	if (!cJSON_IsNumber(sv) || sv->valuedouble != 1) {
 		snprintf(err, errlen, "ops file %s: key 'schema_version' must be 1%s", path,
-			 sv ? "" : " (it is missing)");
+		         sv ? "" : " (it is missing)");
 		goto out;
 	}
 	if (!cJSON_IsArray(list)) {
 		snprintf(err, errlen, "ops file %s: key 'ops' must be an array of ops%s", path,
-			 list ? "" : " (it is missing)");
+		         list ? "" : " (it is missing)");
 		goto out;
 	}
 	size_t count = (size_t)cJSON_GetArraySize(list);
@@ -277,8 +296,10 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 		}
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(ops[i].name, ops[n].name)) {
-				snprintf(err, errlen, "ops file %s: op '%s': key 'name': defined twice (ops[%zu] and ops[%zu])",
-					 path, ops[n].name, i, n);
+				snprintf(
+				    err, errlen,
+				    "ops file %s: op '%s': key 'name': defined twice (ops[%zu] and ops[%zu])",
+				    path, ops[n].name, i, n);
 				n++;
 				goto out;
 			}
@@ -291,9 +312,11 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 		const bv_bench *b = bv_bench_find(groups[group[i]]);
 		for (size_t o = 0; b && o < b->nops; o++)
 			if (!strcmp(b->ops[o].name, ops[i].name)) {
-				snprintf(err, errlen, "ops file %s: op '%s': key 'name': the %s group has a built-in op of "
-						      "that name (rename it)",
-					 path, ops[i].name, groups[group[i]]);
+				snprintf(
+				    err, errlen,
+				    "ops file %s: op '%s': key 'name': the %s group has a built-in op of "
+				    "that name (rename it)",
+				    path, ops[i].name, groups[group[i]]);
 				goto out;
 			}
 	}

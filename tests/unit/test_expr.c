@@ -45,9 +45,9 @@ static void evaluates_like_libm(void **state)
 		assert_true(eval1("fmin(x, 0) + fmax(x, 0)", x) == fmin(x, 0) + fmax(x, 0));
 		assert_true(eval1("pow(x, 2) + x^3", x) == pow(x, 2) + pow(x, 3));
 		assert_true(eval1("log(x + 4) + log2(x + 4) + log10(x + 4) + log1p(x + 2)", x) ==
-			    log(x + 4) + log2(x + 4) + log10(x + 4) + log1p(x + 2));
+		            log(x + 4) + log2(x + 4) + log10(x + 4) + log1p(x + 2));
 		assert_true(eval1("sqrt(x + 3) + asin(x / 4) + acos(x / 4)", x) ==
-			    sqrt(x + 3) + asin(x / 4) + acos(x / 4));
+		            sqrt(x + 3) + asin(x / 4) + acos(x / 4));
 		assert_true(eval1("x / (1 + exp(-x))", x) == x / (1 + exp(-x)));
 	}
 	/* precedence and associativity */
@@ -147,8 +147,8 @@ static void refuses_bad_expressions_with_their_column(void **state)
 int test_expr(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(evaluates_like_libm),
-		cmocka_unit_test(refuses_bad_expressions_with_their_column),
+	    cmocka_unit_test(evaluates_like_libm),
+	    cmocka_unit_test(refuses_bad_expressions_with_their_column),
 	};
 	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
 }
@@ -156,7 +156,7 @@ int test_expr(void)
 /* ---- the ops file ------------------------------------------------------ */
 
 static const char *const good_op = "{\"name\": \"sin\", \"group\": \"unary\", \"function\": \"fm_sin\", "
-				   "\"lo\": -3, \"hi\": 3, \"max_ulp\": 4, \"reference\": \"sin(x)\"";
+                                   "\"lo\": -3, \"hi\": 3, \"max_ulp\": 4, \"reference\": \"sin(x)\"";
 
 /* An ops file whose only op is good_op with `extra` spliced in (",\"k\": v"),
  * or the whole text when it starts with '!'. */
@@ -191,65 +191,81 @@ static void ops_file_refuses_bad_input(void **state)
 	file_refused("!{\"schema_version\": 1, \"ops\": [3]}", "ops[0]: must be an object");
 	file_refused(", \"speed\": 1", "op 'sin': unknown key 'speed'");
 	file_refused(", \"lo\": 1", "op 'sin': key 'lo' given twice");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"group\": \"unary\"}]}", "ops[0]: key 'name' is missing");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": 5}]}", "ops[0]: key 'name' must be a string");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"a,b\"}]}", "ops[0]: key 'name': 'a,b' is no op name");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0}]}",
-		     "op 's': key 'reference' is missing");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"reduce\", \"function\": \"f\", "
-		     "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
-		     "op 's': key 'group': 'reduce' is not a group ops can be added to");
+	file_refused("!{\"schema_version\": 1, \"ops\": [{\"group\": \"unary\"}]}",
+	             "ops[0]: key 'name' is missing");
+	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": 5}]}",
+	             "ops[0]: key 'name' must be a string");
+	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"a,b\"}]}",
+	             "ops[0]: key 'name': 'a,b' is no op name");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0}]}",
+	    "op 's': key 'reference' is missing");
+	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"reduce\", "
+	             "\"function\": \"f\", "
+	             "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+	             "op 's': key 'group': 'reduce' is not a group ops can be added to");
 	file_refused(", \"tol\": 4", "op 'sin': key 'tol': the unary group's check is max_ulp alone");
 	file_refused(", \"note\": 4", "op 'sin': key 'note' must be a string");
 	file_refused(", \"flops\": \"ten\"", "op 'sin': key 'flops' must be a finite number");
 	file_refused(", \"flops\": -1", "op 'sin': key 'flops': -1 is not in");
 	/* ranges */
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": 2, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
-		     "op 's': keys 'lo', 'hi': lo (2) must be below hi (1)");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": 1, \"hi\": 1.00000001, \"max_ulp\": 0, \"reference\": \"x\"}]}",
-		     "lo (1) must be below hi (1), as floats");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": -1e300, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
-		     "the range must fit a float");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": \"0\", \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
-		     "op 's': key 'lo' must be a finite number");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": 0, \"max_ulp\": 0, \"reference\": \"x\"}]}",
-		     "op 's': key 'hi' is missing");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0.5, \"reference\": \"x\"}]}",
-		     "op 's': key 'max_ulp': 0.5 is no whole number");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": 0, \"hi\": 1, \"max_ulp\": -1, \"reference\": \"x\"}]}",
-		     "op 's': key 'max_ulp': -1 is no whole number");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": 2, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+	    "op 's': keys 'lo', 'hi': lo (2) must be below hi (1)");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": 1, \"hi\": 1.00000001, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+	    "lo (1) must be below hi (1), as floats");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": -1e300, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+	    "the range must fit a float");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": \"0\", \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+	    "op 's': key 'lo' must be a finite number");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": 0, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+	    "op 's': key 'hi' is missing");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0.5, \"reference\": \"x\"}]}",
+	    "op 's': key 'max_ulp': 0.5 is no whole number");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": 0, \"hi\": 1, \"max_ulp\": -1, \"reference\": \"x\"}]}",
+	    "op 's': key 'max_ulp': -1 is no whole number");
 	/* functions go into generated C */
 	const char *bad_fn[] = {"", "1f", "f-g", "f; g", "bv_user_ops", "f\\n", NULL};
 	for (int i = 0; bad_fn[i]; i++) {
 		char text[512];
 		snprintf(text, sizeof(text),
-			 "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"%s\", "
-			 "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
-			 bad_fn[i]);
+		         "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", "
+		         "\"function\": \"%s\", "
+		         "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+		         bad_fn[i]);
 		file_refused(text, "op 's': key 'function'");
 	}
 	/* references, with the column */
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"h\", \"group\": \"binary\", \"function\": \"f\", "
-		     "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"hypot(x, b)\"}]}",
-		     "op 'h': key 'reference': reference of op 'h' at column 7: unknown name 'x'");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"sinn(x)\"}]}",
-		     "reference of op 's' at column 1: unknown function 'sinn'");
+	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"h\", \"group\": \"binary\", "
+	             "\"function\": \"f\", "
+	             "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"hypot(x, b)\"}]}",
+	             "op 'h': key 'reference': reference of op 'h' at column 7: unknown name 'x'");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"sinn(x)\"}]}",
+	    "reference of op 's' at column 1: unknown function 'sinn'");
 	/* names: twice, or a built-in op's of the group */
 	char text[1024];
 	snprintf(text, sizeof(text), "!{\"schema_version\": 1, \"ops\": [%s}, %s}]}", good_op, good_op);
 	file_refused(text, "op 'sin': key 'name': defined twice (ops[0] and ops[1])");
-	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"exp\", \"group\": \"unary\", \"function\": \"f\", "
-		     "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
-		     "op 'exp': key 'name': the unary group has a built-in op of that name");
+	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"exp\", \"group\": \"unary\", "
+	             "\"function\": \"f\", "
+	             "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+	             "op 'exp': key 'name': the unary group has a built-in op of that name");
 	assert_int_equal(bv_bench_find("unary")->nops, before); /* nothing registered */
 	char err[256];
 	assert_int_equal(bv_ops_file_load("/nonexistent/ops.json", err, sizeof(err)), -1);
@@ -260,11 +276,12 @@ static void ops_file_refuses_bad_input(void **state)
 static void ops_file_registers_and_checks_its_ops(void **state)
 {
 	(void)state;
-	const char *text = "{\"schema_version\": 1, \"ops\": ["
-			   "{\"name\": \"sin\", \"group\": \"unary\", \"function\": \"fm_sin\", \"lo\": -3, \"hi\": 3, "
-			   "\"max_ulp\": 4, \"flops\": 10, \"reference\": \"sin(x)\", \"note\": \"n\"},"
-			   "{\"name\": \"hyp\", \"group\": \"binary\", \"function\": \"fm_hyp\", \"lo\": -100, "
-			   "\"hi\": 100, \"max_ulp\": 2, \"reference\": \"sqrt(a*a + b*b)\"}]}";
+	const char *text =
+	    "{\"schema_version\": 1, \"ops\": ["
+	    "{\"name\": \"sin\", \"group\": \"unary\", \"function\": \"fm_sin\", \"lo\": -3, \"hi\": 3, "
+	    "\"max_ulp\": 4, \"flops\": 10, \"reference\": \"sin(x)\", \"note\": \"n\"},"
+	    "{\"name\": \"hyp\", \"group\": \"binary\", \"function\": \"fm_hyp\", \"lo\": -100, "
+	    "\"hi\": 100, \"max_ulp\": 2, \"reference\": \"sqrt(a*a + b*b)\"}]}";
 	char err[1024];
 	size_t nu = bv_bench_find("unary")->nops, nb = bv_bench_find("binary")->nops;
 	assert_int_equal(bv_ops_file_parse("F.json", text, strlen(text), err, sizeof(err)), 0);
@@ -314,16 +331,18 @@ static void ops_file_registers_and_checks_its_ops(void **state)
 	assert_true(bv_verify(&cells[0], want, scale, y, 0, why, sizeof(why)));
 	free(cells);
 	/* a typo is still a typo, with the user op among the suggestions */
-	assert_int_equal(bv_cells_select(&(bv_selection){NULL, "hpy", NULL, NULL}, &cells, err, sizeof(err)), -1);
+	assert_int_equal(bv_cells_select(&(bv_selection){NULL, "hpy", NULL, NULL}, &cells, err, sizeof(err)),
+	                 -1);
 	assert_non_null(strstr(err, "did you mean 'hyp'"));
 
 	/* the generated table: both ops, functions weak when no library
 	 * defines them (here: no archive at all) */
 	char *c = bv_user_ops_source("/nonexistent");
 	assert_non_null(strstr(c, "extern kn_status fm_sin(kn_backend, const float *, float *, size_t) "
-				  "__attribute__((weak))"));
-	assert_non_null(strstr(c, "extern kn_status fm_hyp(kn_backend, const float *, const float *, float *, size_t) "
-				  "__attribute__((weak))"));
+	                          "__attribute__((weak))"));
+	assert_non_null(
+	    strstr(c, "extern kn_status fm_hyp(kn_backend, const float *, const float *, float *, size_t) "
+	              "__attribute__((weak))"));
 	assert_non_null(strstr(c, "{\"unary\", \"sin\", (void (*)(void))fm_sin},"));
 	assert_non_null(strstr(c, "{\"binary\", \"hyp\", (void (*)(void))fm_hyp},"));
 	assert_non_null(strstr(c, "const size_t bv_user_ops_n = 2;"));
@@ -334,8 +353,8 @@ static void ops_file_registers_and_checks_its_ops(void **state)
 int test_ops_file(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(ops_file_refuses_bad_input),
-		cmocka_unit_test(ops_file_registers_and_checks_its_ops),
+	    cmocka_unit_test(ops_file_refuses_bad_input),
+	    cmocka_unit_test(ops_file_registers_and_checks_its_ops),
 	};
 	return cmocka_run_group_tests_name("ops_file", tests, NULL, NULL);
 }
