@@ -294,6 +294,17 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 			n += ops[n].name != NULL; /* freed below */
 			goto out;
 		}
+		/* One function, one signature: the generated file declares it once. */
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(ops[i].function, ops[n].function) && group[i] != group[n]) {
+				snprintf(
+				    err, errlen,
+				    "ops file %s: op '%s': key 'function': %s is op '%s''s function too, in "
+				    "group %s (a unary and a binary function differ in signature)",
+				    path, ops[n].name, ops[n].function, ops[i].name, groups[group[i]]);
+				n++;
+				goto out;
+			}
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(ops[i].name, ops[n].name)) {
 				snprintf(

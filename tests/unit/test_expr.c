@@ -262,6 +262,11 @@ static void ops_file_refuses_bad_input(void **state)
 	char text[1024];
 	snprintf(text, sizeof(text), "!{\"schema_version\": 1, \"ops\": [%s}, %s}]}", good_op, good_op);
 	file_refused(text, "op 'sin': key 'name': defined twice (ops[0] and ops[1])");
+	file_refused(
+	    "!{\"schema_version\": 1, \"ops\": [{\"name\": \"s\", \"group\": \"unary\", \"function\": \"f\", "
+	    "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}, {\"name\": \"t\", \"group\": "
+	    "\"binary\", \"function\": \"f\", \"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"a\"}]}",
+	    "op 't': key 'function': f is op 's''s function too, in group unary");
 	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"exp\", \"group\": \"unary\", "
 	             "\"function\": \"f\", "
 	             "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
