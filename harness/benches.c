@@ -4,6 +4,7 @@
  * reference computed and its output checked; and its work model.
  */
 #include "benches.h"
+#include "expr.h"
 #include "plugin.h"
 
 #include <float.h>
@@ -41,20 +42,20 @@ static double ref_max(double a, double b) { return a > b ? a : b; }
 static double ref_min(double a, double b) { return a < b ? a : b; }
 
 /* One table per group, from ops.def (ops_table.h keeps the group's lines). */
-#define OP_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_UNARY, ref, NULL, lo, hi, ulp, 0, flops, {0}},
-#define OP_BINARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_BINARY, NULL, ref, lo, hi, ulp, 0, flops, {0}},
-#define OP_AXPY(name, lo, hi, tol) {#name, BV_K_AXPY, NULL, NULL, lo, hi, 0, tol, 2, {0}},
-#define OP_REDUCE(name, kind, kn, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
-#define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
-#define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2, {0}},
-#define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
-#define OP_MEMORY(name, kind, lo, hi, flops) {#name, kind, NULL, NULL, lo, hi, 0, 0, flops, {0}},
-#define OP_QUANT(name, kind, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
+#define OP_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_UNARY, ref, NULL, lo, hi, ulp, 0, flops, {0}, NULL, NULL},
+#define OP_BINARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_BINARY, NULL, ref, lo, hi, ulp, 0, flops, {0}, NULL, NULL},
+#define OP_AXPY(name, lo, hi, tol) {#name, BV_K_AXPY, NULL, NULL, lo, hi, 0, tol, 2, {0}, NULL, NULL},
+#define OP_REDUCE(name, kind, kn, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
+#define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
+#define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2, {0}, NULL, NULL},
+#define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
+#define OP_MEMORY(name, kind, lo, hi, flops) {#name, kind, NULL, NULL, lo, hi, 0, 0, flops, {0}, NULL, NULL},
+#define OP_QUANT(name, kind, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
 #define OP_CONV(name, kind, lo, hi, tol, win, stride, kmul, nhwc)                                   \
-	{#name, kind, NULL, NULL, lo, hi, 0, tol, 0, {win, stride, kmul, nhwc}},
-#define OP_BATCHNORM(name, lo, hi, ulp, tol, flops) {#name, BV_K_BATCHNORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}},
-#define OP_CONCAT(name, lo, hi, flops) {#name, BV_K_CONCAT, NULL, NULL, lo, hi, 0, 0, flops, {0}},
-#define OP_MODEL(name, lo, hi, tol) {#name, BV_K_MODEL, NULL, NULL, lo, hi, 0, tol, 0, {0}},
+	{#name, kind, NULL, NULL, lo, hi, 0, tol, 0, {win, stride, kmul, nhwc}, NULL, NULL},
+#define OP_BATCHNORM(name, lo, hi, ulp, tol, flops) {#name, BV_K_BATCHNORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
+#define OP_CONCAT(name, lo, hi, flops) {#name, BV_K_CONCAT, NULL, NULL, lo, hi, 0, 0, flops, {0}, NULL, NULL},
+#define OP_MODEL(name, lo, hi, tol) {#name, BV_K_MODEL, NULL, NULL, lo, hi, 0, tol, 0, {0}, NULL, NULL},
 
 static const bv_op_def unary_ops[] = {
 #define BV_TABLE_UNARY
@@ -177,10 +178,57 @@ static const bv_bench registry[] = {
 	{"model", model_ops, COUNT(model_ops), matmul_backends, model_sizes},
 };
 
+/* The registry with user-defined ops added (bv_bench_add_ops): a copy of
+ * the built-in one, made at the first addition; NULL until then. */
+static bv_bench *extended;
+
 const bv_bench *bv_bench_all(size_t *count)
 {
 	*count = sizeof(registry) / sizeof(registry[0]);
-	return registry;
+	return extended ? extended : registry;
+}
+
+int bv_bench_add_ops(const char *group, const bv_op_def *ops, size_t n, char *err, size_t errlen)
+{
+	size_t nb = COUNT(registry);
+	if (!extended) {
+		extended = malloc(sizeof(registry));
+		if (!extended) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		memcpy(extended, registry, sizeof(registry));
+	}
+	bv_bench *b = NULL;
+	for (size_t i = 0; i < nb; i++)
+		if (!strcmp(extended[i].name, group))
+			b = &extended[i];
+	if (!b) {
+		snprintf(err, errlen, "no group '%s'", group);
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (ops[k].kind != BV_K_UNARY && ops[k].kind != BV_K_BINARY) {
+			snprintf(err, errlen, "op '%s': only unary and binary ops can be added", ops[k].name);
+			return -1;
+		}
+		for (size_t i = 0; i < b->nops; i++)
+			if (!strcmp(b->ops[i].name, ops[k].name)) {
+				snprintf(err, errlen, "op '%s' is already in group %s", ops[k].name, group);
+				return -1;
+			}
+	}
+	bv_op_def *grown = malloc((b->nops + n) * sizeof(bv_op_def));
+	if (!grown) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(grown, b->ops, b->nops * sizeof(bv_op_def));
+	memcpy(grown + b->nops, ops, n * sizeof(bv_op_def));
+	/* The old array stays when it was an earlier addition's: a pointer
+	 * into it may still be held (it is one allocation per group and call). */
+	b->ops = grown, b->nops += n;
+	return 0;
 }
 
 const bv_bench *bv_bench_find(const char *name)
@@ -1242,11 +1290,12 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 	case BV_K_MODEL: ref_model(c, &l, x, x2, want, scale); break;
 	case BV_K_UNARY:
 		for (size_t i = 0; i < l.nx; i++)
-			want[i] = op->ref(x[i]), scale[i] = 0;
+			want[i] = op->expr ? bv_expr_eval(op->expr, (double[]){x[i]}) : op->ref(x[i]), scale[i] = 0;
 		break;
 	case BV_K_BINARY:
 		for (size_t i = 0; i < l.nx; i++)
-			want[i] = op->ref2(x[i], x2[i]), scale[i] = 0;
+			want[i] = op->expr ? bv_expr_eval(op->expr, (double[]){x[i], x2[i]}) : op->ref2(x[i], x2[i]),
+			scale[i] = 0;
 		break;
 	case BV_K_AXPY:
 		/* a x + y rounds once with FMA and twice without: both pass. */
@@ -1481,7 +1530,7 @@ int bv_verify(const bv_cell *c, const double *want, const double *scale, const f
 int bv_check(const bv_op_def *op, const float *x, const float *y, size_t n, char *why, size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
-		double want = op->ref((double)x[i]);
+		double want = op->expr ? bv_expr_eval(op->expr, (double[]){x[i]}) : op->ref((double)x[i]);
 		if (!close_enough(op, y[i], want, 0)) {
 			uint64_t d = ulp_distance(y[i], (float)want);
 			snprintf(why, len, "%s: element %zu of %zu: %s(%.9g) = %.9g, expected %.9g (%s%llu ulp, limit %u)",

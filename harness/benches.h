@@ -78,6 +78,11 @@ typedef struct bv_op_def {
 	double tol;       /* also accepted: |got - want| <= tol * FLT_EPSILON * scale */
 	double flops;     /* per element (of the output, or of the input for reductions) */
 	bv_conv_def conv; /* conv and pool kinds */
+	/* A user-defined op (an ops file, harness/ops_file.h) has these; a
+	 * built-in one has NULL.  expr: the reference, evaluated instead of
+	 * ref / ref2; function: what the plugin calls (generated per build). */
+	const struct bv_expr *expr;
+	const char *function;
 } bv_op_def;
 
 typedef struct bv_bench {
@@ -102,6 +107,12 @@ typedef struct bv_selection {
 } bv_selection;
 
 const bv_bench *bv_bench_all(size_t *count);
+/* Adds user-defined ops (unary and binary kinds only) to the group named
+ * group, after its built-in ones.  The ops are copied, their strings and
+ * expr are kept (owned by the caller for the life of the process).  Only
+ * before any cell is selected: cells point into the registry.  Returns 0,
+ * or -1 with a message in err (no such group, a name taken). */
+int bv_bench_add_ops(const char *group, const bv_op_def *ops, size_t n, char *err, size_t errlen);
 const bv_bench *bv_bench_find(const char *name);
 
 /* All cells the selection names, in registry order.  Returns the count, or

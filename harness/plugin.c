@@ -497,6 +497,40 @@ enum {
 	BV_K_AVGPOOL
 };
 
+/* ---- user-defined ops ------------------------------------------------- */
+/* Weak: a build without an ops file has no table (orchestrator/user_ops.c). */
+extern const bv_user_op bv_user_ops[] __attribute__((weak));
+extern const size_t bv_user_ops_n __attribute__((weak));
+
+typedef kn_status (*bv_user_unary_fn)(kn_backend, const float *, float *, size_t);
+typedef kn_status (*bv_user_binary_fn)(kn_backend, const float *, const float *, float *, size_t);
+
+/* c->op is the op's index in bv_user_ops. */
+static int run_user_unary(const bv_call *c, const bv_args *a)
+{
+	bv_user_unary_fn fn = (bv_user_unary_fn)bv_user_ops[c->op].fn;
+	return from_status(fn((kn_backend)c->backend, a->x, a->y, a->n));
+}
+
+static int run_user_binary(const bv_call *c, const bv_args *a)
+{
+	bv_user_binary_fn fn = (bv_user_binary_fn)bv_user_ops[c->op].fn;
+	return from_status(fn((kn_backend)c->backend, a->x, a->x2, a->y, a->n));
+}
+
+static int lookup_user(const char *group, const char *op, bv_call *out)
+{
+	if (!bv_user_ops || !&bv_user_ops_n)
+		return BV_NA;
+	for (size_t i = 0; i < bv_user_ops_n; i++)
+		if (!strcmp(bv_user_ops[i].group, group) && !strcmp(bv_user_ops[i].name, op)) {
+			if (!bv_user_ops[i].fn) /* this version lacks the function */
+				return BV_NA;
+			return found(out, !strcmp(group, "binary") ? run_user_binary : run_user_unary, (int)i);
+		}
+	return BV_NA;
+}
+
 static int lookup(const char *group, const char *op, const char *backend, bv_call *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -518,7 +552,7 @@ static int lookup(const char *group, const char *op, const char *backend, bv_cal
 #define BV_CONCAT L_CONCAT
 #define BV_MODEL L_MODEL
 #include "ops.def"
-	return BV_NA;
+	return lookup_user(group, op, out);
 }
 
 static int probe(const char *backend)

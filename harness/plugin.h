@@ -186,4 +186,14 @@ typedef struct bv_plugin {
 
 typedef const bv_plugin *(*bv_plugin_get_fn)(void);
 
+/* User-defined ops (an ops file): the table orchestrator/user_ops.c
+ * generates per build and links into the plugin.  fn is the op's function,
+ * unary kn_status (kn_backend, const float *x, float *y, size_t n) or
+ * binary kn_status (kn_backend, const float *a, const float *b, float *y,
+ * size_t n); NULL when this version lacks it (a weak reference): n/a. */
+typedef struct bv_user_op {
+	const char *group, *name;
+	void (*fn)(void);
+} bv_user_op;
+
 #endif

@@ -54,6 +54,7 @@
 #include "benches.h"
 #include "calibrate.h"
 #include "child.h"
+#include "ops_file.h"
 #include "plugin.h"
 #include "runner.h"
 #include "trust.h"
@@ -125,7 +126,7 @@ static void usage(void)
 	fprintf(stderr, "usage: bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]\n"
 			"                 [--pin CPU] [--only I,J] [--checked I,J] [--drop I:LABEL]\n"
 			"                 [--cell-ms MS] [--threads N] [--memory-limit BYTES] [--probe-fd FD]\n"
-			"                 [--simd-isa ISA]\n"
+			"                 [--simd-isa ISA] [--ops-file FILE --ops-hash H]\n"
 			"                 [--benches L] [--ops L]\n"
 			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
 			"       bv-runner --calibrate --out FILE\n");
@@ -959,6 +960,7 @@ int main(int argc, char **argv)
 	int nv = 0, ndrops = 0;
 	int probe_fd = -1; /* --probe-fd: the run's probe file (trust.h) */
 	const char *simd_isa = NULL; /* --simd-isa: every version's simd backend forced onto it */
+	const char *ops_file = NULL, *ops_hash = NULL; /* user-defined ops: bench-versions's file */
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -1004,6 +1006,10 @@ int main(int argc, char **argv)
 		}
 		else if (strcmp(a, "--drop") == 0 && val)
 			drops[ndrops++] = argv[++i];
+		else if (strcmp(a, "--ops-file") == 0 && val)
+			ops_file = val, i++;
+		else if (strcmp(a, "--ops-hash") == 0 && val)
+			ops_hash = val, i++;
 		else if (strcmp(a, "--benches") == 0 && val)
 			sel.benches = val, i++;
 		else if (strcmp(a, "--ops") == 0 && val)
@@ -1085,6 +1091,22 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* The orchestrator's user-defined ops, the same bytes (its hash), or
+	 * the cells' indices would name other cells. */
+	if (ops_file) {
+		char why[1024];
+		if (bv_ops_file_load(ops_file, why, sizeof(why)) != 0) {
+			fprintf(stderr, "bv-runner: %s\n", why);
+			free(drops);
+			return 2;
+		}
+		if (ops_hash && strcmp(ops_hash, bv_ops_file_hash()) != 0) {
+			fprintf(stderr, "bv-runner: ops file %s changed during the run (hash %s, bench-versions read %s)\n",
+				ops_file, bv_ops_file_hash(), ops_hash);
+			free(drops);
+			return 2;
+		}
+	}
 	bv_cell *cells;
 	char err[256];
 	long ncells = bv_cells_select(&sel, &cells, err, sizeof(err));

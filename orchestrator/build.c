@@ -36,6 +36,7 @@
 #include "hash.h"
 #include "json.h"
 #include "stages.h"
+#include "user_ops.h"
 
 /* 2: the harness object (lib/plugin.o) and its link flags stay in the build,
  * so layouts (bv_build_layouts) link without the sources.  3: a build whose
@@ -108,6 +109,8 @@ static int build_key(const bv_version *v, char out[41])
 		rc = append_file(&b, "patch", v->shims.patches[i]);
 	for (size_t i = 0; i < v->shims.nrecipe; i++)
 		bv_buf_printf(&b, "recipe %zu %s\n", strlen(v->shims.recipe[i]), v->shims.recipe[i]);
+	if (bv_user_ops_key()) /* the user ops' table is linked in */
+		bv_buf_printf(&b, "ops %s\n", bv_user_ops_key());
 	if (rc == 0)
 		bv_hash_bytes(b.s, b.len, out);
 	bv_buf_free(&b);
@@ -354,6 +357,10 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_strv_push(&cc, *f);
 	bv_strv_pushf(&cc, "%s/plugin.o", lib);
+	char *user_ops = bv_asprintf("%s/user-ops.o", lib); /* user_ops.c: an ops file's table */
+	if (bv_exists(user_ops))
+		bv_strv_push(&cc, user_ops);
+	free(user_ops);
 	char *asm_path = NULL;
 	if (pad > 0) {
 		/* An assembler file: the pad is exactly these bytes (int3), in
@@ -585,17 +592,20 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	/* Compiled once into lib/plugin.o, then linked: the layouts link the
 	 * same object again with a pad before the library (bv_build_layouts). */
 	char *object = bv_asprintf("%s/plugin.o", lib);
+	size_t flags_end = cc.n; /* the user ops' table is compiled with the same flags */
 	bv_strv_push(&cc, "-c");
 	bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
 	bv_strv_push(&cc, "-o");
 	bv_strv_push(&cc, object);
 	status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
-	bv_strv_free(&cc);
 	free(object);
 	char *used = bv_asprintf("%s/plugin-link-flags", lib);
 	if (status == 0 && bv_write_file_atomic(used, flags, strlen(flags)) != 0)
 		status = -1;
 	free(used);
+	if (status == 0)
+		status = bv_user_ops_build(&cc, flags_end, lib, log);
+	bv_strv_free(&cc);
 	free(flags);
 	free(flags_path);
 	if (status == 0)

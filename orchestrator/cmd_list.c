@@ -99,6 +99,15 @@ int bv_cmd_list(int argc, char **argv)
 			printf("%s\n  ops:", all[b].name);
 			for (size_t o = 0; o < all[b].nops; o++)
 				printf(" %s", all[b].ops[o].name);
+			/* user-defined ops (an ops file) are listed above too, and
+			 * marked here with their function */
+			int first = 1;
+			for (size_t o = 0; o < all[b].nops; o++)
+				if (all[b].ops[o].function) {
+					printf("%s %s (%s)", first ? "\n  user-defined ops:" : ",", all[b].ops[o].name,
+					       all[b].ops[o].function);
+					first = 0;
+				}
 			printf("\n  sizes:");
 			for (const size_t *s = all[b].sizes; *s; s++)
 				printf(" %s", bv_size_format(*s, buf, sizeof(buf)));

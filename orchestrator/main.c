@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "common.h"
 #include "stages.h"
+#include "user_ops.h"
 
 /* The tool's own version (the repository's tags are the kernel library's
  * releases, so git describe would name those); the Makefile adds the commit
@@ -112,6 +113,11 @@ int main(int argc, char **argv)
 		printf("bench-versions %s%s%s%s\n", BV_VERSION_STRING, *BV_COMMIT ? " (commit " : "", BV_COMMIT,
 		       *BV_COMMIT ? ")" : "");
 		return 0;
+	}
+	/* User-defined ops join the registry before any command reads it. */
+	if (bv_user_ops_load() != 0) {
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		return BV_EXIT_USAGE;
 	}
 	git_libgit2_init();
 	int rc = -1;

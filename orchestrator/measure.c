@@ -49,6 +49,7 @@
 #include "machine.h"
 #include "progress.h"
 #include "results.h"
+#include "ops_file.h"
 #include "shard.h"
 #include "stages.h"
 #include "stats.h"
@@ -207,6 +208,14 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	if (o->memory_limit) {
 		bv_strv_push(&argv, "--memory-limit");
 		bv_strv_pushf(&argv, "%llu", o->memory_limit);
+	}
+	/* The same user-defined ops as here, or the cells' indices differ:
+	 * the runner refuses a file whose content changed since (its hash). */
+	if (bv_ops_file_hash()) {
+		bv_strv_push(&argv, "--ops-file");
+		bv_strv_push(&argv, bv_ops_file_path());
+		bv_strv_push(&argv, "--ops-hash");
+		bv_strv_push(&argv, bv_ops_file_hash());
 	}
 	const char *names[] = {"--benches", "--ops", "--backends", "--sizes"};
 	const char *vals[] = {o->benches, o->ops, o->backends, o->sizes};

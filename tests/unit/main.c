@@ -47,5 +47,7 @@ int main(void)
 	failed += test_shard();
 	failed += test_classes();
 	failed += test_project();
+	failed += test_expr();
+	failed += test_ops_file(); /* last: its ops stay registered */
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,385 @@
+/*
+ * ops_file.c - reading and validating an ops file (ops_file.h):
+ *
+ *   { "schema_version": 1,
+ *     "ops": [ { "name": "sin", "group": "unary", "function": "fm_bench_sin",
+ *                "lo": -3.14159, "hi": 3.14159, "max_ulp": 4, "flops": 10,
+ *                "reference": "sin(x)", "note": "why" }, ... ] }
+ *
+ * The file is the user's, and its function names go into generated C
+ * (orchestrator/user_ops.c): every key is checked, unknown ones refused.
+ */
+#include "ops_file.h"
+#include "benches.h"
+#include "expr.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char loaded_hash[17];
+static char *loaded_path;
+
+const char *bv_ops_file_hash(void)
+{
+	return loaded_hash[0] ? loaded_hash : NULL;
+}
+const char *bv_ops_file_path(void)
+{
+	return loaded_path;
+}
+
+static const char *const groups[] = {"unary", "binary"};
+static const char *const unary_vars[] = {"x"};
+static const char *const binary_vars[] = {"a", "b"};
+
+/* A C identifier, not one of the generated file's own names (bv_*). */
+static int c_identifier(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 128 || (s[0] >= '0' && s[0] <= '9') || !strncmp(s, "bv_", 3))
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n;
+}
+
+/* An op's name: what --ops lists name and the results log records. */
+static int op_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	return n > 0 && n <= 48 && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')) &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n;
+}
+
+/* Where a message is about: "ops file F: op 'sin': " or "... ops[2]: ". */
+static void where(char *buf, size_t len, const char *path, const char *name, size_t index)
+{
+	if (name)
+		snprintf(buf, len, "ops file %s: op '%s'", path, name);
+	else
+		snprintf(buf, len, "ops file %s: ops[%zu]", path, index);
+}
+
+/* Duplicate keys would be silently ignored by cJSON (the first wins):
+ * refused, as unknown ones are. */
+static const char *duplicate_key(const cJSON *obj)
+{
+	for (const cJSON *a = obj->child; a; a = a->next)
+		for (const cJSON *b = a->next; b; b = b->next)
+			if (a->string && b->string && !strcmp(a->string, b->string))
+				return a->string;
+	return NULL;
+}
+
+/* A number key: required or not (*v keeps its default), finite. */
+static int number_key(const cJSON *op, const char *key, int required, double *v, const char *at, char *err,
+                      size_t errlen)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(op, key);
+	if (!j) {
+		if (required)
+			snprintf(err, errlen, "%s: key '%s' is missing (a number)", at, key);
+		return required ? -1 : 0;
+	}
+	if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble)) {
+		snprintf(err, errlen, "%s: key '%s' must be a finite number", at, key);
+		return -1;
+	}
+	*v = j->valuedouble;
+	return 0;
+}
+
+static int string_key(const cJSON *op, const char *key, int required, const char **v, const char *at,
+                      char *err, size_t errlen)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(op, key);
+	if (!j) {
+		if (required)
+			snprintf(err, errlen, "%s: key '%s' is missing (a string)", at, key);
+		return required ? -1 : 0;
+	}
+	if (!cJSON_IsString(j)) {
+		snprintf(err, errlen, "%s: key '%s' must be a string", at, key);
+		return -1;
+	}
+	*v = j->valuestring;
+	return 0;
+}
+
+static void free_ops(bv_op_def *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)ops[i].name);
+		free((char *)ops[i].function);
+		bv_expr_free((bv_expr *)ops[i].expr);
+	}
+	free(ops);
+}
+
+/* One op of the file into *d; its group's index into *group. */
+static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *d, int *group, char *err,
+                    size_t errlen)
+{
+	char at[512];
+	if (!cJSON_IsObject(op)) {
+		where(at, sizeof(at), path, NULL, index);
+		snprintf(err, errlen, "%s: must be an object", at);
+		return -1;
+	}
+	const cJSON *jn = cJSON_GetObjectItemCaseSensitive(op, "name");
+	const char *name = cJSON_IsString(jn) && op_name_ok(jn->valuestring) ? jn->valuestring : NULL;
+	where(at, sizeof(at), path, name, index);
+	static const char *const keys[] = {"name",  "group",     "function", "lo",  "hi", "max_ulp",
+	                                   "flops", "reference", "note",     "tol", NULL};
+	for (const cJSON *k = op->child; k; k = k->next) {
+		size_t i;
+		for (i = 0; keys[i] && strcmp(keys[i], k->string); i++)
+			;
+		if (!keys[i]) {
+			snprintf(err, errlen,
+			         "%s: unknown key '%.64s' (known: name, group, function, lo, hi, max_ulp, "
+			         "flops, reference, note)",
+			         at, k->string);
+			return -1;
+		}
+	}
+	const char *dup = duplicate_key(op);
+	if (dup) {
+		snprintf(err, errlen, "%s: key '%s' given twice", at, dup);
+		return -1;
+	}
+	if (!jn || !cJSON_IsString(jn)) {
+		snprintf(err, errlen, "%s: key 'name' %s", at,
+		         jn ? "must be a string" : "is missing (a string)");
+		return -1;
+	}
+	if (!name) {
+		snprintf(err, errlen,
+		         "%s: key 'name': '%.64s' is no op name (a letter, then letters, digits or _; "
+		         "at most 48)",
+		         at, jn->valuestring);
+		return -1;
+	}
+	const char *grp = NULL, *fn = NULL, *ref = NULL, *note = NULL;
+	if (string_key(op, "group", 1, &grp, at, err, errlen) ||
+	    string_key(op, "function", 1, &fn, at, err, errlen) ||
+	    string_key(op, "reference", 1, &ref, at, err, errlen) ||
+	    string_key(op, "note", 0, &note, at, err, errlen))
+		return -1;
+	*group = -1;
+	for (int g = 0; g < 2; g++)
+		if (!strcmp(grp, groups[g]))
+			*group = g;
+	if (*group < 0) {
+		snprintf(err, errlen,
+		         "%s: key 'group': '%.64s' is not a group ops can be added to (unary, binary)", at,
+		         grp);
+		return -1;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(op, "tol")) {
+		snprintf(err, errlen, "%s: key 'tol': the %s group's check is max_ulp alone (remove 'tol')",
+		         at, grp);
+		return -1;
+	}
+	if (!c_identifier(fn)) {
+		snprintf(err, errlen,
+		         "%s: key 'function': '%.64s' is no C identifier (letters, digits, _, not "
+		         "starting with a digit or bv_; at most 128)",
+		         at, fn);
+		return -1;
+	}
+	double lo = 0, hi = 0, ulp = 0, flops = 1;
+	if (number_key(op, "lo", 1, &lo, at, err, errlen) || number_key(op, "hi", 1, &hi, at, err, errlen) ||
+	    number_key(op, "max_ulp", 1, &ulp, at, err, errlen) ||
+	    number_key(op, "flops", 0, &flops, at, err, errlen))
+		return -1;
+	if (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX) {
+		snprintf(err, errlen, "%s: keys 'lo', 'hi': the range must fit a float (|value| <= %g)", at,
+		         (double)FLT_MAX);
+		return -1;
+	}
+	if (!((float)lo < (float)hi)) {
+		snprintf(err, errlen, "%s: keys 'lo', 'hi': lo (%g) must be below hi (%g), as floats", at, lo,
+		         hi);
+		return -1;
+	}
+	if (ulp < 0 || ulp > 1e9 || ulp != floor(ulp)) {
+		snprintf(err, errlen, "%s: key 'max_ulp': %g is no whole number of ulps in [0, 1e9]", at,
+		         ulp);
+		return -1;
+	}
+	if (flops < 0 || flops > 1e9) {
+		snprintf(err, errlen, "%s: key 'flops': %g is not in [0, 1e9]", at, flops);
+		return -1;
+	}
+	char why[512];
+	bv_expr *e =
+	    bv_expr_compile(ref, *group ? binary_vars : unary_vars, *group ? 2 : 1, why, sizeof(why));
+	if (!e) {
+		snprintf(err, errlen, "%s: key 'reference': reference of op '%s' %s", at, name, why);
+		return -1;
+	}
+	*d = (bv_op_def){0};
+	d->name = strdup(name);
+	d->function = strdup(fn);
+	d->expr = e;
+	d->kind = *group ? BV_K_BINARY : BV_K_UNARY;
+	d->lo = (float)lo, d->hi = (float)hi;
+	d->max_ulp = (unsigned)ulp;
+	d->flops = flops;
+	if (!d->name || !d->function) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	if (loaded_hash[0]) {
+		snprintf(err, errlen, "ops file %s: an ops file is loaded already (%s)", path, loaded_path);
+		return -1;
+	}
+	cJSON *doc = cJSON_ParseWithLength(text, len);
+	if (!doc || !cJSON_IsObject(doc)) {
+		snprintf(err, errlen, "ops file %s: not a JSON object%s", path,
+		         doc ? "" : " (a syntax error)");
+		cJSON_Delete(doc);
+		return -1;
+	}
+	int rc = -1;
+	bv_op_def *ops = NULL;
+	int *group = NULL;
+	size_t n = 0;
+	const char *dup = duplicate_key(doc);
+	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(doc, "schema_version");
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "ops");
+	for (const cJSON *k = doc->child; k; k = k->next)
+		if (strcmp(k->string, "schema_version") && strcmp(k->string, "ops")) {
+			snprintf(err, errlen, "ops file %s: unknown key '%.64s' (known: schema_version, ops)",
+			         path, k->string);
+			goto out;
+		}
+	if (dup) {
+		snprintf(err, errlen, "ops file %s: key '%s' given twice", path, dup);
+		goto out;
+	}
+	if (!cJSON_IsNumber(sv) || sv->valuedouble != 1) {
+		snprintf(err, errlen, "ops file %s: key 'schema_version' must be 1%s", path,
+		         sv ? "" : " (it is missing)");
+		goto out;
+	}
+	if (!cJSON_IsArray(list)) {
+		snprintf(err, errlen, "ops file %s: key 'ops' must be an array of ops%s", path,
+		         list ? "" : " (it is missing)");
+		goto out;
+	}
+	size_t count = (size_t)cJSON_GetArraySize(list);
+	if (count > BV_OPS_MAX) {
+		snprintf(err, errlen, "ops file %s: key 'ops': %zu ops, at most %d", path, count, BV_OPS_MAX);
+		goto out;
+	}
+	ops = calloc(count + 1, sizeof(*ops));
+	group = calloc(count + 1, sizeof(*group));
+	if (!ops || !group) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (const cJSON *op = list->child; op; op = op->next) {
+		if (parse_op(path, op, n, &ops[n], &group[n], err, errlen)) {
+			n += ops[n].name != NULL; /* freed below */
+			goto out;
+		}
+		/* One function, one signature: the generated file declares it once. */
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(ops[i].function, ops[n].function) && group[i] != group[n]) {
+				snprintf(
+				    err, errlen,
+				    "ops file %s: op '%s': key 'function': %s is op '%s''s function too, in "
+				    "group %s (a unary and a binary function differ in signature)",
+				    path, ops[n].name, ops[n].function, ops[i].name, groups[group[i]]);
+				n++;
+				goto out;
+			}
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(ops[i].name, ops[n].name)) {
+				snprintf(
+				    err, errlen,
+				    "ops file %s: op '%s': key 'name': defined twice (ops[%zu] and ops[%zu])",
+				    path, ops[n].name, i, n);
+				n++;
+				goto out;
+			}
+		n++;
+	}
+	/* The built-in ops of the group keep their names: a clash is the
+	 * user's to rename (bv_bench_add_ops refuses it too; checked first so
+	 * nothing is half registered). */
+	for (size_t i = 0; i < n; i++) {
+		const bv_bench *b = bv_bench_find(groups[group[i]]);
+		for (size_t o = 0; b && o < b->nops; o++)
+			if (!strcmp(b->ops[o].name, ops[i].name)) {
+				snprintf(
+				    err, errlen,
+				    "ops file %s: op '%s': key 'name': the %s group has a built-in op of "
+				    "that name (rename it)",
+				    path, ops[i].name, groups[group[i]]);
+				goto out;
+			}
+	}
+	for (int g = 0; g < 2; g++) {
+		bv_op_def mine[BV_OPS_MAX];
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (group[i] == g)
+				mine[m++] = ops[i];
+		char why[256];
+		if (m && bv_bench_add_ops(groups[g], mine, m, why, sizeof(why))) {
+			snprintf(err, errlen, "ops file %s: %s", path, why);
+			goto out; /* not reached for the first group after the checks above */
+		}
+	}
+	free(ops); /* the registry holds copies; their strings and exprs live on */
+	ops = NULL, n = 0;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+	snprintf(loaded_hash, sizeof(loaded_hash), "%016llx", (unsigned long long)h);
+	free(loaded_path);
+	loaded_path = strdup(path);
+	rc = 0;
+out:
+	if (ops)
+		free_ops(ops, n);
+	free(group);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+int bv_ops_file_load(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "ops file %s: cannot read it: %s", path, strerror(errno));
+		return -1;
+	}
+	char *text = malloc(BV_OPS_FILE_MAX + 1);
+	size_t len = text ? fread(text, 1, BV_OPS_FILE_MAX + 1, f) : 0;
+	int bad = ferror(f);
+	fclose(f);
+	int rc = -1;
+	if (!text)
+		snprintf(err, errlen, "out of memory");
+	else if (bad)
+		snprintf(err, errlen, "ops file %s: cannot read it", path);
+	else if (len > BV_OPS_FILE_MAX)
+		snprintf(err, errlen, "ops file %s: larger than %u bytes", path, BV_OPS_FILE_MAX);
+	else
+		rc = bv_ops_file_parse(path, text, len, err, errlen);
+	free(text);
+	return rc;
+}
