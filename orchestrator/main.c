@@ -114,12 +114,15 @@ int main(int argc, char **argv)
 		       *BV_COMMIT ? ")" : "");
 		return 0;
 	}
-	/* User-defined ops join the registry before any command reads it. */
+	git_libgit2_init();
+	/* User-defined ops join the registry before any command reads it
+	 * (libgit2 first: a project file's "ops" is found through the
+	 * repository). */
 	if (bv_user_ops_load() != 0) {
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		git_libgit2_shutdown();
 		return BV_EXIT_USAGE;
 	}
-	git_libgit2_init();
 	int rc = -1;
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))

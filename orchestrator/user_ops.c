@@ -4,18 +4,46 @@
  */
 #include "user_ops.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "benches.h"
+#include "common.h"
 #include "hash.h"
+#include "locate.h"
 #include "ops_file.h"
+#include "project.h"
 
+/* BENCH_VERSIONS_OPS, else the "ops" of the project file of the library's
+ * repository (KERNEL_DIR's, else the current directory's; project.c finds
+ * BENCH_VERSIONS_PROJECT first).  Decided before any command opens the
+ * repository, because every command reads the registry (list benches, the
+ * selection of run and plan).  A project file that cannot be read names no
+ * ops here: the command that opens the repository says what is wrong. */
 const char *bv_ops_file(void)
 {
 	const char *p = getenv("BENCH_VERSIONS_OPS");
-	return p && *p ? p : NULL;
+	if (p && *p)
+		return p;
+	static char *from_project;
+	static int looked;
+	if (!looked) {
+		looked = 1;
+		char start[PATH_MAX];
+		const char *kd = getenv("KERNEL_DIR");
+		if (!(kd && *kd && realpath(kd, start)) && !getcwd(start, sizeof(start)))
+			start[0] = '\0';
+		char *top = *start ? bv_workdir_of(start) : NULL;
+		bv_project *proj = NULL;
+		if (bv_project_find(top, &proj) == 0 && proj->ops)
+			from_project = bv_strdup(proj->ops);
+		bv_project_free(proj);
+		free(top);
+	}
+	return from_project;
 }
 
 int bv_user_ops_load(void)

@@ -32,7 +32,7 @@ cat > "$FIX/bench/compat.json" <<'EOF'
       "build": [ "make", "-C", "{src}", "BUILD={build}", "CFLAGS=-O0", "CUDA=0", "BLAS=0", "lib" ] },
     { "id": "old-fastmath", "versions": "0.13.x", "defines": { "FM_OLD": "1" } } ] }
 EOF
-echo '{}' > "$FIX/bench/ops.json"
+echo '{"schema_version": 1, "ops": []}' > "$FIX/bench/ops.json"
 # The same project without compat rules, kept outside the repository.
 python3 - "$FIX/bench-versions.json" "$TMP/plain.json" <<'PY'
 import json, sys
