@@ -182,7 +182,7 @@ static int append_helpers(bv_buf *b, const bv_shims *s)
 	for (size_t i = 0; i < s->nrecipe && rc == 0; i++)
 		for (const char *p = strstr(s->recipe[i], "{compat}/"); p && rc == 0; p = strstr(p + 1, "{compat}/")) {
 			const char *start = p + 9;
-			size_t n = strcspn(start, " \t:");
+			size_t n = strcspn(start, BV_COMPAT_PATH_END);
 			char *rel = bv_asprintf("%.*s", (int)n, start);
 			char *path = bv_asprintf("%s/%s", s->compat_dir ? s->compat_dir : ".", rel);
 			char *label = bv_asprintf("helper %s", rel);

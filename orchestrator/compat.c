@@ -112,12 +112,12 @@ static const char *inside_path_check(const bv_compat *c, const char *rel, int wa
 static const char *inside_check(const bv_compat *c, const char *rel) { return inside_path_check(c, rel, 0); }
 
 /* The helper file a recipe argument names after "{compat}/": up to the end
- * of the argument, a space or a ':' (a search-path-like list).  Returns its
- * length; *start is where it begins. */
+ * of the argument or a BV_COMPAT_PATH_END character.  Returns its length;
+ * *start is where it begins. */
 static size_t helper_path(const char *p, const char **start)
 {
 	*start = p + 9; /* strlen("{compat}/") */
-	return strcspn(*start, " \t:");
+	return strcspn(*start, BV_COMPAT_PATH_END);
 }
 
 /* Whether an adapter directory holds a .c file at its top (what build.c

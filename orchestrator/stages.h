@@ -38,6 +38,9 @@ typedef struct bv_shims {
 	char *adapter;
 	char *compat_dir; /* compat.json's directory: {compat} in the recipe */
 } bv_shims;
+/* A recipe's helper file is "{compat}/PATH": PATH ends at the argument's end
+ * or at one of these (a shell command line, a search path, a list). */
+#define BV_COMPAT_PATH_END " \t:;,&|'\"()<>`$"
 
 typedef struct bv_compat bv_compat;
 /* $BENCH_VERSIONS_COMPAT, else compat/compat.json under bv_home(). */
