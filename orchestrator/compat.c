@@ -11,11 +11,14 @@
  *                  "defines": { "NAME": "VALUE" }, "cflags": [ "-O2" ],
  *                  "patches": [ "patches/fix.patch" ],
  *                  "build": [ "make", "-C", "{src}", "BUILD={build}", "lib" ],
+ *                  "adapter": "adapters/mylib",
  *                  "note": "why this rule exists" } ] }
  *
  * "patches" are unified diffs applied (patch -p1) to the build's own copy of
  * the sources, never to the shared source cache; "build" replaces the
- * library's build command (docs/compat.md).
+ * library's build command (docs/compat.md), its {compat}/PATH arguments
+ * naming helper files here; "adapter" is a directory of sources that give a
+ * library without kernels.h the kernels API (docs/adapters.md).
  *
  * The file is trusted no more than any other input: unknown keys, wrong
  * types, paths leaving compat/ and malformed ranges are errors naming the
