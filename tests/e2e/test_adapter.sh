@@ -125,7 +125,7 @@ check "exp measured and verified (same)" contains "$TMP/out" "^unary +exp +scala
 check "tanh's planted slowdown is slower" contains "$TMP/out" "^unary +tanh +scalar +64K .* slower"
 check "abs, which the adapter leaves out, is not run: n/a" contains "$TMP/out" "not run: 1 scalar cell on every version: n/a"
 check "progress lines while building (not a terminal)" contains "$TMP/err" "^building HEAD(~1)?: [0-9]+ s so far \(log: .*; last line: "
-grep -q "^unary +exp" "$TMP/out" || sed 's/^/#   /' "$TMP/out"
+grep -qE "^unary +exp" "$TMP/out" || sed 's/^/#   /' "$TMP/out"
 
 # abs is n/a in the results; the library's version as the plugin reports it
 # (defaults.c's kn_version: the tree's) is 1.0.0.
