@@ -32,8 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -129,10 +129,7 @@ static int append_file(bv_buf *b, const char *label, const char *path)
 
 /* Every regular file under dir/rel, sorted by name (byte order, not the
  * locale's), each labelled with its path under dir. */
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
+static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
 
 static int append_tree(bv_buf *b, const char *dir, const char *rel)
 {
@@ -183,8 +180,7 @@ static int append_helpers(bv_buf *b, const bv_shims *s)
 {
 	int rc = 0;
 	for (size_t i = 0; i < s->nrecipe && rc == 0; i++)
-		for (const char *p = strstr(s->recipe[i], "{compat}/"); p && rc == 0;
-		     p = strstr(p + 1, "{compat}/")) {
+		for (const char *p = strstr(s->recipe[i], "{compat}/"); p && rc == 0; p = strstr(p + 1, "{compat}/")) {
 			const char *start = p + 9;
 			size_t n = strcspn(start, BV_COMPAT_PATH_END);
 			char *rel = bv_asprintf("%.*s", (int)n, start);
@@ -384,10 +380,10 @@ static int not_pic(bv_version *v, const char *log, off_t offset)
 		archive = bv_asprintf("{build}/%.*s", (int)(paren + 2 - base), base);
 	}
 	char *why = bv_asprintf(
-	    "the archive %s holds code that is not position-independent, which a plugin (a shared object) "
-	    "cannot link: build the library with -fPIC (CMake: -DCMAKE_POSITION_INDEPENDENT_CODE=ON; make: "
-	    "CFLAGS+=-fPIC) in the compat rule's recipe (docs/adapters.md, the link contract)",
-	    archive ? archive : "in {build}");
+		"the archive %s holds code that is not position-independent, which a plugin (a shared object) "
+		"cannot link: build the library with -fPIC (CMake: -DCMAKE_POSITION_INDEPENDENT_CODE=ON; make: "
+		"CFLAGS+=-fPIC) in the compat rule's recipe (docs/adapters.md, the link contract)",
+		archive ? archive : "in {build}");
 	free(archive);
 	failed_because(v, why, log);
 	free(why);
@@ -804,8 +800,7 @@ static int defines_symbol(const bv_strv *objects, const char *name)
 	if (bv_run_capture(argv.v, 1 << 22, &text) == 0) {
 		/* -P: "name type value size", one a line (with "obj:" headers) */
 		size_t len = strlen(name);
-		for (const char *line = text; line && *line;
-		     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
 			if (!strncmp(line, name, len) && !strncmp(line + len, " T ", 3))
 				found = 1;
 	}
@@ -870,8 +865,8 @@ static int compile_adapter(bv_version *v, const char *src, const char *lib, cons
 	for (const char *const *sym = adapter_required; status == 0 && !v->build_error && *sym; sym++)
 		if (!defines_symbol(&objects, *sym)) {
 			char *why = bv_asprintf("the adapter %s does not define %s, which every adapter must "
-			                        "(docs/adapters.md: the minimum set)",
-			                        dir, *sym);
+						"(docs/adapters.md: the minimum set)",
+						dir, *sym);
 			failed_because(v, why, log);
 			free(why);
 		}
@@ -934,8 +929,7 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 		 * helper (compat.json's directory may be given relative). */
 		char compat[PATH_MAX];
 		if (!realpath(v->shims.compat_dir ? v->shims.compat_dir : ".", compat))
-			snprintf(compat, sizeof(compat), "%s",
-			         v->shims.compat_dir ? v->shims.compat_dir : ".");
+			snprintf(compat, sizeof(compat), "%s", v->shims.compat_dir ? v->shims.compat_dir : ".");
 		for (size_t i = 0; i < v->shims.nrecipe; i++) {
 			char *arg = expand(v->shims.recipe[i], src, lib, compat);
 			bv_strv_push(&make, arg);
@@ -971,11 +965,10 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	size_t narchives = archives.n;
 	bv_strv_free(&archives);
 	if (!narchives) {
-		failed_because(
-		    v,
-		    "the recipe left no archive (*.a) in {build}: a library is linked into the plugin "
-		    "from the archives its build leaves there (docs/adapters.md, the link contract)",
-		    log);
+		failed_because(v,
+			       "the recipe left no archive (*.a) in {build}: a library is linked into the plugin "
+			       "from the archives its build leaves there (docs/adapters.md, the link contract)",
+			       log);
 		goto out;
 	}
 
@@ -1008,11 +1001,10 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	free(flags_path);
 	char *stored = NULL, *bad = NULL;
 	if (link_flags_check(flags, lib, &stored, &bad) != 0) {
-		char *why = bv_asprintf(
-		    "{build}/link-flags names %s, which is not a file under {build}: copy what the "
-		    "plugin must link into {build} (archives there are linked anyway) or name a "
-		    "system library with -l (docs/adapters.md, the link contract)",
-		    bad);
+		char *why = bv_asprintf("{build}/link-flags names %s, which is not a file under {build}: copy what the "
+					"plugin must link into {build} (archives there are linked anyway) or name a "
+					"system library with -l (docs/adapters.md, the link contract)",
+					bad);
 		failed_because(v, why, log);
 		free(why), free(bad), free(flags);
 		bv_strv_free(&cc);
@@ -1150,9 +1142,7 @@ static void last_line(const char *log, char *out, size_t len)
 		return;
 	char buf[1024];
 	struct stat st;
-	off_t off = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(buf) - 1
-	                ? st.st_size - (off_t)sizeof(buf) + 1
-	                : 0;
+	off_t off = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(buf) - 1 ? st.st_size - (off_t)sizeof(buf) + 1 : 0;
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, off);
 	close(fd);
 	if (n <= 0)
@@ -1184,7 +1174,7 @@ static void *watch_main(void *arg)
 		char line[200], *msg;
 		last_line(w->log, line, sizeof(line));
 		msg = bv_asprintf("building %s: %ld s so far (log: %s; last line: %s)\n", w->name,
-		                  (long)(deadline.tv_sec - t0.tv_sec), w->log, line[0] ? line : "(none yet)");
+				  (long)(deadline.tv_sec - t0.tv_sec), w->log, line[0] ? line : "(none yet)");
 		/* One write: lines of builds running at once never interleave. */
 		ssize_t ignored = write(2, msg, strlen(msg));
 		(void)ignored;

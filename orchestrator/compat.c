@@ -112,10 +112,7 @@ static const char *inside_path_check(const bv_compat *c, const char *rel, int wa
 	return why;
 }
 
-static const char *inside_check(const bv_compat *c, const char *rel)
-{
-	return inside_path_check(c, rel, 0);
-}
+static const char *inside_check(const bv_compat *c, const char *rel) { return inside_path_check(c, rel, 0); }
 
 /* The helper file a recipe argument names after "{compat}/": up to the end
  * of the argument or a BV_COMPAT_PATH_END character.  Returns its length;
@@ -162,16 +159,13 @@ static const char *recipe_arg_check(const bv_compat *c, const char *s, char *msg
 			const char *start;
 			size_t n = p[8] == '/' ? helper_path(p, &start) : 0;
 			if (!n)
-				return "{compat} in \"build\" must be followed by /PATH, a file inside "
-				       "compat/ "
+				return "{compat} in \"build\" must be followed by /PATH, a file inside compat/ "
 				       "(e.g. {compat}/build.sh)";
 			char *rel = bv_asprintf("%.*s", (int)n, start);
 			const char *why = inside_check(c, rel);
 			if (why)
 				snprintf(msg, len, "\"build\" names {compat}/%.64s, which %s", rel,
-				         !strcmp(why, "must be a path inside compat/")
-				             ? "is not a path inside compat/"
-				             : why);
+					 !strcmp(why, "must be a path inside compat/") ? "is not a path inside compat/" : why);
 			free(rel);
 			if (why)
 				return msg;
@@ -183,8 +177,8 @@ static const char *recipe_arg_check(const bv_compat *c, const char *s, char *msg
 /* Checks one rule completely, so a bad file fails at load, not mid-run. */
 static int check_rule(const bv_compat *c, int i, const cJSON *r)
 {
-	static const char *const known[] = {"id",      "versions", "include", "defines", "cflags",
-	                                    "patches", "build",    "adapter", "note",    NULL};
+	static const char *const known[] = {"id", "versions", "include", "defines", "cflags", "patches",
+					    "build", "adapter", "note", NULL};
 	if (!cJSON_IsObject(r))
 		return rule_error(c, i, NULL, "expected an object");
 	const char *id = bv_json_str(r, "id");
@@ -196,10 +190,7 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 			ok |= strcmp(m->string, known[k]) == 0;
 		if (!ok) {
 			char msg[160];
-			snprintf(msg, sizeof(msg),
-			         "unknown key \"%.64s\" (known: id, versions, include, defines, cflags, "
-			         "patches, build, adapter, note)",
-			         m->string);
+			snprintf(msg, sizeof(msg), "unknown key \"%.64s\" (known: id, versions, include, defines, cflags, patches, build, adapter, note)", m->string);
 			return rule_error(c, i, id, msg);
 		}
 	}
@@ -224,8 +215,7 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 	const cJSON *adapter = cJSON_GetObjectItemCaseSensitive(r, "adapter");
 	if (adapter) {
 		if (!cJSON_IsString(adapter))
-			return rule_error(c, i, id,
-			                  "\"adapter\" must be the path of a directory inside compat/");
+			return rule_error(c, i, id, "\"adapter\" must be the path of a directory inside compat/");
 		const char *why = inside_path_check(c, adapter->valuestring, 1);
 		if (!why)
 			why = adapter_sources_check(c, adapter->valuestring);

@@ -123,64 +123,51 @@ static void hostile_files_are_refused_with_reasons(void **state)
 	static const struct {
 		const char *json, *expect;
 	} cases[] = {
-	    {"", "(empty file)"},
-	    {"{\"schema_version\":1,\"rules\":[", ":1:"},
-	    {"{\"schema_version\":1,\n\"rules\":[}]}", ":2:"},
-	    {"[]", "expected an object"},
-	    {"{\"schema_version\":2,\"rules\":[]}", "schema_version 2"},
-	    {"{\"schema_version\":1,\"rules\":{}}", "must be an array"},
-	    {"{\"schema_version\":1,\"rules\":[{\"versions\":\"*\"}]}", "\"id\""},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\"}]}", "\"versions\""},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\">=1.x.2\"}]}", "bad version"},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"../etc/"
-	     "passwd\"}]}",
-	     "inside compat/"},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"/etc/"
-	     "passwd\"}]}",
-	     "inside compat/"},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"shims/"
-	     "none.h\"}]}",
-	     "does not exist"},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"defines\":{\"1X\":\"1\"}}]"
-	     "}",
-	     "C identifier"},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"defines\":{\"X\":\"a "
-	     "b\"}}]}",
-	     "without spaces"},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"cflags\":[\"O2\"]}]}",
-	     "starting with '-'"},
-	    {"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"patchez\":[]}]}",
-	     "unknown key \"patchez\""},
+		{"", "(empty file)"},
+		{"{\"schema_version\":1,\"rules\":[", ":1:"},
+		{"{\"schema_version\":1,\n\"rules\":[}]}", ":2:"},
+		{"[]", "expected an object"},
+		{"{\"schema_version\":2,\"rules\":[]}", "schema_version 2"},
+		{"{\"schema_version\":1,\"rules\":{}}", "must be an array"},
+		{"{\"schema_version\":1,\"rules\":[{\"versions\":\"*\"}]}", "\"id\""},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\"}]}", "\"versions\""},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\">=1.x.2\"}]}", "bad version"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"../etc/passwd\"}]}", "inside compat/"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"/etc/passwd\"}]}", "inside compat/"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"include\":\"shims/none.h\"}]}", "does not exist"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"defines\":{\"1X\":\"1\"}}]}", "C identifier"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"defines\":{\"X\":\"a b\"}}]}", "without spaces"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"cflags\":[\"O2\"]}]}", "starting with '-'"},
+		{"{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\",\"patchez\":[]}]}", "unknown key \"patchez\""},
 #define R(x) "{\"schema_version\":1,\"rules\":[{\"id\":\"a\",\"versions\":\"*\"," x "}]}"
-	    {R("\"patches\":\"patches/fix.patch\""), "\"patches\" must be an array"},
-	    {R("\"patches\":[1]"), "\"patches\" must be an array"},
-	    {R("\"patches\":[\"patches/none.patch\"]"), "does not exist"},
-	    {R("\"patches\":[\"../patches/fix.patch\"]"), "inside compat/"},
-	    {R("\"patches\":[\"/etc/hostname\"]"), "inside compat/"},
-	    {R("\"patches\":[\"patches/escape.patch\"]"), "inside compat/"},
-	    {R("\"patches\":[\"patches\"]"), "directory"},
-	    {R("\"build\":\"make lib\""), "non-empty array"},
-	    {R("\"build\":[]"), "non-empty array"},
-	    {R("\"build\":[\"make\",2]"), "non-empty array"},
-	    {R("\"build\":[\"make\",\"\",\"{build}\"]"), "non-empty string"},
-	    {R("\"build\":[\"make\",\"-C\",\"{source}\",\"BUILD={build}\"]"), "unknown placeholder"},
-	    {R("\"build\":[\"make\",\"-C\",\"{src}\",\"lib\"]"), "must pass {build}"},
-	    {R("\"build\":[\"make\",\"a\\nb\",\"{build}\"]"), "control character"},
-	    {R("\"adapter\":1"), "\"adapter\" must be the path of a directory"},
-	    {R("\"adapter\":\"build.sh\""), "is not a directory"},
-	    {R("\"adapter\":\"adapters/none\""), "does not exist"},
-	    {R("\"adapter\":\"../adapters\""), "inside compat/"},
-	    {R("\"adapter\":\"/etc\""), "inside compat/"},
-	    {R("\"adapter\":\"adapters/out\""), "inside compat/"},
-	    {R("\"adapter\":\"adapters/empty\""), "holds no .c file"},
-	    {R("\"adaptor\":\"adapters/fm\""), "unknown key \"adaptor\""},
-	    {R("\"build\":[\"sh\",\"{compat}\",\"{build}\"]"), "followed by /PATH"},
-	    {R("\"build\":[\"sh\",\"{compat}/\",\"{build}\"]"), "followed by /PATH"},
-	    {R("\"build\":[\"sh\",\"{compat}/none.sh\",\"{build}\"]"),
-	     "{compat}/none.sh, which names a file that does not exist"},
-	    {R("\"build\":[\"sh\",\"{compat}/../x.sh\",\"{build}\"]"), "is not a path inside compat/"},
-	    {R("\"build\":[\"sh\",\"{compat}/adapters\",\"{build}\"]"), "names a directory"},
-	    {R("\"build\":[\"sh\",\"-c\",\"sh {compat}/build.sh; sh {compat}/gone.sh {build}\"]"), "gone.sh"},
+		{R("\"patches\":\"patches/fix.patch\""), "\"patches\" must be an array"},
+		{R("\"patches\":[1]"), "\"patches\" must be an array"},
+		{R("\"patches\":[\"patches/none.patch\"]"), "does not exist"},
+		{R("\"patches\":[\"../patches/fix.patch\"]"), "inside compat/"},
+		{R("\"patches\":[\"/etc/hostname\"]"), "inside compat/"},
+		{R("\"patches\":[\"patches/escape.patch\"]"), "inside compat/"},
+		{R("\"patches\":[\"patches\"]"), "directory"},
+		{R("\"build\":\"make lib\""), "non-empty array"},
+		{R("\"build\":[]"), "non-empty array"},
+		{R("\"build\":[\"make\",2]"), "non-empty array"},
+		{R("\"build\":[\"make\",\"\",\"{build}\"]"), "non-empty string"},
+		{R("\"build\":[\"make\",\"-C\",\"{source}\",\"BUILD={build}\"]"), "unknown placeholder"},
+		{R("\"build\":[\"make\",\"-C\",\"{src}\",\"lib\"]"), "must pass {build}"},
+		{R("\"build\":[\"make\",\"a\\nb\",\"{build}\"]"), "control character"},
+		{R("\"adapter\":1"), "\"adapter\" must be the path of a directory"},
+		{R("\"adapter\":\"build.sh\""), "is not a directory"},
+		{R("\"adapter\":\"adapters/none\""), "does not exist"},
+		{R("\"adapter\":\"../adapters\""), "inside compat/"},
+		{R("\"adapter\":\"/etc\""), "inside compat/"},
+		{R("\"adapter\":\"adapters/out\""), "inside compat/"},
+		{R("\"adapter\":\"adapters/empty\""), "holds no .c file"},
+		{R("\"adaptor\":\"adapters/fm\""), "unknown key \"adaptor\""},
+		{R("\"build\":[\"sh\",\"{compat}\",\"{build}\"]"), "followed by /PATH"},
+		{R("\"build\":[\"sh\",\"{compat}/\",\"{build}\"]"), "followed by /PATH"},
+		{R("\"build\":[\"sh\",\"{compat}/none.sh\",\"{build}\"]"), "{compat}/none.sh, which names a file that does not exist"},
+		{R("\"build\":[\"sh\",\"{compat}/../x.sh\",\"{build}\"]"), "is not a path inside compat/"},
+		{R("\"build\":[\"sh\",\"{compat}/adapters\",\"{build}\"]"), "names a directory"},
+		{R("\"build\":[\"sh\",\"-c\",\"sh {compat}/build.sh; sh {compat}/gone.sh {build}\"]"), "gone.sh"},
 #undef R
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -204,11 +191,11 @@ static void adapters_and_helpers_apply(void **state)
 	bv_compat *c;
 	char *dir;
 	assert_int_equal(load("{\"schema_version\":1,\"rules\":["
-	                      "{\"id\":\"all\",\"versions\":\"*\",\"adapter\":\"adapters/fm/\","
-	                      "\"build\":[\"sh\",\"{compat}/build.sh\",\"{src}\",\"{build}\"]},"
-	                      "{\"id\":\"late\",\"versions\":\">=2.0.0\",\"adapter\":\"adapters/fm\"}]}",
-	                      &c, &dir),
-	                 0);
+			      "{\"id\":\"all\",\"versions\":\"*\",\"adapter\":\"adapters/fm/\","
+			      "\"build\":[\"sh\",\"{compat}/build.sh\",\"{src}\",\"{build}\"]},"
+			      "{\"id\":\"late\",\"versions\":\">=2.0.0\",\"adapter\":\"adapters/fm\"}]}",
+			      &c, &dir),
+			 0);
 	bv_semver v;
 	bv_shims s;
 	bv_semver_parse("1.0.0", &v);
@@ -247,11 +234,11 @@ static void deep_nesting_is_refused_not_a_crash(void **state)
 int test_compat(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(matching_rules_give_includes_and_flags),
-	    cmocka_unit_test(patches_and_recipes_apply_to_their_range),
-	    cmocka_unit_test(hostile_files_are_refused_with_reasons),
-	    cmocka_unit_test(adapters_and_helpers_apply),
-	    cmocka_unit_test(deep_nesting_is_refused_not_a_crash),
+		cmocka_unit_test(matching_rules_give_includes_and_flags),
+		cmocka_unit_test(patches_and_recipes_apply_to_their_range),
+		cmocka_unit_test(hostile_files_are_refused_with_reasons),
+		cmocka_unit_test(adapters_and_helpers_apply),
+		cmocka_unit_test(deep_nesting_is_refused_not_a_crash),
 	};
 	return cmocka_run_group_tests_name("compat", tests, NULL, NULL);
 }
