@@ -129,7 +129,10 @@ static int append_file(bv_buf *b, const char *label, const char *path)
 
 /* Every regular file under dir/rel, sorted by name (byte order, not the
  * locale's), each labelled with its path under dir. */
-static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
 
 static int append_tree(bv_buf *b, const char *dir, const char *rel)
 {
@@ -180,7 +183,8 @@ static int append_helpers(bv_buf *b, const bv_shims *s)
 {
 	int rc = 0;
 	for (size_t i = 0; i < s->nrecipe && rc == 0; i++)
-		for (const char *p = strstr(s->recipe[i], "{compat}/"); p && rc == 0; p = strstr(p + 1, "{compat}/")) {
+		for (const char *p = strstr(s->recipe[i], "{compat}/"); p && rc == 0;
+		     p = strstr(p + 1, "{compat}/")) {
 			const char *start = p + 9;
 			size_t n = strcspn(start, BV_COMPAT_PATH_END);
 			char *rel = bv_asprintf("%.*s", (int)n, start);
@@ -800,9 +804,12 @@ static int defines_symbol(const bv_strv *objects, const char *name)
 	if (bv_run_capture(argv.v, 1 << 22, &text) == 0) {
 		/* -P: "name type value size", one a line (with "obj:" headers) */
 		size_t len = strlen(name);
-		for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		for (const char *line = text; line && *line;) {
 			if (!strncmp(line, name, len) && !strncmp(line + len, " T ", 3))
 				found = 1;
+			const char *nl = strchr(line, '\n');
+			line = nl ? nl + 1 : NULL;
+		}
 	}
 	free(text);
 	bv_strv_free(&argv);
@@ -928,8 +935,9 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 		/* Absolute: the recipe may change directory before it runs a
 		 * helper (compat.json's directory may be given relative). */
 		char compat[PATH_MAX];
-		if (!realpath(v->shims.compat_dir ? v->shims.compat_dir : ".", compat))
-			snprintf(compat, sizeof(compat), "%s", v->shims.compat_dir ? v->shims.compat_dir : ".");
+		const char *cdir = v->shims.compat_dir ? v->shims.compat_dir : ".";
+		if (!realpath(cdir, compat))
+			snprintf(compat, sizeof(compat), "%s", cdir);
 		for (size_t i = 0; i < v->shims.nrecipe; i++) {
 			char *arg = expand(v->shims.recipe[i], src, lib, compat);
 			bv_strv_push(&make, arg);
@@ -1142,7 +1150,9 @@ static void last_line(const char *log, char *out, size_t len)
 		return;
 	char buf[1024];
 	struct stat st;
-	off_t off = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(buf) - 1 ? st.st_size - (off_t)sizeof(buf) + 1 : 0;
+	off_t off = 0;
+	if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(buf) - 1)
+		off = st.st_size - (off_t)sizeof(buf) + 1;
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, off);
 	close(fd);
 	if (n <= 0)

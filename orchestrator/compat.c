@@ -112,7 +112,10 @@ static const char *inside_path_check(const bv_compat *c, const char *rel, int wa
 	return why;
 }
 
-static const char *inside_check(const bv_compat *c, const char *rel) { return inside_path_check(c, rel, 0); }
+static const char *inside_check(const bv_compat *c, const char *rel)
+{
+	return inside_path_check(c, rel, 0);
+}
 
 /* The helper file a recipe argument names after "{compat}/": up to the end
  * of the argument or a BV_COMPAT_PATH_END character.  Returns its length;
@@ -165,7 +168,7 @@ static const char *recipe_arg_check(const bv_compat *c, const char *s, char *msg
 			const char *why = inside_check(c, rel);
 			if (why)
 				snprintf(msg, len, "\"build\" names {compat}/%.64s, which %s", rel,
-					 !strcmp(why, "must be a path inside compat/") ? "is not a path inside compat/" : why);
+					 strcmp(why, "must be a path inside compat/") ? why : "is not a path inside compat/");
 			free(rel);
 			if (why)
 				return msg;
