@@ -23,8 +23,12 @@
  * and bound locally (-Bsymbolic), so several versions' copies of the same
  * function names coexist in one process.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +72,43 @@ static const char *compiler_version(void)
 }
 
 static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.h", "harness/ops.def", NULL};
+/* The adapter API (harness/adapter/): in the key of adapter builds only. */
+static const char *const adapter_files[] = {"harness/adapter/kernels.h", "harness/adapter/defaults.c", NULL};
+/* What an adapter must define itself (docs/adapters.md); defaults.c has
+ * every other kn_* function plugin.c calls. */
+static const char *const adapter_required[] = {"kn_backend_probe", NULL};
+
+/* The first line of `tool --version` (stdout and stderr), or "" when it
+ * fails or cannot be started (dash's sh has no --version): the key then
+ * holds the tool's name only.  Once per tool per run, as the compiler's. */
+static const char *tool_version(const char *tool)
+{
+	static struct {
+		char *tool, *version;
+	} seen[8];
+	static size_t nseen;
+	for (size_t i = 0; i < nseen; i++)
+		if (!strcmp(seen[i].tool, tool))
+			return seen[i].version;
+	char *argv[] = {(char *)tool, "--version", NULL};
+	char *tail = NULL;
+	char *version = NULL;
+	if (bv_run_tail(argv, "/dev/null", 4096, &tail, BV_ENV_BUILD) == 0 && tail) {
+		tail[strcspn(tail, "\n")] = '\0';
+		version = bv_strdup(tail);
+	}
+	free(tail);
+	if (!version)
+		version = bv_strdup("");
+	if (nseen < sizeof(seen) / sizeof(seen[0])) {
+		seen[nseen].tool = bv_strdup(tool);
+		seen[nseen].version = version;
+		return seen[nseen++].version;
+	}
+	static char *last;
+	free(last);
+	return last = version;
+}
 static const char *const plugin_cflags[] = {"-std=c11", "-O2", "-fPIC", "-shared", NULL};
 
 /* A file's part of a key: its label and its bytes, never where it lies.  Two
@@ -84,6 +125,104 @@ static int append_file(bv_buf *b, const char *label, const char *path)
 		bv_buf_putn(b, text, len);
 		free(text);
 	}
+	return rc;
+}
+
+/* Every regular file under dir/rel, sorted by name (byte order, not the
+ * locale's), each labelled with its path under dir. */
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int append_tree(bv_buf *b, const char *dir, const char *rel)
+{
+	char *path = rel ? bv_asprintf("%s/%s", dir, rel) : bv_strdup(dir);
+	struct dirent **names = NULL;
+	int n = scandir(path, &names, NULL, by_name), rc = 0;
+	if (n < 0)
+		rc = bv_fail(BV_EINPUT, "cannot read the adapter directory %s: %s", path, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		if (rc == 0 && strcmp(name, ".") && strcmp(name, "..")) {
+			char *sub = rel ? bv_asprintf("%s/%s", rel, name) : bv_strdup(name);
+			char *full = bv_asprintf("%s/%s", dir, sub);
+			struct stat st;
+			if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
+				rc = append_tree(b, dir, sub);
+			else if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+				char *label = bv_asprintf("adapter/%s", sub);
+				rc = append_file(b, label, full);
+				free(label);
+			}
+			free(sub), free(full);
+		}
+		free(names[i]);
+	}
+	free(names);
+	free(path);
+	return rc;
+}
+
+/* An adapter build's part of the key: the adapter API and defaults of this
+ * checkout and every file of the adapter directory. */
+static int append_adapter(bv_buf *b, const char *adapter)
+{
+	int rc = 0;
+	for (const char *const *f = adapter_files; *f && rc == 0; f++) {
+		char *path = bv_asprintf("%s/%s", bv_home(), *f);
+		rc = append_file(b, *f, path);
+		free(path);
+	}
+	return rc ? rc : append_tree(b, adapter, NULL);
+}
+
+/* The helper files a recipe names as {compat}/PATH (compat.c checked each
+ * is a regular file inside compat/), in argument order, labelled with
+ * PATH: editing a helper script rebuilds. */
+static int append_helpers(bv_buf *b, const bv_shims *s)
+{
+	int rc = 0;
+	for (size_t i = 0; i < s->nrecipe && rc == 0; i++)
+		for (const char *p = strstr(s->recipe[i], "{compat}/"); p && rc == 0;
+		     p = strstr(p + 1, "{compat}/")) {
+			const char *start = p + 9;
+			size_t n = strcspn(start, BV_COMPAT_PATH_END);
+			char *rel = bv_asprintf("%.*s", (int)n, start);
+			char *path = bv_asprintf("%s/%s", s->compat_dir ? s->compat_dir : ".", rel);
+			char *label = bv_asprintf("helper %s", rel);
+			rc = append_file(b, label, path);
+			free(rel), free(path), free(label);
+		}
+	return rc;
+}
+
+/* The build tool's version: make's for the default recipe, the recipe's
+ * command's otherwise, and cmake's wherever the recipe or one of its
+ * helper files mentions cmake (a script that runs it). */
+static int append_build_tools(bv_buf *b, const bv_shims *s)
+{
+	const char *make = getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make";
+	int cmake = 0;
+	if (!s->nrecipe) {
+		bv_buf_printf(b, "tool %s %s\n", make, tool_version(make));
+		return 0;
+	}
+	/* Only a command found on PATH is asked its version: one named by a
+	 * path (./build.sh, {compat}/x.sh) may be a script that would take
+	 * --version for a build; its name (and a helper's bytes) only. */
+	const char *cmd = s->recipe[0];
+	bv_buf_printf(b, "tool %s %s\n", cmd, strpbrk(cmd, "/{") ? "" : tool_version(cmd));
+	for (size_t i = 0; i < s->nrecipe; i++)
+		cmake |= strstr(s->recipe[i], "cmake") != NULL;
+	bv_buf helpers = BV_BUF_INIT;
+	int rc = append_helpers(&helpers, s);
+	if (rc == 0)
+		bv_buf_putn(b, helpers.s ? helpers.s : "", helpers.len);
+	cmake |= helpers.len && memmem(helpers.s, helpers.len, "cmake", 5) != NULL;
+	bv_buf_free(&helpers);
+	if (cmake)
+		bv_buf_printf(b, "tool cmake %s\n", tool_version("cmake"));
 	return rc;
 }
 
@@ -112,6 +251,10 @@ static int build_key(const bv_version *v, char out[41])
 	if (bv_user_ops_key()) /* the user ops' table is linked in */
 		bv_buf_printf(&b, "ops %s\n", bv_user_ops_key());
 	if (rc == 0)
+		rc = append_build_tools(&b, &v->shims);
+	if (rc == 0 && v->shims.adapter)
+		rc = append_adapter(&b, v->shims.adapter);
+	if (rc == 0)
 		bv_hash_bytes(b.s, b.len, out);
 	bv_buf_free(&b);
 	return rc;
@@ -129,8 +272,134 @@ static void failed(bv_version *v, const char *step, const char *log)
 	free(tail);
 }
 
-/* One recipe argument with {src} and {build} replaced. */
-static char *expand(const char *arg, const char *src, const char *lib)
+/* A build failure that is no step's exit status (the link contract, an
+ * adapter's missing symbol): why, then the end of the log. */
+static void failed_because(bv_version *v, const char *why, const char *log)
+{
+	char *tail = bv_file_tail(log, 2000);
+	char *shown = bv_escape_lines(tail);
+	v->build_error = bv_asprintf("%s; end of %s:\n%s", why, log, shown);
+	free(shown);
+	free(tail);
+}
+
+/* The archives (*.a, regular files) directly in lib, sorted by name. */
+static void list_archives(const char *lib, bv_strv *out)
+{
+	struct dirent **names = NULL;
+	int n = scandir(lib, &names, NULL, by_name);
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		size_t len = strlen(name);
+		char *path = bv_asprintf("%s/%s", lib, name);
+		struct stat st;
+		if (len > 2 && !strcmp(name + len - 2, ".a") && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			bv_strv_push(out, path);
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* s with every occurrence of from replaced by to. */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, "");
+	size_t n = strlen(from);
+	for (const char *hit; n && (hit = strstr(s, from)); s = hit + n) {
+		bv_buf_putn(&b, s, (size_t)(hit - s));
+		bv_buf_puts(&b, to);
+	}
+	bv_buf_puts(&b, s);
+	return bv_buf_detach(&b);
+}
+
+/* Checks {build}/link-flags against the link contract: flags (-l, -L,
+ * -Wl,...) pass; any other word is a file, which must lie under lib (the
+ * build's own directory: nothing outside the cached build may change what
+ * a layout links later).  *stored gets the flags with lib written
+ * "{build}", as plugin-link-flags keeps them: the build is made in a
+ * temporary directory and renamed, and link_with expands {build} to where
+ * it lies then.  Returns nonzero with the offending word in *bad. */
+static int link_flags_check(const char *flags, const char *lib, char **stored, char **bad)
+{
+	*stored = NULL, *bad = NULL;
+	bv_strv words = BV_STRV_INIT;
+	bv_strv_split(&words, flags);
+	char real_lib[PATH_MAX];
+	if (!realpath(lib, real_lib))
+		snprintf(real_lib, sizeof(real_lib), "%s", lib);
+	for (size_t i = 0; i < words.n && !*bad; i++) {
+		const char *w = words.v[i];
+		char real[PATH_MAX];
+		if (w[0] == '-')
+			continue;
+		if (w[0] != '/' || !realpath(w, real) || strncmp(real, real_lib, strlen(real_lib)) ||
+		    real[strlen(real_lib)] != '/')
+			*bad = bv_strdup(w);
+	}
+	bv_strv_free(&words);
+	if (*bad)
+		return 1;
+	*stored = replace_all(flags, lib, "{build}");
+	return 0;
+}
+
+static off_t log_size(const char *log)
+{
+	struct stat st;
+	return stat(log, &st) == 0 ? st.st_size : 0;
+}
+
+/* After a failed link: whether the linker refused an archive's code as not
+ * position-independent (what it says in the log from offset on); if so the
+ * version's build error says so, naming the archive, and 1 is returned. */
+static int not_pic(bv_version *v, const char *log, off_t offset)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (bv_read_file(log, 1 << 24, &text, &len) != 0)
+		return 0;
+	const char *from = text + ((size_t)offset < len ? (size_t)offset : len);
+	const char *hit = strstr(from, "recompile with -fPIC");
+	if (!hit)
+		hit = strstr(from, "recompile with -fpic");
+	if (!hit) {
+		free(text);
+		return 0;
+	}
+	/* The line names the object: ".../libfoo.a(foo.c.o): relocation ..." */
+	const char *line = hit;
+	while (line > from && line[-1] != '\n')
+		line--;
+	const char *paren = strstr(line, ".a(");
+	char *archive = NULL;
+	if (paren && paren < hit) {
+		const char *start = paren;
+		while (start > line && start[-1] != ' ')
+			start--;
+		const char *base = start;
+		for (const char *q = start; q < paren; q++)
+			if (*q == '/')
+				base = q + 1;
+		/* {build}/NAME: the temporary directory's path means nothing */
+		archive = bv_asprintf("{build}/%.*s", (int)(paren + 2 - base), base);
+	}
+	char *why = bv_asprintf(
+		"the archive %s holds code that is not position-independent, which a plugin (a shared object) "
+		"cannot link: build the library with -fPIC (CMake: -DCMAKE_POSITION_INDEPENDENT_CODE=ON; make: "
+		"CFLAGS+=-fPIC) in the compat rule's recipe (docs/adapters.md, the link contract)",
+		archive ? archive : "in {build}");
+	free(archive);
+	failed_because(v, why, log);
+	free(why);
+	free(text);
+	return 1;
+}
+
+/* One recipe argument with {src}, {build} and {compat} replaced. */
+static char *expand(const char *arg, const char *src, const char *lib, const char *compat)
 {
 	bv_buf b = BV_BUF_INIT;
 	bv_buf_puts(&b, "");
@@ -139,6 +408,8 @@ static char *expand(const char *arg, const char *src, const char *lib)
 			bv_buf_puts(&b, src), p += 5;
 		else if (!strncmp(p, "{build}", 7))
 			bv_buf_puts(&b, lib), p += 7;
+		else if (!strncmp(p, "{compat}", 8))
+			bv_buf_puts(&b, compat), p += 8;
 		else
 			bv_buf_putn(&b, p++, 1);
 	}
@@ -347,6 +618,11 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 	free(flags_path);
 	if (rc)
 		return rc;
+	if (strstr(flags, "{build}")) { /* files under {build}: link_flags_check */
+		char *stored = flags;
+		flags = replace_all(stored, "{build}", lib);
+		free(stored);
+	}
 	if (host) {
 		char *all = flags;
 		host_flags(all, &flags);
@@ -373,7 +649,20 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 		free(text);
 		bv_strv_push(&cc, asm_path);
 	}
-	bv_strv_pushf(&cc, "%s/libkernels.a", lib);
+	/* The library: every archive in lib.  libkernels.a alone links as it
+	 * always did (the same command, so the same addresses); several are
+	 * a group, so their order does not matter. */
+	bv_strv archives = BV_STRV_INIT;
+	list_archives(lib, &archives);
+	if (archives.n == 1)
+		bv_strv_push(&cc, archives.v[0]);
+	else if (archives.n > 1) {
+		bv_strv_push(&cc, "-Wl,--start-group");
+		for (size_t i = 0; i < archives.n; i++)
+			bv_strv_push(&cc, archives.v[i]);
+		bv_strv_push(&cc, "-Wl,--end-group");
+	}
+	bv_strv_free(&archives);
 	bv_strv_split(&cc, flags);
 	free(flags);
 	if (host == 1) {
@@ -507,6 +796,131 @@ int bv_build_layouts(const bv_version *v, int n)
 	return rc;
 }
 
+/* Whether one of the objects defines name (nm type T: code, global). */
+static int defines_symbol(const bv_strv *objects, const char *name)
+{
+	const char *nm = getenv("NM") && *getenv("NM") ? getenv("NM") : "nm";
+	bv_strv argv = BV_STRV_INIT;
+	bv_strv_push(&argv, nm);
+	bv_strv_push(&argv, "-P");
+	bv_strv_push(&argv, "--defined-only");
+	for (size_t i = 0; i < objects->n; i++)
+		bv_strv_push(&argv, objects->v[i]);
+	char *text = NULL;
+	int found = 0;
+	if (bv_run_capture(argv.v, 1 << 22, &text) == 0) {
+		/* -P: "name type value size", one a line (with "obj:" headers) */
+		size_t len = strlen(name);
+		for (const char *line = text; line && *line;) {
+			if (!strncmp(line, name, len) && !strncmp(line + len, " T ", 3))
+				found = 1;
+			const char *nl = strchr(line, '\n');
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	free(text);
+	bv_strv_free(&argv);
+	return found;
+}
+
+/* An adapter build's harness side: the adapter's .c files (the top of its
+ * directory, sorted) compiled against the adapter API, its required
+ * symbols checked, harness/adapter/defaults.c (weak kn_* that answer
+ * KN_EUNSUPPORTED) compiled, and all of it merged with the harness object
+ * (lib/plugin-harness.o) into lib/plugin.o by a relocatable link, so
+ * link_with and the layouts link an adapter build as any other.  The
+ * adapter's definitions are strong and win over the defaults there.
+ * Hidden visibility: several versions' adapters coexist in one process
+ * (-Bsymbolic binds the harness to its own).  A build failure sets
+ * v->build_error and returns 0; < 0 is an error. */
+static int compile_adapter(bv_version *v, const char *src, const char *lib, const char *log)
+{
+	const char *dir = v->shims.adapter;
+	struct dirent **names = NULL;
+	int n = scandir(dir, &names, NULL, by_name), status = 0;
+	bv_strv objects = BV_STRV_INIT;
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		size_t len = strlen(name);
+		if (status == 0 && !v->build_error && len > 2 && !strcmp(name + len - 2, ".c")) {
+			bv_strv cc = BV_STRV_INIT;
+			bv_strv_push(&cc, compiler());
+			for (const char *const *f = plugin_cflags; *f; f++)
+				bv_strv_push(&cc, *f);
+			/* gnu11: an adapter is glue code that may want M_PI or
+			 * POSIX; the harness itself stays -std=c11. */
+			bv_strv_push(&cc, "-std=gnu11");
+			bv_strv_push(&cc, "-fvisibility=hidden");
+			bv_strv_pushf(&cc, "-I%s/harness/adapter", bv_home());
+			bv_strv_pushf(&cc, "-I%s", dir);
+			bv_strv_pushf(&cc, "-I%s", src);
+			bv_strv_pushf(&cc, "-I%s/include", src);
+			for (size_t k = 0; k < v->shims.ncflags; k++)
+				bv_strv_push(&cc, v->shims.cflags[k]);
+			bv_strv_push(&cc, "-c");
+			bv_strv_pushf(&cc, "%s/%s", dir, name);
+			bv_strv_push(&cc, "-o");
+			bv_strv_pushf(&cc, "%s/adapter-%d-%.*s.o", lib, i, (int)len - 2, name);
+			bv_strv_push(&objects, cc.v[cc.n - 1]);
+			status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
+			if (status > 0) {
+				char *step = bv_asprintf("compiling the adapter's %s (%s)", name, dir);
+				failed(v, step, log);
+				free(step);
+				status = 0;
+			}
+			bv_strv_free(&cc);
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (n < 0)
+		failed_because(v, "the adapter directory cannot be read", log);
+	for (const char *const *sym = adapter_required; status == 0 && !v->build_error && *sym; sym++)
+		if (!defines_symbol(&objects, *sym)) {
+			char *why = bv_asprintf("the adapter %s does not define %s, which every adapter must "
+						"(docs/adapters.md: the minimum set)",
+						dir, *sym);
+			failed_because(v, why, log);
+			free(why);
+		}
+	if (status == 0 && !v->build_error) {
+		bv_strv cc = BV_STRV_INIT;
+		bv_strv_push(&cc, compiler());
+		for (const char *const *f = plugin_cflags; *f; f++)
+			bv_strv_push(&cc, *f);
+		bv_strv_push(&cc, "-fvisibility=hidden");
+		bv_strv_pushf(&cc, "-I%s/harness/adapter", bv_home());
+		bv_strv_pushf(&cc, "-DBV_ADAPTER_VERSION=\"%s\"", v->kernel_version ? v->kernel_version : "");
+		bv_strv_push(&cc, "-c");
+		bv_strv_pushf(&cc, "%s/harness/adapter/defaults.c", bv_home());
+		bv_strv_push(&cc, "-o");
+		bv_strv_pushf(&cc, "%s/adapter-defaults.o", lib);
+		bv_strv_push(&objects, cc.v[cc.n - 1]);
+		status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
+		bv_strv_free(&cc);
+		if (status > 0)
+			failed(v, "compiling harness/adapter/defaults.c", log), status = 0;
+	}
+	if (status == 0 && !v->build_error) {
+		bv_strv ld = BV_STRV_INIT;
+		bv_strv_push(&ld, compiler());
+		bv_strv_push(&ld, "-r");
+		bv_strv_push(&ld, "-nostdlib");
+		bv_strv_push(&ld, "-o");
+		bv_strv_pushf(&ld, "%s/plugin.o", lib);
+		bv_strv_pushf(&ld, "%s/plugin-harness.o", lib);
+		for (size_t i = 0; i < objects.n; i++)
+			bv_strv_push(&ld, objects.v[i]);
+		status = bv_run(ld.v, NULL, log, BV_ENV_BUILD);
+		bv_strv_free(&ld);
+		if (status > 0)
+			failed(v, "merging the adapter with the harness (cc -r)", log), status = 0;
+	}
+	bv_strv_free(&objects);
+	return status;
+}
+
 static int run_build(bv_version *v, const char *dir, const char *log)
 {
 	char *src = bv_asprintf("%s/src", dir);
@@ -525,8 +939,14 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 			bv_strv_free(&make);
 			goto out;
 		}
+		/* Absolute: the recipe may change directory before it runs a
+		 * helper (compat.json's directory may be given relative). */
+		char compat[PATH_MAX];
+		const char *cdir = v->shims.compat_dir ? v->shims.compat_dir : ".";
+		if (!realpath(cdir, compat))
+			snprintf(compat, sizeof(compat), "%s", cdir);
 		for (size_t i = 0; i < v->shims.nrecipe; i++) {
-			char *arg = expand(v->shims.recipe[i], src, lib);
+			char *arg = expand(v->shims.recipe[i], src, lib, compat);
 			bv_strv_push(&make, arg);
 			free(arg);
 		}
@@ -553,14 +973,32 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 		goto out;
 	}
 
-	/* The harness side, against this version's headers and shims. */
+	/* The link contract (docs/adapters.md): the library is the archives
+	 * the recipe left in {build}. */
+	bv_strv archives = BV_STRV_INIT;
+	list_archives(lib, &archives);
+	size_t narchives = archives.n;
+	bv_strv_free(&archives);
+	if (!narchives) {
+		failed_because(v,
+			       "the recipe left no archive (*.a) in {build}: a library is linked into the plugin "
+			       "from the archives its build leaves there (docs/adapters.md, the link contract)",
+			       log);
+		goto out;
+	}
+
+	/* The harness side, against this version's headers and shims, or
+	 * against the adapter API when a rule names an adapter. */
 	bv_semver sv;
 	bv_semver_parse(v->kernel_version, &sv);
 	bv_strv cc = BV_STRV_INIT;
 	bv_strv_push(&cc, compiler());
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_strv_push(&cc, *f);
-	bv_strv_pushf(&cc, "-I%s/include", src);
+	if (v->shims.adapter)
+		bv_strv_pushf(&cc, "-I%s/harness/adapter", bv_home());
+	else
+		bv_strv_pushf(&cc, "-I%s/include", src);
 	bv_strv_pushf(&cc, "-I%s/harness", bv_home());
 	bv_strv_pushf(&cc, "-DBV_KERNELS_VERSION_MAJOR=%lu", sv.major);
 	bv_strv_pushf(&cc, "-DBV_KERNELS_VERSION_MINOR=%lu", sv.minor);
@@ -575,6 +1013,18 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	char *flags = NULL;
 	if (bv_read_file(flags_path, 4096, &flags, NULL) != 0)
 		flags = bv_strdup("-lm"); /* a release that predates link-flags */
+	free(flags_path);
+	char *stored = NULL, *bad = NULL;
+	if (link_flags_check(flags, lib, &stored, &bad) != 0) {
+		char *why = bv_asprintf("{build}/link-flags names %s, which is not a file under {build}: copy what the "
+					"plugin must link into {build} (archives there are linked anyway) or name a "
+					"system library with -l (docs/adapters.md, the link contract)",
+					bad);
+		failed_because(v, why, log);
+		free(why), free(bad), free(flags);
+		bv_strv_free(&cc);
+		goto out;
+	}
 	/* A library linked with the CUDA runtime lets the harness time cuda
 	 * cells with CUDA events (plugin.c); its headers sit beside lib64. */
 	const char *cudart = strstr(flags, "-L");
@@ -589,9 +1039,12 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 		}
 		free(libdir);
 	}
+	free(flags);
 	/* Compiled once into lib/plugin.o, then linked: the layouts link the
-	 * same object again with a pad before the library (bv_build_layouts). */
-	char *object = bv_asprintf("%s/plugin.o", lib);
+	 * same object again with a pad before the library (bv_build_layouts).
+	 * An adapter build compiles the harness apart and merges it with the
+	 * adapter's objects into plugin.o (compile_adapter). */
+	char *object = bv_asprintf(v->shims.adapter ? "%s/plugin-harness.o" : "%s/plugin.o", lib);
 	size_t flags_end = cc.n; /* the user ops' table is compiled with the same flags */
 	bv_strv_push(&cc, "-c");
 	bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
@@ -599,17 +1052,25 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	bv_strv_push(&cc, object);
 	status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
 	free(object);
+	if (status == 0 && v->shims.adapter) {
+		status = compile_adapter(v, src, lib, log);
+		if (status == 0 && v->build_error) {
+			free(stored);
+			bv_strv_free(&cc);
+			goto out;
+		}
+	}
 	char *used = bv_asprintf("%s/plugin-link-flags", lib);
-	if (status == 0 && bv_write_file_atomic(used, flags, strlen(flags)) != 0)
+	if (status == 0 && bv_write_file_atomic(used, stored, strlen(stored)) != 0)
 		status = -1;
 	free(used);
+	free(stored);
 	if (status == 0)
 		status = bv_user_ops_build(&cc, flags_end, lib, log);
 	bv_strv_free(&cc);
-	free(flags);
-	free(flags_path);
-	if (status == 0)
-		status = link_plugin(lib, 0, plugin, log);
+	off_t before = log_size(log);
+	if (status == 0 && (status = link_plugin(lib, 0, plugin, log)) > 0 && not_pic(v, log, before))
+		goto out;
 	if (status < 0)
 		rc = status;
 	else if (status != 0)
@@ -663,6 +1124,122 @@ int bv_build_is_cached(const bv_version *v, int *cached)
 	return 0;
 }
 
+/* ---- progress while a version builds ------------------------------------
+ *
+ * On a terminal the status line shows what is building (progress.c).  In a
+ * log or CI a CMake build of minutes printed nothing until it ended, so
+ * there a thread of the build's process says every interval how long it has
+ * been and the log's last line:
+ *   building NAME: 60 s so far (log: PATH; last line: ...)
+ * BENCH_VERSIONS_PROGRESS_SECONDS sets the interval (default 30; 0: never). */
+typedef struct watch {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop, started;
+	const char *name, *log;
+	long interval;
+} watch;
+
+static long progress_interval(void)
+{
+	const char *env = getenv("BENCH_VERSIONS_PROGRESS_SECONDS");
+	char *end;
+	long s = env && *env ? strtol(env, &end, 10) : 30;
+	if (env && *env && (*end || s < 0))
+		s = 30; /* not a number: the default, as no option is at stake */
+	return s;
+}
+
+/* The log's last non-empty line, control characters as '?', at most 160
+ * bytes. */
+static void last_line(const char *log, char *out, size_t len)
+{
+	out[0] = '\0';
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[1024];
+	struct stat st;
+	off_t off = 0;
+	if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(buf) - 1)
+		off = st.st_size - (off_t)sizeof(buf) + 1;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, off);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	char *start = strrchr(buf, '\n');
+	start = start ? start + 1 : buf;
+	size_t k = 0;
+	for (; start[k] && k + 1 < len && k < 160; k++)
+		out[k] = (unsigned char)start[k] < 0x20 || start[k] == 0x7f ? '?' : start[k];
+	out[k] = '\0';
+}
+
+static void *watch_main(void *arg)
+{
+	watch *w = arg;
+	struct timespec t0, deadline;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	deadline = t0;
+	pthread_mutex_lock(&w->mu);
+	while (!w->stop) {
+		deadline.tv_sec += w->interval;
+		while (!w->stop && pthread_cond_timedwait(&w->cv, &w->mu, &deadline) != ETIMEDOUT)
+			;
+		if (w->stop)
+			break;
+		char line[200], *msg;
+		last_line(w->log, line, sizeof(line));
+		msg = bv_asprintf("building %s: %ld s so far (log: %s; last line: %s)\n", w->name,
+				  (long)(deadline.tv_sec - t0.tv_sec), w->log, line[0] ? line : "(none yet)");
+		/* One write: lines of builds running at once never interleave. */
+		ssize_t ignored = write(2, msg, strlen(msg));
+		(void)ignored;
+		free(msg);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+static void watch_start(watch *w, const char *name, const char *log)
+{
+	memset(w, 0, sizeof(*w));
+	w->interval = progress_interval();
+	if (w->interval <= 0 || isatty(2))
+		return;
+	w->name = name, w->log = log;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	/* The thread takes no signal: SIGINT and SIGTERM stay the main
+	 * thread's, whose waits they interrupt (proc.c). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	w->started = pthread_create(&w->thread, NULL, watch_main, w) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void watch_stop(watch *w)
+{
+	if (!w->started)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+}
+
 int bv_build(bv_version *v)
 {
 	if (bv_interrupted())
@@ -695,7 +1272,10 @@ int bv_build(bv_version *v)
 	 * it survives a failure. */
 	char *tmplog = bv_asprintf("%s.log", tmp);
 	char *log = bv_asprintf("%s/%s.log", root, key);
+	watch w;
+	watch_start(&w, v->name, tmplog);
 	rc = run_build(v, tmp, tmplog);
+	watch_stop(&w);
 	if (bv_interrupted()) {
 		/* make and cc died of the signal too: not a build failure, and
 		 * nothing of it stays (the key is built again next time). */

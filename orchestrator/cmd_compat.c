@@ -76,6 +76,8 @@ static void print_rules(const bv_version *v, FILE *out)
 			fprintf(out, " %s", v->shims.recipe[k]);
 		fprintf(out, "\n");
 	}
+	if (v->shims.adapter)
+		fprintf(out, "    adapter: %s\n", v->shims.adapter);
 }
 
 int bv_cmd_compat(int argc, char **argv)

@@ -11,11 +11,14 @@
  *                  "defines": { "NAME": "VALUE" }, "cflags": [ "-O2" ],
  *                  "patches": [ "patches/fix.patch" ],
  *                  "build": [ "make", "-C", "{src}", "BUILD={build}", "lib" ],
+ *                  "adapter": "adapters/mylib",
  *                  "note": "why this rule exists" } ] }
  *
  * "patches" are unified diffs applied (patch -p1) to the build's own copy of
  * the sources, never to the shared source cache; "build" replaces the
- * library's build command (docs/compat.md).
+ * library's build command (docs/compat.md), its {compat}/PATH arguments
+ * naming helper files here; "adapter" is a directory of sources that give a
+ * library without kernels.h the kernels API (docs/adapters.md).
  *
  * The file is trusted no more than any other input: unknown keys, wrong
  * types, paths leaving compat/ and malformed ranges are errors naming the
@@ -23,6 +26,7 @@
  * a project's own shims).
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +87,9 @@ static int printable_word(const char *s)
 
 /* A file named by a rule must stay inside compat/ (the directory of
  * compat.json), also through symlinks, and exist as a regular file (not
- * a FIFO or a device: reading one would wait or never end). */
-static const char *inside_check(const bv_compat *c, const char *rel)
+ * a FIFO or a device: reading one would wait or never end); with want_dir,
+ * a directory instead (an adapter). */
+static const char *inside_path_check(const bv_compat *c, const char *rel, int want_dir)
 {
 	if (!printable_word(rel) || rel[0] == '/' || strstr(rel, ".."))
 		return "must be a path inside compat/";
@@ -97,6 +102,8 @@ static const char *inside_check(const bv_compat *c, const char *rel)
 	else if (!realpath(full, real) || !realpath(c->dir, dreal) || strncmp(real, dreal, strlen(dreal)) != 0 ||
 		 real[strlen(dreal)] != '/')
 		why = "must be a path inside compat/";
+	else if (want_dir)
+		why = bv_is_dir(full) ? NULL : "is not a directory";
 	else if (bv_is_dir(full))
 		why = "names a directory, not a file";
 	else if (stat(full, &st) != 0)
@@ -111,17 +118,67 @@ static const char *inside_check(const bv_compat *c, const char *rel)
 	return why;
 }
 
+static const char *inside_check(const bv_compat *c, const char *rel)
+{
+	return inside_path_check(c, rel, 0);
+}
+
+/* The helper file a recipe argument names after "{compat}/": up to the end
+ * of the argument or a BV_COMPAT_PATH_END character.  Returns its length;
+ * *start is where it begins. */
+static size_t helper_path(const char *p, const char **start)
+{
+	*start = p + 9; /* strlen("{compat}/") */
+	return strcspn(*start, BV_COMPAT_PATH_END);
+}
+
+/* Whether an adapter directory holds a .c file at its top (what build.c
+ * compiles); NULL when it does, else why not. */
+static const char *adapter_sources_check(const bv_compat *c, const char *rel)
+{
+	char *full = bv_asprintf("%s/%s", c->dir, rel);
+	DIR *d = opendir(full);
+	const char *why = d ? "holds no .c file (the adapter's sources: docs/adapters.md)" : "cannot be read";
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len > 2 && !strcmp(e->d_name + len - 2, ".c"))
+			why = NULL;
+	}
+	if (d)
+		closedir(d);
+	free(full);
+	return why;
+}
+
 /* A recipe argument may hold spaces (one argv entry each), but no control
- * characters, and only the placeholders bv_build knows. */
-static const char *recipe_arg_check(const char *s)
+ * characters, and only the placeholders bv_build knows.  {compat} must be
+ * followed by the path of a regular file inside compat/ (a helper script,
+ * hashed into the build key: editing it rebuilds); msg gets the details. */
+static const char *recipe_arg_check(const bv_compat *c, const char *s, char *msg, size_t len)
 {
 	if (!*s)
 		return "each \"build\" argument must be a non-empty string";
 	for (const char *p = s; *p; p++) {
 		if (iscntrl((unsigned char)*p))
 			return "a \"build\" argument contains a control character";
-		if (*p == '{' && strncmp(p, "{src}", 5) != 0 && strncmp(p, "{build}", 7) != 0)
-			return "unknown placeholder in \"build\" (known: {src}, {build})";
+		if (*p == '{' && strncmp(p, "{src}", 5) != 0 && strncmp(p, "{build}", 7) != 0 &&
+		    strncmp(p, "{compat}", 8) != 0)
+			return "unknown placeholder in \"build\" (known: {src}, {build}, {compat})";
+		if (!strncmp(p, "{compat}", 8)) {
+			const char *start;
+			size_t n = p[8] == '/' ? helper_path(p, &start) : 0;
+			if (!n)
+				return "{compat} in \"build\" must be followed by /PATH, a file inside compat/ "
+				       "(e.g. {compat}/build.sh)";
+			char *rel = bv_asprintf("%.*s", (int)n, start);
+			const char *why = inside_check(c, rel);
+			if (why)
+				snprintf(msg, len, "\"build\" names {compat}/%.64s, which %s", rel,
+					 strcmp(why, "must be a path inside compat/") ? why : "is not a path inside compat/");
+			free(rel);
+			if (why)
+				return msg;
+		}
 	}
 	return NULL;
 }
@@ -130,7 +187,7 @@ static const char *recipe_arg_check(const char *s)
 static int check_rule(const bv_compat *c, int i, const cJSON *r)
 {
 	static const char *const known[] = {"id", "versions", "include", "defines", "cflags", "patches",
-					    "build", "note", NULL};
+					    "build", "adapter", "note", NULL};
 	if (!cJSON_IsObject(r))
 		return rule_error(c, i, NULL, "expected an object");
 	const char *id = bv_json_str(r, "id");
@@ -142,7 +199,7 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 			ok |= strcmp(m->string, known[k]) == 0;
 		if (!ok) {
 			char msg[160];
-			snprintf(msg, sizeof(msg), "unknown key \"%.64s\" (known: id, versions, include, defines, cflags, patches, build, note)", m->string);
+			snprintf(msg, sizeof(msg), "unknown key \"%.64s\" (known: id, versions, include, defines, cflags, patches, build, adapter, note)", m->string);
 			return rule_error(c, i, id, msg);
 		}
 	}
@@ -161,6 +218,18 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 		const char *why = inside_check(c, inc->valuestring);
 		if (why) {
 			snprintf(msg, sizeof(msg), "\"include\" \"%.64s\" %s", inc->valuestring, why);
+			return rule_error(c, i, id, msg);
+		}
+	}
+	const cJSON *adapter = cJSON_GetObjectItemCaseSensitive(r, "adapter");
+	if (adapter) {
+		if (!cJSON_IsString(adapter))
+			return rule_error(c, i, id, "\"adapter\" must be the path of a directory inside compat/");
+		const char *why = inside_path_check(c, adapter->valuestring, 1);
+		if (!why)
+			why = adapter_sources_check(c, adapter->valuestring);
+		if (why) {
+			snprintf(msg, sizeof(msg), "\"adapter\" \"%.64s\" %s", adapter->valuestring, why);
 			return rule_error(c, i, id, msg);
 		}
 	}
@@ -186,7 +255,7 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 		for (const cJSON *a = recipe->child; a; a = a->next) {
 			if (!cJSON_IsString(a))
 				return rule_error(c, i, id, "\"build\" must be a non-empty array of strings (a command's argv)");
-			const char *why = recipe_arg_check(a->valuestring);
+			const char *why = recipe_arg_check(c, a->valuestring, msg, sizeof(msg));
 			if (why)
 				return rule_error(c, i, id, why);
 			has_build |= strstr(a->valuestring, "{build}") != NULL;
@@ -275,6 +344,7 @@ static void push(char ***v, size_t *n, char *s)
 int bv_compat_match(const bv_compat *c, const bv_semver *kv, bv_shims *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->compat_dir = bv_strdup(c->dir);
 	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(c->doc, "rules");
 	char err[200];
 	for (const cJSON *r = rules->child; r; r = r->next) {
@@ -307,6 +377,12 @@ int bv_compat_match(const bv_compat *c, const bv_semver *kv, bv_shims *out)
 			free(out->recipe_rule);
 			out->recipe_rule = bv_strdup(bv_json_str(r, "id"));
 		}
+		/* One adapter too, as one recipe: the last matching rule's. */
+		const char *adapter = bv_json_str(r, "adapter");
+		if (adapter) {
+			free(out->adapter);
+			out->adapter = bv_asprintf("%s/%s", c->dir, adapter);
+		}
 	}
 	return 0;
 }
@@ -336,5 +412,7 @@ void bv_shims_free(bv_shims *s)
 	free_list(s->patches, s->npatches);
 	free_list(s->recipe, s->nrecipe);
 	free(s->recipe_rule);
+	free(s->adapter);
+	free(s->compat_dir);
 	memset(s, 0, sizeof(*s));
 }

@@ -4,6 +4,7 @@
  */
 #include "user_ops.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,9 +102,19 @@ char *bv_user_ops_source(const char *lib)
 {
 	bv_buf defined = BV_BUF_INIT, c = BV_BUF_INIT;
 	bv_buf_puts(&defined, "\n");
-	char *archive = bv_asprintf("%s/libkernels.a", lib);
-	defined_in(archive, &defined);
-	free(archive);
+	/* Every archive the plugin links (build.c: each *.a in lib/) and
+	 * plugin.o, which holds an adapter's objects (compile_adapter). */
+	DIR *d = opendir(lib);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		if ((n > 2 && !strcmp(e->d_name + n - 2, ".a")) || !strcmp(e->d_name, "plugin.o")) {
+			char *path = bv_asprintf("%s/%s", lib, e->d_name);
+			defined_in(path, &defined);
+			free(path);
+		}
+	}
+	if (d)
+		closedir(d);
 	/* Archives and objects the link flags name (a library in several). */
 	char *flags_path = bv_asprintf("%s/plugin-link-flags", lib), *flags = NULL;
 	if (bv_read_file(flags_path, 4096, &flags, NULL) == 0) {
