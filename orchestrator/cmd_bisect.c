@@ -40,6 +40,7 @@
 #include "bisect.h"
 #include "cli.h"
 #include "common.h"
+#include "project.h"
 #include "hash.h"
 #include "json.h"
 #include "results.h"
@@ -844,8 +845,8 @@ static int open_ends(ctx *x, const args *a, walk *w)
 			rc = bv_fail(BV_EINPUT, "%s is not a commit of %s (bisect walks git history)", names[i],
 				     bv_repo_describe(x->repo));
 		if (rc == 0)
-			fprintf(stderr, "resolve: %-12s -> commit %.12s, kernels %s [%s]\n", names[i], ends[i].commit,
-				ends[i].kernel_version, ends[i].rule);
+			fprintf(stderr, "resolve: %-12s -> commit %.12s, %s %s [%s]\n", names[i], ends[i].commit,
+				bv_project_current()->name, ends[i].kernel_version, ends[i].rule);
 	}
 	snprintf(w->good_hex, sizeof(w->good_hex), "%s", ends[0].commit);
 	snprintf(w->bad_hex, sizeof(w->bad_hex), "%s", ends[1].commit);

@@ -34,6 +34,7 @@
 #include "benches.h"
 #include "child.h"
 #include "common.h"
+#include "project.h"
 #include "json.h"
 #include "locate.h"
 #include "progress.h"
@@ -456,7 +457,8 @@ static void dry_run_report(const bv_version *vs, size_t n, const int *cached, co
 	}
 	fprintf(stdout, "versions: %zu\n", n);
 	for (size_t i = 0; i < n; i++)
-		fprintf(stdout, "  %-12s %.12s kernels %s, %s\n", vs[i].name, vs[i].tree, vs[i].kernel_version,
+		fprintf(stdout, "  %-12s %.12s %s %s, %s\n", vs[i].name, vs[i].tree, bv_project_current()->name,
+			vs[i].kernel_version,
 			cached[i] ? "build cached" : "to build");
 	fprintf(stdout, "cells: %ld\n", nc);
 	/* One line per bench/op/backend with its sizes: the default matrix has
@@ -495,12 +497,12 @@ static int resolve_names(bv_repo *repo, char *const *names, size_t nnames, bv_ve
 				free(vs[i].label);
 				vs[i].label = l;
 			}
-		fprintf(stderr, "resolve: %-12s -> %s %.12s, kernels %s [%s]\n", vs[i].name,
+		fprintf(stderr, "resolve: %-12s -> %s %.12s, %s %s [%s]\n", vs[i].name,
 			vs[i].kind == BV_VERSION_LOCAL ? "tree" : vs[i].kind == BV_VERSION_RELEASE ? "tarball" : "commit",
 			vs[i].kind == BV_VERSION_LOCAL     ? vs[i].tree
 			: vs[i].kind == BV_VERSION_RELEASE ? vs[i].tree + strlen("release-")
 							   : vs[i].commit,
-			vs[i].kernel_version, vs[i].rule);
+			bv_project_current()->name, vs[i].kernel_version, vs[i].rule);
 	}
 	if (rc == 0 && bv_interrupted())
 		rc = bv_fail_interrupted();
