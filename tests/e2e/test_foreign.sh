@@ -44,7 +44,7 @@ git -C "$LIB" init -q -b main
 git -C "$LIB" add -A
 git -C "$LIB" commit -qm "fastmath 1.2"
 git -C "$LIB" tag release-1.2
-# 2.0: tanh does its loop three times; exp is untouched.
+# 2.0: tanh does its loop three times; exp is untouched; fm_sin_array is new.
 cat > "$LIB/src/fm_tanh.c" <<'E'
 #include <math.h>
 #include "fastmath.h"
@@ -57,69 +57,33 @@ void fm_tanh_array(const float *x, float *y, size_t n)
 	(void)sink;
 }
 E
-sed -i 's/VERSION 1.2/VERSION 2.0/' "$LIB/CMakeLists.txt"
+cat > "$LIB/src/fm_sin.c" <<'E'
+#include <math.h>
+#include "fastmath.h"
+void fm_sin_array(const float *x, float *y, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = sinf(x[i]);
+}
+E
+echo "void fm_sin_array(const float *x, float *y, size_t n);" >> "$LIB/include/fastmath.h"
+sed -i -e 's/VERSION 1.2/VERSION 2.0/' -e 's|src/fm_tanh.c)|src/fm_tanh.c src/fm_sin.c)|' "$LIB/CMakeLists.txt"
+git -C "$LIB" add -A
 git -C "$LIB" commit -qam "fastmath 2.0"
 git -C "$LIB" tag 2.0
 
-# What the user adds, as docs/adapters.md says: the project file at the
-# root, the compat rule, its recipe's helper and the adapter under bench/.
-mkdir -p "$LIB/bench/adapter"
-cat > "$LIB/bench-versions.json" <<'E'
-{
-  "schema_version": 1,
-  "name": "fastmath",
-  "dir": ".",
-  "version": { "file": "CMakeLists.txt", "regex": "project\\(fastmath VERSION ([0-9]+\\.[0-9]+(\\.[0-9]+)?)" },
-  "releases": "^(release-)?([0-9]+\\.[0-9]+(\\.[0-9]+)?)$",
-  "compat": "bench/compat.json"
-}
-E
-cat > "$LIB/bench/compat.json" <<'E'
-{
-  "schema_version": 1,
-  "rules": [
-    {
-      "id": "fastmath",
-      "versions": "*",
-      "build": ["sh", "{compat}/build.sh", "{src}", "{build}"],
-      "adapter": "adapter",
-      "note": "fastmath's own CMake build; the adapter maps kn_unary_ex's exp and tanh to it"
-    }
-  ]
-}
-E
-cat > "$LIB/bench/build.sh" <<'E'
-#!/bin/sh
-# build.sh SRC BUILD: fastmath's CMake build, position-independent (the
-# archive goes into a shared plugin), its archive left in BUILD.
-set -e
-cmake -S "$1" -B "$2/cmake" -DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON > /dev/null
-cmake --build "$2/cmake" > /dev/null
-cp "$2/cmake/libfastmath.a" "$2/"
-E
-cat > "$LIB/bench/adapter/adapter.c" <<'E'
-/* The kernels API over fastmath: the scalar backend, exp and tanh. */
-#include "kernels.h"
-#include "fastmath.h"
-
-kn_status kn_backend_probe(kn_backend b)
-{
-	return b == KN_BACKEND_SCALAR ? KN_OK : KN_EUNSUPPORTED;
-}
-
-kn_status kn_unary_ex(kn_backend b, kn_unary_op op, const float *x, float *y, size_t n,
-		      const kn_unary_params *params)
-{
-	(void)params;
-	if (b != KN_BACKEND_SCALAR)
-		return KN_EUNSUPPORTED;
-	switch (op) {
-	case KN_EXP: fm_exp_array(x, y, n); return KN_OK;
-	case KN_TANH: fm_tanh_array(x, y, n); return KN_OK;
-	default: return KN_EUNSUPPORTED;
-	}
-}
-E
+# What the user adds: the five files of docs/adapters.md's walk-through,
+# taken from the page as written there (its ```LANG file=PATH blocks).
+check "docs/adapters.md's walk-through gives the five files" python3 - "$ROOT/docs/adapters.md" "$LIB" <<'PY'
+import os, re, sys
+text, lib = open(sys.argv[1]).read(), sys.argv[2]
+blocks = re.findall(r"^```\w+ file=(\S+)\n(.*?)^```$", text, re.S | re.M)
+for path, body in blocks:
+    os.makedirs(os.path.dirname(os.path.join(lib, path)) or lib, exist_ok=True)
+    open(os.path.join(lib, path), "w").write(body)
+names = sorted(p for p, _ in blocks)
+sys.exit(names != ["bench-versions.json", "bench/adapter/adapter.c", "bench/build.sh", "bench/compat.json", "bench/ops.json"])
+PY
 git -C "$LIB" add -A
 git -C "$LIB" commit -qm "bench-versions: project file, compat rule, adapter"
 check "the library has no VERSION file and no kernels.h" \
@@ -132,7 +96,7 @@ check "list versions: 1.2.0 from tag release-1.2" contains "$TMP/list" "^1\.2\.0
 check "list versions: 2.0.0 from tag 2.0" contains "$TMP/list" "^2\.0\.0\s+\(release: tag 2\.0, commit [0-9a-f]{12}\)"
 grep -q "tag release-1.2" "$TMP/list" || sed 's/^/#   /' "$TMP/list"
 
-args=(--benches unary --ops exp,tanh,abs --backends scalar,simd --sizes 64K --quick --results "$TMP/results")
+args=(--benches unary --ops exp,tanh,sin,abs --backends scalar,simd --sizes 64K --quick --results "$TMP/results")
 timeout 240 "$BV" 1.2 2.0 local "${args[@]}" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 check "1.2 2.0 local: exit 0 (exit $rc)" test $rc -eq 0
@@ -149,5 +113,13 @@ check "abs and the simd backend, which the adapter leaves out, are n/a" \
 	contains "$TMP/out" "not run: .* on every version: n/a"
 grep -qE "^unary +exp .* same .* same" "$TMP/out" && grep -qE "^unary +tanh .* slower .* slower" "$TMP/out" ||
 	sed 's/^/#   /' "$TMP/out"
+check "the project's own op sin: n/a on 1.2, new on 2.0 and local" \
+	contains "$TMP/out" "^unary +sin +scalar +64K +n/a +[0-9.]+ (us|ms) +new +[0-9.]+ (us|ms) +new"
+run=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
+check "sin checked against its reference sin(x) and ok on 2.0" python3 - "$run/2.0.json" <<'PY'
+import json, sys
+cells = {c["op"]: c["status"] for c in json.load(open(sys.argv[1]))["cells"] if c["backend"] == "scalar"}
+sys.exit(cells != {"abs": "n/a", "exp": "ok", "tanh": "ok", "sin": "ok"})
+PY
 check "nothing else is called: 2 changes" contains "$TMP/out" "^verdicts: .* 2 changes called"
 finish
