@@ -12,6 +12,7 @@
  * make, serial), as run's do: every release in the history is most of the
  * command's time.
  */
+#include <ctype.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "common.h"
 #include "options.h"
 #include "progress.h"
+#include "project.h"
 #include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
@@ -154,7 +156,12 @@ int bv_cmd_compat(int argc, char **argv)
 		printf("compat rules: %s\nrepository: %s\n",
 		       bv_compat_path() ? bv_compat_path() : "none (the project file names no \"compat\")",
 		       bv_repo_describe(repo));
-		printf("%-14s %-9s %-14s %-24s %s\n", "VERSION", "KERNELS", "COMMIT", "COMPAT RULES", "BUILD");
+		/* the library's name, upper case: KERNELS for the bundled one */
+		char lib[10];
+		snprintf(lib, sizeof(lib), "%s", bv_project_current()->name);
+		for (char *c = lib; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+		printf("%-14s %-9s %-14s %-24s %s\n", "VERSION", lib, "COMMIT", "COMPAT RULES", "BUILD");
 	}
 	int failures = 0;
 	if (rc == 0 && build && n) {

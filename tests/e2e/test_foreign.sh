@@ -121,5 +121,10 @@ import json, sys
 cells = {c["op"]: c["status"] for c in json.load(open(sys.argv[1]))["cells"] if c["backend"] == "scalar"}
 sys.exit(cells != {"abs": "n/a", "exp": "ok", "tanh": "ok", "sin": "ok"})
 PY
+"$BV" compat --build > "$TMP/compat" 2>&1
+check "compat --build: both releases build with the current harness (cached by the run)" \
+	contains "$TMP/compat" "^2 of 2 versions build with the current harness"
+check "compat: the 2.0 rule applies to 2.0 only" \
+	bash -c "grep -qE '^1\.2\.0 +1\.2\.0 +[0-9a-f]{12} +fastmath +builds' '$TMP/compat' && grep -qE '^2\.0\.0 +2\.0\.0 +[0-9a-f]{12} +fastmath,fastmath-2 +builds' '$TMP/compat'"
 check "nothing else is called: 2 changes" contains "$TMP/out" "^verdicts: .* 2 changes called"
 finish
