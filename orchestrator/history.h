@@ -1,0 +1,62 @@
+/*
+ * history.h - a library's speed over a series of versions (issue 19;
+ * docs/history.md): the steps between adjacent versions, each measured
+ * paired; the store that keeps them (store.c, SQLite); the change points
+ * found over them (changepoint.c); the `history` command (cmd_history.c).
+ *
+ * A step is what one cell did between two adjacent versions a and b of the
+ * series: b's time over a's, measured in the same processes (every process
+ * of the window that holds both ran both), so its ratio and interval are
+ * paired ones.  The chain back to the first version is the product of the
+ * steps.
+ */
+#ifndef BV_HISTORY_H
+#define BV_HISTORY_H
+
+#include <stddef.h>
+
+typedef struct bv_step {
+	char *cell;          /* "bench/op/backend/size" as bv_row_key writes it (size as 64K) */
+	double ratio;        /* b / a: median over processes of each process's ratio */
+	double lo, hi;       /* its 95 % interval (order statistics), NAN without one */
+	double *proc_ratio;  /* each process's b / a ratio */
+	size_t nproc;
+	const char *verdict; /* same, slower, faster, inconclusive, unstable (verdict.c's words); static */
+	double p;            /* the evidence's p (bv_change.p), NAN where none */
+} bv_step;
+
+void bv_step_free(bv_step *s);
+
+/* ---- the store (store.c) -------------------------------------------------
+ * One SQLite database (default <cache>/history.sqlite): steps keyed by the
+ * machine class, the two builds' keys, the cell and the method (what makes
+ * two measurements comparable: threshold, quick, ...; a short string).
+ * WAL mode and a busy timeout: several runs may write at once.  The schema
+ * is versioned (PRAGMA user_version) and migrated forward on open; a
+ * database from a newer bench-versions is refused (BV_EINPUT). */
+typedef struct bv_store bv_store;
+int bv_store_open(const char *path, bv_store **out);
+void bv_store_close(bv_store *s);
+/* *found 0 when the store has no such step (out untouched). */
+int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
+		      const char *method, bv_step *out, int *found);
+/* Inserts or replaces. */
+int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
+		      const char *method, const bv_step *step);
+
+/* ---- change points (changepoint.c) ---------------------------------------
+ * Over one cell's steps s[0..n) (s[i]: version i to i + 1): where the
+ * cell's level changed.  A change point at step i is between versions i
+ * and i + 1; a gradual one spans steps first..last (several small steps in
+ * one direction whose product is a change, none of them one alone). */
+typedef struct bv_change_point {
+	size_t first, last;  /* steps: first == last for a change at one step */
+	double ratio, lo, hi; /* the level after over the level before, with its interval */
+	const char *direction; /* "slower" or "faster" */
+} bv_change_point;
+/* threshold: the smallest change that counts (0.01); q: the false-discovery
+ * rate over every step of every cell tested together.  *out (n entries,
+ * free()) */
+int bv_changepoints(const bv_step *s, size_t n, double threshold, double q, bv_change_point **out, size_t *nout);
+
+#endif
