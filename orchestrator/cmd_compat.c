@@ -30,7 +30,8 @@ static void usage(FILE *out, const bv_option *opts)
 {
 	fprintf(out, "usage: bench-versions compat [VERSION...] [--build [--jobs N]]\n\n"
 		     "Lists the versions in reach: every release in the history of HEAD (each\n"
-		     "kernels VERSION, as its tag or the first commit that reads it), every tag,\n"
+		     "kernels VERSION, as its tag or the first commit that reads it; a project\n"
+		     "file's release tags instead), every tag,\n"
 		     "and the VERSIONs given; for each its kernel version, the compat rules that\n"
 		     "apply (%s) and whether it builds.\n\n",
 		bv_compat_path() ? bv_compat_path() : "none: the project file names no \"compat\"");

@@ -19,7 +19,8 @@ static void usage(FILE *out, const bv_option *opts)
 		     "  backends   every backend a bench can run on\n"
 		     "  versions   what resolves: local, every release in reach (X.Y.Z, also written\n"
 		     "             vX.Y.Z: from a tag, the release index or the first commit whose\n"
-		     "             kernels/VERSION reads it), and the repository's branches and tags\n"
+		     "             kernels/VERSION reads it; a project file's tags and version rule\n"
+		     "             instead: docs/project.md), and the repository's branches and tags\n"
 		     "  baselines  the names saved with run --save-baseline, for compare --baseline,\n"
 		     "             each with the versions its logs hold\n\n");
 	bv_options_help(opts, out);

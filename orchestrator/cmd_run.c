@@ -28,16 +28,19 @@ static void usage(FILE *out, const bv_option *opts)
 		     "Builds each VERSION of the kernel library against the same harness, measures\n"
 		     "them together and prints one table; the first VERSION is the baseline.\n\n"
 		     "VERSION: local (the library's working tree: KERNEL_DIR, else kernels/ of the git\n"
-		     "repository holding the current directory), a release number (0.1.0:\n"
-		     "a tag v0.1.0, else the release index KERNEL_RELEASES, else the first commit\n"
-		     "whose VERSION reads it), or any git revision (main, a commit, HEAD~3, v0.2.0^).\n"
+		     "repository holding the current directory, or where its bench-versions.json\n"
+		     "says), a release number (0.1.0: a tag v0.1.0, else the release index\n"
+		     "KERNEL_RELEASES, else the first commit whose VERSION reads it; a project file\n"
+		     "says which tags are releases and where the version is read: 1.2 may be tag\n"
+		     "release-1.2), or any git revision (main, a commit, HEAD~3, v0.2.0^).\n"
 		     "KERNEL_REPO may be a URL: it is cloned (bare) into the cache.  At most %d\n"
 		     "versions (one measuring process loads them all; --isolated: any number).\n\n"
 		     "options (--opt VALUE or --opt=VALUE):\n",
 		BV_RUNNER_MAX_VERSIONS);
 	bv_options_help(opts, out);
 	fprintf(out, "\nenvironment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
-		     "             BENCH_VERSIONS_COMPAT, XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal),\n"
+		     "             BENCH_VERSIONS_COMPAT, BENCH_VERSIONS_PROJECT, BENCH_VERSIONS_OPS,\n"
+		     "             XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal),\n"
 		     "             BV_SLURM_BIN (--slurm: where sbatch, squeue and scancel are, instead of PATH)\n"
 		     "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
 		     "2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
