@@ -179,6 +179,28 @@ static void a_drift_of_small_steps_is_one_gradual_change(void **state)
 	free(cp);
 }
 
+/* Two steps make one span, tested at the whole gradual share of q
+ * (0.2 x 0.05 = 0.01: z 2.5758 beyond the edge): just past it is a
+ * change, just short of it is not. */
+static void a_span_is_tested_at_its_bonferroni_level(void **state)
+{
+	(void)state;
+	double zc = 2.5758293035489, sd = sqrt(2.0) * 0.0025, hw = 0.0025 * 1.96;
+	for (int past = 0; past <= 1; past++) {
+		double sum = log1p(T) + zc * sd * (past ? 1.001 : 0.999), x = sum / 2;
+		bv_step s[2];
+		for (int i = 0; i < 2; i++)
+			s[i] = step_of(exp(x), exp(x - hw), exp(x + hw), NULL, 0);
+		bv_change_point *cp;
+		size_t n;
+		assert_int_equal(bv_changepoints(s, 2, T, Q, &cp, &n), 0);
+		assert_int_equal(n, (size_t)past);
+		if (past)
+			assert_true(cp[0].first == 0 && cp[0].last == 1 && fabs(cp[0].p - 0.01) < 1e-4);
+		free(cp);
+	}
+}
+
 /* ---- simulated histories ------------------------------------------------ */
 
 typedef struct rng {
@@ -405,6 +427,7 @@ int test_changepoint(void)
 	    cmocka_unit_test(bad_arguments_are_input_errors),
 	    cmocka_unit_test(one_clear_step_is_a_change_point_at_that_step),
 	    cmocka_unit_test(a_drift_of_small_steps_is_one_gradual_change),
+	    cmocka_unit_test(a_span_is_tested_at_its_bonferroni_level),
 	    cmocka_unit_test(noise_histories_rarely_show_any_change_point),
 	    cmocka_unit_test(planted_steps_are_found_at_their_steps),
 	    cmocka_unit_test(a_gradual_drift_is_found_as_a_span),
