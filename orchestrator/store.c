@@ -38,6 +38,10 @@
 /* How long a statement waits for another run's write to end before it
  * fails: a run writes its steps in one short transaction, far below this. */
 #define STORE_BUSY_MS 10000
+#define FOREIGN_DB                                                                                           \
+	"%s: an SQLite database of something else (it has tables and no bench-versions schema); it was "     \
+	"left "                                                                                              \
+	"as it is: give another --store"
 
 /* The schema, one migration per version: migrations[i] takes a database
  * at user_version i to i + 1.  A new version appends a step here, never
@@ -176,10 +180,7 @@ static int migrate(bv_store *s)
 	if (rc == 0 && v == 0 && app == 0)
 		rc = query_int(s, "SELECT count(*) FROM sqlite_master", &tables, "reading the schema");
 	if (rc == 0 && v == 0 && tables > 0)
-		rc = bv_fail(BV_EINPUT,
-		             "%s: an SQLite database of something else (it has tables and no bench-versions "
-		             "schema); it was left as it is: give another --store",
-		             s->path);
+		rc = bv_fail(BV_EINPUT, FOREIGN_DB, s->path);
 	for (int i = (int)v; rc == 0 && i < STORE_SCHEMA; i++) {
 		char doing[64];
 		snprintf(doing, sizeof(doing), "migrating the schema to version %d", i + 1);
@@ -248,6 +249,14 @@ int bv_store_open(const char *path, bv_store **out)
 		            "%s: store schema %lld is newer than this bench-versions reads (%d); use a newer "
 		            "bench-versions or another --store",
 		            path, v, STORE_SCHEMA);
+	/* Version 0 with tables in it: another program's database, which a
+	 * switch to WAL would already change (migrate checks again, inside its
+	 * transaction, for a store made meanwhile). */
+	long long tables = 0;
+	if (err == 0 && v == 0 && app == 0)
+		err = query_int(s, "SELECT count(*) FROM sqlite_master", &tables, "reading the schema");
+	if (err == 0 && tables > 0)
+		err = bv_fail(BV_EINPUT, FOREIGN_DB, path);
 	/* WAL: readers never wait for a writer and several runs may write in
 	 * turn; synchronous=NORMAL is WAL's safe setting (a power cut may lose
 	 * the last commit, never corrupt the file). */
