@@ -655,7 +655,10 @@ int bv_store_import_log(bv_store *s, const char *path, const char *method, size_
 	for (size_t v = 1; rc == 0 && v < t.nversions; v++) {
 		if (only >= 0 && (size_t)only != v)
 			continue;
-		char *source = bv_asprintf("%s (run %s)", paths[v], run_id);
+		/* the log's own path, not results/latest's, which moves on */
+		char *real = realpath(paths[v], NULL);
+		char *source = bv_asprintf("%s (run %s)", real ? real : paths[v], run_id);
+		free(real);
 		bv_store_set_source(s, source);
 		free(source);
 		for (size_t k = 0; rc == 0 && k < t.nrows; k++) {
