@@ -38,10 +38,6 @@
 /* How long a statement waits for another run's write to end before it
  * fails: a run writes its steps in one short transaction, far below this. */
 #define STORE_BUSY_MS 10000
-#define FOREIGN_DB                                                                                           \
-	"%s: an SQLite database of something else (it has tables and no bench-versions schema); it was "     \
-	"left "                                                                                              \
-	"as it is: give another --store"
 
 /* The schema, one migration per version: migrations[i] takes a database
  * at user_version i to i + 1.  A new version appends a step here, never
@@ -128,23 +124,50 @@ static int exec_const(bv_store *s, const char *sql, const char *doing)
 	return rc == SQLITE_OK ? 0 : db_fail(s->path, s->db, rc, doing);
 }
 
-/* A PRAGMA or query whose answer is one integer. */
-static int query_int(bv_store *s, const char *sql, long long *out, const char *doing)
+/* What the file says it is, read in one statement (one snapshot: read
+ * apart, another run's migration committing in between would show a store
+ * with tables and no version yet), and refused unless it is a store this
+ * bench-versions can use or an empty database: another program's (its
+ * application id, or tables and no store schema: adding ours would write
+ * into a file that is not ours), or a newer schema.  *version: the
+ * schema's version (0: a new store). */
+static int check_header(bv_store *s, long long *version)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK) {
+	long long app = 0, v = 0, tables = 0;
+	int rc = sqlite3_prepare_v2(
+	    s->db,
+	    "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version "
+	    "FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)",
+	    -1, &st, NULL);
+	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			*out = sqlite3_column_int64(st, 0);
-			rc = SQLITE_OK;
-		} else if (rc == SQLITE_DONE) {
-			*out = 0;
-			rc = SQLITE_OK;
-		}
+	if (rc == SQLITE_ROW) {
+		app = sqlite3_column_int64(st, 0);
+		v = sqlite3_column_int64(st, 1);
+		tables = sqlite3_column_int64(st, 2);
+		rc = SQLITE_OK;
 	}
-	int err = rc == SQLITE_OK ? 0 : db_fail(s->path, s->db, rc, doing);
+	int err = rc == SQLITE_OK ? 0 : db_fail(s->path, s->db, rc, "reading the store");
 	sqlite3_finalize(st);
+	if (err == 0 && app != 0 && app != STORE_APP_ID)
+		err = bv_fail(
+		    BV_EINPUT,
+		    "%s: an SQLite database of another program (application id %lld); it was left as it "
+		    "is: give another --store",
+		    s->path, app);
+	else if (err == 0 && v > STORE_SCHEMA)
+		err =
+		    bv_fail(BV_EINPUT,
+		            "%s: store schema %lld is newer than this bench-versions reads (%d); use a newer "
+		            "bench-versions or another --store",
+		            s->path, v, STORE_SCHEMA);
+	else if (err == 0 && v == 0 && app == 0 && tables > 0)
+		err = bv_fail(BV_EINPUT,
+		              "%s: an SQLite database of something else (it has tables and no bench-versions "
+		              "schema); it was left as it is: give another --store",
+		              s->path);
+	*version = v;
 	return err;
 }
 
@@ -164,23 +187,8 @@ static int migrate(bv_store *s)
 	int rc = exec_const(s, "BEGIN IMMEDIATE", "starting the schema migration");
 	if (rc)
 		return rc;
-	long long v = 0, tables = 0, app = 0;
-	rc = query_int(s, "PRAGMA user_version", &v, "reading the schema version");
-	if (rc == 0)
-		rc = query_int(s, "PRAGMA application_id", &app, "reading the application id");
-	if (rc == 0 && v > STORE_SCHEMA)
-		rc =
-		    bv_fail(BV_EINPUT,
-		            "%s: store schema %lld is newer than this bench-versions reads (%d); use a newer "
-		            "bench-versions or another --store",
-		            s->path, v, STORE_SCHEMA);
-	/* Version 0 with tables in it: some other program's database (or one
-	 * made by hand).  Adding our table to it would be writing into a file
-	 * that is not ours. */
-	if (rc == 0 && v == 0 && app == 0)
-		rc = query_int(s, "SELECT count(*) FROM sqlite_master", &tables, "reading the schema");
-	if (rc == 0 && v == 0 && tables > 0)
-		rc = bv_fail(BV_EINPUT, FOREIGN_DB, s->path);
+	long long v = 0;
+	rc = check_header(s, &v);
 	for (int i = (int)v; rc == 0 && i < STORE_SCHEMA; i++) {
 		char doing[64];
 		snprintf(doing, sizeof(doing), "migrating the schema to version %d", i + 1);
@@ -232,31 +240,9 @@ int bv_store_open(const char *path, bv_store **out)
 	/* Read before anything is written: a file that is no database, a
 	 * database of another program or of a newer bench-versions is refused
 	 * here, untouched (switching to WAL would rewrite its header). */
-	long long app = 0, v = 0;
+	long long v = 0;
 	if (err == 0)
-		err = query_int(s, "PRAGMA application_id", &app, "reading the store");
-	if (err == 0 && app != 0 && app != STORE_APP_ID)
-		err = bv_fail(
-		    BV_EINPUT,
-		    "%s: an SQLite database of another program (application id %lld); it was left as it "
-		    "is: give another --store",
-		    path, app);
-	if (err == 0)
-		err = query_int(s, "PRAGMA user_version", &v, "reading the schema version");
-	if (err == 0 && v > STORE_SCHEMA)
-		err =
-		    bv_fail(BV_EINPUT,
-		            "%s: store schema %lld is newer than this bench-versions reads (%d); use a newer "
-		            "bench-versions or another --store",
-		            path, v, STORE_SCHEMA);
-	/* Version 0 with tables in it: another program's database, which a
-	 * switch to WAL would already change (migrate checks again, inside its
-	 * transaction, for a store made meanwhile). */
-	long long tables = 0;
-	if (err == 0 && v == 0 && app == 0)
-		err = query_int(s, "SELECT count(*) FROM sqlite_master", &tables, "reading the schema");
-	if (err == 0 && tables > 0)
-		err = bv_fail(BV_EINPUT, FOREIGN_DB, path);
+		err = check_header(s, &v);
 	/* WAL: readers never wait for a writer and several runs may write in
 	 * turn; synchronous=NORMAL is WAL's safe setting (a power cut may lose
 	 * the last commit, never corrupt the file). */
