@@ -16,7 +16,7 @@ PREFIX  ?= /usr/local
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -D_GNU_SOURCE -Iorchestrator -Iharness
-PKGS    := libgit2 libcurl libcjson libarchive libcrypto
+PKGS    := libgit2 libcurl libcjson libarchive libcrypto sqlite3
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -40,9 +40,40 @@ void bv_store_close(bv_store *s);
 /* *found 0 when the store has no such step (out untouched). */
 int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
 		      const char *method, bv_step *out, int *found);
-/* Inserts or replaces. */
+/* Inserts or replaces.  BV_EINPUT for a step that is not one (a ratio not
+ * finite and > 0, one bound without the other, bounds out of order, a
+ * process ratio not finite and > 0, p outside [0, 1], a verdict not in
+ * verdict.c's list): nothing is written. */
 int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
 		      const char *method, const bv_step *step);
+/* <cache>/history.sqlite (bv_cache_dir()); the store's directory is made
+ * on open when missing. */
+const char *bv_store_default_path(void);
+/* The path the store was opened with (for messages). */
+const char *bv_store_path(const bv_store *s);
+/* What the steps put from now on record as their source (which run or log
+ * they came from: "results/2024.../main.json (run 2024...)"); NULL: not
+ * said.  Copied. */
+void bv_store_set_source(bv_store *s, const char *source);
+/* One transaction around many puts: all of them or none, and one commit
+ * instead of one per step.  BEGIN IMMEDIATE: it waits (the busy timeout,
+ * 10 s) for another run's transaction to end.  Without one, each put is its
+ * own transaction. */
+int bv_store_begin(bv_store *s);
+int bv_store_commit(bv_store *s);
+void bv_store_rollback(bv_store *s);
+/* Imports a run's results logs as steps: path is a run's directory (every
+ * version but the baseline) or one log in it (that version only; its run's
+ * baseline log must be beside it).  The logs are merged as compare DIR
+ * merges them (bv_merge_docs: verdicts decided over the run's table) and
+ * each cell with a paired change becomes a step: class = the baseline
+ * log's machine.class, else the name classes.c derives; key_a = the
+ * baseline's version.build.key, key_b = the version's; cell as bv_row_key;
+ * method as given.  Isolated and unpaired ratios are not steps and are
+ * left out.  Existing steps of the same key are replaced.  In one
+ * transaction (or the caller's, when one is open): on error nothing is
+ * imported.  *imported: the steps written. */
+int bv_store_import_log(bv_store *s, const char *path, const char *method, size_t *imported);
 
 /* ---- change points (changepoint.c) ---------------------------------------
  * Over one cell's steps s[0..n) (s[i]: version i to i + 1): where the

@@ -27,10 +27,12 @@ else
 		need_pc libcjson libcjson-dev
 		need_pc libarchive libarchive-dev
 		need_pc libcrypto libssl-dev
+		# the history store (orchestrator/store.c)
+		need_pc sqlite3 libsqlite3-dev
 		need_pc openblas libopenblas-dev
 		[ "$want" = test ] && need_pc cmocka libcmocka-dev
 	else
-		missing+=(libgit2-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev libopenblas-dev)
+		missing+=(libgit2-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev libsqlite3-dev libopenblas-dev)
 		[ "$want" = test ] && missing+=(libcmocka-dev)
 	fi
 	# The tests build fixture repositories with git (bench-versions itself never runs git).

@@ -49,6 +49,7 @@ int main(void)
 	failed += test_classes();
 	failed += test_project();
 	failed += test_expr();
+	failed += test_store();
 	failed += test_ops_file(); /* last: its ops stay registered */
 	return failed ? 1 : 0;
 }

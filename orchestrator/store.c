@@ -1,0 +1,699 @@
+/*
+ * store.c - the history store (history.h; docs/history.md, "The history
+ * store"): the steps of every history measured on this machine, in one
+ * SQLite database, so a history measured again, or grown by one version,
+ * measures only what it lacks.
+ *
+ * The database is input like any log: a file that is no SQLite database, a
+ * database of some other program, one from a newer bench-versions, or a row
+ * that does not read as a step is BV_EINPUT naming the path, and nothing in
+ * it is changed, deleted or overwritten.  Every statement is prepared once
+ * with bound parameters; no SQL is ever built from text that came from
+ * outside.
+ *
+ * proc_ratio is stored as a BLOB of IEEE-754 doubles, 8 bytes each,
+ * little-endian whatever the host (a store copied between machines reads
+ * the same), one per process in the order measured; an empty BLOB for none.
+ */
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "classes.h"
+#include "common.h"
+#include "history.h"
+#include "json.h"
+#include "results.h"
+#include "stages.h"
+
+/* "BVst": marks a database as a bench-versions store (PRAGMA application_id),
+ * so a database of another program given as --store is refused, not
+ * written into. */
+#define STORE_APP_ID 0x42567374
+/* How long a statement waits for another run's write to end before it
+ * fails: a run writes its steps in one short transaction, far below this. */
+#define STORE_BUSY_MS 10000
+
+/* The schema, one migration per version: migrations[i] takes a database
+ * at user_version i to i + 1.  A new version appends a step here, never
+ * edits one (databases at every earlier version exist); open applies the
+ * missing ones in one transaction. */
+static const char *const migrations[] = {
+    /* 1: the steps.  lo, hi and p are NULL where the step has none (NAN in
+     * a bv_step); created is UTC, ISO 8601; source says which run or log
+     * the step came from (NULL: not said). */
+    "CREATE TABLE steps ("
+    " class TEXT NOT NULL, key_a TEXT NOT NULL, key_b TEXT NOT NULL,"
+    " cell TEXT NOT NULL, method TEXT NOT NULL,"
+    " ratio REAL NOT NULL, lo REAL, hi REAL, nproc INTEGER NOT NULL,"
+    " proc_ratio BLOB NOT NULL, verdict TEXT NOT NULL, p REAL,"
+    " created TEXT NOT NULL, source TEXT,"
+    " PRIMARY KEY (class, key_a, key_b, cell, method))",
+    /* 2: steps into a build, found without a scan (a history grown at its
+     * start looks for the steps that end at its old first version). */
+    "CREATE INDEX steps_by_b ON steps (class, key_b)",
+};
+#define STORE_SCHEMA ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+/* The verdicts a step may have (verdict.c's words): what get_step hands
+ * out, so callers compare pointers or strings alike. */
+static const char *const verdicts[] = {"same", "slower", "faster", "inconclusive", "unstable", NULL};
+
+struct bv_store {
+	sqlite3 *db;
+	char *path;
+	char *source;
+	sqlite3_stmt *get, *put;
+	int in_txn; /* bv_store_begin's transaction is open */
+};
+
+void bv_step_free(bv_step *s)
+{
+	if (!s)
+		return;
+	free(s->cell);
+	free(s->proc_ratio);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *bv_store_default_path(void)
+{
+	static char *path;
+	if (!path)
+		path = bv_asprintf("%s/history.sqlite", bv_cache_dir());
+	return path;
+}
+
+/* An SQLite error on s's database as one of ours: a file that is not a
+ * database or is damaged is the user's input (BV_EINPUT); a lock held past
+ * the timeout, a full disk or an I/O error is a failure to run (BV_ERUN). */
+static int db_fail(const char *path, sqlite3 *db, int rc, const char *doing)
+{
+	const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	switch (rc & 0xff) {
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+	case SQLITE_FORMAT:
+	case SQLITE_SCHEMA:
+	case SQLITE_ERROR: /* "no such table", a column missing: not our schema */
+	case SQLITE_MISMATCH:
+	case SQLITE_CONSTRAINT:
+		return bv_fail(
+		    BV_EINPUT,
+		    "%s: %s: %s (not a history store this bench-versions can use; it was left as it is: "
+		    "move it aside or give another --store)",
+		    path, doing, msg);
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return bv_fail(BV_ERUN, "%s: %s: %s (another run held the store for over %d s)", path, doing,
+		               msg, STORE_BUSY_MS / 1000);
+	default:
+		return bv_fail(BV_ERUN, "%s: %s: %s", path, doing, msg);
+	}
+}
+
+/* One statement without parameters or results (constant text only). */
+static int exec_const(bv_store *s, const char *sql, const char *doing)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : db_fail(s->path, s->db, rc, doing);
+}
+
+/* What the file says it is, read in one statement (one snapshot: read
+ * apart, another run's migration committing in between would show a store
+ * with tables and no version yet), and refused unless it is a store this
+ * bench-versions can use or an empty database: another program's (its
+ * application id, or tables and no store schema: adding ours would write
+ * into a file that is not ours), or a newer schema.  *version: the
+ * schema's version (0: a new store). */
+static int check_header(bv_store *s, long long *version)
+{
+	sqlite3_stmt *st = NULL;
+	long long app = 0, v = 0, tables = 0;
+	int rc = sqlite3_prepare_v2(
+	    s->db,
+	    "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version "
+	    "FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)",
+	    -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		app = sqlite3_column_int64(st, 0);
+		v = sqlite3_column_int64(st, 1);
+		tables = sqlite3_column_int64(st, 2);
+		rc = SQLITE_OK;
+	}
+	int err = rc == SQLITE_OK ? 0 : db_fail(s->path, s->db, rc, "reading the store");
+	sqlite3_finalize(st);
+	if (err == 0 && app != 0 && app != STORE_APP_ID)
+		err = bv_fail(
+		    BV_EINPUT,
+		    "%s: an SQLite database of another program (application id %lld); it was left as it "
+		    "is: give another --store",
+		    s->path, app);
+	else if (err == 0 && v > STORE_SCHEMA)
+		err =
+		    bv_fail(BV_EINPUT,
+		            "%s: store schema %lld is newer than this bench-versions reads (%d); use a newer "
+		            "bench-versions or another --store",
+		            s->path, v, STORE_SCHEMA);
+	else if (err == 0 && v == 0 && app == 0 && tables > 0)
+		err = bv_fail(BV_EINPUT,
+		              "%s: an SQLite database of something else (it has tables and no bench-versions "
+		              "schema); it was left as it is: give another --store",
+		              s->path);
+	*version = v;
+	return err;
+}
+
+static int set_user_version(bv_store *s, int v)
+{
+	/* PRAGMA takes no bound parameter; v is our own constant. */
+	char sql[48];
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+	return exec_const(s, sql, "recording the schema version");
+}
+
+/* Brings the schema to STORE_SCHEMA in one transaction: all of it or none.
+ * The version is read again inside the transaction: another run opening
+ * the same new store may have migrated it meanwhile. */
+static int migrate(bv_store *s)
+{
+	int rc = exec_const(s, "BEGIN IMMEDIATE", "starting the schema migration");
+	if (rc)
+		return rc;
+	long long v = 0;
+	rc = check_header(s, &v);
+	for (int i = (int)v; rc == 0 && i < STORE_SCHEMA; i++) {
+		char doing[64];
+		snprintf(doing, sizeof(doing), "migrating the schema to version %d", i + 1);
+		rc = exec_const(s, migrations[i], doing);
+	}
+	if (rc == 0 && v < STORE_SCHEMA) {
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", STORE_APP_ID);
+		rc = exec_const(s, sql, "marking the store");
+		if (rc == 0)
+			rc = set_user_version(s, STORE_SCHEMA);
+	}
+	if (rc == 0)
+		rc = exec_const(s, "COMMIT", "committing the schema migration");
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int bv_store_open(const char *path, bv_store **out)
+{
+	*out = NULL;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return bv_fail(BV_EINPUT, "%s is %s, not a history store (an SQLite file)", path,
+		               bv_file_kind(st.st_mode));
+	if (stat(path, &st) != 0 && errno == ENOENT) {
+		/* A new store: its directory too (the cache may not exist yet). */
+		char *dir = bv_strdup(path);
+		char *slash = strrchr(dir, '/');
+		int rc = 0;
+		if (slash && slash != dir) {
+			*slash = 0;
+			rc = bv_mkdir_p(dir);
+		}
+		free(dir);
+		if (rc)
+			return rc;
+	}
+	bv_store *s = bv_xcalloc(1, sizeof(*s));
+	s->path = bv_strdup(path);
+	int rc = sqlite3_open_v2(path, &s->db,
+	                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	int err = rc == SQLITE_OK ? 0 : db_fail(path, s->db, rc, "opening the store");
+	if (err == 0) {
+		sqlite3_extended_result_codes(s->db, 1);
+		sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	}
+	/* Read before anything is written: a file that is no database, a
+	 * database of another program or of a newer bench-versions is refused
+	 * here, untouched (switching to WAL would rewrite its header). */
+	long long v = 0;
+	if (err == 0)
+		err = check_header(s, &v);
+	/* WAL: readers never wait for a writer and several runs may write in
+	 * turn; synchronous=NORMAL is WAL's safe setting (a power cut may lose
+	 * the last commit, never corrupt the file). */
+	if (err == 0)
+		err = exec_const(s, "PRAGMA journal_mode = WAL", "switching the store to WAL mode");
+	if (err == 0)
+		err = exec_const(s, "PRAGMA synchronous = NORMAL", "setting the store's synchronous mode");
+	if (err == 0)
+		err = exec_const(s, "PRAGMA foreign_keys = ON", "enabling foreign keys");
+	if (err == 0)
+		err = migrate(s);
+	if (err == 0) {
+		rc = sqlite3_prepare_v2(
+		    s->db,
+		    "SELECT ratio, lo, hi, nproc, proc_ratio, verdict, p FROM steps WHERE class = ?1 "
+		    "AND key_a = ?2 AND key_b = ?3 AND cell = ?4 AND method = ?5",
+		    -1, &s->get, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v2(s->db,
+			                        "INSERT OR REPLACE INTO steps (class, key_a, key_b, cell, "
+			                        "method, ratio, lo, hi, nproc, "
+			                        "proc_ratio, verdict, p, created, source) VALUES (?1, ?2, "
+			                        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+			                        "?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13)",
+			                        -1, &s->put, NULL);
+		if (rc != SQLITE_OK)
+			err = db_fail(path, s->db, rc, "reading the steps table");
+	}
+	if (err) {
+		bv_store_close(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void bv_store_close(bv_store *s)
+{
+	if (!s)
+		return;
+	if (s->in_txn)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_finalize(s->get);
+	sqlite3_finalize(s->put);
+	sqlite3_close(s->db); /* NULL-safe; every statement is finalized */
+	free(s->path);
+	free(s->source);
+	free(s);
+}
+
+const char *bv_store_path(const bv_store *s)
+{
+	return s->path;
+}
+
+void bv_store_set_source(bv_store *s, const char *source)
+{
+	free(s->source);
+	s->source = source ? bv_strdup(source) : NULL;
+}
+
+int bv_store_begin(bv_store *s)
+{
+	if (s->in_txn)
+		return bv_fail(BV_ERUN, "%s: a transaction is already open", s->path);
+	/* IMMEDIATE: the write lock now, waiting for another run's commit
+	 * through the busy timeout; a deferred transaction that reads first
+	 * could not wait its way to writing under WAL. */
+	int rc = exec_const(s, "BEGIN IMMEDIATE", "starting a transaction");
+	if (rc == 0)
+		s->in_txn = 1;
+	return rc;
+}
+
+int bv_store_commit(bv_store *s)
+{
+	if (!s->in_txn)
+		return bv_fail(BV_ERUN, "%s: no transaction to commit", s->path);
+	int rc = exec_const(s, "COMMIT", "committing");
+	if (rc) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	s->in_txn = 0;
+	return rc;
+}
+
+void bv_store_rollback(bv_store *s)
+{
+	if (s->in_txn)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_txn = 0;
+}
+
+static const char *verdict_static(const char *v)
+{
+	for (size_t i = 0; v && verdicts[i]; i++)
+		if (!strcmp(v, verdicts[i]))
+			return verdicts[i];
+	return NULL;
+}
+
+static void put_le64(unsigned char *p, double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof(u));
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(u >> (8 * i));
+}
+
+static double get_le64(const unsigned char *p)
+{
+	uint64_t u = 0;
+	for (int i = 0; i < 8; i++)
+		u |= (uint64_t)p[i] << (8 * i);
+	double d;
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+static int key_ok(const char *s)
+{
+	return s && *s;
+}
+
+/* Whether a step's numbers are a step's: what put refuses to store and get
+ * refuses to hand out.  NULL when they are, else what is wrong. */
+static const char *step_wrong(double ratio, double lo, double hi, const double *pr, size_t n, double p)
+{
+	if (!isfinite(ratio) || ratio <= 0)
+		return "ratio is not a finite number > 0";
+	if (isnan(lo) != isnan(hi))
+		return "one bound of the interval without the other";
+	if (!isnan(lo) && !(isfinite(lo) && isfinite(hi) && lo > 0 && lo <= ratio && ratio <= hi))
+		return "interval is not finite, positive and ordered (lo <= ratio <= hi)";
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(pr[i]) || pr[i] <= 0)
+			return "a process ratio is not a finite number > 0";
+	if (!isnan(p) && !(p >= 0 && p <= 1))
+		return "p is not in [0, 1]";
+	return NULL;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_key(sqlite3_stmt *st, const char *cls, const char *key_a, const char *key_b,
+                     const char *cell, const char *method)
+{
+	bind_text(st, 1, cls);
+	bind_text(st, 2, key_a);
+	bind_text(st, 3, key_b);
+	bind_text(st, 4, cell);
+	bind_text(st, 5, method);
+}
+
+/* A REAL column that may be NULL (NAN); *bad when it holds anything else. */
+static double column_real(sqlite3_stmt *st, int i, int nullable, int *bad)
+{
+	int t = sqlite3_column_type(st, i);
+	if (t == SQLITE_NULL && nullable)
+		return NAN;
+	if (t != SQLITE_FLOAT && t != SQLITE_INTEGER) {
+		*bad = 1;
+		return NAN;
+	}
+	return sqlite3_column_double(st, i);
+}
+
+int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
+                      const char *method, bv_step *out, int *found)
+{
+	*found = 0;
+	if (!key_ok(cls) || !key_ok(key_a) || !key_ok(key_b) || !key_ok(cell) || !key_ok(method))
+		return bv_fail(BV_ERUN, "%s: a step's key needs a class, two build keys, a cell and a method",
+		               s->path);
+	sqlite3_stmt *st = s->get;
+	bind_key(st, cls, key_a, key_b, cell, method);
+	int rc = sqlite3_step(st), err = 0;
+	if (rc == SQLITE_DONE)
+		err = 0;
+	else if (rc != SQLITE_ROW)
+		err = db_fail(s->path, s->db, rc, "reading a step");
+	else {
+		int bad = 0;
+		double ratio = column_real(st, 0, 0, &bad);
+		double lo = column_real(st, 1, 1, &bad), hi = column_real(st, 2, 1, &bad);
+		double p = column_real(st, 6, 1, &bad);
+		sqlite3_int64 nproc = sqlite3_column_int64(st, 3);
+		if (sqlite3_column_type(st, 3) != SQLITE_INTEGER)
+			bad = 1;
+		const unsigned char *blob = NULL;
+		int blen = 0;
+		if (sqlite3_column_type(st, 4) == SQLITE_BLOB) {
+			blob = sqlite3_column_blob(st, 4);
+			blen = sqlite3_column_bytes(st, 4);
+		} else
+			bad = 1;
+		const char *what = NULL;
+		const char *verdict = NULL;
+		if (sqlite3_column_type(st, 5) == SQLITE_TEXT)
+			verdict = verdict_static((const char *)sqlite3_column_text(st, 5));
+		double *pr = NULL;
+		if (bad)
+			what = "a column of the wrong type";
+		else if (nproc < 0 || (sqlite3_int64)blen != nproc * 8)
+			what = "proc_ratio does not hold nproc doubles";
+		else if (!verdict)
+			what = "verdict is not one of same, slower, faster, inconclusive, unstable";
+		else {
+			pr = nproc ? bv_xcalloc((size_t)nproc, sizeof(double)) : NULL;
+			for (sqlite3_int64 i = 0; i < nproc; i++)
+				pr[i] = get_le64(blob + 8 * i);
+			what = step_wrong(ratio, lo, hi, pr, (size_t)nproc, p);
+		}
+		if (what) {
+			free(pr);
+			char *c = bv_escape(cell);
+			err = bv_fail(
+			    BV_EINPUT,
+			    "%s: the step of %s (class %s, %s..%s, method %s): %s; the store was left as it "
+			    "is: move it aside or give another --store",
+			    s->path, c, cls, key_a, key_b, method, what);
+			free(c);
+		} else {
+			out->cell = bv_strdup(cell);
+			out->ratio = ratio, out->lo = lo, out->hi = hi, out->p = p;
+			out->proc_ratio = pr;
+			out->nproc = (size_t)nproc;
+			out->verdict = verdict;
+			*found = 1;
+		}
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return err;
+}
+
+int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
+                      const char *method, const bv_step *step)
+{
+	if (!key_ok(cls) || !key_ok(key_a) || !key_ok(key_b) || !key_ok(cell) || !key_ok(method))
+		return bv_fail(BV_ERUN, "%s: a step's key needs a class, two build keys, a cell and a method",
+		               s->path);
+	const char *what = step->nproc && !step->proc_ratio ? "nproc without process ratios" : NULL;
+	if (!what)
+		what = step_wrong(step->ratio, step->lo, step->hi, step->proc_ratio, step->nproc, step->p);
+	if (!what && !verdict_static(step->verdict))
+		what = "verdict is not one of same, slower, faster, inconclusive, unstable";
+	if (!what && step->nproc > (size_t)INT32_MAX / 8)
+		what = "too many process ratios";
+	if (what) {
+		char *c = bv_escape(cell);
+		int rc = bv_fail(BV_EINPUT, "%s: the step of %s (%s..%s) cannot be stored: %s", s->path, c,
+		                 key_a, key_b, what);
+		free(c);
+		return rc;
+	}
+	unsigned char *blob = bv_xmalloc(step->nproc * 8 + 1);
+	for (size_t i = 0; i < step->nproc; i++)
+		put_le64(blob + 8 * i, step->proc_ratio[i]);
+	sqlite3_stmt *st = s->put;
+	bind_key(st, cls, key_a, key_b, cell, method);
+	sqlite3_bind_double(st, 6, step->ratio);
+	/* NAN binds as NULL in SQLite; said outright so it never depends on it */
+	isnan(step->lo) ? sqlite3_bind_null(st, 7) : sqlite3_bind_double(st, 7, step->lo);
+	isnan(step->hi) ? sqlite3_bind_null(st, 8) : sqlite3_bind_double(st, 8, step->hi);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)step->nproc);
+	/* a non-NULL pointer: a zero-length BLOB, not NULL */
+	sqlite3_bind_blob(st, 10, blob, (int)(step->nproc * 8), SQLITE_TRANSIENT);
+	bind_text(st, 11, step->verdict);
+	isnan(step->p) ? sqlite3_bind_null(st, 12) : sqlite3_bind_double(st, 12, step->p);
+	if (s->source)
+		bind_text(st, 13, s->source);
+	else
+		sqlite3_bind_null(st, 13);
+	int rc = sqlite3_step(st);
+	int err = rc == SQLITE_DONE ? 0 : db_fail(s->path, s->db, rc, "writing a step");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	free(blob);
+	return err;
+}
+
+/* ---- import of results logs ------------------------------------------- */
+
+/* A build key as build.c makes it: 40 lowercase hex digits. */
+static int build_key_ok(const char *k)
+{
+	if (!k || strlen(k) != 40)
+		return 0;
+	for (const char *p = k; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	return 1;
+}
+
+static const char *log_build_key(const cJSON *doc)
+{
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	return bv_json_str(cJSON_GetObjectItemCaseSensitive(ver, "build"), "key");
+}
+
+/* Logs of the run that path is (a run's directory) or belongs to (a log:
+ * its directory), and which of them to import: *only = -1 for all, else
+ * the index of the log path names. */
+static int import_logs(const char *path, char ***paths, size_t *n, long *only)
+{
+	*only = -1;
+	if (bv_is_dir(path))
+		return bv_run_dir_logs(path, paths, n, NULL);
+	struct stat want, st;
+	if (stat(path, &want) != 0)
+		return bv_fail(BV_EINPUT, "cannot read %s: %s", path, strerror(errno));
+	/* Its run's baseline is beside it: that log's build key is key_a. */
+	char *dir = bv_strdup(path), *slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	int rc = bv_run_dir_logs(dir, paths, n, NULL);
+	for (size_t i = 0; rc == 0 && i < *n && *only < 0; i++)
+		if (stat((*paths)[i], &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			*only = (long)i;
+	if (rc == 0 && *only < 0)
+		rc = bv_fail(BV_EINPUT,
+		             "%s is not a results log of the run in %s (import reads a log beside its "
+		             "run's baseline log, or a run's directory)",
+		             path, dir);
+	free(dir);
+	return rc;
+}
+
+int bv_store_import_log(bv_store *s, const char *path, const char *method, size_t *imported)
+{
+	*imported = 0;
+	if (!key_ok(method))
+		return bv_fail(BV_ERUN, "import of %s: no method given", path);
+	char **paths = NULL;
+	size_t n = 0;
+	long only = -1;
+	int rc = import_logs(path, &paths, &n, &only);
+	cJSON **docs = rc ? NULL : bv_xcalloc(n, sizeof(cJSON *));
+	char **keys = rc ? NULL : bv_xcalloc(n, sizeof(char *));
+	char *run_id = NULL;
+	bv_class cls = {0};
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		rc = bv_log_load(paths[i], &docs[i]);
+		if (rc)
+			break;
+		const char *k = log_build_key(docs[i]);
+		keys[i] = k ? bv_strdup(k) : NULL;
+	}
+	if (rc == 0) {
+		/* The first log is the run's baseline only when the run block
+		 * says so and its log is there: otherwise every ratio would be
+		 * keyed to the wrong build. */
+		const cJSON *run = cJSON_GetObjectItemCaseSensitive(docs[0], "run");
+		const cJSON *ver = cJSON_GetObjectItemCaseSensitive(docs[0], "version");
+		const char *base = bv_json_str(run, "baseline"), *label = bv_json_str(ver, "label");
+		const char *id = bv_json_str(run, "id");
+		if (!base || !label || strcmp(base, label))
+			rc = bv_fail(BV_EINPUT,
+			             "%s: its run's baseline log is not there (the run block names %s, the "
+			             "first log is "
+			             "%s): import needs it for the steps' first build",
+			             paths[0], base ? base : "none", paths[0]);
+		else if (!build_key_ok(keys[0]))
+			rc = bv_fail(
+			    BV_EINPUT,
+			    "%s: version.build.key is missing or not a build key (40 hex digits): its steps "
+			    "cannot be keyed (a log written before build keys?)",
+			    paths[0]);
+		run_id = bv_strdup(id ? id : "?");
+	}
+	if (rc == 0)
+		rc = bv_class_of(docs[0], paths[0], &cls); /* machine.class, else derived */
+	bv_table t;
+	memset(&t, 0, sizeof(t));
+	int merged = 0;
+	if (rc == 0) {
+		/* bv_merge_docs takes the documents over; its verdicts are the
+		 * run's own (decided over the run's whole table, as run and
+		 * compare DIR show them). */
+		bv_merge_opts mo = {-1, 0};
+		rc = bv_merge_docs(docs, paths, n, &mo, &t);
+		merged = rc == 0;
+	}
+	int own_txn = rc == 0 && !s->in_txn;
+	if (own_txn)
+		rc = bv_store_begin(s);
+	char *old_source = s->source ? bv_strdup(s->source) : NULL;
+	for (size_t v = 1; rc == 0 && v < t.nversions; v++) {
+		if (only >= 0 && (size_t)only != v)
+			continue;
+		/* the log's own path, not results/latest's, which moves on */
+		char *real = realpath(paths[v], NULL);
+		char *source = bv_asprintf("%s (run %s)", real ? real : paths[v], run_id);
+		free(real);
+		bv_store_set_source(s, source);
+		free(source);
+		for (size_t k = 0; rc == 0 && k < t.nrows; k++) {
+			const bv_change *ch = &t.rows[k].changes[v];
+			/* Steps are paired ratios only: an isolated or unpaired
+			 * ratio is not what a history chains. */
+			if (!ch->valid || !ch->paired || ch->between_runs || strcmp(ch->mode, "paired"))
+				continue;
+			if (!build_key_ok(keys[v])) {
+				rc = bv_fail(BV_EINPUT,
+				             "%s: version.build.key is missing or not a build key (40 hex "
+				             "digits): its "
+				             "steps cannot be keyed (a log written before build keys?)",
+				             paths[v]);
+				break;
+			}
+			const bv_row *r = &t.rows[k];
+			size_t clen = strlen(r->bench) + strlen(r->op) + strlen(r->backend) + 40;
+			char *cell = bv_xmalloc(clen);
+			bv_row_key(r, cell, clen);
+			bv_step step = {.cell = cell,
+			                .ratio = ch->ratio,
+			                .lo = bv_change_has_interval(ch) ? ch->ci_low : NAN,
+			                .hi = bv_change_has_interval(ch) ? ch->ci_high : NAN,
+			                .proc_ratio = ch->proc_ratio,
+			                .nproc = ch->nproc,
+			                .verdict = ch->verdict,
+			                .p = ch->p};
+			rc = bv_store_put_step(s, cls.name, keys[0], keys[v], cell, method, &step);
+			free(cell);
+			if (rc == 0)
+				(*imported)++;
+		}
+	}
+	bv_store_set_source(s, old_source);
+	free(old_source);
+	if (own_txn && rc == 0)
+		rc = bv_store_commit(s);
+	else if (own_txn)
+		bv_store_rollback(s);
+	if (rc)
+		*imported = 0; /* rolled back, or the caller's transaction will be */
+	if (merged)
+		bv_table_free(&t);
+	for (size_t i = 0; docs && i < n; i++)
+		cJSON_Delete(docs[i]); /* NULL once bv_merge_docs took them */
+	bv_class_free(&cls);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]), free(keys ? keys[i] : NULL);
+	free(paths), free(keys), free(docs), free(run_id);
+	return rc;
+}

@@ -1,0 +1,648 @@
+/* test_store.c - the history store (orchestrator/store.c): steps round
+ * trip, replace, missing; the schema's versions (newer refused, a v1 store
+ * made by hand migrated, a failed migration rolled back); files that are not
+ * a store refused and left byte for byte as they were; two processes
+ * writing at once; import of a run's results logs. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "classes.h"
+#include "common.h"
+#include "history.h"
+#include "stages.h"
+#include "tests.h"
+
+#define KA "1111111111111111111111111111111111111111"
+#define KB "2222222222222222222222222222222222222222"
+
+/* SQL on a database, outside the store's code: how a test makes an old,
+ * foreign or damaged one. */
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(db);
+}
+
+static long long raw_int(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	long long v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	char *s = NULL;
+	assert_int_equal(bv_read_file(path, 1 << 20, &s, len), 0);
+	return s;
+}
+
+static void round_trip_keeps_every_field(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	/* the store's directory is made on open */
+	char *path = bv_asprintf("%s/deeper/history.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	double pr[] = {1.5, 1.25, 0.75, 1e-300, 3.0e10, 1.0000000000000002};
+	bv_step a = {.cell = "unary/relu/scalar/64K",
+	             .ratio = 1.25,
+	             .lo = 0.75,
+	             .hi = 1.5,
+	             .proc_ratio = pr,
+	             .nproc = 6,
+	             .verdict = "slower",
+	             .p = 0.003};
+	bv_step b = {.cell = "unary/exp/simd/1M",
+	             .ratio = 0.5,
+	             .lo = NAN,
+	             .hi = NAN,
+	             .proc_ratio = NULL,
+	             .nproc = 0,
+	             .verdict = "inconclusive",
+	             .p = NAN};
+	assert_int_equal(bv_store_put_step(s, "c1", KA, KB, a.cell, "m", &a), 0);
+	assert_int_equal(bv_store_put_step(s, "c1", KA, KB, b.cell, "m", &b), 0);
+	bv_store_close(s);
+	/* read back through a new connection: what is on disk */
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_step got;
+	int found = 0;
+	assert_int_equal(bv_store_get_step(s, "c1", KA, KB, a.cell, "m", &got, &found), 0);
+	assert_int_equal(found, 1);
+	assert_string_equal(got.cell, a.cell);
+	assert_true(got.ratio == 1.25 && got.lo == 0.75 && got.hi == 1.5 && got.p == 0.003);
+	assert_int_equal(got.nproc, 6);
+	assert_memory_equal(got.proc_ratio, pr, sizeof(pr)); /* bit for bit */
+	assert_string_equal(got.verdict, "slower");
+	bv_step_free(&got);
+	assert_int_equal(bv_store_get_step(s, "c1", KA, KB, b.cell, "m", &got, &found), 0);
+	assert_int_equal(found, 1);
+	assert_true(got.ratio == 0.5 && isnan(got.lo) && isnan(got.hi) && isnan(got.p));
+	assert_int_equal(got.nproc, 0);
+	assert_null(got.proc_ratio);
+	assert_string_equal(got.verdict, "inconclusive");
+	bv_step_free(&got);
+	bv_store_close(s);
+	/* what the file holds: WAL mode, our schema, created as UTC */
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(
+	    raw_int(path, "SELECT count(*) FROM steps WHERE created LIKE '____-__-__T__:__:__Z'"), 2);
+	assert_int_equal(
+	    raw_int(path, "SELECT length(proc_ratio) FROM steps WHERE cell = 'unary/exp/simd/1M'"), 0);
+	/* little-endian: 1.5 is 0x3FF8000000000000, last byte first */
+	assert_int_equal(raw_int(path, "SELECT substr(proc_ratio, 1, 8) = X'000000000000F83F' FROM steps "
+	                               "WHERE cell = 'unary/relu/scalar/64K'"),
+	                 1);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+static void put_replaces_and_keys_are_distinct(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	double pr[] = {1.0, 1.1};
+	bv_step a = {.cell = "x",
+	             .ratio = 1.0,
+	             .lo = NAN,
+	             .hi = NAN,
+	             .proc_ratio = pr,
+	             .nproc = 2,
+	             .verdict = "same",
+	             .p = 0.5};
+	assert_int_equal(bv_store_put_step(s, "c", KA, KB, "x", "m", &a), 0);
+	a.ratio = 2.0, a.verdict = "slower", a.nproc = 1;
+	assert_int_equal(bv_store_put_step(s, "c", KA, KB, "x", "m", &a), 0);
+	/* another method, class or direction is another step */
+	a.ratio = 3.0;
+	assert_int_equal(bv_store_put_step(s, "c", KA, KB, "x", "quick", &a), 0);
+	assert_int_equal(bv_store_put_step(s, "d", KA, KB, "x", "m", &a), 0);
+	assert_int_equal(bv_store_put_step(s, "c", KB, KA, "x", "m", &a), 0);
+	bv_step got;
+	int found = 0;
+	assert_int_equal(bv_store_get_step(s, "c", KA, KB, "x", "m", &got, &found), 0);
+	assert_int_equal(found, 1);
+	assert_true(got.ratio == 2.0);
+	assert_int_equal(got.nproc, 1);
+	assert_string_equal(got.verdict, "slower");
+	bv_step_free(&got);
+	bv_store_close(s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM steps"), 4);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+static void missing_leaves_out_untouched(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_step got = {.ratio = 42, .cell = NULL};
+	int found = 7;
+	assert_int_equal(bv_store_get_step(s, "c", KA, KB, "x", "m", &got, &found), 0);
+	assert_int_equal(found, 0);
+	assert_true(got.ratio == 42 && got.cell == NULL);
+	bv_store_close(s);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* A step that is not one is refused and not written. */
+static void put_refuses_what_is_not_a_step(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	double bad_pr[] = {1.0, -1.0};
+	bv_step bad[] = {
+	    {.cell = "x", .ratio = NAN, .lo = NAN, .hi = NAN, .verdict = "same", .p = NAN},
+	    {.cell = "x", .ratio = 1.0, .lo = 1.1, .hi = 1.2, .verdict = "same", .p = NAN},
+	    {.cell = "x", .ratio = 1.0, .lo = 0.9, .hi = NAN, .verdict = "same", .p = NAN},
+	    {.cell = "x", .ratio = 1.0, .lo = NAN, .hi = NAN, .verdict = "bogus", .p = NAN},
+	    {.cell = "x", .ratio = 1.0, .lo = NAN, .hi = NAN, .verdict = "same", .p = 1.5},
+	    {.cell = "x",
+	     .ratio = 1.0,
+	     .lo = NAN,
+	     .hi = NAN,
+	     .proc_ratio = bad_pr,
+	     .nproc = 2,
+	     .verdict = "same",
+	     .p = NAN},
+	    {.cell = "x",
+	     .ratio = 1.0,
+	     .lo = NAN,
+	     .hi = NAN,
+	     .proc_ratio = NULL,
+	     .nproc = 3,
+	     .verdict = "same",
+	     .p = NAN},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(bv_store_put_step(s, "c", KA, KB, "x", "m", &bad[i]), BV_EINPUT);
+		assert_non_null(strstr(bv_error_last(), "cannot be stored"));
+	}
+	bv_store_close(s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM steps"), 0);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+static void newer_schema_is_refused_untouched(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_store_close(s);
+	raw_exec(path, "PRAGMA user_version = 99; PRAGMA journal_mode = DELETE");
+	size_t n0, n1;
+	char *before = read_all(path, &n0);
+	assert_int_equal(bv_store_open(path, &s), BV_EINPUT);
+	assert_null(s);
+	char *want =
+	    bv_asprintf("%s: store schema 99 is newer than this bench-versions reads (2); use a newer "
+	                "bench-versions or another --store",
+	                path);
+	assert_string_equal(bv_error_last(), want);
+	char *after = read_all(path, &n1);
+	assert_int_equal(n0, n1);
+	assert_memory_equal(before, after, n0);
+	free(want), free(before), free(after), free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* The v1 schema as the first bench-versions with a store wrote it. */
+#define V1_SCHEMA                                                                                            \
+	"CREATE TABLE steps ( class TEXT NOT NULL, key_a TEXT NOT NULL, key_b TEXT NOT NULL, cell TEXT NOT " \
+	"NULL, method TEXT NOT NULL, ratio REAL NOT NULL, lo REAL, hi REAL, nproc INTEGER NOT NULL, "        \
+	"proc_ratio BLOB NOT NULL, verdict TEXT NOT NULL, p REAL, created TEXT NOT NULL, source TEXT, "      \
+	"PRIMARY KEY (class, key_a, key_b, cell, method));"                                                  \
+	"PRAGMA application_id = 1112961908; PRAGMA user_version = 1;"                                       \
+	"INSERT INTO steps VALUES ('c', '" KA "', '" KB                                                      \
+	"', 'unary/relu/scalar/64K', 'm', 1.5, 1.25, 2.0, 2, "                                               \
+	"X'000000000000F83F0000000000000040', 'slower', NULL, '2024-01-02T03:04:05Z', 'old run');"
+
+static void v1_store_is_migrated(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	raw_exec(path, V1_SCHEMA);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'steps_by_b'"), 0);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_step got;
+	int found = 0;
+	assert_int_equal(bv_store_get_step(s, "c", KA, KB, "unary/relu/scalar/64K", "m", &got, &found), 0);
+	assert_int_equal(found, 1);
+	assert_true(got.ratio == 1.5 && got.lo == 1.25 && got.hi == 2.0 && isnan(got.p));
+	assert_int_equal(got.nproc, 2);
+	assert_true(got.proc_ratio[0] == 1.5 && got.proc_ratio[1] == 2.0);
+	bv_step_free(&got);
+	bv_store_close(s);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'steps_by_b'"), 1);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* A migration that fails leaves the store at its old version with its steps. */
+static void failed_migration_is_rolled_back(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	raw_exec(path, V1_SCHEMA "CREATE TABLE steps_by_b (x);");
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "migrating the schema to version 2"));
+	assert_non_null(strstr(bv_error_last(), path));
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM steps"), 1);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* path refused with BV_EINPUT, its message holding want, and its bytes
+ * what they were. */
+static void refused_untouched(const char *path, const char *want)
+{
+	size_t n0, n1;
+	char *before = read_all(path, &n0);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), BV_EINPUT);
+	assert_null(s);
+	assert_non_null(strstr(bv_error_last(), path));
+	if (!strstr(bv_error_last(), want))
+		fail_msg("'%s' lacks '%s'", bv_error_last(), want);
+	char *after = read_all(path, &n1);
+	assert_int_equal(n0, n1);
+	assert_memory_equal(before, after, n0);
+	free(before), free(after);
+}
+
+static void what_is_not_a_store_is_refused_untouched(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	/* text */
+	bv_buf b = BV_BUF_INIT;
+	for (int i = 0; i < 100; i++)
+		bv_buf_puts(&b, "this is not a database\n");
+	test_write(dir, "text.sqlite", b.s);
+	bv_buf_free(&b);
+	char *p = bv_asprintf("%s/text.sqlite", dir);
+	refused_untouched(p, "file is not a database");
+	free(p);
+	/* another program's database */
+	p = bv_asprintf("%s/other.sqlite", dir);
+	raw_exec(p, "CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('x')");
+	refused_untouched(p, "an SQLite database of something else");
+	free(p);
+	p = bv_asprintf("%s/app.sqlite", dir);
+	raw_exec(p, "PRAGMA application_id = 1234");
+	refused_untouched(p, "application id 1234");
+	free(p);
+	/* a store whose header is damaged */
+	p = bv_asprintf("%s/damaged.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(p, &s), 0);
+	bv_store_close(s);
+	raw_exec(p, "PRAGMA journal_mode = DELETE");
+	FILE *f = fopen(p, "r+b");
+	assert_non_null(f);
+	fwrite("SQLite format 9", 1, 15, f); /* the magic string */
+	fclose(f);
+	refused_untouched(p, "file is not a database");
+	free(p);
+	/* a directory */
+	assert_int_equal(bv_store_open(dir, &s), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "a directory"));
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* A row that does not read as a step: the database is input too. */
+static void damaged_rows_are_input_errors(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_store_close(s);
+	raw_exec(
+	    path,
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'verdict', 'm', 1, NULL, NULL, 0, X'', 'better', "
+	    "NULL, 't', NULL);"
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'blob', 'm', 1, NULL, NULL, 1, X'00', 'same', NULL, "
+	    "'t', NULL);"
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'ratio', 'm', 'fast', NULL, NULL, 0, X'', 'same', "
+	    "NULL, 't', NULL);"
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'order', 'm', 1, 2, 3, 0, X'', 'same', NULL, 't', "
+	    "NULL);"
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'nan', 'm', 1, NULL, NULL, 1, X'000000000000F87F', "
+	    "'same', NULL, 't', NULL);");
+	assert_int_equal(bv_store_open(path, &s), 0);
+	const char *cells[] = {"verdict", "blob", "ratio", "order", "nan"};
+	const char *why[] = {"verdict is not one of", "proc_ratio does not hold", "wrong type", "ordered",
+	                     "process ratio"};
+	for (size_t i = 0; i < 5; i++) {
+		bv_step got = {0};
+		int found = 0;
+		assert_int_equal(bv_store_get_step(s, "c", "a", "b", cells[i], "m", &got, &found), BV_EINPUT);
+		assert_int_equal(found, 0);
+		assert_null(got.cell);
+		assert_non_null(strstr(bv_error_last(), path));
+		if (!strstr(bv_error_last(), why[i]))
+			fail_msg("'%s' lacks '%s'", bv_error_last(), why[i]);
+	}
+	bv_store_close(s);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* Two processes open a new store at once and write 200 steps each, one in
+ * transactions of 10, the other one step per transaction: every step is
+ * there afterwards. */
+static void concurrent_writers_lose_nothing(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	pid_t kids[2];
+	for (int k = 0; k < 2; k++) {
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] == 0) {
+			bv_store *s = NULL;
+			int rc = bv_store_open(path, &s);
+			for (int i = 0; rc == 0 && i < 200; i++) {
+				char cell[32];
+				snprintf(cell, sizeof(cell), "cell/%d", i);
+				double pr[] = {1.0 + i / 1000.0, 1.0};
+				bv_step st = {.cell = cell,
+				              .ratio = 1.0 + k,
+				              .lo = NAN,
+				              .hi = NAN,
+				              .proc_ratio = pr,
+				              .nproc = 2,
+				              .verdict = "same",
+				              .p = NAN};
+				if (k == 0 && i % 10 == 0)
+					rc = bv_store_begin(s);
+				if (rc == 0)
+					rc = bv_store_put_step(s, k ? "B" : "A", KA, KB, cell, "m", &st);
+				if (rc == 0 && k == 0 && i % 10 == 9)
+					rc = bv_store_commit(s);
+			}
+			if (rc)
+				fprintf(stderr, "writer %d: %s\n", k, bv_error_last());
+			bv_store_close(s);
+			_exit(rc ? 1 : 0);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		int st = 0;
+		assert_int_equal(waitpid(kids[k], &st, 0), kids[k]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 200; i++) {
+			char cell[32];
+			snprintf(cell, sizeof(cell), "cell/%d", i);
+			bv_step got;
+			int found = 0;
+			assert_int_equal(bv_store_get_step(s, k ? "B" : "A", KA, KB, cell, "m", &got, &found),
+			                 0);
+			assert_int_equal(found, 1);
+			assert_true(got.ratio == 1.0 + k && got.proc_ratio[0] == 1.0 + i / 1000.0);
+			bv_step_free(&got);
+		}
+	bv_store_close(s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM steps"), 400);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"),
+	                 1);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* ---- import ---------------------------------------------------------------
+ * A run of two versions as measure.c writes it (docs/results-format.md):
+ * base and new, each with its build key; new's relu cell has a paired
+ * change with six process ratios, its abs cell none. */
+static void write_run(const char *dir, const char *cls, const char *new_key, const char *mode)
+{
+	const char *keys[2] = {KA, new_key};
+	const char *labels[2] = {"base", "new"};
+	for (int v = 0; v < 2; v++) {
+		char *machine_class = cls ? bv_asprintf(", \"class\": \"%s\"", cls) : bv_strdup("");
+		char *key = keys[v] ? bv_asprintf(", \"key\": \"%s\"", keys[v]) : bv_strdup("");
+		char *change =
+		    v ? bv_asprintf(
+		            ", \"change\": {\"baseline\": \"base\", \"mode\": \"%s\", \"ratio\": 1.5, "
+		            "\"ratio_ci_low\": 1.4, \"ratio_ci_high\": 1.6, \"coverage\": 0.96875, "
+		            "\"processes\": 6, \"process_ratios\": [1.4, 1.45, 1.5, 1.5, 1.55, 1.6]}",
+		            mode)
+		      : bv_strdup("");
+		char *text = bv_asprintf(
+		    "{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.6\",\n"
+		    " \"run\": {\"id\": \"R1\", \"baseline\": \"base\", \"versions\": [\"base\", \"new\"]},\n"
+		    " \"version\": {\"label\": \"%s\", \"kernel_version\": \"0.1.0\", \"rule\": \"branch\", "
+		    "\"summary\": \"s\", \"build\": {\"status\": \"ok\"%s}},\n"
+		    " \"machine\": {\"hostname\": \"h\", \"cpu\": \"cpu0\"%s},\n"
+		    " \"method\": {\"mode\": \"%s\", \"threshold\": 0.02, \"min_processes\": 6, "
+		    "\"max_processes\": 6},\n"
+		    " \"cells\": [{\"bench\": \"unary\", \"op\": \"relu\", \"backend\": \"scalar\", "
+		    "\"size\": 65536,\n"
+		    "   \"status\": \"ok\", \"median_ns\": %d, \"median_ns_ci_low\": %d, "
+		    "\"median_ns_ci_high\": %d, "
+		    "\"processes\": 6%s},\n"
+		    "  {\"bench\": \"unary\", \"op\": \"abs\", \"backend\": \"scalar\", \"size\": 1024,\n"
+		    "   \"status\": \"ok\", \"median_ns\": 10, \"median_ns_ci_low\": 9, "
+		    "\"median_ns_ci_high\": 11}]}\n",
+		    labels[v], key, machine_class, mode, v ? 150 : 100, v ? 140 : 95, v ? 160 : 105, change);
+		char *name = bv_asprintf("%s.json", labels[v]);
+		test_write(dir, name, text);
+		free(name), free(text), free(change), free(key), free(machine_class);
+	}
+}
+
+/* The relu step in path's store, checked against what compare DIR makes
+ * of the same logs. */
+static void check_imported(bv_store *s, const char *dir, const char *cls)
+{
+	char *paths[2] = {bv_asprintf("%s/base.json", dir), bv_asprintf("%s/new.json", dir)};
+	bv_table t;
+	bv_merge_opts mo = {-1, 0};
+	assert_int_equal(bv_merge(paths, 2, &mo, &t), 0);
+	const bv_change *ch = NULL;
+	for (size_t k = 0; k < t.nrows; k++)
+		if (!strcmp(t.rows[k].op, "relu"))
+			ch = &t.rows[k].changes[1];
+	assert_non_null(ch);
+	bv_step got;
+	int found = 0;
+	assert_int_equal(bv_store_get_step(s, cls, KA, KB, "unary/relu/scalar/64K", "m", &got, &found), 0);
+	assert_int_equal(found, 1);
+	assert_true(got.ratio == 1.5 && got.lo == 1.4 && got.hi == 1.6);
+	assert_int_equal(got.nproc, 6);
+	double pr[] = {1.4, 1.45, 1.5, 1.5, 1.55, 1.6};
+	assert_memory_equal(got.proc_ratio, pr, sizeof(pr));
+	assert_string_equal(got.verdict, ch->verdict);
+	assert_true((isnan(got.p) && isnan(ch->p)) || got.p == ch->p);
+	bv_step_free(&got);
+	/* the abs cell had no change: no step */
+	assert_int_equal(bv_store_get_step(s, cls, KA, KB, "unary/abs/scalar/1K", "m", &got, &found), 0);
+	assert_int_equal(found, 0);
+	bv_table_free(&t);
+	free(paths[0]), free(paths[1]);
+}
+
+static void import_takes_a_runs_paired_changes(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *run = bv_asprintf("%s/run", dir), *db = bv_asprintf("%s/h.sqlite", dir);
+	assert_int_equal(bv_mkdir_p(run), 0);
+	write_run(run, "ci-x86", KB, "paired");
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(db, &s), 0);
+	size_t n = 99;
+	/* the run's directory */
+	assert_int_equal(bv_store_import_log(s, run, "m", &n), 0);
+	assert_int_equal(n, 1);
+	check_imported(s, run, "ci-x86");
+	/* one log: that version's steps; the baseline's log has none */
+	char *log = bv_asprintf("%s/new.json", run), *base = bv_asprintf("%s/base.json", run);
+	assert_int_equal(bv_store_import_log(s, log, "m", &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(bv_store_import_log(s, base, "m", &n), 0);
+	assert_int_equal(n, 0);
+	bv_store_close(s);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM steps"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM steps WHERE source LIKE '%new.json (run R1)'"), 1);
+	free(log), free(base);
+	bv_rm_rf(run);
+	assert_int_equal(bv_mkdir_p(run), 0);
+	/* no machine.class: the class derived as compare derives it */
+	write_run(run, NULL, KB, "paired");
+	assert_int_equal(bv_store_open(db, &s), 0);
+	assert_int_equal(bv_store_import_log(s, run, "m", &n), 0);
+	assert_int_equal(n, 1);
+	char *derived = bv_class_derive_name("cpu0", "", "");
+	check_imported(s, run, derived);
+	free(derived);
+	bv_store_close(s);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM steps"), 2);
+	/* isolated ratios are not steps */
+	bv_rm_rf(run);
+	assert_int_equal(bv_mkdir_p(run), 0);
+	write_run(run, "iso", KB, "isolated");
+	assert_int_equal(bv_store_open(db, &s), 0);
+	assert_int_equal(bv_store_import_log(s, run, "m", &n), 0);
+	assert_int_equal(n, 0);
+	bv_store_close(s);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM steps"), 2);
+	free(run), free(db);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+static void import_refuses_logs_without_build_keys(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *run = bv_asprintf("%s/run", dir), *db = bv_asprintf("%s/h.sqlite", dir);
+	assert_int_equal(bv_mkdir_p(run), 0);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(db, &s), 0);
+	size_t n = 99;
+	const char *bad_keys[] = {NULL, "../../etc/passwd", "2222"};
+	for (size_t i = 0; i < 3; i++) {
+		write_run(run, "c", bad_keys[i], "paired");
+		assert_int_equal(bv_store_import_log(s, run, "m", &n), BV_EINPUT);
+		assert_int_equal(n, 0);
+		assert_non_null(strstr(bv_error_last(), "new.json: version.build.key"));
+	}
+	/* a log whose run's baseline is not beside it */
+	char *base = bv_asprintf("%s/base.json", run), *log = bv_asprintf("%s/new.json", run);
+	write_run(run, "c", KB, "paired");
+	assert_int_equal(unlink(base), 0);
+	assert_int_equal(bv_store_import_log(s, log, "m", &n), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "baseline log is not there"));
+	/* not a log at all */
+	test_write(run, "new.json",
+	           "{\"schema\": \"bench-versions-results\", \"schema_version\": \"1.6\", \"cells\": 3}");
+	assert_int_equal(bv_store_import_log(s, log, "m", &n), BV_EINPUT);
+	bv_store_close(s);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM steps"), 0);
+	free(base), free(log), free(run), free(db);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+static void default_path_is_in_the_cache(void **state)
+{
+	(void)state;
+	char *want = bv_asprintf("%s/history.sqlite", bv_cache_dir());
+	assert_string_equal(bv_store_default_path(), want);
+	free(want);
+}
+
+int test_store(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(round_trip_keeps_every_field),
+	    cmocka_unit_test(put_replaces_and_keys_are_distinct),
+	    cmocka_unit_test(missing_leaves_out_untouched),
+	    cmocka_unit_test(put_refuses_what_is_not_a_step),
+	    cmocka_unit_test(newer_schema_is_refused_untouched),
+	    cmocka_unit_test(v1_store_is_migrated),
+	    cmocka_unit_test(failed_migration_is_rolled_back),
+	    cmocka_unit_test(what_is_not_a_store_is_refused_untouched),
+	    cmocka_unit_test(damaged_rows_are_input_errors),
+	    cmocka_unit_test(concurrent_writers_lose_nothing),
+	    cmocka_unit_test(import_takes_a_runs_paired_changes),
+	    cmocka_unit_test(import_refuses_logs_without_build_keys),
+	    cmocka_unit_test(default_path_is_in_the_cache),
+	};
+	return cmocka_run_group_tests_name("history store", tests, NULL, NULL);
+}
