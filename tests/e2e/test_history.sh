@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# End to end: `history` over a real range of commits with one planted relu
+# slowdown: the change point is found at the planted commit and nowhere
+# else, abs has none, every chain is the product of its steps, --every 2
+# names the bisect command that narrows the skipped commits, and bad input
+# (an empty or backward range, one version, nothing that builds) is refused.
+source "$(dirname "$0")/lib.sh"
+make_fixture
+# The cuda and blas backends are not what this is about, and nvcc alone
+# takes ~40 s a build here: the fixture's library is built without them
+# (its Makefile takes CUDA=0 and BLAS=0 from the environment).
+export CUDA=0 BLAS=0
+
+# Six versions, three distinct library trees (three builds): notes outside
+# kernels/ keep the library's tree (a cache hit, still a version of the
+# series), a README line inside kernels/ changes it.
+note() { mkdir -p "$FIX/notes" && echo "note $1" > "$FIX/notes/$1.txt" && git -C "$FIX" add -A && git -C "$FIX" commit -qm "note $1"; }
+note 1
+echo "history fixture: a line" >> "$FIX/kernels/README.md" && git -C "$FIX" commit -qam "kernels: a README line"
+before=$(git -C "$FIX" rev-parse HEAD)
+plant_relu_slowdown && git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
+planted=$(git -C "$FIX" rev-parse HEAD)
+note 4
+note 5
+
+cells=(--benches unary --ops relu,abs --backends scalar --sizes 64K --quick --results "$TMP/results")
+start=$(date +%s)
+"$BV" history HEAD~5..HEAD "${cells[@]}" --format json > "$TMP/h.json" 2> "$TMP/h.err"
+rc=$?
+check "history exits 0" test $rc -eq 0
+[ $rc -eq 0 ] || tail -20 "$TMP/h.err"
+check "history: the relu change at the planted commit, none for abs, chains are products of steps" \
+	python3 - "$TMP/h.json" "$before" "$planted" <<'PY'
+import json, math, sys
+doc = json.load(open(sys.argv[1])); before, planted = sys.argv[2], sys.argv[3]
+assert doc["schema"] == "bench-versions-history" and doc["schema_version"] == 1
+assert doc["series"]["kind"] == "range" and len(doc["versions"]) == 6, doc["versions"]
+assert [v["commit"] for v in doc["versions"]][2:4] == [before, planted]
+ch = doc["changes"]
+assert len(ch) == 1, ch
+c = ch[0]
+assert c["cell"] == "unary/relu/scalar/64K" and c["direction"] == "slower", c
+assert c["from_commit"] == before and c["to_commit"] == planted, c
+assert c["ci_low"] > 1.5, c
+assert c["bisect"] is None, c  # adjacent commits: nothing to narrow
+cells = {x["cell"]: x for x in doc["cells"]}
+assert set(cells) == {"unary/relu/scalar/64K", "unary/abs/scalar/64K"}, set(cells)
+for x in cells.values():
+    assert len(x["steps"]) == 5 and len(x["chain"]) == 6
+    assert x["chain"][0]["ratio"] == 1
+    p = 1.0
+    for s, link in zip(x["steps"], x["chain"][1:]):
+        p *= s["ratio"]
+        assert math.isclose(link["ratio"], p, rel_tol=1e-9), (link, p)
+        assert link["ci_low"] <= link["ratio"] <= link["ci_high"], link
+for s in cells["unary/abs/scalar/64K"]["steps"]:
+    assert s["verdict"] not in ("slower", "faster"), s
+relu = cells["unary/relu/scalar/64K"]["steps"]
+assert relu[2]["verdict"] == "slower" and relu[2]["from"] == before[:12], relu[2]
+assert all(s["verdict"] not in ("slower", "faster") for i, s in enumerate(relu) if i != 2), relu
+assert cells["unary/relu/scalar/64K"]["chain"][5]["ratio"] > 1.5
+PY
+[ $? -eq 0 ] || sed 's/^/#   /' "$TMP/h.json" | head -60
+check "history.json is kept in the results directory" test -n "$(find "$TMP/results" -name history.json)"
+
+# --every 2: versions 0, 2, 4 and 5; the change lies between 2 and 4 and
+# spans the planted commit, which bisect narrows.
+"$BV" history HEAD~5..HEAD --every 2 "${cells[@]}" > "$TMP/e.out" 2> "$TMP/e.err"
+rc=$?
+check "history --every 2 exits 0" test $rc -eq 0
+[ $rc -eq 0 ] || tail -20 "$TMP/e.err"
+check "history --every 2: the table marks the change and names the bisect command over the skipped commit" \
+	contains "$TMP/e.out" "narrow it: bench-versions bisect --good ${before:0:12} --bad $(git -C "$FIX" rev-parse --short=12 HEAD~1) --bench unary --op relu --backend scalar --size 64K$"
+check "history --every 2: one change, in relu" test "$(grep -c '^  unary/' "$TMP/e.out")" -eq 1
+check "history --every 2: the relu row carries the mark" contains "$TMP/e.out" '^unary/relu/scalar/64K .*[0-9]\*'
+grep -q 'narrow it' "$TMP/e.out" || sed 's/^/#   /' "$TMP/e.out"
+echo "# two histories in $(($(date +%s) - start)) s"
+
+# Bad input: exit 2, said plainly, nothing built.
+refused "an empty range" "is empty: .* same commit" history HEAD..HEAD "${cells[@]}"
+refused "a backward range" "is not an ancestor of" history HEAD..HEAD~2 "${cells[@]}"
+refused "one version" "one version .* is no history" history HEAD "${cells[@]}"
+refused "no series" "no series" history "${cells[@]}"
+refused "A...B" "not A...B" history HEAD~2...HEAD "${cells[@]}"
+refused "--every on a list" "--every N is for a range" history HEAD~1 HEAD --every 2 "${cells[@]}"
+refused "--window 1" "--window" history HEAD~1..HEAD --window 1 "${cells[@]}"
+refused "--releases with a name" "one too many" history --releases HEAD "${cells[@]}"
+check "bad input left no results directory behind" test "$(find "$TMP/results" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2
+
+# A range where nothing builds: exit 3, as run's failed builds are.
+git -C "$FIX" checkout -qb broken
+echo "this is not C" >> "$FIX/kernels/src/scalar.c" && git -C "$FIX" commit -qam "broken 1"
+echo "still not C" >> "$FIX/kernels/src/scalar.c" && git -C "$FIX" commit -qam "broken 2"
+"$BV" history broken~1..broken "${cells[@]}" > /dev/null 2> "$TMP/b.err"
+rc=$?
+check "a range where nothing builds: exit 3 (exit $rc)" test $rc -eq 3
+check "a range where nothing builds: says so" contains "$TMP/b.err" "none of the 2 versions of the series built"
+finish
