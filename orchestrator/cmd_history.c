@@ -592,13 +592,53 @@ static int open_results(hist *h)
 }
 
 /* Builds every version of the series; those that do not build are left out
- * (said in the notes), the chain goes on from the last that did. */
+ * (said in the notes), the chain goes on from the last that did.  Versions
+ * with one build key (commits that leave the library's tree alone: most of
+ * a range) are built once: built side by side they would each make the same
+ * build, neither finding the other's in the cache yet. */
 static int build_series(hist *h)
 {
-	bv_progress *pg = bv_progress_new("build", h->nall);
+	size_t *same = bv_xcalloc(h->nall + 1, sizeof(size_t)); /* the first version with i's key */
+	char(*keys)[41] = bv_xcalloc(h->nall + 1, sizeof(*keys));
+	bv_version *uniq = bv_xcalloc(h->nall + 1, sizeof(bv_version));
+	size_t *of = bv_xcalloc(h->nall + 1, sizeof(size_t)), nuniq = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < h->nall; i++) {
+		rc = bv_build_key(&h->all[i], keys[i]);
+		same[i] = i;
+		for (size_t j = 0; rc == 0 && j < i; j++)
+			if (!strcmp(keys[i], keys[j])) {
+				same[i] = same[j];
+				break;
+			}
+		if (rc == 0 && same[i] == i) {
+			uniq[nuniq] = h->all[i]; /* moved back after the build */
+			of[nuniq++] = i;
+		}
+	}
 	int failures = 0;
-	int rc = bv_build_versions(h->repo, h->all, h->nall, h->cli.jobs, h->lockfd, pg, &failures);
-	bv_progress_end(pg);
+	if (rc == 0) {
+		bv_progress *pg = bv_progress_new("build", nuniq);
+		rc = bv_build_versions(h->repo, uniq, nuniq, h->cli.jobs, h->lockfd, pg, &failures);
+		bv_progress_end(pg);
+		/* The builds replaced fields the copies shared with the originals. */
+		for (size_t k = 0; k < nuniq; k++)
+			h->all[of[k]] = uniq[k];
+	}
+	for (size_t i = 0; rc == 0 && i < h->nall; i++) {
+		const bv_version *u = &h->all[same[i]];
+		bv_version *v = &h->all[i];
+		if (same[i] == i)
+			continue;
+		free(v->src_dir), free(v->build_key), free(v->plugin), free(v->build_error);
+		v->src_dir = u->src_dir ? bv_strdup(u->src_dir) : NULL;
+		v->build_key = u->build_key ? bv_strdup(u->build_key) : NULL;
+		v->plugin = u->plugin ? bv_strdup(u->plugin) : NULL;
+		v->build_error = u->build_error ? bv_strdup(u->build_error) : NULL;
+		v->cached = 1;
+		fprintf(stderr, "build: %-12s the same library as %s, nothing rebuilt\n", v->name, u->name);
+	}
+	free(same), free(keys), free(uniq), free(of);
 	if (rc)
 		return rc;
 	h->built = bv_xcalloc(h->nall + 1, sizeof(size_t));

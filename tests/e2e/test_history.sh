@@ -11,7 +11,7 @@ make_fixture
 # (its Makefile takes CUDA=0 and BLAS=0 from the environment).
 export CUDA=0 BLAS=0
 
-# Six versions, three distinct library trees (three builds): notes outside
+# Five versions, three distinct library trees (three builds): notes outside
 # kernels/ keep the library's tree (a cache hit, still a version of the
 # series), a README line inside kernels/ changes it.
 note() { mkdir -p "$FIX/notes" && echo "note $1" > "$FIX/notes/$1.txt" && git -C "$FIX" add -A && git -C "$FIX" commit -qm "note $1"; }
@@ -21,11 +21,10 @@ before=$(git -C "$FIX" rev-parse HEAD)
 plant_relu_slowdown && git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
 planted=$(git -C "$FIX" rev-parse HEAD)
 note 4
-note 5
 
-cells=(--benches unary --ops relu,abs --backends scalar --sizes 64K --quick --results "$TMP/results")
+cells=(--benches unary --ops relu,abs --backends scalar --sizes 64K --quick --processes 12 --results "$TMP/results")
 start=$(date +%s)
-"$BV" history HEAD~5..HEAD "${cells[@]}" --format json > "$TMP/h.json" 2> "$TMP/h.err"
+"$BV" history HEAD~4..HEAD "${cells[@]}" --format json > "$TMP/h.json" 2> "$TMP/h.err"
 rc=$?
 check "history exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -20 "$TMP/h.err"
@@ -34,7 +33,7 @@ check "history: the relu change at the planted commit, none for abs, chains are 
 import json, math, sys
 doc = json.load(open(sys.argv[1])); before, planted = sys.argv[2], sys.argv[3]
 assert doc["schema"] == "bench-versions-history" and doc["schema_version"] == 1
-assert doc["series"]["kind"] == "range" and len(doc["versions"]) == 6, doc["versions"]
+assert doc["series"]["kind"] == "range" and len(doc["versions"]) == 5, doc["versions"]
 assert [v["commit"] for v in doc["versions"]][2:4] == [before, planted]
 ch = doc["changes"]
 assert len(ch) == 1, ch
@@ -46,7 +45,7 @@ assert c["bisect"] is None, c  # adjacent commits: nothing to narrow
 cells = {x["cell"]: x for x in doc["cells"]}
 assert set(cells) == {"unary/relu/scalar/64K", "unary/abs/scalar/64K"}, set(cells)
 for x in cells.values():
-    assert len(x["steps"]) == 5 and len(x["chain"]) == 6
+    assert len(x["steps"]) == 4 and len(x["chain"]) == 5
     assert x["chain"][0]["ratio"] == 1
     p = 1.0
     for s, link in zip(x["steps"], x["chain"][1:]):
@@ -58,19 +57,19 @@ for s in cells["unary/abs/scalar/64K"]["steps"]:
 relu = cells["unary/relu/scalar/64K"]["steps"]
 assert relu[2]["verdict"] == "slower" and relu[2]["from"] == before[:12], relu[2]
 assert all(s["verdict"] not in ("slower", "faster") for i, s in enumerate(relu) if i != 2), relu
-assert cells["unary/relu/scalar/64K"]["chain"][5]["ratio"] > 1.5
+assert cells["unary/relu/scalar/64K"]["chain"][4]["ratio"] > 1.5
 PY
 [ $? -eq 0 ] || sed 's/^/#   /' "$TMP/h.json" | head -60
 check "history.json is kept in the results directory" test -n "$(find "$TMP/results" -name history.json)"
 
-# --every 2: versions 0, 2, 4 and 5; the change lies between 2 and 4 and
+# --every 2: versions 0, 2 and 4; the change lies between 2 and 4 and
 # spans the planted commit, which bisect narrows.
-"$BV" history HEAD~5..HEAD --every 2 "${cells[@]}" > "$TMP/e.out" 2> "$TMP/e.err"
+"$BV" history HEAD~4..HEAD --every 2 "${cells[@]}" > "$TMP/e.out" 2> "$TMP/e.err"
 rc=$?
 check "history --every 2 exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -20 "$TMP/e.err"
 check "history --every 2: the table marks the change and names the bisect command over the skipped commit" \
-	contains "$TMP/e.out" "narrow it: bench-versions bisect --good ${before:0:12} --bad $(git -C "$FIX" rev-parse --short=12 HEAD~1) --bench unary --op relu --backend scalar --size 64K$"
+	contains "$TMP/e.out" "narrow it: bench-versions bisect --good ${before:0:12} --bad $(git -C "$FIX" rev-parse --short=12 HEAD) --bench unary --op relu --backend scalar --size 64K$"
 check "history --every 2: one change, in relu" test "$(grep -c '^  unary/' "$TMP/e.out")" -eq 1
 check "history --every 2: the relu row carries the mark" contains "$TMP/e.out" '^unary/relu/scalar/64K .*[0-9]\*'
 grep -q 'narrow it' "$TMP/e.out" || sed 's/^/#   /' "$TMP/e.out"
