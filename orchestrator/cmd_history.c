@@ -329,6 +329,10 @@ static int parse_options(int argc, char **argv, hist *h)
 	    BV_INT("--window", &h->window, "W", 2, WINDOW_MAX,
 	           "versions measured together, overlapping by one (default 4; 2: each step alone)"),
 	    BV_ENUM("--format", &h->format, "F", format_values, "table (default), json or markdown"),
+	    BV_REFUSED("--isolated", "history measures every step paired (adjacent versions in the same "
+	                             "processes); --isolated would unpair every step"),
+	    BV_REFUSED("--resume", "history does not resume a run: its windows are measured one by one into "
+	                           "a new results directory"),
 	    BV_INCLUDE(shared,
 	               "the measuring options of run: --benches, --ops, --backends, --sizes, --quick,\n"
 	               "--min-processes, --max-processes, --processes, --budget, --rounds, --sample-us,\n"
