@@ -873,7 +873,10 @@ static void decide_steps(hist *h)
 			int discovered = 0;
 			if (st->s.nproc) {
 				discovered = found[k++];
-				bv_interval iv = {st->s.ratio, st->s.lo, st->s.hi, st->coverage, st->s.nproc};
+				/* A stored step keeps lo and hi only as a 95 % interval
+				 * (history.h), not the coverage itself. */
+				double cov = st->coverage > 0 ? st->coverage : isfinite(st->s.lo) ? 0.95 : 0;
+				bv_interval iv = {st->s.ratio, st->s.lo, st->s.hi, cov, st->s.nproc};
 				v = isfinite(st->s.lo) ? bv_verdict_of(&iv, thr) : BV_SAME;
 				int agrees = v == BV_SLOWER ? st->p_slower <= st->p_faster
 				                            : st->p_faster <= st->p_slower;
