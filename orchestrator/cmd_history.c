@@ -788,16 +788,34 @@ static int measure_windows(hist *h)
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < nw; k++) {
 		size_t m = last[k] - first[k] + 1;
-		/* The store first: a window all of whose steps it has is not measured. */
+		/* The store first: a window all of whose steps it has is not
+		 * measured.  Found steps are taken only when all are (else the
+		 * window's measurement gives every one of them). */
+		size_t nsteps = last[k] - first[k], nfound = 0;
+		bv_step *stored = bv_xcalloc(h->ncells * nsteps + 1, sizeof(bv_step));
 		int all_found = 1;
 		for (size_t c = 0; rc == 0 && c < h->ncells && all_found; c++)
-			for (size_t i = first[k]; rc == 0 && i < last[k] && all_found; i++) {
+			for (size_t i = 0; rc == 0 && i < nsteps && all_found; i++) {
 				int found = 0;
-				hstep *st = &h->cells[c].steps[i];
-				rc = lookup_stored(h, ver(h, i), ver(h, i + 1), h->cells[c].key, &st->s,
-				                   &found);
+				bv_step *t = &stored[c * nsteps + i];
+				t->ratio = t->lo = t->hi = t->p = NAN;
+				rc = lookup_stored(h, ver(h, first[k] + i), ver(h, first[k] + i + 1),
+				                   h->cells[c].key, t, &found);
 				all_found = found;
+				nfound += found;
 			}
+		for (size_t c = 0; rc == 0 && all_found && c < h->ncells; c++)
+			for (size_t i = 0; i < nsteps; i++) {
+				hstep *st = &h->cells[c].steps[first[k] + i];
+				bv_step *t = &stored[c * nsteps + i];
+				free(t->cell); /* the cell's own key stays */
+				t->cell = st->s.cell;
+				st->s = *t;
+				memset(t, 0, sizeof(*t));
+			}
+		for (size_t j = 0; j < nfound; j++)
+			step_clear(&stored[j]);
+		free(stored);
 		if (rc || all_found)
 			continue;
 		bv_version *copies = bv_xcalloc(m, sizeof(bv_version));
