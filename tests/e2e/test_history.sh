@@ -74,7 +74,21 @@ check "history --every 2: the table marks the change and names the bisect comman
 check "history --every 2: one change, in relu" test "$(grep -c '^  unary/' "$TMP/e.out")" -eq 1
 check "history --every 2: the relu row carries the mark" contains "$TMP/e.out" '^unary/relu/scalar/64K .*[0-9]\*'
 grep -q 'narrow it' "$TMP/e.out" || sed 's/^/#   /' "$TMP/e.out"
-echo "# two histories in $(($(date +%s) - start)) s"
+# Markdown, for a pull request: the planted step alone (--window 2: a pair).
+"$BV" history HEAD~3..HEAD~2 --window 2 "${cells[@]}" --format markdown > "$TMP/m.md" 2> "$TMP/m.err"
+rc=$?
+check "history --format markdown exits 0" test $rc -eq 0
+check "history --format markdown: a table with the change in bold and the change listed" \
+	python3 - "$TMP/m.md" "${before:0:12}" "${planted:0:12}" <<'PY'
+import re, sys
+md = open(sys.argv[1]).read(); a, b = sys.argv[2], sys.argv[3]
+assert "| cell | %s | %s |" % (a, b) in md, md
+assert re.search(r"^\| `unary/relu/scalar/64K` \| 1\.000 \| \*\*[0-9.]+\*\* \|$", md, re.M), md
+assert re.search(r"^\| `unary/abs/scalar/64K` \| 1\.000 \| [0-9.]+ \|$", md, re.M), md
+assert re.search(r"^- `unary/relu/scalar/64K`: %s -> %s: [0-9.]+ \[[0-9.]+, [0-9.]+\] \*\*slower\*\*$" % (a, b), md, re.M), md
+assert "abs/scalar/64K`:" not in md and "narrow it" not in md, md
+PY
+echo "# three histories in $(($(date +%s) - start)) s"
 
 # Bad input: exit 2, said plainly, nothing built.
 refused "an empty range" "is empty: .* same commit" history HEAD..HEAD "${cells[@]}"
@@ -85,7 +99,7 @@ refused "A...B" "not A...B" history HEAD~2...HEAD "${cells[@]}"
 refused "--every on a list" "--every N is for a range" history HEAD~1 HEAD --every 2 "${cells[@]}"
 refused "--window 1" "--window" history HEAD~1..HEAD --window 1 "${cells[@]}"
 refused "--releases with a name" "one too many" history --releases HEAD "${cells[@]}"
-check "bad input left no results directory behind" test "$(find "$TMP/results" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2
+check "bad input left no results directory behind" test "$(find "$TMP/results" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 3
 
 # A range where nothing builds: exit 3, as run's failed builds are.
 git -C "$FIX" checkout -qb broken
