@@ -70,7 +70,7 @@ _bench_versions() {
 		return 0
 	fi
 	case $sub in
-	run | plan | compat) COMPREPLY=($(compgen -W "$(_bench_versions_versions "$bv")" -- "$cur")) ;;
+	run | plan | compat | history) COMPREPLY=($(compgen -W "$(_bench_versions_versions "$bv")" -- "$cur")) ;;
 	list) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "benches backends versions baselines" -- "$cur")) ;;
 	cache) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "show trim" -- "$cur")) ;;
 	compare | share | report) COMPREPLY=($(compgen -f -- "$cur")) ;;

@@ -11,5 +11,6 @@ int bv_cmd_bisect(int argc, char **argv);
 int bv_cmd_share(int argc, char **argv);
 int bv_cmd_report(int argc, char **argv);
 int bv_cmd_plan(int argc, char **argv);
+int bv_cmd_history(int argc, char **argv);
 
 #endif

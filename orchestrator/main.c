@@ -37,6 +37,7 @@ static const struct {
 	{"share", bv_cmd_share, "pack one run's results into a .tar.gz and upload it (share DIR --url URL)"},
 	{"report", bv_cmd_report, "is a candidate ready to release? (report --baseline V --candidate V)"},
 	{"plan", bv_cmd_plan, "cut a comparison into N shards for a CI matrix or a cluster (plan V... --shards N)"},
+	{"history", bv_cmd_history, "a series' speed, step by step, with its change points (history A..B, --releases)"},
 };
 
 static void usage(FILE *out)

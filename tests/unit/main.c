@@ -35,6 +35,7 @@ int main(void)
 	failed += test_releases();
 	failed += test_merge();
 	failed += test_bisect();
+	failed += test_history();
 	failed += test_share();
 	failed += test_faults();
 	failed += test_report();

@@ -15,6 +15,7 @@ int test_names(void);
 int test_releases(void);
 int test_merge(void);
 int test_bisect(void);
+int test_history(void);
 int test_share(void);
 int test_faults(void);
 int test_report(void);

@@ -1,0 +1,1323 @@
+/*
+ * cmd_history.c - bench-versions history SERIES [run options] [--window W]
+ * [--format table|json|markdown]: a library's speed over a series of
+ * versions, each step between adjacent versions measured paired, the chain
+ * back to the first version a product of those steps, and where it changed
+ * (issue 19; docs/cli/history.md, docs/history.md).
+ *
+ * The series is every release in reach (--releases, as `compat` lists
+ * them), a range of commits A..B (oldest first; --first-parent, --every N)
+ * or a list of names.  Every version is resolved, matched against the
+ * compat rules and built as for `run`; one that does not build is left out
+ * and the chain goes on from the last one that did (that step then spans
+ * the gap, which the output says).
+ *
+ * Measuring: windows of W consecutive versions (default 4) overlapping by
+ * one, each one bv_measure call, so every process of a window runs every
+ * version of it.  A step i -> i + 1 lies in exactly one window; from its
+ * logs, process by process, step = ratio(i + 1) / ratio(i), both ratios to
+ * the window's baseline from the same process.  measure.c writes a
+ * version's process_ratios for the trials where that version and the
+ * baseline both have a ratio, in trial order, and each entry's
+ * process_state is the trial's (the same for every version of the trial);
+ * so two versions' lists are aligned when they have the same length and
+ * the same states entry by entry, which is checked.  A step whose lists are
+ * not aligned (a version dropped from one process) has the quotient of the
+ * two medians as its estimate and no interval, and says so; the first step
+ * of a window (against the baseline itself) is always paired.
+ *
+ * The steps of every cell are decided together, as verdict.c decides a
+ * table: each step's evidence is the anytime-valid sign test on its
+ * per-process ratios (bv_change_evidence), held with the others to a
+ * Benjamini-Hochberg false-discovery rate of BV_FDR, and a step is slower
+ * or faster only when its interval says so too.  The change points are
+ * then found over the steps (find_changes: the lead fills in
+ * changepoint.c's method) and the store is asked before measuring
+ * (lookup_stored; store.c) and told after (keep_step).
+ */
+#include <git2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benches.h"
+#include "cli.h"
+#include "common.h"
+#include "history.h"
+#include "history_cmd.h"
+#include "json.h"
+#include "locate.h"
+#include "options.h"
+#include "progress.h"
+#include "project.h"
+#include "stages.h"
+#include "stats.h"
+
+#define HISTORY_SCHEMA "bench-versions-history"
+#define HISTORY_SCHEMA_VERSION 1
+#define WINDOW_DEFAULT 4
+#define WINDOW_MAX 16
+
+/* ---- the pure parts (history_cmd.h) ------------------------------------- */
+
+size_t bv_history_every(size_t n, size_t every, size_t *keep)
+{
+	size_t k = 0;
+	if (every < 1)
+		every = 1;
+	for (size_t i = 0; i < n; i += every)
+		keep[k++] = i;
+	if (n && keep[k - 1] != n - 1)
+		keep[k++] = n - 1;
+	return k;
+}
+
+size_t bv_history_windows(size_t n, size_t w, size_t *first, size_t *last)
+{
+	if (n < 2 || w < 2)
+		return 0;
+	size_t k = 0;
+	for (size_t start = 0; start + 1 < n; start += w - 1, k++) {
+		first[k] = start;
+		last[k] = start + w - 1 < n - 1 ? start + w - 1 : n - 1;
+	}
+	return k;
+}
+
+int bv_history_step(const double *ra, const double *rb, size_t n, bv_step *out, double *coverage)
+{
+	out->ratio = out->lo = out->hi = NAN;
+	out->proc_ratio = NULL;
+	out->nproc = 0;
+	*coverage = 0;
+	double *q = bv_xcalloc(n + 1, sizeof(double));
+	size_t m = 0;
+	for (size_t j = 0; j < n; j++) {
+		double x = ra ? (ra[j] > 0 ? rb[j] / ra[j] : NAN) : rb[j];
+		if (isfinite(x) && x > 0)
+			q[m++] = x;
+	}
+	bv_interval iv;
+	if (m == 0 || bv_median_interval(q, m, 0.95, &iv) != 0) {
+		free(q);
+		return -1;
+	}
+	out->proc_ratio = q;
+	out->nproc = m;
+	out->ratio = iv.est;
+	*coverage = iv.coverage;
+	/* [min, max] of five processes covers 93.8 %: no 95 % interval. */
+	if (iv.coverage >= 0.95)
+		out->lo = iv.lo, out->hi = iv.hi;
+	return 0;
+}
+
+void bv_history_chain(const bv_step *s, size_t n, double *ratio, double *lo, double *hi)
+{
+	ratio[0] = lo[0] = hi[0] = 1.0;
+	double r = 1.0, down = 0, up = 0; /* log half-widths squared, summed */
+	for (size_t j = 0; j < n; j++) {
+		const bv_step *st = &s[j];
+		r = isfinite(r) && isfinite(st->ratio) && st->ratio > 0 ? r * st->ratio : NAN;
+		int iv = isfinite(st->lo) && isfinite(st->hi) && st->lo > 0 && st->hi >= st->ratio &&
+		         st->lo <= st->ratio;
+		if (iv && isfinite(down)) {
+			double d = log(st->ratio / st->lo), u = log(st->hi / st->ratio);
+			down += d * d, up += u * u;
+		} else {
+			down = up = NAN;
+		}
+		ratio[j + 1] = r;
+		lo[j + 1] = isfinite(r) && isfinite(down) ? r * exp(-sqrt(down)) : NAN;
+		hi[j + 1] = isfinite(r) && isfinite(up) ? r * exp(sqrt(up)) : NAN;
+	}
+}
+
+/* ---- the command's state ------------------------------------------------ */
+
+/* One step of one cell, as measured (or found in the store). */
+typedef struct hstep {
+	bv_step s;
+	double coverage;
+	double p_slower, p_faster;
+	char *why;  /* no ratio, or no paired interval: why (NULL: measured paired) */
+	int window; /* the window that measured it (1-based), 0: from the store */
+} hstep;
+
+typedef struct hcell {
+	char *key; /* bench/op/backend/size */
+	const char *bench, *op, *backend;
+	char size[32];
+	hstep *steps;              /* nv - 1 */
+	double *chain, *clo, *chi; /* nv */
+	bv_change_point *cps;
+	size_t ncps;
+} hcell;
+
+typedef struct hist {
+	/* the command line */
+	int releases, first_parent, every, window;
+	const char *format;
+	const char *range; /* A..B as typed */
+	char **names;      /* a list, as typed */
+	size_t nnames;
+	bv_run_cli cli;
+	char *method; /* method_key of the settled options: the store's key */
+	/* the series, resolved: all of it, then the versions that built */
+	bv_repo *repo;
+	git_repository *git;
+	bv_compat *compat;
+	bv_version *all;
+	size_t nall, nresolved;
+	size_t *built; /* indices into all, in series order */
+	size_t nv;
+	bv_strv notes;
+	/* the measurement */
+	char *dir;
+	int lockfd;
+	hcell *cells;
+	size_t ncells;
+	size_t nwindows;
+	size_t measured; /* windows whose measuring began (their logs stay) */
+	size_t tested, called;
+} hist;
+
+static bv_version *ver(const hist *h, size_t j)
+{
+	return &h->all[h->built[j]];
+}
+
+static void step_clear(bv_step *s)
+{
+	free(s->cell);
+	free(s->proc_ratio);
+	memset(s, 0, sizeof(*s));
+}
+
+static void hist_free(hist *h)
+{
+	for (size_t c = 0; c < h->ncells; c++) {
+		hcell *x = &h->cells[c];
+		for (size_t i = 0; x->steps && i + 1 < h->nv; i++) {
+			step_clear(&x->steps[i].s);
+			free(x->steps[i].why);
+		}
+		free(x->steps), free(x->chain), free(x->clo), free(x->chi), free(x->cps), free(x->key);
+	}
+	free(h->cells);
+	for (size_t i = 0; i < h->nresolved; i++)
+		bv_version_free(&h->all[i]);
+	free(h->all);
+	free(h->built);
+	bv_strv_free(&h->notes);
+	free(h->dir);
+	free(h->method);
+	if (h->lockfd >= 0)
+		close(h->lockfd);
+	bv_compat_free(h->compat);
+	bv_repo_free(h->repo);
+}
+
+/* ---- hook points for the parts built beside this one --------------------- */
+
+/* What makes two measurements of a step comparable, beyond the builds and
+ * the cell: the store's "method" key (history.h). */
+static char *method_key(const bv_measure_opts *mo)
+{
+	return bv_asprintf(
+	    "threshold %g quick %d processes %d-%d budget %g rounds %d sample %g layouts %d simd %s "
+	    "threads %d window-paired",
+	    mo->threshold, mo->quick, mo->min_processes, mo->max_processes, mo->budget_s, mo->rounds,
+	    mo->sample_us, mo->layouts, mo->simd_isa ? mo->simd_isa : "-", mo->threads);
+}
+
+/* The store's step a -> b of a cell (store.c: bv_store_get_step by the
+ * machine class, the two build keys, the cell and method_key).  Not wired
+ * yet: nothing is found, so every window is measured. */
+static int lookup_stored(const hist *h, const bv_version *a, const bv_version *b, const char *cell,
+                         bv_step *out, int *found)
+{
+	(void)h, (void)a, (void)b, (void)cell, (void)out;
+	*found = 0;
+	return 0;
+}
+
+/* Keeps a measured step in the store (store.c: bv_store_put_step).  Not
+ * wired yet. */
+static int keep_step(const hist *h, const bv_version *a, const bv_version *b, const hstep *st)
+{
+	(void)h, (void)a, (void)b, (void)st;
+	return 0;
+}
+
+/* The change points of each cell (changepoint.c: bv_changepoints over the
+ * cell's steps).  For now a change point is a step whose own verdict is
+ * slower or faster, at that step alone. */
+static int find_changes(hist *h)
+{
+	for (size_t c = 0; c < h->ncells; c++) {
+		hcell *x = &h->cells[c];
+		for (size_t i = 0; i + 1 < h->nv; i++) {
+			const bv_step *s = &x->steps[i].s;
+			if (!s->verdict || (strcmp(s->verdict, "slower") && strcmp(s->verdict, "faster")))
+				continue;
+			x->cps = bv_xrealloc(x->cps, (x->ncps + 1) * sizeof(*x->cps));
+			x->cps[x->ncps++] = (bv_change_point){.first = i,
+			                                      .last = i,
+			                                      .ratio = s->ratio,
+			                                      .lo = s->lo,
+			                                      .hi = s->hi,
+			                                      .direction = s->verdict};
+		}
+	}
+	return 0;
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static void usage(FILE *out, const bv_option *opts)
+{
+	fprintf(out, "usage: bench-versions history --releases [options]\n"
+	             "       bench-versions history A..B [--first-parent] [--every N] [options]\n"
+	             "       bench-versions history V1 V2 [V3...] [options]\n\n"
+	             "The library's speed over a series of versions: every release in reach, the\n"
+	             "commits from A to B (oldest first) or the versions named.  Every version is\n"
+	             "built as for run; windows of W consecutive versions (overlapping by one) are\n"
+	             "measured together, so every step between adjacent versions is a paired\n"
+	             "ratio, and the chain back to the first version is their product.  Prints one\n"
+	             "row per cell and one column per version (the ratio to the first; * marks a\n"
+	             "change point), then each change with the bisect command that narrows it when\n"
+	             "the series skipped commits.\n\n"
+	             "options (--opt VALUE or --opt=VALUE):\n");
+	bv_options_help(opts, out);
+	fprintf(out,
+	        "\nenvironment: KERNEL_DIR, KERNEL_REPO, BENCH_VERSIONS_CACHE, BENCH_VERSIONS_COMPAT, CC\n"
+	        "exit codes: 0 done, 2 usage or input error (an empty range, fewer than two\n"
+	        "versions), 3 fewer than two versions built, or a measurement failed\n");
+}
+
+static const char *const format_values[] = {"table", "json", "markdown", NULL};
+
+/* What history takes of run's options: all that shape a measurement, not
+ * --resume (a history is measured window by window; the store makes a
+ * second run cheap) and not --isolated (it would unpair every step). */
+static const char *const measuring[] = {
+    "--benches",       "--ops",       "--backends",    "--sizes",   "--quick",     "--min-processes",
+    "--max-processes", "--processes", "--budget",      "--rounds",  "--sample-us", "--timeout",
+    "--memory-limit",  "--pin",       "--recalibrate", "--threads", "--simd-isa",  "--threshold",
+    "--seed",          "--layouts",   "--results",     "--jobs",    NULL};
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, hist *h)
+{
+	h->format = "table";
+	h->window = WINDOW_DEFAULT;
+	bv_run_cli_init(&h->cli);
+	bv_option shared[BV_RUN_CLI_OPTIONS];
+	bv_run_cli_table(&h->cli, shared, measuring);
+	const bv_option opts[] = {
+	    BV_FLAG("--releases", &h->releases,
+	            "the series is every release in reach, oldest first (as compat lists them)"),
+	    BV_FLAG("--first-parent", &h->first_parent,
+	            "A..B: follow first parents only (a merge is one step)"),
+	    BV_INT("--every", &h->every, "N", 1, 1000000,
+	           "A..B or --releases: keep every Nth version (both ends always); the\n"
+	           "bisect command of a change then narrows the commits skipped"),
+	    BV_INT("--window", &h->window, "W", 2, WINDOW_MAX,
+	           "versions measured together, overlapping by one (default 4; 2: each step alone)"),
+	    BV_ENUM("--format", &h->format, "F", format_values, "table (default), json or markdown"),
+	    BV_REFUSED("--isolated", "history measures every step paired (adjacent versions in the same "
+	                             "processes); --isolated would unpair every step"),
+	    BV_REFUSED("--resume", "history does not resume a run: its windows are measured one by one into "
+	                           "a new results directory"),
+	    BV_INCLUDE(shared,
+	               "the measuring options of run: --benches, --ops, --backends, --sizes, --quick,\n"
+	               "--min-processes, --max-processes, --processes, --budget, --rounds, --sample-us,\n"
+	               "--timeout, --memory-limit, --pin, --recalibrate, --threads, --simd-isa,\n"
+	               "--threshold, --seed, --layouts, --results, --jobs (see bench-versions run --help)"),
+	    BV_END,
+	};
+	char **pos = bv_xcalloc((size_t)argc + 1, sizeof(char *));
+	size_t npos = 0;
+	int prc = bv_options_parse(opts, argc, argv, pos, &npos);
+	if (prc == 1) {
+		free(pos);
+		usage(stdout, opts);
+		return 0;
+	}
+	const char *why = NULL;
+	char *owned = NULL;
+	size_t nrange = 0;
+	for (size_t i = 0; i < npos; i++)
+		nrange += strstr(pos[i], "..") != NULL;
+	if (prc == 0) {
+		if (h->releases && npos)
+			why = owned =
+			    bv_asprintf("--releases is the whole series: '%s' is one too many", pos[0]);
+		else if (nrange && npos > 1)
+			why = "a range A..B is the whole series: give it alone, or list the versions instead";
+		else if (nrange && strstr(pos[0], "..."))
+			why = owned = bv_asprintf(
+			    "'%s': history takes A..B (the commits from A to B), not A...B", pos[0]);
+		else if (!h->releases && npos == 0)
+			why = "no series: give --releases, a range A..B or two versions or more";
+		else if (!h->releases && !nrange && npos < 2)
+			why = owned =
+			    bv_asprintf("one version (%s) is no history: give two or more, a range A..B or "
+			                "--releases",
+			                pos[0]);
+		else if (h->first_parent && !nrange)
+			why = "--first-parent is for a range A..B";
+		else if (h->every && !nrange && !h->releases)
+			why =
+			    "--every N is for a range A..B or --releases (a list keeps every version named)";
+	}
+	if (prc == 0 && !why) {
+		if (nrange)
+			h->range = pos[0];
+		else if (!h->releases) {
+			h->names = bv_xcalloc(npos, sizeof(char *));
+			for (size_t i = 0; i < npos && !why; i++) {
+				if (bv_version_name_check(pos[i]))
+					why = owned = bv_strdup(bv_error_last());
+				h->names[h->nnames++] = pos[i];
+			}
+		}
+	}
+	free(pos);
+	if (prc || why) {
+		fprintf(stderr, "bench-versions history: %s (see bench-versions history --help)\n",
+		        prc ? bv_error_last() : why);
+		free(owned);
+		return BV_EXIT_USAGE;
+	}
+	long ncells = 0;
+	if (bv_run_cli_finish(&h->cli, &ncells)) {
+		fprintf(stderr, "bench-versions history: %s\n", bv_error_last());
+		return BV_EXIT_USAGE;
+	}
+	if (!h->every)
+		h->every = 1;
+	h->method = method_key(&h->cli.mo);
+	bv_signals_install();
+	return -1;
+}
+
+/* ---- the series ----------------------------------------------------------- */
+
+static int git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+	return bv_fail(BV_ERUN, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+}
+
+/* One end of a range, as a commit (bv_resolve's rules: a release number,
+ * a tag, any git revision). */
+static int range_end(hist *h, const char *name, const char *which, char hex[41])
+{
+	bv_version v = {0};
+	int rc = bv_resolve(h->repo, name, &v);
+	if (rc == 0 && v.kind != BV_VERSION_GIT)
+		rc = bv_fail(BV_EINPUT,
+		             "%s end '%s' of the range is not a commit of %s (a range walks git history)",
+		             which, name, bv_repo_describe(h->repo));
+	if (rc == 0)
+		snprintf(hex, 41, "%s", v.commit);
+	bv_version_free(&v);
+	return rc;
+}
+
+/* A..B: A and the commits B reaches and A does not, oldest first, as full
+ * commit ids in *out. */
+static int range_series(hist *h, bv_strv *out)
+{
+	const char *dots = strstr(h->range, "..");
+	char *a = bv_strdup(h->range);
+	a[dots - h->range] = '\0';
+	const char *b = dots + 2;
+	int rc = 0;
+	if (!*a || !*b)
+		rc = bv_fail(BV_EINPUT, "'%s': a range needs both ends, A..B", h->range);
+	if (rc == 0 && !h->git)
+		rc = bv_fail(BV_EINPUT, "a range A..B needs a git repository: %s", bv_repo_describe(h->repo));
+	char ahex[41] = "", bhex[41] = "";
+	if (rc == 0)
+		rc = range_end(h, a, "the first", ahex);
+	if (rc == 0)
+		rc = range_end(h, b, "the last", bhex);
+	git_oid aid, bid;
+	if (rc == 0) {
+		git_oid_fromstr(&aid, ahex), git_oid_fromstr(&bid, bhex);
+		if (git_oid_equal(&aid, &bid))
+			rc = bv_fail(BV_EINPUT, "'%s' is empty: %s and %s are the same commit %.12s",
+			             h->range, a, b, ahex);
+	}
+	if (rc == 0) {
+		int desc = git_graph_descendant_of(h->git, &bid, &aid);
+		if (desc < 0)
+			rc = git_fail("comparing the ends of the range");
+		else if (desc == 0)
+			rc = bv_fail(
+			    BV_EINPUT,
+			    "'%s' is empty: %s (%.12s) is not an ancestor of %s (%.12s); a history runs "
+			    "from an older commit to a newer one",
+			    h->range, a, ahex, b, bhex);
+	}
+	git_revwalk *w = NULL;
+	if (rc == 0 && git_revwalk_new(&w, h->git) < 0)
+		rc = git_fail("revwalk");
+	if (rc == 0 && (git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
+	                git_revwalk_push(w, &bid) < 0 || git_revwalk_hide(w, &aid) < 0))
+		rc = git_fail("revwalk of the range");
+	if (rc == 0 && h->first_parent && git_revwalk_simplify_first_parent(w) < 0)
+		rc = git_fail("revwalk --first-parent");
+	if (rc == 0) {
+		bv_strv_push(out, ahex);
+		git_oid id;
+		int e;
+		while ((e = git_revwalk_next(&id, w)) == 0) {
+			char hex[41];
+			git_oid_tostr(hex, sizeof(hex), &id);
+			bv_strv_push(out, hex);
+		}
+		if (e != GIT_ITEROVER)
+			rc = git_fail("revwalk of the range");
+	}
+	git_revwalk_free(w);
+	free(a);
+	return rc;
+}
+
+/* The names of the series, before --every. */
+static int series_names(hist *h, bv_strv *out, int *commits)
+{
+	*commits = 0;
+	if (h->range) {
+		*commits = 1;
+		return range_series(h, out);
+	}
+	if (h->releases) {
+		bv_known_release *rel = NULL;
+		size_t n = 0;
+		int rc = bv_releases_in_reach(h->repo, 0, &rel, &n);
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			bv_strv_push(out, rel[i].version);
+		bv_known_releases_free(rel, n);
+		return rc;
+	}
+	for (size_t i = 0; i < h->nnames; i++)
+		bv_strv_push(out, h->names[i]);
+	return 0;
+}
+
+/* resolve -> compat for the series, labels unique. */
+static int resolve_series(hist *h)
+{
+	int rc = bv_repo_open(&h->repo);
+	if (rc)
+		return rc;
+	h->git = bv_repo_git(h->repo);
+	bv_strv names = {0};
+	int commits = 0;
+	rc = series_names(h, &names, &commits);
+	size_t *keep = bv_xcalloc(names.n + 1, sizeof(size_t));
+	size_t nkeep = rc == 0 ? bv_history_every(names.n, (size_t)h->every, keep) : 0;
+	if (rc == 0 && nkeep < 2)
+		rc = bv_fail(BV_EINPUT, "%s %zu %s in reach: a history needs two at least",
+		             h->releases ? "only" : "the series has", nkeep,
+		             h->releases ? bv_plural((long long)nkeep, "release", "releases")
+		                         : bv_plural((long long)nkeep, "version", "versions"));
+	h->all = bv_xcalloc(nkeep + 1, sizeof(bv_version));
+	for (size_t k = 0; rc == 0 && k < nkeep; k++) {
+		bv_version *v = &h->all[k];
+		rc = bv_resolve(h->repo, names.v[keep[k]], v);
+		if (rc)
+			break;
+		h->nresolved++;
+		if (commits) { /* short ids: the names of a range's commits */
+			free(v->name), free(v->label);
+			v->name = bv_asprintf("%.12s", v->commit);
+			v->label = bv_strdup(v->name);
+		}
+		for (size_t j = 0; j < k; j++)
+			if (!strcmp(h->all[j].label, v->label)) {
+				char *l = bv_asprintf("%s-%zu", v->label, k + 1);
+				free(v->label);
+				v->label = l;
+			}
+		fprintf(stderr, "resolve: %-12s -> %s %.12s, %s %s [%s]\n", v->name,
+		        v->kind == BV_VERSION_LOCAL     ? "tree"
+		        : v->kind == BV_VERSION_RELEASE ? "tarball"
+		                                        : "commit",
+		        v->kind == BV_VERSION_LOCAL     ? v->tree
+		        : v->kind == BV_VERSION_RELEASE ? v->tree + strlen("release-")
+		                                        : v->commit,
+		        bv_project_current()->name, v->kernel_version, v->rule);
+	}
+	h->nall = h->nresolved;
+	if (rc == 0 && names.n != nkeep)
+		bv_strv_pushf(&h->notes,
+		              "--every %d: %zu of the %zu versions of the series kept (both ends always)",
+		              h->every, nkeep, names.n);
+	free(keep);
+	bv_strv_free(&names);
+	if (rc == 0)
+		rc = bv_compat_load(bv_compat_path(), &h->compat);
+	for (size_t i = 0; rc == 0 && i < h->nall; i++) {
+		bv_semver sv;
+		if (bv_semver_parse(h->all[i].kernel_version, &sv) == 0)
+			rc = bv_compat_match(h->compat, &sv, &h->all[i].shims);
+	}
+	if (rc == 0 && bv_interrupted())
+		rc = bv_fail_interrupted();
+	return rc;
+}
+
+/* The results directory, made and held before anything is built (as run's). */
+static int open_results(hist *h)
+{
+	char *root = NULL;
+	int rc = 0;
+	if (h->cli.results_root)
+		root = bv_strdup(h->cli.results_root);
+	else
+		rc = bv_results_default(&root);
+	if (rc == 0) {
+		h->dir = bv_results_dir_new(root);
+		rc = h->dir ? 0 : BV_ERUN;
+	}
+	free(root);
+	if (rc == 0)
+		rc = bv_results_dir_claim(h->dir, &h->lockfd);
+	return rc;
+}
+
+/* Builds every version of the series; those that do not build are left out
+ * (said in the notes), the chain goes on from the last that did.  Versions
+ * with one build key (commits that leave the library's tree alone: most of
+ * a range) are built once: built side by side they would each make the same
+ * build, neither finding the other's in the cache yet. */
+static int build_series(hist *h)
+{
+	size_t *same = bv_xcalloc(h->nall + 1, sizeof(size_t)); /* the first version with i's key */
+	char(*keys)[41] = bv_xcalloc(h->nall + 1, sizeof(*keys));
+	bv_version *uniq = bv_xcalloc(h->nall + 1, sizeof(bv_version));
+	size_t *of = bv_xcalloc(h->nall + 1, sizeof(size_t)), nuniq = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < h->nall; i++) {
+		rc = bv_build_key(&h->all[i], keys[i]);
+		same[i] = i;
+		for (size_t j = 0; rc == 0 && j < i; j++)
+			if (!strcmp(keys[i], keys[j])) {
+				same[i] = same[j];
+				break;
+			}
+		if (rc == 0 && same[i] == i) {
+			uniq[nuniq] = h->all[i]; /* moved back after the build */
+			of[nuniq++] = i;
+		}
+	}
+	int failures = 0;
+	if (rc == 0) {
+		bv_progress *pg = bv_progress_new("build", nuniq);
+		rc = bv_build_versions(h->repo, uniq, nuniq, h->cli.jobs, h->lockfd, pg, &failures);
+		bv_progress_end(pg);
+		/* The builds replaced fields the copies shared with the originals. */
+		for (size_t k = 0; k < nuniq; k++)
+			h->all[of[k]] = uniq[k];
+	}
+	for (size_t i = 0; rc == 0 && i < h->nall; i++) {
+		const bv_version *u = &h->all[same[i]];
+		bv_version *v = &h->all[i];
+		if (same[i] == i)
+			continue;
+		free(v->src_dir), free(v->build_key), free(v->plugin), free(v->build_error);
+		v->src_dir = u->src_dir ? bv_strdup(u->src_dir) : NULL;
+		v->build_key = u->build_key ? bv_strdup(u->build_key) : NULL;
+		v->plugin = u->plugin ? bv_strdup(u->plugin) : NULL;
+		v->build_error = u->build_error ? bv_strdup(u->build_error) : NULL;
+		v->cached = 1;
+		fprintf(stderr, "build: %-12s the same library as %s, nothing rebuilt\n", v->name, u->name);
+	}
+	free(same), free(keys), free(uniq), free(of);
+	if (rc)
+		return rc;
+	h->built = bv_xcalloc(h->nall + 1, sizeof(size_t));
+	for (size_t i = 0; i < h->nall; i++) {
+		if (!h->all[i].build_error) {
+			h->built[h->nv++] = i;
+			continue;
+		}
+		/* the first line of the error: the log tail follows it */
+		char *first = bv_strdup(h->all[i].build_error);
+		first[strcspn(first, "\n")] = '\0';
+		bv_strv_pushf(&h->notes, "%s did not build (%s): left out of the chain", h->all[i].name,
+		              first);
+		free(first);
+	}
+	if (h->nv < 2)
+		return bv_fail(BV_ERUN, "%s of the %zu versions of the series built: a history needs two",
+		               h->nv ? "only one" : "none", h->nall);
+	return 0;
+}
+
+/* ---- measuring ------------------------------------------------------------ */
+
+static int cells_plan(hist *h)
+{
+	bv_cell *cells = NULL;
+	char err[256];
+	long n = bv_plan_cells(&h->cli.mo, &cells, NULL, err, sizeof(err));
+	if (n < 0)
+		return bv_fail(BV_EINPUT, "%s", err);
+	h->cells = bv_xcalloc((size_t)n + 1, sizeof(hcell));
+	for (long k = 0; k < n; k++) {
+		hcell *x = &h->cells[h->ncells++];
+		x->bench = cells[k].bench->name, x->op = cells[k].op->name, x->backend = cells[k].backend;
+		bv_size_format(cells[k].size, x->size, sizeof(x->size));
+		x->key = bv_asprintf("%s/%s/%s/%s", x->bench, x->op, x->backend, x->size);
+		x->steps = bv_xcalloc(h->nv, sizeof(hstep));
+		x->chain = bv_xcalloc(h->nv, sizeof(double));
+		x->clo = bv_xcalloc(h->nv, sizeof(double));
+		x->chi = bv_xcalloc(h->nv, sizeof(double));
+		for (size_t i = 0; i + 1 < h->nv; i++) {
+			hstep *st = &x->steps[i];
+			st->s.ratio = st->s.lo = st->s.hi = st->s.p = NAN;
+			st->p_slower = st->p_faster = NAN;
+			st->s.cell = bv_strdup(x->key);
+		}
+	}
+	free(cells);
+	return 0;
+}
+
+static hcell *cell_of(hist *h, const char *key)
+{
+	for (size_t c = 0; c < h->ncells; c++)
+		if (!strcmp(h->cells[c].key, key))
+			return &h->cells[c];
+	return NULL;
+}
+
+/* Same trials: measure.c's process_state is the trial's, the same for every
+ * version of it; the merged fields come from it deterministically. */
+static int same_value(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+static int aligned(const bv_change *a, const bv_change *b)
+{
+	if (a->nproc != b->nproc || !a->proc_ratio || !b->proc_ratio)
+		return 0;
+	for (size_t j = 0; j < a->nproc; j++) {
+		if (a->proc_gbps && b->proc_gbps && !same_value(a->proc_gbps[j], b->proc_gbps[j]))
+			return 0;
+		if (a->proc_compute_ns && b->proc_compute_ns &&
+		    !same_value(a->proc_compute_ns[j], b->proc_compute_ns[j]))
+			return 0;
+		if (a->proc_running && b->proc_running && !same_value(a->proc_running[j], b->proc_running[j]))
+			return 0;
+	}
+	return 1;
+}
+
+/* Why a version has no result in a row ("0.2.0: n/a: reason"), or NULL. */
+static char *no_result(const bv_table *t, const bv_row *r, size_t i)
+{
+	const bv_result *res = &r->results[i];
+	if (res->status && !strcmp(res->status, "ok"))
+		return NULL;
+	return bv_asprintf("%s: %s%s%s", t->labels[i], res->status ? res->status : "no result",
+	                   res->reason ? ": " : "", res->reason ? res->reason : "");
+}
+
+/* The steps of window k (versions first..last of the built series) from its
+ * merged logs. */
+static void steps_of_window(hist *h, const bv_table *t, size_t first, int window)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		const bv_row *row = &t->rows[r];
+		char key[256];
+		bv_row_key(row, key, sizeof(key));
+		hcell *x = cell_of(h, key);
+		if (!x)
+			continue;
+		for (size_t i = 0; i + 1 < t->nversions; i++) {
+			hstep *st = &x->steps[first + i];
+			st->window = window;
+			char *why = no_result(t, row, i);
+			if (!why)
+				why = no_result(t, row, i + 1);
+			const bv_change *ca = i ? &row->changes[i] : NULL, *cb = &row->changes[i + 1];
+			if (!why && (!cb->valid || !cb->nproc || (ca && (!ca->valid || !ca->nproc))))
+				why = bv_strdup("no paired ratio in the logs");
+			if (why) {
+				st->why = why;
+				continue;
+			}
+			if (!ca || aligned(ca, cb)) {
+				if (bv_history_step(ca ? ca->proc_ratio : NULL, cb->proc_ratio, cb->nproc,
+				                    &st->s, &st->coverage) != 0)
+					st->why = bv_strdup("no finite per-process ratio");
+				continue;
+			}
+			/* Not the same processes: an estimate without an interval. */
+			st->s.ratio = ca->ratio > 0 ? cb->ratio / ca->ratio : NAN;
+			st->why =
+			    bv_asprintf("%s and %s ran in different processes of window %d: an estimate "
+			                "(quotient of their medians), no paired interval",
+			                t->labels[i], t->labels[i + 1], window);
+		}
+	}
+}
+
+/* Measures every window not found in the store. */
+static int measure_windows(hist *h)
+{
+	size_t *first = bv_xcalloc(h->nv, sizeof(size_t)), *last = bv_xcalloc(h->nv, sizeof(size_t));
+	size_t nw = bv_history_windows(h->nv, (size_t)h->window, first, last);
+	h->nwindows = nw;
+	char threads[16];
+	snprintf(threads, sizeof(threads), "%d", h->cli.mo.threads);
+	setenv("OPENBLAS_NUM_THREADS", threads, 1);
+	setenv("OMP_NUM_THREADS", threads, 1);
+	int rc = 0;
+	for (size_t k = 0; rc == 0 && k < nw; k++) {
+		size_t m = last[k] - first[k] + 1;
+		/* The store first: a window all of whose steps it has is not
+		 * measured.  Found steps are taken only when all are (else the
+		 * window's measurement gives every one of them). */
+		size_t nsteps = last[k] - first[k], nfound = 0;
+		bv_step *stored = bv_xcalloc(h->ncells * nsteps + 1, sizeof(bv_step));
+		int all_found = 1;
+		for (size_t c = 0; rc == 0 && c < h->ncells && all_found; c++)
+			for (size_t i = 0; rc == 0 && i < nsteps && all_found; i++) {
+				int found = 0;
+				bv_step *t = &stored[c * nsteps + i];
+				t->ratio = t->lo = t->hi = t->p = NAN;
+				rc = lookup_stored(h, ver(h, first[k] + i), ver(h, first[k] + i + 1),
+				                   h->cells[c].key, t, &found);
+				all_found = found;
+				nfound += found;
+			}
+		for (size_t c = 0; rc == 0 && all_found && c < h->ncells; c++)
+			for (size_t i = 0; i < nsteps; i++) {
+				hstep *st = &h->cells[c].steps[first[k] + i];
+				bv_step *t = &stored[c * nsteps + i];
+				free(t->cell); /* the cell's own key stays */
+				t->cell = st->s.cell;
+				st->s = *t;
+				memset(t, 0, sizeof(*t));
+			}
+		for (size_t j = 0; j < nfound; j++)
+			step_clear(&stored[j]);
+		free(stored);
+		if (rc || all_found)
+			continue;
+		bv_version *copies = bv_xcalloc(m, sizeof(bv_version));
+		bv_buf line = BV_BUF_INIT;
+		for (size_t i = 0; i < m; i++) {
+			copies[i] = *ver(h, first[k] + i); /* shallow: bv_measure only reads them */
+			bv_buf_printf(&line, "%s%s", i ? " " : "", copies[i].name);
+		}
+		fprintf(stderr, "history: window %zu of %zu: %s\n", k + 1, nw, line.s);
+		bv_buf_free(&line);
+		char *sub = bv_asprintf("%s/window-%02zu", h->dir, k + 1);
+		bv_measure_opts o = h->cli.mo;
+		o.seed = h->cli.mo.seed + (unsigned long long)k * 7919u;
+		char **logs = NULL;
+		rc = bv_mkdir_p(sub);
+		h->measured++;
+		if (rc == 0)
+			rc = bv_measure(copies, m, &o, sub, &logs);
+		bv_table t;
+		memset(&t, 0, sizeof(t));
+		int merged = 0;
+		if (rc == 0)
+			merged = (rc = bv_merge_logs(logs, m, h->cli.mo.threshold, &t)) == 0;
+		if (rc == 0) {
+			steps_of_window(h, &t, first[k], (int)(k + 1));
+			for (size_t c = 0; rc == 0 && c < h->ncells; c++)
+				for (size_t i = first[k]; rc == 0 && i < last[k]; i++)
+					rc = keep_step(h, ver(h, i), ver(h, i + 1), &h->cells[c].steps[i]);
+		}
+		if (merged) /* a failed merge frees its own */
+			bv_table_free(&t);
+		for (size_t i = 0; logs && i < m; i++)
+			free(logs[i]);
+		free(logs);
+		free(sub);
+		free(copies);
+	}
+	free(first), free(last);
+	return rc;
+}
+
+/* Every step of every cell decided together (verdict.c's rule): slower or
+ * faster only when the step's interval says so and its evidence survives
+ * Benjamini-Hochberg at BV_FDR over every step tested; `same` only when the
+ * estimate lies inside the band with an interval; else inconclusive. */
+static void decide_steps(hist *h)
+{
+	double thr = h->cli.mo.threshold;
+	size_t cap = h->ncells * h->nv + 1, m = 0;
+	double *p = bv_xcalloc(cap, sizeof(double));
+	int *found = bv_xcalloc(cap, sizeof(int));
+	for (size_t c = 0; c < h->ncells; c++)
+		for (size_t i = 0; i + 1 < h->nv; i++) {
+			hstep *st = &h->cells[c].steps[i];
+			if (!st->s.nproc || !isfinite(st->s.ratio))
+				continue;
+			bv_change ch;
+			memset(&ch, 0, sizeof(ch));
+			bv_change_evidence(&ch, st->s.proc_ratio, st->s.nproc, thr);
+			st->s.p = ch.p, st->p_slower = ch.p_slower, st->p_faster = ch.p_faster;
+			p[m++] = ch.p;
+		}
+	bv_bh(p, m, BV_FDR, found);
+	size_t k = 0, called = 0;
+	for (size_t c = 0; c < h->ncells; c++)
+		for (size_t i = 0; i + 1 < h->nv; i++) {
+			hstep *st = &h->cells[c].steps[i];
+			if (!isfinite(st->s.ratio)) {
+				st->s.verdict = NULL;
+				continue;
+			}
+			bv_verdict v = BV_SAME;
+			int discovered = 0;
+			if (st->s.nproc) {
+				discovered = found[k++];
+				/* A stored step keeps lo and hi only as a 95 % interval
+				 * (history.h), not the coverage itself. */
+				double cov = st->coverage > 0 ? st->coverage : isfinite(st->s.lo) ? 0.95 : 0;
+				bv_interval iv = {st->s.ratio, st->s.lo, st->s.hi, cov, st->s.nproc};
+				v = isfinite(st->s.lo) ? bv_verdict_of(&iv, thr) : BV_SAME;
+				int agrees = v == BV_SLOWER ? st->p_slower <= st->p_faster
+				                            : st->p_faster <= st->p_slower;
+				if (v != BV_SAME && !(discovered && agrees))
+					v = BV_SAME;
+			}
+			st->s.verdict = bv_verdict_name(v);
+			if (v == BV_SAME &&
+			    (!isfinite(st->s.lo) || st->s.ratio > 1 + thr || st->s.ratio < 1 / (1 + thr)))
+				st->s.verdict = "inconclusive";
+			called += v != BV_SAME;
+		}
+	h->tested = m, h->called = called;
+	free(p), free(found);
+	for (size_t c = 0; c < h->ncells; c++) {
+		hcell *x = &h->cells[c];
+		bv_step *s = bv_xcalloc(h->nv, sizeof(bv_step));
+		for (size_t i = 0; i + 1 < h->nv; i++)
+			s[i] = x->steps[i].s;
+		bv_history_chain(s, h->nv - 1, x->chain, x->clo, x->chi);
+		free(s);
+	}
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+/* The versions left out just before built version j (a step spans them). */
+static void gap_before(const hist *h, size_t j, bv_strv *out)
+{
+	if (j == 0)
+		return;
+	for (size_t i = h->built[j - 1] + 1; i < h->built[j]; i++)
+		bv_strv_push(out, h->all[i].name);
+}
+
+/* Whether b is a commit after a with commits between them: the series
+ * skipped some, and bisect can narrow a change between the two. */
+static int narrowable(const hist *h, const bv_version *a, const bv_version *b)
+{
+	if (!h->git || a->kind != BV_VERSION_GIT || b->kind != BV_VERSION_GIT)
+		return 0;
+	git_oid aid, bid;
+	if (git_oid_fromstr(&aid, a->commit) || git_oid_fromstr(&bid, b->commit) || git_oid_equal(&aid, &bid))
+		return 0;
+	if (git_graph_descendant_of(h->git, &bid, &aid) != 1)
+		return 0;
+	git_commit *c = NULL;
+	if (git_commit_lookup(&c, h->git, &bid) < 0)
+		return 0;
+	int child = git_commit_parentcount(c) >= 1 && git_oid_equal(git_commit_parent_id(c, 0), &aid);
+	git_commit_free(c);
+	return !child;
+}
+
+/* The bisect command that narrows change point cp of cell x, or NULL. */
+static char *bisect_command(const hist *h, const hcell *x, const bv_change_point *cp)
+{
+	const bv_version *a = ver(h, cp->first), *b = ver(h, cp->last + 1);
+	if (!narrowable(h, a, b))
+		return NULL;
+	return bv_asprintf(
+	    "bench-versions bisect --good %.12s --bad %.12s --bench %s --op %s --backend %s --size %s%s%s",
+	    a->commit, b->commit, x->bench, x->op, x->backend, x->size,
+	    h->first_parent ? " --first-parent" : "",
+	    !strcmp(cp->direction, "faster") ? " --improvement" : "");
+}
+
+/* "0.1.1 (1a2b3c4d5e6f)", or the name alone when it is the short commit. */
+static void version_words(const bv_version *v, char *buf, size_t len)
+{
+	if (v->kind == BV_VERSION_GIT && strncmp(v->name, v->commit, strlen(v->name)))
+		snprintf(buf, len, "%s (%.12s)", v->name, v->commit);
+	else
+		snprintf(buf, len, "%s", v->name);
+}
+
+static int change_at(const hcell *x, size_t j) /* a change point ends at version j */
+{
+	for (size_t k = 0; k < x->ncps; k++)
+		if (x->cps[k].last + 1 == j)
+			return 1;
+	return 0;
+}
+
+static void fmt_num(double v, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.3f", v);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void fmt_interval(double r, double lo, double hi, char *buf, size_t len)
+{
+	if (!isfinite(r))
+		snprintf(buf, len, "no ratio");
+	else if (isfinite(lo) && isfinite(hi))
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", r, lo, hi);
+	else
+		snprintf(buf, len, "%.3f [no 95%% interval]", r);
+}
+
+static void control_line(const hist *h, FILE *out)
+{
+	fprintf(out,
+	        "%zu %s of %zu %s decided together at a %g%% false-discovery rate (Benjamini-Hochberg over "
+	        "anytime-valid sign tests against the %.1f%% band); %zu called\n",
+	        h->tested, bv_plural((long long)h->tested, "step", "steps"), h->ncells,
+	        bv_plural((long long)h->ncells, "cell", "cells"), BV_FDR * 100, h->cli.mo.threshold * 100,
+	        h->called);
+}
+
+static void print_table(const hist *h, FILE *out)
+{
+	size_t kw = 4;
+	for (size_t c = 0; c < h->ncells; c++)
+		kw = strlen(h->cells[c].key) > kw ? strlen(h->cells[c].key) : kw;
+	size_t *w = bv_xcalloc(h->nv, sizeof(size_t));
+	fprintf(out, "%-*s", (int)kw, "cell");
+	for (size_t j = 0; j < h->nv; j++) {
+		w[j] = strlen(ver(h, j)->label) > 7 ? strlen(ver(h, j)->label) : 7;
+		fprintf(out, "  %*s", (int)w[j], ver(h, j)->label);
+	}
+	fprintf(out, "\n");
+	for (size_t c = 0; c < h->ncells; c++) {
+		const hcell *x = &h->cells[c];
+		fprintf(out, "%-*s", (int)kw, x->key);
+		for (size_t j = 0; j < h->nv; j++) {
+			char num[32], cellbuf[40];
+			fmt_num(x->chain[j], num, sizeof(num));
+			snprintf(cellbuf, sizeof(cellbuf), "%s%s", num, change_at(x, j) ? "*" : "");
+			fprintf(out, "  %*s", (int)w[j], cellbuf);
+		}
+		fprintf(out, "\n");
+	}
+	free(w);
+	fprintf(out, "(each version's time over %s's, the product of the paired steps; * a change point)\n",
+	        ver(h, 0)->label);
+	size_t nchanges = 0;
+	for (size_t c = 0; c < h->ncells; c++)
+		nchanges += h->cells[c].ncps;
+	fprintf(out, "\nchanges:%s\n", nchanges ? "" : " none");
+	for (size_t c = 0; c < h->ncells; c++) {
+		const hcell *x = &h->cells[c];
+		for (size_t k = 0; k < x->ncps; k++) {
+			const bv_change_point *cp = &x->cps[k];
+			char a[96], b[96], r[96];
+			version_words(ver(h, cp->first), a, sizeof(a));
+			version_words(ver(h, cp->last + 1), b, sizeof(b));
+			fmt_interval(cp->ratio, cp->lo, cp->hi, r, sizeof(r));
+			fprintf(out, "  %s: %s -> %s: %s %s", x->key, a, b, r, cp->direction);
+			bv_strv gap = {0};
+			for (size_t j = cp->first + 1; j <= cp->last + 1; j++)
+				gap_before(h, j, &gap);
+			if (gap.n)
+				fprintf(out, " (the step spans %zu %s that did not build)", gap.n,
+				        bv_plural((long long)gap.n, "version", "versions"));
+			bv_strv_free(&gap);
+			fprintf(out, "\n");
+			char *cmd = bisect_command(h, x, cp);
+			if (cmd)
+				fprintf(out, "    narrow it: %s\n", cmd);
+			free(cmd);
+		}
+	}
+	fprintf(out, "\n");
+	control_line(h, out);
+	fprintf(out, "windows: %zu of up to %d versions, overlapping by one\n", h->nwindows, h->window);
+	for (size_t i = 0; i < h->notes.n; i++)
+		fprintf(out, "note: %s\n", h->notes.v[i]);
+	for (size_t c = 0; c < h->ncells; c++)
+		for (size_t i = 0; i + 1 < h->nv; i++)
+			if (h->cells[c].steps[i].why)
+				fprintf(out, "note: %s, %s -> %s: %s\n", h->cells[c].key, ver(h, i)->label,
+				        ver(h, i + 1)->label, h->cells[c].steps[i].why);
+}
+
+static void print_markdown(const hist *h, FILE *out)
+{
+	fprintf(out, "### Performance history\n\n| cell |");
+	for (size_t j = 0; j < h->nv; j++) {
+		fprintf(out, " ");
+		bv_md_esc(out, ver(h, j)->label);
+		fprintf(out, " |");
+	}
+	fprintf(out, "\n|---|");
+	for (size_t j = 0; j < h->nv; j++)
+		fprintf(out, "---:|");
+	fprintf(out, "\n");
+	for (size_t c = 0; c < h->ncells; c++) {
+		const hcell *x = &h->cells[c];
+		fprintf(out, "| `%s` |", x->key);
+		for (size_t j = 0; j < h->nv; j++) {
+			char num[32];
+			fmt_num(x->chain[j], num, sizeof(num));
+			fprintf(out, change_at(x, j) ? " **%s** |" : " %s |", num);
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(
+	    out,
+	    "\nEach version's time over %s's (the product of paired steps); **bold**: a change point.\n\n",
+	    ver(h, 0)->label);
+	size_t nchanges = 0;
+	for (size_t c = 0; c < h->ncells; c++)
+		nchanges += h->cells[c].ncps;
+	fprintf(out, "**Changes:**%s\n\n", nchanges ? "" : " none");
+	for (size_t c = 0; c < h->ncells; c++) {
+		const hcell *x = &h->cells[c];
+		for (size_t k = 0; k < x->ncps; k++) {
+			const bv_change_point *cp = &x->cps[k];
+			char a[96], b[96], r[96];
+			version_words(ver(h, cp->first), a, sizeof(a));
+			version_words(ver(h, cp->last + 1), b, sizeof(b));
+			fmt_interval(cp->ratio, cp->lo, cp->hi, r, sizeof(r));
+			fprintf(out, "- `%s`: ", x->key);
+			bv_md_esc(out, a);
+			fprintf(out, " -> ");
+			bv_md_esc(out, b);
+			fprintf(out, ": %s **%s**\n", r, cp->direction);
+			char *cmd = bisect_command(h, x, cp);
+			if (cmd)
+				fprintf(out, "  - narrow it: `%s`\n", cmd);
+			free(cmd);
+		}
+	}
+	if (nchanges)
+		fprintf(out, "\n");
+	fprintf(out, "<sub>");
+	control_line(h, out);
+	fprintf(out, "</sub>\n");
+	for (size_t i = 0; i < h->notes.n; i++) {
+		fprintf(out, "\n> ");
+		bv_md_esc(out, h->notes.v[i]);
+		fprintf(out, "\n");
+	}
+}
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *history_json(const hist *h)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", HISTORY_SCHEMA);
+	cJSON_AddNumberToObject(doc, "schema_version", HISTORY_SCHEMA_VERSION);
+	cJSON *series = cJSON_AddObjectToObject(doc, "series");
+	cJSON_AddStringToObject(series, "kind", h->range ? "range" : h->releases ? "releases" : "list");
+	if (h->range)
+		cJSON_AddStringToObject(series, "range", h->range);
+	cJSON_AddBoolToObject(series, "first_parent", h->first_parent);
+	cJSON_AddNumberToObject(series, "every", h->every);
+	cJSON_AddNumberToObject(doc, "window", h->window);
+	cJSON_AddNumberToObject(doc, "windows", (double)h->nwindows);
+	cJSON_AddNumberToObject(doc, "threshold", h->cli.mo.threshold);
+	cJSON_AddNumberToObject(doc, "fdr", BV_FDR);
+	cJSON_AddNumberToObject(doc, "tested", (double)h->tested);
+	cJSON_AddNumberToObject(doc, "called", (double)h->called);
+	if (h->dir)
+		cJSON_AddStringToObject(doc, "results", h->dir);
+	cJSON *va = cJSON_AddArrayToObject(doc, "versions");
+	for (size_t j = 0; j < h->nv; j++) {
+		const bv_version *v = ver(h, j);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", v->name);
+		cJSON_AddStringToObject(o, "label", v->label);
+		if (v->kind == BV_VERSION_GIT)
+			cJSON_AddStringToObject(o, "commit", v->commit);
+		else
+			cJSON_AddNullToObject(o, "commit");
+		cJSON_AddStringToObject(o, "tree", v->tree);
+		cJSON_AddStringToObject(o, "kernel_version", v->kernel_version ? v->kernel_version : "");
+		if (v->build_key)
+			cJSON_AddStringToObject(o, "build_key", v->build_key);
+		bv_strv gap = {0};
+		gap_before(h, j, &gap);
+		cJSON *g = cJSON_AddArrayToObject(o, "left_out_before");
+		for (size_t i = 0; i < gap.n; i++)
+			cJSON_AddItemToArray(g, cJSON_CreateString(gap.v[i]));
+		bv_strv_free(&gap);
+		cJSON_AddItemToArray(va, o);
+	}
+	cJSON *lo = cJSON_AddArrayToObject(doc, "left_out");
+	for (size_t i = 0; i < h->nall; i++)
+		if (h->all[i].build_error) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "name", h->all[i].name);
+			cJSON_AddStringToObject(o, "reason", "build failed");
+			cJSON_AddStringToObject(o, "build_error", h->all[i].build_error);
+			cJSON_AddItemToArray(lo, o);
+		}
+	cJSON *ca = cJSON_AddArrayToObject(doc, "cells");
+	cJSON *changes = cJSON_CreateArray();
+	for (size_t c = 0; c < h->ncells; c++) {
+		const hcell *x = &h->cells[c];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "cell", x->key);
+		cJSON_AddStringToObject(o, "bench", x->bench);
+		cJSON_AddStringToObject(o, "op", x->op);
+		cJSON_AddStringToObject(o, "backend", x->backend);
+		cJSON_AddStringToObject(o, "size", x->size);
+		cJSON *sa = cJSON_AddArrayToObject(o, "steps");
+		for (size_t i = 0; i + 1 < h->nv; i++) {
+			const hstep *st = &x->steps[i];
+			cJSON *s = cJSON_CreateObject();
+			cJSON_AddStringToObject(s, "from", ver(h, i)->label);
+			cJSON_AddStringToObject(s, "to", ver(h, i + 1)->label);
+			add_num(s, "ratio", st->s.ratio);
+			add_num(s, "ci_low", st->s.lo);
+			add_num(s, "ci_high", st->s.hi);
+			cJSON_AddNumberToObject(s, "processes", (double)st->s.nproc);
+			if (st->s.verdict)
+				cJSON_AddStringToObject(s, "verdict", st->s.verdict);
+			else
+				cJSON_AddNullToObject(s, "verdict");
+			add_num(s, "p", st->s.p);
+			cJSON_AddBoolToObject(s, "paired", st->s.nproc > 0);
+			cJSON_AddNumberToObject(s, "window", st->window);
+			if (st->why)
+				cJSON_AddStringToObject(s, "note", st->why);
+			cJSON_AddItemToArray(sa, s);
+		}
+		cJSON *ch = cJSON_AddArrayToObject(o, "chain");
+		for (size_t j = 0; j < h->nv; j++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "version", ver(h, j)->label);
+			add_num(e, "ratio", x->chain[j]);
+			add_num(e, "ci_low", x->clo[j]);
+			add_num(e, "ci_high", x->chi[j]);
+			cJSON_AddItemToArray(ch, e);
+		}
+		cJSON_AddItemToArray(ca, o);
+		for (size_t k = 0; k < x->ncps; k++) {
+			const bv_change_point *cp = &x->cps[k];
+			const bv_version *a = ver(h, cp->first), *b = ver(h, cp->last + 1);
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "cell", x->key);
+			cJSON_AddStringToObject(e, "from", a->label);
+			cJSON_AddStringToObject(e, "to", b->label);
+			if (a->kind == BV_VERSION_GIT)
+				cJSON_AddStringToObject(e, "from_commit", a->commit);
+			if (b->kind == BV_VERSION_GIT)
+				cJSON_AddStringToObject(e, "to_commit", b->commit);
+			cJSON_AddNumberToObject(e, "first_step", (double)cp->first);
+			cJSON_AddNumberToObject(e, "last_step", (double)cp->last);
+			add_num(e, "ratio", cp->ratio);
+			add_num(e, "ci_low", cp->lo);
+			add_num(e, "ci_high", cp->hi);
+			cJSON_AddStringToObject(e, "direction", cp->direction);
+			char *cmd = bisect_command(h, x, cp);
+			if (cmd)
+				cJSON_AddStringToObject(e, "bisect", cmd);
+			else
+				cJSON_AddNullToObject(e, "bisect");
+			free(cmd);
+			cJSON_AddItemToArray(changes, e);
+		}
+	}
+	cJSON_AddItemToObject(doc, "changes", changes);
+	cJSON *na = cJSON_AddArrayToObject(doc, "notes");
+	for (size_t i = 0; i < h->notes.n; i++)
+		cJSON_AddItemToArray(na, cJSON_CreateString(h->notes.v[i]));
+	return doc;
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+int bv_cmd_history(int argc, char **argv)
+{
+	hist h;
+	memset(&h, 0, sizeof(h));
+	h.lockfd = -1;
+	int code = parse_options(argc, argv, &h);
+	if (code >= 0) {
+		free(h.names);
+		return code;
+	}
+	int rc = resolve_series(&h);
+	if (rc == 0)
+		rc = open_results(&h);
+	if (rc == 0)
+		rc = build_series(&h);
+	if (rc == 0)
+		rc = cells_plan(&h);
+	if (rc == 0)
+		rc = measure_windows(&h);
+	if (rc == 0) {
+		decide_steps(&h);
+		rc = find_changes(&h);
+	}
+	if (rc == 0) {
+		cJSON *doc = history_json(&h);
+		char *path = bv_asprintf("%s/history.json", h.dir);
+		rc = bv_json_save(path, doc);
+		free(path);
+		if (rc == 0 && !strcmp(h.format, "json")) {
+			char *text = cJSON_Print(doc);
+			printf("%s\n", text);
+			free(text);
+		} else if (rc == 0 && !strcmp(h.format, "markdown")) {
+			print_markdown(&h, stdout);
+		} else if (rc == 0) {
+			print_table(&h, stdout);
+		}
+		cJSON_Delete(doc);
+		if (rc == 0)
+			fprintf(stderr, "results: %s\n", h.dir);
+	}
+	if (rc && rc != BV_EINTR && bv_interrupted())
+		rc = bv_fail_interrupted();
+	if (rc) {
+		fprintf(stderr, "bench-versions history: %s\n", bv_error_last());
+		/* Nothing measured (a bad range, nothing built): no empty directory
+		 * stays behind.  Measured windows stay, with their logs. */
+		if (h.dir && !h.measured)
+			bv_rm_rf(h.dir);
+	}
+	free(h.names);
+	hist_free(&h);
+	return rc ? bv_exit_code(rc) : 0;
+}
