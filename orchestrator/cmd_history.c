@@ -44,12 +44,14 @@
 #include <unistd.h>
 
 #include "benches.h"
+#include "classes.h"
 #include "cli.h"
 #include "common.h"
 #include "history.h"
 #include "history_cmd.h"
 #include "json.h"
 #include "locate.h"
+#include "machine.h"
 #include "options.h"
 #include "progress.h"
 #include "project.h"
@@ -166,6 +168,11 @@ typedef struct hist {
 	size_t nnames;
 	bv_run_cli cli;
 	char *method; /* method_key of the settled options: the store's key */
+	const char *store_path; /* --store, else bv_store_default_path() */
+	int no_store;           /* --no-store: measure every window, keep nothing */
+	bv_store *store;        /* NULL with --no-store */
+	char *cls;              /* this machine's class: the store's key */
+	size_t from_store;      /* windows the store gave whole */
 	/* the series, resolved: all of it, then the versions that built */
 	bv_repo *repo;
 	git_repository *git;
@@ -219,6 +226,8 @@ static void hist_free(hist *h)
 		close(h->lockfd);
 	bv_compat_free(h->compat);
 	bv_repo_free(h->repo);
+	bv_store_close(h->store);
+	free(h->cls);
 }
 
 /* ---- hook points for the parts built beside this one --------------------- */
@@ -234,46 +243,89 @@ static char *method_key(const bv_measure_opts *mo)
 	    mo->sample_us, mo->layouts, mo->simd_isa ? mo->simd_isa : "-", mo->threads);
 }
 
-/* The store's step a -> b of a cell (store.c: bv_store_get_step by the
- * machine class, the two build keys, the cell and method_key).  Not wired
- * yet: nothing is found, so every window is measured. */
+/* The store's step a -> b of a cell: by this machine's class, the two
+ * build keys, the cell and method_key (history.h). */
 static int lookup_stored(const hist *h, const bv_version *a, const bv_version *b, const char *cell,
                          bv_step *out, int *found)
 {
-	(void)h, (void)a, (void)b, (void)cell, (void)out;
 	*found = 0;
-	return 0;
+	if (!h->store || !a->build_key || !b->build_key)
+		return 0;
+	return bv_store_get_step(h->store, h->cls, a->build_key, b->build_key, cell, h->method, out, found);
 }
 
-/* Keeps a measured step in the store (store.c: bv_store_put_step).  Not
- * wired yet. */
-static int keep_step(const hist *h, const bv_version *a, const bv_version *b, const hstep *st)
+/* The store, and this machine's class as a results log would name it
+ * (classes.c: its cpu, ISA and GPU, or BENCH_VERSIONS_CLASS), so steps
+ * imported from logs and steps measured here meet under one key. */
+static int open_store(hist *h)
 {
-	(void)h, (void)a, (void)b, (void)st;
-	return 0;
+	if (h->no_store)
+		return 0;
+	cJSON *doc = cJSON_CreateObject(), *m = bv_machine_info(), *cal = NULL;
+	if (bv_machine_calibration(0, "history", &cal) == 0 && cal)
+		cJSON_AddItemToObject(m, "calibration", cal);
+	cJSON_AddItemToObject(doc, "machine", m);
+	bv_class c;
+	memset(&c, 0, sizeof(c));
+	int rc = bv_class_of(doc, "this machine", &c);
+	if (rc == 0)
+		h->cls = bv_strdup(c.name);
+	bv_class_free(&c);
+	cJSON_Delete(doc);
+	if (rc == 0)
+		rc = bv_store_open(h->store_path ? h->store_path : bv_store_default_path(), &h->store);
+	if (rc == 0)
+		bv_store_set_source(h->store, h->dir);
+	return rc;
 }
 
-/* The change points of each cell (changepoint.c: bv_changepoints over the
- * cell's steps).  For now a change point is a step whose own verdict is
- * slower or faster, at that step alone. */
+/* Keeps every step measured paired in this run (not those the store gave,
+ * not a quotient of medians) in the store, in one transaction, so the same
+ * series measures nothing next time and a longer one only its new steps. */
+static int keep_steps(hist *h)
+{
+	if (!h->store)
+		return 0;
+	int rc = bv_store_begin(h->store);
+	for (size_t c = 0; rc == 0 && c < h->ncells; c++)
+		for (size_t i = 0; rc == 0 && i + 1 < h->nv; i++) {
+			const hstep *st = &h->cells[c].steps[i];
+			if (!st->window || st->why || !st->s.nproc || !isfinite(st->s.ratio) || !st->s.verdict)
+				continue;
+			rc = bv_store_put_step(h->store, h->cls, ver(h, i)->build_key, ver(h, i + 1)->build_key,
+			                       h->cells[c].key, h->method, &st->s);
+		}
+	if (rc == 0)
+		rc = bv_store_commit(h->store);
+	else
+		bv_store_rollback(h->store);
+	return rc;
+}
+
+/* The change points of every cell, decided over the whole table at once
+ * (changepoint.c: single steps and gradual spans, q shared between them). */
 static int find_changes(hist *h)
 {
+	size_t nsteps = h->nv - 1;
+	bv_step **cs = bv_xcalloc(h->ncells + 1, sizeof(*cs));
 	for (size_t c = 0; c < h->ncells; c++) {
-		hcell *x = &h->cells[c];
-		for (size_t i = 0; i + 1 < h->nv; i++) {
-			const bv_step *s = &x->steps[i].s;
-			if (!s->verdict || (strcmp(s->verdict, "slower") && strcmp(s->verdict, "faster")))
-				continue;
-			x->cps = bv_xrealloc(x->cps, (x->ncps + 1) * sizeof(*x->cps));
-			x->cps[x->ncps++] = (bv_change_point){.first = i,
-			                                      .last = i,
-			                                      .ratio = s->ratio,
-			                                      .lo = s->lo,
-			                                      .hi = s->hi,
-			                                      .direction = s->verdict};
-		}
+		cs[c] = bv_xcalloc(nsteps + 1, sizeof(bv_step));
+		for (size_t i = 0; i < nsteps; i++)
+			cs[c][i] = h->cells[c].steps[i].s; /* shallow: only read */
 	}
-	return 0;
+	bv_change_point *cps = NULL;
+	size_t n = 0;
+	int rc = bv_changepoints_table(cs, h->ncells, nsteps, h->cli.mo.threshold, BV_FDR, &cps, &n);
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		hcell *x = &h->cells[cps[k].cell];
+		x->cps = bv_xrealloc(x->cps, (x->ncps + 1) * sizeof(*x->cps));
+		x->cps[x->ncps++] = cps[k];
+	}
+	free(cps);
+	for (size_t c = 0; c < h->ncells; c++)
+		free(cs[c]);
+	free(cs);
+	return rc;
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -329,6 +381,11 @@ static int parse_options(int argc, char **argv, hist *h)
 	    BV_INT("--window", &h->window, "W", 2, WINDOW_MAX,
 	           "versions measured together, overlapping by one (default 4; 2: each step alone)"),
 	    BV_ENUM("--format", &h->format, "F", format_values, "table (default), json or markdown"),
+	    BV_STRING("--store", &h->store_path, "PATH",
+	              "the history store (SQLite; default <cache>/history.sqlite): steps already\n"
+	              "measured on this machine class with the same method are taken from it, and\n"
+	              "new ones kept"),
+	    BV_FLAG("--no-store", &h->no_store, "measure every window and keep nothing"),
 	    BV_REFUSED("--isolated", "history measures every step paired (adjacent versions in the same "
 	                             "processes); --isolated would unpair every step"),
 	    BV_REFUSED("--resume", "history does not resume a run: its windows are measured one by one into "
@@ -816,6 +873,11 @@ static int measure_windows(hist *h)
 		for (size_t j = 0; j < nfound; j++)
 			step_clear(&stored[j]);
 		free(stored);
+		if (rc == 0 && all_found) {
+			h->from_store++;
+			fprintf(stderr, "history: window %zu of %zu: every step from the store (%s)\n", k + 1, nw,
+			        bv_store_path(h->store));
+		}
 		if (rc || all_found)
 			continue;
 		bv_version *copies = bv_xcalloc(m, sizeof(bv_version));
@@ -839,12 +901,8 @@ static int measure_windows(hist *h)
 		int merged = 0;
 		if (rc == 0)
 			merged = (rc = bv_merge_logs(logs, m, h->cli.mo.threshold, &t)) == 0;
-		if (rc == 0) {
+		if (rc == 0)
 			steps_of_window(h, &t, first[k], (int)(k + 1));
-			for (size_t c = 0; rc == 0 && c < h->ncells; c++)
-				for (size_t i = first[k]; rc == 0 && i < last[k]; i++)
-					rc = keep_step(h, ver(h, i), ver(h, i + 1), &h->cells[c].steps[i]);
-		}
 		if (merged) /* a failed merge frees its own */
 			bv_table_free(&t);
 		for (size_t i = 0; logs && i < m; i++)
@@ -1285,11 +1343,15 @@ int bv_cmd_history(int argc, char **argv)
 	if (rc == 0)
 		rc = cells_plan(&h);
 	if (rc == 0)
+		rc = open_store(&h);
+	if (rc == 0)
 		rc = measure_windows(&h);
 	if (rc == 0) {
 		decide_steps(&h);
-		rc = find_changes(&h);
+		rc = keep_steps(&h);
 	}
+	if (rc == 0)
+		rc = find_changes(&h);
 	if (rc == 0) {
 		cJSON *doc = history_json(&h);
 		char *path = bv_asprintf("%s/history.json", h.dir);

@@ -63,6 +63,27 @@ PY
 [ $? -eq 0 ] || sed 's/^/#   /' "$TMP/h.json" | head -60
 check "history.json is kept in the results directory" test -n "$(find "$TMP/results" -name history.json)"
 
+# The same series again: every step comes from the store (issue 19 item 3),
+# nothing is measured, and the answer is the same.
+"$BV" history HEAD~4..HEAD "${cells[@]}" --format json > "$TMP/h2.json" 2> "$TMP/h2.err"
+rc=$?
+check "again: exits 0 (exit $rc)" test $rc -eq 0
+check "again: every window from the store" \
+	test "$(grep -c 'every step from the store' "$TMP/h2.err")" -eq "$(grep -c '^history: window' "$TMP/h.err")"
+check "again: nothing measured" bash -c "! grep -qE '^measure: |^calibrate: measuring' '$TMP/h2.err'"
+check "again: the same change, the same steps" python3 - "$TMP/h.json" "$TMP/h2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+key = lambda d: [(c["cell"], c["from_commit"], c["to_commit"], c["direction"]) for c in d["changes"]]
+assert key(a) == key(b), (key(a), key(b))
+# Each step is the one measured for its two builds: commits that leave the
+# library alone share a build, so their steps share the stored one.
+steps = lambda d: {x["cell"]: [round(s["ratio"], 12) for s in x["steps"]] for x in d["cells"]}
+for cell, ratios in steps(b).items():
+    assert all(r in steps(a)[cell] for r in ratios), (cell, ratios, steps(a)[cell])
+PY
+check "--no-store measures again" bash -c "'$BV' history HEAD~1..HEAD ${cells[*]} --no-store 2>&1 >/dev/null | grep -q '^measure: '"
+
 # --every 2: versions 0, 2 and 4; the change lies between 0 and 2 (the
 # planted commit), which are not parent and child: bisect narrows it.
 "$BV" history HEAD~4..HEAD --every 2 "${cells[@]}" > "$TMP/e.out" 2> "$TMP/e.err"
@@ -91,6 +112,7 @@ PY
 echo "# three histories in $(($(date +%s) - start)) s"
 
 # Bad input: exit 2, said plainly, nothing built.
+runs=$(find "$TMP/results" -mindepth 1 -maxdepth 1 -type d | wc -l)
 refused "an empty range" "is empty: .* same commit" history HEAD..HEAD "${cells[@]}"
 refused "a backward range" "is not an ancestor of" history HEAD..HEAD~2 "${cells[@]}"
 refused "one version" "one version .* is no history" history HEAD "${cells[@]}"
@@ -99,7 +121,7 @@ refused "A...B" "not A...B" history HEAD~2...HEAD "${cells[@]}"
 refused "--every on a list" "--every N is for a range" history HEAD~1 HEAD --every 2 "${cells[@]}"
 refused "--window 1" "--window" history HEAD~1..HEAD --window 1 "${cells[@]}"
 refused "--releases with a name" "one too many" history --releases HEAD "${cells[@]}"
-check "bad input left no results directory behind" test "$(find "$TMP/results" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 3
+check "bad input left no results directory behind" test "$(find "$TMP/results" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq "$runs"
 
 # A range where nothing builds: exit 3, as run's failed builds are.
 git -C "$FIX" checkout -qb broken
