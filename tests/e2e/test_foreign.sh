@@ -96,8 +96,12 @@ check "list versions: 1.2.0 from tag release-1.2" contains "$TMP/list" "^1\.2\.0
 check "list versions: 2.0.0 from tag 2.0" contains "$TMP/list" "^2\.0\.0\s+\(release: tag 2\.0, commit [0-9a-f]{12}\)"
 grep -q "tag release-1.2" "$TMP/list" || sed 's/^/#   /' "$TMP/list"
 
-args=(--benches unary --ops exp,tanh,sin,abs --backends scalar,simd --sizes 64K --quick --results "$TMP/results")
-timeout 240 "$BV" 1.2 2.0 local "${args[@]}" > "$TMP/out" 2> "$TMP/err"
+# The walk-through's own command, as the page writes it (with --quick and a
+# results directory of the test's).
+example=$(grep -m1 '^bench-versions 1\.2 2\.0 local ' "$ROOT/docs/adapters.md")
+check "docs/adapters.md shows the comparison" test -n "$example"
+read -r -a args <<< "${example#bench-versions }"
+timeout 240 "$BV" "${args[@]}" --quick --results "$TMP/results" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 check "1.2 2.0 local: exit 0 (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err" | tail -30
@@ -107,11 +111,11 @@ check "local is the working tree at the root, its version from CMakeLists.txt" c
 check "every version built through the project's rule" test "$(grep -cE 'build: .*built' "$TMP/err")" -eq 3
 check "the planted 3x tanh slowdown is slower on 2.0 and local" \
 	contains "$TMP/out" "^unary +tanh +scalar +64K +[0-9.]+ (us|ms) +[0-9.]+ (us|ms) +(2|3)\.[0-9]{3} \[[0-9.]+, [0-9.]+\] slower +[0-9.]+ (us|ms) +(2|3)\.[0-9]{3} \[[0-9.]+, [0-9.]+\] slower"
+# same, perhaps with a qualifier (", noisy" when the interval reaches past
+# the band on a loaded machine): the verdict is what counts
 check "unchanged exp is same on 2.0 and local" \
-	contains "$TMP/out" "^unary +exp +scalar +64K +[0-9.]+ us +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same"
-check "abs and the simd backend, which the adapter leaves out, are n/a" \
-	contains "$TMP/out" "not run: .* on every version: n/a"
-grep -qE "^unary +exp .* same .* same" "$TMP/out" && grep -qE "^unary +tanh .* slower .* slower" "$TMP/out" ||
+	contains "$TMP/out" "^unary +exp +scalar +64K +[0-9.]+ us +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same[, a-z]* +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same"
+grep -qE "^unary +exp .* same.* same" "$TMP/out" && grep -qE "^unary +tanh .* slower .* slower" "$TMP/out" ||
 	sed 's/^/#   /' "$TMP/out"
 check "the project's own op sin: n/a on 1.2, new on 2.0 and local" \
 	contains "$TMP/out" "^unary +sin +scalar +64K +n/a +[0-9.]+ (us|ms) +new +[0-9.]+ (us|ms) +new"
@@ -119,7 +123,7 @@ run=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 check "sin checked against its reference sin(x) and ok on 2.0" python3 - "$run/2.0.json" <<'PY'
 import json, sys
 cells = {c["op"]: c["status"] for c in json.load(open(sys.argv[1]))["cells"] if c["backend"] == "scalar"}
-sys.exit(cells != {"abs": "n/a", "exp": "ok", "tanh": "ok", "sin": "ok"})
+sys.exit(cells != {"exp": "ok", "tanh": "ok", "sin": "ok"})
 PY
 "$BV" compat --build > "$TMP/compat" 2>&1
 check "compat --build: both releases build with the current harness (cached by the run)" \

@@ -1,5 +1,5 @@
 /* test_changepoint.c - change points over a history's paired steps
- * (changepoint.c, docs/changepoints.md): the pieces on hand-made steps, then
+ * (changepoint.c, docs/history.md, "Change points"): the pieces on hand-made steps, then
  * simulated histories: on pure noise the chance of any change point stays
  * within q; planted steps are found at their steps; a gradual drift, none
  * of whose steps is a change alone, is found as a span.
@@ -412,7 +412,7 @@ static void a_gradual_drift_is_found_as_a_span(void **state)
 	              "1.5-2%%: %d of %d\n",
 	              by_sigma[0][1], by_sigma[0][0], by_sigma[1][1], by_sigma[1][0], by_sigma[2][1],
 	              by_sigma[2][0]);
-	/* The rate is what the simulation gives (docs/changepoints.md); this
+	/* The rate is what the simulation gives (docs/history.md, "Change points"); this
 	 * floor only keeps the detector from silently going blind. */
 	assert_true(near >= 20); /* 34 of 200 with this seed */
 	assert_true(other <= 20);
