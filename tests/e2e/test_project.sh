@@ -68,9 +68,9 @@ rc=$?
 check "comparison exits 0 (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err" | tail -20
 check "release-0.13 resolves as its tag, version padded" \
-	contains "$TMP/err" "release-0\.13 +-> commit [0-9a-f]{12}, kernels 0\.13\.0 \[release tag release-0\.13 \(release 0\.13\.0\)\]"
+	contains "$TMP/err" "release-0\.13 +-> commit [0-9a-f]{12}, fastmath 0\.13\.0 \[release tag release-0\.13 \(release 0\.13\.0\)\]"
 check "0.14 resolves as the release tag 0.14" \
-	contains "$TMP/err" "0\.14 +-> commit [0-9a-f]{12}, kernels 0\.14\.0 \[release tag 0\.14\]"
+	contains "$TMP/err" "0\.14 +-> commit [0-9a-f]{12}, fastmath 0\.14\.0 \[release tag 0\.14\]"
 check "both built by the project's recipe" test "$(grep -cE '^build: .*built \(compat: fm-quick-build' "$TMP/err")" -eq 2
 check "the 0.13.x rule applies to release-0.13 only" \
 	bash -c "grep -qE '^build: release-0.13 .*old-fastmath' '$TMP/err' && ! grep -qE '^build: 0.14 .*old-fastmath' '$TMP/err'"
