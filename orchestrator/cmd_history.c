@@ -35,6 +35,8 @@
  * changepoint.c's method) and the store is asked before measuring
  * (lookup_stored; store.c) and told after (keep_step).
  */
+#include <dirent.h>
+#include <errno.h>
 #include <git2.h>
 #include <math.h>
 #include <stdio.h>
@@ -170,6 +172,7 @@ typedef struct hist {
 	char *method; /* method_key of the settled options: the store's key */
 	const char *store_path; /* --store, else bv_store_default_path() */
 	int no_store;           /* --no-store: measure every window, keep nothing */
+	const char *import;     /* --import RUN_DIR: a run's logs into the store, nothing measured */
 	bv_store *store;        /* NULL with --no-store */
 	char *cls;              /* this machine's class: the store's key */
 	size_t from_store;      /* windows the store gave whole */
@@ -241,6 +244,69 @@ static char *method_key(const bv_measure_opts *mo)
 	    "threads %d window-paired",
 	    mo->threshold, mo->quick, mo->min_processes, mo->max_processes, mo->budget_s, mo->rounds,
 	    mo->sample_us, mo->layouts, mo->simd_isa ? mo->simd_isa : "-", mo->threads);
+}
+
+/* The same key read from a results log's method block (results-format.md),
+ * so a run imported with --import meets the history that measures the same
+ * way; NULL (BV_EINPUT said) when the block lacks a field. */
+static char *method_key_of_log(const cJSON *m, const char *path)
+{
+	static const char *const nums[] = {"threshold", "min_processes", "max_processes", "budget_s",
+	                                   "rounds",    "sample_us",     "layouts",       "threads", NULL};
+	double v[8];
+	for (int i = 0; nums[i]; i++)
+		if (bv_json_num(m, nums[i], &v[i]) != 0) {
+			bv_fail(BV_EINPUT, "%s: its method has no \"%s\" (a log from before history)", path, nums[i]);
+			return NULL;
+		}
+	const cJSON *isa = cJSON_GetObjectItemCaseSensitive(m, "simd_isa_forced");
+	bv_measure_opts mo;
+	memset(&mo, 0, sizeof(mo));
+	mo.threshold = v[0], mo.min_processes = (int)v[1], mo.max_processes = (int)v[2], mo.budget_s = v[3];
+	mo.rounds = (int)v[4], mo.sample_us = v[5], mo.layouts = (int)v[6], mo.threads = (int)v[7];
+	mo.quick = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "quick"));
+	mo.simd_isa = cJSON_IsString(isa) ? isa->valuestring : NULL;
+	return method_key(&mo);
+}
+
+/* --import RUN_DIR: every paired ratio of a run (its baseline against each
+ * version) becomes a step in the store, under the run's machine class and
+ * method; a later history measuring the same way finds them. */
+static int import_run(hist *h)
+{
+	DIR *d = opendir(h->import);
+	if (!d)
+		return bv_fail(BV_EINPUT, "--import %s: %s (a run's results directory)", h->import, strerror(errno));
+	char *method = NULL;
+	int rc = 0;
+	for (struct dirent *e; !method && rc == 0 && (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		if (n < 6 || strcmp(e->d_name + n - 5, ".json") || !strcmp(e->d_name, "history.json"))
+			continue;
+		char *path = bv_asprintf("%s/%s", h->import, e->d_name);
+		cJSON *doc = NULL;
+		if (bv_json_load(path, (size_t)1 << 30, &doc) == 0) {
+			const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "method");
+			if (cJSON_IsObject(m) && !(method = method_key_of_log(m, path)))
+				rc = BV_EINPUT;
+		}
+		cJSON_Delete(doc);
+		free(path);
+	}
+	closedir(d);
+	if (rc == 0 && !method)
+		rc = bv_fail(BV_EINPUT, "--import %s: no results log in it (a run's results directory)", h->import);
+	bv_store *s = NULL;
+	size_t n = 0;
+	if (rc == 0)
+		rc = bv_store_open(h->store_path ? h->store_path : bv_store_default_path(), &s);
+	if (rc == 0)
+		rc = bv_store_import_log(s, h->import, method, &n);
+	if (rc == 0)
+		printf("imported %zu step%s from %s into %s\n", n, n == 1 ? "" : "s", h->import, bv_store_path(s));
+	bv_store_close(s);
+	free(method);
+	return rc;
 }
 
 /* The store's step a -> b of a cell: by this machine's class, the two
@@ -386,6 +452,9 @@ static int parse_options(int argc, char **argv, hist *h)
 	              "measured on this machine class with the same method are taken from it, and\n"
 	              "new ones kept"),
 	    BV_FLAG("--no-store", &h->no_store, "measure every window and keep nothing"),
+	    BV_STRING("--import", &h->import, "RUN_DIR",
+	              "no history: put a run's paired ratios (its baseline against each version)\n"
+	              "into the store, under the run's machine class and method, and stop"),
 	    BV_REFUSED("--isolated", "history measures every step paired (adjacent versions in the same "
 	                             "processes); --isolated would unpair every step"),
 	    BV_REFUSED("--resume", "history does not resume a run: its windows are measured one by one into "
@@ -419,6 +488,10 @@ static int parse_options(int argc, char **argv, hist *h)
 		else if (nrange && strstr(pos[0], "..."))
 			why = owned = bv_asprintf(
 			    "'%s': history takes A..B (the commits from A to B), not A...B", pos[0]);
+		else if (h->import && (npos || h->releases || h->no_store))
+			why = "--import takes a run's directory alone (and --store)";
+		else if (h->import)
+			;
 		else if (!h->releases && npos == 0)
 			why = "no series: give --releases, a range A..B or two versions or more";
 		else if (!h->releases && !nrange && npos < 2)
@@ -1334,6 +1407,14 @@ int bv_cmd_history(int argc, char **argv)
 	if (code >= 0) {
 		free(h.names);
 		return code;
+	}
+	if (h.import) {
+		int irc = import_run(&h);
+		if (irc)
+			fprintf(stderr, "bench-versions history: %s\n", bv_error_last());
+		free(h.names);
+		hist_free(&h);
+		return irc ? bv_exit_code(irc) : 0;
 	}
 	int rc = resolve_series(&h);
 	if (rc == 0)

@@ -84,6 +84,19 @@ for cell, ratios in steps(b).items():
 PY
 check "--no-store measures again" bash -c "'$BV' history HEAD~1..HEAD ${cells[*]} --no-store 2>&1 >/dev/null | grep -q '^measure: '"
 
+# --import: a run's paired ratios into a store of their own; a history of
+# the same two versions, measured the same way, then measures nothing.
+"$BV" run "$before" "$planted" "${cells[@]/$TMP\/results/$TMP/runs}" > /dev/null 2> "$TMP/r.err"
+rundir=$(ls -d "$TMP"/runs/[0-9]*/ | head -1)
+"$BV" history --import "$rundir" --store "$TMP/imported.sqlite" > "$TMP/i.out" 2> "$TMP/i.err"
+check "--import: 2 steps (relu, abs) from the run" contains "$TMP/i.out" "^imported 2 steps from .* into $TMP/imported.sqlite"
+"$BV" history "$before" "$planted" "${cells[@]}" --store "$TMP/imported.sqlite" > "$TMP/i2.out" 2> "$TMP/i2.err"
+check "--import: the history of the run's two versions measures nothing" \
+	bash -c "grep -q 'every step from the store' '$TMP/i2.err' && ! grep -qE '^measure: ' '$TMP/i2.err'"
+check "--import: and finds the relu change" contains "$TMP/i2.out" "unary/relu/scalar/64K.* slower"
+grep -q "slower" "$TMP/i2.out" || { sed 's/^/#   /' "$TMP/i.err" "$TMP/i2.err" "$TMP/i2.out" | tail -20; }
+refused "--import of no run" "no results log in it" history --import "$TMP" --store "$TMP/imported.sqlite"
+
 # --every 2: versions 0, 2 and 4; the change lies between 0 and 2 (the
 # planted commit), which are not parent and child: bisect narrows it.
 "$BV" history HEAD~4..HEAD --every 2 "${cells[@]}" > "$TMP/e.out" 2> "$TMP/e.err"
