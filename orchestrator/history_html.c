@@ -27,8 +27,8 @@ enum {
 	RIGHT = 16,
 	TOP = 36, /* the change points' labels (two rows, staggered) */
 	PLOT_H = 150,
-	LABEL_H = 78, /* the rotated version labels */
-	STEP_MIN = 14,
+	LABEL_H = 78,  /* the rotated version labels */
+	STEP_MIN = 18, /* a rotated 11px label needs about this much across */
 	PLOT_W_MIN = 360,
 	PLOT_W_MAX = 900,
 	LABEL_CHARS = 14
@@ -134,6 +134,45 @@ static void change_words(const bv_change_point *cp, char *buf, size_t len)
 	snprintf(buf, len, "%.2fx %s", f, faster ? "faster" : "slower");
 }
 
+/* The versions whose label is always drawn: the two ends, the version
+ * where a change happened, and where a gradual one began. */
+static int forced(const bv_history_html_view *v, const bv_history_html_cell *c, size_t j)
+{
+	if (j == 0 || j + 1 == v->nv)
+		return 1;
+	for (size_t k = 0; k < c->ncps; k++)
+		if (c->cps[k].last + 1 == j || (c->cps[k].first == j && c->cps[k].last > c->cps[k].first))
+			return 1;
+	return 0;
+}
+
+/* Round tick values within [a, b] (0 < a < b), at most max of them. */
+static size_t nice_ticks(double a, double b, double *t, size_t max)
+{
+	size_t n = 0;
+	if (b / a > 10) {
+		for (double d = pow(10, floor(log10(a))); d <= b && n < max; d *= 10)
+			for (int k = 0; k < 3 && n < max; k++) {
+				double v = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
+				if (v >= a && v <= b)
+					t[n++] = v;
+			}
+		return n;
+	}
+	/* the largest step of 1, 2 or 5 times a power of ten that gives at
+	 * least three ticks (then at most about seven) */
+	static const double m[] = {5, 2, 1, 0.5, 0.2, 0.1};
+	double span = b - a, e = pow(10, floor(log10(span))), step = e * 0.1;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (span / (m[i] * e) >= 3) {
+			step = m[i] * e;
+			break;
+		}
+	for (double v = ceil(a / step) * step; v <= b + step * 1e-9 && n < max; v += step)
+		t[n++] = round(v / step) * step;
+	return n;
+}
+
 static void chart(FILE *out, const bv_history_html_view *v, const bv_history_html_cell *c)
 {
 	geom g = {.nv = v->nv};
@@ -163,13 +202,17 @@ static void chart(FILE *out, const bv_history_html_view *v, const bv_history_htm
 	fputs("<title>", out), esc(out, c->key),
 	    fputs(": each version's time over the first's</title>\n", out);
 
-	/* y ticks: five evenly spaced in log, and the 1.0 line. */
-	for (int t = 0; t <= 4; t++) {
-		double lv = g.lo + (g.hi - g.lo) * t / 4, y = gy(&g, exp(lv));
+	/* y ticks at round ratios: a 1-2-5 step over the range (0.9 1.0 1.1,
+	 * 1 1.5 2), or 1-2-5 ratios themselves when the range spans more than
+	 * a factor of ten. */
+	double a = exp(g.lo), b = exp(g.hi), ticks[16];
+	size_t nt = nice_ticks(a, b, ticks, 16);
+	for (size_t t = 0; t < nt; t++) {
+		double y = gy(&g, ticks[t]);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", LEFT, y,
 		        LEFT + g.plot_w, y);
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", LEFT - 6, y + 4,
-		        exp(lv));
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", LEFT - 6, y + 4,
+		        ticks[t]);
 	}
 	double y1 = gy(&g, 1.0);
 	fprintf(out, "<line class=\"one\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", LEFT, y1,
@@ -226,13 +269,19 @@ static void chart(FILE *out, const bv_history_html_view *v, const bv_history_htm
 	}
 
 	/* x labels, rotated; every k-th when the versions are close, and
-	 * always the ends and the versions where a change happened. */
+	 * always the ends and the versions of a change (a regular label too
+	 * close to one of those is left out, not drawn over it). */
 	size_t every = g.step >= STEP_MIN || v->nv < 2 ? 1 : (size_t)ceil(STEP_MIN / g.step);
+	size_t near = every > 1 ? every - 1 : 0; /* versions closer than STEP_MIN */
 	for (size_t j = 0; j < v->nv; j++) {
-		int changed = 0;
-		for (size_t k = 0; k < c->ncps; k++)
-			changed |= c->cps[k].last + 1 == j || c->cps[k].first == j;
-		if (j % every && j + 1 != v->nv && !changed)
+		int show = forced(v, c, j);
+		if (!show && j % every == 0) {
+			show = 1;
+			for (size_t f = j > near ? j - near : 0; f <= j + near && f < v->nv; f++)
+				if (f != j && forced(v, c, f))
+					show = 0;
+		}
+		if (!show)
 			continue;
 		double x = gx(&g, j);
 		int y = TOP + PLOT_H + 12;
