@@ -1367,8 +1367,9 @@ static int print_html(const hist *h, FILE *out)
 		bv_strv_push(&labels, ver(h, j)->label);
 		bv_strv_push(&titles, words);
 	}
-	char *control = NULL, *windows = bv_asprintf("%zu %s of up to %d versions, overlapping by one",
-	                                             h->nwindows, bv_plural((long long)h->nwindows, "window", "windows"), h->window);
+	char *control = NULL,
+	     *windows = bv_asprintf("%zu %s of up to %d versions, overlapping by one", h->nwindows,
+	                            bv_plural((long long)h->nwindows, "window", "windows"), h->window);
 	size_t clen = 0;
 	FILE *m = open_memstream(&control, &clen);
 	if (m) {
@@ -1409,7 +1410,8 @@ static int print_html(const hist *h, FILE *out)
 			free((char *)cells[c].lines[k]);
 			free((char *)cells[c].bisect[k]);
 		}
-		free((void *)cells[c].lines), free((void *)cells[c].bisect), free((void *)cells[c].step_notes);
+		free((void *)cells[c].lines), free((void *)cells[c].bisect),
+		    free((void *)cells[c].step_notes);
 	}
 	free(cells);
 	free(control), free(windows), free(series_text);
