@@ -1,6 +1,6 @@
 /*
  * cmd_history.c - bench-versions history SERIES [run options] [--window W]
- * [--format table|json|markdown]: a library's speed over a series of
+ * [--format table|json|markdown|html]: a library's speed over a series of
  * versions, each step between adjacent versions measured paired, the chain
  * back to the first version a product of those steps, and where it changed
  * (issue 19; docs/cli/history.md, docs/history.md).
@@ -417,7 +417,7 @@ static void usage(FILE *out, const bv_option *opts)
 	        "versions), 3 fewer than two versions built, or a measurement failed\n");
 }
 
-static const char *const format_values[] = {"table", "json", "markdown", NULL};
+static const char *const format_values[] = {"table", "json", "markdown", "html", NULL};
 
 /* What history takes of run's options: all that shape a measurement, not
  * --resume (a history is measured window by window; the store makes a
@@ -446,7 +446,7 @@ static int parse_options(int argc, char **argv, hist *h)
 	           "bisect command of a change then narrows the commits skipped"),
 	    BV_INT("--window", &h->window, "W", 2, WINDOW_MAX,
 	           "versions measured together, overlapping by one (default 4; 2: each step alone)"),
-	    BV_ENUM("--format", &h->format, "F", format_values, "table (default), json or markdown"),
+	    BV_ENUM("--format", &h->format, "F", format_values, "table (default), json, markdown or html (also kept as history.html)"),
 	    BV_STRING("--store", &h->store_path, "PATH",
 	              "the history store (SQLite; default <cache>/history.sqlite): steps already\n"
 	              "measured on this machine class with the same method are taken from it, and\n"
@@ -1396,6 +1396,118 @@ static cJSON *history_json(const hist *h)
 	return doc;
 }
 
+/* ---- the HTML timeline (history_html.c draws it from this view) ---------- */
+
+/* "relu: a -> b: 3.040 [2.862, 3.183] slower", without the cell: the
+ * table's change line. */
+static char *change_text(const hist *h, const bv_change_point *cp)
+{
+	char a[96], b[96], r[96];
+	version_words(ver(h, cp->first), a, sizeof(a));
+	version_words(ver(h, cp->last + 1), b, sizeof(b));
+	fmt_interval(cp->ratio, cp->lo, cp->hi, r, sizeof(r));
+	bv_strv gap = {0};
+	for (size_t j = cp->first + 1; j <= cp->last + 1; j++)
+		gap_before(h, j, &gap);
+	char *t = bv_asprintf("%s -> %s: %s %s%s", a, b, r, cp->direction,
+	                      gap.n ? " (the change spans versions that did not build)" : "");
+	bv_strv_free(&gap);
+	return t;
+}
+
+static int print_html(const hist *h, FILE *out)
+{
+	bv_history_html_view v;
+	memset(&v, 0, sizeof(v));
+	bv_strv labels = {0}, titles = {0};
+	char *series_text = NULL;
+	size_t slen = 0;
+	FILE *sm = open_memstream(&series_text, &slen);
+	if (sm) {
+		if (h->range)
+			fputs(h->range, sm);
+		else if (h->releases)
+			fputs("every release", sm);
+		else
+			for (size_t i = 0; i < h->nnames; i++)
+				fprintf(sm, "%s%s", i ? " " : "", h->names[i]);
+		fclose(sm);
+	}
+	for (size_t j = 0; j < h->nv; j++) {
+		char words[96];
+		version_words(ver(h, j), words, sizeof(words));
+		bv_strv_push(&labels, ver(h, j)->label);
+		bv_strv_push(&titles, words);
+	}
+	char *control = NULL,
+	     *windows = bv_asprintf("%zu %s of up to %d versions, overlapping by one", h->nwindows,
+	                            bv_plural((long long)h->nwindows, "window", "windows"), h->window);
+	size_t clen = 0;
+	FILE *m = open_memstream(&control, &clen);
+	if (m) {
+		control_line(h, m);
+		fclose(m);
+		if (clen && control[clen - 1] == '\n')
+			control[clen - 1] = 0;
+	}
+	bv_history_html_cell *cells = bv_xcalloc(h->ncells + 1, sizeof(*cells));
+	for (size_t c = 0; c < h->ncells; c++) {
+		const hcell *x = &h->cells[c];
+		bv_history_html_cell *o = &cells[c];
+		o->key = x->key, o->chain = x->chain, o->clo = x->clo, o->chi = x->chi;
+		o->cps = x->cps, o->ncps = x->ncps;
+		char **lines = bv_xcalloc(x->ncps + 1, sizeof(char *));
+		char **bisect = bv_xcalloc(x->ncps + 1, sizeof(char *));
+		const char **why = bv_xcalloc(h->nv, sizeof(char *));
+		for (size_t k = 0; k < x->ncps; k++) {
+			lines[k] = change_text(h, &x->cps[k]);
+			bisect[k] = bisect_command(h, x, &x->cps[k]);
+		}
+		for (size_t i = 0; i + 1 < h->nv; i++)
+			why[i] = x->steps[i].why;
+		o->lines = (const char *const *)lines, o->bisect = (const char *const *)bisect;
+		o->step_notes = why;
+	}
+	v.series = series_text ? series_text : "";
+	v.machine_class = h->cls;
+	v.method = h->method;
+	v.control = control ? control : "";
+	v.windows = windows;
+	v.labels = (const char *const *)labels.v, v.titles = (const char *const *)titles.v, v.nv = h->nv;
+	v.cells = cells, v.ncells = h->ncells;
+	v.notes = (const char *const *)h->notes.v, v.nnotes = h->notes.n;
+	int rc = bv_history_html(&v, out);
+	for (size_t c = 0; c < h->ncells; c++) {
+		for (size_t k = 0; k < cells[c].ncps; k++) {
+			free((char *)cells[c].lines[k]);
+			free((char *)cells[c].bisect[k]);
+		}
+		free((void *)cells[c].lines), free((void *)cells[c].bisect),
+		    free((void *)cells[c].step_notes);
+	}
+	free(cells);
+	free(control), free(windows), free(series_text);
+	bv_strv_free(&labels), bv_strv_free(&titles);
+	return rc;
+}
+
+/* --format html: the page on stdout and kept beside history.json as
+ * history.html, so the results directory holds it to open later. */
+static int write_html(const hist *h)
+{
+	char *path = bv_asprintf("%s/history.html", h->dir);
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+	if (!f)
+		rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
+	else if (print_html(h, f) != 0 || fclose(f) != 0)
+		rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
+	if (rc == 0 && print_html(h, stdout) != 0)
+		rc = bv_fail(BV_ERUN, "cannot write the page to stdout");
+	free(path);
+	return rc;
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 int bv_cmd_history(int argc, char **argv)
@@ -1444,6 +1556,8 @@ int bv_cmd_history(int argc, char **argv)
 			free(text);
 		} else if (rc == 0 && !strcmp(h.format, "markdown")) {
 			print_markdown(&h, stdout);
+		} else if (rc == 0 && !strcmp(h.format, "html")) {
+			rc = write_html(&h);
 		} else if (rc == 0) {
 			print_table(&h, stdout);
 		}

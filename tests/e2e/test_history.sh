@@ -124,6 +124,112 @@ assert "abs/scalar/64K`:" not in md and "narrow it" not in md, md
 PY
 echo "# three histories in $(($(date +%s) - start)) s"
 
+# HTML, the timeline (issue 19 item 4): the first series again, so the
+# store gives every step and nothing is measured.  The page parses, has one
+# chart per cell, labels the change, loads nothing, and Chromium renders it.
+hstart=$(date +%s)
+"$BV" history HEAD~4..HEAD "${cells[@]}" --format html > "$TMP/h.html" 2> "$TMP/hh.err"
+rc=$?
+check "history --format html exits 0 (exit $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || tail -20 "$TMP/hh.err"
+hdir=$(sed -n 's/^results: //p' "$TMP/hh.err")
+check "history --format html keeps the page as history.html" cmp -s "$TMP/h.html" "$hdir/history.html"
+check "history --format html: parses, one svg per cell, the change labelled, nothing loaded" \
+	python3 - "$TMP/h.html" "${before:0:12}" "${planted:0:12}" <<'PY'
+import html, re, sys
+from html.parser import HTMLParser
+raw = open(sys.argv[1]).read(); before, planted = sys.argv[2], sys.argv[3]
+VOID = {"meta", "br", "link", "img", "input", "hr", "col", "area", "base", "wbr", "source", "track", "embed", "param"}
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []; self.svgs = []; self.tags = set()
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        if tag == "svg": self.svgs.append(dict(attrs))
+        if tag not in VOID: self.stack.append(tag)
+    def handle_startendtag(self, tag, attrs):
+        self.tags.add(tag)
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, ("unbalanced", tag, self.stack[-3:])
+        self.stack.pop()
+p = P(); p.feed(raw); p.close()
+assert p.stack == [], p.stack
+assert raw.startswith("<!DOCTYPE html>"), raw[:40]
+assert len(p.svgs) == 2 and all(s.get("class") == "timeline" for s in p.svgs), p.svgs
+assert not ({"script", "img", "link", "iframe", "object"} & p.tags), p.tags
+assert "default-src 'none'" in raw and not re.search(r"(src|href)=", raw)
+page = html.unescape(raw)  # bv_html_esc writes every name's '/', ':' and '>' as entities
+sections = re.findall(r'<section class="cell">\s*<h2>([^<]*)</h2>(.*?)</section>', page, re.S)
+assert sorted(k for k, _ in sections) == ["unary/abs/scalar/64K", "unary/relu/scalar/64K"], [k for k, _ in sections]
+sec = dict(sections)
+relu, abs_ = sec["unary/relu/scalar/64K"], sec["unary/abs/scalar/64K"]
+# relu: one marker, labelled with its size and direction, at the planted
+# commit (the label's title names both commits), a band and a point per version
+m = re.findall(r'<text class="cpl slower"[^>]*>([0-9.]+)x slower<title>([^<]*)</title>', relu)
+assert len(m) == 1 and float(m[0][0]) > 1.5, m
+assert m[0][1].startswith(before) and ("-> " + planted) in m[0][1], m
+assert len(re.findall(r'<line class="cp slower"', relu)) == 1
+assert len(re.findall(r'<circle class="pt"', relu)) == 5 and '<polygon class="band"' in relu
+assert re.search(r'<li class="slower">%s -> %s: [0-9.]+ \[[0-9.]+, [0-9.]+\] slower</li>' % (before, planted), relu), relu[-400:]
+assert 'class="cp ' not in abs_ and "no change point" in abs_
+assert "machine class</b> " in page and "false-discovery rate" in page
+PY
+[ $? -eq 0 ] || sed 's/^/#   /' "$TMP/h.html" | head -40
+if command -v chromium > /dev/null; then
+	chrome() {
+		local profile
+		profile=$(mktemp -d "$TMP/chromium-XXXXXX")
+		timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+			--disable-background-networking --disable-component-update --disable-sync --no-first-run \
+			--disable-extensions --user-data-dir="$profile" "$@" 2>> "$TMP/chromium.log"
+	}
+	chrome --dump-dom "file://$hdir/history.html" > "$TMP/hdom.html"
+	check "chromium renders the history page: both charts in the DOM" \
+		test "$(grep -o '<svg class="timeline"' "$TMP/hdom.html" | wc -l)" -eq 2
+	check "chromium renders the change's label" contains "$TMP/hdom.html" '[0-9.]+x slower<title>'
+	# the pixels of a screenshot by colour (test_report.sh's reader)
+cat > "$TMP/png.py" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+i, idat = 8, b""
+while i < len(data):
+    n, = struct.unpack(">I", data[i:i + 4]); kind = data[i + 4:i + 8]; body = data[i + 8:i + 8 + n]; i += 12 + n
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT":
+        idat += body
+assert depth == 8 and ctype in (2, 6), (depth, ctype)
+bpp = 3 if ctype == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, pos, counts = bytearray(stride), 0, {}
+for y in range(h):
+    f = raw[pos]; line = bytearray(raw[pos + 1:pos + 1 + stride]); pos += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(0, stride, bpp):
+        k = bytes(line[x:x + 3]); counts[k] = counts.get(k, 0) + 1
+    prev = line
+print(len(counts), *[counts.get(bytes.fromhex(c), 0) for c in sys.argv[2:]])
+PY
+	chrome --window-size=800,700 --screenshot="$TMP/hshot.png" "file://$hdir/history.html" > /dev/null
+	# the chain's blue (its line and points) and the change marker's red, drawn
+	read -r colours blue red <<< "$(python3 "$TMP/png.py" "$TMP/hshot.png" 0969da cf222e)"
+	check "chromium's screenshot of the history page is not blank ($colours colours)" test "${colours:-0}" -gt 20
+	check "the screenshot shows the chains ($blue px) and the change ($red px)" \
+		test "${blue:-0}" -gt 100 -a "${red:-0}" -gt 20
+else
+	skip "chromium renders the history page" "chromium is not installed (scripts/deps.sh test installs it)"
+fi
+echo "# the html history in $(($(date +%s) - hstart)) s"
+
 # Bad input: exit 2, said plainly, nothing built.
 runs=$(find "$TMP/results" -mindepth 1 -maxdepth 1 -type d | wc -l)
 refused "an empty range" "is empty: .* same commit" history HEAD..HEAD "${cells[@]}"

@@ -3,6 +3,7 @@
  * step from two versions' per-process ratios, and the chain of steps with
  * its quadrature interval. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +160,93 @@ static void the_chain_is_the_product_with_a_quadrature_interval(void **state)
 	assert_true(isnan(r[2]) && isnan(r[3]));
 }
 
+
+/* The HTML timeline (history_html.c) on a made-up history of 80 versions:
+ * one chart, hostile names escaped, a gradual change shaded over its
+ * versions and a single one marked, each labelled with its factor, the
+ * labels thinned (not 80 of them) but both ends kept, and a band that stops
+ * where the chain's interval does. */
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void the_html_timeline_draws_the_chain_and_its_changes(void **state)
+{
+	(void)state;
+	enum { NV = 80 };
+	double chain[NV], lo[NV], hi[NV];
+	char names[NV][32];
+	const char *labels[NV], *titles[NV];
+	for (size_t j = 0; j < NV; j++) {
+		/* 0.8 after a gradual speedup over versions 10..15, then 2x slower at 31 */
+		chain[j] = j < 10 ? 1.0 : j < 15 ? 1.0 - 0.04 * (double)(j - 9) : j < 31 ? 0.8 : 1.6;
+		lo[j] = j < 60 ? chain[j] * 0.98 : NAN;
+		hi[j] = j < 60 ? chain[j] * 1.02 : NAN;
+		snprintf(names[j], sizeof(names[j]), j == 0 ? "v<0>&\"first\"" : "commit-%02zu", j);
+		labels[j] = titles[j] = names[j];
+	}
+	bv_change_point cps[2] = {
+	    {.first = 9, .last = 14, .ratio = 0.8, .lo = 0.78, .hi = 0.82, .direction = "faster"},
+	    {.first = 30, .last = 30, .ratio = 2.0, .lo = 1.9, .hi = 2.1, .direction = "slower"},
+	};
+	const char *lines[2] = {"a -> b: 0.800 [0.780, 0.820] faster", "c -> d: 2.000 [1.900, 2.100] slower"};
+	const char *bisect[2] = {NULL, "bench-versions bisect --good c --bad d"};
+	bv_history_html_cell cell = {.key = "unary/<script>alert(1)</script>/scalar/64K",
+	                             .chain = chain,
+	                             .clo = lo,
+	                             .chi = hi,
+	                             .cps = cps,
+	                             .ncps = 2,
+	                             .lines = lines,
+	                             .bisect = bisect};
+	const char *notes[1] = {"a <b>note</b>"};
+	bv_history_html_view v = {.series = "A..B<img src=x>",
+	                          .machine_class = "x86-64 test",
+	                          .method = "threshold 0.01",
+	                          .control = "39 steps of 1 cell decided together",
+	                          .windows = "13 windows",
+	                          .labels = labels,
+	                          .titles = titles,
+	                          .nv = NV,
+	                          .cells = &cell,
+	                          .ncells = 1,
+	                          .notes = notes,
+	                          .nnotes = 1};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(bv_history_html(&v, f), 0);
+	fclose(f);
+	assert_null(strstr(text, "<script"));
+	assert_null(strstr(text, "<img"));
+	assert_null(strstr(text, "<b>note"));
+	assert_null(strstr(text, "v<0>"));
+	assert_int_equal(count(text, "<svg "), 1);
+	assert_int_equal(count(text, "</svg>"), 1);
+	assert_int_equal(count(text, "<rect class=\"span faster\""), 1);
+	assert_int_equal(count(text, "<rect class=\"span slower\""), 0);
+	assert_int_equal(count(text, "<line class=\"cp faster\""), 1);
+	assert_int_equal(count(text, "<line class=\"cp slower\""), 1);
+	assert_non_null(strstr(text, ">1.25x faster<title>"));
+	assert_non_null(strstr(text, ">2.00x slower<title>"));
+	assert_int_equal(count(text, "<circle class=\"pt\""), NV);
+	/* the band: versions 0..59 have an interval, 60.. none: one polygon */
+	assert_int_equal(count(text, "<polygon class=\"band\""), 1);
+	assert_int_equal(count(text, "<polyline class=\"chain\""), 1);
+	/* labels: thinned, the last kept, the versions of a change kept */
+	size_t nlabels = count(text, "transform=\"rotate(");
+	assert_true(nlabels < NV && nlabels >= 4);
+	assert_non_null(strstr(text, ">commit-79<title>"));
+	assert_non_null(strstr(text, ">commit-31<title>"));
+	assert_non_null(strstr(text, "narrow it: <code>bench-versions bisect --good c --bad d</code>"));
+	free(text);
+}
+
 int test_history(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +254,7 @@ int test_history(void)
 	    cmocka_unit_test(windows_overlap_by_one_and_cover_every_step_once),
 	    cmocka_unit_test(a_step_is_the_median_of_per_process_quotients),
 	    cmocka_unit_test(the_chain_is_the_product_with_a_quadrature_interval),
+	    cmocka_unit_test(the_html_timeline_draws_the_chain_and_its_changes),
 	};
 	return cmocka_run_group_tests_name("history", tests, NULL, NULL);
 }
