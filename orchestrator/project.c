@@ -254,6 +254,38 @@ static int compile(const char *path, const char *key, const char *src, regex_t *
 					return key_error(path, key,
 					                 "repeats more than {32} times; name the digits "
 					                 "with + instead");
+	/* Repetitions stacked (a++++...) or many of them nested ((a+)+)+...:
+	 * glibc's regcomp copies the repeated tree for each, exponentially (the
+	 * fuzzer's 35 '+' took over 2 GiB).  A version regex needs a few. */
+	int quantifiers = 0, in_bracket = 0;
+	char prev = 0;
+	for (const char *c = src; *c; c++) {
+		if (*c == '\\' && c[1] && !in_bracket) {
+			c++, prev = 0;
+			continue;
+		}
+		if (in_bracket) {
+			in_bracket = *c != ']';
+			continue;
+		}
+		if (*c == '[') {
+			in_bracket = 1, prev = 0;
+			if (c[1] == '^')
+				c++;
+			if (c[1] == ']')
+				c++;
+			continue;
+		}
+		int q = *c == '*' || *c == '+' || *c == '?' || *c == '{';
+		if (q && prev)
+			return key_error(path, key, "repeats a repetition (like a++ or a*?); write it once");
+		if (q && ++quantifiers > 16)
+			return key_error(path, key, "has more than 16 repetitions (* + ? {n}); a version regex needs a few");
+		if (*c == '{')
+			while (c[1] && *c != '}')
+				c++;
+		prev = q ? 1 : 0;
+	}
 	int e = regcomp(re, src, REG_EXTENDED);
 	if (e) {
 		char why[160];
