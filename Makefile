@@ -107,9 +107,11 @@ test: test-deps
 	@$(MAKE) --no-print-directory check
 
 check:
-	@$(MAKE) --no-print-directory all unit
-	@$(MAKE) --no-print-directory VARIANT=asan all unit
-	@$(MAKE) --no-print-directory fuzz-build
+	@s=$$(date +%s); \
+	$(MAKE) --no-print-directory all unit && \
+	$(MAKE) --no-print-directory VARIANT=asan all unit && \
+	$(MAKE) --no-print-directory fuzz-build && \
+	echo "# builds of make test: $$(($$(date +%s) - s)) s"
 	@tests/run.sh
 
 test-asan: test-deps

@@ -59,9 +59,11 @@ sanitizer_reports() {
 
 run_unit() { # BINARY LABEL
 	echo "== $2"
+	local start=$SECONDS
 	"$1" > "$log" 2>&1; rc=$?
 	cat "$log"
 	count_cmocka
+	echo "# $2: $((SECONDS - start)) s"
 	[ $rc -ne 0 ] && [ "$(grep -c 'FAILED' "$log")" -eq 0 ] && failed=$((failed + 1)) # crashed
 }
 
@@ -111,12 +113,14 @@ run_unit "$unit" "unit tests$tag"
 [ -n "$tag" ] && sanitizer_reports "unit tests$tag" say-ok
 
 echo "== kernels library tests"
+start=$SECONDS
 kb=$(mktemp -d)
 make -s -C kernels test BUILD="$kb" > "$log" 2>&1; rc=$?
 cat "$log"
 count_cmocka
 [ $rc -ne 0 ] && [ "$(grep -c 'FAILED' "$log")" -eq 0 ] && failed=$((failed + 1))
 rm -rf "$kb"
+echo "# kernels library tests: $((SECONDS - start)) s"
 
 for t in tests/e2e/test_*.sh; do
 	run_e2e "$t" "$t$tag"
@@ -152,9 +156,11 @@ if [ -z "${BV_VARIANT:-}" ]; then
 		failed=$((failed + 1))
 	fi
 	echo "== fuzz targets, briefly over their corpora"
+	start=$SECONDS
 	tests/fuzz/run.sh brief > "$log" 2>&1
 	rc=$?
 	cat "$log"
+	echo "# fuzz targets: $((SECONDS - start)) s"
 	count_tap
 	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && failed=$((failed + 1)) && echo "not ok - tests/fuzz/run.sh exited $rc"
 fi
