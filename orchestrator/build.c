@@ -1148,6 +1148,8 @@ static long progress_interval(void)
 	long s = env && *env ? strtol(env, &end, 10) : 30;
 	if (env && *env && (*end || s < 0))
 		s = 30; /* not a number: the default, as no option is at stake */
+	if (s > 86400)
+		s = 86400; /* a day: larger values would overflow the deadline's arithmetic */
 	return s;
 }
 

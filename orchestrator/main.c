@@ -27,17 +27,20 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 	const char *summary;
+	/* reads the registry of benches and ops (user ops join it first);
+	 * cache and share never do, so a broken ops file cannot stop them */
+	int registry;
 } commands[] = {
-	{"run", bv_cmd_run, "compare versions (the default: bench-versions V1 V2 ...)"},
-	{"compare", bv_cmd_compare, "merge existing results logs into one table (bench-versions compare LOG...)"},
-	{"list", bv_cmd_list, "list benches, backends or versions"},
-	{"compat", bv_cmd_compat, "versions in reach, their compat rules, whether they build"},
-	{"cache", bv_cmd_cache, "show or trim the build cache"},
-	{"bisect", bv_cmd_bisect, "find the commit where one cell got slower (bisect --good R --bad R ...)"},
-	{"share", bv_cmd_share, "pack one run's results into a .tar.gz and upload it (share DIR --url URL)"},
-	{"report", bv_cmd_report, "is a candidate ready to release? (report --baseline V --candidate V)"},
-	{"plan", bv_cmd_plan, "cut a comparison into N shards for a CI matrix or a cluster (plan V... --shards N)"},
-	{"history", bv_cmd_history, "a series' speed, step by step, with its change points (history A..B, --releases)"},
+	{"run", bv_cmd_run, "compare versions (the default: bench-versions V1 V2 ...)", 1},
+	{"compare", bv_cmd_compare, "merge existing results logs into one table (bench-versions compare LOG...)", 1},
+	{"list", bv_cmd_list, "list benches, backends or versions", 1},
+	{"compat", bv_cmd_compat, "versions in reach, their compat rules, whether they build", 1},
+	{"cache", bv_cmd_cache, "show or trim the build cache", 0},
+	{"bisect", bv_cmd_bisect, "find the commit where one cell got slower (bisect --good R --bad R ...)", 1},
+	{"share", bv_cmd_share, "pack one run's results into a .tar.gz and upload it (share DIR --url URL)", 0},
+	{"report", bv_cmd_report, "is a candidate ready to release? (report --baseline V --candidate V)", 1},
+	{"plan", bv_cmd_plan, "cut a comparison into N shards for a CI matrix or a cluster (plan V... --shards N)", 1},
+	{"history", bv_cmd_history, "a series' speed, step by step, with its change points (history A..B, --releases)", 1},
 };
 
 static void usage(FILE *out)
@@ -116,10 +119,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	git_libgit2_init();
-	/* User-defined ops join the registry before any command reads it
+	int registry = 1; /* the default, run, reads it */
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			registry = commands[i].registry;
+	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+		registry = 0; /* a subcommand's help names no op */
+	/* User-defined ops join the registry before a command reads it
 	 * (libgit2 first: a project file's "ops" is found through the
-	 * repository). */
-	if (bv_user_ops_load() != 0) {
+	 * repository); the commands that never read it skip finding the file. */
+	if (registry && bv_user_ops_load() != 0) {
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 		git_libgit2_shutdown();
 		return BV_EXIT_USAGE;

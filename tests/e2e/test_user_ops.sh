@@ -116,6 +116,11 @@ d = json.load(open(sys.argv[1])); d["ops"][0]["lo"] = -1; d["ops"][0]["function"
 json.dump(d, open(sys.argv[1], "w"))
 PY
 refused "a function that is no C identifier" "op 'sin': key 'function': 'x\); evil\(' is no C identifier" list benches
+# the commands that never read the registry are not stopped by a broken ops file
+BENCH_VERSIONS_CACHE="$TMP/cache-of-none" "$BV" cache show > /dev/null 2> "$TMP/err"
+check "a broken ops file does not stop cache show" test $? -eq 0 -a ! -s "$TMP/err"
+"$BV" run --help > /dev/null 2> "$TMP/err"
+check "... nor a subcommand's --help" test $? -eq 0 -a ! -s "$TMP/err"
 unset BENCH_VERSIONS_OPS
 "$BV" list benches > "$TMP/list" 2> /dev/null
 check "without an ops file no user op is listed" test "$(grep -c 'user-defined' "$TMP/list")" -eq 0
