@@ -100,6 +100,14 @@ int bv_write_all(int fd, const void *data, size_t len);
 int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name));
 /* mkdtemp under dir with the given prefix; returns a malloc'd path. */
 char *bv_mkdtemp_in(const char *dir, const char *prefix);
+/* A relative path that cannot leave where it starts by its spelling: not
+ * empty, not absolute, no ".." component, no control characters or spaces. */
+int bv_path_lexically_inside(const char *rel);
+/* Whether FULL, resolved through symlinks, lies strictly inside ROOT
+ * (resolved too): 1 with its real path in real (PATH_MAX bytes), else 0
+ * (also when either cannot be resolved).  What compat rules and project
+ * files name must not lead out of their directory by a link. */
+int bv_path_inside(const char *root, const char *full, char *real);
 
 /* ---- secrets and children's environments (env.c) --------------------- */
 /* First thing in main: BENCH_VERSIONS_TOKEN into memory and out of the

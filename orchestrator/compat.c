@@ -91,16 +91,15 @@ static int printable_word(const char *s)
  * a directory instead (an adapter). */
 static const char *inside_path_check(const bv_compat *c, const char *rel, int want_dir)
 {
-	if (!printable_word(rel) || rel[0] == '/' || strstr(rel, ".."))
+	if (!bv_path_lexically_inside(rel))
 		return "must be a path inside compat/";
 	char *full = bv_asprintf("%s/%s", c->dir, rel);
-	char real[PATH_MAX], dreal[PATH_MAX];
+	char real[PATH_MAX];
 	struct stat st;
 	const char *why = NULL;
 	if (!bv_exists(full))
 		why = "names a file that does not exist";
-	else if (!realpath(full, real) || !realpath(c->dir, dreal) || strncmp(real, dreal, strlen(dreal)) != 0 ||
-		 real[strlen(dreal)] != '/')
+	else if (!bv_path_inside(c->dir, full, real))
 		why = "must be a path inside compat/";
 	else if (want_dir)
 		why = bv_is_dir(full) ? NULL : "is not a directory";

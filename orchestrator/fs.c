@@ -1,10 +1,12 @@
 /* fs.c - filesystem helpers: directories, whole files, atomic writes, copies. */
 #include "common.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,4 +279,32 @@ char *bv_file_tail(const char *path, size_t n)
 	char *tail = bv_strdup(all + len - n);
 	free(all);
 	return tail;
+}
+
+int bv_path_lexically_inside(const char *rel)
+{
+	if (!*rel || rel[0] == '/')
+		return 0;
+	for (const char *s = rel; *s; s++)
+		if (!isgraph((unsigned char)*s))
+			return 0;
+	for (const char *c = rel; c;) {
+		if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || c[2] == '\0'))
+			return 0;
+		c = strchr(c, '/');
+		if (c)
+			c++;
+	}
+	return 1;
+}
+
+int bv_path_inside(const char *root, const char *full, char *real)
+{
+	char rreal[PATH_MAX];
+	if (!realpath(full, real) || !realpath(root, rreal))
+		return 0;
+	size_t n = strlen(rreal);
+	if (n == 1) /* root is "/": everything is inside */
+		n = 0;
+	return strncmp(real, rreal, n) == 0 && real[n] == '/' && real[n + 1] != '\0';
 }

@@ -218,22 +218,6 @@ static int printable_word(const char *s)
 	return 1;
 }
 
-/* A relative path that cannot leave where it starts by its spelling: not
- * absolute, no ".." component, no control characters. */
-static int lexically_inside(const char *rel)
-{
-	if (!printable_word(rel) || rel[0] == '/')
-		return 0;
-	for (const char *c = rel; c;) {
-		if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || c[2] == '\0'))
-			return 0;
-		c = strchr(c, '/');
-		if (c)
-			c++;
-	}
-	return 1;
-}
-
 static int key_error(const char *path, const char *key, const char *what)
 {
 	return bv_fail(BV_EINPUT, "%s: \"%s\" %s", path, key, what);
@@ -305,7 +289,7 @@ static int compile(const char *path, const char *key, const char *src, regex_t *
 static int project_path(const char *path, const char *key, const cJSON *v, const char *root, char **out)
 {
 	*out = NULL;
-	if (!cJSON_IsString(v) || !lexically_inside(v->valuestring))
+	if (!cJSON_IsString(v) || !bv_path_lexically_inside(v->valuestring))
 		return key_error(path, key,
 		                 "must be a path inside the repository, relative to the project file");
 	if (!root)
@@ -318,13 +302,12 @@ static int project_path(const char *path, const char *key, const cJSON *v, const
 		strcpy(dir, ".");
 	char *full = bv_asprintf("%s/%s", dir, v->valuestring);
 	free(dir);
-	char real[PATH_MAX], rreal[PATH_MAX];
+	char real[PATH_MAX];
 	struct stat st;
 	int rc = 0;
 	if (!bv_exists(full))
 		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which does not exist", path, key, full);
-	else if (!realpath(full, real) || !realpath(root, rreal) ||
-	         strncmp(real, rreal, strlen(rreal)) != 0 || real[strlen(rreal)] != '/')
+	else if (!bv_path_inside(root, full, real))
 		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which is outside the repository %s", path, key,
 		             full, root);
 	else if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
@@ -387,7 +370,7 @@ static int parse_version(const char *path, const cJSON *v, bv_project *p)
 	}
 	if (!file)
 		return key_error(path, "version", "needs \"file\" (a path relative to \"dir\") or \"tag\"");
-	if (!cJSON_IsString(file) || !lexically_inside(file->valuestring))
+	if (!cJSON_IsString(file) || !bv_path_lexically_inside(file->valuestring))
 		return key_error(path, "version\".\"file", "must be a path relative to \"dir\", inside it");
 	p->version_file = bv_strdup(file->valuestring);
 	p->kind = BV_PROJECT_VERSION_FILE;
@@ -450,7 +433,7 @@ int bv_project_parse(const char *path, const char *text, size_t len, const char 
 	const char *d = dir ? dir->valuestring : ".";
 	if (!strcmp(d, ".") || !strcmp(d, "./") || !*d)
 		d = "";
-	if (*d && !lexically_inside(d)) {
+	if (*d && !bv_path_lexically_inside(d)) {
 		rc =
 		    key_error(path, "dir", "must stay inside the repository: a relative path without \"..\"");
 		goto done;

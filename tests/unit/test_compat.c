@@ -1,4 +1,5 @@
 /* test_compat.c - compat.json: rules that apply, and files that are refused. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -231,6 +232,34 @@ static void deep_nesting_is_refused_not_a_crash(void **state)
 	free(dir);
 }
 
+/* The path checks compat rules and project files share (fs.c). */
+static void paths_inside_by_spelling_and_through_links(void **state)
+{
+	(void)state;
+	assert_true(bv_path_lexically_inside("a/b.patch"));
+	assert_true(bv_path_lexically_inside("a..b/c")); /* ".." only as a component */
+	const char *bad[] = {"", "/etc/passwd", "..", "../x", "a/../../x", "a/..", "a b", "a\tb", "a\nb"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(bv_path_lexically_inside(bad[i]));
+	char *dir = test_tmpdir();
+	char real[PATH_MAX];
+	test_write(dir, "in.txt", "x\n");
+	char *in = bv_asprintf("%s/in.txt", dir), *link = bv_asprintf("%s/out", dir);
+	char *self = bv_asprintf("%s/.", dir), *sib = bv_asprintf("%s-sibling", dir);
+	assert_int_equal(symlink("/etc/hostname", link), 0);
+	assert_true(bv_path_inside(dir, in, real));
+	assert_non_null(strstr(real, "/in.txt"));
+	assert_false(bv_path_inside(dir, link, real));  /* a link leading out */
+	assert_false(bv_path_inside(dir, self, real));  /* the root itself */
+	assert_false(bv_path_inside(dir, sib, real));   /* does not exist */
+	bv_mkdir_p(sib);                                 /* a prefix, not a parent */
+	assert_false(bv_path_inside(dir, sib, real));
+	bv_rm_rf(sib);
+	free(in), free(link), free(self), free(sib);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
 int test_compat(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +268,7 @@ int test_compat(void)
 		cmocka_unit_test(hostile_files_are_refused_with_reasons),
 		cmocka_unit_test(adapters_and_helpers_apply),
 		cmocka_unit_test(deep_nesting_is_refused_not_a_crash),
+		cmocka_unit_test(paths_inside_by_spelling_and_through_links),
 	};
 	return cmocka_run_group_tests_name("compat", tests, NULL, NULL);
 }
