@@ -1128,6 +1128,36 @@ static void fmt_interval(double r, double lo, double hi, char *buf, size_t len)
 		snprintf(buf, len, "%.3f [no 95%% interval]", r);
 }
 
+/* One change point in words, as the table, markdown and HTML print it:
+ * where it begins and ends, its size with interval, and what it spans. */
+typedef struct {
+	char from[96], to[96], size[96];
+	char gap[96]; /* "" or " (the change spans 2 versions that did not build)" */
+} change_line;
+
+static void change_line_of(const hist *h, const bv_change_point *cp, change_line *l)
+{
+	version_words(ver(h, cp->first), l->from, sizeof(l->from));
+	version_words(ver(h, cp->last + 1), l->to, sizeof(l->to));
+	fmt_interval(cp->ratio, cp->lo, cp->hi, l->size, sizeof(l->size));
+	bv_strv gap = {0};
+	for (size_t j = cp->first + 1; j <= cp->last + 1; j++)
+		gap_before(h, j, &gap);
+	l->gap[0] = '\0';
+	if (gap.n)
+		snprintf(l->gap, sizeof(l->gap), " (the change spans %zu %s that did not build)", gap.n,
+		         bv_plural((long long)gap.n, "version", "versions"));
+	bv_strv_free(&gap);
+}
+
+static size_t count_changes(const hist *h)
+{
+	size_t n = 0;
+	for (size_t c = 0; c < h->ncells; c++)
+		n += h->cells[c].ncps;
+	return n;
+}
+
 static void control_line(const hist *h, FILE *out)
 {
 	fprintf(out,
@@ -1164,27 +1194,14 @@ static void print_table(const hist *h, FILE *out)
 	free(w);
 	fprintf(out, "(each version's time over %s's, the product of the paired steps; * a change point)\n",
 	        ver(h, 0)->label);
-	size_t nchanges = 0;
-	for (size_t c = 0; c < h->ncells; c++)
-		nchanges += h->cells[c].ncps;
-	fprintf(out, "\nchanges:%s\n", nchanges ? "" : " none");
+	fprintf(out, "\nchanges:%s\n", count_changes(h) ? "" : " none");
 	for (size_t c = 0; c < h->ncells; c++) {
 		const hcell *x = &h->cells[c];
 		for (size_t k = 0; k < x->ncps; k++) {
 			const bv_change_point *cp = &x->cps[k];
-			char a[96], b[96], r[96];
-			version_words(ver(h, cp->first), a, sizeof(a));
-			version_words(ver(h, cp->last + 1), b, sizeof(b));
-			fmt_interval(cp->ratio, cp->lo, cp->hi, r, sizeof(r));
-			fprintf(out, "  %s: %s -> %s: %s %s", x->key, a, b, r, cp->direction);
-			bv_strv gap = {0};
-			for (size_t j = cp->first + 1; j <= cp->last + 1; j++)
-				gap_before(h, j, &gap);
-			if (gap.n)
-				fprintf(out, " (the step spans %zu %s that did not build)", gap.n,
-				        bv_plural((long long)gap.n, "version", "versions"));
-			bv_strv_free(&gap);
-			fprintf(out, "\n");
+			change_line l;
+			change_line_of(h, cp, &l);
+			fprintf(out, "  %s: %s -> %s: %s %s%s\n", x->key, l.from, l.to, l.size, cp->direction, l.gap);
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				fprintf(out, "    narrow it: %s\n", cmd);
@@ -1229,23 +1246,19 @@ static void print_markdown(const hist *h, FILE *out)
 	    out,
 	    "\nEach version's time over %s's (the product of paired steps); **bold**: a change point.\n\n",
 	    ver(h, 0)->label);
-	size_t nchanges = 0;
-	for (size_t c = 0; c < h->ncells; c++)
-		nchanges += h->cells[c].ncps;
+	size_t nchanges = count_changes(h);
 	fprintf(out, "**Changes:**%s\n\n", nchanges ? "" : " none");
 	for (size_t c = 0; c < h->ncells; c++) {
 		const hcell *x = &h->cells[c];
 		for (size_t k = 0; k < x->ncps; k++) {
 			const bv_change_point *cp = &x->cps[k];
-			char a[96], b[96], r[96];
-			version_words(ver(h, cp->first), a, sizeof(a));
-			version_words(ver(h, cp->last + 1), b, sizeof(b));
-			fmt_interval(cp->ratio, cp->lo, cp->hi, r, sizeof(r));
+			change_line l;
+			change_line_of(h, cp, &l);
 			fprintf(out, "- `%s`: ", x->key);
-			bv_md_esc(out, a);
+			bv_md_esc(out, l.from);
 			fprintf(out, " -> ");
-			bv_md_esc(out, b);
-			fprintf(out, ": %s **%s**\n", r, cp->direction);
+			bv_md_esc(out, l.to);
+			fprintf(out, ": %s **%s**%s\n", l.size, cp->direction, l.gap);
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				fprintf(out, "  - narrow it: `%s`\n", cmd);
@@ -1402,17 +1415,9 @@ static cJSON *history_json(const hist *h)
  * table's change line. */
 static char *change_text(const hist *h, const bv_change_point *cp)
 {
-	char a[96], b[96], r[96];
-	version_words(ver(h, cp->first), a, sizeof(a));
-	version_words(ver(h, cp->last + 1), b, sizeof(b));
-	fmt_interval(cp->ratio, cp->lo, cp->hi, r, sizeof(r));
-	bv_strv gap = {0};
-	for (size_t j = cp->first + 1; j <= cp->last + 1; j++)
-		gap_before(h, j, &gap);
-	char *t = bv_asprintf("%s -> %s: %s %s%s", a, b, r, cp->direction,
-	                      gap.n ? " (the change spans versions that did not build)" : "");
-	bv_strv_free(&gap);
-	return t;
+	change_line l;
+	change_line_of(h, cp, &l);
+	return bv_asprintf("%s -> %s: %s %s%s", l.from, l.to, l.size, cp->direction, l.gap);
 }
 
 static int print_html(const hist *h, FILE *out)
