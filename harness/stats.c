@@ -126,7 +126,7 @@ int bv_interval_noisy(const bv_interval *r, double threshold)
  * With theta = 1 - u^2 the integrand becomes 2 (1 - u^2)^(k - 1/2) u^(2(n-k)),
  * smooth on [0, 1/sqrt 2]; Simpson's rule on it, summed in log space so
  * hundreds of processes neither overflow nor underflow. */
-double bv_sign_log_mixture(size_t n, size_t k)
+static double sign_log_mixture(size_t n, size_t k)
 {
 	enum { STEPS = 512 }; /* even; ample for the widths that occur (1/sqrt n) */
 	const double top = sqrt(0.5), h = top / STEPS;
@@ -146,6 +146,22 @@ double bv_sign_log_mixture(size_t n, size_t k)
 	double log_integral = maxl + log(sum) + log(h / 3.0);
 	/* 2^n * 2 / B(1/2,1/2), and B(1/2,1/2) = pi */
 	return (double)n * log(2.0) + log(2.0) - log(M_PI) + log_integral;
+}
+
+/* A history or a bisect asks for the same few (n, k) thousands of times:
+ * the values up to MEMO_N processes are kept (per thread). */
+enum { MEMO_N = 96 };
+double bv_sign_log_mixture(size_t n, size_t k)
+{
+	static _Thread_local double memo[MEMO_N + 1][MEMO_N + 1];
+	static _Thread_local unsigned char known[MEMO_N + 1][MEMO_N + 1];
+	if (n > MEMO_N || k > n)
+		return sign_log_mixture(n, k);
+	if (!known[n][k]) {
+		memo[n][k] = sign_log_mixture(n, k);
+		known[n][k] = 1;
+	}
+	return memo[n][k];
 }
 
 double bv_sign_evidence(const double *r, size_t n, double edge, int dir)

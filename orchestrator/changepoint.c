@@ -60,40 +60,9 @@ double bv_changepoint_step_share(size_t ncells, size_t nsteps, double q)
 	return (1.0 - BV_GRADUAL_SHARE) * q / (double)(m ? m : 1);
 }
 
-/* ---- the steps' evidence ---------------------------------------------- *
- * bv_sign_evidence (stats.c) integrates its mixture afresh for every
- * process; a history asks for the same few (n, k) thousands of times, so
- * they are kept here.  The value is the same (test_changepoint.c checks). */
-enum { MEMO_N = 96 };
-static _Thread_local double memo[MEMO_N + 1][MEMO_N + 1];
-static _Thread_local unsigned char memo_known[MEMO_N + 1][MEMO_N + 1];
+/* ---- the steps' evidence ---------------------------------------------- */
 
-static double log_mixture(size_t n, size_t k)
-{
-	if (n > MEMO_N)
-		return bv_sign_log_mixture(n, k);
-	if (!memo_known[n][k]) {
-		memo[n][k] = bv_sign_log_mixture(n, k);
-		memo_known[n][k] = 1;
-	}
-	return memo[n][k];
-}
-
-double bv_changepoint_sign_evidence(const double *r, size_t n, double edge, int dir)
-{
-	size_t seen = 0, beyond = 0;
-	double best = 0.0;
-	for (size_t i = 0; i < n; i++) {
-		if (!isfinite(r[i]) || r[i] == edge)
-			continue;
-		seen++;
-		beyond += dir > 0 ? r[i] > edge : r[i] < edge;
-		double l = log_mixture(seen, beyond);
-		if (l > best)
-			best = l;
-	}
-	return fmin(1.0, exp(-best));
-}
+enum { MEMO_N = 96 }; /* processes up to which interval_z is kept */
 
 typedef struct step_eval {
 	int tested; /* in the single-step family */
@@ -153,8 +122,8 @@ static void eval_step(const bv_step *s, double t, step_eval *e)
 		e->x = log(s->ratio), e->var = sd * sd;
 	}
 	if (s->proc_ratio && s->nproc) {
-		e->ps = bv_changepoint_sign_evidence(s->proc_ratio, s->nproc, 1.0 + t, +1);
-		e->pf = bv_changepoint_sign_evidence(s->proc_ratio, s->nproc, 1.0 / (1.0 + t), -1);
+		e->ps = bv_sign_evidence(s->proc_ratio, s->nproc, 1.0 + t, +1);
+		e->pf = bv_sign_evidence(s->proc_ratio, s->nproc, 1.0 / (1.0 + t), -1);
 		e->p = fmin(1.0, 2.0 * fmin(e->ps, e->pf));
 		e->tested = 1;
 	} else if (isfinite(s->p) && s->p >= 0 && s->p <= 1) {

@@ -105,8 +105,6 @@ int bv_changepoints_table(bv_step **cells_steps, size_t ncells, size_t nsteps, d
  * window's own share (BV_FDR / the window's comparisons), or a real change
  * may stop sampling with too little evidence for the whole history. */
 double bv_changepoint_step_share(size_t ncells, size_t nsteps, double q);
-/* bv_sign_evidence (stats.h), with the mixture's values kept between calls. */
-double bv_changepoint_sign_evidence(const double *r, size_t n, double edge, int dir);
 /* The chain from version 0 to version n (steps s[0..n)): the product of the
  * steps' ratios, returned, with an approximate 95 % interval in *lo, *hi
  * (log-space quadrature of the steps' half-widths: assumes independent
