@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "classes.h"
@@ -122,6 +123,28 @@ static int exec_const(bv_store *s, const char *sql, const char *doing)
 {
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : db_fail(s->path, s->db, rc, doing);
+}
+
+/* PRAGMA journal_mode = WAL needs the file to itself for a moment, and
+ * SQLite answers SQLITE_BUSY at once there without calling the busy
+ * handler (two runs opening a new store together: one failed with
+ * "database is locked" in microseconds).  So it is retried here, for as
+ * long as the busy timeout would have waited. */
+static int set_wal(bv_store *s)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) || ms >= STORE_BUSY_MS)
+			return db_fail(s->path, s->db, rc, "switching the store to WAL mode");
+		struct timespec nap = {0, 10 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
 }
 
 /* What the file says it is, read in one statement (one snapshot: read
@@ -247,7 +270,7 @@ int bv_store_open(const char *path, bv_store **out)
 	 * turn; synchronous=NORMAL is WAL's safe setting (a power cut may lose
 	 * the last commit, never corrupt the file). */
 	if (err == 0)
-		err = exec_const(s, "PRAGMA journal_mode = WAL", "switching the store to WAL mode");
+		err = set_wal(s);
 	if (err == 0)
 		err = exec_const(s, "PRAGMA synchronous = NORMAL", "setting the store's synchronous mode");
 	if (err == 0)

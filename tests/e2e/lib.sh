@@ -2,6 +2,7 @@
 # (counted by tests/run.sh) and a fixture repository built from kernels/.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+E2E="$ROOT/tests/e2e" # the scripts' helpers (png_colours.py, servers)
 # BV_BIN_DIR=bin-asan runs the same checks against the sanitizer build.
 BV="$ROOT/${BV_BIN_DIR:-bin}/bench-versions"
 TMP=$(mktemp -d /tmp/bv-e2e-XXXXXX)
@@ -21,6 +22,17 @@ share_release_builds() {
 export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
 export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
 failures=0
+
+# chrome ARGS...: headless Chromium with a fresh profile per load and its
+# background services off (a net-log check counts only the requests a page
+# made), at most 120 s; its messages go to $TMP/chromium.log.
+chrome() {
+	local profile
+	profile=$(mktemp -d "$TMP/chromium-XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+		--disable-background-networking --disable-component-update --disable-sync --no-first-run \
+		--disable-extensions --user-data-dir="$profile" "$@" 2>> "$TMP/chromium.log"
+}
 
 ok() { echo "ok - $1"; }
 not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }

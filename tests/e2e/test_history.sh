@@ -176,52 +176,13 @@ assert "machine class</b> " in page and "false-discovery rate" in page
 PY
 [ $? -eq 0 ] || sed 's/^/#   /' "$TMP/h.html" | head -40
 if command -v chromium > /dev/null; then
-	chrome() {
-		local profile
-		profile=$(mktemp -d "$TMP/chromium-XXXXXX")
-		timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-			--disable-background-networking --disable-component-update --disable-sync --no-first-run \
-			--disable-extensions --user-data-dir="$profile" "$@" 2>> "$TMP/chromium.log"
-	}
 	chrome --dump-dom "file://$hdir/history.html" > "$TMP/hdom.html"
 	check "chromium renders the history page: both charts in the DOM" \
 		test "$(grep -o '<svg class="timeline"' "$TMP/hdom.html" | wc -l)" -eq 2
 	check "chromium renders the change's label" contains "$TMP/hdom.html" '[0-9.]+x slower<title>'
-	# the pixels of a screenshot by colour (test_report.sh's reader)
-cat > "$TMP/png.py" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-i, idat = 8, b""
-while i < len(data):
-    n, = struct.unpack(">I", data[i:i + 4]); kind = data[i + 4:i + 8]; body = data[i + 8:i + 8 + n]; i += 12 + n
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-    elif kind == b"IDAT":
-        idat += body
-assert depth == 8 and ctype in (2, 6), (depth, ctype)
-bpp = 3 if ctype == 2 else 4
-raw, stride = zlib.decompress(idat), w * bpp
-prev, pos, counts = bytearray(stride), 0, {}
-for y in range(h):
-    f = raw[pos]; line = bytearray(raw[pos + 1:pos + 1 + stride]); pos += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(0, stride, bpp):
-        k = bytes(line[x:x + 3]); counts[k] = counts.get(k, 0) + 1
-    prev = line
-print(len(counts), *[counts.get(bytes.fromhex(c), 0) for c in sys.argv[2:]])
-PY
 	chrome --window-size=800,700 --screenshot="$TMP/hshot.png" "file://$hdir/history.html" > /dev/null
 	# the chain's blue (its line and points) and the change marker's red, drawn
-	read -r colours blue red <<< "$(python3 "$TMP/png.py" "$TMP/hshot.png" 0969da cf222e)"
+	read -r colours blue red <<< "$(python3 "$E2E/png_colours.py" "$TMP/hshot.png" 0969da cf222e)"
 	check "chromium's screenshot of the history page is not blank ($colours colours)" test "${colours:-0}" -gt 20
 	check "the screenshot shows the chains ($blue px) and the change ($red px)" \
 		test "${blue:-0}" -gt 100 -a "${red:-0}" -gt 20

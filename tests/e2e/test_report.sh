@@ -16,64 +16,8 @@ git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
 
 args=(--benches unary --ops relu,abs --backends scalar --sizes 64K --quick --results "$TMP/results")
 
-# ---- Chromium: headless, a fresh profile per load, background services off
-# (the net-log check below only counts requests a page made, whatever is on).
-chrome() {
-	local profile
-	profile=$(mktemp -d "$TMP/chromium-XXXXXX")
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-		--disable-background-networking --disable-component-update --disable-sync --no-first-run \
-		--disable-extensions --user-data-dir="$profile" "$@" 2>> "$TMP/chromium.log"
-}
-# The requests a page made, from a Chromium net log: URL requests with an
-# initiator (the browser's own update checks have "not an origin").
-cat > "$TMP/netlog.py" <<'PY'
-import json, re, sys
-d = json.load(open(sys.argv[1]))
-types = {v: k for k, v in d["constants"]["logEventTypes"].items()}
-urls = set()
-for e in d["events"]:
-    p = e.get("params") or {}
-    if types.get(e["type"]) == "URL_REQUEST_START_JOB" and "url" in p:
-        if p.get("initiator", "not an origin") != "not an origin" and re.match(r"(https?|wss?)://", p["url"]):
-            urls.add(p["url"])
-for u in sorted(urls):
-    print(u)
-sys.exit(1 if urls else 0)
-PY
-# A PNG's pixels with zlib and struct only: how many distinct colours, and
-# how many pixels of each colour asked for (hex).
-cat > "$TMP/png.py" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-i, idat = 8, b""
-while i < len(data):
-    n, = struct.unpack(">I", data[i:i + 4]); kind = data[i + 4:i + 8]; body = data[i + 8:i + 8 + n]; i += 12 + n
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-    elif kind == b"IDAT":
-        idat += body
-assert depth == 8 and ctype in (2, 6), (depth, ctype)
-bpp = 3 if ctype == 2 else 4
-raw, stride = zlib.decompress(idat), w * bpp
-prev, pos, counts = bytearray(stride), 0, {}
-for y in range(h):
-    f = raw[pos]; line = bytearray(raw[pos + 1:pos + 1 + stride]); pos += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(0, stride, bpp):
-        k = bytes(line[x:x + 3]); counts[k] = counts.get(k, 0) + 1
-    prev = line
-print(len(counts), *[counts.get(bytes.fromhex(c), 0) for c in sys.argv[2:]])
-PY
+# Chromium (lib.sh's chrome), the net-log reader and the PNG colour counter
+# are shared with test_history.sh.
 
 # ---- a bad budgets file is an input error, found before anything is measured
 badbudget() { # NAME CONTENT PATTERN
@@ -162,21 +106,21 @@ assert re.search(r'<g class="cell bad">.*?relu scalar 64K', svg, re.S)
 PY
 chrome --window-size=1100,1000 --screenshot="$TMP/shot.png" "file://$run/report.html" > /dev/null
 # banner red, the chart's beyond-budget shading, the regression's colour
-read -r colours banner shade <<< "$(python3 "$TMP/png.py" "$TMP/shot.png" cf222e fdecef)"
+read -r colours banner shade <<< "$(python3 "$E2E/png_colours.py" "$TMP/shot.png" cf222e fdecef)"
 check "the screenshot is not blank ($colours colours)" test "${colours:-0}" -gt 50
 check "the screenshot shows the red banner ($banner px)" test "${banner:-0}" -gt 20000
 check "the screenshot shows the chart's budget shading ($shade px)" test "${shade:-0}" -gt 2000
-check "loading the report made no network request" python3 "$TMP/netlog.py" "$TMP/net.json"
+check "loading the report made no network request" python3 "$E2E/netlog_requests.py" "$TMP/net.json"
 # The check can fail: the same page without its CSP and with an image from
 # the network is caught; with the CSP kept, the browser refuses the request.
 sed -e 's|<meta http-equiv="Content-Security-Policy"[^>]*>||' \
 	-e 's|<main>|<main><img src="http://127.0.0.1:9/canary.png" alt="">|' "$run/report.html" > "$TMP/canary.html"
 sed -e 's|<main>|<main><img src="http://127.0.0.1:9/canary.png" alt="">|' "$run/report.html" > "$TMP/canary-csp.html"
 chrome --log-net-log="$TMP/net-canary.json" --dump-dom "file://$TMP/canary.html" > /dev/null
-python3 "$TMP/netlog.py" "$TMP/net-canary.json" > "$TMP/canary.urls"
+python3 "$E2E/netlog_requests.py" "$TMP/net-canary.json" > "$TMP/canary.urls"
 check "the net-log check catches a page that does make a request" contains "$TMP/canary.urls" "^http://127.0.0.1:9/canary.png$"
 chrome --log-net-log="$TMP/net-csp.json" --dump-dom "file://$TMP/canary-csp.html" > /dev/null
-check "the report's CSP blocks a request that got into the page" python3 "$TMP/netlog.py" "$TMP/net-csp.json"
+check "the report's CSP blocks a request that got into the page" python3 "$E2E/netlog_requests.py" "$TMP/net-csp.json"
 
 # ---- 2: the same logs with --from and a budget for relu: READY, exit 0, a warning
 cat > "$TMP/budgets.json" <<'JSON'
