@@ -203,11 +203,12 @@ int bv_cmd_compare(int argc, char **argv)
 				return BV_EXIT_USAGE;
 			}
 			table.units = units;
-			bv_view_apply(&view, format, &table);
+			rc = bv_view_apply(&view, format, &table);
 			/* CSV has no place for prose; say the caveats where a person sees them. */
-			for (size_t i = 0; !strcmp(format, "csv") && i < table.nnotes; i++)
+			for (size_t i = 0; rc == 0 && !strcmp(format, "csv") && i < table.nnotes; i++)
 				fprintf(stderr, "note: %s\n", table.notes[i]);
-			rc = exporter->write(&table, stdout);
+			if (rc == 0)
+				rc = exporter->write(&table, stdout);
 			if (rc == 0 && fflush(stdout) != 0)
 				rc = bv_fail(BV_ERUN, "cannot write the output");
 			if (rc == 0 && gate && bv_table_has_slower(&table)) {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benches.h"
 #include "options.h"
 #include "stages.h"
 
@@ -64,6 +65,7 @@ void bv_view_init(bv_view_opts *v)
 {
 	v->only_changes = 0;
 	v->colour = "auto";
+	v->vs_backend = NULL;
 }
 
 void bv_view_table(bv_view_opts *v, bv_option *opts)
@@ -74,18 +76,22 @@ void bv_view_table(bv_view_opts *v, bv_option *opts)
 		    "errors): for PR comments; the footer still counts every row"),
 	    BV_ENUM("--color", &v->colour, "WHEN", bv_colour_values,
 		    "colour the table's verdicts: auto (a terminal, unless NO_COLOR is set), always, never"),
+	    BV_STRING("--vs-backend", &v->vs_backend, "B",
+		      "the backend view: for each version, every backend's time over backend B's in the same "
+		      "cell, paired by process, with its interval and verdict (which backend wins, by how much)"),
 	    BV_END,
 	};
 	_Static_assert(sizeof(all) / sizeof(all[0]) == BV_VIEW_OPTIONS, "BV_VIEW_OPTIONS is wrong");
 	memcpy(opts, all, sizeof(all));
 }
 
-void bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t)
+int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t)
 {
 	/* Only the table paints: escapes in markdown or JSON would be data. */
 	t->colour = !strcmp(format, "table") && bv_colour_wanted(v->colour, stdout);
 	if (v->only_changes)
 		bv_table_only_changes(t);
+	return v->vs_backend ? bv_table_backends(t, v->vs_backend) : 0;
 }
 
 void bv_format_time(double ns, char *buf, size_t len)
@@ -210,4 +216,48 @@ void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, siz
 	int unsure = !strcmp(ch->verdict, "inconclusive");
 	const char *noise = layout ? "" : ch->held ? ", unconfirmed" : ch->noisy && !unsure ? ", noisy" : "";
 	snprintf(buf, len, "%s%s%s%s%s", noise, spread, state, ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
+}
+
+/* The backend view as text: one line per backend cell and version, after
+ * the table (export_table.c; markdown and HTML have their own tables). */
+void bv_backend_cell_text(const bv_table *t, const bv_backend_cmp *b, char *buf, size_t len)
+{
+	const bv_change *ch = &b->ch;
+	if (!ch->valid) {
+		snprintf(buf, len, "%s", ch->none ? ch->none : "no ratio");
+		return;
+	}
+	char q[96], ratio[64];
+	bv_format_qualifiers(t, ch, q, sizeof(q));
+	bv_format_ratio(ch, ratio, sizeof(ratio));
+	snprintf(buf, len, "%s %s%s", ratio, ch->verdict, q);
+}
+
+void bv_export_backends_table(const bv_table *t, FILE *out)
+{
+	if (!t->vs_backend)
+		return;
+	fprintf(out, "\nbackends vs %s (each backend's time over %s's in the same cell and process; below 1: "
+	             "faster):\n",
+	        t->vs_backend, t->vs_backend);
+	size_t wv = 7, wc = 4;
+	for (size_t i = 0; i < t->nbackends; i++) {
+		const bv_row *r = &t->rows[t->backends[i].row];
+		char size[32];
+		bv_size_format(r->size, size, sizeof(size));
+		size_t l = strlen(r->bench) + strlen(r->op) + strlen(r->backend) + strlen(size) + 3;
+		wc = l > wc ? l : wc;
+		size_t lv = strlen(t->labels[t->backends[i].version]);
+		wv = lv > wv ? lv : wv;
+	}
+	fprintf(out, "  %-*s  %-*s  %s\n", (int)wv, "version", (int)wc, "cell", "ratio [95% CI]  verdict");
+	for (size_t i = 0; i < t->nbackends; i++) {
+		const bv_backend_cmp *b = &t->backends[i];
+		const bv_row *r = &t->rows[b->row];
+		char size[32], cell[256], text[256];
+		bv_size_format(r->size, size, sizeof(size));
+		snprintf(cell, sizeof(cell), "%s/%s/%s/%s", r->bench, r->op, r->backend, size);
+		bv_backend_cell_text(t, b, text, sizeof(text));
+		fprintf(out, "  %-*s  %-*s  %s\n", (int)wv, t->labels[b->version], (int)wc, cell, text);
+	}
 }

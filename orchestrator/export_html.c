@@ -215,6 +215,28 @@ int bv_export_html(const bv_table *t, FILE *out)
 		fputs("<p class=\"method\">method: ", out), esc(out, t->method), fputs("</p>\n", out);
 	if (t->control)
 		fputs("<p class=\"method\">verdicts: ", out), esc(out, t->control), fputs("</p>\n", out);
+	if (t->vs_backend) {
+		fputs("<h2 id=\"backends\">Backends vs ", out), esc(out, t->vs_backend);
+		fputs("</h2>\n<p class=\"method\">each backend's time over the reference's in the same cell and "
+		      "process; below 1: faster</p>\n<table class=\"backends\">\n<thead><tr><th>version</th>"
+		      "<th>cell</th><th>ratio [95% CI], verdict</th></tr></thead>\n<tbody>\n",
+		      out);
+		for (size_t i = 0; i < t->nbackends; i++) {
+			const bv_backend_cmp *b = &t->backends[i];
+			const bv_row *r = &t->rows[b->row];
+			char size[32], text[256];
+			bv_size_format(r->size, size, sizeof(size));
+			bv_backend_cell_text(t, b, text, sizeof(text));
+			fputs("<tr><td>", out), esc(out, t->labels[b->version]), fputs("</td><td>", out);
+			esc(out, r->bench), fputc('/', out), esc(out, r->op), fputc('/', out), esc(out, r->backend);
+			fprintf(out, "/%s</td><td class=\"%s\">", size, b->ch.valid ? b->ch.verdict : "none");
+			esc(out, text), fputs("</td></tr>\n", out);
+		}
+		fputs("</tbody>\n</table>\n", out);
+		char *bc = bv_backends_control(t);
+		fputs("<p class=\"method\">backend verdicts: ", out), esc(out, bc), fputs("</p>\n", out);
+		free(bc);
+	}
 	fputs("</body>\n</html>\n", out);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write HTML") : 0;
 }

@@ -74,8 +74,9 @@ int bv_export_json(const bv_table *t, FILE *out)
 	 * 1.2: every key always present (null where it does not apply),
 	 * versions[].commit/tree/simd_isa/machine/geomean, verdicts "new"/"vanished";
 	 * 1.4: classes[], versions[].class, changes[].baseline (machine classes
-	 * side by side: each class has its own baseline, classes.c) */
-	cJSON_AddStringToObject(doc, "schema_version", "1.4");
+	 * side by side: each class has its own baseline, classes.c);
+	 * 1.5: backends (the backend view, null unless --vs-backend) */
+	cJSON_AddStringToObject(doc, "schema_version", "1.5");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	str_or_null(doc, "method", t->method);
@@ -224,6 +225,38 @@ int bv_export_json(const bv_table *t, FILE *out)
 		}
 		cJSON_AddItemToArray(rows, row);
 	}
+	if (t->vs_backend) {
+		/* 1.5: the backend view (--vs-backend) */
+		cJSON *bv = cJSON_AddObjectToObject(doc, "backends");
+		cJSON_AddStringToObject(bv, "reference", t->vs_backend);
+		char *bc = bv_backends_control(t);
+		cJSON_AddStringToObject(bv, "summary", bc);
+		free(bc);
+		cJSON_AddNumberToObject(bv, "comparisons", (double)t->backends_decided.tested);
+		cJSON_AddNumberToObject(bv, "called", (double)t->backends_decided.called);
+		cJSON *arr = cJSON_AddArrayToObject(bv, "cells");
+		for (size_t i = 0; i < t->nbackends; i++) {
+			const bv_backend_cmp *b = &t->backends[i];
+			const bv_row *r = &t->rows[b->row];
+			const bv_change *ch = &b->ch;
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "version", t->labels[b->version]);
+			cJSON_AddStringToObject(o, "bench", r->bench);
+			cJSON_AddStringToObject(o, "op", r->op);
+			cJSON_AddStringToObject(o, "backend", r->backend);
+			cJSON_AddNumberToObject(o, "size", (double)r->size);
+			int v = ch->valid;
+			num_or_null(o, "ratio", ch->ratio, v);
+			num_or_null(o, "ratio_ci_low", ch->ci_low, v && bv_change_has_interval(ch));
+			num_or_null(o, "ratio_ci_high", ch->ci_high, v && bv_change_has_interval(ch));
+			num_or_null(o, "processes", ch->processes, v);
+			str_or_null(o, "verdict", v ? ch->verdict : NULL);
+			num_or_null(o, "p_value", ch->p, v && ch->controlled);
+			str_or_null(o, "none", v ? NULL : ch->none);
+			cJSON_AddItemToArray(arr, o);
+		}
+	} else
+		cJSON_AddNullToObject(doc, "backends");
 	char *text = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	int ok = text && fputs(text, out) >= 0 && fputc('\n', out) != EOF;

@@ -4,6 +4,7 @@
  * geomeans, the cells nobody could run, the notes and the method line.
  * Verdicts other than "same" are bold so a regression stands out.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "benches.h"
@@ -117,5 +118,24 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		fputs("\n_method:_ ", out), md(out, t->method), fputc('\n', out);
 	if (t->control)
 		fputs("\n_verdicts:_ ", out), md(out, t->control), fputc('\n', out);
+	if (t->vs_backend) {
+		fputs("\n**Backends vs ", out), md(out, t->vs_backend);
+		fputs("** (each backend's time over the reference's in the same cell and process; below 1: faster)\n\n"
+		      "| version | cell | ratio [95% CI], verdict |\n|---|---|---|\n",
+		      out);
+		for (size_t i = 0; i < t->nbackends; i++) {
+			const bv_backend_cmp *b = &t->backends[i];
+			const bv_row *r = &t->rows[b->row];
+			char size[32], text[256];
+			bv_size_format(r->size, size, sizeof(size));
+			bv_backend_cell_text(t, b, text, sizeof(text));
+			fputs("| ", out), md(out, t->labels[b->version]), fputs(" | ", out);
+			md(out, r->bench), fputc('/', out), md(out, r->op), fputc('/', out), md(out, r->backend);
+			fprintf(out, "/%s | ", size), md(out, text), fputs(" |\n", out);
+		}
+		char *bc = bv_backends_control(t);
+		fputs("\n_backend verdicts:_ ", out), md(out, bc), fputc('\n', out);
+		free(bc);
+	}
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write Markdown") : 0;
 }

@@ -143,6 +143,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 			group = k < t->nrows ? t->rows[k].bench : NULL;
 		}
 	}
+	bv_export_backends_table(t, out);
 	/* Folded rows: one line per distinct backend and reason (merge.c). */
 	bv_fold *folds;
 	size_t nfolds = bv_table_folds(t, &folds);
@@ -156,5 +157,10 @@ int bv_export_table(const bv_table *t, FILE *out)
 		fprintf(out, "method: %s\n", t->method);
 	if (t->control)
 		fprintf(out, "verdicts: %s\n", t->control);
+	if (t->vs_backend) {
+		char *bc = bv_backends_control(t);
+		fprintf(out, "backend verdicts: %s\n", bc);
+		free(bc);
+	}
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the table") : 0;
 }

@@ -73,6 +73,7 @@ typedef struct vstate {
 	double *ratio; /* [trial] vs the baseline, NAN if none */
 	int *layout;   /* [trial] the code layout this version had (--layouts) */
 	pstate *state; /* [trial] the machine around this version's process */
+	int *proc;     /* [trial] the runner process (raw/process-N.json's N) */
 	double retaken, kept; /* samples re-taken, and kept though preempted, over trials */
 } vstate;
 
@@ -418,6 +419,7 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 			v->samples[t] = x, v->nsamples[t] = ns;
 			v->med[t] = ns ? bv_median(x, ns) : NAN;
 			v->state[t] = state;
+			v->proc[t] = s->processes; /* the process just run: run_process numbered it */
 			double n;
 			if (!bv_json_num(e, "retaken", &n) && n > 0)
 				v->retaken += n;
@@ -854,6 +856,13 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 			cJSON_AddNumberToObject(out, "pct_peak_flops", 100 * gflops / peak);
 	}
 	cJSON_AddItemToObject(out, "process_medians_ns", cJSON_CreateDoubleArray(meds, (int)nm));
+	/* Which process each of those medians came from, so that two cells of
+	 * one version are paired by process (the backend view, backends.c). */
+	cJSON *ids = cJSON_CreateArray();
+	for (size_t t = 0; t < nt; t++)
+		if (isfinite(v->med[t]))
+			cJSON_AddItemToArray(ids, cJSON_CreateNumber(v->proc[t]));
+	cJSON_AddItemToObject(out, "process_ids", ids);
 	cJSON_AddItemToObject(out, "samples_ns", raw);
 	cJSON *pre = cJSON_AddObjectToObject(out, "preempted");
 	cJSON_AddNumberToObject(pre, "retaken", v->retaken);
@@ -938,7 +947,7 @@ static void session_free(session *s)
 			vstate *v = &cs->v[i];
 			for (int t = 0; t < s->max_trials; t++)
 				free(v->samples[t]);
-			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio), free(v->layout), free(v->state);
+			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio), free(v->layout), free(v->state), free(v->proc);
 			free(v->status), free(v->reason);
 		}
 		for (size_t i = 0; cs->prior && i < s->n; i++)
@@ -1407,6 +1416,7 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 			v->ratio = bv_xcalloc((size_t)s.max_trials, sizeof(double));
 			v->layout = bv_xcalloc((size_t)s.max_trials, sizeof(int));
 			v->state = bv_xcalloc((size_t)s.max_trials, sizeof(pstate));
+			v->proc = bv_xcalloc((size_t)s.max_trials, sizeof(int));
 		}
 	}
 	free(pos);

@@ -329,6 +329,14 @@ static void add_cells(bv_table *t, size_t i, const cJSON *doc, int same_run, con
 		res->pct_copy_bw = c.pct_copy_bw, res->pct_peak_flops = c.pct_peak_flops;
 		res->processes = c.processes;
 		res->median_ns = c.median_ns, res->ci_low_ns = c.ci_low_ns, res->ci_high_ns = c.ci_high_ns;
+		if (c.process_ids && !res->proc_ns) {
+			size_t np = (size_t)cJSON_GetArraySize(c.process_ids);
+			res->proc_ns = bv_xcalloc(np + 1, sizeof(double));
+			res->proc_id = bv_xcalloc(np + 1, sizeof(int));
+			const cJSON *m = c.process_medians->child, *d = c.process_ids->child;
+			for (; m && d && res->nproc_ns < np; m = m->next, d = d->next, res->nproc_ns++)
+				res->proc_ns[res->nproc_ns] = m->valuedouble, res->proc_id[res->nproc_ns] = (int)d->valuedouble;
+		}
 		const bv_log_change *lc = &c.change;
 		if (i == 0) {
 			if (base_pair && c.has_change && lc->baseline && !strcmp(lc->baseline, base_pair) &&
@@ -598,7 +606,7 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 static void row_free(const bv_table *t, bv_row *r)
 {
 	for (size_t i = 0; i < t->nversions; i++) {
-		free(r->results[i].reason);
+		free(r->results[i].reason), free(r->results[i].proc_ns), free(r->results[i].proc_id);
 		free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
 		free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
 	}
@@ -626,6 +634,7 @@ void bv_table_free(bv_table *t)
 	for (size_t c = 0; c < t->nclasses; c++)
 		bv_class_free(&t->classes[c]);
 	free(t->classes), free(t->class_of);
+	bv_backend_view_free(t);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -293,6 +293,34 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 		if (!v || cJSON_IsNull(v))
 			*lib_out[k] = NAN;
 	}
+	/* The per-process medians and the process each came from (1.7): the
+	 * backend view pairs two cells of a version by these. */
+	c->process_medians = c->process_ids = NULL;
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(cell, "process_ids");
+	if (ids && c->status == bv_results_status("ok")) {
+		const cJSON *meds = cJSON_GetObjectItemCaseSensitive(cell, "process_medians_ns"), *e;
+		if (!cJSON_IsArray(ids) || !cJSON_IsArray(meds) ||
+		    cJSON_GetArraySize(ids) != cJSON_GetArraySize(meds)) {
+			bv_buf_puts(why, "\"process_ids\": expected an array as long as \"process_medians_ns\"");
+			return -2;
+		}
+		cJSON_ArrayForEach(e, ids)
+		{
+			if (!cJSON_IsNumber(e) || !(e->valuedouble >= 1 && e->valuedouble <= INT_MAX) ||
+			    e->valuedouble != floor(e->valuedouble)) {
+				bv_buf_puts(why, "\"process_ids\": expected whole numbers from 1");
+				return -2;
+			}
+		}
+		cJSON_ArrayForEach(e, meds)
+		{
+			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble <= 0) {
+				bv_buf_puts(why, "\"process_medians_ns\": expected positive numbers");
+				return -2;
+			}
+		}
+		c->process_medians = meds, c->process_ids = ids;
+	}
 	/* "change" since schema 1.1; 1.0 logs called it "paired". */
 	const cJSON *pb = cJSON_GetObjectItemCaseSensitive(cell, "change");
 	if (!pb)

@@ -299,6 +299,11 @@ typedef struct bv_result {
 	double host_bytes, device_bytes;     /* footprint */
 	double library_host_bytes, library_device_bytes; /* the library's workspace; NAN: not counted */
 	int processes;
+	/* per process, paired with the process it came from (logs of schema
+	 * 1.7 on; NULL before): what the backend view pairs by */
+	double *proc_ns;
+	int *proc_id;
+	size_t nproc_ns;
 } bv_result;
 
 typedef struct bv_change {
@@ -357,6 +362,19 @@ typedef struct bv_version_meta {
 	double cores;         /* machine.cores; 0 when not said */
 } bv_version_meta;
 
+/* What a family of changes came to (bv_changes_decide). */
+typedef struct bv_decided {
+	size_t tested, called, inconclusive;
+} bv_decided;
+
+/* The backend view (backends.c): one backend's cell over the reference
+ * backend's, in one version, paired by process. */
+typedef struct bv_backend_cmp {
+	size_t version;      /* column */
+	size_t row, ref_row; /* the backend's row and the reference's */
+	bv_change ch;        /* ratio < 1: the backend is faster; none says why there is no ratio */
+} bv_backend_cmp;
+
 typedef struct bv_table {
 	size_t nversions;
 	char **labels;
@@ -384,6 +402,11 @@ typedef struct bv_table {
 	struct bv_class *classes;
 	size_t nclasses;
 	size_t *class_of;
+	/* --vs-backend (bv_table_backends): NULL/0 unless asked for */
+	char *vs_backend;
+	bv_backend_cmp *backends;
+	size_t nbackends;
+	bv_decided backends_decided;
 } bv_table;
 
 /* The baseline column of version v: 0, or the first column of v's class. */
@@ -435,6 +458,23 @@ int bv_change_has_interval(const bv_change *ch);
  * table.  bv_merge calls it; call it again after filtering rows only if the
  * family should shrink (it should not: the family is what was measured). */
 void bv_table_decide(bv_table *t, double q);
+/* The decision of bv_table_decide over any family of changes (valid ones
+ * with their evidence, bv_change_evidence): Benjamini-Hochberg at q over
+ * the controlled ones, each called only when its interval says so and its
+ * evidence survives and agrees; `same` without the data to show it becomes
+ * inconclusive.  The backend view (backends.c) is such a family of its own. */
+bv_decided bv_changes_decide(bv_change **chs, size_t n, double q, double threshold);
+/* The backend view: every non-reference backend's cell over REF's, per
+ * version, paired by process, decided as a family of its own at BV_FDR.
+ * BV_EINPUT when no cell of REF is in the table. */
+int bv_table_backends(bv_table *t, const char *ref);
+void bv_backend_view_free(bv_table *t);
+/* One line saying how the backend view was decided, for every exporter. */
+char *bv_backends_control(const bv_table *t);
+/* A backend comparison as "0.083 [0.080, 0.086] faster" (or why none),
+ * and the table format's section of them (export.c). */
+void bv_backend_cell_text(const bv_table *t, const bv_backend_cmp *b, char *buf, size_t len);
+void bv_export_backends_table(const bv_table *t, FILE *out);
 /* Splits a change's processes (proc_* filled) by the machine's state against
  * the usual one (bandwidth, compute step): fills state_dependent, unstable,
  * the levels and counts; returns state_dependent.  measure.c asks it to
@@ -524,15 +564,17 @@ extern const char *const bv_colour_values[];
 typedef struct bv_view_opts {
 	int only_changes;
 	const char *colour; /* a bv_colour_values; bv_view_init: "auto" */
+	const char *vs_backend; /* --vs-backend: the backend view's reference, NULL: none */
 } bv_view_opts;
 /* Lines in the table bv_view_table fills, its end included. */
-#define BV_VIEW_OPTIONS 3
+#define BV_VIEW_OPTIONS 4
 void bv_view_init(bv_view_opts *v);
 /* The two options as an options.h table pointing into v, in opts (room for
  * BV_VIEW_OPTIONS), for a command's table to include (BV_INCLUDE). */
 void bv_view_table(bv_view_opts *v, struct bv_option *opts);
-/* Applies them to a merged table that format will write. */
-void bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t);
+/* Applies them to a merged table that format will write; BV_EINPUT when
+ * --vs-backend names no backend of the table. */
+int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t);
 /* "table|markdown|...": for help texts and error messages. */
 const char *bv_exporter_names(void);
 /* The formats' names, NULL-terminated: the values --format takes. */

@@ -206,6 +206,55 @@ int bv_change_state_split(bv_change *ch, double threshold, const bv_usual *u)
 	return ch->state_dependent;
 }
 
+bv_decided bv_changes_decide(bv_change **chs, size_t n, double q, double threshold)
+{
+	bv_decided d = {0, 0, 0};
+	for (size_t i = 0; i < n; i++)
+		d.tested += chs[i]->valid && chs[i]->controlled;
+	double *p = bv_xcalloc(d.tested + 1, sizeof(double));
+	int *found = bv_xcalloc(d.tested + 1, sizeof(int));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (chs[i]->valid && chs[i]->controlled)
+			p[k++] = chs[i]->p;
+	bv_bh(p, d.tested, q, found);
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		bv_change *ch = chs[i];
+		if (ch->valid && ch->unstable) {
+			ch->verdict = "unstable";
+			ch->noisy = 0;
+			continue;
+		}
+		if (!ch->valid || !ch->controlled)
+			continue;
+		int discovered = found[k++];
+		bv_interval iv = {ch->ratio, ch->ci_low, ch->ci_high, ch->coverage,
+		                  (size_t)(ch->processes > 0 ? ch->processes : 1)};
+		bv_verdict v = bv_verdict_of(&iv, threshold);
+		/* The evidence must point the way the interval does. */
+		int agrees = v == BV_SLOWER ? ch->p_slower <= ch->p_faster : ch->p_faster <= ch->p_slower;
+		ch->held = v != BV_SAME && !(discovered && agrees);
+		if (ch->held)
+			v = BV_SAME;
+		ch->verdict = bv_verdict_name(v);
+		ch->noisy = ch->held || bv_interval_noisy(&iv, threshold);
+		d.called += v != BV_SAME;
+	}
+	/* Every change, controlled or not (unpaired ratios, old logs): same
+	 * only when the data show it. */
+	for (size_t i = 0; i < n; i++) {
+		bv_change *ch = chs[i];
+		if (ch->valid && ch->verdict && inconclusive(ch, threshold)) {
+			ch->verdict = "inconclusive";
+			d.inconclusive++;
+		}
+	}
+	free(p);
+	free(found);
+	return d;
+}
+
 void bv_table_decide(bv_table *t, double q)
 {
 	bv_usual u = {table_quantile(t, GBPS, 0.9), table_quantile(t, COMPUTE, 0.1), table_quantile(t, RUNNING, 0.1)};
@@ -233,57 +282,19 @@ void bv_table_decide(bv_table *t, double q)
 			}
 			free(use);
 		}
-	size_t m = 0, k = 0;
+	size_t n = 0, k = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		n += t->nversions - 1;
+	bv_change **all = bv_xcalloc(n + 1, sizeof(*all));
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++)
-			m += t->rows[r].changes[i].valid && t->rows[r].changes[i].controlled;
-	double *p = bv_xcalloc(m + 1, sizeof(double));
-	int *found = bv_xcalloc(m + 1, sizeof(int));
+			all[k++] = &t->rows[r].changes[i];
+	bv_decided d = bv_changes_decide(all, n, q, t->threshold);
+	free(all);
+	size_t m = d.tested, called = d.called, unsure = d.inconclusive, across = 0;
 	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t i = 1; i < t->nversions; i++) {
-			const bv_change *ch = &t->rows[r].changes[i];
-			if (ch->valid && ch->controlled)
-				p[k++] = ch->p;
-		}
-	bv_bh(p, m, q, found);
-	size_t called = 0;
-	k = 0;
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t i = 1; i < t->nversions; i++) {
-			bv_change *ch = &t->rows[r].changes[i];
-			if (ch->valid && ch->unstable) {
-				ch->verdict = "unstable";
-				ch->noisy = 0;
-				continue;
-			}
-			if (!ch->valid || !ch->controlled)
-				continue;
-			int discovered = found[k++];
-			bv_interval iv = {ch->ratio, ch->ci_low, ch->ci_high, ch->coverage, (size_t)(ch->processes > 0 ? ch->processes : 1)};
-			bv_verdict v = bv_verdict_of(&iv, t->threshold);
-			/* The evidence must point the way the interval does. */
-			int agrees = v == BV_SLOWER ? ch->p_slower <= ch->p_faster : ch->p_faster <= ch->p_slower;
-			ch->held = v != BV_SAME && !(discovered && agrees);
-			if (ch->held)
-				v = BV_SAME;
-			ch->verdict = bv_verdict_name(v);
-			ch->noisy = ch->held || bv_interval_noisy(&iv, t->threshold);
-			called += v != BV_SAME;
-		}
-	/* Every change, controlled or not (unpaired ratios, old logs): same
-	 * only when the data show it. */
-	size_t unsure = 0, across = 0;
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t i = 1; i < t->nversions; i++) {
-			bv_change *ch = &t->rows[r].changes[i];
-			across += ch->valid && ch->between_runs;
-			if (ch->valid && ch->verdict && inconclusive(ch, t->threshold)) {
-				ch->verdict = "inconclusive";
-				unsure++;
-			}
-		}
-	free(p);
-	free(found);
+		for (size_t i = 1; i < t->nversions; i++)
+			across += t->rows[r].changes[i].valid && t->rows[r].changes[i].between_runs;
 	t->fdr = q, t->tested = m, t->called = called, t->unstable = unstable, t->inconclusive = unsure;
 	t->between_runs = across;
 	free(t->control);

@@ -45,11 +45,21 @@ contains() { grep -qE -- "$2" "$1"; }
 
 # A repository holding a copy of this checkout's kernel library at kernels/,
 # with release 0.1.0 as its first commit.
+# The fixture's library leaves its cuda backend out (its Makefile's default
+# CUDA=auto becomes CUDA=0): nvcc takes 10-40 s of a 2-core machine per
+# build, and most scripts build several versions of a library whose cuda
+# cells they never ask for.  `make_fixture cuda` keeps it, for the scripts
+# about cuda (test_compare, test_host_plugin, test_output_details);
+# test_releases_build builds every release with it, as users do.
 make_fixture() {
 	FIX="$TMP/repo"
 	mkdir -p "$FIX"
 	cp -r "$ROOT/kernels" "$FIX/kernels"
 	rm -rf "$FIX/kernels/build"
+	if [ "${1:-}" != cuda ]; then
+		sed -i 's/^CUDA    ?= auto$/CUDA    ?= 0/' "$FIX/kernels/Makefile"
+		grep -q '^CUDA    ?= 0$' "$FIX/kernels/Makefile" || { echo "make_fixture: kernels/Makefile has no 'CUDA    ?= auto' line to turn off" >&2; exit 1; }
+	fi
 	echo 0.1.0 > "$FIX/kernels/VERSION"
 	git -C "$FIX" init -q -b main
 	git -C "$FIX" add -A

@@ -2,7 +2,7 @@
 # End to end: a real repository with a planted slowdown, driven through the
 # real binary the way a user would, checking the table, the logs and exit codes.
 source "$(dirname "$0")/lib.sh"
-make_fixture
+make_fixture cuda
 
 # 0.1.1 makes relu do its loop three times: a slowdown no noise can hide.
 plant_relu_slowdown

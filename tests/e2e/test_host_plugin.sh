@@ -10,7 +10,7 @@
 # the cuda cells from the full plugins (skipped with the device's own reason
 # on a machine without a GPU).
 source "$(dirname "$0")/lib.sh"
-make_fixture
+make_fixture cuda
 git -C "$FIX" tag a
 plant_relu_slowdown
 git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"

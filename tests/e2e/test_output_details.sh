@@ -3,7 +3,7 @@
 # (issue 15): the docs stand alone, the cache says what its entries are,
 # a machine without a GPU is not told to upgrade its driver.
 source "$(dirname "$0")/lib.sh"
-make_fixture
+make_fixture cuda
 export BENCH_VERSIONS_CACHE="$TMP/cache"
 
 # The docs are read on a fresh clone, where nothing outside the repository

@@ -46,6 +46,7 @@ int main(void)
 	failed += test_report();
 	failed += test_hostile();
 	failed += test_verdict();
+	failed += test_backends();
 	failed += test_changepoint();
 	failed += test_trust();
 	failed += test_options();

@@ -21,6 +21,7 @@ int test_faults(void);
 int test_report(void);
 int test_hostile(void);
 int test_verdict(void);
+int test_backends(void);
 int test_changepoint(void);
 int test_trust(void);
 int test_options(void);

@@ -1,0 +1,102 @@
+/* test_backends.c - the backend view (backends.c): pairing by process. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "stages.h"
+#include "tests.h"
+
+/* A table of one version and two rows of one cell, scalar and simd, with
+ * per-process medians and ids as merge.c reads them from logs. */
+static void row_of(bv_row *r, const char *backend, const double *ns, const int *ids, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->bench = bv_strdup("unary"), r->op = bv_strdup("relu"), r->backend = bv_strdup(backend);
+	r->size = 65536;
+	r->results = bv_xcalloc(1, sizeof(bv_result));
+	r->changes = bv_xcalloc(1, sizeof(bv_change));
+	r->results[0].status = "ok";
+	r->results[0].proc_ns = bv_xcalloc(n + 1, sizeof(double));
+	r->results[0].proc_id = bv_xcalloc(n + 1, sizeof(int));
+	memcpy(r->results[0].proc_ns, ns, n * sizeof(double));
+	memcpy(r->results[0].proc_id, ids, n * sizeof(int));
+	r->results[0].nproc_ns = n;
+}
+
+static void table_of(bv_table *t, const double *a, const int *ia, size_t na, const double *b, const int *ib,
+                     size_t nb)
+{
+	memset(t, 0, sizeof(*t));
+	t->nversions = 1;
+	t->labels = bv_xcalloc(1, sizeof(char *));
+	t->labels[0] = bv_strdup("v");
+	t->threshold = 0.01;
+	t->nrows = 2;
+	t->rows = bv_xcalloc(2, sizeof(bv_row));
+	row_of(&t->rows[0], "scalar", a, ia, na);
+	row_of(&t->rows[1], "simd", b, ib, nb);
+}
+
+static void pairs_by_process_id_not_by_position(void **state)
+{
+	(void)state;
+	/* scalar 100 ns everywhere but process 3 (200: the machine was busy
+	 * there, simd too); simd's list in another order, with a process (9)
+	 * scalar lacks.  Paired: 10/100 in every process, 0.1 exactly. */
+	double a[] = {100, 100, 200, 100, 100, 100, 100, 100, 100, 100};
+	int ia[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 11};
+	double b[] = {20, 10, 10, 10, 10, 10, 10, 10, 10, 10, 50};
+	int ib[] = {3, 1, 2, 4, 5, 6, 7, 8, 10, 11, 9};
+	bv_table t;
+	table_of(&t, a, ia, 10, b, ib, 11);
+	assert_int_equal(bv_table_backends(&t, "scalar"), 0);
+	assert_int_equal(t.nbackends, 1);
+	const bv_change *ch = &t.backends[0].ch;
+	assert_true(ch->valid);
+	assert_int_equal(ch->processes, 10); /* process 9 has no partner */
+	assert_true(fabs(ch->ratio - 0.1) < 1e-12);
+	assert_string_equal(ch->verdict, "faster");
+	assert_int_equal(t.backends_decided.tested, 1);
+	assert_int_equal(t.backends_decided.called, 1);
+	bv_table_free(&t);
+}
+
+static void no_common_process_is_no_ratio(void **state)
+{
+	(void)state;
+	double a[] = {100, 100, 100, 100, 100, 100};
+	int ia[] = {1, 2, 3, 4, 5, 6};
+	int ib[] = {7, 8, 9, 10, 11, 12}; /* cuda cells: processes of their own */
+	bv_table t;
+	table_of(&t, a, ia, 6, a, ib, 6);
+	assert_int_equal(bv_table_backends(&t, "scalar"), 0);
+	assert_int_equal(t.nbackends, 1);
+	assert_false(t.backends[0].ch.valid);
+	assert_non_null(strstr(t.backends[0].ch.none, "other processes"));
+	assert_int_equal(t.backends_decided.tested, 0);
+	bv_table_free(&t);
+}
+
+static void a_reference_no_cell_has_is_an_input_error(void **state)
+{
+	(void)state;
+	double a[] = {100};
+	int ia[] = {1};
+	bv_table t;
+	table_of(&t, a, ia, 1, a, ia, 1);
+	assert_int_equal(bv_table_backends(&t, "blas"), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "backends here: scalar, simd"));
+	assert_null(t.vs_backend);
+	bv_table_free(&t);
+}
+
+int test_backends(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(pairs_by_process_id_not_by_position),
+	    cmocka_unit_test(no_common_process_is_no_ratio),
+	    cmocka_unit_test(a_reference_no_cell_has_is_an_input_error),
+	};
+	return cmocka_run_group_tests_name("backend view", tests, NULL, NULL);
+}
