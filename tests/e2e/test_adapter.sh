@@ -211,4 +211,20 @@ timeout 60 "$BV" compat --build HEAD > "$TMP/b6" 2> "$TMP/e6"
 check "link-flags naming a file outside {build}: exit 3" test $? -eq 3
 check "the failure names the file" contains "$TMP/b6" "link-flags names /etc/passwd, which is not a file under \{build\}"
 
+# harness/adapter/kernels.h says it is kernels 0.14.1's API, frozen: below its
+# own header comment it must be that release's include/kernels.h, line for
+# line (the release's first comment line names the file; the copy's header
+# replaces it).
+rel=$(git -C "$ROOT" log --format=%H -S'0.14.1' -- kernels/VERSION 2> /dev/null | tail -1)
+if [ -n "$rel" ] && git -C "$ROOT" cat-file -e "$rel:kernels/include/kernels.h" 2> /dev/null; then
+	git -C "$ROOT" show "$rel:kernels/include/kernels.h" | tail -n +3 > "$TMP/api-0.14.1.h"
+	sed -n '/^ \* What follows is the kernels API.s own documentation, unchanged\.$/,$p' "$ROOT/harness/adapter/kernels.h" |
+		tail -n +4 > "$TMP/api-copy.h"
+	check "harness/adapter/kernels.h is kernels 0.14.1's kernels.h below its header" \
+		test -s "$TMP/api-copy.h" -a "$(wc -l < "$TMP/api-copy.h")" -gt 100
+	check "  line for line" cmp -s "$TMP/api-0.14.1.h" "$TMP/api-copy.h"
+else
+	skip "harness/adapter/kernels.h is kernels 0.14.1's kernels.h" "this clone has no commit of kernels 0.14.1 (a shallow clone)"
+fi
+
 exit $failures
