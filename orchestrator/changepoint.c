@@ -169,16 +169,21 @@ static void emit(span_search *ss, bv_change_point cp)
 	ss->out[ss->nout++] = cp;
 }
 
-/* Steps [a, b) of one cell, every one usable and none called. */
+/* Steps [a, b) of one cell, every one usable and none called.  Spans of
+ * one step count too: a step whose sign evidence fell short of the single
+ * steps' control (too few processes for the history's family) but whose
+ * interval lies far past the band is found here, at that step, not as the
+ * two-step span around it that a search of spans of two or more would
+ * report. */
 static void segment(span_search *ss, size_t a, size_t b)
 {
-	if (b - a < 2)
+	if (b <= a)
 		return;
 	double best = -INFINITY, bsum = 0, bvar = 0;
 	size_t bi = 0, bj = 0;
 	for (size_t i = a; i < b; i++) {
-		double sum = ss->e[i].x, var = ss->e[i].var;
-		for (size_t j = i + 1; j < b; j++) {
+		double sum = 0, var = 0;
+		for (size_t j = i; j < b; j++) {
 			sum += ss->e[j].x, var += ss->e[j].var;
 			int dir;
 			double z = span_z(sum, var, ss->edge, &dir);
@@ -266,7 +271,7 @@ static int changepoints(const bv_step *const *cells, size_t ncells, size_t nstep
 		}
 
 	/* Gradual: binary segmentation in the stretches between them. */
-	double spans = (double)ncells * (double)nsteps * (double)(nsteps ? nsteps - 1 : 0) / 2.0;
+	double spans = (double)ncells * (double)nsteps * (double)(nsteps + 1) / 2.0;
 	ss.edge = log1p(threshold);
 	ss.level = spans > 0 ? BV_GRADUAL_SHARE * q / spans : 0;
 	for (size_t c = 0; spans > 0 && c < ncells; c++) {

@@ -964,6 +964,11 @@ static int measure_windows(hist *h)
 		char *sub = bv_asprintf("%s/window-%02zu", h->dir, k + 1);
 		bv_measure_opts o = h->cli.mo;
 		o.seed = h->cli.mo.seed + (unsigned long long)k * 7919u;
+		/* A window stops sampling once its steps' evidence would survive
+		 * the history's control, not its own: every step of every cell is
+		 * one family, and a single step gets the step share of q
+		 * (changepoint.c).  BV_FDR / family is that share. */
+		o.family = (size_t)ceil(BV_FDR / bv_changepoint_step_share(h->ncells, h->nv - 1, BV_FDR));
 		char **logs = NULL;
 		rc = bv_mkdir_p(sub);
 		h->measured++;

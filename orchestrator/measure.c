@@ -479,6 +479,8 @@ static size_t family(const session *s)
 		built += measurable(&s->vs[i]);
 	size_t cells = s->plan_cells > s->ncells ? s->plan_cells : s->ncells;
 	size_t m = cells * (built ? built : 1);
+	if (s->o->family > m)
+		m = s->o->family;
 	return m ? m : 1;
 }
 

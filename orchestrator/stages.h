@@ -191,6 +191,11 @@ typedef struct bv_measure_opts {
 	/* --shard I/N: measure only the I-th of N slices of the planned cells
 	 * (shard.h; bv_plan_cells applies it); 0/0: the whole matrix */
 	int shard_index, shard_count;
+	/* The comparisons whose evidence is decided together, when more than
+	 * this run's own (0: this run's cells x versions): history measures a
+	 * window of a series whose every step is one family (cmd_history.c), so
+	 * a window samples until its steps' evidence would survive there. */
+	size_t family;
 } bv_measure_opts;
 
 /* The measuring defaults, written once for run, report and bisect

@@ -191,13 +191,35 @@ static void a_drift_of_small_steps_is_one_gradual_change(void **state)
 	free(cp);
 }
 
-/* Two steps make one span, tested at the whole gradual share of q
- * (0.2 x 0.05 = 0.01: z 2.5758 beyond the edge): just past it is a
- * change, just short of it is not. */
+/* A step without sign evidence (no per-process ratios) but with an
+ * interval far past the band is found by the span search, at that step
+ * alone: not as a span of it and a neighbour (the proof's run before spans
+ * of one step counted: a -20 % step reported over two steps). */
+static void a_step_without_evidence_is_found_at_itself(void **state)
+{
+	(void)state;
+	enum { N = 29 };
+	bv_step s[N];
+	for (int i = 0; i < N; i++)
+		s[i] = i == 19 ? step_of(0.803, 0.765, 0.849, NULL, 0) : step_of(1.0, 0.99, 1.01, NULL, 0);
+	bv_change_point *cp;
+	size_t n;
+	assert_int_equal(bv_changepoints(s, N, T, Q, &cp, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(cp[0].first == 19 && cp[0].last == 19);
+	assert_string_equal(cp[0].direction, "faster");
+	assert_true(fabs(cp[0].ratio - 0.803) < 1e-9);
+	free(cp);
+}
+
+/* Two steps make three spans (each step alone, and both), each tested at
+ * a third of the gradual share of q (0.2 x 0.05 / 3: z 2.9352 beyond the
+ * edge): the two-step span just past it is a change, just short of it is
+ * not (either step alone is far short of the edge). */
 static void a_span_is_tested_at_its_bonferroni_level(void **state)
 {
 	(void)state;
-	double zc = 2.5758293035489, sd = sqrt(2.0) * 0.0025, hw = 0.0025 * 1.96;
+	double zc = 2.9351994688667062, sd = sqrt(2.0) * 0.0025, hw = 0.0025 * 1.96;
 	for (int past = 0; past <= 1; past++) {
 		double sum = log1p(T) + zc * sd * (past ? 1.001 : 0.999), x = sum / 2;
 		bv_step s[2];
@@ -208,7 +230,7 @@ static void a_span_is_tested_at_its_bonferroni_level(void **state)
 		assert_int_equal(bv_changepoints(s, 2, T, Q, &cp, &n), 0);
 		assert_int_equal(n, (size_t)past);
 		if (past)
-			assert_true(cp[0].first == 0 && cp[0].last == 1 && fabs(cp[0].p - 0.01) < 1e-4);
+			assert_true(cp[0].first == 0 && cp[0].last == 1 && fabs(cp[0].p - 0.01 / 3) < 1e-4);
 		free(cp);
 	}
 }
@@ -440,6 +462,7 @@ int test_changepoint(void)
 	    cmocka_unit_test(one_clear_step_is_a_change_point_at_that_step),
 	    cmocka_unit_test(a_drift_of_small_steps_is_one_gradual_change),
 	    cmocka_unit_test(a_span_is_tested_at_its_bonferroni_level),
+	    cmocka_unit_test(a_step_without_evidence_is_found_at_itself),
 	    cmocka_unit_test(noise_histories_rarely_show_any_change_point),
 	    cmocka_unit_test(planted_steps_are_found_at_their_steps),
 	    cmocka_unit_test(a_gradual_drift_is_found_as_a_span),
