@@ -121,9 +121,19 @@ int bv_history_step(const double *ra, const double *rb, size_t n, bv_step *out, 
 
 void bv_history_chain(const bv_step *s, size_t n, double *ratio, double *lo, double *hi)
 {
-	ratio[0] = lo[0] = hi[0] = 1.0;
+	/* A cell that is new in the series (an op or backend a later release
+	 * added) has no steps before its first version: its chain starts there,
+	 * at 1, and is NaN before. */
+	size_t a = 0;
+	while (a < n && !(isfinite(s[a].ratio) && s[a].ratio > 0))
+		a++;
+	if (a == n)
+		a = 0; /* no step at all: the first version only */
+	for (size_t j = 0; j < a; j++)
+		ratio[j] = lo[j] = hi[j] = NAN;
+	ratio[a] = lo[a] = hi[a] = 1.0;
 	double r = 1.0, down = 0, up = 0; /* log half-widths squared, summed */
-	for (size_t j = 0; j < n; j++) {
+	for (size_t j = a; j < n; j++) {
 		const bv_step *st = &s[j];
 		r = isfinite(r) && isfinite(st->ratio) && st->ratio > 0 ? r * st->ratio : NAN;
 		int iv = isfinite(st->lo) && isfinite(st->hi) && st->lo > 0 && st->hi >= st->ratio &&
@@ -865,6 +875,25 @@ static char *no_result(const bv_table *t, const bv_row *r, size_t i)
 	                   res->reason ? ": " : "", res->reason ? res->reason : "");
 }
 
+/* The step b / a from the per-process medians of two results, paired by
+ * process id; -1 when they share no process. */
+static int by_process(const bv_result *a, const bv_result *b, hstep *st)
+{
+	if (!a->proc_ns || !b->proc_ns)
+		return -1;
+	double *q = bv_xcalloc(b->nproc_ns + 1, sizeof(double));
+	size_t m = 0;
+	for (size_t i = 0; i < b->nproc_ns; i++)
+		for (size_t j = 0; j < a->nproc_ns; j++)
+			if (b->proc_id[i] == a->proc_id[j]) {
+				q[m++] = b->proc_ns[i] / a->proc_ns[j];
+				break;
+			}
+	int rc = m ? bv_history_step(NULL, q, m, &st->s, &st->coverage) : -1;
+	free(q);
+	return rc;
+}
+
 /* The steps of window k (versions first..last of the built series) from its
  * merged logs. */
 static void steps_of_window(hist *h, const bv_table *t, size_t first, int window)
@@ -883,8 +912,16 @@ static void steps_of_window(hist *h, const bv_table *t, size_t first, int window
 			if (!why)
 				why = no_result(t, row, i + 1);
 			const bv_change *ca = i ? &row->changes[i] : NULL, *cb = &row->changes[i + 1];
-			if (!why && (!cb->valid || !cb->nproc || (ca && (!ca->valid || !ca->nproc))))
+			int ratios = cb->valid && cb->nproc && !(ca && (!ca->valid || !ca->nproc));
+			/* Without both ratios to the window's first version (a cell
+			 * that version lacks: an op a later release added), the two
+			 * versions' own per-process medians, paired by the process
+			 * that timed both (process_ids, logs of schema 1.7). */
+			if (!why && !ratios) {
+				if (by_process(&row->results[i], &row->results[i + 1], st) == 0)
+					continue;
 				why = bv_strdup("no paired ratio in the logs");
+			}
 			if (why) {
 				st->why = why;
 				continue;
@@ -1197,7 +1234,9 @@ static void print_table(const hist *h, FILE *out)
 		fprintf(out, "\n");
 	}
 	free(w);
-	fprintf(out, "(each version's time over %s's, the product of the paired steps; * a change point)\n",
+	fprintf(out,
+	        "(each version's time over %s's, the product of the paired steps; a cell new later starts at 1 "
+	        "at its first version; * a change point)\n",
 	        ver(h, 0)->label);
 	fprintf(out, "\nchanges:%s\n", count_changes(h) ? "" : " none");
 	for (size_t c = 0; c < h->ncells; c++) {

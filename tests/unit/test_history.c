@@ -158,6 +158,14 @@ static void the_chain_is_the_product_with_a_quadrature_interval(void **state)
 	bv_history_chain(s, 3, r, lo, hi);
 	assert_true(isfinite(r[1]));
 	assert_true(isnan(r[2]) && isnan(r[3]));
+	/* a cell new at version 1 (no first step): its chain starts there at 1 */
+	s[1].ratio = 2.0, s[1].lo = 1.9, s[1].hi = 2.2;
+	s[0].ratio = s[0].lo = s[0].hi = NAN;
+	bv_history_chain(s, 3, r, lo, hi);
+	assert_true(isnan(r[0]) && isnan(lo[0]));
+	assert_true(r[1] == 1 && lo[1] == 1 && hi[1] == 1);
+	assert_true(fabs(r[2] - 2.0) < 1e-12 && fabs(lo[2] - 1.9) < 1e-12);
+	assert_true(fabs(r[3] - 1.0) < 1e-12);
 }
 
 
