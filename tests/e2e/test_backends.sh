@@ -40,10 +40,14 @@ mv, mp = medians(v), medians(plain)
 for (ver, op, be), c in cells.items():
     assert c["ratio"] is not None and c["processes"] >= 10, c
     assert c["ratio_ci_low"] <= c["ratio"] <= c["ratio_ci_high"], c
-    q = mv[(ver, op, be)] / mv[(ver, op, "scalar")]
-    assert abs(c["ratio"] / q - 1) < 0.10, (c, q)           # this run's medians
-    q2 = mp[(ver, op, be)] / mp[(ver, op, "scalar")]
-    assert 1 / 1.25 < c["ratio"] / q2 < 1.25, (c, q2)       # an ordinary run's
+    # The medians' quotients, of this run and of an ordinary one, are
+    # unpaired (each backend's own median over processes), so they need not
+    # be the ratio: on 2-us cells (simd relu at 64K) they were 10-17 % off
+    # it on a quiet machine.  Within 1.3x; a view that paired the wrong
+    # cells or processes is off by far more (relu's simd is 11x scalar).
+    for m in (mv, mp):
+        q = m[(ver, op, be)] / m[(ver, op, "scalar")]
+        assert 1 / 1.3 < c["ratio"] / q < 1.3, (c, q)
     if c["ratio_ci_high"] < 0.5:
         assert c["verdict"] == "faster", c                  # a clear win is called
     assert c["verdict"] in ("faster", "slower", "same", "inconclusive"), c

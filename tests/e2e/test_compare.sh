@@ -86,7 +86,10 @@ check "the verdicts line counts the unpaired changes apart" contains "$TMP/acros
 check "the note says why" contains "$TMP/across" "^note: .* is from another run than the baseline; .* not called slower or faster"
 # A planted 3x slowdown across runs is shown but not called either.
 "$BV" compare "$run1/0.1.0.json" "$run2/main.json" > "$TMP/across2" 2>&1
-check "a large change across runs is shown, inconclusive" contains "$TMP/across2" "^unary +relu +scalar +64K .* (2|3)\.[0-9]{3} \[[0-9.]+, [0-9.]+\] inconclusive unpaired"
+# (an unpaired ratio of two runs' medians: about 3, but each run's machine
+# state moves it, and the ASan build's harness more; 1.5 and up is large)
+check "a large change across runs is shown, inconclusive" contains "$TMP/across2" "^unary +relu +scalar +64K .* ([2-9]\.[0-9]{3}|1\.[5-9][0-9]{2}) \[[^]]+\] inconclusive unpaired"
+grep -E "^unary +relu +scalar" "$TMP/across2" | sed 's/^/#   /' # what it said, for the log
 
 # One log measured without --quick (rewritten: a full run takes minutes):
 # the method line names each log's settings.
