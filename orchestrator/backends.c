@@ -34,8 +34,7 @@ static int same_cell_but_backend(const bv_row *a, const bv_row *b)
 
 static int ok(const bv_result *r) { return r->status && !strcmp(r->status, "ok"); }
 
-/* The quotients x / ref of the processes both cells were measured in. */
-static size_t pair_by_process(const bv_result *x, const bv_result *ref, double *out)
+size_t bv_result_pair_by_process(const bv_result *x, const bv_result *ref, double *out)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < x->nproc_ns; i++)
@@ -61,7 +60,7 @@ static void compare_one(const bv_table *t, const bv_row *row, const bv_row *refr
 		return;
 	}
 	double *q = bv_xcalloc(x->nproc_ns + 1, sizeof(double));
-	size_t n = pair_by_process(x, ref, q);
+	size_t n = bv_result_pair_by_process(x, ref, q);
 	if (n == 0) {
 		free(q);
 		ch->none = "measured in other processes than the reference (cuda cells run in processes of "

@@ -882,13 +882,7 @@ static int by_process(const bv_result *a, const bv_result *b, hstep *st)
 	if (!a->proc_ns || !b->proc_ns)
 		return -1;
 	double *q = bv_xcalloc(b->nproc_ns + 1, sizeof(double));
-	size_t m = 0;
-	for (size_t i = 0; i < b->nproc_ns; i++)
-		for (size_t j = 0; j < a->nproc_ns; j++)
-			if (b->proc_id[i] == a->proc_id[j]) {
-				q[m++] = b->proc_ns[i] / a->proc_ns[j];
-				break;
-			}
+	size_t m = bv_result_pair_by_process(b, a, q);
 	int rc = m ? bv_history_step(NULL, q, m, &st->s, &st->coverage) : -1;
 	free(q);
 	return rc;

@@ -473,6 +473,11 @@ bv_decided bv_changes_decide(bv_change **chs, size_t n, double q, double thresho
  * version, paired by process, decided as a family of its own at BV_FDR.
  * BV_EINPUT when no cell of REF is in the table. */
 int bv_table_backends(bv_table *t, const char *ref);
+/* The quotients x / ref of the per-process medians of the processes both
+ * results were measured in (proc_id equal), into out (room for
+ * x->nproc_ns); how many.  The backend view pairs two backends' cells by
+ * it, history two versions' cells where no ratio pairs them. */
+size_t bv_result_pair_by_process(const bv_result *x, const bv_result *ref, double *out);
 void bv_backend_view_free(bv_table *t);
 /* One line saying how the backend view was decided, for every exporter. */
 char *bv_backends_control(const bv_table *t);
