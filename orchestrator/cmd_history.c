@@ -212,9 +212,7 @@ static bv_version *ver(const hist *h, size_t j)
 
 static void step_clear(bv_step *s)
 {
-	free(s->cell);
-	free(s->proc_ratio);
-	memset(s, 0, sizeof(*s));
+	bv_step_free(s);
 }
 
 static void hist_free(hist *h)
@@ -356,8 +354,9 @@ static int open_store(hist *h)
 }
 
 /* Keeps every step measured paired in this run (not those the store gave,
- * not a quotient of medians) in the store, in one transaction, so the same
- * series measures nothing next time and a longer one only its new steps. */
+ * not a quotient of medians), and every absent one (history.h), in the
+ * store, in one transaction, so the same series measures nothing next time
+ * and a longer one only its new steps. */
 static int keep_steps(hist *h)
 {
 	if (!h->store)
@@ -366,7 +365,11 @@ static int keep_steps(hist *h)
 	for (size_t c = 0; rc == 0 && c < h->ncells; c++)
 		for (size_t i = 0; rc == 0 && i + 1 < h->nv; i++) {
 			const hstep *st = &h->cells[c].steps[i];
-			if (!st->window || st->why || !st->s.nproc || !isfinite(st->s.ratio) || !st->s.verdict)
+			/* an absent step (a version lacks the cell) is kept too: the
+			 * window holding it need not be measured again to learn that */
+			int absent = st->window && st->s.absent;
+			if (!absent && (!st->window || st->why || !st->s.nproc || !isfinite(st->s.ratio) ||
+			                !st->s.verdict))
 				continue;
 			rc = bv_store_put_step(h->store, h->cls, ver(h, i)->build_key, ver(h, i + 1)->build_key,
 			                       h->cells[c].key, h->method, &st->s);
@@ -888,6 +891,27 @@ static int by_process(const bv_result *a, const bv_result *b, hstep *st)
 	return rc;
 }
 
+/* A cell status that makes a step absent (history.h): what the build or
+ * this machine's class decides, so measuring again gives no ratio either.
+ * NULL for the others (a crash or a wrong result is measured again). */
+static const char *absent_status(const char *status)
+{
+	if (status && !strcmp(status, "n/a"))
+		return "n/a";
+	if (status && !strcmp(status, "skipped"))
+		return "skipped";
+	return NULL;
+}
+
+/* The note of an absent step from the store, in the words no_result gives
+ * a measured one (the label is this history's, not the storing run's). */
+static char *absent_note(const hist *h, size_t step, const bv_step *s)
+{
+	const char *r = s->absent_reason;
+	return bv_asprintf("%s: %s%s%s", ver(h, step + (size_t)s->absent_side)->label, s->absent,
+	                   r ? ": " : "", r ? r : "");
+}
+
 /* The steps of window k (versions first..last of the built series) from its
  * merged logs. */
 static void steps_of_window(hist *h, const bv_table *t, size_t first, int window)
@@ -903,8 +927,15 @@ static void steps_of_window(hist *h, const bv_table *t, size_t first, int window
 			hstep *st = &x->steps[first + i];
 			st->window = window;
 			char *why = no_result(t, row, i);
+			int side = 0;
 			if (!why)
-				why = no_result(t, row, i + 1);
+				why = no_result(t, row, i + 1), side = 1;
+			const bv_result *res = &row->results[i + (size_t)side];
+			const char *absent = why ? absent_status(res->status) : NULL;
+			if (absent) {
+				st->s.absent = absent, st->s.absent_side = side;
+				st->s.absent_reason = res->reason ? bv_strdup(res->reason) : NULL;
+			}
 			const bv_change *ca = i ? &row->changes[i] : NULL, *cb = &row->changes[i + 1];
 			int ratios = cb->valid && cb->nproc && !(ca && (!ca->valid || !ca->nproc));
 			/* Without both ratios to the window's first version (a cell
@@ -973,6 +1004,8 @@ static int measure_windows(hist *h)
 				t->cell = st->s.cell;
 				st->s = *t;
 				memset(t, 0, sizeof(*t));
+				if (st->s.absent)
+					st->why = absent_note(h, first[k] + i, &st->s);
 			}
 		for (size_t j = 0; j < nfound; j++)
 			step_clear(&stored[j]);
@@ -1000,6 +1033,7 @@ static int measure_windows(hist *h)
 		 * one family, and a single step gets the step share of q
 		 * (changepoint.c).  BV_FDR / family is that share. */
 		o.family = (size_t)ceil(BV_FDR / bv_changepoint_step_share(h->ncells, h->nv - 1, BV_FDR));
+		o.series = 1;
 		char **logs = NULL;
 		rc = bv_mkdir_p(sub);
 		h->measured++;

@@ -23,6 +23,17 @@ typedef struct bv_step {
 	size_t nproc;
 	const char *verdict; /* same, slower, faster, inconclusive, unstable (verdict.c's words); static */
 	double p;            /* the evidence's p (bv_change.p), NAN where none */
+	/* A step that has no ratio for a reason the two builds decide, so
+	 * measuring again would give none either: one version lacks the cell
+	 * ("n/a": an op or backend it does not have) or cannot run it on this
+	 * machine class ("skipped": no GPU).  absent is that status (static;
+	 * NULL for a step with a ratio), absent_side which version (0: a, 1:
+	 * b), absent_reason that version's own words (NULL: none).  ratio and
+	 * the rest are NAN / empty then.  Failures (crashed, wrong result,
+	 * timeout) are never absent steps: they are measured again. */
+	const char *absent;
+	int absent_side;
+	char *absent_reason;
 } bv_step;
 
 void bv_step_free(bv_step *s);
@@ -37,13 +48,17 @@ void bv_step_free(bv_step *s);
 typedef struct bv_store bv_store;
 int bv_store_open(const char *path, bv_store **out);
 void bv_store_close(bv_store *s);
-/* *found 0 when the store has no such step (out untouched). */
+/* *found 0 when the store has no such step (out untouched); 1 with the
+ * step in *out, which may be an absent one (out->absent set, ratio NAN). */
 int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
 		      const char *method, bv_step *out, int *found);
 /* Inserts or replaces.  BV_EINPUT for a step that is not one (a ratio not
  * finite and > 0, one bound without the other, bounds out of order, a
  * process ratio not finite and > 0, p outside [0, 1], a verdict not in
- * verdict.c's list): nothing is written. */
+ * verdict.c's list; an absent step whose status is not n/a or skipped,
+ * whose side is not 0 or 1, or whose reason is over 1024 bytes or holds a
+ * control character): nothing is written.  An absent step and a measured
+ * one of the same key replace each other. */
 int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
 		      const char *method, const bv_step *step);
 /* <cache>/history.sqlite (bv_cache_dir()); the store's directory is made

@@ -485,16 +485,38 @@ static size_t family(const session *s)
 }
 
 /* Has the cell's every comparison decided, so more trials cannot change it? */
+/* Version i's per-process ratios to version ref: the baseline's own
+ * (v[i].ratio) when ref is 0, else the quotient of the two medians each
+ * process timed (every host version of a cell runs in the same process). */
+static size_t ratios_to(const cstate *c, size_t i, size_t ref, double *r)
+{
+	if (ref == 0)
+		return finite_of(c->v[i].ratio, c->ntrials, r);
+	size_t k = 0;
+	for (int t = 0; t < c->ntrials; t++) {
+		double a = c->v[ref].med[t], b = c->v[i].med[t];
+		if (isfinite(a) && isfinite(b) && a > 0 && b > 0)
+			r[k++] = b / a;
+	}
+	return k;
+}
+
 static int decided(session *s, cstate *c, int *pending)
 {
 	double lo_band = 1.0 / (1.0 + s->o->threshold), hi_band = 1.0 + s->o->threshold;
 	double *r = bv_xcalloc((size_t)c->ntrials + 1, sizeof(double));
 	int all = 1;
 	*pending = 0;
-	for (size_t i = 1; i < s->n; i++) {
-		if (c->v[i].status || c->v[0].status)
+	/* The reference: the baseline; in a history's window whose first
+	 * version lacks the cell, the first version that has it (bv_measure_opts
+	 * .series), so its steps sample until decided like any other. */
+	size_t ref = 0;
+	while (s->o->series && ref + 1 < s->n && c->v[ref].status && !strcmp(c->v[ref].status, "n/a"))
+		ref++;
+	for (size_t i = ref + 1; i < s->n; i++) {
+		if (c->v[i].status || c->v[ref].status)
 			continue;
-		size_t k = finite_of(c->v[i].ratio, c->ntrials, r);
+		size_t k = ratios_to(c, i, ref, r);
 		bv_interval iv;
 		if (k == 0 || bv_median_interval(r, k, 0.95, &iv) != 0 || iv.coverage < 0.95) {
 			all = 0;

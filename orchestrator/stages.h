@@ -196,6 +196,11 @@ typedef struct bv_measure_opts {
 	 * window of a series whose every step is one family (cmd_history.c), so
 	 * a window samples until its steps' evidence would survive there. */
 	size_t family;
+	/* History's windows (consecutive versions of a series): a cell the
+	 * window's first version lacks (an op a later release added) is
+	 * steered by its ratios to the first version that has it, per process,
+	 * instead of stopping at min_processes for want of a ratio. */
+	int series;
 } bv_measure_opts;
 
 /* The measuring defaults, written once for run, report and bisect

@@ -58,18 +58,35 @@ static const char *const migrations[] = {
     /* 2: steps into a build, found without a scan (a history grown at its
      * start looks for the steps that end at its old first version). */
     "CREATE INDEX steps_by_b ON steps (class, key_b)",
+    /* 3: the steps that have no ratio for a reason the builds decide (one
+     * version lacks the cell, n/a, or cannot run it on this class,
+     * skipped; history.h, bv_step.absent): kept so that a history over
+     * releases that added ops measures nothing the second time.  side: 0
+     * for key_a's version, 1 for key_b's; reason: that version's words. */
+    "CREATE TABLE nosteps ("
+    " class TEXT NOT NULL, key_a TEXT NOT NULL, key_b TEXT NOT NULL,"
+    " cell TEXT NOT NULL, method TEXT NOT NULL,"
+    " status TEXT NOT NULL, side INTEGER NOT NULL, reason TEXT,"
+    " created TEXT NOT NULL, source TEXT,"
+    " PRIMARY KEY (class, key_a, key_b, cell, method))",
 };
 #define STORE_SCHEMA ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
 /* The verdicts a step may have (verdict.c's words): what get_step hands
  * out, so callers compare pointers or strings alike. */
 static const char *const verdicts[] = {"same", "slower", "faster", "inconclusive", "unstable", NULL};
+/* The statuses an absent step may have (results.c's words). */
+static const char *const absences[] = {"n/a", "skipped", NULL};
+/* An absent step's reason is printed in the history's notes: bounded and
+ * without control characters, whoever wrote the store. */
+#define STORE_REASON_MAX 1024
 
 struct bv_store {
 	sqlite3 *db;
 	char *path;
 	char *source;
 	sqlite3_stmt *get, *put;
+	sqlite3_stmt *get_abs, *put_abs, *del, *del_abs; /* schema 3's nosteps */
 	int in_txn; /* bv_store_begin's transaction is open */
 };
 
@@ -79,6 +96,7 @@ void bv_step_free(bv_step *s)
 		return;
 	free(s->cell);
 	free(s->proc_ratio);
+	free(s->absent_reason);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -291,6 +309,28 @@ int bv_store_open(const char *path, bv_store **out)
 			                        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
 			                        "?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13)",
 			                        -1, &s->put, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v2(s->db,
+			                        "SELECT status, side, reason FROM nosteps WHERE class = ?1 "
+			                        "AND key_a = ?2 AND key_b = ?3 AND cell = ?4 AND method = ?5",
+			                        -1, &s->get_abs, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v2(s->db,
+			                        "INSERT OR REPLACE INTO nosteps (class, key_a, key_b, cell, "
+			                        "method, status, side, reason, created, source) VALUES (?1, "
+			                        "?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+			                        "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?9)",
+			                        -1, &s->put_abs, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v2(s->db,
+			                        "DELETE FROM steps WHERE class = ?1 AND key_a = ?2 AND "
+			                        "key_b = ?3 AND cell = ?4 AND method = ?5",
+			                        -1, &s->del, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v2(s->db,
+			                        "DELETE FROM nosteps WHERE class = ?1 AND key_a = ?2 AND "
+			                        "key_b = ?3 AND cell = ?4 AND method = ?5",
+			                        -1, &s->del_abs, NULL);
 		if (rc != SQLITE_OK)
 			err = db_fail(path, s->db, rc, "reading the steps table");
 	}
@@ -310,6 +350,10 @@ void bv_store_close(bv_store *s)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_finalize(s->get);
 	sqlite3_finalize(s->put);
+	sqlite3_finalize(s->get_abs);
+	sqlite3_finalize(s->put_abs);
+	sqlite3_finalize(s->del);
+	sqlite3_finalize(s->del_abs);
 	sqlite3_close(s->db); /* NULL-safe; every statement is finalized */
 	free(s->path);
 	free(s->source);
@@ -436,6 +480,81 @@ static double column_real(sqlite3_stmt *st, int i, int nullable, int *bad)
 	return sqlite3_column_double(st, i);
 }
 
+static const char *absence_static(const char *v)
+{
+	for (size_t i = 0; v && absences[i]; i++)
+		if (!strcmp(v, absences[i]))
+			return absences[i];
+	return NULL;
+}
+
+/* Whether an absent step's reason may be kept and shown: NULL when it may,
+ * else what is wrong with it. */
+static const char *reason_wrong(const char *r, size_t len)
+{
+	if (len > STORE_REASON_MAX)
+		return "reason is over 1024 bytes";
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)r[i] < 0x20 || r[i] == 0x7f)
+			return "reason holds a control character";
+	return NULL;
+}
+
+/* Runs a bound statement that returns no rows, then resets it. */
+static int step_done(bv_store *s, sqlite3_stmt *st, const char *doing)
+{
+	int rc = sqlite3_step(st);
+	int err = rc == SQLITE_DONE ? 0 : db_fail(s->path, s->db, rc, doing);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return err;
+}
+
+/* The absent step of the key, if the store has one (schema 3's nosteps). */
+static int get_absent(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
+                      const char *method, bv_step *out, int *found)
+{
+	sqlite3_stmt *st = s->get_abs;
+	bind_key(st, cls, key_a, key_b, cell, method);
+	int rc = sqlite3_step(st), err = 0;
+	if (rc == SQLITE_ROW) {
+		const char *status = NULL, *what = NULL;
+		if (sqlite3_column_type(st, 0) == SQLITE_TEXT)
+			status = absence_static((const char *)sqlite3_column_text(st, 0));
+		sqlite3_int64 side = sqlite3_column_int64(st, 1);
+		int rtype = sqlite3_column_type(st, 2);
+		const char *reason = rtype == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, 2) : NULL;
+		size_t rlen = reason ? (size_t)sqlite3_column_bytes(st, 2) : 0;
+		if (!status)
+			what = "status is not n/a or skipped";
+		else if (sqlite3_column_type(st, 1) != SQLITE_INTEGER || (side != 0 && side != 1))
+			what = "side is not 0 or 1";
+		else if (rtype != SQLITE_NULL && rtype != SQLITE_TEXT)
+			what = "reason is not text";
+		else if (reason)
+			what = reason_wrong(reason, rlen);
+		if (what) {
+			char *c = bv_escape(cell);
+			err = bv_fail(BV_EINPUT,
+			              "%s: the absent step of %s (class %s, %s..%s, method %s): %s; the store "
+			              "was left as it is: move it aside or give another --store",
+			              s->path, c, cls, key_a, key_b, method, what);
+			free(c);
+		} else {
+			out->cell = bv_strdup(cell);
+			out->ratio = out->lo = out->hi = out->p = NAN;
+			out->proc_ratio = NULL, out->nproc = 0, out->verdict = NULL;
+			out->absent = status, out->absent_side = (int)side;
+			out->absent_reason = reason ? bv_strdup(reason) : NULL;
+			*found = 1;
+		}
+	} else if (rc != SQLITE_DONE)
+		err = db_fail(s->path, s->db, rc, "reading an absent step");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return err;
+}
+
 int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
                       const char *method, bv_step *out, int *found)
 {
@@ -497,11 +616,53 @@ int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const cha
 			out->proc_ratio = pr;
 			out->nproc = (size_t)nproc;
 			out->verdict = verdict;
+			out->absent = NULL, out->absent_side = 0, out->absent_reason = NULL;
 			*found = 1;
 		}
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
+	if (err == 0 && !*found)
+		err = get_absent(s, cls, key_a, key_b, cell, method, out, found);
+	return err;
+}
+
+/* An absent step into nosteps, and out of steps (the two tables never hold
+ * one key twice). */
+static int put_absent(bv_store *s, const char *cls, const char *key_a, const char *key_b, const char *cell,
+                      const char *method, const bv_step *step)
+{
+	const char *what = NULL;
+	if (!absence_static(step->absent))
+		what = "an absent step's status is not n/a or skipped";
+	else if (step->absent_side != 0 && step->absent_side != 1)
+		what = "an absent step's side is not 0 or 1";
+	else if (step->absent_reason)
+		what = reason_wrong(step->absent_reason, strlen(step->absent_reason));
+	if (what) {
+		char *c = bv_escape(cell);
+		int rc = bv_fail(BV_EINPUT, "%s: the step of %s (%s..%s) cannot be stored: %s", s->path, c,
+		                 key_a, key_b, what);
+		free(c);
+		return rc;
+	}
+	sqlite3_stmt *st = s->put_abs;
+	bind_key(st, cls, key_a, key_b, cell, method);
+	bind_text(st, 6, step->absent);
+	sqlite3_bind_int(st, 7, step->absent_side);
+	if (step->absent_reason)
+		bind_text(st, 8, step->absent_reason);
+	else
+		sqlite3_bind_null(st, 8);
+	if (s->source)
+		bind_text(st, 9, s->source);
+	else
+		sqlite3_bind_null(st, 9);
+	int err = step_done(s, st, "writing an absent step");
+	if (err == 0) {
+		bind_key(s->del, cls, key_a, key_b, cell, method);
+		err = step_done(s, s->del, "replacing a step");
+	}
 	return err;
 }
 
@@ -511,6 +672,8 @@ int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const cha
 	if (!key_ok(cls) || !key_ok(key_a) || !key_ok(key_b) || !key_ok(cell) || !key_ok(method))
 		return bv_fail(BV_ERUN, "%s: a step's key needs a class, two build keys, a cell and a method",
 		               s->path);
+	if (step->absent)
+		return put_absent(s, cls, key_a, key_b, cell, method, step);
 	const char *what = step->nproc && !step->proc_ratio ? "nproc without process ratios" : NULL;
 	if (!what)
 		what = step_wrong(step->ratio, step->lo, step->hi, step->proc_ratio, step->nproc, step->p);
@@ -543,11 +706,12 @@ int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const cha
 		bind_text(st, 13, s->source);
 	else
 		sqlite3_bind_null(st, 13);
-	int rc = sqlite3_step(st);
-	int err = rc == SQLITE_DONE ? 0 : db_fail(s->path, s->db, rc, "writing a step");
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	int err = step_done(s, st, "writing a step");
 	free(blob);
+	if (err == 0) {
+		bind_key(s->del_abs, cls, key_a, key_b, cell, method);
+		err = step_done(s, s->del_abs, "replacing an absent step");
+	}
 	return err;
 }
 

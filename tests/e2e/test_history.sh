@@ -84,6 +84,19 @@ for cell, ratios in steps(b).items():
 PY
 check "--no-store measures again" bash -c "'$BV' history HEAD~1..HEAD ${cells[*]} --no-store 2>&1 >/dev/null | grep -q '^measure: '"
 
+# A step with no ratio that the builds decide (the fixture is built without
+# cuda, so its cuda cells are not run: n/a or skipped) is kept as an absent
+# step: a series whose versions lack a cell measures nothing the second time
+# either, and says the same of that cell.
+absent=(--benches unary --ops relu --backends scalar,cuda --sizes 64K --quick --processes 12 --results "$TMP/results" --store "$TMP/absent.sqlite")
+"$BV" history HEAD~1..HEAD "${absent[@]}" > "$TMP/a1.out" 2> "$TMP/a1.err"
+"$BV" history HEAD~1..HEAD "${absent[@]}" > "$TMP/a2.out" 2> "$TMP/a2.err"
+check "a cell no version runs: its note says why" contains "$TMP/a1.out" "^note: unary/relu/cuda/64K, .*: (n/a|skipped)"
+check "  and the same series again measures nothing" \
+	bash -c "grep -q 'every step from the store' '$TMP/a2.err' && ! grep -qE '^measure: |^calibrate: measuring' '$TMP/a2.err'"
+check "  and says the same of that cell" test "$(grep '^note: unary/relu/cuda' "$TMP/a1.out")" = "$(grep '^note: unary/relu/cuda' "$TMP/a2.out")"
+grep -q 'every step from the store' "$TMP/a2.err" || sed 's/^/#   /' "$TMP/a1.out" "$TMP/a2.err" | tail -30
+
 # --import: a run's paired ratios into a store of their own; a history of
 # the same two versions, measured the same way, then measures nothing.
 "$BV" run "$before" "$planted" "${cells[@]/$TMP\/results/$TMP/runs}" > /dev/null 2> "$TMP/r.err"

@@ -1,5 +1,6 @@
 /* test_store.c - the history store (orchestrator/store.c): steps round
- * trip, replace, missing; the schema's versions (newer refused, a v1 store
+ * trip, replace, missing; absent steps (a version lacks the cell) round
+ * trip, replace measured ones and are refused when damaged; the schema's versions (newer refused, a v1 store
  * made by hand migrated, a failed migration rolled back); files that are not
  * a store refused and left byte for byte as they were; two processes
  * writing at once; import of a run's results logs. */
@@ -102,7 +103,7 @@ static void round_trip_keeps_every_field(void **state)
 	bv_step_free(&got);
 	bv_store_close(s);
 	/* what the file holds: WAL mode, our schema, created as UTC */
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
 	assert_int_equal(
 	    raw_int(path, "SELECT count(*) FROM steps WHERE created LIKE '____-__-__T__:__:__Z'"), 2);
 	assert_int_equal(
@@ -230,7 +231,7 @@ static void newer_schema_is_refused_untouched(void **state)
 	assert_int_equal(bv_store_open(path, &s), BV_EINPUT);
 	assert_null(s);
 	char *want =
-	    bv_asprintf("%s: store schema 99 is newer than this bench-versions reads (2); use a newer "
+	    bv_asprintf("%s: store schema 99 is newer than this bench-versions reads (3); use a newer "
 	                "bench-versions or another --store",
 	                path);
 	assert_string_equal(bv_error_last(), want);
@@ -271,8 +272,9 @@ static void v1_store_is_migrated(void **state)
 	assert_true(got.proc_ratio[0] == 1.5 && got.proc_ratio[1] == 2.0);
 	bv_step_free(&got);
 	bv_store_close(s);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'steps_by_b'"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'nosteps'"), 1);
 	free(path);
 	bv_rm_rf(dir);
 	free(dir);
@@ -380,6 +382,125 @@ static void damaged_rows_are_input_errors(void **state)
 	const char *cells[] = {"verdict", "blob", "ratio", "order", "nan"};
 	const char *why[] = {"verdict is not one of", "proc_ratio does not hold", "wrong type", "ordered",
 	                     "process ratio"};
+	for (size_t i = 0; i < 5; i++) {
+		bv_step got = {0};
+		int found = 0;
+		assert_int_equal(bv_store_get_step(s, "c", "a", "b", cells[i], "m", &got, &found), BV_EINPUT);
+		assert_int_equal(found, 0);
+		assert_null(got.cell);
+		assert_non_null(strstr(bv_error_last(), path));
+		if (!strstr(bv_error_last(), why[i]))
+			fail_msg("'%s' lacks '%s'", bv_error_last(), why[i]);
+	}
+	bv_store_close(s);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* An absent step (history.h: a version lacks the cell) round trips, and an
+ * absent and a measured step of one key replace each other. */
+static void absent_steps_round_trip_and_replace(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_step a = {.cell = "unary/gelu/simd/64K",
+	             .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
+	             .absent = "n/a",
+	             .absent_side = 0,
+	             .absent_reason = "kernels 0.5.0 has no gelu"};
+	bv_step b = {.cell = "unary/exp/cuda/64K",
+	             .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
+	             .absent = "skipped",
+	             .absent_side = 1};
+	assert_int_equal(bv_store_put_step(s, "c", KA, KB, a.cell, "m", &a), 0);
+	assert_int_equal(bv_store_put_step(s, "c", KA, KB, b.cell, "m", &b), 0);
+	bv_store_close(s);
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_step got;
+	int found = 0;
+	assert_int_equal(bv_store_get_step(s, "c", KA, KB, a.cell, "m", &got, &found), 0);
+	assert_int_equal(found, 1);
+	assert_string_equal(got.absent, "n/a");
+	assert_int_equal(got.absent_side, 0);
+	assert_string_equal(got.absent_reason, "kernels 0.5.0 has no gelu");
+	assert_true(isnan(got.ratio) && got.nproc == 0 && got.verdict == NULL);
+	bv_step_free(&got);
+	assert_int_equal(bv_store_get_step(s, "c", KA, KB, b.cell, "m", &got, &found), 0);
+	assert_int_equal(found, 1);
+	assert_string_equal(got.absent, "skipped");
+	assert_int_equal(got.absent_side, 1);
+	assert_null(got.absent_reason);
+	bv_step_free(&got);
+	/* another method or class: not found */
+	assert_int_equal(bv_store_get_step(s, "c", KA, KB, a.cell, "quick", &got, &found), 0);
+	assert_int_equal(found, 0);
+	/* measured replaces absent ... */
+	double pr[] = {1.0, 1.1};
+	bv_step m = {.cell = a.cell, .ratio = 1.05, .lo = NAN, .hi = NAN, .proc_ratio = pr,
+	             .nproc = 2, .verdict = "same", .p = NAN};
+	assert_int_equal(bv_store_put_step(s, "c", KA, KB, a.cell, "m", &m), 0);
+	assert_int_equal(bv_store_get_step(s, "c", KA, KB, a.cell, "m", &got, &found), 0);
+	assert_true(found == 1 && got.absent == NULL && got.ratio == 1.05);
+	bv_step_free(&got);
+	/* ... and absent replaces measured */
+	assert_int_equal(bv_store_put_step(s, "c", KA, KB, a.cell, "m", &a), 0);
+	assert_int_equal(bv_store_get_step(s, "c", KA, KB, a.cell, "m", &got, &found), 0);
+	assert_true(found == 1 && got.absent && !strcmp(got.absent, "n/a"));
+	bv_step_free(&got);
+	bv_store_close(s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM steps"), 0);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM nosteps"), 2);
+	/* what put refuses: another status, a side not 0/1, a reason with a
+	 * control character or too long; nothing is written */
+	assert_int_equal(bv_store_open(path, &s), 0);
+	char *longr = bv_xcalloc(1100, 1);
+	memset(longr, 'x', 1099);
+	bv_step bad[] = {
+	    {.cell = "x", .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .absent = "crashed"},
+	    {.cell = "x", .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .absent = "n/a", .absent_side = 2},
+	    {.cell = "x", .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .absent = "n/a",
+	     .absent_reason = "line\n\x1b[31mred"},
+	    {.cell = "x", .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .absent = "n/a", .absent_reason = longr},
+	};
+	const char *why[] = {"not n/a or skipped", "side is not 0 or 1", "control character", "over 1024"};
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(bv_store_put_step(s, "c", KA, KB, "x", "m", &bad[i]), BV_EINPUT);
+		if (!strstr(bv_error_last(), why[i]))
+			fail_msg("'%s' lacks '%s'", bv_error_last(), why[i]);
+	}
+	free(longr);
+	bv_store_close(s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM nosteps WHERE cell = 'x'"), 0);
+	free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* A damaged absent row is an input error naming the store, never shown. */
+static void damaged_absent_rows_are_input_errors(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = bv_asprintf("%s/h.sqlite", dir);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_store_close(s);
+	raw_exec(path,
+	         "INSERT INTO nosteps VALUES ('c', 'a', 'b', 'status', 'm', 'gone', 0, NULL, 't', NULL);"
+	         "INSERT INTO nosteps VALUES ('c', 'a', 'b', 'side', 'm', 'n/a', 7, NULL, 't', NULL);"
+	         "INSERT INTO nosteps VALUES ('c', 'a', 'b', 'sidetype', 'm', 'n/a', 'zero', NULL, 't', NULL);"
+	         "INSERT INTO nosteps VALUES ('c', 'a', 'b', 'reason', 'm', 'n/a', 0, X'0a1b5b33316d', 't', "
+	         "NULL);"
+	         "INSERT INTO nosteps VALUES ('c', 'a', 'b', 'control', 'm', 'n/a', 0, 'a' || char(27) || "
+	         "'[2J', 't', NULL);");
+	assert_int_equal(bv_store_open(path, &s), 0);
+	const char *cells[] = {"status", "side", "sidetype", "reason", "control"};
+	const char *why[] = {"status is not", "side is not", "side is not", "reason is not text",
+	                     "control character"};
 	for (size_t i = 0; i < 5; i++) {
 		bv_step got = {0};
 		int found = 0;
@@ -639,6 +760,8 @@ int test_store(void)
 	    cmocka_unit_test(failed_migration_is_rolled_back),
 	    cmocka_unit_test(what_is_not_a_store_is_refused_untouched),
 	    cmocka_unit_test(damaged_rows_are_input_errors),
+	    cmocka_unit_test(absent_steps_round_trip_and_replace),
+	    cmocka_unit_test(damaged_absent_rows_are_input_errors),
 	    cmocka_unit_test(concurrent_writers_lose_nothing),
 	    cmocka_unit_test(import_takes_a_runs_paired_changes),
 	    cmocka_unit_test(import_refuses_logs_without_build_keys),
