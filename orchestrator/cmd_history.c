@@ -537,6 +537,13 @@ static int parse_options(int argc, char **argv, hist *h)
 		free(owned);
 		return BV_EXIT_USAGE;
 	}
+	/* Four code layouts unless asked (as report and bisect): a series
+	 * spans many builds, and where the linker put a loop moves unchanged
+	 * code by more than most changes (docs/measurement.md, "Code
+	 * placement"); with one layout this repository's releases showed
+	 * four such steps as change points in code no release touched. */
+	if (!h->cli.mo.layouts)
+		h->cli.mo.layouts = 4;
 	long ncells = 0;
 	if (bv_run_cli_finish(&h->cli, &ncells)) {
 		fprintf(stderr, "bench-versions history: %s\n", bv_error_last());
