@@ -152,6 +152,10 @@ int bv_cmd_run(int argc, char **argv)
 	 * run of one version does not have.  An asked-for fixed count stays. */
 	if (rc == 0 && view.vs_backend && c.mo.min_processes < c.mo.max_processes && c.mo.min_processes < 10)
 		c.mo.min_processes = c.mo.max_processes < 10 ? c.mo.max_processes : 10;
+	/* ... and the time budget must not stop a cell before them (it did,
+	 * at 6, on a loaded machine: scalar exp 19x simd's, inconclusive). */
+	if (rc == 0 && view.vs_backend)
+		c.mo.floor_processes = c.mo.min_processes, c.mo.vs_backend = view.vs_backend;
 	/* A bad name is refused before anything is built or measured. */
 	if (rc == 0 && save)
 		rc = bv_baseline_name_check(save);

@@ -501,9 +501,69 @@ static size_t ratios_to(const cstate *c, size_t i, size_t ref, double *r)
 	return k;
 }
 
-static int decided(session *s, cstate *c, int *pending)
+/* One comparison's per-process ratios r[0..k): 1 when decided (its interval
+ * past the band with evidence that survives the run's control, or inside
+ * it); *pending when it looks changed without that evidence yet. */
+static int judged(const session *s, double *r, size_t k, int *pending)
 {
 	double lo_band = 1.0 / (1.0 + s->o->threshold), hi_band = 1.0 + s->o->threshold;
+	bv_interval iv;
+	if (k == 0 || bv_median_interval(r, k, 0.95, &iv) != 0 || iv.coverage < 0.95)
+		return 0;
+	/* Beyond the band only with evidence that survives the run's
+	 * false-discovery control whatever the other cells say (a
+	 * Bonferroni share of it, verdict.c); the evidence is valid at
+	 * any stopping time (stats.h), so looking after every process
+	 * costs nothing. */
+	double share = BV_FDR / (double)family(s);
+	int beyond = (iv.lo > hi_band && 2 * bv_sign_evidence(r, k, hi_band, +1) <= share) ||
+		     (iv.hi < lo_band && 2 * bv_sign_evidence(r, k, lo_band, -1) <= share);
+	int within = iv.lo >= lo_band && iv.hi <= hi_band;
+	/* It looks changed (estimate or interval past the band), its
+	 * evidence is not there yet. */
+	*pending |= bv_budget_scale(iv.est, iv.lo, iv.hi, s->o->threshold, beyond) > 1;
+	return beyond || within;
+}
+
+/* The backend view's reference cell of c (the same bench, op and size on
+ * o->vs_backend), or NULL: c is the reference, or it has none. */
+static cstate *reference_of(session *s, const cstate *c)
+{
+	const char *ref = s->o->vs_backend;
+	if (!ref || !strcmp(c->backend, ref))
+		return NULL;
+	for (size_t i = 0; i < s->ncells; i++) {
+		cstate *x = &s->cells[i];
+		if (x->size == c->size && !strcmp(x->backend, ref) && !strcmp(x->op, c->op) &&
+		    !strcmp(x->bench, c->bench))
+			return x;
+	}
+	return NULL;
+}
+
+/* Version i's per-process ratios of cell c over cell ref, paired by the
+ * runner process that timed both (every host cell of a version runs in
+ * each process; bv_result_pair_by_process does the same from the logs). */
+static size_t ratios_by_process(const cstate *c, const cstate *ref, size_t i, double *r)
+{
+	size_t k = 0;
+	for (int t = 0; t < c->ntrials; t++) {
+		double b = c->v[i].med[t];
+		if (!isfinite(b) || b <= 0)
+			continue;
+		for (int u = 0; u < ref->ntrials; u++)
+			if (ref->v[i].proc[u] == c->v[i].proc[t]) {
+				double a = ref->v[i].med[u];
+				if (isfinite(a) && a > 0)
+					r[k++] = b / a;
+				break;
+			}
+	}
+	return k;
+}
+
+static int decided(session *s, cstate *c, int *pending)
+{
 	double *r = bv_xcalloc((size_t)c->ntrials + 1, sizeof(double));
 	int all = 1;
 	*pending = 0;
@@ -516,25 +576,16 @@ static int decided(session *s, cstate *c, int *pending)
 	for (size_t i = ref + 1; i < s->n; i++) {
 		if (c->v[i].status || c->v[ref].status)
 			continue;
-		size_t k = ratios_to(c, i, ref, r);
-		bv_interval iv;
-		if (k == 0 || bv_median_interval(r, k, 0.95, &iv) != 0 || iv.coverage < 0.95) {
-			all = 0;
+		all = judged(s, r, ratios_to(c, i, ref, r), pending) && all;
+	}
+	/* The backend view (--vs-backend): each version's ratio to the
+	 * reference backend decides too, so a clear win is sampled until the
+	 * view can call it (a run of one version has no other ratio). */
+	cstate *rc = reference_of(s, c);
+	for (size_t i = 0; rc && i < s->n; i++) {
+		if (c->v[i].status || rc->v[i].status)
 			continue;
-		}
-		/* Beyond the band only with evidence that survives the run's
-		 * false-discovery control whatever the other cells say (a
-		 * Bonferroni share of it, verdict.c); the evidence is valid at
-		 * any stopping time (stats.h), so looking after every process
-		 * costs nothing. */
-		double share = BV_FDR / (double)family(s);
-		int beyond = (iv.lo > hi_band && 2 * bv_sign_evidence(r, k, hi_band, +1) <= share) ||
-			     (iv.hi < lo_band && 2 * bv_sign_evidence(r, k, lo_band, -1) <= share);
-		int within = iv.lo >= lo_band && iv.hi <= hi_band;
-		/* It looks changed (estimate or interval past the band), its
-		 * evidence is not there yet. */
-		*pending |= bv_budget_scale(iv.est, iv.lo, iv.hi, s->o->threshold, beyond) > 1;
-		all = all && (beyond || within);
+		all = judged(s, r, ratios_by_process(c, rc, i, r), pending) && all;
 	}
 	free(r);
 	return all;
@@ -564,12 +615,21 @@ static void update_active(session *s)
 		int over = c->elapsed_s / n * (n + 1) > budget; /* after one more trial */
 		if (ok == 0 || n >= o->max_processes)
 			c->active = 0;
-		else if (!fixed && over && n >= 6)
+		else if (!fixed && over && n >= 6 && n >= o->floor_processes)
 			c->active = 0; /* 6: the fewest whose interval covers 95 % */
 		else if (n < o->min_processes || (c->again && n < c->again_from + 6))
 			c->active = 1; /* measured again: six more processes at least */
 		else
 			c->active = !done;
+	}
+	/* A reference backend's cell is measured while a cell paired with it
+	 * is: its processes are the other half of every pair. */
+	for (size_t ci = 0; o->vs_backend && ci < s->ncells; ci++) {
+		cstate *c = &s->cells[ci], *ref = reference_of(s, c);
+		if (c->active && ref && !ref->active && ref->ntrials < o->max_processes)
+			for (size_t i = 0; i < s->n; i++)
+				if (measurable(&s->vs[i]) && !ref->v[i].status && !c->v[i].status)
+					ref->active = 1;
 	}
 }
 

@@ -201,6 +201,14 @@ typedef struct bv_measure_opts {
 	 * steered by its ratios to the first version that has it, per process,
 	 * instead of stopping at min_processes for want of a ratio. */
 	int series;
+	/* Processes a cell takes even past its time budget (0: the budget may
+	 * stop a cell at 6): the backend view's verdicts need about 10, and a
+	 * 19x win stopped at 6 by the budget came out inconclusive. */
+	int floor_processes;
+	/* --vs-backend: sampling also decides each backend's ratio to this
+	 * one (paired by process), so the backend view's verdicts get the
+	 * processes they need; NULL: versions only. */
+	const char *vs_backend;
 } bv_measure_opts;
 
 /* The measuring defaults, written once for run, report and bisect
