@@ -476,7 +476,8 @@ static int parse_options(int argc, char **argv, hist *h)
 	               "the measuring options of run: --benches, --ops, --backends, --sizes, --quick,\n"
 	               "--min-processes, --max-processes, --processes, --budget, --rounds, --sample-us,\n"
 	               "--timeout, --memory-limit, --pin, --recalibrate, --threads, --simd-isa,\n"
-	               "--threshold, --seed, --layouts, --results, --jobs (see bench-versions run --help)"),
+	               "--threshold, --seed, --layouts, --results, --jobs (see bench-versions run --help);\n"
+	               "--layouts is 4 unless given: code placement is noise over many builds"),
 	    BV_END,
 	};
 	char **pos = bv_xcalloc((size_t)argc + 1, sizeof(char *));
