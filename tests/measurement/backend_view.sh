@@ -11,8 +11,9 @@
 #   PLAIN=1 also runs the same matrix without --vs-backend (an ordinary run)
 #   and checks the view against that run's medians too (twice the time).
 #
-# Writes the run's JSON, one line per compared cell and a summary to $OUT
-# (default tests/measurement/logs/backend-view-<date>.tsv); prints the
+# Writes one line per compared cell and a summary to $OUT (default
+# tests/measurement/logs/backend-view-<date>.tsv; JSON=1: the run's JSON
+# beside it); prints the
 # summary.  The machine's load is recorded before and after.  Not part of
 # `make test` (the whole matrix takes 30-60 minutes with --quick).
 set -u
@@ -29,6 +30,7 @@ export KERNEL_DIR=${KERNEL_DIR:-$ROOT/kernels}
 sel=(--backends scalar,simd,blas --results "$WORK/results")
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+commit=$(git -C "$ROOT" rev-parse --short HEAD) # the tool's, before anything runs
 l0=$(load) t0=$(date +%s)
 "$BV" "$VERSION" "${sel[@]}" --vs-backend "$REF" --format json "$@" > "$WORK/view.json" 2> "$WORK/view.err"
 rc=$?
@@ -47,10 +49,10 @@ if [ -n "${PLAIN:-}" ]; then
 	plain=$WORK/plain.json
 fi
 l2=$(load) t2=$(date +%s)
-cp "$WORK/view.json" "${OUT%.tsv}.json"
+[ -z "${JSON:-}" ] || cp "$WORK/view.json" "${OUT%.tsv}.json"
 
 python3 - "$WORK/view.json" "$OUT" "$REF" "$VERSION" "$*" "$l0" "$l1" "$l2" \
-	"$((t1 - t0))" "$((t2 - t1))" "$(git -C "$ROOT" rev-parse --short HEAD)" \
+	"$((t1 - t0))" "$((t2 - t1))" "$commit" \
 	"$(grep -m1 -o 'avx512f' /proc/cpuinfo || echo avx2)" "$plain" <<'PY'
 import json, statistics, sys
 view, out, ref, version, opts, l0, l1, l2, s1, s2, commit, isa, plain = sys.argv[1:14]
