@@ -295,42 +295,27 @@ int bv_store_open(const char *path, bv_store **out)
 		err = exec_const(s, "PRAGMA foreign_keys = ON", "enabling foreign keys");
 	if (err == 0)
 		err = migrate(s);
-	if (err == 0) {
-		rc = sqlite3_prepare_v2(
-		    s->db,
-		    "SELECT ratio, lo, hi, nproc, proc_ratio, verdict, p FROM steps WHERE class = ?1 "
-		    "AND key_a = ?2 AND key_b = ?3 AND cell = ?4 AND method = ?5",
-		    -1, &s->get, NULL);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_prepare_v2(s->db,
-			                        "INSERT OR REPLACE INTO steps (class, key_a, key_b, cell, "
-			                        "method, ratio, lo, hi, nproc, "
-			                        "proc_ratio, verdict, p, created, source) VALUES (?1, ?2, "
-			                        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-			                        "?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13)",
-			                        -1, &s->put, NULL);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_prepare_v2(s->db,
-			                        "SELECT status, side, reason FROM nosteps WHERE class = ?1 "
-			                        "AND key_a = ?2 AND key_b = ?3 AND cell = ?4 AND method = ?5",
-			                        -1, &s->get_abs, NULL);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_prepare_v2(s->db,
-			                        "INSERT OR REPLACE INTO nosteps (class, key_a, key_b, cell, "
-			                        "method, status, side, reason, created, source) VALUES (?1, "
-			                        "?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-			                        "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?9)",
-			                        -1, &s->put_abs, NULL);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_prepare_v2(s->db,
-			                        "DELETE FROM steps WHERE class = ?1 AND key_a = ?2 AND "
-			                        "key_b = ?3 AND cell = ?4 AND method = ?5",
-			                        -1, &s->del, NULL);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_prepare_v2(s->db,
-			                        "DELETE FROM nosteps WHERE class = ?1 AND key_a = ?2 AND "
-			                        "key_b = ?3 AND cell = ?4 AND method = ?5",
-			                        -1, &s->del_abs, NULL);
+	/* Every statement prepared once, with bound parameters only. */
+#define KEY_WHERE "WHERE class = ?1 AND key_a = ?2 AND key_b = ?3 AND cell = ?4 AND method = ?5"
+#define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+	const struct {
+		sqlite3_stmt **st;
+		const char *sql;
+	} stmts[] = {
+	    {&s->get, "SELECT ratio, lo, hi, nproc, proc_ratio, verdict, p FROM steps " KEY_WHERE},
+	    {&s->put, "INSERT OR REPLACE INTO steps (class, key_a, key_b, cell, method, ratio, lo, hi, "
+	              "nproc, proc_ratio, verdict, p, created, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+	              "?8, ?9, ?10, ?11, ?12, " NOW ", ?13)"},
+	    {&s->get_abs, "SELECT status, side, reason FROM nosteps " KEY_WHERE},
+	    {&s->put_abs, "INSERT OR REPLACE INTO nosteps (class, key_a, key_b, cell, method, status, side, "
+	                  "reason, created, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " NOW ", ?9)"},
+	    {&s->del, "DELETE FROM steps " KEY_WHERE},
+	    {&s->del_abs, "DELETE FROM nosteps " KEY_WHERE},
+	};
+#undef KEY_WHERE
+#undef NOW
+	for (size_t i = 0; err == 0 && i < sizeof(stmts) / sizeof(stmts[0]); i++) {
+		rc = sqlite3_prepare_v2(s->db, stmts[i].sql, -1, stmts[i].st, NULL);
 		if (rc != SQLITE_OK)
 			err = db_fail(path, s->db, rc, "reading the steps table");
 	}
@@ -480,6 +465,30 @@ static double column_real(sqlite3_stmt *st, int i, int nullable, int *bad)
 	return sqlite3_column_double(st, i);
 }
 
+/* A row of the store that does not read as what it should: input, named. */
+static int row_wrong(const bv_store *s, const char *kind, const char *cls, const char *key_a,
+                     const char *key_b, const char *cell, const char *method, const char *what)
+{
+	char *c = bv_escape(cell);
+	int rc = bv_fail(BV_EINPUT,
+	                 "%s: the %s of %s (class %s, %s..%s, method %s): %s; the store was left as it "
+	                 "is: move it aside or give another --store",
+	                 s->path, kind, c, cls, key_a, key_b, method, what);
+	free(c);
+	return rc;
+}
+
+/* A step put refuses: the caller's bug or hostile input, nothing written. */
+static int unstorable(const bv_store *s, const char *key_a, const char *key_b, const char *cell,
+                      const char *what)
+{
+	char *c = bv_escape(cell);
+	int rc = bv_fail(BV_EINPUT, "%s: the step of %s (%s..%s) cannot be stored: %s", s->path, c, key_a,
+	                 key_b, what);
+	free(c);
+	return rc;
+}
+
 static const char *absence_static(const char *v)
 {
 	for (size_t i = 0; v && absences[i]; i++)
@@ -534,12 +543,7 @@ static int get_absent(bv_store *s, const char *cls, const char *key_a, const cha
 		else if (reason)
 			what = reason_wrong(reason, rlen);
 		if (what) {
-			char *c = bv_escape(cell);
-			err = bv_fail(BV_EINPUT,
-			              "%s: the absent step of %s (class %s, %s..%s, method %s): %s; the store "
-			              "was left as it is: move it aside or give another --store",
-			              s->path, c, cls, key_a, key_b, method, what);
-			free(c);
+			err = row_wrong(s, "absent step", cls, key_a, key_b, cell, method, what);
 		} else {
 			out->cell = bv_strdup(cell);
 			out->ratio = out->lo = out->hi = out->p = NAN;
@@ -603,13 +607,7 @@ int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const cha
 		}
 		if (what) {
 			free(pr);
-			char *c = bv_escape(cell);
-			err = bv_fail(
-			    BV_EINPUT,
-			    "%s: the step of %s (class %s, %s..%s, method %s): %s; the store was left as it "
-			    "is: move it aside or give another --store",
-			    s->path, c, cls, key_a, key_b, method, what);
-			free(c);
+			err = row_wrong(s, "step", cls, key_a, key_b, cell, method, what);
 		} else {
 			out->cell = bv_strdup(cell);
 			out->ratio = ratio, out->lo = lo, out->hi = hi, out->p = p;
@@ -639,13 +637,8 @@ static int put_absent(bv_store *s, const char *cls, const char *key_a, const cha
 		what = "an absent step's side is not 0 or 1";
 	else if (step->absent_reason)
 		what = reason_wrong(step->absent_reason, strlen(step->absent_reason));
-	if (what) {
-		char *c = bv_escape(cell);
-		int rc = bv_fail(BV_EINPUT, "%s: the step of %s (%s..%s) cannot be stored: %s", s->path, c,
-		                 key_a, key_b, what);
-		free(c);
-		return rc;
-	}
+	if (what)
+		return unstorable(s, key_a, key_b, cell, what);
 	sqlite3_stmt *st = s->put_abs;
 	bind_key(st, cls, key_a, key_b, cell, method);
 	bind_text(st, 6, step->absent);
@@ -681,13 +674,8 @@ int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const cha
 		what = "verdict is not one of same, slower, faster, inconclusive, unstable";
 	if (!what && step->nproc > (size_t)INT32_MAX / 8)
 		what = "too many process ratios";
-	if (what) {
-		char *c = bv_escape(cell);
-		int rc = bv_fail(BV_EINPUT, "%s: the step of %s (%s..%s) cannot be stored: %s", s->path, c,
-		                 key_a, key_b, what);
-		free(c);
-		return rc;
-	}
+	if (what)
+		return unstorable(s, key_a, key_b, cell, what);
 	unsigned char *blob = bv_xmalloc(step->nproc * 8 + 1);
 	for (size_t i = 0; i < step->nproc; i++)
 		put_le64(blob + 8 * i, step->proc_ratio[i]);

@@ -357,6 +357,25 @@ static void what_is_not_a_store_is_refused_untouched(void **state)
 	free(dir);
 }
 
+/* Each of cells[] (class c, keys a..b, method m) in the store at path is
+ * refused as input naming the store and why[i], and nothing is handed out. */
+static void rows_refused(const char *path, const char *const *cells, const char *const *why, size_t n)
+{
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	for (size_t i = 0; i < n; i++) {
+		bv_step got = {0};
+		int found = 0;
+		assert_int_equal(bv_store_get_step(s, "c", "a", "b", cells[i], "m", &got, &found), BV_EINPUT);
+		assert_int_equal(found, 0);
+		assert_null(got.cell);
+		assert_non_null(strstr(bv_error_last(), path));
+		if (!strstr(bv_error_last(), why[i]))
+			fail_msg("'%s' lacks '%s'", bv_error_last(), why[i]);
+	}
+	bv_store_close(s);
+}
+
 /* A row that does not read as a step: the database is input too. */
 static void damaged_rows_are_input_errors(void **state)
 {
@@ -378,21 +397,10 @@ static void damaged_rows_are_input_errors(void **state)
 	    "NULL);"
 	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'nan', 'm', 1, NULL, NULL, 1, X'000000000000F87F', "
 	    "'same', NULL, 't', NULL);");
-	assert_int_equal(bv_store_open(path, &s), 0);
 	const char *cells[] = {"verdict", "blob", "ratio", "order", "nan"};
 	const char *why[] = {"verdict is not one of", "proc_ratio does not hold", "wrong type", "ordered",
 	                     "process ratio"};
-	for (size_t i = 0; i < 5; i++) {
-		bv_step got = {0};
-		int found = 0;
-		assert_int_equal(bv_store_get_step(s, "c", "a", "b", cells[i], "m", &got, &found), BV_EINPUT);
-		assert_int_equal(found, 0);
-		assert_null(got.cell);
-		assert_non_null(strstr(bv_error_last(), path));
-		if (!strstr(bv_error_last(), why[i]))
-			fail_msg("'%s' lacks '%s'", bv_error_last(), why[i]);
-	}
-	bv_store_close(s);
+	rows_refused(path, cells, why, 5);
 	free(path);
 	bv_rm_rf(dir);
 	free(dir);
@@ -497,21 +505,10 @@ static void damaged_absent_rows_are_input_errors(void **state)
 	         "NULL);"
 	         "INSERT INTO nosteps VALUES ('c', 'a', 'b', 'control', 'm', 'n/a', 0, 'a' || char(27) || "
 	         "'[2J', 't', NULL);");
-	assert_int_equal(bv_store_open(path, &s), 0);
 	const char *cells[] = {"status", "side", "sidetype", "reason", "control"};
 	const char *why[] = {"status is not", "side is not", "side is not", "reason is not text",
 	                     "control character"};
-	for (size_t i = 0; i < 5; i++) {
-		bv_step got = {0};
-		int found = 0;
-		assert_int_equal(bv_store_get_step(s, "c", "a", "b", cells[i], "m", &got, &found), BV_EINPUT);
-		assert_int_equal(found, 0);
-		assert_null(got.cell);
-		assert_non_null(strstr(bv_error_last(), path));
-		if (!strstr(bv_error_last(), why[i]))
-			fail_msg("'%s' lacks '%s'", bv_error_last(), why[i]);
-	}
-	bv_store_close(s);
+	rows_refused(path, cells, why, 5);
 	free(path);
 	bv_rm_rf(dir);
 	free(dir);
