@@ -3,6 +3,10 @@
 # (issue 15 item 9), the pull-request workflow Criterion and critcmp users
 # know: save a run as a named baseline on main, compare a later run with it,
 # post only what changed.
+# Alone in tests/run.sh: with a second lane and another suite beside it (load
+# 6-7 on 2 vCPUs) run --only-changes's planted 3x relu slowdown at --budget
+# 0.5 was not called slower.
+# run.sh: alone
 source "$(dirname "$0")/lib.sh"
 make_fixture
 cd "$FIX" || exit 1
