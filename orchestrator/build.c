@@ -44,8 +44,9 @@
 
 /* 2: the harness object (lib/plugin.o) and its link flags stay in the build,
  * so layouts (bv_build_layouts) link without the sources.  3: a build whose
- * library links the CUDA libraries also holds plugin-host.so (below). */
-#define BUILD_SCHEMA "bv-build/3"
+ * library links the CUDA libraries also holds plugin-host.so (below).  4:
+ * the build environment's values (CC, CFLAGS, CUDA, BLAS, ...) in the key. */
+#define BUILD_SCHEMA "bv-build/4"
 
 static const char *compiler(void)
 {
@@ -248,6 +249,10 @@ static int build_key(const bv_version *v, char out[41])
 		rc = append_file(&b, "patch", v->shims.patches[i]);
 	for (size_t i = 0; i < v->shims.nrecipe; i++)
 		bv_buf_printf(&b, "recipe %zu %s\n", strlen(v->shims.recipe[i]), v->shims.recipe[i]);
+	/* The variables a build gets that change what it makes (env.c) */
+	char *env = bv_build_env_key();
+	bv_buf_printf(&b, "%s", env);
+	free(env);
 	if (bv_user_ops_key()) /* the user ops' table is linked in */
 		bv_buf_printf(&b, "ops %s\n", bv_user_ops_key());
 	if (rc == 0)

@@ -121,10 +121,23 @@ const char *bv_secret_token(void);
  * with user:password@ in the value. */
 int bv_env_is_secret(const char *entry);
 
+/* Whether NAME=VALUE is a variable that changes what a build makes (the
+ * compiler, its flags, CUDA, BLAS, CMAKE_*, the search paths, and the names
+ * BENCH_VERSIONS_BUILD_ENV lists): builds get it and it is in the key. */
+int bv_env_build_keyed(const char *entry);
+/* Those of our environment, sorted by name, as the build key's lines
+ * ("env LEN NAME=VALUE\n" each); "" when none is set.  Free it. */
+char *bv_build_env_key(void);
+/* BENCH_VERSIONS_BUILD_ENV holds names only, and none a secret's; 0, or
+ * BV_EINPUT said. */
+int bv_build_env_check(void);
+
 /* The environment a child gets.  Every child runs code from the versions
  * under test, so none gets a secret. */
 typedef enum bv_child_env {
-	BV_ENV_BUILD,  /* make, cc, patch, a compat recipe: ours less the secrets */
+	/* make, cc, patch, a compat recipe: an allow-list (env.c) whose values
+	 * that change what is built are in the build key */
+	BV_ENV_BUILD,
 	BV_ENV_RUNNER, /* bv-runner, which loads the library: an allow-list (env.c) */
 	/* sbatch, squeue, scancel (slurm.c): an allow-list, since sbatch passes
 	 * its environment on to the shards' jobs: what Slurm's clients read and

@@ -7,9 +7,9 @@
  * bv-runner loads the library itself.  None of it may learn the upload token,
  * so the token is taken out of the environment before anything starts, and
  * every child gets an environment built for it instead of ours (as git's
- * run-command.c does): the build tools ours less whatever looks like a secret
- * (they need the user's CC, CFLAGS, PKG_CONFIG_PATH, ...), bv-runner only an
- * allow-list.
+ * run-command.c does), each an allow-list: the build tools what changes what
+ * they make (the user's CC, CFLAGS, PKG_CONFIG_PATH, ...: in the build key
+ * too) and what they need to run, bv-runner what the library reads.
  *
  * unsetenv() alone is not enough: it drops the pointer, but the text stays in
  * the block the kernel gave us at exec, which /proc/PID/environ shows to any
@@ -132,6 +132,134 @@ static int runner_needs(const char *entry)
 	return n >= 11 && !strncmp(eq - 11, "SAN_OPTIONS", 11); /* ASAN_, UBSAN_, LSAN_... */
 }
 
+/* What a build reads that changes what it makes.  Builds get these, and their
+ * values are in the build key (bv_build_env_key, build.c): a build cached
+ * with CUDA=0 or CFLAGS=-O0 is not the build made without them.  The
+ * compiler and its flags (the names make, cmake and gcc read), the CUDA and
+ * BLAS switches of this repository's kernels/Makefile, the paths gcc and
+ * pkg-config search, and CMake's cache variables from the environment. */
+static const char *const build_keyed_names[] = {
+    "CC",        "CXX",        "CPP",         "CFLAGS",       "CXXFLAGS",         "CPPFLAGS",
+    "LDFLAGS",   "LDLIBS",     "AR",          "ARFLAGS",      "RANLIB",           "NM",
+    "MAKE",      "NVCC",       "NVFLAGS",     "NVCCFLAGS",    "CUDAFLAGS",        "CUDA",
+    "CUDA_HOME", "CUDA_PATH",  "BLAS",        "CPATH",        "C_INCLUDE_PATH",   "CPLUS_INCLUDE_PATH",
+    "LIBRARY_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR",
+    "PKG_CONFIG_SYSROOT_DIR", "SOURCE_DATE_EPOCH", NULL};
+
+static int name_is(const char *entry, size_t n, const char *name)
+{
+	return n == strlen(name) && !strncmp(entry, name, n);
+}
+
+/* BENCH_VERSIONS_BUILD_ENV: the names (comma- or space-separated) of the
+ * user's own variables a build recipe reads; they reach builds and are in
+ * the key as the list's are.  Whether entry's name is one of them. */
+static int user_build_var(const char *entry, size_t n)
+{
+	const char *list = getenv("BENCH_VERSIONS_BUILD_ENV");
+	for (const char *p = list; p && *p;) {
+		p += strspn(p, ", \t");
+		size_t k = strcspn(p, ", \t");
+		if (k && k == n && !strncmp(p, entry, n))
+			return 1;
+		p += k;
+	}
+	return 0;
+}
+
+int bv_env_build_keyed(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	if (!eq || bv_env_is_secret(entry))
+		return 0;
+	size_t n = (size_t)(eq - entry);
+	for (const char *const *w = build_keyed_names; *w; w++)
+		if (name_is(entry, n, *w))
+			return 1;
+	/* CMake's parallel level changes how fast, not what */
+	if (!strncmp(entry, "CMAKE_", 6) && !name_is(entry, n, "CMAKE_BUILD_PARALLEL_LEVEL"))
+		return 1;
+	return user_build_var(entry, n);
+}
+
+/* What a build gets: what is in its key, the runner's list (the search
+ * path, home, locale, temporary files, the sanitizers' options), who runs
+ * it, and what changes only how fast or how it prints (a compiler cache's
+ * settings, CMake's parallel level, the terminal).  Not the rest of ours:
+ * an outer make's MAKEFLAGS (its command-line variables would reach the
+ * library's make unseen by the key), KERNEL_*, BENCH_VERSIONS_*, or
+ * anything a Makefile could read and we could not account for. */
+static int build_needs(const char *entry)
+{
+	static const char *const names[] = {"USER", "LOGNAME", "TERM", "SHELL", "CMAKE_BUILD_PARALLEL_LEVEL", NULL};
+	static const char *const prefixes[] = {"CCACHE_", NULL};
+	if (bv_env_build_keyed(entry) || runner_needs(entry))
+		return 1;
+	const char *eq = strchr(entry, '=');
+	if (!eq)
+		return 0;
+	size_t n = (size_t)(eq - entry);
+	for (const char *const *w = names; *w; w++)
+		if (name_is(entry, n, *w))
+			return 1;
+	for (const char *const *w = prefixes; *w; w++)
+		if (!strncmp(entry, *w, strlen(*w)))
+			return 1;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *bv_build_env_key(void)
+{
+	size_t n = 0, k = 0;
+	for (char **e = environ; e && *e; e++)
+		n++;
+	const char **keyed = bv_xcalloc(n + 1, sizeof(char *));
+	for (char **e = environ; e && *e; e++)
+		if (bv_env_build_keyed(*e))
+			keyed[k++] = *e;
+	qsort(keyed, k, sizeof(char *), by_name);
+	bv_buf b = BV_BUF_INIT;
+	for (size_t i = 0; i < k; i++)
+		bv_buf_printf(&b, "env %zu %s\n", strlen(keyed[i]), keyed[i]);
+	free(keyed);
+	return b.s ? b.s : bv_strdup("");
+}
+
+int bv_build_env_check(void)
+{
+	const char *list = getenv("BENCH_VERSIONS_BUILD_ENV");
+	for (const char *p = list; p && *p;) {
+		p += strspn(p, ", \t");
+		size_t k = strcspn(p, ", \t");
+		if (!k)
+			break;
+		int ok = !(p[0] >= '0' && p[0] <= '9');
+		for (size_t i = 0; i < k && ok; i++)
+			ok = (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') ||
+			     p[i] == '_';
+		if (!ok)
+			return bv_fail(BV_EINPUT,
+			               "BENCH_VERSIONS_BUILD_ENV: \"%.*s\" is not a variable's name (names of the "
+			               "variables a build recipe reads, separated by commas: docs/compat.md)",
+			               (int)(k > 64 ? 64 : k), p);
+		char *entry = bv_asprintf("%.*s=", (int)k, p);
+		int secret = bv_env_is_secret(entry);
+		free(entry);
+		if (secret)
+			return bv_fail(BV_EINPUT,
+			               "BENCH_VERSIONS_BUILD_ENV: %.*s looks like a secret; builds never get one "
+			               "(rename the variable your recipe reads)",
+			               (int)(k > 64 ? 64 : k), p);
+		p += k;
+	}
+	return 0;
+}
+
 /* What sbatch (and so the shards' jobs: it exports its environment to them),
  * squeue and scancel get: the runner's list, Slurm's own client settings
  * (SLURM_CONF, SLURM_CLUSTERS; SBATCH_* are the user's defaults for sbatch's
@@ -144,10 +272,9 @@ static int runner_needs(const char *entry)
 static int slurm_needs(const char *entry)
 {
 	static const char *const names[] = {"USER", "LOGNAME", "SLURM_CONF", "SLURM_CLUSTERS", "XDG_CACHE_HOME",
-					    "CC", "CFLAGS", "LDFLAGS", "CPPFLAGS", "PKG_CONFIG_PATH", "NO_COLOR",
-					    NULL};
+					    "NO_COLOR", NULL};
 	static const char *const prefixes[] = {"SBATCH_", "KERNEL_", "BENCH_VERSIONS_", NULL};
-	if (runner_needs(entry))
+	if (runner_needs(entry) || bv_env_build_keyed(entry)) /* the shards' build keys */
 		return 1;
 	const char *eq = strchr(entry, '=');
 	if (!eq)
@@ -171,6 +298,8 @@ char **bv_child_environ(char *const *env, bv_child_env kind)
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (bv_env_is_secret(env[i])) /* BENCH_VERSIONS_TOKEN too, should it be back */
+			continue;
+		if (kind == BV_ENV_BUILD && !build_needs(env[i]))
 			continue;
 		if (kind == BV_ENV_RUNNER && !runner_needs(env[i]))
 			continue;

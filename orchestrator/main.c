@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	/* User-defined ops join the registry before a command reads it
 	 * (libgit2 first: a project file's "ops" is found through the
 	 * repository); the commands that never read it skip finding the file. */
-	if (registry && bv_user_ops_load() != 0) {
+	if (registry && (bv_build_env_check() != 0 || bv_user_ops_load() != 0)) {
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 		git_libgit2_shutdown();
 		return BV_EXIT_USAGE;

@@ -170,7 +170,8 @@ check "the failure names the symbol, the adapter and the docs" \
 	contains "$TMP/b3" "adapter .*bad-adapter does not define kn_backend_probe.*docs/adapters.md"
 
 rule "$cc_recipe" adapters/fastmath
-PIC=-fno-pic timeout 60 "$BV" compat --build HEAD > "$TMP/b4" 2> "$TMP/e4"
+# (PIC is the helper's own variable: builds get it only when it is named)
+PIC=-fno-pic BENCH_VERSIONS_BUILD_ENV=PIC timeout 60 "$BV" compat --build HEAD > "$TMP/b4" 2> "$TMP/e4"
 rc=$?
 check "a non-PIC archive: exit 3 ($rc)" test $rc -eq 3
 check "the failure says PIC, names the archive and how to fix it" \

@@ -53,6 +53,25 @@ check "... and a changed harness file builds again" \
 	test $rc -eq 0 -a "$(grep -c 'cached, nothing rebuilt' "$TMP/h.err")" -eq 0 -a "$(ls "$TMP/seq/builds" | grep -vc '\.log$')" -eq 4
 rm -rf "$TMP/rh"
 
+# The build environment's values are in the key (--dry-run's JSON says
+# whether the key is cached; nothing is built): a build made with CUDA=0 is not the one
+# made without it, while an outer make's MAKEFLAGS never reaches the build
+# and so changes nothing.
+dry() { "$@" "$BV" 0.1.0 "${args[@]}" --dry-run 2> /dev/null; }
+dry env > "$TMP/d1"
+check "the plain build is cached" contains "$TMP/d1" '"build":[[:space:]]*"cached"'
+dry env CUDA=0 > "$TMP/d2"
+check "CUDA=0 in the environment is another build (to build)" contains "$TMP/d2" '"build":[[:space:]]*"to build"'
+dry env CFLAGS=-O1 > "$TMP/d3"
+check "so is CFLAGS" contains "$TMP/d3" '"build":[[:space:]]*"to build"'
+dry env MAKEFLAGS=" -- CUDA=0" MAKELEVEL=1 FIXTURE_OTHER=1 > "$TMP/d4"
+check "an outer make's MAKEFLAGS and an unnamed variable reach no build: cached" contains "$TMP/d4" '"build":[[:space:]]*"cached"'
+dry env FIXTURE_OTHER=1 BENCH_VERSIONS_BUILD_ENV=FIXTURE_OTHER > "$TMP/d5"
+check "a variable named in BENCH_VERSIONS_BUILD_ENV is in the key" contains "$TMP/d5" '"build":[[:space:]]*"to build"'
+BENCH_VERSIONS_BUILD_ENV='X;rm' "$BV" 0.1.0 "${args[@]}" --dry-run > /dev/null 2> "$TMP/d6"; rc=$?
+check "BENCH_VERSIONS_BUILD_ENV holding no name: exit 2 ($rc)" test $rc -eq 2
+check "... saying what it must hold" contains "$TMP/d6" "BENCH_VERSIONS_BUILD_ENV: \"X;rm\" is not a variable's name"
+
 # cache show / trim on that cache.
 "$BV" cache show > "$TMP/show" 2>&1; rc=$?
 check "cache show exits 0" test $rc -eq 0

@@ -49,12 +49,16 @@ no_leaks() {
 
 BENCH_VERSIONS_TOKEN="$TOKEN" GITHUB_TOKEN="$GHTOKEN" DEPLOY_PASSWORD="$PASSWORD" AWS_SECRET_ACCESS_KEY="$AWSKEY" \
 	BV_FIXTURE_URL="https://ci:$URLPASS@example.invalid/x" BV_FIXTURE_PLAIN=plain-setting TSAN_OPTIONS=fixture-tsan \
+	BENCH_VERSIONS_BUILD_ENV=BV_FIXTURE_PLAIN BV_FIXTURE_UNLISTED=unlisted MAKEFLAGS=" -- FIXTURE_MARK=1" \
 	"$BV" main --benches unary --ops abs --backends scalar --sizes 1K --quick --results "$TMP/results" \
 	> "$TMP/out" 2> "$TMP/err"
 rc=$?
 check "the run exits 0" test $rc -eq 0
 check "the build's environment was written" contains "$TMP/build-env" "^PATH="
-check "the build keeps the user's own settings" contains "$TMP/build-env" "^BV_FIXTURE_PLAIN=plain-setting$"
+check "the build keeps the user's own setting named in BENCH_VERSIONS_BUILD_ENV" \
+	contains "$TMP/build-env" "^BV_FIXTURE_PLAIN=plain-setting$"
+check "... and gets no other of the user's settings, nor an outer make's variables" \
+	test -z "$(grep -E '^(BV_FIXTURE_UNLISTED|BENCH_VERSIONS_|KERNEL_)|FIXTURE_MARK' "$TMP/build-env")"
 no_leaks "the build never sees the token or another secret" "$TMP/build-env"
 check "the build can read its parent's environment in /proc" contains "$TMP/parent-env" "^PATH="
 no_leaks "and finds no secret there either" "$TMP/parent-env"

@@ -245,7 +245,7 @@ static void children_get_no_secret(void **state)
 	size_t n = 0;
 	for (; build[n]; n++)
 		assert_false(strstr(build[n], "TOKEN"));
-	assert_int_equal(n, 13); /* all but the two tokens */
+	assert_int_equal(n, 11); /* all but the two tokens, KERNEL_DIR and BENCH_VERSIONS_CACHE */
 	free(build);
 	char **runner = bv_child_environ(env, BV_ENV_RUNNER);
 	const char *want[] = {"PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
@@ -257,6 +257,77 @@ static void children_get_no_secret(void **state)
 	}
 	assert_null(runner[n]);
 	free(runner);
+}
+
+/* A build gets an allow-list, and the values in it that change what is
+ * built are in the build key: an outer make's MAKEFLAGS (its command-line
+ * CUDA=0 would reach the library's make) never reaches it, CUDA=0 does and
+ * changes the key. */
+static void builds_get_an_allow_list_and_its_values_are_keyed(void **state)
+{
+	(void)state;
+	char *env[] = {"PATH=/usr/bin", "MAKEFLAGS= -- CUDA=0", "MAKELEVEL=1", "CUDA=0", "CFLAGS=-O3",
+		       "CMAKE_BUILD_TYPE=Debug", "CMAKE_BUILD_PARALLEL_LEVEL=8", "CCACHE_DIR=/c", "PIC=-fno-pic",
+		       "KERNEL_DIR=/k", "DISPLAY=:0", "CI_JOB_TOKEN=x", NULL};
+	unsetenv("BENCH_VERSIONS_BUILD_ENV");
+	char **build = bv_child_environ(env, BV_ENV_BUILD);
+	const char *want[] = {"PATH=/usr/bin",           "CUDA=0",        "CFLAGS=-O3", "CMAKE_BUILD_TYPE=Debug",
+			      "CMAKE_BUILD_PARALLEL_LEVEL=8", "CCACHE_DIR=/c", NULL};
+	size_t n = 0;
+	for (; want[n]; n++) {
+		assert_non_null(build[n]);
+		assert_string_equal(build[n], want[n]);
+	}
+	assert_null(build[n]);
+	free(build);
+	assert_true(bv_env_build_keyed("CUDA=0"));
+	assert_true(bv_env_build_keyed("CMAKE_C_FLAGS=-O1"));
+	assert_false(bv_env_build_keyed("CMAKE_BUILD_PARALLEL_LEVEL=8")); /* how fast, not what */
+	assert_false(bv_env_build_keyed("PATH=/usr/bin"));
+	assert_false(bv_env_build_keyed("PIC=-fno-pic"));
+	assert_false(bv_env_build_keyed("CFLAGS")); /* no value: no entry */
+
+	/* the user's own variable, named in BENCH_VERSIONS_BUILD_ENV */
+	setenv("BENCH_VERSIONS_BUILD_ENV", "FOO, PIC", 1);
+	assert_int_equal(bv_build_env_check(), 0);
+	assert_true(bv_env_build_keyed("PIC=-fno-pic"));
+	assert_false(bv_env_build_keyed("PI=-fno-pic")); /* whole names only */
+	build = bv_child_environ(env, BV_ENV_BUILD);
+	int seen = 0;
+	for (n = 0; build[n]; n++)
+		seen |= !strcmp(build[n], "PIC=-fno-pic");
+	assert_true(seen);
+	free(build);
+
+	/* the key's lines: sorted by name, each value whole; a value changes it */
+	unsetenv("CUDA"), unsetenv("CFLAGS"), unsetenv("PIC");
+	char *before = bv_build_env_key();
+	setenv("PIC", "-fno-pic", 1);
+	setenv("CUDA", "0", 1);
+	char *after = bv_build_env_key();
+	assert_string_not_equal(before, after);
+	char *cuda = strstr(after, "env 6 CUDA=0\n"), *pic = strstr(after, "env 12 PIC=-fno-pic\n");
+	assert_non_null(cuda);
+	assert_non_null(pic);
+	assert_true(cuda < pic);
+	setenv("CUDA", "1", 1);
+	char *other = bv_build_env_key();
+	assert_string_not_equal(after, other);
+	free(before), free(after), free(other);
+	unsetenv("CUDA"), unsetenv("PIC");
+
+	/* names only, and no secret */
+	setenv("BENCH_VERSIONS_BUILD_ENV", "PIC,9LIVES", 1);
+	assert_int_equal(bv_build_env_check(), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "\"9LIVES\" is not a variable's name"));
+	setenv("BENCH_VERSIONS_BUILD_ENV", "PIC,CFLAGS=-O0", 1);
+	assert_int_equal(bv_build_env_check(), BV_EINPUT);
+	setenv("BENCH_VERSIONS_BUILD_ENV", "DEPLOY_TOKEN", 1);
+	assert_int_equal(bv_build_env_check(), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "looks like a secret"));
+	assert_false(bv_env_build_keyed("DEPLOY_TOKEN=x"));
+	unsetenv("BENCH_VERSIONS_BUILD_ENV");
+	assert_int_equal(bv_build_env_check(), 0);
 }
 
 static void sanitizing_server_messages(void **state)
@@ -309,6 +380,7 @@ int test_share(void)
 		cmocka_unit_test(url_policy),
 		cmocka_unit_test(tokens),
 		cmocka_unit_test(children_get_no_secret),
+		cmocka_unit_test(builds_get_an_allow_list_and_its_values_are_keyed),
 		cmocka_unit_test(sanitizing_server_messages),
 		cmocka_unit_test(retry_arithmetic),
 	};
