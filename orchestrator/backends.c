@@ -18,6 +18,13 @@
  * cuda cells run in processes of their own (measure.c), so a cuda cell
  * shares no process with a host reference: it is shown without a ratio and
  * says why, never paired across processes.
+ *
+ * "Which backend wins here" is then answered per cell: the backend with the
+ * smallest ratio to the reference (the reference's own is 1) against the
+ * next smallest, their own paired ratio (all host backends of a version
+ * share their processes), decided as one more family.  A winner is clear
+ * only when that ratio is called faster; otherwise the two are not told
+ * apart, and both are named.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -84,6 +91,8 @@ static void compare_one(const bv_table *t, const bv_row *row, const bv_row *refr
 	ch->verdict = "same"; /* until decided */
 }
 
+static void find_wins(bv_table *t);
+
 int bv_table_backends(bv_table *t, const char *ref)
 {
 	bv_backend_view_free(t);
@@ -136,17 +145,70 @@ int bv_table_backends(bv_table *t, const char *ref)
 		all[i] = &t->backends[i].ch;
 	t->backends_decided = bv_changes_decide(all, t->nbackends, BV_FDR, t->threshold);
 	free(all);
+	find_wins(t);
 	return 0;
+}
+
+/* A candidate for a cell's fastest: a row and its ratio to the reference. */
+typedef struct cand {
+	size_t row;
+	double ratio;
+} cand;
+
+static int by_ratio(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio ? 1 : (x->row > y->row) - (x->row < y->row);
+}
+
+/* Each (version, reference cell) with two or more backends that have a
+ * paired ratio, the reference counted at 1: its fastest against the next. */
+static void find_wins(bv_table *t)
+{
+	cand *c = bv_xcalloc(t->nbackends + 2, sizeof(cand));
+	for (size_t i = 0; i < t->nbackends; i++) {
+		const bv_backend_cmp *first = &t->backends[i];
+		int seen = 0; /* the group was done at its first member */
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = t->backends[k].version == first->version && t->backends[k].ref_row == first->ref_row;
+		if (seen)
+			continue;
+		size_t n = 0;
+		c[n++] = (cand){first->ref_row, 1.0};
+		for (size_t k = i; k < t->nbackends; k++) {
+			const bv_backend_cmp *b = &t->backends[k];
+			if (b->version == first->version && b->ref_row == first->ref_row && b->ch.valid)
+				c[n++] = (cand){b->row, b->ch.ratio};
+		}
+		if (n < 2)
+			continue;
+		qsort(c, n, sizeof(cand), by_ratio);
+		t->wins = bv_xrealloc(t->wins, (t->nwins + 1) * sizeof(*t->wins));
+		bv_backend_win *w = &t->wins[t->nwins++];
+		w->version = first->version, w->row = c[0].row, w->next_row = c[1].row;
+		compare_one(t, &t->rows[c[0].row], &t->rows[c[1].row], first->version, &w->ch);
+	}
+	free(c);
+	bv_change **all = bv_xcalloc(t->nwins + 1, sizeof(*all));
+	for (size_t i = 0; i < t->nwins; i++)
+		all[i] = &t->wins[i].ch;
+	t->wins_decided = bv_changes_decide(all, t->nwins, BV_FDR, t->threshold);
+	free(all);
 }
 
 void bv_backend_view_free(bv_table *t)
 {
 	for (size_t i = 0; i < t->nbackends; i++)
 		free(t->backends[i].ch.proc_ratio);
+	for (size_t i = 0; i < t->nwins; i++)
+		free(t->wins[i].ch.proc_ratio);
 	free(t->backends);
+	free(t->wins);
 	free(t->vs_backend);
 	t->backends = NULL, t->nbackends = 0, t->vs_backend = NULL;
+	t->wins = NULL, t->nwins = 0;
 	memset(&t->backends_decided, 0, sizeof(t->backends_decided));
+	memset(&t->wins_decided, 0, sizeof(t->wins_decided));
 }
 
 char *bv_backends_control(const bv_table *t)
@@ -157,4 +219,13 @@ char *bv_backends_control(const bv_table *t)
 	                   "family of its own, apart from the versions' changes); %zu called faster or slower%s",
 	                   d->tested, d->tested == 1 ? "" : "s", BV_FDR * 100, t->threshold * 100, d->called,
 	                   d->inconclusive ? ", some inconclusive (measure again)" : "");
+}
+
+char *bv_wins_control(const bv_table *t)
+{
+	const bv_decided *d = &t->wins_decided;
+	return bv_asprintf("%zu cell%s with two or more backends; %zu with a clear fastest (its paired ratio to the "
+	                   "next fastest decided as the backend comparisons are, a family of its own)%s",
+	                   t->nwins, t->nwins == 1 ? "" : "s", d->called,
+	                   d->inconclusive ? ", some not yet told apart (measure again)" : "");
 }

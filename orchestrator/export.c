@@ -220,9 +220,8 @@ void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, siz
 
 /* The backend view as text: one line per backend cell and version, after
  * the table (export_table.c; markdown and HTML have their own tables). */
-void bv_backend_cell_text(const bv_table *t, const bv_backend_cmp *b, char *buf, size_t len)
+static void change_text(const bv_table *t, const bv_change *ch, char *buf, size_t len)
 {
-	const bv_change *ch = &b->ch;
 	if (!ch->valid) {
 		snprintf(buf, len, "%s", ch->none ? ch->none : "no ratio");
 		return;
@@ -231,6 +230,25 @@ void bv_backend_cell_text(const bv_table *t, const bv_backend_cmp *b, char *buf,
 	bv_format_qualifiers(t, ch, q, sizeof(q));
 	bv_format_ratio(ch, ratio, sizeof(ratio));
 	snprintf(buf, len, "%s %s%s", ratio, ch->verdict, q);
+}
+
+void bv_backend_cell_text(const bv_table *t, const bv_backend_cmp *b, char *buf, size_t len)
+{
+	change_text(t, &b->ch, buf, len);
+}
+
+void bv_backend_win_text(const bv_table *t, const bv_backend_win *w, char *buf, size_t len)
+{
+	const char *best = t->rows[w->row].backend, *next = t->rows[w->next_row].backend;
+	char ratio[64];
+	if (w->ch.valid && !strcmp(w->ch.verdict, "faster")) {
+		bv_format_ratio(&w->ch, ratio, sizeof(ratio));
+		snprintf(buf, len, "%s, %s of %s's time", best, ratio, next);
+		return;
+	}
+	char text[200];
+	change_text(t, &w->ch, text, sizeof(text));
+	snprintf(buf, len, "%s or %s: not told apart (%s over %s: %s)", best, next, best, next, text);
 }
 
 void bv_export_backends_table(const bv_table *t, FILE *out)
@@ -259,5 +277,17 @@ void bv_export_backends_table(const bv_table *t, FILE *out)
 		snprintf(cell, sizeof(cell), "%s/%s/%s/%s", r->bench, r->op, r->backend, size);
 		bv_backend_cell_text(t, b, text, sizeof(text));
 		fprintf(out, "  %-*s  %-*s  %s\n", (int)wv, t->labels[b->version], (int)wc, cell, text);
+	}
+	if (!t->nwins)
+		return;
+	fprintf(out, "\nfastest backend per cell (against the next fastest, in the same processes):\n");
+	for (size_t i = 0; i < t->nwins; i++) {
+		const bv_backend_win *w = &t->wins[i];
+		const bv_row *r = &t->rows[w->row];
+		char size[32], cell[256], text[384];
+		bv_size_format(r->size, size, sizeof(size));
+		snprintf(cell, sizeof(cell), "%s/%s/%s", r->bench, r->op, size);
+		bv_backend_win_text(t, w, text, sizeof(text));
+		fprintf(out, "  %-*s  %-*s  %s\n", (int)wv, t->labels[w->version], (int)wc, cell, text);
 	}
 }

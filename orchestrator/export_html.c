@@ -236,6 +236,28 @@ int bv_export_html(const bv_table *t, FILE *out)
 		char *bc = bv_backends_control(t);
 		fputs("<p class=\"method\">backend verdicts: ", out), esc(out, bc), fputs("</p>\n", out);
 		free(bc);
+		if (t->nwins) {
+			fputs("<h2 id=\"fastest\">Fastest backend per cell</h2>\n<p class=\"method\">against the "
+			      "next fastest, in the same processes</p>\n<table class=\"fastest\">\n<thead><tr>"
+			      "<th>version</th><th>cell</th><th>fastest</th></tr></thead>\n<tbody>\n",
+			      out);
+			for (size_t i = 0; i < t->nwins; i++) {
+				const bv_backend_win *w = &t->wins[i];
+				const bv_row *r = &t->rows[w->row];
+				char size[32], text[384];
+				bv_size_format(r->size, size, sizeof(size));
+				bv_backend_win_text(t, w, text, sizeof(text));
+				int clear = w->ch.valid && !strcmp(w->ch.verdict, "faster");
+				fputs("<tr><td>", out), esc(out, t->labels[w->version]), fputs("</td><td>", out);
+				esc(out, r->bench), fputc('/', out), esc(out, r->op);
+				fprintf(out, "/%s</td><td class=\"%s\">", size, clear ? "faster" : "inconclusive");
+				esc(out, text), fputs("</td></tr>\n", out);
+			}
+			fputs("</tbody>\n</table>\n", out);
+			char *wc = bv_wins_control(t);
+			fputs("<p class=\"method\">fastest backends: ", out), esc(out, wc), fputs("</p>\n", out);
+			free(wc);
+		}
 	}
 	fputs("</body>\n</html>\n", out);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write HTML") : 0;

@@ -75,8 +75,9 @@ int bv_export_json(const bv_table *t, FILE *out)
 	 * versions[].commit/tree/simd_isa/machine/geomean, verdicts "new"/"vanished";
 	 * 1.4: classes[], versions[].class, changes[].baseline (machine classes
 	 * side by side: each class has its own baseline, classes.c);
-	 * 1.5: backends (the backend view, null unless --vs-backend) */
-	cJSON_AddStringToObject(doc, "schema_version", "1.5");
+	 * 1.5: backends (the backend view, null unless --vs-backend);
+	 * 1.6: backends.fastest and .fastest_summary (each cell's fastest backend) */
+	cJSON_AddStringToObject(doc, "schema_version", "1.6");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	str_or_null(doc, "method", t->method);
@@ -254,6 +255,31 @@ int bv_export_json(const bv_table *t, FILE *out)
 			num_or_null(o, "p_value", ch->p, v && ch->controlled);
 			str_or_null(o, "none", v ? NULL : ch->none);
 			cJSON_AddItemToArray(arr, o);
+		}
+		/* 1.6: each cell's fastest backend against the next fastest */
+		char *wc = bv_wins_control(t);
+		cJSON_AddStringToObject(bv, "fastest_summary", wc);
+		free(wc);
+		cJSON *fa = cJSON_AddArrayToObject(bv, "fastest");
+		for (size_t i = 0; i < t->nwins; i++) {
+			const bv_backend_win *w = &t->wins[i];
+			const bv_row *r = &t->rows[w->row];
+			const bv_change *ch = &w->ch;
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "version", t->labels[w->version]);
+			cJSON_AddStringToObject(o, "bench", r->bench);
+			cJSON_AddStringToObject(o, "op", r->op);
+			cJSON_AddNumberToObject(o, "size", (double)r->size);
+			cJSON_AddStringToObject(o, "backend", r->backend);
+			cJSON_AddStringToObject(o, "next", t->rows[w->next_row].backend);
+			int v = ch->valid;
+			num_or_null(o, "ratio", ch->ratio, v);
+			num_or_null(o, "ratio_ci_low", ch->ci_low, v && bv_change_has_interval(ch));
+			num_or_null(o, "ratio_ci_high", ch->ci_high, v && bv_change_has_interval(ch));
+			num_or_null(o, "processes", ch->processes, v);
+			str_or_null(o, "verdict", v ? ch->verdict : NULL);
+			cJSON_AddBoolToObject(o, "clear", v && !strcmp(ch->verdict, "faster"));
+			cJSON_AddItemToArray(fa, o);
 		}
 	} else
 		cJSON_AddNullToObject(doc, "backends");

@@ -136,6 +136,24 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		char *bc = bv_backends_control(t);
 		fputs("\n_backend verdicts:_ ", out), md(out, bc), fputc('\n', out);
 		free(bc);
+		if (t->nwins) {
+			fputs("\n**Fastest backend per cell** (against the next fastest, in the same processes)\n\n"
+			      "| version | cell | fastest |\n|---|---|---|\n",
+			      out);
+			for (size_t i = 0; i < t->nwins; i++) {
+				const bv_backend_win *w = &t->wins[i];
+				const bv_row *r = &t->rows[w->row];
+				char size[32], text[384];
+				bv_size_format(r->size, size, sizeof(size));
+				bv_backend_win_text(t, w, text, sizeof(text));
+				fputs("| ", out), md(out, t->labels[w->version]), fputs(" | ", out);
+				md(out, r->bench), fputc('/', out), md(out, r->op);
+				fprintf(out, "/%s | ", size), md(out, text), fputs(" |\n", out);
+			}
+			char *wc = bv_wins_control(t);
+			fputs("\n_fastest backends:_ ", out), md(out, wc), fputc('\n', out);
+			free(wc);
+		}
 	}
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write Markdown") : 0;
 }

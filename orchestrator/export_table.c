@@ -161,6 +161,11 @@ int bv_export_table(const bv_table *t, FILE *out)
 		char *bc = bv_backends_control(t);
 		fprintf(out, "backend verdicts: %s\n", bc);
 		free(bc);
+		if (t->nwins) {
+			char *wc = bv_wins_control(t);
+			fprintf(out, "fastest backends: %s\n", wc);
+			free(wc);
+		}
 	}
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the table") : 0;
 }

@@ -393,6 +393,16 @@ typedef struct bv_backend_cmp {
 	bv_change ch;        /* ratio < 1: the backend is faster; none says why there is no ratio */
 } bv_backend_cmp;
 
+/* The fastest backend of one version's cell (bench, op, size) by its paired
+ * ratio to the reference, against the next fastest (backends.c).  Every
+ * host backend of a version runs in the same processes, so the two are
+ * paired by process too, whichever they are. */
+typedef struct bv_backend_win {
+	size_t version;
+	size_t row, next_row; /* the fastest backend's row and the next fastest's */
+	bv_change ch;         /* row's time over next_row's: faster means a clear winner */
+} bv_backend_win;
+
 typedef struct bv_table {
 	size_t nversions;
 	char **labels;
@@ -425,6 +435,10 @@ typedef struct bv_table {
 	bv_backend_cmp *backends;
 	size_t nbackends;
 	bv_decided backends_decided;
+	/* and the fastest backend of each cell, a family of its own */
+	bv_backend_win *wins;
+	size_t nwins;
+	bv_decided wins_decided;
 } bv_table;
 
 /* The baseline column of version v: 0, or the first column of v's class. */
@@ -494,6 +508,12 @@ size_t bv_result_pair_by_process(const bv_result *x, const bv_result *ref, doubl
 void bv_backend_view_free(bv_table *t);
 /* One line saying how the backend view was decided, for every exporter. */
 char *bv_backends_control(const bv_table *t);
+/* One line saying how the fastest backends were decided. */
+char *bv_wins_control(const bv_table *t);
+/* A cell's fastest backend as "simd, 0.075 [0.074, 0.075] of scalar's
+ * time" when it is clearly faster than the next, else "simd or scalar:
+ * not told apart (...)". */
+void bv_backend_win_text(const bv_table *t, const bv_backend_win *w, char *buf, size_t len);
 /* A backend comparison as "0.083 [0.080, 0.086] faster" (or why none),
  * and the table format's section of them (export.c). */
 void bv_backend_cell_text(const bv_table *t, const bv_backend_cmp *b, char *buf, size_t len);

@@ -25,7 +25,7 @@ check "the view: every other backend over scalar, per version, agreeing with the
 	python3 - "$TMP/view.json" "$TMP/plain.json" <<'PY'
 import json, sys
 v, plain = (json.load(open(p)) for p in sys.argv[1:3])
-assert v["schema_version"] == "1.5" and plain["backends"] is None
+assert v["schema_version"] == "1.6" and plain["backends"] is None
 b = v["backends"]
 assert b["reference"] == "scalar" and "decided together" in b["summary"], b
 cells = {(c["version"], c["op"], c["backend"]): c for c in b["cells"]}
@@ -57,16 +57,38 @@ for (ver, op, be), c in cells.items():
     assert c["verdict"] in ("faster", "slower", "same", "inconclusive"), c
 relu = cells[("local", "relu", "simd")]
 assert relu["ratio"] < 0.5 and relu["verdict"] == "faster", relu
+# The fastest backend of each cell: the smallest ratio to scalar (scalar's
+# own is 1) against the next smallest, paired by process too.
+fastest = {(f["version"], f["op"]): f for f in b["fastest"]}
+assert set(fastest) == {(ver, op) for ver in ("0.1.0", "local") for op in ("relu", "axpy", "dot")}, sorted(fastest)
+assert "clear fastest" in b["fastest_summary"], b["fastest_summary"]
+for (ver, op), f in fastest.items():
+    ratios = {"scalar": 1.0}
+    ratios.update({be: c["ratio"] for (v2, o2, be), c in cells.items() if (v2, o2) == (ver, op)})
+    order = sorted(ratios, key=ratios.get)
+    assert [f["backend"], f["next"]] == order[:2], (f, ratios)
+    assert f["ratio"] is not None and f["processes"] >= 6, f
+    assert f["ratio_ci_low"] <= f["ratio"] <= f["ratio_ci_high"], f
+    # the two's own ratio agrees with the quotient of their ratios to scalar
+    assert 1 / 1.3 < f["ratio"] / (ratios[f["backend"]] / ratios[f["next"]]) < 1.3, (f, ratios)
+    assert f["clear"] == (f["verdict"] == "faster"), f
+# relu: simd over scalar, 10x: a clear winner
+r = fastest[("local", "relu")]
+assert r["backend"] == "simd" and r["next"] == "scalar" and r["clear"], r
 PY
 
 run=$(ls -d "$TMP"/r/[0-9]*/ | head -1)
 "$BV" compare "$run" --vs-backend scalar > "$TMP/table" 2> /dev/null
 check "compare --vs-backend: the table has the view and its verdicts line" \
 	bash -c "grep -qE '^backends vs scalar ' '$TMP/table' && grep -qE '^  local +unary/relu/simd/64K +0\.[0-9]{3} \[[0-9., ]+\] faster' '$TMP/table' && grep -qE '^backend verdicts: [0-9]+ backend comparisons decided together' '$TMP/table'"
+check "the table: the fastest backend per cell" \
+	bash -c "grep -qE '^fastest backend per cell ' '$TMP/table' && grep -qE '^  local +unary/relu/64K +simd, 0\.[0-9]{3} \[[0-9., ]+\] of scalar.s time' '$TMP/table' && grep -qE '^fastest backends: 6 cells with two or more backends; [0-9] with a clear fastest' '$TMP/table'"
 "$BV" compare "$run" --vs-backend scalar --format markdown > "$TMP/md" 2> /dev/null
 check "markdown: the view as a table" contains "$TMP/md" '^\| local \| unary/relu/simd/64K \| 0\.[0-9]{3} \\\[.*\\\] faster \|$'
+check "markdown: the fastest backend per cell" contains "$TMP/md" '^\| local \| unary/relu/64K \| simd, 0\.[0-9]{3} \\\[.*\\\] of scalar.s time \|$'
 "$BV" compare "$run" --vs-backend scalar --format html > "$TMP/html" 2> /dev/null
 check "html: the view as a table" bash -c "grep -q '<table class=\"backends\">' '$TMP/html' && grep -q 'unary/relu/simd/64K</td><td class=\"faster\">' '$TMP/html'"
+check "html: the fastest backend per cell" bash -c "grep -q '<table class=\"fastest\">' '$TMP/html' && grep -q 'unary/relu/64K</td><td class=\"faster\">simd, ' '$TMP/html'"
 "$BV" compare "$run" > "$TMP/noview" 2> /dev/null
 check "without --vs-backend there is no view" test "$(grep -c '^backends vs' "$TMP/noview")" -eq 0
 

@@ -91,11 +91,84 @@ static void a_reference_no_cell_has_is_an_input_error(void **state)
 	bv_table_free(&t);
 }
 
+/* Three backends of one cell in 12 processes: scalar 100 ns, simd 20,
+ * blas 15 (or, tied, 20 with a wobble).  blas is fastest against simd
+ * (not against scalar, the reference), their own ratio paired by process. */
+static void three_rows(bv_table *t, const double *blas)
+{
+	double sc[12], si[12];
+	int ids[12];
+	for (int i = 0; i < 12; i++)
+		sc[i] = 100 * (1 + 0.3 * (i % 3)), si[i] = 20 * (1 + 0.3 * (i % 3)), ids[i] = i + 1;
+	table_of(t, sc, ids, 12, si, ids, 12);
+	t->rows = bv_xrealloc(t->rows, 3 * sizeof(bv_row));
+	t->nrows = 3;
+	row_of(&t->rows[2], "blas", blas, ids, 12);
+}
+
+static void the_fastest_is_told_against_the_next(void **state)
+{
+	(void)state;
+	double blas[12];
+	for (int i = 0; i < 12; i++)
+		blas[i] = 15 * (1 + 0.3 * (i % 3)); /* the machine's state moves all three */
+	bv_table t;
+	three_rows(&t, blas);
+	assert_int_equal(bv_table_backends(&t, "scalar"), 0);
+	assert_int_equal(t.nbackends, 2);
+	assert_int_equal(t.nwins, 1);
+	const bv_backend_win *w = &t.wins[0];
+	assert_string_equal(t.rows[w->row].backend, "blas");
+	assert_string_equal(t.rows[w->next_row].backend, "simd");
+	assert_true(w->ch.valid);
+	assert_true(fabs(w->ch.ratio - 0.75) < 1e-12); /* 15/20 in every process */
+	assert_string_equal(w->ch.verdict, "faster");
+	assert_int_equal(t.wins_decided.called, 1);
+	char text[384];
+	bv_backend_win_text(&t, w, text, sizeof(text));
+	assert_non_null(strstr(text, "blas, 0.750"));
+	assert_non_null(strstr(text, "of simd's time"));
+	bv_table_free(&t);
+
+	/* blas and simd alike (+-0.2 % around 20 ns): not told apart, both named */
+	for (int i = 0; i < 12; i++)
+		blas[i] = 20 * (1 + 0.3 * (i % 3)) * (i % 2 ? 1.002 : 0.998);
+	three_rows(&t, blas);
+	assert_int_equal(bv_table_backends(&t, "scalar"), 0);
+	assert_int_equal(t.nwins, 1);
+	w = &t.wins[0];
+	assert_true(w->ch.valid);
+	assert_string_not_equal(w->ch.verdict, "faster");
+	assert_int_equal(t.wins_decided.called, 0);
+	bv_backend_win_text(&t, w, text, sizeof(text));
+	assert_non_null(strstr(text, "not told apart"));
+	bv_table_free(&t);
+}
+
+static void the_reference_can_be_the_fastest(void **state)
+{
+	(void)state;
+	double a[] = {10, 10, 10, 10, 10, 10, 10, 10, 10, 10};
+	double b[] = {30, 30, 30, 30, 30, 30, 30, 30, 30, 30};
+	int ids[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	bv_table t;
+	table_of(&t, a, ids, 10, b, ids, 10); /* scalar 10 ns, simd 30 */
+	assert_int_equal(bv_table_backends(&t, "scalar"), 0);
+	assert_int_equal(t.nwins, 1);
+	assert_string_equal(t.rows[t.wins[0].row].backend, "scalar");
+	assert_string_equal(t.rows[t.wins[0].next_row].backend, "simd");
+	assert_true(fabs(t.wins[0].ch.ratio - 1.0 / 3) < 1e-12);
+	assert_string_equal(t.wins[0].ch.verdict, "faster");
+	bv_table_free(&t);
+}
+
 int test_backends(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(pairs_by_process_id_not_by_position),
 	    cmocka_unit_test(no_common_process_is_no_ratio),
+	    cmocka_unit_test(the_fastest_is_told_against_the_next),
+	    cmocka_unit_test(the_reference_can_be_the_fastest),
 	    cmocka_unit_test(a_reference_no_cell_has_is_an_input_error),
 	};
 	return cmocka_run_group_tests_name("backend view", tests, NULL, NULL);
