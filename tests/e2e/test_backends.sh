@@ -4,7 +4,8 @@
 # benches and three backends: every other backend's time over scalar's,
 # paired by process, agrees with the quotient of the same run's per-backend
 # medians and with a second, ordinary run's; simd is called faster where it
-# is ten times faster; the view is in every format; bad input (a reference no
+# is ten times faster; each ratio is the median of the logs' per-process
+# quotients, paired by process id; the view is in every format; bad input (a reference no
 # cell has, one the selection leaves out, logs that cannot be paired, a
 # damaged process_ids) is refused or said, never guessed.
 # Alone in tests/run.sh: with a second lane and another suite beside it (load
@@ -47,11 +48,13 @@ for (ver, op, be), c in cells.items():
     # The medians' quotients, of this run and of an ordinary one, are
     # unpaired (each backend's own median over processes), so they need not
     # be the ratio: on 2-us cells (simd relu at 64K) they were 10-17 % off
-    # it on a quiet machine.  Within 1.3x; a view that paired the wrong
-    # cells or processes is off by far more (relu's simd is 11x scalar).
+    # it on a quiet machine, 43 % with a CI suite beside it (0.103 against
+    # 0.148).  Within 2x: a view that paired the wrong cells is off by far
+    # more (relu's simd is 11x scalar); the exact check from the logs
+    # (below) is the one that catches any other pairing.
     for m in (mv, mp):
         q = m[(ver, op, be)] / m[(ver, op, "scalar")]
-        assert 1 / 1.3 < c["ratio"] / q < 1.3, (c, q)
+        assert 1 / 2 < c["ratio"] / q < 2, (c, q)
     if c["ratio_ci_high"] < 0.5:
         assert c["verdict"] == "faster", c                  # a clear win is called
     assert c["verdict"] in ("faster", "slower", "same", "inconclusive"), c
@@ -70,14 +73,41 @@ for (ver, op), f in fastest.items():
     assert f["ratio"] is not None and f["processes"] >= 6, f
     assert f["ratio_ci_low"] <= f["ratio"] <= f["ratio_ci_high"], f
     # the two's own ratio agrees with the quotient of their ratios to scalar
-    assert 1 / 1.3 < f["ratio"] / (ratios[f["backend"]] / ratios[f["next"]]) < 1.3, (f, ratios)
+    # (both paired, but medians of quotients need not divide exactly)
+    assert 1 / 1.5 < f["ratio"] / (ratios[f["backend"]] / ratios[f["next"]]) < 1.5, (f, ratios)
     assert f["clear"] == (f["verdict"] == "faster"), f
 # relu: simd over scalar, 10x: a clear winner
 r = fastest[("local", "relu")]
 assert r["backend"] == "simd" and r["next"] == "scalar" and r["clear"], r
 PY
 
+# Exact, from the run's own logs: each ratio of the view (and of the fastest
+# backends) is the median of the two cells' per-process quotients, paired by
+# process id (process_ids), the processes counted; the 1.3x above only
+# catches wrong cells, this catches any other pairing.
 run=$(ls -d "$TMP"/r/[0-9]*/ | head -1)
+check "the view's ratios are the medians of the logs' per-process quotients, paired by process id" \
+	python3 - "$TMP/view.json" "$run" <<'PY'
+import json, os, statistics, sys
+v = json.load(open(sys.argv[1]))
+logs = {}
+for ver in ("0.1.0", "local"):
+    d = json.load(open(os.path.join(sys.argv[2], ver + ".json")))
+    logs[ver] = {(c["op"], c["backend"]): dict(zip(c["process_ids"], c["process_medians_ns"]))
+                 for c in d["cells"] if c["status"] == "ok"}
+def paired(ver, op, a, b):
+    x, y = logs[ver][(op, a)], logs[ver][(op, b)]
+    q = [x[i] / y[i] for i in x if i in y]
+    return statistics.median(q), len(q)
+b = v["backends"]
+for c in b["cells"]:
+    m, n = paired(c["version"], c["op"], c["backend"], "scalar")
+    assert abs(c["ratio"] / m - 1) < 1e-9 and c["processes"] == n, (c, m, n)
+for f in b["fastest"]:
+    m, n = paired(f["version"], f["op"], f["backend"], f["next"])
+    assert abs(f["ratio"] / m - 1) < 1e-9 and f["processes"] == n, (f, m, n)
+PY
+
 "$BV" compare "$run" --vs-backend scalar > "$TMP/table" 2> /dev/null
 check "compare --vs-backend: the table has the view and its verdicts line" \
 	bash -c "grep -qE '^backends vs scalar ' '$TMP/table' && grep -qE '^  local +unary/relu/simd/64K +0\.[0-9]{3} \[[0-9., ]+\] faster' '$TMP/table' && grep -qE '^backend verdicts: [0-9]+ backend comparisons decided together' '$TMP/table'"
