@@ -113,22 +113,38 @@ int bv_env_is_secret(const char *entry)
  * library's own knobs (KN_*), the CUDA runtime's and the dynamic loader's
  * settings, and the sanitizers' and valgrind's options (the test suite runs
  * the runner under both). */
+static int name_is(const char *entry, size_t n, const char *name)
+{
+	return n == strlen(name) && !strncmp(entry, name, n);
+}
+
+/* Whether NAME=VALUE's name is one of names or begins with one of prefixes
+ * (an entry without '=' is no variable). */
+static int listed(const char *entry, const char *const *names, const char *const *prefixes)
+{
+	const char *eq = strchr(entry, '=');
+	if (!eq)
+		return 0;
+	size_t n = (size_t)(eq - entry);
+	for (const char *const *w = names; *w; w++)
+		if (name_is(entry, n, *w))
+			return 1;
+	for (const char *const *w = prefixes; *w; w++)
+		if (!strncmp(entry, *w, strlen(*w)))
+			return 1;
+	return 0;
+}
+
 static int runner_needs(const char *entry)
 {
 	static const char *const names[] = {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "LD_LIBRARY_PATH",
 					    NULL};
 	static const char *const prefixes[] = {"LC_", "OPENBLAS_", "OMP_", "GOMP_", "KN_", "CUDA_", "NVIDIA_",
 					       "VALGRIND_", NULL};
+	if (listed(entry, names, prefixes))
+		return 1;
 	const char *eq = strchr(entry, '=');
-	if (!eq)
-		return 0;
-	size_t n = (size_t)(eq - entry);
-	for (const char *const *w = names; *w; w++)
-		if (n == strlen(*w) && !strncmp(entry, *w, n))
-			return 1;
-	for (const char *const *w = prefixes; *w; w++)
-		if (!strncmp(entry, *w, strlen(*w)))
-			return 1;
+	size_t n = eq ? (size_t)(eq - entry) : 0;
 	return n >= 11 && !strncmp(eq - 11, "SAN_OPTIONS", 11); /* ASAN_, UBSAN_, LSAN_... */
 }
 
@@ -145,11 +161,6 @@ static const char *const build_keyed_names[] = {
     "CUDA_HOME", "CUDA_PATH",  "BLAS",        "CPATH",        "C_INCLUDE_PATH",   "CPLUS_INCLUDE_PATH",
     "LIBRARY_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR",
     "PKG_CONFIG_SYSROOT_DIR", "SOURCE_DATE_EPOCH", NULL};
-
-static int name_is(const char *entry, size_t n, const char *name)
-{
-	return n == strlen(name) && !strncmp(entry, name, n);
-}
 
 /* BENCH_VERSIONS_BUILD_ENV: the names (comma- or space-separated) of the
  * user's own variables a build recipe reads; they reach builds and are in
@@ -193,19 +204,7 @@ static int build_needs(const char *entry)
 {
 	static const char *const names[] = {"USER", "LOGNAME", "TERM", "SHELL", "CMAKE_BUILD_PARALLEL_LEVEL", NULL};
 	static const char *const prefixes[] = {"CCACHE_", NULL};
-	if (bv_env_build_keyed(entry) || runner_needs(entry))
-		return 1;
-	const char *eq = strchr(entry, '=');
-	if (!eq)
-		return 0;
-	size_t n = (size_t)(eq - entry);
-	for (const char *const *w = names; *w; w++)
-		if (name_is(entry, n, *w))
-			return 1;
-	for (const char *const *w = prefixes; *w; w++)
-		if (!strncmp(entry, *w, strlen(*w)))
-			return 1;
-	return 0;
+	return bv_env_build_keyed(entry) || runner_needs(entry) || listed(entry, names, prefixes);
 }
 
 static int by_name(const void *a, const void *b)
@@ -274,19 +273,8 @@ static int slurm_needs(const char *entry)
 	static const char *const names[] = {"USER", "LOGNAME", "SLURM_CONF", "SLURM_CLUSTERS", "XDG_CACHE_HOME",
 					    "NO_COLOR", NULL};
 	static const char *const prefixes[] = {"SBATCH_", "KERNEL_", "BENCH_VERSIONS_", NULL};
-	if (runner_needs(entry) || bv_env_build_keyed(entry)) /* the shards' build keys */
-		return 1;
-	const char *eq = strchr(entry, '=');
-	if (!eq)
-		return 0;
-	size_t n = (size_t)(eq - entry);
-	for (const char *const *w = names; *w; w++)
-		if (n == strlen(*w) && !strncmp(entry, *w, n))
-			return 1;
-	for (const char *const *w = prefixes; *w; w++)
-		if (!strncmp(entry, *w, strlen(*w)))
-			return 1;
-	return 0;
+	/* the runner's, what a build's key holds (the shards' keys), and these */
+	return runner_needs(entry) || bv_env_build_keyed(entry) || listed(entry, names, prefixes);
 }
 
 char **bv_child_environ(char *const *env, bv_child_env kind)

@@ -66,6 +66,18 @@ static cJSON *geomeans(const bv_table *t, size_t v)
 	return o;
 }
 
+/* A paired ratio of two backends (the view's cells, the fastest backends):
+ * ratio, interval, processes and verdict, null where there is none. */
+static void backend_ratio(cJSON *o, const bv_change *ch)
+{
+	int v = ch->valid;
+	num_or_null(o, "ratio", ch->ratio, v);
+	num_or_null(o, "ratio_ci_low", ch->ci_low, v && bv_change_has_interval(ch));
+	num_or_null(o, "ratio_ci_high", ch->ci_high, v && bv_change_has_interval(ch));
+	num_or_null(o, "processes", ch->processes, v);
+	str_or_null(o, "verdict", v ? ch->verdict : NULL);
+}
+
 int bv_export_json(const bv_table *t, FILE *out)
 {
 	cJSON *doc = cJSON_CreateObject();
@@ -247,11 +259,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 			cJSON_AddStringToObject(o, "backend", r->backend);
 			cJSON_AddNumberToObject(o, "size", (double)r->size);
 			int v = ch->valid;
-			num_or_null(o, "ratio", ch->ratio, v);
-			num_or_null(o, "ratio_ci_low", ch->ci_low, v && bv_change_has_interval(ch));
-			num_or_null(o, "ratio_ci_high", ch->ci_high, v && bv_change_has_interval(ch));
-			num_or_null(o, "processes", ch->processes, v);
-			str_or_null(o, "verdict", v ? ch->verdict : NULL);
+			backend_ratio(o, ch);
 			num_or_null(o, "p_value", ch->p, v && ch->controlled);
 			str_or_null(o, "none", v ? NULL : ch->none);
 			cJSON_AddItemToArray(arr, o);
@@ -272,13 +280,8 @@ int bv_export_json(const bv_table *t, FILE *out)
 			cJSON_AddNumberToObject(o, "size", (double)r->size);
 			cJSON_AddStringToObject(o, "backend", r->backend);
 			cJSON_AddStringToObject(o, "next", t->rows[w->next_row].backend);
-			int v = ch->valid;
-			num_or_null(o, "ratio", ch->ratio, v);
-			num_or_null(o, "ratio_ci_low", ch->ci_low, v && bv_change_has_interval(ch));
-			num_or_null(o, "ratio_ci_high", ch->ci_high, v && bv_change_has_interval(ch));
-			num_or_null(o, "processes", ch->processes, v);
-			str_or_null(o, "verdict", v ? ch->verdict : NULL);
-			cJSON_AddBoolToObject(o, "clear", v && !strcmp(ch->verdict, "faster"));
+			backend_ratio(o, ch);
+			cJSON_AddBoolToObject(o, "clear", ch->valid && !strcmp(ch->verdict, "faster"));
 			cJSON_AddItemToArray(fa, o);
 		}
 	} else
