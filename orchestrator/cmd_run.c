@@ -40,7 +40,10 @@ static void usage(FILE *out, const bv_option *opts)
 	bv_options_help(opts, out);
 	fprintf(out, "\nenvironment: KERNEL_DIR, KERNEL_REPO, KERNEL_RELEASES, BENCH_VERSIONS_CACHE,\n"
 		     "             BENCH_VERSIONS_COMPAT, BENCH_VERSIONS_PROJECT, BENCH_VERSIONS_OPS,\n"
-		     "             XDG_CACHE_HOME, CC, NO_COLOR (no colour on a terminal),\n"
+		     "             XDG_CACHE_HOME, NO_COLOR (no colour on a terminal),\n"
+		     "             CC, CFLAGS, CUDA, BLAS, CMAKE_*... (builds get an allow-list of the\n"
+		     "             environment; what changes a build is in its cache key),\n"
+		     "             BENCH_VERSIONS_BUILD_ENV (names of your own variables a recipe reads),\n"
 		     "             BV_SLURM_BIN (--slurm: where sbatch, squeue and scancel are, instead of PATH)\n"
 		     "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
 		     "2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
