@@ -119,6 +119,58 @@ int bv_history_step(const double *ra, const double *rb, size_t n, bv_step *out, 
 	return 0;
 }
 
+int bv_history_step_state(const bv_usual *u, double threshold, const double *ra, const double *rb,
+                          const double *gbps, const double *compute_ns, const double *running, size_t n,
+                          bv_step *out, double *coverage, char **state)
+{
+	*state = NULL;
+	if (!gbps && !compute_ns && !running)
+		return 0; /* logs without the machine's state */
+	size_t m = 0;
+	double *q = bv_xcalloc(n + 1, sizeof(double)), *g = bv_xcalloc(n + 1, sizeof(double));
+	double *c = bv_xcalloc(n + 1, sizeof(double)), *r = bv_xcalloc(n + 1, sizeof(double));
+	for (size_t j = 0; j < n; j++) {
+		/* the quotients bv_history_step takes, each with its trial's state */
+		double x = ra ? (ra[j] > 0 ? rb[j] / ra[j] : NAN) : rb[j];
+		if (!(isfinite(x) && x > 0))
+			continue;
+		q[m] = x;
+		g[m] = gbps ? gbps[j] : 0; /* 0: not read (verdict.c) */
+		c[m] = compute_ns ? compute_ns[j] : 0;
+		r[m] = running ? running[j] : 0;
+		m++;
+	}
+	bv_change ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.proc_ratio = q, ch.nproc = m;
+	ch.proc_gbps = g, ch.proc_compute_ns = c, ch.proc_running = r;
+	double *use = bv_xcalloc(m + 1, sizeof(double));
+	size_t k = bv_change_split_by_state(&ch, threshold, u, use);
+	int rc = 0;
+	if (ch.state_dependent) {
+		bv_step fresh;
+		double cov = 0;
+		if (bv_history_step(NULL, use, k, &fresh, &cov) == 0) {
+			free(out->proc_ratio);
+			out->proc_ratio = fresh.proc_ratio, out->nproc = fresh.nproc;
+			out->ratio = fresh.ratio, out->lo = fresh.lo, out->hi = fresh.hi;
+			*coverage = cov;
+		}
+		if (ch.unstable) /* an estimate at the usual state, nothing to judge it by */
+			out->lo = out->hi = NAN, *coverage = 0;
+		*state = bv_asprintf("the step followed the machine's state: %.3f in %zu process%s at its usual "
+		                     "state, %.3f in %zu disturbed ones; %s",
+		                     ch.level_usual, ch.n_usual, ch.n_usual == 1 ? "" : "es", ch.level_disturbed,
+		                     ch.n_disturbed,
+		                     ch.unstable ? "too few usual ones to judge it: unstable (measured again by "
+		                                   "the next history)"
+		                                 : "judged on the usual ones");
+		rc = ch.unstable ? 2 : 1;
+	}
+	free(use), free(q), free(g), free(c), free(r);
+	return rc;
+}
+
 void bv_history_chain(const bv_step *s, size_t n, double *ratio, double *lo, double *hi)
 {
 	/* A cell that is new in the series (an op or backend a later release
@@ -159,6 +211,11 @@ typedef struct hstep {
 	double p_slower, p_faster;
 	char *why;  /* no ratio, or no paired interval: why (NULL: measured paired) */
 	int window; /* the window that measured it (1-based), 0: from the store */
+	/* The step followed the machine's state (split_step): what it was at
+	 * either state (NULL: it did not); unstable when too few processes
+	 * were at the usual state to judge it (then never stored) */
+	char *state;
+	int unstable;
 } hstep;
 
 typedef struct hcell {
@@ -222,6 +279,7 @@ static void hist_free(hist *h)
 		for (size_t i = 0; x->steps && i + 1 < h->nv; i++) {
 			step_clear(&x->steps[i].s);
 			free(x->steps[i].why);
+			free(x->steps[i].state);
 		}
 		free(x->steps), free(x->chain), free(x->clo), free(x->chi), free(x->cps), free(x->key);
 	}
@@ -368,7 +426,7 @@ static int keep_steps(hist *h)
 			/* an absent step (a version lacks the cell) is kept too: the
 			 * window holding it need not be measured again to learn that */
 			int absent = st->window && st->s.absent;
-			if (!absent && (!st->window || st->why || !st->s.nproc || !isfinite(st->s.ratio) ||
+			if (!absent && (!st->window || st->why || st->unstable || !st->s.nproc || !isfinite(st->s.ratio) ||
 			                !st->s.verdict))
 				continue;
 			rc = bv_store_put_step(h->store, h->cls, ver(h, i)->build_key, ver(h, i + 1)->build_key,
@@ -920,10 +978,21 @@ static char *absent_note(const hist *h, size_t step, const bv_step *s)
 	                   r ? ": " : "", r ? r : "");
 }
 
+/* A paired step under the machine's state (history_cmd.h), the trials'
+ * states taken from b's change (the same for both versions: measure.c). */
+static void split_step(const bv_usual *u, double thr, const bv_change *ca, const bv_change *cb, hstep *st)
+{
+	int rc = bv_history_step_state(u, thr, ca ? ca->proc_ratio : NULL, cb->proc_ratio, cb->proc_gbps,
+	                               cb->proc_compute_ns, cb->proc_running, cb->nproc, &st->s, &st->coverage,
+	                               &st->state);
+	st->unstable = rc == 2;
+}
+
 /* The steps of window k (versions first..last of the built series) from its
  * merged logs. */
 static void steps_of_window(hist *h, const bv_table *t, size_t first, int window)
 {
+	bv_usual u = bv_table_usual(t);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const bv_row *row = &t->rows[r];
 		char key[256];
@@ -963,6 +1032,8 @@ static void steps_of_window(hist *h, const bv_table *t, size_t first, int window
 				if (bv_history_step(ca ? ca->proc_ratio : NULL, cb->proc_ratio, cb->nproc,
 				                    &st->s, &st->coverage) != 0)
 					st->why = bv_strdup("no finite per-process ratio");
+				else
+					split_step(&u, h->cli.mo.threshold, ca, cb, st);
 				continue;
 			}
 			/* Not the same processes: an estimate without an interval. */
@@ -1079,8 +1150,8 @@ static void decide_steps(hist *h)
 	for (size_t c = 0; c < h->ncells; c++)
 		for (size_t i = 0; i + 1 < h->nv; i++) {
 			hstep *st = &h->cells[c].steps[i];
-			if (!st->s.nproc || !isfinite(st->s.ratio))
-				continue;
+			if (!st->s.nproc || !isfinite(st->s.ratio) || st->unstable)
+				continue; /* an unstable step is judged on nothing: out of the family */
 			bv_change ch;
 			memset(&ch, 0, sizeof(ch));
 			bv_change_evidence(&ch, st->s.proc_ratio, st->s.nproc, thr);
@@ -1094,6 +1165,10 @@ static void decide_steps(hist *h)
 			hstep *st = &h->cells[c].steps[i];
 			if (!isfinite(st->s.ratio)) {
 				st->s.verdict = NULL;
+				continue;
+			}
+			if (st->unstable) {
+				st->s.verdict = "unstable"; /* changepoint.c leaves it out */
 				continue;
 			}
 			bv_verdict v = BV_SAME;
@@ -1295,9 +1370,12 @@ static void print_table(const hist *h, FILE *out)
 		fprintf(out, "note: %s\n", h->notes.v[i]);
 	for (size_t c = 0; c < h->ncells; c++)
 		for (size_t i = 0; i + 1 < h->nv; i++)
-			if (h->cells[c].steps[i].why)
-				fprintf(out, "note: %s, %s -> %s: %s\n", h->cells[c].key, ver(h, i)->label,
-				        ver(h, i + 1)->label, h->cells[c].steps[i].why);
+			for (int k = 0; k < 2; k++) {
+				const char *why = k ? h->cells[c].steps[i].state : h->cells[c].steps[i].why;
+				if (why)
+					fprintf(out, "note: %s, %s -> %s: %s\n", h->cells[c].key, ver(h, i)->label,
+					        ver(h, i + 1)->label, why);
+			}
 }
 
 static void print_markdown(const hist *h, FILE *out)
@@ -1444,6 +1522,8 @@ static cJSON *history_json(const hist *h)
 			cJSON_AddNumberToObject(s, "window", st->window);
 			if (st->why)
 				cJSON_AddStringToObject(s, "note", st->why);
+			if (st->state)
+				cJSON_AddStringToObject(s, "state", st->state);
 			cJSON_AddItemToArray(sa, s);
 		}
 		cJSON *ch = cJSON_AddArrayToObject(o, "chain");
@@ -1549,7 +1629,7 @@ static int print_html(const hist *h, FILE *out)
 			bisect[k] = bisect_command(h, x, &x->cps[k]);
 		}
 		for (size_t i = 0; i + 1 < h->nv; i++)
-			why[i] = x->steps[i].why;
+			why[i] = x->steps[i].why ? x->steps[i].why : x->steps[i].state;
 		o->lines = (const char *const *)lines, o->bisect = (const char *const *)bisect;
 		o->step_notes = why;
 	}

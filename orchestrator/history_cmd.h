@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "history.h"
+#include "stages.h" /* bv_usual */
 
 /* --every N over a series of n versions: the indices kept, in keep (room
  * for n): 0, N, 2N, ... and always n - 1, so both ends stay.  Returns how
@@ -35,6 +36,22 @@ size_t bv_history_windows(size_t n, size_t w, size_t *first, size_t *last);
  * coverage.  verdict and p are left for the caller (decided over every step
  * at once).  Returns -1 when no process has a finite quotient. */
 int bv_history_step(const double *ra, const double *rb, size_t n, bv_step *out, double *coverage);
+
+/* The step a -> b under the machine's state, as a run's cells are judged
+ * (verdict.c): gbps, compute_ns and running are each trial's probes (any
+ * may be NULL; all NULL: logs without them, nothing done), ra, rb and n as
+ * for bv_history_step, out and coverage what it filled from them.  When the
+ * processes measured while the machine was disturbed (another job taking
+ * memory bandwidth, a CPU shared) form a cluster apart from the usual ones,
+ * the step followed the machine, not the code: out is then the step of the
+ * usual processes alone, and *state (malloc'd) says both levels.  Returns
+ * 0 (it did not: out untouched, *state NULL), 1 (judged on the usual
+ * processes) or 2 (unstable: fewer than six usual ones; out holds their
+ * estimate without an interval, to be left out of the change points and
+ * of the store, and measured again). */
+int bv_history_step_state(const bv_usual *u, double threshold, const double *ra, const double *rb,
+                          const double *gbps, const double *compute_ns, const double *running, size_t n,
+                          bv_step *out, double *coverage, char **state);
 
 /* The chain: ratio[j] = version j over version 0, the product of steps
  * s[0..j) (ratio[0] = 1), for j = 0..n (n + 1 entries each).  Its interval

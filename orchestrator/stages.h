@@ -528,6 +528,14 @@ typedef struct bv_usual {
 	double running;    /* 10th percentile of the runnable tasks */
 } bv_usual;
 int bv_change_state_split(bv_change *ch, double threshold, const bv_usual *u);
+/* The same split, and the processes to judge ch on in ratios (room for
+ * ch->nproc): the usual ones, in the order measured, when the ratio follows
+ * the state, else all of them; returns how many.  history judges its steps
+ * so (cmd_history.c). */
+size_t bv_change_split_by_state(bv_change *ch, double threshold, const bv_usual *u, double *ratios);
+/* A table's usual state: the 90th percentile of its bandwidth probes, the
+ * 10th of its compute steps and runnable tasks (verdict.c). */
+bv_usual bv_table_usual(const bv_table *t);
 /* How many budgets (--budget) a cell still sampling may spend: 3 when its
  * estimate est or its whole interval [lo, hi] lies past the band [1/(1+t), 1+t] and its
  * evidence has not yet reached what the run's control asks (beyond = 0),

@@ -142,7 +142,7 @@ static int cmp_double(const void *a, const void *b)
  * in each state, and its probes, taken before and after, see only one
  * (test_contention.sh has one at each end of the hog).
  * ratios gets the processes to judge on. */
-static size_t split_by_state(bv_change *ch, double threshold, const bv_usual *u, double *ratios)
+size_t bv_change_split_by_state(bv_change *ch, double threshold, const bv_usual *u, double *ratios)
 {
 	double *usual = bv_xcalloc(ch->nproc + 1, sizeof(double)), *other = bv_xcalloc(ch->nproc + 1, sizeof(double));
 	size_t nu = 0, nd = 0;
@@ -201,7 +201,7 @@ int bv_budget_scale(double est, double lo, double hi, double threshold, int beyo
 int bv_change_state_split(bv_change *ch, double threshold, const bv_usual *u)
 {
 	double *use = bv_xcalloc(ch->nproc + 1, sizeof(double));
-	split_by_state(ch, threshold, u, use);
+	bv_change_split_by_state(ch, threshold, u, use);
 	free(use);
 	return ch->state_dependent;
 }
@@ -255,9 +255,15 @@ bv_decided bv_changes_decide(bv_change **chs, size_t n, double q, double thresho
 	return d;
 }
 
-void bv_table_decide(bv_table *t, double q)
+bv_usual bv_table_usual(const bv_table *t)
 {
 	bv_usual u = {table_quantile(t, GBPS, 0.9), table_quantile(t, COMPUTE, 0.1), table_quantile(t, RUNNING, 0.1)};
+	return u;
+}
+
+void bv_table_decide(bv_table *t, double q)
+{
+	bv_usual u = bv_table_usual(t);
 	size_t unstable = 0;
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t i = 1; i < t->nversions; i++) {
@@ -265,7 +271,7 @@ void bv_table_decide(bv_table *t, double q)
 			if (!ch->valid || !ch->nproc)
 				continue;
 			double *use = bv_xcalloc(ch->nproc, sizeof(double));
-			size_t n = split_by_state(ch, t->threshold, &u, use);
+			size_t n = bv_change_split_by_state(ch, t->threshold, &u, use);
 			if (ch->unstable) {
 				ch->controlled = 0; /* judged on nothing: out of the family */
 				unstable++;

@@ -138,6 +138,11 @@ narrow() {
 		# Lists of sizes and backends keep their first element: the
 		# command's own selection, fewer cells (16M cells take seconds each).
 		c=$(sed -E 's/(--sizes|--backends) ([^ ,]+),[^ ]+/\1 \2/g' <<< "$c")
+		# ... and the backend view's reference, which must be among them
+		local vs
+		vs=$(sed -nE 's/.*--vs-backend ([^ ]+).*/\1/p' <<< "$c")
+		[[ -z $vs || $c != *--backends* || $c == *"--backends $vs "* || $c == *"--backends $vs" ]] ||
+			c=$(sed -E "s/--backends ([^ ]+)/--backends \\1,$vs/" <<< "$c")
 		[[ $c == *--quick* ]] || extra+=" --quick"
 		[[ $c == *--budget\ * ]] || extra+=" --budget 0.5"
 		[[ $c == *--backends* ]] || extra+=" --backends scalar"

@@ -255,12 +255,86 @@ static void the_html_timeline_draws_the_chain_and_its_changes(void **state)
 	free(text);
 }
 
+/* 24 processes of a step, ratios and bandwidth probes made up: the usual
+ * ones at 1.00 (+-0.4 %) with 20 GB/s, the disturbed ones (5 GB/s: another
+ * job streaming memory) at 1.40, as a memory-bound version under a hog. */
+static void state_case(size_t ndisturbed, double *rb, double *gbps)
+{
+	for (size_t j = 0; j < 24; j++) {
+		int d = j >= 24 - ndisturbed;
+		rb[j] = (d ? 1.40 : 1.00) * (1 + 0.004 * (double)((j % 3) - 1.0));
+		gbps[j] = d ? 5 : 20;
+	}
+}
+
+static void a_step_that_follows_the_machine_is_judged_on_its_usual_processes(void **state)
+{
+	(void)state;
+	bv_usual u = {20, NAN, NAN};
+	double rb[24], gbps[24], cov = 0;
+	char *note = NULL;
+	bv_step s;
+
+	/* logs without the machine's state: nothing done */
+	state_case(12, rb, gbps);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(bv_history_step(NULL, rb, 24, &s, &cov), 0);
+	double all = s.ratio;
+	assert_int_equal(bv_history_step_state(&u, 0.01, NULL, rb, NULL, NULL, NULL, 24, &s, &cov, &note), 0);
+	assert_null(note);
+	assert_true(s.ratio == all && s.nproc == 24);
+	free(s.proc_ratio);
+
+	/* 12 disturbed at 1.40, 12 usual at 1.00: the step is the usual ones' */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(bv_history_step(NULL, rb, 24, &s, &cov), 0);
+	assert_int_equal(bv_history_step_state(&u, 0.01, NULL, rb, gbps, NULL, NULL, 24, &s, &cov, &note), 1);
+	assert_int_equal(s.nproc, 12);
+	assert_true(fabs(s.ratio - 1.0) < 0.005);
+	assert_true(isfinite(s.lo) && isfinite(s.hi) && s.hi < 1.01);
+	assert_non_null(strstr(note, "1.000 in 12 processes at its usual state, 1.400 in 12 disturbed"));
+	assert_non_null(strstr(note, "judged on the usual ones"));
+	free(note), free(s.proc_ratio);
+
+	/* against a's ratios (a step inside a window): the quotients are split */
+	double ra[24];
+	for (size_t j = 0; j < 24; j++)
+		ra[j] = 2.0, rb[j] *= 2.0;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(bv_history_step(ra, rb, 24, &s, &cov), 0);
+	assert_int_equal(bv_history_step_state(&u, 0.01, ra, rb, gbps, NULL, NULL, 24, &s, &cov, &note), 1);
+	assert_true(fabs(s.ratio - 1.0) < 0.005);
+	free(note), free(s.proc_ratio);
+
+	/* 20 disturbed, 4 usual: too few to judge: unstable, no interval */
+	state_case(20, rb, gbps);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(bv_history_step(NULL, rb, 24, &s, &cov), 0);
+	assert_int_equal(bv_history_step_state(&u, 0.01, NULL, rb, gbps, NULL, NULL, 24, &s, &cov, &note), 2);
+	assert_int_equal(s.nproc, 4);
+	assert_true(isnan(s.lo) && isnan(s.hi) && cov == 0);
+	assert_non_null(strstr(note, "unstable"));
+	free(note), free(s.proc_ratio);
+
+	/* disturbed processes whose ratios are the usual ones': the code's
+	 * step (1.40 everywhere), not the machine's */
+	for (size_t j = 0; j < 24; j++)
+		rb[j] = 1.40 * (1 + 0.004 * (double)((j % 3) - 1.0));
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(bv_history_step(NULL, rb, 24, &s, &cov), 0);
+	assert_int_equal(bv_history_step_state(&u, 0.01, NULL, rb, gbps, NULL, NULL, 24, &s, &cov, &note), 0);
+	assert_null(note);
+	assert_int_equal(s.nproc, 24);
+	free(s.proc_ratio);
+}
+
 int test_history(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_keeps_both_ends),
 	    cmocka_unit_test(windows_overlap_by_one_and_cover_every_step_once),
 	    cmocka_unit_test(a_step_is_the_median_of_per_process_quotients),
+	    cmocka_unit_test(a_step_that_follows_the_machine_is_judged_on_its_usual_processes),
 	    cmocka_unit_test(the_chain_is_the_product_with_a_quadrature_interval),
 	    cmocka_unit_test(the_html_timeline_draws_the_chain_and_its_changes),
 	};
