@@ -1490,8 +1490,15 @@ int bv_cmd_bisect(int argc, char **argv)
 		code = settle_cell(&a, &x);
 	if (code < 0) {
 		w.t0 = time(NULL);
-		/* No Slurm commands: said before the ends are built. */
-		int rc = a.slurm ? bv_slurm_tools_check() : 0;
+		/* No Slurm commands, or a partition or time limit sbatch refuses:
+		 * said before the ends are built. */
+		int rc = 0;
+		if (a.slurm) {
+			bv_slurm_opts so;
+			bv_slurm_init(&so);
+			so.enabled = 1, so.partition = a.partition, so.time_min = a.time_min, so.cache = a.slurm_cache;
+			rc = bv_slurm_preflight(&so, x.mo.threads, a.parallel);
+		}
 		if (rc == 0)
 			rc = open_ends(&x, &a, &w);
 		if (rc == 0)

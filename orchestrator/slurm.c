@@ -1187,14 +1187,44 @@ int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
 	return rc;
 }
 
-int bv_slurm_tools_check(void)
+int bv_slurm_preflight(const bv_slurm_opts *so, int threads, int ntasks)
 {
-	const char *names[] = {"sbatch", "squeue", "scancel"};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char *p = find_tool(names[i]);
-		if (!p)
-			return BV_EINPUT;
-		free(p);
+	driver d;
+	memset(&d, 0, sizeof(d));
+	int rc = 0;
+	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) ||
+	    !(d.scancel = find_tool("scancel")))
+		rc = BV_EINPUT;
+	if (rc == 0) {
+		/* sbatch's own check of an array like the one to come (its
+		 * partition, time limit and CPUs), submitting nothing: a script
+		 * of one line stands in for the job script, which is made later */
+		bv_strv a = BV_STRV_INIT;
+		bv_strv_push(&a, d.sbatch);
+		bv_strv_push(&a, "--parsable");
+		bv_strv_push(&a, "--test-only");
+		bv_strv_push(&a, "--job-name=bench-versions");
+		bv_strv_pushf(&a, "--array=1-%d", ntasks > 0 ? ntasks : 1);
+		bv_strv_push(&a, "--nodes=1");
+		bv_strv_push(&a, "--ntasks=1");
+		bv_strv_pushf(&a, "--cpus-per-task=%d", threads > 0 ? threads : 1);
+		bv_strv_push(&a, "--output=/dev/null");
+		if (so->partition)
+			bv_strv_pushf(&a, "--partition=%s", so->partition);
+		if (so->time_min)
+			bv_strv_pushf(&a, "--time=%d", so->time_min);
+		bv_strv_push(&a, "--wrap=true");
+		char *out = NULL;
+		rc = run_apart(a.v, &out);
+		bv_strv_free(&a);
+		if (rc > 0) {
+			char *w = last_words(out);
+			rc = bv_fail(BV_EINPUT, "sbatch --test-only failed (exit %d): %s", rc, w);
+			free(w);
+		}
+		free(out);
 	}
-	return 0;
+	driver_free(&d);
+	return rc;
 }
+

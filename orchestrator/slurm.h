@@ -86,10 +86,12 @@ typedef struct bv_slurm_tasks_spec {
  * or an error (BV_EINPUT: sbatch or the like missing, or a refused input;
  * BV_EINTR after Ctrl-C, the jobs cancelled). */
 int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs);
-/* sbatch, squeue and scancel are there (as bv_slurm_tasks finds them): 0,
- * or BV_EINPUT saying which is not, for a command to refuse --slurm before
- * it builds anything. */
-int bv_slurm_tools_check(void);
+/* sbatch, squeue and scancel are there (as bv_slurm_tasks finds them; else
+ * BV_EINPUT saying which is not), and `sbatch --test-only` of an array of ntasks tasks with so's
+ * partition and time limit and threads CPUs each, which submits nothing:
+ * 0, or BV_EINPUT with sbatch's words (an unknown partition, a time over
+ * the partition's limit), before a command builds anything. */
+int bv_slurm_preflight(const bv_slurm_opts *so, int threads, int ntasks);
 
 /* What to do with a shard's job (a pure rule; unit-tested). */
 typedef enum {

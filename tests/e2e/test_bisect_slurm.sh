@@ -5,8 +5,8 @@
 # on a single-host cluster (slurm_cluster.sh), and the planted commit must
 # be named in fewer rounds than the log2(16) = 4 steps of the sequential
 # bisect.  A second bisect reuses every measurement and submits nothing.
-# Bad input (--parallel 0, --slurm without --parallel, sbatch missing) is
-# refused with exit 2.  --parallel 4 without --slurm (the same walk here)
+# Bad input (--parallel 0, --slurm without --parallel, sbatch missing, a
+# partition sbatch does not know) is refused with exit 2 before any build.  --parallel 4 without --slurm (the same walk here)
 # goes on from the same state.  Where Slurm cannot start here, the checks that need
 # it are skipped with the reason.
 source "$(dirname "$0")/lib.sh"
@@ -51,6 +51,14 @@ if ! slurm_cluster_start; then
 	finish
 fi
 ok "a single-host Slurm cluster started ($((SECONDS - t0)) s)"
+
+# An unknown partition: sbatch --test-only refuses it before any build.
+BENCH_VERSIONS_CACHE="$TMP/pf-cache" "$BV" bisect "${cell[@]}" --slurm --parallel 3 --partition no-such-part \
+	> /dev/null 2> "$TMP/pf.err"
+rc=$?
+check "bisect --slurm with an unknown partition: exit 2 (exit $rc)" test $rc -eq 2
+check "... with sbatch's words" contains "$TMP/pf.err" "sbatch --test-only failed .*[Pp]artition"
+check "... before anything is built" test -z "$(ls -A "$TMP/pf-cache/builds" 2> /dev/null)"
 
 t0=$SECONDS
 "$BV" bisect "${cell[@]}" --slurm --parallel 3 --format json > "$TMP/b1.json" 2> "$TMP/b1.err"
