@@ -136,10 +136,14 @@ bv_http_result bv_http_perform(CURL *c, const bv_http_retry *r)
 		/* The watchdog, or libcurl's own low-speed limit when it looks
 		 * first (a loaded machine runs the progress callback late): the
 		 * same stall, said the same way, whenever nothing moved for the
-		 * whole stall time, before or after some bytes had come.  A slow
+		 * whole stall time, before or after some bytes had come, or when
+		 * it timed out with no byte at all (the two clocks need not agree
+		 * to the millisecond: one CI run under ASan and load said
+		 * libcurl's words for a server that never answered).  A slow
 		 * trickle keeps libcurl's own words. */
 		if ((res.cc == CURLE_ABORTED_BY_CALLBACK && w.fired) ||
-		    (res.cc == CURLE_OPERATION_TIMEDOUT && r->stall_s > 0 && since(&w.last) >= (double)r->stall_s)) {
+		    (res.cc == CURLE_OPERATION_TIMEDOUT && r->stall_s > 0 &&
+		     (w.moved == 0 || since(&w.last) >= (double)r->stall_s))) {
 			res.cc = CURLE_OPERATION_TIMEDOUT;
 			if (r->errbuf)
 				snprintf(r->errbuf, CURL_ERROR_SIZE, "nothing moved for %ld s", r->stall_s);
