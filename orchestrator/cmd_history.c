@@ -260,6 +260,10 @@ typedef struct hist {
 	size_t nwindows;
 	size_t measured; /* windows whose measuring began (their logs stay) */
 	size_t tested, called;
+	/* steps past the band that neither a step nor a change point called
+	 * (undecided), and steps that followed the machine (unstable): said,
+	 * never left silent */
+	size_t inconclusive, unstable;
 } hist;
 
 static bv_version *ver(const hist *h, size_t j)
@@ -1137,6 +1141,37 @@ static int measure_windows(hist *h)
 	return rc;
 }
 
+/* An inconclusive step whose estimate lies past the band: a change of the
+ * threshold's size or more that the processes could not decide (not a
+ * step without an interval inside the band, which is a same too short of
+ * processes). */
+static int past_band(const hstep *st, double thr)
+{
+	return st->s.verdict && !strcmp(st->s.verdict, "inconclusive") && isfinite(st->s.ratio) &&
+	       (st->s.ratio > 1 + thr || st->s.ratio < 1 / (1 + thr));
+}
+
+/* Step i of cell x is such a step and no change point holds it (the span
+ * test can call a step the single-step test left inconclusive). */
+static int undecided(const hcell *x, size_t i, double thr)
+{
+	if (!past_band(&x->steps[i], thr))
+		return 0;
+	for (size_t k = 0; k < x->ncps; k++)
+		if (x->cps[k].first <= i && i <= x->cps[k].last)
+			return 0;
+	return 1;
+}
+
+/* After find_changes: the undecided steps. */
+static void count_undecided(hist *h)
+{
+	h->inconclusive = 0;
+	for (size_t c = 0; c < h->ncells; c++)
+		for (size_t i = 0; i + 1 < h->nv; i++)
+			h->inconclusive += undecided(&h->cells[c], i, h->cli.mo.threshold);
+}
+
 /* Every step of every cell decided together (verdict.c's rule): slower or
  * faster only when the step's interval says so and its evidence survives
  * Benjamini-Hochberg at BV_FDR over every step tested; `same` only when the
@@ -1169,6 +1204,7 @@ static void decide_steps(hist *h)
 			}
 			if (st->unstable) {
 				st->s.verdict = "unstable"; /* changepoint.c leaves it out */
+				h->unstable++;
 				continue;
 			}
 			bv_verdict v = BV_SAME;
@@ -1315,10 +1351,40 @@ static void control_line(const hist *h, FILE *out)
 {
 	fprintf(out,
 	        "%zu %s of %zu %s decided together at a %g%% false-discovery rate (Benjamini-Hochberg over "
-	        "anytime-valid sign tests against the %.1f%% band); %zu called\n",
+	        "anytime-valid sign tests against the %.1f%% band); %zu called",
 	        h->tested, bv_plural((long long)h->tested, "step", "steps"), h->ncells,
 	        bv_plural((long long)h->ncells, "cell", "cells"), BV_FDR * 100, h->cli.mo.threshold * 100,
 	        h->called);
+	if (h->inconclusive)
+		fprintf(out,
+		        "; %zu inconclusive past the band (not decided in %d processes at most: measure again "
+		        "with more%s)",
+		        h->inconclusive, h->cli.mo.max_processes,
+		        h->cli.mo.quick ? ", without --quick or with a larger --max-processes" : ", --max-processes");
+	if (h->unstable)
+		fprintf(out, "; %zu unstable (the machine changed under %s)", h->unstable,
+		        h->unstable == 1 ? "it" : "them");
+	fputc('\n', out);
+}
+
+/* The undecided steps, a line each (at most 10), so that a change the
+ * history could not decide is named, not left to the chain. */
+static void inconclusive_lines(const hist *h, FILE *out)
+{
+	size_t shown = 0;
+	double thr = h->cli.mo.threshold;
+	for (size_t c = 0; c < h->ncells; c++)
+		for (size_t i = 0; i + 1 < h->nv; i++) {
+			const hstep *st = &h->cells[c].steps[i];
+			if (!undecided(&h->cells[c], i, thr) || shown++ >= 10)
+				continue;
+			char lo[32], hi[32];
+			fmt_num(st->s.lo, lo, sizeof(lo)), fmt_num(st->s.hi, hi, sizeof(hi));
+			fprintf(out, "inconclusive: %s, %s -> %s: %.3f [%s, %s] in %zu processes\n", h->cells[c].key,
+			        ver(h, i)->label, ver(h, i + 1)->label, st->s.ratio, lo, hi, st->s.nproc);
+		}
+	if (shown > 10)
+		fprintf(out, "inconclusive: %zu more (history.json has every step)\n", shown - 10);
 }
 
 static void print_table(const hist *h, FILE *out)
@@ -1364,6 +1430,7 @@ static void print_table(const hist *h, FILE *out)
 		}
 	}
 	fprintf(out, "\n");
+	inconclusive_lines(h, out);
 	control_line(h, out);
 	fprintf(out, "windows: %zu of up to %d versions, overlapping by one\n", h->nwindows, h->window);
 	for (size_t i = 0; i < h->notes.n; i++)
@@ -1460,6 +1527,8 @@ static cJSON *history_json(const hist *h)
 	cJSON_AddNumberToObject(doc, "fdr", BV_FDR);
 	cJSON_AddNumberToObject(doc, "tested", (double)h->tested);
 	cJSON_AddNumberToObject(doc, "called", (double)h->called);
+	cJSON_AddNumberToObject(doc, "inconclusive", (double)h->inconclusive);
+	cJSON_AddNumberToObject(doc, "unstable", (double)h->unstable);
 	if (h->dir)
 		cJSON_AddStringToObject(doc, "results", h->dir);
 	cJSON *va = cJSON_AddArrayToObject(doc, "versions");
@@ -1710,6 +1779,8 @@ int bv_cmd_history(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = find_changes(&h);
+	if (rc == 0)
+		count_undecided(&h);
 	if (rc == 0) {
 		cJSON *doc = history_json(&h);
 		char *path = bv_asprintf("%s/history.json", h.dir);

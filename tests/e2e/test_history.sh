@@ -59,6 +59,16 @@ relu = cells["unary/relu/scalar/64K"]["steps"]
 assert relu[1]["verdict"] == "slower" and relu[1]["from"] == before[:12], relu[1]
 assert all(s["verdict"] not in ("slower", "faster") for i, s in enumerate(relu) if i != 1), relu
 assert cells["unary/relu/scalar/64K"]["chain"][4]["ratio"] > 1.5
+# undecided steps (past the band, called by neither a step nor a change
+# point) and unstable ones are counted, never left silent
+thr = doc["threshold"]
+def held(x, i):
+    return any(c["cell"] == x["cell"] and c["first_step"] <= i <= c["last_step"] for c in ch)
+undecided = sum(1 for x in cells.values() for i, s in enumerate(x["steps"])
+                if s["verdict"] == "inconclusive" and (s["ratio"] > 1 + thr or s["ratio"] < 1 / (1 + thr))
+                and not held(x, i))
+assert doc["inconclusive"] == undecided, (doc["inconclusive"], undecided)
+assert doc["unstable"] == sum(1 for x in cells.values() for s in x["steps"] if s["verdict"] == "unstable")
 PY
 [ $? -eq 0 ] || sed 's/^/#   /' "$TMP/h.json" | head -60
 check "history.json is kept in the results directory" test -n "$(find "$TMP/results" -name history.json)"
