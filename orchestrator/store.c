@@ -828,6 +828,11 @@ int bv_store_import_log(bv_store *s, const char *path, const char *method, size_
 			 * ratio is not what a history chains. */
 			if (!ch->valid || !ch->paired || ch->between_runs || strcmp(ch->mode, "paired"))
 				continue;
+			/* Nor a ratio that followed the machine's state (verdict.c):
+			 * its processes disagree with its estimate; the history
+			 * measures that step again. */
+			if (ch->state_dependent || ch->unstable)
+				continue;
 			if (!build_key_ok(keys[v])) {
 				rc = bv_fail(BV_EINPUT,
 				             "%s: version.build.key is missing or not a build key (40 hex "
