@@ -165,16 +165,23 @@ static const char *const build_keyed_names[] = {
 /* BENCH_VERSIONS_BUILD_ENV: the names (comma- or space-separated) of the
  * user's own variables a build recipe reads; they reach builds and are in
  * the key as the list's are.  Whether entry's name is one of them. */
+/* The next name of BENCH_VERSIONS_BUILD_ENV's list from p (separators
+ * skipped), its length in *k; NULL at the end. */
+static const char *next_name(const char *p, size_t *k)
+{
+	if (!p)
+		return NULL;
+	p += strspn(p, ", \t");
+	*k = strcspn(p, ", \t");
+	return *k ? p : NULL;
+}
+
 static int user_build_var(const char *entry, size_t n)
 {
-	const char *list = getenv("BENCH_VERSIONS_BUILD_ENV");
-	for (const char *p = list; p && *p;) {
-		p += strspn(p, ", \t");
-		size_t k = strcspn(p, ", \t");
-		if (k && k == n && !strncmp(p, entry, n))
+	size_t k = 0;
+	for (const char *p = next_name(getenv("BENCH_VERSIONS_BUILD_ENV"), &k); p; p = next_name(p + k, &k))
+		if (k == n && !strncmp(p, entry, n))
 			return 1;
-		p += k;
-	}
 	return 0;
 }
 
@@ -231,12 +238,8 @@ char *bv_build_env_key(void)
 
 int bv_build_env_check(void)
 {
-	const char *list = getenv("BENCH_VERSIONS_BUILD_ENV");
-	for (const char *p = list; p && *p;) {
-		p += strspn(p, ", \t");
-		size_t k = strcspn(p, ", \t");
-		if (!k)
-			break;
+	size_t k = 0;
+	for (const char *p = next_name(getenv("BENCH_VERSIONS_BUILD_ENV"), &k); p; p = next_name(p + k, &k)) {
 		int ok = !(p[0] >= '0' && p[0] <= '9');
 		for (size_t i = 0; i < k && ok; i++)
 			ok = (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') ||
@@ -254,7 +257,6 @@ int bv_build_env_check(void)
 			               "BENCH_VERSIONS_BUILD_ENV: %.*s looks like a secret; builds never get one "
 			               "(rename the variable your recipe reads)",
 			               (int)(k > 64 ? 64 : k), p);
-		p += k;
 	}
 	return 0;
 }

@@ -538,28 +538,36 @@ void bv_slurm_shard_args(const bv_option *opts, int argc, char **argv, const bv_
 /* sbatch for shards spec ("1-4", "2"): 0 with *job, or an error carrying
  * sbatch's own words (BV_EINPUT: a partition, a time limit, an account are
  * the user's to fix).  test_only: sbatch --test-only, which submits nothing. */
+/* sbatch's options every array of ours has: one task a node, threads CPUs
+ * each, so's partition and time limit (submit, bv_slurm_preflight). */
+static void sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
+                        const bv_slurm_opts *so)
+{
+	bv_strv_push(a, sbatch);
+	bv_strv_push(a, "--parsable");
+	if (test_only)
+		bv_strv_push(a, "--test-only");
+	bv_strv_push(a, "--job-name=bench-versions");
+	bv_strv_pushf(a, "--array=%s", spec);
+	bv_strv_push(a, "--nodes=1");
+	bv_strv_push(a, "--ntasks=1");
+	bv_strv_pushf(a, "--cpus-per-task=%d", threads > 0 ? threads : 1);
+	if (so->partition)
+		bv_strv_pushf(a, "--partition=%s", so->partition);
+	if (so->time_min)
+		bv_strv_pushf(a, "--time=%d", so->time_min);
+}
+
 static int submit(driver *d, const char *spec, int test_only, unsigned long long *job)
 {
 	bv_strv a = BV_STRV_INIT;
-	bv_strv_push(&a, d->sbatch);
-	bv_strv_push(&a, "--parsable");
-	if (test_only)
-		bv_strv_push(&a, "--test-only");
-	bv_strv_push(&a, "--job-name=bench-versions");
-	bv_strv_pushf(&a, "--array=%s", spec);
-	bv_strv_push(&a, "--nodes=1");
-	bv_strv_push(&a, "--ntasks=1");
-	bv_strv_pushf(&a, "--cpus-per-task=%d", d->threads > 0 ? d->threads : 1);
+	sbatch_head(&a, d->sbatch, test_only, spec, d->threads, d->so);
 	/* Slurm requeues a task whose node failed on its own by default: then
 	 * its retries would be Slurm's, unbounded and unsaid.  They are ours. */
 	bv_strv_push(&a, "--no-requeue");
 	bv_strv_pushf(&a, "--output=%s/slurm-%%A_%%a.out", d->shards_dir);
 	bv_strv_pushf(&a, "--chdir=%s", d->cwd);
 	bv_strv_push(&a, "--export=ALL"); /* BV_ENV_SLURM's list: what sbatch itself gets */
-	if (d->so->partition)
-		bv_strv_pushf(&a, "--partition=%s", d->so->partition);
-	if (d->so->time_min)
-		bv_strv_pushf(&a, "--time=%d", d->so->time_min);
 	bv_strv_push(&a, d->script);
 	bv_strv_pushf(&a, "%d", d->nshards);
 	bv_strv_push(&a, d->shards_dir);
@@ -1200,19 +1208,10 @@ int bv_slurm_preflight(const bv_slurm_opts *so, int threads, int ntasks)
 		 * partition, time limit and CPUs), submitting nothing: a script
 		 * of one line stands in for the job script, which is made later */
 		bv_strv a = BV_STRV_INIT;
-		bv_strv_push(&a, d.sbatch);
-		bv_strv_push(&a, "--parsable");
-		bv_strv_push(&a, "--test-only");
-		bv_strv_push(&a, "--job-name=bench-versions");
-		bv_strv_pushf(&a, "--array=1-%d", ntasks > 0 ? ntasks : 1);
-		bv_strv_push(&a, "--nodes=1");
-		bv_strv_push(&a, "--ntasks=1");
-		bv_strv_pushf(&a, "--cpus-per-task=%d", threads > 0 ? threads : 1);
+		char spec[32];
+		snprintf(spec, sizeof(spec), "1-%d", ntasks > 0 ? ntasks : 1);
+		sbatch_head(&a, d.sbatch, 1, spec, threads, so);
 		bv_strv_push(&a, "--output=/dev/null");
-		if (so->partition)
-			bv_strv_pushf(&a, "--partition=%s", so->partition);
-		if (so->time_min)
-			bv_strv_pushf(&a, "--time=%d", so->time_min);
 		bv_strv_push(&a, "--wrap=true");
 		char *out = NULL;
 		rc = run_apart(a.v, &out);
