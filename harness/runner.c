@@ -27,6 +27,14 @@
  *             [--benches L] [--ops L] [--backends L] [--sizes L]
  *             LABEL=PLUGIN.so ...
  *   bv-runner --calibrate --out FILE
+ *   bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN.so
+ *
+ * --count is for running under Valgrind's callgrind with --collect-atstart=no
+ * (bench-versions' counts stage, counts.c): one version, one cell, one warm
+ * call, then the counted call between two collection toggles, so callgrind's
+ * file holds the timed call and nothing else: no setup, no input making, no
+ * check.  In this process, no child: Valgrind is the isolation, and its exit
+ * status and the file are what counts.c reads.
  *
  * Writes one JSON document (schema "bv-runner/2") with every cell's status
  * and raw samples per version; exit 0, or 2 on bad arguments, 3 when a plugin
@@ -50,6 +58,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <valgrind/callgrind.h>
 
 #include "benches.h"
 #include "calibrate.h"
@@ -129,7 +138,8 @@ static void usage(void)
 			"                 [--simd-isa ISA] [--ops-file FILE --ops-hash H]\n"
 			"                 [--benches L] [--ops L]\n"
 			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
-			"       bv-runner --calibrate --out FILE\n");
+			"       bv-runner --calibrate --out FILE\n"
+			"       bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN\n");
 	exit(2);
 }
 
@@ -926,6 +936,66 @@ static int write_doc(cJSON *doc, const char *out)
 	return 0;
 }
 
+/* --count: one cell of one version, the counted call alone (see the top of
+ * this file).  The warm call before it does what the timing's calibration
+ * and warm-up calls do (pages faulted in, lazy symbols bound, caches warm),
+ * so the simulated caches see the call in the state the timed calls run
+ * in.  The document says the status, the ISA the simd backend dispatched to
+ * here (under Valgrind: what Valgrind presents, not the machine) and whether
+ * Valgrind was there at all. */
+static cJSON *count_cell(version *v, const bv_cell *c, long index)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "schema", "bv-count/1");
+	cJSON_AddStringToObject(o, "label", v->label);
+	cJSON_AddStringToObject(o, "kernel_version", v->p->kernel_version());
+	const char *isa = v->p->simd_isa();
+	if (isa)
+		cJSON_AddStringToObject(o, "simd_isa", isa);
+	else
+		cJSON_AddNullToObject(o, "simd_isa");
+	cJSON_AddBoolToObject(o, "on_valgrind", RUNNING_ON_VALGRIND != 0);
+	cJSON_AddNumberToObject(o, "index", (double)index);
+	cJSON_AddStringToObject(o, "bench", c->bench->name);
+	cJSON_AddStringToObject(o, "op", c->op->name);
+	cJSON_AddStringToObject(o, "backend", c->backend);
+	cJSON_AddNumberToObject(o, "size", (double)c->size);
+	cell_data d = {.c = c};
+	bv_cell_layout(c, &d.l);
+	d.hx = host_buffer(d.l.nx);
+	d.hx2 = d.l.nx2 ? host_buffer(d.l.nx2) : NULL;
+	float *hy = host_buffer(d.l.ny);
+	char reason[512] = "";
+	int s = BV_FAILED;
+	if (!d.hx || (d.l.nx2 && !d.hx2) || !hy)
+		snprintf(reason, sizeof(reason), "out of host memory for the cell's buffers");
+	else {
+		bv_cell_inputs(c, d.hx, d.hx2);
+		timed t = {.v = v};
+		t.result = NAN;
+		s = setup(&t, &d, hy, reason, sizeof(reason));
+		if (s == BV_OK && t.own_buffers) {
+			/* Device cells: Valgrind counts the host's side of a call only. */
+			s = BV_UNAVAILABLE;
+			snprintf(reason, sizeof(reason), "a device backend: its work is not on the host, so not counted");
+		}
+		if (s == BV_OK)
+			s = t.call.fn(&t.call, &t.args); /* warm */
+		if (s == BV_OK) {
+			CALLGRIND_TOGGLE_COLLECT;
+			s = t.call.fn(&t.call, &t.args);
+			CALLGRIND_TOGGLE_COLLECT;
+		}
+		if (s != BV_OK && !*reason)
+			snprintf(reason, sizeof(reason), "%s", v->p->last_error());
+	}
+	cJSON_AddStringToObject(o, "status", status_name(s));
+	if (*reason)
+		cJSON_AddStringToObject(o, "reason", reason);
+	free(d.hx), free(d.hx2), free(hy);
+	return o;
+}
+
 /* Membership in "3,5,9", a list of cell indices (--only, --checked);
  * a NULL list holds every index when all is set, else none. */
 static int listed(const char *only, long index, int all)
@@ -950,7 +1020,7 @@ int main(int argc, char **argv)
 	bv_selection sel = {0};
 	settings set = {21, 1e6, 60, 0, 1};
 	unsigned long long seed = 0;
-	int pin = -1, calibrate = 0;
+	int pin = -1, calibrate = 0, count = 0;
 	char *labels[MAX_VERSIONS], *paths[MAX_VERSIONS];
 	char **drops = calloc((size_t)argc, sizeof(char *));
 	if (!drops) {
@@ -967,6 +1037,8 @@ int main(int argc, char **argv)
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--calibrate") == 0)
 			calibrate = 1;
+		else if (strcmp(a, "--count") == 0)
+			count = 1;
 		else if (strcmp(a, "--out") == 0 && val)
 			out = val, i++;
 		else if (strcmp(a, "--seed") == 0 && val)
@@ -1114,6 +1186,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bv-runner: %s\n", err);
 		free(drops);
 		return 2;
+	}
+
+	if (count) {
+		long at = -1;
+		for (long i = 0; i < ncells && at < 0; i++)
+			if (listed(only, i, 0))
+				at = i;
+		if (nv != 1 || at < 0) {
+			fprintf(stderr, "bv-runner: --count takes one version and one cell (--only I)\n");
+			free(cells);
+			free(drops);
+			return 2;
+		}
+		cJSON *doc = count_cell(&vs[0], &cells[at], at);
+		free(cells);
+		free(drops);
+		return write_doc(doc, out);
 	}
 
 	cJSON *doc = cJSON_CreateObject();

@@ -203,7 +203,23 @@ int bv_cmd_compare(int argc, char **argv)
 				return BV_EXIT_USAGE;
 			}
 			table.units = units;
-			rc = bv_view_apply(&view, format, &table);
+			/* Counts belong to one run's directory: logs from one. */
+			char *dir = NULL;
+			for (size_t i = 0; i < npaths && !nshards && !join_to; i++) {
+				const char *sl = strrchr(paths[i], '/');
+				char *d = sl ? bv_asprintf("%.*s", (int)(sl - paths[i]), paths[i]) : bv_strdup(".");
+				if (i == 0)
+					dir = d;
+				else {
+					if (dir && strcmp(dir, d))
+						free(dir), dir = NULL, i = npaths;
+					free(d);
+				}
+			}
+			rc = dir ? bv_view_counts(&view, &table, dir, 0) : 0;
+			free(dir);
+			if (rc == 0)
+				rc = bv_view_apply(&view, format, &table);
 			/* CSV has no place for prose; say the caveats where a person sees them. */
 			for (size_t i = 0; rc == 0 && !strcmp(format, "csv") && i < table.nnotes; i++)
 				fprintf(stderr, "note: %s\n", table.notes[i]);

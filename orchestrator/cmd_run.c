@@ -190,6 +190,8 @@ int bv_cmd_run(int argc, char **argv)
 	if (rc == 0) {
 		bv_table table;
 		rc = bv_merge_logs(logs, nnames, c.mo.threshold, &table);
+		if (rc == 0)
+			rc = bv_view_counts(&view, &table, dir, 1);
 		if (rc == 0) {
 			table.units = units;
 			rc = bv_view_apply(&view, format, &table);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "benches.h"
+#include "counts.h"
 #include "options.h"
 #include "stages.h"
 
@@ -66,6 +67,8 @@ void bv_view_init(bv_view_opts *v)
 	v->only_changes = 0;
 	v->colour = "auto";
 	v->vs_backend = NULL;
+	v->counts = NULL;
+	v->count_timeout = 120;
 }
 
 void bv_view_table(bv_view_opts *v, bv_option *opts)
@@ -79,6 +82,14 @@ void bv_view_table(bv_view_opts *v, bv_option *opts)
 	    BV_STRING("--vs-backend", &v->vs_backend, "B",
 		      "the backend view: for each version, every backend's time over backend B's in the same "
 		      "cell, paired by process, with its interval and verdict (which backend wins, by how much)"),
+	    BV_ENUM("--counts", &v->counts, "WHICH", bv_counts_values,
+		    "why cells changed: each side's call counted once under Valgrind (instructions, "
+		    "simulated cache misses, the functions that changed), beside the verdict: changed "
+		    "(run's default: cells not same), all (every host cell), none; compare shows what the "
+		    "run counted unless this is given"),
+	    BV_DURATION("--count-timeout", &v->count_timeout, "S", 1, 86400,
+			"one call under Valgrind (about 50x slower than native) may take this long, else its "
+			"cell says timeout (default 120 s)"),
 	    BV_END,
 	};
 	_Static_assert(sizeof(all) / sizeof(all[0]) == BV_VIEW_OPTIONS, "BV_VIEW_OPTIONS is wrong");
@@ -92,6 +103,13 @@ int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t)
 	if (v->only_changes)
 		bv_table_only_changes(t);
 	return v->vs_backend ? bv_table_backends(t, v->vs_backend) : 0;
+}
+
+int bv_view_counts(const bv_view_opts *v, bv_table *t, const char *results_dir, int counting)
+{
+	bv_counts_opts o = {bv_counts_parse(v->counts ? v->counts : "changed"), v->count_timeout, 0,
+			    counting || v->counts != NULL};
+	return bv_counts_explain(t, results_dir, &o);
 }
 
 void bv_format_time(double ns, char *buf, size_t len)

@@ -17,6 +17,7 @@
 #include "benches.h"
 #include "chart_svg.h"
 #include "common.h"
+#include "counts.h"
 #include "stages.h"
 
 /* Escapes for element text and quoted attribute values alike.  Anything but
@@ -83,8 +84,9 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 			    /* with one later version every row is its; with more, say which */
 			    .version = t->nversions > 2 ? t->labels[i] : NULL,
 			    .cls = ch->verdict,
-			    .title = bv_asprintf("%s %s %s %s/%s: %s %s%s", r->op, r->backend, size,
-			                         t->labels[i], t->labels[bv_table_base(t, i)], ratio, ch->verdict, q),
+			    .title = bv_asprintf("%s %s %s %s/%s: %s %s%s%s%s", r->op, r->backend, size,
+			                         t->labels[i], t->labels[bv_table_base(t, i)], ratio, ch->verdict, q,
+			                         ch->why ? "; " : "", ch->why ? ch->why->text : ""),
 			    .valid = 1,
 			    .ratio = ch->ratio,
 			    .lo = ch->ci_low,
@@ -156,7 +158,10 @@ static void table(FILE *out, const bv_table *t)
 				bv_format_ratio(ch, ratio, sizeof(ratio));
 				fprintf(out, "<td class=\"%s\">", ch->verdict);
 				esc(out, ratio), fprintf(out, " %s", ch->verdict);
-				esc(out, q), fputs("</td>", out);
+				esc(out, q);
+				if (ch->why)
+					fputs("; ", out), esc(out, ch->why->text);
+				fputs("</td>", out);
 			} else
 				fputs("<td>", out), esc(out, ch->none ? ch->none : "-"), fputs("</td>", out);
 		}
@@ -215,6 +220,8 @@ int bv_export_html(const bv_table *t, FILE *out)
 		fputs("<p class=\"method\">method: ", out), esc(out, t->method), fputs("</p>\n", out);
 	if (t->control)
 		fputs("<p class=\"method\">verdicts: ", out), esc(out, t->control), fputs("</p>\n", out);
+	if (t->counts)
+		fputs("<p class=\"method\">counts: ", out), esc(out, t->counts), fputs("</p>\n", out);
 	if (t->vs_backend) {
 		fputs("<h2 id=\"backends\">Backends vs ", out), esc(out, t->vs_backend);
 		fputs("</h2>\n<p class=\"method\">each backend's time over the reference's in the same cell and "

@@ -12,6 +12,7 @@
 #include "benches.h"
 #include "classes.h"
 #include "common.h"
+#include "counts.h"
 #include "stages.h"
 
 /* A number, or null where it does not apply (has == 0). */
@@ -78,6 +79,31 @@ static void backend_ratio(cJSON *o, const bv_change *ch)
 	str_or_null(o, "verdict", v ? ch->verdict : NULL);
 }
 
+/* Why the change happened, from Valgrind's counts (counts.h); null when
+ * the change was not counted. */
+static void counts_json(cJSON *o, const bv_count_cmp *w)
+{
+	if (!w) {
+		cJSON_AddNullToObject(o, "counts");
+		return;
+	}
+	cJSON *c = cJSON_AddObjectToObject(o, "counts");
+	cJSON_AddStringToObject(c, "kind", w->kind);
+	cJSON_AddStringToObject(c, "text", w->text);
+	int have = isfinite(w->instr);
+	num_or_null(c, "instructions_base", w->ir_base, have);
+	num_or_null(c, "instructions", w->ir_cand, have);
+	const char *keys[] = {"instructions_change", "d1_misses_change", "ll_misses_change", "mispredicts_change"};
+	const double vals[] = {w->instr, w->d1, w->ll, w->mispred};
+	for (int i = 0; i < 4; i++)
+		num_or_null(c, keys[i], vals[i], isfinite(vals[i]));
+	str_or_null(c, "function", w->fn);
+	num_or_null(c, "function_instructions_base", w->fn_base, w->fn != NULL);
+	num_or_null(c, "function_instructions", w->fn_cand, w->fn != NULL);
+	str_or_null(c, "counted_isa", w->counted_isa);
+	str_or_null(c, "timed_isa", w->timed_isa);
+}
+
 int bv_export_json(const bv_table *t, FILE *out)
 {
 	cJSON *doc = cJSON_CreateObject();
@@ -88,8 +114,9 @@ int bv_export_json(const bv_table *t, FILE *out)
 	 * 1.4: classes[], versions[].class, changes[].baseline (machine classes
 	 * side by side: each class has its own baseline, classes.c);
 	 * 1.5: backends (the backend view, null unless --vs-backend);
-	 * 1.6: backends.fastest and .fastest_summary (each cell's fastest backend) */
-	cJSON_AddStringToObject(doc, "schema_version", "1.6");
+	 * 1.6: backends.fastest and .fastest_summary (each cell's fastest backend);
+	 * 1.7: changes[].counts and counts_summary (why a cell changed: counts.h) */
+	cJSON_AddStringToObject(doc, "schema_version", "1.7");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	str_or_null(doc, "method", t->method);
@@ -106,6 +133,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 		cJSON_AddStringToObject(ec, "summary", t->control);
 	} else
 		cJSON_AddNullToObject(doc, "error_control");
+	str_or_null(doc, "counts_summary", t->counts);
 	cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
 	for (size_t i = 0; i < t->nnotes; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(t->notes[i]));
@@ -234,6 +262,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 				cJSON_AddBoolToObject(o, "held", ch->held);
 			else
 				cJSON_AddNullToObject(o, "held");
+			counts_json(o, ch->why);
 			cJSON_AddItemToArray(changes, o);
 		}
 		cJSON_AddItemToArray(rows, row);

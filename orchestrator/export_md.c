@@ -9,6 +9,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "counts.h"
 #include "stages.h"
 
 /* Text from a log is hostile: every character Markdown or the HTML that
@@ -41,6 +42,8 @@ static void change_cell(FILE *out, const bv_table *t, const bv_row *r, size_t i)
 	char q[96];
 	bv_format_qualifiers(t, ch, q, sizeof(q));
 	md(out, q);
+	if (ch->why)
+		fputs("; ", out), md(out, ch->why->text);
 }
 
 int bv_export_markdown(const bv_table *t, FILE *out)
@@ -118,6 +121,8 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		fputs("\n_method:_ ", out), md(out, t->method), fputc('\n', out);
 	if (t->control)
 		fputs("\n_verdicts:_ ", out), md(out, t->control), fputc('\n', out);
+	if (t->counts)
+		fputs("\n_counts:_ ", out), md(out, t->counts), fputc('\n', out);
 	if (t->vs_backend) {
 		fputs("\n**Backends vs ", out), md(out, t->vs_backend);
 		fputs("** (each backend's time over the reference's in the same cell and process; below 1: faster)\n\n"

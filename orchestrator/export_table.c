@@ -10,6 +10,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "counts.h"
 #include "stages.h"
 
 /* A row nobody could run, e.g. every version skipped for the same reason. */
@@ -76,7 +77,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 		const bv_row *row = &t->rows[k];
 		if (row_empty(row, nv) || row->hidden)
 			continue;
-		char buf[256];
+		char buf[1024];
 		put(&g, r, 0, row->bench);
 		put(&g, r, 1, row->op);
 		put(&g, r, 2, row->backend);
@@ -94,7 +95,8 @@ int bv_export_table(const bv_table *t, FILE *out)
 					char q[96], ratio[64];
 					bv_format_qualifiers(t, ch, q, sizeof(q));
 					bv_format_ratio(ch, ratio, sizeof(ratio));
-					snprintf(buf, sizeof(buf), "%s %s%s", ratio, ch->verdict, q);
+					snprintf(buf, sizeof(buf), "%s %s%s%s%s", ratio, ch->verdict, q, ch->why ? "; " : "",
+						 ch->why ? ch->why->text : "");
 					g.paint[r * cols + c] = verdict_colour(ch->verdict);
 				} else
 					snprintf(buf, sizeof(buf), "%s", ch->none ? ch->none : "-");
@@ -157,6 +159,8 @@ int bv_export_table(const bv_table *t, FILE *out)
 		fprintf(out, "method: %s\n", t->method);
 	if (t->control)
 		fprintf(out, "verdicts: %s\n", t->control);
+	if (t->counts)
+		fprintf(out, "counts: %s\n", t->counts);
 	if (t->vs_backend) {
 		char *bc = bv_backends_control(t);
 		fprintf(out, "backend verdicts: %s\n", bc);

@@ -23,6 +23,7 @@
 #include "benches.h"
 #include "classes.h"
 #include "common.h"
+#include "counts.h"
 #include "json.h"
 #include "results.h"
 #include "stages.h"
@@ -130,6 +131,7 @@ typedef struct log_info {
 	char *hostname, *cpu;
 	char *kernel_version, *rule, *summary;
 	char *commit, *tree, *isa, *simd_isa;
+	char *build_key; /* version.build.key: 40 hex digits, else NULL */
 	double cores; /* 0 when not said */
 	int build_failed;
 } log_info;
@@ -152,6 +154,10 @@ static void info_read(const cJSON *doc, log_info *l)
 	l->commit = dup_or_null(bv_json_str(ver, "commit"));
 	l->tree = dup_or_null(bv_json_str(ver, "tree"));
 	l->simd_isa = dup_or_null(bv_json_str(ver, "simd_isa"));
+	/* The build key finds the build in the cache (counts.c runs it again);
+	 * anything but 40 hex digits is no key. */
+	const char *key = bv_json_str(cJSON_GetObjectItemCaseSensitive(ver, "build"), "key");
+	l->build_key = key && strlen(key) == 40 && strspn(key, "0123456789abcdef") == 40 ? bv_strdup(key) : NULL;
 	l->isa = dup_or_null(bv_json_str(cJSON_GetObjectItemCaseSensitive(m, "calibration"), "isa"));
 	if (bv_json_num(m, "cores", &l->cores) != 0 || !(l->cores > 0))
 		l->cores = 0;
@@ -163,7 +169,7 @@ static void info_free(log_info *l)
 {
 	free(l->label), free(l->run_id), free(l->run_baseline), free(l->hostname), free(l->cpu);
 	free(l->kernel_version), free(l->rule), free(l->summary);
-	free(l->commit), free(l->tree), free(l->isa), free(l->simd_isa);
+	free(l->commit), free(l->tree), free(l->isa), free(l->simd_isa), free(l->build_key);
 }
 
 /* Labels must be unique columns; logs from different runs often share one
@@ -525,6 +531,7 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 		m->cpu = l->cpu ? clean_dup(l->cpu) : NULL;
 		m->isa = l->isa ? clean_dup(l->isa) : NULL;
 		m->simd_isa = l->simd_isa ? clean_dup(l->simd_isa) : NULL;
+		m->build_key = l->build_key ? bv_strdup(l->build_key) : NULL;
 		m->cores = l->cores;
 	}
 	/* A build that failed has no cells; mark it in every row, whatever order. */
@@ -609,6 +616,7 @@ static void row_free(const bv_table *t, bv_row *r)
 		free(r->results[i].reason), free(r->results[i].proc_ns), free(r->results[i].proc_id);
 		free(r->changes[i].proc_ratio), free(r->changes[i].proc_gbps);
 		free(r->changes[i].proc_compute_ns), free(r->changes[i].proc_running);
+		bv_count_cmp_free(r->changes[i].why);
 	}
 	free(r->results), free(r->changes);
 	free(r->bench), free(r->op), free(r->backend);
@@ -625,12 +633,12 @@ void bv_table_free(bv_table *t)
 			free(t->descriptions[i]);
 		if (t->meta)
 			free(t->meta[i].commit), free(t->meta[i].tree), free(t->meta[i].cpu), free(t->meta[i].isa),
-			    free(t->meta[i].simd_isa);
+			    free(t->meta[i].simd_isa), free(t->meta[i].build_key);
 	}
 	for (size_t i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
 	free(t->notes);
-	free(t->labels), free(t->descriptions), free(t->meta), free(t->rows), free(t->method), free(t->control);
+	free(t->labels), free(t->descriptions), free(t->meta), free(t->rows), free(t->method), free(t->control), free(t->counts);
 	for (size_t c = 0; c < t->nclasses; c++)
 		bv_class_free(&t->classes[c]);
 	free(t->classes), free(t->class_of);

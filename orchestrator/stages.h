@@ -357,6 +357,9 @@ typedef struct bv_change {
 	size_t n_usual, n_disturbed;
 	int layouts;    /* code layouts measured (--layouts), 0 or 1: one */
 	double layout_lo, layout_hi; /* the ratio's spread across layouts (measure.c), when layouts > 1 */
+	/* counts.c: why the cell changed, from Valgrind's counts of one call of
+	 * each side (NULL: not counted); the table owns it */
+	struct bv_count_cmp *why;
 } bv_change;
 
 typedef struct bv_row {
@@ -377,6 +380,7 @@ typedef struct bv_version_meta {
 	char *commit, *tree;  /* version.commit, version.tree */
 	char *cpu, *isa;      /* machine.cpu, machine.calibration.isa */
 	char *simd_isa;       /* version.simd_isa: what its simd backend dispatched to */
+	char *build_key;      /* version.build.key (40 hex digits): its build in the cache */
 	double cores;         /* machine.cores; 0 when not said */
 } bv_version_meta;
 
@@ -423,6 +427,7 @@ typedef struct bv_table {
 	size_t inconclusive; /* changes neither shown same nor called (verdict.c) */
 	size_t between_runs; /* unpaired changes across runs: inconclusive by rule (merge.c) */
 	char *control;   /* one line saying so, for every exporter's footer */
+	char *counts;    /* counts.c: how the changes were explained, one line; NULL: not counted */
 	int colour;      /* the table format paints verdicts (bv_colour_wanted) */
 	/* Machine classes side by side (classes.c): NULL/0 in a table of one
 	 * class.  Otherwise each version belongs to classes[class_of[v]], and the
@@ -616,9 +621,14 @@ typedef struct bv_view_opts {
 	int only_changes;
 	const char *colour; /* a bv_colour_values; bv_view_init: "auto" */
 	const char *vs_backend; /* --vs-backend: the backend view's reference, NULL: none */
+	/* --counts: which changes Valgrind's counts explain (counts.h);
+	 * NULL: the command's default (run: changed; compare: what the run's
+	 * counts.json holds, nothing counted anew) */
+	const char *counts;
+	double count_timeout; /* --count-timeout: one call under Valgrind */
 } bv_view_opts;
 /* Lines in the table bv_view_table fills, its end included. */
-#define BV_VIEW_OPTIONS 4
+#define BV_VIEW_OPTIONS 6
 void bv_view_init(bv_view_opts *v);
 /* The two options as an options.h table pointing into v, in opts (room for
  * BV_VIEW_OPTIONS), for a command's table to include (BV_INCLUDE). */
@@ -626,6 +636,10 @@ void bv_view_table(bv_view_opts *v, struct bv_option *opts);
 /* Applies them to a merged table that format will write; BV_EINPUT when
  * --vs-backend names no backend of the table. */
 int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t);
+/* The counts (counts.c) for a table merged from results_dir's logs: what
+ * --counts asks, else counted anew when counting (run), else what the
+ * directory's counts.json holds (compare).  results_dir NULL: none. */
+int bv_view_counts(const bv_view_opts *v, bv_table *t, const char *results_dir, int counting);
 /* "table|markdown|...": for help texts and error messages. */
 const char *bv_exporter_names(void);
 /* The formats' names, NULL-terminated: the values --format takes. */

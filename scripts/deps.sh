@@ -4,12 +4,12 @@
 # Asks pkg-config (libraries) and PATH (tools) first and runs apt-get only for
 # what is missing, so on a machine that has everything it changes nothing.
 # Usage: scripts/deps.sh [build|test|valgrind|man]   (test adds what the test
-# suite needs: also clang and its libFuzzer runtime; valgrind adds valgrind;
+# suite needs: also clang and its libFuzzer runtime; valgrind is test's list,
+# which, like build's, has valgrind: run's counts of changed cells use it;
 # man is only the converter that turns docs/cli/*.md into man pages)
 set -euo pipefail
 want=${1:-build}
-valgrind=
-[ "$want" = valgrind ] && want=test valgrind=1
+[ "$want" = valgrind ] && want=test
 missing=()
 need_pc() { pkg-config --exists "$1" 2>/dev/null || missing+=("$2"); }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
@@ -68,7 +68,9 @@ else
 			missing+=(clang libclang-rt-dev)
 		fi
 	fi
-	[ -n "$valgrind" ] && need_cmd valgrind valgrind
+	# run explains changed cells with Valgrind's counts (orchestrator/counts.c);
+	# without it they say "not counted" and why.
+	need_cmd valgrind valgrind
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -1,0 +1,1046 @@
+/*
+ * counts.c - why a cell changed: each side's cell run once under Valgrind's
+ * callgrind, the counts compared (counts.h says what they can tell).
+ *
+ * Order of work: the changes to explain are listed (o->which); each needs one
+ * count per side, found in the run's counts.json (an earlier explain of the
+ * same directory), else in the cache (<cache>/counts/<build key>/<id>.json),
+ * else made: `valgrind --tool=callgrind ... bv-runner --count`, at most
+ * o->jobs at once, each with a deadline, each in a process group of its own
+ * that is killed whole when it ends.  What a count could not do (Valgrind
+ * missing, a crash, a deadline) is that count's status, shown beside the
+ * verdict; nothing here fails a run but a results file that cannot be
+ * written or an interruption.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benches.h"
+#include "common.h"
+#include "counts.h"
+#include "hash.h"
+#include "json.h"
+#include "ops_file.h"
+
+extern char **environ;
+
+const char *const bv_count_event_names[BV_EV_COUNT] = {"Ir",   "Dr",   "Dw", "I1mr", "D1mr", "D1mw", "ILmr",
+						       "DLmr", "DLmw", "Bc", "Bcm",  "Bi",   "Bim"};
+const char *const bv_counts_values[] = {"changed", "all", "none", NULL};
+
+/* What a count's identity holds besides the build: bump when the counted
+ * region or the simulated machine changes. */
+#define COUNT_SCHEMA "bv-count/1"
+#define MAX_FNS 64            /* functions kept per count */
+#define MAX_PROFILE (64 << 20) /* bytes of a callgrind file read */
+
+bv_counts_which bv_counts_parse(const char *s)
+{
+	return !strcmp(s, "all") ? BV_COUNTS_ALL : !strcmp(s, "none") ? BV_COUNTS_NONE : BV_COUNTS_CHANGED;
+}
+
+void bv_count_free(bv_count *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nfns; i++)
+		free(c->fns[i].name);
+	free(c->fns), free(c->label), free(c->cell), free(c->status), free(c->reason), free(c->simd_isa);
+	free(c->profile);
+	memset(c, 0, sizeof(*c));
+}
+
+void bv_count_cmp_free(bv_count_cmp *c)
+{
+	if (!c)
+		return;
+	free(c->text), free(c->fn), free(c->counted_isa), free(c->timed_isa);
+	free(c);
+}
+
+/* ---- the callgrind file --------------------------------------------------- */
+
+/* A compressed name "(12) name" defines id 12, "(12)" uses it; an
+ * uncompressed one is the name.  The table grows as ids come. */
+typedef struct names {
+	char **v;
+	size_t n;
+} names;
+
+static const char *name_of(names *nm, const char *s, size_t len)
+{
+	if (len == 0 || s[0] != '(')
+		return NULL;
+	char *end;
+	unsigned long id = strtoul(s + 1, &end, 10);
+	if (end == s + 1 || *end != ')' || id > 1000000)
+		return NULL;
+	const char *rest = end + 1;
+	while (*rest == ' ')
+		rest++;
+	size_t restlen = len - (size_t)(rest - s);
+	if (id >= nm->n) {
+		size_t n = id + 1 > 2 * nm->n ? id + 1 : 2 * nm->n;
+		nm->v = bv_xrealloc(nm->v, n * sizeof(char *));
+		memset(nm->v + nm->n, 0, (n - nm->n) * sizeof(char *));
+		nm->n = n;
+	}
+	if (restlen) {
+		free(nm->v[id]);
+		nm->v[id] = bv_xmalloc(restlen + 1);
+		memcpy(nm->v[id], rest, restlen);
+		nm->v[id][restlen] = '\0';
+	}
+	return nm->v[id] ? nm->v[id] : "???";
+}
+
+/* Numbers of a cost line after its position: at most BV_EV_COUNT, each a
+ * non-negative integer; 0 when the line is not one. */
+static int costs(const char *s, const char *end, const int *map, size_t nmap, double *out)
+{
+	for (size_t i = 0; i < nmap && s < end; i++) {
+		while (s < end && *s == ' ')
+			s++;
+		if (s == end)
+			break;
+		char *e;
+		errno = 0;
+		unsigned long long v = strtoull(s, &e, 10);
+		if (e == s || errno || (e < end && *e != ' '))
+			return 0;
+		if (map[i] >= 0)
+			out[map[i]] += (double)v;
+		s = e;
+	}
+	return 1;
+}
+
+static int fn_cmp(const void *a, const void *b)
+{
+	double x = ((const bv_fn_count *)a)->ir, y = ((const bv_fn_count *)b)->ir;
+	return x < y ? 1 : x > y ? -1 : strcmp(((const bv_fn_count *)a)->name, ((const bv_fn_count *)b)->name);
+}
+
+int bv_callgrind_parse(const char *text, size_t len, size_t max_fns, bv_count *c, char *why, size_t whylen)
+{
+	int map[BV_EV_COUNT * 2];
+	size_t nmap = 0;
+	int have_events = 0, have_total = 0, skip_next = 0;
+	names nm = {NULL, 0};
+	bv_fn_count *fns = NULL;
+	size_t nfns = 0, cap = 0;
+	long cur = -1; /* the current function's slot in fns */
+	double summary[BV_EV_COUNT] = {0}, totals[BV_EV_COUNT] = {0}, sum_ir = 0;
+	int rc = 0;
+	memset(c->ev, 0, sizeof(c->ev));
+	for (const char *p = text, *end = text + len; p < end && rc == 0;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t n = (size_t)(le - p);
+		if (n >= 7 && !strncmp(p, "events:", 7)) {
+			/* the names, in the order the cost lines give them */
+			nmap = 0;
+			for (const char *q = p + 7; q < le && nmap < BV_EV_COUNT * 2;) {
+				while (q < le && *q == ' ')
+					q++;
+				const char *w = q;
+				while (q < le && *q != ' ')
+					q++;
+				if (q == w)
+					break;
+				int at = -1;
+				for (int k = 0; k < BV_EV_COUNT; k++)
+					if (strlen(bv_count_event_names[k]) == (size_t)(q - w) &&
+					    !strncmp(w, bv_count_event_names[k], (size_t)(q - w)))
+						at = k;
+				map[nmap++] = at;
+			}
+			have_events = nmap > 0 && map[0] == BV_EV_IR;
+		} else if (n >= 8 && (!strncmp(p, "summary:", 8) || !strncmp(p, "totals:", 7))) {
+			int is_summary = p[0] == 's';
+			const char *q = p + (is_summary ? 8 : 7);
+			if (!have_events || !costs(q, le, map, nmap, is_summary ? summary : totals)) {
+				snprintf(why, whylen, "a %s line that is not %s", is_summary ? "summary" : "totals",
+					 have_events ? "numbers" : "after the events line");
+				rc = -1;
+			}
+			have_total |= is_summary ? 2 : 1;
+		} else if (n >= 3 && !strncmp(p, "fn=", 3)) {
+			const char *name = name_of(&nm, p + 3, n - 3);
+			char *own = NULL;
+			if (!name) {
+				own = bv_xmalloc(n - 2);
+				memcpy(own, p + 3, n - 3);
+				own[n - 3] = '\0';
+				name = own;
+			}
+			cur = -1;
+			for (size_t i = 0; i < nfns && cur < 0; i++)
+				if (!strcmp(fns[i].name, name))
+					cur = (long)i;
+			if (cur < 0 && nfns < 100000) {
+				if (nfns == cap) {
+					cap = cap ? 2 * cap : 64;
+					fns = bv_xrealloc(fns, cap * sizeof(*fns));
+				}
+				fns[nfns] = (bv_fn_count){bv_strdup(name), 0};
+				cur = (long)nfns++;
+			}
+			free(own);
+			skip_next = 0;
+		} else if (n >= 4 && (!strncmp(p, "cfn=", 4) || !strncmp(p, "cfi=", 4) || !strncmp(p, "cfl=", 4))) {
+			if (p[1] == 'f' && p[2] == 'n')
+				name_of(&nm, p + 4, n - 4); /* a compressed name may be defined here first */
+		} else if (n >= 6 && !strncmp(p, "calls=", 6)) {
+			skip_next = 1; /* the next cost line is the call's inclusive cost */
+		} else if (n > 0 && (p[0] == '+' || p[0] == '-' || p[0] == '*' || (p[0] >= '0' && p[0] <= '9'))) {
+			if (!have_events) {
+				snprintf(why, whylen, "a cost line before the events line");
+				rc = -1;
+			} else {
+				/* the position first, then the costs */
+				const char *q = p;
+				while (q < le && *q != ' ')
+					q++;
+				double add[BV_EV_COUNT] = {0};
+				if (!costs(q, le, map, nmap, add)) {
+					snprintf(why, whylen, "a cost line that is not numbers");
+					rc = -1;
+				} else if (!skip_next && cur >= 0) {
+					fns[cur].ir += add[BV_EV_IR];
+					sum_ir += add[BV_EV_IR];
+				}
+			}
+			skip_next = 0;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (rc == 0 && !have_events) {
+		snprintf(why, whylen, "no events line: not a callgrind file");
+		rc = -1;
+	}
+	if (rc == 0) {
+		/* summary: every event of the run (the collected part); totals
+		 * where there is no summary; else the functions' sum */
+		const double *src = have_total & 2 ? summary : have_total & 1 ? totals : NULL;
+		if (src)
+			memcpy(c->ev, src, sizeof(c->ev));
+		else
+			c->ev[BV_EV_IR] = sum_ir;
+		qsort(fns, nfns, sizeof(*fns), fn_cmp);
+		size_t keep = 0;
+		for (size_t i = 0; i < nfns; i++) {
+			if (keep < max_fns && fns[i].ir > 0)
+				fns[keep++] = fns[i];
+			else
+				free(fns[i].name);
+		}
+		c->fns = fns, c->nfns = keep;
+		fns = NULL;
+	}
+	for (size_t i = 0; fns && i < nfns; i++)
+		free(fns[i].name);
+	free(fns);
+	for (size_t i = 0; i < nm.n; i++)
+		free(nm.v[i]);
+	free(nm.v);
+	return rc;
+}
+
+/* ---- comparing two counts ---------------------------------------------- */
+
+static double rel(double a, double b) { return a > 0 ? b / a - 1 : b > 0 ? INFINITY : 0; }
+
+/* Instructions equal within 10 ppm: identical code gives identical counts
+ * (a 0.1 % change, a few instructions in a 1M-element loop, is 100 times
+ * that); misses within 1 % or 16 lines, since the data's addresses may move
+ * by whole pages between two loads of different libraries. */
+static int same_instr(double a, double b) { return fabs(b - a) <= 1e-5 * (a > b ? a : b); }
+static int same_misses(double a, double b) { return fabs(b - a) <= fmax(16.0, 0.01 * fmax(a, b)); }
+
+static void pct(double r, char *buf, size_t len)
+{
+	if (isinf(r))
+		snprintf(buf, len, "new");
+	else if (fabs(r) < 1e-3)
+		snprintf(buf, len, "%+.3f %%", 100 * r);
+	else if (fabs(r) < 0.1)
+		snprintf(buf, len, "%+.2f %%", 100 * r);
+	else
+		snprintf(buf, len, "%+.1f %%", 100 * r);
+}
+
+/* The ISA a side's timed code ran on, where the counted code may differ:
+ * the simd backend's own dispatch (the log's simd_isa), and OpenBLAS's,
+ * which follows the CPU (Valgrind presents AVX2 whatever the machine). */
+static const char *timed_isa(const char *backend, const char *timed_simd, const char *machine_isa)
+{
+	if (!strcmp(backend, "simd"))
+		return timed_simd;
+	if (!strcmp(backend, "blas"))
+		return machine_isa && !strncmp(machine_isa, "avx512", 6) ? "avx512" : "avx2";
+	return NULL;
+}
+
+bv_count_cmp *bv_count_compare(const bv_count *base, const bv_count *cand, const char *backend,
+			       const char *timed_base, const char *timed_cand, const char *machine_isa)
+{
+	bv_count_cmp *c = bv_xcalloc(1, sizeof(*c));
+	c->kind = "unknown";
+	c->instr = c->d1 = c->ll = c->mispred = NAN;
+	if (!strcmp(backend, "cuda")) {
+		c->text = bv_strdup("not counted: a GPU cell");
+		return c;
+	}
+	const bv_count *bad = strcmp(base->status, "ok") ? base : strcmp(cand->status, "ok") ? cand : NULL;
+	if (bad) {
+		c->text = bv_asprintf("not counted: %s %s%s%s", bad->label, bad->status, bad->reason ? ": " : "",
+				      bad->reason ? bad->reason : "");
+		return c;
+	}
+	const double *a = base->ev, *b = cand->ev;
+	c->ir_base = a[BV_EV_IR], c->ir_cand = b[BV_EV_IR];
+	c->instr = rel(a[BV_EV_IR], b[BV_EV_IR]);
+	c->d1 = rel(a[BV_EV_D1MR] + a[BV_EV_D1MW], b[BV_EV_D1MR] + b[BV_EV_D1MW]);
+	c->ll = rel(a[BV_EV_DLMR] + a[BV_EV_DLMW], b[BV_EV_DLMR] + b[BV_EV_DLMW]);
+	c->mispred = rel(a[BV_EV_BCM] + a[BV_EV_BIM], b[BV_EV_BCM] + b[BV_EV_BIM]);
+	/* The function whose instructions moved most, by name across versions. */
+	double best = 0;
+	for (int side = 0; side < 2; side++) {
+		const bv_count *x = side ? cand : base, *y = side ? base : cand;
+		for (size_t i = 0; i < x->nfns; i++) {
+			double other = 0;
+			for (size_t j = 0; j < y->nfns; j++)
+				if (!strcmp(x->fns[i].name, y->fns[j].name))
+					other = y->fns[j].ir;
+			double fa = side ? other : x->fns[i].ir, fb = side ? x->fns[i].ir : other;
+			if (fabs(fb - fa) > best) {
+				best = fabs(fb - fa);
+				free(c->fn);
+				c->fn = bv_strdup(x->fns[i].name);
+				c->fn_base = fa, c->fn_cand = fb;
+			}
+		}
+	}
+	int code = !same_instr(a[BV_EV_IR], b[BV_EV_IR]);
+	int data = !same_misses(a[BV_EV_D1MR] + a[BV_EV_D1MW], b[BV_EV_D1MR] + b[BV_EV_D1MW]) ||
+		   !same_misses(a[BV_EV_DLMR] + a[BV_EV_DLMW], b[BV_EV_DLMR] + b[BV_EV_DLMW]);
+	char ins[32], fnp[32], d1[32], ll[32];
+	pct(c->instr, ins, sizeof(ins));
+	pct(rel(c->fn_base, c->fn_cand), fnp, sizeof(fnp));
+	pct(c->d1, d1, sizeof(d1));
+	pct(c->ll, ll, sizeof(ll));
+	char what[256];
+	if (code && c->fn)
+		snprintf(what, sizeof(what), "instr %s (%s %s)", ins, c->fn, fnp);
+	else if (code)
+		snprintf(what, sizeof(what), "instr %s", ins);
+	else if (data)
+		snprintf(what, sizeof(what), "same instructions, data misses D1 %s, LL %s: the data's layout", d1, ll);
+	else
+		snprintf(what, sizeof(what), "same instructions and misses");
+	/* Did the counts follow the timed code?  Each side's counted ISA
+	 * against the one it was timed on. */
+	const char *tb = timed_isa(backend, timed_base, machine_isa), *tc = timed_isa(backend, timed_cand, machine_isa);
+	const char *cb = !strcmp(backend, "blas") ? "avx2" : base->simd_isa;
+	const char *cc = !strcmp(backend, "blas") ? "avx2" : cand->simd_isa;
+	if (tb || tc || !strcmp(backend, "simd") || !strcmp(backend, "blas")) {
+		c->counted_isa = bv_strdup(cc ? cc : "-");
+		c->timed_isa = bv_strdup(tc ? tc : "-");
+		int followed = tb && tc && cb && cc && !strcmp(tb, cb) && !strcmp(tc, cc);
+		if (!followed) {
+			/* Never "not the code" from counts of another path: an
+			 * AVX-512-only change is invisible to the AVX2 counts. */
+			c->text = bv_asprintf("%s on the %s path counted; %s timed: cannot tell code from placement", what,
+					      c->counted_isa, c->timed_isa);
+			return c;
+		}
+	}
+	c->kind = code ? "code" : data ? "data" : "placement";
+	if (!code && !data)
+		c->text = bv_strdup("same instructions and misses: placement or machine, not the code");
+	else
+		c->text = bv_strdup(what);
+	return c;
+}
+
+/* ---- counts.json ------------------------------------------------------- */
+
+static cJSON *count_json(const bv_count *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "label", c->label);
+	cJSON_AddStringToObject(o, "cell", c->cell);
+	cJSON_AddStringToObject(o, "status", c->status);
+	if (c->reason)
+		cJSON_AddStringToObject(o, "reason", c->reason);
+	if (c->simd_isa)
+		cJSON_AddStringToObject(o, "simd_isa", c->simd_isa);
+	if (!strcmp(c->status, "ok")) {
+		cJSON *ev = cJSON_AddObjectToObject(o, "events");
+		for (int k = 0; k < BV_EV_COUNT; k++)
+			cJSON_AddNumberToObject(ev, bv_count_event_names[k], c->ev[k]);
+		cJSON *fns = cJSON_AddArrayToObject(o, "functions");
+		for (size_t i = 0; i < c->nfns; i++) {
+			cJSON *f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "name", c->fns[i].name);
+			cJSON_AddNumberToObject(f, "Ir", c->fns[i].ir);
+			cJSON_AddItemToArray(fns, f);
+		}
+	}
+	cJSON_AddNumberToObject(o, "seconds", c->seconds);
+	cJSON_AddBoolToObject(o, "cached", c->cached);
+	if (c->profile)
+		cJSON_AddStringToObject(o, "profile", c->profile);
+	return o;
+}
+
+/* A count from counts.json or the cache; -1 when o is not one (a damaged
+ * or hostile file is no count: it is made again). */
+static int count_read(const cJSON *o, bv_count *c)
+{
+	memset(c, 0, sizeof(*c));
+	const char *label = bv_json_str(o, "label"), *cell = bv_json_str(o, "cell"), *st = bv_json_str(o, "status");
+	if (!label || !cell || !st || strlen(st) > 64)
+		return -1;
+	c->label = bv_strdup(label), c->cell = bv_strdup(cell), c->status = bv_strdup(st);
+	const char *r = bv_json_str(o, "reason"), *isa = bv_json_str(o, "simd_isa"), *prof = bv_json_str(o, "profile");
+	c->reason = r ? bv_strdup(r) : NULL;
+	c->simd_isa = isa && strlen(isa) < 32 ? bv_strdup(isa) : NULL;
+	c->profile = prof && bv_path_lexically_inside(prof) ? bv_strdup(prof) : NULL;
+	double s;
+	c->seconds = bv_json_num(o, "seconds", &s) == 0 && s >= 0 && s < 1e7 ? s : 0;
+	const cJSON *cached = cJSON_GetObjectItemCaseSensitive(o, "cached");
+	c->cached = cJSON_IsTrue(cached);
+	if (strcmp(st, "ok"))
+		return 0;
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "events");
+	for (int k = 0; k < BV_EV_COUNT; k++) {
+		double v;
+		if (bv_json_num(ev, bv_count_event_names[k], &v) != 0 || !(v >= 0) || v > 1e18) {
+			bv_count_free(c);
+			return -1;
+		}
+		c->ev[k] = v;
+	}
+	const cJSON *fns = cJSON_GetObjectItemCaseSensitive(o, "functions"), *f;
+	if (!cJSON_IsArray(fns)) {
+		bv_count_free(c);
+		return -1;
+	}
+	size_t n = (size_t)cJSON_GetArraySize(fns);
+	c->fns = bv_xcalloc(n ? n : 1, sizeof(bv_fn_count));
+	cJSON_ArrayForEach(f, fns)
+	{
+		const char *name = bv_json_str(f, "name");
+		double ir;
+		if (!name || bv_json_num(f, "Ir", &ir) != 0 || !(ir >= 0) || c->nfns >= MAX_FNS) {
+			bv_count_free(c);
+			return -1;
+		}
+		c->fns[c->nfns++] = (bv_fn_count){bv_strdup(name), ir};
+	}
+	return 0;
+}
+
+/* ---- making counts ------------------------------------------------------ */
+
+/* One count to make or find. */
+typedef struct job {
+	bv_count c;
+	const char *key;      /* the version's build key */
+	const char *timed;    /* the simd ISA it was timed on (--simd-isa for the count), or NULL */
+	const bv_row *row;
+	char id[41];          /* the count's identity in the cache */
+	char *dir;            /* its scratch directory while it runs */
+	pid_t pid;
+	double started, deadline;
+	int state;            /* 0 to make, 1 running, 2 done */
+} job;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void set_status(bv_count *c, const char *status, char *reason)
+{
+	free(c->status), free(c->reason);
+	c->status = bv_strdup(status);
+	c->reason = reason;
+}
+
+/* The simd ISA a count asks for: the one the version was timed on, so the
+ * counted path is the timed one, except avx512, which Valgrind 3.19 does
+ * not run (the count then takes Valgrind's CPU's, and says so). */
+static const char *count_isa(const char *timed)
+{
+	return timed && strcmp(timed, "avx512") && strlen(timed) < 32 ? timed : NULL;
+}
+
+static char *cache_path(const job *j, const char *ext)
+{
+	return bv_asprintf("%s/counts/%s/%s.%s", bv_cache_dir(), j->key, j->id, ext);
+}
+
+static int start(job *j, const char *valgrind, const char *tmp, double timeout_s)
+{
+	char size[32];
+	bv_size_format(j->row->size, size, sizeof(size));
+	j->dir = bv_mkdtemp_in(tmp, "count-");
+	if (!j->dir) {
+		set_status(&j->c, "failed", bv_asprintf("cannot make a scratch directory in %s", tmp));
+		j->state = 2;
+		return 0;
+	}
+	char plugin[4096];
+	snprintf(plugin, sizeof(plugin), "%s/builds/%s/plugin-host.so", bv_cache_dir(), j->key);
+	if (!bv_exists(plugin))
+		snprintf(plugin, sizeof(plugin), "%s/builds/%s/plugin.so", bv_cache_dir(), j->key);
+	if (!bv_exists(plugin)) {
+		set_status(&j->c, "not run", bv_asprintf("the build %s is not in the cache (%s) any more", j->key,
+							bv_cache_dir()));
+		j->state = 2;
+		return 0;
+	}
+	bv_strv argv = BV_STRV_INIT;
+	bv_strv_push(&argv, valgrind);
+	bv_strv_push(&argv, "--tool=callgrind");
+	bv_strv_pushf(&argv, "--callgrind-out-file=%s/callgrind.out", j->dir);
+	bv_strv_pushf(&argv, "--log-file=%s/valgrind.log", j->dir);
+	bv_strv_push(&argv, "--collect-atstart=no");
+	bv_strv_push(&argv, "--cache-sim=yes");
+	bv_strv_push(&argv, "--branch-sim=yes");
+	const char *caches[] = {BV_COUNT_CACHES};
+	for (size_t i = 0; i < sizeof(caches) / sizeof(*caches); i++)
+		bv_strv_push(&argv, caches[i]);
+	bv_strv_pushf(&argv, "%s/bv-runner", bv_libexec());
+	bv_strv_push(&argv, "--count");
+	bv_strv_push(&argv, "--out");
+	bv_strv_pushf(&argv, "%s/count.json", j->dir);
+	bv_strv_push(&argv, "--threads");
+	bv_strv_push(&argv, "1");
+	if (count_isa(j->timed)) {
+		bv_strv_push(&argv, "--simd-isa");
+		bv_strv_push(&argv, count_isa(j->timed));
+	}
+	if (bv_ops_file_hash()) {
+		bv_strv_push(&argv, "--ops-file");
+		bv_strv_push(&argv, bv_ops_file_path());
+		bv_strv_push(&argv, "--ops-hash");
+		bv_strv_push(&argv, bv_ops_file_hash());
+	}
+	const char *lists[][2] = {{"--benches", j->row->bench}, {"--ops", j->row->op}, {"--backends", j->row->backend},
+				  {"--sizes", size}};
+	for (size_t i = 0; i < 4; i++)
+		bv_strv_push(&argv, lists[i][0]), bv_strv_push(&argv, lists[i][1]);
+	bv_strv_push(&argv, "--only");
+	bv_strv_push(&argv, "0");
+	bv_strv_pushf(&argv, "%s=%s", j->c.label, plugin);
+
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	char *log = bv_asprintf("%s/output.log", j->dir);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	free(log);
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	/* A group of its own: what the kernel starts is killed with it. */
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	/* The runner's environment: the library under test learns no secret,
+	 * and one thread, as the count says. */
+	char **env = bv_child_environ(environ, BV_ENV_RUNNER);
+	size_t ne = 0;
+	while (env[ne])
+		ne++;
+	char **env2 = bv_xcalloc(ne + 3, sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (strncmp(env[i], "OPENBLAS_NUM_THREADS=", 21) && strncmp(env[i], "OMP_NUM_THREADS=", 16))
+			env2[k++] = env[i];
+	env2[k++] = "OPENBLAS_NUM_THREADS=1";
+	env2[k++] = "OMP_NUM_THREADS=1";
+	int rc = posix_spawnp(&j->pid, argv.v[0], &fa, &at, argv.v, env2);
+	free(env2), free(env);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	bv_strv_free(&argv);
+	if (rc != 0) {
+		set_status(&j->c, "not run", bv_asprintf("cannot start %s: %s", valgrind, strerror(rc)));
+		j->state = 2;
+		return 0;
+	}
+	bv_child_track(j->pid);
+	j->started = now_s();
+	j->deadline = j->started + timeout_s;
+	j->state = 1;
+	return 0;
+}
+
+/* The last line of a file that says something, for a reason. */
+static char *last_words(const char *path)
+{
+	char *tail = bv_file_tail(path, 600);
+	if (!tail)
+		return NULL;
+	size_t n = strlen(tail);
+	while (n && (tail[n - 1] == '\n' || tail[n - 1] == ' '))
+		tail[--n] = '\0';
+	char *nl = strrchr(tail, '\n');
+	char *s = bv_strdup(nl ? nl + 1 : tail);
+	free(tail);
+	/* valgrind's prefix "==123== " says nothing to a user */
+	if (s[0] == '=' && s[1] == '=') {
+		char *e = strstr(s + 2, "== ");
+		if (e)
+			memmove(s, e + 3, strlen(e + 3) + 1);
+	}
+	return s;
+}
+
+/* A count's process has ended with wait status ws: read what it left. */
+static void finish(job *j, int ws, const char *results_dir, double timeout_s, int timed_out)
+{
+	j->c.seconds = now_s() - j->started;
+	char *cdir = bv_asprintf("%s/counts/%s", bv_cache_dir(), j->key);
+	int cache_ok = bv_mkdir_p(cdir) == 0; /* a cache that cannot be written costs a count next time only */
+	free(cdir);
+	char *out = bv_asprintf("%s/callgrind.out", j->dir), *doc = bv_asprintf("%s/count.json", j->dir);
+	char *vlog = bv_asprintf("%s/valgrind.log", j->dir), *olog = bv_asprintf("%s/output.log", j->dir);
+	cJSON *d = NULL;
+	if (timed_out)
+		set_status(&j->c, "timeout",
+			   bv_asprintf("no count after %g s under Valgrind (about 50x slower than native; "
+				       "--count-timeout gives more)",
+				       timeout_s));
+	else if (WIFSIGNALED(ws)) {
+		/* Valgrind ends itself with the signal that ended the program;
+		 * an instruction it cannot run (AVX-512 in 3.19) says so first. */
+		char *vl = NULL;
+		size_t vlen;
+		int unknown = bv_read_file(vlog, 1 << 20, &vl, &vlen) == 0 && strstr(vl, "unhandled instruction");
+		free(vl);
+		set_status(&j->c, "crashed",
+			   bv_asprintf("signal %d (%s) under Valgrind%s", WTERMSIG(ws), strsignal(WTERMSIG(ws)),
+				       unknown ? ", at an instruction Valgrind cannot run (AVX-512 code, or built "
+						 "with -march=native?)"
+					       : ""));
+	}
+	else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || bv_json_load(doc, 1 << 20, &d) != 0) {
+		char *w = last_words(vlog);
+		char *o = last_words(olog);
+		const char *say = w && *w && strstr(w, "Process terminating") == NULL ? w : o && *o ? o : w;
+		set_status(&j->c, "crashed",
+			   bv_asprintf("exited with status %d under Valgrind%s%s", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1,
+				       say && *say ? ": " : "", say ? say : ""));
+		free(w), free(o);
+	} else {
+		const char *st = bv_json_str(d, "status"), *isa = bv_json_str(d, "simd_isa");
+		const cJSON *on = cJSON_GetObjectItemCaseSensitive(d, "on_valgrind");
+		free(j->c.simd_isa);
+		j->c.simd_isa = isa && strlen(isa) < 32 ? bv_strdup(isa) : NULL;
+		if (!cJSON_IsTrue(on))
+			set_status(&j->c, "failed", bv_strdup("the runner did not run under Valgrind"));
+		else if (!st || strcmp(st, "ok")) {
+			const char *r = bv_json_str(d, "reason");
+			set_status(&j->c, st && strlen(st) < 64 ? st : "failed", r ? bv_strdup(r) : NULL);
+		} else {
+			char *text = NULL, why[200];
+			size_t len = 0;
+			if (bv_read_file(out, MAX_PROFILE, &text, &len) != 0)
+				set_status(&j->c, "failed", bv_asprintf("no callgrind file: %s", bv_error_last()));
+			else if (bv_callgrind_parse(text, len, MAX_FNS, &j->c, why, sizeof(why)) != 0)
+				set_status(&j->c, "failed", bv_asprintf("callgrind's file: %s", why));
+			else {
+				set_status(&j->c, "ok", NULL);
+				/* The file itself, for callgrind_annotate or KCachegrind:
+				 * in the cache beside the count, and in the results. */
+				char *keep = cache_path(j, "callgrind");
+				if (cache_ok)
+					(void)bv_write_file_atomic(keep, text, len);
+				free(keep);
+				char *rel = bv_asprintf("counts/profiles/%s/%s.callgrind", j->c.label, j->c.cell);
+				for (char *p = rel + 16 + strlen(j->c.label) + 1; *p; p++)
+					if (*p == '/')
+						*p = '-';
+				char *full = bv_asprintf("%s/%s", results_dir, rel), *sub = bv_asprintf("%s/counts/profiles/%s", results_dir, j->c.label);
+				if (bv_mkdir_p(sub) == 0 && bv_write_file_atomic(full, text, len) == 0)
+					j->c.profile = rel, rel = NULL;
+				free(rel), free(full), free(sub);
+			}
+			free(text);
+		}
+	}
+	cJSON_Delete(d);
+	/* Only what the same build will count again the same way: not a
+	 * timeout (a busier machine), not a count that could not start. */
+	if (!timed_out && cache_ok && strcmp(j->c.status, "not run")) {
+		char *path = cache_path(j, "json");
+		cJSON *o = count_json(&j->c);
+		(void)bv_json_save(path, o);
+		cJSON_Delete(o);
+		free(path);
+	}
+	bv_rm_rf(j->dir);
+	free(j->dir);
+	j->dir = NULL;
+	free(out), free(doc), free(vlog), free(olog);
+	j->state = 2;
+}
+
+/* The cache's copy of a count, with its callgrind file copied into the
+ * results; 0 when found. */
+static int from_cache(job *j, const char *results_dir)
+{
+	char *path = cache_path(j, "json");
+	cJSON *d = NULL;
+	int rc = bv_exists(path) ? bv_json_load(path, 1 << 20, &d) : -1;
+	free(path);
+	bv_count c;
+	if (rc != 0 || count_read(d, &c) != 0) {
+		if (rc == 0)
+			cJSON_Delete(d);
+		return -1;
+	}
+	cJSON_Delete(d);
+	free(c.label), free(c.cell);
+	c.label = j->c.label, c.cell = j->c.cell;
+	j->c.label = j->c.cell = NULL;
+	bv_count_free(&j->c);
+	j->c = c;
+	j->c.cached = 1;
+	free(j->c.profile);
+	j->c.profile = NULL;
+	char *cg = cache_path(j, "callgrind"), *text = NULL;
+	size_t len;
+	if (!strcmp(j->c.status, "ok") && bv_read_file(cg, MAX_PROFILE, &text, &len) == 0) {
+		char *rel = bv_asprintf("counts/profiles/%s/%s.callgrind", j->c.label, j->c.cell);
+		for (char *p = rel + 16 + strlen(j->c.label) + 1; *p; p++)
+			if (*p == '/')
+				*p = '-';
+		char *full = bv_asprintf("%s/%s", results_dir, rel), *sub = bv_asprintf("%s/counts/profiles/%s", results_dir, j->c.label);
+		if (bv_mkdir_p(sub) == 0 && bv_write_file_atomic(full, text, len) == 0)
+			j->c.profile = rel, rel = NULL;
+		free(rel), free(full), free(sub);
+	}
+	free(text), free(cg);
+	j->state = 2;
+	return 0;
+}
+
+/* "valgrind-3.19.0", or NULL when there is no valgrind to run. */
+static char *valgrind_version(const char *valgrind)
+{
+	char *argv[] = {(char *)valgrind, "--version", NULL}, *out = NULL;
+	int st = bv_run_capture(argv, 200, &out);
+	if (st != 0 || !out || strncmp(out, "valgrind-", 9)) {
+		free(out);
+		return NULL;
+	}
+	out[strcspn(out, "\r\n")] = '\0';
+	return out;
+}
+
+/* ---- the stage ----------------------------------------------------------- */
+
+/* Whether change ch of a row is one o asks to explain. */
+static int wanted(const bv_counts_opts *o, const bv_row *r, const bv_change *ch)
+{
+	if (!strcmp(r->backend, "cuda"))
+		return 0;
+	if (o->which == BV_COUNTS_ALL)
+		return 1;
+	return o->which == BV_COUNTS_CHANGED && ch->valid && strcmp(ch->verdict, "same") != 0;
+}
+
+static job *find(job *js, size_t n, const char *label, const char *cell)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(js[i].c.label, label) && !strcmp(js[i].c.cell, cell))
+			return &js[i];
+	return NULL;
+}
+
+static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *results_dir, const char *valgrind)
+{
+	char *tmp = bv_asprintf("%s/counts", bv_cache_dir());
+	if (bv_mkdir_p(tmp) != 0) {
+		free(tmp);
+		return bv_fail(BV_ERUN, "cannot make %s/counts: %s", bv_cache_dir(), bv_error_last());
+	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = o->jobs > 0 ? o->jobs : cpus > 0 ? (int)cpus : 1;
+	size_t next = 0, running = 0, done = 0, total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += js[i].state == 0;
+	int rc = 0;
+	double t0 = now_s(), last = 0;
+	while (rc == 0 && (next < n || running)) {
+		while (next < n && (int)running < jobs) {
+			job *j = &js[next++];
+			if (j->state != 0)
+				continue;
+			start(j, valgrind, tmp, o->timeout_s);
+			if (j->state == 1)
+				running++;
+			else
+				done++;
+		}
+		int ws;
+		pid_t pid = waitpid(-1, &ws, WNOHANG);
+		for (size_t i = 0; pid > 0 && i < n; i++)
+			if (js[i].state == 1 && js[i].pid == pid) {
+				bv_child_untrack(pid);
+				kill(-pid, SIGKILL); /* what it left in its group */
+				finish(&js[i], ws, results_dir, o->timeout_s, 0);
+				running--, done++;
+			}
+		double t = now_s();
+		for (size_t i = 0; i < n; i++)
+			if (js[i].state == 1 && t > js[i].deadline) {
+				kill(-js[i].pid, SIGKILL);
+				kill(js[i].pid, SIGKILL);
+				while (waitpid(js[i].pid, &ws, 0) < 0 && errno == EINTR)
+					;
+				bv_child_untrack(js[i].pid);
+				finish(&js[i], ws, results_dir, o->timeout_s, 1);
+				running--, done++;
+			}
+		if (bv_interrupted())
+			rc = bv_fail_interrupted();
+		if (t - last > 2 && isatty(2)) {
+			fprintf(stderr, "\rcounts: %zu of %zu calls under Valgrind (%.0fs)", done, total, t - t0);
+			last = t;
+		}
+		if (pid <= 0)
+			usleep(20000);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (js[i].state == 1) { /* interrupted */
+			int ws;
+			kill(-js[i].pid, SIGKILL);
+			kill(js[i].pid, SIGKILL);
+			waitpid(js[i].pid, &ws, 0);
+			bv_child_untrack(js[i].pid);
+			bv_rm_rf(js[i].dir);
+			free(js[i].dir);
+			js[i].dir = NULL;
+		}
+	if (last > 0)
+		fprintf(stderr, "\r\033[K");
+	free(tmp);
+	return rc;
+}
+
+int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts *o)
+{
+	if (o->which == BV_COUNTS_NONE || !results_dir)
+		return 0;
+	/* What the run's counts.json already holds (an earlier explain of
+	 * these logs: compare, or run's own before a resume). */
+	char *path = bv_asprintf("%s/counts/counts.json", results_dir);
+	cJSON *have = NULL;
+	if (bv_exists(path) && bv_json_load(path, (size_t)64 << 20, &have) != 0) {
+		fprintf(stderr, "bench-versions: %s; %s\n", bv_error_last(),
+			o->measure ? "its counts are made again" : "its counts are not shown (--counts makes them again)");
+		have = NULL;
+	}
+	const cJSON *have_counts = cJSON_GetObjectItemCaseSensitive(have, "counts");
+	job *js = NULL;
+	size_t n = 0, cap = 0;
+	/* The jobs: both sides of every change to explain. */
+	for (size_t k = 0; k < t->nrows; k++) {
+		bv_row *r = &t->rows[k];
+		char cell[512];
+		bv_row_key(r, cell, sizeof(cell));
+		for (size_t v = 0; v < t->nversions; v++) {
+			if (bv_table_is_base(t, v) || !wanted(o, r, &r->changes[v]))
+				continue;
+			size_t sides[2] = {bv_table_base(t, v), v};
+			for (int s = 0; s < 2; s++) {
+				size_t x = sides[s];
+				if (find(js, n, t->labels[x], cell) || strcmp(r->results[x].status, "ok"))
+					continue;
+				if (n == cap)
+					js = bv_xrealloc(js, (cap = cap ? 2 * cap : 16) * sizeof(job));
+				job *j = &js[n++];
+				memset(j, 0, sizeof(*j));
+				j->c.label = bv_strdup(t->labels[x]);
+				j->c.cell = bv_strdup(cell);
+				j->c.status = bv_strdup("not run");
+				j->row = r;
+				j->key = t->meta ? t->meta[x].build_key : NULL;
+				j->timed = t->meta ? t->meta[x].simd_isa : NULL;
+				const cJSON *e;
+				cJSON_ArrayForEach(e, have_counts)
+				{
+					const char *l = bv_json_str(e, "label"), *c = bv_json_str(e, "cell");
+					bv_count got;
+					if (l && c && !strcmp(l, j->c.label) && !strcmp(c, cell) && count_read(e, &got) == 0) {
+						bv_count_free(&j->c);
+						j->c = got;
+						j->state = 2;
+						break;
+					}
+				}
+				if (j->state == 0 && !o->measure) {
+					free(j->c.reason);
+					j->c.reason = bv_strdup("the run's counts/counts.json has none (counted by run, or by compare --counts)");
+					j->state = 2;
+				} else if (j->state == 0 && !j->key) {
+					free(j->c.reason);
+					j->c.reason = bv_strdup("the log names no build key");
+					j->state = 2;
+				}
+			}
+		}
+	}
+	cJSON_Delete(have);
+	int rc = 0;
+	char *vg_version = NULL;
+	size_t todo = 0, cached = 0, made = 0;
+	for (size_t i = 0; i < n; i++)
+		todo += js[i].state == 0;
+	double t0 = now_s();
+	if (todo) {
+		const char *valgrind = getenv("BV_VALGRIND") && *getenv("BV_VALGRIND") ? getenv("BV_VALGRIND") : "valgrind";
+		/* The sanitizers' runtime and Valgrind cannot share a process:
+		 * a sanitizer build's runner is not counted (make test's ASan
+		 * subset runs such a bench-versions). */
+#if defined(__SANITIZE_ADDRESS__)
+		int sanitized = 1;
+#else
+		int sanitized = 0;
+#endif
+		vg_version = sanitized ? NULL : valgrind_version(valgrind);
+		for (size_t i = 0; i < n; i++) {
+			job *j = &js[i];
+			if (j->state != 0)
+				continue;
+			if (sanitized) {
+				free(j->c.reason);
+				j->c.reason = bv_strdup("this bench-versions is a sanitizer build (bin-asan/): its "
+							"runner cannot run under Valgrind");
+				j->state = 2;
+				continue;
+			}
+			if (!vg_version) {
+				free(j->c.reason);
+				j->c.reason = bv_asprintf("%s not found (apt-get install valgrind, or scripts/deps.sh): "
+							  "its counts say why a cell changed",
+							  valgrind);
+				j->state = 2;
+				continue;
+			}
+			const char *isa = count_isa(j->timed);
+			const char *caches[] = {BV_COUNT_CACHES};
+			char *idtext = bv_asprintf("%s\n%s\n%s %s %s\n%s\nisa %s\nops %s\n", COUNT_SCHEMA, vg_version,
+						   caches[0], caches[1], caches[2], j->c.cell, isa ? isa : "-",
+						   bv_ops_file_hash() ? bv_ops_file_hash() : "-");
+			bv_hash_bytes(idtext, strlen(idtext), j->id);
+			free(idtext);
+			if (from_cache(j, results_dir) == 0)
+				cached++;
+		}
+		size_t left = 0;
+		for (size_t i = 0; i < n; i++)
+			left += js[i].state == 0;
+		if (left) {
+			fprintf(stderr, "counts: %zu %s under Valgrind (%s), %zu at once\n", left,
+				bv_plural((long long)left, "call", "calls"), vg_version,
+				o->jobs > 0 ? (size_t)o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN));
+			rc = run_jobs(js, n, o, results_dir, valgrind);
+			made = left;
+		}
+	}
+	double took = now_s() - t0;
+	if (rc == 0 && n) {
+		/* The run's file: every count, made or found. */
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "schema", "bv-counts/1");
+		if (vg_version)
+			cJSON_AddStringToObject(doc, "valgrind", vg_version);
+		cJSON_AddStringToObject(doc, "caches", BV_COUNT_CACHES_TEXT);
+		cJSON *arr = cJSON_AddArrayToObject(doc, "counts");
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, count_json(&js[i].c));
+		char *cdir = bv_asprintf("%s/counts", results_dir);
+		if (o->measure && bv_mkdir_p(cdir) != 0)
+			rc = bv_fail(BV_ERUN, "cannot make %s: %s", cdir, bv_error_last());
+		else if (o->measure)
+			rc = bv_json_save(path, doc);
+		free(cdir);
+		cJSON_Delete(doc);
+	}
+	/* Each explained change's comparison. */
+	size_t kinds[4] = {0}, counted = 0, changes = 0;
+	const char *kind_names[] = {"code", "data", "placement", "unknown"};
+	const char *counted_isa = NULL;
+	for (size_t k = 0; rc == 0 && k < t->nrows; k++) {
+		bv_row *r = &t->rows[k];
+		char cell[512];
+		bv_row_key(r, cell, sizeof(cell));
+		for (size_t v = 0; v < t->nversions; v++) {
+			bv_change *ch = &r->changes[v];
+			size_t b = bv_table_base(t, v);
+			if (bv_table_is_base(t, v) || !wanted(o, r, ch))
+				continue;
+			job *jb = find(js, n, t->labels[b], cell), *jc = find(js, n, t->labels[v], cell);
+			if (!jb || !jc)
+				continue;
+			bv_count_cmp_free(ch->why);
+			ch->why = bv_count_compare(&jb->c, &jc->c, r->backend, t->meta ? t->meta[b].simd_isa : NULL,
+						   t->meta ? t->meta[v].simd_isa : NULL, t->meta ? t->meta[v].isa : NULL);
+			counted++;
+			/* "not the code" explains a change; beside `same` the counts
+			 * only say what they found */
+			int same = ch->valid && !strcmp(ch->verdict, "same");
+			if (same && !strcmp(ch->why->kind, "placement")) {
+				free(ch->why->text);
+				ch->why->text = bv_strdup("same instructions and misses");
+			}
+			for (int i = 0; i < 4 && !same; i++)
+				kinds[i] += !strcmp(ch->why->kind, kind_names[i]);
+			changes += !same;
+			if (!strcmp(r->backend, "simd") && jc->c.simd_isa)
+				counted_isa = jc->c.simd_isa;
+		}
+	}
+	if (rc == 0 && counted) {
+		bv_buf b = BV_BUF_INIT;
+		bv_buf_printf(&b, "%zu %s counted by Valgrind, one call per side (%s%s%s)", counted,
+			      bv_plural((long long)counted, "cell", "cells"), vg_version ? vg_version : "from counts.json",
+			      counted_isa ? "; simd counted on " : "", counted_isa ? counted_isa : "");
+		if (changes)
+			bv_buf_printf(&b, "; of %zu not same: %zu the code, %zu the data's layout, %zu placement or "
+					  "machine, %zu not told",
+				      changes, kinds[0], kinds[1], kinds[2], kinds[3]);
+		if (made)
+			bv_buf_printf(&b, "; %zu %s made in %.0f s, %zu from the cache", made,
+				      bv_plural((long long)made, "count", "counts"), took, cached);
+		bv_buf_printf(&b, "; simulated caches %s; profiles in %s/counts/profiles/", BV_COUNT_CACHES_TEXT, results_dir);
+		free(t->counts);
+		t->counts = bv_buf_detach(&b);
+	}
+	for (size_t i = 0; i < n; i++)
+		bv_count_free(&js[i].c);
+	free(js);
+	free(vg_version);
+	free(path);
+	return rc;
+}
