@@ -66,7 +66,7 @@ int bv_cmd_compare(int argc, char **argv)
 		      "extended regex; size as 64K), e.g. 'unary/(exp|relu)/scalar'"),
 	    BV_FLAG("--across-machines", &mo.across_machines,
 		    "form (unpaired) ratios between logs from different machines"),
-	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not)"),
+	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not, nor a slower whose counts are the same on both sides: placement, not the code)"),
 	    BV_ENUM("--units", &units, "U", units_values, "results as time, rate, peak or memory (the library's workspace per call; default time)"),
 	    BV_STRING("--baseline", &baseline, "NAME",
 		      "compare against the logs saved by run --save-baseline NAME (first column; "

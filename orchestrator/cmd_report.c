@@ -397,6 +397,10 @@ int bv_cmd_report(int argc, char **argv)
 		if (pipeline[i].kind == BV_OPT_END)
 			break;
 	}
+	bv_view_opts counts;
+	bv_view_init(&counts);
+	bv_option counts_opts[BV_COUNTS_OPTIONS];
+	bv_counts_table(&counts, counts_opts);
 	const bv_option opts[] = {
 	    BV_STRING("--baseline", &baseline, "V",
 		      "the released version to compare against (with --from: a label)"),
@@ -433,6 +437,7 @@ int bv_cmd_report(int argc, char **argv)
 		       "  --resume DIR (go on with an interrupted report's measuring)\n",
 		       .seen = &measuring_opt),
 	    BV_INCLUDE(slurm_opts, NULL),
+	    BV_INCLUDE(counts_opts, NULL),
 	    BV_END,
 	};
 	char **positional = bv_xcalloc((size_t)argc + 1, sizeof(char *));
@@ -565,6 +570,18 @@ int bv_cmd_report(int argc, char **argv)
 		have_table = 0; /* the report owns it now */
 	if (rc == 0 && !from && report.counts[BV_CELL_REGRESSION] > 0)
 		rc = remeasure(&report, &c, &so, opts, dir, baseline, candidate, argc, argv);
+	/* Why the changed cells changed (counts.c), in the run's directory (with
+	 * --from: what it counted, unless --counts asks for more). */
+	if (rc == 0) {
+		char *cdir = dir ? bv_strdup(dir) : NULL;
+		const char *slash = cdir ? NULL : strrchr(logs[1], '/');
+		if (!cdir)
+			cdir = slash ? bv_asprintf("%.*s", (int)(slash - logs[1]), logs[1]) : bv_strdup(".");
+		rc = bv_view_counts(&counts, &report.table, cdir, !from);
+		free(cdir);
+		if (rc == 0)
+			bv_report_explain(&report);
+	}
 	if (have_table)
 		bv_table_free(&table);
 	char *where = NULL;

@@ -81,7 +81,7 @@ int bv_cmd_run(int argc, char **argv)
 	    BV_FLAG("--dry-run", &c.dry_run,
 		    "resolve the versions and say the plan: cells, builds cached or to "
 		    "make, and the measuring time; builds and measures nothing (--format json: as JSON)"),
-	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not)"),
+	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not, nor a slower whose counts are the same on both sides: placement, not the code)"),
 	    BV_ENUM("--units", &units, "U", units_values,
 		    "results as time, rate (GB/s or GFLOP/s), peak (% of this "
 		    "machine's calibrated bandwidth or FLOPs) or memory (what the library "

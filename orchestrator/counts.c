@@ -113,6 +113,8 @@ static int costs(const char *s, const char *end, const int *map, size_t nmap, do
 			s++;
 		if (s == end)
 			break;
+		if (*s < '0' || *s > '9') /* strtoull would take "-5" (and wrap it) */
+			return 0;
 		char *e;
 		errno = 0;
 		unsigned long long v = strtoull(s, &e, 10);
@@ -1033,7 +1035,7 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 		if (made)
 			bv_buf_printf(&b, "; %zu %s made in %.0f s, %zu from the cache", made,
 				      bv_plural((long long)made, "count", "counts"), took, cached);
-		bv_buf_printf(&b, "; simulated caches %s; profiles in %s/counts/profiles/", BV_COUNT_CACHES_TEXT, results_dir);
+		bv_buf_printf(&b, "; simulated caches %s; callgrind files in the run's counts/profiles/", BV_COUNT_CACHES_TEXT);
 		free(t->counts);
 		t->counts = bv_buf_detach(&b);
 	}

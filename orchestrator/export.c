@@ -71,6 +71,27 @@ void bv_view_init(bv_view_opts *v)
 	v->count_timeout = 120;
 }
 
+/* The two options of the counts (counts.h), in both tables below. */
+#define COUNTS_OPTIONS(v) \
+	    BV_ENUM("--counts", &(v)->counts, "WHICH", bv_counts_values, \
+		    "why cells changed: each side's call counted once under Valgrind (instructions, " \
+		    "simulated cache misses, the functions that changed), beside the verdict: changed " \
+		    "(run's default: cells not same), all (every host cell), none; compare shows what the " \
+		    "run counted unless this is given"), \
+	    BV_DURATION("--count-timeout", &(v)->count_timeout, "S", 1, 86400, \
+			"one call under Valgrind (about 50x slower than native) may take this long, else its " \
+			"cell says timeout (default 120 s)")
+
+void bv_counts_table(bv_view_opts *v, bv_option *opts)
+{
+	const bv_option all[] = {
+	    COUNTS_OPTIONS(v),
+	    BV_END,
+	};
+	_Static_assert(sizeof(all) / sizeof(all[0]) == BV_COUNTS_OPTIONS, "BV_COUNTS_OPTIONS is wrong");
+	memcpy(opts, all, sizeof(all));
+}
+
 void bv_view_table(bv_view_opts *v, bv_option *opts)
 {
 	const bv_option all[] = {
@@ -82,14 +103,7 @@ void bv_view_table(bv_view_opts *v, bv_option *opts)
 	    BV_STRING("--vs-backend", &v->vs_backend, "B",
 		      "the backend view: for each version, every backend's time over backend B's in the same "
 		      "cell, paired by process, with its interval and verdict (which backend wins, by how much)"),
-	    BV_ENUM("--counts", &v->counts, "WHICH", bv_counts_values,
-		    "why cells changed: each side's call counted once under Valgrind (instructions, "
-		    "simulated cache misses, the functions that changed), beside the verdict: changed "
-		    "(run's default: cells not same), all (every host cell), none; compare shows what the "
-		    "run counted unless this is given"),
-	    BV_DURATION("--count-timeout", &v->count_timeout, "S", 1, 86400,
-			"one call under Valgrind (about 50x slower than native) may take this long, else its "
-			"cell says timeout (default 120 s)"),
+	    COUNTS_OPTIONS(v),
 	    BV_END,
 	};
 	_Static_assert(sizeof(all) / sizeof(all[0]) == BV_VIEW_OPTIONS, "BV_VIEW_OPTIONS is wrong");

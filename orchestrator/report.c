@@ -19,6 +19,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "counts.h"
 #include "json.h"
 #include "results.h"
 
@@ -484,6 +485,51 @@ static void set_status(bv_report *r, bv_report_cell *c, bv_cell_status s)
 	c->status = s;
 }
 
+/* The reasons again, after statuses changed (recheck, explain). */
+static void remake_reasons(bv_report *r)
+{
+	int built[2] = {!r->env[0].build_failed, !r->env[1].build_failed};
+	for (size_t k = 0; k < r->table.nrows; k++)
+		for (int v = 0; v < 2; v++)
+			if (is(r->table.rows[k].results[v].status, "build failed"))
+				built[v] = 0;
+	make_reasons(r, built);
+}
+
+void bv_report_explain(bv_report *r)
+{
+	size_t moved = 0;
+	for (size_t k = 0; k < r->ncells; k++) {
+		bv_report_cell *c = &r->cells[k];
+		const bv_count_cmp *w = r->table.nversions == 2 ? c->row->changes[1].why : NULL;
+		if (!w || (c->status != BV_CELL_REGRESSION && c->status != BV_CELL_WARNING &&
+			   c->status != BV_CELL_IMPROVEMENT))
+			continue;
+		char *why = c->why;
+		if (c->status == BV_CELL_REGRESSION && !strcmp(w->kind, "placement")) {
+			/* The candidate's code runs the same instructions with the same
+			 * misses: its slowdown is where the linker put it (or the
+			 * machine), which the next build of either may undo. */
+			set_status(r, c, BV_CELL_WARNING);
+			c->why = bv_asprintf("%s; but %s: not blocking (the two calls' counts are identical; "
+					     "--layouts measures across placements)",
+					     why ? why : "slower", w->text);
+			moved++;
+		} else
+			c->why = bv_asprintf("%s; %s", why ? why : "", w->text);
+		free(why);
+	}
+	if (!moved)
+		return;
+	remake_reasons(r);
+	bv_table *t = &r->table;
+	t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
+	t->notes[t->nnotes++] = bv_asprintf("%zu cell%s slower beyond %s budget with the same instructions and "
+					    "misses as the baseline (Valgrind's counts): placement or machine, "
+					    "not the code; warned, not blocking",
+					    moved, moved == 1 ? " was" : "s were", moved == 1 ? "its" : "their");
+}
+
 void bv_report_recheck(bv_report *r, const bv_table *again)
 {
 	size_t n = 0, confirmed = 0;
@@ -519,12 +565,7 @@ void bv_report_recheck(bv_report *r, const bv_table *again)
 	}
 	if (n == 0)
 		return;
-	int built[2] = {!r->env[0].build_failed, !r->env[1].build_failed};
-	for (size_t k = 0; k < r->table.nrows; k++)
-		for (int v = 0; v < 2; v++)
-			if (is(r->table.rows[k].results[v].status, "build failed"))
-				built[v] = 0;
-	make_reasons(r, built);
+	remake_reasons(r);
 	bv_table *t = &r->table;
 	t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
 	t->notes[t->nnotes++] = bv_asprintf("%zu cell%s slower beyond %s budget%s and measured again before the "

@@ -106,6 +106,11 @@ void bv_report_free(bv_report *r);
  * lasts many processes (another job taking memory bandwidth) can make a
  * paired ratio real for a while and wrong about the code. */
 void bv_report_recheck(bv_report *r, const bv_table *again);
+/* After the table's changes got their counts (counts.c: bv_counts_explain):
+ * a regression whose counts are identical on both sides is placement or
+ * the machine, not the code, and becomes a warning saying so; every other
+ * counted cell's why gets the counts' text ("instr +3.0 % (fn +3.1 %)"). */
+void bv_report_explain(bv_report *r);
 
 /* The exit status that goes with a report: 0 ready, 1 not ready, 3 when the
  * baseline did not build (no comparison was possible). */

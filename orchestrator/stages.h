@@ -593,7 +593,8 @@ void bv_table_folds_free(bv_fold *f, size_t n);
  * cells behind it (0: no ratio, returns 0). */
 double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *n);
 /* The gate behind --fail-on-slower: any change whose verdict is slower
- * (inconclusive and unstable are not). */
+ * (inconclusive and unstable are not), unless its counts found the same
+ * instructions and misses on both sides (placement or machine: counts.h). */
 int bv_table_has_slower(const bv_table *t);
 
 /* ---- export ----------------------------------------------------------- */
@@ -629,6 +630,10 @@ typedef struct bv_view_opts {
 } bv_view_opts;
 /* Lines in the table bv_view_table fills, its end included. */
 #define BV_VIEW_OPTIONS 6
+/* --counts and --count-timeout alone (report), in opts (room for
+ * BV_COUNTS_OPTIONS); bv_view_table has them too. */
+#define BV_COUNTS_OPTIONS 3
+void bv_counts_table(bv_view_opts *v, struct bv_option *opts);
 void bv_view_init(bv_view_opts *v);
 /* The two options as an options.h table pointing into v, in opts (room for
  * BV_VIEW_OPTIONS), for a command's table to include (BV_INCLUDE). */

@@ -57,6 +57,7 @@ int main(void)
 	failed += test_project();
 	failed += test_expr();
 	failed += test_store();
+	failed += test_counts();
 	failed += test_ops_file(); /* last: its ops stay registered */
 	git_libgit2_shutdown();
 	return failed ? 1 : 0;

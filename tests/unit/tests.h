@@ -32,6 +32,7 @@ int test_classes(void);
 int test_project(void);
 int test_expr(void);
 int test_store(void);
+int test_counts(void);
 int test_ops_file(void); /* last: it registers ops for good */
 
 /* A fresh temporary directory for one test (removed by the caller). */
