@@ -40,6 +40,7 @@
 #include "bisect.h"
 #include "cli.h"
 #include "common.h"
+#include "counts.h"
 #include "project.h"
 #include "hash.h"
 #include "json.h"
@@ -118,6 +119,10 @@ typedef struct ctx {
 	int builds, builds_new, builds_failed;
 	int taken, reused;
 	int rounds; /* rounds of candidates measured (a sequential step is one) */
+	/* --by counts: each step is Valgrind's instruction count of one call
+	 * per version (counts.h), not a timing: deterministic, one process */
+	int by_counts;
+	double count_timeout;
 } ctx;
 
 /* ---- builds ----------------------------------------------------------- */
@@ -244,9 +249,46 @@ static void outcome_free(outcome *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* An exact ratio: a count has no interval, the same code counts the same. */
+static bv_bisect_ratio exact(double r)
+{
+	return (bv_bisect_ratio){1, r, r, r, 1.0, 1, 0, NAN, NAN};
+}
+
+/* --by counts: each version's call counted once under Valgrind; the ratios
+ * are of instructions per call. */
+static int count_step(ctx *x, bv_version **vs, size_t n, outcome *out)
+{
+	bv_count_req reqs[3];
+	bv_count cs[3];
+	for (size_t i = 0; i < n; i++)
+		reqs[i] = (bv_count_req){vs[i]->label, vs[i]->build_key, x->bench, x->op, x->backend, x->size, x->mo.simd_isa};
+	bv_counts_opts co = {BV_COUNTS_ALL, x->count_timeout, 0, 1};
+	char *dir = bv_asprintf("%s/logs/%d-%.12s-counts", x->dir, ++x->nmeasure, vs[n > 2 ? 1 : n - 1]->commit);
+	int rc = bv_mkdir_p(dir);
+	if (rc == 0)
+		rc = bv_counts_make(reqs, n, dir, &co, cs);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		out->status[i] = bv_strdup(cs[i].status);
+		out->reason[i] = cs[i].reason ? bv_strdup(cs[i].reason) : NULL;
+	}
+	for (size_t i = 1; rc == 0 && i < n; i++)
+		if (!strcmp(cs[0].status, "ok") && !strcmp(cs[i].status, "ok") && cs[0].ev[BV_EV_IR] > 0)
+			out->change[i] = exact(cs[i].ev[BV_EV_IR] / cs[0].ev[BV_EV_IR]);
+	if (rc == 0 && n == 3 && out->change[1].valid && out->change[2].valid)
+		out->q = exact(cs[1].ev[BV_EV_IR] / cs[2].ev[BV_EV_IR]);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		bv_count_free(&cs[i]);
+	free(dir);
+	x->taken++;
+	return rc;
+}
+
 static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (x->by_counts)
+		return count_step(x, vs, n, out);
 	bv_measure_opts o = x->mo;
 	o.benches = x->bench, o.ops = x->op, o.backends = x->backend, o.sizes = x->shape;
 	bv_bisect_retry_scale(attempt, &o.min_processes, &o.max_processes, &o.budget_s);
@@ -511,6 +553,8 @@ static void print_json(const ctx *x, const answer *a)
 	cJSON_AddStringToObject(c, "shape", x->shape);
 	cJSON_AddStringToObject(o, "direction", x->improvement ? "faster" : "slower");
 	cJSON_AddNumberToObject(o, "threshold", x->mo.threshold);
+	/* what a step's ratio is of: paired timings, or instructions per call */
+	cJSON_AddStringToObject(o, "by", x->by_counts ? "counts" : "time");
 	if (x->mo.simd_isa)
 		cJSON_AddStringToObject(o, "simd_isa_forced", x->mo.simd_isa);
 	else
@@ -624,6 +668,7 @@ static void print_text(const ctx *x, const answer *a)
 /* ---- the command ------------------------------------------------------ */
 
 static const char *const format_values[] = {"text", "json", NULL};
+static const char *const by_values[] = {"time", "counts", NULL};
 static const char *const slurm_cache_values[] = {"shared", "node", NULL};
 
 /* What bisect takes of the measuring options (run_options.c), as run takes
@@ -647,6 +692,7 @@ typedef struct args {
 	const char *task_out, *task_commits;
 	int argc; /* the command line, for the tasks' */
 	char **argv;
+	const char *by; /* --by time|counts */
 } args;
 
 /* The bisect as it goes: its ends, the walk's state and what it found. */
@@ -694,6 +740,12 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 	    BV_FLAG("--first-parent", &a->first_parent, "follow first parents only (a merge is one step)"),
 	    BV_FLAG("--improvement", &a->improvement, "look for the first commit that got faster"),
 	    BV_ENUM("--format", &a->format, "F", format_values, "text (default) or json"),
+	    BV_ENUM("--by", &a->by, "WHAT", by_values,
+		    "time (default: paired timings) or counts: each step is Valgrind's count of the\n"
+		    "cell's instructions per call (one process per version, the same on every run and\n"
+		    "under any load; finds code changes, not placement; see docs/cli/bisect.md)"),
+	    BV_DURATION("--count-timeout", &x->count_timeout, "S", 1, 86400,
+			"--by counts: one call under Valgrind may take this long (default 120 s)"),
 	    BV_FLAG("--quick", &cli.mo.quick, "fewer processes per measurement (6-12 instead of 10-60)"),
 	    BV_INT("--max-steps", &a->max_steps, "N", 1, 10000,
 		   "stop after N steps and name the commits still in the range"),
@@ -770,6 +822,16 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 	}
 	if (!a->slurm_cache)
 		a->slurm_cache = "shared";
+	x->by_counts = a->by && !strcmp(a->by, "counts");
+	if (x->count_timeout <= 0)
+		x->count_timeout = 120;
+	/* Valgrind 3.19 presents an AVX2 CPU: on an AVX-512 machine the simd
+	 * and blas paths it counts are not the ones this machine times. */
+	if (x->by_counts && (!strcmp(a->backend, "blas") || (!strcmp(a->backend, "simd") &&
+	    !(cli.mo.simd_isa && strcmp(cli.mo.simd_isa, "avx512")))) && __builtin_cpu_supports("avx512f"))
+		fprintf(stderr, "bisect: --by counts counts the %s backend's AVX2 path (the CPU Valgrind presents); "
+				"this machine times AVX-512: a change in the AVX-512 path alone is not seen\n",
+			a->backend);
 	a->argc = argc, a->argv = argv;
 	/* bisect's own defaults: at most 12 processes with --quick (a step is
 	 * one cell, measured again when inconclusive), and four layouts, so a
@@ -880,6 +942,11 @@ static int open_state(ctx *x, const args *a, const walk *w)
 				    w->bad_hex, a->bench, a->op, a->backend, x->size,
 				    a->improvement ? "faster" : "slower", threshold, mo->quick, mo->min_processes,
 				    mo->max_processes, mo->budget_s, mo->sample_us, mo->layouts);
+	if (x->by_counts) { /* only then, as below */
+		char *more = bv_asprintf("%sby counts\n", keytext);
+		free(keytext);
+		keytext = more;
+	}
 	if (mo->simd_isa) { /* only then: the states of earlier bisects keep their keys */
 		char *more = bv_asprintf("%ssimd %s\n", keytext, mo->simd_isa);
 		free(keytext);

@@ -462,7 +462,8 @@ typedef struct job {
 	bv_count c;
 	const char *key;      /* the version's build key */
 	const char *timed;    /* the simd ISA it was timed on (--simd-isa for the count), or NULL */
-	const bv_row *row;
+	const char *bench, *op, *backend;
+	size_t size;
 	char id[41];          /* the count's identity in the cache */
 	char *dir;            /* its scratch directory while it runs */
 	pid_t pid;
@@ -500,7 +501,7 @@ static char *cache_path(const job *j, const char *ext)
 static int start(job *j, const char *valgrind, const char *tmp, double timeout_s)
 {
 	char size[32];
-	bv_size_format(j->row->size, size, sizeof(size));
+	bv_size_format(j->size, size, sizeof(size));
 	j->dir = bv_mkdtemp_in(tmp, "count-");
 	if (!j->dir) {
 		set_status(&j->c, "failed", bv_asprintf("cannot make a scratch directory in %s", tmp));
@@ -544,7 +545,7 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 		bv_strv_push(&argv, "--ops-hash");
 		bv_strv_push(&argv, bv_ops_file_hash());
 	}
-	const char *lists[][2] = {{"--benches", j->row->bench}, {"--ops", j->row->op}, {"--backends", j->row->backend},
+	const char *lists[][2] = {{"--benches", j->bench}, {"--ops", j->op}, {"--backends", j->backend},
 				  {"--sizes", size}};
 	for (size_t i = 0; i < 4; i++)
 		bv_strv_push(&argv, lists[i][0]), bv_strv_push(&argv, lists[i][1]);
@@ -849,6 +850,98 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 	return rc;
 }
 
+/* Finds or makes every job's count (state 0: to make): the cache first,
+ * then Valgrind, o->jobs at once.  *vg_version gets Valgrind's version
+ * (NULL: none ran); *cached and *made how many came from where. */
+static int make_counts(job *js, size_t n, const char *results_dir, const bv_counts_opts *o, char **vg_version,
+		       size_t *cached, size_t *made)
+{
+	int rc = 0;
+	size_t todo = 0;
+	*vg_version = NULL, *cached = 0, *made = 0;
+	for (size_t i = 0; i < n; i++)
+		todo += js[i].state == 0;
+	if (todo) {
+		const char *valgrind = getenv("BV_VALGRIND") && *getenv("BV_VALGRIND") ? getenv("BV_VALGRIND") : "valgrind";
+		/* The sanitizers' runtime and Valgrind cannot share a process:
+		 * a sanitizer build's runner is not counted (make test's ASan
+		 * subset runs such a bench-versions). */
+#if defined(__SANITIZE_ADDRESS__)
+		int sanitized = 1;
+#else
+		int sanitized = 0;
+#endif
+		*vg_version = sanitized ? NULL : valgrind_version(valgrind);
+		for (size_t i = 0; i < n; i++) {
+			job *j = &js[i];
+			if (j->state != 0)
+				continue;
+			if (sanitized) {
+				free(j->c.reason);
+				j->c.reason = bv_strdup("this bench-versions is a sanitizer build (bin-asan/): its "
+							"runner cannot run under Valgrind");
+				j->state = 2;
+				continue;
+			}
+			if (!*vg_version) {
+				free(j->c.reason);
+				j->c.reason = bv_asprintf("%s not found (apt-get install valgrind, or scripts/deps.sh): "
+							  "its counts say why a cell changed",
+							  valgrind);
+				j->state = 2;
+				continue;
+			}
+			const char *isa = count_isa(j->timed);
+			const char *caches[] = {BV_COUNT_CACHES};
+			char *idtext = bv_asprintf("%s\n%s\n%s %s %s\n%s\nisa %s\nops %s\n", COUNT_SCHEMA, *vg_version,
+						   caches[0], caches[1], caches[2], j->c.cell, isa ? isa : "-",
+						   bv_ops_file_hash() ? bv_ops_file_hash() : "-");
+			bv_hash_bytes(idtext, strlen(idtext), j->id);
+			free(idtext);
+			if (from_cache(j, results_dir) == 0)
+				(*cached)++;
+		}
+		size_t left = 0;
+		for (size_t i = 0; i < n; i++)
+			left += js[i].state == 0;
+		if (left) {
+			fprintf(stderr, "counts: %zu %s under Valgrind (%s), %zu at once\n", left,
+				bv_plural((long long)left, "call", "calls"), *vg_version,
+				o->jobs > 0 ? (size_t)o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN));
+			rc = run_jobs(js, n, o, results_dir, valgrind);
+			*made = left;
+		}
+	}
+	return rc;
+}
+
+int bv_counts_make(const bv_count_req *reqs, size_t n, const char *results_dir, const bv_counts_opts *o,
+		   bv_count *out)
+{
+	job *js = bv_xcalloc(n ? n : 1, sizeof(job));
+	for (size_t i = 0; i < n; i++) {
+		const bv_count_req *q = &reqs[i];
+		job *j = &js[i];
+		char size[32];
+		j->c.label = bv_strdup(q->label);
+		j->c.cell = bv_asprintf("%s/%s/%s/%s", q->bench, q->op, q->backend, bv_size_format(q->size, size, sizeof(size)));
+		j->c.status = bv_strdup("not run");
+		j->bench = q->bench, j->op = q->op, j->backend = q->backend, j->size = q->size;
+		j->key = q->build_key, j->timed = q->simd_isa;
+		if (!j->key) {
+			j->c.reason = bv_strdup("no build to count");
+			j->state = 2;
+		}
+	}
+	char *vg = NULL;
+	size_t cached, made;
+	int rc = make_counts(js, n, results_dir, o, &vg, &cached, &made);
+	for (size_t i = 0; i < n; i++)
+		out[i] = js[i].c;
+	free(js), free(vg);
+	return rc;
+}
+
 int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts *o)
 {
 	if (o->which == BV_COUNTS_NONE || !results_dir)
@@ -885,7 +978,7 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 				j->c.label = bv_strdup(t->labels[x]);
 				j->c.cell = bv_strdup(cell);
 				j->c.status = bv_strdup("not run");
-				j->row = r;
+				j->bench = r->bench, j->op = r->op, j->backend = r->backend, j->size = r->size;
 				j->key = t->meta ? t->meta[x].build_key : NULL;
 				j->timed = t->meta ? t->meta[x].simd_isa : NULL;
 				const cJSON *e;
@@ -913,63 +1006,10 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 		}
 	}
 	cJSON_Delete(have);
-	int rc = 0;
 	char *vg_version = NULL;
-	size_t todo = 0, cached = 0, made = 0;
-	for (size_t i = 0; i < n; i++)
-		todo += js[i].state == 0;
+	size_t cached = 0, made = 0;
 	double t0 = now_s();
-	if (todo) {
-		const char *valgrind = getenv("BV_VALGRIND") && *getenv("BV_VALGRIND") ? getenv("BV_VALGRIND") : "valgrind";
-		/* The sanitizers' runtime and Valgrind cannot share a process:
-		 * a sanitizer build's runner is not counted (make test's ASan
-		 * subset runs such a bench-versions). */
-#if defined(__SANITIZE_ADDRESS__)
-		int sanitized = 1;
-#else
-		int sanitized = 0;
-#endif
-		vg_version = sanitized ? NULL : valgrind_version(valgrind);
-		for (size_t i = 0; i < n; i++) {
-			job *j = &js[i];
-			if (j->state != 0)
-				continue;
-			if (sanitized) {
-				free(j->c.reason);
-				j->c.reason = bv_strdup("this bench-versions is a sanitizer build (bin-asan/): its "
-							"runner cannot run under Valgrind");
-				j->state = 2;
-				continue;
-			}
-			if (!vg_version) {
-				free(j->c.reason);
-				j->c.reason = bv_asprintf("%s not found (apt-get install valgrind, or scripts/deps.sh): "
-							  "its counts say why a cell changed",
-							  valgrind);
-				j->state = 2;
-				continue;
-			}
-			const char *isa = count_isa(j->timed);
-			const char *caches[] = {BV_COUNT_CACHES};
-			char *idtext = bv_asprintf("%s\n%s\n%s %s %s\n%s\nisa %s\nops %s\n", COUNT_SCHEMA, vg_version,
-						   caches[0], caches[1], caches[2], j->c.cell, isa ? isa : "-",
-						   bv_ops_file_hash() ? bv_ops_file_hash() : "-");
-			bv_hash_bytes(idtext, strlen(idtext), j->id);
-			free(idtext);
-			if (from_cache(j, results_dir) == 0)
-				cached++;
-		}
-		size_t left = 0;
-		for (size_t i = 0; i < n; i++)
-			left += js[i].state == 0;
-		if (left) {
-			fprintf(stderr, "counts: %zu %s under Valgrind (%s), %zu at once\n", left,
-				bv_plural((long long)left, "call", "calls"), vg_version,
-				o->jobs > 0 ? (size_t)o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN));
-			rc = run_jobs(js, n, o, results_dir, valgrind);
-			made = left;
-		}
-	}
+	int rc = make_counts(js, n, results_dir, o, &vg_version, &cached, &made);
 	double took = now_s() - t0;
 	if (rc == 0 && n) {
 		/* The run's file: every count, made or found. */

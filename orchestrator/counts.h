@@ -100,6 +100,21 @@ typedef struct bv_counts_opts {
  * interruption (BV_EINTR).  Progress on stderr when measuring. */
 int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts *o);
 
+/* One count to make outside a table (bisect --by counts): a version's
+ * build and a cell. */
+typedef struct bv_count_req {
+	const char *label, *build_key;
+	const char *bench, *op, *backend;
+	size_t size;
+	const char *simd_isa; /* what it is timed on (counted on it too, but avx512); NULL: its own */
+} bv_count_req;
+/* out[i] (n of them, each bv_count_free'd by the caller) for reqs[i], from
+ * the cache or made under Valgrind (o->jobs at once, o->timeout_s each),
+ * callgrind files kept under results_dir/counts/profiles/.  A count that
+ * cannot be made has its status and reason; errors are interruption only. */
+int bv_counts_make(const bv_count_req *reqs, size_t n, const char *results_dir, const bv_counts_opts *o,
+		   bv_count *out);
+
 /* The parts, for the unit tests and the fuzzer. */
 /* Reads a callgrind output file's text (--compress-strings and
  * --compress-pos either way): the totals into c->ev, each function's self

@@ -196,5 +196,35 @@ check "... its row says it crashed under Valgrind" contains "$TMP/crash" "not co
 rc=$?
 check "a call too slow under Valgrind: exit 0 (exit $rc)" test $rc -eq 0
 check "... its row says timeout and what to give" contains "$TMP/slow" "not counted: base timeout: no count after 1 s under Valgrind .*--count-timeout"
+
+# ---- bisect --by counts: the commit that changed the code, not the one that moved it
+# base -> pad (placement only) -> relu +3 % -> a note: the counts name the
+# relu commit, deterministically, one process per version and step.
+git -C "$FIX" checkout -q -b line pad
+python3 - "$K/scalar.c" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+head = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)\n\t\t\ty[i] = relu1(x[i]);\n"
+s = s.replace(head, head + "\t\tfor (i = n / 2; i < n / 2 + n * 3 / 100; i++)\n\t\t\ty[i] = relu1(x[i]);\n")
+open(p, "w").write(s)
+PY
+git -C "$FIX" commit -qam "relu: 3 % more" && culprit=$(git -C "$FIX" rev-parse HEAD)
+echo "note" > "$FIX/NOTES" && git -C "$FIX" add -A && git -C "$FIX" commit -qm "a note"
+"$BV" bisect --good base --bad line --bench unary --op relu --backend scalar --size 1M --by counts \
+	--format json > "$TMP/bisect.json" 2> "$TMP/bisect.err"
+rc=$?
+check "bisect --by counts: exit 0 (exit $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || tail -5 "$TMP/bisect.err" | sed 's/^/#   /'
+python3 - "$TMP/bisect.json" "$culprit" > "$TMP/py.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+first = d["first_bad"]
+assert first["commit"] == sys.argv[2], (first, sys.argv[2])
+assert d["by"] == "counts", d["by"]
+assert abs(d["bad_vs_good"]["ratio"] - 1.03) < 0.005, d["bad_vs_good"]
+PY
+check "bisect --by counts names the commit that added the work, not the one that moved the code" test $? -eq 0
+grep -q . "$TMP/py.out" && sed 's/^/#   /' "$TMP/py.out"
 refused "--counts takes changed, all or none" "--counts" base pad --counts some
 finish
