@@ -96,7 +96,10 @@ PY
 fi
 proof_load "$LOAD"
 
-[ -s "$OUT" ] || printf 'run\tpercent\tgroup\tsize\tcells\tslower\tsame\tfaster\tother\tmedian_ratio\tload_start\tload_end\tcommit\tload\toptions\n' > "$OUT"
+# code: cells whose counts (run's default since issue 29: changed cells are
+# counted under Valgrind) say the instructions changed; instr: their median
+# instruction change (%); both empty in logs from before.
+[ -s "$OUT" ] || printf 'run\tpercent\tgroup\tsize\tcells\tslower\tsame\tfaster\tother\tmedian_ratio\tload_start\tload_end\tcommit\tload\toptions\tcode\tinstr\n' > "$OUT"
 commit=$COMMIT
 for run in $(seq 1 "$RUNS"); do
 	for pct in ${PCTS//,/ }; do
@@ -114,13 +117,16 @@ for r in d["rows"]:
     if c.get("ratio") is None:
         continue
     g = groups.setdefault((r["bench"], r.get("shape") or str(r["size"])), [])
-    g.append((c["verdict"], c["ratio"]))
+    w = c.get("counts") or {}
+    g.append((c["verdict"], c["ratio"], w.get("kind"), w.get("instructions_change")))
 for (bench, size), cells in sorted(groups.items()):
     n = len(cells)
     count = lambda v: sum(1 for x in cells if x[0] == v)
     other = n - count("slower") - count("same") - count("faster")
     med = statistics.median(x[1] for x in cells)
-    print(f"{run}\t{pct}\t{bench}\t{size}\t{n}\t{count('slower')}\t{count('same')}\t{count('faster')}\t{other}\t{med:.4f}\t{l0}\t{l1}\t{commit}\t{load}\t{opts}")
+    code = [x[3] for x in cells if x[2] == "code"]
+    instr = f"{100 * statistics.median(code):.2f}" if code else ""
+    print(f"{run}\t{pct}\t{bench}\t{size}\t{n}\t{count('slower')}\t{count('same')}\t{count('faster')}\t{other}\t{med:.4f}\t{l0}\t{l1}\t{commit}\t{load}\t{opts}\t{len(code)}\t{instr}")
 PY
 		tail -n +2 "$OUT" | awk -F'\t' -v r="$run" -v p="$pct" '$1 == r && $2 == p' | cut -f1-10
 	done
