@@ -79,16 +79,19 @@ typedef struct names {
 
 static const char *name_of(names *nm, const char *s, size_t len)
 {
-	if (len == 0 || s[0] != '(')
+	/* bounded by len throughout: a line of the file is not a string */
+	if (len < 3 || s[0] != '(')
 		return NULL;
-	char *end;
-	unsigned long id = strtoul(s + 1, &end, 10);
-	if (end == s + 1 || *end != ')' || id > 1000000)
+	size_t i = 1;
+	unsigned long id = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9' && id <= 1000000)
+		id = id * 10 + (unsigned long)(s[i++] - '0');
+	if (i == 1 || i >= len || s[i] != ')' || id > 1000000)
 		return NULL;
-	const char *rest = end + 1;
-	while (*rest == ' ')
-		rest++;
-	size_t restlen = len - (size_t)(rest - s);
+	i++;
+	while (i < len && s[i] == ' ')
+		i++;
+	size_t restlen = len - i;
 	if (id >= nm->n) {
 		size_t n = id + 1 > 2 * nm->n ? id + 1 : 2 * nm->n;
 		nm->v = bv_xrealloc(nm->v, n * sizeof(char *));
@@ -98,7 +101,7 @@ static const char *name_of(names *nm, const char *s, size_t len)
 	if (restlen) {
 		free(nm->v[id]);
 		nm->v[id] = bv_xmalloc(restlen + 1);
-		memcpy(nm->v[id], rest, restlen);
+		memcpy(nm->v[id], s + i, restlen);
 		nm->v[id][restlen] = '\0';
 	}
 	return nm->v[id] ? nm->v[id] : "???";
@@ -113,15 +116,16 @@ static int costs(const char *s, const char *end, const int *map, size_t nmap, do
 			s++;
 		if (s == end)
 			break;
-		if (*s < '0' || *s > '9') /* strtoull would take "-5" (and wrap it) */
-			return 0;
-		char *e;
-		errno = 0;
-		unsigned long long v = strtoull(s, &e, 10);
-		if (e == s || errno || (e < end && *e != ' '))
+		/* digits only, within the line (not strtoull: it takes "-5" and
+		 * wraps it, and reads past a line that is not a string) */
+		const char *e = s;
+		double v = 0;
+		while (e < end && *e >= '0' && *e <= '9' && v < 1e18)
+			v = v * 10 + (*e++ - '0');
+		if (e == s || v >= 1e18 || (e < end && *e != ' '))
 			return 0;
 		if (map[i] >= 0)
-			out[map[i]] += (double)v;
+			out[map[i]] += v;
 		s = e;
 	}
 	return 1;
@@ -239,7 +243,8 @@ int bv_callgrind_parse(const char *text, size_t len, size_t max_fns, bv_count *c
 			memcpy(c->ev, src, sizeof(c->ev));
 		else
 			c->ev[BV_EV_IR] = sum_ir;
-		qsort(fns, nfns, sizeof(*fns), fn_cmp);
+		if (nfns) /* qsort takes no NULL, even for 0 elements */
+			qsort(fns, nfns, sizeof(*fns), fn_cmp);
 		size_t keep = 0;
 		for (size_t i = 0; i < nfns; i++) {
 			if (keep < max_fns && fns[i].ir > 0)
