@@ -9,6 +9,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "counts.h"
 #include "stages.h"
 
 /* RFC 4180: a field holding a comma, quote, CR or LF is quoted, quotes
@@ -49,7 +50,8 @@ static const char *const columns[] = {
     "bench",  "op",           "backend",       "size",       "version",  "status",
     "reason", "median_ns",    "ci_low_ns",     "ci_high_ns", "gb_per_s", "gflop_per_s",
     "ratio",  "ratio_ci_low", "ratio_ci_high", "verdict",    "mode",     "noisy",
-    "library_host_bytes", "library_device_bytes", /* last: earlier columns keep their place */
+    "library_host_bytes", "library_device_bytes", /* later: earlier columns keep their place */
+    "counts_kind", "instructions_change", "counts", /* why the cell changed (counts.h) */
 };
 
 int bv_export_csv(const bv_table *t, FILE *out)
@@ -92,7 +94,11 @@ int bv_export_csv(const bv_table *t, FILE *out)
 			fputs(has ? (ch->noisy ? "true" : "false") : "", out);
 			fputc(',', out);
 			num(out, res->library_host_bytes, ok && isfinite(res->library_host_bytes)), fputc(',', out);
-			num(out, res->library_device_bytes, ok && isfinite(res->library_device_bytes));
+			num(out, res->library_device_bytes, ok && isfinite(res->library_device_bytes)), fputc(',', out);
+			const bv_count_cmp *w = has ? ch->why : NULL;
+			field(out, w ? w->kind : "", 0), fputc(',', out);
+			num(out, w ? w->instr : 0, w && isfinite(w->instr)), fputc(',', out);
+			field(out, w ? w->text : "", 1);
 			fputs("\r\n", out);
 		}
 	}

@@ -159,6 +159,17 @@ grep -q . "$TMP/py.out" && sed 's/^/#   /' "$TMP/py.out"
 "$BV" compare "$dir" > "$TMP/shown" 2> "$TMP/shown.err"
 check "compare shows the run's counts" contains "$TMP/shown" "relu +scalar +1M .*kn_scalar_unary_ex \+"
 check "... and counts nothing" bash -c "! grep -q 'under Valgrind' '$TMP/shown.err'"
+"$BV" compare "$dir" --format csv > "$TMP/shown.csv" 2> /dev/null
+python3 - "$TMP/shown.csv" > "$TMP/py.out" 2>&1 <<'PY'
+import csv, sys
+rows = {(r["op"], r["backend"], r["version"]): r for r in csv.DictReader(open(sys.argv[1], newline=""))}
+r = rows[("relu", "scalar", "relu3")]
+assert r["counts_kind"] == "code" and 0.02 < float(r["instructions_change"]) < 0.04, r
+assert r["counts"].startswith("instr +3.0"), r
+assert rows[("relu", "scalar", "base")]["counts_kind"] == "", rows[("relu", "scalar", "base")]
+PY
+check "csv: the counts' kind, instruction change and text" test $? -eq 0
+grep -q . "$TMP/py.out" && sed 's/^/#   /' "$TMP/py.out"
 # a damaged counts.json is no count, and no failure
 echo '{"counts": [{"label": "pad", "cell": 7}], "x"' > "$dir/counts/counts.json"
 "$BV" compare "$dir" > "$TMP/dmg" 2> "$TMP/dmg.err"

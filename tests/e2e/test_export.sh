@@ -42,7 +42,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 cols = ["bench", "op", "backend", "size", "version", "status", "reason", "median_ns", "ci_low_ns",
         "ci_high_ns", "gb_per_s", "gflop_per_s", "ratio", "ratio_ci_low", "ratio_ci_high", "verdict",
-        "mode", "noisy", "library_host_bytes", "library_device_bytes"]
+        "mode", "noisy", "library_host_bytes", "library_device_bytes", "counts_kind", "instructions_change", "counts"]
 assert list(rows[0].keys()) == cols, list(rows[0].keys())
 assert len(rows) == 4, len(rows)
 by = {(r["op"], r["version"]): r for r in rows}
