@@ -473,7 +473,7 @@ typedef struct job {
 	char *dir;            /* its scratch directory while it runs */
 	pid_t pid;
 	double started, deadline;
-	int state;            /* 0 to make, 1 running, 2 done */
+	int state;            /* 0 to make, 1 running, 2 done, 3 none to show (compare, nothing counted) */
 } job;
 
 static double now_s(void)
@@ -999,9 +999,9 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 					}
 				}
 				if (j->state == 0 && !o->measure) {
-					free(j->c.reason);
-					j->c.reason = bv_strdup("the run's counts/counts.json has none (counted by run, or by compare --counts)");
-					j->state = 2;
+					/* nothing to show: an older run, or one that counted
+					 * none (compare --counts counts it) */
+					j->state = 3;
 				} else if (j->state == 0 && !j->key) {
 					free(j->c.reason);
 					j->c.reason = bv_strdup("the log names no build key");
@@ -1025,7 +1025,8 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 		cJSON_AddStringToObject(doc, "caches", BV_COUNT_CACHES_TEXT);
 		cJSON *arr = cJSON_AddArrayToObject(doc, "counts");
 		for (size_t i = 0; i < n; i++)
-			cJSON_AddItemToArray(arr, count_json(&js[i].c));
+			if (js[i].state != 3)
+				cJSON_AddItemToArray(arr, count_json(&js[i].c));
 		char *cdir = bv_asprintf("%s/counts", results_dir);
 		if (o->measure && bv_mkdir_p(cdir) != 0)
 			rc = bv_fail(BV_ERUN, "cannot make %s: %s", cdir, bv_error_last());
@@ -1048,7 +1049,7 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 			if (bv_table_is_base(t, v) || !wanted(o, r, ch))
 				continue;
 			job *jb = find(js, n, t->labels[b], cell), *jc = find(js, n, t->labels[v], cell);
-			if (!jb || !jc)
+			if (!jb || !jc || jb->state == 3 || jc->state == 3)
 				continue;
 			bv_count_cmp_free(ch->why);
 			ch->why = bv_count_compare(&jb->c, &jc->c, r->backend, t->meta ? t->meta[b].simd_isa : NULL,
