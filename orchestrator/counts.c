@@ -621,6 +621,24 @@ static char *last_words(const char *path)
 	return s;
 }
 
+/* A count's callgrind file in the results, counts/profiles/LABEL/CELL
+ * (CELL's slashes as dashes): j->c.profile gets its relative path.  Best
+ * effort: the count stands without it. */
+static void keep_profile(job *j, const char *results_dir, const char *text, size_t len)
+{
+	char *cell = bv_strdup(j->c.cell);
+	for (char *p = cell; *p; p++)
+		if (*p == '/')
+			*p = '-';
+	char *rel = bv_asprintf("counts/profiles/%s/%s.callgrind", j->c.label, cell);
+	char *full = bv_asprintf("%s/%s", results_dir, rel), *sub = bv_asprintf("%s/counts/profiles/%s", results_dir, j->c.label);
+	free(j->c.profile);
+	j->c.profile = NULL;
+	if (bv_mkdir_p(sub) == 0 && bv_write_file_atomic(full, text, len) == 0)
+		j->c.profile = rel, rel = NULL;
+	free(rel), free(full), free(sub), free(cell);
+}
+
 /* A count's process has ended with wait status ws: read what it left. */
 static void finish(job *j, int ws, const char *results_dir, double timeout_s, int timed_out)
 {
@@ -682,14 +700,7 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 				if (cache_ok)
 					(void)bv_write_file_atomic(keep, text, len);
 				free(keep);
-				char *rel = bv_asprintf("counts/profiles/%s/%s.callgrind", j->c.label, j->c.cell);
-				for (char *p = rel + 16 + strlen(j->c.label) + 1; *p; p++)
-					if (*p == '/')
-						*p = '-';
-				char *full = bv_asprintf("%s/%s", results_dir, rel), *sub = bv_asprintf("%s/counts/profiles/%s", results_dir, j->c.label);
-				if (bv_mkdir_p(sub) == 0 && bv_write_file_atomic(full, text, len) == 0)
-					j->c.profile = rel, rel = NULL;
-				free(rel), free(full), free(sub);
+				keep_profile(j, results_dir, text, len);
 			}
 			free(text);
 		}
@@ -737,14 +748,7 @@ static int from_cache(job *j, const char *results_dir)
 	char *cg = cache_path(j, "callgrind"), *text = NULL;
 	size_t len;
 	if (!strcmp(j->c.status, "ok") && bv_read_file(cg, MAX_PROFILE, &text, &len) == 0) {
-		char *rel = bv_asprintf("counts/profiles/%s/%s.callgrind", j->c.label, j->c.cell);
-		for (char *p = rel + 16 + strlen(j->c.label) + 1; *p; p++)
-			if (*p == '/')
-				*p = '-';
-		char *full = bv_asprintf("%s/%s", results_dir, rel), *sub = bv_asprintf("%s/counts/profiles/%s", results_dir, j->c.label);
-		if (bv_mkdir_p(sub) == 0 && bv_write_file_atomic(full, text, len) == 0)
-			j->c.profile = rel, rel = NULL;
-		free(rel), free(full), free(sub);
+		keep_profile(j, results_dir, text, len);
 	}
 	free(text), free(cg);
 	j->state = 2;
