@@ -29,9 +29,10 @@
  *   bv-runner --calibrate --out FILE
  *   bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN.so
  *
- * --count is for running under Valgrind's callgrind with --collect-atstart=no
- * (bench-versions' counts stage, counts.c): one version, one cell, one warm
- * call, then the counted call between two collection toggles, so callgrind's
+ * --count is for running under Valgrind's callgrind with --instr-atstart=no
+ * --collect-atstart=no (bench-versions' counts stage, counts.c): one
+ * version, one cell; simulation starts before one warm call, then the
+ * counted call runs between two collection toggles, so callgrind's
  * file holds the timed call and nothing else: no setup, no input making, no
  * check.  In this process, no child: Valgrind is the isolation, and its exit
  * status and the file are what counts.c reads.
@@ -979,6 +980,11 @@ static cJSON *count_cell(version *v, const bv_cell *c, long index)
 			s = BV_UNAVAILABLE;
 			snprintf(reason, sizeof(reason), "a device backend: its work is not on the host, so not counted");
 		}
+		/* Valgrind simulates from here (--instr-atstart=no): the setup,
+		 * the inputs and the plugin's loading ran at full speed, and the
+		 * warm call's pass fills the simulated caches as it fills the
+		 * real ones before the timed calls. */
+		CALLGRIND_START_INSTRUMENTATION;
 		if (s == BV_OK)
 			s = t.call.fn(&t.call, &t.args); /* warm */
 		if (s == BV_OK) {

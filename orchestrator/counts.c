@@ -40,7 +40,7 @@ const char *const bv_counts_values[] = {"changed", "all", "none", NULL};
 
 /* What a count's identity holds besides the build: bump when the counted
  * region or the simulated machine changes. */
-#define COUNT_SCHEMA "bv-count/1"
+#define COUNT_SCHEMA "bv-count/2"
 #define MAX_FNS 64            /* functions kept per count */
 #define MAX_PROFILE (64 << 20) /* bytes of a callgrind file read */
 
@@ -528,6 +528,10 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 	bv_strv_push(&argv, "--tool=callgrind");
 	bv_strv_pushf(&argv, "--callgrind-out-file=%s/callgrind.out", j->dir);
 	bv_strv_pushf(&argv, "--log-file=%s/valgrind.log", j->dir);
+	/* nothing simulated before bv-runner asks (CALLGRIND_START_INSTRUMENTATION
+	 * before its warm call): loading, setup and making the inputs run at
+	 * full speed, 2.5x less time for a 1M-element exp */
+	bv_strv_push(&argv, "--instr-atstart=no");
 	bv_strv_push(&argv, "--collect-atstart=no");
 	bv_strv_push(&argv, "--cache-sim=yes");
 	bv_strv_push(&argv, "--branch-sim=yes");
