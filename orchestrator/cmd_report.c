@@ -119,7 +119,7 @@ static int print_text(const bv_report *r, FILE *out)
 		fprintf(out, "geomean %s/%s overall: %.3f (%zu %s)\n", t->labels[1], t->labels[0], r->geomean,
 			r->ngeomean, bv_plural((long long)r->ngeomean, "cell", "cells"));
 	static const bv_cell_status listed[] = {BV_CELL_WARNING, BV_CELL_IMPROVEMENT, BV_CELL_NEW};
-	static const char *const titles[] = {"warnings (slower, within budget)", "improvements", "new cells"};
+	static const char *const titles[] = {"warnings (slower, not blocking)", "improvements", "new cells"};
 	for (int l = 0; l < 3; l++) {
 		if (!r->counts[listed[l]])
 			continue;

@@ -132,7 +132,7 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 	cell_list(out, r, BV_CELL_WRONG, "Wrong results");
 	cell_list(out, r, BV_CELL_FAILED, "Crashed, hung or failed");
 	cell_list(out, r, BV_CELL_VANISHED, "Vanished");
-	cell_list(out, r, BV_CELL_WARNING, "Warnings: slower, within budget");
+	cell_list(out, r, BV_CELL_WARNING, "Warnings: slower, not blocking");
 	cell_list(out, r, BV_CELL_IMPROVEMENT, "Improvements");
 	cell_list(out, r, BV_CELL_NEW, "New cells");
 

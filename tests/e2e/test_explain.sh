@@ -214,6 +214,17 @@ rc=$?
 check "a call too slow under Valgrind: exit 0 (exit $rc)" test $rc -eq 0
 check "... its row says timeout and what to give" contains "$TMP/slow" "not counted: base timeout: no count after 1 s under Valgrind .*--count-timeout"
 
+# ---- report: a regression of code that only moved is a warning, not a block
+# (--layouts 1, so placement can move the cells; the counts must explain it)
+"$BV" report --baseline base --candidate pad --benches binary --ops add,mul --backends scalar --sizes 64K,1M \
+	--quick --layouts 1 --formats none --results "$TMP/res3" > "$TMP/report.txt" 2> "$TMP/report.err"
+rc=$?
+check "report on code that only moved: READY (exit $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/report.txt" | head -20
+check "report: no regression blamed on unchanged code" bash -c "! grep -E 'regression' '$TMP/report.txt' | grep -q 'placement or machine'"
+n=$(grep -c 'not blocking (the two calls. counts are identical' "$TMP/report.txt")
+echo "# report, pad 416 bytes, one layout: $n regression(s) of unchanged code warned, not blocked"
+
 # ---- bisect --by counts: the commit that changed the code, not the one that moved it
 # base -> pad (placement only) -> relu +3 % -> a note: the counts name the
 # relu commit, deterministically, one process per version and step.
