@@ -630,6 +630,10 @@ static char *last_words(const char *path)
  * effort: the count stands without it. */
 static void keep_profile(job *j, const char *results_dir, const char *text, size_t len)
 {
+	/* a label read from a log is hostile: one path component, or no file */
+	const char *l = j->c.label;
+	if (!*l || strchr(l, '/') || !strcmp(l, ".") || !strcmp(l, "..") || !bv_path_lexically_inside(l))
+		return;
 	char *cell = bv_strdup(j->c.cell);
 	for (char *p = cell; *p; p++)
 		if (*p == '/')
@@ -838,7 +842,9 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 				running--, done++;
 			}
 		if (bv_interrupted())
-			rc = bv_fail_interrupted();
+			rc = bv_fail(BV_EINTR, "interrupted (%s) while counting under Valgrind; the run's logs are "
+					       "complete: bench-versions compare %s --counts changed counts the rest",
+				     bv_interrupted() == SIGTERM ? "SIGTERM" : "SIGINT", results_dir);
 		if (t - last > 2 && isatty(2)) {
 			fprintf(stderr, "\rcounts: %zu of %zu calls under Valgrind (%.0fs)", done, total, t - t0);
 			last = t;
