@@ -71,6 +71,9 @@
 
 #define MAX_VERSIONS BV_RUNNER_MAX_VERSIONS
 #define ST_WRONG (-1) /* status: output differs from the reference */
+/* --count: the largest footprint whose warm call is simulated too, twice
+ * counts.h's simulated LL (8 MiB) */
+#define BV_COUNT_WARM_MAX (16.0 * 1024 * 1024)
 
 typedef struct version {
 	const char *label;
@@ -983,10 +986,21 @@ static cJSON *count_cell(version *v, const bv_cell *c, long index)
 		/* Valgrind simulates from here (--instr-atstart=no): the setup,
 		 * the inputs and the plugin's loading ran at full speed, and the
 		 * warm call's pass fills the simulated caches as it fills the
-		 * real ones before the timed calls. */
+		 * real ones before the timed calls.  Data more than twice the
+		 * simulated LL (BV_COUNT_WARM_MAX) would leave little of itself
+		 * in the caches after a pass: such a cell gets no warm call, and
+		 * its counted call starts from cold caches.  That halves the time
+		 * of the largest cells: Valgrind runs even uninstrumented code
+		 * 5-300x slower (a 16M-element simd tanh: 44 s with --tool=none,
+		 * 0.13 s natively; its AVX2 gathers).  The symbols a first call
+		 * would bind lazily are bound at load (counts.c sets LD_BIND_NOW),
+		 * so no dynamic linker runs in a counted call either way. */
+		double bytes = 4.0 * (double)(d.l.nx + d.l.nx2 + d.l.ny + d.l.nwork);
+		int warm = bytes <= BV_COUNT_WARM_MAX;
+		cJSON_AddBoolToObject(o, "warm", warm);
 		CALLGRIND_START_INSTRUMENTATION;
-		if (s == BV_OK)
-			s = t.call.fn(&t.call, &t.args); /* warm */
+		if (s == BV_OK && warm)
+			s = t.call.fn(&t.call, &t.args);
 		if (s == BV_OK) {
 			CALLGRIND_TOGGLE_COLLECT;
 			s = t.call.fn(&t.call, &t.args);

@@ -40,7 +40,7 @@ const char *const bv_counts_values[] = {"changed", "all", "none", NULL};
 
 /* What a count's identity holds besides the build: bump when the counted
  * region or the simulated machine changes. */
-#define COUNT_SCHEMA "bv-count/2"
+#define COUNT_SCHEMA "bv-count/3" /* 3: no warm call past 16 MiB, LD_BIND_NOW */
 #define MAX_FNS 64            /* functions kept per count */
 #define MAX_PROFILE (64 << 20) /* bytes of a callgrind file read */
 
@@ -580,13 +580,17 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 	size_t ne = 0;
 	while (env[ne])
 		ne++;
-	char **env2 = bv_xcalloc(ne + 3, sizeof(char *));
+	char **env2 = bv_xcalloc(ne + 4, sizeof(char *));
 	size_t k = 0;
 	for (size_t i = 0; i < ne; i++)
-		if (strncmp(env[i], "OPENBLAS_NUM_THREADS=", 21) && strncmp(env[i], "OMP_NUM_THREADS=", 16))
+		if (strncmp(env[i], "OPENBLAS_NUM_THREADS=", 21) && strncmp(env[i], "OMP_NUM_THREADS=", 16) &&
+		    strncmp(env[i], "LD_BIND_NOW=", 12))
 			env2[k++] = env[i];
 	env2[k++] = "OPENBLAS_NUM_THREADS=1";
 	env2[k++] = "OMP_NUM_THREADS=1";
+	/* every symbol bound at load: no lazy binding inside a counted call
+	 * (a large cell's counted call is its first: bv-runner --count) */
+	env2[k++] = "LD_BIND_NOW=1";
 	int rc = posix_spawnp(&j->pid, argv.v[0], &fa, &at, argv.v, env2);
 	free(env2), free(env);
 	posix_spawnattr_destroy(&at);
