@@ -17,10 +17,10 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -562,18 +562,7 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 	bv_strv_push(&argv, "0");
 	bv_strv_pushf(&argv, "%s=%s", j->c.label, plugin);
 
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	char *log = bv_asprintf("%s/output.log", j->dir);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	free(log);
-	posix_spawnattr_t at;
-	posix_spawnattr_init(&at);
-	/* A group of its own: what the kernel starts is killed with it. */
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
 	/* The runner's environment: the library under test learns no secret,
 	 * and one thread, as the count says. */
 	char **env = bv_child_environ(environ, BV_ENV_RUNNER);
@@ -591,10 +580,32 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 	/* every symbol bound at load: no lazy binding inside a counted call
 	 * (a large cell's counted call is its first: bv-runner --count) */
 	env2[k++] = "LD_BIND_NOW=1";
-	int rc = posix_spawnp(&j->pid, argv.v[0], &fa, &at, argv.v, env2);
+	/* fork and exec, not posix_spawn: the child dies with us (PDEATHSIG
+	 * survives the exec), so a count never outlives a killed
+	 * bench-versions, whose deadline is the only one it has; and it
+	 * leads a group of its own, killed whole when the count ends, with
+	 * what the kernel started. */
+	pid_t parent = getpid();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(127);
+		execvpe(argv.v[0], argv.v, env2);
+		dprintf(2, "cannot start %s: %s\n", argv.v[0], strerror(errno));
+		_exit(127);
+	}
+	int rc = pid < 0 ? errno : 0;
+	if (pid > 0)
+		setpgid(pid, pid); /* as the child does: whichever runs first */
+	j->pid = pid;
+	free(log);
 	free(env2), free(env);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
 	bv_strv_free(&argv);
 	if (rc != 0) {
 		set_status(&j->c, "not run", bv_asprintf("cannot start %s: %s", valgrind, strerror(rc)));
@@ -931,6 +942,9 @@ static int make_counts(job *js, size_t n, const char *results_dir, const bv_coun
 			fprintf(stderr, "counts: %zu %s under Valgrind (%s), %zu at once\n", left,
 				bv_plural((long long)left, "call", "calls"), *vg_version,
 				o->jobs > 0 ? (size_t)o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN));
+			/* Ctrl-C and SIGTERM end the counts (and their processes)
+			 * cleanly: compare has no handler of its own */
+			bv_signals_install();
 			rc = run_jobs(js, n, o, results_dir, valgrind);
 			*made = left;
 		}

@@ -183,6 +183,22 @@ rc=$?
 check "a damaged counts.json: compare still exits 0 (exit $rc)" test $rc -eq 0
 check "... and says the file is unreadable" contains "$TMP/dmg.err" "counts.json"
 
+# ---- interrupted while counting: no Valgrind outlives it ---------------------
+rm -rf "$dir/counts" "$BENCH_VERSIONS_CACHE/counts"
+"$BV" compare "$dir" --counts all > /dev/null 2> "$TMP/int.err" &
+pid=$!
+for i in $(seq 1 100); do grep -q 'under Valgrind' "$TMP/int.err" && break; sleep 0.1; done
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM while counting: exit 143 (exit $rc)" test $rc -eq 143
+check "... says the logs are complete and how to count the rest" contains "$TMP/int.err" "while counting under Valgrind; the run's logs are complete: bench-versions compare .* --counts changed"
+sleep 0.5
+# (a function, not pgrep -f in bash -c: that command line holds the pattern too)
+no_valgrind() { ! ps -eo args | grep valgrind.bin | grep -qF "$BENCH_VERSIONS_CACHE"; }
+check "... and leaves no Valgrind running" no_valgrind
+
 # ---- the default run: placement is never a plain slower/faster -------------
 "$BV" base pad --benches binary --ops add,mul --backends scalar --sizes 64K,1M --quick \
 	--format json --results "$TMP/res2" > "$TMP/default.json" 2> "$TMP/default.err"
