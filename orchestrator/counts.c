@@ -348,7 +348,11 @@ bv_count_cmp *bv_count_compare(const bv_count *base, const bv_count *cand, const
 	pct(c->d1, d1, sizeof(d1));
 	pct(c->ll, ll, sizeof(ll));
 	char what[256];
-	if (code && c->fn)
+	if (code && c->fn && c->fn_base == 0) /* a function the baseline lacks: new, or renamed */
+		snprintf(what, sizeof(what), "instr %s (%s, a function the baseline has not)", ins, c->fn);
+	else if (code && c->fn && c->fn_cand == 0)
+		snprintf(what, sizeof(what), "instr %s (%s, gone from this version)", ins, c->fn);
+	else if (code && c->fn)
 		snprintf(what, sizeof(what), "instr %s (%s %s)", ins, c->fn, fnp);
 	else if (code)
 		snprintf(what, sizeof(what), "instr %s", ins);
