@@ -56,7 +56,16 @@ check "the blocking cell was measured again before the verdict" contains "$TMP/e
 check "the note says it was confirmed" contains "$TMP/out" "^note: 1 cell was slower beyond its budget and measured again before the verdict: 1 confirmed, 0 not"
 check "the re-measurement lies inside the report's run directory" test "$(ls -d "$TMP"/results/[0-9]*/remeasured/*/ | wc -l)" -eq 1
 check "the reason names relu and its budget" contains "$TMP/out" "1 cell is slower beyond its budget: unary relu scalar 64K \([23]\.[0-9]+x \[[0-9.]+, [0-9.]+\], budget \+5%\)$"
-check "abs is unchanged" contains "$TMP/out" "^cells: 2, 1 regression, 1 ok$"
+# abs's source is unchanged, but relu's new code moved it: on a busy machine
+# even four layouts can call such a cell (a CI run called it).  It must never
+# block, and when it is called its counts must say the code is the same.
+if grep -q "^cells: 2, 1 regression, 1 ok$" "$TMP/out"; then
+	check "abs is unchanged" true
+else
+	check "abs, called changed though unchanged, does not block: its counts say placement" \
+		contains "$TMP/out" "^  unary abs scalar 64K +[0-9].*same instructions and misses: placement or machine, not the code"
+	grep -E "^cells|abs" "$TMP/out" | sed 's/^/# /'
+fi
 run=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
 run=${run%/}
 check "report.html, report.md and report.xml are in the run's directory" \
