@@ -56,7 +56,7 @@ ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
 	       $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o
 
-.PHONY: all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
+.PHONY: gpu-bundle all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner
 unit: $(TBIN)/unit
 
@@ -91,6 +91,19 @@ $(BIN)/bench-versions: $(ORCH_OBJS)
 $(BIN)/bv-runner: $(RUNNER_OBJS)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs libcjson) -ldl -lm
+
+# The GPU check's bundle (tests/gpu/bundle.sh, run by tests/gpu/check.sh on a
+# GPU machine): the two programs linked to find their libraries beside them
+# (DT_RPATH, which also covers the libraries' own dependencies), the
+# libraries, the kernels' cuda tests and figures, a clone with the A/A and
+# planted branches.
+GPU_RPATH := -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/../lib'
+gpu-bundle: $(ORCH_OBJS) $(RUNNER_OBJS)
+	@test -z "$(VARIANT)" || { echo "gpu-bundle: the plain build only (not VARIANT=$(VARIANT))"; exit 2; }
+	@mkdir -p gpu-bundle/bin
+	$(CC) $(CFLAGS) -o gpu-bundle/bin/bench-versions $(ORCH_OBJS) $(PKG_LIBS) -lm $(GPU_RPATH)
+	$(CC) $(CFLAGS) -o gpu-bundle/bin/bv-runner $(RUNNER_OBJS) $(shell pkg-config --libs libcjson) -ldl -lm $(GPU_RPATH)
+	@tests/gpu/bundle.sh
 
 # The embedded default: the first release of this repository's own kernel
 # library against main and the working tree.
@@ -196,4 +209,4 @@ install: all man
 	if [ -d compat/patches ]; then install -d $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches && cp -r compat/patches/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches/; fi
 
 clean:
-	rm -rf bin build tests/bin bin-asan build-asan tests/bin-asan build-fuzz tests/bin-fuzz kernels/build man
+	rm -rf bin build tests/bin bin-asan build-asan tests/bin-asan build-fuzz tests/bin-fuzz kernels/build man gpu-bundle
