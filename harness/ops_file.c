@@ -15,12 +15,15 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char loaded_hash[17];
 static char *loaded_path;
@@ -238,6 +241,66 @@ static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *
 	return 0;
 }
 
+/* A NUL inside a string: cJSON decodes "\u0000" into one (and copies a NUL
+ * byte), and every C reader of the string stops there, so the function
+ * "fm_bench_my\u0000; ..." was fm_bench_my and the key "lo\u0000x" was lo.
+ * Found in the text (cJSON keeps no string's length), with the key the
+ * string is the value of and where it is.  0, or -1 with the message. */
+static int nul_in_strings(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		snprintf(err, errlen, "ops file %s: holds a NUL byte at offset %zu: not JSON text", path,
+		         (size_t)(nul - text));
+		return -1;
+	}
+	const char *key = NULL; /* the last key's text, between its quotes */
+	size_t keylen = 0, line = 1, line_start = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n')
+			line++, line_start = i + 1;
+		if (text[i] != '"')
+			continue;
+		size_t start = ++i, at = 0; /* at: 1 when the string holds \u0000 */
+		size_t at_line = 0, at_col = 0;
+		for (; i < len && text[i] != '"'; i++) {
+			if (text[i] == '\n') /* no JSON, but cJSON takes it */
+				line++, line_start = i + 1;
+			if (text[i] == '\\' && i + 1 < len) {
+				if (!at && text[i + 1] == 'u' && i + 5 < len && !memcmp(text + i + 2, "0000", 4))
+					at = 1, at_line = line, at_col = i + 1 - line_start;
+				i++; /* the escaped character: \\u0000 is a backslash, then text */
+			}
+		}
+		size_t next = i + 1;
+		while (next < len &&
+		       (text[next] == ' ' || text[next] == '\t' || text[next] == '\r' || text[next] == '\n'))
+			next++;
+		int is_key = next < len && text[next] == ':';
+		if (at) {
+			if (is_key)
+				snprintf(err, errlen,
+				         "ops file %s: a key at line %zu, column %zu holds \\u0000 (a NUL character), "
+				         "which would cut it short",
+				         path, at_line, at_col);
+			else {
+				/* the key as written, if it is plain text (what the file says is shown, not obeyed) */
+				int plain = key && keylen <= 64;
+				for (size_t k = 0; plain && k < keylen; k++)
+					plain = key[k] >= ' ' && key[k] <= '~' && key[k] != '\\';
+				snprintf(err, errlen,
+				         "ops file %s: key '%.*s' at line %zu, column %zu: its string holds \\u0000 "
+				         "(a NUL character), which would cut it short",
+				         path, plain ? (int)keylen : 1, plain ? key : "?", at_line, at_col);
+			}
+			return -1;
+		}
+		if (is_key)
+			key = text + start, keylen = i - start;
+	}
+	return 0;
+}
+
 int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
 	if (loaded_hash[0]) {
@@ -248,6 +311,10 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 	if (!doc || !cJSON_IsObject(doc)) {
 		snprintf(err, errlen, "ops file %s: not a JSON object%s", path,
 		         doc ? "" : " (a syntax error)");
+		cJSON_Delete(doc);
+		return -1;
+	}
+	if (nul_in_strings(path, text, len, err, errlen)) {
 		cJSON_Delete(doc);
 		return -1;
 	}
@@ -362,9 +429,36 @@ out:
 
 int bv_ops_file_load(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	/* A regular file only, found without blocking: opening a FIFO waits for
+	 * a writer, and BENCH_VERSIONS_OPS naming one hung every command.  (The
+	 * orchestrator's bv_open_regular does the same; harness/ links nothing
+	 * of the orchestrator, and bv-runner reads the file too.) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "ops file %s: cannot read it: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "ops file %s: it is %s, not a regular file", path,
+		         S_ISFIFO(st.st_mode)  ? "a FIFO"
+		         : S_ISDIR(st.st_mode) ? "a directory"
+		         : S_ISCHR(st.st_mode) ? "a character device"
+		         : S_ISBLK(st.st_mode) ? "a block device"
+		         : S_ISSOCK(st.st_mode) ? "a socket"
+		                                : "not a plain file");
+		close(fd);
+		return -1;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "rb");
 	if (!f) {
 		snprintf(err, errlen, "ops file %s: cannot read it: %s", path, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	char *text = malloc(BV_OPS_FILE_MAX + 1);

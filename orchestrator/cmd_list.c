@@ -11,6 +11,7 @@
 #include "options.h"
 #include "results.h"
 #include "stages.h"
+#include "user_ops.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {
@@ -95,6 +96,12 @@ int bv_cmd_list(int argc, char **argv)
 	size_t nb;
 	const bv_bench *all = bv_bench_all(&nb);
 	if (!strcmp(what, "benches")) {
+		int project_rc = 0;
+		const char *perr = bv_user_ops_project_error(&project_rc);
+		if (perr) {
+			fprintf(stderr, "bench-versions: %s\n", perr);
+			return bv_exit_code(project_rc);
+		}
 		for (size_t b = 0; b < nb; b++) {
 			char buf[32];
 			printf("%s\n  ops:", all[b].name);

@@ -17,6 +17,7 @@
  */
 #include <ctype.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -146,6 +147,8 @@ char *bv_project_tag_number(const bv_project *p, const char *tag)
 		                                                                      : NULL;
 		return n ? bv_strdup(n) : NULL;
 	}
+	if (strlen(tag) > BV_PROJECT_TAG_MAX)
+		return NULL; /* the regex's cost is bounded by the text's length */
 	return number_of_match(&p->releases_re, tag, 1);
 }
 
@@ -153,6 +156,8 @@ char *bv_project_version_tag_number(const bv_project *p, const char *tag)
 {
 	if (p->kind != BV_PROJECT_VERSION_TAG)
 		return bv_project_tag_number(p, tag);
+	if (strlen(tag) > BV_PROJECT_TAG_MAX)
+		return NULL;
 	return number_of_match(&p->version_re, tag, 1);
 }
 
@@ -161,21 +166,27 @@ int bv_project_version_of(const bv_project *p, const char *text, size_t len, con
 {
 	*out = NULL;
 	if (p->kind == BV_PROJECT_VERSION_REGEX) {
-		/* The text up to its first NUL: a binary file holds no version line. */
-		char *t = bv_xmalloc(len + 1);
-		memcpy(t, text, len);
-		t[len] = '\0';
+		/* The text up to its first NUL: a binary file holds no version line.
+		 * At most its first BV_PROJECT_REGEX_TEXT_MAX bytes: what the match
+		 * may cost (project.h). */
+		size_t cut = len > BV_PROJECT_REGEX_TEXT_MAX ? BV_PROJECT_REGEX_TEXT_MAX : len;
+		char *t = bv_xmalloc(cut + 1);
+		memcpy(t, text, cut);
+		t[cut] = '\0';
 		regmatch_t m[1];
 		int matched = regexec(&p->version_re, t, 1, m, 0) == 0;
 		*out = matched ? number_of_match(&p->version_re, t, 0) : NULL;
 		free(t);
+		char part[64] = "";
+		if (cut < len)
+			snprintf(part, sizeof(part), "the first %d KiB of ", BV_PROJECT_REGEX_TEXT_MAX / 1024);
 		if (!*out)
 			return bv_fail(
-			    BV_EINPUT, "version regex \"%s\" %s in %s at %s: fix \"version\".\"regex\" in %s",
+			    BV_EINPUT, "version regex \"%s\" %s in %s%s at %s: fix \"version\".\"regex\" in %s",
 			    p->version_regex,
 			    matched ? "matched, but no capture group holds a version number (X.Y or X.Y.Z),"
 			            : "matched nothing",
-			    file_shown, where, p->path);
+			    part, file_shown, where, p->path);
 		return 0;
 	}
 	while (len && isspace((unsigned char)text[len - 1]))
@@ -244,6 +255,19 @@ static int compile(const char *path, const char *key, const char *src, regex_t *
 	int quantifiers = 0, in_bracket = 0;
 	char prev = 0;
 	for (const char *c = src; *c; c++) {
+		/* A back-reference (\1 .. \9, which glibc's ERE takes) makes glibc
+		 * match by backtracking, exponentially in the text: one tag of 100
+		 * letters against (a*)(a*)(a*)\3\2\1b ran for over a minute.
+		 * Without them its matcher runs sets of states, polynomial in the
+		 * text, and the texts are bounded (project.h). */
+		if (*c == '\\' && c[1] >= '1' && c[1] <= '9' && !in_bracket) {
+			char why[160];
+			snprintf(why, sizeof(why),
+			         "has a back-reference (\\%c), which can take for ever to match; write out what it "
+			         "repeats",
+			         c[1]);
+			return key_error(path, key, why);
+		}
 		if (*c == '\\' && c[1] && !in_bracket) {
 			c++, prev = 0;
 			continue;

@@ -16,6 +16,14 @@
 
 #define BV_PROJECT_FILE "bench-versions.json"
 #define BV_PROJECT_MAX (64 * 1024)
+/* How much text a regex of the project file is matched against.  glibc's
+ * matcher (no back-references: project.c refuses them) tries each start in
+ * the text, so a hostile regex costs the square of its length: the worst
+ * found took 1.4 s over 16 KiB, 31 s over 64 KiB (docs/project.md).  A
+ * version file's first 16 KiB hold its version line; a longer tag name is
+ * no release. */
+#define BV_PROJECT_REGEX_TEXT_MAX (16 * 1024)
+#define BV_PROJECT_TAG_MAX 256
 
 typedef enum {
 	BV_PROJECT_VERSION_FILE,  /* a VERSION-like file holding the number */

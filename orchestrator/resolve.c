@@ -880,7 +880,17 @@ static int project_local(bv_repo *r, bv_version *v)
 		char *path = bv_asprintf("%s/%s", r->kernel_dir, r->project->version_file);
 		char *text = NULL;
 		size_t len = 0;
-		rc = bv_read_file(path, 1 << 20, &text, &len);
+		char real[PATH_MAX];
+		/* Spelt inside "dir" (project.c), but a symlink may lead out: the
+		 * version came out as 12.11.0 from /etc/debian_version.  Refused
+		 * as "dir", "compat" and "ops" are (a commit's tree holds the link
+		 * as a blob of its target's name, no version). */
+		if (bv_exists(path) && !bv_path_inside(r->kernel_dir, path, real))
+			rc = bv_fail(BV_EINPUT, "%s: \"version\".\"file\" %s leads out of the library's directory %s "
+						"by a symlink: fix \"version\".\"file\"",
+				     r->project->path, r->project->version_file, r->kernel_dir);
+		else
+			rc = bv_read_file(path, 1 << 20, &text, &len);
 		if (rc && !bv_exists(path))
 			rc = bv_fail(BV_EINPUT, "the working tree has no %s: fix \"version\".\"file\" in %s", path,
 				     r->project->path);

@@ -169,9 +169,13 @@ static int set_wal(bv_store *s)
  * apart, another run's migration committing in between would show a store
  * with tables and no version yet), and refused unless it is a store this
  * bench-versions can use or an empty database: another program's (its
- * application id, or tables and no store schema: adding ours would write
- * into a file that is not ours), or a newer schema.  *version: the
- * schema's version (0: a new store). */
+ * application id, or tables or a user_version without ours: adding ours
+ * would write into a file that is not ours), or a newer schema.  Every
+ * store has had the application id from its first migration on, set in the
+ * transaction that sets user_version, so a user_version without it is
+ * another program's (a foreign database at user_version 2 was migrated,
+ * switched to WAL and marked as a store).  *version: the schema's version
+ * (0: a new store). */
 static int check_header(bv_store *s, long long *version)
 {
 	sqlite3_stmt *st = NULL;
@@ -203,11 +207,11 @@ static int check_header(bv_store *s, long long *version)
 		            "%s: store schema %lld is newer than this bench-versions reads (%d); use a newer "
 		            "bench-versions or another --store",
 		            s->path, v, STORE_SCHEMA);
-	else if (err == 0 && v == 0 && app == 0 && tables > 0)
+	else if (err == 0 && app == 0 && (tables > 0 || v != 0))
 		err = bv_fail(BV_EINPUT,
-		              "%s: an SQLite database of something else (it has tables and no bench-versions "
-		              "schema); it was left as it is: give another --store",
-		              s->path);
+		              "%s: an SQLite database of something else (it has %s and no bench-versions "
+		              "application id); it was left as it is: give another --store",
+		              s->path, tables > 0 ? "tables" : "a user_version");
 	*version = v;
 	return err;
 }

@@ -23,7 +23,11 @@
  * BENCH_VERSIONS_PROJECT first).  Decided before any command opens the
  * repository, because every command reads the registry (list benches, the
  * selection of run and plan).  A project file that cannot be read names no
- * ops here: the command that opens the repository says what is wrong. */
+ * ops here: the command that opens the repository says what is wrong, and
+ * list benches, which opens none, says it from project_error. */
+static char *project_error; /* why the project file named no ops: it could not be read */
+static int project_rc;
+
 const char *bv_ops_file(void)
 {
 	const char *p = getenv("BENCH_VERSIONS_OPS");
@@ -39,12 +43,22 @@ const char *bv_ops_file(void)
 			start[0] = '\0';
 		char *top = *start ? bv_workdir_of(start) : NULL;
 		bv_project *proj = NULL;
-		if (bv_project_find(top, &proj) == 0 && proj->ops)
+		int rc = bv_project_find(top, &proj);
+		if (rc == 0 && proj->ops)
 			from_project = bv_strdup(proj->ops);
+		else if (rc)
+			project_rc = rc, project_error = bv_strdup(bv_error_last());
 		bv_project_free(proj);
 		free(top);
 	}
 	return from_project;
+}
+
+const char *bv_user_ops_project_error(int *rc)
+{
+	bv_ops_file();
+	*rc = project_rc;
+	return project_error;
 }
 
 int bv_user_ops_load(void)

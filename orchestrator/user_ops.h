@@ -13,6 +13,12 @@
 /* The ops file's path, or NULL for none.  The one place that decides it
  * (for now BENCH_VERSIONS_OPS; a project file's "ops" key later). */
 const char *bv_ops_file(void);
+/* Why bv_ops_file() has no ops of the project file: the project file that
+ * could not be read (its message, *rc its BV_E* code), or NULL.  A command
+ * that shows the registry without opening the repository (list benches)
+ * refuses with it as run does, not listing the ops without the project's
+ * (a FIFO as "ops" was refused by run and ignored by list benches). */
+const char *bv_user_ops_project_error(int *rc);
 /* Loads bv_ops_file() into the registry once; BV_EINPUT naming the file,
  * the op and the key on a bad one.  0 when there is none. */
 int bv_user_ops_load(void);

@@ -120,6 +120,15 @@ check "--import: the history of the run's two versions measures nothing" \
 check "--import: and finds the relu change" contains "$TMP/i2.out" "unary/relu/scalar/64K.* slower"
 grep -q "slower" "$TMP/i2.out" || { sed 's/^/#   /' "$TMP/i.err" "$TMP/i2.err" "$TMP/i2.out" | tail -20; }
 refused "--import of no run" "no results log in it" history --import "$TMP" --store "$TMP/imported.sqlite"
+# Issue 31, case 1: another program's database that sets a user_version
+# below the store's was switched to WAL, migrated and marked as a store
+# before the refusal; now refused first, byte for byte as it was.
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript("CREATE TABLE users(n); PRAGMA user_version=2;"); db.close()' "$TMP/foreign.db"
+sum=$(sha256sum < "$TMP/foreign.db")
+refused "--import into another program's database" "foreign\.db: an SQLite database of something else .*it was left as it is" \
+	history --import "$rundir" --store "$TMP/foreign.db"
+check "  its bytes are as they were" test "$(sha256sum < "$TMP/foreign.db")" = "$sum"
+check "  and no WAL or journal beside it" test ! -e "$TMP/foreign.db-wal" -a ! -e "$TMP/foreign.db-journal"
 
 # --every 2: versions 0, 2 and 4; the change lies between 0 and 2 (the
 # planted commit), which are not parent and child: bisect narrows it.

@@ -147,4 +147,54 @@ refused "ops leaving the repository" "\"ops\" must be a path inside the reposito
 cp "$TMP/good.json" bench-versions.json
 rm bench/compat.json
 refused "compat naming a missing file" "\"compat\" names .*bench/compat\.json, which does not exist" list versions
+# Issue 31.  Each refusal comes within 10 s: a hang fails the check.
+git checkout -q -- bench/compat.json
+cp "$TMP/good.json" bench-versions.json
+# Case 2: a FIFO as "ops" was refused by run and ignored by list benches.
+mv bench/ops.json "$TMP/ops.json.kept"
+mkfifo bench/ops.json
+refused_within=10 refused "ops naming a FIFO: list benches" "\"ops\" names .*bench/ops\.json, which is not a regular file" list benches
+refused_within=10 refused "ops naming a FIFO: run --dry-run" "\"ops\" names .*bench/ops\.json, which is not a regular file" local --dry-run "${args[@]}"
+rm bench/ops.json
+mv "$TMP/ops.json.kept" bench/ops.json
+# Case 3: back-references matched by backtracking: a 100-letter tag took
+# over a minute in list versions, a version regex over a 2 KB line hung.
+git tag "$(printf 'a%.0s' {1..100})"
+python3 - bench-versions.json <<'PY2'
+import json, sys
+p = json.load(open(sys.argv[1])); p["releases"] = "(a*)(a*)(a*)\\3\\2\\1b|^(release-)?([0-9]+\\.[0-9]+)$"
+json.dump(p, open(sys.argv[1], "w"), indent=1)
+PY2
+refused_within=10 refused "a back-reference in releases" "bench-versions\.json: \"releases\" has a back-reference \(\\\\3\)" list versions
+git tag -d "$(printf 'a%.0s' {1..100})" > /dev/null
+cp "$TMP/good.json" bench-versions.json
+cp CMakeLists.txt "$TMP/CMakeLists.kept"
+{ printf '%02048d\n' 0 | tr 0 a; cat "$TMP/CMakeLists.kept"; } > CMakeLists.txt
+python3 - bench-versions.json <<'PY2'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["version"]["regex"] = "(a*)(a*)(a*)\\3\\2\\1b|project\\(kernels VERSION ([0-9]+\\.[0-9]+(\\.[0-9]+)?)"
+json.dump(p, open(sys.argv[1], "w"), indent=1)
+PY2
+refused_within=10 refused "a back-reference in version.regex" "bench-versions\.json: \"version\"\.\"regex\" has a back-reference" local --dry-run "${args[@]}"
+cp "$TMP/CMakeLists.kept" CMakeLists.txt
+cp "$TMP/good.json" bench-versions.json
+# Case 10: "version"."file" a symlink out of the repository: local's version
+# was the linked file's (12.11.0 from /etc/debian_version); a link inside
+# the library's directory still reads.
+echo 12.11.0 > "$TMP/outside-version"
+ln -s "$TMP/outside-version" VERSION.link
+python3 - bench-versions.json <<'PY2'
+import json, sys
+p = json.load(open(sys.argv[1])); p["version"] = {"file": "VERSION.link"}
+json.dump(p, open(sys.argv[1], "w"), indent=1)
+PY2
+refused "version.file leading out by a symlink" "\"version\"\.\"file\" VERSION\.link leads out of the library's directory" compat local
+echo 0.15 > VERSION.real
+ln -sf VERSION.real VERSION.link
+"$BV" compat local > "$TMP/compat-link" 2>&1
+check "version.file a symlink inside the library's directory reads" contains "$TMP/compat-link" "^local +0\.15\.0 +working tree"
+contains "$TMP/compat-link" "^local +0\.15\.0" || sed 's/^/#   /' "$TMP/compat-link"
+rm VERSION.link VERSION.real
+cp "$TMP/good.json" bench-versions.json
 finish

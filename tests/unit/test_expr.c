@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "benches.h"
 #include "expr.h"
@@ -271,10 +273,42 @@ static void ops_file_refuses_bad_input(void **state)
 	             "\"function\": \"f\", "
 	             "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
 	             "op 'exp': key 'name': the unary group has a built-in op of that name");
+	/* \u0000 in a string (issue 31, case 11): cJSON decodes it into a NUL,
+	 * and the string read in C ends there ("fm_bench_my\u0000..." was the
+	 * function fm_bench_my); refused naming the key, and a key holding one */
+	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"my\", \"group\": \"unary\", "
+	             "\"function\": \"fm_bench_my\\u0000; evil()\", "
+	             "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
+	             "key 'function' at line 1, column 88: its string holds \\u0000 (a NUL character)");
+	file_refused("!{\"schema_version\": 1,\n \"ops\": [{\"name\": \"my\\u0000x\"}]}",
+	             "key 'name' at line 2, column 22: its string holds \\u0000");
+	file_refused(", \"note\": \"a\\u0000b\"", "key 'note' at line 1");
+	file_refused(", \"lo\\u0000x\": 1", "a key at line 1, column 146 holds \\u0000");
+	{
+		/* a NUL byte as such */
+		const char raw[] = "{\"schema_version\": 1, \"ops\": [{\"name\": \"my\0x\"}]}";
+		char err[256];
+		assert_int_equal(bv_ops_file_parse("F.json", raw, sizeof(raw) - 1, err, sizeof(err)), -1);
+		if (!strstr(err, "ops file F.json: holds a NUL byte at offset 42"))
+			fail_msg("got '%s'", err);
+	}
 	assert_int_equal(bv_bench_find("unary")->nops, before); /* nothing registered */
 	char err[256];
 	assert_int_equal(bv_ops_file_load("/nonexistent/ops.json", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "ops file /nonexistent/ops.json: cannot read it"));
+	/* a FIFO (issue 31, case 2): refused, not waited on for a writer that
+	 * never comes (the alarm ends a hang as a failure) */
+	char *dir = test_tmpdir();
+	char *fifo = bv_asprintf("%s/ops.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	int rc = bv_ops_file_load(fifo, err, sizeof(err));
+	alarm(0);
+	assert_int_equal(rc, -1);
+	if (!strstr(err, "is a FIFO, not a regular file") || !strstr(err, fifo))
+		fail_msg("got '%s'", err);
+	bv_rm_rf(dir);
+	free(fifo), free(dir);
 }
 
 /* Last of all the unit tests: the ops stay registered. */
@@ -284,7 +318,7 @@ static void ops_file_registers_and_checks_its_ops(void **state)
 	const char *text =
 	    "{\"schema_version\": 1, \"ops\": ["
 	    "{\"name\": \"sin\", \"group\": \"unary\", \"function\": \"fm_sin\", \"lo\": -3, \"hi\": 3, "
-	    "\"max_ulp\": 4, \"flops\": 10, \"reference\": \"sin(x)\", \"note\": \"n\"},"
+	    "\"max_ulp\": 4, \"flops\": 10, \"reference\": \"sin(x)\", \"note\": \"\\\\u0000 is text\"},"
 	    "{\"name\": \"hyp\", \"group\": \"binary\", \"function\": \"fm_hyp\", \"lo\": -100, "
 	    "\"hi\": 100, \"max_ulp\": 2, \"reference\": \"sqrt(a*a + b*b)\"}]}";
 	char err[1024];

@@ -70,6 +70,14 @@ static void every_validation_error_names_file_and_key(void **state)
 	char big[400];
 	snprintf(big, sizeof(big), "{\"schema_version\": 1, \"releases\": \"%0300d\"}", 0);
 	REFUSED(big, "\"releases\" is longer than 256");
+	/* back-references (issue 31, case 3): glibc matches them by
+	 * backtracking, exponentially: a 100-letter tag took over a minute */
+	REFUSED("{\"schema_version\": 1, \"releases\": \"^(a*)(a*)(a*)\\\\3\\\\2\\\\1b$\"}",
+	        "\"releases\" has a back-reference (\\3)");
+	REFUSED("{\"schema_version\": 1, \"version\": {\"file\": \"V\", \"regex\": \"(v)([0-9.]+)\\\\1\"}}",
+	        "\"version\".\"regex\" has a back-reference (\\1)");
+	REFUSED("{\"schema_version\": 1, \"version\": {\"tag\": \"^(x)\\\\9\"}}",
+	        "\"version\".\"tag\" has a back-reference (\\9)");
 	REFUSED("{\"schema_version\": 1, \"compat\": \"/etc/passwd\"}", "\"compat\" must be a path inside");
 	REFUSED("{\"schema_version\": 1, \"compat\": \"../c.json\"}", "\"compat\" must be a path inside");
 	REFUSED("{\"schema_version\": 1, \"ops\": 3}", "\"ops\" must be a path inside");
@@ -125,6 +133,24 @@ static void compat_and_ops_must_be_files_inside(void **state)
 	bv_project_free(p);
 	bv_rm_rf(root);
 	free(root), free(t), free(link), free(target), free(proj);
+}
+
+/* What only looks like a back-reference is no error: an escaped backslash
+ * before a digit, a backslash inside a bracket expression. */
+static void literal_backslashes_are_no_back_references(void **state)
+{
+	(void)state;
+	const char *const ok[] = {
+	    "{\"schema_version\": 1, \"releases\": \"^r\\\\\\\\1-([0-9.]+)$\"}",
+	    "{\"schema_version\": 1, \"releases\": \"^[\\\\1]?([0-9.]+)$\"}",
+	    NULL,
+	};
+	for (int i = 0; ok[i]; i++) {
+		bv_project *p = NULL;
+		if (parse(ok[i], NULL, &p) != 0)
+			fail_msg("%s: %s", ok[i], bv_error_last());
+		bv_project_free(p);
+	}
 }
 
 static void two_part_numbers_are_padded(void **state)
@@ -186,6 +212,27 @@ static void version_regex_captures_the_number(void **state)
 	assert_non_null(strstr(bv_error_last(), "no capture group holds a version number"));
 	bv_project_free(p);
 
+	/* the regex reads the first BV_PROJECT_REGEX_TEXT_MAX bytes of the file
+	 * (its cost grows with the square of the text), and says so */
+	text = "{\"schema_version\": 1, \"version\": {\"file\": \"V\", \"regex\": \"VERSION ([0-9.]+)\"}}";
+	assert_int_equal(parse(text, NULL, &p), 0);
+	size_t big = BV_PROJECT_REGEX_TEXT_MAX + 64;
+	char *long_text = bv_xmalloc(big + 1);
+	memset(long_text, '#', big);
+	memcpy(long_text + BV_PROJECT_REGEX_TEXT_MAX - 20, "VERSION 4.5\n", 12);
+	long_text[big] = '\0';
+	assert_int_equal(bv_project_version_of(p, long_text, big, "V", "the working tree", &v), 0);
+	assert_string_equal(v, "4.5.0");
+	free(v);
+	memset(long_text, '#', big);
+	memcpy(long_text + BV_PROJECT_REGEX_TEXT_MAX + 8, "VERSION 4.5\n", 12);
+	assert_int_equal(bv_project_version_of(p, long_text, big, "V", "the working tree", &v), BV_EINPUT);
+	assert_null(v);
+	if (!strstr(bv_error_last(), "matched nothing in the first 16 KiB of V at the working tree"))
+		fail_msg("%s", bv_error_last());
+	free(long_text);
+	bv_project_free(p);
+
 	/* a VERSION-like file: trimmed and padded; garbage names the file */
 	text = "{\"schema_version\": 1, \"version\": {\"file\": \"VERSION.txt\"}}";
 	assert_int_equal(parse(text, NULL, &p), 0);
@@ -229,6 +276,22 @@ static void release_tag_patterns(void **state)
 	assert_string_equal(n, "3.6.0");
 	free(n);
 	assert_int_equal(p->kind, BV_PROJECT_VERSION_TAG);
+	bv_project_free(p);
+	/* a tag longer than BV_PROJECT_TAG_MAX is matched by neither regex (a
+	 * regex's cost grows with the square of its text) */
+	assert_int_equal(
+	    parse("{\"schema_version\": 1, \"version\": {\"tag\": \"^fm-+([0-9.]+)$\"}}", NULL, &p), 0);
+	char longtag[BV_PROJECT_TAG_MAX + 8];
+	memset(longtag, '-', sizeof(longtag));
+	memcpy(longtag, "fm", 2);
+	memcpy(longtag + sizeof(longtag) - 5, "3.6", 4);
+	assert_int_equal(strlen(longtag), BV_PROJECT_TAG_MAX + 6);
+	assert_null(bv_project_version_tag_number(p, longtag));
+	memmove(longtag + 2, longtag + 2 + 7, strlen(longtag + 2 + 7) + 1); /* BV_PROJECT_TAG_MAX - 1 */
+	n = bv_project_version_tag_number(p, longtag);
+	assert_non_null(n);
+	assert_string_equal(n, "3.6.0");
+	free(n);
 	bv_project_free(p);
 	/* the built-in default: vX.Y.Z or X.Y.Z exactly, no padding */
 	p = bv_project_default();
@@ -314,6 +377,7 @@ int test_project(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_validation_error_names_file_and_key),
 	    cmocka_unit_test(compat_and_ops_must_be_files_inside),
+	    cmocka_unit_test(literal_backslashes_are_no_back_references),
 	    cmocka_unit_test(two_part_numbers_are_padded),
 	    cmocka_unit_test(version_regex_captures_the_number),
 	    cmocka_unit_test(release_tag_patterns),

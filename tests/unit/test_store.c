@@ -334,6 +334,17 @@ static void what_is_not_a_store_is_refused_untouched(void **state)
 	raw_exec(p, "CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('x')");
 	refused_untouched(p, "an SQLite database of something else");
 	free(p);
+	/* ... that sets a user_version of its own (issue 31, case 1): a version
+	 * the store's schema also has (2 < 3) is no sign of a store, and was
+	 * migrated, switched to WAL and marked as one */
+	p = bv_asprintf("%s/versioned.sqlite", dir);
+	raw_exec(p, "CREATE TABLE users(n); PRAGMA user_version=2;");
+	refused_untouched(p, "an SQLite database of something else");
+	free(p);
+	p = bv_asprintf("%s/versioned-empty.sqlite", dir);
+	raw_exec(p, "PRAGMA user_version=1;");
+	refused_untouched(p, "an SQLite database of something else");
+	free(p);
 	p = bv_asprintf("%s/app.sqlite", dir);
 	raw_exec(p, "PRAGMA application_id = 1234");
 	refused_untouched(p, "application id 1234");
