@@ -61,6 +61,9 @@ check "the reason names relu and its budget" contains "$TMP/out" "1 cell is slow
 # block, and when it is called its counts must say the code is the same.
 if grep -q "^cells: 2, 1 regression, 1 ok$" "$TMP/out"; then
 	check "abs is unchanged" true
+elif [[ "${BV_BIN_DIR:-bin}" == *asan* ]]; then
+	# (a sanitizer build's runner cannot run under Valgrind: no counts)
+	skip "abs, unchanged but called, is placement by its counts" "a sanitizer build counts nothing: $(grep -E '^cells' "$TMP/out")"
 else
 	check "abs, called changed though unchanged, does not block: its counts say placement" \
 		contains "$TMP/out" "^  unary abs scalar 64K +[0-9].*same instructions and misses: placement or machine, not the code"
