@@ -168,6 +168,11 @@ static void broken_results_logs_are_refused(void **state)
 		{CELL("\"size\": 64, \"status\": \"fast\""), "cells[0] (unary abs scalar 64): \"status\": unknown status 'fast' (known: ok, n/a, skipped"},
 		{CELL("\"size\": 64"), "cells[0] (unary abs scalar 64): \"status\": expected a string"},
 		{CELL("\"size\": 64, \"status\": \"\\u001b[2Jok\""), "unknown status '\\x1b[2Jok'"},
+		/* One process twice in a cell (issue 31, case 12): the backend
+		 * view pairs cells by process id, and paired the wrong ones. */
+		{CELL(OK_CELL ", \"process_medians_ns\": [5, 5, 6], \"process_ids\": [1, 3, 1]"),
+		 "cells[0] (unary abs scalar 64): \"process_ids\": process 1 twice (process_ids[0] and process_ids[2]); a "
+		 "process measures a cell once"},
 		/* The same cell twice: the table took whichever came last. */
 		{LOG_HEAD "\"cells\": [" CELL1("1024", "ok") ", " CELL1("64", "ok") ", " CELL1("1024", "failed") "]}",
 		 "cells[2] (unary abs scalar 1K): the same cell as cells[0]; a log holds each cell once"},
