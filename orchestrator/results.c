@@ -153,13 +153,30 @@ static int read_change(const cJSON *pb, bv_log_change *ch, bv_buf *why)
 	}
 	const cJSON *x;
 	int k = 0;
+	double lowest = INFINITY, highest = 0;
 	cJSON_ArrayForEach(x, v)
 	{
 		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble <= 0) {
 			bv_buf_printf(why, "change.process_ratios[%d]: expected a finite number > 0", k);
 			return -1;
 		}
+		lowest = fmin(lowest, x->valuedouble), highest = fmax(highest, x->valuedouble);
 		k++;
+	}
+	/* The ratio is the median of the process ratios (measure.c; any
+	 * estimate of their middle would be), so it lies between the lowest and
+	 * the highest of them: a log whose ratio does not contradicts its own
+	 * processes, and its verdict was trusted (issue 31).  Exact, no slack:
+	 * the mean of the two middle values is within them in floating point,
+	 * and cJSON writes doubles so that they read back the same.  The ratio
+	 * only, not its interval's ends (order statistics of the same values
+	 * here): the ratio is what a verdict takes at face value, and hand-made
+	 * logs (test_baselines.sh's copy) widen the interval around identical
+	 * processes. */
+	if (k > 0 && !(ch->ratio >= lowest && ch->ratio <= highest)) {
+		bv_buf_printf(why, "change.ratio %g lies outside its process_ratios [%g, %g] (it is their median)",
+			      ch->ratio, lowest, highest);
+		return -1;
 	}
 	ch->process_ratios = v;
 	v = cJSON_GetObjectItemCaseSensitive(pb, "process_state");
