@@ -77,6 +77,10 @@ void bv_strv_free(bv_strv *sv);
 
 /* ---- filesystem ------------------------------------------------------- */
 int bv_mkdir_p(const char *path);
+/* Makes base/rel (base must exist), each component of rel a directory of its
+ * own: a symbolic link there is an input error, never written through (a
+ * run's raw/ linked elsewhere carried its documents out of the run). */
+int bv_mkdir_inside(const char *base, const char *rel);
 int bv_rm_rf(const char *path);
 int bv_exists(const char *path);
 int bv_is_dir(const char *path);

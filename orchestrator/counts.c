@@ -658,10 +658,11 @@ static void keep_profile(job *j, const char *results_dir, const char *text, size
 		if (*p == '/')
 			*p = '-';
 	char *rel = bv_asprintf("counts/profiles/%s/%s.callgrind", j->c.label, cell);
-	char *full = bv_asprintf("%s/%s", results_dir, rel), *sub = bv_asprintf("%s/counts/profiles/%s", results_dir, j->c.label);
+	char *full = bv_asprintf("%s/%s", results_dir, rel), *sub = bv_asprintf("counts/profiles/%s", j->c.label);
 	free(j->c.profile);
 	j->c.profile = NULL;
-	if (bv_mkdir_p(sub) == 0 && bv_write_file_atomic(full, text, len) == 0)
+	/* each directory the run's own, never a link out of it */
+	if (bv_mkdir_inside(results_dir, sub) == 0 && bv_write_file_atomic(full, text, len) == 0)
 		j->c.profile = rel, rel = NULL;
 	free(rel), free(full), free(sub), free(cell);
 }
@@ -987,6 +988,14 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 {
 	if (o->which == BV_COUNTS_NONE || !results_dir)
 		return 0;
+	/* Counts are written into the run's counts/: a link there would carry
+	 * them out of the run (a run's raw/ did, issue 31), so it is refused
+	 * before anything is counted. */
+	char *cdir = bv_asprintf("%s/counts", results_dir);
+	int linked = o->measure && bv_exists(cdir) ? bv_mkdir_inside(results_dir, "counts") : 0;
+	free(cdir);
+	if (linked)
+		return linked;
 	/* What the run's counts.json already holds (an earlier explain of
 	 * these logs: compare, or run's own before a resume). */
 	char *path = bv_asprintf("%s/counts/counts.json", results_dir);
@@ -1063,12 +1072,10 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 		for (size_t i = 0; i < n; i++)
 			if (js[i].state != 3)
 				cJSON_AddItemToArray(arr, count_json(&js[i].c));
-		char *cdir = bv_asprintf("%s/counts", results_dir);
-		if (o->measure && bv_mkdir_p(cdir) != 0)
-			rc = bv_fail(BV_ERUN, "cannot make %s: %s", cdir, bv_error_last());
-		else if (o->measure)
+		if (o->measure)
+			rc = bv_mkdir_inside(results_dir, "counts");
+		if (rc == 0 && o->measure)
 			rc = bv_json_save(path, doc);
-		free(cdir);
 		cJSON_Delete(doc);
 	}
 	/* Each explained change's comparison. */

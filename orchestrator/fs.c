@@ -48,6 +48,36 @@ int bv_mkdir_p(const char *path)
 	return rc;
 }
 
+int bv_mkdir_inside(const char *base, const char *rel)
+{
+	int rc = 0;
+	char *p = bv_asprintf("%s/%s", base, rel);
+	size_t start = strlen(base) + 1;
+	for (size_t i = start; rc == 0; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		char c = p[i];
+		p[i] = '\0';
+		struct stat st;
+		if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			rc = bv_fail(BV_ERUN, "cannot create directory %s: %s", p, strerror(errno));
+		else if (lstat(p, &st) != 0)
+			rc = bv_fail(BV_ERUN, "cannot create directory %s: %s", p, strerror(errno));
+		else if (S_ISLNK(st.st_mode))
+			rc = bv_fail(BV_EINPUT,
+				     "%s is a symbolic link: a run's files go only into its own directory, never "
+				     "through a link to another (make it a directory)",
+				     p);
+		else if (!S_ISDIR(st.st_mode))
+			rc = bv_fail(BV_ERUN, "%s exists and is not a directory", p);
+		p[i] = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;

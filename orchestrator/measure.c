@@ -1340,6 +1340,81 @@ int bv_gpu_visible(void)
 	return bv_exists("/dev/nvidia0") || bv_exists("/proc/driver/nvidia/gpus");
 }
 
+/* Runner processes one run may number (raw/process-N.json, processes_started):
+ * far more than a run starts (--max-processes is at most 1000 per cell), far
+ * below INT_MAX, so that numbering on from a resumed directory cannot
+ * overflow.  A planted process-2147483647.json did: the resume wrote
+ * process--2147483648.json and logs it then refused itself (issue 31). */
+#define BV_PROCESSES_MAX 100000000
+
+/* N of raw/process-N.json as run_process names it (digits without a leading
+ * zero): 1 and *k (past BV_PROCESSES_MAX when too long to parse); 0 for any
+ * other name, which is not a runner's document. */
+static int process_number(const char *name, long *k)
+{
+	const char *d = name + strlen("process-");
+	size_t len = strspn(d, "0123456789");
+	if (strncmp(name, "process-", strlen("process-")) || len == 0 || d[0] == '0' || strcmp(d + len, ".json"))
+		return 0;
+	*k = len > 9 ? BV_PROCESSES_MAX + 1L : strtol(d, NULL, 10);
+	return 1;
+}
+
+/* The highest N of raw/process-N.json into *last: a run killed between two
+ * log writes started more processes than its logs say, and their files stay.
+ * An N past BV_PROCESSES_MAX no runner wrote: refused, naming the file. */
+static int last_process(const char *raw, int *last)
+{
+	*last = 0;
+	int rc = 0;
+	DIR *d = opendir(raw);
+	struct dirent *e;
+	while (rc == 0 && d && (e = readdir(d))) {
+		long k = 0;
+		if (!process_number(e->d_name, &k))
+			continue;
+		if (k > BV_PROCESSES_MAX)
+			rc = bv_fail(BV_EINPUT,
+				     "--resume: %s/%s: process number past %d, more than a run starts: not a runner's "
+				     "document (move it out of the run's directory to resume)",
+				     raw, e->d_name, BV_PROCESSES_MAX);
+		else if (k > *last)
+			*last = (int)k;
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+/* What a resume writes into and numbers on from: raw/ a directory of the
+ * run's own (a link there carried 25 documents out of the run), the process
+ * numbers of its files in range. */
+static int check_raw(const char *dir)
+{
+	char *raw = bv_asprintf("%s/raw", dir);
+	int last = 0, rc = bv_exists(raw) ? bv_mkdir_inside(dir, "raw") : 0;
+	if (rc == 0)
+		rc = last_process(raw, &last);
+	free(raw);
+	return rc;
+}
+
+/* A log's processes_started, numbered on from: in range, or the log refused
+ * (a cast of 1e300 to int is undefined). */
+static int check_started(const char *dir, const bv_version *v, const cJSON *doc)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "method"),
+							  "processes_started");
+	if (!p || (cJSON_IsNumber(p) && p->valuedouble >= 0 && p->valuedouble <= BV_PROCESSES_MAX &&
+		   p->valuedouble == floor(p->valuedouble)))
+		return 0;
+	char *path = log_path(dir, v);
+	int rc = bv_fail(BV_EINPUT, "--resume: %s: method.processes_started: expected a whole number from 0 to %d", path,
+			 BV_PROCESSES_MAX);
+	free(path);
+	return rc;
+}
+
 int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build)
 {
 	bv_cell *defs = NULL;
@@ -1353,6 +1428,8 @@ int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_
 		rc = prior_log(dir, &vs[i], &doc);
 		if (rc == 0 && doc) {
 			rc = check_one(dir, doc, vs, n, i, o, defs, ndefs, after_build);
+			if (rc == 0)
+				rc = check_started(dir, &vs[i], doc);
 			double seed;
 			/* The random orders go on from the same seed. */
 			if (rc == 0 && !bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "seed", &seed))
@@ -1360,26 +1437,10 @@ int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_
 		}
 		cJSON_Delete(doc);
 	}
+	if (rc == 0)
+		rc = check_raw(dir);
 	free(defs);
 	return rc;
-}
-
-/* The highest N of raw/process-N.json: a run killed between two log writes
- * started more processes than its logs say, and their files stay. */
-static int last_process(const char *raw)
-{
-	int last = 0;
-	DIR *d = opendir(raw);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		int k = 0;
-		char end = 0;
-		if (sscanf(e->d_name, "process-%d.jso%c", &k, &end) == 2 && end == 'n' && k > last)
-			last = k;
-	}
-	if (d)
-		closedir(d);
-	return last;
 }
 
 /* Takes over the cells every measurable version's log has finished. */
@@ -1434,7 +1495,10 @@ static int resume_from(session *s)
 		cs->active = 0;
 		reused++;
 	}
-	int last = last_process(s->raw);
+	/* Both checked by bv_resume_check: in range, no sum can overflow. */
+	int last = 0;
+	if (rc == 0)
+		rc = last_process(s->raw, &last);
 	s->processes = last > (int)started ? last : (int)started;
 	if (rc == 0)
 		fprintf(stderr, "resume: %s: %zu of %zu %s reused (finished in %d earlier %s), %zu to measure\n", s->dir,
@@ -1516,7 +1580,11 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 
 	char now[32];
 	timestamp(now, sizeof(now));
-	int rc = bv_mkdir_p(s.raw);
+	/* raw/ is the run's own: a link would carry the runners' documents
+	 * elsewhere (a resumed directory's raw/ is checked before building). */
+	int rc = bv_mkdir_p(results_dir);
+	if (rc == 0)
+		rc = bv_mkdir_inside(results_dir, "raw");
 	/* Logs another plan wrote are never overwritten. */
 	int ours = !o->resume;
 	if (rc == 0 && o->resume) {

@@ -153,13 +153,30 @@ static int read_change(const cJSON *pb, bv_log_change *ch, bv_buf *why)
 	}
 	const cJSON *x;
 	int k = 0;
+	double lowest = INFINITY, highest = 0;
 	cJSON_ArrayForEach(x, v)
 	{
 		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble <= 0) {
 			bv_buf_printf(why, "change.process_ratios[%d]: expected a finite number > 0", k);
 			return -1;
 		}
+		lowest = fmin(lowest, x->valuedouble), highest = fmax(highest, x->valuedouble);
 		k++;
+	}
+	/* The ratio is the median of the process ratios (measure.c; any
+	 * estimate of their middle would be), so it lies between the lowest and
+	 * the highest of them: a log whose ratio does not contradicts its own
+	 * processes, and its verdict was trusted (issue 31).  Exact, no slack:
+	 * the mean of the two middle values is within them in floating point,
+	 * and cJSON writes doubles so that they read back the same.  The ratio
+	 * only, not its interval's ends (order statistics of the same values
+	 * here): the ratio is what a verdict takes at face value, and hand-made
+	 * logs (test_baselines.sh's copy) widen the interval around identical
+	 * processes. */
+	if (k > 0 && !(ch->ratio >= lowest && ch->ratio <= highest)) {
+		bv_buf_printf(why, "change.ratio %g lies outside its process_ratios [%g, %g] (it is their median)",
+			      ch->ratio, lowest, highest);
+		return -1;
 	}
 	ch->process_ratios = v;
 	v = cJSON_GetObjectItemCaseSensitive(pb, "process_state");
@@ -214,6 +231,46 @@ static int read_change(const cJSON *pb, bv_log_change *ch, bv_buf *why)
 		ch->layout_lo = a->valuedouble, ch->layout_hi = b->valuedouble;
 	}
 	return 0;
+}
+
+/* A process id and its place in process_ids. */
+typedef struct {
+	double id;
+	int at;
+} process_at;
+
+static int process_at_cmp(const void *a, const void *b)
+{
+	const process_at *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id ? 1 : x->at - y->at;
+}
+
+/* A process measures a cell once, so an id twice in one cell is a forged or
+ * broken log: the backend view pairs two cells by these ids (backends.c),
+ * and paired the wrong processes and still gave a verdict (issue 31).  Sorted
+ * rather than compared pairwise: a hostile log may hold millions.  1 with
+ * why naming the first repeat in file order and its first copy. */
+static int repeated_process(const cJSON *ids, bv_buf *why)
+{
+	int n = cJSON_GetArraySize(ids), k = 0, bad = -1;
+	process_at *p = bv_xmalloc((size_t)(n ? n : 1) * sizeof(*p));
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ids)
+	{
+		p[k] = (process_at){e->valuedouble, k};
+		k++;
+	}
+	qsort(p, (size_t)n, sizeof(*p), process_at_cmp);
+	for (int i = 1; i < n; i++)
+		if (p[i].id == p[i - 1].id && (bad < 0 || p[i].at < p[bad].at))
+			bad = i;
+	if (bad >= 0)
+		bv_buf_printf(why,
+			      "\"process_ids\": process %.0f twice (process_ids[%d] and process_ids[%d]); a process "
+			      "measures a cell once",
+			      p[bad].id, p[bad - 1].at, p[bad].at);
+	free(p);
+	return bad >= 0;
 }
 
 /* Reads one cell.  0; -1 when the cell is not one (its bench, op, backend or
@@ -319,6 +376,8 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 				return -2;
 			}
 		}
+		if (repeated_process(ids, why))
+			return -2;
 		c->process_medians = meds, c->process_ids = ids;
 	}
 	/* "change" since schema 1.1; 1.0 logs called it "paired". */
@@ -537,16 +596,28 @@ int bv_run_dir_logs(const char *dir, char ***paths, size_t *n, size_t *nversions
 	if (nn)
 		qsort(names, nn, sizeof(char *), name_cmp);
 	cJSON *doc = NULL;
+	/* The first refusal's words: when every file is refused they are the
+	 * answer (compare DIR said only "holds no results log" where report
+	 * --from named the log, the cell and the element; issue 31). */
+	char *first = NULL;
+	size_t refused = 0;
 	for (size_t i = 0; i < nn && !doc; i++) {
 		char *p = bv_asprintf("%s/%s", dir, names[i]);
-		if (bv_log_load(p, &doc))
+		if (bv_log_load(p, &doc)) {
 			doc = NULL;
+			if (!refused++)
+				first = bv_strdup(bv_error_last());
+		}
 		free(p);
 	}
 	int rc = 0;
-	if (!doc)
+	if (!doc && refused)
+		rc = bv_fail(BV_EINPUT, "%s holds no results log that loads: %zu .json %s refused, the first: %s", dir,
+			     refused, bv_plural((long long)refused, "file", "files"), first);
+	else if (!doc)
 		rc = bv_fail(BV_EINPUT, "%s holds no results log (a run's directory holds LABEL.json for each version)",
 			     dir);
+	free(first);
 	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
 	const cJSON *versions = cJSON_GetObjectItemCaseSensitive(run, "versions"), *v;
 	/* The run's baseline first (a table's first column is its baseline),

@@ -145,6 +145,65 @@ printf '{"schema": "bench-versions-results"}\0{}' > nul.json
 refused "a NUL byte in a log" "nul.json: contains a NUL byte at offset 36" "$BV" compare nul.json
 refused "a missing log" "cannot open $TMP/none.json: No such file" "$BV" compare "$TMP/none.json"
 
+# A run's directory whose every log is refused (issue 31, case 9): compare
+# said only "holds no results log"; the loader's reason is kept, with the count.
+mkdir refused-run && cp inf.json unknown.json refused-run/
+refused "compare DIR whose every log is refused: the first refusal (log, cell, element) and the count" \
+	"refused-run holds no results log that loads: 2 \.json files refused, the first: .*refused-run/inf\.json: cells\[0\] \(unary abs scalar 1K\): median_ns inf: expected a finite number > 0" \
+	"$BV" compare refused-run
+# One process twice in a cell (case 12): --vs-backend pairs cells by these.
+log dupid.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 5, "median_ns_ci_low": 4, "median_ns_ci_high": 6, "process_medians_ns": [5, 5, 6], "process_ids": [2, 7, 2]}]'
+refused "a process twice in a cell's process_ids: log, cell and both places" \
+	"dupid\.json: cells\[0\] \(unary abs scalar 1K\): \"process_ids\": process 2 twice \(process_ids\[0\] and process_ids\[2\]\)" \
+	"$BV" compare dupid.json
+
+# ---- a run's directory given to --resume or compare --counts -----------------------
+# A planted raw/process-N.json with N at INT_MAX (issue 31, case 8): the
+# resume numbered on from it, wrote process--2147483648.json, marked its logs
+# complete with negative process_ids and then refused its own log.  A
+# symlinked raw/ (also seen there) carried 25 documents outside the run.
+"$BV" main local "${quick[@]}" > /dev/null 2> "$TMP/run.err"
+run=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
+run=${run%/}
+resume=("${quick[@]:0:${#quick[@]}-2}") # --resume DIR writes into DIR: quick without --results
+check "a one-cell run of two versions to resume (exit 0)" test -f "$run/main.json" -a -f "$run/local.json"
+cp -r "$run" "$TMP/big"
+printf '{}' > "$TMP/big/raw/process-2147483647.json"
+cp "$TMP/big/main.json" "$TMP/big-main.json"
+rm "$TMP/big/main.json" # no finished cell: the resume would measure, numbering on from the name
+refused "--resume with raw/process-2147483647.json: the name, refused before building" \
+	"--resume: .*big/raw/process-2147483647\.json: process number past 100000000" \
+	"$BV" main local "${resume[@]}" --resume "$TMP/big"
+check "and nothing is built or written: no process--N file, no log" \
+	bash -c "! grep -q '^build:' '$TMP/err' && ! ls '$TMP/big/raw' | grep -q -- 'process--' && test ! -e '$TMP/big/main.json'"
+python3 - "$TMP/big-main.json" 1e300 > "$TMP/big-started.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["method"]["processes_started"] = float(sys.argv[2])
+print(json.dumps(d))
+PY
+cp -r "$run" "$TMP/started" && cp "$TMP/big-started.json" "$TMP/started/main.json"
+refused "--resume of a log that says 1e300 processes started: refused, never cast" \
+	"--resume: .*started/main\.json: method\.processes_started: expected a whole number from 0 to 100000000" \
+	"$BV" main local "${resume[@]}" --resume "$TMP/started"
+cp -r "$run" "$TMP/linked" && mv "$TMP/linked/raw" "$TMP/elsewhere" && ln -s "$TMP/elsewhere" "$TMP/linked/raw"
+rm -f "$TMP/linked/main.json" # no finished cell: the resume would measure into raw/
+before=$(ls "$TMP/elsewhere" | wc -l)
+refused "--resume of a run whose raw/ is a symlink: refused, nothing written through it" \
+	"linked/raw is a symbolic link: a run's files go only into its own directory" \
+	"$BV" main local "${resume[@]}" --resume "$TMP/linked"
+check "and nothing landed where the link points" test "$(ls "$TMP/elsewhere" | wc -l)" -eq "$before"
+# counts/ likewise: compare --counts writes counts.json and callgrind files there.
+if command -v valgrind > /dev/null; then
+	cp -r "$run" "$TMP/counted" && mkdir "$TMP/counts-elsewhere" && ln -s "$TMP/counts-elsewhere" "$TMP/counted/counts"
+	refused "compare --counts into a run whose counts/ is a symlink: refused before counting" \
+		"counted/counts is a symbolic link: a run's files go only into its own directory" \
+		"$BV" compare "$TMP/counted" --counts all
+	check "and nothing landed where that link points" test -z "$(ls -A "$TMP/counts-elsewhere")"
+else
+	skip "compare --counts into a run whose counts/ is a symlink" "no valgrind here"
+fi
+
 # ---- compat.json ----------------------------------------------------------------
 compat() { BENCH_VERSIONS_COMPAT="$TMP/compat/$1" "$BV" compat local; }
 mkdir -p compat

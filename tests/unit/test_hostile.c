@@ -137,6 +137,14 @@ static void broken_results_logs_are_refused(void **state)
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 5}"), "change lacks ratio, ratio_ci_low or ratio_ci_high"},
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"process_ratios\": [1, -1]}"),
 		 "change.process_ratios[1]: expected a finite number > 0"},
+		/* A change contradicting its own processes (issue 31): the ratio
+		 * is their median (measure.c), so it lies between the lowest and
+		 * the highest of them; a verdict was taken from 5 over 1s. */
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 5, \"ratio_ci_low\": 4, \"ratio_ci_high\": 6, \"process_ratios\": [1, 0.98, 1.02]}"),
+		 "cells[0] (unary abs scalar 64): change.ratio 5 lies outside its process_ratios [0.98, 1.02] (it is their "
+		 "median)"},
+		{CELL(OK_CELL ", \"change\": {\"ratio\": 0.5, \"ratio_ci_low\": 0.4, \"ratio_ci_high\": 0.6, \"process_ratios\": [1]}"),
+		 "change.ratio 0.5 lies outside its process_ratios [1, 1]"},
 		/* The machine's state per process decides the state split
 		 * (verdict.c): misaligned or out-of-range values would move a
 		 * verdict, so they are refused as the ratios are. */
@@ -168,6 +176,11 @@ static void broken_results_logs_are_refused(void **state)
 		{CELL("\"size\": 64, \"status\": \"fast\""), "cells[0] (unary abs scalar 64): \"status\": unknown status 'fast' (known: ok, n/a, skipped"},
 		{CELL("\"size\": 64"), "cells[0] (unary abs scalar 64): \"status\": expected a string"},
 		{CELL("\"size\": 64, \"status\": \"\\u001b[2Jok\""), "unknown status '\\x1b[2Jok'"},
+		/* One process twice in a cell (issue 31, case 12): the backend
+		 * view pairs cells by process id, and paired the wrong ones. */
+		{CELL(OK_CELL ", \"process_medians_ns\": [5, 5, 6], \"process_ids\": [1, 3, 1]"),
+		 "cells[0] (unary abs scalar 64): \"process_ids\": process 1 twice (process_ids[0] and process_ids[2]); a "
+		 "process measures a cell once"},
 		/* The same cell twice: the table took whichever came last. */
 		{LOG_HEAD "\"cells\": [" CELL1("1024", "ok") ", " CELL1("64", "ok") ", " CELL1("1024", "failed") "]}",
 		 "cells[2] (unary abs scalar 1K): the same cell as cells[0]; a log holds each cell once"},

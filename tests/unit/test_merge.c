@@ -232,6 +232,14 @@ static void run_dir_lists_the_baseline_first(void **state)
 	assert_int_equal(bv_run_dir_logs(empty, &paths, &n, &nv), BV_EINPUT);
 	assert_non_null(strstr(bv_error_last(), "holds no results log"));
 	assert_null(paths);
+	/* Every log refused (issue 31, case 9): compare DIR said only "holds
+	 * no results log"; the loader's own reason is kept, with the count. */
+	test_write(empty, "a.json", "{\"schema\": \"bench-versions-results\", \"schema_version\": \"2.0\"}");
+	test_write(empty, "b.json", "[1, 2]");
+	assert_int_equal(bv_run_dir_logs(empty, &paths, &n, &nv), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "holds no results log that loads: 2 .json files refused, the first: "));
+	assert_non_null(strstr(bv_error_last(), "/empty/a.json: results schema 2.0 is newer than this bench-versions reads"));
+	assert_null(paths);
 	free(empty);
 	fixture_free(&f);
 }
