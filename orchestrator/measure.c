@@ -1431,9 +1431,18 @@ int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_
 			if (rc == 0)
 				rc = check_started(dir, &vs[i], doc);
 			double seed;
-			/* The random orders go on from the same seed. */
-			if (rc == 0 && !bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "seed", &seed))
-				o->seed = (unsigned long long)seed;
+			/* The random orders go on from the same seed: a whole number
+			 * a seed can be (a negative, huge or fractional one would be
+			 * cast with undefined behaviour), else the log is refused. */
+			if (rc == 0 && !bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "seed", &seed)) {
+				if (!(seed >= 0 && seed < 18446744073709551616.0 && seed == floor(seed))) {
+					char *path = log_path(dir, &vs[i]);
+					rc = bv_fail(BV_EINPUT, "--resume: %s: method.seed: expected a whole number from 0 to "
+								"18446744073709551615", path);
+					free(path);
+				} else
+					o->seed = (unsigned long long)seed;
+			}
 		}
 		cJSON_Delete(doc);
 	}

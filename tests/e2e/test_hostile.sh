@@ -186,6 +186,18 @@ cp -r "$run" "$TMP/started" && cp "$TMP/big-started.json" "$TMP/started/main.jso
 refused "--resume of a log that says 1e300 processes started: refused, never cast" \
 	"--resume: .*started/main\.json: method\.processes_started: expected a whole number from 0 to 100000000" \
 	"$BV" main local "${resume[@]}" --resume "$TMP/started"
+for seed in -1 1e300 0.5; do
+	python3 - "$TMP/big-main.json" "$seed" > "$TMP/seed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["method"]["seed"] = float(sys.argv[2])
+print(json.dumps(d))
+PY
+	rm -rf "$TMP/seeded" && cp -r "$run" "$TMP/seeded" && cp "$TMP/seed.json" "$TMP/seeded/main.json"
+	refused "--resume of a log whose seed is $seed: refused, never cast" \
+		"--resume: .*seeded/main\.json: method\.seed: expected a whole number from 0 to 18446744073709551615" \
+		"$BV" main local "${resume[@]}" --resume "$TMP/seeded"
+done
 cp -r "$run" "$TMP/linked" && mv "$TMP/linked/raw" "$TMP/elsewhere" && ln -s "$TMP/elsewhere" "$TMP/linked/raw"
 rm -f "$TMP/linked/main.json" # no finished cell: the resume would measure into raw/
 before=$(ls "$TMP/elsewhere" | wc -l)
