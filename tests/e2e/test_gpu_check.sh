@@ -45,7 +45,7 @@ mkdir -p "$TMP/stage/bin"
 tar -C "$TMP/stage" -xzf "$SRC/gpu-bundle/libs.tar.gz"
 cp "$SRC/gpu-bundle/bin/bench-versions" "$TMP/stage/bin/"
 check "unpacked, bench-versions loads the bundle's libgit2" \
-	test -n "$(ldd "$TMP/stage/bin/bench-versions" | grep "libgit2.* => $TMP/stage/lib/")"
+	test -n "$(ldd "$TMP/stage/bin/bench-versions" | grep -E "libgit2.* => $TMP/stage/(bin/\.\./)?lib/")"
 check "glibc and CUDA's libraries are not carried" \
 	test -z "$(tar -tzf "$SRC/gpu-bundle/libs.tar.gz" | grep -E 'lib/(libc|libm|libstdc\+\+|libcublas|libcudart)\.so')"
 
