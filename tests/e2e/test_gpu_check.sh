@@ -66,6 +66,9 @@ OUT=$TMP/out GPU_CHECK_CELLS="--benches unary --ops relu,exp --backends cuda,sim
 rc=$?
 check "check.sh without a GPU: exit 0 (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || tail -30 "$TMP/check.out" | sed 's/^/#   /'
+check "\$OUT holds what the device tool brings back: 3 files, no folder" \
+	test "$(find "$TMP/out" -type f | wc -l)" -eq 3 -a -z "$(find "$TMP/out" -mindepth 1 -type d)"
+tar -C "$TMP/out" -xzf "$TMP/out/gpu-check-detail.tar.gz"
 check "its summary counts the device's steps as skipped" contains "$TMP/check.out" "^gpu check: 5 passed, 0 failed, 3 skipped in [0-9]+ s$"
 check "gpu-check.json says each step and why" python3 - "$TMP/out/gpu-check.json" <<'PY'
 import json, sys
@@ -80,8 +83,8 @@ assert "no CUDA device" in st["speed"]["detail"], st["speed"]
 assert "no CUDA device" in st["kernels-device"]["detail"], st["kernels-device"]
 assert (d["pass"], d["fail"], d["skip"]) == (5, 0, 3), d
 PY
-check "the kernels' tests ran, the device comparison skipped" contains "$TMP/out/kernels-tests.log" "SKIPPED.*test_cuda_device_compared"
-check "the releases' comparison is in \$OUT, its cuda cells skipped for want of a device" python3 - "$TMP/out/releases.json" <<'PY'
+check "the kernels' tests ran, the device comparison skipped" contains "$TMP/out/detail/kernels-tests.log" "SKIPPED.*test_cuda_device_compared"
+check "the releases' comparison is in \$OUT, its cuda cells skipped for want of a device" python3 - "$TMP/out/detail/releases.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert [v["label"] for v in d["versions"]] == ["0.14.0", "0.14.1"], d["versions"]
@@ -93,6 +96,6 @@ for (op, b), r in cells.items():
 PY
 check "the A/A pair called nothing" contains "$TMP/out/gpu-check.log" "^== aa: pass \([0-9]+ comparisons, none called\)"
 check "the planted branch: no host cell called" contains "$TMP/out/gpu-check.log" "^== planted: pass"
-check "the run's logs record each cuda cell's device bytes" contains "$TMP/out/releases-facts.txt" "cuda cells' device bytes: \[8388608, 8388608\]"
+check "the run's logs record each cuda cell's device bytes" contains "$TMP/out/detail/releases-facts.txt" "cuda cells' device bytes: \[8388608, 8388608\]"
 check "nothing was left in /tmp by the check" test -z "$(find /tmp -maxdepth 1 -name 'bv-gpu-check-*' -newer "$TMP/bundle.out" 2> /dev/null)"
 finish

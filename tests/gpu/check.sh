@@ -15,10 +15,15 @@
 #                   relu slower (and only it), its simd cell not
 #
 # Each step is pass, fail or skip (a skip says why: no device, no compiler),
-# in $OUT/gpu-check.json and $OUT/gpu-check.log, with each comparison's JSON
-# and the logs of one run, to keep in tests/measurement/logs/.  Without a GPU
-# (this repository's CI) the device's parts skip and everything else runs:
-# tests/e2e/test_gpu_check.sh runs it so.  Exit 0 when nothing failed.
+# in $OUT/gpu-check.json and $OUT/gpu-check.log, and each step's output,
+# each comparison's JSON and the logs of one run in
+# $OUT/gpu-check-detail.tar.gz, to keep in tests/measurement/logs/.  Without
+# a GPU (this repository's CI) the device's parts skip and everything else
+# runs: tests/e2e/test_gpu_check.sh runs it so.  Exit 0 when nothing failed.
+#
+# On the device tool: make gpu-bundle here, then run with
+#   command "OUT=$OUT bash tests/gpu/check.sh", carry ["gpu-bundle"],
+#   timeout_s 600 (the comparisons stop by GPU_CHECK_BUDGET, 480 s)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -27,10 +32,16 @@ OUT=${OUT:-$ROOT/gpu-check-out}
 mkdir -p "$OUT"
 LOG=$OUT/gpu-check.log
 : > "$LOG"
-STEPS=$OUT/steps.tsv
-: > "$STEPS"
 WORK=$(mktemp -d /tmp/bv-gpu-check-XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+STEPS=$WORK/steps.tsv
+: > "$STEPS"
+# The device tool brings back at most 8 files from $OUT: the log and the
+# summary as they are, everything else (each step's output, each
+# comparison's JSON, one run's logs) packed, also when the script stops
+# early.
+D=$WORK/detail
+mkdir -p "$D"
+trap 'tar -czf "$OUT/gpu-check-detail.tar.gz" -C "$WORK" detail 2> /dev/null; rm -rf "$WORK"' EXIT
 T0=$(date +%s)
 
 say() { echo "$*" | tee -a "$LOG"; }
@@ -91,31 +102,31 @@ KLIB=$STAGE/lib${CUDA_LIBS:+:$CUDA_LIBS}
 # ---- 2. the kernels' tests (every cuda op against the other paths when a
 # device is there; the "unavailable, with a reason" path when not)
 begin kernels
-LD_LIBRARY_PATH=$KLIB timeout 300 "$B/kernels/test_kernels" > "$OUT/kernels-tests.log" 2>&1
+LD_LIBRARY_PATH=$KLIB timeout 300 "$B/kernels/test_kernels" > "$D/kernels-tests.log" 2>&1
 rc=$?
-tail -5 "$OUT/kernels-tests.log" | tee -a "$LOG"
+tail -5 "$D/kernels-tests.log" | tee -a "$LOG"
 device=0
-grep -q 'cuda: device present' "$OUT/kernels-tests.log" && device=1
-skipped=$(grep -c '^\[  SKIPPED \]' "$OUT/kernels-tests.log")
+grep -q 'cuda: device present' "$D/kernels-tests.log" && device=1
+skipped=$(grep -c '^\[  SKIPPED \]' "$D/kernels-tests.log")
 if [ $rc -ne 0 ]; then
-	grep -E '^\[  (FAILED|ERROR) \]|^\[  FAILED  \]' "$OUT/kernels-tests.log" | head -20 | tee -a "$LOG"
+	grep -E '^\[  (FAILED|ERROR) \]|^\[  FAILED  \]' "$D/kernels-tests.log" | head -20 | tee -a "$LOG"
 	step kernels fail "exit $rc"
 elif [ $device = 1 ]; then
 	step kernels pass "with the device; $skipped skipped"
 else
 	step kernels pass "no device: host paths only, the cuda ops' 'unavailable' checked; $skipped skipped"
-	step kernels-device skip "no CUDA device: $(grep -m1 -o 'cuda: no[^"]*' "$OUT/kernels-tests.log" || echo 'none')"
+	step kernels-device skip "no CUDA device: $(grep -m1 -o 'cuda: no[^"]*' "$D/kernels-tests.log" || echo 'none')"
 fi
 
 # ---- 3. the cuda speed targets
 begin speed
-LD_LIBRARY_PATH=$KLIB timeout 300 "$B/kernels/speed_cuda" > "$OUT/speed-cuda.txt" 2>&1
+LD_LIBRARY_PATH=$KLIB timeout 300 "$B/kernels/speed_cuda" > "$D/speed-cuda.txt" 2>&1
 rc=$?
-tee -a "$LOG" < "$OUT/speed-cuda.txt"
+tee -a "$LOG" < "$D/speed-cuda.txt"
 case $rc in
-0) step speed pass "$(tail -1 "$OUT/speed-cuda.txt")" ;;
-77) step speed skip "$(grep -m1 unavailable "$OUT/speed-cuda.txt")" ;;
-*) step speed fail "exit $rc: $(tail -1 "$OUT/speed-cuda.txt")" ;;
+0) step speed pass "$(tail -1 "$D/speed-cuda.txt")" ;;
+77) step speed skip "$(grep -m1 unavailable "$D/speed-cuda.txt")" ;;
+*) step speed fail "exit $rc: $(tail -1 "$D/speed-cuda.txt")" ;;
 esac
 
 # ---- 4-6. bench-versions on the bundle's clone: the tool builds each
@@ -129,7 +140,7 @@ CELLS=(--benches unary,softmax,matmul --ops relu,exp,softmax,sgemm --backends cu
 # the device machine gives a command 10 minutes; the three comparisons get
 # what the steps before them left of 8 (GPU_CHECK_BUDGET seconds)
 BUDGET=${GPU_CHECK_BUDGET:-480}
-compare() { # NAME VERSION VERSION: one comparison, its JSON in $OUT/NAME.json
+compare() { # NAME VERSION VERSION: one comparison, its JSON in $D/NAME.json
 	local name=$1
 	shift
 	begin "$name"
@@ -141,15 +152,15 @@ compare() { # NAME VERSION VERSION: one comparison, its JSON in $OUT/NAME.json
 		return 124
 	fi
 	timeout $left "$BV" "$@" "${CELLS[@]}" --quick --counts none --jobs "$(nproc)" --results "$WORK/results-$name" --format json \
-		> "$OUT/$name.json" 2> "$OUT/$name.err"
+		> "$D/$name.json" 2> "$D/$name.err"
 	local rc=$?
-	tail -3 "$OUT/$name.err" | tee -a "$LOG"
+	tail -3 "$D/$name.err" | tee -a "$LOG"
 	return $rc
 }
 # verdicts NAME: one line per cell, tab-separated: bench op backend shape
 # verdict ratio statuses (comma-joined) reasons
 verdicts() {
-	python3 - "$OUT/$1.json" <<'PY'
+	python3 - "$D/$1.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["rows"]:
@@ -183,44 +194,44 @@ if [ -z "$CC_FOUND" ] || [ -z "$NVCC" ]; then
 	done
 else
 	if compare releases 0.14.0 0.14.1; then
-		verdicts releases | tee "$OUT/releases.txt" | tee -a "$LOG"
-		run_facts releases | tee -a "$LOG" > "$OUT/releases-facts.txt"
-		cp -r "$WORK"/results-releases/*/ "$OUT/releases-run" 2> /dev/null
-		bad=$(awk -F'\t' '$3 == "simd" && $7 != "ok,ok"' "$OUT/releases.txt")
+		verdicts releases | tee "$D/releases.txt" | tee -a "$LOG"
+		run_facts releases | tee -a "$LOG" > "$D/releases-facts.txt"
+		cp -r "$WORK"/results-releases/*/ "$D/releases-run" 2> /dev/null
+		bad=$(awk -F'\t' '$3 == "simd" && $7 != "ok,ok"' "$D/releases.txt")
 		if [ -n "$bad" ]; then
 			step releases fail "a simd cell did not run: $bad"
-		elif [ $device = 1 ] && awk -F'\t' '$3 == "cuda" && $7 != "ok,ok"' "$OUT/releases.txt" | grep -q .; then
-			step releases fail "a cuda cell did not run with a device: $(awk -F'\t' '$3 == "cuda" && $7 != "ok,ok"' "$OUT/releases.txt" | head -1)"
-		elif [ $device = 1 ] && ! grep -q 'gpu: [^N]' "$OUT/releases-facts.txt"; then
-			step releases fail "the logs do not name the GPU (machine.gpu is null): $(head -1 "$OUT/releases-facts.txt")"
-		elif [ $device = 0 ] && awk -F'\t' '$3 == "cuda" && ($7 != "skipped,skipped" || $8 !~ /no CUDA device/)' "$OUT/releases.txt" | grep -q .; then
-			step releases fail "a cuda cell without a device is not skipped for that reason: $(awk -F'\t' '$3 == "cuda" && ($7 != "skipped,skipped" || $8 !~ /no CUDA device/)' "$OUT/releases.txt" | head -1)"
+		elif [ $device = 1 ] && awk -F'\t' '$3 == "cuda" && $7 != "ok,ok"' "$D/releases.txt" | grep -q .; then
+			step releases fail "a cuda cell did not run with a device: $(awk -F'\t' '$3 == "cuda" && $7 != "ok,ok"' "$D/releases.txt" | head -1)"
+		elif [ $device = 1 ] && ! grep -q 'gpu: [^N]' "$D/releases-facts.txt"; then
+			step releases fail "the logs do not name the GPU (machine.gpu is null): $(head -1 "$D/releases-facts.txt")"
+		elif [ $device = 0 ] && awk -F'\t' '$3 == "cuda" && ($7 != "skipped,skipped" || $8 !~ /no CUDA device/)' "$D/releases.txt" | grep -q .; then
+			step releases fail "a cuda cell without a device is not skipped for that reason: $(awk -F'\t' '$3 == "cuda" && ($7 != "skipped,skipped" || $8 !~ /no CUDA device/)' "$D/releases.txt" | head -1)"
 		else
-			step releases pass "$(grep -c . "$OUT/releases.txt") cells; $(awk -F'\t' '$5 == "slower" || $5 == "faster"' "$OUT/releases.txt" | wc -l) called"
+			step releases pass "$(grep -c . "$D/releases.txt") cells; $(awk -F'\t' '$5 == "slower" || $5 == "faster"' "$D/releases.txt" | wc -l) called"
 		fi
 	else
-		step releases fail "bench-versions exited $?: $(tail -1 "$OUT/releases.err")"
+		step releases fail "bench-versions exited $?: $(tail -1 "$D/releases.err")"
 	fi
 
 	if compare aa 0.14.1 aa; then
-		verdicts aa | tee "$OUT/aa.txt" | tee -a "$LOG"
-		called=$(awk -F'\t' '$5 == "slower" || $5 == "faster"' "$OUT/aa.txt")
+		verdicts aa | tee "$D/aa.txt" | tee -a "$LOG"
+		called=$(awk -F'\t' '$5 == "slower" || $5 == "faster"' "$D/aa.txt")
 		if [ -n "$called" ]; then
 			step aa fail "the same code called changed: $called"
 		else
-			step aa pass "$(awk -F'\t' '$6 != "None"' "$OUT/aa.txt" | wc -l) comparisons, none called"
+			step aa pass "$(awk -F'\t' '$6 != "None"' "$D/aa.txt" | wc -l) comparisons, none called"
 		fi
 	else
-		step aa fail "bench-versions exited $?: $(tail -1 "$OUT/aa.err")"
+		step aa fail "bench-versions exited $?: $(tail -1 "$D/aa.err")"
 	fi
 
 	if compare planted 0.14.1 planted; then
-		verdicts planted | tee "$OUT/planted.txt" | tee -a "$LOG"
-		others=$(awk -F'\t' '!($2 == "relu" && $3 == "cuda") && ($5 == "slower" || $5 == "faster")' "$OUT/planted.txt")
-		relu=$(awk -F'\t' '$2 == "relu" && $3 == "cuda"' "$OUT/planted.txt")
+		verdicts planted | tee "$D/planted.txt" | tee -a "$LOG"
+		others=$(awk -F'\t' '!($2 == "relu" && $3 == "cuda") && ($5 == "slower" || $5 == "faster")' "$D/planted.txt")
+		relu=$(awk -F'\t' '$2 == "relu" && $3 == "cuda"' "$D/planted.txt")
 		if [ -n "$others" ]; then
 			step planted fail "a cell the plant does not touch was called: $others"
-		elif [ $device = 1 ] && ! awk -F'\t' '$2 == "relu" && $3 == "cuda" && $5 == "slower"' "$OUT/planted.txt" | grep -q .; then
+		elif [ $device = 1 ] && ! awk -F'\t' '$2 == "relu" && $3 == "cuda" && $5 == "slower"' "$D/planted.txt" | grep -q .; then
 			step planted fail "cuda relu, launched three times, not called slower: $relu"
 		elif [ $device = 1 ]; then
 			step planted pass "cuda relu slower: $relu"
@@ -229,7 +240,7 @@ else
 			step planted-device skip "no CUDA device: the planted slowdown's verdict needs one"
 		fi
 	else
-		step planted fail "bench-versions exited $?: $(tail -1 "$OUT/planted.err")"
+		step planted fail "bench-versions exited $?: $(tail -1 "$D/planted.err")"
 	fi
 fi
 
