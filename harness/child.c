@@ -102,6 +102,38 @@ int bv_read_child(int fd, pid_t pid, double deadline_ns, bv_sink sink, void *ctx
 	return rc;
 }
 
+int bv_wait_exit(pid_t pid, double deadline_ns)
+{
+	int pidfd = pidfd_of(pid), rc = 1;
+	for (;;) {
+		if (pidfd < 0 ? exited(pid) : 0) {
+			rc = 0;
+			break;
+		}
+		double left = deadline_ns - mono_ns();
+		if (left <= 0)
+			break;
+		int ms = left / 1e6 < 3.6e6 ? (int)(left / 1e6) + 1 : 3600 * 1000;
+		if (pidfd < 0) { /* no pidfd: look again in at most 100 ms */
+			nanosleep(&(struct timespec){0, (ms < 100 ? ms : 100) * 1000L * 1000}, NULL);
+			continue;
+		}
+		struct pollfd p = {pidfd, POLLIN, 0};
+		int n = poll(&p, 1, ms);
+		if (n > 0) {
+			rc = 0;
+			break;
+		}
+		if (n < 0 && errno != EINTR) { /* cannot poll: look with waitid instead */
+			close(pidfd);
+			pidfd = -1;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return rc;
+}
+
 /* This process's children as /proc shows them (their parent is us), at
  * most max; -1 when /proc cannot be read. */
 static int our_children(pid_t *out, int max)

@@ -675,7 +675,7 @@ static const char *const slurm_cache_values[] = {"shared", "node", NULL};
  * them; --quick, --threshold and --layouts are bisect's own lines below,
  * with its own help and defaults. */
 static const char *const measuring[] = {"--min-processes", "--max-processes", "--budget", "--seed",
-					"--memory-limit", "--simd-isa", NULL};
+					"--memory-limit", "--simd-isa", "--build-timeout", NULL};
 
 /* What the command line asked for, beyond the measuring options (ctx.mo). */
 typedef struct args {

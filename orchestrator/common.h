@@ -163,6 +163,15 @@ int bv_run_capture(char *const argv[], size_t max, char **out);
  * bytes are kept in *tail (never NULL), so the child's last words survive a
  * log file that could not be written (a full disk). */
 int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail, bv_child_env kind);
+/* A build's time limit, in a build worker: from bv_build_deadline_start
+ * (limit_s from now; 0: none) to bv_build_deadline_end, a build tool that
+ * bv_run* waits for (BV_ENV_BUILD) is killed at the deadline, with what it
+ * started (this process is a subreaper), and bv_build_expired says so; a
+ * step started after it is killed at once.  bv_build_limit: limit_s. */
+void bv_build_deadline_start(double limit_s);
+void bv_build_deadline_end(void);
+int bv_build_expired(void);
+double bv_build_limit(void);
 /* The last n bytes of a file, for showing the end of a build log. */
 char *bv_file_tail(const char *path, size_t n);
 
