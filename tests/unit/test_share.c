@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -259,6 +260,46 @@ static void children_get_no_secret(void **state)
 	free(runner);
 }
 
+/* What a process of the same user can read of ours (/proc/PID/mem while we
+ * are dumpable) holds no secret we do not need: the token only in share,
+ * other secret-looking variables only when code here reads them (a proxy's
+ * password), and then the process is not dumpable. */
+static void secrets_are_dropped_or_guarded(void **state)
+{
+	(void)state;
+	bv_secrets_take(0); /* whatever the test's own environment holds */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+
+	setenv("GITHUB_TOKEN", "ghp-unit", 1);
+	setenv("DEPLOY_PASSWORD", "pw-unit", 1);
+	setenv("BENCH_VERSIONS_TOKEN", TOKEN, 1);
+	setenv("SSH_AUTH_SOCK", "/tmp/ssh-unit/agent.1", 1);
+	bv_secrets_take(0);
+	assert_null(getenv("GITHUB_TOKEN"));
+	assert_null(getenv("DEPLOY_PASSWORD"));
+	assert_null(getenv("BENCH_VERSIONS_TOKEN"));
+	assert_null(bv_secret_token());
+	assert_string_equal(getenv("SSH_AUTH_SOCK"), "/tmp/ssh-unit/agent.1"); /* libssh2's; a path, no value */
+	assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1); /* it holds nothing to hide */
+	unsetenv("SSH_AUTH_SOCK");
+
+	setenv("https_proxy", "http://me:pw@proxy:3128", 1);
+	bv_secrets_take(0);
+	assert_string_equal(getenv("https_proxy"), "http://me:pw@proxy:3128"); /* libcurl reads it */
+	assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+	unsetenv("https_proxy");
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+
+	setenv("BENCH_VERSIONS_TOKEN", TOKEN, 1);
+	bv_secrets_take(1); /* share */
+	assert_null(getenv("BENCH_VERSIONS_TOKEN"));
+	assert_string_equal(bv_secret_token(), TOKEN);
+	assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+	bv_secret_token_drop();
+	assert_null(bv_secret_token());
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
 /* A build gets an allow-list, and the values in it that change what is
  * built are in the build key: an outer make's MAKEFLAGS (its command-line
  * CUDA=0 would reach the library's make) never reaches it, CUDA=0 does and
@@ -380,6 +421,7 @@ int test_share(void)
 		cmocka_unit_test(url_policy),
 		cmocka_unit_test(tokens),
 		cmocka_unit_test(children_get_no_secret),
+		cmocka_unit_test(secrets_are_dropped_or_guarded),
 		cmocka_unit_test(builds_get_an_allow_list_and_its_values_are_keyed),
 		cmocka_unit_test(sanitizing_server_messages),
 		cmocka_unit_test(retry_arithmetic),
