@@ -767,7 +767,8 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 	    BV_STRING("--slurm-task-out", &a->task_out, "DIR", NULL),
 	    BV_STRING("--slurm-commits", &a->task_commits, "LIST", NULL),
 	    BV_INCLUDE(shared, "--min-processes N, --max-processes N, --budget S, --seed N,\n"
-			       "--memory-limit SIZE and --simd-isa ISA as for run (see bench-versions run --help)"),
+			       "--memory-limit SIZE, --simd-isa ISA and --build-timeout S as for run\n"
+			       "(see bench-versions run --help)"),
 	    BV_END,
 	};
 	char **pos = bv_xcalloc((size_t)argc + 1, sizeof(char *));
