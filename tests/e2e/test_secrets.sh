@@ -205,8 +205,17 @@ check "the measuring process keeps the thread counts and sanitizer options" \
 	bash -c "grep -q '^OPENBLAS_NUM_THREADS=1$' '$TMP/runner-env' && grep -q '^TSAN_OPTIONS=fixture-tsan$' '$TMP/runner-env'"
 log=$(ls "$TMP"/results/[0-9]*/main.json)
 no_leaks "no secret in the output, the messages or the log" "$TMP/out" "$TMP/err" "$log"
-scanned "a build that scans its ancestors' memory and environment finds no secret" build read
-scanned "a kernel that scans its ancestors' memory and environment finds no secret" kernel read
+if [[ "${BV_BIN_DIR:-bin}" == *asan* ]]; then
+	# The sanitizer runtime reads /proc/self/environ into a buffer of its own
+	# at start, before main, and keeps it: the environment as it was, there
+	# for a scan of a dumpable process to find.
+	why="the ASan runtime keeps a copy of the initial environment"
+	skip "a build that scans its ancestors' memory and environment finds no secret" "$why"
+	skip "a kernel that scans its ancestors' memory and environment finds no secret" "$why"
+else
+	scanned "a build that scans its ancestors' memory and environment finds no secret" build read
+	scanned "a kernel that scans its ancestors' memory and environment finds no secret" kernel read
+fi
 
 # A secret the tool needs (libcurl would read the proxy's password): kept in
 # memory, so the process is not dumpable; the scans find its memory and
