@@ -43,12 +43,31 @@ static int exited(pid_t pid)
 
 int bv_read_child(int fd, pid_t pid, double deadline_ns, bv_sink sink, void *ctx)
 {
+	return bv_read_child_watch(fd, pid, deadline_ns, sink, ctx, NULL, NULL, 0);
+}
+
+int bv_read_child_watch(int fd, pid_t pid, double deadline_ns, bv_sink sink, void *ctx, bv_watch watch,
+			void *wctx, int watch_ms)
+{
 	int pidfd = pidfd_of(pid);
 	int gone = 0, rc = 0;
 	long drain = 0; /* once the child is gone: what the pipe can still hold of its output */
 	char buf[65536];
+	double next_watch = watch ? mono_ns() : 0;
 	for (;;) {
+		if (watch && !gone && mono_ns() >= next_watch) {
+			if (watch(wctx, pid)) {
+				rc = 2;
+				break;
+			}
+			next_watch = mono_ns() + watch_ms * 1e6;
+		}
 		int wait_ms = gone ? 0 : pidfd >= 0 ? -1 : 1000;
+		if (watch && !gone) {
+			int to_watch = (int)((next_watch - mono_ns()) / 1e6) + 1;
+			if (wait_ms < 0 || to_watch < wait_ms)
+				wait_ms = to_watch > 0 ? to_watch : 0;
+		}
 		if (deadline_ns > 0) {
 			double left = deadline_ns - mono_ns();
 			if (left <= 0) {
@@ -99,6 +118,38 @@ int bv_read_child(int fd, pid_t pid, double deadline_ns, bv_sink sink, void *ctx
 		close(pidfd);
 		errno = e;
 	}
+	return rc;
+}
+
+int bv_wait_exit(pid_t pid, double deadline_ns)
+{
+	int pidfd = pidfd_of(pid), rc = 1;
+	for (;;) {
+		if (pidfd < 0 ? exited(pid) : 0) {
+			rc = 0;
+			break;
+		}
+		double left = deadline_ns - mono_ns();
+		if (left <= 0)
+			break;
+		int ms = left / 1e6 < 3.6e6 ? (int)(left / 1e6) + 1 : 3600 * 1000;
+		if (pidfd < 0) { /* no pidfd: look again in at most 100 ms */
+			nanosleep(&(struct timespec){0, (ms < 100 ? ms : 100) * 1000L * 1000}, NULL);
+			continue;
+		}
+		struct pollfd p = {pidfd, POLLIN, 0};
+		int n = poll(&p, 1, ms);
+		if (n > 0) {
+			rc = 0;
+			break;
+		}
+		if (n < 0 && errno != EINTR) { /* cannot poll: look with waitid instead */
+			close(pidfd);
+			pidfd = -1;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
 	return rc;
 }
 

@@ -29,6 +29,22 @@ typedef void (*bv_sink)(void *ctx, const char *data, size_t n);
  * Returns 0, 1 when the deadline came first, or -1 with errno set. */
 int bv_read_child(int fd, pid_t pid, double deadline_ns, bv_sink sink, void *ctx);
 
+/* Looks at the child pid while it runs; nonzero: stop reading (the caller
+ * kills it). */
+typedef int (*bv_watch)(void *ctx, pid_t pid);
+
+/* bv_read_child, calling watch(wctx, pid) when it starts and then every
+ * watch_ms while the child runs (what a limit that no rlimit expresses
+ * needs: the child's shared memory).  Returns 2 when watch said stop. */
+int bv_read_child_watch(int fd, pid_t pid, double deadline_ns, bv_sink sink, void *ctx, bv_watch watch,
+			void *wctx, int watch_ms);
+
+/* Waits until the child pid has exited (it is not reaped) or deadline_ns
+ * (CLOCK_MONOTONIC) has come.  Returns 0 when it exited, 1 at the
+ * deadline.  A signal does not end the wait (the caller forwards it to the
+ * child, which then exits). */
+int bv_wait_exit(pid_t pid, double deadline_ns);
+
 /* Kills (SIGKILL) and reaps every child of this process until none is
  * left; in a subreaper these include its descendants' orphans, each ended
  * as it is reparented.  For when no child should be alive any more (a

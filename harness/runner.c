@@ -212,19 +212,55 @@ static size_t oom_len[3];
 static int oom_fd = -1;
 static char oom_stack[65536]; /* the handler's stack: the kernel's may be what overflowed */
 
-/* Private writable memory the process holds now (VmData), in bytes; -1 if
- * /proc does not say. */
-static long long data_bytes(void)
+/* A field of /proc/PID/status ("VmData:", "RssShmem:"), in bytes; -1 if
+ * /proc does not say (a zombie has no memory fields).  pid 0: ours. */
+static long long status_bytes(pid_t pid, const char *field)
 {
-	FILE *f = fopen("/proc/self/status", "r");
+	char path[64];
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	FILE *f = fopen(path, "re");
 	char line[256];
+	size_t n = strlen(field);
 	long long kb = -1;
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmData:", 7))
-			kb = atoll(line + 7);
+		if (!strncmp(line, field, n))
+			kb = atoll(line + n);
 	if (f)
 		fclose(f);
 	return kb < 0 ? -1 : kb * 1024;
+}
+
+/* Private writable memory the process holds now (VmData), in bytes; -1 if
+ * /proc does not say. */
+static long long data_bytes(void) { return status_bytes(0, "VmData:"); }
+
+/* RLIMIT_DATA does not count shared mappings: a kernel that touches 20 GB
+ * through mmap(MAP_SHARED | MAP_ANONYMOUS), a memfd, shm_open or SysV shm
+ * is not refused anything.  So the runner watches what no rlimit limits,
+ * the child's resident shared memory (RssShmem: those pages, once
+ * touched), every SHMEM_WATCH_MS while it runs, and kills it past what the
+ * runner held at fork plus --memory-limit.  Between two looks a kernel can
+ * go past the limit by what it touches in that time (at a few GB/s, some
+ * hundred MB), and the watch is per process, as RLIMIT_DATA is: a kernel
+ * that forks has the limit in each process. */
+#define SHMEM_WATCH_MS 50
+
+typedef struct shmem_watch {
+	long long allowed; /* RssShmem past this kills the child */
+	long long seen;	   /* what it had when it was killed */
+} shmem_watch;
+
+static int shmem_past(void *ctx, pid_t pid)
+{
+	shmem_watch *w = ctx;
+	long long now = status_bytes(pid, "RssShmem:");
+	if (now <= w->allowed)
+		return 0;
+	w->seen = now;
+	return 1;
 }
 
 static void limit_text(char *buf, size_t len)
@@ -313,8 +349,9 @@ static void oom_status(cJSON *out, int err)
 }
 
 /* Runs fn(arg) in a child and returns the JSON object it printed.  When the
- * child dies by a signal, exits without a result or outlives timeout_s, the
- * result is NULL and why says which ("crashed"/"timeout") and how.
+ * child dies by a signal, exits without a result, outlives timeout_s or holds
+ * more shared memory than --memory-limit allows (shmem_past), the result is
+ * NULL and why says which ("crashed"/"timeout"/"out of memory") and how.
  *
  * The child leads a process group of its own, killed whole when the call
  * ends; a process that left the group (setsid) comes to us as an orphan,
@@ -333,6 +370,8 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 	fflush(NULL);
 	pid_t parent = getpid();
 	long long held = memory_limit ? data_bytes() : -1;
+	long long held_shmem = memory_limit ? status_bytes(0, "RssShmem:") : -1;
+	shmem_watch watch = {held_shmem < 0 ? -1 : held_shmem + (long long)memory_limit, 0};
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(why, len, "fork: %s", strerror(errno));
@@ -371,11 +410,13 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 	close(fds[1]);
 	setpgid(pid, pid); /* as the child does: whichever runs first */
 	received got = {0};
-	int timed_out = bv_read_child(fds[0], pid, now_ns() + timeout_s * 1e9, receive, &got) == 1;
+	int how = bv_read_child_watch(fds[0], pid, now_ns() + timeout_s * 1e9, receive, &got,
+				       watch.allowed >= 0 ? shmem_past : NULL, &watch, SHMEM_WATCH_MS);
+	int timed_out = how == 1, shmem_out = how == 2;
 	close(fds[0]);
 	/* Before the child is reaped its pid cannot be reused, so the group
 	 * killed is its own: what it started and left in it. */
-	if (timed_out)
+	if (timed_out || shmem_out)
 		kill(pid, SIGKILL);
 	kill(-pid, SIGKILL);
 	int ws = 0;
@@ -390,6 +431,14 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 	if (timed_out) {
 		*status = "timeout";
 		snprintf(why, len, "no result after %g s; killed", timeout_s);
+	} else if (shmem_out) {
+		char limit[64];
+		limit_text(limit, sizeof(limit));
+		*status = "out of memory";
+		snprintf(why, len,
+			 "shared memory (MAP_SHARED, memfd, shm) past --memory-limit (%s beyond the runner's own): "
+			 "%.0f MiB resident; killed",
+			 limit, (double)watch.seen / (1024.0 * 1024));
 	} else if (WIFSIGNALED(ws)) {
 		*status = "crashed";
 		snprintf(why, len, "killed by signal %d (%s)", WTERMSIG(ws), strsignal(WTERMSIG(ws)));

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1247,6 +1248,17 @@ static void watch_stop(watch *w)
 	pthread_mutex_destroy(&w->mu);
 }
 
+double bv_build_timeout_s = BV_BUILD_TIMEOUT_DEFAULT;
+
+/* "30 min", "90 s": a limit as the message about it says it. */
+static void limit_text(double s, char *buf, size_t len)
+{
+	if (s >= 60 && fmod(s, 60) == 0)
+		snprintf(buf, len, "%g min", s / 60);
+	else
+		snprintf(buf, len, "%g s", s);
+}
+
 int bv_build(bv_version *v)
 {
 	if (bv_interrupted())
@@ -1281,8 +1293,23 @@ int bv_build(bv_version *v)
 	char *log = bv_asprintf("%s/%s.log", root, key);
 	watch w;
 	watch_start(&w, v->name, tmplog);
+	bv_build_deadline_start(bv_build_timeout_s);
 	rc = run_build(v, tmp, tmplog);
+	bv_build_deadline_end();
 	watch_stop(&w);
+	if (bv_build_expired() && !bv_interrupted()) {
+		/* Whatever step was stopped, the limit is why: said with the way
+		 * to raise it, and nothing of the build is kept (tmp goes below). */
+		char limit[32];
+		limit_text(bv_build_limit(), limit, sizeof(limit));
+		char *why = bv_asprintf("the build took longer than its limit of %s and was stopped, its processes "
+					"killed; a build that needs longer: --build-timeout S (e.g. 2h; 0: no limit)",
+					limit);
+		free(v->build_error);
+		failed_because(v, why, tmplog);
+		free(why);
+		rc = 0; /* that version's failure, not the run's */
+	}
 	if (bv_interrupted()) {
 		/* make and cc died of the signal too: not a build failure, and
 		 * nothing of it stays (the key is built again next time). */

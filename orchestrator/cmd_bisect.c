@@ -675,7 +675,7 @@ static const char *const slurm_cache_values[] = {"shared", "node", NULL};
  * them; --quick, --threshold and --layouts are bisect's own lines below,
  * with its own help and defaults. */
 static const char *const measuring[] = {"--min-processes", "--max-processes", "--budget", "--seed",
-					"--memory-limit", "--simd-isa", NULL};
+					"--memory-limit", "--simd-isa", "--build-timeout", NULL};
 
 /* What the command line asked for, beyond the measuring options (ctx.mo). */
 typedef struct args {
@@ -767,7 +767,8 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 	    BV_STRING("--slurm-task-out", &a->task_out, "DIR", NULL),
 	    BV_STRING("--slurm-commits", &a->task_commits, "LIST", NULL),
 	    BV_INCLUDE(shared, "--min-processes N, --max-processes N, --budget S, --seed N,\n"
-			       "--memory-limit SIZE and --simd-isa ISA as for run (see bench-versions run --help)"),
+			       "--memory-limit SIZE, --simd-isa ISA and --build-timeout S as for run\n"
+			       "(see bench-versions run --help)"),
 	    BV_END,
 	};
 	char **pos = bv_xcalloc((size_t)argc + 1, sizeof(char *));

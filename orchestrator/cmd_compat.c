@@ -28,7 +28,7 @@
 
 static void usage(FILE *out, const bv_option *opts)
 {
-	fprintf(out, "usage: bench-versions compat [VERSION...] [--build [--jobs N]]\n\n"
+	fprintf(out, "usage: bench-versions compat [VERSION...] [--build [--jobs N] [--build-timeout S]]\n\n"
 		     "Lists the versions in reach: every release in the history of HEAD (each\n"
 		     "kernels VERSION, as its tag or the first commit that reads it; a project\n"
 		     "file's release tags instead), every tag,\n"
@@ -93,6 +93,9 @@ int bv_cmd_compat(int argc, char **argv)
 		    "build each one (through the cache) with the current harness; "
 		    "without it the build column says \"not tried\""),
 	    BV_INT("--jobs", &jobs, "N", 1, 1024, "with --build: build at most N versions at once (default: the CPUs)"),
+	    BV_DURATION("--build-timeout", &bv_build_timeout_s, "S", 0, 7 * 86400,
+			"with --build: a version whose build takes longer is stopped, its processes killed, and "
+			"fails (default 30m; seconds, or with m, h; 0: no limit), as run's"),
 	    BV_END,
 	};
 	char **given = bv_xcalloc((size_t)argc, sizeof(char *));

@@ -501,7 +501,7 @@ static const char *const measuring[] = {
     "--benches",       "--ops",       "--backends",    "--sizes",   "--quick",     "--min-processes",
     "--max-processes", "--processes", "--budget",      "--rounds",  "--sample-us", "--timeout",
     "--memory-limit",  "--pin",       "--recalibrate", "--threads", "--simd-isa",  "--threshold",
-    "--seed",          "--layouts",   "--results",     "--jobs",    NULL};
+    "--seed",          "--layouts",   "--results",     "--jobs",    "--build-timeout", NULL};
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv, hist *h)
@@ -538,7 +538,8 @@ static int parse_options(int argc, char **argv, hist *h)
 	               "the measuring options of run: --benches, --ops, --backends, --sizes, --quick,\n"
 	               "--min-processes, --max-processes, --processes, --budget, --rounds, --sample-us,\n"
 	               "--timeout, --memory-limit, --pin, --recalibrate, --threads, --simd-isa,\n"
-	               "--threshold, --seed, --layouts, --results, --jobs (see bench-versions run --help);\n"
+	               "--threshold, --seed, --layouts, --results, --jobs, --build-timeout\n"
+	               "(see bench-versions run --help);\n"
 	               "--layouts is 4 unless given: code placement is noise over many builds"),
 	    BV_END,
 	};

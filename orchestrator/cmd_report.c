@@ -433,7 +433,7 @@ int bv_cmd_report(int argc, char **argv)
 		       "\nmeasuring options, as for run (see bench-versions run --help): --benches, --ops,\n"
 		       "  --backends, --sizes, --quick, --processes, --min-processes, --max-processes,\n"
 		       "  --budget, --rounds, --sample-us, --timeout, --memory-limit, --isolated, --recalibrate, --pin,\n"
-		       "  --threads, --seed, --layouts N (default 4 here), --jobs,\n"
+		       "  --threads, --seed, --layouts N (default 4 here), --jobs, --build-timeout S,\n"
 		       "  --resume DIR (go on with an interrupted report's measuring)\n",
 		       .seen = &measuring_opt),
 	    BV_INCLUDE(slurm_opts, NULL),

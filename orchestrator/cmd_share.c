@@ -108,11 +108,11 @@ int bv_token_read_file(const char *path, char **token)
 				if (rc == 0)
 					*token = t;
 				else {
-					memset(t, 0, strlen(t));
+					explicit_bzero(t, strlen(t));
 					free(t);
 				}
 			}
-			memset(buf, 0, sizeof(buf));
+			explicit_bzero(buf, sizeof(buf));
 		}
 	}
 	close(fd);
@@ -124,6 +124,9 @@ static int find_token(const char *token_file, char **token, char **source)
 {
 	*token = NULL;
 	*source = NULL;
+	/* Whichever way it comes, the token will be in our memory: no process
+	 * of ours may read that (env.c). */
+	bv_secrets_guard();
 	if (token_file) {
 		*source = bv_asprintf("--token-file %s", token_file);
 		return bv_token_read_file(token_file, token);
@@ -135,8 +138,10 @@ static int find_token(const char *token_file, char **token, char **source)
 			return bv_fail(BV_EINPUT, "BENCH_VERSIONS_TOKEN is set but empty (a CI secret that is not "
 						  "available here?); unset it to use a token file, or give --no-token");
 		char *t = bv_strdup(env);
+		bv_secret_token_drop(); /* one copy is enough */
 		int rc = bv_token_clean(t, "BENCH_VERSIONS_TOKEN");
 		if (rc) {
+			explicit_bzero(t, strlen(t));
 			free(t);
 			return rc;
 		}
@@ -373,10 +378,12 @@ int bv_cmd_share(int argc, char **argv)
 	}
 	if (fd >= 0)
 		close(fd);
+	/* Not memset: a store before free() is dead to the compiler. */
 	if (token) {
-		memset(token, 0, strlen(token));
+		explicit_bzero(token, strlen(token));
 		free(token);
 	}
+	bv_secret_token_drop(); /* not used (--no-token, --output alone) */
 	free(real), free(target), free(source), free(tmp_out), free(location);
 	return rc == 0 ? 0 : bv_exit_code(rc);
 }

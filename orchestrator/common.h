@@ -114,12 +114,21 @@ int bv_path_lexically_inside(const char *rel);
 int bv_path_inside(const char *root, const char *full, char *real);
 
 /* ---- secrets and children's environments (env.c) --------------------- */
-/* First thing in main: BENCH_VERSIONS_TOKEN into memory and out of the
- * environment, and every secret-looking variable out of the block
- * /proc/PID/environ shows, so no child can read them from us. */
-void bv_secrets_take(void);
-/* BENCH_VERSIONS_TOKEN as it was at start; NULL when it was not set. */
+/* First thing in main: BENCH_VERSIONS_TOKEN out of the environment (into
+ * memory when keep_token: the command is share), every secret-looking
+ * variable out of the block /proc/PID/environ shows, so no child can read
+ * them from us, and those no code here reads dropped; while the process
+ * holds one it is not dumpable (bv_secrets_guard). */
+void bv_secrets_take(int keep_token);
+/* The process is not dumpable from now on: no process of the same user
+ * reads its memory (/proc/PID/mem) or environment, and no core dump is
+ * written.  Before a secret is read into memory. */
+void bv_secrets_guard(void);
+/* BENCH_VERSIONS_TOKEN as it was at start; NULL when it was not set or the
+ * command is not share. */
 const char *bv_secret_token(void);
+/* Overwrites (explicit_bzero) and frees that copy, once it is used. */
+void bv_secret_token_drop(void);
 /* Whether NAME=VALUE looks like a secret: a name with TOKEN, SECRET,
  * PASSWORD, CREDENTIAL, API_KEY... in it, an ssh agent's socket, or a URL
  * with user:password@ in the value. */
@@ -167,6 +176,15 @@ int bv_run_capture(char *const argv[], size_t max, char **out);
  * bytes are kept in *tail (never NULL), so the child's last words survive a
  * log file that could not be written (a full disk). */
 int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail, bv_child_env kind);
+/* A build's time limit, in a build worker: from bv_build_deadline_start
+ * (limit_s from now; 0: none) to bv_build_deadline_end, a build tool that
+ * bv_run* waits for (BV_ENV_BUILD) is killed at the deadline, with what it
+ * started (this process is a subreaper), and bv_build_expired says so; a
+ * step started after it is killed at once.  bv_build_limit: limit_s. */
+void bv_build_deadline_start(double limit_s);
+void bv_build_deadline_end(void);
+int bv_build_expired(void);
+double bv_build_limit(void);
 /* The last n bytes of a file, for showing the end of a build log. */
 char *bv_file_tail(const char *path, size_t n);
 

@@ -14,15 +14,27 @@
  * unsetenv() alone is not enough: it drops the pointer, but the text stays in
  * the block the kernel gave us at exec, which /proc/PID/environ shows to any
  * process of the same user (a Makefile can read its parent's).  So a secret's
- * text is overwritten there once copied, and a secret-looking variable the
- * tool itself may still need (a proxy URL with a password, an ssh agent) is
- * moved to a heap copy: getenv() still finds it, /proc does not.
+ * text is overwritten there.  What the tool does not need is dropped: the
+ * token unless the command is `share`, and every secret-looking variable no
+ * code of ours reads (GITHUB_TOKEN, CI_JOB_TOKEN, AWS_SECRET_ACCESS_KEY, ...).
+ * What it may still need (the token in share, a proxy URL with a password,
+ * a repository URL with one, an ssh agent) is moved to a heap copy:
+ * getenv() still finds it, /proc/PID/environ does not.
+ *
+ * A heap copy is in /proc/PID/mem, which a process of the same user may read
+ * (ptrace access) while we are dumpable: a kernel or a Makefile could scan
+ * its ancestors' memory for it.  So while the process holds a secret's value
+ * it is not dumpable (PR_SET_DUMPABLE 0: /proc/PID/mem, environ, maps and
+ * fd become root's, and no core dump is written); the build workers, forked
+ * copies, inherit that, and whatever they exec (make, bv-runner) is dumpable
+ * again, holding no secret.
  */
 #include "common.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 
 extern char **environ;
 
@@ -36,28 +48,77 @@ static void wipe_value(char *entry)
 		memset(eq + 1, 'x', strlen(eq + 1));
 }
 
-void bv_secrets_take(void)
+/* The secret-looking variables that code in this process reads: libcurl a
+ * proxy's URL (*_proxy, with its password), libgit2 and libcurl the
+ * repository and release index URLs (KERNEL_REPO, KERNEL_RELEASES, perhaps
+ * with a password), libssh2 the ssh agent's socket; and the tool's own
+ * settings.  Every other one is dropped. */
+static int needed(const char *entry)
 {
+	const char *eq = strchr(entry, '=');
+	size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
+	static const char *const names[] = {"KERNEL_REPO", "KERNEL_RELEASES", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", NULL};
+	for (const char *const *w = names; *w; w++)
+		if (n == strlen(*w) && !strncmp(entry, *w, n))
+			return 1;
+	return (n > 6 && !strncasecmp(entry + n - 6, "_proxy", 6)) || !strncmp(entry, "BENCH_VERSIONS_", 15);
+}
+
+/* An agent's socket is a path any process of ours finds in /tmp anyway: not
+ * a value to hide by making the process undumpable. */
+static int value_secret(const char *entry)
+{
+	return strncmp(entry, "SSH_AUTH_SOCK=", 14) && strncmp(entry, "GPG_AGENT_INFO=", 15);
+}
+
+void bv_secrets_guard(void) { prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+
+void bv_secrets_take(int keep_token)
+{
+	int held = 0;
 	/* The token: into memory for share, out of the environment. */
 	for (char **e = environ; e && *e; e++)
 		if (!strncmp(*e, "BENCH_VERSIONS_TOKEN=", 21)) {
-			if (!token)
+			if (!token && keep_token)
 				token = bv_strdup(*e + 21);
 			wipe_value(*e);
 		}
 	unsetenv("BENCH_VERSIONS_TOKEN");
-	/* Other secrets stay ours (libcurl reads a proxy's password, libgit2
-	 * an ssh agent's socket), but only in copies /proc does not show. */
-	for (char **e = environ; e && *e; e++)
-		if (bv_env_is_secret(*e)) {
-			char *copy = bv_strdup(*e);
-			char *old = *e;
-			*e = copy; /* never freed: the environment owns it now */
-			wipe_value(old);
+	held |= token != NULL;
+	/* Other secrets: those we read stay ours, but only in copies /proc
+	 * does not show; the rest go. */
+	for (char **e = environ; e && *e;) {
+		if (!bv_env_is_secret(*e)) {
+			e++;
+			continue;
 		}
+		char *old = *e;
+		if (needed(old)) {
+			*e++ = bv_strdup(old); /* never freed: the environment owns it now */
+			held |= value_secret(old);
+		} else {
+			/* Out of the array, the later entries moved up. */
+			char **d = e;
+			do
+				d[0] = d[1];
+			while (*d++);
+		}
+		wipe_value(old);
+	}
+	if (held)
+		bv_secrets_guard();
 }
 
 const char *bv_secret_token(void) { return token; }
+
+void bv_secret_token_drop(void)
+{
+	if (token) {
+		explicit_bzero(token, strlen(token));
+		free(token);
+		token = NULL;
+	}
+}
 
 /* Whether name (up to its '=') contains word, ignoring case. */
 static int name_has(const char *entry, size_t n, const char *word)

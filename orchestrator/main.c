@@ -100,8 +100,8 @@ static void hint_subcommand(const char *word)
 int main(int argc, char **argv)
 {
 	/* Before anything can start a child: the versions under test never see
-	 * the upload token (env.c). */
-	bv_secrets_take();
+	 * the upload token (env.c), and only share keeps it. */
+	bv_secrets_take(argc > 1 && !strcmp(argv[1], "share"));
 	bv_program_set(argv[0]);
 	if (argc < 2) {
 		usage(stderr);

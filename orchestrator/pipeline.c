@@ -177,10 +177,12 @@ static int get_field(const char **p, const char *end, char **out)
 static void child_report(bv_repo *repo, bv_version *v, int fd)
 {
 	int rc = fetch_build(repo, v);
-	/* Stopped (a signal, or the parent's death): make is gone, but a step
-	 * it ran under a shell may not be; as a subreaper we have it now. */
-	if (bv_interrupted())
-		bv_kill_children();
+	/* Nothing a build started outlives it: a step stopped by a signal or
+	 * the parent's death may leave what it ran under a shell, and a recipe
+	 * may leave a daemon (setsid, SIGTERM ignored) after exiting 0.  Either
+	 * is ours now, this worker being a subreaper: killed (SIGKILL) and
+	 * reaped, with whatever those started in turn. */
+	bv_kill_children();
 	bv_buf b = BV_BUF_INIT;
 	char code[16];
 	snprintf(code, sizeof(code), "%d", rc);

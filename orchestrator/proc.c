@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -113,6 +114,51 @@ int bv_child_die_with_parent(pid_t parent)
 	return getppid() != parent;
 }
 
+/* The build under way in this process (a build worker): when it must end
+ * (CLOCK_MONOTONIC ns; 0: no limit), its limit in seconds, and whether a
+ * step of it was stopped there. */
+static double build_deadline_ns, build_limit_s;
+static int build_expired;
+
+static double mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void bv_build_deadline_start(double limit_s)
+{
+	build_limit_s = limit_s;
+	build_deadline_ns = limit_s > 0 ? mono_ns() + limit_s * 1e9 : 0;
+	build_expired = 0;
+}
+
+void bv_build_deadline_end(void) { build_deadline_ns = 0; }
+
+int bv_build_expired(void) { return build_expired; }
+
+double bv_build_limit(void) { return build_limit_s; }
+
+/* The deadline a child of kind waits under: only build tools have one. */
+static double deadline_of(bv_child_env kind) { return kind == BV_ENV_BUILD ? build_deadline_ns : 0; }
+
+/* A build step that reached the build's deadline: it is killed; what it
+ * started (a make's compilers, a recipe's daemon that left its session)
+ * comes to this process, a subreaper (bv_child_die_with_parent), once the
+ * step is gone, and is killed after wait_child reaps it (end_step). */
+static void stop_step(pid_t pid)
+{
+	build_expired = 1;
+	kill(pid, SIGKILL);
+}
+
+static void end_step(void)
+{
+	if (build_expired)
+		bv_kill_children();
+}
+
 /* Waits for a tracked child, through the EINTRs our handler causes. */
 static int wait_child(pid_t pid, const char *name, int *status)
 {
@@ -145,8 +191,13 @@ int bv_run(char *const argv[], const char *cwd, const char *log, bv_child_env ki
 	if (rc != 0)
 		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
 	bv_child_track(pid);
+	double deadline = deadline_of(kind);
+	if (deadline > 0 && bv_wait_exit(pid, deadline) == 1)
+		stop_step(pid);
 	int status;
-	if ((rc = wait_child(pid, argv[0], &status)) != 0)
+	rc = wait_child(pid, argv[0], &status);
+	end_step();
+	if (rc != 0)
 		return rc;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
@@ -205,11 +256,14 @@ int bv_run_capture(char *const argv[], size_t max, char **out)
 	/* Read everything (so the child never blocks on a full pipe), keep max;
 	 * until the child ends, not the pipe (a process it left may hold it). */
 	capture c = {BV_BUF_INIT, max};
-	bv_read_child(fd, pid, 0, keep_head, &c);
+	if (bv_read_child(fd, pid, deadline_of(BV_ENV_BUILD), keep_head, &c) == 1)
+		stop_step(pid);
 	bv_buf b = c.b;
 	close(fd);
 	int status;
-	if ((rc = wait_child(pid, argv[0], &status)) != 0) {
+	rc = wait_child(pid, argv[0], &status);
+	end_step();
+	if (rc != 0) {
 		bv_buf_free(&b);
 		return rc;
 	}
@@ -258,13 +312,16 @@ int bv_run_tail(char *const argv[], const char *log, size_t max, char **tail, bv
 	bv_buf_puts(&t.b, "");
 	/* Until the child ends, not the pipe: a process it left behind (a
 	 * kernel's setsid()'d child) may hold the pipe open for ever. */
-	bv_read_child(fd, pid, 0, keep_tail, &t);
+	if (bv_read_child(fd, pid, deadline_of(kind), keep_tail, &t) == 1)
+		stop_step(pid);
 	bv_buf b = t.b;
 	close(fd);
 	if (t.logfd >= 0)
 		close(t.logfd);
 	int status;
-	if ((rc = wait_child(pid, argv[0], &status)) != 0) {
+	rc = wait_child(pid, argv[0], &status);
+	end_step();
+	if (rc != 0) {
 		bv_buf_free(&b);
 		return rc;
 	}

@@ -135,6 +135,11 @@ void bv_run_cli_table(bv_run_cli *c, bv_option *opts, const char *const *only)
 		      "versions and options): its finished cells are reused"),
 	    BV_INT("--jobs", &c->jobs, "N", 1, 1024,
 		   "versions fetched and built at once (default: the CPU count)"),
+	    /* Process-wide, not in c: the build workers read it (stages.h). */
+	    BV_DURATION("--build-timeout", &bv_build_timeout_s, "S", 0, 7 * 86400,
+			"a version whose build (patches, make or compat recipe, link) takes longer is stopped, "
+			"its processes killed, and is a build failure (default 30m; seconds, or with m, h; "
+			"0: no limit)"),
 	    BV_END,
 	};
 	_Static_assert(sizeof(all) / sizeof(all[0]) <= BV_RUN_CLI_OPTIONS, "BV_RUN_CLI_OPTIONS is too small");

@@ -135,6 +135,12 @@ int bv_fetch(bv_repo *r, bv_version *v);
  * returned as an error: it sets v->build_error and returns 0, so the other
  * versions still run.  Errors are for when nothing can be built at all. */
 int bv_build(bv_version *v);
+/* --build-timeout: seconds one version's build may take (patches, recipe or
+ * make, adapter, link), 0 for no limit.  The option table writes it; the
+ * build workers, forked later, read it.  Past it the build is stopped, its
+ * processes are killed and it is that version's failure. */
+#define BV_BUILD_TIMEOUT_DEFAULT 1800.0
+extern double bv_build_timeout_s;
 /* In each build's cache directory: {"kernel_version", "name"} of the version
  * it was first built for (builds before this file have none). */
 #define BV_BUILD_VERSION_FILE "version.json"
@@ -263,7 +269,7 @@ typedef struct bv_run_cli {
 
 struct bv_option;
 /* Lines in the table bv_run_cli_table fills, its end included. */
-#define BV_RUN_CLI_OPTIONS 26
+#define BV_RUN_CLI_OPTIONS 27
 
 void bv_run_cli_init(bv_run_cli *c);
 /* The pipeline's options as an options.h table pointing into c, in opts

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end: one bad cell never costs the others.  A working tree whose neg
-# crashes, whose sqrt hangs, whose log allocates and touches 1 GiB and whose
-# relu is 3x slower; the table shows each as the cell's status and the rest
+# crashes, whose sqrt hangs, whose log allocates and touches 1 GiB (sigmoid
+# the same through a shared anonymous mapping, tanh through a memfd) and
+# whose relu is 3x slower; the table shows each as the cell's status and the rest
 # of the matrix is measured.  Its exp leaves a setsid'd process behind
 # holding every descriptor it inherited, then crashes: the run still ends,
 # and that process with it.  Also: the same build twice (A/A), isolated
@@ -38,6 +39,30 @@ s = s.replace(log, log + "\t\t{ /* planted hog */\n"
 	"\t\t\tchar *volatile big = malloc((size_t)1 << 30);\n"
 	"\t\t\tmemset(big, 1, (size_t)1 << 30);\n"
 	"\t\t\ty[0] = big[4096];\n"
+	"\t\t}\n")
+# The same 1 GiB through shared mappings, which RLIMIT_DATA does not count:
+# anonymous (sigmoid) and a memfd (tanh).  Unmapped after each call, so an
+# unlimited run holds 1 GiB at a time, not one per call.
+sigmoid, tanh = "\tcase KN_SIGMOID:\n", "\tcase KN_TANH:\n"
+assert sigmoid in s and tanh in s, "fixture: the sigmoid/tanh cases moved; update the planted shared hogs"
+s = s.replace("#include <string.h>\n", "#include <string.h>\n#include <sys/mman.h>\n", 1)
+s = s.replace(sigmoid, sigmoid + "\t\t{ /* planted shared hog */\n"
+	"\t\t\tchar *big = mmap(0, (size_t)1 << 30, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);\n"
+	"\t\t\tif (big != MAP_FAILED) {\n"
+	"\t\t\t\tmemset(big, 1, (size_t)1 << 30);\n"
+	"\t\t\t\tmunmap(big, (size_t)1 << 30);\n"
+	"\t\t\t}\n"
+	"\t\t}\n")
+s = s.replace(tanh, tanh + "\t\t{ /* planted memfd hog */\n"
+	"\t\t\tint fd = memfd_create(\"bv-hog\", 0);\n"
+	"\t\t\tchar *big = fd >= 0 && ftruncate(fd, (off_t)1 << 30) == 0\n"
+	"\t\t\t\t? mmap(0, (size_t)1 << 30, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;\n"
+	"\t\t\tif (big != MAP_FAILED) {\n"
+	"\t\t\t\tmemset(big, 1, (size_t)1 << 30);\n"
+	"\t\t\t\tmunmap(big, (size_t)1 << 30);\n"
+	"\t\t\t}\n"
+	"\t\t\tif (fd >= 0)\n"
+	"\t\t\t\tclose(fd);\n"
 	"\t\t}\n")
 relu = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)"
 assert relu in s, "fixture: the relu loop moved; update the planted slowdown"
@@ -78,11 +103,14 @@ if [[ "${BV_BIN_DIR:-bin}" == *asan* ]]; then
 	# exit 1) before the kernel sees the NULL.
 	skip "a cell past --memory-limit is out of memory" "the ASan build's allocator reports refused allocations itself"
 else
-	"$BV" 0.1.0 local --benches unary --ops abs,log --backends scalar --sizes 1K --quick --timeout 20 \
+	"$BV" 0.1.0 local --benches unary --ops abs,log,sigmoid,tanh --backends scalar --sizes 1K --quick --timeout 20 \
 		--memory-limit 256M --results "$TMP/oom" > "$TMP/oom.out" 2> "$TMP/oom.err"
 	rc=$?
 	check "a cell past --memory-limit does not fail the run (exit $rc)" test $rc -eq 0
 	check "that cell is out of memory" contains "$TMP/oom.out" "^unary +log +scalar +1K +[0-9.]+ [nu]s +out of memory"
+	check "a cell past it through a shared anonymous mapping is out of memory too" \
+		contains "$TMP/oom.out" "^unary +sigmoid +scalar +1K +[0-9.]+ [nu]s +out of memory"
+	check "... and one past it through a memfd" contains "$TMP/oom.out" "^unary +tanh +scalar +1K +[0-9.]+ [nu]s +out of memory"
 	check "the other cell is measured" contains "$TMP/oom.out" "^unary +abs +scalar +1K +[0-9.]+ [nu]s +[0-9.]+ [nu]s +[01]\.[0-9]{3} \["
 	check "the log says why, and the limit is recorded" python3 - "$(ls -d "$TMP"/oom/[0-9]*/ | head -1)" <<'PY'
 import json, sys
@@ -91,9 +119,13 @@ cells = {c["op"]: c for c in doc["cells"]}
 assert cells["log"]["status"] == "out of memory", cells["log"]
 assert "--memory-limit (256 MiB" in cells["log"]["reason"], cells["log"]
 assert cells["abs"]["status"] == "ok", cells["abs"]
+for op in ("sigmoid", "tanh"):
+    assert cells[op]["status"] == "out of memory", cells[op]
+    assert "shared memory" in cells[op]["reason"] and "--memory-limit (256 MiB" in cells[op]["reason"], cells[op]
 assert doc["method"]["memory_limit_bytes"] == 256 << 20, doc["method"]
 base = {c["op"]: c for c in json.load(open(sys.argv[1] + "0.1.0.json"))["cells"]}
-assert base["log"]["status"] == "ok", base["log"]
+for op in ("log", "sigmoid", "tanh"):
+    assert base[op]["status"] == "ok", base[op]
 PY
 	"$BV" 0.1.0 local --ops abs --memory-limit 2X > /dev/null 2> "$TMP/oom.err"
 	check "a bad --memory-limit is a usage error that says what a size is" \

@@ -1,7 +1,8 @@
 /* test_faults.c - the pieces fault tolerance rests on: an atomic write that
  * fails (file size limit) leaves the old file whole; bv_run_tail keeps a
  * child's last words when its log cannot be written, and stops reading when
- * the child ends though a process it left holds the pipe; --resume refuses a
+ * the child ends though a process it left holds the pipe; a build step past
+ * its deadline is killed with what it left; --resume refuses a
  * results directory measured with another plan, naming the difference; the
  * network timeout's environment variable; the exit code of an interruption. */
 #include <dirent.h>
@@ -107,6 +108,45 @@ static void a_process_left_behind_does_not_hold_the_reader(void **state)
 	assert_int_equal(bv_kill_children(), 2);
 	assert_int_equal(bv_kill_children(), 0);
 	assert_true(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+/* A build's deadline (--build-timeout): a build tool still running there is
+ * killed, with what it left in a session of its own, each way bv_run* waits
+ * (a log, a pipe read whole, a pipe's tail); a step started after the
+ * deadline is killed at once; other kinds of children have no deadline. */
+static void a_build_step_past_its_deadline_is_killed_with_its_leftovers(void **state)
+{
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	char *argv[] = {"sh", "-c", "trap '' TERM; setsid sleep 300 & echo started; exec sleep 300", NULL};
+	bv_build_deadline_start(1);
+	time_t start = time(NULL);
+	assert_int_equal(bv_run(argv, NULL, "/dev/null", BV_ENV_BUILD), 128 + SIGKILL);
+	assert_true(bv_build_expired());
+	assert_true(time(NULL) - start < 10);
+	/* The setsid'd sleep came to us when the shell died, and is gone too. */
+	assert_true(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+	char *out = NULL;
+	assert_int_equal(bv_run_capture(argv, 100, &out), 128 + SIGKILL);
+	free(out);
+	char *tail = NULL;
+	assert_int_equal(bv_run_tail(argv, NULL, 100, &tail, BV_ENV_BUILD), 128 + SIGKILL);
+	free(tail);
+	assert_true(time(NULL) - start < 10);
+	assert_true(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+	bv_build_deadline_end();
+	/* No deadline now, and none for the measuring process's kind ever. */
+	bv_build_deadline_start(0.001);
+	char *quick[] = {"true", NULL};
+	bv_build_deadline_end();
+	assert_int_equal(bv_run(quick, NULL, NULL, BV_ENV_BUILD), 0);
+	bv_build_deadline_start(5);
+	assert_false(bv_build_expired());
+	assert_int_equal(bv_run(quick, NULL, NULL, BV_ENV_RUNNER), 0);
+	assert_int_equal(bv_run(quick, NULL, NULL, BV_ENV_BUILD), 0);
+	assert_false(bv_build_expired());
+	bv_build_deadline_end();
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
@@ -253,6 +293,7 @@ int test_faults(void)
 		cmocka_unit_test(a_failed_atomic_write_keeps_the_old_file),
 		cmocka_unit_test(run_tail_keeps_the_end_without_a_log),
 		cmocka_unit_test(a_process_left_behind_does_not_hold_the_reader),
+		cmocka_unit_test(a_build_step_past_its_deadline_is_killed_with_its_leftovers),
 		cmocka_unit_test(resume_accepts_only_the_same_plan),
 		cmocka_unit_test(net_timeout_from_the_environment),
 		cmocka_unit_test(an_interruption_exits_as_a_shell_reports_it),

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -259,6 +260,78 @@ static void children_get_no_secret(void **state)
 	free(runner);
 }
 
+/* bv_secrets_take over an environment of the test's own (writable strings,
+ * as the kernel's block is), the process's left alone; what it leaves in
+ * env is checked by the caller, then take_end frees its copies (the
+ * entries that are not env's strings any more) and restores environ. */
+extern char **environ;
+static char **saved_environ;
+
+static void take_in(char **env, int keep_token)
+{
+	saved_environ = environ;
+	environ = env;
+	bv_secrets_take(keep_token);
+}
+
+static void take_end(char **env, char *const *strings, size_t n)
+{
+	for (char **e = env; *e; e++) {
+		int ours = 0;
+		for (size_t k = 0; k < n; k++)
+			ours |= *e == strings[k];
+		if (!ours)
+			free(*e);
+	}
+	environ = saved_environ;
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/* What a process of the same user can read of ours (/proc/PID/mem while we
+ * are dumpable) holds no secret we do not need: the token only in share,
+ * other secret-looking variables only when code here reads them (a proxy's
+ * password), and then the process is not dumpable. */
+static void secrets_are_dropped_or_guarded(void **state)
+{
+	(void)state;
+	char gh[] = "GITHUB_TOKEN=ghp-unit", pw[] = "DEPLOY_PASSWORD=pw-unit", tok[] = "BENCH_VERSIONS_TOKEN=" TOKEN,
+	     sock[] = "SSH_AUTH_SOCK=/tmp/ssh-unit/agent.1", path[] = "PATH=/usr/bin",
+	     proxy[] = "https_proxy=http://me:pw@proxy:3128";
+	char *strings[] = {gh, pw, tok, sock, path, proxy};
+	size_t n = sizeof(strings) / sizeof(strings[0]);
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+
+	char *env[] = {gh, pw, tok, sock, path, NULL};
+	take_in(env, 0);
+	assert_null(getenv("GITHUB_TOKEN"));
+	assert_null(getenv("DEPLOY_PASSWORD"));
+	assert_null(getenv("BENCH_VERSIONS_TOKEN"));
+	assert_null(bv_secret_token());
+	assert_string_equal(getenv("SSH_AUTH_SOCK"), "/tmp/ssh-unit/agent.1"); /* libssh2's; a path, no value */
+	assert_string_equal(getenv("PATH"), "/usr/bin");
+	assert_null(strstr(gh, "ghp-unit")); /* overwritten where /proc/PID/environ shows it */
+	assert_null(strstr(tok, TOKEN));
+	assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1); /* it holds nothing to hide */
+	take_end(env, strings, n);
+
+	char *env2[] = {proxy, path, NULL};
+	take_in(env2, 0);
+	assert_string_equal(getenv("https_proxy"), "http://me:pw@proxy:3128"); /* libcurl reads it */
+	assert_null(strstr(proxy, "me:pw")); /* the copy is on the heap */
+	assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+	take_end(env2, strings, n);
+
+	char tok2[] = "BENCH_VERSIONS_TOKEN=" TOKEN;
+	char *env3[] = {tok2, path, NULL};
+	take_in(env3, 1); /* share */
+	assert_null(getenv("BENCH_VERSIONS_TOKEN"));
+	assert_string_equal(bv_secret_token(), TOKEN);
+	assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+	bv_secret_token_drop();
+	assert_null(bv_secret_token());
+	take_end(env3, strings, n);
+}
+
 /* A build gets an allow-list, and the values in it that change what is
  * built are in the build key: an outer make's MAKEFLAGS (its command-line
  * CUDA=0 would reach the library's make) never reaches it, CUDA=0 does and
@@ -380,6 +453,7 @@ int test_share(void)
 		cmocka_unit_test(url_policy),
 		cmocka_unit_test(tokens),
 		cmocka_unit_test(children_get_no_secret),
+		cmocka_unit_test(secrets_are_dropped_or_guarded),
 		cmocka_unit_test(builds_get_an_allow_list_and_its_values_are_keyed),
 		cmocka_unit_test(sanitizing_server_messages),
 		cmocka_unit_test(retry_arithmetic),
