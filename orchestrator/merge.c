@@ -847,3 +847,51 @@ int bv_table_has_slower(const bv_table *t)
 		}
 	return 0;
 }
+
+/* A candidate: a column with a ratio of its own; in a table of baselines
+ * only (one version), each of them, or a gate would have nothing to check. */
+static int is_candidate(const bv_table *t, size_t i)
+{
+	for (size_t v = 0; v < t->nversions; v++)
+		if (!bv_table_is_base(t, v))
+			return !bv_table_is_base(t, i);
+	return 1;
+}
+
+void bv_table_note_wrong(bv_table *t)
+{
+	for (size_t k = 0; k < t->nrows; k++)
+		for (size_t i = 0; i < t->nversions; i++) {
+			const bv_result *x = &t->rows[k].results[i];
+			if (strcmp(x->status, "wrong result"))
+				continue;
+			char key[512];
+			bv_row_key(&t->rows[k], key, sizeof(key));
+			t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
+			t->notes[t->nnotes++] = bv_asprintf("wrong result: %s on %s: %s", key, t->labels[i],
+							    x->reason ? x->reason : "the output failed the check");
+		}
+}
+
+size_t bv_table_wrong(const bv_table *t, char *first, size_t len)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < t->nrows; k++)
+		for (size_t i = 0; i < t->nversions; i++)
+			if (!strcmp(t->rows[k].results[i].status, "wrong result") && is_candidate(t, i) && n++ == 0) {
+				char key[512];
+				bv_row_key(&t->rows[k], key, sizeof(key));
+				snprintf(first, len, "%s on %s", key, t->labels[i]);
+			}
+	return n;
+}
+
+void bv_say_wrong(size_t n, const char *first, const char *flag)
+{
+	if (n == 1)
+		fprintf(stderr, "bench-versions: 1 cell gives a wrong result (%s): %s\n", flag, first);
+	else
+		fprintf(stderr, "bench-versions: %zu cells give wrong results (%s): %s and %zu more (each is a note "
+				"under the table)\n",
+			n, flag, first, n - 1);
+}
