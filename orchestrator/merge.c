@@ -334,6 +334,7 @@ static void add_cells(bv_table *t, size_t i, const cJSON *doc, int same_run, con
 		res->gbps = c.gbps, res->gflops = c.gflops;
 		res->pct_copy_bw = c.pct_copy_bw, res->pct_peak_flops = c.pct_peak_flops;
 		res->processes = c.processes;
+		res->stopped = c.stopped, res->stop_budget_s = c.stop_budget_s; /* static strings */
 		res->median_ns = c.median_ns, res->ci_low_ns = c.ci_low_ns, res->ci_high_ns = c.ci_high_ns;
 		if (c.process_ids && !res->proc_ns) {
 			size_t np = (size_t)cJSON_GetArraySize(c.process_ids);
@@ -895,3 +896,50 @@ void bv_say_wrong(size_t n, const char *first, const char *flag)
 				"under the table)\n",
 			n, flag, first, n - 1);
 }
+
+void bv_table_note_budget(bv_table *t)
+{
+	enum { SHOWN = 3 };
+	bv_buf list = BV_BUF_INIT;
+	size_t n = 0;
+	const bv_result *first = NULL;
+	char first_key[512] = "";
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *r = &t->rows[k];
+		const bv_result *x = NULL;
+		for (size_t i = 0; i < t->nversions && !x; i++)
+			if (r->changes[i].valid && r->changes[i].verdict && !strcmp(r->changes[i].verdict, "inconclusive") &&
+			    r->results[i].stopped && !strcmp(r->results[i].stopped, "budget"))
+				x = &r->results[i];
+		if (!x)
+			continue;
+		char key[512];
+		bv_row_key(r, key, sizeof(key));
+		if (n == 0)
+			first = x, snprintf(first_key, sizeof(first_key), "%s", key);
+		if (n < SHOWN)
+			bv_buf_printf(&list, "%s%s (%g s, %d %s)", n ? ", " : "", key, x->stop_budget_s, x->processes,
+				      bv_plural(x->processes, "process", "processes"));
+		n++;
+	}
+	if (n > SHOWN)
+		bv_buf_printf(&list, " and %zu more", n - SHOWN);
+	if (n) {
+		char *text;
+		if (n == 1)
+			text = bv_asprintf("budget: %s stopped undecided by its time budget (%g s) after %d %s; to decide it, "
+					   "measure it again with a larger --budget (a cell that looks changed gets three), "
+					   "or --min-processes N (--filter selects it)",
+					   first_key, first->stop_budget_s, first->processes,
+					   bv_plural(first->processes, "process", "processes"));
+		else
+			text = bv_asprintf("budget: %zu inconclusive cells stopped undecided by their time budget: %s; to "
+					   "decide them, measure them again with a larger --budget (a cell that looks "
+					   "changed gets three), or --min-processes N (--filter selects them)",
+					   n, list.s);
+		t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
+		t->notes[t->nnotes++] = text;
+	}
+	bv_buf_free(&list);
+}
+

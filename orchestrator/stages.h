@@ -317,6 +317,11 @@ typedef struct bv_result {
 	double host_bytes, device_bytes;     /* footprint */
 	double library_host_bytes, library_device_bytes; /* the library's workspace; NAN: not counted */
 	int processes;
+	/* why sampling stopped (the log's "stopped", schema 1.8; NULL when not
+	 * said): "decided", "budget" (stop_budget_s: the budget it would have
+	 * passed) or "max_processes" */
+	const char *stopped;
+	double stop_budget_s;
 	/* per process, paired with the process it came from (logs of schema
 	 * 1.7 on; NULL before): what the backend view pairs by */
 	double *proc_ns;
@@ -600,6 +605,11 @@ int bv_table_has_slower(const bv_table *t);
  * ("wrong result: CELL on LABEL: REASON": the first bad element, its error
  * in ulp and the limit), so the detail is not only in the JSON log. */
 void bv_table_note_wrong(bv_table *t);
+/* One note naming the cells whose change is `inconclusive` and whose
+ * sampling its time budget stopped (the log's "stopped", schema 1.8): the
+ * budget, the processes it bought, and what to give to decide them.
+ * Without it an undecided 2x read as if more measuring could not help. */
+void bv_table_note_budget(bv_table *t);
 /* The gate behind --fail-on-wrong (and --fail-on-slower): how many cells
  * of a candidate (a column that is no baseline; in a table of one version,
  * that version) gave a wrong result; first gets "CELL on LABEL" of the
