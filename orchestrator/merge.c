@@ -907,10 +907,12 @@ void bv_table_note_budget(bv_table *t)
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
 		const bv_result *x = NULL;
-		for (size_t i = 0; i < t->nversions && !x; i++)
-			if (r->changes[i].valid && r->changes[i].verdict && !strcmp(r->changes[i].verdict, "inconclusive") &&
-			    r->results[i].stopped && !strcmp(r->results[i].stopped, "budget"))
+		for (size_t i = 0; i < t->nversions && !x; i++) {
+			const bv_change *ch = &r->changes[i];
+			if (ch->valid && ch->verdict && !strcmp(ch->verdict, "inconclusive") && r->results[i].stopped &&
+			    !strcmp(r->results[i].stopped, "budget"))
 				x = &r->results[i];
+		}
 		if (!x)
 			continue;
 		char key[512];
@@ -927,15 +929,15 @@ void bv_table_note_budget(bv_table *t)
 	if (n) {
 		char *text;
 		if (n == 1)
-			text = bv_asprintf("budget: %s stopped undecided by its time budget (%g s) after %d %s; to decide it, "
-					   "measure it again with a larger --budget (a cell that looks changed gets three), "
-					   "or --min-processes N (--filter selects it)",
+			text = bv_asprintf("budget: %s stopped undecided by its time budget (%g s) after %d %s; "
+					   "to decide it, measure it again with a larger --budget (a cell that looks "
+					   "changed gets three), or --min-processes N (--filter selects it)",
 					   first_key, first->stop_budget_s, first->processes,
 					   bv_plural(first->processes, "process", "processes"));
 		else
-			text = bv_asprintf("budget: %zu inconclusive cells stopped undecided by their time budget: %s; to "
-					   "decide them, measure them again with a larger --budget (a cell that looks "
-					   "changed gets three), or --min-processes N (--filter selects them)",
+			text = bv_asprintf("budget: %zu inconclusive cells stopped undecided by their time budget: "
+					   "%s; to decide them, measure them again with a larger --budget (a cell that "
+					   "looks changed gets three), or --min-processes N (--filter selects them)",
 					   n, list.s);
 		t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
 		t->notes[t->nnotes++] = text;

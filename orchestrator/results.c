@@ -361,7 +361,8 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 				c->stopped = known[k];
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(stop, "budget_s");
 		if (!c->stopped) {
-			bv_buf_puts(why, "\"stopped\": expected an object whose \"by\" is decided, budget or max_processes");
+			bv_buf_puts(why,
+				    "\"stopped\": expected an object whose \"by\" is decided, budget or max_processes");
 			return -2;
 		}
 		if (c->stopped == known[1] &&
