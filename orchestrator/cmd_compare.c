@@ -38,8 +38,9 @@ static void usage(FILE *out, const bv_option *opts)
 		     "are from another run, so their ratios are unpaired and inconclusive.\n\n"
 		     "options (--opt VALUE or --opt=VALUE):\n");
 	bv_options_help(opts, out);
-	fprintf(out, "\nexit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
-		     "2 usage or input error (unreadable log, bad regex), 3 output could not be written\n");
+	fprintf(out, "\nexit codes: 0 success, 1 a change is slower and --fail-on-slower was given, or a\n"
+		     "wrong result and --fail-on-wrong or --fail-on-slower was given, 2 usage or input error\n"
+		     "(unreadable log, bad regex), 3 output could not be written\n");
 }
 
 static const char *const units_values[] = {"time", "rate", "peak", "memory", NULL};
@@ -49,7 +50,7 @@ int bv_cmd_compare(int argc, char **argv)
 	const char *format = "table", *filter = NULL, *units = "time", *baseline = NULL, *root_opt = NULL;
 	const char *join_to = NULL;
 	bv_merge_opts mo = {-1, 0};
-	int gate = 0;
+	int gate = 0, gate_wrong = 0;
 	bv_view_opts view;
 	bv_view_init(&view);
 	bv_option view_opts[BV_VIEW_OPTIONS];
@@ -66,7 +67,8 @@ int bv_cmd_compare(int argc, char **argv)
 		      "extended regex; size as 64K), e.g. 'unary/(exp|relu)/scalar'"),
 	    BV_FLAG("--across-machines", &mo.across_machines,
 		    "form (unpaired) ratios between logs from different machines"),
-	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not, nor a slower whose counts are the same on both sides: placement, not the code)"),
+	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not, nor a slower whose counts are the same on both sides: placement, not the code), or when a version gives a wrong result (as --fail-on-wrong)"),
+	    BV_FLAG("--fail-on-wrong", &gate_wrong, "exit 1 when a version other than the baseline gives a wrong result (its output failed the check; each is a note under the table)"),
 	    BV_ENUM("--units", &units, "U", units_values, "results as time, rate, peak or memory (the library's workspace per call; default time)"),
 	    BV_STRING("--baseline", &baseline, "NAME",
 		      "compare against the logs saved by run --save-baseline NAME (first column; "
@@ -187,7 +189,7 @@ int bv_cmd_compare(int argc, char **argv)
 				bv_table_filter(&table, &re);
 			/* A gate over no row checks nothing: passing it would let a
 			 * mistyped filter wave every regression through. */
-			if (filter && gate && table.nrows == 0) {
+			if (filter && (gate || gate_wrong) && table.nrows == 0) {
 				bv_table_free(&table);
 				regfree(&re);
 				free(logs);
@@ -196,10 +198,10 @@ int bv_cmd_compare(int argc, char **argv)
 					free(paths[i]);
 				free(paths);
 				fprintf(stderr,
-					"bench-versions: --filter '%s' matches no row, so --fail-on-slower would check "
+					"bench-versions: --filter '%s' matches no row, so %s would check "
 					"nothing (keys are bench/op/backend/size, size as 64K; see: bench-versions list "
 					"benches)\n",
-					filter);
+					filter, gate ? "--fail-on-slower" : "--fail-on-wrong");
 				return BV_EXIT_USAGE;
 			}
 			table.units = units;
@@ -229,6 +231,16 @@ int bv_cmd_compare(int argc, char **argv)
 				rc = bv_fail(BV_ERUN, "cannot write the output");
 			if (rc == 0 && gate && bv_table_has_slower(&table)) {
 				fprintf(stderr, "bench-versions: a change is slower (--fail-on-slower)\n");
+				rc = 1;
+			}
+			/* A gate that passed a version computing the wrong thing
+			 * would be no gate: --fail-on-slower checks this too. */
+			char wrong[600];
+			size_t nwrong = 0;
+			if ((rc == 0 || rc == 1) && (gate || gate_wrong))
+				nwrong = bv_table_wrong(&table, wrong, sizeof(wrong));
+			if (nwrong) {
+				bv_say_wrong(nwrong, wrong, gate_wrong ? "--fail-on-wrong" : "--fail-on-slower");
 				rc = 1;
 			}
 			bv_table_free(&table);

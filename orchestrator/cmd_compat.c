@@ -4,8 +4,9 @@
  *
  * The versions in reach are every release in the history of HEAD (each
  * kernel version that VERSION takes, resolved as a release number would be:
- * its tag, else the first commit that reads it), every tag, and the names
- * given; one line per distinct tree.  Without --build nothing is built
+ * its tag, else the first commit that reads it) and every tag; names given
+ * select instead: those alone, so `compat 3.5.1 3.6 --build` builds two, not
+ * every release beside them.  One line per distinct tree.  Without --build nothing is built
  * ("not tried"); with it each is built through the cache exactly as a
  * comparison would, so a release that stopped building with the current
  * harness shows here first.  The builds run --jobs at a time (each one
@@ -21,20 +22,42 @@
 
 #include "cli.h"
 #include "common.h"
+#include "locate.h"
 #include "options.h"
 #include "progress.h"
 #include "project.h"
 #include "stages.h"
 
+/* The compat rules a listing here would use, for --help: main.c opens no
+ * repository for a subcommand's help, so the project file is found as the
+ * ops file is (bv_project_here), and bv_compat_path says what it names.
+ * The tool's own compat.json is only the bundled library's rules. */
+static char *rules_for_help(void)
+{
+	bv_project *p = NULL;
+	if (bv_project_here(&p) != 0)
+		return bv_asprintf("the project file's \"compat\"; it cannot be read now: %s", bv_error_last());
+	bv_project_set_current(p);
+	const char *path = bv_compat_path();
+	char *said = path ? bv_strdup(path) : bv_asprintf("none: the project file %s names no \"compat\"", p->path);
+	bv_project_free(p); /* current again: none */
+	return said;
+}
+
 static void usage(FILE *out, const bv_option *opts)
 {
+	char *rules = rules_for_help();
 	fprintf(out, "usage: bench-versions compat [VERSION...] [--build [--jobs N] [--build-timeout S]]\n\n"
-		     "Lists the versions in reach: every release in the history of HEAD (each\n"
-		     "kernels VERSION, as its tag or the first commit that reads it; a project\n"
-		     "file's release tags instead), every tag,\n"
-		     "and the VERSIONs given; for each its kernel version, the compat rules that\n"
-		     "apply (%s) and whether it builds.\n\n",
-		bv_compat_path() ? bv_compat_path() : "none: the project file names no \"compat\"");
+		     "Without VERSIONs, lists the versions in reach: every release in the history of\n"
+		     "HEAD (each kernels VERSION, as its tag or the first commit that reads it; a\n"
+		     "project file's release tags instead) and every tag; with VERSIONs, those alone.\n"
+		     "For each its kernel version, the compat rules that apply and whether it builds\n"
+		     "(--build builds the versions listed, no others).\n"
+		     "compat rules: %s\n"
+		     "(BENCH_VERSIONS_COMPAT, else the project file's \"compat\", else, for the bundled\n"
+		     "kernels library, the tool's compat/compat.json)\n\n",
+		rules);
+	free(rules);
 	bv_options_help(opts, out);
 	fprintf(out, "\nexit codes: 0 success, 2 usage or input error, 3 a tried build failed\n");
 }
@@ -123,11 +146,13 @@ int bv_cmd_compat(int argc, char **argv)
 		rc = bv_compat_load(bv_compat_path(), &compat);
 	bv_strv cands = BV_STRV_INIT;
 	size_t ngiven = names.n;
-	if (rc == 0) {
+	/* Names given select: what was asked about, alone (built alone under
+	 * --build); without them, everything in reach. */
+	if (rc == 0 && ngiven == 0) {
 		history_releases(repo, &cands);
 		tags(repo, &cands);
 	}
-	/* The names given come last and must resolve; found ones may be skipped. */
+	/* The names given must resolve; found ones may be skipped. */
 	for (size_t i = 0; i < ngiven; i++)
 		bv_strv_push(&cands, names.v[i]);
 	size_t nfound = cands.n - ngiven;

@@ -45,7 +45,8 @@ static void usage(FILE *out, const bv_option *opts)
 		     "             environment; what changes a build is in its cache key),\n"
 		     "             BENCH_VERSIONS_BUILD_ENV (names of your own variables a recipe reads),\n"
 		     "             BV_SLURM_BIN (--slurm: where sbatch, squeue and scancel are, instead of PATH)\n"
-		     "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given,\n"
+		     "exit codes: 0 success, 1 a change is slower and --fail-on-slower was given, or a\n"
+		     "wrong result and --fail-on-wrong or --fail-on-slower was given,\n"
 		     "2 usage or input error, 3 a build or run failed, 130/143 interrupted by\n"
 		     "SIGINT/SIGTERM (the finished cells are kept: see --resume)\n"
 		     "results: --results DIR, else results/ of the source tree, or installed\n"
@@ -59,7 +60,7 @@ int bv_cmd_run(int argc, char **argv)
 	bv_run_cli c;
 	bv_run_cli_init(&c);
 	const char *format = "table", *units = "time", *filter = NULL, *save = NULL, *shard = NULL;
-	int gate = 0;
+	int gate = 0, gate_wrong = 0;
 	bv_view_opts view;
 	bv_view_init(&view);
 	bv_option view_opts[BV_VIEW_OPTIONS];
@@ -81,7 +82,8 @@ int bv_cmd_run(int argc, char **argv)
 	    BV_FLAG("--dry-run", &c.dry_run,
 		    "resolve the versions and say the plan: cells, builds cached or to "
 		    "make, and the measuring time; builds and measures nothing (--format json: as JSON)"),
-	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not, nor a slower whose counts are the same on both sides: placement, not the code)"),
+	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not, nor a slower whose counts are the same on both sides: placement, not the code), or when a version gives a wrong result (as --fail-on-wrong)"),
+	    BV_FLAG("--fail-on-wrong", &gate_wrong, "exit 1 when a version other than the baseline gives a wrong result (its output failed the check; each is a note under the table)"),
 	    BV_ENUM("--units", &units, "U", units_values,
 		    "results as time, rate (GB/s or GFLOP/s), peak (% of this "
 		    "machine's calibrated bandwidth or FLOPs) or memory (what the library "
@@ -177,6 +179,8 @@ int bv_cmd_run(int argc, char **argv)
 
 	char **logs = NULL, *dir = NULL;
 	int build_failures = 0, gated = 0;
+	size_t nwrong = 0;
+	char wrong[600] = "";
 	/* The stages say their own failure (and how to resume); with --slurm
 	 * the shards go through them on the cluster's nodes (slurm.c). */
 	if (so.enabled)
@@ -199,6 +203,10 @@ int bv_cmd_run(int argc, char **argv)
 				rc = exporter->write(&table, stdout);
 			if (rc == 0 && gate && bv_table_has_slower(&table))
 				gated = 1;
+			/* A gate that passed a version computing the wrong thing
+			 * would be no gate: --fail-on-slower checks this too. */
+			if (rc == 0 && (gate || gate_wrong))
+				nwrong = bv_table_wrong(&table, wrong, sizeof(wrong));
 			bv_table_free(&table);
 		}
 		if (rc)
@@ -227,5 +235,7 @@ int bv_cmd_run(int argc, char **argv)
 		return bv_exit_code(rc);
 	if (gated)
 		fprintf(stderr, "bench-versions: a change is slower (--fail-on-slower)\n");
-	return build_failures ? BV_EXIT_FAILED : gated ? BV_EXIT_REGRESSION : 0;
+	if (nwrong)
+		bv_say_wrong(nwrong, wrong, gate_wrong ? "--fail-on-wrong" : "--fail-on-slower");
+	return build_failures ? BV_EXIT_FAILED : gated || nwrong ? BV_EXIT_REGRESSION : 0;
 }

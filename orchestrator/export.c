@@ -116,6 +116,8 @@ int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t)
 	t->colour = !strcmp(format, "table") && bv_colour_wanted(v->colour, stdout);
 	if (v->only_changes)
 		bv_table_only_changes(t);
+	bv_table_note_wrong(t);
+	bv_table_note_budget(t);
 	return v->vs_backend ? bv_table_backends(t, v->vs_backend) : 0;
 }
 

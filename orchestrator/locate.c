@@ -44,6 +44,18 @@ int bv_library_find(const char *workdir, char **lib)
 	return rc;
 }
 
+int bv_project_here(bv_project **out)
+{
+	char start[PATH_MAX];
+	const char *kd = getenv("KERNEL_DIR");
+	if (!(kd && *kd && realpath(kd, start)) && !getcwd(start, sizeof(start)))
+		start[0] = '\0';
+	char *top = *start ? bv_workdir_of(start) : NULL;
+	int rc = bv_project_find(top, out);
+	free(top);
+	return rc;
+}
+
 char *bv_library_in(const char *workdir)
 {
 	char *lib = NULL;

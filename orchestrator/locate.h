@@ -6,6 +6,8 @@
 #ifndef BV_LOCATE_H
 #define BV_LOCATE_H
 
+#include "project.h"
+
 /* The library's directory, absolute, in *kernel_dir (the caller frees):
  *   1. KERNEL_DIR, where it is set;
  *   2. else the library in the git repository that holds the current
@@ -27,6 +29,13 @@ char *bv_library_in(const char *workdir);
 /* The working tree of the git repository holding PATH (absolute), or NULL:
  * none, or a bare one (the caller frees). */
 char *bv_workdir_of(const char *path);
+
+/* The project file of the library's repository, found without opening it:
+ * KERNEL_DIR's, else the current directory's (bv_project_find: the
+ * environment's BENCH_VERSIONS_PROJECT first, else the built-in default).
+ * For what is decided before any repository is opened: the ops file, a
+ * --help that names the compat rules. */
+int bv_project_here(bv_project **out);
 
 /* Where results go when --results is not given, in *root (the caller frees):
  * running from the source tree, its results/ (as `make demo` always had);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "benches.h"
 #include "cli.h"
@@ -97,12 +99,26 @@ static void hint_subcommand(const char *word)
 			word, names[k], names[k]);
 }
 
+/* stdout and stderr into one file or pipe (2>&1): stdout, fully buffered
+ * there, went out 4 KB at a time, so a progress line or "results: DIR" on
+ * (unbuffered) stderr landed in the middle of a table's line.  Line
+ * buffering writes each stdout line whole, before the next stderr line,
+ * wherever in the tool either is printed; apart, stdout keeps its buffer. */
+static void same_file_lines(void)
+{
+	struct stat o, e;
+	if (fstat(STDOUT_FILENO, &o) == 0 && fstat(STDERR_FILENO, &e) == 0 && o.st_dev == e.st_dev &&
+	    o.st_ino == e.st_ino)
+		setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 int main(int argc, char **argv)
 {
 	/* Before anything can start a child: the versions under test never see
 	 * the upload token (env.c), and only share keeps it. */
 	bv_secrets_take(argc > 1 && !strcmp(argv[1], "share"));
 	bv_program_set(argv[0]);
+	same_file_lines();
 	if (argc < 2) {
 		usage(stderr);
 		return BV_EXIT_USAGE;

@@ -86,6 +86,12 @@ typedef struct cstate {
 	int checked; /* every version's output checked in an earlier trial */
 	int again;   /* 1: its ratio followed the machine's state; measured again at the end of the run */
 	int again_from; /* the trial at which that began */
+	/* Why sampling stopped, for the log: "decided", "budget" (the next
+	 * process would have passed stop_budget_s, one --budget or three for a
+	 * cell that looked changed) or "max_processes"; NULL while active, or
+	 * when no version could be measured. */
+	const char *stopped;
+	double stop_budget_s;
 	vstate *v; /* one per version */
 	cJSON **prior; /* --resume: the cell as an earlier run logged it, per version */
 } cstate;
@@ -613,14 +619,18 @@ static void update_active(session *s)
 		int pending = 0, done = decided(s, c, &pending) && n >= o->min_processes;
 		double budget = pending ? 3 * o->budget_s : o->budget_s;
 		int over = c->elapsed_s / n * (n + 1) > budget; /* after one more trial */
+		c->stopped = NULL;
 		if (ok == 0 || n >= o->max_processes)
-			c->active = 0;
+			c->active = 0, c->stopped = !ok ? NULL : done ? "decided" : "max_processes";
 		else if (!fixed && over && n >= 6 && n >= o->floor_processes)
-			c->active = 0; /* 6: the fewest whose interval covers 95 % */
+			/* 6: the fewest whose interval covers 95 %.  Said in the
+			 * log: a cell the budget stopped undecided is shown as
+			 * such, with what to give (merge.c's note). */
+			c->active = 0, c->stopped = done ? "decided" : "budget", c->stop_budget_s = budget;
 		else if (n < o->min_processes || (c->again && n < c->again_from + 6))
 			c->active = 1; /* measured again: six more processes at least */
 		else
-			c->active = !done;
+			c->active = !done, c->stopped = done ? "decided" : NULL;
 	}
 	/* A reference backend's cell is measured while a cell paired with it
 	 * is: its processes are the other half of every pair. */
@@ -927,6 +937,12 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 	cJSON_AddNumberToObject(out, "processes", (double)nm);
 	cJSON_AddNumberToObject(out, "samples", (double)total);
 	cJSON_AddNumberToObject(out, "measure_s", c->elapsed_s);
+	if (c->stopped) {
+		cJSON *st = cJSON_AddObjectToObject(out, "stopped");
+		cJSON_AddStringToObject(st, "by", c->stopped);
+		if (!strcmp(c->stopped, "budget"))
+			cJSON_AddNumberToObject(st, "budget_s", c->stop_budget_s);
+	}
 	bv_interval iv;
 	bv_median_interval(meds, nm, 0.95, &iv);
 	add_interval(out, "median_ns", &iv);

@@ -334,6 +334,7 @@ static void add_cells(bv_table *t, size_t i, const cJSON *doc, int same_run, con
 		res->gbps = c.gbps, res->gflops = c.gflops;
 		res->pct_copy_bw = c.pct_copy_bw, res->pct_peak_flops = c.pct_peak_flops;
 		res->processes = c.processes;
+		res->stopped = c.stopped, res->stop_budget_s = c.stop_budget_s; /* static strings */
 		res->median_ns = c.median_ns, res->ci_low_ns = c.ci_low_ns, res->ci_high_ns = c.ci_high_ns;
 		if (c.process_ids && !res->proc_ns) {
 			size_t np = (size_t)cJSON_GetArraySize(c.process_ids);
@@ -847,3 +848,100 @@ int bv_table_has_slower(const bv_table *t)
 		}
 	return 0;
 }
+
+/* A candidate: a column with a ratio of its own; in a table of baselines
+ * only (one version), each of them, or a gate would have nothing to check. */
+static int is_candidate(const bv_table *t, size_t i)
+{
+	for (size_t v = 0; v < t->nversions; v++)
+		if (!bv_table_is_base(t, v))
+			return !bv_table_is_base(t, i);
+	return 1;
+}
+
+void bv_table_note_wrong(bv_table *t)
+{
+	for (size_t k = 0; k < t->nrows; k++)
+		for (size_t i = 0; i < t->nversions; i++) {
+			const bv_result *x = &t->rows[k].results[i];
+			if (strcmp(x->status, "wrong result"))
+				continue;
+			char key[512];
+			bv_row_key(&t->rows[k], key, sizeof(key));
+			t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
+			t->notes[t->nnotes++] = bv_asprintf("wrong result: %s on %s: %s", key, t->labels[i],
+							    x->reason ? x->reason : "the output failed the check");
+		}
+}
+
+size_t bv_table_wrong(const bv_table *t, char *first, size_t len)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < t->nrows; k++)
+		for (size_t i = 0; i < t->nversions; i++)
+			if (!strcmp(t->rows[k].results[i].status, "wrong result") && is_candidate(t, i) && n++ == 0) {
+				char key[512];
+				bv_row_key(&t->rows[k], key, sizeof(key));
+				snprintf(first, len, "%s on %s", key, t->labels[i]);
+			}
+	return n;
+}
+
+void bv_say_wrong(size_t n, const char *first, const char *flag)
+{
+	if (n == 1)
+		fprintf(stderr, "bench-versions: 1 cell gives a wrong result (%s): %s\n", flag, first);
+	else
+		fprintf(stderr, "bench-versions: %zu cells give wrong results (%s): %s and %zu more (each is a note "
+				"under the table)\n",
+			n, flag, first, n - 1);
+}
+
+void bv_table_note_budget(bv_table *t)
+{
+	enum { SHOWN = 3 };
+	bv_buf list = BV_BUF_INIT;
+	size_t n = 0;
+	const bv_result *first = NULL;
+	char first_key[512] = "";
+	for (size_t k = 0; k < t->nrows; k++) {
+		const bv_row *r = &t->rows[k];
+		const bv_result *x = NULL;
+		for (size_t i = 0; i < t->nversions && !x; i++) {
+			const bv_change *ch = &r->changes[i];
+			if (ch->valid && ch->verdict && !strcmp(ch->verdict, "inconclusive") && r->results[i].stopped &&
+			    !strcmp(r->results[i].stopped, "budget"))
+				x = &r->results[i];
+		}
+		if (!x)
+			continue;
+		char key[512];
+		bv_row_key(r, key, sizeof(key));
+		if (n == 0)
+			first = x, snprintf(first_key, sizeof(first_key), "%s", key);
+		if (n < SHOWN)
+			bv_buf_printf(&list, "%s%s (%g s, %d %s)", n ? ", " : "", key, x->stop_budget_s, x->processes,
+				      bv_plural(x->processes, "process", "processes"));
+		n++;
+	}
+	if (n > SHOWN)
+		bv_buf_printf(&list, " and %zu more", n - SHOWN);
+	if (n) {
+		char *text;
+		if (n == 1)
+			text = bv_asprintf("budget: %s stopped undecided by its time budget (%g s) after %d %s; "
+					   "to decide it, measure it again with a larger --budget (a cell that looks "
+					   "changed gets three), or --min-processes N (--filter selects it)",
+					   first_key, first->stop_budget_s, first->processes,
+					   bv_plural(first->processes, "process", "processes"));
+		else
+			text = bv_asprintf("budget: %zu inconclusive cells stopped undecided by their time budget: "
+					   "%s; to decide them, measure them again with a larger --budget (a cell that "
+					   "looks changed gets three), or --min-processes N (--filter selects them)",
+					   n, list.s);
+		t->notes = bv_xrealloc(t->notes, (t->nnotes + 1) * sizeof(char *));
+		t->notes[t->nnotes++] = text;
+	}
+	bv_buf_free(&list);
+}
+

@@ -350,6 +350,28 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 		if (!v || cJSON_IsNull(v))
 			*lib_out[k] = NAN;
 	}
+	/* Why sampling stopped (1.8): what a note under the table says of a
+	 * cell the budget stopped undecided (merge.c). */
+	const cJSON *stop = cJSON_GetObjectItemCaseSensitive(cell, "stopped");
+	if (stop && !cJSON_IsNull(stop)) {
+		const char *by = bv_json_str(stop, "by");
+		static const char *const known[] = {"decided", "budget", "max_processes"};
+		for (size_t k = 0; by && k < sizeof(known) / sizeof(known[0]); k++)
+			if (!strcmp(by, known[k]))
+				c->stopped = known[k];
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(stop, "budget_s");
+		if (!c->stopped) {
+			bv_buf_puts(why,
+				    "\"stopped\": expected an object whose \"by\" is decided, budget or max_processes");
+			return -2;
+		}
+		if (c->stopped == known[1] &&
+		    !(cJSON_IsNumber(b) && isfinite(b->valuedouble) && b->valuedouble > 0 && b->valuedouble <= 1e9)) {
+			bv_buf_puts(why, "\"stopped\".\"budget_s\": expected a number of seconds above 0");
+			return -2;
+		}
+		c->stop_budget_s = c->stopped == known[1] ? b->valuedouble : 0;
+	}
 	/* The per-process medians and the process each came from (1.7): the
 	 * backend view pairs two cells of a version by these. */
 	c->process_medians = c->process_ids = NULL;

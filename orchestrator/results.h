@@ -23,7 +23,7 @@
 /* What measure.c writes; readers take every 1.x (minor versions only add). */
 #define BV_RESULTS_MAJOR 1
 #define BV_RESULTS_MINOR 3
-#define BV_RESULTS_VERSION "1.7"
+#define BV_RESULTS_VERSION "1.8"
 /* Bytes of one log, and of all the logs one command reads: both checked
  * with fstat before anything is read.  A full matrix measured with the
  * default method is a few MB; parsed, a log takes 5-15 times its size. */
@@ -73,6 +73,11 @@ typedef struct bv_log_cell {
 	 * and process_ids[] (the runner process of each, whole numbers >= 1),
 	 * of one length; NULL when the log has no ids (older logs) */
 	const cJSON *process_medians, *process_ids;
+	/* why sampling stopped (schema 1.8; NULL when not said): "decided",
+	 * "budget" (with stop_budget_s > 0, the budget it would have passed)
+	 * or "max_processes" */
+	const char *stopped;
+	double stop_budget_s;
 } bv_log_cell;
 
 /* Loads path as a results log and checks all of the above; BV_EINPUT with

@@ -323,6 +323,11 @@ typedef struct bv_result {
 	double host_bytes, device_bytes;     /* footprint */
 	double library_host_bytes, library_device_bytes; /* the library's workspace; NAN: not counted */
 	int processes;
+	/* why sampling stopped (the log's "stopped", schema 1.8; NULL when not
+	 * said): "decided", "budget" (stop_budget_s: the budget it would have
+	 * passed) or "max_processes" */
+	const char *stopped;
+	double stop_budget_s;
 	/* per process, paired with the process it came from (logs of schema
 	 * 1.7 on; NULL before): what the backend view pairs by */
 	double *proc_ns;
@@ -602,6 +607,24 @@ double bv_table_geomean(const bv_table *t, size_t v, const char *bench, size_t *
  * (inconclusive and unstable are not), unless its counts found the same
  * instructions and misses on both sides (placement or machine: counts.h). */
 int bv_table_has_slower(const bv_table *t);
+/* Each cell whose output failed the check, as a note under the table
+ * ("wrong result: CELL on LABEL: REASON": the first bad element, its error
+ * in ulp and the limit), so the detail is not only in the JSON log. */
+void bv_table_note_wrong(bv_table *t);
+/* One note naming the cells whose change is `inconclusive` and whose
+ * sampling its time budget stopped (the log's "stopped", schema 1.8): the
+ * budget, the processes it bought, and what to give to decide them.
+ * Without it an undecided 2x read as if more measuring could not help. */
+void bv_table_note_budget(bv_table *t);
+/* The gate behind --fail-on-wrong (and --fail-on-slower): how many cells
+ * of a candidate (a column that is no baseline; in a table of one version,
+ * that version) gave a wrong result; first gets "CELL on LABEL" of the
+ * first.  A baseline's wrong result is not the candidate's failure: a fix
+ * must pass the gate. */
+size_t bv_table_wrong(const bv_table *t, char *first, size_t len);
+/* Says on stderr that the gate failed on n wrong results (flag: the option
+ * that asked), naming the first. */
+void bv_say_wrong(size_t n, const char *first, const char *flag);
 
 /* ---- export ----------------------------------------------------------- */
 typedef struct bv_exporter {
@@ -644,8 +667,9 @@ void bv_view_init(bv_view_opts *v);
 /* The two options as an options.h table pointing into v, in opts (room for
  * BV_VIEW_OPTIONS), for a command's table to include (BV_INCLUDE). */
 void bv_view_table(bv_view_opts *v, struct bv_option *opts);
-/* Applies them to a merged table that format will write; BV_EINPUT when
- * --vs-backend names no backend of the table. */
+/* Applies them to a merged table that format will write, and notes its
+ * wrong results (bv_table_note_wrong); BV_EINPUT when --vs-backend names no
+ * backend of the table. */
 int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t);
 /* The counts (counts.c) for a table merged from results_dir's logs: what
  * --counts asks, else counted anew when counting (run), else what the

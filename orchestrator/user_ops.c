@@ -37,19 +37,13 @@ const char *bv_ops_file(void)
 	static int looked;
 	if (!looked) {
 		looked = 1;
-		char start[PATH_MAX];
-		const char *kd = getenv("KERNEL_DIR");
-		if (!(kd && *kd && realpath(kd, start)) && !getcwd(start, sizeof(start)))
-			start[0] = '\0';
-		char *top = *start ? bv_workdir_of(start) : NULL;
 		bv_project *proj = NULL;
-		int rc = bv_project_find(top, &proj);
+		int rc = bv_project_here(&proj);
 		if (rc == 0 && proj->ops)
 			from_project = bv_strdup(proj->ops);
 		else if (rc)
 			project_rc = rc, project_error = bv_strdup(bv_error_last());
 		bv_project_free(proj);
-		free(top);
 	}
 	return from_project;
 }

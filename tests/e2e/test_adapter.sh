@@ -200,7 +200,7 @@ E
 rule '["sh", "{compat}/build-two.sh", "{src}", "{build}"]' adapters/fastmath
 touch "$TMP/before-two"
 sleep 0.01
-timeout 60 "$BV" compat --build HEAD > "$TMP/b7" 2> "$TMP/e7"
+timeout 60 "$BV" compat --build 1.0.0 HEAD > "$TMP/b7" 2> "$TMP/e7"
 check "two archives in {build}: both versions build" test "$(grep -cE '^(1\.0\.0|HEAD) .* builds \(built\)' "$TMP/b7")" -eq 2
 find "$BENCH_VERSIONS_CACHE/builds" -name plugin.so -newer "$TMP/before-two" > "$TMP/two"
 check "linked as a group: the plugins leave no fm_ symbol undefined" \

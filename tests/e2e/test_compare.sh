@@ -23,6 +23,10 @@ check "planted relu slowdown is slower" contains "$TMP/out" "^unary +relu +scala
 # not called: same, or inconclusive if load put the estimate past the band
 check "unchanged abs is not called on main" contains "$TMP/out" "^unary +abs +scalar +64K +[0-9.]+ us +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] (same|inconclusive)"
 check "wrong abs in the working tree shows wrong result" contains "$TMP/out" "^unary +abs +scalar .* wrong result"
+# ... and says where it is wrong under the table (issue 34 item 9): the
+# first bad element and its error, not only in the JSON log.
+check "the wrong result's first bad element and error are in the notes" contains "$TMP/out" \
+	"^note: wrong result: unary/abs/scalar/64K on local: abs: element [0-9]+ of 65536.*, expected .* \([0-9]+ ulp, limit [0-9]+\)$"
 check "cuda without a device is reported with its reason" contains "$TMP/out" "not run: 2 cuda cells on every version: skipped: cuda: "
 check "method line says how it was measured" contains "$TMP/out" "^method: paired: 6-24 processes per cell .* x 9 rounds"
 check "verdicts line says how many comparisons were decided together" contains "$TMP/out" "^verdicts: [0-9]+ comparisons decided together at a 5% false-discovery rate .* [0-9]+ changes? called"
@@ -54,7 +58,11 @@ assert m["mode"] == "paired" and m["threads"] == 1 and m["pinned_cpu"] is None a
 assert base["machine"]["compiler"]
 PY
 
-"$BV" 0.1.0 main local "${args[@]}" --format json > "$TMP/json" 2> "$TMP/err2"
+"$BV" 0.1.0 main local "${args[@]}" --format json --fail-on-wrong > "$TMP/json" 2> "$TMP/err2"
+rc=$?
+check "--fail-on-wrong: a candidate's wrong result exits 1 (exit $rc)" test $rc -eq 1
+check "--fail-on-wrong: says which cell" contains "$TMP/err2" \
+	"^bench-versions: 1 cell gives a wrong result \(--fail-on-wrong\): unary/abs/scalar/64K on local$"
 check "second run rebuilds nothing and says so" test "$(grep -c 'cached, nothing rebuilt' "$TMP/err2")" -eq 3
 check "second run reuses the machine's calibration" test "$(grep -c '^calibrate: ' "$TMP/err2")" -eq 0
 check "json export has rows, results and changes" python3 - "$TMP/json" <<'PY'
@@ -72,6 +80,28 @@ assert abs_["results"][2]["status"] == "wrong result" and "abs" in abs_["results
 cuda = rows[("unary", "abs", "cuda", 65536)]
 assert cuda["results"][0]["status"] == "skipped"
 PY
+check "json: the wrong result's note" python3 - "$TMP/json" <<'PY'
+import json, sys
+notes = json.load(open(sys.argv[1]))["notes"]
+assert any(n.startswith("wrong result: unary/abs/scalar/64K on local: abs: element ") and " ulp, limit " in n
+           for n in notes), notes
+PY
+# compare gates on the logs the same way; --fail-on-slower implies it (a
+# gate that passed a version computing the wrong thing would be no gate);
+# a wrong result only in the baseline column is no failure of the candidate.
+"$BV" compare "$logs" --filter 'abs/scalar' > "$TMP/w0.out" 2>&1
+check "compare without a gate: a wrong result exits 0 (exit $?)" test $? -eq 0
+"$BV" compare "$logs" --filter 'abs/scalar' --fail-on-wrong > "$TMP/w1.out" 2>&1
+check "compare --fail-on-wrong: exit 1 (exit $?)" test $? -eq 1
+"$BV" compare "$logs" --filter 'abs/scalar' --fail-on-slower > "$TMP/w2.out" 2>&1
+check "compare --fail-on-slower: a wrong result fails it too (exit $?)" test $? -eq 1
+check "  and says it is the wrong result, not a slower change" contains "$TMP/w2.out" \
+	"^bench-versions: 1 cell gives a wrong result \(--fail-on-slower\): unary/abs/scalar/64K on local$"
+"$BV" compare "$logs/local.json" "$logs/0.1.0.json" --filter 'abs/scalar' --fail-on-wrong > "$TMP/w3.out" 2>&1
+check "compare --fail-on-wrong: wrong only in the baseline is no failure (exit $?)" test $? -eq 0
+"$BV" compare "$logs" --filter 'abs/scalar' --format markdown > "$TMP/w.md" 2>&1
+check "markdown: the wrong result's note" contains "$TMP/w.md" \
+	"^- \*\*note:\*\* wrong result: unary/abs/scalar/64K on local: abs: element [0-9]+ of 65536.* ulp, limit [0-9]+\)$"
 # Across runs (issue 15): the same fixture versions measured in two runs.
 # Identical code differs between runs by more than either run's intervals
 # hold (docs/measurement.md), so an unpaired ratio is never called.

@@ -47,7 +47,10 @@ check "compat lists 0.1.0 (its tag) and 0.1.1 as not tried" \
 	bash -c "grep -qE '^0\.1\.0 +0\.1\.0 +[0-9a-f]{12} +none +not tried' '$TMP/list' && grep -qE '^0\.1\.1 +0\.1\.1 +[0-9a-f]{12} +none +not tried' '$TMP/list'"
 check "the tag and the release number are one line" test "$(grep -cE '^(v?0\.1\.0) ' "$TMP/list")" -eq 1
 "$BV" compat local > "$TMP/list2" 2>&1
-check "compat adds the names given" contains "$TMP/list2" "^local +0\.1\.1 +working tree +none +not tried"
+check "compat NAME lists that version" contains "$TMP/list2" "^local +0\.1\.1 +working tree +none +not tried"
+# Names given select from the list (issue 34 item 4): they are what was
+# asked about, not more lines beside every release.
+check "  and that version alone" bash -c "! grep -qE '^(v?0\.1\.[01]) ' '$TMP/list2'"
 "$BV" compat nosuchversion > "$TMP/list3" 2>&1; rc=$?
 check "compat: an unknown name is an input error (exit 2)" test $rc -eq 2
 
@@ -78,6 +81,10 @@ check "no crash: the others still build and are counted" contains "$TMP/b3" "^1 
 # The recipe override: its flags reach the library's compiler.
 rules '{"id": "recipe", "versions": "0.1.1", "build": ["make", "-C", "{src}", "BUILD={build}", "CUDA=0", "CFLAGS=-O1 -DBV_RECIPE_MARK", "lib"]}'
 "$BV" compat --build 0.1.1 > "$TMP/b4" 2> "$TMP/e4"; rc=$?
+# 0.1.0 has no rule that unbreaks it now: building it too failed the command
+check "compat --build NAME builds that version alone: exit 0 (exit $rc)" test $rc -eq 0
+check "  no other version is listed or built" bash -c "! grep -qE '^0\.1\.0 ' '$TMP/b4' && ! grep -qE '^build: 0\.1\.0 ' '$TMP/e4'"
+check "  and the count is of it alone" contains "$TMP/b4" "^1 of 1 version builds with the current harness"
 check "0.1.1 builds with its recipe" contains "$TMP/b4" "^0\.1\.1 .* recipe +builds \(built\)"
 check "compat shows the recipe" contains "$TMP/b4" "^    build \(rule recipe\): make -C \{src\} BUILD=\{build\} CUDA=0 CFLAGS=-O1 -DBV_RECIPE_MARK lib"
 check "the recipe ran (its flag is in the build log)" bash -c "grep -qs -- '-DBV_RECIPE_MARK' '$BENCH_VERSIONS_CACHE'/builds/*.log"

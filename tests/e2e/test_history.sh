@@ -92,6 +92,23 @@ steps = lambda d: {x["cell"]: [round(s["ratio"], 12) for s in x["steps"]] for x 
 for cell, ratios in steps(b).items():
     assert all(r in steps(a)[cell] for r in ratios), (cell, ratios, steps(a)[cell])
 PY
+# Both streams into one file (issue 34 item 7): the progress lines and the
+# closing "results: DIR" (stderr) come out between whole lines of the JSON
+# (stdout), never inside one.  Fully buffered, stdout went out 4 KB at a
+# time, so "results:" landed in the middle of a line; the JSON here is
+# bigger than that buffer, or the check could not fail.
+"$BV" history HEAD~4..HEAD "${cells[@]}" --format json > "$TMP/both.out" 2>&1
+check "2>&1: the JSON is bigger than stdio's buffer (else this check proves nothing)" \
+	test "$(wc -c < "$TMP/h2.json")" -gt 4096
+check "2>&1: no stderr line lands inside a stdout line: the rest is the JSON, whole" python3 - "$TMP/both.out" <<'PY'
+import json, re, sys
+lines = open(sys.argv[1]).read().split("\n")
+err = re.compile(r"^(resolve|build|history|results|measure|calibrate): ")
+rest = [l for l in lines if not err.match(l)]
+assert any(l.startswith("results: /") for l in lines), "no whole results: line"
+doc = json.loads("\n".join(rest))
+assert doc["schema"] == "bench-versions-history", doc.get("schema")
+PY
 check "--no-store measures again" bash -c "'$BV' history HEAD~1..HEAD ${cells[*]} --no-store 2>&1 >/dev/null | grep -q '^measure: '"
 
 # A step with no ratio that the builds decide (the fixture is built without

@@ -82,11 +82,15 @@ BENCH_VERSIONS_PROJECT="$TMP/plain.json" "$BV" compat 0.13 local > "$TMP/compat"
 check "compat exits 0" test $? -eq 0
 check "compat: no rules for a project naming none" contains "$TMP/compat" '^compat rules: none'
 rel13=$(git rev-parse --short=12 release-0.13)
-check "0.13 is the commit of release-0.13" contains "$TMP/compat" "^0\.13\.0 +0\.13\.0 +$rel13 "
+check "0.13 is the commit of release-0.13" contains "$TMP/compat" "^0\.13 +0\.13\.0 +$rel13 "
 check "local reads its version from CMakeLists.txt" contains "$TMP/compat" "^local +0\.14\.0 +working tree"
 
 "$BV" compat > "$TMP/compat2" 2>&1
 check "compat: the project's rules file" contains "$TMP/compat2" "^compat rules: $FIX/bench/compat.json"
+# --help says the same file (issue 34 item 4: it named the tool's own)
+"$BV" compat --help > "$TMP/compat-help" 2>&1
+check "compat --help names the project's rules file, not the tool's" contains "$TMP/compat-help" \
+	"^compat rules: $FIX/bench/compat.json$"
 check "compat: its rule applies to 0.13 only" bash -c "grep -qE '^0\.13\.0 .*old-fastmath' '$TMP/compat2' && ! grep -qE '^0\.14\.0 .*old-fastmath' '$TMP/compat2'"
 cp bench-versions.json "$TMP/good.json"
 
@@ -111,9 +115,9 @@ import json, sys
 p = json.load(open(sys.argv[1])); p["version"] = {"tag": ""}
 json.dump(p, open(sys.argv[1], "w"), indent=1)
 PY
-"$BV" compat HEAD local > "$TMP/compat3" 2>&1
+"$BV" compat HEAD local release-0.13 > "$TMP/compat3" 2>&1
 check "tag versions: HEAD, untagged, is 0.14.0 by the nearest tag" contains "$TMP/compat3" "^HEAD +0\.14\.0 "
-check "tag versions: release-0.13 is 0.13.0" contains "$TMP/compat3" "^0\.13\.0 +0\.13\.0 "
+check "tag versions: release-0.13 is 0.13.0" contains "$TMP/compat3" "^release-0\.13 +0\.13\.0 "
 check "tag versions: local is 0.14.0, HEAD's tag" contains "$TMP/compat3" "^local +0\.14\.0 +working tree"
 cp "$TMP/good.json" bench-versions.json
 
