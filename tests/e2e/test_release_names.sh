@@ -75,9 +75,13 @@ check "run: measured" contains "$TMP/out" "^unary +abs +scalar +1K "
 KERNEL_RELEASES="file://$TMP/index.json" "$BV" compat v0.4.0 > "$TMP/out" 2> "$TMP/err"
 check "v0.4.0: a release only in the index resolves (compat, no build)" contains "$TMP/out" \
 	"^(v0\.4\.0|0\.4\.0) +0\.4\.0 "
-"$BV" compat v0.1.0 0.3.0 > "$TMP/out" 2> "$TMP/err"
+"$BV" compat > "$TMP/out" 2> "$TMP/err"
 check "compat: lists every release from the same list (0.1.0 to 0.3.0, 3.5.1's tree once)" bash -c \
 	'[ "$(grep -cE "^(0\.1\.0|0\.2\.0|0\.3\.0) " "$1")" = 3 ] && ! grep -q "^0\.3\.0 .*'"${c3:0:12}"'" "$1"' _ "$TMP/out"
+# names given select from that list (issue 34, item 4): those alone
+"$BV" compat v0.1.0 0.3.0 > "$TMP/out" 2> "$TMP/err"
+check "compat v0.1.0 0.3.0: those two alone, 0.3.0 at its tag" bash -c \
+	'[ "$(grep -cE "^[^ ]+ +[0-9]+\.[0-9]+\.[0-9]+ " "$1")" = 2 ] && [ "$(grep -cE "^(v0\.1\.0|0\.3\.0) " "$1")" = 2 ] && ! grep -q "^0\.3\.0 .*'"${c3:0:12}"'" "$1"' _ "$TMP/out"
 
 # ---- unknown releases --------------------------------------------------------------
 for name in 0.5.9 v0.5.9; do
