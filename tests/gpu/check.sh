@@ -43,6 +43,12 @@ D=$WORK/detail
 mkdir -p "$D"
 trap 'tar -czf "$OUT/gpu-check-detail.tar.gz" -C "$WORK" detail 2> /dev/null; rm -rf "$WORK"' EXIT
 T0=$(date +%s)
+# the device machine gives a command 10 minutes; the three comparisons get
+# what the steps before them left of 8 (GPU_CHECK_BUDGET seconds)
+BUDGET=${GPU_CHECK_BUDGET:-480}
+case $BUDGET in
+'' | *[!0-9]*) echo "gpu check: GPU_CHECK_BUDGET=$BUDGET: expected whole seconds" | tee -a "$LOG" >&2; exit 2 ;;
+esac
 
 say() { echo "$*" | tee -a "$LOG"; }
 # step NAME STATUS DETAIL: one line of the summary
@@ -137,9 +143,6 @@ unset KERNEL_REPO BENCH_VERSIONS_PROJECT BENCH_VERSIONS_OPS
 CELLS=(--benches unary,softmax,matmul --ops relu,exp,softmax,sgemm --backends cuda,simd
 	--sizes 16M,1024x4096,1024x1024x1024)
 [ -n "${GPU_CHECK_CELLS:-}" ] && read -r -a CELLS <<< "$GPU_CHECK_CELLS"
-# the device machine gives a command 10 minutes; the three comparisons get
-# what the steps before them left of 8 (GPU_CHECK_BUDGET seconds)
-BUDGET=${GPU_CHECK_BUDGET:-480}
 compare() { # NAME VERSION VERSION: one comparison, its JSON in $D/NAME.json
 	local name=$1
 	shift
