@@ -45,7 +45,10 @@ assert doc["status"] == "found", doc["status"]
 f = doc["first_bad"]
 assert f["commit"] == planted, (f["commit"], planted)
 assert f["subject"] == "relu: three passes (planted slowdown)" and f["author"] == "fixture" and f["date"]
-assert f["vs_good"]["ci_low"] > 1.5 and 0.8 < f["vs_bad"]["ratio"] < 1.25, f
+# The planted commit holds the whole 3x: against bad it is about the same.
+# Loaded CI machines put --quick point ratios at 1.26 with an interval
+# reaching below 1, so the bound is half-way (in log) between 1 and 3.
+assert f["vs_good"]["ci_low"] > 1.5 and 0.67 < f["vs_bad"]["ratio"] < 1.5 and f["vs_bad"]["ci_low"] < 1.25, f
 assert f["vs_parent"]["verdict"] == "slower", f["vs_parent"]
 assert doc["bad_vs_good"]["ci_low"] > 1.5
 steps = doc["steps"]
