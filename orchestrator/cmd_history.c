@@ -1331,10 +1331,46 @@ static void fmt_interval(double r, double lo, double hi, char *buf, size_t len)
 typedef struct {
 	char from[96], to[96], size[96];
 	char gap[96]; /* "" or " (the change spans 2 versions that did not build)" */
+	/* "" when each of its steps was called in its direction alone; else why
+	 * the steps' own verdicts (the table's, the JSON's) do not show it */
+	char why[160];
 } change_line;
 
-static void change_line_of(const hist *h, const bv_change_point *cp, change_line *l)
+/* How many of a change point's steps the single-step test called in its
+ * direction.  The two tests differ: a change point is found over spans of
+ * steps too (changepoint.c), so a gradual change is listed while each of
+ * its steps stays inconclusive, and a listing that does not say so reads
+ * as the history disagreeing with itself (issue 34 item 6). */
+static size_t steps_agreeing(const hcell *x, const bv_change_point *cp)
 {
+	size_t n = 0;
+	for (size_t i = cp->first; i <= cp->last; i++)
+		n += x->steps[i].s.verdict && !strcmp(x->steps[i].s.verdict, cp->direction);
+	return n;
+}
+
+static size_t changes_beyond_steps(const hist *h)
+{
+	size_t n = 0;
+	for (size_t c = 0; c < h->ncells; c++)
+		for (size_t k = 0; k < h->cells[c].ncps; k++) {
+			const bv_change_point *cp = &h->cells[c].cps[k];
+			n += steps_agreeing(&h->cells[c], cp) < cp->last - cp->first + 1;
+		}
+	return n;
+}
+
+static void change_line_of(const hist *h, const hcell *x, const bv_change_point *cp, change_line *l)
+{
+	size_t span = cp->last - cp->first + 1, agree = steps_agreeing(x, cp);
+	l->why[0] = '\0';
+	if (span == 1 && agree == 0)
+		snprintf(l->why, sizeof(l->why), " (its step alone: %s; the change-point test called it)",
+		         x->steps[cp->first].s.verdict ? x->steps[cp->first].s.verdict : "no verdict");
+	else if (span > 1 && agree == 0)
+		snprintf(l->why, sizeof(l->why), " (gradual, over %zu steps: no step called alone)", span);
+	else if (span > 1 && agree < span)
+		snprintf(l->why, sizeof(l->why), " (gradual, over %zu steps: %zu called alone)", span, agree);
 	version_words(ver(h, cp->first), l->from, sizeof(l->from));
 	version_words(ver(h, cp->last + 1), l->to, sizeof(l->to));
 	fmt_interval(cp->ratio, cp->lo, cp->hi, l->size, sizeof(l->size));
@@ -1360,13 +1396,19 @@ static void control_line(const hist *h, FILE *out)
 {
 	fprintf(out,
 	        "%zu %s of %zu %s decided together at a %g%% false-discovery rate (Benjamini-Hochberg over "
-	        "anytime-valid sign tests against the %.1f%% band); %zu called",
+	        "anytime-valid sign tests against the %.1f%% band); %zu %s alone; %zu %s listed",
 	        h->tested, bv_plural((long long)h->tested, "step", "steps"), h->ncells,
 	        bv_plural((long long)h->ncells, "cell", "cells"), BV_FDR * 100, h->cli.mo.threshold * 100,
-	        h->called);
+	        h->called, h->called == 1 ? "step called" : "steps called", count_changes(h),
+	        bv_plural((long long)count_changes(h), "change", "changes"));
+	size_t beyond = changes_beyond_steps(h);
+	if (beyond)
+		fprintf(out, " (%zu where the steps alone were not all called: the change-point test over spans)",
+		        beyond);
 	if (h->inconclusive)
 		fprintf(out,
-		        "; %zu inconclusive past the band (not decided in %d processes at most: measure again "
+		        "; %zu inconclusive past the band outside the listed changes (not decided in %d processes "
+		        "at most: measure again "
 		        "with more%s)",
 		        h->inconclusive, h->cli.mo.max_processes,
 		        h->cli.mo.quick ? ", without --quick or with a larger --max-processes" : ", --max-processes");
@@ -1430,8 +1472,9 @@ static void print_table(const hist *h, FILE *out)
 		for (size_t k = 0; k < x->ncps; k++) {
 			const bv_change_point *cp = &x->cps[k];
 			change_line l;
-			change_line_of(h, cp, &l);
-			fprintf(out, "  %s: %s -> %s: %s %s%s\n", x->key, l.from, l.to, l.size, cp->direction, l.gap);
+			change_line_of(h, x, cp, &l);
+			fprintf(out, "  %s: %s -> %s: %s %s%s%s\n", x->key, l.from, l.to, l.size, cp->direction, l.gap,
+			        l.why);
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				fprintf(out, "    narrow it: %s\n", cmd);
@@ -1487,12 +1530,12 @@ static void print_markdown(const hist *h, FILE *out)
 		for (size_t k = 0; k < x->ncps; k++) {
 			const bv_change_point *cp = &x->cps[k];
 			change_line l;
-			change_line_of(h, cp, &l);
+			change_line_of(h, x, cp, &l);
 			fprintf(out, "- `%s`: ", x->key);
 			bv_md_esc(out, l.from);
 			fprintf(out, " -> ");
 			bv_md_esc(out, l.to);
-			fprintf(out, ": %s **%s**%s\n", l.size, cp->direction, l.gap);
+			fprintf(out, ": %s **%s**%s%s\n", l.size, cp->direction, l.gap, l.why);
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				fprintf(out, "  - narrow it: `%s`\n", cmd);
@@ -1602,6 +1645,16 @@ static cJSON *history_json(const hist *h)
 				cJSON_AddStringToObject(s, "note", st->why);
 			if (st->state)
 				cJSON_AddStringToObject(s, "state", st->state);
+			/* the listed change that holds this step, if any: its
+			 * verdict is the step's own test, this the change's */
+			const char *in_change = NULL;
+			for (size_t k = 0; k < x->ncps; k++)
+				if (x->cps[k].first <= i && i <= x->cps[k].last)
+					in_change = x->cps[k].direction;
+			if (in_change)
+				cJSON_AddStringToObject(s, "change_point", in_change);
+			else
+				cJSON_AddNullToObject(s, "change_point");
 			cJSON_AddItemToArray(sa, s);
 		}
 		cJSON *ch = cJSON_AddArrayToObject(o, "chain");
@@ -1631,6 +1684,9 @@ static cJSON *history_json(const hist *h)
 			add_num(e, "ci_low", cp->lo);
 			add_num(e, "ci_high", cp->hi);
 			cJSON_AddStringToObject(e, "direction", cp->direction);
+			/* the steps' own verdicts may not show it: say how many do */
+			cJSON_AddNumberToObject(e, "steps", (double)(cp->last - cp->first + 1));
+			cJSON_AddNumberToObject(e, "steps_called", (double)steps_agreeing(x, cp));
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				cJSON_AddStringToObject(e, "bisect", cmd);
@@ -1651,11 +1707,11 @@ static cJSON *history_json(const hist *h)
 
 /* "relu: a -> b: 3.040 [2.862, 3.183] slower", without the cell: the
  * table's change line. */
-static char *change_text(const hist *h, const bv_change_point *cp)
+static char *change_text(const hist *h, const hcell *x, const bv_change_point *cp)
 {
 	change_line l;
-	change_line_of(h, cp, &l);
-	return bv_asprintf("%s -> %s: %s %s%s", l.from, l.to, l.size, cp->direction, l.gap);
+	change_line_of(h, x, cp, &l);
+	return bv_asprintf("%s -> %s: %s %s%s%s", l.from, l.to, l.size, cp->direction, l.gap, l.why);
 }
 
 static int print_html(const hist *h, FILE *out)
@@ -1703,7 +1759,7 @@ static int print_html(const hist *h, FILE *out)
 		char **bisect = bv_xcalloc(x->ncps + 1, sizeof(char *));
 		const char **why = bv_xcalloc(h->nv, sizeof(char *));
 		for (size_t k = 0; k < x->ncps; k++) {
-			lines[k] = change_text(h, &x->cps[k]);
+			lines[k] = change_text(h, x, &x->cps[k]);
 			bisect[k] = bisect_command(h, x, &x->cps[k]);
 		}
 		for (size_t i = 0; i + 1 < h->nv; i++)
