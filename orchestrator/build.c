@@ -839,6 +839,23 @@ static int defines_symbol(const bv_strv *objects, const char *name)
  * Hidden visibility: several versions' adapters coexist in one process
  * (-Bsymbolic binds the harness to its own).  A build failure sets
  * v->build_error and returns 0; < 0 is an error. */
+/* What a compile that could not find a header is told: where the harness
+ * side looks, and when it runs. */
+static const char header_hint[] =
+	" (a header was not found: the harness side is compiled after the recipe ran, with -I {src} "
+	"-I {src}/include -I {build} -I {build}/include and the rule's cflags; a header the library's "
+	"build generates must be left in {build} or {build}/include: docs/adapters.md, generated "
+	"headers)";
+
+/* The compiler said a header was not found, in the log's last lines. */
+static int missing_header(const char *log)
+{
+	char *tail = bv_file_tail(log, 4000);
+	int found = tail && strstr(tail, "No such file or directory") && strstr(tail, "#include");
+	free(tail);
+	return found;
+}
+
 static int compile_adapter(bv_version *v, const char *src, const char *lib, const char *log)
 {
 	const char *dir = v->shims.adapter;
@@ -861,6 +878,12 @@ static int compile_adapter(bv_version *v, const char *src, const char *lib, cons
 			bv_strv_pushf(&cc, "-I%s", dir);
 			bv_strv_pushf(&cc, "-I%s", src);
 			bv_strv_pushf(&cc, "-I%s/include", src);
+			/* After the recipe ran: a header the library's build
+			 * generates (a configured mylib.h) is found where the
+			 * recipe left it, {build} or {build}/include (issue 34
+			 * item 1). */
+			bv_strv_pushf(&cc, "-I%s", lib);
+			bv_strv_pushf(&cc, "-I%s/include", lib);
 			for (size_t k = 0; k < v->shims.ncflags; k++)
 				bv_strv_push(&cc, v->shims.cflags[k]);
 			bv_strv_push(&cc, "-c");
@@ -870,7 +893,8 @@ static int compile_adapter(bv_version *v, const char *src, const char *lib, cons
 			bv_strv_push(&objects, cc.v[cc.n - 1]);
 			status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
 			if (status > 0) {
-				char *step = bv_asprintf("compiling the adapter's %s (%s)", name, dir);
+				char *step = bv_asprintf("compiling the adapter's %s (%s)%s", name, dir,
+							 missing_header(log) ? header_hint : "");
 				failed(v, step, log);
 				free(step);
 				status = 0;
