@@ -16,14 +16,39 @@ echo 1.0.0 > "$L/VERSION"
 cat > "$L/CMakeLists.txt" <<'E'
 cmake_minimum_required(VERSION 3.10)
 project(fastmath C)
-add_library(fastmath STATIC src/fastmath.c)
+add_library(fastmath STATIC src/fastmath.c src/fastmath_avx2.c)
 target_include_directories(fastmath PUBLIC include)
+# the AVX2 path alone is compiled for AVX2 (docs/adapters.md, per-ISA code)
+set_source_files_properties(src/fastmath_avx2.c PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
 E
 cat > "$L/include/fastmath.h" <<'E'
 #include <stddef.h>
 void fm_exp_array(const float *x, float *y, size_t n);
 void fm_tanh_array(const float *x, float *y, size_t n);
 const float *fm_table(unsigned i);
+#ifdef __AVX2__
+void fm_exp_array_avx2(const float *x, float *y, size_t n); /* needs AVX2 and FMA */
+#endif
+E
+cat > "$L/src/fastmath_avx2.c" <<'E'
+#include <immintrin.h>
+#include <math.h>
+#include "fastmath.h"
+/* exp eight at a time: expf per lane, through AVX2 loads and stores (what
+ * matters here is that it is AVX2 code the header hides without it). */
+void fm_exp_array_avx2(const float *x, float *y, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		float t[8];
+		_mm256_storeu_ps(t, _mm256_loadu_ps(x + i));
+		for (int k = 0; k < 8; k++)
+			t[k] = expf(t[k]);
+		_mm256_storeu_ps(y + i, _mm256_loadu_ps(t));
+	}
+	for (; i < n; i++)
+		y[i] = expf(x[i]);
+}
 E
 cat > "$L/src/fastmath.c" <<'E'
 #include <math.h>
@@ -231,6 +256,32 @@ rc=$?
 check "the same header not generated: exit 3 ($rc)" test $rc -eq 3
 check "... and the failure says where the harness side looks for headers, after the recipe" \
 	contains "$TMP/b9" "a header was not found: the harness side is compiled after the recipe ran, with -I \{src\} -I \{src\}/include -I \{build\} -I \{build\}/include"
+
+# Issue 34 item 2: per-ISA code, the adapter of docs/adapters.md as written
+# there: the library's AVX2 path (declared only under __AVX2__) as the simd
+# backend, the rest of the harness compiled as always.
+python3 - "$ROOT/docs/adapters.md" "$C" <<'PY'
+import os, re, sys
+text, c = open(sys.argv[1]).read(), sys.argv[2]
+(body,) = re.findall(r"^```c example=simd-adapter/adapter\.c\n(.*?)^```$", text, re.S | re.M)
+os.makedirs(os.path.join(c, "simd-adapter"), exist_ok=True)
+open(os.path.join(c, "simd-adapter", "adapter.c"), "w").write(body)
+PY
+rule "$good_recipe" simd-adapter
+timeout 240 "$BV" run HEAD --benches unary --ops exp --backends scalar,simd --sizes 64K --quick \
+	--results "$TMP/simd" > "$TMP/simd.out" 2> "$TMP/simd.err"
+rc=$?
+check "the per-ISA adapter of docs/adapters.md: run exits 0 ($rc)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/simd.err" | tail -12
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+	check "... its simd exp is measured and checked against the reference (this CPU has AVX2)" \
+		contains "$TMP/simd.out" "^unary +exp +simd +64K +[0-9.]+ (us|ms)"
+	check "... and the table says the simd path is avx2" contains "$TMP/simd.out" "^simd ISA: .*avx2"
+else
+	check "... its simd exp is skipped on this CPU without AVX2, saying why" \
+		contains "$TMP/simd.out" "skipped"
+fi
+grep -qE "^unary +exp +simd" "$TMP/simd.out" || sed 's/^/#   /' "$TMP/simd.out"
 
 # harness/adapter/kernels.h says it is kernels 0.14.1's API, frozen: below its
 # own header comment it must be that release's include/kernels.h, line for
