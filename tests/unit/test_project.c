@@ -81,7 +81,7 @@ static void every_validation_error_names_file_and_key(void **state)
 	REFUSED("{\"schema_version\": 1, \"compat\": \"/etc/passwd\"}", "\"compat\" must be a path inside");
 	REFUSED("{\"schema_version\": 1, \"compat\": \"../c.json\"}", "\"compat\" must be a path inside");
 	REFUSED("{\"schema_version\": 1, \"ops\": 3}", "\"ops\" must be a path inside");
-	REFUSED("{\"schema_version\": 1, \"schema_version\": 1}", "");
+	REFUSED("{\"schema_version\": 1, \"schema_version\": 1}", "duplicate key \"schema_version\"");
 }
 
 /* compat and ops against a real directory: existing regular files inside

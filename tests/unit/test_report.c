@@ -370,6 +370,41 @@ static void inconclusive_cells_warn_and_never_block(void **state)
 	bv_table_free(&t);
 }
 
+/* Issue 33: an unstable cell (its ratio followed the machine's state) is a
+ * warning, unless it is beyond the budget at both states: then slower
+ * whatever the state, a regression (a planted 3x once read unstable and
+ * passed a release). */
+static void unstable_cells_block_only_beyond_budget_at_both_states(void **state)
+{
+	(void)state;
+	const cell_spec cells[] = {
+	    {"unary", "relu", "ok", "ok", 2.7, 2.3, 3.1, NULL},
+	    {"unary", "abs", "ok", "ok", 1.2, 1.0, 1.4, NULL},
+	};
+	bv_table t;
+	make_table(&t, cells, 2);
+	double usual[2] = {3.0, 1.01}, disturbed[2] = {2.4, 1.4};
+	for (size_t k = 0; k < 2; k++) {
+		bv_change *ch = &t.rows[k].changes[1];
+		ch->verdict = "unstable", ch->unstable = 1;
+		ch->level_usual = usual[k], ch->level_disturbed = disturbed[k];
+		ch->n_usual = 5, ch->n_disturbed = 3;
+	}
+	bv_budgets b;
+	bv_budgets_default(&b, 0.05);
+	bv_report r;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(bv_report_judge(&r, &t, &b), 0);
+	assert_int_equal(status_at(&r, 0), BV_CELL_REGRESSION);
+	assert_non_null(strstr(r.cells[0].why, "slower at both of the machine's states"));
+	assert_int_equal(status_at(&r, 1), BV_CELL_WARNING);
+	assert_non_null(strstr(r.cells[1].why, "unstable: the machine changed under it"));
+	assert_false(r.ready);
+	bv_report_free(&r);
+	bv_budgets_free(&b);
+	bv_table_free(&t);
+}
+
 /* Logs from two runs (merge.c: inconclusive by rule): a 30 % ratio warns
  * and never blocks, a 0.4 % one is no sign of a slowdown; each says why. */
 static void between_runs_cells_warn_and_never_block(void **state)
@@ -542,6 +577,7 @@ int test_report(void)
 	    cmocka_unit_test(out_of_memory_is_a_failure),
 	    cmocka_unit_test(inconclusive_cells_warn_and_never_block),
 	    cmocka_unit_test(between_runs_cells_warn_and_never_block),
+	    cmocka_unit_test(unstable_cells_block_only_beyond_budget_at_both_states),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
