@@ -127,7 +127,7 @@ check "resume of a complete run measures nothing" \
 	bash -c "grep -q '6 of 6 cells reused' '$TMP/res2.err' && grep -q '^measure: 0 processes started' '$TMP/res2.err'"
 
 # ---- a resume with another plan is refused, before anything builds -------------
-refused() { # NAME PATTERN ARGS...: exit 2 and the pattern on stderr
+resume_refused() { # NAME PATTERN ARGS...: run ARGS: exit 2, the pattern on stderr, nothing built
 	local name=$1 pattern=$2
 	shift 2
 	"$BV" run "$@" > /dev/null 2> "$TMP/ref.err"
@@ -136,11 +136,11 @@ refused() { # NAME PATTERN ARGS...: exit 2 and the pattern on stderr
 	check "resume refused: $name: says why" contains "$TMP/ref.err" "$pattern"
 	check "resume refused: $name: builds nothing" test "$(grep -c '^build:' "$TMP/ref.err")" -eq 0
 }
-refused "other sizes" "its cells differ .* 6 there, 3 now" main local --ops relu,abs,neg --backends scalar --sizes 1K --quick --budget 2 --threshold 0 --resume "$dir"
-refused "other versions" "it compared main local, this command names main main-2" main main --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 2 --threshold 0 --resume "$dir"
-refused "other options" "--budget differs: 2 there, 5 now" "${args[@]}" --budget 5 --resume "$dir"
-refused "another simd ISA" "--simd-isa differs: not given there, generic now" "${args[@]}" --simd-isa generic --resume "$dir"
-refused "no such directory" "--resume $TMP/nope: not a results directory" "${args[@]}" --resume "$TMP/nope"
+resume_refused "other sizes" "its cells differ .* 6 there, 3 now" main local --ops relu,abs,neg --backends scalar --sizes 1K --quick --budget 2 --threshold 0 --resume "$dir"
+resume_refused "other versions" "it compared main local, this command names main main-2" main main --ops relu,abs,neg --backends scalar --sizes 1K,4K --quick --budget 2 --threshold 0 --resume "$dir"
+resume_refused "other options" "--budget differs: 2 there, 5 now" "${args[@]}" --budget 5 --resume "$dir"
+resume_refused "another simd ISA" "--simd-isa differs: not given there, generic now" "${args[@]}" --simd-isa generic --resume "$dir"
+resume_refused "no such directory" "--resume $TMP/nope: not a results directory" "${args[@]}" --resume "$TMP/nope"
 
 # ---- SIGTERM to bench-versions alone, while measuring ----------------------
 "$BV" "${args[@]}" --results "$TMP/term" > /dev/null 2> "$TMP/term.err" &

@@ -11,8 +11,8 @@ make_fixture
 cd "$TMP"
 quick=(--benches unary --ops abs --backends scalar --sizes 1K --quick --processes 6 --rounds 3 --results "$TMP/results")
 
-# refused NAME PATTERN CMD...: exit 2 and a message matching PATTERN, no crash
-refused() {
+# refused_cmd NAME PATTERN CMD...: (a whole command, unlike lib.sh's refused, which runs bench-versions ARGS) exit 2 and a message matching PATTERN, no crash
+refused_cmd() {
 	local name=$1 pattern=$2
 	shift 2
 	"$@" > "$TMP/out" 2> "$TMP/err"
@@ -26,16 +26,16 @@ refused() {
 }
 
 # ---- version names ------------------------------------------------------------
-refused "name '..' is an unknown version" "unknown version '\.\.'" "$BV" .. "${quick[@]}"
-refused "name '--x' is an unknown option, never a version" "unknown option --x \(see bench-versions run --help\)" "$BV" --x
-refused "name '-x' is an unknown option, never a version" "unknown option -x" "$BV" -x
+refused_cmd "name '..' is an unknown version" "unknown version '\.\.'" "$BV" .. "${quick[@]}"
+refused_cmd "name '--x' is an unknown option, never a version" "unknown option --x \(see bench-versions run --help\)" "$BV" --x
+refused_cmd "name '-x' is an unknown option, never a version" "unknown option -x" "$BV" -x
 long=$(printf 'a%.0s' $(seq 300))
-refused "a 300-character name is too long" "version name of 300 characters is too long" "$BV" "$long" "${quick[@]}"
-refused "a name with a newline is refused" "space or control character" "$BV" $'main\nx' "${quick[@]}"
-refused "a name with an escape sequence is refused" "space or control character" "$BV" $'\e[2Jmain' "${quick[@]}"
-refused "backticks and \$() are just an unknown name" "unknown version '\`touch" "$BV" '`touch${IFS}pwned3`$(touch${IFS}pwned4)' "${quick[@]}"
+refused_cmd "a 300-character name is too long" "version name of 300 characters is too long" "$BV" "$long" "${quick[@]}"
+refused_cmd "a name with a newline is refused" "space or control character" "$BV" $'main\nx' "${quick[@]}"
+refused_cmd "a name with an escape sequence is refused" "space or control character" "$BV" $'\e[2Jmain' "${quick[@]}"
+refused_cmd "backticks and \$() are just an unknown name" "unknown version '\`touch" "$BV" '`touch${IFS}pwned3`$(touch${IFS}pwned4)' "${quick[@]}"
 check "nothing in a name was executed" test ! -e pwned3 -a ! -e pwned4
-refused "a commit id not in the repository" "unknown version '0123456789abcdef0123456789abcdef01234567'" \
+refused_cmd "a commit id not in the repository" "unknown version '0123456789abcdef0123456789abcdef01234567'" \
 	"$BV" 0123456789abcdef0123456789abcdef01234567 "${quick[@]}"
 
 # Two commits whose ids share their first four hex digits (libgit2's shortest
@@ -60,27 +60,27 @@ for m in "$m1" "$m2"; do
 done
 check "the fixture has two commits sharing the prefix $prefix" \
 	test "$(git -C "$FIX" rev-parse --disambiguate="$prefix" 2>/dev/null | wc -l)" -ge 2
-refused "an ambiguous short commit id says so" "'$prefix' is ambiguous in .*: give more hex digits" "$BV" "$prefix" "${quick[@]}"
+refused_cmd "an ambiguous short commit id says so" "'$prefix' is ambiguous in .*: give more hex digits" "$BV" "$prefix" "${quick[@]}"
 
 # ---- repositories -----------------------------------------------------------
 git -C "$FIX" rm -q kernels/VERSION
 git -C "$FIX" commit -qm "no VERSION"
-refused "a commit without VERSION is not a kernels tree" "has no kernels/VERSION: not a kernels library tree" "$BV" compat main
-refused "local without VERSION says so" "the working tree has no VERSION file" "$BV" compat local
+refused_cmd "a commit without VERSION is not a kernels tree" "has no kernels/VERSION: not a kernels library tree" "$BV" compat main
+refused_cmd "local without VERSION says so" "the working tree has no VERSION file" "$BV" compat local
 head -c 100000 /dev/urandom > "$FIX/kernels/VERSION"
 git -C "$FIX" add kernels/VERSION
 git -C "$FIX" commit -qm "binary VERSION"
-refused "100 KB of binary in VERSION is a clear error" "kernels/VERSION does not hold a semantic version" "$BV" compat main
-refused "binary VERSION in the working tree too" "kernels/VERSION is larger than 256 bytes" "$BV" compat local
+refused_cmd "100 KB of binary in VERSION is a clear error" "kernels/VERSION does not hold a semantic version" "$BV" compat main
+refused_cmd "binary VERSION in the working tree too" "kernels/VERSION is larger than 256 bytes" "$BV" compat local
 echo 0.1.1 > "$FIX/kernels/VERSION"
 git -C "$FIX" commit -qam "kernels 0.1.1"
 
 git clone -q --depth 1 "file://$FIX" "$TMP/shallow"
 KERNEL_DIR="$TMP/shallow/kernels" "$BV" compat main > "$TMP/out" 2> "$TMP/err"
 check "shallow clone: its tip resolves" contains "$TMP/out" "^main +0\.1\.1 +[0-9a-f]{12}"
-refused "shallow clone: HEAD~1 names the missing history" "unknown version 'HEAD~1'.*shallow clone.*fetch --unshallow" \
+refused_cmd "shallow clone: HEAD~1 names the missing history" "unknown version 'HEAD~1'.*shallow clone.*fetch --unshallow" \
 	env KERNEL_DIR="$TMP/shallow/kernels" "$BV" compat HEAD~1
-refused "shallow clone: an older release number says why it cannot be found" \
+refused_cmd "shallow clone: an older release number says why it cannot be found" \
 	"shallow clone, its older history is missing.*first commit whose kernels/VERSION reads 0\.1\.0" \
 	env KERNEL_DIR="$TMP/shallow/kernels" "$BV" compat 0.1.0
 
@@ -93,7 +93,7 @@ git -C "$TMP/super" commit -qm "library as a submodule"
 KERNEL_DIR="$TMP/super/kernels" "$BV" compat main > "$TMP/out" 2> "$TMP/err"
 check "submodule: KERNEL_DIR in its checkout resolves in its own history" \
 	contains "$TMP/out" "^repository: $TMP/super/kernels\$"
-refused "submodule: the superproject as KERNEL_REPO says what to do" "kernels/ is a submodule; set KERNEL_DIR to its checkout" \
+refused_cmd "submodule: the superproject as KERNEL_REPO says what to do" "kernels/ is a submodule; set KERNEL_DIR to its checkout" \
 	env -u KERNEL_DIR KERNEL_REPO="$TMP/super" "$BV" compat main
 # A submodule inside the library is not followed: the rest builds.
 git -C "$FIX" -c protocol.file.allow=always submodule add -q "file://$TMP/lib" kernels/vendor
@@ -112,48 +112,48 @@ log good.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 102
 "$BV" compare good.json > "$TMP/out" 2> "$TMP/err"
 check "a hand-written good log compares" contains "$TMP/out" "^unary +abs +scalar +1K +5 ns"
 head -c 150 good.json > truncated.json
-refused "truncated log: file, line and column" "truncated.json:3:23: malformed JSON \(truncated\?\)" "$BV" compare truncated.json
+refused_cmd "truncated log: file, line and column" "truncated.json:3:23: malformed JSON \(truncated\?\)" "$BV" compare truncated.json
 printf '{"schema": "bench-versions-results",\n "cells": [1 2]}' > malformed.json
-refused "malformed log: file, line and column" "malformed.json:2:14: malformed JSON$" "$BV" compare malformed.json
+refused_cmd "malformed log: file, line and column" "malformed.json:2:14: malformed JSON$" "$BV" compare malformed.json
 python3 -c 'print("{\"a\":" + "[" * 100000 + "]" * 100000 + "}")' > deep.json
-refused "deeply nested log: refused at the limit" "deep.json:1:1005: malformed JSON \(nested more than 1000 levels deep\)" "$BV" compare deep.json
+refused_cmd "deeply nested log: refused at the limit" "deep.json:1:1005: malformed JSON \(nested more than 1000 levels deep\)" "$BV" compare deep.json
 truncate -s 300M huge.json
-refused "300 MB log (sparse): refused by size before reading" "huge.json is larger than 268435456 bytes" "$BV" compare huge.json
+refused_cmd "300 MB log (sparse): refused by size before reading" "huge.json is larger than 268435456 bytes" "$BV" compare huge.json
 rm -f huge.json
 # Five logs of 250 MB each (sparse, so reading them would find NUL bytes):
 # more than 1 GiB together is refused before any is read.
 for i in 1 2 3 4 5; do truncate -s 250M "part$i.json"; done
-refused "logs over 1 GiB together: refused before reading" "the 5 logs up to part5\.json hold more than 1073741824 bytes together" \
+refused_cmd "logs over 1 GiB together: refused before reading" "the 5 logs up to part5\.json hold more than 1073741824 bytes together" \
 	"$BV" compare part1.json part2.json part3.json part4.json part5.json
 rm -f part?.json
 ln -s /dev/zero zero.json
-refused "a symlink to /dev/zero: refused at once by what it is" "zero\.json is a character device, not a regular file" \
+refused_cmd "a symlink to /dev/zero: refused at once by what it is" "zero\.json is a character device, not a regular file" \
 	timeout 10 "$BV" compare zero.json
 log dupkey.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 5, "median_ns_ci_low": 4, "median_ns_ci_high": 6, "status": "failed"}]'
-refused "a key twice in a log: file, line, column and key" "dupkey\.json:3:158: duplicate key \"status\" \(first at 3:79\)" "$BV" compare dupkey.json
+refused_cmd "a key twice in a log: file, line, column and key" "dupkey\.json:3:158: duplicate key \"status\" \(first at 3:79\)" "$BV" compare dupkey.json
 log inf.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 1e999, "median_ns_ci_low": 4, "median_ns_ci_high": 6}]'
-refused "an infinite median names the cell" "inf\.json: cells\[0\] \(unary abs scalar 1K\): median_ns inf: expected a finite number > 0" "$BV" compare inf.json
+refused_cmd "an infinite median names the cell" "inf\.json: cells\[0\] \(unary abs scalar 1K\): median_ns inf: expected a finite number > 0" "$BV" compare inf.json
 log unknown.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "great"}]'
-refused "an unknown status names the cell" "unknown\.json: cells\[0\] \(unary abs scalar 1K\): \"status\": unknown status 'great'" "$BV" compare unknown.json
+refused_cmd "an unknown status names the cell" "unknown\.json: cells\[0\] \(unary abs scalar 1K\): \"status\": unknown status 'great'" "$BV" compare unknown.json
 log v2.json '[]' 2.0
-refused "unknown major schema version" "v2.json: results schema 2.0 is newer than this bench-versions reads \(1.x\)" "$BV" compare v2.json
+refused_cmd "unknown major schema version" "v2.json: results schema 2.0 is newer than this bench-versions reads \(1.x\)" "$BV" compare v2.json
 log type.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": "1K"}]'
-refused "wrong type names the cell and field" "type.json: cells\[0\]: \"size\": expected a whole number" "$BV" compare type.json
+refused_cmd "wrong type names the cell and field" "type.json: cells\[0\]: \"size\": expected a whole number" "$BV" compare type.json
 log big.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1e300}]'
-refused "size 1e300 (a fuzz finding) names the cell and field" "big.json: cells\[0\]: \"size\": expected a whole number" "$BV" compare big.json
+refused_cmd "size 1e300 (a fuzz finding) names the cell and field" "big.json: cells\[0\]: \"size\": expected a whole number" "$BV" compare big.json
 printf '{"schema": "bench-versions-results"}\0{}' > nul.json
-refused "a NUL byte in a log" "nul.json: contains a NUL byte at offset 36" "$BV" compare nul.json
-refused "a missing log" "cannot open $TMP/none.json: No such file" "$BV" compare "$TMP/none.json"
+refused_cmd "a NUL byte in a log" "nul.json: contains a NUL byte at offset 36" "$BV" compare nul.json
+refused_cmd "a missing log" "cannot open $TMP/none.json: No such file" "$BV" compare "$TMP/none.json"
 
 # A run's directory whose every log is refused (issue 31, case 9): compare
 # said only "holds no results log"; the loader's reason is kept, with the count.
 mkdir refused-run && cp inf.json unknown.json refused-run/
-refused "compare DIR whose every log is refused: the first refusal (log, cell, element) and the count" \
+refused_cmd "compare DIR whose every log is refused: the first refusal (log, cell, element) and the count" \
 	"refused-run holds no results log that loads: 2 \.json files refused, the first: .*refused-run/inf\.json: cells\[0\] \(unary abs scalar 1K\): median_ns inf: expected a finite number > 0" \
 	"$BV" compare refused-run
 # One process twice in a cell (case 12): --vs-backend pairs cells by these.
 log dupid.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 5, "median_ns_ci_low": 4, "median_ns_ci_high": 6, "process_medians_ns": [5, 5, 6], "process_ids": [2, 7, 2]}]'
-refused "a process twice in a cell's process_ids: log, cell and both places" \
+refused_cmd "a process twice in a cell's process_ids: log, cell and both places" \
 	"dupid\.json: cells\[0\] \(unary abs scalar 1K\): \"process_ids\": process 2 twice \(process_ids\[0\] and process_ids\[2\]\)" \
 	"$BV" compare dupid.json
 
@@ -171,7 +171,7 @@ cp -r "$run" "$TMP/big"
 printf '{}' > "$TMP/big/raw/process-2147483647.json"
 cp "$TMP/big/main.json" "$TMP/big-main.json"
 rm "$TMP/big/main.json" # no finished cell: the resume would measure, numbering on from the name
-refused "--resume with raw/process-2147483647.json: the name, refused before building" \
+refused_cmd "--resume with raw/process-2147483647.json: the name, refused before building" \
 	"--resume: .*big/raw/process-2147483647\.json: process number past 100000000" \
 	"$BV" main local "${resume[@]}" --resume "$TMP/big"
 check "and nothing is built or written: no process--N file, no log" \
@@ -183,7 +183,7 @@ d["method"]["processes_started"] = float(sys.argv[2])
 print(json.dumps(d))
 PY
 cp -r "$run" "$TMP/started" && cp "$TMP/big-started.json" "$TMP/started/main.json"
-refused "--resume of a log that says 1e300 processes started: refused, never cast" \
+refused_cmd "--resume of a log that says 1e300 processes started: refused, never cast" \
 	"--resume: .*started/main\.json: method\.processes_started: expected a whole number from 0 to 100000000" \
 	"$BV" main local "${resume[@]}" --resume "$TMP/started"
 for seed in -1 1e300 0.5; do
@@ -194,14 +194,14 @@ d["method"]["seed"] = float(sys.argv[2])
 print(json.dumps(d))
 PY
 	rm -rf "$TMP/seeded" && cp -r "$run" "$TMP/seeded" && cp "$TMP/seed.json" "$TMP/seeded/main.json"
-	refused "--resume of a log whose seed is $seed: refused, never cast" \
+	refused_cmd "--resume of a log whose seed is $seed: refused, never cast" \
 		"--resume: .*seeded/main\.json: method\.seed: expected a whole number from 0 to 18446744073709551615" \
 		"$BV" main local "${resume[@]}" --resume "$TMP/seeded"
 done
 cp -r "$run" "$TMP/linked" && mv "$TMP/linked/raw" "$TMP/elsewhere" && ln -s "$TMP/elsewhere" "$TMP/linked/raw"
 rm -f "$TMP/linked/main.json" # no finished cell: the resume would measure into raw/
 before=$(ls "$TMP/elsewhere" | wc -l)
-refused "--resume of a run whose raw/ is a symlink: refused, nothing written through it" \
+refused_cmd "--resume of a run whose raw/ is a symlink: refused, nothing written through it" \
 	"linked/raw is a symbolic link: a run's files go only into its own directory" \
 	"$BV" main local "${resume[@]}" --resume "$TMP/linked"
 check "and nothing landed where the link points" test "$(ls "$TMP/elsewhere" | wc -l)" -eq "$before"
@@ -211,7 +211,7 @@ if command -v valgrind > /dev/null; then
 	# changed or inconclusive: the link replaces it)
 	cp -r "$run" "$TMP/counted" && mkdir "$TMP/counts-elsewhere" && rm -rf "$TMP/counted/counts" &&
 		ln -s "$TMP/counts-elsewhere" "$TMP/counted/counts"
-	refused "compare --counts into a run whose counts/ is a symlink: refused before counting" \
+	refused_cmd "compare --counts into a run whose counts/ is a symlink: refused before counting" \
 		"counted/counts is a symbolic link: a run's files go only into its own directory" \
 		"$BV" compare "$TMP/counted" --counts all
 	check "and nothing landed where that link points" test -z "$(ls -A "$TMP/counts-elsewhere")"
@@ -223,25 +223,25 @@ fi
 compat() { BENCH_VERSIONS_COMPAT="$TMP/compat/$1" "$BV" compat local; }
 mkdir -p compat
 head -c 40 "$ROOT/compat/compat.json" > compat/truncated.json
-refused "truncated compat.json: file, line and column" "compat/truncated.json:[0-9]+:[0-9]+: malformed JSON \(truncated\?\)" compat truncated.json
+refused_cmd "truncated compat.json: file, line and column" "compat/truncated.json:[0-9]+:[0-9]+: malformed JSON \(truncated\?\)" compat truncated.json
 cp deep.json compat/deep.json
-refused "deeply nested compat.json" "compat/deep.json:1:1005: malformed JSON \(nested more than 1000" compat deep.json
+refused_cmd "deeply nested compat.json" "compat/deep.json:1:1005: malformed JSON \(nested more than 1000" compat deep.json
 python3 -c 'print("{\"schema_version\": 1, \"rules\": [], \"pad\": \"" + "x" * 1200000 + "\"}")' > compat/huge.json
-refused "huge compat.json (1.2 MB)" "compat/huge.json is larger than 1048576 bytes" compat huge.json
+refused_cmd "huge compat.json (1.2 MB)" "compat/huge.json is larger than 1048576 bytes" compat huge.json
 echo '{"schema_version": 1, "rules": [{"id": "a", "versions": 7}]}' > compat/type.json
-refused "wrong type in compat.json names the rule" "compat/type.json: rule 0 \('a'\): \"versions\" \(a semver range\) is required" compat type.json
+refused_cmd "wrong type in compat.json names the rule" "compat/type.json: rule 0 \('a'\): \"versions\" \(a semver range\) is required" compat type.json
 echo '{"schema_version": 2, "rules": []}' > compat/v2.json
-refused "unknown compat.json schema version" "compat/v2.json: schema_version 2 is not supported" compat v2.json
+refused_cmd "unknown compat.json schema version" "compat/v2.json: schema_version 2 is not supported" compat v2.json
 
 # ---- release index (file://) -------------------------------------------------------
 index() { KERNEL_RELEASES="file://$TMP/idx/$1" "$BV" compat 0.2.0; }
 mkdir -p idx
 printf '{"schema": "bench-versions-releases", "schema_version": "1.0",\n "releases": [{"version": "0.2.0", "u' > idx/truncated.json
-refused "truncated index: file, line and column" "idx/truncated.json:2:[0-9]+: malformed JSON \(truncated\?\)" index truncated.json
+refused_cmd "truncated index: file, line and column" "idx/truncated.json:2:[0-9]+: malformed JSON \(truncated\?\)" index truncated.json
 cp deep.json idx/deep.json
-refused "deeply nested index" "idx/deep.json:1:1005: malformed JSON \(nested more than 1000" index deep.json
+refused_cmd "deeply nested index" "idx/deep.json:1:1005: malformed JSON \(nested more than 1000" index deep.json
 python3 -c 'print("{\"pad\": \"" + "x" * 5000000 + "\"}")' > idx/huge.json
-refused "huge index (5 MB) refused while downloading" "idx/huge.json.*(larger|more) than" index huge.json
+refused_cmd "huge index (5 MB) refused while downloading" "idx/huge.json.*(larger|more) than" index huge.json
 
 # ---- release tarballs ------------------------------------------------------------------
 sha() { sha256sum "$1" | cut -d' ' -f1; }
@@ -295,7 +295,7 @@ for kind in absolute device fifo symlink-dir late-dotdot bomb; do
 	late-dotdot) want="entry 'kernels-0.2.0/../../dotdot-evil' has a '\.\.' component" ;;
 	bomb) want="refused: unpacks to more than 1073741824 bytes" ;;
 	esac
-	refused "tarball ($kind) refused with the reason" "release 0.2.0 .*: (refused: )?$want" \
+	refused_cmd "tarball ($kind) refused with the reason" "release 0.2.0 .*: (refused: )?$want" \
 		env KERNEL_RELEASES="file://$TMP/rel/$kind.json" BENCH_VERSIONS_CACHE="$TMP/c-$kind" "$BV" compat 0.2.0
 	check "tarball ($kind): no release and no half-extracted entry in the cache" \
 		test -z "$(ls -A "$TMP/c-$kind/src" 2> /dev/null)"
@@ -315,7 +315,7 @@ printf '{"schema": "bench-versions-releases", "schema_version": "1.0", "releases
 	"$(sha rel/escape.tar.gz)" > rel/escape.json
 # raw FILE...: how many ESC, BEL and CR bytes the files hold
 raw() { cat "$@" | tr -cd '\033\007\r' | wc -c; }
-refused "tarball (escapes in a name): refused, the name escaped" \
+refused_cmd "tarball (escapes in a name): refused, the name escaped" \
 	"entry 'kernels-0.2.0/\\\\x1b\[2J\\\\x1b\]0;owned\\\\x07red\\\\x0abench-versions: all good\\\\x0d' has a control character" \
 	env KERNEL_RELEASES="file://$TMP/rel/escape.json" BENCH_VERSIONS_CACHE="$TMP/c-escape" "$BV" compat 0.2.0
 check "tarball (escapes in a name): no raw escape, bell or carriage return reaches the terminal" test "$(raw "$TMP/err")" -eq 0
@@ -325,7 +325,7 @@ check "tarball (escapes in a name): no forged line" test "$(grep -c '^bench-vers
 # escaped, wherever it is shown.
 printf '{"schema": "bench-versions-releases", "schema_version": "1.0", "releases": [{"version": "\\u001b[2J0.2.0\\nx", "url": "a.tar.gz", "sha256": "%s"}]}\n' \
 	"$(sha rel/escape.tar.gz)" > rel/escape-version.json
-refused "index: a version with escapes is named escaped" "releases\[0\]\.version: '\\\\x1b\[2J0\.2\.0\\\\x0ax' is not a version number" \
+refused_cmd "index: a version with escapes is named escaped" "releases\[0\]\.version: '\\\\x1b\[2J0\.2\.0\\\\x0ax' is not a version number" \
 	env KERNEL_RELEASES="file://$TMP/rel/escape-version.json" "$BV" compat 0.2.0
 check "index: no raw escape reaches the terminal" test "$(raw "$TMP/err")" -eq 0
 log escape-log.json '[{"bench": "unary", "op": "abs\u001b[31m", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 5, "median_ns_ci_low": 4, "median_ns_ci_high": 6}]'
@@ -337,7 +337,7 @@ check "results log: ... the op's too" contains "$TMP/out" '^unary +abs\\x1b\[31m
 check "results log: no raw escape, bell or C1 control reaches the terminal" \
 	test "$(raw "$TMP/out" "$TMP/err")" -eq 0 -a "$(grep -c $'\xc2\x9b' "$TMP/out")" -eq 0
 log escape-schema.json '[]' '9\u001b[2J.0'
-refused "results log: a schema version with escapes is named escaped" "schema_version: expected \"MAJOR.MINOR\", got '9\\\\x1b\[2J\.0'" \
+refused_cmd "results log: a schema version with escapes is named escaped" "schema_version: expected \"MAJOR.MINOR\", got '9\\\\x1b\[2J\.0'" \
 	"$BV" compare escape-schema.json
 
 check "tarballs: nothing was written outside the extraction directory" \
