@@ -1284,11 +1284,19 @@ static char *bisect_command(const hist *h, const hcell *x, const bv_change_point
 	const bv_version *a = ver(h, cp->first), *b = ver(h, cp->last + 1);
 	if (!narrowable(h, a, b))
 		return NULL;
-	return bv_asprintf(
-	    "bench-versions bisect --good %.12s --bad %.12s --bench %s --op %s --backend %s --size %s%s%s",
-	    a->commit, b->commit, x->bench, x->op, x->backend, x->size,
-	    h->first_parent ? " --first-parent" : "",
-	    !strcmp(cp->direction, "faster") ? " --improvement" : "");
+	/* The cell's names quoted as a shell reads them back: a suite's op
+	 * carries brackets (pack[level=9]), a glob to an unquoted shell. */
+	bv_buf c = BV_BUF_INIT;
+	bv_buf_printf(&c, "bench-versions bisect --good %.12s --bad %.12s", a->commit, b->commit);
+	const char *opt[] = {" --bench ", " --op ", " --backend ", " --size "};
+	const char *val[] = {x->bench, x->op, x->backend, x->size};
+	for (int i = 0; i < 4; i++) {
+		bv_buf_puts(&c, opt[i]);
+		bv_shell_word(&c, val[i]);
+	}
+	bv_buf_printf(&c, "%s%s", h->first_parent ? " --first-parent" : "",
+	              !strcmp(cp->direction, "faster") ? " --improvement" : "");
+	return bv_buf_detach(&c);
 }
 
 /* "0.1.1 (1a2b3c4d5e6f)", or the name alone when it is the short commit. */

@@ -217,6 +217,25 @@ char *bv_buf_detach(bv_buf *b)
 	return s;
 }
 
+void bv_shell_word(bv_buf *b, const char *s)
+{
+	static const char plain_set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@%+-";
+	int plain = *s != '\0';
+	for (const char *p = s; *p && plain; p++)
+		plain = strchr(plain_set, *p) != NULL;
+	if (plain) {
+		bv_buf_puts(b, s);
+		return;
+	}
+	bv_buf_putn(b, "'", 1);
+	for (const char *p = s; *p; p++)
+		if (*p == '\'')
+			bv_buf_puts(b, "'\\''");
+		else
+			bv_buf_putn(b, p, 1);
+	bv_buf_putn(b, "'", 1);
+}
+
 void bv_buf_free(bv_buf *b)
 {
 	free(b->s);

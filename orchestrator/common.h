@@ -41,6 +41,13 @@ void bv_buf_printf(bv_buf *b, const char *fmt, ...) __attribute__((format(printf
 void bv_buf_vprintf(bv_buf *b, const char *fmt, va_list ap);
 /* Hands the string over to the caller (never NULL) and resets b. */
 char *bv_buf_detach(bv_buf *b);
+/* Appends s as one word a POSIX shell reads back as s, for a command a
+ * person pastes (a resume line, a report's reproduce line, a history's
+ * bisect line): plain when every byte is in a conservative set (no `~`,
+ * which a shell expands at a word's start or after `=` and `:`), else in
+ * single quotes, each ' as '\'' (so spaces, quotes, newlines and globs
+ * come back as they were).  The one quoting function: issue 33. */
+void bv_shell_word(bv_buf *b, const char *s);
 void bv_buf_free(bv_buf *b);
 
 /* ---- text from outside --------------------------------------------------

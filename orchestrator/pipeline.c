@@ -89,29 +89,13 @@ static int claim_dir(const char *dir, int *lockfd)
 	return rc ? bv_fail_context(rc, "results directory not writable") : 0;
 }
 
-/* An argument as a POSIX shell reads it back. */
-static void shell_word(bv_buf *b, const char *a)
-{
-	int plain = *a != '\0';
-	for (const char *p = a; *p && plain; p++)
-		plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@%+-", *p) != NULL;
-	if (plain) {
-		bv_buf_puts(b, a);
-		return;
-	}
-	bv_buf_puts(b, "'");
-	for (const char *p = a; *p; p++)
-		bv_buf_puts(b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
-	bv_buf_puts(b, "'");
-}
-
 /* The command that resumes this run: the program as it was invoked (the
  * bench-versions on PATH may be another build, or none), the same
  * subcommand and arguments, --resume DIR. */
 static char *resume_command(const char *subcommand, int argc, char **argv, const char *dir)
 {
 	bv_buf b = BV_BUF_INIT;
-	shell_word(&b, bv_program());
+	bv_shell_word(&b, bv_program());
 	bv_buf_printf(&b, " %s", subcommand);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--results")) {
@@ -121,10 +105,10 @@ static char *resume_command(const char *subcommand, int argc, char **argv, const
 		if (!strncmp(argv[i], "--resume=", 9) || !strncmp(argv[i], "--results=", 10))
 			continue;
 		bv_buf_puts(&b, " ");
-		shell_word(&b, argv[i]);
+		bv_shell_word(&b, argv[i]);
 	}
 	bv_buf_puts(&b, " --resume ");
-	shell_word(&b, dir);
+	bv_shell_word(&b, dir);
 	return bv_buf_detach(&b);
 }
 

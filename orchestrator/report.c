@@ -340,31 +340,14 @@ static char *unique_list(const bv_table *t, int field)
 	return bv_buf_detach(&b);
 }
 
-/* Version names go into a command line a person will paste: anything but a
- * conservative set of characters is single-quoted. */
-static void shell_word(bv_buf *b, const char *s)
-{
-	int plain = *s != '\0';
-	for (const char *p = s; *p && plain; p++)
-		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/~^@+:,=", *p) != NULL;
-	if (plain) {
-		bv_buf_puts(b, s);
-		return;
-	}
-	bv_buf_putn(b, "'", 1);
-	for (const char *p = s; *p; p++)
-		bv_buf_puts(b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
-	bv_buf_putn(b, "'", 1);
-}
-
 static char *reproduce_line(const bv_report *r)
 {
 	const bv_table *t = &r->table;
 	bv_buf b = BV_BUF_INIT;
 	bv_buf_puts(&b, "bench-versions report --baseline ");
-	shell_word(&b, r->env[0].name ? r->env[0].name : t->labels[0]);
+	bv_shell_word(&b, r->env[0].name ? r->env[0].name : t->labels[0]);
 	bv_buf_puts(&b, " --candidate ");
-	shell_word(&b, r->env[1].name ? r->env[1].name : t->labels[1]);
+	bv_shell_word(&b, r->env[1].name ? r->env[1].name : t->labels[1]);
 	if (t->nrows) {
 		char *lists[4];
 		for (int f = 0; f < 4; f++)
@@ -385,7 +368,7 @@ static char *reproduce_line(const bv_report *r)
 			for (int f = 0; f < 4; f++)
 				if (vals[f]) {
 					bv_buf_printf(&b, " %s ", opt[f]);
-					shell_word(&b, vals[f]);
+					bv_shell_word(&b, vals[f]);
 				}
 		} else {
 			/* Not a selection the matrix can name (logs merged from
@@ -393,7 +376,7 @@ static char *reproduce_line(const bv_report *r)
 			static const char *const opt[4] = {"--benches", "--ops", "--backends", "--sizes"};
 			for (int f = 0; f < 4; f++) {
 				bv_buf_printf(&b, " %s ", opt[f]);
-				shell_word(&b, lists[f]);
+				bv_shell_word(&b, lists[f]);
 			}
 		}
 		for (int f = 0; f < 4; f++)
@@ -405,7 +388,7 @@ static char *reproduce_line(const bv_report *r)
 		bv_buf_printf(&b, " --threshold %g", t->threshold * 100);
 	if (r->budgets && r->budgets->path) {
 		bv_buf_puts(&b, " --budgets ");
-		shell_word(&b, r->budgets->path);
+		bv_shell_word(&b, r->budgets->path);
 	} else if (r->budgets && fabs(r->budgets->default_slowdown - 0.05) > 1e-12)
 		bv_buf_printf(&b, " --default-slowdown %g", r->budgets->default_slowdown * 100);
 	return bv_buf_detach(&b);

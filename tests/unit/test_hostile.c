@@ -372,6 +372,36 @@ static void names_from_outside_are_escaped(void **state)
 	assert_string_equal(bv_error_last(), "release \\x1b]0;t\\x07: entry '\\x1b[31mx': tail:\na\\x07");
 }
 
+/* Issue 33: one shell quoting function.  Each word, quoted, is read back by
+ * a real POSIX shell (popen's sh reads the command as a person's paste
+ * would be read) exactly as it was; ~ is never left to expand. */
+static void shell_words_read_back_as_they_were(void **state)
+{
+	(void)state;
+	const char *words[] = {"plain-1.2_x/y:z=w,@%+", "~", "~/x", "a=~b", "a b", "it's", "'", "\"q\"",
+			       "line 1\nline 2", "", "$(id) `id` $HOME", "*", "pack[level=9]", "a\\b", "!x ^y",
+			       "tab\there"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		bv_buf b = BV_BUF_INIT;
+		bv_buf_puts(&b, "printf '%s' ");
+		bv_shell_word(&b, words[i]);
+		char *cmd = bv_buf_detach(&b);
+		FILE *f = popen(cmd, "r");
+		assert_non_null(f);
+		char got[256];
+		size_t n = fread(got, 1, sizeof(got) - 1, f);
+		got[n] = '\0';
+		assert_int_equal(pclose(f), 0);
+		if (strcmp(got, words[i]))
+			fail_msg("%s read back as [%s], not [%s]", cmd, got, words[i]);
+		free(cmd);
+	}
+	bv_buf b = BV_BUF_INIT;
+	bv_shell_word(&b, "~");
+	assert_string_equal(b.s, "'~'");
+	bv_buf_free(&b);
+}
+
 int test_hostile(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +413,7 @@ int test_hostile(void)
 		cmocka_unit_test(every_loader_refuses_deep_nesting_with_its_name),
 		cmocka_unit_test(only_regular_files_are_read),
 		cmocka_unit_test(names_from_outside_are_escaped),
+		cmocka_unit_test(shell_words_read_back_as_they_were),
 	};
 	return cmocka_run_group_tests_name("hostile input", tests, NULL, NULL);
 }
