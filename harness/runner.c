@@ -501,7 +501,7 @@ static int setup(timed *t, const cell_data *d, float *hy, char *reason, size_t l
 	const bv_cell *c = d->c;
 	const char *be = c->backend;
 	t->own_buffers = 0;
-	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result, NULL};
+	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result, NULL, NULL};
 	int s = p->probe(be);
 	if (s != BV_OK) {
 		snprintf(reason, len, "%s", p->last_error());
