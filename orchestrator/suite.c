@@ -213,7 +213,15 @@ int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measur
 		const cJSON *one = cJSON_GetObjectItemCaseSensitive(versions, vs[i].label);
 		if (!one || cJSON_IsNull(one))
 			continue; /* no suite plugin: its cells are n/a */
-		char err[1024];
+		char err[1024], *where = bv_asprintf("%s's description (%s/raw/describe.json)", vs[i].label, dir);
+		/* A bad description is named by its version's label here, not
+		 * found later in the merge or the load. */
+		if (bv_suite_desc_check(where, one, err, sizeof(err)) != 0) {
+			rc = bv_fail(BV_EINPUT, "%s", err);
+			free(where);
+			break;
+		}
+		free(where);
 		if (bv_suite_desc_merge(&merged, labels.s ? labels.s : vs[i].label, one, vs[i].label, err,
 		                        sizeof(err)) != 0)
 			rc = bv_fail(BV_EINPUT, "the suite's benchmarks differ between versions: %s", err);
