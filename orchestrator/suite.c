@@ -159,9 +159,11 @@ static int describe(const bv_version *vs, size_t n, const char *dir, cJSON **doc
 	if (status < 0)
 		rc = status;
 	else if (status > 0)
+		/* Its log is in the run's directory, which goes when nothing
+		 * was measured: the message holds its end. */
 		rc = bv_fail(BV_ERUN, "describing the suite (bv-runner --describe) exited with status %d; its last "
-		                      "output (also in %s):\n%s",
-		             status, log, tail && *tail ? tail : "(none)\n");
+		                      "output:\n%s",
+		             status, tail && *tail ? tail : "(none)\n");
 	char *text = NULL;
 	size_t len = 0;
 	if (rc == 0)
