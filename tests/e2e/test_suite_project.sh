@@ -2,7 +2,7 @@
 # End to end, issue 32: a library's own benchmark suite (harness/bv_suite.h),
 # named by its project file's "suite", measured across its releases.  A
 # tiny C library, tags 1.0, 1.1 and 1.2: 1.1 adds tiny_scale (the suite's
-# scale benchmark exists from 1.1 on: n/a on 1.0), 1.2 drops the type
+# rescale benchmark exists from 1.1 on: n/a on 1.0), 1.2 drops the type
 # tiny_legacy_t, which one suite file names from 1.2 on (#if
 # BVS_VERSION_LT), so 1.2's build fails naming that file and line.
 source "$(dirname "$0")/lib.sh"
@@ -86,8 +86,8 @@ static int run_scale(bvs_ctx *c)
 #endif
 
 static const bvs_benchmark benchmarks[] = {
-	{.name = "sum", .params = "size=16K", .setup = setup, .run = run_sum, .check = check_sum, .rel_tol = 1e-9},
-	{.name = "scale", .params = "size=16K", .setup = setup, .run = run_scale},
+	{.name = "total", .params = "size=16K", .setup = setup, .run = run_sum, .check = check_sum, .rel_tol = 1e-9},
+	{.name = "rescale", .params = "size=16K", .setup = setup, .run = run_scale},
 	{0},
 };
 BVS_SUITE("tiny", benchmarks)
@@ -130,37 +130,37 @@ check "1.0 1.1 1.2: exit 3, a version failed to build (exit $rc)" test $rc -eq 3
 check "1.0 and 1.1 built with the suite" test "$(grep -cE '^build: +1\.[01] +built' "$TMP/err")" -eq 2
 check "1.2's build failed, naming the suite file and line of the first error" \
 	contains "$TMP/err" "^build: 1\.2 +FAILED: the suite does not compile against this version: [^ ]*/bench/suite/extra\.c:$line: error: .*tiny_legacy_t"
-check "the unchanged sum is same on 1.1" \
-	contains "$TMP/out" "^tiny +sum +default +16K +[0-9.]+ [nu]s +[0-9.]+ [nu]s +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same"
-check "scale, new in 1.1, is n/a on 1.0" contains "$TMP/out" "^tiny +scale +default +16K +n/a +[0-9.]+ [nu]s +new"
-check "1.2's column says build failed" contains "$TMP/out" "^tiny +sum .* build failed"
-grep -qE "^tiny +sum .* same" "$TMP/out" && grep -qE "^tiny +scale .* n/a" "$TMP/out" || sed 's/^/#   /' "$TMP/out"
+check "the unchanged total is same on 1.1" \
+	contains "$TMP/out" "^tiny +total +default +16K +[0-9.]+ [nu]s +[0-9.]+ [nu]s +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] same"
+check "rescale, new in 1.1, is n/a on 1.0" contains "$TMP/out" "^tiny +rescale +default +16K +n/a +[0-9.]+ [nu]s +new"
+check "1.2's column says build failed" contains "$TMP/out" "^tiny +total .* build failed"
+grep -qE "^tiny +total .* same" "$TMP/out" && grep -qE "^tiny +rescale .* n/a" "$TMP/out" || sed 's/^/#   /' "$TMP/out"
 run=$(ls -d "$TMP"/results/[0-9]*/ | head -1)
-check "the merged description is the run's suite.json: both benchmarks, scale runs (on 1.1)" python3 - "$run/suite.json" <<'PY'
+check "the merged description is the run's suite.json: both benchmarks, rescale runs (on 1.1)" python3 - "$run/suite.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 b = {x["name"]: x["runs"] for x in d["benchmarks"]}
-sys.exit(not (d["suite"] == "tiny" and b == {"sum": True, "scale": True}))
+sys.exit(not (d["suite"] == "tiny" and b == {"total": True, "rescale": True}))
 PY
-check "sum was checked and ok on 1.1" python3 - "$run/1.1.json" <<'PY'
+check "total was checked and ok on 1.1" python3 - "$run/1.1.json" <<'PY'
 import json, sys
 cells = {c["op"]: c["status"] for c in json.load(open(sys.argv[1]))["cells"]}
-sys.exit(cells.get("sum") != "ok")
+sys.exit(cells.get("total") != "ok")
 PY
 
 # The selection is checked once the suite is known (the builds are cached
 # now, nothing is measured): its names pass, others are refused.
-refused "an op the suite does not have" "unknown op 'sun'.*did you mean 'sum'" 1.0 1.1 --quick --ops sun --results "$TMP/r2"
+refused "an op the suite does not have" "unknown op 'totl'.*did you mean 'total'" 1.0 1.1 --quick --ops totl --results "$TMP/r2"
 refused "a catalog group with a suite" "--benches unary: this project's builds hold its suite 'tiny' only" \
 	1.0 1.1 --quick --benches unary --results "$TMP/r2"
 "$BV" 1.0 1.1 --dry-run > "$TMP/dry" 2>&1
 check "--dry-run says the suite's cells come after the builds" contains "$TMP/dry" "^cells: the suite's .*, known once the versions are built"
 # A suite file edited: every version builds again (its key holds the suite).
 echo "/* edited */" >> "$LIB/bench/suite/extra.c"
-timeout 300 "$BV" 1.0 1.1 --quick --ops sum --results "$TMP/r3" > "$TMP/out3" 2> "$TMP/err3"
+timeout 300 "$BV" 1.0 1.1 --quick --ops total --results "$TMP/r3" > "$TMP/out3" 2> "$TMP/err3"
 rc=$?
-check "--ops sum after an edit: exit 0 (exit $rc)" test $rc -eq 0
+check "--ops total (a suite name only) after an edit: exit 0 (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err3" | tail -20
 check "an edited suite rebuilds every version" test "$(grep -cE '^build: +1\.[01] +built' "$TMP/err3")" -eq 2
-check "--ops sum selects sum only" bash -c "grep -qE '^tiny +sum ' '$TMP/out3' && ! grep -qE '^tiny +scale ' '$TMP/out3'"
+check "--ops total selects total only" bash -c "grep -qE '^tiny +total ' '$TMP/out3' && ! grep -qE '^tiny +rescale ' '$TMP/out3'"
 finish
