@@ -937,8 +937,10 @@ static int compile_adapter(bv_version *v, const char *src, const char *lib, cons
 
 /* The first "FILE:LINE:COL: error: ..." the compiler wrote to the log from
  * offset on, as "FILE:LINE: error: ..." (at most 300 bytes, escaped: the
- * text is the compiler's, about untrusted code), or NULL. */
-static char *first_error(const char *log, off_t offset)
+ * text is the compiler's, about untrusted code), or NULL.  A file of the
+ * build's copy of the sources (a library header) is named {src}/PATH: the
+ * copy is gone once the build failed. */
+static char *first_error(const char *log, off_t offset, const char *src)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -953,7 +955,13 @@ static char *first_error(const char *log, off_t offset)
 	regmatch_t m[5];
 	const char *from = text + ((size_t)offset < len ? (size_t)offset : len);
 	if (regexec(&re, from, 5, m, 0) == 0) {
-		char *raw = bv_asprintf("%.*s:%.*s: error: %.*s", (int)(m[1].rm_eo - m[1].rm_so), from + m[1].rm_so,
+		size_t n = strlen(src);
+		int in_src = (size_t)(m[1].rm_eo - m[1].rm_so) > n && !strncmp(from + m[1].rm_so, src, n) &&
+			     from[m[1].rm_so + (regoff_t)n] == '/';
+		if (in_src)
+			m[1].rm_so += (regoff_t)n;
+		char *raw = bv_asprintf("%s%.*s:%.*s: error: %.*s", in_src ? "{src}" : "", (int)(m[1].rm_eo - m[1].rm_so),
+					from + m[1].rm_so,
 					(int)(m[2].rm_eo - m[2].rm_so), from + m[2].rm_so,
 					(int)(m[4].rm_eo - m[4].rm_so > 300 ? 300 : m[4].rm_eo - m[4].rm_so),
 					from + m[4].rm_so);
@@ -999,7 +1007,7 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 		off_t before = log_size(log);
 		status = bv_run(cc->v, NULL, log, BV_ENV_BUILD);
 		if (status > 0) {
-			char *first = first_error(log, before);
+			char *first = first_error(log, before, src);
 			char *why = first ? bv_asprintf("the suite does not compile against this version: %s", first)
 					  : bv_asprintf("the suite's %s does not compile against this version (%s exited %d)",
 							files.v[i], cc->v[0], status);
@@ -1022,7 +1030,6 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 		if (status > 0)
 			failed(v, "merging the suite with its runtime (cc -r)", log), status = 0;
 	}
-	(void)src;
 	bv_strv_free(&files), bv_strv_free(&objects);
 	return status;
 }
