@@ -50,11 +50,11 @@ else
   $(error VARIANT=$(VARIANT): known variants are asan (or none))
 endif
 
-HARNESS_HOST := harness/benches.c harness/child.c harness/stats.c harness/trust.c harness/expr.c harness/ops_file.c
+HARNESS_HOST := harness/benches.c harness/child.c harness/stats.c harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
-	       $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o
+	       $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o $(OBJ)/harness/suite_file.o
 
 .PHONY: gpu-bundle all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner
@@ -201,7 +201,8 @@ install: all man
 	install -m 644 completion/_bench-versions $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_bench-versions
 	install -m 755 bin/bench-versions $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 bin/bv-runner $(DESTDIR)$(PREFIX)/libexec/bench-versions/
-	install -m 644 harness/plugin.c harness/plugin.h harness/ops.def $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
+	install -m 644 harness/plugin.c harness/plugin.h harness/ops.def harness/bv_suite.h harness/suite_plugin.c \
+		$(DESTDIR)$(PREFIX)/share/bench-versions/harness/
 	install -d $(DESTDIR)$(PREFIX)/share/bench-versions/harness/adapter
 	install -m 644 harness/adapter/kernels.h harness/adapter/defaults.c $(DESTDIR)$(PREFIX)/share/bench-versions/harness/adapter/
 	install -m 644 compat/compat.json $(DESTDIR)$(PREFIX)/share/bench-versions/compat/

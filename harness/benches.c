@@ -42,20 +42,20 @@ static double ref_max(double a, double b) { return a > b ? a : b; }
 static double ref_min(double a, double b) { return a < b ? a : b; }
 
 /* One table per group, from ops.def (ops_table.h keeps the group's lines). */
-#define OP_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_UNARY, ref, NULL, lo, hi, ulp, 0, flops, {0}, NULL, NULL},
-#define OP_BINARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_BINARY, NULL, ref, lo, hi, ulp, 0, flops, {0}, NULL, NULL},
-#define OP_AXPY(name, lo, hi, tol) {#name, BV_K_AXPY, NULL, NULL, lo, hi, 0, tol, 2, {0}, NULL, NULL},
-#define OP_REDUCE(name, kind, kn, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
-#define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
-#define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2, {0}, NULL, NULL},
-#define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
-#define OP_MEMORY(name, kind, lo, hi, flops) {#name, kind, NULL, NULL, lo, hi, 0, 0, flops, {0}, NULL, NULL},
-#define OP_QUANT(name, kind, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
+#define OP_UNARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_UNARY, ref, NULL, lo, hi, ulp, 0, flops, {0}, NULL, NULL, NULL},
+#define OP_BINARY(name, kn, ref, lo, hi, ulp, flops) {#name, BV_K_BINARY, NULL, ref, lo, hi, ulp, 0, flops, {0}, NULL, NULL, NULL},
+#define OP_AXPY(name, lo, hi, tol) {#name, BV_K_AXPY, NULL, NULL, lo, hi, 0, tol, 2, {0}, NULL, NULL, NULL},
+#define OP_REDUCE(name, kind, kn, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL, NULL},
+#define OP_ROWS(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_ROWS, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL, NULL},
+#define OP_MATMUL(name, kind, lo, hi, tol) {#name, kind, NULL, NULL, lo, hi, 0, tol, 2, {0}, NULL, NULL, NULL},
+#define OP_NORM(name, fn, lo, hi, ulp, tol, flops) {#name, BV_K_NORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL, NULL},
+#define OP_MEMORY(name, kind, lo, hi, flops) {#name, kind, NULL, NULL, lo, hi, 0, 0, flops, {0}, NULL, NULL, NULL},
+#define OP_QUANT(name, kind, lo, hi, ulp, tol, flops) {#name, kind, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL, NULL},
 #define OP_CONV(name, kind, lo, hi, tol, win, stride, kmul, nhwc)                                   \
-	{#name, kind, NULL, NULL, lo, hi, 0, tol, 0, {win, stride, kmul, nhwc}, NULL, NULL},
-#define OP_BATCHNORM(name, lo, hi, ulp, tol, flops) {#name, BV_K_BATCHNORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL},
-#define OP_CONCAT(name, lo, hi, flops) {#name, BV_K_CONCAT, NULL, NULL, lo, hi, 0, 0, flops, {0}, NULL, NULL},
-#define OP_MODEL(name, lo, hi, tol) {#name, BV_K_MODEL, NULL, NULL, lo, hi, 0, tol, 0, {0}, NULL, NULL},
+	{#name, kind, NULL, NULL, lo, hi, 0, tol, 0, {win, stride, kmul, nhwc}, NULL, NULL, NULL},
+#define OP_BATCHNORM(name, lo, hi, ulp, tol, flops) {#name, BV_K_BATCHNORM, NULL, NULL, lo, hi, ulp, tol, flops, {0}, NULL, NULL, NULL},
+#define OP_CONCAT(name, lo, hi, flops) {#name, BV_K_CONCAT, NULL, NULL, lo, hi, 0, 0, flops, {0}, NULL, NULL, NULL},
+#define OP_MODEL(name, lo, hi, tol) {#name, BV_K_MODEL, NULL, NULL, lo, hi, 0, tol, 0, {0}, NULL, NULL, NULL},
 
 static const bv_op_def unary_ops[] = {
 #define BV_TABLE_UNARY
@@ -178,29 +178,39 @@ static const bv_bench registry[] = {
 	{"model", model_ops, COUNT(model_ops), matmul_backends, model_sizes},
 };
 
-/* The registry with user-defined ops added (bv_bench_add_ops): a copy of
- * the built-in one, made at the first addition; NULL until then. */
+/* The registry with user-defined ops (bv_bench_add_ops) or a suite's group
+ * (bv_bench_add_group) added: a copy of the built-in one, made at the first
+ * addition, of nextended groups; NULL until then. */
 static bv_bench *extended;
+static size_t nextended;
 
 const bv_bench *bv_bench_all(size_t *count)
 {
-	*count = sizeof(registry) / sizeof(registry[0]);
+	*count = extended ? nextended : COUNT(registry);
 	return extended ? extended : registry;
+}
+
+/* The copy, with room for `more` groups beyond those it has. */
+static int extend(size_t more, char *err, size_t errlen)
+{
+	size_t have = extended ? nextended : COUNT(registry);
+	bv_bench *grown = realloc(extended, (have + more) * sizeof(bv_bench));
+	if (!grown) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (!extended)
+		memcpy(grown, registry, sizeof(registry));
+	extended = grown, nextended = have;
+	return 0;
 }
 
 int bv_bench_add_ops(const char *group, const bv_op_def *ops, size_t n, char *err, size_t errlen)
 {
-	size_t nb = COUNT(registry);
-	if (!extended) {
-		extended = malloc(sizeof(registry));
-		if (!extended) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		memcpy(extended, registry, sizeof(registry));
-	}
+	if (extend(0, err, errlen))
+		return -1;
 	bv_bench *b = NULL;
-	for (size_t i = 0; i < nb; i++)
+	for (size_t i = 0; i < nextended; i++)
 		if (!strcmp(extended[i].name, group))
 			b = &extended[i];
 	if (!b) {
@@ -228,6 +238,20 @@ int bv_bench_add_ops(const char *group, const bv_op_def *ops, size_t n, char *er
 	/* The old array stays when it was an earlier addition's: a pointer
 	 * into it may still be held (it is one allocation per group and call). */
 	b->ops = grown, b->nops += n;
+	return 0;
+}
+
+int bv_bench_add_group(const bv_bench *group, char *err, size_t errlen)
+{
+	if (bv_bench_find(group->name)) {
+		snprintf(err, errlen, "a group named '%s' exists already", group->name);
+		return -1;
+	}
+	/* Cells point at their group (bv_cell.bench): growing the array moves
+	 * it, which is why this is only for before any selection. */
+	if (extend(1, err, errlen))
+		return -1;
+	extended[nextended++] = *group;
 	return 0;
 }
 
@@ -344,6 +368,39 @@ static int listed(const char *list, const char *name)
 	return 0;
 }
 
+int bv_op_named(const bv_op_def *op, const char *item, size_t len)
+{
+	if (strlen(op->name) == len && !strncmp(op->name, item, len))
+		return 1;
+	/* A suite op's base name is its benchmark's: compress[level=9]. */
+	return op->suite && strlen(op->suite->bench) == len && !strncmp(op->suite->bench, item, len);
+}
+
+/* Is op named in the comma-separated list?  A NULL list names every op. */
+static int op_listed(const char *list, const bv_op_def *op)
+{
+	if (!list)
+		return 1;
+	for (const char *p = list; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		if (bv_op_named(op, p, n))
+			return 1;
+		p += n + (comma != NULL);
+	}
+	return 0;
+}
+
+const char *const *bv_op_backends(const bv_bench *b, const bv_op_def *op)
+{
+	return op->suite ? op->suite->backends : b->backends;
+}
+
+const size_t *bv_op_sizes(const bv_bench *b, const bv_op_def *op)
+{
+	return op->suite ? op->suite->sizes : b->sizes;
+}
+
 /* The optimal string alignment distance: insertions, deletions,
  * substitutions and swaps of two neighbours count one edit each, so
  * "comapre" is one edit from "compare".  Names here are short; a longer
@@ -441,11 +498,11 @@ static int known_bench(const char *s) { return bv_bench_find(s) != NULL; }
 static int known_size(const char *s) { return bv_size_parse(s) != 0; }
 static int known_op(const char *s)
 {
-	size_t n;
+	size_t n, len = strlen(s);
 	const bv_bench *all = bv_bench_all(&n);
 	for (size_t b = 0; b < n; b++)
 		for (size_t i = 0; i < all[b].nops; i++)
-			if (strcmp(all[b].ops[i].name, s) == 0)
+			if (bv_op_named(&all[b].ops[i], s, len))
 				return 1;
 	return 0;
 }
@@ -454,9 +511,10 @@ static int known_backend(const char *s)
 	size_t n;
 	const bv_bench *all = bv_bench_all(&n);
 	for (size_t b = 0; b < n; b++)
-		for (const char *const *be = all[b].backends; *be; be++)
-			if (strcmp(*be, s) == 0)
-				return 1;
+		for (size_t i = 0; i < all[b].nops; i++)
+			for (const char *const *be = bv_op_backends(&all[b], &all[b].ops[i]); *be; be++)
+				if (strcmp(*be, s) == 0)
+					return 1;
 	return 0;
 }
 
@@ -507,12 +565,17 @@ void bv_sizes_hint(const bv_selection *sel, char *buf, size_t len)
 	for (size_t b = 0; b < nb; b++) {
 		if (!listed(sel->benches, all[b].name))
 			continue;
-		int backend = 0, dims[4] = {0};
-		for (const char *const *be = all[b].backends; *be; be++)
-			backend |= listed(sel->backends, *be);
-		for (size_t o = 0; backend && o < all[b].nops; o++)
-			if (listed(sel->ops, all[b].ops[o].name))
-				dims[op_dims(&all[b].ops[o])] = 1;
+		int dims[4] = {0};
+		for (size_t o = 0; o < all[b].nops; o++) {
+			const bv_op_def *op = &all[b].ops[o];
+			int backend = 0;
+			for (const char *const *be = bv_op_backends(&all[b], op); *be; be++)
+				backend |= listed(sel->backends, *be);
+			/* a suite op's sizes are any shape: every one is its kind */
+			if (backend && op_listed(sel->ops, op))
+				for (int k = 1; k < 4; k++)
+					dims[k] |= op->suite ? op->suite->has_size : k == op_dims(op);
+		}
 		int first = 1;
 		for (const size_t *s = all[b].sizes; *s && at < len; s++) {
 			size_t d[3];
@@ -567,22 +630,26 @@ long bv_cells_select(const bv_selection *sel, bv_cell **out, char *err, size_t e
 		if (!listed(sel->benches, all[b].name))
 			continue;
 		for (size_t o = 0; o < all[b].nops; o++) {
-			if (!listed(sel->ops, all[b].ops[o].name))
+			const bv_op_def *op = &all[b].ops[o];
+			if (!op_listed(sel->ops, op))
 				continue;
-			for (const char *const *be = all[b].backends; *be; be++) {
+			for (const char *const *be = bv_op_backends(&all[b], op); *be; be++) {
 				if (!listed(sel->backends, *be))
 					continue;
-				/* Explicit --sizes may name any size; otherwise the defaults. */
+				/* Explicit --sizes may name any size; otherwise the
+				 * defaults.  A suite op without a "size" parameter
+				 * has its one cell, size 1, whatever --sizes says. */
 				size_t explicit_sizes[64];
-				const size_t *sizes = all[b].sizes;
-				if (sel->sizes) {
+				const size_t *sizes = bv_op_sizes(&all[b], op);
+				if (sel->sizes && (!op->suite || op->suite->has_size)) {
 					parse_sizes(sel->sizes, explicit_sizes, 64);
 					sizes = explicit_sizes;
 				}
 				for (const size_t *s = sizes; *s; s++) {
 					size_t d[3];
-					/* A size applies to the ops of its dimensionality. */
-					if (bv_size_dims(*s, d) != op_dims(&all[b].ops[o]))
+					/* A size applies to the ops of its dimensionality
+					 * (a suite op's to any: the suite says what it is). */
+					if (!op->suite && bv_size_dims(*s, d) != op_dims(op))
 						continue;
 					if (count == cap) {
 						bv_cell *grown = realloc(cells, 2 * cap * sizeof(*cells));
@@ -730,6 +797,8 @@ void bv_cell_layout(const bv_cell *c, bv_layout *l)
 		l->nx = l->ny = d[0] * d[2] * d[1], l->nx2 = w.total, l->nwork = w.nwork;
 		break;
 	}
+	/* the suite makes its own buffers (bvs_alloc) in the plugin */
+	case BV_K_SUITE: memset(l, 0, sizeof(*l)); break;
 	}
 }
 
@@ -897,6 +966,8 @@ static void model_weights_fill(const bv_cell *c, const bv_layout *l, float *x2)
 
 void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
 {
+	if (c->op->kind == BV_K_SUITE) /* the suite's setup makes them */
+		return;
 	bv_layout l;
 	bv_cell_layout(c, &l);
 	uint64_t qseed = name_seed(c->op->name) ^ 0x3c6ef372fe94f82bull;
@@ -1283,6 +1354,8 @@ static void ref_model(const bv_cell *c, const bv_layout *l, const float *x, cons
 
 void bv_reference(const bv_cell *c, const float *x, const float *x2, double *want, double *scale)
 {
+	if (c->op->kind == BV_K_SUITE) /* the suite's check gives its own (bvs_reference) */
+		return;
 	bv_layout l;
 	bv_cell_layout(c, &l);
 	const bv_op_def *op = c->op;
@@ -1493,6 +1566,8 @@ int bv_verify(const bv_cell *c, const double *want, const double *scale, const f
 	const bv_op_def *op = c->op;
 	bv_layout l;
 	bv_cell_layout(c, &l);
+	if (op->kind == BV_K_SUITE) /* checked in the plugin (suite_check) */
+		return 1;
 	if (l.result) {
 		int ok = op->kind == BV_K_ARGREDUCE ? result == want[0]
 						    : close_enough(op, (float)result, want[0], scale[0]);
@@ -1595,6 +1670,7 @@ double bv_cell_flops(const bv_cell *c)
 	case BV_K_ARGREDUCE:
 	case BV_K_DOT: return c->op->flops * (double)l.nx;
 	case BV_K_MODEL: return model_flops(!strcmp(c->op->name, "encoder"), l.m, l.n, l.k);
+	case BV_K_SUITE: return 0; /* the suite says its work per cell (bvs_work) */
 	default: return c->op->flops * (double)bv_cell_outputs(c);
 	}
 }

@@ -57,8 +57,11 @@ typedef enum {
 			 * var, gain and bias, C floats each */
 	BV_K_CONCAT,    /* y (rows x cols) = three inputs joined along the columns,
 			 * back to back in x: rows x cols/2, cols/4, the rest */
-	BV_K_MODEL      /* y = a layer of x (seq batch x d), x2 its weights (plugin.h:
+	BV_K_MODEL,     /* y = a layer of x (seq batch x d), x2 its weights (plugin.h:
 			 * bv_model_offsets), work buffers from the library */
+	BV_K_SUITE      /* a benchmark suite's cell (bv_suite.h, suite_file.h): the
+			 * suite makes its own inputs and checks its own output; the
+			 * runner makes no buffers (its layout is all zeros) */
 } bv_kind;
 
 /* The window of a conv or pool op (ops.def): square win x win, the stride,
@@ -67,6 +70,19 @@ typedef enum {
 typedef struct bv_conv_def {
 	unsigned char win, stride, kmul, nhwc;
 } bv_conv_def;
+
+/* A suite op (BV_K_SUITE): one benchmark of the suite with its other
+ * parameters fixed (docs/suites-design.md, Cell identity).  Made by
+ * suite_file.c; its strings live for the process. */
+typedef struct bv_suite_op {
+	const char *bench;   /* the benchmark's name in the suite */
+	const char *params;  /* the op's other parameters, "level=9 dtype=f64" ("" when none) */
+	const char *variant; /* the parameter in the backend slot, or NULL (backend "default") */
+	int has_size;        /* the cell's size is the "size" parameter */
+	double max_ulp, rel_tol;
+	const char *const *backends; /* this op's backends (variant values), NULL-terminated */
+	const size_t *sizes;         /* this op's sizes, 0-terminated ({1, 0} without "size") */
+} bv_suite_op;
 
 typedef struct bv_op_def {
 	const char *name;
@@ -83,13 +99,16 @@ typedef struct bv_op_def {
 	 * ref / ref2; function: what the plugin calls (generated per build). */
 	const struct bv_expr *expr;
 	const char *function;
+	/* A suite op's benchmark and parameters (BV_K_SUITE); NULL otherwise.
+	 * Its backends and sizes are its own, not its group's. */
+	const struct bv_suite_op *suite;
 } bv_op_def;
 
 typedef struct bv_bench {
 	const char *name; /* the group, as the CLI names it: --benches unary */
 	const bv_op_def *ops;
 	size_t nops;
-	const char *const *backends; /* NULL-terminated */
+	const char *const *backends; /* NULL-terminated (a suite's: every op's, once each) */
 	const size_t *sizes;         /* default sizes, 0-terminated (bv_size_parse) */
 } bv_bench;
 
@@ -113,7 +132,19 @@ const bv_bench *bv_bench_all(size_t *count);
  * before any cell is selected: cells point into the registry.  Returns 0,
  * or -1 with a message in err (no such group, a name taken). */
 int bv_bench_add_ops(const char *group, const bv_op_def *ops, size_t n, char *err, size_t errlen);
+/* Adds a whole group (a suite's: suite_file.c) after the others.  The
+ * struct is copied; what it points to is kept (the caller's, for the life
+ * of the process).  Only before any cell is selected.  Returns 0, or -1
+ * with a message in err (a group of that name exists). */
+int bv_bench_add_group(const bv_bench *group, char *err, size_t errlen);
 const bv_bench *bv_bench_find(const char *name);
+/* Whether a --ops item names op: its name, or for a suite op its base name
+ * (the benchmark's: `compress` names compress[level=1] and [level=9]). */
+int bv_op_named(const bv_op_def *op, const char *item, size_t len);
+/* The backends and default sizes of op in group b: a suite op's own,
+ * otherwise the group's. */
+const char *const *bv_op_backends(const bv_bench *b, const bv_op_def *op);
+const size_t *bv_op_sizes(const bv_bench *b, const bv_op_def *op);
 
 /* All cells the selection names, in registry order.  Returns the count, or
  * -1 with a message in err (an unknown bench, op, backend or a bad size). */

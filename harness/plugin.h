@@ -12,8 +12,9 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#define BV_PLUGIN_ABI 5
+#define BV_PLUGIN_ABI 6
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -118,8 +119,9 @@ static inline void bv_model_offsets(int encoder, size_t seq, size_t d, size_t ba
 }
 
 /* Results of plugin calls.  BV_NA: this version lacks the op or backend;
- * BV_UNAVAILABLE: it has it but it cannot run here (no device). */
-enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3 };
+ * BV_UNAVAILABLE: it has it but it cannot run here (no device); BV_WRONG:
+ * the call ran but its output is wrong (a suite's check, suite_plugin.c). */
+enum { BV_OK = 0, BV_NA = 1, BV_UNAVAILABLE = 2, BV_FAILED = 3, BV_WRONG = 4 };
 
 /* One call's buffers, in the backend's memory; which are used and what the
  * dimensions mean depends on the op's kind (benches.h: bv_layout). */
@@ -136,6 +138,7 @@ typedef struct bv_args {
 			  * gemv: M; model: seq, batch */
 	double *result;  /* host memory: reductions, argreduce (an index), dot */
 	float *work;     /* the model group's scratch, in the backend's memory (NULL: none) */
+	void *cell;      /* a suite cell's state (suite_open); NULL for catalog ops */
 } bv_args;
 
 typedef struct bv_call bv_call;
@@ -182,6 +185,21 @@ typedef struct bv_plugin {
 	 * simd backend to force); BV_UNAVAILABLE when this CPU lacks it. */
 	int (*set_simd_isa)(const char *isa);
 	int (*memory_peak)(double *host, double *device);
+
+	/* Suites (harness/bv_suite.h; harness/suite_plugin.c): NULL in a catalog plugin. */
+	const char *(*suite_describe)(void); /* this build's description (JSON text) */
+	/* Opens a cell: bench is the benchmark's name; params every parameter the cell has,
+	 * "name=value" separated by single spaces (the other params, then the variant's, then
+	 * size's); seed the cell's.  Runs setup.  BV_OK, BV_NA or BV_FAILED (last_error: why). */
+	int (*suite_open)(const char *bench, const char *params, uint64_t seed, void **cell);
+	/* One run, then the benchmark's check: compares output and reference (tolerance of the
+	 * benchmark; the worst error found is in *worst, NAN when no reference), writes the output
+	 * to out_fd (when >= 0 and check named one) as: 8 bytes "BVSOUT1\0", uint32 type
+	 * (bvs_type), uint32 0, uint64 n, then the n elements.  BV_OK, BV_WRONG or BV_FAILED. */
+	int (*suite_check)(void *cell, int out_fd, double *worst);
+	/* bvs_work's numbers (bytes, flops, items; 0 when not said). */
+	void (*suite_work)(void *cell, double work[3]);
+	void (*suite_close)(void *cell); /* teardown, then frees what bvs_alloc gave */
 } bv_plugin;
 
 typedef const bv_plugin *(*bv_plugin_get_fn)(void);

@@ -28,6 +28,14 @@
  *             LABEL=PLUGIN.so ...
  *   bv-runner --calibrate --out FILE
  *   bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN.so
+ *   bv-runner --describe --out FILE LABEL=PLUGIN.so ...
+ *
+ * --describe writes each plugin's suite description (suite_plugin.c, schema
+ * "bv-runner-describe/1": {"versions": {LABEL: description or null}}), which
+ * bench-versions merges into the run's suite file; the runs that measure it
+ * get --suite-file F --suite-hash H (as --ops-file, --ops-hash).  A suite
+ * cell (BV_K_SUITE) is opened, checked and closed by its plugin; the runner
+ * compares every version's output with the first LABEL's (the baseline).
  *
  * --count is for running under Valgrind's callgrind with --instr-atstart=no
  * --collect-atstart=no (bench-versions' counts stage, counts.c): one
@@ -67,6 +75,7 @@
 #include "ops_file.h"
 #include "plugin.h"
 #include "runner.h"
+#include "suite_file.h"
 #include "trust.h"
 
 #define MAX_VERSIONS BV_RUNNER_MAX_VERSIONS
@@ -140,10 +149,12 @@ static void usage(void)
 			"                 [--pin CPU] [--only I,J] [--checked I,J] [--drop I:LABEL]\n"
 			"                 [--cell-ms MS] [--threads N] [--memory-limit BYTES] [--probe-fd FD]\n"
 			"                 [--simd-isa ISA] [--ops-file FILE --ops-hash H]\n"
+			"                 [--suite-file FILE --suite-hash H]\n"
 			"                 [--benches L] [--ops L]\n"
 			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
 			"       bv-runner --calibrate --out FILE\n"
-			"       bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN\n");
+			"       bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN\n"
+			"       bv-runner --describe --out FILE LABEL=PLUGIN ...\n");
 	exit(2);
 }
 
@@ -461,6 +472,7 @@ static cJSON *in_child(cJSON *(*fn)(void *), void *arg, double timeout_s, const 
 typedef struct check_job {
 	version *v;
 	const cell_data *d;
+	int out_fd; /* a suite cell's: where the plugin writes the output (-1: none) */
 } check_job;
 
 static cJSON *status_object(int s, const char *reason)
@@ -492,6 +504,196 @@ static int device_copy(const bv_plugin *p, const char *be, const float *h, size_
 	return s;
 }
 
+/* ---- suite cells (BV_K_SUITE; docs/suites-design.md) ---------------------- */
+
+/* The cell's seed: FNV-1a 64 of "suite/op/backend/size", its registered
+ * names, so every version and process draws the same inputs for it. */
+static uint64_t suite_seed(const bv_cell *c)
+{
+	char size[32], key[1400];
+	snprintf(key, sizeof(key), "%s/%s/%s/%s", c->bench->name, c->op->name, c->backend,
+		 bv_size_format(c->size, size, sizeof(size)));
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}
+
+/* Every parameter of the cell, as suite_open takes them: the other
+ * parameters, then the variant's, then size's ("level=9 variant=avx2
+ * size=64K"; size as --sizes writes it). */
+static void suite_params(const bv_cell *c, char *buf, size_t len)
+{
+	const bv_suite_op *so = c->op->suite;
+	char size[32];
+	size_t at = (size_t)snprintf(buf, len, "%s", so->params);
+	if (so->variant && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? " " : "", so->variant, c->backend);
+	if (so->has_size && at < len)
+		snprintf(buf + at, len - at, "%ssize=%s", at ? " " : "", bv_size_format(c->size, size, sizeof(size)));
+}
+
+/* Opens t's cell in its version: the timed call (lookup: the benchmark's
+ * run) and the cell's state (suite_open: setup), in args.cell. */
+static int suite_setup(timed *t, const bv_cell *c, char *reason, size_t len)
+{
+	const bv_plugin *p = t->v->p;
+	char params[1200];
+	if (!p->suite_open) {
+		snprintf(reason, len, "%s's plugin has no suite (built without one)", t->v->label);
+		return BV_FAILED;
+	}
+	int s = p->lookup(c->bench->name, c->op->suite->bench, c->backend, &t->call);
+	if (s != BV_OK) {
+		snprintf(reason, len, "%s", p->last_error());
+		return s;
+	}
+	suite_params(c, params, sizeof(params));
+	s = p->suite_open(c->op->suite->bench, params, suite_seed(c), &t->args.cell);
+	if (s != BV_OK)
+		snprintf(reason, len, "%s", p->last_error());
+	return s;
+}
+
+/* A suite cell's check, in a child: open, one run and the suite's check
+ * (the plugin compares with its reference and writes the output to the
+ * job's file for the comparison between versions), the work, close. */
+static cJSON *suite_check_child(check_job *j)
+{
+	const bv_cell *c = j->d->c;
+	const bv_plugin *p = j->v->p;
+	timed t = {.v = j->v};
+	char reason[1024] = "";
+	double worst = NAN, work[3] = {0, 0, 0};
+	int s = suite_setup(&t, c, reason, sizeof(reason));
+	if (s == BV_OK) {
+		s = p->suite_check(t.args.cell, j->out_fd, &worst);
+		if (s != BV_OK)
+			snprintf(reason, sizeof(reason), "%s", p->last_error());
+		p->suite_work(t.args.cell, work);
+		p->suite_close(t.args.cell);
+	}
+	cJSON *o = status_object(s == BV_WRONG ? ST_WRONG : s, reason);
+	/* What the runner allocates for the cell: nothing (the suite's own
+	 * memory is its business). */
+	cJSON_AddNumberToObject(o, "host_bytes", 0);
+	cJSON_AddNumberToObject(o, "device_bytes", 0);
+	if (isfinite(worst))
+		cJSON_AddNumberToObject(o, "worst_error", worst);
+	if (work[0] > 0 || work[1] > 0 || work[2] > 0) {
+		cJSON *w = cJSON_AddObjectToObject(o, "work");
+		cJSON_AddNumberToObject(w, "bytes", work[0]);
+		cJSON_AddNumberToObject(w, "flops", work[1]);
+		cJSON_AddNumberToObject(w, "items", work[2]);
+	}
+	return o;
+}
+
+/* A version's output as suite_check wrote it to fd: "BVSOUT1\0", uint32
+ * type, uint32 0, uint64 n, the elements.  Returns the elements (malloc'd)
+ * or NULL when there are none (the check named no output, or the file is
+ * short). */
+static unsigned char *read_output(int fd, uint32_t *type, uint64_t *n)
+{
+	unsigned char head[24];
+	static const size_t es[] = {4, 8, 1, 4, 8}; /* bv_suite.h: bvs_type */
+	if (fd < 0 || pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) || memcmp(head, "BVSOUT1", 8))
+		return NULL;
+	memcpy(type, head + 8, 4), memcpy(n, head + 16, 8);
+	if (*type > 4 || *n > ((uint64_t)1 << 40) / es[*type])
+		return NULL;
+	size_t bytes = (size_t)*n * es[*type];
+	unsigned char *data = malloc(bytes ? bytes : 1);
+	size_t got = 0;
+	while (data && got < bytes) {
+		ssize_t r = pread(fd, data + got, bytes - got, (off_t)(sizeof(head) + got));
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (data && got < bytes) {
+		free(data);
+		return NULL;
+	}
+	return data;
+}
+
+static double output_at(const unsigned char *d, uint32_t type, uint64_t i)
+{
+	switch (type) {
+	case 0: { float f; memcpy(&f, d + 4 * i, 4); return f; }
+	case 1: { double x; memcpy(&x, d + 8 * i, 8); return x; }
+	case 2: return d[i];
+	case 3: { int32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+	default: { int64_t v; memcpy(&v, d + 8 * i, 8); return (double)v; }
+	}
+}
+
+/* Distance in ulps at a float type's precision (f32, else f64), the values
+ * as integers ordered like them; NaN against NaN is 0, against a number
+ * infinite. */
+static double ulp_gap(double a, double b, int f32)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b) ? 0 : INFINITY;
+	int64_t x, y;
+	if (f32) {
+		float fa = (float)a, fb = (float)b;
+		int32_t i, k;
+		memcpy(&i, &fa, 4), memcpy(&k, &fb, 4);
+		x = i < 0 ? (int64_t)INT32_MIN - i : i;
+		y = k < 0 ? (int64_t)INT32_MIN - k : k;
+	} else {
+		memcpy(&x, &a, 8), memcpy(&y, &b, 8);
+		x = x < 0 ? INT64_MIN - x : x;
+		y = y < 0 ? INT64_MIN - y : y;
+	}
+	return fabs((double)x - (double)y);
+}
+
+/* Compares a version's output with the baseline's, on the same inputs,
+ * with the benchmark's tolerance (floats: max_ulp or rel_tol; other types
+ * exactly).  0 when they agree (or either named no output), else 1 with
+ * the difference in why. */
+static int outputs_differ(const bv_cell *c, int base_fd, const char *base_label, int fd, char *why, size_t len)
+{
+	static const char *const types[] = {"f32", "f64", "u8", "i32", "i64"};
+	uint32_t bt = 0, t = 0;
+	uint64_t bn = 0, n = 0;
+	unsigned char *base = read_output(base_fd, &bt, &bn), *mine = base ? read_output(fd, &t, &n) : NULL;
+	int differ = 0;
+	if (!base || !mine) {
+		free(base), free(mine);
+		return 0;
+	}
+	if (bt != t || bn != n) {
+		snprintf(why, len, "output is %llu %s, %s's %llu %s", (unsigned long long)n, types[t], base_label,
+			 (unsigned long long)bn, types[bt]);
+		differ = 1;
+	}
+	const bv_suite_op *so = c->op->suite;
+	int fl = t == 0 || t == 1;
+	for (uint64_t i = 0; !differ && i < n; i++) {
+		double a = output_at(mine, t, i), b = output_at(base, t, i);
+		double gap = fl ? ulp_gap(a, b, t == 0) : fabs(a - b);
+		int ok = fl ? gap <= so->max_ulp || (so->rel_tol > 0 && fabs(a - b) <= so->rel_tol * fabs(b)) : a == b;
+		if (ok)
+			continue;
+		char tol[64];
+		if (!fl)
+			snprintf(tol, sizeof(tol), "exact");
+		else if (so->rel_tol > 0)
+			snprintf(tol, sizeof(tol), "%g ulp or %g relative", so->max_ulp, so->rel_tol);
+		else
+			snprintf(tol, sizeof(tol), "%g ulp", so->max_ulp);
+		snprintf(why, len, "output differs from %s's at element %llu of %llu: %.9g vs %.9g (%.2g%s; tolerance %s)",
+			 base_label, (unsigned long long)i, (unsigned long long)n, a, b, gap, fl ? " ulp" : "", tol);
+		differ = 1;
+	}
+	free(base), free(mine);
+	return differ;
+}
+
 /* Looks the op up and gives t its buffers in the backend's memory; host
  * backends share the host's (hy is the shared output).  Returns a BV_
  * status, with the reason in reason. */
@@ -501,7 +703,9 @@ static int setup(timed *t, const cell_data *d, float *hy, char *reason, size_t l
 	const bv_cell *c = d->c;
 	const char *be = c->backend;
 	t->own_buffers = 0;
-	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result, NULL};
+	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result, NULL, NULL};
+	if (c->op->kind == BV_K_SUITE)
+		return suite_setup(t, c, reason, len);
 	int s = p->probe(be);
 	if (s != BV_OK) {
 		snprintf(reason, len, "%s", p->last_error());
@@ -546,6 +750,8 @@ static cJSON *check_child(void *arg)
 	check_job *j = arg;
 	const cell_data *d = j->d;
 	const bv_cell *c = d->c;
+	if (c->op->kind == BV_K_SUITE)
+		return suite_check_child(j);
 	size_t nout = bv_cell_outputs(c), ny = d->l.ny;
 	char reason[512] = "";
 	float *hy = host_buffer(ny), *out = host_buffer(nout);
@@ -762,6 +968,9 @@ static cJSON *time_child(void *arg)
 		cJSON_AddNumberToObject(p, "retaken", (double)ts[i].retaken);
 		cJSON_AddNumberToObject(p, "contaminated", (double)ts[i].contaminated);
 		free(ts[i].samples);
+		/* a suite cell's teardown, outside the timed rounds */
+		if (ts[i].args.cell)
+			ts[i].v->p->suite_close(ts[i].args.cell);
 	}
 	free(hy);
 	return o;
@@ -820,10 +1029,23 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		exit(3);
 	}
 	bv_cell_inputs(c, d.hx, d.hx2);
-	int needs_check = 0;
+	int needs_check = 0, suite = c->op->kind == BV_K_SUITE;
 	for (int i = 0; i < nv && !checked; i++)
 		needs_check |= !dropped(drops, ndrops, index, vs[i].label);
-	if (needs_check) {
+	/* A suite cell's outputs, one file per version (unlinked at once: the
+	 * descriptors are all that is needed, and nothing is left behind), for
+	 * the comparison with the baseline's after every check. */
+	int out_fd[MAX_VERSIONS];
+	for (int i = 0; i < nv; i++) {
+		out_fd[i] = -1;
+		if (suite && needs_check) {
+			char tmp[] = "/tmp/bv-suite-out-XXXXXX";
+			out_fd[i] = mkstemp(tmp);
+			if (out_fd[i] >= 0)
+				unlink(tmp);
+		}
+	}
+	if (needs_check && !suite) {
 		/* The reference once, in the parent: every check child reads it. */
 		size_t nout = bv_cell_outputs(c);
 		d.want = malloc(nout * sizeof(double));
@@ -850,7 +1072,7 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 			 * which still runs in a child that may crash or hang alone. */
 			o = status_object(BV_OK, NULL);
 		} else {
-			check_job job = {&vs[i], &d};
+			check_job job = {&vs[i], &d, out_fd[i]};
 			o = in_child(check_child, &job, set->timeout_s, &st, why, sizeof(why));
 			if (!o) {
 				o = cJSON_CreateObject();
@@ -859,11 +1081,29 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 			}
 		}
 		cJSON_AddStringToObject(o, "label", vs[i].label);
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "status");
-		if (cJSON_IsString(s) && strcmp(s->valuestring, "ok") == 0)
-			ready[nready++] = &vs[i];
 		entry[i] = o;
 		cJSON_AddItemToArray(arr, o);
+	}
+	/* A suite's result that changed between versions is wrong in the
+	 * later one, reference or not: each version's output against the
+	 * baseline's (the first label's), when both passed their checks. */
+	const cJSON *base_st = suite && nv > 0 ? cJSON_GetObjectItemCaseSensitive(entry[0], "status") : NULL;
+	for (int i = 1; suite && i < nv && cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok"); i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
+		char why[1024];
+		if (out_fd[0] < 0 || out_fd[i] < 0 || !cJSON_IsString(s) || strcmp(s->valuestring, "ok") ||
+		    !outputs_differ(c, out_fd[0], vs[0].label, out_fd[i], why, sizeof(why)))
+			continue;
+		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(ST_WRONG)));
+		cJSON_DeleteItemFromObject(entry[i], "reason");
+		cJSON_AddStringToObject(entry[i], "reason", why);
+	}
+	for (int i = 0; i < nv; i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
+		if (cJSON_IsString(s) && strcmp(s->valuestring, "ok") == 0)
+			ready[nready++] = &vs[i];
+		if (out_fd[i] >= 0)
+			close(out_fd[i]);
 	}
 	if (nready > 0) {
 		/* in_child writes why only on failure, but msg is made either way
@@ -1020,7 +1260,11 @@ static cJSON *count_cell(version *v, const bv_cell *c, long index)
 	float *hy = host_buffer(d.l.ny);
 	char reason[512] = "";
 	int s = BV_FAILED;
-	if (!d.hx || (d.l.nx2 && !d.hx2) || !hy)
+	if (c->op->kind == BV_K_SUITE)
+		/* the counted call would need the cell opened (setup) outside
+		 * the collection, which this path does not do yet */
+		snprintf(reason, sizeof(reason), "counting suite cells is not supported yet");
+	else if (!d.hx || (d.l.nx2 && !d.hx2) || !hy)
 		snprintf(reason, sizeof(reason), "out of host memory for the cell's buffers");
 	else {
 		bv_cell_inputs(c, d.hx, d.hx2);
@@ -1065,6 +1309,43 @@ static cJSON *count_cell(version *v, const bv_cell *c, long index)
 	return o;
 }
 
+/* --describe: every version's suite description, checked here (so a bad
+ * one is named by its version, not found in the merge), as one document:
+ * {"schema": "bv-runner-describe/1", "versions": {LABEL: description, or
+ * null for a plugin with no suite (plugin.c's)}}.  3 when a plugin's suite
+ * breaks bv_suite.h's rules (suite_plugin.c) or its description is bad. */
+static int describe_versions(const version *vs, int nv, const char *out)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", "bv-runner-describe/1");
+	cJSON *vers = cJSON_AddObjectToObject(doc, "versions");
+	for (int i = 0; i < nv; i++) {
+		const bv_plugin *p = vs[i].p;
+		if (!p->suite_describe) {
+			cJSON_AddNullToObject(vers, vs[i].label);
+			continue;
+		}
+		const char *text = p->suite_describe();
+		cJSON *d = text ? cJSON_Parse(text) : NULL;
+		char why[1024] = "", where[300];
+		snprintf(where, sizeof(where), "(%s's description)", vs[i].label);
+		if (!text)
+			snprintf(why, sizeof(why), "%s", p->last_error());
+		else if (!d)
+			snprintf(why, sizeof(why), "its description is not JSON");
+		else
+			bv_suite_desc_check(where, d, why, sizeof(why));
+		if (*why) {
+			fprintf(stderr, "bv-runner: %s: the suite: %s\n", vs[i].label, why);
+			cJSON_Delete(d);
+			cJSON_Delete(doc);
+			return 3;
+		}
+		cJSON_AddItemToObject(vers, vs[i].label, d);
+	}
+	return write_doc(doc, out);
+}
+
 /* Membership in "3,5,9", a list of cell indices (--only, --checked);
  * a NULL list holds every index when all is set, else none. */
 static int listed(const char *only, long index, int all)
@@ -1089,7 +1370,7 @@ int main(int argc, char **argv)
 	bv_selection sel = {0};
 	settings set = {21, 1e6, 60, 0, 1};
 	unsigned long long seed = 0;
-	int pin = -1, calibrate = 0, count = 0;
+	int pin = -1, calibrate = 0, count = 0, describe = 0;
 	char *labels[MAX_VERSIONS], *paths[MAX_VERSIONS];
 	char **drops = calloc((size_t)argc, sizeof(char *));
 	if (!drops) {
@@ -1100,6 +1381,7 @@ int main(int argc, char **argv)
 	int probe_fd = -1; /* --probe-fd: the run's probe file (trust.h) */
 	const char *simd_isa = NULL; /* --simd-isa: every version's simd backend forced onto it */
 	const char *ops_file = NULL, *ops_hash = NULL; /* user-defined ops: bench-versions's file */
+	const char *suite_file = NULL, *suite_hash = NULL; /* a suite's merged description */
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -1108,6 +1390,8 @@ int main(int argc, char **argv)
 			calibrate = 1;
 		else if (strcmp(a, "--count") == 0)
 			count = 1;
+		else if (strcmp(a, "--describe") == 0)
+			describe = 1;
 		else if (strcmp(a, "--out") == 0 && val)
 			out = val, i++;
 		else if (strcmp(a, "--seed") == 0 && val)
@@ -1151,6 +1435,10 @@ int main(int argc, char **argv)
 			ops_file = val, i++;
 		else if (strcmp(a, "--ops-hash") == 0 && val)
 			ops_hash = val, i++;
+		else if (strcmp(a, "--suite-file") == 0 && val)
+			suite_file = val, i++;
+		else if (strcmp(a, "--suite-hash") == 0 && val)
+			suite_hash = val, i++;
 		else if (strcmp(a, "--benches") == 0 && val)
 			sel.benches = val, i++;
 		else if (strcmp(a, "--ops") == 0 && val)
@@ -1219,6 +1507,10 @@ int main(int argc, char **argv)
 			return 3;
 		}
 	free(loaded);
+	if (describe) {
+		free(drops);
+		return describe_versions(vs, nv, out);
+	}
 	/* Before any cell, in this process: the check and timing children
 	 * inherit the choice.  A version whose library cannot be told (before
 	 * kernels 0.2.0, which has no simd backend) keeps BV_NA and its simd
@@ -1248,8 +1540,25 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* The suite's description as bench-versions merged it, the same bytes,
+	 * registered after the ops file's ops (the cells' indices agree). */
+	if (suite_file) {
+		char why[1024];
+		if (bv_suite_file_load(suite_file, why, sizeof(why)) != 0) {
+			fprintf(stderr, "bv-runner: %s\n", why);
+			free(drops);
+			return 2;
+		}
+		if (suite_hash && strcmp(suite_hash, bv_suite_file_hash()) != 0) {
+			fprintf(stderr,
+				"bv-runner: suite file %s changed during the run (hash %s, bench-versions read %s)\n",
+				suite_file, bv_suite_file_hash(), suite_hash);
+			free(drops);
+			return 2;
+		}
+	}
 	bv_cell *cells;
-	char err[256];
+	char err[1024];
 	long ncells = bv_cells_select(&sel, &cells, err, sizeof(err));
 	if (ncells < 0) {
 		fprintf(stderr, "bv-runner: %s\n", err);

@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@
 #include "hash.h"
 #include "json.h"
 #include "stages.h"
+#include "suite.h"
 #include "user_ops.h"
 
 /* 2: the harness object (lib/plugin.o) and its link flags stay in the build,
@@ -260,6 +262,12 @@ static int build_key(const bv_version *v, char out[41])
 		rc = append_build_tools(&b, &v->shims);
 	if (rc == 0 && v->shims.adapter)
 		rc = append_adapter(&b, v->shims.adapter);
+	/* A project suite is the harness side (suite.h): its files, the API
+	 * and the runtime that calls it. */
+	if (rc == 0 && bv_suite_dir()) {
+		bv_buf_puts(&b, "suite\n");
+		rc = bv_suite_key(&b);
+	}
 	if (rc == 0)
 		bv_hash_bytes(b.s, b.len, out);
 	bv_buf_free(&b);
@@ -951,6 +959,105 @@ static int compile_adapter(bv_version *v, const char *src, const char *lib, cons
 	return status;
 }
 
+/* The first "FILE:LINE:COL: error: ..." the compiler wrote to the log from
+ * offset on, as "FILE:LINE: error: ..." (at most 300 bytes, escaped: the
+ * text is the compiler's, about untrusted code), or NULL.  A file of the
+ * build's copy of the sources (a library header) is named {src}/PATH: the
+ * copy is gone once the build failed. */
+static char *first_error(const char *log, off_t offset, const char *src)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (bv_read_file(log, 1 << 24, &text, &len) != 0)
+		return NULL;
+	regex_t re;
+	if (regcomp(&re, "^([^:]+):([0-9]+):[0-9]+: (fatal )?error: (.*)$", REG_EXTENDED | REG_NEWLINE)) {
+		free(text);
+		return NULL;
+	}
+	char *found = NULL;
+	regmatch_t m[5];
+	const char *from = text + ((size_t)offset < len ? (size_t)offset : len);
+	if (regexec(&re, from, 5, m, 0) == 0) {
+		size_t n = strlen(src);
+		int in_src = (size_t)(m[1].rm_eo - m[1].rm_so) > n && !strncmp(from + m[1].rm_so, src, n) &&
+			     from[m[1].rm_so + (regoff_t)n] == '/';
+		if (in_src)
+			m[1].rm_so += (regoff_t)n;
+		char *raw = bv_asprintf("%s%.*s:%.*s: error: %.*s", in_src ? "{src}" : "", (int)(m[1].rm_eo - m[1].rm_so),
+					from + m[1].rm_so,
+					(int)(m[2].rm_eo - m[2].rm_so), from + m[2].rm_so,
+					(int)(m[4].rm_eo - m[4].rm_so > 300 ? 300 : m[4].rm_eo - m[4].rm_so),
+					from + m[4].rm_so);
+		found = bv_escape(raw);
+		free(raw);
+	}
+	regfree(&re);
+	free(text);
+	return found;
+}
+
+/* A suite build's harness side (suite.h; docs/suites-design.md): the
+ * runtime harness/suite_plugin.c and the suite's .c files, each compiled
+ * with the flags the catalog's plugin.c gets (cc->v[0..base): the plugin's
+ * flags, this version's headers and compat shims) and this version's
+ * number as BVS_VERSION_MAJOR/MINOR/PATCH (bv_suite.h: BVS_VERSION_LT),
+ * merged into lib/plugin.o by a relocatable link, so link_with and the
+ * layouts link it as any other.  A file that does not compile fails this
+ * version's build, named with the first error's file and line (a suite
+ * often compiles against some versions' API only).  Sets v->build_error
+ * and returns 0 on a build failure; > 0 a step's status, < 0 an error. */
+static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *src, const char *lib,
+			 const char *log)
+{
+	bv_strv files = BV_STRV_INIT, objects = BV_STRV_INIT;
+	bv_strv_pushf(&files, "%s/harness/suite_plugin.c", bv_home());
+	int status = bv_suite_sources(&files);
+	bv_semver sv = {0};
+	bv_semver_parse(v->kernel_version, &sv);
+	for (size_t i = 0; status == 0 && !v->build_error && i < files.n; i++) {
+		while (cc->n > base)
+			free(cc->v[--cc->n]);
+		cc->v[cc->n] = NULL;
+		bv_strv_pushf(cc, "-DBVS_VERSION_MAJOR=%lu", sv.major);
+		bv_strv_pushf(cc, "-DBVS_VERSION_MINOR=%lu", sv.minor);
+		bv_strv_pushf(cc, "-DBVS_VERSION_PATCH=%lu", sv.patch);
+		bv_strv_push(cc, "-c");
+		bv_strv_push(cc, files.v[i]);
+		bv_strv_push(cc, "-o");
+		const char *name = strrchr(files.v[i], '/') + 1;
+		bv_strv_pushf(cc, "%s/suite-%zu-%.*s.o", lib, i, (int)strlen(name) - 2, name);
+		bv_strv_push(&objects, cc->v[cc->n - 1]);
+		off_t before = log_size(log);
+		status = bv_run(cc->v, NULL, log, BV_ENV_BUILD);
+		if (status > 0) {
+			char *first = first_error(log, before, src);
+			char *why = first ? bv_asprintf("the suite does not compile against this version: %s", first)
+					  : bv_asprintf("the suite's %s does not compile against this version (%s exited %d)",
+							files.v[i], cc->v[0], status);
+			failed_because(v, why, log);
+			free(first), free(why);
+			status = 0;
+		}
+	}
+	if (status == 0 && !v->build_error) {
+		bv_strv ld = BV_STRV_INIT;
+		bv_strv_push(&ld, compiler());
+		bv_strv_push(&ld, "-r");
+		bv_strv_push(&ld, "-nostdlib");
+		bv_strv_push(&ld, "-o");
+		bv_strv_pushf(&ld, "%s/plugin.o", lib);
+		for (size_t i = 0; i < objects.n; i++)
+			bv_strv_push(&ld, objects.v[i]);
+		status = bv_run(ld.v, NULL, log, BV_ENV_BUILD);
+		bv_strv_free(&ld);
+		if (status > 0)
+			failed(v, "merging the suite with its runtime (cc -r)", log), status = 0;
+	}
+	bv_strv_free(&files), bv_strv_free(&objects);
+	return status;
+}
+
 static int run_build(bv_version *v, const char *dir, const char *log)
 {
 	char *src = bv_asprintf("%s/src", dir);
@@ -1025,7 +1132,10 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	bv_strv_push(&cc, compiler());
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_strv_push(&cc, *f);
-	if (v->shims.adapter)
+	/* A suite calls the library's own API: its headers, never an
+	 * adapter's (an adapter stands in for the catalog's kn_* API). */
+	const char *suite = bv_suite_dir();
+	if (v->shims.adapter && !suite)
 		bv_strv_pushf(&cc, "-I%s/harness/adapter", bv_home());
 	else
 		bv_strv_pushf(&cc, "-I%s/include", src);
@@ -1076,13 +1186,22 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	 * adapter's objects into plugin.o (compile_adapter). */
 	char *object = bv_asprintf(v->shims.adapter ? "%s/plugin-harness.o" : "%s/plugin.o", lib);
 	size_t flags_end = cc.n; /* the user ops' table is compiled with the same flags */
-	bv_strv_push(&cc, "-c");
-	bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
-	bv_strv_push(&cc, "-o");
-	bv_strv_push(&cc, object);
-	status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
+	if (suite) {
+		status = compile_suite(v, &cc, flags_end, src, lib, log);
+		if (status == 0 && v->build_error) {
+			free(object), free(stored);
+			bv_strv_free(&cc);
+			goto out;
+		}
+	} else {
+		bv_strv_push(&cc, "-c");
+		bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
+		bv_strv_push(&cc, "-o");
+		bv_strv_push(&cc, object);
+		status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
+	}
 	free(object);
-	if (status == 0 && v->shims.adapter) {
+	if (status == 0 && v->shims.adapter && !suite) {
 		status = compile_adapter(v, src, lib, log);
 		if (status == 0 && v->build_error) {
 			free(stored);
@@ -1095,7 +1214,9 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 		status = -1;
 	free(used);
 	free(stored);
-	if (status == 0)
+	/* The user ops' table is for the catalog's harness (plugin.c), which
+	 * a suite build does not hold. */
+	if (status == 0 && !suite)
 		status = bv_user_ops_build(&cc, flags_end, lib, log);
 	bv_strv_free(&cc);
 	off_t before = log_size(log);

@@ -21,6 +21,7 @@
 #include "shard.h"
 #include "slurm.h"
 #include "stages.h"
+#include "suite.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {
@@ -133,6 +134,10 @@ int bv_cmd_run(int argc, char **argv)
 		rc = bv_slurm_check(&so, &c);
 	if (rc == 0 && so.enabled && shard)
 		rc = bv_fail(BV_EINPUT, "--shard with --slurm: --slurm cuts the run into --shards N itself");
+	/* --slurm cuts the plan into shards before anything is built; a
+	 * project suite's cells are known after the builds (suite.h). */
+	if (rc == 0 && so.enabled && bv_suite_dir())
+		rc = bv_fail(BV_EINPUT, "--slurm with a project suite (the project file's \"suite\"): not supported yet");
 	/* A baseline of one shard would compare as a run missing the other
 	 * shards' cells. */
 	if (rc == 0 && shard && save)

@@ -31,6 +31,7 @@
 #include "hash.h"
 #include "json.h"
 #include "ops_file.h"
+#include "suite.h"
 
 extern char **environ;
 
@@ -558,6 +559,9 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 		bv_strv_push(&argv, "--ops-hash");
 		bv_strv_push(&argv, bv_ops_file_hash());
 	}
+	/* The same for a project suite's description (suite.h): its group
+	 * is registered after the catalog's and the ops file's. */
+	bv_suite_runner_args(&argv);
 	const char *lists[][2] = {{"--benches", j->bench}, {"--ops", j->op}, {"--backends", j->backend},
 				  {"--sizes", size}};
 	for (size_t i = 0; i < 4; i++)

@@ -54,6 +54,7 @@
 #include "stages.h"
 #include "stats.h"
 #include "trust.h"
+#include "suite.h"
 
 /* The machine's state around one process's timing of a cell, as the runner
  * reported it: [0] before, [1] after; NAN where it said nothing. */
@@ -224,6 +225,9 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 		bv_strv_push(&argv, "--ops-hash");
 		bv_strv_push(&argv, bv_ops_file_hash());
 	}
+	/* The same for a project suite's description (suite.h): its group
+	 * is registered after the catalog's and the ops file's. */
+	bv_suite_runner_args(&argv);
 	const char *names[] = {"--benches", "--ops", "--backends", "--sizes"};
 	const char *vals[] = {o->benches, o->ops, o->backends, o->sizes};
 	for (int i = 0; i < 4; i++)

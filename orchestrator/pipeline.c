@@ -40,6 +40,7 @@
 #include "progress.h"
 #include "results.h"
 #include "stages.h"
+#include "suite.h"
 
 static char *results_dir(const char *root)
 {
@@ -404,6 +405,40 @@ static void say_if_long(const plan *p)
 static void dry_run_report(const bv_version *vs, size_t n, const int *cached, const bv_measure_opts *mo,
 			   int json)
 {
+	if (bv_suite_dir()) {
+		/* The suite's cells are what the versions' builds describe
+		 * (suite.h): a dry run builds nothing, so it says the versions. */
+		cJSON *doc = json ? cJSON_CreateObject() : NULL;
+		cJSON *va = doc ? cJSON_AddArrayToObject(doc, "versions") : NULL;
+		if (!json)
+			fprintf(stdout, "versions: %zu\n", n);
+		for (size_t i = 0; i < n; i++) {
+			if (!json) {
+				fprintf(stdout, "  %-12s %.12s %s %s, %s\n", vs[i].name, vs[i].tree,
+					bv_project_current()->name, vs[i].kernel_version, cached[i] ? "build cached" : "to build");
+				continue;
+			}
+			cJSON *v = cJSON_CreateObject();
+			cJSON_AddStringToObject(v, "name", vs[i].name);
+			cJSON_AddStringToObject(v, "label", vs[i].label);
+			cJSON_AddStringToObject(v, "tree", vs[i].tree);
+			cJSON_AddStringToObject(v, "kernels", vs[i].kernel_version);
+			cJSON_AddStringToObject(v, "build", cached[i] ? "cached" : "to build");
+			cJSON_AddItemToArray(va, v);
+		}
+		if (json) {
+			cJSON_AddStringToObject(doc, "suite", bv_suite_dir());
+			cJSON_AddNullToObject(doc, "cells"); /* known after the builds */
+			char *text = cJSON_Print(doc);
+			fprintf(stdout, "%s\n", text);
+			free(text);
+			cJSON_Delete(doc);
+			return;
+		}
+		fprintf(stdout, "cells: the suite's (%s), known once the versions are built\n", bv_suite_dir());
+		fprintf(stdout, "dry run: nothing was built or measured\n");
+		return;
+	}
 	plan p;
 	plan_of(mo, &p);
 	bv_cell *cells = NULL;
@@ -576,8 +611,10 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		rc = bv_repo_open(&repo);
 	if (rc == 0)
 		rc = resolve_names(repo, names, nnames, vs, &nresolved);
-	/* A resume that cannot reuse anything is refused before building. */
-	if (rc == 0 && resume)
+	/* A resume that cannot reuse anything is refused before building.
+	 * A project suite's cells are known after the builds: bv_measure
+	 * checks its plan against the logs then (after_build). */
+	if (rc == 0 && resume && !bv_suite_dir())
 		rc = bv_resume_check(dir, vs, nnames, mo, 0);
 	if (rc == 0)
 		rc = match_shims(vs, nnames, &compat);
@@ -601,14 +638,22 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		}
 	}
 	if (rc == 0) {
-		/* Said before the builds too: they can take minutes of their own. */
+		/* Said before the builds too: they can take minutes of their own.
+		 * (A suite's cells are not known yet.) */
 		plan p;
-		plan_of(mo, &p);
-		say_if_long(&p);
+		if (!bv_suite_dir()) {
+			plan_of(mo, &p);
+			say_if_long(&p);
+		}
 		bv_progress *pg = bv_progress_new("build", nnames);
 		rc = bv_build_versions(repo, vs, nnames, c->jobs, lockfd, pg, build_failures);
 		bv_progress_end(pg);
 	}
+	/* A project suite: the builds describe its cells, registered here
+	 * before any is planned (suite.h); every catalog path goes on as it
+	 * was. */
+	if (rc == 0 && bv_suite_dir())
+		rc = bv_suite_describe(vs, nnames, dir, mo);
 	if (rc == 0) {
 		/* Fixed thread counts, recorded in the logs: a library that picks its
 		 * own count measures the machine's load, not the code. */

@@ -9,7 +9,8 @@
  *                  "regex": "project\\(fastmath VERSION ([0-9]+\\.[0-9]+(\\.[0-9]+)?)" },
  *     "releases": "^(release-)?([0-9]+\\.[0-9]+(\\.[0-9]+)?)$",
  *     "compat": "bench/compat.json",
- *     "ops": "bench/ops.json" }
+ *     "ops": "bench/ops.json",
+ *     "suite": "bench/suite" }
  *
  * It is trusted no more than compat.json: unknown keys, wrong types,
  * regexes that do not compile and paths leaving the repository are errors
@@ -53,6 +54,11 @@ const char *bv_project_ops_path(void)
 	return bv_project_current()->ops;
 }
 
+const char *bv_project_suite_path(void)
+{
+	return bv_project_current()->suite;
+}
+
 bv_project *bv_project_default(void)
 {
 	bv_project *p = bv_xcalloc(1, sizeof(*p));
@@ -87,6 +93,7 @@ void bv_project_free(bv_project *p)
 	free(p->releases);
 	free(p->compat);
 	free(p->ops);
+	free(p->suite);
 	free(p);
 }
 
@@ -309,8 +316,10 @@ static int compile(const char *path, const char *key, const char *src, regex_t *
 }
 
 /* "compat" or "ops": relative to the project file's directory, inside root,
- * an existing regular file; the absolute path in *out. */
-static int project_path(const char *path, const char *key, const cJSON *v, const char *root, char **out)
+ * an existing regular file ("suite": an existing directory, dir set); the
+ * absolute path in *out. */
+static int project_path(const char *path, const char *key, const cJSON *v, const char *root, int dir_wanted,
+                        char **out)
 {
 	*out = NULL;
 	if (!cJSON_IsString(v) || !bv_path_lexically_inside(v->valuestring))
@@ -334,7 +343,9 @@ static int project_path(const char *path, const char *key, const cJSON *v, const
 	else if (!bv_path_inside(root, full, real))
 		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which is outside the repository %s", path, key,
 		             full, root);
-	else if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+	else if (dir_wanted && (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)))
+		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which is not a directory", path, key, full);
+	else if (!dir_wanted && (stat(real, &st) != 0 || !S_ISREG(st.st_mode)))
 		rc = bv_fail(BV_EINPUT, "%s: \"%s\" names %s, which is not a regular file", path, key, full);
 	else
 		*out = bv_strdup(real);
@@ -415,8 +426,8 @@ static int parse_version(const char *path, const cJSON *v, bv_project *p)
 
 int bv_project_parse(const char *path, const char *text, size_t len, const char *root, bv_project **out)
 {
-	static const char *const known[] = {"schema_version", "name",   "dir", "version",
-	                                    "releases",       "compat", "ops", NULL};
+	static const char *const known[] = {"schema_version", "name", "dir",   "version", "releases",
+	                                    "compat",         "ops",  "suite", NULL};
 	*out = NULL;
 	cJSON *doc = NULL;
 	int rc = bv_json_parse(path, text, len, &doc);
@@ -429,7 +440,7 @@ int bv_project_parse(const char *path, const char *text, size_t len, const char 
 		rc = bv_fail(BV_EINPUT, "%s: expected an object with \"schema_version\": 1", path);
 		goto done;
 	}
-	rc = check_keys(path, "", doc, known, "schema_version, name, dir, version, releases, compat, ops");
+	rc = check_keys(path, "", doc, known, "schema_version, name, dir, version, releases, compat, ops, suite");
 	if (rc)
 		goto done;
 	if (bv_json_num(doc, "schema_version", &sv) != 0) {
@@ -486,10 +497,13 @@ int bv_project_parse(const char *path, const char *text, size_t len, const char 
 	if (rc)
 		goto done;
 	const cJSON *compat = cJSON_GetObjectItemCaseSensitive(doc, "compat");
-	if (compat && (rc = project_path(path, "compat", compat, root, &p->compat)) != 0)
+	if (compat && (rc = project_path(path, "compat", compat, root, 0, &p->compat)) != 0)
 		goto done;
 	const cJSON *ops = cJSON_GetObjectItemCaseSensitive(doc, "ops");
-	if (ops && (rc = project_path(path, "ops", ops, root, &p->ops)) != 0)
+	if (ops && (rc = project_path(path, "ops", ops, root, 0, &p->ops)) != 0)
+		goto done;
+	const cJSON *suite = cJSON_GetObjectItemCaseSensitive(doc, "suite");
+	if (suite && (rc = project_path(path, "suite", suite, root, 1, &p->suite)) != 0)
 		goto done;
 done:
 	cJSON_Delete(doc);

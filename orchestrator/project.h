@@ -44,6 +44,7 @@ typedef struct bv_project {
 	regex_t releases_re;
 	char *compat; /* absolute path, or NULL: builtin -> the tool's, else no rules */
 	char *ops;    /* absolute path of the user's ops file, or NULL */
+	char *suite;  /* absolute path of the benchmark suite's directory, or NULL */
 } bv_project;
 
 /* The built-in default (kernels/, VERSION, vX.Y.Z / X.Y.Z tags). */
@@ -52,10 +53,10 @@ bv_project *bv_project_default(void);
 /* Parses and validates a project file's text: unknown keys, wrong types,
  * regexes that do not compile, paths leaving the repository are BV_EINPUT
  * errors naming PATH and the key.  ROOT is the repository's working tree
- * that "compat" and "ops" (relative to the project file's directory) must
- * stay inside, checked through symlinks and as existing regular files; NULL
- * (a project file read from a bare repository) checks them lexically only
- * and leaves compat and ops unset. */
+ * that "compat", "ops" and "suite" (relative to the project file's
+ * directory) must stay inside, checked through symlinks and as existing
+ * regular files ("suite": a directory); NULL (a project file read from a
+ * bare repository) checks them lexically only and leaves them unset. */
 int bv_project_parse(const char *path, const char *text, size_t len, const char *root, bv_project **out);
 int bv_project_load(const char *path, const char *root, bv_project **out);
 void bv_project_free(bv_project *p);
@@ -71,6 +72,8 @@ const bv_project *bv_project_current(void);
 void bv_project_set_current(const bv_project *p);
 /* The user's ops file named by the current project, or NULL. */
 const char *bv_project_ops_path(void);
+/* The benchmark suite's directory named by the current project, or NULL. */
+const char *bv_project_suite_path(void);
 
 /* "3.6" -> "3.6.0"; "3.6.1" and "3.6.1-rc1" as they are; NULL when s is no
  * version number (the caller frees). */

@@ -18,6 +18,7 @@
 #include "common.h"
 #include "options.h"
 #include "stages.h"
+#include "suite.h"
 
 unsigned long long bv_memory_limit_default(void)
 {
@@ -167,6 +168,20 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 			       sysconf(_SC_NPROCESSORS_CONF) - 1);
 	if (c->resume && c->results_root)
 		return bv_fail(BV_EINPUT, "--resume DIR writes into DIR; --results does not apply");
+	/* A project suite's cells are known once the versions are built: the
+	 * selection is checked then (bv_suite_describe).  A shard's cut needs
+	 * the whole plan before anything is built. */
+	if (bv_suite_dir()) {
+		*ncells = 0;
+		return mo->shard_count > 0 ? bv_fail(BV_EINPUT, "--shard with a project suite (the project file's "
+		                                                "\"suite\"): not supported yet")
+		                           : 0;
+	}
+	return bv_selection_check(mo, ncells);
+}
+
+int bv_selection_check(bv_measure_opts *mo, long *ncells)
+{
 	bv_cell *cells;
 	char err[256];
 	/* The checks below are about the matrix the options select; a shard of
@@ -214,6 +229,7 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 		if (n < 0)
 			return bv_fail(BV_EINPUT, "%s", err);
 	}
-	*ncells = n;
+	if (ncells)
+		*ncells = n;
 	return 0;
 }

@@ -280,6 +280,11 @@ void bv_run_cli_table(bv_run_cli *c, struct bv_option *opts, const char *const *
  * each other, the machine and the matrix; *ncells gets the cells selected.
  * BV_EINPUT. */
 int bv_run_cli_finish(bv_run_cli *c, long *ncells);
+/* The part of bv_run_cli_finish that checks the selection against the
+ * registry: the cells it names (none: an error saying why, a --sizes hint,
+ * a --filter that matches nothing); *ncells (when not NULL) their count.
+ * With a project suite it runs once the suite is registered (suite.h). */
+int bv_selection_check(bv_measure_opts *mo, long *ncells);
 /* resolve -> fetch -> compat -> build -> measure for every name, progress on
  * stderr; Ctrl-C and SIGTERM stop it between steps (BV_EINTR).  *dir gets
  * the results directory (new, or --resume's) and *logs one log per name (the

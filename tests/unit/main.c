@@ -58,7 +58,8 @@ int main(void)
 	failed += test_expr();
 	failed += test_store();
 	failed += test_counts();
-	failed += test_ops_file(); /* last: its ops stay registered */
+	failed += test_ops_file(); /* last two: their ops stay registered */
+	failed += test_suite_file();
 	git_libgit2_shutdown();
 	return failed ? 1 : 0;
 }

@@ -81,6 +81,9 @@ static void every_validation_error_names_file_and_key(void **state)
 	REFUSED("{\"schema_version\": 1, \"compat\": \"/etc/passwd\"}", "\"compat\" must be a path inside");
 	REFUSED("{\"schema_version\": 1, \"compat\": \"../c.json\"}", "\"compat\" must be a path inside");
 	REFUSED("{\"schema_version\": 1, \"ops\": 3}", "\"ops\" must be a path inside");
+	REFUSED("{\"schema_version\": 1, \"suite\": \"../bench\"}", "\"suite\" must be a path inside");
+	REFUSED("{\"schema_version\": 1, \"suite\": [\"bench\"]}", "\"suite\" must be a path inside");
+	REFUSED("{\"schema_version\": 1, \"siute\": \"bench\"}", "unknown key \"siute\"", "suite)");
 	REFUSED("{\"schema_version\": 1, \"schema_version\": 1}", "duplicate key \"schema_version\"");
 }
 
@@ -99,11 +102,17 @@ static void compat_and_ops_must_be_files_inside(void **state)
 	free(sub);
 	char *link = bv_asprintf("%s/link.json", t), *target = bv_asprintf("%s/outside.json", root);
 	assert_int_equal(symlink(target, link), 0);
+	char *linkdir = bv_asprintf("%s/linkdir", t);
+	assert_int_equal(symlink(root, linkdir), 0);
 	char *proj = bv_asprintf("%s/bench-versions.json", t);
 	const char *const cases[][2] = {
 	    {"{\"schema_version\": 1, \"compat\": \"nothere.json\"}", "does not exist"},
 	    {"{\"schema_version\": 1, \"compat\": \"link.json\"}", "outside the repository"},
 	    {"{\"schema_version\": 1, \"ops\": \"sub\"}", "not a regular file"},
+	    /* the suite is a directory of .c files */
+	    {"{\"schema_version\": 1, \"suite\": \"c.json\"}", "not a directory"},
+	    {"{\"schema_version\": 1, \"suite\": \"nosuite\"}", "does not exist"},
+	    {"{\"schema_version\": 1, \"suite\": \"linkdir\"}", "outside the repository"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		bv_project *p = NULL;
@@ -112,27 +121,31 @@ static void compat_and_ops_must_be_files_inside(void **state)
 		if (!strstr(bv_error_last(), cases[i][1]) || !strstr(bv_error_last(), proj))
 			fail_msg("case %zu: %s", i, bv_error_last());
 	}
-	const char *good =
-	    "{\"schema_version\": 1, \"compat\": \"c.json\", \"ops\": \"c.json\", \"dir\": \"./\"}";
+	const char *good = "{\"schema_version\": 1, \"compat\": \"c.json\", \"ops\": \"c.json\", \"dir\": \"./\", "
+	                   "\"suite\": \"sub\"}";
 	bv_project *p = NULL;
 	assert_int_equal(bv_project_parse(proj, good, strlen(good), t, &p), 0);
 	assert_non_null(strstr(p->compat, "/t/c.json"));
 	assert_string_equal(p->compat, p->ops);
+	assert_non_null(strstr(p->suite, "/t/sub"));
 	assert_string_equal(p->dir, "");
 	assert_false(p->builtin);
 	bv_project_set_current(p);
 	assert_string_equal(bv_project_ops_path(), p->ops);
 	assert_string_equal(bv_compat_path(), p->compat);
+	assert_string_equal(bv_project_suite_path(), p->suite);
 	bv_project_free(p); /* no longer current */
 	assert_true(bv_project_current()->builtin);
 	assert_null(bv_project_ops_path());
+	assert_null(bv_project_suite_path());
 	/* read from a bare repository's tree: lexical checks only, unset */
 	assert_int_equal(bv_project_parse(proj, good, strlen(good), NULL, &p), 0);
 	assert_null(p->compat);
 	assert_null(p->ops);
+	assert_null(p->suite);
 	bv_project_free(p);
 	bv_rm_rf(root);
-	free(root), free(t), free(link), free(target), free(proj);
+	free(root), free(t), free(link), free(target), free(proj), free(linkdir);
 }
 
 /* What only looks like a back-reference is no error: an escaped backslash

@@ -33,7 +33,8 @@ int test_project(void);
 int test_expr(void);
 int test_store(void);
 int test_counts(void);
-int test_ops_file(void); /* last: it registers ops for good */
+int test_ops_file(void); /* last two: they register ops for good */
+int test_suite_file(void);
 
 /* A fresh temporary directory for one test (removed by the caller). */
 char *test_tmpdir(void);

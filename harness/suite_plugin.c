@@ -1,0 +1,932 @@
+/*
+ * suite_plugin.c - the plugin runtime of a benchmark suite (bv_suite.h,
+ * docs/suites-design.md): compiled per version together with the suite's
+ * .c files (which define `const bvs_suite bvs_suite_def`) and linked with
+ * that version's library into its plugin, in place of plugin.c.
+ *
+ * It gives the suite the bvs_* calls, and the runner a bv_plugin whose
+ * suite_* members open, check and close the suite's cells; its catalog
+ * members answer for a plugin with no catalog: lookup finds the suite's
+ * benchmarks only (the timed call is a trampoline into .run), every backend
+ * name probes ok (a suite's variants are its own business), memory is the
+ * host's.
+ *
+ * Links only the library and libc/libm (no cJSON, nothing of the harness's
+ * host side): the description is written here by hand.
+ *
+ * A suite that breaks bv_suite.h's rules (another BVS_ABI, a bad or
+ * repeated name, a params string that does not parse, a variant that is no
+ * parameter, a tolerance that is no number) still loads: suite_describe then
+ * returns NULL with last_error() saying why, and bv-runner --describe
+ * reports it for that version (exit 3, naming the label).  Its lookup and
+ * suite_open fail the same way, so no cell of it runs.  What the limits on
+ * the description leave to the host (a size that does not parse, too many
+ * cells) is found there, by bv_suite_desc_check, with the same message
+ * shape.
+ */
+#include "bv_suite.h"
+#include "plugin.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef BVS_VERSION_MAJOR
+#define BVS_VERSION_MAJOR 0
+#endif
+#ifndef BVS_VERSION_MINOR
+#define BVS_VERSION_MINOR 0
+#endif
+#ifndef BVS_VERSION_PATCH
+#define BVS_VERSION_PATCH 0
+#endif
+#define BVS_STR_(x) #x
+#define BVS_STR(x) BVS_STR_(x)
+
+extern const bvs_suite bvs_suite_def;
+
+#define NAME_MAX_ 32  /* suite_file.h: BV_SUITE_NAME_MAX */
+#define VALUE_MAX_ 32 /* BV_SUITE_VALUE_MAX */
+
+/* Why the last call on this thread failed (bv_plugin.last_error). */
+static _Thread_local char last[1024];
+
+static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void set_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last, sizeof(last), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the suite's declarations, parsed once ---------------------------- */
+
+typedef struct param {
+	char name[NAME_MAX_ + 1];
+	char values[BVS_MAX_VALUES][VALUE_MAX_ + 1];
+	int nvalues;
+} param;
+
+typedef struct bench {
+	const bvs_benchmark *b;
+	param params[BVS_MAX_PARAMS];
+	int nparams;
+	int variant; /* index of the variant's parameter, or -1 */
+} bench;
+
+static bench benches[BVS_MAX_BENCHMARKS];
+static int nbenches;
+static int parsed;          /* 0: not yet; 1: valid; -1: invalid (why in invalid) */
+static char invalid[1024];
+
+static int name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > NAME_MAX_)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static int value_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > VALUE_MAX_)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		      strchr("_.+-", s[i])))
+			return 0;
+	return 1;
+}
+
+/* "size=1K,64K variant=scalar,avx2": parameters apart by spaces, each a
+ * name, '=', values apart by commas.  0, or -1 with why. */
+static int parse_params(bench *d, const char *s, char *why, size_t len)
+{
+	d->nparams = 0;
+	for (const char *p = s ? s : ""; *p;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		const char *end = p + strcspn(p, " "), *eq = memchr(p, '=', (size_t)(end - p));
+		if (!eq) {
+			snprintf(why, len, "'%.*s' is no parameter (name=value,value...)", (int)(end - p), p);
+			return -1;
+		}
+		if (!name_ok(p, (size_t)(eq - p))) {
+			snprintf(why, len, "'%.*s' is no parameter name ([a-z0-9_], 1 to %d)", (int)(eq - p), p, NAME_MAX_);
+			return -1;
+		}
+		if (d->nparams == BVS_MAX_PARAMS) {
+			snprintf(why, len, "more than %d parameters", BVS_MAX_PARAMS);
+			return -1;
+		}
+		param *pa = &d->params[d->nparams];
+		memcpy(pa->name, p, (size_t)(eq - p));
+		pa->name[eq - p] = '\0';
+		for (int i = 0; i < d->nparams; i++)
+			if (!strcmp(d->params[i].name, pa->name)) {
+				snprintf(why, len, "parameter '%s' declared twice", pa->name);
+				return -1;
+			}
+		pa->nvalues = 0;
+		for (const char *v = eq + 1;;) {
+			const char *ve = v;
+			while (ve < end && *ve != ',')
+				ve++;
+			if (!value_ok(v, (size_t)(ve - v))) {
+				snprintf(why, len, "parameter '%s': '%.*s' is no value ([A-Za-z0-9_.+-], 1 to %d)", pa->name,
+					 (int)(ve - v), v, VALUE_MAX_);
+				return -1;
+			}
+			if (pa->nvalues == BVS_MAX_VALUES) {
+				snprintf(why, len, "parameter '%s': more than %d values", pa->name, BVS_MAX_VALUES);
+				return -1;
+			}
+			memcpy(pa->values[pa->nvalues], v, (size_t)(ve - v));
+			pa->values[pa->nvalues][ve - v] = '\0';
+			for (int i = 0; i < pa->nvalues; i++)
+				if (!strcmp(pa->values[i], pa->values[pa->nvalues])) {
+					snprintf(why, len, "parameter '%s': value '%s' given twice", pa->name, pa->values[i]);
+					return -1;
+				}
+			pa->nvalues++;
+			if (ve == end)
+				break;
+			v = ve + 1;
+		}
+		d->nparams++;
+		p = end;
+	}
+	return 0;
+}
+
+/* Checks bvs_suite_def against bv_suite.h's rules, once. */
+static int suite_ok(void)
+{
+	if (parsed)
+		return parsed > 0;
+	const bvs_suite *s = &bvs_suite_def;
+	parsed = -1;
+	if (s->abi != BVS_ABI) {
+		snprintf(invalid, sizeof(invalid), "the suite was written for bv_suite.h ABI %d, this harness has %d",
+			 s->abi, BVS_ABI);
+		return 0;
+	}
+	if (!s->name || !name_ok(s->name, strlen(s->name))) {
+		snprintf(invalid, sizeof(invalid), "the suite's name %s%.64s%s is no name ([a-z0-9_], 1 to %d)",
+			 s->name ? "'" : "", s->name ? s->name : "(NULL)", s->name ? "'" : "", NAME_MAX_);
+		return 0;
+	}
+	if (!s->benchmarks) {
+		snprintf(invalid, sizeof(invalid), "suite %s: its benchmarks are NULL", s->name);
+		return 0;
+	}
+	nbenches = 0;
+	for (const bvs_benchmark *b = s->benchmarks; b->name; b++) {
+		char why[512];
+		if (nbenches == BVS_MAX_BENCHMARKS) {
+			snprintf(invalid, sizeof(invalid), "suite %s: more than %d benchmarks", s->name, BVS_MAX_BENCHMARKS);
+			return 0;
+		}
+		if (!name_ok(b->name, strlen(b->name))) {
+			snprintf(invalid, sizeof(invalid), "suite %s: '%.64s' is no benchmark name ([a-z0-9_], 1 to %d)",
+				 s->name, b->name, NAME_MAX_);
+			return 0;
+		}
+		for (int i = 0; i < nbenches; i++)
+			if (!strcmp(benches[i].b->name, b->name)) {
+				snprintf(invalid, sizeof(invalid), "suite %s: benchmark '%s' defined twice", s->name, b->name);
+				return 0;
+			}
+		bench *d = &benches[nbenches];
+		d->b = b;
+		if (parse_params(d, b->params, why, sizeof(why))) {
+			snprintf(invalid, sizeof(invalid), "suite %s: benchmark '%s': .params: %s", s->name, b->name, why);
+			return 0;
+		}
+		d->variant = -1;
+		const char *v = b->variant ? b->variant : "variant";
+		for (int i = 0; i < d->nparams; i++)
+			if (!strcmp(d->params[i].name, v))
+				d->variant = i;
+		if (b->variant && (d->variant < 0 || !strcmp(b->variant, "size"))) {
+			snprintf(invalid, sizeof(invalid),
+				 "suite %s: benchmark '%s': .variant '%.64s' is no parameter of it (other than size)", s->name,
+				 b->name, b->variant);
+			return 0;
+		}
+		if (!(b->max_ulp >= 0 && b->max_ulp <= 1e18) || !(b->rel_tol >= 0 && b->rel_tol <= 1e18)) {
+			snprintf(invalid, sizeof(invalid),
+				 "suite %s: benchmark '%s': .max_ulp and .rel_tol must be numbers in [0, 1e18]", s->name,
+				 b->name);
+			return 0;
+		}
+		nbenches++;
+	}
+	parsed = 1;
+	return 1;
+}
+
+static const bench *find_bench(const char *name)
+{
+	for (int i = 0; i < nbenches; i++)
+		if (!strcmp(benches[i].b->name, name))
+			return &benches[i];
+	return NULL;
+}
+
+/* ---- the description -------------------------------------------------- */
+
+typedef struct text {
+	char *s;
+	size_t len, cap;
+	int lost;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (t->lost || n < 0)
+		return;
+	if (t->len + (size_t)n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		while (cap < t->len + (size_t)n + 1)
+			cap *= 2;
+		char *g = realloc(t->s, cap);
+		if (!g) {
+			t->lost = 1;
+			return;
+		}
+		t->s = g, t->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+/* A JSON string.  The names and values are checked before they get here,
+ * so nothing needs escaping today; the escaping is what keeps a later
+ * change of those rules from writing broken JSON. */
+static void put_string(text *t, const char *s)
+{
+	put(t, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			put(t, "\\%c", ch);
+		else if (ch < 0x20)
+			put(t, "\\u%04x", ch);
+		else
+			put(t, "%c", ch);
+	}
+	put(t, "\"");
+}
+
+static char *description;
+
+static const char *suite_describe(void)
+{
+	if (!suite_ok()) {
+		set_error("%s", invalid);
+		return NULL;
+	}
+	if (description)
+		return description;
+	text t = {0};
+	put(&t, "{\"schema\": \"bench-versions-suite/1\", \"suite\": ");
+	put_string(&t, bvs_suite_def.name);
+	put(&t, ", \"benchmarks\": [");
+	for (int i = 0; i < nbenches; i++) {
+		const bench *d = &benches[i];
+		put(&t, "%s\n {\"name\": ", i ? "," : "");
+		put_string(&t, d->b->name);
+		put(&t, ", \"params\": [");
+		for (int p = 0; p < d->nparams; p++) {
+			put(&t, "%s{\"name\": ", p ? ", " : "");
+			put_string(&t, d->params[p].name);
+			put(&t, ", \"values\": [");
+			for (int v = 0; v < d->params[p].nvalues; v++) {
+				put(&t, "%s", v ? ", " : "");
+				put_string(&t, d->params[p].values[v]);
+			}
+			put(&t, "]}");
+		}
+		put(&t, "], \"variant\": ");
+		if (d->variant >= 0)
+			put_string(&t, d->params[d->variant].name);
+		else
+			put(&t, "null");
+		put(&t, ", \"max_ulp\": %.17g, \"rel_tol\": %.17g, \"runs\": %s}", d->b->max_ulp, d->b->rel_tol,
+		    d->b->run ? "true" : "false");
+	}
+	put(&t, "]}\n");
+	if (t.lost) {
+		free(t.s);
+		set_error("out of memory for the suite's description");
+		return NULL;
+	}
+	description = t.s;
+	return description;
+}
+
+/* ---- a cell ------------------------------------------------------------ */
+
+struct bvs_ctx {
+	const bench *d;
+	char names[BVS_MAX_PARAMS][NAME_MAX_ + 1];
+	char values[BVS_MAX_PARAMS][VALUE_MAX_ + 1];
+	int nparams;
+	uint64_t rng;
+	void *state;
+	double work[3];
+	void **allocs;
+	size_t nallocs, cap;
+	int set_up; /* setup returned BVS_OK: teardown runs at close */
+	/* what check named (copies: the suite's memory may be gone after it) */
+	void *out;
+	size_t nout;
+	bvs_type tout;
+	double *ref;
+	size_t nref;
+	int bad_output; /* bvs_output with an unknown type, or no memory for a copy */
+};
+
+const char *bvs_param(const bvs_ctx *c, const char *name)
+{
+	for (int i = 0; c && name && i < c->nparams; i++)
+		if (!strcmp(c->names[i], name))
+			return c->values[i];
+	return NULL;
+}
+
+/* One dimension of a value: digits, then K, M or G (powers of 1024);
+ * -1 when it is not one or past 2^62. */
+static long long dim_value(const char *s, const char **end)
+{
+	if (*s < '0' || *s > '9')
+		return -1;
+	unsigned long long v = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > (1ull << 62))
+			return -1;
+	}
+	unsigned shift = *s == 'K' || *s == 'k' ? 10 : *s == 'M' || *s == 'm' ? 20 : *s == 'G' || *s == 'g' ? 30 : 0;
+	if (shift)
+		s++;
+	if (v > (1ull << 62) >> shift)
+		return -1;
+	*end = s;
+	return (long long)(v << shift);
+}
+
+/* The dimensions of a value "64x32" (up to 3); their count, or 0. */
+static int dims_of(const char *s, long long d[3])
+{
+	int nd = 0;
+	d[0] = d[1] = d[2] = 1;
+	if (!s)
+		return 0;
+	for (const char *p = s;;) {
+		const char *end;
+		long long v = dim_value(p, &end);
+		if (v < 0 || nd == 3)
+			return 0;
+		d[nd++] = v;
+		if (!*end)
+			return nd;
+		if (*end != 'x')
+			return 0;
+		p = end + 1;
+	}
+}
+
+long long bvs_param_int(const bvs_ctx *c, const char *name)
+{
+	const char *v = bvs_param(c, name);
+	long long d[3];
+	if (v && v[0] == '-') { /* a negative number, not a shape */
+		const char *end;
+		long long x = dim_value(v + 1, &end);
+		return x >= 0 && !*end ? -x : -1;
+	}
+	int nd = dims_of(v, d);
+	if (!nd)
+		return -1;
+	long long p = 1;
+	for (int i = 0; i < nd; i++) {
+		if (d[i] && p > (1ll << 62) / d[i])
+			return -1;
+		p *= d[i];
+	}
+	return p;
+}
+
+long long bvs_param_dim(const bvs_ctx *c, const char *name, int i)
+{
+	long long d[3];
+	if (i < 0 || i > 2 || !dims_of(bvs_param(c, name), d))
+		return -1;
+	return d[i];
+}
+
+void *bvs_alloc(bvs_ctx *c, size_t bytes)
+{
+	if (!c || bytes > SIZE_MAX - 64)
+		return NULL;
+	if (c->nallocs == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		void **g = realloc(c->allocs, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		c->allocs = g, c->cap = cap;
+	}
+	size_t rounded = (bytes + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, rounded ? rounded : 64);
+	if (!p)
+		return NULL;
+	memset(p, 0, rounded ? rounded : 64);
+	c->allocs[c->nallocs++] = p;
+	return p;
+}
+
+/* splitmix64: the cell's seed (the runner's, from the cell's names) is the
+ * whole state, so every version and process draws the same numbers. */
+uint64_t bvs_random(bvs_ctx *c)
+{
+	uint64_t z = (c->rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+double bvs_uniform(bvs_ctx *c, double lo, double hi)
+{
+	double u = (double)(bvs_random(c) >> 11) * 0x1p-53; /* [0, 1) */
+	double x = lo + (hi - lo) * u;
+	return x < hi ? x : lo; /* rounding can reach hi */
+}
+
+void bvs_set_state(bvs_ctx *c, void *state)
+{
+	c->state = state;
+}
+
+void *bvs_state(const bvs_ctx *c)
+{
+	return c->state;
+}
+
+void bvs_work(bvs_ctx *c, double bytes, double flops, double items)
+{
+	c->work[0] = bytes > 0 && isfinite(bytes) ? bytes : 0;
+	c->work[1] = flops > 0 && isfinite(flops) ? flops : 0;
+	c->work[2] = items > 0 && isfinite(items) ? items : 0;
+}
+
+static size_t type_size(bvs_type t)
+{
+	switch (t) {
+	case BVS_F32: return 4;
+	case BVS_F64: return 8;
+	case BVS_U8: return 1;
+	case BVS_I32: return 4;
+	case BVS_I64: return 8;
+	}
+	return 0;
+}
+
+void bvs_output(bvs_ctx *c, const void *data, size_t n, bvs_type t)
+{
+	size_t es = type_size(t);
+	free(c->out);
+	c->out = NULL, c->nout = 0, c->tout = t;
+	if (!es || (n && !data) || n > SIZE_MAX / es) {
+		c->bad_output = 1;
+		return;
+	}
+	c->out = malloc(n ? n * es : 1);
+	if (!c->out) {
+		c->bad_output = 1;
+		return;
+	}
+	if (n)
+		memcpy(c->out, data, n * es);
+	c->nout = n, c->bad_output = 0;
+}
+
+void bvs_reference(bvs_ctx *c, const double *want, size_t n)
+{
+	free(c->ref);
+	c->ref = NULL, c->nref = 0;
+	if ((n && !want) || n > SIZE_MAX / sizeof(double)) {
+		c->bad_output = 1;
+		return;
+	}
+	c->ref = malloc(n ? n * sizeof(double) : 1);
+	if (!c->ref) {
+		c->bad_output = 1;
+		return;
+	}
+	if (n)
+		memcpy(c->ref, want, n * sizeof(double));
+	c->nref = n;
+}
+
+int bvs_fail(bvs_ctx *c, const char *fmt, ...)
+{
+	(void)c;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last, sizeof(last), fmt, ap);
+	va_end(ap);
+	return BVS_FAILED;
+}
+
+int bvs_na(bvs_ctx *c, const char *fmt, ...)
+{
+	(void)c;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last, sizeof(last), fmt, ap);
+	va_end(ap);
+	return BVS_NA;
+}
+
+/* ---- the suite_* calls ------------------------------------------------- */
+
+static void free_cell(bvs_ctx *c)
+{
+	for (size_t i = 0; i < c->nallocs; i++)
+		free(c->allocs[i]);
+	free(c->allocs);
+	free(c->out);
+	free(c->ref);
+	free(c);
+}
+
+/* A suite call's return value as a plugin status; what to say when the
+ * suite said nothing (its `return 3;` without bvs_fail). */
+static int from_bvs(int rc, const char *name, const char *call)
+{
+	if (rc == BVS_OK)
+		return BV_OK;
+	if (rc != BVS_NA && rc != BVS_FAILED) {
+		set_error("%s: %s returned %d (not BVS_OK, bvs_na or bvs_fail)", name, call, rc);
+		return BV_FAILED;
+	}
+	if (!last[0])
+		set_error("%s: %s returned %s without a reason", name, call, rc == BVS_NA ? "BVS_NA" : "BVS_FAILED");
+	return rc == BVS_NA ? BV_NA : BV_FAILED;
+}
+
+static int suite_open(const char *bench_name, const char *params, uint64_t seed, void **cell)
+{
+	*cell = NULL;
+	last[0] = '\0';
+	if (!suite_ok()) {
+		set_error("%s", invalid);
+		return BV_FAILED;
+	}
+	const bench *d = find_bench(bench_name);
+	if (!d || !d->b->run) {
+		set_error("benchmark %s is not in this version", bench_name);
+		return BV_NA;
+	}
+	bvs_ctx *c = calloc(1, sizeof(*c));
+	if (!c) {
+		set_error("out of memory");
+		return BV_FAILED;
+	}
+	c->d = d, c->rng = seed;
+	/* "level=9 variant=avx2 size=64K": the runner's, from the merged
+	 * description, whose parameters are this version's (the merge refuses
+	 * a benchmark declared differently). */
+	for (const char *p = params ? params : ""; *p;) {
+		const char *end = p + strcspn(p, " "), *eq = memchr(p, '=', (size_t)(end - p));
+		int known = 0;
+		for (int i = 0; eq && i < d->nparams; i++)
+			known |= strlen(d->params[i].name) == (size_t)(eq - p) && !strncmp(d->params[i].name, p, (size_t)(eq - p));
+		if (!eq || !known || c->nparams == BVS_MAX_PARAMS || (size_t)(end - eq - 1) > VALUE_MAX_ ||
+		    !value_ok(eq + 1, (size_t)(end - eq - 1))) {
+			set_error("%s: parameter '%.*s' is not one this version declares", bench_name, (int)(end - p), p);
+			free_cell(c);
+			return BV_FAILED;
+		}
+		memcpy(c->names[c->nparams], p, (size_t)(eq - p));
+		c->names[c->nparams][eq - p] = '\0';
+		memcpy(c->values[c->nparams], eq + 1, (size_t)(end - eq - 1));
+		c->values[c->nparams][end - eq - 1] = '\0';
+		c->nparams++;
+		p = *end ? end + 1 : end;
+	}
+	int s = d->b->setup ? from_bvs(d->b->setup(c), bench_name, "setup") : BV_OK;
+	if (s != BV_OK) {
+		/* No teardown: setup stopped part way, and a teardown that
+		 * trusts its state would crash on what is not there.  What it
+		 * made with bvs_alloc is freed; the child ends soon anyway. */
+		free_cell(c);
+		return s;
+	}
+	c->set_up = 1;
+	*cell = c;
+	return BV_OK;
+}
+
+/* Distance in units in the last place between two values of one
+ * precision, as integers ordered like the values; infinite when either is
+ * NaN (both NaN: 0). */
+static double ulps(double got, double want, int f32)
+{
+	if (isnan(got) || isnan(want))
+		return isnan(got) && isnan(want) ? 0 : INFINITY;
+	int64_t a, b;
+	if (f32) {
+		float x = (float)got, y = (float)want;
+		int32_t i, j;
+		memcpy(&i, &x, 4), memcpy(&j, &y, 4);
+		a = i < 0 ? (int64_t)INT32_MIN - i : i;
+		b = j < 0 ? (int64_t)INT32_MIN - j : j;
+	} else {
+		memcpy(&a, &got, 8), memcpy(&b, &want, 8);
+		a = a < 0 ? INT64_MIN - a : a;
+		b = b < 0 ? INT64_MIN - b : b;
+	}
+	/* in doubles: the difference of two int64 can overflow */
+	return fabs((double)a - (double)b);
+}
+
+static double element(const bvs_ctx *c, size_t i)
+{
+	switch (c->tout) {
+	case BVS_F32: return ((const float *)c->out)[i];
+	case BVS_F64: return ((const double *)c->out)[i];
+	case BVS_U8: return ((const uint8_t *)c->out)[i];
+	case BVS_I32: return ((const int32_t *)c->out)[i];
+	case BVS_I64: return (double)((const int64_t *)c->out)[i];
+	}
+	return NAN;
+}
+
+/* Whether got is within the benchmark's tolerance of want (floats), or
+ * equal to it (other types); its error in ulps (floats) or absolute. */
+static int within(const bvs_benchmark *b, bvs_type t, double got, double want, double *err)
+{
+	if (t != BVS_F32 && t != BVS_F64) {
+		*err = fabs(got - want);
+		return got == want;
+	}
+	int f32 = t == BVS_F32;
+	double w = f32 ? (double)(float)want : want; /* the reference rounded to the output's type */
+	*err = ulps(got, w, f32);
+	return *err <= b->max_ulp || (b->rel_tol > 0 && fabs(got - want) <= b->rel_tol * fabs(want));
+}
+
+static void tolerance_text(const bvs_benchmark *b, bvs_type t, char *buf, size_t len)
+{
+	if (t != BVS_F32 && t != BVS_F64)
+		snprintf(buf, len, "exact");
+	else if (b->rel_tol > 0)
+		snprintf(buf, len, "%g ulp or %g relative", b->max_ulp, b->rel_tol);
+	else
+		snprintf(buf, len, "%g ulp", b->max_ulp);
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w <= 0)
+			return -1;
+		s += w, n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int suite_check(void *cell, int out_fd, double *worst)
+{
+	bvs_ctx *c = cell;
+	const bvs_benchmark *b = c->d->b;
+	*worst = NAN;
+	last[0] = '\0';
+	int s = from_bvs(b->run(c), b->name, "run");
+	if (s != BV_OK || !b->check)
+		return s == BV_NA ? BV_FAILED : s; /* run has no n/a: setup says that */
+	free(c->out), free(c->ref);
+	c->out = NULL, c->ref = NULL, c->nout = c->nref = 0, c->bad_output = 0;
+	int named = 0;
+	s = from_bvs(b->check(c), b->name, "check");
+	named = c->out != NULL;
+	if (s != BV_OK)
+		return s;
+	if (c->bad_output) {
+		set_error("%s: check's bvs_output or bvs_reference was given no data, an unknown type or too much",
+			  b->name);
+		return BV_FAILED;
+	}
+	if (c->ref && !named) {
+		set_error("%s: check gave a reference (bvs_reference) but no output (bvs_output)", b->name);
+		return BV_FAILED;
+	}
+	if (named && c->ref && c->nref != c->nout) {
+		set_error("%s: the reference has %zu elements, the output %zu", b->name, c->nref, c->nout);
+		return BV_FAILED;
+	}
+	if (named && out_fd >= 0) {
+		unsigned char head[24];
+		uint32_t type = (uint32_t)c->tout, zero = 0;
+		uint64_t n = c->nout;
+		memcpy(head, "BVSOUT1", 8);
+		memcpy(head + 8, &type, 4), memcpy(head + 12, &zero, 4), memcpy(head + 16, &n, 8);
+		if (write_all(out_fd, head, sizeof(head)) || write_all(out_fd, c->out, c->nout * type_size(c->tout))) {
+			set_error("%s: cannot write the output for the comparison between versions", b->name);
+			return BV_FAILED;
+		}
+	}
+	if (!c->ref)
+		return BV_OK;
+	/* Every element: the worst error is reported, with the first that is
+	 * past the tolerance. */
+	double w = 0, first_err = 0;
+	size_t first = SIZE_MAX;
+	for (size_t i = 0; i < c->nout; i++) {
+		double e;
+		if (!within(b, c->tout, element(c, i), c->ref[i], &e) && first == SIZE_MAX)
+			first = i, first_err = e;
+		if (e > w || isnan(e))
+			w = e;
+	}
+	*worst = w;
+	if (first == SIZE_MAX)
+		return BV_OK;
+	char tol[64];
+	tolerance_text(b, c->tout, tol, sizeof(tol));
+	int fl = c->tout == BVS_F32 || c->tout == BVS_F64;
+	set_error("element %zu of %zu: got %.9g, want %.9g (%.2g%s; tolerance %s; worst %.2g%s)", first, c->nout,
+		  element(c, first), c->ref[first], first_err, fl ? " ulp" : "", tol, w, fl ? " ulp" : "");
+	return BV_WRONG;
+}
+
+static void suite_work(void *cell, double work[3])
+{
+	const bvs_ctx *c = cell;
+	for (int i = 0; i < 3; i++)
+		work[i] = c ? c->work[i] : 0;
+}
+
+static void suite_close(void *cell)
+{
+	bvs_ctx *c = cell;
+	if (!c)
+		return;
+	if (c->set_up && c->d->b->teardown)
+		c->d->b->teardown(c);
+	free_cell(c);
+}
+
+/* ---- the catalog members ---------------------------------------------- */
+
+static const char *kernel_version(void)
+{
+	return BVS_STR(BVS_VERSION_MAJOR) "." BVS_STR(BVS_VERSION_MINOR) "." BVS_STR(BVS_VERSION_PATCH);
+}
+
+/* The timed call: the benchmark's run on the cell's state (bv_args.cell). */
+static int trampoline(const bv_call *call, const bv_args *a)
+{
+	const bvs_benchmark *b = benches[call->op].b;
+	return b->run(a->cell) == BVS_OK ? BV_OK : BV_FAILED;
+}
+
+static int lookup(const char *group, const char *op, const char *backend, bv_call *out)
+{
+	(void)backend;
+	if (!suite_ok()) {
+		set_error("%s", invalid);
+		return BV_FAILED;
+	}
+	const bench *d = strcmp(group, bvs_suite_def.name) ? NULL : find_bench(op);
+	if (!d || !d->b->run) {
+		set_error("%s/%s is not in this version", group, op);
+		return BV_NA;
+	}
+	*out = (bv_call){trampoline, 0, (int)(d - benches)};
+	return BV_OK;
+}
+
+static int probe(const char *backend)
+{
+	(void)backend;
+	return BV_OK;
+}
+
+static const char *last_error(void)
+{
+	return last;
+}
+
+static int alloc(const char *backend, size_t bytes, void **out)
+{
+	(void)backend;
+	*out = malloc(bytes ? bytes : 1);
+	if (!*out)
+		set_error("out of host memory");
+	return *out ? BV_OK : BV_FAILED;
+}
+
+static void release(const char *backend, void *p)
+{
+	(void)backend;
+	free(p);
+}
+
+static int copy(const char *backend, void *dst, const void *src, size_t bytes)
+{
+	(void)backend;
+	memcpy(dst, src, bytes);
+	return BV_OK;
+}
+
+static int sync_backend(const char *backend)
+{
+	(void)backend;
+	return BV_OK;
+}
+
+static int host_memory(const char *backend)
+{
+	(void)backend;
+	return 1;
+}
+
+static double device_time(const bv_call *c, const bv_args *a, long reps)
+{
+	(void)c, (void)a, (void)reps;
+	return NAN;
+}
+
+static const char *simd_isa(void)
+{
+	return NULL;
+}
+
+static int memory_mark(void)
+{
+	return BV_NA;
+}
+
+static int memory_peak(double *host, double *device)
+{
+	(void)host, (void)device;
+	return BV_NA;
+}
+
+static int set_simd_isa(const char *isa)
+{
+	(void)isa;
+	return BV_NA;
+}
+
+static const bv_plugin plugin = {
+	.abi = BV_PLUGIN_ABI,
+	.kernel_version = kernel_version,
+	.lookup = lookup,
+	.probe = probe,
+	.last_error = last_error,
+	.alloc = alloc,
+	.release = release,
+	.copy_in = copy,
+	.copy_out = copy,
+	.sync = sync_backend,
+	.host_memory = host_memory,
+	.device_time = device_time,
+	.simd_isa = simd_isa,
+	.memory_mark = memory_mark,
+	.memory_peak = memory_peak,
+	.set_simd_isa = set_simd_isa,
+	.suite_describe = suite_describe,
+	.suite_open = suite_open,
+	.suite_check = suite_check,
+	.suite_work = suite_work,
+	.suite_close = suite_close,
+};
+
+__attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void);
+__attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void)
+{
+	return &plugin;
+}

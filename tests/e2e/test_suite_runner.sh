@@ -1,0 +1,356 @@
+#!/usr/bin/env bash
+# End to end, the harness side of benchmark suites (harness/bv_suite.h,
+# docs/suites-design.md) without the orchestrator: a tiny library in two
+# versions and a suite, compiled against each as bench-versions would
+# (harness/suite_plugin.c + the suite, -DBVS_VERSION_*, linked with that
+# version's library); bv-runner --describe on both; their descriptions
+# merged by bv_suite_desc_merge (a small helper); bv-runner measuring the
+# merged suite with --suite-file/--suite-hash.  The cells: a double-precision
+# function with a variant (ok in both), one whose output moved past its
+# tolerance in version 2 against a reference (wrong result, naming the
+# element) and one with no reference (wrong result against version 1's
+# output), a benchmark only version 2 has (n/a in 1), a setup that crashes
+# (that cell alone), a byte compressor with a level (u8 output, its work),
+# and a broken suite (--describe exit 3 naming the version).
+source "$(dirname "$0")/lib.sh"
+RUNNER="$ROOT/${BV_BIN_DIR:-bin}/bv-runner"
+H="$ROOT/harness"
+W="$TMP/suite"
+mkdir -p "$W"
+
+# ---- the library, two versions -----------------------------------------
+cat > "$W/tl.h" <<'C'
+#include <stddef.h>
+#include <stdint.h>
+double tl_exp(double x);
+void tl_scale(double *y, const double *x, size_t n);
+size_t tl_pack(uint8_t *out, const uint8_t *in, size_t n, int level);
+#if TL_VERSION >= 2
+double tl_cube(double x);
+#endif
+C
+for v in 1 2; do
+	cat > "$W/tl$v.c" <<C
+#include <math.h>
+#define TL_VERSION $v
+#include "tl.h"
+double tl_exp(double x) { return exp(x); }
+/* version 2 adds a little: past any tolerance of 0 ulp */
+void tl_scale(double *y, const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = 2 * x[i] + (TL_VERSION == 2 && i >= 17 ? 1e-3 : 0);
+}
+/* run-length bytes: level 9 looks further (the same output here) */
+size_t tl_pack(uint8_t *out, const uint8_t *in, size_t n, int level)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		size_t r = 1;
+		while (i + r < n && in[i + r] == in[i] && r < (level > 5 ? 255u : 16u))
+			r++;
+		out[o++] = (uint8_t)r, out[o++] = in[i];
+		i += r;
+	}
+	return o;
+}
+#if TL_VERSION >= 2
+double tl_cube(double x) { return x * x * x; }
+#endif
+C
+done
+
+# ---- the suite -----------------------------------------------------------
+cat > "$W/suite.c" <<'C'
+#include <bv_suite.h>
+#include <math.h>
+#include <string.h>
+#define TL_VERSION BVS_VERSION_MAJOR
+#include "tl.h"
+
+typedef struct st { double *x, *y; size_t n; uint8_t *in, *out; size_t packed; } st;
+
+static int setup_x(bvs_ctx *c)
+{
+	st *s = bvs_alloc(c, sizeof(st));
+	long long n = bvs_param_int(c, "size");
+	if (!s || n < 1)
+		return bvs_fail(c, "size %lld", n);
+	s->n = (size_t)n;
+	s->x = bvs_alloc(c, s->n * sizeof(double));
+	s->y = bvs_alloc(c, s->n * sizeof(double));
+	if (!s->x || !s->y)
+		return bvs_fail(c, "out of memory");
+	for (size_t i = 0; i < s->n; i++)
+		s->x[i] = bvs_uniform(c, -2, 2);
+	bvs_set_state(c, s);
+	bvs_work(c, 16.0 * (double)n, 20.0 * (double)n, (double)n);
+	return BVS_OK;
+}
+
+static int run_exp(bvs_ctx *c)
+{
+	st *s = bvs_state(c);
+	for (size_t i = 0; i < s->n; i++)
+		s->y[i] = tl_exp(s->x[i]);
+	return BVS_OK;
+}
+static int check_exp(bvs_ctx *c)
+{
+	st *s = bvs_state(c);
+	double *want = bvs_alloc(c, s->n * sizeof(double));
+	for (size_t i = 0; i < s->n; i++)
+		want[i] = exp(s->x[i]);
+	bvs_output(c, s->y, s->n, BVS_F64);
+	bvs_reference(c, want, s->n);
+	return BVS_OK;
+}
+
+static int run_scale(bvs_ctx *c)
+{
+	st *s = bvs_state(c);
+	tl_scale(s->y, s->x, s->n);
+	return BVS_OK;
+}
+static int check_scale(bvs_ctx *c)
+{
+	st *s = bvs_state(c);
+	double *want = bvs_alloc(c, s->n * sizeof(double));
+	for (size_t i = 0; i < s->n; i++)
+		want[i] = 2 * s->x[i];
+	bvs_output(c, s->y, s->n, BVS_F64);
+	bvs_reference(c, want, s->n);
+	return BVS_OK;
+}
+/* the same call, no reference: only the comparison between versions */
+static int check_drift(bvs_ctx *c)
+{
+	st *s = bvs_state(c);
+	bvs_output(c, s->y, s->n, BVS_F64);
+	return BVS_OK;
+}
+
+#if !BVS_VERSION_LT(2, 0, 0)
+static int run_cube(bvs_ctx *c)
+{
+	st *s = bvs_state(c);
+	for (size_t i = 0; i < s->n; i++)
+		s->y[i] = tl_cube(s->x[i]);
+	return BVS_OK;
+}
+#endif
+
+static int setup_crash(bvs_ctx *c)
+{
+	(void)c;
+	*(volatile int *)(uintptr_t)8 = 1;
+	return BVS_OK;
+}
+static int run_nothing(bvs_ctx *c) { (void)c; return BVS_OK; }
+
+static int setup_pack(bvs_ctx *c)
+{
+	st *s = bvs_alloc(c, sizeof(st));
+	s->n = (size_t)bvs_param_int(c, "size");
+	s->in = bvs_alloc(c, s->n);
+	s->out = bvs_alloc(c, 2 * s->n);
+	for (size_t i = 0; i < s->n; i++)
+		s->in[i] = (uint8_t)(bvs_random(c) % 3 == 0 ? 7 : i / 64);
+	bvs_set_state(c, s);
+	bvs_work(c, (double)s->n, 0, 0);
+	return BVS_OK;
+}
+static int run_pack(bvs_ctx *c)
+{
+	st *s = bvs_state(c);
+	s->packed = tl_pack(s->out, s->in, s->n, (int)bvs_param_int(c, "level"));
+	return BVS_OK;
+}
+static int check_pack(bvs_ctx *c)
+{
+	st *s = bvs_state(c);
+	bvs_output(c, s->out, s->packed, BVS_U8);
+	return BVS_OK;
+}
+
+static const bvs_benchmark benchmarks[] = {
+	{.name = "exp", .params = "size=1K,4K variant=plain,again", .setup = setup_x, .run = run_exp,
+	 .check = check_exp, .max_ulp = 1},
+	{.name = "scale", .params = "size=256", .setup = setup_x, .run = run_scale, .check = check_scale},
+	{.name = "drift", .params = "size=256", .setup = setup_x, .run = run_scale, .check = check_drift},
+#if !BVS_VERSION_LT(2, 0, 0)
+	{.name = "cube", .params = "size=1K", .setup = setup_x, .run = run_cube},
+#endif
+	{.name = "crash", .params = "size=1K", .setup = setup_crash, .run = run_nothing},
+	{.name = "pack", .params = "size=4K level=1,9", .setup = setup_pack, .run = run_pack, .check = check_pack},
+	{0},
+};
+BVS_SUITE("tl", benchmarks)
+C
+
+build() { # VERSION SUITE.c OUT.so
+	cc -std=c11 -O1 -shared -fPIC -I"$H" -I"$W" -DBVS_VERSION_MAJOR="$1" -DBVS_VERSION_MINOR=0 \
+		-DBVS_VERSION_PATCH=0 -o "$3" "$H/suite_plugin.c" "$2" "$W/tl$1.c" -lm 2> "$W/cc.err"
+}
+check "version 1's plugin builds" build 1 "$W/suite.c" "$W/p1.so"
+check "version 2's plugin builds" build 2 "$W/suite.c" "$W/p2.so"
+sed 's/^/#   /' "$W/cc.err"
+
+# ---- --describe ------------------------------------------------------------
+"$RUNNER" --describe --out "$W/desc.json" 1.0.0="$W/p1.so" 2.0.0="$W/p2.so" 2> "$W/describe.err"
+check "--describe: exit 0" test $? -eq 0
+sed 's/^/#   /' "$W/describe.err"
+jq_desc() { python3 - "$W/desc.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["versions"]
+names = lambda l: [b["name"] for b in v[l]["benchmarks"]]
+ok = {
+ "schema": d["schema"] == "bv-runner-describe/1" and set(v) == {"1.0.0", "2.0.0"},
+ "suite": v["1.0.0"]["schema"] == "bench-versions-suite/1" and v["2.0.0"]["suite"] == "tl",
+ "benchmarks": names("1.0.0") == ["exp", "scale", "drift", "crash", "pack"]
+               and names("2.0.0") == ["exp", "scale", "drift", "cube", "crash", "pack"],
+ "exp": v["1.0.0"]["benchmarks"][0] == {"name": "exp", "params": [
+            {"name": "size", "values": ["1K", "4K"]}, {"name": "variant", "values": ["plain", "again"]}],
+            "variant": "variant", "max_ulp": 1, "rel_tol": 0, "runs": True},
+ "pack": v["2.0.0"]["benchmarks"][5]["params"][1] == {"name": "level", "values": ["1", "9"]}
+          and v["2.0.0"]["benchmarks"][5]["variant"] is None,
+}[sys.argv[2]]
+sys.exit(0 if ok else 1)
+PY
+}
+for k in schema suite benchmarks exp pack; do
+	check "--describe: $k as the plugins declare it" jq_desc $k
+done
+
+# A broken suite loads, and --describe names the version and why.
+sed 's/BVS_SUITE("tl", benchmarks)/BVS_SUITE("tl", benchmarks)\nconst int unused_marker = 0;/; s/"size=256", .setup = setup_x, .run = run_scale, .check = check_drift/"size=256 size=512", .setup = setup_x, .run = run_scale, .check = check_drift/' \
+	"$W/suite.c" > "$W/bad.c"
+check "a suite with a bad params string builds" build 2 "$W/bad.c" "$W/bad.so"
+"$RUNNER" --describe --out "$W/bad.json" 1.0.0="$W/p1.so" broken="$W/bad.so" 2> "$W/bad.err"
+check "--describe of a bad suite: exit 3" test $? -eq 3
+check "--describe of a bad suite: names the version, benchmark and reason" \
+	contains "$W/bad.err" "broken: the suite: suite tl: benchmark 'drift': .params: parameter 'size' declared twice"
+sed 's/^/#   /' "$W/bad.err"
+
+# ---- the merge -------------------------------------------------------------
+cat > "$W/merge.c" <<'C'
+/* merge DESCRIBE.json OUT.json LABEL...: bv_suite_desc_merge over the labels */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "suite_file.h"
+int main(int argc, char **argv)
+{
+	FILE *f = fopen(argv[1], "r");
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	cJSON *d = cJSON_Parse(buf), *into = NULL;
+	char err[1024];
+	for (int i = 3; i < argc; i++)
+		if (bv_suite_desc_merge(&into, argv[3], cJSON_GetObjectItem(cJSON_GetObjectItem(d, "versions"), argv[i]),
+					argv[i], err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+	FILE *o = fopen(argv[2], "w");
+	fputs(cJSON_Print(into), o);
+	fclose(o);
+	return 0;
+}
+C
+cc -std=c11 -D_GNU_SOURCE -I"$H" -o "$W/merge" "$W/merge.c" "$ROOT/build/harness/suite_file.o" \
+	"$ROOT/build/harness/benches.o" "$ROOT/build/harness/expr.o" -lcjson -lm 2> "$W/cc.err"
+check "the merge helper builds" test -x "$W/merge"
+sed 's/^/#   /' "$W/cc.err"
+check "the descriptions merge" "$W/merge" "$W/desc.json" "$W/suite.json" 1.0.0 2.0.0
+merged_names() { python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if [b["name"] for b in d["benchmarks"]] == ["exp", "scale", "drift", "crash", "pack", "cube"] else 1)' "$W/suite.json"; }
+check "the merge is the union, in order of first appearance" merged_names
+
+# ---- measuring ---------------------------------------------------------------
+hash=$(python3 -c '
+import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+print("%016x" % h)' "$W/suite.json")
+measure() { # OUT ARGS...: bv-runner on both versions
+	local out=$1
+	shift
+	"$RUNNER" --out "$out" --rounds 3 --sample-us 200 --timeout 30 --suite-file "$W/suite.json" \
+		--suite-hash "$hash" "$@" 1.0.0="$W/p1.so" 2.0.0="$W/p2.so"
+}
+measure "$W/run.json" --benches tl 2> "$W/run.err"
+check "bv-runner on the suite: exit 0" test $? -eq 0
+sed 's/^/#   /' "$W/run.err"
+
+# status OP BACKEND SIZE LABEL: the cell's status for the version, then its reason
+status() {
+	python3 - "$W/run.json" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+op, be, size, label = sys.argv[2:6]
+for c in d["cells"]:
+    if c["op"] == op and c["backend"] == be and c["size"] == float(size):
+        for v in c["versions"]:
+            if v["label"] == label:
+                print(v["status"] + "|" + v.get("reason", "") + "|" + str(len(v.get("samples_ns") or [])) + "|" + json.dumps(v.get("work")))
+PY
+}
+is() { # OP BACKEND SIZE LABEL PATTERN
+	local got
+	got=$(status "$1" "$2" "$3" "$4")
+	echo "$got" | grep -qE -- "$5" || { echo "#   $1/$2/$3 $4: $got"; return 1; }
+}
+cells_are() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((c["bench"], c["op"], c["backend"], c["size"]) for c in d["cells"])
+want = sorted([("tl", "exp", b, s) for b in ("plain", "again") for s in (1024, 4096)]
+  + [("tl", "scale", "default", 256), ("tl", "drift", "default", 256), ("tl", "crash", "default", 1024),
+     ("tl", "pack[level=1]", "default", 4096), ("tl", "pack[level=9]", "default", 4096), ("tl", "cube", "default", 1024)])
+if got != want: print("#   cells:", got)
+sys.exit(0 if got == want else 1)' "$W/run.json"
+}
+check "the cells: the variant's values are the backends, level is in the op's name" cells_are
+for l in 1.0.0 2.0.0; do
+	check "exp/plain/1K, $l: ok, timed" is exp plain 1024 $l '^ok\|\|3\|'
+	check "exp/again/4K, $l: ok, with its work" is exp again 4096 $l '^ok\|\|3\|\{"bytes": 65536(\.0)?, "flops": 81920(\.0)?, "items": 4096(\.0)?\}'
+	check "crash, $l: crashed, that cell alone" is crash default 1024 $l '^crashed\|killed by signal 11'
+	check "pack[level=9], $l: ok" is 'pack[level=9]' default 4096 $l '^ok\|\|3\|'
+done
+check "scale, 1.0.0: ok" is scale default 256 1.0.0 '^ok\|'
+check "scale, 2.0.0: wrong result against the reference, naming the element" \
+	is scale default 256 2.0.0 '^wrong result\|element 17 of 256: got .*, want .* \(.* ulp; tolerance 0 ulp; worst .* ulp\)\|0\|'
+check "drift, 1.0.0 (the baseline): ok" is drift default 256 1.0.0 '^ok\|'
+check "drift, 2.0.0: wrong result against 1.0.0's output" \
+	is drift default 256 2.0.0 "^wrong result\|output differs from 1.0.0's at element 17 of 256: .* vs .* \(.* ulp; tolerance 0 ulp\)\|0\|"
+check "cube, 1.0.0: n/a (not in that version)" is cube default 1024 1.0.0 '^n/a\|.*not in this version'
+check "cube, 2.0.0: ok" is cube default 1024 2.0.0 '^ok\|\|3\|'
+
+# The same inputs in every process: a second runner agrees (the comparison
+# would fail otherwise), and --ops by the base name selects both levels.
+measure "$W/run2.json" --ops pack,drift 2> "$W/run2.err"
+check "--ops pack: both levels, and drift" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if sorted(c["op"] for c in d["cells"]) == ["drift", "pack[level=1]", "pack[level=9]"] else 1)' "$W/run2.json"
+measure "$W/run3.json" --ops 'pack[level=1]' --sizes 1K 2> "$W/run3.err"
+check "--ops 'pack[level=1]' --sizes 1K: the exact op at an explicit size" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["cells"]
+sys.exit(0 if [(x["op"], x["size"], [v["status"] for v in x["versions"]]) for x in c] == [("pack[level=1]", 1024, ["ok", "ok"])] else 1)' "$W/run3.json"
+
+# The file must be the one bench-versions hashed; --count refuses suite cells.
+"$RUNNER" --out "$W/x.json" --suite-file "$W/suite.json" --suite-hash 0000000000000000 1.0.0="$W/p1.so" 2> "$W/hash.err"
+check "a suite file that changed: exit 2" test $? -eq 2
+check "a suite file that changed: says so" contains "$W/hash.err" "changed during the run"
+"$RUNNER" --count --only 0 --out "$W/count.json" --suite-file "$W/suite.json" --benches tl 1.0.0="$W/p1.so" 2> /dev/null
+check "--count on a suite cell: failed, not supported yet" contains "$W/count.json" "counting suite cells is not supported yet"
+finish
