@@ -47,7 +47,8 @@
  *   setup     makes the inputs, deterministically: bvs_random and
  *             bvs_uniform give the same numbers in every version and process
  *             for a cell; returns BVS_OK, bvs_na(...) (this version cannot
- *             run the cell: n/a) or bvs_fail(...);
+ *             run the cell: n/a), bvs_skip(...) (this machine cannot:
+ *             skipped) or bvs_fail(...);
  *   run       the timed call, many times: BVS_OK or bvs_fail(...);
  *   check     (optional) after one run: names the output with bvs_output and,
  *             where the suite can compute one, its reference with
@@ -87,7 +88,7 @@
 #define BVS_MAX_CELLS 4096 /* cells of one benchmark (the product) */
 #define BVS_MAX_BENCHMARKS 256
 
-enum { BVS_OK = 0, BVS_NA = 1, BVS_FAILED = 3 };
+enum { BVS_OK = 0, BVS_NA = 1, BVS_SKIPPED = 2, BVS_FAILED = 3 };
 
 typedef enum { BVS_F32, BVS_F64, BVS_U8, BVS_I32, BVS_I64 } bvs_type;
 
@@ -156,5 +157,8 @@ void bvs_reference(bvs_ctx *c, const double *want, size_t n);
 /* Return values with a reason: `return bvs_na(c, "needs AVX-512");` */
 int bvs_fail(bvs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int bvs_na(bvs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* This version has it, but this machine cannot run it (a CPU without the
+ * ISA a variant needs, no device): `skipped`, with the reason. */
+int bvs_skip(bvs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

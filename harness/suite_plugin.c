@@ -566,6 +566,16 @@ int bvs_na(bvs_ctx *c, const char *fmt, ...)
 	return BVS_NA;
 }
 
+int bvs_skip(bvs_ctx *c, const char *fmt, ...)
+{
+	(void)c;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last, sizeof(last), fmt, ap);
+	va_end(ap);
+	return BVS_SKIPPED;
+}
+
 /* ---- the suite_* calls ------------------------------------------------- */
 
 static void free_cell(bvs_ctx *c)
@@ -584,13 +594,14 @@ static int from_bvs(int rc, const char *name, const char *call)
 {
 	if (rc == BVS_OK)
 		return BV_OK;
-	if (rc != BVS_NA && rc != BVS_FAILED) {
-		set_error("%s: %s returned %d (not BVS_OK, bvs_na or bvs_fail)", name, call, rc);
+	if (rc != BVS_NA && rc != BVS_SKIPPED && rc != BVS_FAILED) {
+		set_error("%s: %s returned %d (not BVS_OK, bvs_na, bvs_skip or bvs_fail)", name, call, rc);
 		return BV_FAILED;
 	}
 	if (!last[0])
-		set_error("%s: %s returned %s without a reason", name, call, rc == BVS_NA ? "BVS_NA" : "BVS_FAILED");
-	return rc == BVS_NA ? BV_NA : BV_FAILED;
+		set_error("%s: %s returned %s without a reason", name, call,
+			  rc == BVS_NA ? "BVS_NA" : rc == BVS_SKIPPED ? "BVS_SKIPPED" : "BVS_FAILED");
+	return rc == BVS_NA ? BV_NA : rc == BVS_SKIPPED ? BV_UNAVAILABLE : BV_FAILED;
 }
 
 static int suite_open(const char *bench_name, const char *params, uint64_t seed, void **cell)

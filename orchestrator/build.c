@@ -1022,6 +1022,11 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 		bv_strv_pushf(cc, "-DBVS_VERSION_MAJOR=%lu", sv.major);
 		bv_strv_pushf(cc, "-DBVS_VERSION_MINOR=%lu", sv.minor);
 		bv_strv_pushf(cc, "-DBVS_VERSION_PATCH=%lu", sv.patch);
+		/* As an adapter: the tree's root, and a header the library's
+		 * build generated where the recipe left it (issue 34 item 1). */
+		bv_strv_pushf(cc, "-I%s", src);
+		bv_strv_pushf(cc, "-I%s", lib);
+		bv_strv_pushf(cc, "-I%s/include", lib);
 		bv_strv_push(cc, "-c");
 		bv_strv_push(cc, files.v[i]);
 		bv_strv_push(cc, "-o");
@@ -1032,9 +1037,10 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 		status = bv_run(cc->v, NULL, log, BV_ENV_BUILD);
 		if (status > 0) {
 			char *first = first_error(log, before, src);
-			char *why = first ? bv_asprintf("the suite does not compile against this version: %s", first)
-					  : bv_asprintf("the suite's %s does not compile against this version (%s exited %d)",
-							files.v[i], cc->v[0], status);
+			const char *hint = missing_header(log) ? header_hint : "";
+			char *why = first ? bv_asprintf("the suite does not compile against this version: %s%s", first, hint)
+					  : bv_asprintf("the suite's %s does not compile against this version (%s exited %d)%s",
+							files.v[i], cc->v[0], status, hint);
 			failed_because(v, why, log);
 			free(first), free(why);
 			status = 0;

@@ -145,13 +145,14 @@ sed 's/^/#   /' "$TMP/out"
 # Unchanged code is `same`, or a difference the counts pin on placement
 # (the archive around it changed: sincos joined it in 1.1.0), never a
 # change of the code (issue 29's rule, for suite cells too).
-SAME='([0-9.]+ \[[0-9., ]+\] same[, a-z]*|[0-9.]+ \[[0-9., ]+\] (faster|slower|inconclusive)[, a-z]*; same instructions and misses: placement or machine, not the code)'
+# (or inconclusive: not called either way)
+SAME='([0-9.]+ \[[0-9., ]+\] (same|inconclusive)[, a-z]*|[0-9.]+ \[[0-9., ]+\] (faster|slower|inconclusive)[, a-z]*; same instructions and misses: placement or machine, not the code)'
 check "exp (double precision) is same on 1.1.0 (or placement) and wrong result on 1.2.0" \
 	bash -c "grep -qE '^lumen +exp +default +64K +[0-9.]+ us +[0-9.]+ us +$SAME +wrong result ' '$TMP/out'"
 check "the wrong result names the first differing element and its error, in the table" \
 	contains "$TMP/out" "1\.2\.0.*element [0-9]+ of 65536.*ulp"
 check "pack at both levels (bytes) is same on both later releases (or placement, by the counts)" \
-	bash -c "[ \$(grep -cE '^lumen +pack\[level=(1|9)\] +default +16K +[0-9.]+ m?s +[0-9.]+ [mu]?s +$SAME +[0-9.]+ [mu]?s +$SAME *\$' '$TMP/out') -eq 2 ]"
+	bash -c "[ \$(grep -cE '^lumen +pack\[level=(1|9)\] +default +16K +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +$SAME +[0-9.]+ [mu]?s +$SAME *\$' '$TMP/out') -eq 2 ]"
 check "dot's simple variant is same (or placement), its unrolled one slower on 1.2.0 only, the counts naming lm_dot" \
 	bash -c "grep -qE '^lumen +dot +simple +64K +[0-9.]+ us +[0-9.]+ us +$SAME +[0-9.]+ us +$SAME *\$' '$TMP/out' &&
 		 grep -qE '^lumen +dot +unrolled +64K +[0-9.]+ us +[0-9.]+ us +$SAME +[0-9.]+ us +(2|3)\.[0-9]{3} \[[0-9.]+, [0-9.]+\] slower; instr \+(19|20)[0-9]\.[0-9] % \(lm_dot \+' '$TMP/out'"
@@ -202,7 +203,7 @@ git -C "$LIB" diff --quiet -- src/pack.c && echo "# the sed above changed nothin
 rc=$?
 check "a changed byte output, no reference: exit 0 ($rc)" test $rc -eq 0
 check "... pack[level=9] is wrong result on local, against 1.2.0's output" \
-	contains "$TMP/local.out" "^lumen +pack\[level=9\] +default +16K +[0-9.]+ m?s +wrong result"
+	contains "$TMP/local.out" "^lumen +pack\[level=9\] +default +16K +[0-9.]+ [mu]?s +wrong result"
 check "... naming the first differing element" \
 	contains "$TMP/local.out" "note: wrong result: lumen/pack\[level=9\]/default/16K on local: output differs from 1\.2\.0's at element [0-9]+ of [0-9]+"
 grep -q "output differs" "$TMP/local.out" || sed 's/^/#   /' "$TMP/local.out" "$TMP/local.err" | tail -20
@@ -231,6 +232,7 @@ static int hog(bvs_ctx *c) /* a leak that never stops, each page touched */
 		memset(malloc(1 << 20), 1, 1 << 20);
 	return BVS_OK;
 }
+static int no_isa(bvs_ctx *c) { return bvs_skip(c, "this CPU has no AVX-1024"); }
 static int out_fine(bvs_ctx *c) { static const unsigned char b[4] = {1, 2, 3, 4}; bvs_output(c, b, 4, BVS_U8); return BVS_OK; }
 static const bvs_benchmark benchmarks[] = {
 	{.name = "fine", .run = fine_run, .check = out_fine},
@@ -238,6 +240,7 @@ static const bvs_benchmark benchmarks[] = {
 	{.name = "setup_hangs", .setup = hang, .run = fine_run},
 	{.name = "setup_hogs", .setup = hog, .run = fine_run},
 	{.name = "check_crashes", .run = fine_run, .check = crash},
+	{.name = "needs_isa", .setup = no_isa, .run = fine_run},
 	{0},
 };
 BVS_SUITE("bad", benchmarks)
@@ -253,7 +256,8 @@ check "... each bad cell has its own status and reason, both versions" python3 -
 import json, sys
 cells = {c["op"]: (c["status"], c.get("reason") or "") for c in json.load(open(sys.argv[1]))["cells"]}
 want = {"setup_crashes": ("crashed", "signal 11"), "setup_hangs": ("timeout", "5"),
-        "setup_hogs": ("out of memory", ""), "check_crashes": ("crashed", "signal 11"), "fine": ("ok", "")}
+        "setup_hogs": ("out of memory", ""), "check_crashes": ("crashed", "signal 11"), "fine": ("ok", ""),
+        "needs_isa": ("skipped", "this CPU has no AVX-1024")}
 for op, (st, why) in want.items():
     got = cells.get(op)
     assert got and got[0] == st and why in got[1], (op, got, st, why)
