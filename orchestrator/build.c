@@ -230,6 +230,35 @@ static int append_build_tools(bv_buf *b, const bv_shims *s)
 	return rc;
 }
 
+/* The library's part of a build (issue 34 item 3): what `make lib` or a
+ * compat recipe leaves in {build} depends on the tree, its patches, the
+ * recipe, the compiler, the build's environment and tools, and nothing of
+ * the harness side (harness/, an adapter, a suite, the ops file, a rule's
+ * cflags and includes, which only the harness is compiled with).  A build
+ * whose library key was built before takes that library from the cache
+ * (libs/KEY: the patched tree and {build}) and builds the harness side
+ * alone: editing an adapter or a suite relinks each version's plugin
+ * instead of building every library again. */
+static int library_key(const bv_version *v, char out[41])
+{
+	bv_buf b = BV_BUF_INIT;
+	int rc = 0;
+	bv_buf_printf(&b, "%s library\ntree %s\ncc %s %s\n", BUILD_SCHEMA, v->tree, compiler(), compiler_version());
+	for (size_t i = 0; i < v->shims.npatches && rc == 0; i++)
+		rc = append_file(&b, "patch", v->shims.patches[i]);
+	for (size_t i = 0; i < v->shims.nrecipe; i++)
+		bv_buf_printf(&b, "recipe %zu %s\n", strlen(v->shims.recipe[i]), v->shims.recipe[i]);
+	char *env = bv_build_env_key();
+	bv_buf_printf(&b, "%s", env);
+	free(env);
+	if (rc == 0)
+		rc = append_build_tools(&b, &v->shims);
+	if (rc == 0)
+		bv_hash_bytes(b.s, b.len, out);
+	bv_buf_free(&b);
+	return rc;
+}
+
 static int build_key(const bv_version *v, char out[41])
 {
 	bv_buf b = BV_BUF_INIT;
@@ -1064,12 +1093,89 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 	return status;
 }
 
+/* The library cache's entry for key (libs/KEY), and the {build} path its
+ * files were made in (ORIGIN: a recipe may write it into link-flags). */
+static char *library_entry(const char *key)
+{
+	return bv_asprintf("%s/libs/%s", bv_cache_dir(), key);
+}
+
+/* Takes the library of libkey from the cache into dir (src/ and lib/),
+ * when it is there: 1 taken, 0 not there, < 0 an error. */
+static int library_take(const char *libkey, const char *src, const char *lib, const char *log)
+{
+	char *entry = library_entry(libkey), *done = bv_asprintf("%s/lib", entry);
+	int rc = 0;
+	if (bv_exists(done)) {
+		char *esrc = bv_asprintf("%s/src", entry), *origin_path = bv_asprintf("%s/origin", entry);
+		rc = bv_link_tree(esrc, src);
+		if (rc == 0)
+			rc = bv_link_tree(done, lib);
+		/* link-flags may name files by the {build} the library was
+		 * made in: they are in this {build} now. */
+		char *origin = NULL, *flags_path = bv_asprintf("%s/link-flags", lib), *flags = NULL;
+		if (rc == 0 && bv_read_file(origin_path, 4096, &origin, NULL) == 0 &&
+		    bv_read_file(flags_path, 4096, &flags, NULL) == 0 && *origin && strstr(flags, origin)) {
+			char *moved = replace_all(flags, origin, lib);
+			unlink(flags_path); /* a link to the cache's copy: replaced, not written through */
+			rc = bv_write_file_atomic(flags_path, moved, strlen(moved));
+			free(moved);
+		}
+		free(origin), free(flags), free(flags_path);
+		utimensat(AT_FDCWD, entry, NULL, 0); /* last use, for cache trim */
+		if (rc == 0) {
+			FILE *f = fopen(log, "a");
+			if (f) {
+				fprintf(f, "library: taken from the cache (%s): its tree, patches, recipe and tools "
+					   "are a build's before; the harness side alone is built\n",
+					entry);
+				fclose(f);
+			}
+		}
+		free(esrc), free(origin_path);
+		rc = rc ? rc : 1;
+	}
+	free(entry), free(done);
+	return rc;
+}
+
+/* Keeps the library just built (src/ and lib/ before the harness side
+ * writes anything there) for the next build of the same library key.  A
+ * failure to keep it is no build failure: the next build makes it again. */
+static void library_keep(const char *libkey, const char *src, const char *lib)
+{
+	char *root = bv_asprintf("%s/libs", bv_cache_dir()), *entry = library_entry(libkey);
+	char *tmp = bv_exists(entry) ? NULL : bv_mkdtemp_in(root, ".tmp-");
+	if (tmp) {
+		char *tsrc = bv_asprintf("%s/src", tmp), *tlib = bv_asprintf("%s/lib", tmp);
+		char *origin = bv_asprintf("%s/origin", tmp);
+		int rc = bv_link_tree(src, tsrc);
+		if (rc == 0)
+			rc = bv_link_tree(lib, tlib);
+		if (rc == 0)
+			rc = bv_write_file_atomic(origin, lib, strlen(lib));
+		if (rc != 0 || rename(tmp, entry) != 0)
+			bv_rm_rf(tmp); /* kept by a concurrent build, or not at all */
+		free(tsrc), free(tlib), free(origin), free(tmp);
+	}
+	free(root), free(entry);
+}
+
 static int run_build(bv_version *v, const char *dir, const char *log)
 {
 	char *src = bv_asprintf("%s/src", dir);
 	char *lib = bv_asprintf("%s/lib", dir);
 	char *plugin = bv_asprintf("%s/plugin.so", dir);
-	int rc = bv_copy_tree(v->src_dir, src, NULL);
+	char libkey[41];
+	int rc = library_key(v, libkey);
+	int taken = rc == 0 ? library_take(libkey, src, lib, log) : 0;
+	if (taken < 0)
+		rc = taken;
+	if (rc)
+		goto out;
+	if (taken)
+		goto harness;
+	rc = bv_copy_tree(v->src_dir, src, NULL);
 	if (rc == 0)
 		rc = apply_patches(v, src, log);
 	if (rc || v->build_error)
@@ -1129,6 +1235,9 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 			       log);
 		goto out;
 	}
+	library_keep(libkey, src, lib);
+
+harness:;
 
 	/* The harness side, against this version's headers and shims, or
 	 * against the adapter API when a rule names an adapter. */

@@ -109,6 +109,10 @@ int bv_write_all(int fd, const void *data, size_t len);
 /* Copies a directory tree of regular files, skipping names for which
  * skip(name) is true (NULL: skip nothing). */
 int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name));
+/* The same, each regular file a hard link where the file system allows
+ * (else a copy): for trees nobody writes into afterwards, only adds to or
+ * replaces files in (the library cache: build.c). */
+int bv_link_tree(const char *from, const char *to);
 /* mkdtemp under dir with the given prefix; returns a malloc'd path. */
 char *bv_mkdtemp_in(const char *dir, const char *prefix);
 /* A relative path that cannot leave where it starts by its spelling: not

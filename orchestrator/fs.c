@@ -285,6 +285,34 @@ int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name)
 	return rc;
 }
 
+int bv_link_tree(const char *from, const char *to)
+{
+	int rc = bv_mkdir_p(to);
+	if (rc)
+		return rc;
+	DIR *d = opendir(from);
+	if (!d)
+		return bv_fail(BV_ERUN, "cannot read directory %s: %s", from, strerror(errno));
+	struct dirent *e;
+	while (rc == 0 && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char *src = bv_asprintf("%s/%s", from, e->d_name);
+		char *dst = bv_asprintf("%s/%s", to, e->d_name);
+		struct stat st;
+		if (lstat(src, &st) != 0)
+			rc = bv_fail(BV_ERUN, "cannot stat %s: %s", src, strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			rc = bv_link_tree(src, dst);
+		else if (S_ISREG(st.st_mode) && link(src, dst) != 0)
+			rc = copy_file(src, dst, st.st_mode);
+		free(src);
+		free(dst);
+	}
+	closedir(d);
+	return rc;
+}
+
 char *bv_mkdtemp_in(const char *dir, const char *prefix)
 {
 	if (bv_mkdir_p(dir))

@@ -171,9 +171,22 @@ PY
 plan() { "$BV" run HEAD --dry-run --benches unary --ops exp --backends scalar 2> /dev/null; }
 plan > "$TMP/p1"
 check "the build is cached after the run" contains "$TMP/p1" "^  HEAD .*kernels 1\.0\.0, build cached"
-echo "# a comment" >> "$C/build-fastmath.sh"
+echo 'echo "the recipe ran"' >> "$C/build-fastmath.sh"
 plan > "$TMP/p2"
 check "an edited helper script is a new build key (to build)" contains "$TMP/p2" "^  HEAD .*kernels 1\.0\.0, to build"
+# Issue 34 item 3: the edited helper builds the library again; an edited
+# adapter then relinks the plugin only, its library taken from the cache.
+newest_log() { ls -t "$BENCH_VERSIONS_CACHE"/builds/*.log | head -1; }
+timeout 120 "$BV" compat --build HEAD > /dev/null 2>&1
+check "the edited helper: the library built again (its recipe ran)" \
+	bash -c "grep -q 'the recipe ran' '$(newest_log)' && ! grep -q 'library: taken from the cache' '$(newest_log)'"
+echo "/* an edit of the adapter alone */" >> "$C/adapters/fastmath/adapter.c"
+timeout 120 "$BV" compat --build HEAD > "$TMP/relink" 2>&1
+log=$(newest_log)
+check "an edited adapter: a new build (exit 0)" contains "$TMP/relink" "^HEAD .* builds \(built\)"
+check "... whose library comes from the cache: the recipe did not run" \
+	bash -c "grep -q 'library: taken from the cache' '$log' && ! grep -q 'the recipe ran' '$log'"
+grep -q 'library: taken' "$log" || sed 's/^/#   /' "$log" | tail -5
 
 # ---- bad input: build failures of their version only.
 cat > "$C/bad-adapter/adapter.c" <<'E'

@@ -162,5 +162,8 @@ rc=$?
 check "--ops total (a suite name only) after an edit: exit 0 (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err3" | tail -20
 check "an edited suite rebuilds every version" test "$(grep -cE '^build: +1\.[01] +built' "$TMP/err3")" -eq 2
+# ... its plugin only: each library comes from the cache (issue 34 item 3)
+check "... relinking its plugin only: both libraries taken from the cache" \
+	test "$(ls -t "$BENCH_VERSIONS_CACHE"/builds/*.log | head -2 | xargs grep -l 'library: taken from the cache' | wc -l)" -eq 2
 check "--ops total selects total only" bash -c "grep -qE '^tiny +total ' '$TMP/out3' && ! grep -qE '^tiny +rescale ' '$TMP/out3'"
 finish
