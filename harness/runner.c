@@ -22,7 +22,7 @@
  *
  *   bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]
  *             [--pin CPU] [--only I,J,..] [--checked I,J,..] [--drop I:LABEL]...
- *             [--cell-ms MS] [--threads N] [--memory-limit BYTES] [--probe-fd FD]
+ *             [--cell-ms MS] [--threads N] [--inputs N] [--memory-limit BYTES] [--probe-fd FD]
  *             [--simd-isa ISA]
  *             [--benches L] [--ops L] [--backends L] [--sizes L]
  *             LABEL=PLUGIN.so ...
@@ -83,6 +83,11 @@
 /* --count: the largest footprint whose warm call is simulated too, twice
  * counts.h's simulated LL (8 MiB) */
 #define BV_COUNT_WARM_MAX (16.0 * 1024 * 1024)
+/* --inputs: at most this many sets, and at most this many bytes of them
+ * beside set 0 (a cell whose inputs are larger streams them from memory
+ * anyway: a predictor learns nothing of data it meets once per call) */
+#define BV_MAX_INPUT_SETS 64
+#define BV_INPUT_SETS_BYTES (64.0 * 1024 * 1024)
 
 typedef struct version {
 	const char *label;
@@ -98,6 +103,11 @@ typedef struct timed {
 	int own_buffers;
 	double *samples;
 	long retaken, contaminated; /* re-takes, and samples kept though preempted */
+	/* --inputs: the input sets each call takes in turn (host backends), and
+	 * the next one; nsets 1 is the one set in args */
+	int nsets;
+	long next_set;
+	const float *const *xs, *const *x2s;
 } timed;
 
 /* A cell's host-side data, made once by the parent before any child forks. */
@@ -106,6 +116,10 @@ typedef struct cell_data {
 	bv_layout l;
 	float *hx, *hx2;       /* inputs */
 	double *want, *scale; /* the reference, when this process checks */
+	/* --inputs: set 0 is hx, hx2; sets 1.. the same values in other orders
+	 * (input_sets), so a data-dependent branch meets other data each call */
+	int nsets;
+	float *xs[BV_MAX_INPUT_SETS], *x2s[BV_MAX_INPUT_SETS];
 } cell_data;
 
 typedef struct settings {
@@ -114,6 +128,7 @@ typedef struct settings {
 	double timeout_s;
 	double cell_ns; /* target time for timing one cell in this process */
 	int threads;    /* threads a backend may use (--threads) */
+	int inputs;     /* input sets cycled through (--inputs) */
 } settings;
 
 static uint64_t rng_state;
@@ -147,7 +162,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]\n"
 			"                 [--pin CPU] [--only I,J] [--checked I,J] [--drop I:LABEL]\n"
-			"                 [--cell-ms MS] [--threads N] [--memory-limit BYTES] [--probe-fd FD]\n"
+			"                 [--cell-ms MS] [--threads N] [--inputs N] [--memory-limit BYTES]\n"
+			"                 [--probe-fd FD]\n"
 			"                 [--simd-isa ISA] [--ops-file FILE --ops-hash H]\n"
 			"                 [--suite-file FILE --suite-hash H]\n"
 			"                 [--benches L] [--ops L]\n"
@@ -821,9 +837,19 @@ static double time_calls(timed *t, const char *backend, long reps)
 			return d;
 	}
 	double t0 = now_ns();
-	for (long r = 0; r < reps; r++)
-		if (t->call.fn(&t->call, a) != BV_OK)
-			return NAN;
+	if (t->nsets > 1) {
+		/* Each call the next set, in the same order in every version. */
+		bv_args b = *a;
+		for (long r = 0; r < reps; r++) {
+			int k = (int)(t->next_set++ % t->nsets);
+			b.x = t->xs[k], b.x2 = t->x2s[k];
+			if (t->call.fn(&t->call, &b) != BV_OK)
+				return NAN;
+		}
+	} else
+		for (long r = 0; r < reps; r++)
+			if (t->call.fn(&t->call, a) != BV_OK)
+				return NAN;
 	if (!t->v->p->host_memory(backend) && t->v->p->sync(backend) != BV_OK)
 		return NAN;
 	return (now_ns() - t0) / (double)reps;
@@ -904,6 +930,9 @@ static cJSON *time_child(void *arg)
 		ts[i].samples = calloc((size_t)rounds * BV_ROUNDS_STRETCH, sizeof(double));
 		if (!hy || !ts[i].samples || setup(&ts[i], d, hy, reason, sizeof(reason)) != BV_OK)
 			return status_object(BV_FAILED, hy ? reason : "out of host memory");
+		if (d->nsets > 1 && !ts[i].own_buffers) /* host memory: the sets are the host's */
+			ts[i].nsets = d->nsets, ts[i].xs = (const float *const *)d->xs,
+			ts[i].x2s = (const float *const *)d->x2s;
 		/* Device buffers too are shared, as host ones are: the first
 		 * version's.  Separate allocations sit at different device
 		 * addresses, a difference between versions that is not their
@@ -1008,6 +1037,61 @@ static cJSON *state_object(const bv_state *before, const bv_state *after)
 	return o;
 }
 
+/* A cell's elements in another order: Fisher-Yates with a splitmix64
+ * stream seeded by the op's name and the set, so every process and version
+ * gets the same sets. */
+static void permute(float *v, size_t n, uint64_t seed)
+{
+	for (size_t i = n; i > 1; i--) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		size_t j = (size_t)(z % i);
+		float t = v[i - 1];
+		v[i - 1] = v[j], v[j] = t;
+	}
+}
+
+/* --inputs N: d's input sets.  Set 0 is the cell's inputs (the one the
+ * check sees); sets 1.. hold the same values in other orders, so a
+ * data-dependent branch meets other data on each call instead of the
+ * same buffer the predictor has learned (issue 34 item 10).  Only where
+ * order is all there is to vary: elementwise ops and reductions (unary,
+ * binary, reduce, argreduce, dot); other kinds, suites and cells whose
+ * sets would pass BV_INPUT_SETS_BYTES keep fewer sets, down to one.  The
+ * cell's log says how many it had (input_sets). */
+static void input_sets(cell_data *d, int want)
+{
+	const bv_op_def *op = d->c->op;
+	bv_kind k = op->kind;
+	d->nsets = 1, d->xs[0] = d->hx, d->x2s[0] = d->hx2;
+	if (want <= 1 || !(k == BV_K_UNARY || k == BV_K_BINARY || k == BV_K_REDUCE || k == BV_K_ARGREDUCE ||
+			   k == BV_K_DOT))
+		return;
+	double bytes = 4.0 * (double)(d->l.nx + d->l.nx2);
+	int n = want > BV_MAX_INPUT_SETS ? BV_MAX_INPUT_SETS : want;
+	while (n > 1 && (double)(n - 1) * bytes > BV_INPUT_SETS_BYTES)
+		n--;
+	uint64_t seed = 0xcbf29ce484222325ull;
+	for (const char *p = op->name; *p; p++)
+		seed = (seed ^ (unsigned char)*p) * 0x100000001b3ull;
+	for (int s = 1; s < n; s++) {
+		float *x = host_buffer(d->l.nx), *x2 = d->l.nx2 ? host_buffer(d->l.nx2) : NULL;
+		if (!x || (d->l.nx2 && !x2)) {
+			free(x), free(x2);
+			break; /* fewer sets: said in the log */
+		}
+		memcpy(x, d->hx, d->l.nx * sizeof(float));
+		permute(x, d->l.nx, seed ^ (0x632be59bd9b4e019ull * (uint64_t)s));
+		if (x2) {
+			memcpy(x2, d->hx2, d->l.nx2 * sizeof(float));
+			permute(x2, d->l.nx2, seed ^ (0x8cb92ba72f3d8dd7ull * (uint64_t)s));
+		}
+		d->xs[d->nsets] = x, d->x2s[d->nsets] = x2, d->nsets++;
+	}
+}
+
 static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, const settings *set,
 			   char **drops, int ndrops, int checked, bv_probe *probe)
 {
@@ -1029,6 +1113,8 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		exit(3);
 	}
 	bv_cell_inputs(c, d.hx, d.hx2);
+	input_sets(&d, set->inputs);
+	cJSON_AddNumberToObject(cell, "input_sets", d.nsets);
 	int needs_check = 0, suite = c->op->kind == BV_K_SUITE;
 	for (int i = 0; i < nv && !checked; i++)
 		needs_check |= !dropped(drops, ndrops, index, vs[i].label);
@@ -1151,6 +1237,8 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 	}
 	cJSON_AddNumberToObject(cell, "elapsed_s", (now_ns() - start) / 1e9);
 	free(d.hx), free(d.hx2), free(d.want), free(d.scale);
+	for (int k = 1; k < d.nsets; k++)
+		free(d.xs[k]), free(d.x2s[k]);
 	return cell;
 }
 
@@ -1385,7 +1473,7 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL, *only = NULL, *checked = NULL;
 	bv_selection sel = {0};
-	settings set = {21, 1e6, 60, 0, 1};
+	settings set = {21, 1e6, 60, 0, 1, 1};
 	unsigned long long seed = 0;
 	int pin = -1, calibrate = 0, count = 0, describe = 0;
 	char *labels[MAX_VERSIONS], *paths[MAX_VERSIONS];
@@ -1429,6 +1517,16 @@ int main(int argc, char **argv)
 			set.cell_ns = atof(val) * 1e6, i++;
 		else if (strcmp(a, "--threads") == 0 && val)
 			set.threads = atoi(val), i++;
+		else if (strcmp(a, "--inputs") == 0 && val) {
+			char *end;
+			long n = strtol(val, &end, 10);
+			if (*end || n < 1 || n > BV_MAX_INPUT_SETS) {
+				fprintf(stderr, "bv-runner: --inputs %s: a whole number from 1 to %d\n", val,
+					BV_MAX_INPUT_SETS);
+				return 2;
+			}
+			set.inputs = (int)n, i++;
+		}
 		else if (strcmp(a, "--simd-isa") == 0 && val)
 			simd_isa = val, i++;
 		else if (strcmp(a, "--probe-fd") == 0 && val) {

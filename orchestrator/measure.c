@@ -83,6 +83,7 @@ typedef struct cstate {
 	char *bench, *op, *backend;
 	size_t size;
 	double reps, elapsed_s;
+	double input_sets; /* the sets the runner cycled (--inputs); 0 until a process says */
 	int ntrials, active;
 	int checked; /* every version's output checked in an earlier trial */
 	int again;   /* 1: its ratio followed the machine's state; measured again at the end of the run */
@@ -207,6 +208,10 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	 * the backend runs on this thread alone. */
 	bv_strv_push(&argv, "--threads");
 	bv_strv_pushf(&argv, "%d", o->threads > 0 ? o->threads : 1);
+	if (o->inputs > 1) {
+		bv_strv_push(&argv, "--inputs");
+		bv_strv_pushf(&argv, "%d", o->inputs);
+	}
 	if (o->simd_isa) {
 		bv_strv_push(&argv, "--simd-isa");
 		bv_strv_push(&argv, o->simd_isa);
@@ -385,6 +390,9 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 			return bv_fail(BV_ERUN, "%s: a cell the runner was not asked for (%g)", what, index);
 		if (!bv_json_num(cell, "reps", &reps) && reps > 0)
 			c->reps = reps;
+		double sets = 0;
+		if (!bv_json_num(cell, "input_sets", &sets) && sets >= 1 && sets <= 64)
+			c->input_sets = sets;
 		if (!bv_json_num(cell, "elapsed_s", &elapsed))
 			c->elapsed_s += elapsed;
 		int t = c->ntrials;
@@ -938,6 +946,8 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 			cJSON_AddItemToArray(raw, cJSON_CreateDoubleArray(v->samples[t], (int)v->nsamples[t]));
 	}
 	cJSON_AddNumberToObject(out, "calls_per_sample", c->reps);
+	if (c->input_sets > 1) /* --inputs: the sets this cell's calls cycled through */
+		cJSON_AddNumberToObject(out, "input_sets", c->input_sets);
 	cJSON_AddNumberToObject(out, "processes", (double)nm);
 	cJSON_AddNumberToObject(out, "samples", (double)total);
 	cJSON_AddNumberToObject(out, "measure_s", c->elapsed_s);
@@ -1021,6 +1031,7 @@ static cJSON *method_block(const session *s)
 	cJSON_AddNumberToObject(m, "threshold", o->threshold);
 	cJSON_AddNumberToObject(m, "seed", (double)o->seed);
 	cJSON_AddNumberToObject(m, "threads", o->threads);
+	cJSON_AddNumberToObject(m, "inputs", o->inputs > 1 ? o->inputs : 1);
 	if (o->simd_isa)
 		cJSON_AddStringToObject(m, "simd_isa_forced", o->simd_isa);
 	else
@@ -1209,6 +1220,15 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 			free(msg);
 			return rc;
 		}
+	}
+	/* --inputs (schema 1.9; an older log had one set) */
+	double was_inputs = 1;
+	bv_json_num(m, "inputs", &was_inputs);
+	if (!same_num(was_inputs, o->inputs > 1 ? o->inputs : 1)) {
+		char *msg = bv_asprintf("--inputs differs: %g there, %d now", was_inputs, o->inputs > 1 ? o->inputs : 1);
+		int rc = plan_differs(dir, msg);
+		free(msg);
+		return rc;
 	}
 	const char *forced = bv_json_str(m, "simd_isa_forced"); /* NULL: not forced, or an older log */
 	if ((forced != NULL) != (o->simd_isa != NULL) || (forced && strcmp(forced, o->simd_isa))) {

@@ -33,6 +33,7 @@ void bv_measure_opts_init(bv_measure_opts *mo)
 	memset(mo, 0, sizeof(*mo));
 	mo->pin = -1;
 	mo->threads = 1;
+	mo->inputs = 1;
 	mo->timeout_s = 60;
 	mo->threshold = 0.01;
 	mo->seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
@@ -118,6 +119,10 @@ void bv_run_cli_table(bv_run_cli *c, bv_option *opts, const char *const *only)
 		    "machine that is quiet now, or is below what the run's own probes reach)"),
 	    BV_INT("--threads", &mo->threads, "N", 1, 1024,
 		   "threads a backend may use, e.g. OpenBLAS (default 1)"),
+	    BV_INT("--inputs", &mo->inputs, "N", 1, 64,
+		   "N input sets, the same values in N orders, each call taking the next (elementwise ops "
+		   "and reductions): a data-dependent branch meets other data each call instead of one "
+		   "buffer the predictor learns (default 1)"),
 	    BV_ENUM("--simd-isa", &mo->simd_isa, "ISA", simd_isas,
 		    "force every version's simd backend onto avx512, avx2 or generic "
 		    "(e.g. the AVX2 path on an AVX-512 machine; default: each version's "

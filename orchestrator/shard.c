@@ -189,6 +189,7 @@ static cJSON *plan_method(const bv_measure_opts *o)
 	cJSON_AddNumberToObject(m, "timeout_s", o->timeout_s);
 	cJSON_AddNumberToObject(m, "threshold", o->threshold);
 	cJSON_AddNumberToObject(m, "threads", o->threads);
+	cJSON_AddNumberToObject(m, "inputs", o->inputs > 1 ? o->inputs : 1);
 	cJSON_AddNumberToObject(m, "layouts", o->layouts > 1 ? o->layouts : 1);
 	if (o->simd_isa)
 		cJSON_AddStringToObject(m, "simd_isa_forced", o->simd_isa);

@@ -182,6 +182,7 @@ typedef struct bv_measure_opts {
 	unsigned long long seed;
 	int pin;     /* CPU to pin the measuring processes to, or -1 */
 	int threads; /* threads a backend may use (OpenBLAS, OpenMP) */
+	int inputs;  /* input sets each call cycles through (--inputs; 1: one buffer) */
 	/* the simd backend forced onto one instruction set in every version
 	 * (kn_simd_set_isa: "avx512", "avx2", "generic"); NULL: each version's
 	 * own choice for this CPU */
