@@ -427,22 +427,24 @@ out:
 	return rc;
 }
 
-int bv_ops_file_load(const char *path, char *err, size_t errlen)
+int bv_host_file_read(const char *what, const char *path, size_t max, char **text, size_t *len, char *err,
+		      size_t errlen)
 {
+	*text = NULL, *len = 0;
 	/* A regular file only, found without blocking: opening a FIFO waits for
 	 * a writer, and BENCH_VERSIONS_OPS naming one hung every command.  (The
 	 * orchestrator's bv_open_regular does the same; harness/ links nothing
-	 * of the orchestrator, and bv-runner reads the file too.) */
+	 * of the orchestrator, and bv-runner reads these files too.) */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		snprintf(err, errlen, "ops file %s: cannot read it: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s %s: cannot read it: %s", what, path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "ops file %s: it is %s, not a regular file", path,
+		snprintf(err, errlen, "%s %s: it is %s, not a regular file", what, path,
 		         S_ISFIFO(st.st_mode)  ? "a FIFO"
 		         : S_ISDIR(st.st_mode) ? "a directory"
 		         : S_ISCHR(st.st_mode) ? "a character device"
@@ -457,23 +459,35 @@ int bv_ops_file_load(const char *path, char *err, size_t errlen)
 		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	FILE *f = fdopen(fd, "rb");
 	if (!f) {
-		snprintf(err, errlen, "ops file %s: cannot read it: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s %s: cannot read it: %s", what, path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	char *text = malloc(BV_OPS_FILE_MAX + 1);
-	size_t len = text ? fread(text, 1, BV_OPS_FILE_MAX + 1, f) : 0;
+	char *buf = malloc(max + 1);
+	size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
 	int bad = ferror(f);
 	fclose(f);
-	int rc = -1;
-	if (!text)
+	if (!buf)
 		snprintf(err, errlen, "out of memory");
 	else if (bad)
-		snprintf(err, errlen, "ops file %s: cannot read it", path);
-	else if (len > BV_OPS_FILE_MAX)
-		snprintf(err, errlen, "ops file %s: larger than %u bytes", path, BV_OPS_FILE_MAX);
-	else
-		rc = bv_ops_file_parse(path, text, len, err, errlen);
+		snprintf(err, errlen, "%s %s: cannot read it", what, path);
+	else if (n > max)
+		snprintf(err, errlen, "%s %s: larger than %zu bytes", what, path, max);
+	else {
+		*text = buf, *len = n;
+		return 0;
+	}
+	free(buf);
+	return -1;
+}
+
+int bv_ops_file_load(const char *path, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	if (bv_host_file_read("ops file", path, BV_OPS_FILE_MAX, &text, &len, err, errlen))
+		return -1;
+	int rc = bv_ops_file_parse(path, text, len, err, errlen);
 	free(text);
 	return rc;
 }

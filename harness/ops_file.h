@@ -23,6 +23,12 @@ int bv_ops_file_load(const char *path, char *err, size_t errlen);
 /* The same from text already read (what load does after reading; the unit
  * tests and the fuzzer call it).  path only names the file in messages. */
 int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen);
+/* Reads a host-side input file (what: "ops file", "suite file", for
+ * messages) of at most max bytes: a regular file only, opened without
+ * blocking (a FIFO would wait for a writer).  0 with *text (malloc'd, not
+ * terminated) and *len, or -1 with a message in err naming what and path. */
+int bv_host_file_read(const char *what, const char *path, size_t max, char **text, size_t *len, char *err,
+		      size_t errlen);
 /* The loaded file's content hash (16 hex digits, FNV-1a 64 of its bytes),
  * or NULL when none was loaded: the runner checks it is given the same
  * file as the orchestrator. */

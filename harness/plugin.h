@@ -13,6 +13,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <stdint.h>
 
 #define BV_PLUGIN_ABI 6
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
@@ -203,6 +205,31 @@ typedef struct bv_plugin {
 } bv_plugin;
 
 typedef const bv_plugin *(*bv_plugin_get_fn)(void);
+
+/* Distance in units in the last place between two values of one float
+ * precision (f32, else f64), as integers ordered like the values; NaN
+ * against NaN 0, against a number infinite.  Here because both sides use
+ * it: a suite's check against its reference (suite_plugin.c) and the
+ * runner's comparison of two versions' outputs (runner.c). */
+static inline double bv_ulp_gap(double a, double b, int f32)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b) ? 0 : INFINITY;
+	int64_t x, y;
+	if (f32) {
+		float fa = (float)a, fb = (float)b;
+		int32_t i, k;
+		memcpy(&i, &fa, 4), memcpy(&k, &fb, 4);
+		x = i < 0 ? (int64_t)INT32_MIN - i : i;
+		y = k < 0 ? (int64_t)INT32_MIN - k : k;
+	} else {
+		memcpy(&x, &a, 8), memcpy(&y, &b, 8);
+		x = x < 0 ? INT64_MIN - x : x;
+		y = y < 0 ? INT64_MIN - y : y;
+	}
+	/* in doubles: the difference of two int64 can overflow */
+	return fabs((double)x - (double)y);
+}
 
 /* User-defined ops (an ops file): the table orchestrator/user_ops.c
  * generates per build and links into the plugin.  fn is the op's function,

@@ -645,28 +645,6 @@ static double output_at(const unsigned char *d, uint32_t type, uint64_t i)
 	}
 }
 
-/* Distance in ulps at a float type's precision (f32, else f64), the values
- * as integers ordered like them; NaN against NaN is 0, against a number
- * infinite. */
-static double ulp_gap(double a, double b, int f32)
-{
-	if (isnan(a) || isnan(b))
-		return isnan(a) && isnan(b) ? 0 : INFINITY;
-	int64_t x, y;
-	if (f32) {
-		float fa = (float)a, fb = (float)b;
-		int32_t i, k;
-		memcpy(&i, &fa, 4), memcpy(&k, &fb, 4);
-		x = i < 0 ? (int64_t)INT32_MIN - i : i;
-		y = k < 0 ? (int64_t)INT32_MIN - k : k;
-	} else {
-		memcpy(&x, &a, 8), memcpy(&y, &b, 8);
-		x = x < 0 ? INT64_MIN - x : x;
-		y = y < 0 ? INT64_MIN - y : y;
-	}
-	return fabs((double)x - (double)y);
-}
-
 /* Compares a version's output with the baseline's, on the same inputs,
  * with the benchmark's tolerance (floats: max_ulp or rel_tol; other types
  * exactly).  0 when they agree (or either named no output), else 1 with
@@ -691,7 +669,7 @@ static int outputs_differ(const bv_cell *c, int base_fd, const char *base_label,
 	int fl = t == 0 || t == 1;
 	for (uint64_t i = 0; !differ && i < n; i++) {
 		double a = output_at(mine, t, i), b = output_at(base, t, i);
-		double gap = fl ? ulp_gap(a, b, t == 0) : fabs(a - b);
+		double gap = fl ? bv_ulp_gap(a, b, t == 0) : fabs(a - b);
 		int ok = fl ? gap <= so->max_ulp || (so->rel_tol > 0 && fabs(a - b) <= so->rel_tol * fabs(b)) : a == b;
 		if (ok)
 			continue;

@@ -19,6 +19,7 @@
  * like an ops file: unknown and repeated keys are refused, every name and
  * value has its alphabet and length, every count its limit.
  */
+#include "ops_file.h"
 #include "suite_file.h"
 #include "benches.h"
 #include "bv_suite.h"
@@ -549,43 +550,11 @@ out:
 
 int bv_suite_file_load(const char *path, char *err, size_t errlen)
 {
-	/* A regular file only, found without blocking (as ops_file.c: a FIFO
-	 * would wait for a writer). */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		snprintf(err, errlen, "suite file %s: cannot read it: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	char *text;
+	size_t len;
+	if (bv_host_file_read("suite file", path, BV_SUITE_FILE_MAX, &text, &len, err, errlen))
 		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "suite file %s: not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	int flags = fcntl(fd, F_GETFL);
-	if (flags >= 0)
-		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-	FILE *f = fdopen(fd, "rb");
-	if (!f) {
-		snprintf(err, errlen, "suite file %s: cannot read it: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	char *text = malloc(BV_SUITE_FILE_MAX + 1);
-	size_t len = text ? fread(text, 1, BV_SUITE_FILE_MAX + 1, f) : 0;
-	int bad = ferror(f);
-	fclose(f);
-	int rc = -1;
-	if (!text)
-		snprintf(err, errlen, "out of memory");
-	else if (bad)
-		snprintf(err, errlen, "suite file %s: cannot read it", path);
-	else if (len > BV_SUITE_FILE_MAX)
-		snprintf(err, errlen, "suite file %s: larger than %u bytes", path, BV_SUITE_FILE_MAX);
-	else
-		rc = bv_suite_file_parse(path, text, len, err, errlen);
+	int rc = bv_suite_file_parse(path, text, len, err, errlen);
 	free(text);
 	return rc;
 }

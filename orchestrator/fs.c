@@ -254,7 +254,9 @@ static int copy_file(const char *from, const char *to, mode_t mode)
 	return rc;
 }
 
-int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name))
+/* bv_copy_tree and bv_link_tree: one walk, each regular file copied, or
+ * hard-linked where link says so and the file system allows. */
+static int tree_walk(const char *from, const char *to, int (*skip)(const char *name), int link_files)
 {
 	int rc = bv_mkdir_p(to);
 	if (rc)
@@ -274,8 +276,8 @@ int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name)
 		if (lstat(src, &st) != 0)
 			rc = bv_fail(BV_ERUN, "cannot stat %s: %s", src, strerror(errno));
 		else if (S_ISDIR(st.st_mode))
-			rc = bv_copy_tree(src, dst, skip);
-		else if (S_ISREG(st.st_mode))
+			rc = tree_walk(src, dst, skip, link_files);
+		else if (S_ISREG(st.st_mode) && !(link_files && link(src, dst) == 0))
 			rc = copy_file(src, dst, st.st_mode);
 		/* symlinks and special files are not part of a source tree we build */
 		free(src);
@@ -285,32 +287,14 @@ int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name)
 	return rc;
 }
 
+int bv_copy_tree(const char *from, const char *to, int (*skip)(const char *name))
+{
+	return tree_walk(from, to, skip, 0);
+}
+
 int bv_link_tree(const char *from, const char *to)
 {
-	int rc = bv_mkdir_p(to);
-	if (rc)
-		return rc;
-	DIR *d = opendir(from);
-	if (!d)
-		return bv_fail(BV_ERUN, "cannot read directory %s: %s", from, strerror(errno));
-	struct dirent *e;
-	while (rc == 0 && (e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		char *src = bv_asprintf("%s/%s", from, e->d_name);
-		char *dst = bv_asprintf("%s/%s", to, e->d_name);
-		struct stat st;
-		if (lstat(src, &st) != 0)
-			rc = bv_fail(BV_ERUN, "cannot stat %s: %s", src, strerror(errno));
-		else if (S_ISDIR(st.st_mode))
-			rc = bv_link_tree(src, dst);
-		else if (S_ISREG(st.st_mode) && link(src, dst) != 0)
-			rc = copy_file(src, dst, st.st_mode);
-		free(src);
-		free(dst);
-	}
-	closedir(d);
-	return rc;
+	return tree_walk(from, to, NULL, 1);
 }
 
 char *bv_mkdtemp_in(const char *dir, const char *prefix)

@@ -261,7 +261,7 @@ int main(int argc, char **argv)
 }
 C
 cc -std=c11 -D_GNU_SOURCE -I"$H" -o "$W/merge" "$W/merge.c" "$ROOT/build/harness/suite_file.o" \
-	"$ROOT/build/harness/benches.o" "$ROOT/build/harness/expr.o" -lcjson -lm 2> "$W/cc.err"
+	"$ROOT/build/harness/ops_file.o" "$ROOT/build/harness/benches.o" "$ROOT/build/harness/expr.o" -lcjson -lm 2> "$W/cc.err"
 check "the merge helper builds" test -x "$W/merge"
 sed 's/^/#   /' "$W/cc.err"
 check "the descriptions merge" "$W/merge" "$W/desc.json" "$W/suite.json" 1.0.0 2.0.0
