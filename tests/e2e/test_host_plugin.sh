@@ -79,7 +79,12 @@ for be in ("scalar", "simd"):
     # unchanged: not called (inconclusive when a loaded machine puts the
     # estimate past the band: docs/measurement.md)
     assert rows[("abs", be)]["changes"][0]["verdict"] in ("same", "inconclusive"), rows[("abs", be)]["changes"]
-assert rows[("relu", "scalar")]["changes"][0]["verdict"] == "slower", rows[("relu", "scalar")]["changes"]
+# The planted 3x: slower; or, on a loaded CI machine under --quick, the
+# whole interval past 2x but its evidence short of the run's control (seen
+# once: 4.378 [3.521, 4.472], p 0.02 in 8 processes, held).  What this test
+# is about is where the numbers come from, not the verdict's power.
+relu = rows[("relu", "scalar")]["changes"][0]
+assert relu["verdict"] == "slower" or (relu["verdict"] == "inconclusive" and relu["ci_low"] > 2), relu
 for op in ("abs", "relu"):
     for r in rows[(op, "cuda")]["results"]:
         # skipped (no GPU) with the device's own reason, or measured on a GPU;
