@@ -270,7 +270,7 @@ static int check_benchmark(const char *path, const cJSON *b, size_t index, char 
 	return tolerance_key(b, "max_ulp", at, err, errlen) || tolerance_key(b, "rel_tol", at, err, errlen) ? -1 : 0;
 }
 
-int bv_suite_desc_check(const char *path, const cJSON *doc, char *err, size_t errlen)
+static int desc_check(const char *path, const cJSON *doc, char *err, size_t errlen)
 {
 	static const char *const keys[] = {"schema", "suite", "benchmarks", NULL};
 	if (!cJSON_IsObject(doc)) {
@@ -474,7 +474,7 @@ static int nul_escape(const char *path, const char *text, size_t len, char *err,
 	return 0;
 }
 
-int bv_suite_file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen)
+static int file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
 	if (loaded_hash[0]) {
 		snprintf(err, errlen, "suite file %s: a suite file is loaded already (%s)", path, loaded_path);
@@ -493,7 +493,7 @@ int bv_suite_file_parse(const char *path, const char *text, size_t len, char *er
 		return -1;
 	}
 	int rc = -1;
-	if (bv_suite_desc_check(path, doc, err, errlen))
+	if (desc_check(path, doc, err, errlen))
 		goto out;
 	const char *suite = cJSON_GetObjectItemCaseSensitive(doc, "suite")->valuestring;
 	if (bv_bench_find(suite)) {
@@ -606,8 +606,8 @@ static int same_key(const cJSON *a, const cJSON *b, const char *key)
 	return (!x || cJSON_IsNumber(x)) && (!y || cJSON_IsNumber(y)) && u == v;
 }
 
-int bv_suite_desc_merge(cJSON **into, const char *into_label, const cJSON *one, const char *one_label, char *err,
-			size_t errlen)
+static int desc_merge(cJSON **into, const char *into_label, const cJSON *one, const char *one_label, char *err,
+		      size_t errlen)
 {
 	const cJSON *bs = cJSON_GetObjectItemCaseSensitive(one, "benchmarks");
 	const cJSON *su = cJSON_GetObjectItemCaseSensitive(one, "suite");
@@ -687,4 +687,43 @@ int bv_suite_desc_merge(cJSON **into, const char *into_label, const cJSON *one, 
 	cJSON_Delete(*into);
 	*into = merged;
 	return 0;
+}
+
+/* ---- messages ----------------------------------------------------------- */
+
+/* The messages quote what the file holds (an unknown key, a bad name), and
+ * the file comes from a plugin built out of the user's code: a control
+ * character in it is written \xNN, so a message cannot drive the terminal
+ * it is printed on (found by tests/fuzz/fuzz_suite_desc.c). */
+static int printable(int rc, char *err, size_t errlen)
+{
+	if (rc == 0 || !errlen)
+		return rc;
+	char out[1024];
+	size_t o = 0;
+	for (const unsigned char *c = (const unsigned char *)err; *c && o + 5 < sizeof(out); c++) {
+		if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x", *c);
+		else
+			out[o++] = (char)*c;
+	}
+	out[o] = '\0';
+	snprintf(err, errlen, "%s", out);
+	return rc;
+}
+
+int bv_suite_desc_check(const char *path, const cJSON *doc, char *err, size_t errlen)
+{
+	return printable(desc_check(path, doc, err, errlen), err, errlen);
+}
+
+int bv_suite_file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	return printable(file_parse(path, text, len, err, errlen), err, errlen);
+}
+
+int bv_suite_desc_merge(cJSON **into, const char *into_label, const cJSON *one, const char *one_label, char *err,
+			size_t errlen)
+{
+	return printable(desc_merge(into, into_label, one, one_label, err, errlen), err, errlen);
 }
