@@ -61,10 +61,13 @@ static inline int fuzz_printable(const char *s)
 		}                                                                       \
 	} while (0)
 
-/* A scratch directory for the whole fuzzing process. */
+/* A scratch directory for the whole fuzzing process, under $BV_FUZZ_TMP
+ * when set (tests/fuzz/run.sh makes one per target and removes it after:
+ * libFuzzer ends a process without a chance to clean up), else /tmp. */
 static inline char *fuzz_tmpdir(const char *what)
 {
-	char *t = bv_asprintf("/tmp/bv-fuzz-%s-XXXXXX", what);
+	const char *base = getenv("BV_FUZZ_TMP");
+	char *t = bv_asprintf("%s/bv-fuzz-%s-XXXXXX", base && *base ? base : "/tmp", what);
 	if (!mkdtemp(t)) {
 		perror("mkdtemp");
 		abort();

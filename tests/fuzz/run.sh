@@ -51,10 +51,14 @@ for t in "${targets[@]}"; do
 	dict=tests/fuzz/dict/$t.dict
 	[ -e "$dict" ] && dict=(-dict="$dict") || dict=()
 	# Inputs up to 64 KiB: tarballs and logs need room; the rest stay small.
+	# the target's scratch directories (fuzz.h: fuzz_tmpdir), removed after
+	BV_FUZZ_TMP=$(mktemp -d /tmp/bv-fuzz-tmp-XXXXXX)
+	export BV_FUZZ_TMP
 	"$bin" -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
 		-artifact_prefix="$findings/$t-" "$work" "$seeds" > "$out" 2>&1
 	rc=$?
 	[ "$mode" = brief ] && rm -rf "$work"
+	rm -rf "$BV_FUZZ_TMP"
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out" | tail -1)
 	cov=$(grep -oE 'cov: [0-9]+' "$out" | tail -1 | cut -d' ' -f2)
 	corpus=$(grep -oE 'corp: [0-9]+' "$out" | tail -1 | cut -d' ' -f2)
