@@ -116,6 +116,32 @@ typedef struct bvs_suite {
 /* The one definition the harness looks for in a suite's objects. */
 #define BVS_SUITE(NAME, BENCHMARKS) const bvs_suite bvs_suite_def = {BVS_ABI, NAME, BENCHMARKS};
 
+/* Optional: what the library can say about itself, for every cell.  Any
+ * member may be NULL.
+ *   isa          the instruction set the library dispatches to now
+ *                ("avx512", "avx2", "neon"): written with every version's
+ *                results, since a speed means little without it;
+ *   set_isa      forces the library onto one (bench-versions --simd-isa
+ *                ISA): BVS_OK, or bvs_na(NULL, ...) when it cannot;
+ *   memory_mark  starts counting what the library allocates (BVS_OK, or
+ *                BVS_NA: it cannot count);
+ *   memory_peak  the most it held since the mark, in bytes, in host and
+ *                device memory: BVS_OK or BVS_NA.
+ * Around the check's one call of run, mark and peak give the cell's
+ * library footprint (library_host_bytes), beside what bvs_alloc gave it
+ * (host_bytes):
+ *
+ *     BVS_LIBRARY({.isa = mylib_isa_name, .memory_peak = peak})
+ */
+typedef struct bvs_library {
+	const char *(*isa)(void);
+	int (*set_isa)(const char *isa);
+	int (*memory_mark)(void);
+	int (*memory_peak)(double *host_bytes, double *device_bytes);
+} bvs_library;
+
+#define BVS_LIBRARY(...) const bvs_library bvs_library_def = __VA_ARGS__;
+
 #define BVS_VERSION_LT(ma, mi, pa)                                                                 \
 	(BVS_VERSION_MAJOR < (ma) ||                                                               \
 	 (BVS_VERSION_MAJOR == (ma) &&                                                             \

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <stdint.h>
 
-#define BV_PLUGIN_ABI 6
+#define BV_PLUGIN_ABI 7
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -202,6 +202,10 @@ typedef struct bv_plugin {
 	/* bvs_work's numbers (bytes, flops, items; 0 when not said). */
 	void (*suite_work)(void *cell, double work[3]);
 	void (*suite_close)(void *cell); /* teardown, then frees what bvs_alloc gave */
+	/* ABI 7: what bvs_alloc gave the cell (bytes), and the library's own
+	 * peak around check's run (BVS_LIBRARY's memory hooks): returns 1 when
+	 * the library counted, else 0 (lib_* then 0). */
+	int (*suite_footprint)(void *cell, double *host, double *lib_host, double *lib_device);
 } bv_plugin;
 
 typedef const bv_plugin *(*bv_plugin_get_fn)(void);

@@ -92,6 +92,10 @@
 typedef struct version {
 	const char *label;
 	const bv_plugin *p;
+	/* --simd-isa that this version's suite library could not be forced
+	 * onto (BVS_LIBRARY without set_isa, or its refusal): why, and its
+	 * suite cells are n/a here rather than measured on another ISA. */
+	char *isa_refused;
 } version;
 
 /* A version's state in the child that times a cell. */
@@ -491,12 +495,38 @@ typedef struct check_job {
 	int out_fd; /* a suite cell's: where the plugin writes the output (-1: none) */
 } check_job;
 
+/* A reason as the log may hold it: the text comes from the library or the
+ * suite under test (its bvs_fail, its last error), so it may hold anything.
+ * Control characters and bytes that are not well-formed UTF-8 become '?':
+ * the log stays valid JSON text for every reader, not only cJSON. */
+static void reason_text(const char *in, char *out, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0;
+	while (*s && o + 5 < len) {
+		int n = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3 : (*s & 0xf8) == 0xf0 ? 4 : 0;
+		int ok = n > 0 && !(n == 2 && *s < 0xc2);
+		for (int k = 1; ok && k < n; k++)
+			ok = (s[k] & 0xc0) == 0x80;
+		if (!ok || (n == 1 && (*s < 0x20 || *s == 0x7f) && *s != '\t' && *s != '\n')) {
+			out[o++] = '?', s++;
+			continue;
+		}
+		memcpy(out + o, s, (size_t)n);
+		o += (size_t)n, s += n;
+	}
+	out[o] = '\0';
+}
+
 static cJSON *status_object(int s, const char *reason)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "status", status_name(s));
-	if (reason && *reason)
-		cJSON_AddStringToObject(o, "reason", reason);
+	if (reason && *reason) {
+		char clean[2048];
+		reason_text(reason, clean, sizeof(clean));
+		cJSON_AddStringToObject(o, "reason", clean);
+	}
 	return o;
 }
 
@@ -555,6 +585,10 @@ static int suite_setup(timed *t, const bv_cell *c, char *reason, size_t len)
 {
 	const bv_plugin *p = t->v->p;
 	char params[1200];
+	if (t->v->isa_refused) {
+		snprintf(reason, len, "%s", t->v->isa_refused);
+		return BV_NA;
+	}
 	if (!p->suite_open) {
 		snprintf(reason, len, "%s's plugin has no suite (built without one)", t->v->label);
 		return BV_FAILED;
@@ -580,20 +614,26 @@ static cJSON *suite_check_child(check_job *j)
 	const bv_plugin *p = j->v->p;
 	timed t = {.v = j->v};
 	char reason[1024] = "";
-	double worst = NAN, work[3] = {0, 0, 0};
+	double worst = NAN, work[3] = {0, 0, 0}, host = 0, lib_host = 0, lib_device = 0;
+	int counted = 0;
 	int s = suite_setup(&t, c, reason, sizeof(reason));
 	if (s == BV_OK) {
 		s = p->suite_check(t.args.cell, j->out_fd, &worst);
 		if (s != BV_OK)
 			snprintf(reason, sizeof(reason), "%s", p->last_error());
 		p->suite_work(t.args.cell, work);
+		counted = p->suite_footprint(t.args.cell, &host, &lib_host, &lib_device);
 		p->suite_close(t.args.cell);
 	}
 	cJSON *o = status_object(s == BV_WRONG ? ST_WRONG : s, reason);
-	/* What the runner allocates for the cell: nothing (the suite's own
-	 * memory is its business). */
-	cJSON_AddNumberToObject(o, "host_bytes", 0);
+	/* The footprint: what bvs_alloc gave the cell (the runner makes no
+	 * buffers for it), and the library's own where BVS_LIBRARY counts. */
+	cJSON_AddNumberToObject(o, "host_bytes", host);
 	cJSON_AddNumberToObject(o, "device_bytes", 0);
+	if (counted) {
+		cJSON_AddNumberToObject(o, "library_host_bytes", lib_host);
+		cJSON_AddNumberToObject(o, "library_device_bytes", lib_device);
+	}
 	if (isfinite(worst))
 		cJSON_AddNumberToObject(o, "worst_error", worst);
 	if (work[0] > 0 || work[1] > 0 || work[2] > 0) {
@@ -1583,7 +1623,7 @@ int main(int argc, char **argv)
 	/* Load in a random order: the first library loaded tends to land at
 	 * the same place relative to the host, and neither version should
 	 * always get it.  The output keeps the order given. */
-	version vs[MAX_VERSIONS];
+	version vs[MAX_VERSIONS] = {{0}};
 	char(*loaded)[PATH_MAX] = calloc(MAX_VERSIONS, PATH_MAX);
 	if (!loaded) {
 		fprintf(stderr, "bv-runner: out of memory\n");
@@ -1610,6 +1650,11 @@ int main(int argc, char **argv)
 	 * cells say n/a on their own. */
 	for (int i = 0; simd_isa && i < nv; i++) {
 		int s = vs[i].p->set_simd_isa(simd_isa);
+		if (s == BV_NA && vs[i].p->suite_open) {
+			char why[1200];
+			snprintf(why, sizeof(why), "--simd-isa %s: %s", simd_isa, vs[i].p->last_error());
+			vs[i].isa_refused = strdup(why);
+		}
 		if (s != BV_OK && s != BV_NA) {
 			fprintf(stderr, "bv-runner: --simd-isa %s: %s: %s\n", simd_isa, vs[i].label, vs[i].p->last_error());
 			free(drops);

@@ -48,6 +48,9 @@
 #define BVS_STR(x) BVS_STR_(x)
 
 extern const bvs_suite bvs_suite_def;
+/* BVS_LIBRARY: optional, so weak (NULL when the suite defines none). */
+extern const bvs_library bvs_library_def __attribute__((weak));
+#define HOOK(name) (&bvs_library_def && bvs_library_def.name ? bvs_library_def.name : NULL)
 
 #define NAME_MAX_ 32  /* suite_file.h: BV_SUITE_NAME_MAX */
 #define VALUE_MAX_ 32 /* BV_SUITE_VALUE_MAX */
@@ -354,6 +357,9 @@ struct bvs_ctx {
 	double work[3];
 	void **allocs;
 	size_t nallocs, cap;
+	double alloc_bytes; /* what bvs_alloc gave: the cell's host_bytes */
+	int lib_counted;    /* BVS_LIBRARY's memory_mark and _peak around check's run */
+	double lib_host, lib_device;
 	int set_up; /* setup returned BVS_OK: teardown runs at close */
 	/* what check named (copies: the suite's memory may be gone after it) */
 	void *out;
@@ -460,6 +466,7 @@ void *bvs_alloc(bvs_ctx *c, size_t bytes)
 		return NULL;
 	memset(p, 0, rounded ? rounded : 64);
 	c->allocs[c->nallocs++] = p;
+	c->alloc_bytes += (double)bytes;
 	return p;
 }
 
@@ -720,7 +727,14 @@ static int suite_check(void *cell, int out_fd, double *worst)
 	const bvs_benchmark *b = c->d->b;
 	*worst = NAN;
 	last[0] = '\0';
+	/* The library's footprint of one call: its first in this process, so
+	 * what it allocates once and keeps is seen too (as the catalog's). */
+	int (*mark)(void) = HOOK(memory_mark);
+	int (*peak)(double *, double *) = HOOK(memory_peak);
+	c->lib_counted = mark && peak && mark() == BVS_OK;
 	int s = from_bvs(b->run(c), b->name, "run");
+	if (c->lib_counted)
+		c->lib_counted = peak(&c->lib_host, &c->lib_device) == BVS_OK;
 	if (s != BV_OK || !b->check)
 		return s == BV_NA ? BV_FAILED : s; /* run has no n/a: setup says that */
 	free(c->out), free(c->ref);
@@ -783,6 +797,15 @@ static void suite_work(void *cell, double work[3])
 	const bvs_ctx *c = cell;
 	for (int i = 0; i < 3; i++)
 		work[i] = c ? c->work[i] : 0;
+}
+
+static int suite_footprint(void *cell, double *host, double *lib_host, double *lib_device)
+{
+	const bvs_ctx *c = cell;
+	*host = c ? c->alloc_bytes : 0;
+	*lib_host = c && c->lib_counted ? c->lib_host : 0;
+	*lib_device = c && c->lib_counted ? c->lib_device : 0;
+	return c && c->lib_counted;
 }
 
 static void suite_close(void *cell)
@@ -876,26 +899,34 @@ static double device_time(const bv_call *c, const bv_args *a, long reps)
 	return NAN;
 }
 
+/* BVS_LIBRARY's hooks, where the suite gives them. */
 static const char *simd_isa(void)
 {
-	return NULL;
+	const char *(*isa)(void) = HOOK(isa);
+	return isa ? isa() : NULL;
 }
 
 static int memory_mark(void)
 {
-	return BV_NA;
+	int (*mark)(void) = HOOK(memory_mark);
+	return mark && mark() == BVS_OK ? BV_OK : BV_NA;
 }
 
 static int memory_peak(double *host, double *device)
 {
-	(void)host, (void)device;
-	return BV_NA;
+	int (*peak)(double *, double *) = HOOK(memory_peak);
+	return peak && peak(host, device) == BVS_OK ? BV_OK : BV_NA;
 }
 
 static int set_simd_isa(const char *isa)
 {
-	(void)isa;
-	return BV_NA;
+	int (*set)(const char *) = HOOK(set_isa);
+	if (!set) {
+		set_error("the suite's library cannot be forced onto an ISA (no set_isa in BVS_LIBRARY)");
+		return BV_NA;
+	}
+	last[0] = '\0';
+	return from_bvs(set(isa), "BVS_LIBRARY", "set_isa");
 }
 
 static const bv_plugin plugin = {
@@ -920,6 +951,7 @@ static const bv_plugin plugin = {
 	.suite_check = suite_check,
 	.suite_work = suite_work,
 	.suite_close = suite_close,
+	.suite_footprint = suite_footprint,
 };
 
 __attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void);
