@@ -50,7 +50,8 @@
  *             run the cell: n/a), bvs_skip(...) (this machine cannot:
  *             skipped) or bvs_fail(...);
  *   run       the timed call, many times: BVS_OK or bvs_fail(...);
- *   check     (optional) after one run: names the output with bvs_output and,
+ *   check     (optional) after one run: returns bvs_wrong(...) when a test of
+ *             its own finds the output wrong; names the output with bvs_output and,
  *             where the suite can compute one, its reference with
  *             bvs_reference (doubles, in higher precision).  The output is
  *             checked against the reference (a float output within .max_ulp
@@ -88,7 +89,7 @@
 #define BVS_MAX_CELLS 4096 /* cells of one benchmark (the product) */
 #define BVS_MAX_BENCHMARKS 256
 
-enum { BVS_OK = 0, BVS_NA = 1, BVS_SKIPPED = 2, BVS_FAILED = 3 };
+enum { BVS_OK = 0, BVS_NA = 1, BVS_SKIPPED = 2, BVS_FAILED = 3, BVS_WRONG = 4 };
 
 typedef enum { BVS_F32, BVS_F64, BVS_U8, BVS_I32, BVS_I64 } bvs_type;
 
@@ -186,5 +187,10 @@ int bvs_na(bvs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* This version has it, but this machine cannot run it (a CPU without the
  * ISA a variant needs, no device): `skipped`, with the reason. */
 int bvs_skip(bvs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* From check only: the output is wrong by a test of the suite's own (a
+ * round trip that does not give the input back, an invariant that does not
+ * hold, an error bound the suite computes): `wrong result`, with the reason
+ * in the table, as a reference's failed comparison is. */
+int bvs_wrong(bvs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

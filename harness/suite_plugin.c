@@ -590,6 +590,16 @@ int bvs_skip(bvs_ctx *c, const char *fmt, ...)
 	return s;
 }
 
+int bvs_wrong(bvs_ctx *c, const char *fmt, ...)
+{
+	(void)c;
+	va_list ap;
+	va_start(ap, fmt);
+	int s = say(BVS_WRONG, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 
 
 /* ---- the suite_* calls ------------------------------------------------- */
@@ -610,8 +620,16 @@ static int from_bvs(int rc, const char *name, const char *call)
 {
 	if (rc == BVS_OK)
 		return BV_OK;
+	if (rc == BVS_WRONG && strcmp(call, "check")) {
+		char was[512];
+		snprintf(was, sizeof(was), "%s", last);
+		set_error("%s: %s returned bvs_wrong, which only check may (%s)", name, call, was);
+		return BV_FAILED;
+	}
+	if (rc == BVS_WRONG)
+		return last[0] ? BV_WRONG : (set_error("%s: check returned BVS_WRONG without a reason", name), BV_WRONG);
 	if (rc != BVS_NA && rc != BVS_SKIPPED && rc != BVS_FAILED) {
-		set_error("%s: %s returned %d (not BVS_OK, bvs_na, bvs_skip or bvs_fail)", name, call, rc);
+		set_error("%s: %s returned %d (not BVS_OK, bvs_na, bvs_skip, bvs_fail or bvs_wrong)", name, call, rc);
 		return BV_FAILED;
 	}
 	if (!last[0])

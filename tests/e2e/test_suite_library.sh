@@ -18,6 +18,7 @@ cat > "$LIB/include/quill.h" <<'E'
 #include <stddef.h>
 /* y = 2 x, through a scratch buffer of n doubles the library keeps */
 int ql_scale(const double *x, double *y, size_t n);
+int ql_halve(const double *x, double *y, size_t n);
 const char *ql_isa(void);
 size_t ql_peak_bytes(void); /* the most held since ql_peak_reset */
 void ql_peak_reset(void);
@@ -32,6 +33,12 @@ const char *ql_forced;
 const char *ql_isa(void) { return ql_forced ? ql_forced : "generic"; }
 size_t ql_peak_bytes(void) { return peak; }
 void ql_peak_reset(void) { peak = held; }
+int ql_halve(const double *x, double *y, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = x[i] / 2;
+	return 0;
+}
 int ql_scale(const double *x, double *y, size_t n)
 {
 	if (!scratch) {
@@ -81,11 +88,29 @@ static int check(bvs_ctx *c)
 	bvs_output(c, s->y, s->n, BVS_F64);
 	return BVS_OK;
 }
+/* halve, checked by a test of the suite's own: 2 y gives x back exactly. */
+static int run_halve(bvs_ctx *c)
+{
+	state *s = bvs_state(c);
+	return ql_halve(s->x, s->y, s->n) ? bvs_fail(c, "ql_halve failed") : BVS_OK;
+}
+static int check_halve(bvs_ctx *c)
+{
+	state *s = bvs_state(c);
+	for (size_t i = 0; i < s->n; i++)
+		if (2 * s->y[i] != s->x[i])
+			return bvs_wrong(c, "2 y[%zu] = %.17g is not x[%zu] = %.17g", i, 2 * s->y[i], i, s->x[i]);
+	return BVS_OK;
+}
+/* bvs_wrong is check's alone: from setup it is a failure of the suite. */
+static int wrong_setup(bvs_ctx *c) { return bvs_wrong(c, "not mine to say"); }
 /* A setup whose reason holds a terminal escape and a byte that is no UTF-8. */
 static int hostile(bvs_ctx *c) { return bvs_fail(c, "no \033[31mred\033[0m, no \377 byte"); }
 static const bvs_benchmark benchmarks[] = {
 	{.name = "scale", .params = "size=4K", .setup = setup, .run = run, .check = check},
 	{.name = "hostile", .setup = hostile, .run = run},
+	{.name = "halve", .params = "size=4K", .setup = setup, .run = run_halve, .check = check_halve},
+	{.name = "misplaced", .setup = wrong_setup, .run = run},
 	{0},
 };
 BVS_SUITE("quill", benchmarks)
@@ -112,6 +137,8 @@ git -C "$LIB" init -q -b main
 git -C "$LIB" add -A
 git -C "$LIB" commit -qm "quill 1.0.0"
 git -C "$LIB" tag v1.0.0
+# 1.1.0 halves the last element wrong (a bug no reference was needed to find)
+sed -i 's|y\[i\] = x\[i\] / 2;|y[i] = i + 1 == n ? x[i] : x[i] / 2;|' "$LIB/src/quill.c"
 echo 1.1.0 > "$LIB/VERSION"
 git -C "$LIB" commit -qam "quill 1.1.0"
 git -C "$LIB" tag v1.1.0
@@ -122,15 +149,24 @@ unset KERNEL_DIR KERNEL_REPO BENCH_VERSIONS_COMPAT BENCH_VERSIONS_PROJECT BENCH_
 rc=$?
 check "a suite with BVS_LIBRARY runs (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || tail -20 "$TMP/err" | sed 's/^/#   /'
+sed 's/^/#   /' "$TMP/out"
+check "the table shows halve's wrong result on 1.1.0 with the suite's reason" \
+	contains "$TMP/out" "^quill +halve +default +4K +[0-9.]+ us +wrong result"
+check "... and the reason below it" contains "$TMP/out" "2 y\[4095\] = .* is not x\[4095\]"
 run=$(ls -d "$TMP"/r/[0-9]*/ 2>/dev/null | head -1)
-check "each version's log names the ISA its library says; the cell's footprint is bvs_alloc's bytes and the library's peak; a hostile reason is kept printable and UTF-8 (the log is valid JSON for any reader)" \
+check "each version's log names the ISA its library says; bvs_wrong from check is wrong result with its reason on 1.1.0 only, from setup a failure; the cell's footprint is bvs_alloc's bytes and the library's peak; a hostile reason is kept printable and UTF-8 (the log is valid JSON for any reader)" \
 	python3 - "$run" <<'PY'
 import json, sys, glob
 for f in ("1.0.0.json", "1.1.0.json"):
     d = json.load(open(sys.argv[1] + "/" + f))
     assert d["version"]["build"]["status"] == "ok", (f, d["version"]["build"])
     assert d["version"]["simd_isa"] == "generic", (f, d["version"])
-    c, bad = d["cells"]
+    c, bad, halve, misplaced = d["cells"]
+    assert misplaced["status"] == "failed" and "only check may" in misplaced["reason"], misplaced
+    if f == "1.0.0.json":
+        assert halve["status"] == "ok", halve
+    else:
+        assert halve["status"] == "wrong result" and "2 y[4095] = " in halve["reason"], halve
     assert bad["op"] == "hostile" and bad["status"] == "failed" and bad["reason"] == "no ?[31mred?[0m, no ? byte", bad
     fp = c.get("footprint", c)
     # the state (3 pointers, rounded by nothing: bytes asked) and two 4K arrays of doubles
