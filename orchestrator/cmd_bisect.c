@@ -49,6 +49,8 @@
 #include "options.h"
 #include "stages.h"
 #include "stats.h"
+#include "suite.h"
+#include "suite_file.h"
 
 #define STATE_SCHEMA "bench-versions-bisect"
 #define STATE_SCHEMA_VERSION "1.0"
@@ -123,6 +125,10 @@ typedef struct ctx {
 	 * per version (counts.h), not a timing: deterministic, one process */
 	int by_counts;
 	double count_timeout;
+	/* A project suite (suite.h): where the ends' description was
+	 * registered (removed at the end), and the commits described since */
+	char *suite_tmp;
+	bv_strv described;
 } ctx;
 
 /* ---- builds ----------------------------------------------------------- */
@@ -284,6 +290,29 @@ static int count_step(ctx *x, bv_version **vs, size_t n, outcome *out)
 	return rc;
 }
 
+/* A project suite: a commit measured for the first time is described
+ * first, with the others of its measurement, as run's versions are after
+ * their builds (bv_suite_describe, the same call): its benchmarks must
+ * agree with every commit's before it, or the bisect stops naming both. */
+static int describe_new(ctx *x, const bv_version *vs, size_t n, const char *dir, bv_measure_opts *o)
+{
+	if (!bv_suite_dir())
+		return 0;
+	size_t fresh = 0;
+	for (size_t i = 0; i < n; i++) {
+		int known = 0;
+		for (size_t k = 0; k < x->described.n && !known; k++)
+			known = !strcmp(x->described.v[k], vs[i].commit);
+		fresh += !known;
+	}
+	if (!fresh)
+		return 0;
+	int rc = bv_suite_describe(vs, n, dir, o);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		bv_strv_push(&x->described, vs[i].commit);
+	return rc;
+}
+
 static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -301,6 +330,8 @@ static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 	bv_rm_rf(dir);
 	char **logs = NULL;
 	int rc = bv_mkdir_p(dir);
+	if (rc == 0)
+		rc = describe_new(x, copies, n, dir, &o);
 	if (rc == 0)
 		rc = bv_measure(copies, n, &o, dir, &logs);
 	free(copies);
@@ -860,6 +891,15 @@ static int settle_cell(const args *a, ctx *x)
 {
 	bv_cell *cells = NULL;
 	char err[256];
+	/* A suite build holds the suite's cells only (suite.h). */
+	const char *suite = bv_suite_file_suite();
+	if (suite && strcmp(a->bench, suite)) {
+		fprintf(stderr,
+			"bench-versions bisect: --bench %s: this project's builds hold its suite '%s' only (the project "
+			"file's \"suite\"): --bench %s, its benchmark with --op\n",
+			a->bench, suite, suite);
+		return BV_EXIT_USAGE;
+	}
 	bv_selection sel = {a->bench, a->op, a->backend, a->size};
 	int list = strpbrk(sel.benches, ",") || strpbrk(sel.ops, ",") || strpbrk(sel.backends, ",") ||
 		   strpbrk(sel.sizes, ",");
@@ -929,6 +969,39 @@ static int open_ends(ctx *x, const args *a, walk *w)
 	}
 	for (int i = 0; i < 2; i++)
 		bv_version_free(&ends[i]);
+	/* the compat rules every build needs (the ends' first, with a suite) */
+	if (rc == 0)
+		rc = bv_compat_load(bv_compat_path(), &x->compat);
+	return rc;
+}
+
+/* A project suite (suite.h): its cells are what the builds describe, so the
+ * ends are built first, described and registered (bv_suite_describe, as
+ * run does after its builds), and only then is the one cell settled.  The
+ * description the runners read is kept in a directory of this bisect's
+ * own, removed at its end. */
+static int suite_ends(ctx *x, walk *w)
+{
+	int rc = version_of(x, w->good_hex, &w->good);
+	if (rc == 0)
+		rc = version_of(x, w->bad_hex, &w->bad);
+	for (int i = 0; rc == 0 && i < 2; i++) {
+		bv_version *v = i ? w->bad : w->good;
+		if (v->build_error)
+			rc = bv_fail(BV_ERUN, "the %s commit %.12s does not build: %s", i ? "bad" : "good", v->commit,
+				     v->build_error);
+	}
+	char *root = bv_asprintf("%s/bisect", bv_cache_dir());
+	if (rc == 0 && !(x->suite_tmp = bv_mkdtemp_in(root, ".describe-")))
+		rc = BV_ERUN;
+	free(root);
+	if (rc == 0) {
+		bv_version two[2] = {*w->good, *w->bad}; /* shallow: only read */
+		bv_measure_opts o = x->mo;           /* its selection: the suite's group */
+		rc = bv_suite_describe(two, 2, x->suite_tmp, &o);
+	}
+	for (int i = 0; rc == 0 && i < 2; i++)
+		bv_strv_push(&x->described, (i ? w->bad : w->good)->commit);
 	return rc;
 }
 
@@ -950,6 +1023,24 @@ static int open_state(ctx *x, const args *a, const walk *w)
 	}
 	if (mo->simd_isa) { /* only then: the states of earlier bisects keep their keys */
 		char *more = bv_asprintf("%ssimd %s\n", keytext, mo->simd_isa);
+		free(keytext);
+		keytext = more;
+	}
+	if (bv_suite_dir()) {
+		/* A project suite is the benchmark's code: another suite (edited,
+		 * or another project file's) measures something else, so it
+		 * keys a state of its own (its files, as a build key holds them). */
+		bv_buf sk = BV_BUF_INIT;
+		char sh[41];
+		int src = bv_suite_key(&sk);
+		if (src) {
+			bv_buf_free(&sk);
+			free(keytext);
+			return src;
+		}
+		bv_hash_bytes(sk.s ? sk.s : "", sk.len, sh);
+		bv_buf_free(&sk);
+		char *more = bv_asprintf("%ssuite %s\n", keytext, sh);
 		free(keytext);
 		keytext = more;
 	}
@@ -985,8 +1076,6 @@ static int open_state(ctx *x, const args *a, const walk *w)
 		cJSON_AddNumberToObject(x->doc, "threshold", threshold);
 		cJSON_AddArrayToObject(x->doc, "points");
 	}
-	if (rc == 0)
-		rc = bv_compat_load(bv_compat_path(), &x->compat);
 	return rc;
 }
 
@@ -1545,6 +1634,10 @@ static void ctx_free(ctx *x)
 	free(x->state);
 	bv_compat_free(x->compat);
 	bv_repo_free(x->repo);
+	if (x->suite_tmp)
+		bv_rm_rf(x->suite_tmp);
+	free(x->suite_tmp);
+	bv_strv_free(&x->described);
 }
 
 /* The phases in order; each runs only when the one before succeeded. */
@@ -1554,7 +1647,17 @@ int bv_cmd_bisect(int argc, char **argv)
 	args a = {0};
 	walk w = {0};
 	int code = parse_options(argc, argv, &a, &x);
-	if (code < 0)
+	/* A project suite's cells are known once the ends are built (below);
+	 * what bisect cannot do with one yet is refused before anything is. */
+	int suite = code < 0 && bv_suite_dir();
+	if (suite && (x.by_counts || a.slurm)) {
+		fprintf(stderr, "bench-versions bisect: %s with a project suite (the project file's \"suite\"): not "
+				"supported yet%s\n",
+			x.by_counts ? "--by counts" : "--slurm",
+			x.by_counts ? " (counting suite cells under Valgrind is not; bisect by time)" : "");
+		code = BV_EXIT_USAGE;
+	}
+	if (code < 0 && !suite)
 		code = settle_cell(&a, &x);
 	if (code < 0) {
 		w.t0 = time(NULL);
@@ -1569,6 +1672,12 @@ int bv_cmd_bisect(int argc, char **argv)
 		}
 		if (rc == 0)
 			rc = open_ends(&x, &a, &w);
+		int said = -1; /* settle_cell's exit status, once it said why */
+		if (rc == 0 && suite) {
+			rc = suite_ends(&x, &w);
+			if (rc == 0 && (said = settle_cell(&a, &x)) >= 0)
+				rc = BV_EINPUT; /* not said again below */
+		}
 		if (rc == 0)
 			rc = open_state(&x, &a, &w);
 		if (rc == 0 && a.task) { /* a Slurm task of a round: its one commit */
@@ -1583,9 +1692,9 @@ int bv_cmd_bisect(int argc, char **argv)
 			if (rc == 0)
 				print_answer(&x, &a, &w);
 		}
-		if (rc)
+		if (rc && said < 0)
 			fprintf(stderr, "bench-versions bisect: %s\n", bv_error_last());
-		code = rc ? bv_exit_code(rc) : 0;
+		code = said >= 0 ? said : rc ? bv_exit_code(rc) : 0;
 	}
 	walk_free(&w);
 	ctx_free(&x);

@@ -58,6 +58,7 @@
 #include "progress.h"
 #include "project.h"
 #include "stages.h"
+#include "suite.h"
 #include "stats.h"
 
 #define HISTORY_SCHEMA "bench-versions-history"
@@ -1840,6 +1841,11 @@ int bv_cmd_history(int argc, char **argv)
 		rc = open_results(&h);
 	if (rc == 0)
 		rc = build_series(&h);
+	/* A project suite: the versions' builds describe its cells, merged
+	 * over the series (a benchmark later commits add is n/a before them)
+	 * and registered before any cell is planned, as run does (suite.h). */
+	if (rc == 0)
+		rc = bv_suite_describe(h.all, h.nall, h.dir, &h.cli.mo);
 	if (rc == 0)
 		rc = cells_plan(&h);
 	if (rc == 0)

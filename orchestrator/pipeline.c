@@ -650,9 +650,9 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		bv_progress_end(pg);
 	}
 	/* A project suite: the builds describe its cells, registered here
-	 * before any is planned (suite.h); every catalog path goes on as it
-	 * was. */
-	if (rc == 0 && bv_suite_dir())
+	 * before any is planned (suite.h; bisect and history call the same
+	 * after their builds); without one, nothing happens. */
+	if (rc == 0)
 		rc = bv_suite_describe(vs, nnames, dir, mo);
 	if (rc == 0) {
 		/* Fixed thread counts, recorded in the logs: a library that picks its

@@ -174,13 +174,6 @@ static int describe(const bv_version *vs, size_t n, const char *dir, cJSON **doc
 	return rc;
 }
 
-/* The group a description names. */
-static const char *suite_name(const cJSON *desc)
-{
-	const cJSON *s = cJSON_GetObjectItemCaseSensitive(desc, "suite");
-	return cJSON_IsString(s) ? s->valuestring : NULL;
-}
-
 /* Every item of a comma list is name. */
 static int only_names(const char *list, const char *name)
 {
@@ -193,22 +186,69 @@ static int only_names(const char *list, const char *name)
 	return 1;
 }
 
+/* Every version this command has described (labels and their own
+ * descriptions, in order) and the union of them: a command that builds
+ * more versions after the suite is registered (bisect's probes, report's
+ * second run) describes those too, and they must agree with every one
+ * before them. */
+typedef struct seen_one {
+	char *label;
+	cJSON *desc;
+} seen_one;
+static seen_one *seen;
+static size_t nseen;
+static cJSON *seen_union;
+
+/* one (label's description) into the union.  A benchmark declared
+ * differently is named with the first version before it that declares it
+ * otherwise, pairwise: "in a and b", not "in a, b, c, d and e". */
+static int note_description(const char *label, const cJSON *one)
+{
+	char err[1024];
+	for (size_t k = 0; k < nseen; k++)
+		if (!strcmp(seen[k].label, label)) {
+			if (cJSON_Compare(seen[k].desc, one, 1))
+				return 0; /* the same version again (report's second run) */
+			return bv_fail(BV_EINPUT, "%s's description of the suite differs from the one it gave earlier in "
+			                          "this command: was the suite edited meanwhile?",
+			               label);
+		}
+	if (bv_suite_desc_merge(&seen_union, nseen ? seen[0].label : label, one, label, err, sizeof(err)) != 0) {
+		/* The union named its first label; name the version that
+		 * disagrees instead. */
+		for (size_t k = 0; k < nseen; k++) {
+			cJSON *pair = cJSON_Duplicate(seen[k].desc, 1);
+			int bad = bv_suite_desc_merge(&pair, seen[k].label, one, label, err, sizeof(err));
+			cJSON_Delete(pair);
+			if (bad)
+				break;
+		}
+		return bv_fail(BV_EINPUT, "the suite's benchmarks differ between versions: %s", err);
+	}
+	seen = bv_xrealloc(seen, (nseen + 1) * sizeof(*seen));
+	seen[nseen].label = bv_strdup(label);
+	seen[nseen++].desc = cJSON_Duplicate(one, 1);
+	return 0;
+}
+
 int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measure_opts *mo)
 {
+	if (!bv_suite_dir())
+		return 0; /* no suite: the catalog's cells, registered already */
 	size_t built = 0;
 	for (size_t i = 0; i < n; i++)
 		built += vs[i].plugin && !vs[i].build_error;
 	if (!built)
 		return bv_fail(BV_ERUN, "no version built, so the suite's benchmarks are unknown (each version's "
 		                        "build describes the benchmarks it has)");
-	cJSON *doc = NULL, *merged = NULL;
+	cJSON *doc = NULL;
 	int rc = describe(vs, n, dir, &doc);
 	const cJSON *versions = cJSON_GetObjectItemCaseSensitive(doc, "versions");
 	if (rc == 0 && !cJSON_IsObject(versions))
 		rc = bv_fail(BV_ERUN, "%s/raw/describe.json: no \"versions\" object (bv-runner --describe)", dir);
 	/* In the versions' order on the command line: the union keeps the
 	 * benchmarks in the order they first appear, the baseline's first. */
-	bv_buf labels = BV_BUF_INIT;
+	int any = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if (!vs[i].plugin || vs[i].build_error)
 			continue;
@@ -218,19 +258,14 @@ int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measur
 		char err[1024], *where = bv_asprintf("%s's description (%s/raw/describe.json)", vs[i].label, dir);
 		/* A bad description is named by its version's label here, not
 		 * found later in the merge or the load. */
-		if (bv_suite_desc_check(where, one, err, sizeof(err)) != 0) {
+		if (bv_suite_desc_check(where, one, err, sizeof(err)) != 0)
 			rc = bv_fail(BV_EINPUT, "%s", err);
-			free(where);
-			break;
-		}
 		free(where);
-		if (bv_suite_desc_merge(&merged, labels.s ? labels.s : vs[i].label, one, vs[i].label, err,
-		                        sizeof(err)) != 0)
-			rc = bv_fail(BV_EINPUT, "the suite's benchmarks differ between versions: %s", err);
-		bv_buf_printf(&labels, "%s%s", labels.len ? ", " : "", vs[i].label);
+		if (rc == 0)
+			rc = note_description(vs[i].label, one);
+		any = 1;
 	}
-	bv_buf_free(&labels);
-	if (rc == 0 && !merged)
+	if (rc == 0 && !any)
 		rc = bv_fail(BV_ERUN, "no version's plugin describes a suite (bv-runner --describe in %s/raw/runner.log)",
 		             dir);
 	/* DIR/suite.json, beside the versions' logs (DIR/LABEL.json): a
@@ -240,30 +275,28 @@ int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measur
 	for (size_t i = 0; i < n; i++)
 		taken |= !strcmp(vs[i].label, "suite");
 	char *path = bv_asprintf(taken ? "%s/raw/suite.json" : "%s/suite.json", dir);
-	if (rc == 0)
-		rc = bv_json_save(path, merged);
 	if (rc == 0 && bv_suite_file_hash()) {
-		/* A command that runs the stages twice (report's second run):
-		 * the registry holds the suite already, and cells point into it.
-		 * The same description is that one; another is refused. */
-		char *was = NULL, *now = NULL;
-		size_t wlen = 0, nlen = 0;
-		int same = bv_read_file(bv_suite_file_path(), BV_SUITE_FILE_MAX, &was, &wlen) == 0 &&
-		           bv_read_file(path, BV_SUITE_FILE_MAX, &now, &nlen) == 0 && wlen == nlen &&
-		           !memcmp(was, now, wlen);
-		free(was), free(now);
-		if (!same)
-			rc = bv_fail(BV_EINPUT, "the suite's description %s differs from %s, which this command "
-			                        "registered earlier: was the suite edited meanwhile?",
-			             path, bv_suite_file_path());
+		/* Registered already, by this command's first builds: the
+		 * registry holds those cells and measured cells point into them.
+		 * These versions agreed with every one before (above); what
+		 * their runners read is that description, kept here too. */
+		if (strcmp(path, bv_suite_file_path())) {
+			char *text = NULL;
+			size_t len = 0;
+			rc = bv_read_file(bv_suite_file_path(), BV_SUITE_FILE_MAX, &text, &len);
+			if (rc == 0)
+				rc = bv_write_file_atomic(path, text, len);
+			free(text);
+		}
 	} else if (rc == 0) {
 		char err[1024];
-		if (bv_suite_file_load(path, err, sizeof(err)) != 0)
+		rc = bv_json_save(path, seen_union);
+		if (rc == 0 && bv_suite_file_load(path, err, sizeof(err)) != 0)
 			rc = bv_fail(BV_EINPUT, "%s", err);
 	}
 	/* The selection: a suite build holds the suite's benchmarks only, so
 	 * the catalog's groups have nothing to run in it. */
-	const char *name = rc == 0 ? suite_name(merged) : NULL;
+	const char *name = rc == 0 ? bv_suite_file_suite() : NULL;
 	if (rc == 0 && !name)
 		rc = bv_fail(BV_EINPUT, "%s: no \"suite\" name", path);
 	if (rc == 0 && mo->benches && !only_names(mo->benches, name))
@@ -279,7 +312,6 @@ int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measur
 	if (rc == 0)
 		rc = bv_selection_check(mo, NULL);
 	free(path);
-	cJSON_Delete(merged);
 	cJSON_Delete(doc);
 	return rc;
 }

@@ -10,7 +10,10 @@
  * directory as suite.json and registered (harness/suite_file.c) before any
  * cell is planned.  So the checks of the selection that run before the
  * builds leave a suite's names alone (bv_suite_dir set), and are made again
- * once it is registered (bv_suite_describe).
+ * once it is registered (bv_suite_describe).  bisect and history build
+ * without bv_run_versions and call the same function after their builds;
+ * their runners get the same arguments (bv_suite_runner_args, which
+ * bv_measure and the counts add to every bv-runner command line).
  */
 #ifndef BV_SUITE_ORCH_H
 #define BV_SUITE_ORCH_H
@@ -37,15 +40,25 @@ int bv_suite_key(bv_buf *b);
  * or holds none. */
 int bv_suite_sources(bv_strv *out);
 
-/* After the builds: bv-runner --describe over the plugins of the versions
- * that built, their descriptions merged in the order of vs (a version whose
- * build failed, or whose plugin describes no suite, is left out), written
- * to DIR/suite.json and registered here (bv_suite_file_load).  Then the
- * selection is settled against it: without --benches, the suite's group;
- * --benches naming anything else is refused (a suite build has no catalog),
- * and the selection must name cells.  BV_EINPUT for descriptions that
- * disagree (the message names the versions), BV_ERUN when no version
- * built. */
+/* After the builds, for every command that measures what it built (run
+ * and report through bv_run_versions, bisect, history): nothing without a
+ * project suite; else bv-runner --describe over the plugins of the
+ * versions that built, each version's description checked and merged in
+ * the order of vs (a version whose build failed, or whose plugin describes
+ * no suite, is left out).
+ *
+ * The first call of a command writes the union to DIR/suite.json and
+ * registers it here (bv_suite_file_load).  A later call (bisect's next
+ * commit, report's second run) registers nothing: its versions must agree
+ * with every version described before (a benchmark they add is theirs
+ * alone, not measured by this command), and DIR/suite.json is a copy of
+ * the registered description, the one their runners read.
+ *
+ * Then the selection is settled against the registered suite: without
+ * --benches, the suite's group; --benches naming anything else is refused
+ * (a suite build has no catalog), and the selection must name cells.
+ * BV_EINPUT for descriptions that disagree (the message names the two
+ * versions), BV_ERUN when no version built. */
 int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measure_opts *mo);
 
 /* --suite-file F --suite-hash H for a bv-runner command line, once a

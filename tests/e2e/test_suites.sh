@@ -193,6 +193,36 @@ check "'$ex': exit 0 ($rc)" test $rc -eq 0
 check "... unrolled is faster than simple on 1.0.0, told apart" \
 	contains "$TMP/vs.out" "^  1\.0\.0 +lumen/dot/64K +unrolled, 0\.[0-9]{3} \[[0-9.]+, [0-9.]+\] of simple's time"
 
+# Bisect and history over the walk-through's tags, as the page shows them:
+# dot's unrolled variant is three times slower from 1.2.0 on.
+ex=$(grep -m1 '^bench-versions bisect --good v1\.0\.0 ' "$ROOT/docs/suites.md")
+check "docs/suites.md shows a bisect with the suite" test -n "$ex"
+eval "set -- ${ex#bench-versions }"
+"$BV" "$@" > "$TMP/bisect.out" 2> "$TMP/bisect.err"
+rc=$?
+check "'$ex': exit 0 ($rc)" test $rc -eq 0
+check "... names 1.2.0's commit as the first slower one, slower than its parent" \
+	bash -c "grep -q '^first slower commit: $(git -C "$LIB" rev-parse 'v1.2.0^{commit}')\$' '$TMP/bisect.out' &&
+		 grep -qE '^  vs parent [0-9a-f]{12}: [0-9.]+ \[[0-9.]+, [0-9.]+\] slower' '$TMP/bisect.out'"
+grep -q "^first slower" "$TMP/bisect.out" || sed 's/^/#   /' "$TMP/bisect.out" "$TMP/bisect.err" | tail -20
+ex=$(grep -m1 '^bench-versions history v1\.0\.0\.\.v1\.2\.0 ' "$ROOT/docs/suites.md")
+check "docs/suites.md shows a history with the suite" test -n "$ex"
+eval "set -- ${ex#bench-versions }"
+"$BV" "$@" --results "$TMP/hist" > "$TMP/hist.out" 2> "$TMP/hist.err"
+rc=$?
+check "'$ex': exit 0 ($rc)" test $rc -eq 0
+sed 's/^/#   /' "$TMP/hist.out"
+check "... one change: dot's unrolled variant, slower from 1.1.0 to 1.2.0; simple has none" \
+	python3 - "$(ls "$TMP"/hist/*/history.json | head -1)" "$(git -C "$LIB" rev-parse 'v1.1.0^{commit}')" \
+	"$(git -C "$LIB" rev-parse 'v1.2.0^{commit}')" <<'PY'
+import json, sys
+doc, before, after = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+ch = doc["changes"]
+assert len(ch) == 1 and ch[0]["cell"] == "lumen/dot/unrolled/64K" and ch[0]["direction"] == "slower", ch
+assert ch[0]["from_commit"] == before and ch[0]["to_commit"] == after, ch[0]
+assert {x["cell"] for x in doc["cells"]} == {"lumen/dot/simple/64K", "lumen/dot/unrolled/64K"}, doc["cells"]
+PY
+
 # ---- a changed output with no reference: checked against the baseline's
 # The working tree's lm_pack writes its tokens the other way round (distance
 # first): the same compression, other bytes.  pack has no reference, so only
