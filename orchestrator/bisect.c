@@ -19,14 +19,10 @@
 
 #include "bisect.h"
 #include "common.h"
+#include "git_util.h"
 #include "stages.h"
 #include "stats.h"
 
-static int git_fail(const char *what)
-{
-	const git_error *e = git_error_last();
-	return bv_fail(BV_ERUN, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
-}
 
 int bv_bisect_remaining(git_repository *repo, const git_oid *bad, const git_oid *goods, size_t ngoods,
 			int first_parent, git_oid **out, size_t *n)
@@ -34,15 +30,15 @@ int bv_bisect_remaining(git_repository *repo, const git_oid *bad, const git_oid 
 	*out = NULL, *n = 0;
 	git_revwalk *w = NULL;
 	if (git_revwalk_new(&w, repo) < 0)
-		return git_fail("revwalk");
+		return bv_git_fail(BV_ERUN, "revwalk");
 	int rc = 0;
 	if (git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL) < 0 || git_revwalk_push(w, bad) < 0)
-		rc = git_fail("revwalk from the bad commit");
+		rc = bv_git_fail(BV_ERUN, "revwalk from the bad commit");
 	for (size_t i = 0; rc == 0 && i < ngoods; i++)
 		if (git_revwalk_hide(w, &goods[i]) < 0)
-			rc = git_fail("revwalk: hiding a good commit");
+			rc = bv_git_fail(BV_ERUN, "revwalk: hiding a good commit");
 	if (rc == 0 && first_parent && git_revwalk_simplify_first_parent(w) < 0)
-		rc = git_fail("revwalk --first-parent");
+		rc = bv_git_fail(BV_ERUN, "revwalk --first-parent");
 	size_t cap = 64;
 	git_oid *ids = bv_xmalloc(cap * sizeof(git_oid)), id;
 	int err;
@@ -52,7 +48,7 @@ int bv_bisect_remaining(git_repository *repo, const git_oid *bad, const git_oid 
 		ids[(*n)++] = id;
 	}
 	if (rc == 0 && err != GIT_ITEROVER)
-		rc = git_fail("revwalk");
+		rc = bv_git_fail(BV_ERUN, "revwalk");
 	git_revwalk_free(w);
 	if (rc) {
 		free(ids);
@@ -91,7 +87,7 @@ long bv_bisect_pick(git_repository *repo, const git_oid *set, size_t n, const gi
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		git_commit *c = NULL;
 		if (git_commit_lookup(&c, repo, &set[i]) < 0) {
-			rc = git_fail("reading a commit");
+			rc = bv_git_fail(BV_ERUN, "reading a commit");
 			break;
 		}
 		unsigned np = first_parent ? (git_commit_parentcount(c) > 0) : git_commit_parentcount(c);

@@ -49,6 +49,7 @@
 #include "classes.h"
 #include "cli.h"
 #include "common.h"
+#include "git_util.h"
 #include "history.h"
 #include "history_cmd.h"
 #include "json.h"
@@ -623,11 +624,6 @@ static int parse_options(int argc, char **argv, hist *h)
 
 /* ---- the series ----------------------------------------------------------- */
 
-static int git_fail(const char *what)
-{
-	const git_error *e = git_error_last();
-	return bv_fail(BV_ERUN, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
-}
 
 /* One end of a range, as a commit (bv_resolve's rules: a release number,
  * a tag, any git revision). */
@@ -673,7 +669,7 @@ static int range_series(hist *h, bv_strv *out)
 	if (rc == 0) {
 		int desc = git_graph_descendant_of(h->git, &bid, &aid);
 		if (desc < 0)
-			rc = git_fail("comparing the ends of the range");
+			rc = bv_git_fail(BV_ERUN, "comparing the ends of the range");
 		else if (desc == 0)
 			rc = bv_fail(
 			    BV_EINPUT,
@@ -683,12 +679,12 @@ static int range_series(hist *h, bv_strv *out)
 	}
 	git_revwalk *w = NULL;
 	if (rc == 0 && git_revwalk_new(&w, h->git) < 0)
-		rc = git_fail("revwalk");
+		rc = bv_git_fail(BV_ERUN, "revwalk");
 	if (rc == 0 && (git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
 	                git_revwalk_push(w, &bid) < 0 || git_revwalk_hide(w, &aid) < 0))
-		rc = git_fail("revwalk of the range");
+		rc = bv_git_fail(BV_ERUN, "revwalk of the range");
 	if (rc == 0 && h->first_parent && git_revwalk_simplify_first_parent(w) < 0)
-		rc = git_fail("revwalk --first-parent");
+		rc = bv_git_fail(BV_ERUN, "revwalk --first-parent");
 	if (rc == 0) {
 		bv_strv_push(out, ahex);
 		git_oid id;
@@ -699,7 +695,7 @@ static int range_series(hist *h, bv_strv *out)
 			bv_strv_push(out, hex);
 		}
 		if (e != GIT_ITEROVER)
-			rc = git_fail("revwalk of the range");
+			rc = bv_git_fail(BV_ERUN, "revwalk of the range");
 	}
 	git_revwalk_free(w);
 	free(a);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "git_util.h"
 #include "hash.h"
 #include "releases.h"
 #include "stages.h"
@@ -188,11 +189,6 @@ static void register_stream(void)
 
 #define MIRROR_REFSPEC "+refs/heads/*:refs/heads/*"
 
-static int git_fail(int code, const char *what)
-{
-	const git_error *e = git_error_last();
-	return bv_fail(code, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
-}
 
 int bv_repo_is_url(const char *s)
 {
@@ -260,7 +256,7 @@ static int follow_remote_head(git_repository *repo, const char *what)
 	if (git_reference_lookup(&ref, repo, "refs/remotes/origin/HEAD") == 0 &&
 	    git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC &&
 	    git_repository_set_head(repo, git_reference_symbolic_target(ref)) < 0)
-		rc = git_fail(BV_ERUN, what);
+		rc = bv_git_fail(BV_ERUN, what);
 	git_reference_free(ref);
 	return rc;
 }
@@ -296,7 +292,7 @@ static int clone_into(const char *url, const char *shown, const char *root, cons
 	fprintf(stderr, "clone: %s -> %s\n", shown, final);
 	int rc = 0;
 	if (git_clone(&repo, url, tmp, &opts) < 0)
-		rc = git_fail(BV_EINPUT, "cloning KERNEL_REPO");
+		rc = bv_git_fail(BV_EINPUT, "cloning KERNEL_REPO");
 	else
 		rc = follow_remote_head(repo, "cloning KERNEL_REPO");
 	git_repository_free(repo);
@@ -318,16 +314,16 @@ static int fetch_into(const char *url, const char *shown, const char *gitdir)
 	fprintf(stderr, "fetch: %s -> %s\n", shown, gitdir);
 	int rc = 0;
 	if (git_repository_open_bare(&repo, gitdir) < 0)
-		rc = git_fail(BV_ERUN, gitdir);
+		rc = bv_git_fail(BV_ERUN, gitdir);
 	else if (git_remote_lookup(&remote, repo, "origin") < 0)
-		rc = git_fail(BV_ERUN, gitdir);
+		rc = bv_git_fail(BV_ERUN, gitdir);
 	else if (strcmp(git_remote_url(remote), url) != 0) {
 		char *origin = bv_url_redact(git_remote_url(remote));
 		rc = bv_fail(BV_ERUN, "%s: its origin is %s, not %s", gitdir, origin, shown);
 		free(origin);
 	}
 	else if (git_remote_fetch(remote, NULL, &fo, "fetch") < 0)
-		rc = git_fail(BV_EINPUT, "fetching KERNEL_REPO");
+		rc = bv_git_fail(BV_EINPUT, "fetching KERNEL_REPO");
 	else
 		rc = follow_remote_head(repo, "fetching KERNEL_REPO");
 	git_remote_free(remote);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "git_util.h"
 #include "hash.h"
 #include "locate.h"
 #include "project.h"
@@ -37,11 +38,6 @@ struct bv_repo {
 	bv_project *project; /* the project file, else the built-in default (project.h) */
 };
 
-static int git_fail(int code, const char *what)
-{
-	const git_error *e = git_error_last();
-	return bv_fail(code, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
-}
 
 const char *bv_repo_kernel_dir(const bv_repo *r) { return r->kernel_dir; }
 const char *bv_repo_describe(const bv_repo *r) { return r->where; }
@@ -114,7 +110,7 @@ int bv_repo_open(bv_repo **out)
 		rc = git_repository_open_ext(&r->repo, r->kernel_dir, 0, NULL);
 	if (rc < 0) {
 		if (repo_env && *repo_env) {
-			rc = git_fail(BV_EINPUT, "KERNEL_REPO");
+			rc = bv_git_fail(BV_EINPUT, "KERNEL_REPO");
 			free(mirror);
 			free(no_library);
 			bv_repo_free(r);
@@ -250,7 +246,7 @@ static char *tree_version_builtin(git_repository *repo, const git_tree *tree, co
 	if (git_tree_entry_bypath(&e, tree, path) < 0 || git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
 		bv_fail(BV_EINPUT, "%s has no %s: not a kernels library tree", what, path);
 	} else if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
-		git_fail(BV_ERUN, path);
+		bv_git_fail(BV_ERUN, path);
 	} else {
 		size_t n = (size_t)git_blob_rawsize(blob);
 		const char *s = git_blob_rawcontent(blob);
@@ -375,7 +371,7 @@ static int project_release_tag(bv_repo *r, const char *number, git_commit **out,
 		}
 	if (rc == 0 && found) {
 		if (git_commit_lookup(out, r->repo, &found->commit) != 0)
-			rc = git_fail(BV_ERUN, found->tag);
+			rc = bv_git_fail(BV_ERUN, found->tag);
 		else
 			*tag = bv_strdup(found->tag);
 	}
@@ -462,7 +458,7 @@ static int project_first_commit(bv_repo *r, const char *number, git_commit **out
 		return 0;
 	if (git_revwalk_new(&walk, r->repo) < 0 || git_revwalk_push_head(walk) < 0) {
 		git_revwalk_free(walk);
-		return git_fail(BV_ERUN, "walking history");
+		return bv_git_fail(BV_ERUN, "walking history");
 	}
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
 	while (!*out && git_revwalk_next(&oid, walk) == 0) {
@@ -486,7 +482,7 @@ static int from_commit(bv_repo *r, git_commit *c, bv_version *v)
 	char *what = bv_asprintf("commit %s", shortid);
 	int rc = 0;
 	if (git_commit_tree(&root, c) < 0)
-		rc = git_fail(BV_ERUN, what);
+		rc = bv_git_fail(BV_ERUN, what);
 	else if (*r->prefix) {
 		if (git_tree_entry_bypath(&e, root, r->prefix) < 0 || git_tree_entry_type(e) != GIT_OBJECT_TREE)
 			rc = e && git_tree_entry_type(e) == GIT_OBJECT_COMMIT
@@ -531,7 +527,7 @@ static int first_commit_with_version(bv_repo *r, const char *number, git_commit 
 	char *path = bv_asprintf("%s%sVERSION", r->prefix, *r->prefix ? "/" : "");
 	int rc = 0;
 	if (git_revwalk_new(&walk, r->repo) < 0 || git_revwalk_push_head(walk) < 0)
-		rc = git_fail(BV_ERUN, "walking history");
+		rc = bv_git_fail(BV_ERUN, "walking history");
 	else
 		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
 	int step = 0;
@@ -562,7 +558,7 @@ static int first_commit_with_version(bv_repo *r, const char *number, git_commit 
 	if (rc == 0 && !*out && step < 0 && step != GIT_ITEROVER)
 	{
 		char *what = bv_asprintf("looking for the first commit whose %s reads %s", path, number);
-		rc = git_fail(BV_EINPUT, what);
+		rc = bv_git_fail(BV_EINPUT, what);
 		free(what);
 	}
 	if (rc && git_repository_is_shallow(r->repo))
