@@ -24,39 +24,11 @@
 #include "stats.h"
 
 
+/* git rev-list bad ^good...: the one walk (git_util.c) history uses too. */
 int bv_bisect_remaining(git_repository *repo, const git_oid *bad, const git_oid *goods, size_t ngoods,
 			int first_parent, git_oid **out, size_t *n)
 {
-	*out = NULL, *n = 0;
-	git_revwalk *w = NULL;
-	if (git_revwalk_new(&w, repo) < 0)
-		return bv_git_fail(BV_ERUN, "revwalk");
-	int rc = 0;
-	if (git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL) < 0 || git_revwalk_push(w, bad) < 0)
-		rc = bv_git_fail(BV_ERUN, "revwalk from the bad commit");
-	for (size_t i = 0; rc == 0 && i < ngoods; i++)
-		if (git_revwalk_hide(w, &goods[i]) < 0)
-			rc = bv_git_fail(BV_ERUN, "revwalk: hiding a good commit");
-	if (rc == 0 && first_parent && git_revwalk_simplify_first_parent(w) < 0)
-		rc = bv_git_fail(BV_ERUN, "revwalk --first-parent");
-	size_t cap = 64;
-	git_oid *ids = bv_xmalloc(cap * sizeof(git_oid)), id;
-	int err;
-	while (rc == 0 && (err = git_revwalk_next(&id, w)) == 0) {
-		if (*n == cap)
-			ids = bv_xrealloc(ids, (cap *= 2) * sizeof(git_oid));
-		ids[(*n)++] = id;
-	}
-	if (rc == 0 && err != GIT_ITEROVER)
-		rc = bv_git_fail(BV_ERUN, "revwalk");
-	git_revwalk_free(w);
-	if (rc) {
-		free(ids);
-		*n = 0;
-		return rc;
-	}
-	*out = ids;
-	return 0;
+	return bv_git_walk(repo, bad, goods, ngoods, first_parent, 0, out, n);
 }
 
 /* Sorted copy of the set's ids with their index, for parent lookups. */

@@ -677,27 +677,20 @@ static int range_series(hist *h, bv_strv *out)
 			    "from an older commit to a newer one",
 			    h->range, a, ahex, b, bhex);
 	}
-	git_revwalk *w = NULL;
-	if (rc == 0 && git_revwalk_new(&w, h->git) < 0)
-		rc = bv_git_fail(BV_ERUN, "revwalk");
-	if (rc == 0 && (git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
-	                git_revwalk_push(w, &bid) < 0 || git_revwalk_hide(w, &aid) < 0))
-		rc = bv_git_fail(BV_ERUN, "revwalk of the range");
-	if (rc == 0 && h->first_parent && git_revwalk_simplify_first_parent(w) < 0)
-		rc = bv_git_fail(BV_ERUN, "revwalk --first-parent");
+	/* git rev-list b ^a, oldest first: the walk bisect takes (git_util.c) */
+	git_oid *ids = NULL;
+	size_t n = 0;
+	if (rc == 0)
+		rc = bv_git_walk(h->git, &bid, &aid, 1, h->first_parent, 1, &ids, &n);
 	if (rc == 0) {
 		bv_strv_push(out, ahex);
-		git_oid id;
-		int e;
-		while ((e = git_revwalk_next(&id, w)) == 0) {
+		for (size_t i = 0; i < n; i++) {
 			char hex[41];
-			git_oid_tostr(hex, sizeof(hex), &id);
+			git_oid_tostr(hex, sizeof(hex), &ids[i]);
 			bv_strv_push(out, hex);
 		}
-		if (e != GIT_ITEROVER)
-			rc = bv_git_fail(BV_ERUN, "revwalk of the range");
 	}
-	git_revwalk_free(w);
+	free(ids);
 	free(a);
 	return rc;
 }
@@ -1178,63 +1171,49 @@ static void count_undecided(hist *h)
 			h->inconclusive += undecided(&h->cells[c], i, h->cli.mo.threshold);
 }
 
-/* Every step of every cell decided together (verdict.c's rule): slower or
- * faster only when the step's interval says so and its evidence survives
+/* Every step of every cell decided together, by verdict.c's rule
+ * (bv_changes_decide, the one run and compare use): slower or faster only
+ * when the step's interval says so and its evidence survives
  * Benjamini-Hochberg at BV_FDR over every step tested; `same` only when the
- * estimate lies inside the band with an interval; else inconclusive. */
+ * estimate lies inside the band with an interval; else inconclusive.  An
+ * unstable step is judged on nothing (out of the family); a step with no
+ * per-process ratios (none stored) is shown, never called. */
 static void decide_steps(hist *h)
 {
 	double thr = h->cli.mo.threshold;
-	size_t cap = h->ncells * h->nv + 1, m = 0;
-	double *p = bv_xcalloc(cap, sizeof(double));
-	int *found = bv_xcalloc(cap, sizeof(int));
+	size_t cap = h->ncells * h->nv + 1, n = 0;
+	bv_change *chs = bv_xcalloc(cap, sizeof(bv_change));
+	bv_change **all = bv_xcalloc(cap, sizeof(bv_change *));
+	hstep **of = bv_xcalloc(cap, sizeof(hstep *));
 	for (size_t c = 0; c < h->ncells; c++)
 		for (size_t i = 0; i + 1 < h->nv; i++) {
 			hstep *st = &h->cells[c].steps[i];
-			if (!st->s.nproc || !isfinite(st->s.ratio) || st->unstable)
-				continue; /* an unstable step is judged on nothing: out of the family */
-			bv_change ch;
-			memset(&ch, 0, sizeof(ch));
-			bv_change_evidence(&ch, st->s.proc_ratio, st->s.nproc, thr);
-			st->s.p = ch.p, st->p_slower = ch.p_slower, st->p_faster = ch.p_faster;
-			p[m++] = ch.p;
-		}
-	bv_bh(p, m, BV_FDR, found);
-	size_t k = 0, called = 0;
-	for (size_t c = 0; c < h->ncells; c++)
-		for (size_t i = 0; i + 1 < h->nv; i++) {
-			hstep *st = &h->cells[c].steps[i];
-			if (!isfinite(st->s.ratio)) {
-				st->s.verdict = NULL;
+			st->s.verdict = NULL;
+			if (!isfinite(st->s.ratio))
 				continue;
-			}
-			if (st->unstable) {
-				st->s.verdict = "unstable"; /* changepoint.c leaves it out */
-				h->unstable++;
-				continue;
-			}
-			bv_verdict v = BV_SAME;
-			int discovered = 0;
-			if (st->s.nproc) {
-				discovered = found[k++];
-				/* A stored step keeps lo and hi only as a 95 % interval
-				 * (history.h), not the coverage itself. */
-				double cov = st->coverage > 0 ? st->coverage : isfinite(st->s.lo) ? 0.95 : 0;
-				bv_interval iv = {st->s.ratio, st->s.lo, st->s.hi, cov, st->s.nproc};
-				v = isfinite(st->s.lo) ? bv_verdict_of(&iv, thr) : BV_SAME;
-				int agrees = v == BV_SLOWER ? st->p_slower <= st->p_faster
-				                            : st->p_faster <= st->p_slower;
-				if (v != BV_SAME && !(discovered && agrees))
-					v = BV_SAME;
-			}
-			st->s.verdict = bv_verdict_name(v);
-			if (v == BV_SAME &&
-			    (!isfinite(st->s.lo) || st->s.ratio > 1 + thr || st->s.ratio < 1 / (1 + thr)))
-				st->s.verdict = "inconclusive";
-			called += v != BV_SAME;
+			bv_change *ch = &chs[n];
+			/* A stored step keeps lo and hi only as a 95 % interval
+			 * (history.h), not the coverage itself. */
+			double cov = st->coverage > 0 ? st->coverage : isfinite(st->s.lo) ? 0.95 : 0;
+			ch->valid = 1, ch->verdict = "same", ch->ratio = st->s.ratio;
+			ch->ci_low = st->s.lo, ch->ci_high = st->s.hi, ch->coverage = cov;
+			ch->processes = (int)st->s.nproc, ch->unstable = st->unstable;
+			ch->controlled = st->s.nproc && !st->unstable;
+			ch->p = ch->p_slower = ch->p_faster = NAN;
+			if (ch->controlled)
+				bv_change_evidence(ch, st->s.proc_ratio, st->s.nproc, thr);
+			all[n] = ch, of[n] = st, n++;
 		}
+	bv_decided d = bv_changes_decide(all, n, BV_FDR, thr);
+	for (size_t k = 0; k < n; k++) {
+		hstep *st = of[k];
+		st->s.verdict = chs[k].verdict;
+		st->s.p = chs[k].p, st->p_slower = chs[k].p_slower, st->p_faster = chs[k].p_faster;
+		h->unstable += chs[k].unstable;
+	}
+	size_t m = d.tested, called = d.called;
+	free(chs), free(all), free(of);
 	h->tested = m, h->called = called;
-	free(p), free(found);
 	for (size_t c = 0; c < h->ncells; c++) {
 		hcell *x = &h->cells[c];
 		bv_step *s = bv_xcalloc(h->nv, sizeof(bv_step));
