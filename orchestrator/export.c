@@ -315,8 +315,8 @@ void bv_export_backends_table(const bv_table *t, FILE *out)
 	bv_vs_ref(t, ref, sizeof(ref));
 	/* The backend view's words are as they were; a parameter's cells
 	 * differ in their op, so "the same cell" would not be true. */
-	fprintf(out, "\n%s vs %s (each %s's time over %s's in the same %s; below 1: faster):\n", plural, ref,
-	        bv_vs_noun(t), ref, t->vs.param[0] ? "op otherwise, backend, size and process" : "cell and process");
+	fprintf(out, "\n%s vs %s (each %s's time over %s's%s; below 1: faster):\n", plural, ref,
+	        bv_vs_noun(t), ref, t->vs.param[0] ? ", the cell otherwise the same, in the same process" : " in the same cell and process");
 	size_t wv = 7, wc = 4;
 	for (size_t i = 0; i < t->nbackends; i++) {
 		const bv_row *r = &t->rows[t->backends[i].row];

@@ -230,7 +230,7 @@ int bv_export_html(const bv_table *t, FILE *out)
 		cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 'a' + 'A' : cap[0]);
 		fputs("<h2 id=\"backends\">", out), esc(out, cap), fputs(" vs ", out), esc(out, ref);
 		fputs("</h2>\n<p class=\"method\">each ", out), esc(out, bv_vs_noun(t));
-		fputs(t->vs.param[0] ? "'s time over the reference's in the same op otherwise, backend, size and process; "
+		fputs(t->vs.param[0] ? "'s time over the reference's, the cell otherwise the same, in the same process; "
 		                       "below 1: faster"
 		                     : "'s time over the reference's in the same cell and process; below 1: faster",
 		      out);

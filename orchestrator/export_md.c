@@ -131,7 +131,7 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 'a' + 'A' : cap[0]);
 		fputs("\n**", out), md(out, cap), fputs(" vs ", out), md(out, ref);
 		fputs("** (each ", out), md(out, bv_vs_noun(t));
-		fputs(t->vs.param[0] ? "'s time over the reference's in the same op otherwise, backend, size and process; "
+		fputs(t->vs.param[0] ? "'s time over the reference's, the cell otherwise the same, in the same process; "
 		                       "below 1: faster)\n\n"
 		                     : "'s time over the reference's in the same cell and process; below 1: faster)\n\n",
 		      out);
