@@ -267,7 +267,14 @@ int bv_export_html(const bv_table *t, FILE *out)
 				bv_backend_win_text(t, w, text, sizeof(text));
 				int clear = w->ch.valid && !strcmp(w->ch.verdict, "faster");
 				fputs("<tr><td>", out), esc(out, t->labels[w->version]), fputs("</td><td>", out);
-				esc(out, cell);
+				/* the cell's parts escaped, its slashes as they are */
+				for (char *part = cell, *sl; part; part = sl ? sl + 1 : NULL) {
+					if ((sl = strchr(part, '/')))
+						*sl = '\0';
+					esc(out, part);
+					if (sl)
+						fputc('/', out);
+				}
 				fprintf(out, "</td><td class=\"%s\">", clear ? "faster" : "inconclusive");
 				esc(out, text), fputs("</td></tr>\n", out);
 			}
