@@ -39,7 +39,8 @@
  * as --sizes writes them: 4096, 4K, 1M, 64x64), and the parameter named by
  * .variant (default: one called "variant", if any) is what --backends
  * selects and --vs-backend compares (which variant is fastest).  Any other
- * parameter is part of the cell's name: compress[level=9].  Values are
+ * parameter is part of the cell's name: compress[level=9] (--vs level=1
+ * compares its values).  Values are
  * [A-Za-z0-9_.+-], at most BVS_MAX_VALUES per parameter.
  *
  * The calls, per cell and version, each in a child process of the

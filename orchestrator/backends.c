@@ -25,18 +25,65 @@
  * share their processes), decided as one more family.  A winner is clear
  * only when that ratio is called faster; otherwise the two are not told
  * apart, and both are named.
+ *
+ * The backend is one axis of a cell; a suite op's parameter is another
+ * (run/compare --vs level=1: pack[level=9] over pack[level=1] of the same
+ * bench, backend and size; docs/suites-design.md "Cell identity").  One
+ * code path serves both: a cell's place on the axis (bv_vs_place) is its
+ * value there and the rest of it (the key), and a cell's reference is the
+ * cell with the same key and the reference value.  The backend view is the
+ * backend axis; every word the exporters print about it is unchanged.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "benches.h"
 #include "common.h"
+#include "json.h"
 #include "stages.h"
 #include "stats.h"
 
-static int same_cell_but_backend(const bv_row *a, const bv_row *b)
+/* The "[param=" segment of op, or NULL. */
+static const char *param_at(const char *op, const char *param)
 {
-	return a->size == b->size && !strcmp(a->bench, b->bench) && !strcmp(a->op, b->op);
+	size_t n = strlen(param);
+	for (const char *p = strchr(op, '['); p; p = strchr(p + 1, '['))
+		if (!strncmp(p + 1, param, n) && p[1 + n] == '=')
+			return p;
+	return NULL;
+}
+
+int bv_vs_place(const bv_vs_axis *ax, const char *bench, const char *op, const char *backend, size_t size,
+                char *value, size_t vlen, char *key, size_t klen)
+{
+	char sz[32];
+	bv_size_format(size, sz, sizeof(sz));
+	int w;
+	if (!ax->param[0]) {
+		w = snprintf(value, vlen, "%s", backend);
+		if (w < 0 || (size_t)w >= vlen)
+			return 0;
+		w = snprintf(key, klen, "%s/%s/%s", bench, op, sz);
+		return w >= 0 && (size_t)w < klen;
+	}
+	const char *at = param_at(op, ax->param);
+	if (!at)
+		return 0;
+	const char *v = at + 2 + strlen(ax->param), *end = strchr(v, ']');
+	if (!end)
+		return 0;
+	w = snprintf(value, vlen, "%.*s", (int)(end - v), v);
+	if (w < 0 || (size_t)w >= vlen)
+		return 0;
+	w = snprintf(key, klen, "%s/%.*s%s/%s/%s", bench, (int)(at - op), op, end + 1, backend, sz);
+	return w >= 0 && (size_t)w < klen;
+}
+
+/* A row's place on the table's axis (bv_vs_place). */
+static int place(const bv_table *t, const bv_row *r, char *value, size_t vlen, char *key, size_t klen)
+{
+	return bv_vs_place(&t->vs, r->bench, r->op, r->backend, r->size, value, vlen, key, klen);
 }
 
 static int ok(const bv_result *r) { return r->status && !strcmp(r->status, "ok"); }
@@ -93,36 +140,80 @@ static void compare_one(const bv_table *t, const bv_row *row, const bv_row *refr
 
 static void find_wins(bv_table *t);
 
-int bv_table_backends(bv_table *t, const char *ref)
+/* "a, b, c" of the distinct values on the axis among the rows (", none"
+ * when there are none); for the refusals. */
+static char *values_here(const bv_table *t)
+{
+	bv_buf names = BV_BUF_INIT;
+	for (size_t r = 0; r < t->nrows; r++) {
+		char value[128], key[512], want[160];
+		if (!place(t, &t->rows[r], value, sizeof(value), key, sizeof(key)))
+			continue;
+		snprintf(want, sizeof(want), " %s,", value);
+		if (!names.s || !strstr(names.s, want))
+			bv_buf_printf(&names, " %s,", value);
+	}
+	if (names.len)
+		names.s[--names.len] = '\0';
+	char *s = bv_strdup(names.s ? names.s : " none");
+	bv_buf_free(&names);
+	return s;
+}
+
+int bv_table_vs(bv_table *t, const bv_vs_axis *ax)
 {
 	bv_backend_view_free(t);
-	size_t nref = 0;
+	t->vs = *ax;
+	size_t nref = 0, nhave = 0;
+	char value[128], key[512], rkey[512];
 	for (size_t r = 0; r < t->nrows; r++)
-		nref += !strcmp(t->rows[r].backend, ref);
-	if (nref == 0) {
+		if (place(t, &t->rows[r], value, sizeof(value), key, sizeof(key)))
+			nhave++, nref += !strcmp(value, ax->ref);
+	int rc = 0;
+	if (ax->param[0] && nhave == 0) {
+		/* the parameters the ops here do have, by name */
 		bv_buf names = BV_BUF_INIT;
-		for (size_t r = 0; r < t->nrows; r++) {
-			char want[64];
-			snprintf(want, sizeof(want), " %s,", t->rows[r].backend);
-			if (!names.s || !strstr(names.s, want))
-				bv_buf_printf(&names, " %s,", t->rows[r].backend);
-		}
+		for (size_t r = 0; r < t->nrows; r++)
+			for (const char *p = strchr(t->rows[r].op, '['); p; p = strchr(p + 1, '[')) {
+				size_t k = strcspn(p + 1, "=]");
+				char want[80];
+				snprintf(want, sizeof(want), " %.*s,", (int)(k < 64 ? k : 64), p + 1);
+				if (!names.s || !strstr(names.s, want))
+					bv_buf_printf(&names, "%s", want);
+			}
 		if (names.len)
 			names.s[--names.len] = '\0';
-		int rc = bv_fail(BV_EINPUT, "--vs-backend %s: no cell of backend %s was measured (backends here:%s)",
-		                 ref, ref, names.s ? names.s : " none");
+		rc = bv_fail(BV_EINPUT, "%s: no cell here has a parameter %s (the ops' parameters here:%s; the "
+		                        "backend, or a suite's variant parameter, is --vs backend=B)",
+		             ax->option, ax->param, names.s ? names.s : " none");
 		bv_buf_free(&names);
+	} else if (nref == 0) {
+		char *here = values_here(t);
+		if (ax->param[0])
+			rc = bv_fail(BV_EINPUT, "%s: no cell of %s=%s was measured (%s here:%s)", ax->option, ax->param,
+			             ax->ref, ax->param, here);
+		else
+			rc = bv_fail(BV_EINPUT, "%s: no cell of backend %s was measured (backends here:%s)", ax->option,
+			             ax->ref, here);
+		free(here);
+	}
+	if (rc) {
+		memset(&t->vs, 0, sizeof(t->vs));
 		return rc;
 	}
-	t->vs_backend = bv_strdup(ref);
+	/* Each row's reference: the row with the same key and the reference
+	 * value (found once per key). */
 	for (size_t r = 0; r < t->nrows; r++) {
 		const bv_row *row = &t->rows[r];
-		if (!strcmp(row->backend, ref))
+		if (!place(t, row, value, sizeof(value), key, sizeof(key)) || !strcmp(value, ax->ref))
 			continue;
 		const bv_row *refrow = NULL;
-		for (size_t k = 0; k < t->nrows && !refrow; k++)
-			if (!strcmp(t->rows[k].backend, ref) && same_cell_but_backend(&t->rows[k], row))
+		for (size_t k = 0; k < t->nrows && !refrow; k++) {
+			char v2[128];
+			if (k != r && place(t, &t->rows[k], v2, sizeof(v2), rkey, sizeof(rkey)) && !strcmp(v2, ax->ref) &&
+			    !strcmp(rkey, key))
 				refrow = &t->rows[k];
+		}
 		if (!refrow)
 			continue; /* the reference has no such cell: nothing to say */
 		for (size_t v = 0; v < t->nversions; v++) {
@@ -147,6 +238,13 @@ int bv_table_backends(bv_table *t, const char *ref)
 	free(all);
 	find_wins(t);
 	return 0;
+}
+
+int bv_table_backends(bv_table *t, const char *ref)
+{
+	bv_vs_axis ax;
+	int rc = bv_vs_backend(ref, &ax);
+	return rc ? rc : bv_table_vs(t, &ax);
 }
 
 /* A candidate for a cell's fastest: a row and its ratio to the reference. */
@@ -204,8 +302,8 @@ void bv_backend_view_free(bv_table *t)
 		free(t->wins[i].ch.proc_ratio);
 	free(t->backends);
 	free(t->wins);
-	free(t->vs_backend);
-	t->backends = NULL, t->nbackends = 0, t->vs_backend = NULL;
+	memset(&t->vs, 0, sizeof(t->vs));
+	t->backends = NULL, t->nbackends = 0;
 	t->wins = NULL, t->nwins = 0;
 	memset(&t->backends_decided, 0, sizeof(t->backends_decided));
 	memset(&t->wins_decided, 0, sizeof(t->wins_decided));
@@ -214,18 +312,202 @@ void bv_backend_view_free(bv_table *t)
 char *bv_backends_control(const bv_table *t)
 {
 	const bv_decided *d = &t->backends_decided;
-	return bv_asprintf("%zu backend comparison%s decided together at a %g%% false-discovery rate "
+	return bv_asprintf("%zu %s comparison%s decided together at a %g%% false-discovery rate "
 	                   "(Benjamini-Hochberg over anytime-valid sign tests against the %.1f%% band; a "
 	                   "family of its own, apart from the versions' changes); %zu called faster or slower%s",
-	                   d->tested, d->tested == 1 ? "" : "s", BV_FDR * 100, t->threshold * 100, d->called,
-	                   d->inconclusive ? ", some inconclusive (measure again)" : "");
+	                   d->tested, bv_vs_noun(t), d->tested == 1 ? "" : "s", BV_FDR * 100, t->threshold * 100,
+	                   d->called, d->inconclusive ? ", some inconclusive (measure again)" : "");
 }
 
 char *bv_wins_control(const bv_table *t)
 {
 	const bv_decided *d = &t->wins_decided;
-	return bv_asprintf("%zu cell%s with two or more backends; %zu with a clear fastest (its paired ratio to the "
-	                   "next fastest decided as the backend comparisons are, a family of its own)%s",
-	                   t->nwins, t->nwins == 1 ? "" : "s", d->called,
+	char plural[80];
+	bv_vs_plural(t, plural, sizeof(plural));
+	return bv_asprintf("%zu cell%s with two or more %s; %zu with a clear fastest (its paired ratio to the "
+	                   "next fastest decided as the %s comparisons are, a family of its own)%s",
+	                   t->nwins, t->nwins == 1 ? "" : "s", plural, d->called, bv_vs_noun(t),
 	                   d->inconclusive ? ", some not yet told apart (measure again)" : "");
+}
+
+/* The axis's words. */
+const char *bv_vs_noun(const bv_table *t)
+{
+	return t->vs.param[0] ? t->vs.param : "backend";
+}
+
+void bv_vs_plural(const bv_table *t, char *buf, size_t len)
+{
+	const char *n = bv_vs_noun(t);
+	size_t k = strlen(n);
+	snprintf(buf, len, "%s%s", n, k && (n[k - 1] == 's' || n[k - 1] == 'x') ? "es" : "s");
+}
+
+void bv_vs_value(const bv_table *t, const bv_row *r, char *buf, size_t len)
+{
+	char value[128], key[512];
+	if (!place(t, r, value, sizeof(value), key, sizeof(key)))
+		snprintf(value, sizeof(value), "?");
+	if (t->vs.param[0])
+		snprintf(buf, len, "%s=%s", t->vs.param, value);
+	else
+		snprintf(buf, len, "%s", value);
+}
+
+void bv_vs_ref(const bv_table *t, char *buf, size_t len)
+{
+	if (t->vs.param[0])
+		snprintf(buf, len, "%s=%s", t->vs.param, t->vs.ref);
+	else
+		snprintf(buf, len, "%s", t->vs.ref);
+}
+
+void bv_vs_group(const bv_table *t, const bv_row *r, char *buf, size_t len)
+{
+	char value[128];
+	if (!place(t, r, value, sizeof(value), buf, len))
+		snprintf(buf, len, "%s/%s", r->bench, r->op);
+}
+
+/* The options. */
+static int vs_option(bv_vs_axis *ax, const char *param, size_t plen, const char *ref, const char *option)
+{
+	memset(ax, 0, sizeof(*ax));
+	snprintf(ax->option, sizeof(ax->option), "%s", option);
+	if (plen >= sizeof(ax->param) || strlen(ref) >= sizeof(ax->ref))
+		return bv_fail(BV_EINPUT, "%s: too long (a name or a value is at most %zu characters)", option,
+		               sizeof(ax->param) - 1);
+	memcpy(ax->param, param, plen);
+	ax->param[plen] = '\0';
+	snprintf(ax->ref, sizeof(ax->ref), "%s", ref);
+	ax->on = 1;
+	return 0;
+}
+
+int bv_vs_backend(const char *ref, bv_vs_axis *ax)
+{
+	char option[224];
+	snprintf(option, sizeof(option), "--vs-backend %s", ref);
+	return vs_option(ax, "", 0, ref, option);
+}
+
+/* [a-z0-9_]+ (a suite's parameter names) and [A-Za-z0-9_.+-]+ (values and
+ * backends), as harness/suite_file.c takes them. */
+static int name_ok(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return n > 0;
+}
+
+static int value_ok(const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		      strchr("_.+-", s[i])))
+			return 0;
+	return n > 0;
+}
+
+int bv_vs_parse(const char *text, bv_vs_axis *ax)
+{
+	char option[224];
+	snprintf(option, sizeof(option), "--vs %s", text);
+	memset(ax, 0, sizeof(*ax));
+	const char *eq = strchr(text, '=');
+	if (!eq || !name_ok(text, (size_t)(eq - text)) || !value_ok(eq + 1))
+		return bv_fail(BV_EINPUT, "%s: expected NAME=VALUE, a parameter and its reference value "
+		                          "(level=1; backend=scalar for the backend view), NAME of [a-z0-9_] and "
+		                          "VALUE of [A-Za-z0-9_.+-]",
+		               option);
+	size_t plen = (size_t)(eq - text);
+	if (plen == 4 && !strncmp(text, "size", 4))
+		return bv_fail(BV_EINPUT, "%s: a ratio across sizes compares different work, not faster and "
+		                          "slower code; to compare sizes, show the results as a rate "
+		                          "(--units rate: GB/s or GFLOP/s)",
+		               option);
+	if (plen == 7 && !strncmp(text, "backend", 7))
+		return vs_option(ax, "", 0, eq + 1, option);
+	return vs_option(ax, text, plen, eq + 1, option);
+}
+
+void bv_vs_settle_variant(bv_vs_axis *ax, const cJSON *desc)
+{
+	if (!ax || !ax->on || !ax->param[0] || !desc)
+		return;
+	const cJSON *b, *all = cJSON_GetObjectItemCaseSensitive(desc, "benchmarks");
+	cJSON_ArrayForEach(b, all) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, "variant");
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, ax->param)) {
+			ax->param[0] = '\0'; /* the backend axis */
+			return;
+		}
+	}
+}
+
+void bv_vs_settle_variant_dir(bv_vs_axis *ax, const char *dir)
+{
+	if (!ax || !ax->on || !ax->param[0] || !dir)
+		return;
+	static const char *const where[] = {"suite.json", "raw/suite.json", NULL};
+	for (const char *const *w = where; *w; w++) {
+		char *path = bv_asprintf("%s/%s", dir, *w), *text = NULL;
+		size_t len = 0;
+		cJSON *doc = NULL;
+		int found = bv_read_file(path, 4u << 20, &text, &len) == 0 && bv_json_parse(path, text, len, &doc) == 0;
+		if (found)
+			bv_vs_settle_variant(ax, doc);
+		cJSON_Delete(doc);
+		free(text), free(path);
+		if (found)
+			return;
+	}
+}
+
+int bv_vs_check_cells(const bv_vs_axis *ax, const bv_cell *cells, long n)
+{
+	if (!ax || !ax->on)
+		return 0;
+	bv_buf params = BV_BUF_INIT, values = BV_BUF_INIT;
+	long have = 0, ref = 0;
+	for (long k = 0; k < n; k++) {
+		char value[128], key[512], want[160];
+		const char *op = cells[k].op->name;
+		if (bv_vs_place(ax, cells[k].bench->name, op, cells[k].backend, cells[k].size, value, sizeof(value), key,
+		                sizeof(key))) {
+			have++, ref += !strcmp(value, ax->ref);
+			snprintf(want, sizeof(want), " %s,", value);
+			if (!values.s || !strstr(values.s, want))
+				bv_buf_printf(&values, "%s", want);
+		}
+		for (const char *p = strchr(op, '['); p; p = strchr(p + 1, '[')) {
+			size_t k2 = strcspn(p + 1, "=]");
+			snprintf(want, sizeof(want), " %.*s,", (int)(k2 < 64 ? k2 : 64), p + 1);
+			if (!params.s || !strstr(params.s, want))
+				bv_buf_printf(&params, "%s", want);
+		}
+	}
+	if (params.len)
+		params.s[--params.len] = '\0';
+	if (values.len)
+		values.s[--values.len] = '\0';
+	int rc = 0;
+	if (!ax->param[0] && !ref)
+		rc = bv_fail(BV_EINPUT, "%s: no selected cell has backend %s (backends in the selection:%s; the view "
+		                        "needs the reference's cells measured)",
+		             ax->option, ax->ref, values.s ? values.s : " none");
+	else if (!ax->param[0])
+		;
+	else if (!have)
+		rc = bv_fail(BV_EINPUT, "%s: no selected op has a parameter %s (the selected ops' parameters:%s; the "
+		                        "backend, or a suite's variant parameter, is --vs backend=B)",
+		             ax->option, ax->param, params.s ? params.s : " none");
+	else if (!ref)
+		rc = bv_fail(BV_EINPUT, "%s: no selected op has %s=%s (%s's values in the selection:%s; the view "
+		                        "needs the reference's cells measured)",
+		             ax->option, ax->param, ax->ref, ax->param, values.s);
+	bv_buf_free(&params), bv_buf_free(&values);
+	return rc;
 }

@@ -89,6 +89,8 @@ int bv_cmd_compare(int argc, char **argv)
 		free(logs);
 		return rc ? 0 : BV_EXIT_USAGE;
 	}
+	if (rc == 0)
+		rc = bv_view_vs(&view);
 	if (rc) {
 		fprintf(stderr, "bench-versions compare: %s (see bench-versions compare --help)\n", bv_error_last());
 		free(logs);
@@ -219,6 +221,9 @@ int bv_cmd_compare(int argc, char **argv)
 				}
 			}
 			rc = dir ? bv_view_counts(&view, &table, dir, 0) : 0;
+			/* --vs variant=B: a suite's variant parameter is the
+			 * backend's place; the run's suite.json says its name. */
+			bv_vs_settle_variant_dir(&view.axis, dir);
 			free(dir);
 			if (rc == 0)
 				rc = bv_view_apply(&view, format, &table);

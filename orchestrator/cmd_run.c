@@ -144,28 +144,34 @@ int bv_cmd_run(int argc, char **argv)
 		rc = bv_fail(BV_EINPUT, "--save-baseline with --shard: one shard is not a run; join the shards "
 					"(compare SHARD_DIR... --join-to DIR) and compare against that directory");
 
-	/* --vs-backend: a reference the selection leaves out would only be
-	 * found missing after every build and measurement. */
-	if (rc == 0 && view.vs_backend && c.mo.backends) {
-		char *list = bv_asprintf(",%s,", c.mo.backends), *want = bv_asprintf(",%s,", view.vs_backend);
+	/* --vs / --vs-backend: a malformed axis, size, or both given. */
+	if (rc == 0)
+		rc = bv_view_vs(&view);
+	/* The backend axis: a reference the selection leaves out would only be
+	 * found missing after every build and measurement.  (A parameter axis
+	 * is checked against the selected cells: bv_selection_check.) */
+	if (rc == 0 && view.axis.on && !view.axis.param[0] && c.mo.backends) {
+		char *list = bv_asprintf(",%s,", c.mo.backends), *want = bv_asprintf(",%s,", view.axis.ref);
 		if (!strstr(list, want))
-			rc = bv_fail(BV_EINPUT, "--vs-backend %s: not among --backends %s (the view needs the reference's "
+			rc = bv_fail(BV_EINPUT, "%s: not among --backends %s (the view needs the reference's "
 			                        "cells measured)",
-			             view.vs_backend, c.mo.backends);
+			             view.axis.option, c.mo.backends);
 		free(list), free(want);
 	}
+	if (rc == 0 && view.axis.on)
+		c.mo.vs = &view.axis;
 	if (rc == 0)
 		rc = bv_run_cli_finish(&c, &ncells);
-	/* The backend view's verdicts need the evidence of about 10 processes
+	/* The view's verdicts need the evidence of about 10 processes
 	 * (7 all-one-way signs are the fewest that reach 5 %, a few mixed ones
 	 * ask for more); sampling stops on the versions' ratios only, which a
 	 * run of one version does not have.  An asked-for fixed count stays. */
-	if (rc == 0 && view.vs_backend && c.mo.min_processes < c.mo.max_processes && c.mo.min_processes < 10)
+	if (rc == 0 && view.axis.on && c.mo.min_processes < c.mo.max_processes && c.mo.min_processes < 10)
 		c.mo.min_processes = c.mo.max_processes < 10 ? c.mo.max_processes : 10;
 	/* ... and the time budget must not stop a cell before them (it did,
 	 * at 6, on a loaded machine: scalar exp 19x simd's, inconclusive). */
-	if (rc == 0 && view.vs_backend)
-		c.mo.floor_processes = c.mo.min_processes, c.mo.vs_backend = view.vs_backend;
+	if (rc == 0 && view.axis.on)
+		c.mo.floor_processes = c.mo.min_processes;
 	/* A bad name is refused before anything is built or measured. */
 	if (rc == 0 && save)
 		rc = bv_baseline_name_check(save);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "benches.h"
+#include "common.h"
 #include "counts.h"
 #include "options.h"
 #include "stages.h"
@@ -67,6 +68,8 @@ void bv_view_init(bv_view_opts *v)
 	v->only_changes = 0;
 	v->colour = "auto";
 	v->vs_backend = NULL;
+	v->vs = NULL;
+	memset(&v->axis, 0, sizeof(v->axis));
 	v->counts = NULL;
 	v->count_timeout = 120;
 }
@@ -103,6 +106,11 @@ void bv_view_table(bv_view_opts *v, bv_option *opts)
 	    BV_STRING("--vs-backend", &v->vs_backend, "B",
 		      "the backend view: for each version, every backend's time over backend B's in the same "
 		      "cell, paired by process, with its interval and verdict (which backend wins, by how much)"),
+	    BV_STRING("--vs", &v->vs, "NAME=VALUE",
+		      "the same view along any axis of a cell: backend=B is --vs-backend B (so is a suite's "
+		      "variant parameter); a suite op's parameter, level=1: each other level's time over "
+		      "level=1's in the same op, backend and size, paired by process, with its interval and "
+		      "verdict (which value is fastest, by how much); not size"),
 	    COUNTS_OPTIONS(v),
 	    BV_END,
 	};
@@ -118,7 +126,18 @@ int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t)
 		bv_table_only_changes(t);
 	bv_table_note_wrong(t);
 	bv_table_note_budget(t);
-	return v->vs_backend ? bv_table_backends(t, v->vs_backend) : 0;
+	return v->axis.on ? bv_table_vs(t, &v->axis) : 0;
+}
+
+int bv_view_vs(bv_view_opts *v)
+{
+	memset(&v->axis, 0, sizeof(v->axis));
+	if (v->vs && v->vs_backend)
+		return bv_fail(BV_EINPUT, "--vs %s with --vs-backend %s: give one (--vs backend=%s is --vs-backend %s)",
+		               v->vs, v->vs_backend, v->vs_backend, v->vs_backend);
+	if (v->vs)
+		return bv_vs_parse(v->vs, &v->axis);
+	return v->vs_backend ? bv_vs_backend(v->vs_backend, &v->axis) : 0;
 }
 
 int bv_view_counts(const bv_view_opts *v, bv_table *t, const char *results_dir, int counting)
@@ -273,7 +292,9 @@ void bv_backend_cell_text(const bv_table *t, const bv_backend_cmp *b, char *buf,
 
 void bv_backend_win_text(const bv_table *t, const bv_backend_win *w, char *buf, size_t len)
 {
-	const char *best = t->rows[w->row].backend, *next = t->rows[w->next_row].backend;
+	char best[200], next[200];
+	bv_vs_value(t, &t->rows[w->row], best, sizeof(best));
+	bv_vs_value(t, &t->rows[w->next_row], next, sizeof(next));
 	char ratio[64];
 	if (w->ch.valid && !strcmp(w->ch.verdict, "faster")) {
 		bv_format_ratio(&w->ch, ratio, sizeof(ratio));
@@ -287,11 +308,15 @@ void bv_backend_win_text(const bv_table *t, const bv_backend_win *w, char *buf, 
 
 void bv_export_backends_table(const bv_table *t, FILE *out)
 {
-	if (!t->vs_backend)
+	if (!t->vs.on)
 		return;
-	fprintf(out, "\nbackends vs %s (each backend's time over %s's in the same cell and process; below 1: "
-	             "faster):\n",
-	        t->vs_backend, t->vs_backend);
+	char plural[80], ref[200];
+	bv_vs_plural(t, plural, sizeof(plural));
+	bv_vs_ref(t, ref, sizeof(ref));
+	/* The backend view's words are as they were; a parameter's cells
+	 * differ in their op, so "the same cell" would not be true. */
+	fprintf(out, "\n%s vs %s (each %s's time over %s's%s; below 1: faster):\n", plural, ref,
+	        bv_vs_noun(t), ref, t->vs.param[0] ? ", the cell otherwise the same, in the same process" : " in the same cell and process");
 	size_t wv = 7, wc = 4;
 	for (size_t i = 0; i < t->nbackends; i++) {
 		const bv_row *r = &t->rows[t->backends[i].row];
@@ -314,13 +339,12 @@ void bv_export_backends_table(const bv_table *t, FILE *out)
 	}
 	if (!t->nwins)
 		return;
-	fprintf(out, "\nfastest backend per cell (against the next fastest, in the same processes):\n");
+	fprintf(out, "\nfastest %s per cell (against the next fastest, in the same processes):\n", bv_vs_noun(t));
 	for (size_t i = 0; i < t->nwins; i++) {
 		const bv_backend_win *w = &t->wins[i];
 		const bv_row *r = &t->rows[w->row];
-		char size[32], cell[256], text[384];
-		bv_size_format(r->size, size, sizeof(size));
-		snprintf(cell, sizeof(cell), "%s/%s/%s", r->bench, r->op, size);
+		char cell[512], text[512];
+		bv_vs_group(t, r, cell, sizeof(cell));
 		bv_backend_win_text(t, w, text, sizeof(text));
 		fprintf(out, "  %-*s  %-*s  %s\n", (int)wv, t->labels[w->version], (int)wc, cell, text);
 	}

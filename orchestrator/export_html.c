@@ -222,10 +222,19 @@ int bv_export_html(const bv_table *t, FILE *out)
 		fputs("<p class=\"method\">verdicts: ", out), esc(out, t->control), fputs("</p>\n", out);
 	if (t->counts)
 		fputs("<p class=\"method\">counts: ", out), esc(out, t->counts), fputs("</p>\n", out);
-	if (t->vs_backend) {
-		fputs("<h2 id=\"backends\">Backends vs ", out), esc(out, t->vs_backend);
-		fputs("</h2>\n<p class=\"method\">each backend's time over the reference's in the same cell and "
-		      "process; below 1: faster</p>\n<table class=\"backends\">\n<thead><tr><th>version</th>"
+	if (t->vs.on) {
+		char plural[80], ref[200], cap[80];
+		bv_vs_plural(t, plural, sizeof(plural));
+		bv_vs_ref(t, ref, sizeof(ref));
+		snprintf(cap, sizeof(cap), "%s", plural);
+		cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 'a' + 'A' : cap[0]);
+		fputs("<h2 id=\"backends\">", out), esc(out, cap), fputs(" vs ", out), esc(out, ref);
+		fputs("</h2>\n<p class=\"method\">each ", out), esc(out, bv_vs_noun(t));
+		fputs(t->vs.param[0] ? "'s time over the reference's, the cell otherwise the same, in the same process; "
+		                       "below 1: faster"
+		                     : "'s time over the reference's in the same cell and process; below 1: faster",
+		      out);
+		fputs("</p>\n<table class=\"backends\">\n<thead><tr><th>version</th>"
 		      "<th>cell</th><th>ratio [95% CI], verdict</th></tr></thead>\n<tbody>\n",
 		      out);
 		for (size_t i = 0; i < t->nbackends; i++) {
@@ -241,28 +250,38 @@ int bv_export_html(const bv_table *t, FILE *out)
 		}
 		fputs("</tbody>\n</table>\n", out);
 		char *bc = bv_backends_control(t);
-		fputs("<p class=\"method\">backend verdicts: ", out), esc(out, bc), fputs("</p>\n", out);
+		fputs("<p class=\"method\">", out), esc(out, bv_vs_noun(t)), fputs(" verdicts: ", out), esc(out, bc),
+		    fputs("</p>\n", out);
 		free(bc);
 		if (t->nwins) {
-			fputs("<h2 id=\"fastest\">Fastest backend per cell</h2>\n<p class=\"method\">against the "
+			fputs("<h2 id=\"fastest\">Fastest ", out), esc(out, bv_vs_noun(t));
+			fputs(" per cell</h2>\n<p class=\"method\">against the "
 			      "next fastest, in the same processes</p>\n<table class=\"fastest\">\n<thead><tr>"
 			      "<th>version</th><th>cell</th><th>fastest</th></tr></thead>\n<tbody>\n",
 			      out);
 			for (size_t i = 0; i < t->nwins; i++) {
 				const bv_backend_win *w = &t->wins[i];
 				const bv_row *r = &t->rows[w->row];
-				char size[32], text[384];
-				bv_size_format(r->size, size, sizeof(size));
+				char cell[512], text[512];
+				bv_vs_group(t, r, cell, sizeof(cell));
 				bv_backend_win_text(t, w, text, sizeof(text));
 				int clear = w->ch.valid && !strcmp(w->ch.verdict, "faster");
 				fputs("<tr><td>", out), esc(out, t->labels[w->version]), fputs("</td><td>", out);
-				esc(out, r->bench), fputc('/', out), esc(out, r->op);
-				fprintf(out, "/%s</td><td class=\"%s\">", size, clear ? "faster" : "inconclusive");
+				/* the cell's parts escaped, its slashes as they are */
+				for (char *part = cell, *sl; part; part = sl ? sl + 1 : NULL) {
+					if ((sl = strchr(part, '/')))
+						*sl = '\0';
+					esc(out, part);
+					if (sl)
+						fputc('/', out);
+				}
+				fprintf(out, "</td><td class=\"%s\">", clear ? "faster" : "inconclusive");
 				esc(out, text), fputs("</td></tr>\n", out);
 			}
 			fputs("</tbody>\n</table>\n", out);
 			char *wc = bv_wins_control(t);
-			fputs("<p class=\"method\">fastest backends: ", out), esc(out, wc), fputs("</p>\n", out);
+			fputs("<p class=\"method\">fastest ", out), esc(out, plural), fputs(": ", out), esc(out, wc),
+			    fputs("</p>\n", out);
 			free(wc);
 		}
 	}

@@ -79,6 +79,14 @@ static void backend_ratio(cJSON *o, const bv_change *ch)
 	str_or_null(o, "verdict", v ? ch->verdict : NULL);
 }
 
+/* A row's value on the view's axis (its backend, or its parameter's value). */
+static void value_json(const bv_table *t, cJSON *o, const char *key, const bv_row *r)
+{
+	char v[200], *eq;
+	bv_vs_value(t, r, v, sizeof(v));
+	cJSON_AddStringToObject(o, key, t->vs.param[0] && (eq = strchr(v, '=')) ? eq + 1 : v);
+}
+
 /* Why the change happened, from Valgrind's counts (counts.h); null when
  * the change was not counted. */
 static void counts_json(cJSON *o, const bv_count_cmp *w)
@@ -115,8 +123,11 @@ int bv_export_json(const bv_table *t, FILE *out)
 	 * side by side: each class has its own baseline, classes.c);
 	 * 1.5: backends (the backend view, null unless --vs-backend);
 	 * 1.6: backends.fastest and .fastest_summary (each cell's fastest backend);
-	 * 1.7: changes[].counts and counts_summary (why a cell changed: counts.h) */
-	cJSON_AddStringToObject(doc, "schema_version", "1.7");
+	 * 1.7: changes[].counts and counts_summary (why a cell changed: counts.h);
+	 * 1.8: vs (the view along any axis, --vs NAME=VALUE: axis, name, and
+	 * each cell's value and reference op); backends stays, the same object,
+	 * when the axis is the backend, so a reader of 1.5-1.7 reads it still */
+	cJSON_AddStringToObject(doc, "schema_version", "1.8");
 	cJSON_AddStringToObject(doc, "baseline", t->nversions ? t->labels[0] : "");
 	cJSON_AddNumberToObject(doc, "threshold", t->threshold);
 	str_or_null(doc, "method", t->method);
@@ -267,10 +278,12 @@ int bv_export_json(const bv_table *t, FILE *out)
 		}
 		cJSON_AddItemToArray(rows, row);
 	}
-	if (t->vs_backend) {
-		/* 1.5: the backend view (--vs-backend) */
-		cJSON *bv = cJSON_AddObjectToObject(doc, "backends");
-		cJSON_AddStringToObject(bv, "reference", t->vs_backend);
+	if (t->vs.on) {
+		/* 1.5: the backend view (--vs-backend); 1.8: any axis (--vs) */
+		cJSON *bv = cJSON_AddObjectToObject(doc, "vs");
+		cJSON_AddStringToObject(bv, "axis", t->vs.param[0] ? "parameter" : "backend");
+		cJSON_AddStringToObject(bv, "name", bv_vs_noun(t));
+		cJSON_AddStringToObject(bv, "reference", t->vs.ref);
 		char *bc = bv_backends_control(t);
 		cJSON_AddStringToObject(bv, "summary", bc);
 		free(bc);
@@ -287,6 +300,9 @@ int bv_export_json(const bv_table *t, FILE *out)
 			cJSON_AddStringToObject(o, "op", r->op);
 			cJSON_AddStringToObject(o, "backend", r->backend);
 			cJSON_AddNumberToObject(o, "size", (double)r->size);
+			value_json(t, o, "value", r);
+			cJSON_AddStringToObject(o, "reference_op", t->rows[b->ref_row].op);
+			cJSON_AddStringToObject(o, "reference_backend", t->rows[b->ref_row].backend);
 			int v = ch->valid;
 			backend_ratio(o, ch);
 			num_or_null(o, "p_value", ch->p, v && ch->controlled);
@@ -308,13 +324,27 @@ int bv_export_json(const bv_table *t, FILE *out)
 			cJSON_AddStringToObject(o, "op", r->op);
 			cJSON_AddNumberToObject(o, "size", (double)r->size);
 			cJSON_AddStringToObject(o, "backend", r->backend);
-			cJSON_AddStringToObject(o, "next", t->rows[w->next_row].backend);
+			/* next: the next fastest's value on the axis (a backend on
+			 * the backend axis, as in 1.6) */
+			char next[200], *eq;
+			bv_vs_value(t, &t->rows[w->next_row], next, sizeof(next));
+			cJSON_AddStringToObject(o, "next", t->vs.param[0] && (eq = strchr(next, '=')) ? eq + 1 : next);
+			value_json(t, o, "value", r);
+			cJSON_AddStringToObject(o, "next_op", t->rows[w->next_row].op);
 			backend_ratio(o, ch);
 			cJSON_AddBoolToObject(o, "clear", ch->valid && !strcmp(ch->verdict, "faster"));
 			cJSON_AddItemToArray(fa, o);
 		}
-	} else
+		/* The backend axis: the same object as backends, as 1.5-1.7 wrote it
+		 * (with 1.8's keys beside), for their readers. */
+		if (t->vs.param[0])
+			cJSON_AddNullToObject(doc, "backends");
+		else
+			cJSON_AddItemToObject(doc, "backends", cJSON_Duplicate(bv, 1));
+	} else {
 		cJSON_AddNullToObject(doc, "backends");
+		cJSON_AddNullToObject(doc, "vs");
+	}
 	char *text = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	int ok = text && fputs(text, out) >= 0 && fputc('\n', out) != EOF;

@@ -123,11 +123,19 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		fputs("\n_verdicts:_ ", out), md(out, t->control), fputc('\n', out);
 	if (t->counts)
 		fputs("\n_counts:_ ", out), md(out, t->counts), fputc('\n', out);
-	if (t->vs_backend) {
-		fputs("\n**Backends vs ", out), md(out, t->vs_backend);
-		fputs("** (each backend's time over the reference's in the same cell and process; below 1: faster)\n\n"
-		      "| version | cell | ratio [95% CI], verdict |\n|---|---|---|\n",
+	if (t->vs.on) {
+		char plural[80], ref[200], cap[80];
+		bv_vs_plural(t, plural, sizeof(plural));
+		bv_vs_ref(t, ref, sizeof(ref));
+		snprintf(cap, sizeof(cap), "%s", plural);
+		cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 'a' + 'A' : cap[0]);
+		fputs("\n**", out), md(out, cap), fputs(" vs ", out), md(out, ref);
+		fputs("** (each ", out), md(out, bv_vs_noun(t));
+		fputs(t->vs.param[0] ? "'s time over the reference's, the cell otherwise the same, in the same process; "
+		                       "below 1: faster)\n\n"
+		                     : "'s time over the reference's in the same cell and process; below 1: faster)\n\n",
 		      out);
+		fputs("| version | cell | ratio [95% CI], verdict |\n|---|---|---|\n", out);
 		for (size_t i = 0; i < t->nbackends; i++) {
 			const bv_backend_cmp *b = &t->backends[i];
 			const bv_row *r = &t->rows[b->row];
@@ -139,24 +147,24 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 			fprintf(out, "/%s | ", size), md(out, text), fputs(" |\n", out);
 		}
 		char *bc = bv_backends_control(t);
-		fputs("\n_backend verdicts:_ ", out), md(out, bc), fputc('\n', out);
+		fputs("\n_", out), md(out, bv_vs_noun(t)), fputs(" verdicts:_ ", out), md(out, bc), fputc('\n', out);
 		free(bc);
 		if (t->nwins) {
-			fputs("\n**Fastest backend per cell** (against the next fastest, in the same processes)\n\n"
+			fputs("\n**Fastest ", out), md(out, bv_vs_noun(t));
+			fputs(" per cell** (against the next fastest, in the same processes)\n\n"
 			      "| version | cell | fastest |\n|---|---|---|\n",
 			      out);
 			for (size_t i = 0; i < t->nwins; i++) {
 				const bv_backend_win *w = &t->wins[i];
 				const bv_row *r = &t->rows[w->row];
-				char size[32], text[384];
-				bv_size_format(r->size, size, sizeof(size));
+				char cell[512], text[512];
+				bv_vs_group(t, r, cell, sizeof(cell));
 				bv_backend_win_text(t, w, text, sizeof(text));
 				fputs("| ", out), md(out, t->labels[w->version]), fputs(" | ", out);
-				md(out, r->bench), fputc('/', out), md(out, r->op);
-				fprintf(out, "/%s | ", size), md(out, text), fputs(" |\n", out);
+				md(out, cell), fputs(" | ", out), md(out, text), fputs(" |\n", out);
 			}
 			char *wc = bv_wins_control(t);
-			fputs("\n_fastest backends:_ ", out), md(out, wc), fputc('\n', out);
+			fputs("\n_fastest ", out), md(out, plural), fputs(":_ ", out), md(out, wc), fputc('\n', out);
 			free(wc);
 		}
 	}

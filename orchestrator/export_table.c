@@ -161,13 +161,14 @@ int bv_export_table(const bv_table *t, FILE *out)
 		fprintf(out, "verdicts: %s\n", t->control);
 	if (t->counts)
 		fprintf(out, "counts: %s\n", t->counts);
-	if (t->vs_backend) {
-		char *bc = bv_backends_control(t);
-		fprintf(out, "backend verdicts: %s\n", bc);
+	if (t->vs.on) {
+		char *bc = bv_backends_control(t), plural[80];
+		bv_vs_plural(t, plural, sizeof(plural));
+		fprintf(out, "%s verdicts: %s\n", bv_vs_noun(t), bc);
 		free(bc);
 		if (t->nwins) {
 			char *wc = bv_wins_control(t);
-			fprintf(out, "fastest backends: %s\n", wc);
+			fprintf(out, "fastest %s: %s\n", plural, wc);
 			free(wc);
 		}
 	}

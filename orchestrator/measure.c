@@ -94,6 +94,10 @@ typedef struct cstate {
 	 * when no version could be measured. */
 	const char *stopped;
 	double stop_budget_s;
+	/* The vs view's reference cell of this one (o->vs: the same cell but
+	 * for the axis's value, which is the reference's), an index into the
+	 * session's cells; -1: none, or this is a reference. */
+	long ref;
 	vstate *v; /* one per version */
 	cJSON **prior; /* --resume: the cell as an earlier run logged it, per version */
 } cstate;
@@ -543,20 +547,34 @@ static int judged(const session *s, double *r, size_t k, int *pending)
 	return beyond || within;
 }
 
-/* The backend view's reference cell of c (the same bench, op and size on
- * o->vs_backend), or NULL: c is the reference, or it has none. */
+/* The vs view's reference cell of c (o->vs: the same bench, op and size on
+ * the reference backend, or the same but for the parameter's value), or
+ * NULL: c is the reference, or it has none (find_references). */
 static cstate *reference_of(session *s, const cstate *c)
 {
-	const char *ref = s->o->vs_backend;
-	if (!ref || !strcmp(c->backend, ref))
-		return NULL;
+	return c->ref >= 0 ? &s->cells[c->ref] : NULL;
+}
+
+/* Each cell's reference on the axis, once: its key (the cell without its
+ * value on the axis) and the reference value.  */
+static void find_references(session *s)
+{
+	const bv_vs_axis *ax = s->o->vs;
+	char (*keys)[512] = bv_xcalloc(s->ncells + 1, sizeof(*keys));
+	int *isref = bv_xcalloc(s->ncells + 1, sizeof(int)), *has = bv_xcalloc(s->ncells + 1, sizeof(int));
 	for (size_t i = 0; i < s->ncells; i++) {
-		cstate *x = &s->cells[i];
-		if (x->size == c->size && !strcmp(x->backend, ref) && !strcmp(x->op, c->op) &&
-		    !strcmp(x->bench, c->bench))
-			return x;
+		cstate *c = &s->cells[i];
+		char value[128];
+		c->ref = -1;
+		if (ax && ax->on &&
+		    bv_vs_place(ax, c->bench, c->op, c->backend, c->size, value, sizeof(value), keys[i], sizeof(keys[i])))
+			has[i] = 1, isref[i] = !strcmp(value, ax->ref);
 	}
-	return NULL;
+	for (size_t i = 0; i < s->ncells; i++)
+		for (size_t k = 0; has[i] && !isref[i] && k < s->ncells && s->cells[i].ref < 0; k++)
+			if (isref[k] && !strcmp(keys[k], keys[i]))
+				s->cells[i].ref = (long)k;
+	free(keys), free(isref), free(has);
 }
 
 /* Version i's per-process ratios of cell c over cell ref, paired by the
@@ -596,8 +614,8 @@ static int decided(session *s, cstate *c, int *pending)
 			continue;
 		all = judged(s, r, ratios_to(c, i, ref, r), pending) && all;
 	}
-	/* The backend view (--vs-backend): each version's ratio to the
-	 * reference backend decides too, so a clear win is sampled until the
+	/* The vs view (--vs, --vs-backend): each version's ratio to the
+	 * reference cell decides too, so a clear win is sampled until the
 	 * view can call it (a run of one version has no other ratio). */
 	cstate *rc = reference_of(s, c);
 	for (size_t i = 0; rc && i < s->n; i++) {
@@ -644,9 +662,9 @@ static void update_active(session *s)
 		else
 			c->active = !done, c->stopped = done ? "decided" : NULL;
 	}
-	/* A reference backend's cell is measured while a cell paired with it
-	 * is: its processes are the other half of every pair. */
-	for (size_t ci = 0; o->vs_backend && ci < s->ncells; ci++) {
+	/* A reference cell is measured while a cell paired with it is: its
+	 * processes are the other half of every pair. */
+	for (size_t ci = 0; o->vs && ci < s->ncells; ci++) {
 		cstate *c = &s->cells[ci], *ref = reference_of(s, c);
 		if (c->active && ref && !ref->active && ref->ntrials < o->max_processes)
 			for (size_t i = 0; i < s->n; i++)
@@ -1617,6 +1635,7 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 		}
 	}
 	free(pos);
+	find_references(&s);
 	if (o->shard_count > 0) {
 		int prc = bv_plan_block(vs, n, o, o->shard_index, o->shard_count, &s.plan);
 		if (prc) {

@@ -227,7 +227,13 @@ int bv_selection_check(bv_measure_opts *mo, long *ncells)
 		free(cells);
 		return bv_fail(BV_EINPUT, "the filters select no benchmark");
 	}
+	/* --vs NAME=VALUE: a parameter no selected op has, or a reference
+	 * value none has, would only be found after every build and
+	 * measurement. */
+	int vrc = bv_vs_check_cells(mo->vs, cells, n);
 	free(cells);
+	if (vrc)
+		return vrc;
 	if (mo->shard_count > 0) {
 		n = bv_plan_cells(mo, &cells, NULL, err, sizeof(err));
 		free(cells);

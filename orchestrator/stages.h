@@ -165,6 +165,20 @@ const char *bv_layout_plugin(const bv_version *v, int k, char *buf, size_t len);
  * the build has one, else the same as bv_layout_plugin. */
 const char *bv_plugin_variant(const bv_version *v, int k, int host, char *buf, size_t len);
 
+/* The axis of the vs view (run/compare --vs NAME=VALUE, --vs-backend B;
+ * backends.c): what varies between a cell and its reference cell, and the
+ * reference's value.  The backend axis pairs each cell with the same bench,
+ * op and size on backend ref; a parameter axis (a suite op's "[level=9]",
+ * docs/suites-design.md "Cell identity") pairs pack[level=9] with
+ * pack[level=1] of the same bench, backend and size.  A value type: no
+ * pointers, copied into the table. */
+typedef struct bv_vs_axis {
+	int on;          /* 0: no view asked */
+	char param[64];  /* "": the backend axis; else the parameter's name */
+	char ref[128];   /* the reference value (a backend, or the parameter's value) */
+	char option[224]; /* how it was asked, for messages: "--vs-backend simd", "--vs level=1" */
+} bv_vs_axis;
+
 /* ---- measure ---------------------------------------------------------- */
 typedef struct bv_measure_opts {
 	const char *benches, *ops, *backends, *sizes; /* comma lists, NULL: all */
@@ -212,10 +226,13 @@ typedef struct bv_measure_opts {
 	 * stop a cell at 6): the backend view's verdicts need about 10, and a
 	 * 19x win stopped at 6 by the budget came out inconclusive. */
 	int floor_processes;
-	/* --vs-backend: sampling also decides each backend's ratio to this
-	 * one (paired by process), so the backend view's verdicts get the
-	 * processes they need; NULL: versions only. */
-	const char *vs_backend;
+	/* --vs NAME=VALUE / --vs-backend B: sampling also decides each cell's
+	 * ratio to its reference cell on the axis (paired by process), and the
+	 * reference is measured in the same processes, so the view's verdicts
+	 * get the processes they need; NULL: versions only.  Not const: a
+	 * suite's variant parameter (--vs variant=B) is the backend axis, known
+	 * once the suite is described (bv_suite_describe settles it). */
+	struct bv_vs_axis *vs;
 } bv_measure_opts;
 
 /* The measuring defaults, written once for run, report and bisect
@@ -452,8 +469,10 @@ typedef struct bv_table {
 	struct bv_class *classes;
 	size_t nclasses;
 	size_t *class_of;
-	/* --vs-backend (bv_table_backends): NULL/0 unless asked for */
-	char *vs_backend;
+	/* --vs / --vs-backend (bv_table_vs): vs.on 0 and the rest 0 unless
+	 * asked for.  The names say backends (the view began as the backend
+	 * view); each is a cell compared along vs's axis. */
+	bv_vs_axis vs;
 	bv_backend_cmp *backends;
 	size_t nbackends;
 	bv_decided backends_decided;
@@ -518,10 +537,48 @@ void bv_table_decide(bv_table *t, double q);
  * evidence survives and agrees; `same` without the data to show it becomes
  * inconclusive.  The backend view (backends.c) is such a family of its own. */
 bv_decided bv_changes_decide(bv_change **chs, size_t n, double q, double threshold);
-/* The backend view: every non-reference backend's cell over REF's, per
- * version, paired by process, decided as a family of its own at BV_FDR.
- * BV_EINPUT when no cell of REF is in the table. */
+/* The vs view: every cell that has the axis with another value than the
+ * reference, over its reference cell (the same but for the axis's value),
+ * per version, paired by process, decided as a family of its own at BV_FDR.
+ * BV_EINPUT when no cell has the axis (a parameter no op has) or none has
+ * the reference value. */
+int bv_table_vs(bv_table *t, const bv_vs_axis *ax);
+/* The backend view: bv_table_vs on the backend axis with reference REF. */
 int bv_table_backends(bv_table *t, const char *ref);
+/* --vs TEXT (NAME=VALUE) into *ax: backend=B is the backend axis.
+ * BV_EINPUT for a malformed TEXT and for size (ratios across sizes compare
+ * different work). */
+int bv_vs_parse(const char *text, bv_vs_axis *ax);
+/* --vs-backend B into *ax (the backend axis). */
+int bv_vs_backend(const char *ref, bv_vs_axis *ax);
+/* Where a cell is on the axis: its value (its backend, or the value of
+ * "[param=...]" in its op) into value, and the cell without it ("bench/op/
+ * size" on the backend axis, "bench/op-without-[param=...]/backend/size"
+ * on a parameter axis) into key; 0 when the cell does not have the axis
+ * (its op has no such parameter) or a buffer is too small. */
+int bv_vs_place(const bv_vs_axis *ax, const char *bench, const char *op, const char *backend, size_t size,
+                char *value, size_t vlen, char *key, size_t klen);
+/* A suite's variant parameter takes the backend's place (its value is the
+ * cell's backend): a parameter axis naming the variant parameter of a
+ * benchmark in desc (a suite description, docs/suites-design.md) becomes
+ * the backend axis.  desc NULL: nothing. */
+void bv_vs_settle_variant(bv_vs_axis *ax, const struct cJSON *desc);
+/* The same from a run directory's suite.json (or raw/suite.json), if any. */
+void bv_vs_settle_variant_dir(bv_vs_axis *ax, const char *dir);
+/* Checks ax against the n selected cells before they are measured: a
+ * parameter no cell has, a reference value none has (the view needs the
+ * reference's cells measured).  BV_EINPUT saying which, with what is
+ * there. */
+int bv_vs_check_cells(const bv_vs_axis *ax, const struct bv_cell *cells, long n);
+/* Words for the exporters: the axis as a noun ("backend", "level") and its
+ * plural, a row's value on it ("simd", "level=9"), the reference's
+ * ("scalar", "level=1"), and the name of the group of cells a fastest is
+ * chosen among ("unary/relu/64K", "lumen/pack/default/16K"). */
+const char *bv_vs_noun(const bv_table *t);
+void bv_vs_plural(const bv_table *t, char *buf, size_t len);
+void bv_vs_value(const bv_table *t, const bv_row *r, char *buf, size_t len);
+void bv_vs_ref(const bv_table *t, char *buf, size_t len);
+void bv_vs_group(const bv_table *t, const bv_row *r, char *buf, size_t len);
 /* The quotients x / ref of the per-process medians of the processes both
  * results were measured in (proc_id equal), into out (room for
  * x->nproc_ns); how many.  The backend view pairs two backends' cells by
@@ -657,6 +714,8 @@ typedef struct bv_view_opts {
 	int only_changes;
 	const char *colour; /* a bv_colour_values; bv_view_init: "auto" */
 	const char *vs_backend; /* --vs-backend: the backend view's reference, NULL: none */
+	const char *vs;         /* --vs NAME=VALUE as given, NULL: none */
+	bv_vs_axis axis;        /* either, parsed (bv_view_vs); axis.on 0: no view */
 	/* --counts: which changes Valgrind's counts explain (counts.h);
 	 * NULL: the command's default (run: changed; compare: what the run's
 	 * counts.json holds, nothing counted anew) */
@@ -664,7 +723,7 @@ typedef struct bv_view_opts {
 	double count_timeout; /* --count-timeout: one call under Valgrind */
 } bv_view_opts;
 /* Lines in the table bv_view_table fills, its end included. */
-#define BV_VIEW_OPTIONS 6
+#define BV_VIEW_OPTIONS 7
 /* --counts and --count-timeout alone (report), in opts (room for
  * BV_COUNTS_OPTIONS); bv_view_table has them too. */
 #define BV_COUNTS_OPTIONS 3
@@ -677,6 +736,9 @@ void bv_view_table(bv_view_opts *v, struct bv_option *opts);
  * wrong results (bv_table_note_wrong); BV_EINPUT when --vs-backend names no
  * backend of the table. */
 int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t);
+/* --vs and --vs-backend, parsed into v->axis (both given, a malformed
+ * --vs, size: BV_EINPUT).  Commands call it after parsing their options. */
+int bv_view_vs(bv_view_opts *v);
 /* The counts (counts.c) for a table merged from results_dir's logs: what
  * --counts asks, else counted anew when counting (run), else what the
  * directory's counts.json holds (compare).  results_dir NULL: none. */

@@ -58,7 +58,7 @@ check "each class has its own verdicts line" test "$(grep -cE "^(verdicts: )?($X
 check "JSON: classes, versions[].class and every change against its class's baseline" python3 - "$TMP/json" "$X" "$Y" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); X, Y = sys.argv[2:4]
-assert d["schema_version"] == "1.7"
+assert d["schema_version"] == "1.8"
 assert [c["name"] for c in d["classes"]] == [X, Y], d["classes"]
 assert d["classes"][1]["cpu"].startswith("AMD EPYC 7763") and d["classes"][1]["isa"] == "avx2+fma"
 assert [c["baseline"] for c in d["classes"]] == ["0.1.0@" + X, "0.1.0@" + Y]

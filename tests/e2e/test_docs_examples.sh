@@ -71,6 +71,7 @@ declare -A SKIP=(
 	["bench-versions 1.0.0 1.2.0 --ops 'pack[level=9]' --quick"]="runs in docs/suites.md's walk-through library (lumen): tests/e2e/test_suites.sh runs it there"
 	["bench-versions bisect --good v1.0.0 --bad v1.2.0 --bench lumen --op dot --backend unrolled --size 64K --quick"]="runs in docs/suites.md's walk-through library (lumen): tests/e2e/test_suites.sh runs it there"
 	["bench-versions history v1.0.0..v1.2.0 --ops dot --quick"]="runs in docs/suites.md's walk-through library (lumen): tests/e2e/test_suites.sh runs it there"
+	["bench-versions 1.0.0 1.2.0 --ops pack --vs level=1 --quick"]="runs in docs/suites.md's walk-through library (lumen): tests/e2e/test_suites.sh runs it there"
 	["bench-versions share results/20260301T101500Z --url https://bench.example.org/runs/"]="uploads to a real server with a real token (tests/e2e/test_share.sh runs share against a local server)"
 )
 # Exit status an example's page implies, when not 0.

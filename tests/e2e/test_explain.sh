@@ -78,7 +78,7 @@ def change(version, backend):
     raise SystemExit("no change for %s %s" % (version, backend))
 what = sys.argv[2]
 if what == "schema":
-    assert doc["schema_version"] == "1.7", doc["schema_version"]
+    assert doc["schema_version"] == "1.8", doc["schema_version"]
     assert "counted by Valgrind" in doc["counts_summary"], doc["counts_summary"]
 elif what == "pad":
     w = change("pad", "scalar")["counts"]

@@ -186,7 +186,7 @@ BVC "$TMP/unsure/main.json" --format json > "$TMP/unsure.json"
 check "json: inconclusive, and null bounds without an interval" python3 - "$TMP/unsure.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == "1.7", d["schema_version"]
+assert d["schema_version"] == "1.8", d["schema_version"]
 ch = {r["op"]: r["changes"][0] for r in d["rows"]}
 assert ch["relu"]["verdict"] == "inconclusive" and ch["relu"]["ci_low"] == 0.3, ch["relu"]
 assert ch["abs"]["verdict"] == "inconclusive" and ch["abs"]["ci_low"] is None and ch["abs"]["ci_high"] is None, ch["abs"]
@@ -227,7 +227,7 @@ same("results", [x for d in docs for r in d["rows"] for x in r["results"]])
 same("changes", [x for d in docs for r in d["rows"] for x in r["changes"]])
 res = [x for d in docs for r in d["rows"] for x in r["results"]]
 assert any(x["status"] == "n/a" and x["median_ns"] is None and x["reason"] is None for x in res)
-assert all(d["schema_version"] == "1.7" for d in docs)
+assert all(d["schema_version"] == "1.8" for d in docs)
 PY
 check "json: each version's commit, tree, machine and geomean of its ratios" python3 - "$TMP/json" "$base" "$main" <<'PY'
 import json, math, sys

@@ -222,6 +222,19 @@ assert len(ch) == 1 and ch[0]["cell"] == "lumen/dot/unrolled/64K" and ch[0]["dir
 assert ch[0]["from_commit"] == before and ch[0]["to_commit"] == after, ch[0]
 assert {x["cell"] for x in doc["cells"]} == {"lumen/dot/simple/64K", "lumen/dot/unrolled/64K"}, doc["cells"]
 PY
+# Any parameter as the compared one (--vs level=1), as the page shows:
+# pack's level 9 searches a window nine times level 1's, about 3x the time.
+ex=$(grep -m1 '^bench-versions 1\.0\.0 1\.2\.0 --ops pack --vs level=1' "$ROOT/docs/suites.md")
+check "docs/suites.md shows --vs level=1" test -n "$ex"
+eval "set -- ${ex#bench-versions }"
+"$BV" "$@" --results "$TMP/vsl" > "$TMP/vsl.out" 2> "$TMP/vsl.err"
+rc=$?
+check "'$ex': exit 0 ($rc)" test $rc -eq 0
+sed -n '/^levels vs/,$p' "$TMP/vsl.out" | sed 's/^/#   /'
+check "... pack[level=9] is slower than level=1 in both versions, by 2-4.9x, its interval past 1" \
+	bash -c "[ \$(grep -cE '^  1\.(0|2)\.0 +lumen/pack\[level=9\]/default/16K +[2-4]\.[0-9]{3} \[([2-4]\.|1\.[1-9])[0-9]*, [0-9.]+\] slower' '$TMP/vsl.out') -eq 2 ]"
+check "... and level=1 the fastest level of pack, in both" \
+	bash -c "[ \$(grep -cE '^  1\.(0|2)\.0 +lumen/pack/default/16K +level=1, 0\.[0-9]{3} \[[0-9., ]+\] of level=9.s time' '$TMP/vsl.out') -eq 2 ]"
 
 # ---- a changed output with no reference: checked against the baseline's
 # The working tree's lm_pack writes its tokens the other way round (distance

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "json.h"
 #include "stages.h"
 #include "tests.h"
 
@@ -87,7 +88,7 @@ static void a_reference_no_cell_has_is_an_input_error(void **state)
 	table_of(&t, a, ia, 1, a, ia, 1);
 	assert_int_equal(bv_table_backends(&t, "blas"), BV_EINPUT);
 	assert_non_null(strstr(bv_error_last(), "backends here: scalar, simd"));
-	assert_null(t.vs_backend);
+	assert_false(t.vs.on);
 	bv_table_free(&t);
 }
 
@@ -162,6 +163,81 @@ static void the_reference_can_be_the_fastest(void **state)
 	bv_table_free(&t);
 }
 
+/* The parameter axis (--vs level=1): a suite op's "[level=V]" cells of one
+ * backend and size, each over level=1's, paired by process; the backend
+ * and size must agree, other parameters too. */
+static void the_parameter_axis_pairs_the_same_op_otherwise(void **state)
+{
+	(void)state;
+	double l1[10], l9[10], other[10];
+	int ids[10];
+	for (int i = 0; i < 10; i++)
+		l1[i] = 100 * (1 + 0.2 * (i % 2)), l9[i] = 3 * l1[i], other[i] = 7 * l1[i], ids[i] = i + 1;
+	bv_table t;
+	table_of(&t, l1, ids, 10, l9, ids, 10);
+	free(t.rows[0].op), free(t.rows[1].op);
+	free(t.rows[0].backend), free(t.rows[1].backend);
+	t.rows[0].op = bv_strdup("pack[level=1][mode=x]"), t.rows[0].backend = bv_strdup("default");
+	t.rows[1].op = bv_strdup("pack[level=9][mode=x]"), t.rows[1].backend = bv_strdup("default");
+	/* the same op at level 9 on another backend: its reference is missing */
+	t.rows = bv_xrealloc(t.rows, 3 * sizeof(bv_row));
+	t.nrows = 3;
+	row_of(&t.rows[2], "fast", other, ids, 10);
+	free(t.rows[2].op), t.rows[2].op = bv_strdup("pack[level=9][mode=x]");
+	bv_vs_axis ax;
+	assert_int_equal(bv_vs_parse("level=1", &ax), 0);
+	assert_string_equal(ax.param, "level");
+	assert_int_equal(bv_table_vs(&t, &ax), 0);
+	assert_int_equal(t.nbackends, 1);
+	assert_int_equal(t.backends[0].row, 1);
+	assert_int_equal(t.backends[0].ref_row, 0);
+	assert_true(fabs(t.backends[0].ch.ratio - 3) < 1e-12);
+	assert_string_equal(t.backends[0].ch.verdict, "slower");
+	char text[512];
+	bv_vs_group(&t, &t.rows[1], text, sizeof(text));
+	assert_string_equal(text, "unary/pack[mode=x]/default/64K");
+	assert_int_equal(t.nwins, 1);
+	bv_backend_win_text(&t, &t.wins[0], text, sizeof(text));
+	assert_non_null(strstr(text, "level=1, 0.333"));
+	assert_non_null(strstr(text, "of level=9's time"));
+	/* a parameter no cell has, a value none has */
+	assert_int_equal(bv_vs_parse("dtype=f64", &ax), 0);
+	assert_int_equal(bv_table_vs(&t, &ax), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "no cell here has a parameter dtype (the ops' parameters here: level, mode"));
+	assert_int_equal(bv_vs_parse("level=3", &ax), 0);
+	assert_int_equal(bv_table_vs(&t, &ax), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "no cell of level=3 was measured (level here: 1, 9)"));
+	bv_table_free(&t);
+}
+
+static void the_vs_option_is_parsed(void **state)
+{
+	(void)state;
+	bv_vs_axis ax;
+	assert_int_equal(bv_vs_parse("backend=simd", &ax), 0);
+	assert_true(ax.on);
+	assert_string_equal(ax.param, "");
+	assert_string_equal(ax.ref, "simd");
+	assert_int_equal(bv_vs_parse("size=1K", &ax), BV_EINPUT);
+	assert_non_null(strstr(bv_error_last(), "--units rate"));
+	const char *bad[] = {"level", "=1", "level=", "Level=1", "level=1 2", "lev el=1", "level=[1]", NULL};
+	for (const char **b = bad; *b; b++) {
+		assert_int_equal(bv_vs_parse(*b, &ax), BV_EINPUT);
+		assert_non_null(strstr(bv_error_last(), "expected NAME=VALUE"));
+		assert_false(ax.on);
+	}
+	/* a suite's variant parameter is the backend's place */
+	cJSON *desc = cJSON_Parse("{\"benchmarks\":[{\"name\":\"dot\",\"variant\":\"method\"}]}");
+	assert_int_equal(bv_vs_parse("method=simple", &ax), 0);
+	bv_vs_settle_variant(&ax, desc);
+	assert_string_equal(ax.param, "");
+	assert_string_equal(ax.ref, "simple");
+	assert_int_equal(bv_vs_parse("level=1", &ax), 0);
+	bv_vs_settle_variant(&ax, desc);
+	assert_string_equal(ax.param, "level");
+	cJSON_Delete(desc);
+}
+
 int test_backends(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +246,8 @@ int test_backends(void)
 	    cmocka_unit_test(the_fastest_is_told_against_the_next),
 	    cmocka_unit_test(the_reference_can_be_the_fastest),
 	    cmocka_unit_test(a_reference_no_cell_has_is_an_input_error),
+	    cmocka_unit_test(the_parameter_axis_pairs_the_same_op_otherwise),
+	    cmocka_unit_test(the_vs_option_is_parsed),
 	};
 	return cmocka_run_group_tests_name("backend view", tests, NULL, NULL);
 }

@@ -458,7 +458,7 @@ static void an_estimate_past_the_band_that_is_not_called_is_inconclusive(void **
 	char *json = exported(&t, bv_export_json);
 	cJSON *doc = cJSON_Parse(json);
 	assert_non_null(doc);
-	assert_string_equal(cJSON_GetObjectItem(doc, "schema_version")->valuestring, "1.7");
+	assert_string_equal(cJSON_GetObjectItem(doc, "schema_version")->valuestring, "1.8");
 	const cJSON *rows = cJSON_GetObjectItem(doc, "rows");
 	const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "changes"), 0);
 	const cJSON *o = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 3), "changes"), 0);
