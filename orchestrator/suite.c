@@ -312,7 +312,7 @@ int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measur
 	/* --vs variant=B names the backend's place when variant is a
 	 * benchmark's variant parameter (its value is the cell's backend). */
 	if (rc == 0)
-		bv_vs_settle_variant(mo->vs, merged);
+		bv_vs_settle_variant(mo->vs, seen_union);
 	if (rc == 0)
 		rc = bv_selection_check(mo, NULL);
 	free(path);
