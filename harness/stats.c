@@ -105,10 +105,22 @@ bv_verdict bv_verdict_of(const bv_interval *r, double threshold)
 const char *bv_verdict_name(bv_verdict v)
 {
 	switch (v) {
+	case BV_SAME: return "same";
 	case BV_FASTER: return "faster";
 	case BV_SLOWER: return "slower";
-	default: return "same";
+	case BV_INCONCLUSIVE: return "inconclusive";
+	case BV_UNSTABLE: return "unstable";
+	case BV_NO_VERDICT: break;
 	}
+	return NULL;
+}
+
+bv_verdict bv_verdict_parse(const char *name)
+{
+	for (bv_verdict v = BV_SAME; v <= BV_UNSTABLE; v++)
+		if (name && !strcmp(name, bv_verdict_name(v)))
+			return v;
+	return BV_NO_VERDICT;
 }
 
 int bv_interval_noisy(const bv_interval *r, double threshold)

@@ -30,14 +30,21 @@ double bv_quantile(const double *v, size_t n, double q);
  * it really covers.  Returns -1 when n == 0. */
 int bv_median_interval(const double *v, size_t n, double level, bv_interval *out);
 
-typedef enum { BV_SAME = 0, BV_FASTER, BV_SLOWER } bv_verdict;
+/* A comparison's verdict.  bv_verdict_of gives the first three; the run's
+ * decision (orchestrator/verdict.c) adds inconclusive and unstable; NONE is
+ * a comparison with no ratio (zeroed memory is NONE).  Text only where it is
+ * written or read (bv_verdict_name, bv_verdict_parse). */
+typedef enum { BV_NO_VERDICT = 0, BV_SAME, BV_FASTER, BV_SLOWER, BV_INCONCLUSIVE, BV_UNSTABLE } bv_verdict;
 
 /* Verdict on a ratio (candidate time / baseline time): slower when the whole
  * interval lies above 1 and the estimate exceeds 1 + threshold, faster in the
  * mirror case, else same.  An interval that covers less than 95 % never
  * yields a verdict other than same. */
 bv_verdict bv_verdict_of(const bv_interval *ratio, double threshold);
+/* "same", "faster", "slower", "inconclusive", "unstable"; NULL for none. */
 const char *bv_verdict_name(bv_verdict v);
+/* The verdict a name gives, or BV_NO_VERDICT for NULL or any other text. */
+bv_verdict bv_verdict_parse(const char *name);
 
 /* A verdict of "same" that cannot rule out a change of threshold size: the
  * interval reaches beyond 1 + threshold or below 1 / (1 + threshold). */

@@ -135,7 +135,7 @@ static void compare_one(const bv_table *t, const bv_row *row, const bv_row *refr
 	ch->proc_ratio = q;
 	ch->nproc = n;
 	bv_change_evidence(ch, q, n, t->threshold);
-	ch->verdict = "same"; /* until decided */
+	ch->verdict = BV_SAME; /* until decided */
 }
 
 static void find_wins(bv_table *t);

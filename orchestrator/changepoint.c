@@ -114,7 +114,7 @@ static void eval_step(const bv_step *s, double t, step_eval *e)
 	e->p = e->ps = e->pf = NAN;
 	/* A ratio that followed the machine's state is judged on nothing
 	 * (verdict.c): out of both families. */
-	if (s->verdict && !strcmp(s->verdict, "unstable"))
+	if (s->verdict == BV_UNSTABLE)
 		return;
 	e->ok = has_interval(s);
 	if (e->ok) {

@@ -1146,7 +1146,7 @@ static int measure_windows(hist *h)
  * processes). */
 static int past_band(const hstep *st, double thr)
 {
-	return st->s.verdict && !strcmp(st->s.verdict, "inconclusive") && isfinite(st->s.ratio) &&
+	return st->s.verdict == BV_INCONCLUSIVE && isfinite(st->s.ratio) &&
 	       (st->s.ratio > 1 + thr || st->s.ratio < 1 / (1 + thr));
 }
 
@@ -1188,14 +1188,14 @@ static void decide_steps(hist *h)
 	for (size_t c = 0; c < h->ncells; c++)
 		for (size_t i = 0; i + 1 < h->nv; i++) {
 			hstep *st = &h->cells[c].steps[i];
-			st->s.verdict = NULL;
+			st->s.verdict = BV_NO_VERDICT;
 			if (!isfinite(st->s.ratio))
 				continue;
 			bv_change *ch = &chs[n];
 			/* A stored step keeps lo and hi only as a 95 % interval
 			 * (history.h), not the coverage itself. */
 			double cov = st->coverage > 0 ? st->coverage : isfinite(st->s.lo) ? 0.95 : 0;
-			ch->valid = 1, ch->verdict = "same", ch->ratio = st->s.ratio;
+			ch->valid = 1, ch->verdict = BV_SAME, ch->ratio = st->s.ratio;
 			ch->ci_low = st->s.lo, ch->ci_high = st->s.hi, ch->coverage = cov;
 			ch->processes = (int)st->s.nproc, ch->unstable = st->unstable;
 			ch->controlled = st->s.nproc && !st->unstable;
@@ -1329,7 +1329,7 @@ static size_t steps_agreeing(const hcell *x, const bv_change_point *cp)
 {
 	size_t n = 0;
 	for (size_t i = cp->first; i <= cp->last; i++)
-		n += x->steps[i].s.verdict && !strcmp(x->steps[i].s.verdict, cp->direction);
+		n += x->steps[i].s.verdict == bv_verdict_parse(cp->direction);
 	return n;
 }
 
@@ -1350,7 +1350,7 @@ static void change_line_of(const hist *h, const hcell *x, const bv_change_point 
 	l->why[0] = '\0';
 	if (span == 1 && agree == 0)
 		snprintf(l->why, sizeof(l->why), " (its step alone: %s; the change-point test called it)",
-		         x->steps[cp->first].s.verdict ? x->steps[cp->first].s.verdict : "no verdict");
+		         x->steps[cp->first].s.verdict ? bv_verdict_name(x->steps[cp->first].s.verdict) : "no verdict");
 	else if (span > 1 && agree == 0)
 		snprintf(l->why, sizeof(l->why), " (gradual, over %zu steps: no step called alone)", span);
 	else if (span > 1 && agree < span)
@@ -1619,7 +1619,7 @@ static cJSON *history_json(const hist *h)
 			add_num(s, "ci_high", st->s.hi);
 			cJSON_AddNumberToObject(s, "processes", (double)st->s.nproc);
 			if (st->s.verdict)
-				cJSON_AddStringToObject(s, "verdict", st->s.verdict);
+				cJSON_AddStringToObject(s, "verdict", bv_verdict_name(st->s.verdict));
 			else
 				cJSON_AddNullToObject(s, "verdict");
 			add_num(s, "p", st->s.p);

@@ -809,7 +809,7 @@ static int wanted(const bv_counts_opts *o, const bv_row *r, const bv_change *ch)
 		return 0;
 	if (o->which == BV_COUNTS_ALL)
 		return 1;
-	return o->which == BV_COUNTS_CHANGED && ch->valid && strcmp(ch->verdict, "same") != 0;
+	return o->which == BV_COUNTS_CHANGED && ch->valid && ch->verdict != BV_SAME;
 }
 
 static job *find(job *js, size_t n, const char *label, const char *cell)
@@ -1104,7 +1104,7 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 			counted++;
 			/* "not the code" explains a change; beside `same` the counts
 			 * only say what they found */
-			int same = ch->valid && !strcmp(ch->verdict, "same");
+			int same = ch->valid && ch->verdict == BV_SAME;
 			if (same && !strcmp(ch->why->kind, "placement")) {
 				free(ch->why->text);
 				ch->why->text = bv_strdup("same instructions and misses");

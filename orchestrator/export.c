@@ -238,7 +238,7 @@ void bv_format_result(const bv_table *t, const bv_result *res, char *buf, size_t
 
 int bv_change_not_called(const bv_change *ch)
 {
-	return !strcmp(ch->verdict, "same") || !strcmp(ch->verdict, "inconclusive");
+	return ch->verdict == BV_SAME || ch->verdict == BV_INCONCLUSIVE;
 }
 
 int bv_change_layout_bound(const bv_table *t, const bv_change *ch)
@@ -266,7 +266,7 @@ void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, siz
 	 * not (verdict.c): "unconfirmed" says more than "noisy"; an
 	 * inconclusive change is noisy by its definition, so that is not
 	 * repeated */
-	int unsure = !strcmp(ch->verdict, "inconclusive");
+	int unsure = ch->verdict == BV_INCONCLUSIVE;
 	const char *noise = layout ? "" : ch->held ? ", unconfirmed" : ch->noisy && !unsure ? ", noisy" : "";
 	snprintf(buf, len, "%s%s%s%s%s", noise, spread, state, ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
 }
@@ -282,7 +282,7 @@ static void change_text(const bv_table *t, const bv_change *ch, char *buf, size_
 	char q[96], ratio[64];
 	bv_format_qualifiers(t, ch, q, sizeof(q));
 	bv_format_ratio(ch, ratio, sizeof(ratio));
-	snprintf(buf, len, "%s %s%s", ratio, ch->verdict, q);
+	snprintf(buf, len, "%s %s%s", ratio, bv_verdict_name(ch->verdict), q);
 }
 
 void bv_backend_cell_text(const bv_table *t, const bv_backend_cmp *b, char *buf, size_t len)
@@ -296,7 +296,7 @@ void bv_backend_win_text(const bv_table *t, const bv_backend_win *w, char *buf, 
 	bv_vs_value(t, &t->rows[w->row], best, sizeof(best));
 	bv_vs_value(t, &t->rows[w->next_row], next, sizeof(next));
 	char ratio[64];
-	if (w->ch.valid && !strcmp(w->ch.verdict, "faster")) {
+	if (w->ch.valid && w->ch.verdict == BV_FASTER) {
 		bv_format_ratio(&w->ch, ratio, sizeof(ratio));
 		snprintf(buf, len, "%s, %s of %s's time", best, ratio, next);
 		return;

@@ -83,9 +83,9 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 			    .size = r->size,
 			    /* with one later version every row is its; with more, say which */
 			    .version = t->nversions > 2 ? t->labels[i] : NULL,
-			    .cls = ch->verdict,
+			    .cls = bv_verdict_name(ch->verdict),
 			    .title = bv_asprintf("%s %s %s %s/%s: %s %s%s%s%s", r->op, r->backend, size,
-			                         t->labels[i], t->labels[bv_table_base(t, i)], ratio, ch->verdict, q,
+			                         t->labels[i], t->labels[bv_table_base(t, i)], ratio, bv_verdict_name(ch->verdict), q,
 			                         ch->why ? "; " : "", ch->why ? ch->why->text : ""),
 			    .valid = 1,
 			    .ratio = ch->ratio,
@@ -156,8 +156,8 @@ static void table(FILE *out, const bv_table *t)
 				char q[96], ratio[64];
 				bv_format_qualifiers(t, ch, q, sizeof(q));
 				bv_format_ratio(ch, ratio, sizeof(ratio));
-				fprintf(out, "<td class=\"%s\">", ch->verdict);
-				esc(out, ratio), fprintf(out, " %s", ch->verdict);
+				fprintf(out, "<td class=\"%s\">", bv_verdict_name(ch->verdict));
+				esc(out, ratio), fprintf(out, " %s", bv_verdict_name(ch->verdict));
 				esc(out, q);
 				if (ch->why)
 					fputs("; ", out), esc(out, ch->why->text);
@@ -245,7 +245,7 @@ int bv_export_html(const bv_table *t, FILE *out)
 			bv_backend_cell_text(t, b, text, sizeof(text));
 			fputs("<tr><td>", out), esc(out, t->labels[b->version]), fputs("</td><td>", out);
 			esc(out, r->bench), fputc('/', out), esc(out, r->op), fputc('/', out), esc(out, r->backend);
-			fprintf(out, "/%s</td><td class=\"%s\">", size, b->ch.valid ? b->ch.verdict : "none");
+			fprintf(out, "/%s</td><td class=\"%s\">", size, b->ch.valid ? bv_verdict_name(b->ch.verdict) : "none");
 			esc(out, text), fputs("</td></tr>\n", out);
 		}
 		fputs("</tbody>\n</table>\n", out);
@@ -265,7 +265,7 @@ int bv_export_html(const bv_table *t, FILE *out)
 				char cell[512], text[512];
 				bv_vs_group(t, r, cell, sizeof(cell));
 				bv_backend_win_text(t, w, text, sizeof(text));
-				int clear = w->ch.valid && !strcmp(w->ch.verdict, "faster");
+				int clear = w->ch.valid && w->ch.verdict == BV_FASTER;
 				fputs("<tr><td>", out), esc(out, t->labels[w->version]), fputs("</td><td>", out);
 				/* the cell's parts escaped, its slashes as they are */
 				for (char *part = cell, *sl; part; part = sl ? sl + 1 : NULL) {

@@ -76,7 +76,7 @@ static void backend_ratio(cJSON *o, const bv_change *ch)
 	num_or_null(o, "ratio_ci_low", ch->ci_low, v && bv_change_has_interval(ch));
 	num_or_null(o, "ratio_ci_high", ch->ci_high, v && bv_change_has_interval(ch));
 	num_or_null(o, "processes", ch->processes, v);
-	str_or_null(o, "verdict", v ? ch->verdict : NULL);
+	str_or_null(o, "verdict", v ? bv_verdict_name(ch->verdict) : NULL);
 }
 
 /* A row's value on the view's axis (its backend, or its parameter's value). */
@@ -233,7 +233,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 			int iv = v && bv_change_has_interval(ch);
 			num_or_null(o, "ci_low", ch->ci_low, iv);
 			num_or_null(o, "ci_high", isfinite(ch->ci_high) ? ch->ci_high : 1e308, iv);
-			cJSON_AddStringToObject(o, "verdict", v ? ch->verdict : ch->none ? ch->none : r->results[i].status);
+			cJSON_AddStringToObject(o, "verdict", v ? bv_verdict_name(ch->verdict) : ch->none ? ch->none : r->results[i].status);
 			if (v) {
 				cJSON_AddBoolToObject(o, "paired", ch->paired);
 				cJSON_AddStringToObject(o, "mode", ch->mode ? ch->mode : "paired");
@@ -332,7 +332,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 			value_json(t, o, "value", r);
 			cJSON_AddStringToObject(o, "next_op", t->rows[w->next_row].op);
 			backend_ratio(o, ch);
-			cJSON_AddBoolToObject(o, "clear", ch->valid && !strcmp(ch->verdict, "faster"));
+			cJSON_AddBoolToObject(o, "clear", ch->valid && ch->verdict == BV_FASTER);
 			cJSON_AddItemToArray(fa, o);
 		}
 		/* The backend axis: the same object as backends, as 1.5-1.7 wrote it

@@ -34,11 +34,11 @@ static void change_cell(FILE *out, const bv_table *t, const bv_row *r, size_t i)
 		md(out, ch->none ? ch->none : "-");
 		return;
 	}
-	int bold = strcmp(ch->verdict, "same") != 0;
+	int bold = ch->verdict != BV_SAME;
 	char ratio[64];
 	bv_format_ratio(ch, ratio, sizeof(ratio));
 	md(out, ratio);
-	fprintf(out, " %s%s%s", bold ? "**" : "", ch->verdict, bold ? "**" : "");
+	fprintf(out, " %s%s%s", bold ? "**" : "", bv_verdict_name(ch->verdict), bold ? "**" : "");
 	char q[96];
 	bv_format_qualifiers(t, ch, q, sizeof(q));
 	md(out, q);

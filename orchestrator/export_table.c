@@ -34,15 +34,15 @@ static void put(grid *g, size_t r, size_t c, const char *s)
 
 /* On a terminal (t->colour): slower red, faster green, the undecided
  * yellow; same stays plain, so what needs a look stands out. */
-static const char *verdict_colour(const char *verdict)
+static const char *verdict_colour(bv_verdict verdict)
 {
-	if (!strcmp(verdict, "slower"))
-		return "31";
-	if (!strcmp(verdict, "faster"))
-		return "32";
-	if (!strcmp(verdict, "inconclusive") || !strcmp(verdict, "unstable"))
-		return "33";
-	return NULL;
+	switch (verdict) {
+	case BV_SLOWER: return "31";
+	case BV_FASTER: return "32";
+	case BV_INCONCLUSIVE:
+	case BV_UNSTABLE: return "33";
+	default: return NULL;
+	}
 }
 
 int bv_export_table(const bv_table *t, FILE *out)
@@ -95,7 +95,7 @@ int bv_export_table(const bv_table *t, FILE *out)
 					char q[96], ratio[64];
 					bv_format_qualifiers(t, ch, q, sizeof(q));
 					bv_format_ratio(ch, ratio, sizeof(ratio));
-					snprintf(buf, sizeof(buf), "%s %s%s%s%s", ratio, ch->verdict, q, ch->why ? "; " : "",
+					snprintf(buf, sizeof(buf), "%s %s%s%s%s", ratio, bv_verdict_name(ch->verdict), q, ch->why ? "; " : "",
 						 ch->why ? ch->why->text : "");
 					g.paint[r * cols + c] = verdict_colour(ch->verdict);
 				} else

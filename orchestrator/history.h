@@ -15,13 +15,15 @@
 
 #include <stddef.h>
 
+#include "stats.h"
+
 typedef struct bv_step {
 	char *cell;          /* "bench/op/backend/size" as bv_row_key writes it (size as 64K) */
 	double ratio;        /* b / a: median over processes of each process's ratio */
 	double lo, hi;       /* its 95 % interval (order statistics), NAN without one */
 	double *proc_ratio;  /* each process's b / a ratio */
 	size_t nproc;
-	const char *verdict; /* same, slower, faster, inconclusive, unstable (verdict.c's words); static */
+	bv_verdict verdict;  /* verdict.c's; BV_NO_VERDICT without a ratio */
 	double p;            /* the evidence's p (bv_change.p), NAN where none */
 	/* A step that has no ratio for a reason the two builds decide, so
 	 * measuring again would give none either: one version lacks the cell

@@ -297,7 +297,7 @@ static void change_read(const bv_log_change *lc, bv_change *ch, double threshold
 	ch->paired = ch->mode[0] == 'p';
 	ch->ratio = iv.est, ch->ci_low = iv.lo, ch->ci_high = iv.hi;
 	ch->coverage = iv.coverage;
-	ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
+	ch->verdict = bv_verdict_of(&iv, threshold);
 	ch->noisy = bv_interval_noisy(&iv, threshold);
 	ch->processes = lc->processes;
 	if (lc->layouts > 1 && lc->has_spread) {
@@ -372,7 +372,7 @@ static void change_reverse(const bv_change *b, bv_change *ch, double threshold)
 	if (b->layouts > 1)
 		ch->layout_lo = 1.0 / b->layout_hi, ch->layout_hi = 1.0 / b->layout_lo;
 	bv_interval iv = {ch->ratio, ch->ci_low, ch->ci_high, ch->coverage, 1};
-	ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
+	ch->verdict = bv_verdict_of(&iv, threshold);
 	ch->noisy = bv_interval_noisy(&iv, threshold);
 	ch->proc_ratio = ch->proc_gbps = ch->proc_compute_ns = ch->proc_running = NULL;
 	if (b->nproc) {
@@ -573,7 +573,7 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 			ch->ci_high = a->ci_low_ns > 0 ? b->ci_high_ns / a->ci_low_ns : INFINITY;
 			ch->coverage = 0.95;
 			bv_interval iv = {ch->ratio, ch->ci_low, ch->ci_high, 0.95, 1};
-			ch->verdict = bv_verdict_name(bv_verdict_of(&iv, threshold));
+			ch->verdict = bv_verdict_of(&iv, threshold);
 			ch->noisy = bv_interval_noisy(&iv, threshold);
 			ch->mode = "unpaired";
 			/* Another run (or machine): the interval holds neither the
@@ -584,7 +584,7 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 			 * intervals stays a fair, wide, verdict. */
 			if (!same_run[i]) {
 				ch->between_runs = 1;
-				ch->verdict = "inconclusive";
+				ch->verdict = BV_INCONCLUSIVE;
 				ch->noisy = 1; /* as every inconclusive (results-format.md) */
 			}
 		}
@@ -702,7 +702,7 @@ static int row_changed(const bv_table *t, const bv_row *r)
 			return 1;
 	for (size_t i = 1; i < t->nversions; i++)
 		if (!bv_table_is_base(t, i) &&
-		    (!r->changes[i].valid || !r->changes[i].verdict || strcmp(r->changes[i].verdict, "same")))
+		    (!r->changes[i].valid || !r->changes[i].verdict || r->changes[i].verdict != BV_SAME))
 			return 1;
 	return 0;
 }
@@ -843,7 +843,7 @@ int bv_table_has_slower(const bv_table *t)
 			const bv_change *ch = &t->rows[k].changes[i];
 			/* the same instructions and misses on both sides: not the
 			 * code (counts.c), so not what a CI gate is for */
-			if (ch->valid && !strcmp(ch->verdict, "slower") && !(ch->why && !strcmp(ch->why->kind, "placement")))
+			if (ch->valid && ch->verdict == BV_SLOWER && !(ch->why && !strcmp(ch->why->kind, "placement")))
 				return 1;
 		}
 	return 0;
@@ -909,7 +909,7 @@ void bv_table_note_budget(bv_table *t)
 		const bv_result *x = NULL;
 		for (size_t i = 0; i < t->nversions && !x; i++) {
 			const bv_change *ch = &r->changes[i];
-			if (ch->valid && ch->verdict && !strcmp(ch->verdict, "inconclusive") && r->results[i].stopped &&
+			if (ch->valid && ch->verdict == BV_INCONCLUSIVE && r->results[i].stopped &&
 			    !strcmp(r->results[i].stopped, "budget"))
 				x = &r->results[i];
 		}

@@ -168,7 +168,7 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 					     "process%s, %.3fx while disturbed in %zu); measure it again",
 					     ch->level_usual, ch->n_usual, ch->n_usual == 1 ? "" : "es",
 					     ch->level_disturbed, ch->n_disturbed);
-		} else if (beyond_budget(ch, c->budget) && is(ch->verdict, "slower")) {
+		} else if (beyond_budget(ch, c->budget) && ch->verdict == BV_SLOWER) {
 			c->status = BV_CELL_REGRESSION;
 			c->why = bv_asprintf("the whole interval is beyond the +%.4g%% budget", c->budget * 100);
 		} else if (ch->held && ch->ratio > 1) {
@@ -189,21 +189,21 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 			c->why = bv_asprintf("unpaired across runs: %.3fx, not called (runs differ by more than one run "
 					     "per version can measure)%s",
 					     ch->ratio, past ? "; measure both versions in one run" : "");
-		} else if (is(ch->verdict, "inconclusive") && (ch->ratio > 1 || !bv_change_has_interval(ch))) {
+		} else if (ch->verdict == BV_INCONCLUSIVE && (ch->ratio > 1 || !bv_change_has_interval(ch))) {
 			/* Not shown the same, not called slower (verdict.c): like
 			 * unstable, neither READY's "no change" nor a blocker; a
 			 * warning that asks for another measurement.  One whose
 			 * estimate is faster is no risk to a release (below). */
 			c->status = BV_CELL_WARNING;
 			c->why = inconclusive_why(ch);
-		} else if (is(ch->verdict, "slower")) {
+		} else if (ch->verdict == BV_SLOWER) {
 			c->status = BV_CELL_WARNING;
 			c->why = bv_asprintf("slower (by more than the %.4g%% threshold), within the +%.4g%% budget",
 					     threshold * 100, c->budget * 100);
-		} else if (is(ch->verdict, "faster")) {
+		} else if (ch->verdict == BV_FASTER) {
 			c->status = BV_CELL_IMPROVEMENT;
 			c->why = bv_strdup("faster");
-		} else if (is(ch->verdict, "inconclusive")) {
+		} else if (ch->verdict == BV_INCONCLUSIVE) {
 			c->status = BV_CELL_OK;
 			c->why = bv_strdup("inconclusive: the estimate is faster, but not called; no sign of a slowdown");
 		} else {
@@ -552,7 +552,7 @@ void bv_report_recheck(bv_report *r, const bv_table *again)
 		if (now && now->valid)
 			snprintf(second, sizeof(second), "%.3fx [%.3f, %.3f]", now->ratio, now->ci_low, now->ci_high);
 		char *why = c->why;
-		if (now && ((beyond_budget(now, c->budget) && is(now->verdict, "slower")) ||
+		if (now && ((beyond_budget(now, c->budget) && now->verdict == BV_SLOWER) ||
 			    unstable_beyond(now, c->budget))) {
 			confirmed++;
 			c->why = bv_asprintf("%s; re-measured: %s, confirmed", why, second);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "semver.h"
+#include "stats.h"
 
 /* ---- compat ----------------------------------------------------------- */
 typedef struct bv_shims {
@@ -361,7 +362,7 @@ typedef struct bv_result {
 typedef struct bv_change {
 	int valid;
 	double ratio, ci_low, ci_high, coverage;
-	const char *verdict; /* faster, slower, same, inconclusive, unstable (verdict.c) */
+	bv_verdict verdict;  /* BV_NO_VERDICT without a ratio (verdict.c; stats.h) */
 	int paired;          /* measured in the same processes as the baseline */
 	const char *mode;    /* paired, isolated, unpaired (different runs) */
 	/* unpaired because the two logs come from different runs: never called

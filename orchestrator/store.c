@@ -74,7 +74,6 @@ static const char *const migrations[] = {
 
 /* The verdicts a step may have (verdict.c's words): what get_step hands
  * out, so callers compare pointers or strings alike. */
-static const char *const verdicts[] = {"same", "slower", "faster", "inconclusive", "unstable", NULL};
 /* The statuses an absent step may have (results.c's words). */
 static const char *const absences[] = {"n/a", "skipped", NULL};
 /* An absent step's reason is printed in the history's notes: bounded and
@@ -392,13 +391,6 @@ void bv_store_rollback(bv_store *s)
 	s->in_txn = 0;
 }
 
-static const char *verdict_static(const char *v)
-{
-	for (size_t i = 0; v && verdicts[i]; i++)
-		if (!strcmp(v, verdicts[i]))
-			return verdicts[i];
-	return NULL;
-}
 
 static void put_le64(unsigned char *p, double d)
 {
@@ -551,7 +543,7 @@ static int get_absent(bv_store *s, const char *cls, const char *key_a, const cha
 		} else {
 			out->cell = bv_strdup(cell);
 			out->ratio = out->lo = out->hi = out->p = NAN;
-			out->proc_ratio = NULL, out->nproc = 0, out->verdict = NULL;
+			out->proc_ratio = NULL, out->nproc = 0, out->verdict = BV_NO_VERDICT;
 			out->absent = status, out->absent_side = (int)side;
 			out->absent_reason = reason ? bv_strdup(reason) : NULL;
 			*found = 1;
@@ -593,9 +585,9 @@ int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const cha
 		} else
 			bad = 1;
 		const char *what = NULL;
-		const char *verdict = NULL;
+		bv_verdict verdict = BV_NO_VERDICT;
 		if (sqlite3_column_type(st, 5) == SQLITE_TEXT)
-			verdict = verdict_static((const char *)sqlite3_column_text(st, 5));
+			verdict = bv_verdict_parse((const char *)sqlite3_column_text(st, 5));
 		double *pr = NULL;
 		if (bad)
 			what = "a column of the wrong type";
@@ -674,7 +666,7 @@ int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const cha
 	const char *what = step->nproc && !step->proc_ratio ? "nproc without process ratios" : NULL;
 	if (!what)
 		what = step_wrong(step->ratio, step->lo, step->hi, step->proc_ratio, step->nproc, step->p);
-	if (!what && !verdict_static(step->verdict))
+	if (!what && !bv_verdict_name(step->verdict))
 		what = "verdict is not one of same, slower, faster, inconclusive, unstable";
 	if (!what && step->nproc > (size_t)INT32_MAX / 8)
 		what = "too many process ratios";
@@ -692,7 +684,7 @@ int bv_store_put_step(bv_store *s, const char *cls, const char *key_a, const cha
 	sqlite3_bind_int64(st, 9, (sqlite3_int64)step->nproc);
 	/* a non-NULL pointer: a zero-length BLOB, not NULL */
 	sqlite3_bind_blob(st, 10, blob, (int)(step->nproc * 8), SQLITE_TRANSIENT);
-	bind_text(st, 11, step->verdict);
+	bind_text(st, 11, bv_verdict_name(step->verdict));
 	isnan(step->p) ? sqlite3_bind_null(st, 12) : sqlite3_bind_double(st, 12, step->p);
 	if (s->source)
 		bind_text(st, 13, s->source);

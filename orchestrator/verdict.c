@@ -183,7 +183,7 @@ int bv_change_has_interval(const bv_change *ch) { return ch->coverage >= 0.95; }
  * called: see the head of this file. */
 static int inconclusive(const bv_change *ch, double threshold)
 {
-	return !strcmp(ch->verdict, "same") &&
+	return ch->verdict == BV_SAME &&
 	       (!bv_change_has_interval(ch) || ch->ratio > 1.0 + threshold || ch->ratio < 1.0 / (1.0 + threshold));
 }
 
@@ -222,7 +222,7 @@ bv_decided bv_changes_decide(bv_change **chs, size_t n, double q, double thresho
 	for (size_t i = 0; i < n; i++) {
 		bv_change *ch = chs[i];
 		if (ch->valid && ch->unstable) {
-			ch->verdict = "unstable";
+			ch->verdict = BV_UNSTABLE;
 			ch->noisy = 0;
 			continue;
 		}
@@ -237,7 +237,7 @@ bv_decided bv_changes_decide(bv_change **chs, size_t n, double q, double thresho
 		ch->held = v != BV_SAME && !(discovered && agrees);
 		if (ch->held)
 			v = BV_SAME;
-		ch->verdict = bv_verdict_name(v);
+		ch->verdict = v;
 		ch->noisy = ch->held || bv_interval_noisy(&iv, threshold);
 		d.called += v != BV_SAME;
 	}
@@ -246,7 +246,7 @@ bv_decided bv_changes_decide(bv_change **chs, size_t n, double q, double thresho
 	for (size_t i = 0; i < n; i++) {
 		bv_change *ch = chs[i];
 		if (ch->valid && ch->verdict && inconclusive(ch, threshold)) {
-			ch->verdict = "inconclusive";
+			ch->verdict = BV_INCONCLUSIVE;
 			d.inconclusive++;
 		}
 	}

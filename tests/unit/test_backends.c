@@ -57,7 +57,7 @@ static void pairs_by_process_id_not_by_position(void **state)
 	assert_true(ch->valid);
 	assert_int_equal(ch->processes, 10); /* process 9 has no partner */
 	assert_true(fabs(ch->ratio - 0.1) < 1e-12);
-	assert_string_equal(ch->verdict, "faster");
+	assert_int_equal(ch->verdict, BV_FASTER);
 	assert_int_equal(t.backends_decided.tested, 1);
 	assert_int_equal(t.backends_decided.called, 1);
 	bv_table_free(&t);
@@ -123,7 +123,7 @@ static void the_fastest_is_told_against_the_next(void **state)
 	assert_string_equal(t.rows[w->next_row].backend, "simd");
 	assert_true(w->ch.valid);
 	assert_true(fabs(w->ch.ratio - 0.75) < 1e-12); /* 15/20 in every process */
-	assert_string_equal(w->ch.verdict, "faster");
+	assert_int_equal(w->ch.verdict, BV_FASTER);
 	assert_int_equal(t.wins_decided.called, 1);
 	char text[384];
 	bv_backend_win_text(&t, w, text, sizeof(text));
@@ -139,7 +139,7 @@ static void the_fastest_is_told_against_the_next(void **state)
 	assert_int_equal(t.nwins, 1);
 	w = &t.wins[0];
 	assert_true(w->ch.valid);
-	assert_string_not_equal(w->ch.verdict, "faster");
+	assert_int_not_equal(w->ch.verdict, BV_FASTER);
 	assert_int_equal(t.wins_decided.called, 0);
 	bv_backend_win_text(&t, w, text, sizeof(text));
 	assert_non_null(strstr(text, "not told apart"));
@@ -159,7 +159,7 @@ static void the_reference_can_be_the_fastest(void **state)
 	assert_string_equal(t.rows[t.wins[0].row].backend, "scalar");
 	assert_string_equal(t.rows[t.wins[0].next_row].backend, "simd");
 	assert_true(fabs(t.wins[0].ch.ratio - 1.0 / 3) < 1e-12);
-	assert_string_equal(t.wins[0].ch.verdict, "faster");
+	assert_int_equal(t.wins[0].ch.verdict, BV_FASTER);
 	bv_table_free(&t);
 }
 
@@ -192,7 +192,7 @@ static void the_parameter_axis_pairs_the_same_op_otherwise(void **state)
 	assert_int_equal(t.backends[0].row, 1);
 	assert_int_equal(t.backends[0].ref_row, 0);
 	assert_true(fabs(t.backends[0].ch.ratio - 3) < 1e-12);
-	assert_string_equal(t.backends[0].ch.verdict, "slower");
+	assert_int_equal(t.backends[0].ch.verdict, BV_SLOWER);
 	char text[512];
 	bv_vs_group(&t, &t.rows[1], text, sizeof(text));
 	assert_string_equal(text, "unary/pack[mode=x]/default/64K");

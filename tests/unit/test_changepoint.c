@@ -35,7 +35,7 @@ static bv_step step_of(double ratio, double lo, double hi, double *proc, size_t 
 	                 .hi = hi,
 	                 .proc_ratio = proc,
 	                 .nproc = nproc,
-	                 .verdict = "same",
+	                 .verdict = BV_SAME,
 	                 .p = NAN};
 }
 
@@ -130,12 +130,12 @@ static void one_clear_step_is_a_change_point_at_that_step(void **state)
 	free(cp);
 	/* The same step judged unstable (the machine changed under it) is
 	 * judged on nothing. */
-	s[5].verdict = "unstable";
+	s[5].verdict = BV_UNSTABLE;
 	assert_int_equal(bv_changepoints(s, N, T, Q, &cp, &n), 0);
 	assert_int_equal(n, 0);
 	free(cp);
 	/* Without per-process ratios the step's own p counts. */
-	s[5].verdict = "slower", s[5].proc_ratio = NULL, s[5].nproc = 0, s[5].p = 1e-6;
+	s[5].verdict = BV_SLOWER, s[5].proc_ratio = NULL, s[5].nproc = 0, s[5].p = 1e-6;
 	assert_int_equal(bv_changepoints(s, N, T, Q, &cp, &n), 0);
 	assert_true(n == 1 && cp[0].first == 5);
 	free(cp);

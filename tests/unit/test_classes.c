@@ -154,7 +154,7 @@ static void groups_keep_keys_apart_and_refuse_one_name_for_two(void **state)
 
 /* A table of two versions and the given rows (op names), as merge makes it. */
 static void small_table(bv_table *t, const char *base, const char *cand, const char *const *ops, size_t n,
-                        const char *verdict)
+                        bv_verdict verdict)
 {
 	memset(t, 0, sizeof(*t));
 	t->nversions = 2;
@@ -162,7 +162,7 @@ static void small_table(bv_table *t, const char *base, const char *cand, const c
 	t->labels[0] = bv_strdup(base), t->labels[1] = bv_strdup(cand);
 	t->rows = bv_xcalloc(n, sizeof(bv_row));
 	t->nrows = n;
-	t->tested = n, t->called = !strcmp(verdict, "same") ? 0 : n;
+	t->tested = n, t->called = verdict == BV_SAME ? 0 : n;
 	t->notes = bv_xcalloc(1, sizeof(char *));
 	t->notes[0] = bv_strdup("a caveat"), t->nnotes = 1;
 	for (size_t k = 0; k < n; k++) {
@@ -178,7 +178,7 @@ static void small_table(bv_table *t, const char *base, const char *cand, const c
 		    (bv_change){.valid = 1, .ratio = 2, .ci_low = 1.9, .ci_high = 2.1, .verdict = verdict};
 		r->changes[1].proc_ratio = bv_xcalloc(1, sizeof(double)), r->changes[1].nproc = 1;
 		/* merge may leave evidence in a baseline's slot: the join clears it */
-		r->changes[0] = (bv_change){.valid = 1, .ratio = 0.5, .verdict = "faster"};
+		r->changes[0] = (bv_change){.valid = 1, .ratio = 0.5, .verdict = BV_FASTER};
 	}
 }
 
@@ -187,8 +187,8 @@ static void join_sets_classes_side_by_side(void **state)
 	(void)state;
 	bv_table t[2], out;
 	const char *ops_a[] = {"relu", "abs"}, *ops_b[] = {"abs", "exp"};
-	small_table(&t[0], "0.1.0", "main", ops_a, 2, "slower");
-	small_table(&t[1], "0.1.0", "main", ops_b, 2, "same");
+	small_table(&t[0], "0.1.0", "main", ops_a, 2, BV_SLOWER);
+	small_table(&t[1], "0.1.0", "main", ops_b, 2, BV_SAME);
 	bv_class cls[2] = {mk("avx512-Xeon", "Xeon", "avx512f", "", 0),
 	                   mk("avx2-EPYC", "EPYC", "avx2", "", 0)};
 	bv_table_join(t, cls, 2, &out);
@@ -211,8 +211,8 @@ static void join_sets_classes_side_by_side(void **state)
 	assert_false(out.rows[0].changes[3].valid);
 	assert_string_equal(out.rows[2].results[0].status, "n/a");
 	/* each class's ratios as its own merge made them: never pooled */
-	assert_string_equal(out.rows[1].changes[1].verdict, "slower");
-	assert_string_equal(out.rows[1].changes[3].verdict, "same");
+	assert_int_equal(out.rows[1].changes[1].verdict, BV_SLOWER);
+	assert_int_equal(out.rows[1].changes[3].verdict, BV_SAME);
 	assert_true(out.rows[1].changes[3].ratio == 2);
 	for (size_t k = 0; k < out.nrows; k++)
 		assert_false(out.rows[k].changes[0].valid || out.rows[k].changes[2].valid);
@@ -227,7 +227,7 @@ static void join_sets_classes_side_by_side(void **state)
 	bv_class_free(&cls[0]), bv_class_free(&cls[1]);
 	/* a table of one class: every version's baseline is column 0 */
 	bv_table one;
-	small_table(&one, "a", "b", ops_a, 1, "same");
+	small_table(&one, "a", "b", ops_a, 1, BV_SAME);
 	assert_int_equal(bv_table_base(&one, 1), 0);
 	assert_false(bv_table_is_base(&one, 1));
 	bv_table_free(&one);

@@ -79,7 +79,7 @@ static void same_run_keeps_the_paired_ratio(void **state)
 	assert_true(t.rows[0].changes[1].valid);
 	assert_string_equal(t.rows[0].changes[1].mode, "paired");
 	assert_true(t.rows[0].changes[1].ratio == 1.5);
-	assert_string_equal(t.rows[0].changes[1].verdict, "slower");
+	assert_int_equal(t.rows[0].changes[1].verdict, BV_SLOWER);
 	assert_int_equal(t.nnotes, 0);
 	bv_table_free(&t);
 	fixture_free(&f);
@@ -126,7 +126,7 @@ static void another_machine_gets_no_ratio_unless_asked(void **state)
 	assert_true(t.rows[0].changes[1].valid);
 	assert_string_equal(t.rows[0].changes[1].mode, "unpaired");
 	/* a ratio, but another machine is another run: no verdict (merge.c) */
-	assert_string_equal(t.rows[0].changes[1].verdict, "inconclusive");
+	assert_int_equal(t.rows[0].changes[1].verdict, BV_INCONCLUSIVE);
 	assert_false(bv_table_has_slower(&t));
 	bv_table_free(&t);
 	fixture_free(&f);
@@ -147,7 +147,7 @@ static void identical_code_in_two_runs_is_not_called(void **state)
 	const bv_change *ch = &t.rows[0].changes[1];
 	assert_true(ch->valid && ch->between_runs);
 	assert_true(ch->ratio > 0.962 && ch->ratio < 0.964); /* the ratio is still shown */
-	assert_string_equal(ch->verdict, "inconclusive");
+	assert_int_equal(ch->verdict, BV_INCONCLUSIVE);
 	assert_false(bv_table_has_slower(&t));
 	/* the run's control counts it apart, and says why */
 	assert_int_equal(t.called, 0);
@@ -175,7 +175,7 @@ static void a_large_change_across_runs_is_shown_but_not_called(void **state)
 	const bv_change *ch = &t.rows[0].changes[1];
 	assert_true(ch->ratio > 1.29 && ch->ratio < 1.31);
 	assert_true(ch->ci_low > 1.2); /* its own interval alone would call it */
-	assert_string_equal(ch->verdict, "inconclusive");
+	assert_int_equal(ch->verdict, BV_INCONCLUSIVE);
 	assert_string_equal(ch->mode, "unpaired");
 	assert_false(bv_table_has_slower(&t));
 	bv_table_free(&t);

@@ -167,9 +167,9 @@ static void make_table(bv_table *t, const cell_spec *cells, size_t n)
 			bv_change *ch = &r->changes[1];
 			ch->valid = 1, ch->ratio = cells[k].ratio, ch->ci_low = cells[k].lo, ch->ci_high = cells[k].hi;
 			ch->coverage = 0.96, ch->paired = 1, ch->mode = "paired";
-			ch->verdict = cells[k].lo > 1 && cells[k].ratio > 1.01   ? "slower"
-				      : cells[k].hi < 1 && cells[k].ratio < 1 / 1.01 ? "faster"
-										     : "same";
+			ch->verdict = cells[k].lo > 1 && cells[k].ratio > 1.01   ? BV_SLOWER
+				      : cells[k].hi < 1 && cells[k].ratio < 1 / 1.01 ? BV_FASTER
+										     : BV_SAME;
 		}
 	}
 }
@@ -327,7 +327,7 @@ static void verdict_boundaries_and_budgets(void **state)
 	/* An interval that covers less than 95 % decides nothing. */
 	make_table(&t, cells, 2);
 	t.rows[1].changes[1].coverage = 0.5;
-	t.rows[1].changes[1].verdict = "same";
+	t.rows[1].changes[1].verdict = BV_SAME;
 	bv_budgets_default(&b, 0.05);
 	memset(&r, 0, sizeof(r));
 	bv_report_judge(&r, &t, &b);
@@ -349,7 +349,7 @@ static void inconclusive_cells_warn_and_never_block(void **state)
 	bv_table t;
 	make_table(&t, cells, 3);
 	for (size_t k = 0; k < 3; k++)
-		t.rows[k].changes[1].verdict = "inconclusive";
+		t.rows[k].changes[1].verdict = BV_INCONCLUSIVE;
 	t.rows[1].changes[1].coverage = 0, t.rows[1].changes[1].processes = 1;
 	bv_budgets b;
 	bv_budgets_default(&b, 0.05);
@@ -386,7 +386,7 @@ static void unstable_cells_block_only_beyond_budget_at_both_states(void **state)
 	double usual[2] = {3.0, 1.01}, disturbed[2] = {2.4, 1.4};
 	for (size_t k = 0; k < 2; k++) {
 		bv_change *ch = &t.rows[k].changes[1];
-		ch->verdict = "unstable", ch->unstable = 1;
+		ch->verdict = BV_UNSTABLE, ch->unstable = 1;
 		ch->level_usual = usual[k], ch->level_disturbed = disturbed[k];
 		ch->n_usual = 5, ch->n_disturbed = 3;
 	}
@@ -418,7 +418,7 @@ static void between_runs_cells_warn_and_never_block(void **state)
 	make_table(&t, cells, 2);
 	for (size_t k = 0; k < 2; k++) {
 		bv_change *ch = &t.rows[k].changes[1];
-		ch->verdict = "inconclusive", ch->between_runs = 1, ch->paired = 0, ch->mode = "unpaired";
+		ch->verdict = BV_INCONCLUSIVE, ch->between_runs = 1, ch->paired = 0, ch->mode = "unpaired";
 	}
 	bv_budgets b;
 	bv_budgets_default(&b, 0.05);

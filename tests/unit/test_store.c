@@ -69,7 +69,7 @@ static void round_trip_keeps_every_field(void **state)
 	             .hi = 1.5,
 	             .proc_ratio = pr,
 	             .nproc = 6,
-	             .verdict = "slower",
+	             .verdict = BV_SLOWER,
 	             .p = 0.003};
 	bv_step b = {.cell = "unary/exp/simd/1M",
 	             .ratio = 0.5,
@@ -77,7 +77,7 @@ static void round_trip_keeps_every_field(void **state)
 	             .hi = NAN,
 	             .proc_ratio = NULL,
 	             .nproc = 0,
-	             .verdict = "inconclusive",
+	             .verdict = BV_INCONCLUSIVE,
 	             .p = NAN};
 	assert_int_equal(bv_store_put_step(s, "c1", KA, KB, a.cell, "m", &a), 0);
 	assert_int_equal(bv_store_put_step(s, "c1", KA, KB, b.cell, "m", &b), 0);
@@ -92,14 +92,14 @@ static void round_trip_keeps_every_field(void **state)
 	assert_true(got.ratio == 1.25 && got.lo == 0.75 && got.hi == 1.5 && got.p == 0.003);
 	assert_int_equal(got.nproc, 6);
 	assert_memory_equal(got.proc_ratio, pr, sizeof(pr)); /* bit for bit */
-	assert_string_equal(got.verdict, "slower");
+	assert_int_equal(got.verdict, BV_SLOWER);
 	bv_step_free(&got);
 	assert_int_equal(bv_store_get_step(s, "c1", KA, KB, b.cell, "m", &got, &found), 0);
 	assert_int_equal(found, 1);
 	assert_true(got.ratio == 0.5 && isnan(got.lo) && isnan(got.hi) && isnan(got.p));
 	assert_int_equal(got.nproc, 0);
 	assert_null(got.proc_ratio);
-	assert_string_equal(got.verdict, "inconclusive");
+	assert_int_equal(got.verdict, BV_INCONCLUSIVE);
 	bv_step_free(&got);
 	bv_store_close(s);
 	/* what the file holds: WAL mode, our schema, created as UTC */
@@ -131,10 +131,10 @@ static void put_replaces_and_keys_are_distinct(void **state)
 	             .hi = NAN,
 	             .proc_ratio = pr,
 	             .nproc = 2,
-	             .verdict = "same",
+	             .verdict = BV_SAME,
 	             .p = 0.5};
 	assert_int_equal(bv_store_put_step(s, "c", KA, KB, "x", "m", &a), 0);
-	a.ratio = 2.0, a.verdict = "slower", a.nproc = 1;
+	a.ratio = 2.0, a.verdict = BV_SLOWER, a.nproc = 1;
 	assert_int_equal(bv_store_put_step(s, "c", KA, KB, "x", "m", &a), 0);
 	/* another method, class or direction is another step */
 	a.ratio = 3.0;
@@ -147,7 +147,7 @@ static void put_replaces_and_keys_are_distinct(void **state)
 	assert_int_equal(found, 1);
 	assert_true(got.ratio == 2.0);
 	assert_int_equal(got.nproc, 1);
-	assert_string_equal(got.verdict, "slower");
+	assert_int_equal(got.verdict, BV_SLOWER);
 	bv_step_free(&got);
 	bv_store_close(s);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM steps"), 4);
@@ -184,18 +184,18 @@ static void put_refuses_what_is_not_a_step(void **state)
 	assert_int_equal(bv_store_open(path, &s), 0);
 	double bad_pr[] = {1.0, -1.0};
 	bv_step bad[] = {
-	    {.cell = "x", .ratio = NAN, .lo = NAN, .hi = NAN, .verdict = "same", .p = NAN},
-	    {.cell = "x", .ratio = 1.0, .lo = 1.1, .hi = 1.2, .verdict = "same", .p = NAN},
-	    {.cell = "x", .ratio = 1.0, .lo = 0.9, .hi = NAN, .verdict = "same", .p = NAN},
-	    {.cell = "x", .ratio = 1.0, .lo = NAN, .hi = NAN, .verdict = "bogus", .p = NAN},
-	    {.cell = "x", .ratio = 1.0, .lo = NAN, .hi = NAN, .verdict = "same", .p = 1.5},
+	    {.cell = "x", .ratio = NAN, .lo = NAN, .hi = NAN, .verdict = BV_SAME, .p = NAN},
+	    {.cell = "x", .ratio = 1.0, .lo = 1.1, .hi = 1.2, .verdict = BV_SAME, .p = NAN},
+	    {.cell = "x", .ratio = 1.0, .lo = 0.9, .hi = NAN, .verdict = BV_SAME, .p = NAN},
+	    {.cell = "x", .ratio = 1.0, .lo = NAN, .hi = NAN, .verdict = (bv_verdict)42, .p = NAN},
+	    {.cell = "x", .ratio = 1.0, .lo = NAN, .hi = NAN, .verdict = BV_SAME, .p = 1.5},
 	    {.cell = "x",
 	     .ratio = 1.0,
 	     .lo = NAN,
 	     .hi = NAN,
 	     .proc_ratio = bad_pr,
 	     .nproc = 2,
-	     .verdict = "same",
+	     .verdict = BV_SAME,
 	     .p = NAN},
 	    {.cell = "x",
 	     .ratio = 1.0,
@@ -203,7 +203,7 @@ static void put_refuses_what_is_not_a_step(void **state)
 	     .hi = NAN,
 	     .proc_ratio = NULL,
 	     .nproc = 3,
-	     .verdict = "same",
+	     .verdict = BV_SAME,
 	     .p = NAN},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -446,7 +446,7 @@ static void absent_steps_round_trip_and_replace(void **state)
 	assert_string_equal(got.absent, "n/a");
 	assert_int_equal(got.absent_side, 0);
 	assert_string_equal(got.absent_reason, "kernels 0.5.0 has no gelu");
-	assert_true(isnan(got.ratio) && got.nproc == 0 && got.verdict == NULL);
+	assert_true(isnan(got.ratio) && got.nproc == 0 && got.verdict == BV_NO_VERDICT);
 	bv_step_free(&got);
 	assert_int_equal(bv_store_get_step(s, "c", KA, KB, b.cell, "m", &got, &found), 0);
 	assert_int_equal(found, 1);
@@ -460,7 +460,7 @@ static void absent_steps_round_trip_and_replace(void **state)
 	/* measured replaces absent ... */
 	double pr[] = {1.0, 1.1};
 	bv_step m = {.cell = a.cell, .ratio = 1.05, .lo = NAN, .hi = NAN, .proc_ratio = pr,
-	             .nproc = 2, .verdict = "same", .p = NAN};
+	             .nproc = 2, .verdict = BV_SAME, .p = NAN};
 	assert_int_equal(bv_store_put_step(s, "c", KA, KB, a.cell, "m", &m), 0);
 	assert_int_equal(bv_store_get_step(s, "c", KA, KB, a.cell, "m", &got, &found), 0);
 	assert_true(found == 1 && got.absent == NULL && got.ratio == 1.05);
@@ -550,7 +550,7 @@ static void concurrent_writers_lose_nothing(void **state)
 				              .hi = NAN,
 				              .proc_ratio = pr,
 				              .nproc = 2,
-				              .verdict = "same",
+				              .verdict = BV_SAME,
 				              .p = NAN};
 				if (k == 0 && i % 10 == 0)
 					rc = bv_store_begin(s);
@@ -655,7 +655,7 @@ static void check_imported(bv_store *s, const char *dir, const char *cls)
 	assert_int_equal(got.nproc, 6);
 	double pr[] = {1.4, 1.45, 1.5, 1.5, 1.55, 1.6};
 	assert_memory_equal(got.proc_ratio, pr, sizeof(pr));
-	assert_string_equal(got.verdict, ch->verdict);
+	assert_int_equal(got.verdict, ch->verdict);
 	assert_true((isnan(got.p) && isnan(ch->p)) || got.p == ch->p);
 	bv_step_free(&got);
 	/* the abs cell had no change: no step */

@@ -170,7 +170,7 @@ static void merge_run(const char *dir, bv_table *t)
 	free(paths[0]), free(paths[1]);
 }
 
-static int called(const char *verdict) { return !strcmp(verdict, "slower") || !strcmp(verdict, "faster"); }
+static int called(bv_verdict verdict) { return verdict == BV_SLOWER || verdict == BV_FASTER; }
 
 /* changed: slower or faster; unsure: inconclusive, each of which must have
  * its estimate past the band (or no interval), and every held change must
@@ -184,10 +184,10 @@ static void count(const bv_table *t, size_t *changed, size_t *held, size_t *per_
 		*changed += called(ch->verdict);
 		*held += ch->held;
 		int past = ch->ratio > 1 + t->threshold || ch->ratio < 1 / (1 + t->threshold) || ch->coverage < 0.95;
-		assert_int_equal(!strcmp(ch->verdict, "inconclusive"), past && !called(ch->verdict));
+		assert_int_equal(ch->verdict == BV_INCONCLUSIVE, past && !called(ch->verdict));
 		if (ch->held)
-			assert_string_equal(ch->verdict, "inconclusive");
-		*unsure += !strcmp(ch->verdict, "inconclusive");
+			assert_int_equal(ch->verdict, BV_INCONCLUSIVE);
+		*unsure += ch->verdict == BV_INCONCLUSIVE;
 		bv_interval iv = {ch->ratio, ch->ci_low, ch->ci_high, ch->coverage, (size_t)ch->processes};
 		*per_cell += bv_verdict_of(&iv, t->threshold) != BV_SAME;
 	}
@@ -252,8 +252,8 @@ static void planted_changes_among_null_cells_are_found(void **state)
 	size_t found = 0, false_calls = 0;
 	for (size_t r = 0; r < t.nrows; r++) {
 		int planted = r % 10 == 3;
-		const char *v = t.rows[r].changes[1].verdict;
-		found += planted && !strcmp(v, "slower");
+		bv_verdict v = t.rows[r].changes[1].verdict;
+		found += planted && v == BV_SLOWER;
 		false_calls += !planted && called(v);
 	}
 	/* a planted cell misses only when several of its 24 processes landed
@@ -352,20 +352,20 @@ static void a_ratio_that_follows_the_machine_is_never_a_confident_verdict(void *
 	const bv_change *a = &t.rows[0].changes[1], *b = &t.rows[1].changes[1], *c = &t.rows[2].changes[1];
 	/* without the split, the first would be slower 1.39 with a tight interval */
 	assert_true(a->state_dependent && a->unstable);
-	assert_string_equal(a->verdict, "unstable");
+	assert_int_equal(a->verdict, BV_UNSTABLE);
 	assert_int_equal(a->n_usual, 1);
 	assert_int_equal(a->n_disturbed, 8);
 	assert_true(fabs(a->level_usual - 0.792) < 1e-9 && fabs(a->level_disturbed - 1.391) < 1e-9);
 	for (size_t r = 0; r < 3; r++) /* the fourth is slower in truth */
-		assert_string_not_equal(t.rows[r].changes[1].verdict, "slower");
+		assert_int_not_equal(t.rows[r].changes[1].verdict, BV_SLOWER);
 	/* the second: judged on its eight usual processes, faster */
 	assert_true(b->state_dependent && !b->unstable);
 	assert_int_equal(b->n_usual, 8);
 	assert_true(b->ratio < 0.7 && b->ci_high < 0.7);
-	assert_string_equal(b->verdict, "faster");
+	assert_int_equal(b->verdict, BV_FASTER);
 	/* the third: same, nothing set aside */
 	assert_false(c->state_dependent);
-	assert_string_equal(c->verdict, "same");
+	assert_int_equal(c->verdict, BV_SAME);
 	/* the fourth: the runnable tasks mark the twelve beside the copy loop;
 	 * one process at each end on the wrong side does not hide the split;
 	 * judged on the twelve before it (median 2.75, not the blend's 3.7) */
@@ -375,7 +375,7 @@ static void a_ratio_that_follows_the_machine_is_never_a_confident_verdict(void *
 	assert_int_equal(d->n_usual, 12);
 	assert_int_equal(d->n_disturbed, 12);
 	assert_true(d->ratio > 2.6 && d->ratio < 2.9);
-	assert_string_equal(d->verdict, "slower");
+	assert_int_equal(d->verdict, BV_SLOWER);
 	assert_int_equal(t.unstable, 1);
 	assert_non_null(strstr(t.control, "1 cell unstable (the machine changed under it: not judged)"));
 	char q[128];
@@ -440,7 +440,7 @@ static void an_estimate_past_the_band_that_is_not_called_is_inconclusive(void **
 	merge_run(dir, &t);
 	const char *want[5] = {"inconclusive", "same", "slower", "inconclusive", "same"};
 	for (size_t r = 0; r < 5; r++)
-		assert_string_equal(t.rows[r].changes[1].verdict, want[r]);
+		assert_string_equal(bv_verdict_name(t.rows[r].changes[1].verdict), want[r]);
 	assert_false(t.rows[1].changes[1].noisy);
 	assert_true(t.rows[4].changes[1].noisy);
 	assert_int_equal(t.inconclusive, 2);
