@@ -701,7 +701,19 @@ static const bv_plugin plugin = {
 	.set_simd_isa = set_simd_isa,
 };
 
+#ifdef BV_CATALOG_SUITE
+/* BENCH_VERSIONS_CATALOG=suite (docs/suites-design.md, "Item 3: the plan"):
+ * the plugin is suite_plugin.c's, whose benchmarks (catalog.c) look the
+ * calls up here and use this file's memory, ISA and footprint functions
+ * through this table; inside the plugin only. */
+__attribute__((visibility("hidden"))) const bv_plugin *bv_catalog_calls(void);
+__attribute__((visibility("hidden"))) const bv_plugin *bv_catalog_calls(void)
+{
+	return &plugin;
+}
+#else
 __attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void)
 {
 	return &plugin;
 }
+#endif

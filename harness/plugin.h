@@ -16,7 +16,7 @@
 #include <string.h>
 #include <stdint.h>
 
-#define BV_PLUGIN_ABI 7
+#define BV_PLUGIN_ABI 8
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -206,7 +206,17 @@ typedef struct bv_plugin {
 	 * peak around check's run (BVS_LIBRARY's memory hooks): returns 1 when
 	 * the library counted, else 0 (lib_* then 0). */
 	int (*suite_footprint)(void *cell, double *host, double *lib_host, double *lib_device);
+	/* ABI 8: 1 when this plugin is the bundled catalog written as a suite
+	 * (harness/catalog.c, built with BENCH_VERSIONS_CATALOG=suite): the
+	 * runner then opens, checks and times the catalog's cells through the
+	 * suite_* members, a cell (group, op) being the benchmark
+	 * "<group>__<op>" with the parameters "backend=B size=S".  0 otherwise. */
+	int catalog;
 } bv_plugin;
+
+/* The catalog suite's name (catalog.c's BVS_SUITE), and how a catalog
+ * cell's (group, op) is named there: "<group>__<op>". */
+#define BV_CATALOG_SUITE_NAME "kernels"
 
 typedef const bv_plugin *(*bv_plugin_get_fn)(void);
 

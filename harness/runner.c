@@ -579,12 +579,25 @@ static void suite_params(const bv_cell *c, char *buf, size_t len)
 		snprintf(buf + at, len - at, "%ssize=%s", at ? " " : "", bv_size_format(c->size, size, sizeof(size)));
 }
 
+/* Whether version v measures catalog cell c through its suite_* members:
+ * its plugin is the catalog written as a suite (catalog.c;
+ * BENCH_VERSIONS_CATALOG=suite) and c is no project suite's cell. */
+static int catalog_suite(const version *v, const bv_cell *c)
+{
+	return v->p->catalog && c->op->kind != BV_K_SUITE;
+}
+
 /* Opens t's cell in its version: the timed call (lookup: the benchmark's
- * run) and the cell's state (suite_open: setup), in args.cell. */
+ * run) and the cell's state (suite_open: setup), in args.cell.  A catalog
+ * cell in a catalog suite (catalog_suite) is the benchmark "<group>__<op>"
+ * of the suite BV_CATALOG_SUITE_NAME, with the parameters "backend=B
+ * size=S". */
 static int suite_setup(timed *t, const bv_cell *c, char *reason, size_t len)
 {
 	const bv_plugin *p = t->v->p;
-	char params[1200];
+	char params[1200], bench[200];
+	const char *group = c->bench->name;
+	int catalog = catalog_suite(t->v, c);
 	if (t->v->isa_refused) {
 		snprintf(reason, len, "%s", t->v->isa_refused);
 		return BV_NA;
@@ -593,13 +606,27 @@ static int suite_setup(timed *t, const bv_cell *c, char *reason, size_t len)
 		snprintf(reason, len, "%s's plugin has no suite (built without one)", t->v->label);
 		return BV_FAILED;
 	}
-	int s = p->lookup(c->bench->name, c->op->suite->bench, c->backend, &t->call);
+	if (catalog && (c->op->function || c->op->expr)) {
+		snprintf(reason, len, "user-defined ops (an ops file) are not in the catalog suite yet "
+				      "(BENCH_VERSIONS_CATALOG=suite)");
+		return BV_FAILED;
+	}
+	if (catalog) {
+		char size[32];
+		group = BV_CATALOG_SUITE_NAME;
+		snprintf(bench, sizeof(bench), "%s__%s", c->bench->name, c->op->name);
+		snprintf(params, sizeof(params), "backend=%s size=%s", c->backend,
+			 bv_size_format(c->size, size, sizeof(size)));
+	} else {
+		snprintf(bench, sizeof(bench), "%s", c->op->suite->bench);
+		suite_params(c, params, sizeof(params));
+	}
+	int s = p->lookup(group, bench, c->backend, &t->call);
 	if (s != BV_OK) {
 		snprintf(reason, len, "%s", p->last_error());
 		return s;
 	}
-	suite_params(c, params, sizeof(params));
-	s = p->suite_open(c->op->suite->bench, params, suite_seed(c), &t->args.cell);
+	s = p->suite_open(bench, params, suite_seed(c), &t->args.cell);
 	if (s != BV_OK)
 		snprintf(reason, len, "%s", p->last_error());
 	return s;
@@ -614,9 +641,9 @@ static cJSON *suite_check_child(check_job *j)
 	const bv_plugin *p = j->v->p;
 	timed t = {.v = j->v};
 	char reason[1024] = "";
-	double worst = NAN, work[3] = {0, 0, 0}, host = 0, lib_host = 0, lib_device = 0;
+	double worst = NAN, work[3] = {0, 0, 0}, host = 0, device = 0, lib_host = 0, lib_device = 0;
 	int counted = 0;
-	int s = suite_setup(&t, c, reason, sizeof(reason));
+	int s = suite_setup(&t, c, reason, sizeof(reason)), opened = s == BV_OK;
 	if (s == BV_OK) {
 		s = p->suite_check(t.args.cell, j->out_fd, &worst);
 		if (s != BV_OK)
@@ -625,11 +652,22 @@ static cJSON *suite_check_child(check_job *j)
 		counted = p->suite_footprint(t.args.cell, &host, &lib_host, &lib_device);
 		p->suite_close(t.args.cell);
 	}
+	if (catalog_suite(j->v, c)) {
+		/* A catalog cell's footprint as the default path writes it: what
+		 * the benchmark allocates for the cell (bvs_alloc's bytes, the
+		 * same number on a host backend) also when it was not opened,
+		 * and as much in a device backend's memory. */
+		const bv_layout *l = &j->d->l;
+		double bytes = 4.0 * (double)(l->nx + l->nx2 + l->ny + l->nwork);
+		if (!opened)
+			host = bytes;
+		device = s != BV_NA && !p->host_memory(c->backend) ? bytes : 0;
+	}
 	cJSON *o = status_object(s == BV_WRONG ? ST_WRONG : s, reason);
 	/* The footprint: what bvs_alloc gave the cell (the runner makes no
 	 * buffers for it), and the library's own where BVS_LIBRARY counts. */
 	cJSON_AddNumberToObject(o, "host_bytes", host);
-	cJSON_AddNumberToObject(o, "device_bytes", 0);
+	cJSON_AddNumberToObject(o, "device_bytes", device);
 	if (counted) {
 		cJSON_AddNumberToObject(o, "library_host_bytes", lib_host);
 		cJSON_AddNumberToObject(o, "library_device_bytes", lib_device);
@@ -738,7 +776,7 @@ static int setup(timed *t, const cell_data *d, float *hy, char *reason, size_t l
 	const char *be = c->backend;
 	t->own_buffers = 0;
 	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result, NULL, NULL};
-	if (c->op->kind == BV_K_SUITE)
+	if (c->op->kind == BV_K_SUITE || catalog_suite(t->v, c))
 		return suite_setup(t, c, reason, len);
 	int s = p->probe(be);
 	if (s != BV_OK) {
@@ -784,7 +822,7 @@ static cJSON *check_child(void *arg)
 	check_job *j = arg;
 	const cell_data *d = j->d;
 	const bv_cell *c = d->c;
-	if (c->op->kind == BV_K_SUITE)
+	if (c->op->kind == BV_K_SUITE || catalog_suite(j->v, c))
 		return suite_check_child(j);
 	size_t nout = bv_cell_outputs(c), ny = d->l.ny;
 	char reason[512] = "";
@@ -948,7 +986,8 @@ static cJSON *time_child(void *arg)
 		ts[i].samples = calloc((size_t)rounds * BV_ROUNDS_STRETCH, sizeof(double));
 		if (!hy || !ts[i].samples || setup(&ts[i], d, hy, reason, sizeof(reason)) != BV_OK)
 			return status_object(BV_FAILED, hy ? reason : "out of host memory");
-		if (d->nsets > 1 && !ts[i].own_buffers) /* host memory: the sets are the host's */
+		/* host memory: the sets are the host's (a suite cell has its own inputs) */
+		if (d->nsets > 1 && !ts[i].own_buffers && !ts[i].args.cell)
 			ts[i].nsets = d->nsets, ts[i].xs = (const float *const *)d->xs,
 			ts[i].x2s = (const float *const *)d->x2s;
 		/* Device buffers too are shared, as host ones are: the first
@@ -1124,14 +1163,23 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 
 	cell_data d = {.c = c};
 	bv_cell_layout(c, &d.l);
-	d.hx = host_buffer(d.l.nx);
-	d.hx2 = d.l.nx2 ? host_buffer(d.l.nx2) : NULL;
-	if (!d.hx || (d.l.nx2 && !d.hx2)) {
-		fprintf(stderr, "bv-runner: out of memory for the inputs of a %zu-element cell\n", d.l.nx);
-		exit(3);
+	/* Every version's plugin the catalog suite (BENCH_VERSIONS_CATALOG=
+	 * suite): each makes the cell's inputs and reference in its own setup
+	 * and check, so the shared ones are not made (nor --inputs' sets: one
+	 * set, said in the log). */
+	int catalog_all = nv > 0 && c->op->kind != BV_K_SUITE;
+	for (int i = 0; i < nv; i++)
+		catalog_all &= catalog_suite(&vs[i], c);
+	if (!catalog_all) {
+		d.hx = host_buffer(d.l.nx);
+		d.hx2 = d.l.nx2 ? host_buffer(d.l.nx2) : NULL;
+		if (!d.hx || (d.l.nx2 && !d.hx2)) {
+			fprintf(stderr, "bv-runner: out of memory for the inputs of a %zu-element cell\n", d.l.nx);
+			exit(3);
+		}
+		bv_cell_inputs(c, d.hx, d.hx2);
 	}
-	bv_cell_inputs(c, d.hx, d.hx2);
-	input_sets(&d, set->inputs);
+	input_sets(&d, catalog_all ? 1 : set->inputs);
 	cJSON_AddNumberToObject(cell, "input_sets", d.nsets);
 	int needs_check = 0, suite = c->op->kind == BV_K_SUITE;
 	for (int i = 0; i < nv && !checked; i++)
@@ -1149,7 +1197,7 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 				unlink(tmp);
 		}
 	}
-	if (needs_check && !suite) {
+	if (needs_check && !suite && !catalog_all) {
 		/* The reference once, in the parent: every check child reads it. */
 		size_t nout = bv_cell_outputs(c);
 		d.want = malloc(nout * sizeof(double));
@@ -1366,17 +1414,29 @@ static cJSON *count_cell(version *v, const bv_cell *c, long index)
 	float *hy = host_buffer(d.l.ny);
 	char reason[512] = "";
 	int s = BV_FAILED;
-	if (c->op->kind == BV_K_SUITE) {
+	if (c->op->kind == BV_K_SUITE || catalog_suite(v, c)) {
 		/* The cell opened (its setup) before the simulation starts, as
 		 * for a catalog cell; the warm call, then the counted one, each
 		 * the benchmark's run through the same trampoline the timing
 		 * calls.  A suite does not say its footprint: always warm (its
-		 * inputs are what setup made and touched). */
+		 * inputs are what setup made and touched).  A catalog cell in
+		 * the catalog suite follows the default path's rules below: its
+		 * footprint decides the warm call, and a device backend is not
+		 * counted. */
 		timed t = {.v = v};
 		s = suite_setup(&t, c, reason, sizeof(reason));
-		cJSON_AddBoolToObject(o, "warm", 1);
+		int warm = 1;
+		if (catalog_suite(v, c)) {
+			warm = 4.0 * (double)(d.l.nx + d.l.nx2 + d.l.ny + d.l.nwork) <= BV_COUNT_WARM_MAX;
+			if (s == BV_OK && !v->p->host_memory(c->backend)) {
+				s = BV_UNAVAILABLE;
+				snprintf(reason, sizeof(reason),
+					 "a device backend: its work is not on the host, so not counted");
+			}
+		}
+		cJSON_AddBoolToObject(o, "warm", warm);
 		CALLGRIND_START_INSTRUMENTATION;
-		if (s == BV_OK)
+		if (s == BV_OK && warm)
 			s = t.call.fn(&t.call, &t.args);
 		if (s == BV_OK) {
 			CALLGRIND_TOGGLE_COLLECT;
@@ -1650,7 +1710,7 @@ int main(int argc, char **argv)
 	 * cells say n/a on their own. */
 	for (int i = 0; simd_isa && i < nv; i++) {
 		int s = vs[i].p->set_simd_isa(simd_isa);
-		if (s == BV_NA && vs[i].p->suite_open) {
+		if (s == BV_NA && vs[i].p->suite_open && !vs[i].p->catalog) {
 			char why[1200];
 			snprintf(why, sizeof(why), "--simd-isa %s: %s", simd_isa, vs[i].p->last_error());
 			vs[i].isa_refused = strdup(why);

@@ -76,6 +76,33 @@ static const char *compiler_version(void)
 }
 
 static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.h", "harness/ops.def", NULL};
+/* BENCH_VERSIONS_CATALOG=suite: the catalog written as a suite
+ * (harness/catalog.c; docs/suites-design.md, "Item 3: the plan"), compiled
+ * with the suite runtime and the host harness code it calls (the registry,
+ * inputs, reference and check: benches.c, expr.c) beside plugin.c's calls.
+ * Each is compiled with -DBV_CATALOG_SUITE; in that build's key only. */
+static const char *const catalog_sources[] = {"harness/suite_plugin.c", "harness/catalog.c", "harness/plugin.c",
+					      "harness/benches.c", "harness/expr.c", NULL};
+static const char *const catalog_files[] = {"harness/suite_plugin.c", "harness/catalog.c", "harness/benches.c",
+					    "harness/expr.c", "harness/bv_suite.h", "harness/benches.h",
+					    "harness/expr.h", "harness/ops_table.h", NULL};
+
+/* Whether the catalog is built as a suite: BENCH_VERSIONS_CATALOG=suite
+ * (1), unset or empty (0: plugin.c alone, the default), or < 0 with an
+ * error for any other value.  A project suite's build holds no catalog and
+ * ignores it. */
+static int catalog_as_suite(void)
+{
+	const char *v = getenv("BENCH_VERSIONS_CATALOG");
+	if (!v || !*v)
+		return 0;
+	if (!strcmp(v, "suite"))
+		return 1;
+	return bv_fail(BV_EINPUT,
+		       "BENCH_VERSIONS_CATALOG=%.64s: expected 'suite' (the catalog built as a benchmark suite, "
+		       "harness/catalog.c) or unset (the default)",
+		       v);
+}
 /* The adapter API (harness/adapter/): in the key of adapter builds only. */
 static const char *const adapter_files[] = {"harness/adapter/kernels.h", "harness/adapter/defaults.c", NULL};
 /* What an adapter must define itself (docs/adapters.md); defaults.c has
@@ -296,6 +323,22 @@ static int build_key(const bv_version *v, char out[41])
 	if (rc == 0 && bv_suite_dir()) {
 		bv_buf_puts(&b, "suite\n");
 		rc = bv_suite_key(&b);
+	}
+	/* The catalog as a suite: another plugin of the same version, so a
+	 * key of its own (cached builds of the two kinds never mix). */
+	int catalog = rc == 0 && !bv_suite_dir() ? catalog_as_suite() : 0;
+	if (catalog < 0)
+		rc = catalog;
+	if (catalog > 0 && bv_user_ops_key())
+		rc = bv_fail(BV_EINPUT, "BENCH_VERSIONS_CATALOG=suite: user-defined ops (an ops file) are not in the "
+					"catalog suite yet; unset BENCH_VERSIONS_CATALOG to measure them");
+	if (rc == 0 && catalog > 0) {
+		bv_buf_puts(&b, "catalog suite\n");
+		for (const char *const *f = catalog_files; *f && rc == 0; f++) {
+			char *path = bv_asprintf("%s/%s", bv_home(), *f);
+			rc = append_file(&b, *f, path);
+			free(path);
+		}
 	}
 	if (rc == 0)
 		bv_hash_bytes(b.s, b.len, out);
@@ -1093,6 +1136,51 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 	return status;
 }
 
+/* The catalog as a suite (BENCH_VERSIONS_CATALOG=suite): catalog_sources,
+ * each compiled with the catalog's flags (cc->v[0..base): the plugin's
+ * flags, this version's headers, shims and version macros) and
+ * -DBV_CATALOG_SUITE (plugin.c then gives catalog.c its calls instead of
+ * defining the plugin; suite_plugin.c's bv_plugin delegates the version,
+ * backends and memory to them), merged into object (lib/plugin.o, or an
+ * adapter build's plugin-harness.o) by a relocatable link.  Returns the
+ * failing step's status (the caller says the harness did not compile),
+ * or < 0 with an error. */
+static int compile_catalog(bv_strv *cc, size_t base, const char *lib, const char *object, const char *log)
+{
+	bv_strv objects = BV_STRV_INIT;
+	int status = 0;
+	for (size_t i = 0; status == 0 && catalog_sources[i]; i++) {
+		while (cc->n > base)
+			free(cc->v[--cc->n]);
+		cc->v[cc->n] = NULL;
+		bv_strv_push(cc, "-DBV_CATALOG_SUITE=1");
+		/* benches.c and expr.c are the host's code, which the tool
+		 * compiles with _GNU_SOURCE too (strnlen) */
+		bv_strv_push(cc, "-D_GNU_SOURCE");
+		bv_strv_push(cc, "-c");
+		bv_strv_pushf(cc, "%s/%s", bv_home(), catalog_sources[i]);
+		bv_strv_push(cc, "-o");
+		const char *name = strrchr(catalog_sources[i], '/') + 1;
+		bv_strv_pushf(cc, "%s/catalog-%zu-%.*s.o", lib, i, (int)strlen(name) - 2, name);
+		bv_strv_push(&objects, cc->v[cc->n - 1]);
+		status = bv_run(cc->v, NULL, log, BV_ENV_BUILD);
+	}
+	if (status == 0) {
+		bv_strv ld = BV_STRV_INIT;
+		bv_strv_push(&ld, compiler());
+		bv_strv_push(&ld, "-r");
+		bv_strv_push(&ld, "-nostdlib");
+		bv_strv_push(&ld, "-o");
+		bv_strv_push(&ld, object);
+		for (size_t i = 0; i < objects.n; i++)
+			bv_strv_push(&ld, objects.v[i]);
+		status = bv_run(ld.v, NULL, log, BV_ENV_BUILD);
+		bv_strv_free(&ld);
+	}
+	bv_strv_free(&objects);
+	return status;
+}
+
 /* The library cache's entry for key (libs/KEY), and the {build} path its
  * files were made in (ORIGIN: a recipe may write it into link-flags). */
 static char *library_entry(const char *key)
@@ -1308,6 +1396,9 @@ harness:;
 			bv_strv_free(&cc);
 			goto out;
 		}
+	} else if (catalog_as_suite() > 0) {
+		/* the key refused any other value */
+		status = compile_catalog(&cc, flags_end, lib, object, log);
 	} else {
 		bv_strv_push(&cc, "-c");
 		bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());

@@ -1,0 +1,323 @@
+/*
+ * catalog.c - the bundled catalog (harness/ops.def) written as a benchmark
+ * suite in bv_suite.h (docs/suites-design.md, "Item 3: the plan", step 2).
+ *
+ * Built only with BENCH_VERSIONS_CATALOG=suite: the version's plugin is then
+ * suite_plugin.c + this file + plugin.c (the calls into the kernels library,
+ * compiled with -DBV_CATALOG_SUITE, which leaves out its own bv_plugin_get
+ * and gives this file its table, bv_catalog_calls) + benches.c and expr.c
+ * (the registry, the inputs, the reference and the check), instead of
+ * plugin.c alone.  The default build is untouched.
+ *
+ * One benchmark per registry (group, op), generated from ops.def as plugin.c
+ * and benches.c generate theirs, so adding an op stays one line there.  Op
+ * names repeat across groups (max is binary and reduce), so a benchmark is
+ * named "<group>__<op>"; its parameters are the backend (the variant) and
+ * the size, which the runner passes as "backend=simd size=1M" for the
+ * catalog cell (group, op, backend, size).  The registry stays the host
+ * side's description of the cells (known before any build); the values
+ * declared here are the groups' defaults, for the description only: the
+ * runner passes any backend and size the selection names.
+ *
+ * setup rebuilds the bv_cell from the registry, probes the backend and looks
+ * the call up in plugin.c (the same calls, statuses and reasons as the
+ * default path's setup), makes the cell's buffers (bv_cell_layout) with
+ * bvs_alloc, so bvs_alloc's bytes are the catalog's footprint 4 (nx + nx2 +
+ * ny + nwork), and fills the inputs with bv_cell_inputs (deterministic: the
+ * same bytes as the runner's shared inputs).  run makes plugin.c's call.
+ * check makes the inputs again (an in-place op, axpy, has changed x2), the
+ * reference with bv_reference and compares with bv_verify: bvs_wrong with
+ * bv_verify's words when it fails.
+ */
+#include "benches.h"
+#include "bv_suite.h"
+#include "plugin.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* plugin.c, compiled with -DBV_CATALOG_SUITE: its calls into the library. */
+const bv_plugin *bv_catalog_calls(void);
+#define CAT (bv_catalog_calls())
+
+/* One cell in one version. */
+typedef struct cat_state {
+	bv_cell cell;
+	bv_layout l;
+	bv_call call;
+	bv_args args;
+	double result;
+	int device;        /* the backend computes in memory of its own (cuda) */
+	float *x, *x2, *y; /* host: the call's buffers; device: the host's copies */
+	void *dx, *dx2, *dy, *dwork; /* device buffers (NULL on host backends) */
+} cat_state;
+
+/* A plugin.c status as a suite's, with the reason: n/a, skipped (this
+ * machine cannot: BV_UNAVAILABLE), else failed. */
+static int said(bvs_ctx *c, int s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int said(bvs_ctx *c, int s, const char *fmt, ...)
+{
+	char why[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (s == BV_NA)
+		return bvs_na(c, "%s", why);
+	if (s == BV_UNAVAILABLE)
+		return bvs_skip(c, "%s", why);
+	return bvs_fail(c, "%s", why);
+}
+
+static void release_all(cat_state *st)
+{
+	const char *be = st->cell.backend;
+	void *bufs[] = {st->dx, st->dx2, st->dy, st->dwork};
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		if (bufs[i])
+			CAT->release(be, bufs[i]);
+	free(st);
+}
+
+/* A device copy of n host floats (none for n == 0), as the runner's
+ * device_copy. */
+static int to_device(const char *be, const float *h, size_t n, void **out)
+{
+	*out = NULL;
+	if (n == 0)
+		return BV_OK;
+	int s = CAT->alloc(be, n * sizeof(float), out);
+	if (s == BV_OK && h)
+		s = CAT->copy_in(be, *out, h, n * sizeof(float));
+	return s;
+}
+
+static int cat_setup(bvs_ctx *c, const char *group, const char *name)
+{
+	const bv_plugin *p = CAT;
+	const bv_bench *b = bv_bench_find(group);
+	const bv_op_def *op = NULL;
+	for (size_t i = 0; b && i < b->nops && !op; i++)
+		if (!strcmp(b->ops[i].name, name))
+			op = &b->ops[i];
+	const char *be = bvs_param(c, "backend"), *sz = bvs_param(c, "size");
+	size_t size = sz ? bv_size_parse(sz) : 0;
+	if (!op || !be || !size)
+		return bvs_fail(c, "the catalog suite has no cell %s/%s/%s/%s", group, name, be ? be : "(no backend)",
+				sz ? sz : "(no size)");
+	/* As the runner's setup for the default path: probe, then lookup. */
+	int s = p->probe(be);
+	if (s != BV_OK)
+		return said(c, s, "%s", p->last_error());
+	bv_call call;
+	s = p->lookup(group, name, be, &call);
+	if (s != BV_OK)
+		return said(c, s, "%s/%s not in this version", group, name);
+	cat_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return bvs_fail(c, "out of host memory");
+	st->cell = (bv_cell){b, op, be, size};
+	bv_cell_layout(&st->cell, &st->l);
+	st->call = call;
+	st->device = !p->host_memory(be);
+	const bv_layout *l = &st->l;
+	/* The buffers, through bvs_alloc: its bytes are the cell's footprint
+	 * (host_bytes).  A device backend's scratch is the device's. */
+	st->x = bvs_alloc(c, l->nx * sizeof(float));
+	st->x2 = l->nx2 ? bvs_alloc(c, l->nx2 * sizeof(float)) : NULL;
+	st->y = l->ny ? bvs_alloc(c, l->ny * sizeof(float)) : NULL;
+	float *work = l->nwork && !st->device ? bvs_alloc(c, l->nwork * sizeof(float)) : NULL;
+	if (!st->x || (l->nx2 && !st->x2) || (l->ny && !st->y) || (l->nwork && !st->device && !work)) {
+		free(st);
+		return bvs_fail(c, "out of host memory for the cell's buffers");
+	}
+	bv_cell_inputs(&st->cell, st->x, st->x2);
+	/* NaN everywhere: a kernel that writes nothing fails the check. */
+	if (st->y)
+		memset(st->y, 0xff, l->ny * sizeof(float));
+	st->result = NAN;
+	st->args = (bv_args){st->x, st->x2, st->y, l->n, l->m, l->k, &st->result, work, NULL};
+	if (st->device) {
+		s = to_device(be, st->x, l->nx, &st->dx);
+		if (s == BV_OK)
+			s = to_device(be, st->x2, l->nx2, &st->dx2);
+		if (s == BV_OK)
+			s = to_device(be, NULL, l->ny, &st->dy);
+		if (s == BV_OK && l->nwork)
+			s = to_device(be, NULL, l->nwork, &st->dwork);
+		if (s != BV_OK) {
+			int r = said(c, s, "%s", p->last_error());
+			release_all(st);
+			return r;
+		}
+		st->args.x = st->dx, st->args.x2 = st->dx2, st->args.y = st->dy, st->args.work = st->dwork;
+	}
+	bvs_work(c, bv_cell_bytes(&st->cell), bv_cell_flops(&st->cell), 0);
+	bvs_set_state(c, st);
+	return BVS_OK;
+}
+
+/* The timed call: plugin.c's, on the cell's buffers. */
+static int cat_run(bvs_ctx *c)
+{
+	cat_state *st = bvs_state(c);
+	int s = st->call.fn(&st->call, &st->args);
+	return s == BV_OK ? BVS_OK : said(c, s, "%s", CAT->last_error());
+}
+
+static int cat_check(bvs_ctx *c)
+{
+	cat_state *st = bvs_state(c);
+	const bv_cell *cell = &st->cell;
+	const bv_layout *l = &st->l;
+	size_t nout = bv_cell_outputs(cell);
+	/* The output: y, or x2 for an in-place op (axpy), or the result. */
+	const float *out = l->inplace ? st->args.x2 : st->args.y;
+	float *copy = NULL, *x = malloc((l->nx ? l->nx : 1) * sizeof(float));
+	float *x2 = l->nx2 ? malloc(l->nx2 * sizeof(float)) : NULL;
+	double *want = malloc((nout ? nout : 1) * sizeof(double)), *scale = malloc((nout ? nout : 1) * sizeof(double));
+	int rc = BVS_OK;
+	if (!x || (l->nx2 && !x2) || !want || !scale)
+		rc = bvs_fail(c, "out of host memory for the cell's reference");
+	if (rc == BVS_OK && st->device && !l->result) {
+		copy = malloc((nout ? nout : 1) * sizeof(float));
+		int s = copy ? CAT->copy_out(cell->backend, copy, out, nout * sizeof(float)) : BV_FAILED;
+		if (s != BV_OK)
+			rc = copy ? said(c, s, "%s", CAT->last_error()) : bvs_fail(c, "out of host memory");
+		out = copy;
+	}
+	if (rc == BVS_OK) {
+		/* The inputs again: the run may have changed x2 in place. */
+		char why[512] = "";
+		bv_cell_inputs(cell, x, x2);
+		bv_reference(cell, x, x2, want, scale);
+		if (!bv_verify(cell, want, scale, out ? out : x, st->result, why, sizeof(why)))
+			rc = bvs_wrong(c, "%s", why);
+	}
+	free(copy), free(x), free(x2), free(want), free(scale);
+	return rc;
+}
+
+static void cat_teardown(bvs_ctx *c)
+{
+	release_all(bvs_state(c));
+}
+
+/* ---- the benchmarks, from ops.def --------------------------------------
+ *
+ * The groups' backends and default sizes (benches.c's registry), for the
+ * description: the runner passes whatever the selection names. */
+#define BE_ELEMENTWISE "backend=scalar,simd,cuda"
+#define BE_BLAS "backend=scalar,simd,blas,cuda"
+#define BE_MATMUL "backend=simd,blas,cuda"
+#define SZ_ELEMENTWISE " size=1K,64K,1M,16M"
+#define SZ_ROWS " size=64x1024,1024x1024,1024x4096"
+#define SZ_MEMORY " size=1K,64K,1M,16M,1024x1024,4096x4096"
+#define SZ_QUANT " size=1K,64K,1M,16M,1024x1024,4096x4096,256x256x256,1024x1024x1024"
+#define SZ_CONV " size=56x56x64,28x28x128,112x112x32"
+#define SZ_POOL " size=112x112x64,56x56x256"
+#define SZ_MODEL " size=128x256x1,128x256x8,128x768x1"
+#define SZ_MATMUL                                                                                  \
+	" size=64x64x64,128x128x128,256x256x256,512x512x512,1024x1024x1024,128x768x768,128x3072x768," \
+	"512x1024x4096,1024x1024,4096x4096"
+
+/* Each group's parameters (PARAMS_<group>). */
+#define PARAMS_unary BE_ELEMENTWISE SZ_ELEMENTWISE
+#define PARAMS_binary BE_BLAS SZ_ELEMENTWISE
+#define PARAMS_reduce BE_BLAS SZ_ELEMENTWISE
+#define PARAMS_softmax BE_ELEMENTWISE SZ_ROWS
+#define PARAMS_matmul BE_MATMUL SZ_MATMUL
+#define PARAMS_norm BE_ELEMENTWISE SZ_ROWS
+#define PARAMS_memory BE_BLAS SZ_MEMORY
+#define PARAMS_quant BE_BLAS SZ_QUANT
+#define PARAMS_conv BE_BLAS SZ_CONV
+#define PARAMS_pool BE_ELEMENTWISE SZ_POOL
+#define PARAMS_model BE_MATMUL SZ_MODEL
+
+/* First pass: a setup per op that names its (group, op). */
+#define CAT_SETUP(group, op_)                                                                     \
+	static int setup_##group##__##op_(bvs_ctx *c) { return cat_setup(c, #group, #op_); }
+#define BV_UNARY(name, ...) CAT_SETUP(unary, name)
+#define BV_BINARY(name, ...) CAT_SETUP(binary, name)
+#define BV_AXPY(name, ...) CAT_SETUP(binary, name)
+#define BV_REDUCE(name, ...) CAT_SETUP(reduce, name)
+#define BV_ROWS(name, ...) CAT_SETUP(softmax, name)
+#define BV_MATMUL(name, ...) CAT_SETUP(matmul, name)
+#define BV_NORM(name, ...) CAT_SETUP(norm, name)
+#define BV_BATCHNORM(name, ...) CAT_SETUP(norm, name)
+#define BV_MEMORY(name, ...) CAT_SETUP(memory, name)
+#define BV_CONCAT(name, ...) CAT_SETUP(memory, name)
+#define BV_QUANT(name, ...) CAT_SETUP(quant, name)
+#define BV_CONV(name, ...) CAT_SETUP(conv, name)
+#define BV_POOL(name, ...) CAT_SETUP(pool, name)
+#define BV_MODEL(name, ...) CAT_SETUP(model, name)
+#include "ops.def"
+#undef BV_UNARY
+#undef BV_BINARY
+#undef BV_AXPY
+#undef BV_REDUCE
+#undef BV_ROWS
+#undef BV_MATMUL
+#undef BV_NORM
+#undef BV_BATCHNORM
+#undef BV_MEMORY
+#undef BV_CONCAT
+#undef BV_QUANT
+#undef BV_CONV
+#undef BV_POOL
+#undef BV_MODEL
+
+/* Second pass: the benchmarks. */
+#define CAT_BENCH(group, op_)                                                                     \
+	{.name = #group "__" #op_, .params = PARAMS_##group, .variant = "backend",                \
+	 .setup = setup_##group##__##op_, .run = cat_run, .check = cat_check, .teardown = cat_teardown},
+#define BV_UNARY(name, ...) CAT_BENCH(unary, name)
+#define BV_BINARY(name, ...) CAT_BENCH(binary, name)
+#define BV_AXPY(name, ...) CAT_BENCH(binary, name)
+#define BV_REDUCE(name, ...) CAT_BENCH(reduce, name)
+#define BV_ROWS(name, ...) CAT_BENCH(softmax, name)
+#define BV_MATMUL(name, ...) CAT_BENCH(matmul, name)
+#define BV_NORM(name, ...) CAT_BENCH(norm, name)
+#define BV_BATCHNORM(name, ...) CAT_BENCH(norm, name)
+#define BV_MEMORY(name, ...) CAT_BENCH(memory, name)
+#define BV_CONCAT(name, ...) CAT_BENCH(memory, name)
+#define BV_QUANT(name, ...) CAT_BENCH(quant, name)
+#define BV_CONV(name, ...) CAT_BENCH(conv, name)
+#define BV_POOL(name, ...) CAT_BENCH(pool, name)
+#define BV_MODEL(name, ...) CAT_BENCH(model, name)
+static const bvs_benchmark benchmarks[] = {
+#include "ops.def"
+	{0},
+};
+
+BVS_SUITE(BV_CATALOG_SUITE_NAME, benchmarks)
+
+/* ---- the library's hooks: plugin.c's ----------------------------------- */
+
+static const char *lib_isa(void)
+{
+	return CAT->simd_isa();
+}
+
+/* BV_NA (a release before the simd backend) stays n/a: the runner leaves a
+ * catalog version's cells to say n/a on their own, as the default path. */
+static int lib_set_isa(const char *isa)
+{
+	int s = CAT->set_simd_isa(isa);
+	return s == BV_OK ? BVS_OK : said(NULL, s, "%s", CAT->last_error());
+}
+
+static int lib_mark(void)
+{
+	return CAT->memory_mark() == BV_OK ? BVS_OK : BVS_NA;
+}
+
+static int lib_peak(double *host, double *device)
+{
+	return CAT->memory_peak(host, device) == BV_OK ? BVS_OK : BVS_NA;
+}
+
+BVS_LIBRARY({.isa = lib_isa, .set_isa = lib_set_isa, .memory_mark = lib_mark, .memory_peak = lib_peak})
