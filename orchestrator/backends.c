@@ -86,7 +86,7 @@ static int place(const bv_table *t, const bv_row *r, char *value, size_t vlen, c
 	return bv_vs_place(&t->vs, r->bench, r->op, r->backend, r->size, value, vlen, key, klen);
 }
 
-static int ok(const bv_result *r) { return r->status && !strcmp(r->status, "ok"); }
+static int ok(const bv_result *r) { return r->status && r->status == BV_ST_OK; }
 
 size_t bv_result_pair_by_process(const bv_result *x, const bv_result *ref, double *out)
 {
@@ -220,8 +220,8 @@ int bv_table_vs(bv_table *t, const bv_vs_axis *ax)
 			/* A backend the version lacks (n/a) or that cannot run here
 			 * (skipped: the table's "not run" line says why) has nothing
 			 * to compare; a failure of either cell is shown. */
-			const char *st = row->results[v].status;
-			if (st && (!strcmp(st, "n/a") || !strcmp(st, "skipped")))
+			bv_status st = row->results[v].status;
+			if (st == BV_ST_NA || st == BV_ST_SKIPPED)
 				continue;
 			t->backends = bv_xrealloc(t->backends, (t->nbackends + 1) * sizeof(*t->backends));
 			bv_backend_cmp *b = &t->backends[t->nbackends++];

@@ -330,7 +330,7 @@ void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out
 				dst->results = bv_xcalloc(nv + 1, sizeof(bv_result));
 				dst->changes = bv_xcalloc(nv + 1, sizeof(bv_change));
 				for (size_t v = 0; v < nv; v++)
-					dst->results[v].status = "n/a";
+					dst->results[v].status = BV_ST_NA;
 				dst->hidden = 1;
 			}
 			dst->hidden &= src->hidden;

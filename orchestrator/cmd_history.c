@@ -933,9 +933,9 @@ static int aligned(const bv_change *a, const bv_change *b)
 static char *no_result(const bv_table *t, const bv_row *r, size_t i)
 {
 	const bv_result *res = &r->results[i];
-	if (res->status && !strcmp(res->status, "ok"))
+	if (res->status == BV_ST_OK)
 		return NULL;
-	return bv_asprintf("%s: %s%s%s", t->labels[i], res->status ? res->status : "no result",
+	return bv_asprintf("%s: %s%s%s", t->labels[i], res->status ? bv_status_name(res->status) : "no result",
 	                   res->reason ? ": " : "", res->reason ? res->reason : "");
 }
 
@@ -955,13 +955,9 @@ static int by_process(const bv_result *a, const bv_result *b, hstep *st)
 /* A cell status that makes a step absent (history.h): what the build or
  * this machine's class decides, so measuring again gives no ratio either.
  * NULL for the others (a crash or a wrong result is measured again). */
-static const char *absent_status(const char *status)
+static const char *absent_status(bv_status status)
 {
-	if (status && !strcmp(status, "n/a"))
-		return "n/a";
-	if (status && !strcmp(status, "skipped"))
-		return "skipped";
-	return NULL;
+	return status == BV_ST_NA || status == BV_ST_SKIPPED ? bv_status_name(status) : NULL;
 }
 
 /* The note of an absent step from the store, in the words no_result gives

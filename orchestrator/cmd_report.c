@@ -315,8 +315,8 @@ static void list_add(bv_buf *b, const char *s)
 /* Before NOT READY: the cells that would block are measured once more (the
  * builds are cached, so this costs their measuring time only), and only a
  * regression both measurements show blocks (bv_report_recheck). */
-static int remeasure(bv_report *report, const bv_run_cli *c, const bv_slurm_opts *so, const bv_option *opts,
-		     const char *dir0, const char *baseline, const char *candidate, int argc, char **argv)
+static int remeasure(bv_report *report, const bv_run_cli *c, const bv_slurm_opts *so, const char *dir0,
+		     const char *baseline, const char *candidate)
 {
 	bv_buf lists[4] = {BV_BUF_INIT, BV_BUF_INIT, BV_BUF_INIT, BV_BUF_INIT};
 	size_t n = 0;
@@ -354,9 +354,9 @@ static int remeasure(bv_report *report, const bv_run_cli *c, const bv_slurm_opts
 	int shards = so->shards ? so->shards : BV_SLURM_SHARDS_DEFAULT;
 	again_so.shards = ncells < shards ? (int)(ncells > 0 ? ncells : 1) : shards;
 	if (rc == 0 && so->enabled)
-		rc = bv_slurm_run(names, 2, &again, &again_so, opts, argc, argv, &dir, &logs, &failures);
+		rc = bv_slurm_run(names, 2, &again, &again_so, &dir, &logs, &failures);
 	else if (rc == 0)
-		rc = bv_run_versions(names, 2, &again, ncells, "report", argc, argv, &dir, &logs, &failures);
+		rc = bv_run_versions(names, 2, &again, ncells, &dir, &logs, &failures);
 	bv_table t;
 	bv_merge_opts mo = {c->mo.threshold, 0};
 	if (rc == 0 && (rc = bv_merge(logs, 2, &mo, &t)) == 0) {
@@ -544,11 +544,12 @@ int bv_cmd_report(int argc, char **argv)
 		rc = bv_fail(BV_EINPUT, "--from %s: give two logs (baseline first) or a run's directory", positional[0]);
 	else {
 		char *names[2] = {(char *)baseline, (char *)candidate}, **measured = NULL;
+		/* the command line, taken here: no stage below reads argv */
+		bv_run_cli_given(&c, opts, "report", argc, argv);
 		if (so.enabled)
-			rc = bv_slurm_run(names, 2, &c, &so, opts, argc, argv, &dir, &measured, &build_failures);
+			rc = bv_slurm_run(names, 2, &c, &so, &dir, &measured, &build_failures);
 		else
-			rc = bv_run_versions(names, 2, &c, ncells, "report", argc, argv, &dir, &measured,
-					     &build_failures);
+			rc = bv_run_versions(names, 2, &c, ncells, &dir, &measured, &build_failures);
 		if (rc == 0) {
 			logs[0] = measured[0], logs[1] = measured[1];
 			free(measured);
@@ -569,7 +570,7 @@ int bv_cmd_report(int argc, char **argv)
 	if (rc == 0 && (rc = bv_report_judge(&report, &table, &budgets)) == 0)
 		have_table = 0; /* the report owns it now */
 	if (rc == 0 && !from && report.counts[BV_CELL_REGRESSION] > 0)
-		rc = remeasure(&report, &c, &so, opts, dir, baseline, candidate, argc, argv);
+		rc = remeasure(&report, &c, &so, dir, baseline, candidate);
 	/* Why the changed cells changed (counts.c), in the run's directory (with
 	 * --from: what it counted, unless --counts asks for more). */
 	if (rc == 0) {
@@ -624,5 +625,6 @@ int bv_cmd_report(int argc, char **argv)
 	free(where), free(dir), free(logs[0]), free(logs[1]);
 	free(positional);
 	free(from_dir);
+	bv_run_cli_free(&c);
 	return code;
 }

@@ -194,10 +194,12 @@ int bv_cmd_run(int argc, char **argv)
 	char wrong[600] = "";
 	/* The stages say their own failure (and how to resume); with --slurm
 	 * the shards go through them on the cluster's nodes (slurm.c). */
+	/* the command line, taken here: no stage below reads argv */
+	bv_run_cli_given(&c, opts, "run", argc, argv);
 	if (so.enabled)
-		rc = bv_slurm_run(names, nnames, &c, &so, opts, argc, argv, &dir, &logs, &build_failures);
+		rc = bv_slurm_run(names, nnames, &c, &so, &dir, &logs, &build_failures);
 	else
-		rc = bv_run_versions(names, nnames, &c, ncells, "run", argc, argv, &dir, &logs, &build_failures);
+		rc = bv_run_versions(names, nnames, &c, ncells, &dir, &logs, &build_failures);
 	if (rc == 0 && c.dry_run) {
 		free(names);
 		return 0; /* the plan is said; there is no table */

@@ -1023,7 +1023,7 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 			size_t sides[2] = {bv_table_base(t, v), v};
 			for (int s = 0; s < 2; s++) {
 				size_t x = sides[s];
-				if (find(js, n, t->labels[x], cell) || strcmp(r->results[x].status, "ok"))
+				if (find(js, n, t->labels[x], cell) || r->results[x].status != BV_ST_OK)
 					continue;
 				if (n == cap)
 					js = bv_xrealloc(js, (cap = cap ? 2 * cap : 16) * sizeof(job));

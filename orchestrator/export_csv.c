@@ -76,7 +76,7 @@ int bv_export_csv(const bv_table *t, FILE *out)
 			else
 				fprintf(out, "%s,", bv_size_format(r->size, shape, sizeof(shape)));
 			field(out, t->labels[i], 1), fputc(',', out);
-			field(out, res->status, 0), fputc(',', out);
+			field(out, bv_status_name(res->status), 0), fputc(',', out);
 			field(out, res->reason, 1), fputc(',', out);
 			num(out, res->median_ns, ok), fputc(',', out);
 			num(out, res->ci_low_ns, ok), fputc(',', out);
@@ -88,7 +88,7 @@ int bv_export_csv(const bv_table *t, FILE *out)
 			int iv = has && bv_change_has_interval(ch);
 			num(out, ch->ci_low, iv), fputc(',', out);
 			num(out, ch->ci_high, iv), fputc(',', out);
-			field(out, bv_table_is_base(t, i) ? "" : has ? bv_verdict_name(ch->verdict) : ch->none ? ch->none : res->status, 0);
+			field(out, bv_table_is_base(t, i) ? "" : has ? bv_verdict_name(ch->verdict) : ch->none ? ch->none : bv_status_name(res->status), 0);
 			fputc(',', out);
 			field(out, has ? (ch->mode ? ch->mode : "paired") : "", 0), fputc(',', out);
 			fputs(has ? (ch->noisy ? "true" : "false") : "", out);

@@ -144,10 +144,10 @@ static void table(FILE *out, const bv_table *t)
 			if (res->reason)
 				fputs(" title=\"", out), esc(out, res->reason), fputc('"', out);
 			fputc('>', out);
-			if (!strcmp(res->status, "ok"))
+			if (res->status == BV_ST_OK)
 				bv_format_result(t, res, buf, sizeof(buf)), esc(out, buf);
 			else
-				esc(out, res->status);
+				esc(out, bv_status_name(res->status));
 			fputs("</td>", out);
 			if (bv_table_is_base(t, i))
 				continue;

@@ -201,7 +201,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 			cJSON *o = cJSON_CreateObject();
 			int ran = res->median_ns > 0;
 			cJSON_AddStringToObject(o, "version", t->labels[i]);
-			cJSON_AddStringToObject(o, "status", res->status);
+			cJSON_AddStringToObject(o, "status", bv_status_name(res->status));
 			str_or_null(o, "reason", res->reason);
 			num_or_null(o, "median_ns", res->median_ns, ran);
 			num_or_null(o, "ci_low_ns", res->ci_low_ns, ran);
@@ -233,7 +233,7 @@ int bv_export_json(const bv_table *t, FILE *out)
 			int iv = v && bv_change_has_interval(ch);
 			num_or_null(o, "ci_low", ch->ci_low, iv);
 			num_or_null(o, "ci_high", isfinite(ch->ci_high) ? ch->ci_high : 1e308, iv);
-			cJSON_AddStringToObject(o, "verdict", v ? bv_verdict_name(ch->verdict) : ch->none ? ch->none : r->results[i].status);
+			cJSON_AddStringToObject(o, "verdict", v ? bv_verdict_name(ch->verdict) : ch->none ? ch->none : bv_status_name(r->results[i].status));
 			if (v) {
 				cJSON_AddBoolToObject(o, "paired", ch->paired);
 				cJSON_AddStringToObject(o, "mode", ch->mode ? ch->mode : "paired");

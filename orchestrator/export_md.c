@@ -78,11 +78,11 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		for (size_t i = 0; i < nv; i++) {
 			const bv_result *res = &r->results[i];
 			fputc(' ', out);
-			if (!strcmp(res->status, "ok")) {
+			if (res->status == BV_ST_OK) {
 				bv_format_result(t, res, buf, sizeof(buf));
 				md(out, buf);
 			} else
-				md(out, res->status);
+				md(out, bv_status_name(res->status));
 			fputs(" |", out);
 			if (!bv_table_is_base(t, i)) {
 				fputc(' ', out), change_cell(out, t, r, i), fputs(" |", out);

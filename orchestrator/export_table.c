@@ -84,10 +84,10 @@ int bv_export_table(const bv_table *t, FILE *out)
 		put(&g, r, 3, bv_size_format(row->size, buf, sizeof(buf)));
 		for (size_t i = 0, c = 4; i < nv; i++) {
 			const bv_result *res = &row->results[i];
-			if (!strcmp(res->status, "ok"))
+			if (res->status == BV_ST_OK)
 				bv_format_result(t, res, buf, sizeof(buf));
 			else
-				snprintf(buf, sizeof(buf), "%s", res->status);
+				snprintf(buf, sizeof(buf), "%s", bv_status_name(res->status));
 			put(&g, r, c++, buf);
 			if (!bv_table_is_base(t, i)) {
 				const bv_change *ch = &row->changes[i];

@@ -49,20 +49,10 @@ static int row_index(bv_table *t, const char *bench, const char *op, const char 
 	r->results = bv_xcalloc(t->nversions, sizeof(bv_result));
 	r->changes = bv_xcalloc(t->nversions, sizeof(bv_change));
 	for (size_t v = 0; v < t->nversions; v++)
-		r->results[v].status = "n/a";
+		r->results[v].status = BV_ST_NA;
 	return (int)t->nrows++;
 }
 
-/* Canonical status strings, so exporters can compare pointers or strings:
- * a log's (results.c) and merge's own "build failed". */
-static const char *status_of(const char *s)
-{
-	static const char build_failed[] = "build failed";
-	if (s && !strcmp(s, build_failed))
-		return build_failed;
-	const char *known = bv_results_status(s);
-	return known ? known : bv_results_status("failed");
-}
 
 /* The better of a [before, after] pair of a state field: the higher
  * bandwidth (dir < 0 keeps the max) or the shorter compute step (dir > 0
@@ -326,7 +316,7 @@ static void add_cells(bv_table *t, size_t i, const cJSON *doc, int same_run, con
 		free(cb), free(co), free(ck);
 		bv_row *r = &t->rows[idx];
 		bv_result *res = &r->results[i];
-		res->status = status_of(c.status);
+		res->status = c.status;
 		if (c.reason)
 			res->reason = clean_dup(c.reason);
 		res->host_bytes = c.host_bytes, res->device_bytes = c.device_bytes;
@@ -539,13 +529,13 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if (info[i].build_failed)
 			for (size_t k = 0; k < t->nrows; k++)
-				t->rows[k].results[i].status = status_of("build failed");
+				t->rows[k].results[i].status = BV_ST_BUILD_FAILED;
 	/* Reversed pairs, then changes[0] is unused again. */
 	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
 		bv_row *r = &t->rows[k];
 		for (size_t i = 1; i < n && r->changes[0].valid; i++)
 			if (same_run[i] && reversed(info, i) && !r->changes[i].valid &&
-			    !strcmp(r->results[0].status, "ok") && !strcmp(r->results[i].status, "ok"))
+			    r->results[0].status == BV_ST_OK && r->results[i].status == BV_ST_OK)
 				change_reverse(&r->changes[0], &r->changes[i], threshold);
 	}
 	for (size_t k = 0; k < t->nrows; k++) {
@@ -558,7 +548,7 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 		bv_row *r = &t->rows[k];
 		for (size_t i = 1; i < n; i++) {
 			bv_result *a = &r->results[0], *b = &r->results[i];
-			if (r->changes[i].valid || strcmp(a->status, "ok") || strcmp(b->status, "ok") || a->median_ns <= 0)
+			if (r->changes[i].valid || a->status != BV_ST_OK || b->status != BV_ST_OK || a->median_ns <= 0)
 				continue;
 			bv_change *ch = &r->changes[i];
 			/* Two machines differ by more than most changes: no verdict
@@ -698,7 +688,7 @@ static int row_changed(const bv_table *t, const bv_row *r)
 	if (!bv_row_ran(r, t->nversions))
 		return 0;
 	for (size_t i = 0; i < t->nversions; i++)
-		if (strcmp(r->results[i].status, "ok"))
+		if (r->results[i].status != BV_ST_OK)
 			return 1;
 	for (size_t i = 1; i < t->nversions; i++)
 		if (!bv_table_is_base(t, i) &&
@@ -723,29 +713,6 @@ void bv_table_only_changes(bv_table *t)
 					    kept, all, all - kept);
 }
 
-/* Ran: the cell's code was executed, whatever came of it.  A crash, a
- * timeout, running out of memory or a failed check happened while it ran,
- * and are results a table shows and a report judges.  Not ran: the version
- * lacks the cell (n/a), it cannot run here (skipped), the run stopped before
- * it (unfinished), or the version did not build ("build failed": nothing of
- * it was executed; its failure is said per version, not per cell). */
-int bv_status_ran(const char *status)
-{
-	static const char *const ran[] = {"ok", "wrong result", "crashed", "timeout", "out of memory", "failed"};
-	for (size_t i = 0; status && i < sizeof(ran) / sizeof(ran[0]); i++)
-		if (!strcmp(status, ran[i]))
-			return 1;
-	return 0;
-}
-
-const char *bv_status_gap(const char *base, const char *cand)
-{
-	if (!strcmp(cand, "ok") && (!strcmp(base, "n/a") || !strcmp(base, "skipped")))
-		return "new";
-	if (!strcmp(cand, "n/a") && bv_status_ran(base))
-		return "vanished";
-	return NULL;
-}
 
 int bv_row_ran(const bv_row *r, size_t nversions)
 {
@@ -759,7 +726,7 @@ int bv_row_ran(const bv_row *r, size_t nversions)
 static char *fold_part(const bv_row *r, size_t i)
 {
 	const bv_result *x = &r->results[i];
-	return x->reason ? bv_asprintf("%s: %s", x->status, x->reason) : bv_strdup(x->status);
+	return x->reason ? bv_asprintf("%s: %s", bv_status_name(x->status), x->reason) : bv_strdup(bv_status_name(x->status));
 }
 
 /* What a folded row says: one "status: reason" when every version agrees;
@@ -864,7 +831,7 @@ void bv_table_note_wrong(bv_table *t)
 	for (size_t k = 0; k < t->nrows; k++)
 		for (size_t i = 0; i < t->nversions; i++) {
 			const bv_result *x = &t->rows[k].results[i];
-			if (strcmp(x->status, "wrong result"))
+			if (x->status != BV_ST_WRONG)
 				continue;
 			char key[512];
 			bv_row_key(&t->rows[k], key, sizeof(key));
@@ -879,7 +846,7 @@ size_t bv_table_wrong(const bv_table *t, char *first, size_t len)
 	size_t n = 0;
 	for (size_t k = 0; k < t->nrows; k++)
 		for (size_t i = 0; i < t->nversions; i++)
-			if (!strcmp(t->rows[k].results[i].status, "wrong result") && is_candidate(t, i) && n++ == 0) {
+			if (t->rows[k].results[i].status == BV_ST_WRONG && is_candidate(t, i) && n++ == 0) {
 				char key[512];
 				bv_row_key(&t->rows[k], key, sizeof(key));
 				snprintf(first, len, "%s on %s", key, t->labels[i]);

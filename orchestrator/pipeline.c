@@ -90,24 +90,12 @@ static int claim_dir(const char *dir, int *lockfd)
 	return rc ? bv_fail_context(rc, "results directory not writable") : 0;
 }
 
-/* The command that resumes this run: the program as it was invoked (the
- * bench-versions on PATH may be another build, or none), the same
- * subcommand and arguments, --resume DIR. */
-static char *resume_command(const char *subcommand, int argc, char **argv, const char *dir)
+/* The command that resumes this run: the command as given, without its
+ * --results and --resume (bv_run_cli_given), then --resume DIR. */
+static char *resume_command(const bv_run_cli *c, const char *dir)
 {
 	bv_buf b = BV_BUF_INIT;
-	bv_shell_word(&b, bv_program());
-	bv_buf_printf(&b, " %s", subcommand);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--results")) {
-			i++;
-			continue;
-		}
-		if (!strncmp(argv[i], "--resume=", 9) || !strncmp(argv[i], "--results=", 10))
-			continue;
-		bv_buf_puts(&b, " ");
-		bv_shell_word(&b, argv[i]);
-	}
+	bv_buf_puts(&b, c->again ? c->again : "bench-versions run ...");
 	bv_buf_puts(&b, " --resume ");
 	bv_shell_word(&b, dir);
 	return bv_buf_detach(&b);
@@ -567,8 +555,8 @@ int bv_plan_versions(char *const *names, size_t n, bv_version **out)
 	return 0;
 }
 
-int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, const char *subcommand,
-		    int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
+int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, char **dir_out, char ***logs_out,
+		    int *build_failures)
 {
 	bv_measure_opts *mo = &c->mo;
 	const char *resume = c->resume;
@@ -689,7 +677,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
 	if (rc && measuring && !(rc == BV_EINPUT && resume)) {
 		/* The logs hold what finished: say how to go on from there. */
-		char *cmd = resume_command(subcommand, argc, argv, dir);
+		char *cmd = resume_command(c, dir);
 		fprintf(stderr, "bench-versions: the finished cells are in %s; %s with:\n  %s\n", dir,
 			rc == BV_EINTR ? "resume" : "once the cause is fixed, resume", cmd);
 		free(cmd);

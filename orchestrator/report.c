@@ -84,7 +84,7 @@ void bv_report_budget(const bv_report_cell *c, char *buf, size_t len)
 	snprintf(buf, len, "+%.4g%%", c->budget * 100);
 }
 
-static const char *status_of(const bv_row *row, size_t v) { return row->results[v].status; }
+static bv_status status_of(const bv_row *row, size_t v) { return row->results[v].status; }
 
 static int is(const char *a, const char *b) { return a && !strcmp(a, b); }
 
@@ -117,36 +117,37 @@ static char *inconclusive_why(const bv_change *ch)
 static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 {
 	const bv_row *row = c->row;
-	const char *b = status_of(row, 0), *k = status_of(row, 1);
+	bv_status b = status_of(row, 0), k = status_of(row, 1);
+	const char *bn = bv_status_name(b), *kn = bv_status_name(k);
 	const char *kreason = row->results[1].reason, *breason = row->results[0].reason;
 	const bv_change *ch = &row->changes[1];
 	/* new and vanished as the comparison table says them (merge.c) */
 	const char *gap = b && k ? bv_status_gap(b, k) : NULL;
-	if (!built[1] || is(k, "build failed")) {
+	if (!built[1] || k == BV_ST_BUILD_FAILED) {
 		c->status = BV_CELL_BUILD_FAILED;
 		c->why = bv_strdup("the candidate did not build");
-	} else if (!built[0] || is(b, "build failed")) {
+	} else if (!built[0] || b == BV_ST_BUILD_FAILED) {
 		c->status = BV_CELL_UNCOMPARED;
 		c->why = bv_strdup("the baseline did not build");
-	} else if (is(k, "wrong result")) {
+	} else if (k == BV_ST_WRONG) {
 		c->status = BV_CELL_WRONG;
 		c->why = bv_asprintf("wrong result: %s", kreason ? kreason : "the output failed the check");
-	} else if (is(k, "crashed") || is(k, "timeout") || is(k, "out of memory") || is(k, "failed")) {
+	} else if (k == BV_ST_CRASHED || k == BV_ST_TIMEOUT || k == BV_ST_OOM || k == BV_ST_FAILED) {
 		c->status = BV_CELL_FAILED;
-		c->why = bv_asprintf("%s%s%s", k, kreason ? ": " : "", kreason ? kreason : "");
+		c->why = bv_asprintf("%s%s%s", kn, kreason ? ": " : "", kreason ? kreason : "");
 	} else if (is(gap, "vanished")) {
 		c->status = BV_CELL_VANISHED;
-		c->why = bv_asprintf("the baseline ran it (%s); the candidate lacks it%s%s", b, kreason ? ": " : "",
+		c->why = bv_asprintf("the baseline ran it (%s); the candidate lacks it%s%s", bn, kreason ? ": " : "",
 				     kreason ? kreason : "");
 	} else if (is(gap, "new")) {
 		c->status = BV_CELL_NEW;
-		c->why = bv_asprintf("not in the baseline (%s)", b);
-	} else if (is(k, "ok") && bv_status_ran(b) && !is(b, "ok")) {
+		c->why = bv_asprintf("not in the baseline (%s)", bn);
+	} else if (k == BV_ST_OK && bv_status_ran(b) && b != BV_ST_OK) {
 		c->status = BV_CELL_IMPROVEMENT;
 		c->why = bv_asprintf("fixed: the baseline %s%s%s; the candidate passes the check",
-				     is(b, "wrong result") ? "gave a wrong result" : b, breason ? ": " : "",
+				     b == BV_ST_WRONG ? "gave a wrong result" : bn, breason ? ": " : "",
 				     breason ? breason : "");
-	} else if (is(k, "ok") && is(b, "ok")) {
+	} else if (k == BV_ST_OK && b == BV_ST_OK) {
 		if (!ch->valid) {
 			c->status = BV_CELL_UNCOMPARED;
 			c->why = bv_asprintf("no ratio: %s", ch->none ? ch->none : "the logs give none");
@@ -211,15 +212,15 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 			c->why = bv_strdup(ch->noisy ? "no significant change (noisy: the interval reaches past the threshold)"
 						     : "no significant change");
 		}
-	} else if (!bv_status_ran(b) && !is(k, "ok")) {
+	} else if (!bv_status_ran(b) && k != BV_ST_OK) {
 		c->status = BV_CELL_NOT_RUN;
-		c->why = bv_asprintf("%s%s%s", k, kreason ? ": " : breason ? ": " : "",
+		c->why = bv_asprintf("%s%s%s", kn, kreason ? ": " : breason ? ": " : "",
 				     kreason ? kreason : breason ? breason : "");
 	} else {
 		/* The candidate could not run it here (skipped) while the baseline
 		 * did: no evidence either way, said as such. */
 		c->status = BV_CELL_UNCOMPARED;
-		c->why = bv_asprintf("baseline %s, candidate %s%s%s", b, k, kreason ? ": " : "", kreason ? kreason : "");
+		c->why = bv_asprintf("baseline %s, candidate %s%s%s", bn, kn, kreason ? ": " : "", kreason ? kreason : "");
 	}
 }
 
@@ -407,7 +408,7 @@ int bv_report_judge(bv_report *r, bv_table *t, const bv_budgets *b)
 	int built[2] = {!r->env[0].build_failed, !r->env[1].build_failed};
 	for (size_t k = 0; k < t->nrows; k++)
 		for (int v = 0; v < 2; v++)
-			if (is(t->rows[k].results[v].status, "build failed"))
+			if (t->rows[k].results[v].status == BV_ST_BUILD_FAILED)
 				built[v] = 0;
 	r->baseline_failed = !built[0];
 	r->ncells = t->nrows;
@@ -492,7 +493,7 @@ static void remake_reasons(bv_report *r)
 	int built[2] = {!r->env[0].build_failed, !r->env[1].build_failed};
 	for (size_t k = 0; k < r->table.nrows; k++)
 		for (int v = 0; v < 2; v++)
-			if (is(r->table.rows[k].results[v].status, "build failed"))
+			if (r->table.rows[k].results[v].status == BV_ST_BUILD_FAILED)
 				built[v] = 0;
 	make_reasons(r, built);
 }

@@ -260,10 +260,10 @@ static void full_table(FILE *out, const bv_report *r)
 			if (res->reason)
 				fputs(" title=\"", out), esc(out, res->reason), fputc('"', out);
 			fputc('>', out);
-			if (!strcmp(res->status, "ok"))
+			if (res->status == BV_ST_OK)
 				bv_format_result(t, res, buf, sizeof(buf)), esc(out, buf);
 			else
-				esc(out, res->status);
+				esc(out, bv_status_name(res->status));
 			fputs("</td>", out);
 		}
 		bv_report_ratio(c, buf, sizeof(buf));

@@ -149,10 +149,10 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 		for (int v = 0; v < 2; v++) {
 			const bv_result *res = &rw->results[v];
 			fputc(' ', out);
-			if (!strcmp(res->status, "ok"))
+			if (res->status == BV_ST_OK)
 				bv_format_result(t, res, buf, sizeof(buf)), md(out, buf);
 			else
-				md(out, res->status);
+				md(out, bv_status_name(res->status));
 			fputs(" |", out);
 		}
 		bv_report_ratio(c, buf, sizeof(buf));

@@ -22,16 +22,6 @@
 #include "common.h"
 #include "json.h"
 
-const char *const bv_results_statuses[] = {"ok",      "n/a",     "skipped", "wrong result",  "crashed",
-					    "timeout", "failed",  "unfinished", "out of memory", NULL};
-
-const char *bv_results_status(const char *s)
-{
-	for (int i = 0; s && bv_results_statuses[i]; i++)
-		if (!strcmp(s, bv_results_statuses[i]))
-			return bv_results_statuses[i];
-	return NULL;
-}
 
 /* ---- reading a cell ------------------------------------------------------ */
 
@@ -301,15 +291,15 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 	}
 	c->processes = (int)np;
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(cell, "status");
-	c->status = cJSON_IsString(st) ? bv_results_status(st->valuestring) : NULL;
+	c->status = cJSON_IsString(st) ? bv_status_parse(st->valuestring) : BV_ST_NONE;
 	if (!c->status) {
 		if (!cJSON_IsString(st))
 			bv_buf_puts(why, "\"status\": expected a string");
 		else {
 			char *shown = bv_escape(st->valuestring); /* the log's text: shown, never obeyed */
 			bv_buf_printf(why, "\"status\": unknown status '%.40s' (known:", shown);
-			for (int i = 0; bv_results_statuses[i]; i++)
-				bv_buf_printf(why, "%s %s", i ? "," : "", bv_results_statuses[i]);
+			for (bv_status k = BV_ST_OK; k <= BV_ST_LAST_LOGGED; k++)
+				bv_buf_printf(why, "%s %s", k > BV_ST_OK ? "," : "", bv_status_name(k));
 			bv_buf_puts(why, ")");
 			free(shown);
 		}
@@ -321,7 +311,7 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 		return -2;
 	}
 	c->reason = cJSON_IsString(reason) ? reason->valuestring : NULL;
-	if (c->status == bv_results_status("ok")) {
+	if (c->status == BV_ST_OK) {
 		if (!has_numbers(cell, "median_ns")) {
 			bv_buf_puts(why, "an ok cell lacks median_ns, median_ns_ci_low or median_ns_ci_high (numbers)");
 			return -2;
@@ -376,7 +366,7 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 	 * backend view pairs two cells of a version by these. */
 	c->process_medians = c->process_ids = NULL;
 	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(cell, "process_ids");
-	if (ids && c->status == bv_results_status("ok")) {
+	if (ids && c->status == BV_ST_OK) {
 		const cJSON *meds = cJSON_GetObjectItemCaseSensitive(cell, "process_medians_ns"), *e;
 		if (!cJSON_IsArray(ids) || !cJSON_IsArray(meds) ||
 		    cJSON_GetArraySize(ids) != cJSON_GetArraySize(meds)) {

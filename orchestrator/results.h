@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "common.h"
+#include "status.h"
 
 #define BV_RESULTS_SCHEMA "bench-versions-results"
 /* What measure.c writes; readers take every 1.x (minor versions only add). */
@@ -30,12 +31,6 @@
 #define BV_RESULTS_MAX ((size_t)256 << 20)
 #define BV_RESULTS_TOTAL_MAX ((unsigned long long)1 << 30)
 
-/* The statuses a cell may have (measure.c and harness/runner.c write them),
- * NULL-terminated. */
-extern const char *const bv_results_statuses[];
-/* The canonical string (an element of bv_results_statuses, so pointers
- * compare), or NULL for anything else. */
-const char *bv_results_status(const char *s);
 
 /* A cell's change block ("change"; "paired" in 1.0 logs): its ratio to the
  * baseline of its run. */
@@ -57,7 +52,7 @@ typedef struct bv_log_change {
 typedef struct bv_log_cell {
 	const char *bench, *op, *backend;
 	size_t size; /* packed shapes are exact up to 2^53 */
-	const char *status; /* canonical (bv_results_status) */
+	bv_status status;   /* a logged one: BV_ST_OK .. BV_ST_LAST_LOGGED (status.h) */
 	const char *reason; /* NULL when none */
 	int processes;      /* 0 when not said */
 	/* ok cells: finite, > 0, ci_low <= median <= ci_high; else 0 */

@@ -244,3 +244,81 @@ int bv_selection_check(bv_measure_opts *mo, long *ncells)
 		*ncells = n;
 	return 0;
 }
+
+/* Finds o's line for "--name" in a table (through its inclusions). */
+static const bv_option *find_option(const bv_option *opts, const char *name, size_t len)
+{
+	for (const bv_option *o = opts; o->kind != BV_OPT_END; o++) {
+		if (o->kind == BV_OPT_INCLUDE) {
+			const bv_option *f = find_option(o->dest, name, len);
+			if (f)
+				return f;
+		} else if (o->name && strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+	}
+	return NULL;
+}
+
+static int is_name(const char *a, size_t len, const char *name)
+{
+	return strlen(name) == len && !strncmp(a, name, len);
+}
+
+void bv_run_cli_given(bv_run_cli *c, const bv_option *opts, const char *subcommand, int argc, char **argv)
+{
+	bv_run_cli scratch;
+	bv_option pipeline[BV_RUN_CLI_OPTIONS];
+	bv_run_cli_init(&scratch);
+	bv_run_cli_table(&scratch, pipeline, NULL);
+	bv_strv given = BV_STRV_INIT;
+	/* The resume command: the program as it was invoked (the
+	 * bench-versions on PATH may be another build, or none), the same
+	 * subcommand and arguments, without --results and --resume. */
+	bv_buf again = BV_BUF_INIT;
+	bv_shell_word(&again, bv_program());
+	bv_buf_printf(&again, " %s", subcommand);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--results")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(argv[i], "--resume=", 9) || !strncmp(argv[i], "--results=", 10))
+			continue;
+		bv_buf_puts(&again, " ");
+		bv_shell_word(&again, argv[i]);
+	}
+	/* The measuring options as given, for a shard's command line. */
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (strncmp(a, "--", 2) != 0)
+			continue; /* a version */
+		const char *eq = strchr(a, '=');
+		size_t len = eq ? (size_t)(eq - a) : strlen(a);
+		const bv_option *o = find_option(opts, a, len);
+		int takes_value = o && o->kind != BV_OPT_FLAG;
+		int keep = (find_option(pipeline, a, len) || is_name(a, len, "--filter")) &&
+		           !is_name(a, len, "--results") && !is_name(a, len, "--resume") &&
+		           !is_name(a, len, "--seed");
+		if (keep)
+			bv_strv_push(&given, a);
+		if (takes_value && !eq && i + 1 < argc) {
+			i++;
+			if (keep)
+				bv_strv_push(&given, argv[i]);
+		}
+	}
+	bv_run_cli_free(c);
+	c->again = bv_buf_detach(&again);
+	c->given = given.v, c->ngiven = given.n;
+}
+
+void bv_run_cli_free(bv_run_cli *c)
+{
+	free(c->again);
+	for (size_t i = 0; i < c->ngiven; i++)
+		free(c->given[i]);
+	free(c->given);
+	c->again = NULL, c->given = NULL, c->ngiven = 0;
+}

@@ -465,59 +465,17 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Finds o's line for "--name" in a table (through its inclusions). */
-static const bv_option *find_option(const bv_option *opts, const char *name, size_t len)
-{
-	for (const bv_option *o = opts; o->kind != BV_OPT_END; o++) {
-		if (o->kind == BV_OPT_INCLUDE) {
-			const bv_option *f = find_option(o->dest, name, len);
-			if (f)
-				return f;
-		} else if (o->name && strlen(o->name) == len && !strncmp(o->name, name, len))
-			return o;
-	}
-	return NULL;
-}
-
-static int is_name(const char *a, size_t len, const char *name)
-{
-	return strlen(name) == len && !strncmp(a, name, len);
-}
-
 /* A shard's command line from run's (or report's): the measuring options
- * as given (the lines of bv_run_cli_table, and --filter), what the driver
- * settled (below), "--", the versions.  Not the table's options
- * (a shard's table is not shown), not --results or --resume (the script
- * says where), not --fail-on-slower or --save-baseline (a shard is not the
- * run), not --slurm's own. */
-void bv_slurm_shard_args(const bv_option *opts, int argc, char **argv, const bv_measure_opts *mo,
-                         char *const *names, size_t n, bv_strv *out)
+ * as given (c->given: bv_run_cli_given), what the driver settled (below),
+ * "--", the versions.  Not the table's options (a shard's table is not
+ * shown), not --results or --resume (the script says where), not
+ * --fail-on-slower or --save-baseline (a shard is not the run), not
+ * --slurm's own. */
+void bv_slurm_shard_args(const bv_run_cli *c, char *const *names, size_t n, bv_strv *out)
 {
-	bv_run_cli scratch;
-	bv_option pipeline[BV_RUN_CLI_OPTIONS];
-	bv_run_cli_init(&scratch);
-	bv_run_cli_table(&scratch, pipeline, NULL);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--"))
-			break;
-		if (strncmp(a, "--", 2) != 0)
-			continue; /* a version: added after "--" */
-		const char *eq = strchr(a, '=');
-		size_t len = eq ? (size_t)(eq - a) : strlen(a);
-		const bv_option *o = find_option(opts, a, len);
-		int takes_value = o && o->kind != BV_OPT_FLAG;
-		int keep = (find_option(pipeline, a, len) || is_name(a, len, "--filter")) &&
-		           !is_name(a, len, "--results") && !is_name(a, len, "--resume") &&
-		           !is_name(a, len, "--seed");
-		if (keep)
-			bv_strv_push(out, a);
-		if (takes_value && !eq && i + 1 < argc) {
-			i++;
-			if (keep)
-				bv_strv_push(out, argv[i]);
-		}
-	}
+	const bv_measure_opts *mo = &c->mo;
+	for (size_t i = 0; i < c->ngiven; i++)
+		bv_strv_push(out, c->given[i]);
 	/* What the driver settled, said explicitly (a later value wins): the
 	 * seed (one plan), the layouts (report's default is 4, run's 1), and
 	 * the lists, which report narrows for its second measurement. */
@@ -1021,8 +979,8 @@ static int write_joined(char *const *dirs, size_t ndirs, const char *dir, char *
 	return 0;
 }
 
-int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so, const bv_option *opts,
-                 int argc, char **argv, char **dir_out, char ***logs_out, int *build_failures)
+int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so, char **dir_out,
+                 char ***logs_out, int *build_failures)
 {
 	driver d;
 	memset(&d, 0, sizeof(d));
@@ -1052,7 +1010,7 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	if (rc == 0)
 		rc = prepare_dir(&d, &lockfd);
 	if (rc == 0) {
-		bv_slurm_shard_args(opts, argc, argv, &c->mo, names, n, &d.args);
+		bv_slurm_shard_args(c, names, n, &d.args);
 		d.sh = bv_xcalloc((size_t)d.nshards, sizeof(shard));
 		char spec[32];
 		snprintf(spec, sizeof(spec), "1-%d", d.nshards);

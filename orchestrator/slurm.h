@@ -50,22 +50,18 @@ int bv_slurm_check(const bv_slurm_opts *so, const bv_run_cli *c);
  * shards as one array, follows them with a progress line, submits a failed
  * shard again (BV_SLURM_RETRIES), and joins the shards' logs into *dir (one
  * log per version in *logs, names' order), as bv_run_versions returns them.
- * argv (argc) is run's command line and opts its table: the shards get the
- * same versions and measuring options.  Ctrl-C or SIGTERM cancels the jobs
+ * The shards get the same versions and measuring options (c->given, as
+ * bv_run_cli_given took them).  Ctrl-C or SIGTERM cancels the jobs
  * (scancel) and returns BV_EINTR; the shards that finished stay in
  * DIR/shards/.  Said on stderr as it goes. */
-int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so,
-                 const struct bv_option *opts, int argc, char **argv, char **dir, char ***logs,
+int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so, char **dir, char ***logs,
                  int *build_failures);
 
-/* A shard's arguments for `run` (after "run --shard I/N --results DIR"),
- * from the command line argv (argc) parsed with opts and the options it
- * settled (mo): the measuring options as given (bv_run_cli_table's lines
- * and --filter; not --results, --resume, the table's options or --slurm's
- * own), then --seed, --layouts and the lists as settled (a later value
- * wins), "--" and the versions.  Appended to *out. */
-void bv_slurm_shard_args(const struct bv_option *opts, int argc, char **argv, const bv_measure_opts *mo,
-                         char *const *names, size_t n, bv_strv *out);
+/* A shard's arguments for `run` (after "run --shard I/N --results DIR"):
+ * the measuring options as given (c->given), then --seed, --layouts and the
+ * lists as settled in c->mo (a later value wins), "--" and the versions.
+ * Appended to *out. */
+void bv_slurm_shard_args(const bv_run_cli *c, char *const *names, size_t n, bv_strv *out);
 
 /* K tasks of another command as one job array, with run --slurm's submit,
  * follow, retry and cancel (bisect --slurm: one candidate a task).  Task I

@@ -19,6 +19,7 @@
 
 #include "semver.h"
 #include "stats.h"
+#include "status.h"
 
 /* ---- compat ----------------------------------------------------------- */
 typedef struct bv_shims {
@@ -284,6 +285,16 @@ typedef struct bv_run_cli {
 	int dry_run;              /* --dry-run: resolve and say the plan; build and measure nothing */
 	const char *dry_format;   /* --dry-run's output: "json", else text */
 	int not_latest;           /* leave <results>/latest alone (a report's re-measurement is not a run of its own) */
+	/* The command line as the user gave it, taken once by the command
+	 * (bv_run_cli_given), so that no stage below the commands reads argv:
+	 * again, the command that resumes a run without its --results and
+	 * --resume ("PROGRAM SUBCOMMAND ARGS...", shell-quoted; NULL: no resume
+	 * hint), and given, the measuring options as given (the lines of
+	 * bv_run_cli_table, and --filter; not --results, --resume or --seed),
+	 * which a Slurm shard's command line repeats. */
+	char *again;
+	char **given;
+	size_t ngiven;
 } bv_run_cli;
 
 struct bv_option;
@@ -291,6 +302,10 @@ struct bv_option;
 #define BV_RUN_CLI_OPTIONS 27
 
 void bv_run_cli_init(bv_run_cli *c);
+/* Fills c->again and c->given from the command's argv (its table opts,
+ * which names the options that take a value). */
+void bv_run_cli_given(bv_run_cli *c, const struct bv_option *opts, const char *subcommand, int argc, char **argv);
+void bv_run_cli_free(bv_run_cli *c);
 /* The pipeline's options as an options.h table pointing into c, in opts
  * (room for BV_RUN_CLI_OPTIONS); only: the names to take (NULL-terminated;
  * NULL: all of them). */
@@ -310,9 +325,9 @@ int bv_selection_check(bv_measure_opts *mo, long *ncells);
  * first is the baseline).  A version that fails to build still gets a log
  * (its build block says why) and counts in *build_failures.  A failure is
  * said here, with, once measuring began, the command that resumes it:
- * `bench-versions SUBCOMMAND argv[1..] --resume DIR`. */
-int bv_run_versions(char *const *names, size_t n, bv_run_cli *c, long ncells, const char *subcommand, int argc,
-		    char **argv, char **dir, char ***logs, int *build_failures);
+ * c->again --resume DIR (bv_run_cli_given). */
+int bv_run_versions(char *const *names, size_t n, bv_run_cli *c, long ncells, char **dir, char ***logs,
+		    int *build_failures);
 /* A new results directory under root, named by the time (UTC) as a run's
  * is; NULL with the message set.  Then the run's hold on it: an flock a
  * resume or another run is refused by, and a write test; *lockfd stays open
@@ -339,7 +354,7 @@ int bv_build_versions(bv_repo *repo, bv_version *vs, size_t n, int jobs, int loc
 
 /* ---- merge ------------------------------------------------------------ */
 typedef struct bv_result {
-	const char *status; /* ok, n/a, skipped, wrong result, build failed, failed */
+	bv_status status;
 	char *reason;
 	double median_ns, ci_low_ns, ci_high_ns;
 	double gbps, gflops;                 /* 0 when the cell has no such work */
@@ -639,16 +654,6 @@ void bv_table_filter(bv_table *t, const regex_t *re);
  * line still cover every row measured.  Adds a note saying how many rows
  * were left out. */
 void bv_table_only_changes(bv_table *t);
-/* Whether a cell with this status ran (ok, wrong result, crashed, timeout,
- * out of memory, failed), as opposed to n/a, skipped, unfinished or a
- * version that did not build: the one list merge, report and the exporters
- * share (merge.c says why). */
-int bv_status_ran(const char *status);
-/* A cell only one side has, as every exporter and report say it: "new"
- * when the candidate ran it ok and the baseline lacks it (n/a or skipped),
- * "vanished" when the baseline ran it and the candidate lacks it (n/a);
- * else NULL. */
-const char *bv_status_gap(const char *base, const char *cand);
 /* Whether any version ran the row (bv_status_ran; rows nobody could run,
  * a build failure's included, are folded). */
 int bv_row_ran(const bv_row *r, size_t nversions);

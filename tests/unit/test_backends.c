@@ -17,7 +17,7 @@ static void row_of(bv_row *r, const char *backend, const double *ns, const int *
 	r->size = 65536;
 	r->results = bv_xcalloc(1, sizeof(bv_result));
 	r->changes = bv_xcalloc(1, sizeof(bv_change));
-	r->results[0].status = "ok";
+	r->results[0].status = BV_ST_OK;
 	r->results[0].proc_ns = bv_xcalloc(n + 1, sizeof(double));
 	r->results[0].proc_id = bv_xcalloc(n + 1, sizeof(int));
 	memcpy(r->results[0].proc_ns, ns, n * sizeof(double));

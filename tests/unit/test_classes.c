@@ -172,7 +172,7 @@ static void small_table(bv_table *t, const char *base, const char *cand, const c
 		r->results = bv_xcalloc(2, sizeof(bv_result));
 		r->changes = bv_xcalloc(2, sizeof(bv_change));
 		for (int v = 0; v < 2; v++)
-			r->results[v].status = "ok", r->results[v].median_ns = 100.0 * (v + 1);
+			r->results[v].status = BV_ST_OK, r->results[v].median_ns = 100.0 * (v + 1);
 		r->results[1].reason = bv_strdup("moved, not copied");
 		r->changes[1] =
 		    (bv_change){.valid = 1, .ratio = 2, .ci_low = 1.9, .ci_high = 2.1, .verdict = verdict};
@@ -207,9 +207,9 @@ static void join_sets_classes_side_by_side(void **state)
 	assert_string_equal(out.rows[0].op, "relu");
 	assert_string_equal(out.rows[1].op, "abs");
 	assert_string_equal(out.rows[2].op, "exp");
-	assert_string_equal(out.rows[0].results[2].status, "n/a");
+	assert_int_equal(out.rows[0].results[2].status, BV_ST_NA);
 	assert_false(out.rows[0].changes[3].valid);
-	assert_string_equal(out.rows[2].results[0].status, "n/a");
+	assert_int_equal(out.rows[2].results[0].status, BV_ST_NA);
 	/* each class's ratios as its own merge made them: never pooled */
 	assert_int_equal(out.rows[1].changes[1].verdict, BV_SLOWER);
 	assert_int_equal(out.rows[1].changes[3].verdict, BV_SAME);

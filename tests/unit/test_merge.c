@@ -359,11 +359,11 @@ static void folded_rows_name_each_versions_reason_when_they_differ(void **state)
 	(void)state;
 	char *labels[] = {"0.1.0", "main", "local"};
 	char old[] = "cuda: driver version is insufficient", gpu[] = "cuda: no GPU";
-	bv_result differ[3] = {{.status = "skipped", .reason = old},
-			       {.status = "skipped", .reason = gpu},
-			       {.status = "skipped", .reason = gpu}};
-	bv_result na[3] = {{.status = "n/a"}, {.status = "n/a"}, {.status = "n/a"}};
-	bv_result ran[3] = {{.status = "n/a"}, {.status = "ok"}, {.status = "crashed"}};
+	bv_result differ[3] = {{.status = BV_ST_SKIPPED, .reason = old},
+			       {.status = BV_ST_SKIPPED, .reason = gpu},
+			       {.status = BV_ST_SKIPPED, .reason = gpu}};
+	bv_result na[3] = {{.status = BV_ST_NA}, {.status = BV_ST_NA}, {.status = BV_ST_NA}};
+	bv_result ran[3] = {{.status = BV_ST_NA}, {.status = BV_ST_OK}, {.status = BV_ST_CRASHED}};
 	bv_row rows[] = {{.backend = "cuda", .results = differ}, {.backend = "blas", .results = na},
 			 {.backend = "cuda", .results = differ}, {.backend = "simd", .results = ran}};
 	bv_table t = {.nversions = 3, .labels = labels, .rows = rows, .nrows = 4};

@@ -140,6 +140,12 @@ typedef struct cell_spec {
 	const char *reason;
 } cell_spec;
 
+/* A spec's status: a log's, or merge's own "build failed". */
+static bv_status status_of(const char *s)
+{
+	return s && !strcmp(s, "build failed") ? BV_ST_BUILD_FAILED : bv_status_parse(s);
+}
+
 static void make_table(bv_table *t, const cell_spec *cells, size_t n)
 {
 	memset(t, 0, sizeof(*t));
@@ -157,11 +163,11 @@ static void make_table(bv_table *t, const cell_spec *cells, size_t n)
 		r->size = 65536;
 		r->results = calloc(2, sizeof(bv_result));
 		r->changes = calloc(2, sizeof(bv_change));
-		r->results[0].status = cells[k].bstatus, r->results[1].status = cells[k].kstatus;
+		r->results[0].status = status_of(cells[k].bstatus), r->results[1].status = status_of(cells[k].kstatus);
 		if (cells[k].reason)
 			r->results[1].reason = bv_strdup(cells[k].reason);
 		for (int v = 0; v < 2; v++)
-			if (!strcmp(r->results[v].status, "ok"))
+			if (r->results[v].status == BV_ST_OK)
 				r->results[v].median_ns = 1000 * (v ? cells[k].ratio : 1);
 		if (cells[k].ratio > 0) {
 			bv_change *ch = &r->changes[1];

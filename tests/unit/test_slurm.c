@@ -216,7 +216,8 @@ static void shards_get_the_measuring_options_and_nothing_else(void **state)
 	c.mo.seed = 99;
 	c.mo.layouts = 4;
 	bv_strv out = BV_STRV_INIT;
-	bv_slurm_shard_args(opts, argc, argv, &c.mo, names, n, &out);
+	bv_run_cli_given(&c, opts, "run", argc, argv);
+	bv_slurm_shard_args(&c, names, n, &out);
 	bv_buf b = BV_BUF_INIT;
 	for (size_t i = 0; i < out.n; i++)
 		bv_buf_printf(&b, "%s[%s]", i ? " " : "", out.v[i]);
@@ -229,10 +230,14 @@ static void shards_get_the_measuring_options_and_nothing_else(void **state)
 	 * value is the one a shard takes */
 	c.mo.ops = "relu";
 	c.mo.sizes = "64K";
-	bv_slurm_shard_args(opts, argc, argv, &c.mo, names, n, &out);
+	bv_slurm_shard_args(&c, names, n, &out);
 	assert_string_equal(out.v[out.n - 6], "--ops=relu");
 	assert_string_equal(out.v[out.n - 5], "--sizes=64K");
 	bv_strv_free(&out);
+	/* the resume command: the program, the subcommand, the arguments
+	 * without --results and --resume, shell-quoted */
+	assert_non_null(strstr(c.again, " run "));
+	bv_run_cli_free(&c);
 }
 
 static void slurm_commands_get_what_the_shards_need_and_no_secret(void **state)
