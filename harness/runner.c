@@ -83,11 +83,10 @@
 /* --count: the largest footprint whose warm call is simulated too, twice
  * counts.h's simulated LL (8 MiB) */
 #define BV_COUNT_WARM_MAX (16.0 * 1024 * 1024)
-/* --inputs: at most this many sets, and at most this many bytes of them
- * beside set 0 (a cell whose inputs are larger streams them from memory
- * anyway: a predictor learns nothing of data it meets once per call) */
-#define BV_MAX_INPUT_SETS 64
-#define BV_INPUT_SETS_BYTES (64.0 * 1024 * 1024)
+/* --inputs: at most BV_MAX_INPUT_SETS sets, and at most
+ * BV_INPUT_SETS_BYTES of them beside set 0 (benches.h; a cell whose inputs
+ * are larger streams them from memory anyway: a predictor learns nothing
+ * of data it meets once per call) */
 
 typedef struct version {
 	const char *label;
@@ -1094,45 +1093,20 @@ static cJSON *state_object(const bv_state *before, const bv_state *after)
 	return o;
 }
 
-/* A cell's elements in another order: Fisher-Yates with a splitmix64
- * stream seeded by the op's name and the set, so every process and version
- * gets the same sets. */
-static void permute(float *v, size_t n, uint64_t seed)
-{
-	for (size_t i = n; i > 1; i--) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		z ^= z >> 31;
-		size_t j = (size_t)(z % i);
-		float t = v[i - 1];
-		v[i - 1] = v[j], v[j] = t;
-	}
-}
-
-/* --inputs N: d's input sets.  Set 0 is the cell's inputs (the one the
- * check sees); sets 1.. hold the same values in other orders, so a
- * data-dependent branch meets other data on each call instead of the
- * same buffer the predictor has learned (issue 34 item 10).  Only where
- * order is all there is to vary: elementwise ops and reductions (unary,
- * binary, reduce, argreduce, dot); other kinds, suites and cells whose
- * sets would pass BV_INPUT_SETS_BYTES keep fewer sets, down to one.  The
- * cell's log says how many it had (input_sets). */
+/* --inputs N: d's input sets (benches.h: bv_input_sets_count and
+ * bv_input_set_permute, which the catalog suite's setup calls too).  Set
+ * 0 is the cell's inputs (the one the check sees); sets 1.. hold the same
+ * values in other orders, so a data-dependent branch meets other data on
+ * each call instead of the same buffer the predictor has learned (issue 34
+ * item 10).  Only where order is all there is to vary: elementwise ops and
+ * reductions (unary, binary, reduce, argreduce, dot); other kinds and
+ * cells whose sets would pass BV_INPUT_SETS_BYTES keep fewer sets, down to
+ * one.  A suite cell's sets are the suite's (bvs_input_sets).  The cell's
+ * log says how many it had (input_sets). */
 static void input_sets(cell_data *d, int want)
 {
-	const bv_op_def *op = d->c->op;
-	bv_kind k = op->kind;
 	d->nsets = 1, d->xs[0] = d->hx, d->x2s[0] = d->hx2;
-	if (want <= 1 || !(k == BV_K_UNARY || k == BV_K_BINARY || k == BV_K_REDUCE || k == BV_K_ARGREDUCE ||
-			   k == BV_K_DOT))
-		return;
-	double bytes = 4.0 * (double)(d->l.nx + d->l.nx2);
-	int n = want > BV_MAX_INPUT_SETS ? BV_MAX_INPUT_SETS : want;
-	while (n > 1 && (double)(n - 1) * bytes > BV_INPUT_SETS_BYTES)
-		n--;
-	uint64_t seed = 0xcbf29ce484222325ull;
-	for (const char *p = op->name; *p; p++)
-		seed = (seed ^ (unsigned char)*p) * 0x100000001b3ull;
+	int n = bv_input_sets_count(d->c, &d->l, want);
 	for (int s = 1; s < n; s++) {
 		float *x = host_buffer(d->l.nx), *x2 = d->l.nx2 ? host_buffer(d->l.nx2) : NULL;
 		if (!x || (d->l.nx2 && !x2)) {
@@ -1140,11 +1114,9 @@ static void input_sets(cell_data *d, int want)
 			break; /* fewer sets: said in the log */
 		}
 		memcpy(x, d->hx, d->l.nx * sizeof(float));
-		permute(x, d->l.nx, seed ^ (0x632be59bd9b4e019ull * (uint64_t)s));
-		if (x2) {
+		if (x2)
 			memcpy(x2, d->hx2, d->l.nx2 * sizeof(float));
-			permute(x2, d->l.nx2, seed ^ (0x8cb92ba72f3d8dd7ull * (uint64_t)s));
-		}
+		bv_input_set_permute(d->c, s, x, d->l.nx, x2, d->l.nx2);
 		d->xs[d->nsets] = x, d->x2s[d->nsets] = x2, d->nsets++;
 	}
 }
