@@ -1294,6 +1294,11 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		cJSON_AddNumberToObject(cell, "rounds", cJSON_IsNumber(rounds) ? rounds->valuedouble : 0);
 		cJSON_Delete(t);
 	}
+	/* A catalog cell that no version opened (n/a, skipped, failed in
+	 * every one) says the sets its setup makes, as the default path says
+	 * the sets it made for such a cell. */
+	if (own_sets && made == 0 && catalog_all)
+		made = bv_input_sets_count(c, &d.l, set->inputs);
 	if (own_sets && made > 1)
 		cJSON_ReplaceItemInObject(cell, "input_sets", cJSON_CreateNumber(made));
 	cJSON_AddNumberToObject(cell, "elapsed_s", (now_ns() - start) / 1e9);
