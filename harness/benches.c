@@ -1031,6 +1031,45 @@ void bv_cell_inputs(const bv_cell *c, float *x, float *x2)
 	}
 }
 
+/* A cell's elements in another order: Fisher-Yates with a splitmix64
+ * stream seeded by the op's name and the set, so every process and version
+ * gets the same sets. */
+static void permute(float *v, size_t n, uint64_t seed)
+{
+	for (size_t i = n; i > 1; i--) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		size_t j = (size_t)(z % i);
+		float t = v[i - 1];
+		v[i - 1] = v[j], v[j] = t;
+	}
+}
+
+int bv_input_sets_count(const bv_cell *c, const bv_layout *l, int want)
+{
+	bv_kind k = c->op->kind;
+	if (want <= 1 ||
+	    !(k == BV_K_UNARY || k == BV_K_BINARY || k == BV_K_REDUCE || k == BV_K_ARGREDUCE || k == BV_K_DOT))
+		return 1;
+	double bytes = 4.0 * (double)(l->nx + l->nx2);
+	int n = want > BV_MAX_INPUT_SETS ? BV_MAX_INPUT_SETS : want;
+	while (n > 1 && (double)(n - 1) * bytes > BV_INPUT_SETS_BYTES)
+		n--;
+	return n;
+}
+
+void bv_input_set_permute(const bv_cell *c, int s, float *x, size_t nx, float *x2, size_t nx2)
+{
+	uint64_t seed = 0xcbf29ce484222325ull;
+	for (const char *p = c->op->name; *p; p++)
+		seed = (seed ^ (unsigned char)*p) * 0x100000001b3ull;
+	permute(x, nx, seed ^ (0x632be59bd9b4e019ull * (uint64_t)s));
+	if (x2)
+		permute(x2, nx2, seed ^ (0x8cb92ba72f3d8dd7ull * (uint64_t)s));
+}
+
 /* Sums in long double: the reference must be far more accurate than what it
  * checks, also for 16M-element reductions. */
 static void ref_reduce(const bv_cell *c, const float *x, size_t n, double *want, double *scale)

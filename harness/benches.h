@@ -194,6 +194,25 @@ void bv_input_fill(const bv_op_def *op, float *x, size_t n);
 /* Both inputs of a cell (x2 may be NULL when the layout has none). */
 void bv_cell_inputs(const bv_cell *c, float *x, float *x2);
 
+/* --inputs N (issue 34 item 10): a cell's input sets.  Set 0 is the cell's
+ * inputs (bv_cell_inputs: the one the check sees); sets 1.. hold the same
+ * values in other orders, so a data-dependent branch meets other data on
+ * each call.  Only where order is all there is to vary: elementwise ops and
+ * reductions (unary, binary, reduce, argreduce, dot); at most
+ * BV_MAX_INPUT_SETS sets, and at most BV_INPUT_SETS_BYTES of them beside
+ * set 0.  The runner (the default path: shared by every version) and the
+ * catalog suite (catalog.c: each version's setup) make them with these
+ * calls, so both have the same sets. */
+#define BV_MAX_INPUT_SETS 64
+#define BV_INPUT_SETS_BYTES (64.0 * 1024 * 1024)
+/* How many sets cell c (layout l) gets when `want` are asked: 1 for other
+ * kinds or want <= 1, else want bounded by the two limits. */
+int bv_input_sets_count(const bv_cell *c, const bv_layout *l, int want);
+/* Makes set s >= 1 from set 0 in place: x (nx floats) and x2 (nx2, may be
+ * NULL) hold set 0's values on entry and set s's on return (a permutation
+ * seeded by the op's name and s: the same in every process and version). */
+void bv_input_set_permute(const bv_cell *c, int s, float *x, size_t nx, float *x2, size_t nx2);
+
 /* The double-precision reference of a cell: want[i] per output element, and
  * scale[i], the magnitude its rounding error is measured against. */
 void bv_reference(const bv_cell *c, const float *x, const float *x2, double *want, double *scale);

@@ -173,6 +173,17 @@ double bvs_uniform(bvs_ctx *c, double lo, double hi); /* in [lo, hi) */
 void bvs_set_state(bvs_ctx *c, void *state);
 void *bvs_state(const bvs_ctx *c);
 
+/* --inputs N (input sets): how many sets of inputs the run asks each cell
+ * to cycle through, 1 when it asks for none.  A setup that can vary its
+ * inputs (the same values in other orders, so a data-dependent branch
+ * meets other data on each call) makes up to that many, takes the next
+ * one in each call of run (the first call: the first set, the one check's
+ * reference is for), and says how many it made with bvs_input_sets_made;
+ * the run's log records that number as the cell's input_sets.  A setup
+ * that says nothing made one.  n is taken within [1, bvs_input_sets(c)]. */
+int bvs_input_sets(const bvs_ctx *c);
+void bvs_input_sets_made(bvs_ctx *c, int n);
+
 /* The work of one call of run, for --units rate: bytes moved, floating-
  * point operations, items (any of them 0: not said). */
 void bvs_work(bvs_ctx *c, double bytes, double flops, double items);

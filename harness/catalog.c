@@ -31,6 +31,7 @@
  */
 #include "benches.h"
 #include "bv_suite.h"
+#include "ops_file.h"
 #include "plugin.h"
 
 #include <math.h>
@@ -42,6 +43,13 @@
 /* plugin.c, compiled with -DBV_CATALOG_SUITE: its calls into the library. */
 const bv_plugin *bv_catalog_calls(void);
 #define CAT (bv_catalog_calls())
+/* suite_plugin.c: the benchmark a cell is of */
+const char *bv_catalog_bench_name(const bvs_ctx *c);
+/* The build's user-defined ops (an ops file): the table generated per
+ * build (orchestrator/user_ops.c), which plugin.c's lookup calls; weak, as
+ * there: a build without an ops file has none. */
+extern const bv_user_op bv_user_ops[] __attribute__((weak));
+extern const size_t bv_user_ops_n __attribute__((weak));
 
 /* One cell in one version. */
 typedef struct cat_state {
@@ -53,6 +61,12 @@ typedef struct cat_state {
 	int device;        /* the backend computes in memory of its own (cuda) */
 	float *x, *x2, *y; /* host: the call's buffers; device: the host's copies */
 	void *dx, *dx2, *dy, *dwork; /* device buffers (NULL on host backends) */
+	/* --inputs: the input sets run takes in turn (host backends; set 0 is
+	 * x, x2; the others malloc'd, not bvs_alloc'd: the default path's
+	 * footprint does not count them either), and the next one */
+	int nsets;
+	long next_set;
+	float *xs[BV_MAX_INPUT_SETS], *x2s[BV_MAX_INPUT_SETS];
 } cat_state;
 
 /* A plugin.c status as a suite's, with the reason: n/a, skipped (this
@@ -79,6 +93,8 @@ static void release_all(cat_state *st)
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		if (bufs[i])
 			CAT->release(be, bufs[i]);
+	for (int k = 1; k < st->nsets; k++)
+		free(st->xs[k]), free(st->x2s[k]);
 	free(st);
 }
 
@@ -93,6 +109,33 @@ static int to_device(const char *be, const float *h, size_t n, void **out)
 	if (s == BV_OK && h)
 		s = CAT->copy_in(be, *out, h, n * sizeof(float));
 	return s;
+}
+
+static float *host_buffer(size_t n)
+{
+	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
+	return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+/* --inputs: sets 1.. of a host backend's cell, as the runner's input_sets
+ * makes them for the default path (benches.h: the same count, permutation
+ * and seeds); fewer when memory runs out (the count said is the one made). */
+static void input_sets(cat_state *st, int want)
+{
+	const bv_layout *l = &st->l;
+	int n = bv_input_sets_count(&st->cell, l, want);
+	for (int s = 1; s < n; s++) {
+		float *x = host_buffer(l->nx), *x2 = l->nx2 ? host_buffer(l->nx2) : NULL;
+		if (!x || (l->nx2 && !x2)) {
+			free(x), free(x2);
+			break;
+		}
+		memcpy(x, st->x, l->nx * sizeof(float));
+		if (x2)
+			memcpy(x2, st->x2, l->nx2 * sizeof(float));
+		bv_input_set_permute(&st->cell, s, x, l->nx, x2, l->nx2);
+		st->xs[st->nsets] = x, st->x2s[st->nsets] = x2, st->nsets++;
+	}
 }
 
 static int cat_setup(bvs_ctx *c, const char *group, const char *name)
@@ -135,6 +178,10 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 		return bvs_fail(c, "out of host memory for the cell's buffers");
 	}
 	bv_cell_inputs(&st->cell, st->x, st->x2);
+	st->nsets = 1, st->xs[0] = st->x, st->x2s[0] = st->x2;
+	if (!st->device)
+		input_sets(st, bvs_input_sets(c));
+	bvs_input_sets_made(c, st->nsets);
 	/* NaN everywhere: a kernel that writes nothing fails the check. */
 	if (st->y)
 		memset(st->y, 0xff, l->ny * sizeof(float));
@@ -160,10 +207,16 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 	return BVS_OK;
 }
 
-/* The timed call: plugin.c's, on the cell's buffers. */
+/* The timed call: plugin.c's, on the cell's buffers; with --inputs, each
+ * call the next set (the first: set 0, the check's), as the runner's
+ * time_calls takes them on the default path. */
 static int cat_run(bvs_ctx *c)
 {
 	cat_state *st = bvs_state(c);
+	if (st->nsets > 1) {
+		int k = (int)(st->next_set++ % st->nsets);
+		st->args.x = st->xs[k], st->args.x2 = st->x2s[k];
+	}
 	int s = st->call.fn(&st->call, &st->args);
 	return s == BV_OK ? BVS_OK : said(c, s, "%s", CAT->last_error());
 }
@@ -270,7 +323,40 @@ static void cat_teardown(bvs_ctx *c)
 #undef BV_POOL
 #undef BV_MODEL
 
-/* Second pass: the benchmarks. */
+/* Second pass: how many. */
+#define BV_UNARY(...) +1
+#define BV_BINARY(...) +1
+#define BV_AXPY(...) +1
+#define BV_REDUCE(...) +1
+#define BV_ROWS(...) +1
+#define BV_MATMUL(...) +1
+#define BV_NORM(...) +1
+#define BV_BATCHNORM(...) +1
+#define BV_MEMORY(...) +1
+#define BV_CONCAT(...) +1
+#define BV_QUANT(...) +1
+#define BV_CONV(...) +1
+#define BV_POOL(...) +1
+#define BV_MODEL(...) +1
+enum { CAT_BUILTIN = 0
+#include "ops.def"
+};
+#undef BV_UNARY
+#undef BV_BINARY
+#undef BV_AXPY
+#undef BV_REDUCE
+#undef BV_ROWS
+#undef BV_MATMUL
+#undef BV_NORM
+#undef BV_BATCHNORM
+#undef BV_MEMORY
+#undef BV_CONCAT
+#undef BV_QUANT
+#undef BV_CONV
+#undef BV_POOL
+#undef BV_MODEL
+
+/* Third pass: the benchmarks. */
 #define CAT_BENCH(group, op_)                                                                     \
 	{.name = #group "__" #op_, .params = PARAMS_##group, .variant = "backend",                \
 	 .setup = setup_##group##__##op_, .run = cat_run, .check = cat_check, .teardown = cat_teardown},
@@ -288,12 +374,72 @@ static void cat_teardown(bvs_ctx *c)
 #define BV_CONV(name, ...) CAT_BENCH(conv, name)
 #define BV_POOL(name, ...) CAT_BENCH(pool, name)
 #define BV_MODEL(name, ...) CAT_BENCH(model, name)
-static const bvs_benchmark benchmarks[] = {
+/* The catalog's, then the build's user-defined ops (user_ops(), at load),
+ * then the end. */
+static bvs_benchmark benchmarks[CAT_BUILTIN + BV_OPS_MAX + 1] = {
 #include "ops.def"
-	{0},
 };
 
 BVS_SUITE(BV_CATALOG_SUITE_NAME, benchmarks)
+
+/* ---- user-defined ops (an ops file: docs/user-ops.md) ------------------
+ *
+ * A benchmark "<group>__<op>" per entry of the build's generated table
+ * (bv_user_ops: its group, name and function, NULL where this version
+ * lacks it), added when the plugin loads, before anything reads the suite.
+ * Their definitions (inputs' range, tolerance, flops, the reference
+ * expression) are the host's: the runner, which loaded the ops file,
+ * gives them to bv_catalog_add_ops before any cell is opened.  setup,
+ * run and check are the catalog's: plugin.c's lookup finds the function
+ * in the table (n/a without it), the reference is the op's expression. */
+static char user_names[BV_OPS_MAX][72];
+
+static int setup_user(bvs_ctx *c)
+{
+	char group[72];
+	const char *name = bv_catalog_bench_name(c), *cut = strstr(name, "__");
+	if (!cut || (size_t)(cut - name) >= sizeof(group))
+		return bvs_fail(c, "the catalog suite has no benchmark %s", name);
+	memcpy(group, name, (size_t)(cut - name));
+	group[cut - name] = '\0';
+	return cat_setup(c, group, cut + 2);
+}
+
+__attribute__((constructor)) static void user_ops(void)
+{
+	if (!bv_user_ops || !&bv_user_ops_n)
+		return;
+	size_t at = 0;
+	while (benchmarks[at].name)
+		at++;
+	for (size_t i = 0; i < bv_user_ops_n && i < BV_OPS_MAX; i++) {
+		const bv_user_op *u = &bv_user_ops[i];
+		if (!u->group || !u->name)
+			continue;
+		int binary = !strcmp(u->group, "binary");
+		snprintf(user_names[i], sizeof(user_names[i]), "%s__%s", u->group, u->name);
+		benchmarks[at++] = (bvs_benchmark){.name = user_names[i],
+						   .params = binary ? PARAMS_binary : PARAMS_unary,
+						   .variant = "backend",
+						   .setup = setup_user,
+						   .run = cat_run,
+						   .check = cat_check,
+						   .teardown = cat_teardown};
+	}
+}
+
+/* bv_plugin.catalog_add_ops (suite_plugin.c): the host's definitions into
+ * this plugin's registry (benches.c), where setup finds them. */
+__attribute__((visibility("hidden"))) int bv_catalog_add_ops(const char *group, const bv_op_def *ops, size_t n);
+__attribute__((visibility("hidden"))) int bv_catalog_add_ops(const char *group, const bv_op_def *ops, size_t n)
+{
+	char err[512];
+	if (bv_bench_add_ops(group, ops, n, err, sizeof(err))) {
+		said(NULL, BV_FAILED, "the catalog suite's user-defined ops: %s", err);
+		return BV_FAILED;
+	}
+	return BV_OK;
+}
 
 /* ---- the library's hooks: plugin.c's ----------------------------------- */
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <stdint.h>
 
-#define BV_PLUGIN_ABI 8
+#define BV_PLUGIN_ABI 9
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -143,6 +143,7 @@ typedef struct bv_args {
 	void *cell;      /* a suite cell's state (suite_open); NULL for catalog ops */
 } bv_args;
 
+struct bv_op_def; /* benches.h */
 typedef struct bv_call bv_call;
 struct bv_call {
 	int (*fn)(const bv_call *c, const bv_args *a); /* returns BV_OK or another BV_ */
@@ -192,8 +193,10 @@ typedef struct bv_plugin {
 	const char *(*suite_describe)(void); /* this build's description (JSON text) */
 	/* Opens a cell: bench is the benchmark's name; params every parameter the cell has,
 	 * "name=value" separated by single spaces (the other params, then the variant's, then
-	 * size's); seed the cell's.  Runs setup.  BV_OK, BV_NA or BV_FAILED (last_error: why). */
-	int (*suite_open)(const char *bench, const char *params, uint64_t seed, void **cell);
+	 * size's); seed the cell's; inputs the input sets the run asks for (--inputs, 1 when
+	 * not asked: bvs_input_sets).  Runs setup.  BV_OK, BV_NA or BV_FAILED (last_error:
+	 * why). */
+	int (*suite_open)(const char *bench, const char *params, uint64_t seed, int inputs, void **cell);
 	/* One run, then the benchmark's check: compares output and reference (tolerance of the
 	 * benchmark; the worst error found is in *worst, NAN when no reference), writes the output
 	 * to out_fd (when >= 0 and check named one) as: 8 bytes "BVSOUT1\0", uint32 type
@@ -212,6 +215,16 @@ typedef struct bv_plugin {
 	 * suite_* members, a cell (group, op) being the benchmark
 	 * "<group>__<op>" with the parameters "backend=B size=S".  0 otherwise. */
 	int catalog;
+	/* ABI 9: the input sets an open cell's setup made (bvs_input_sets_made; 1 when it
+	 * said nothing): the cell's input_sets in the runner's log. */
+	int (*suite_input_sets)(void *cell);
+	/* ABI 9, a catalog suite only (NULL elsewhere): the host's user-defined ops of
+	 * group (an ops file, loaded by the runner from --ops-file: benches.h's bv_op_def,
+	 * n of them), added to the plugin's registry as bv_bench_add_ops adds them (the
+	 * definitions are copied; their strings and expr stay the host's, in this process).
+	 * Their functions are the build's generated table (bv_user_ops).  Called once per
+	 * group before any cell is opened.  BV_OK, or BV_FAILED with last_error. */
+	int (*catalog_add_ops)(const char *group, const struct bv_op_def *ops, size_t n);
 } bv_plugin;
 
 /* The catalog suite's name (catalog.c's BVS_SUITE), and how a catalog

@@ -83,11 +83,10 @@
 /* --count: the largest footprint whose warm call is simulated too, twice
  * counts.h's simulated LL (8 MiB) */
 #define BV_COUNT_WARM_MAX (16.0 * 1024 * 1024)
-/* --inputs: at most this many sets, and at most this many bytes of them
- * beside set 0 (a cell whose inputs are larger streams them from memory
- * anyway: a predictor learns nothing of data it meets once per call) */
-#define BV_MAX_INPUT_SETS 64
-#define BV_INPUT_SETS_BYTES (64.0 * 1024 * 1024)
+/* --inputs: at most BV_MAX_INPUT_SETS sets, and at most
+ * BV_INPUT_SETS_BYTES of them beside set 0 (benches.h; a cell whose inputs
+ * are larger streams them from memory anyway: a predictor learns nothing
+ * of data it meets once per call) */
 
 typedef struct version {
 	const char *label;
@@ -124,6 +123,7 @@ typedef struct cell_data {
 	 * (input_sets), so a data-dependent branch meets other data each call */
 	int nsets;
 	float *xs[BV_MAX_INPUT_SETS], *x2s[BV_MAX_INPUT_SETS];
+	int inputs; /* --inputs: the sets asked for (suite cells make their own: suite_open) */
 } cell_data;
 
 typedef struct settings {
@@ -592,7 +592,7 @@ static int catalog_suite(const version *v, const bv_cell *c)
  * cell in a catalog suite (catalog_suite) is the benchmark "<group>__<op>"
  * of the suite BV_CATALOG_SUITE_NAME, with the parameters "backend=B
  * size=S". */
-static int suite_setup(timed *t, const bv_cell *c, char *reason, size_t len)
+static int suite_setup(timed *t, const bv_cell *c, int inputs, char *reason, size_t len)
 {
 	const bv_plugin *p = t->v->p;
 	char params[1200], bench[200];
@@ -604,11 +604,6 @@ static int suite_setup(timed *t, const bv_cell *c, char *reason, size_t len)
 	}
 	if (!p->suite_open) {
 		snprintf(reason, len, "%s's plugin has no suite (built without one)", t->v->label);
-		return BV_FAILED;
-	}
-	if (catalog && (c->op->function || c->op->expr)) {
-		snprintf(reason, len, "user-defined ops (an ops file) are not in the catalog suite yet "
-				      "(BENCH_VERSIONS_CATALOG=suite)");
 		return BV_FAILED;
 	}
 	if (catalog) {
@@ -626,7 +621,7 @@ static int suite_setup(timed *t, const bv_cell *c, char *reason, size_t len)
 		snprintf(reason, len, "%s", p->last_error());
 		return s;
 	}
-	s = p->suite_open(bench, params, suite_seed(c), &t->args.cell);
+	s = p->suite_open(bench, params, suite_seed(c), inputs, &t->args.cell);
 	if (s != BV_OK)
 		snprintf(reason, len, "%s", p->last_error());
 	return s;
@@ -643,8 +638,9 @@ static cJSON *suite_check_child(check_job *j)
 	char reason[1024] = "";
 	double worst = NAN, work[3] = {0, 0, 0}, host = 0, device = 0, lib_host = 0, lib_device = 0;
 	int counted = 0;
-	int s = suite_setup(&t, c, reason, sizeof(reason)), opened = s == BV_OK;
+	int s = suite_setup(&t, c, j->d->inputs, reason, sizeof(reason)), opened = s == BV_OK, sets = 1;
 	if (s == BV_OK) {
+		sets = p->suite_input_sets(t.args.cell);
 		s = p->suite_check(t.args.cell, j->out_fd, &worst);
 		if (s != BV_OK)
 			snprintf(reason, sizeof(reason), "%s", p->last_error());
@@ -674,6 +670,10 @@ static cJSON *suite_check_child(check_job *j)
 	}
 	if (isfinite(worst))
 		cJSON_AddNumberToObject(o, "worst_error", worst);
+	/* the sets setup made (bvs_input_sets_made): measure_cell takes it
+	 * for the cell's input_sets and drops it from the entry */
+	if (opened)
+		cJSON_AddNumberToObject(o, "input_sets", sets);
 	if (work[0] > 0 || work[1] > 0 || work[2] > 0) {
 		cJSON *w = cJSON_AddObjectToObject(o, "work");
 		cJSON_AddNumberToObject(w, "bytes", work[0]);
@@ -777,7 +777,7 @@ static int setup(timed *t, const cell_data *d, float *hy, char *reason, size_t l
 	t->own_buffers = 0;
 	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result, NULL, NULL};
 	if (c->op->kind == BV_K_SUITE || catalog_suite(t->v, c))
-		return suite_setup(t, c, reason, len);
+		return suite_setup(t, c, d->inputs, reason, len);
 	int s = p->probe(be);
 	if (s != BV_OK) {
 		snprintf(reason, len, "%s", p->last_error());
@@ -1044,6 +1044,14 @@ static cJSON *time_child(void *arg)
 	}
 	cJSON *o = status_object(BV_OK, NULL);
 	cJSON_AddNumberToObject(o, "reps", (double)reps);
+	/* A suite cell's sets are its setup's (bvs_input_sets_made): the most
+	 * any version made, for the cell's input_sets. */
+	int sets = 0;
+	for (int i = 0; i < j->n; i++)
+		if (ts[i].args.cell && ts[i].v->p->suite_input_sets(ts[i].args.cell) > sets)
+			sets = ts[i].v->p->suite_input_sets(ts[i].args.cell);
+	if (sets > 0)
+		cJSON_AddNumberToObject(o, "input_sets", sets);
 	cJSON_AddNumberToObject(o, "rounds", rounds);
 	cJSON_AddNumberToObject(o, "elapsed_s", (now_ns() - start) / 1e9);
 	cJSON *s = cJSON_AddObjectToObject(o, "samples_ns");
@@ -1094,45 +1102,20 @@ static cJSON *state_object(const bv_state *before, const bv_state *after)
 	return o;
 }
 
-/* A cell's elements in another order: Fisher-Yates with a splitmix64
- * stream seeded by the op's name and the set, so every process and version
- * gets the same sets. */
-static void permute(float *v, size_t n, uint64_t seed)
-{
-	for (size_t i = n; i > 1; i--) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		z ^= z >> 31;
-		size_t j = (size_t)(z % i);
-		float t = v[i - 1];
-		v[i - 1] = v[j], v[j] = t;
-	}
-}
-
-/* --inputs N: d's input sets.  Set 0 is the cell's inputs (the one the
- * check sees); sets 1.. hold the same values in other orders, so a
- * data-dependent branch meets other data on each call instead of the
- * same buffer the predictor has learned (issue 34 item 10).  Only where
- * order is all there is to vary: elementwise ops and reductions (unary,
- * binary, reduce, argreduce, dot); other kinds, suites and cells whose
- * sets would pass BV_INPUT_SETS_BYTES keep fewer sets, down to one.  The
- * cell's log says how many it had (input_sets). */
+/* --inputs N: d's input sets (benches.h: bv_input_sets_count and
+ * bv_input_set_permute, which the catalog suite's setup calls too).  Set
+ * 0 is the cell's inputs (the one the check sees); sets 1.. hold the same
+ * values in other orders, so a data-dependent branch meets other data on
+ * each call instead of the same buffer the predictor has learned (issue 34
+ * item 10).  Only where order is all there is to vary: elementwise ops and
+ * reductions (unary, binary, reduce, argreduce, dot); other kinds and
+ * cells whose sets would pass BV_INPUT_SETS_BYTES keep fewer sets, down to
+ * one.  A suite cell's sets are the suite's (bvs_input_sets).  The cell's
+ * log says how many it had (input_sets). */
 static void input_sets(cell_data *d, int want)
 {
-	const bv_op_def *op = d->c->op;
-	bv_kind k = op->kind;
 	d->nsets = 1, d->xs[0] = d->hx, d->x2s[0] = d->hx2;
-	if (want <= 1 || !(k == BV_K_UNARY || k == BV_K_BINARY || k == BV_K_REDUCE || k == BV_K_ARGREDUCE ||
-			   k == BV_K_DOT))
-		return;
-	double bytes = 4.0 * (double)(d->l.nx + d->l.nx2);
-	int n = want > BV_MAX_INPUT_SETS ? BV_MAX_INPUT_SETS : want;
-	while (n > 1 && (double)(n - 1) * bytes > BV_INPUT_SETS_BYTES)
-		n--;
-	uint64_t seed = 0xcbf29ce484222325ull;
-	for (const char *p = op->name; *p; p++)
-		seed = (seed ^ (unsigned char)*p) * 0x100000001b3ull;
+	int n = bv_input_sets_count(d->c, &d->l, want);
 	for (int s = 1; s < n; s++) {
 		float *x = host_buffer(d->l.nx), *x2 = d->l.nx2 ? host_buffer(d->l.nx2) : NULL;
 		if (!x || (d->l.nx2 && !x2)) {
@@ -1140,11 +1123,9 @@ static void input_sets(cell_data *d, int want)
 			break; /* fewer sets: said in the log */
 		}
 		memcpy(x, d->hx, d->l.nx * sizeof(float));
-		permute(x, d->l.nx, seed ^ (0x632be59bd9b4e019ull * (uint64_t)s));
-		if (x2) {
+		if (x2)
 			memcpy(x2, d->hx2, d->l.nx2 * sizeof(float));
-			permute(x2, d->l.nx2, seed ^ (0x8cb92ba72f3d8dd7ull * (uint64_t)s));
-		}
+		bv_input_set_permute(d->c, s, x, d->l.nx, x2, d->l.nx2);
 		d->xs[d->nsets] = x, d->x2s[d->nsets] = x2, d->nsets++;
 	}
 }
@@ -1180,7 +1161,12 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		bv_cell_inputs(c, d.hx, d.hx2);
 	}
 	input_sets(&d, catalog_all ? 1 : set->inputs);
+	d.inputs = set->inputs;
 	cJSON_AddNumberToObject(cell, "input_sets", d.nsets);
+	/* A suite cell's (or a catalog cell's when every version is the
+	 * catalog suite): the sets its versions' setups made, said by their
+	 * checks and by the timing child (the most any version made). */
+	int own_sets = c->op->kind == BV_K_SUITE || catalog_all, made = 0;
 	int needs_check = 0, suite = c->op->kind == BV_K_SUITE;
 	for (int i = 0; i < nv && !checked; i++)
 		needs_check |= !dropped(drops, ndrops, index, vs[i].label);
@@ -1233,6 +1219,10 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 			}
 		}
 		cJSON_AddStringToObject(o, "label", vs[i].label);
+		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "input_sets");
+		if (cJSON_IsNumber(ms) && ms->valuedouble > made)
+			made = (int)ms->valuedouble;
+		cJSON_DeleteItemFromObject(o, "input_sets");
 		entry[i] = o;
 		cJSON_AddItemToArray(arr, o);
 	}
@@ -1295,12 +1285,22 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 				cJSON_AddStringToObject(entry[i], "reason", msg);
 			}
 		}
+		const cJSON *ms = t ? cJSON_GetObjectItemCaseSensitive(t, "input_sets") : NULL;
+		if (cJSON_IsNumber(ms) && ms->valuedouble > made)
+			made = (int)ms->valuedouble;
 		const cJSON *reps = t ? cJSON_GetObjectItemCaseSensitive(t, "reps") : NULL;
 		const cJSON *rounds = t ? cJSON_GetObjectItemCaseSensitive(t, "rounds") : NULL;
 		cJSON_AddNumberToObject(cell, "reps", cJSON_IsNumber(reps) ? reps->valuedouble : 0);
 		cJSON_AddNumberToObject(cell, "rounds", cJSON_IsNumber(rounds) ? rounds->valuedouble : 0);
 		cJSON_Delete(t);
 	}
+	/* A catalog cell that no version opened (n/a, skipped, failed in
+	 * every one) says the sets its setup makes, as the default path says
+	 * the sets it made for such a cell. */
+	if (own_sets && made == 0 && catalog_all)
+		made = bv_input_sets_count(c, &d.l, set->inputs);
+	if (own_sets && made > 1)
+		cJSON_ReplaceItemInObject(cell, "input_sets", cJSON_CreateNumber(made));
 	cJSON_AddNumberToObject(cell, "elapsed_s", (now_ns() - start) / 1e9);
 	free(d.hx), free(d.hx2), free(d.want), free(d.scale);
 	for (int k = 1; k < d.nsets; k++)
@@ -1424,7 +1424,7 @@ static cJSON *count_cell(version *v, const bv_cell *c, long index)
 		 * footprint decides the warm call, and a device backend is not
 		 * counted. */
 		timed t = {.v = v};
-		s = suite_setup(&t, c, reason, sizeof(reason));
+		s = suite_setup(&t, c, 1, reason, sizeof(reason));
 		int warm = 1;
 		if (catalog_suite(v, c)) {
 			warm = 4.0 * (double)(d.l.nx + d.l.nx2 + d.l.ny + d.l.nwork) <= BV_COUNT_WARM_MAX;
@@ -1736,6 +1736,28 @@ int main(int argc, char **argv)
 				ops_file, bv_ops_file_hash(), ops_hash);
 			free(drops);
 			return 2;
+		}
+	}
+	/* A catalog-suite plugin's registry gets the same user-defined ops
+	 * (their definitions: ranges, tolerances, references), which its
+	 * setup and check read as the default path's runner reads its own. */
+	for (int i = 0; ops_file && i < nv; i++) {
+		static const char *const groups[] = {"unary", "binary"};
+		if (!vs[i].p->catalog || !vs[i].p->catalog_add_ops)
+			continue;
+		for (int g = 0; g < 2; g++) {
+			const bv_bench *b = bv_bench_find(groups[g]);
+			bv_op_def *mine = b ? malloc((b->nops ? b->nops : 1) * sizeof(*mine)) : NULL;
+			size_t n = 0;
+			for (size_t k = 0; mine && k < b->nops; k++)
+				if (b->ops[k].function)
+					mine[n++] = b->ops[k];
+			if (n && vs[i].p->catalog_add_ops(groups[g], mine, n) != BV_OK) {
+				fprintf(stderr, "bv-runner: %s: %s\n", vs[i].label, vs[i].p->last_error());
+				free(mine), free(drops);
+				return 3;
+			}
+			free(mine);
 		}
 	}
 	/* The suite's description as bench-versions merged it, the same bytes,

@@ -52,7 +52,19 @@ extern const bvs_suite bvs_suite_def;
 extern const bvs_library bvs_library_def __attribute__((weak));
 #define HOOK(name) (&bvs_library_def && bvs_library_def.name ? bvs_library_def.name : NULL)
 
+#ifdef BV_CATALOG_SUITE
+/* The catalog suite (catalog.c) is never described to the host: its
+ * benchmarks are "<group>__<op>", and an ops file's op names (ops_file.h:
+ * a letter, then letters, digits or _, at most 48) are among them, with
+ * up to BV_OPS_MAX (256) of them beside the catalog's. */
+#define NAME_MAX_ 64
+#define BENCH_MAX_ (BVS_MAX_BENCHMARKS + 256)
+#define NAME_UPPER_ 1
+#else
 #define NAME_MAX_ 32  /* suite_file.h: BV_SUITE_NAME_MAX */
+#define BENCH_MAX_ BVS_MAX_BENCHMARKS
+#define NAME_UPPER_ 0
+#endif
 #define VALUE_MAX_ 32 /* BV_SUITE_VALUE_MAX */
 
 /* Why the last call on this thread failed (bv_plugin.last_error). */
@@ -82,7 +94,7 @@ typedef struct bench {
 	int variant; /* index of the variant's parameter, or -1 */
 } bench;
 
-static bench benches[BVS_MAX_BENCHMARKS];
+static bench benches[BENCH_MAX_];
 static int nbenches;
 static int parsed;          /* 0: not yet; 1: valid; -1: invalid (why in invalid) */
 static char invalid[1024];
@@ -92,7 +104,8 @@ static int name_ok(const char *s, size_t n)
 	if (n == 0 || n > NAME_MAX_)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		      (NAME_UPPER_ && s[i] >= 'A' && s[i] <= 'Z')))
 			return 0;
 	return 1;
 }
@@ -195,8 +208,8 @@ static int suite_ok(void)
 	nbenches = 0;
 	for (const bvs_benchmark *b = s->benchmarks; b->name; b++) {
 		char why[512];
-		if (nbenches == BVS_MAX_BENCHMARKS) {
-			snprintf(invalid, sizeof(invalid), "suite %s: more than %d benchmarks", s->name, BVS_MAX_BENCHMARKS);
+		if (nbenches == BENCH_MAX_) {
+			snprintf(invalid, sizeof(invalid), "suite %s: more than %d benchmarks", s->name, BENCH_MAX_);
 			return 0;
 		}
 		if (!name_ok(b->name, strlen(b->name))) {
@@ -361,6 +374,7 @@ struct bvs_ctx {
 	int lib_counted;    /* BVS_LIBRARY's memory_mark and _peak around check's run */
 	double lib_host, lib_device;
 	int set_up; /* setup returned BVS_OK: teardown runs at close */
+	int inputs_asked, inputs_made; /* --inputs: bvs_input_sets, bvs_input_sets_made */
 	/* what check named (copies: the suite's memory may be gone after it) */
 	void *out;
 	size_t nout;
@@ -495,6 +509,17 @@ void bvs_set_state(bvs_ctx *c, void *state)
 void *bvs_state(const bvs_ctx *c)
 {
 	return c->state;
+}
+
+int bvs_input_sets(const bvs_ctx *c)
+{
+	return c && c->inputs_asked > 1 ? c->inputs_asked : 1;
+}
+
+void bvs_input_sets_made(bvs_ctx *c, int n)
+{
+	if (c)
+		c->inputs_made = n < 1 ? 1 : n > bvs_input_sets(c) ? bvs_input_sets(c) : n;
 }
 
 void bvs_work(bvs_ctx *c, double bytes, double flops, double items)
@@ -638,7 +663,7 @@ static int from_bvs(int rc, const char *name, const char *call)
 	return rc == BVS_NA ? BV_NA : rc == BVS_SKIPPED ? BV_UNAVAILABLE : BV_FAILED;
 }
 
-static int suite_open(const char *bench_name, const char *params, uint64_t seed, void **cell)
+static int suite_open(const char *bench_name, const char *params, uint64_t seed, int inputs, void **cell)
 {
 	*cell = NULL;
 	last[0] = '\0';
@@ -656,7 +681,7 @@ static int suite_open(const char *bench_name, const char *params, uint64_t seed,
 		set_error("out of memory");
 		return BV_FAILED;
 	}
-	c->d = d, c->rng = seed;
+	c->d = d, c->rng = seed, c->inputs_asked = inputs > 1 ? inputs : 1, c->inputs_made = 1;
 	/* "level=9 variant=avx2 size=64K": the runner's, from the merged
 	 * description, whose parameters are this version's (the merge refuses
 	 * a benchmark declared differently). */
@@ -834,6 +859,22 @@ static int suite_footprint(void *cell, double *host, double *lib_host, double *l
 	return c && c->lib_counted;
 }
 
+#ifdef BV_CATALOG_SUITE
+/* catalog.c: the benchmark a cell is of ("<group>__<op>"), for the setup
+ * its user-defined ops share. */
+__attribute__((visibility("hidden"))) const char *bv_catalog_bench_name(const bvs_ctx *c);
+__attribute__((visibility("hidden"))) const char *bv_catalog_bench_name(const bvs_ctx *c)
+{
+	return c->d->b->name;
+}
+#endif
+
+static int suite_input_sets(void *cell)
+{
+	const bvs_ctx *c = cell;
+	return c ? c->inputs_made : 1;
+}
+
 static void suite_close(void *cell)
 {
 	bvs_ctx *c = cell;
@@ -852,6 +893,8 @@ static void suite_close(void *cell)
  * this is (its own bv_plugin_get is left out of such a build).  A failing
  * call's reason is copied into this file's last_error. */
 const bv_plugin *bv_catalog_calls(void);
+/* catalog.c: the host's user-defined ops into its registry */
+int bv_catalog_add_ops(const char *group, const struct bv_op_def *ops, size_t n);
 #define CAT (bv_catalog_calls())
 static int cat_said(int s)
 {
@@ -1049,8 +1092,10 @@ static const bv_plugin plugin = {
 	.suite_work = suite_work,
 	.suite_close = suite_close,
 	.suite_footprint = suite_footprint,
+	.suite_input_sets = suite_input_sets,
 #ifdef BV_CATALOG_SUITE
 	.catalog = 1,
+	.catalog_add_ops = bv_catalog_add_ops,
 #endif
 };
 

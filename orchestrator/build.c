@@ -85,7 +85,7 @@ static const char *const catalog_sources[] = {"harness/suite_plugin.c", "harness
 					      "harness/benches.c", "harness/expr.c", NULL};
 static const char *const catalog_files[] = {"harness/suite_plugin.c", "harness/catalog.c", "harness/benches.c",
 					    "harness/expr.c", "harness/bv_suite.h", "harness/benches.h",
-					    "harness/expr.h", "harness/ops_table.h", NULL};
+					    "harness/expr.h", "harness/ops_table.h", "harness/ops_file.h", NULL};
 
 /* Whether the catalog is built as a suite: BENCH_VERSIONS_CATALOG=suite
  * (1), unset or empty (0: plugin.c alone, the default), or < 0 with an
@@ -329,9 +329,6 @@ static int build_key(const bv_version *v, char out[41])
 	int catalog = rc == 0 && !bv_suite_dir() ? catalog_as_suite() : 0;
 	if (catalog < 0)
 		rc = catalog;
-	if (catalog > 0 && bv_user_ops_key())
-		rc = bv_fail(BV_EINPUT, "BENCH_VERSIONS_CATALOG=suite: user-defined ops (an ops file) are not in the "
-					"catalog suite yet; unset BENCH_VERSIONS_CATALOG to measure them");
 	if (rc == 0 && catalog > 0) {
 		bv_buf_puts(&b, "catalog suite\n");
 		for (const char *const *f = catalog_files; *f && rc == 0; f++) {

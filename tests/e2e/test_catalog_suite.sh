@@ -7,7 +7,10 @@
 # called slower on both paths; a log of one path compares with a log of the
 # other.  The repository's own releases 0.1.0 and 0.4.0 give the n/a and
 # skipped cells (an op, a group and backends a release lacks; cuda without a
-# device), a fixture the A/A and the planted slowdown.
+# device), a fixture the A/A and the planted slowdown; on the fixture, step
+# 3: --inputs N (the same input_sets per cell on both paths, the byte cap
+# included) and an ops file's user ops (the same statuses; a planted wrong
+# reference is `wrong result` on both).
 source "$(dirname "$0")/lib.sh"
 
 # same_cells DEFAULT_DIR SUITE_DIR: every version's cells, statuses,
@@ -108,15 +111,61 @@ plant_relu_slowdown
 echo 0.1.1 > "$FIX/kernels/VERSION"
 git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
 git -C "$FIX" branch steady HEAD~1 # 0.1.0's tree again: an A/A
-run_both fixture 0.1.0 main steady --benches unary,binary,reduce --ops relu,abs,add,sum --backends scalar \
-	--sizes 1K --quick --counts none
+# Step 3 on the same run: --inputs 16, and an ops file's user ops: mycopy
+# calls kn_copy, cube a function no version has (n/a: a weak reference).
+# Both are unary, so their cells get input sets too; copy's do not.
+ops="$TMP/ops.json"
+write_ops() { # write_ops MYCOPY_REFERENCE
+	cat > "$ops" <<JSON
+{ "schema_version": 1,
+  "ops": [
+    { "name": "mycopy", "group": "unary", "function": "kn_copy", "lo": -10, "hi": 10,
+      "max_ulp": 0, "reference": "$1" },
+    { "name": "cube", "group": "unary", "function": "kx_cube", "lo": -2, "hi": 2,
+      "max_ulp": 1, "reference": "x^3" } ] }
+JSON
+}
+write_ops "x"
+export BENCH_VERSIONS_OPS="$ops"
+run_both fixture 0.1.0 main steady --benches unary,binary,reduce,memory --ops relu,abs,add,sum,copy,mycopy,cube \
+	--backends scalar --sizes 1K --inputs 16 --quick --counts none
+# same_input_sets DEFAULT_DIR SUITE_DIR: every version log's and every
+# measuring process's input_sets per cell equal on the two paths
+same_input_sets() {
+	python3 - "$1" "$2" <<'PY'
+import glob, json, os, sys
+def sets(d):
+    logs, procs = {}, {}
+    for f in glob.glob(os.path.join(d, "*.json")):
+        doc = json.load(open(f))
+        for c in doc.get("cells", []):
+            logs[(doc["version"]["label"], c["op"], c["size"])] = c.get("input_sets", 1)
+    for f in glob.glob(os.path.join(d, "raw", "process-*.json")):
+        for c in json.load(open(f))["cells"]:
+            procs.setdefault((c["op"], c["size"]), set()).add(c["input_sets"])
+    return logs, procs
+(la, pa), (lb, pb) = sets(sys.argv[1]), sets(sys.argv[2])
+for x, y in ((la, lb), (pa, pb)):
+    if x != y or not x:
+        print("#  ", sorted(set(x.items()) ^ set(y.items()))[:10])
+        sys.exit(1)
+PY
+}
+check "fixture: every cell's input_sets the same on both paths, in the logs and every process" same_input_sets "$def" "$cat"
+check "fixture: ... relu, abs, add, sum, mycopy: 16 sets; copy one; cube n/a" python3 - "$cat/main.json" <<'PY'
+import json, sys
+got = {c["op"]: (c["status"], c.get("input_sets", 1)) for c in json.load(open(sys.argv[1]))["cells"]}
+want = {op: ("ok", 16) for op in ("relu", "abs", "add", "sum", "mycopy")}
+want.update(copy=("ok", 1), cube=("n/a", 1))
+assert got == want, got
+PY
 for path in default suite; do
 	d=$def
 	[ $path = suite ] && d=$cat
 	"$BV" compare "$d" --format json > "$TMP/$path.json" 2> /dev/null
 	check "fixture, $path path: relu is slower on main, and steady (A/A) calls nothing" python3 - "$TMP/$path.json" <<'PY'
 import json, sys
-rows = json.load(open(sys.argv[1]))["rows"]
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["op"] in ("relu", "abs", "add", "sum")]
 assert len(rows) == 4, [(r["bench"], r["op"]) for r in rows]
 seen = 0
 for r in rows:
@@ -134,6 +183,40 @@ done
 "$BV" compare "$def/main.json" "$cat/main.json" > "$TMP/fixture-cross" 2> /dev/null
 check "fixture: compare of main's default-path log with its suite-path log" \
 	contains "$TMP/fixture-cross" "^unary +relu +scalar +1K .* inconclusive unpaired"
+
+# 1M elements: relu and sum keep all 16 sets (4 MiB a set), add 9 (8 MiB a
+# set: BV_INPUT_SETS_BYTES beside set 0)
+run_both large main --benches unary,binary,reduce --ops relu,add,sum --backends scalar --sizes 1M --inputs 16 \
+	--quick --counts none
+check "1M: every cell's input_sets the same on both paths, in the logs and every process" same_input_sets "$def" "$cat"
+check "1M: ... relu 16, sum 16, add 9 (the byte cap)" python3 - "$cat/main.json" <<'PY'
+import json, sys
+got = {c["op"]: c.get("input_sets", 1) for c in json.load(open(sys.argv[1]))["cells"]}
+assert got == {"relu": 16, "sum": 16, "add": 9}, got
+PY
+# a reference that does not match what the function computes
+write_ops "x + 1"
+for path in default suite; do
+	env=()
+	[ $path = suite ] && env=(BENCH_VERSIONS_CATALOG=suite)
+	env "${env[@]}" "$BV" main --benches unary --ops mycopy --backends scalar --sizes 1K --quick --counts none \
+		--results "$TMP/wrong-$path" > "$TMP/wrong-$path.out" 2> "$TMP/wrong-$path.err"
+	echo $? > "$TMP/wrong-$path.rc"
+	check "a wrong user op, $path path: wrong result, saying the element" python3 - "$TMP/wrong-$path" <<'PY'
+import glob, json, sys
+(p,) = glob.glob(sys.argv[1] + "/[0-9]*/main.json")
+(c,) = json.load(open(p))["cells"]
+assert c["status"] == "wrong result" and "element" in c["reason"], c
+PY
+done
+check "a wrong user op: the same exit status on both paths ($(cat "$TMP"/wrong-default.rc), $(cat "$TMP"/wrong-suite.rc))" \
+	cmp -s "$TMP"/wrong-default.rc "$TMP"/wrong-suite.rc
+check "a wrong user op: the same reason on both paths" python3 - "$TMP"/wrong-default "$TMP"/wrong-suite <<'PY'
+import glob, json, sys
+r = [json.load(open(glob.glob(d + "/[0-9]*/main.json")[0]))["cells"][0]["reason"] for d in sys.argv[1:]]
+assert r[0] == r[1], r
+PY
+unset BENCH_VERSIONS_OPS
 
 BENCH_VERSIONS_CATALOG=bogus refused "an unknown BENCH_VERSIONS_CATALOG" "BENCH_VERSIONS_CATALOG=bogus: expected 'suite'" \
 	0.1.0 --ops relu --sizes 1K --quick --results "$TMP/bogus"
