@@ -1,5 +1,6 @@
 /* git_util.c - see git_util.h. */
 #include <git2.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "common.h"
@@ -45,4 +46,23 @@ int bv_git_walk(git_repository *repo, const git_oid *tip, const git_oid *hide, s
 	}
 	*out = ids;
 	return 0;
+}
+
+char *bv_workdir_of(const char *path)
+{
+	git_buf found = {0};
+	char *out = NULL;
+	/* across_fs 0: stop at a filesystem boundary, as git does by default. */
+	if (git_repository_discover(&found, path, 0, NULL) == 0) {
+		git_repository *repo = NULL;
+		if (git_repository_open_ext(&repo, found.ptr, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0) {
+			const char *w = git_repository_workdir(repo);
+			char real[PATH_MAX];
+			if (w && realpath(w, real))
+				out = bv_strdup(real);
+			git_repository_free(repo);
+		}
+		git_buf_dispose(&found);
+	}
+	return out;
 }

@@ -23,4 +23,8 @@ int bv_git_fail(int code, const char *what);
 int bv_git_walk(git_repository *repo, const git_oid *tip, const git_oid *hide, size_t nhide, int first_parent,
 		int oldest_first, git_oid **out, size_t *n);
 
+/* The working tree of the git repository holding PATH (absolute), or NULL:
+ * none, or a bare one (the caller frees). */
+char *bv_workdir_of(const char *path);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "locate.h"
+#include "git_util.h"
 #include "project.h"
 
 int bv_library_find(const char *workdir, char **lib)
@@ -65,24 +66,6 @@ char *bv_library_in(const char *workdir)
 
 /* The working tree of the git repository holding PATH (absolute, without a
  * trailing slash), or NULL: none, or a bare one. */
-char *bv_workdir_of(const char *path)
-{
-	git_buf found = {0};
-	char *out = NULL;
-	/* across_fs 0: stop at a filesystem boundary, as git does by default. */
-	if (git_repository_discover(&found, path, 0, NULL) == 0) {
-		git_repository *repo = NULL;
-		if (git_repository_open_ext(&repo, found.ptr, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0) {
-			const char *w = git_repository_workdir(repo);
-			char real[PATH_MAX];
-			if (w && realpath(w, real))
-				out = bv_strdup(real);
-			git_repository_free(repo);
-		}
-		git_buf_dispose(&found);
-	}
-	return out;
-}
 
 static char *cwd(void)
 {

@@ -26,9 +26,6 @@ int bv_locate_library(char **kernel_dir, char **how);
 int bv_library_find(const char *workdir, char **lib);
 char *bv_library_in(const char *workdir);
 
-/* The working tree of the git repository holding PATH (absolute), or NULL:
- * none, or a bare one (the caller frees). */
-char *bv_workdir_of(const char *path);
 
 /* The project file of the library's repository, found without opening it:
  * KERNEL_DIR's, else the current directory's (bv_project_find: the

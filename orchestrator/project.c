@@ -25,7 +25,7 @@
 
 #include "common.h"
 #include "json.h"
-#include "locate.h"
+#include "git_util.h"
 #include "project.h"
 #include "semver.h"
 

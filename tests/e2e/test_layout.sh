@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The source layout's rules (scripts/layout.py; docs/architecture.md,
+# "Layout rules"), on this tree, and each on a copy with the break it
+# names planted, so that every rule is seen to fail.
+source "$(dirname "$0")/lib.sh"
+
+python3 "$ROOT/scripts/layout.py" "$ROOT" > "$TMP/out" 2>&1
+rc=$?
+check "this tree keeps every layout rule (exit $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/out"
+
+plant() { # NAME RULE-PATTERN: copies the tree, runs the planting commands on stdin, expects the rule broken
+	local copy="$TMP/$1"
+	mkdir -p "$copy"
+	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$copy/"
+	(cd "$copy" && bash -e) || { not_ok "$1: planting failed"; return; }
+	python3 "$ROOT/scripts/layout.py" "$copy" > "$TMP/$1.out" 2>&1
+	local r=$?
+	check "$1: refused (exit $r)" test $r -eq 1
+	check "$1: says '$2'" contains "$TMP/$1.out" "$2"
+}
+plant "the harness including an orchestrator header" "rule 1: harness/stats.c includes orchestrator/stages.h" <<'E'
+sed -i '0,/#include "stats.h"/s//#include "stats.h"\n#include "stages.h"/' harness/stats.c
+E
+plant "a stage taking the command line" "rule 2: orchestrator/pipeline.c:[0-9]+: takes the command line" <<'E'
+printf '\nint bv_pipeline_argv(int argc, char **argv);\nint bv_pipeline_argv(int argc, char **argv) { return argc + (argv != 0); }\n' >> orchestrator/pipeline.c
+E
+plant "two modules including each other" "rule 3: an include cycle between modules: (locate -> project -> locate|project -> locate -> project)" <<'E'
+sed -i '0,/#include "git_util.h"/s//#include "git_util.h"\n#include "locate.h"/' orchestrator/project.c
+grep -q '#include "project.h"' orchestrator/locate.h
+E
+finish
