@@ -171,5 +171,5 @@ int test_backends(void)
 	    cmocka_unit_test(the_reference_can_be_the_fastest),
 	    cmocka_unit_test(a_reference_no_cell_has_is_an_input_error),
 	};
-	return cmocka_run_group_tests_name("backend view", tests, NULL, NULL);
+	return test_run_group("backend view", tests, NULL, NULL);
 }
