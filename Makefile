@@ -50,11 +50,13 @@ else
   $(error VARIANT=$(VARIANT): known variants are asan (or none))
 endif
 
-HARNESS_HOST := harness/benches.c harness/child.c harness/stats.c harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c
+HARNESS_HOST := harness/benches.c harness/child.c harness/stats.c harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c \
+		harness/numbers.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
-	       $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o $(OBJ)/harness/suite_file.o
+	       $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o $(OBJ)/harness/suite_file.o \
+	       $(OBJ)/harness/numbers.o
 
 .PHONY: gpu-bundle all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner

@@ -183,6 +183,10 @@ static const bv_bench registry[] = {
  * addition, of nextended groups; NULL until then. */
 static bv_bench *extended;
 static size_t nextended;
+/* The op arrays bv_bench_add_ops made (one per group and call; an earlier
+ * one stays while a pointer into it may be held), freed by bv_bench_reset. */
+static bv_op_def **grown_ops;
+static size_t ngrown_ops;
 
 const bv_bench *bv_bench_all(size_t *count)
 {
@@ -229,10 +233,15 @@ int bv_bench_add_ops(const char *group, const bv_op_def *ops, size_t n, char *er
 			}
 	}
 	bv_op_def *grown = malloc((b->nops + n) * sizeof(bv_op_def));
-	if (!grown) {
+	bv_op_def **kept = realloc(grown_ops, (ngrown_ops + 1) * sizeof(*grown_ops));
+	if (kept)
+		grown_ops = kept;
+	if (!grown || !kept) {
+		free(grown);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	grown_ops[ngrown_ops++] = grown;
 	memcpy(grown, b->ops, b->nops * sizeof(bv_op_def));
 	memcpy(grown + b->nops, ops, n * sizeof(bv_op_def));
 	/* The old array stays when it was an earlier addition's: a pointer
@@ -253,6 +262,16 @@ int bv_bench_add_group(const bv_bench *group, char *err, size_t errlen)
 		return -1;
 	extended[nextended++] = *group;
 	return 0;
+}
+
+void bv_bench_reset(void)
+{
+	for (size_t i = 0; i < ngrown_ops; i++)
+		free(grown_ops[i]);
+	free(grown_ops);
+	free(extended);
+	grown_ops = NULL, ngrown_ops = 0;
+	extended = NULL, nextended = 0;
 }
 
 const bv_bench *bv_bench_find(const char *name)

@@ -137,6 +137,14 @@ int bv_bench_add_ops(const char *group, const bv_op_def *ops, size_t n, char *er
  * of the process).  Only before any cell is selected.  Returns 0, or -1
  * with a message in err (a group of that name exists). */
 int bv_bench_add_group(const bv_bench *group, char *err, size_t errlen);
+/* The registry back to the built-in groups, as before any addition: what
+ * bv_bench_add_ops and bv_bench_add_group made is freed (what the added ops
+ * and groups point to is their caller's: bv_ops_file_reset and
+ * bv_suite_file_reset free theirs).  For the unit tests, so that no test
+ * sees another's ops (tests/unit/test_expr.c, test_suite_file.c), and for a
+ * process that loads another ops file or suite.  Every cell selected before
+ * points into what is freed: none may be used after. */
+void bv_bench_reset(void);
 const bv_bench *bv_bench_find(const char *name);
 /* Whether a --ops item names op: its name, or for a suite op its base name
  * (the benchmark's: `compress` names compress[level=1] and [level=9]). */

@@ -27,6 +27,10 @@
 
 static char loaded_hash[17];
 static char *loaded_path;
+/* The registered ops' own copies (their strings and exprs, which the
+ * registry's copies point to), kept for bv_ops_file_reset. */
+static bv_op_def *loaded_ops;
+static size_t nloaded_ops;
 
 const char *bv_ops_file_hash(void)
 {
@@ -410,7 +414,9 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 			goto out; /* not reached for the first group after the checks above */
 		}
 	}
-	free(ops); /* the registry holds copies; their strings and exprs live on */
+	/* the registry holds copies; their strings and exprs live on, here,
+	 * until bv_ops_file_reset */
+	loaded_ops = ops, nloaded_ops = n;
 	ops = NULL, n = 0;
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (size_t i = 0; i < len; i++)
@@ -425,6 +431,16 @@ out:
 	free(group);
 	cJSON_Delete(doc);
 	return rc;
+}
+
+void bv_ops_file_reset(void)
+{
+	if (loaded_ops)
+		free_ops(loaded_ops, nloaded_ops);
+	loaded_ops = NULL, nloaded_ops = 0;
+	free(loaded_path);
+	loaded_path = NULL;
+	loaded_hash[0] = '\0';
 }
 
 int bv_host_file_read(const char *what, const char *path, size_t max, char **text, size_t *len, char *err,

@@ -35,5 +35,10 @@ int bv_host_file_read(const char *what, const char *path, size_t max, char **tex
 const char *bv_ops_file_hash(void);
 /* The loaded file's path, or NULL. */
 const char *bv_ops_file_path(void);
+/* Forgets the loaded file (its hash and path) and frees its ops, so that
+ * another may be loaded: only after bv_bench_reset (benches.h), when the
+ * registry no longer points to them.  For the unit tests and for a process
+ * that loads another ops file. */
+void bv_ops_file_reset(void);
 
 #endif

@@ -72,6 +72,7 @@
 #include "benches.h"
 #include "calibrate.h"
 #include "child.h"
+#include "numbers.h"
 #include "ops_file.h"
 #include "plugin.h"
 #include "runner.h"
@@ -1529,6 +1530,88 @@ static int describe_versions(const version *vs, int nv, const char *out)
 	return write_doc(doc, out);
 }
 
+/* ---- the runner's own numbers ----------------------------------------- */
+
+/* Each numeric option through numbers.h's checked conversions: a value that
+ * is not one ("--seed abc", "--rounds 5x", "--timeout nan") is an error
+ * naming the option and the value, exit 2, never atoi's silent 0 (which
+ * made `--seed abc` a random seed). */
+static void bad_number(const char *opt, const char *val, const char *expected)
+{
+	fprintf(stderr, "bv-runner: %s '%s': expected %s\n", opt, val, expected);
+	exit(2);
+}
+
+static long long int_option(const char *opt, const char *val, long long min, long long max)
+{
+	long long v;
+	if (bv_parse_int(val, min, max, &v)) {
+		char want[96];
+		snprintf(want, sizeof(want), "a whole number from %lld to %lld", min, max);
+		bad_number(opt, val, want);
+	}
+	return v;
+}
+
+static unsigned long long u64_option(const char *opt, const char *val)
+{
+	unsigned long long v;
+	if (bv_parse_u64(val, ULLONG_MAX, &v)) {
+		char want[96];
+		snprintf(want, sizeof(want), "a whole number from 0 to %llu", ULLONG_MAX);
+		bad_number(opt, val, want);
+	}
+	return v;
+}
+
+/* A finite number in (0, max] (or [0, max] when zero_ok). */
+static double positive_option(const char *opt, const char *val, double max, int zero_ok, const char *unit)
+{
+	double v;
+	if (bv_parse_double(val, 0, max, &v) || (!zero_ok && v == 0)) {
+		char want[128];
+		if (zero_ok)
+			snprintf(want, sizeof(want), "a number of %s from 0 to %g", unit, max);
+		else
+			snprintf(want, sizeof(want), "a number of %s greater than 0 and at most %g", unit, max);
+		bad_number(opt, val, want);
+	}
+	return v;
+}
+
+/* --only, --checked: "3,5,9", cell indices; listed() reads them as such. */
+static void index_list_option(const char *opt, const char *val)
+{
+	for (const char *p = val; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char item[32];
+		long long v;
+		if (len == 0 || len >= sizeof(item))
+			bad_number(opt, val, "cell indices separated by commas (3,5,9)");
+		memcpy(item, p, len), item[len] = '\0';
+		if (bv_parse_int(item, 0, LONG_MAX, &v))
+			bad_number(opt, val, "cell indices separated by commas (3,5,9)");
+		p = comma ? comma + 1 : p + len;
+		if (comma && !*p)
+			bad_number(opt, val, "cell indices separated by commas (3,5,9)");
+	}
+}
+
+/* --drop I:LABEL: a cell index, then a version's label. */
+static void drop_option(const char *val)
+{
+	const char *colon = strchr(val, ':');
+	char item[32];
+	long long v;
+	size_t len = colon ? (size_t)(colon - val) : 0;
+	if (!colon || !colon[1] || len == 0 || len >= sizeof(item))
+		bad_number("--drop", val, "INDEX:LABEL, a cell index and a version");
+	memcpy(item, val, len), item[len] = '\0';
+	if (bv_parse_int(item, 0, LONG_MAX, &v))
+		bad_number("--drop", val, "INDEX:LABEL, a cell index and a version");
+}
+
 /* Membership in "3,5,9", a list of cell indices (--only, --checked);
  * a NULL list holds every index when all is set, else none. */
 static int listed(const char *only, long index, int all)
@@ -1578,52 +1661,33 @@ int main(int argc, char **argv)
 		else if (strcmp(a, "--out") == 0 && val)
 			out = val, i++;
 		else if (strcmp(a, "--seed") == 0 && val)
-			seed = strtoull(val, NULL, 10), i++;
+			seed = u64_option(a, val), i++;
 		else if (strcmp(a, "--rounds") == 0 && val)
-			set.rounds = atoi(val), i++;
+			set.rounds = (int)int_option(a, val, 1, 100000), i++;
 		else if (strcmp(a, "--sample-us") == 0 && val)
-			set.sample_ns = atof(val) * 1e3, i++;
+			set.sample_ns = positive_option(a, val, 1e9, 0, "microseconds") * 1e3, i++;
 		else if (strcmp(a, "--timeout") == 0 && val)
-			set.timeout_s = atof(val), i++;
+			set.timeout_s = positive_option(a, val, 1e7, 0, "seconds"), i++;
 		else if (strcmp(a, "--pin") == 0 && val)
-			pin = atoi(val), i++;
+			pin = (int)int_option(a, val, 0, CPU_SETSIZE - 1), i++;
 		else if (strcmp(a, "--only") == 0 && val)
-			only = val, i++;
+			index_list_option(a, val), only = val, i++;
 		else if (strcmp(a, "--checked") == 0 && val)
-			checked = val, i++;
+			index_list_option(a, val), checked = val, i++;
 		else if (strcmp(a, "--cell-ms") == 0 && val)
-			set.cell_ns = atof(val) * 1e6, i++;
+			set.cell_ns = positive_option(a, val, 1e9, 1, "milliseconds") * 1e6, i++;
 		else if (strcmp(a, "--threads") == 0 && val)
-			set.threads = atoi(val), i++;
-		else if (strcmp(a, "--inputs") == 0 && val) {
-			char *end;
-			long n = strtol(val, &end, 10);
-			if (*end || n < 1 || n > BV_MAX_INPUT_SETS) {
-				fprintf(stderr, "bv-runner: --inputs %s: a whole number from 1 to %d\n", val,
-					BV_MAX_INPUT_SETS);
-				return 2;
-			}
-			set.inputs = (int)n, i++;
-		}
+			set.threads = (int)int_option(a, val, 1, 1024), i++;
+		else if (strcmp(a, "--inputs") == 0 && val)
+			set.inputs = (int)int_option(a, val, 1, BV_MAX_INPUT_SETS), i++;
 		else if (strcmp(a, "--simd-isa") == 0 && val)
 			simd_isa = val, i++;
-		else if (strcmp(a, "--probe-fd") == 0 && val) {
-			char *end;
-			long fd = strtol(val, &end, 10);
-			if (end == val || *end || fd < 3 || fd > 1 << 20)
-				usage();
-			probe_fd = (int)fd, i++;
-		}
-		else if (strcmp(a, "--memory-limit") == 0 && val) {
-			char *end;
-			errno = 0;
-			memory_limit = strtoull(val, &end, 10);
-			if (errno || end == val || *end || val[0] == '-')
-				usage();
-			i++;
-		}
+		else if (strcmp(a, "--probe-fd") == 0 && val)
+			probe_fd = (int)int_option(a, val, 3, 1 << 20), i++;
+		else if (strcmp(a, "--memory-limit") == 0 && val)
+			memory_limit = u64_option(a, val), i++;
 		else if (strcmp(a, "--drop") == 0 && val)
-			drops[ndrops++] = argv[++i];
+			drop_option(val), drops[ndrops++] = argv[++i];
 		else if (strcmp(a, "--ops-file") == 0 && val)
 			ops_file = val, i++;
 		else if (strcmp(a, "--ops-hash") == 0 && val)

@@ -37,6 +37,9 @@
 
 static char loaded_hash[17];
 static char *loaded_path, *loaded_suite;
+/* The registered group as made here (what the registry's copy points to),
+ * kept for bv_suite_file_reset. */
+static bv_bench loaded_group;
 
 const char *bv_suite_file_hash(void)
 {
@@ -542,10 +545,38 @@ static int file_parse(const char *path, const char *text, size_t len, char *err,
 	free(loaded_path);
 	loaded_path = strdup(path);
 	loaded_suite = (char *)group.name;
+	loaded_group = group;
 	rc = 0;
 out:
 	cJSON_Delete(doc);
 	return rc;
+}
+
+void bv_suite_file_reset(void)
+{
+	const bv_bench *g = &loaded_group;
+	const void *backends = NULL, *sizes = NULL; /* the previous op's */
+	for (size_t i = 0; i < g->nops; i++) {
+		const bv_suite_op *so = g->ops[i].suite;
+		/* The ops of one benchmark (consecutive) share its backends and
+		 * sizes: freed with its first op. */
+		if (so->backends != backends) {
+			for (size_t k = 0; so->backends[k]; k++)
+				free((char *)so->backends[k]);
+			free((void *)so->backends);
+		}
+		if (so->sizes != sizes)
+			free((void *)so->sizes);
+		backends = so->backends, sizes = so->sizes;
+		free((char *)so->bench), free((char *)so->params), free((char *)so->variant);
+		free((void *)so);
+		free((char *)g->ops[i].name);
+	}
+	free((void *)g->ops), free((void *)g->backends), free((void *)g->sizes), free((char *)g->name);
+	loaded_group = (bv_bench){0};
+	free(loaded_path);
+	loaded_path = loaded_suite = NULL;
+	loaded_hash[0] = '\0';
 }
 
 int bv_suite_file_load(const char *path, char *err, size_t errlen)

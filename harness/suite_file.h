@@ -43,6 +43,11 @@ const char *bv_suite_file_hash(void);
 const char *bv_suite_file_path(void);
 /* The loaded suite's name (its group), or NULL. */
 const char *bv_suite_file_suite(void);
+/* Forgets the loaded suite (hash, path, name) and frees its group, so that
+ * another may be loaded: only after bv_bench_reset (benches.h), when the
+ * registry no longer points to it.  For the unit tests and for a process
+ * that loads another suite. */
+void bv_suite_file_reset(void);
 
 /* Merges `one` (a version's description, from --describe) into *into (NULL
  * at first: a copy of one).  The union of benchmarks by name, in order of

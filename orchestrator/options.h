@@ -6,7 +6,8 @@
  * is printed from the same table, so an option and its help cannot drift
  * apart, and a new option is one line.
  *
- * Every value goes through one checked conversion (as curl's str2num does):
+ * Every value goes through one checked conversion (harness/numbers.h, shared
+ * with bv-runner; as curl's str2num does):
  * strtoll/strtod with the end pointer and errno checked, so an empty value,
  * trailing garbage, a value out of range, NaN or infinity is a usage error
  * naming the option, the value and what was expected, never a silent 0
@@ -21,6 +22,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "numbers.h"
 
 typedef enum bv_opt_kind {
 	BV_OPT_END,      /* ends a table */
@@ -126,16 +129,8 @@ int bv_option_set(const bv_option *o, const char *value);
  * --help at the end. */
 void bv_options_help(const bv_option *opts, FILE *out);
 
-/* The conversions themselves, each with its end pointer, errno and range
- * checked; *out is untouched unless they return 0 (else -1).  The strings
- * are whole values: no leading space, nothing after the number but the
- * unit a kind allows. */
-int bv_parse_int(const char *s, long long min, long long max, long long *out);
-int bv_parse_u64(const char *s, unsigned long long max, unsigned long long *out);
-int bv_parse_double(const char *s, double min, double max, double *out);
-/* "512", "64K", "1.5G", "2GiB", "8gb": bytes, rounded down. */
-int bv_parse_size(const char *s, double min, double max, unsigned long long *out);
-/* "90", "90s", "1.5m", "1min", "2h", "250ms": seconds. */
-int bv_parse_duration(const char *s, double min, double max, double *out);
+/* The conversions themselves (bv_parse_int, bv_parse_u64, bv_parse_double,
+ * bv_parse_size, bv_parse_duration) are in harness/numbers.h, shared with
+ * bv-runner. */
 
 #endif

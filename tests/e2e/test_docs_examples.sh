@@ -7,9 +7,11 @@
 # beforehand from real runs.  To stay fast, a command that measures gets
 # --quick --budget 0.5 and a small cell selection where it does not narrow
 # itself; each must exit with the status its page implies (0 unless listed in
-# EXPECT).  Commands that cannot run here are in SKIP with the reason and
-# count as skips, never as passes.  A synopsis line (placeholders in capitals,
-# [optional] parts, a|b choices) is not an example.
+# EXPECT), and where the page shows what it prints, print that (shown.py
+# below: the table's header and the shown rows it selects, with their n/a and
+# new; error lines word for word).  Commands that cannot run here are in SKIP
+# with the reason and count as skips, never as passes.  A synopsis line
+# (placeholders in capitals, [optional] parts, a|b choices) is not an example.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_cluster.sh"
 slurm_down=
@@ -21,12 +23,62 @@ trap 'slurm_cluster_stop; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 # block's own indentation (deeper lines are output, like the resume hint in
 # run.md), may start with "$ ", "bin/" or VAR=value, and continues over
 # lines ending in "\".
-python3 - "$ROOT" > "$TMP/examples" <<'PY'
+mkdir -p "$TMP/shown"
+python3 - "$ROOT" "$TMP/shown" > "$TMP/examples" <<'PY'
 import glob, os, re, sys
-root = sys.argv[1]
+root, shown_dir = sys.argv[1], sys.argv[2]
 files = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
 cmd = re.compile(r"^(\$ )?([A-Z_]+=\S+ )*(bin/)?bench-versions( |$)")
 synopsis = re.compile(r"\[|\||\.\.\.|\b(?!HEAD\b)[A-Z][A-Z_]{2,}\b(?!=)|\b[A-Z]+\.json\b")
+
+# The output a page shows for the example whose command is lines[i:n]:
+# after a "$ " command, the rest of its block up to the next "$ " line (the
+# README's demo, report.md's error); else, when the command ends its block,
+# the next block if it is a plain ``` (or ```text) fence holding no command,
+# with nothing but blank lines between (kernels.md's tables).  [] if none.
+def shown_output(lines, i, n, fenced):
+    def block_line(k):  # lines[k] as a line of the command's block, or None
+        if k >= len(lines):
+            return None
+        if fenced:
+            return None if lines[k].lstrip().startswith("```") else lines[k]
+        l = lines[k]
+        if l.startswith("    "):
+            return l[4:]
+        if l.startswith("\t"):
+            return l[1:]
+        return "" if not l.strip() else None
+    k, rest = n, []
+    while block_line(k) is not None:
+        rest.append(block_line(k))
+        k += 1
+    if lines[i].lstrip().startswith("$ "):
+        out = []
+        for t in rest:
+            if t.startswith("$ "):
+                break
+            out.append(t)
+        while out and not out[-1].strip():
+            out.pop()
+        if out:
+            return out
+    if any(t.strip() for t in rest):
+        return []
+    if fenced:
+        k += 1  # the closing fence
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k >= len(lines) or lines[k].strip() not in ("```", "```text"):
+        return []
+    out = []
+    for l in lines[k + 1:]:
+        if l.lstrip().startswith("```"):
+            break
+        if cmd.match(l):
+            return []
+        out.append(l)
+    return out
+
 for path in files:
     lines = open(path).read().split("\n")
     fence, prev_blank = False, True
@@ -57,9 +109,110 @@ for path in files:
             args = re.sub(r"\s+#.*$", "", args)  # a trailing comment
             # quoted text (a --filter regex) is the example's, not synopsis
             if not synopsis.search(re.sub(r"'[^']*'", "", args)):
-                print("%s:%d\t%s" % (os.path.relpath(path, root), i + 1, full))
+                where = "%s:%d" % (os.path.relpath(path, root), i + 1)
+                out = shown_output(lines, i, n, fence)
+                shown = ""
+                if out:
+                    shown = os.path.join(shown_dir, where.replace("/", "_"))
+                    open(shown, "w").write("\n".join(out) + "\n")
+                print("%s\t%s\t%s" % (where, full, shown))
         i = n
     in_block = False
+PY
+
+# ---- what a page shows an example prints -----------------------------------------
+# Where a page shows an example's output (above: after a "$ " command, or
+# in the plain fence right after it), the run must print it, as far as a
+# narrowed run on another machine can: the comparison table's header word
+# for word, every shown row the narrowed selection holds (bench, op,
+# backend, size), each with the marks no measurement decides (n/a: the
+# version lacks the op; new, vanished), and every error line
+# ("bench-versions: ...") word for word.  Times, ratios and the measured
+# verdicts (same, faster, ...) vary with the machine and are not compared.
+cat > "$TMP/shown.py" <<'PY'
+import re, shlex, sys
+# shown.py SHOWN OUT CMD: what the page shows (SHOWN) against what the
+# narrowed command CMD printed (OUT: its stdout and stderr).  Prints what it
+# checked on the first line, then one "#   " line per difference; exit 1 on
+# a difference, 3 when the shown output holds nothing it knows how to check.
+shown = open(sys.argv[1]).read().split("\n")
+out = open(sys.argv[2], errors="replace").read().split("\n")
+cmd = sys.argv[3]
+norm = lambda l: " ".join(l.replace("|", " ").split())
+size_re = re.compile(r"^\d+[KMG]?$|^\d+(x\d+)+$")
+# The deterministic marks of a row: a version without the op (n/a), the
+# op new in a version or gone from it.  Every other verdict is measured.
+FIXED = ("n/a", "new", "vanished")
+
+def table(lines):
+    """(header tokens, {row key: row tokens}) of the first comparison table"""
+    head, rows = None, {}
+    for l in lines:
+        t = norm(l).split()
+        if t[:4] == ["bench", "op", "backend", "size"]:
+            if head is not None:
+                break  # a second table (the backend view): the first is enough
+            head = t
+        elif head is not None and len(t) >= 5 and re.match(r"^[a-z_0-9]+$", t[0]) and size_re.match(t[3]):
+            rows.setdefault(tuple(t[:4]), t[4:])
+    return head, rows
+
+# The narrowed command's selection: which of the page's rows it prints.
+args = shlex.split(cmd)
+sel = {}
+for k, a in enumerate(args):
+    for opt in ("--benches", "--ops", "--backends", "--sizes", "--filter"):
+        if a == opt and k + 1 < len(args):
+            sel[opt] = args[k + 1]
+        elif a.startswith(opt + "="):
+            sel[opt] = a[len(opt) + 1:]
+partial = any(a in ("--only-changes", "--shard") or a.startswith("--shard=") for a in args)
+
+def selected(key):
+    b, o, be, sz = key
+    for opt, v in zip(("--benches", "--ops", "--backends", "--sizes"), key):
+        if opt in sel and v not in sel[opt].split(","):
+            return False
+    return "--filter" not in sel or re.search(sel["--filter"], "/".join(key)) is not None
+
+checked, bad = [], []
+real = {norm(l) for l in out}
+# error lines: as shown, word for word
+errors = [norm(l) for l in shown if l.startswith("bench-versions: ")]
+for e in errors:
+    if e not in real:
+        bad.append("shown but not printed: %s" % e)
+if errors:
+    checked.append("%d error line%s" % (len(errors), "s"[:len(errors) > 1]))
+head, rows = table(shown)
+if head:
+    rhead, rrows = table(out)
+    if rhead != head:
+        bad.append("the table's header: shown '%s', printed '%s'" % (" ".join(head), " ".join(rhead or ["(none)"])))
+    checked.append("header")
+    want = [k for k in rows if selected(k)] if not partial else []
+    fixed = 0
+    for k in want:
+        if k not in rrows:
+            bad.append("row '%s' shown but not printed" % " ".join(k))
+            continue
+        marks = [w for w in rows[k] if w in FIXED]
+        got = [w for w in rrows[k] if w in FIXED]
+        if marks != got:
+            bad.append("row '%s': shown %s, printed %s" % (" ".join(k), " ".join(marks) or "no n/a or new",
+                                                           " ".join(got) or "no n/a or new"))
+        fixed += bool(marks)
+    if rows and not want and not partial:
+        bad.append("none of the %d rows shown is in the narrowed selection (%s): narrow it otherwise"
+                   % (len(rows), ", ".join("%s %s" % kv for kv in sel.items()) or "everything"))
+    checked.append("%d of %d rows%s" % (len(want), len(rows), ", %d with n/a or new" % fixed if fixed else ""))
+if not checked:
+    print("nothing to check")
+    sys.exit(3)
+print("output: " + ", ".join(checked))
+for b in bad:
+    print("#   " + b)
+sys.exit(1 if bad else 0)
 PY
 
 # Examples that cannot run here, by their text: the reason is reported.
@@ -77,6 +230,7 @@ declare -A SKIP=(
 # Exit status an example's page implies, when not 0.
 declare -A EXPECT=(
 	["bench-versions bisect --good v0.2.0 --bad main --bench unary --op relu --backend scalar --size 64K"]=2
+	["bench-versions report --baseline 0.5.0 --candidate main --budgets typo.json"]=2
 )
 
 # ---- the clone and the files the examples name -------------------------------------
@@ -131,6 +285,9 @@ import re, sys
 print(re.search(r"```json\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1))
 PY
 cp budgets.json ci/budgets.json
+# report.md's typo.json: that example with its argmax written argmx
+sed 's/"op": "argmax"/"op": "argmx"/' budgets.json > typo.json
+grep -q argmx typo.json || echo "not ok - setup: report.md's budgets example has no \"op\": \"argmax\" to misspell"
 
 # ---- run them --------------------------------------------------------------------
 # narrow CMD: the command with a small, quick selection where it measures.
@@ -152,6 +309,13 @@ narrow() {
 			c=$(sed -E "s/--backends ([^ ]+)/--backends \\1,$vs/" <<< "$c")
 		[[ $c == *--quick* ]] || extra+=" --quick"
 		[[ $c == *--budget\ * ]] || extra+=" --budget 0.5"
+		# A changed cell is counted under Valgrind (--counts changed): a
+		# model cell's call takes 25 s or more there, and kernels.md's six
+		# model examples spent about 150 s of this script on it.  Each call
+		# still runs under Valgrind, for at most 10 s ("not counted:
+		# timeout" beyond; no page shows those columns).
+		# (run and report take it; plan and history have no counts)
+		[[ $sub == history || $sub == plan || $c == *--count* ]] || extra+=" --count-timeout 10"
 		[[ $c == *--backends* ]] || extra+=" --backends scalar"
 		if [[ $c != *--filter* ]]; then
 			[[ $c == *--ops* ]] || [[ $c == *--benches* && $c != *--benches\ unary* ]] || extra+=" --ops abs"
@@ -170,8 +334,11 @@ narrow() {
 
 start=$SECONDS
 n=0
-while IFS=$'\t' read -r where c; do
+while IFS=$'\t' read -r where c shown; do
 	n=$((n + 1))
+	# BV_DOCS_ONLY=REGEX: only the examples whose FILE:LINE matches (to try
+	# a page's examples while writing it; the count check is then off)
+	[ -n "${BV_DOCS_ONLY:-}" ] && ! [[ $where =~ $BV_DOCS_ONLY ]] && continue
 	if [ -n "${SKIP[$c]+x}" ]; then
 		skip "$where: $c" "${SKIP[$c]}"
 		continue
@@ -197,13 +364,28 @@ while IFS=$'\t' read -r where c; do
 	[[ $c == *"compat --build"* ]] && limit=480
 	timeout $limit bash -c "$run" > "$TMP/ex.out" 2> "$TMP/ex.err" < /dev/null
 	rc=$?
-	if [ $rc -eq "$want" ]; then
-		ok "$where: $c (exit $rc, $((SECONDS - t0)) s)"
-	else
+	secs=$((SECONDS - t0))
+	if [ $rc -ne "$want" ]; then
 		not_ok "$where: $c: exit $rc, expected $want; ran: $run"
 		tail -5 "$TMP/ex.err" | sed 's/^/#   /'
+		continue
 	fi
+	if [ -z "$shown" ]; then
+		ok "$where: $c (exit $rc, $secs s)"
+		continue
+	fi
+	# The page shows what it prints: that must be what it prints (shown.py)
+	cat "$TMP/ex.out" "$TMP/ex.err" > "$TMP/ex.all"
+	python3 "$TMP/shown.py" "$shown" "$TMP/ex.all" "$run" > "$TMP/ex.check"
+	case $? in
+	0) ok "$where: $c (exit $rc, $secs s; $(head -1 "$TMP/ex.check"))" ;;
+	3) not_ok "$where: $c: the page shows output with no table and no error line, which this test cannot check: show less, or teach shown.py" ;;
+	*)
+		not_ok "$where: $c: prints other than the page shows ($(head -1 "$TMP/ex.check")); ran: $run"
+		tail -n +2 "$TMP/ex.check" | head -20
+		grep -E '^(bench |bench-versions:)' "$TMP/ex.all" | head -3 | sed 's/^/#   printed: /' ;;
+	esac
 done < "$TMP/examples"
-check "examples found ($n)" test "$n" -ge 26
+[ -n "${BV_DOCS_ONLY:-}" ] || check "examples found ($n)" test "$n" -ge 26
 echo "# examples ran in $((SECONDS - start)) s"
 finish

@@ -347,6 +347,44 @@ d = json.load(open(sys.argv[1]))
 c = d["cells"]
 sys.exit(0 if [(x["op"], x["size"], [v["status"] for v in x["versions"]]) for x in c] == [("pack[level=1]", 1024, ["ok", "ok"])] else 1)' "$W/run3.json"
 
+# Every number bv-runner takes is parsed strictly (harness/numbers.h): a
+# value that is not one is exit 2 naming the option and the value, before
+# anything is loaded, never atoi's 0 (`--seed abc` was a random seed, and
+# this runner, given a good plugin, went on to measure).
+while read -r opt val; do
+	rm -f "$W/bad.json"
+	"$RUNNER" --out "$W/bad.json" --suite-file "$W/suite.json" --suite-hash "$hash" --benches tl --ops exp \
+		--sizes 1K "$opt" "$val" 1.0.0="$W/p1.so" > /dev/null 2> "$W/badnum.err"
+	rc=$?
+	check "bv-runner $opt '$val': exit 2 ($rc), nothing measured" test $rc -eq 2 -a ! -e "$W/bad.json"
+	check "bv-runner $opt '$val': says what was expected" grep -qF -- "bv-runner: $opt '$val': expected" "$W/badnum.err"
+done <<'BAD'
+--seed abc
+--seed -1
+--seed 18446744073709551616
+--rounds 3x
+--rounds 0
+--sample-us abc
+--sample-us nan
+--timeout 0
+--timeout 1e999
+--pin cpu0
+--threads 2.5
+--cell-ms -5
+--inputs 1O
+--probe-fd x
+--memory-limit 1G
+--only 0,a
+--checked 0,,1
+--drop 0
+--drop x:1.0.0
+BAD
+# and the largest and smallest values that are numbers still run.
+"$RUNNER" --out "$W/good.json" --suite-file "$W/suite.json" --suite-hash "$hash" --benches tl --ops exp --sizes 1K --seed 18446744073709551615 --rounds 1 \
+	--sample-us 0.5 --timeout 1e3 --pin 0 --threads 1 --cell-ms 0 --inputs 2 --memory-limit 4000000000 \
+	--only 0,1 --checked 0 --drop 1:1.0.0 1.0.0="$W/p1.so" 2> "$W/good.err"
+check "bv-runner with every numeric option given a good value: exit 0" test $? -eq 0 -a -s "$W/good.json"
+
 # The file must be the one bench-versions hashed.
 "$RUNNER" --out "$W/x.json" --suite-file "$W/suite.json" --suite-hash 0000000000000000 1.0.0="$W/p1.so" 2> "$W/hash.err"
 check "a suite file that changed: exit 2" test $? -eq 2

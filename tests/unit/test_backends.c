@@ -249,5 +249,5 @@ int test_backends(void)
 	    cmocka_unit_test(the_parameter_axis_pairs_the_same_op_otherwise),
 	    cmocka_unit_test(the_vs_option_is_parsed),
 	};
-	return cmocka_run_group_tests_name("backend view", tests, NULL, NULL);
+	return test_run_group("backend view", tests, NULL, NULL);
 }

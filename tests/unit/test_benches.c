@@ -793,5 +793,5 @@ int test_benches(void)
 		cmocka_unit_test(concat_cell_layout_reference_and_check),
 		cmocka_unit_test(closest_name_is_a_typo_or_nothing),
 	};
-	return cmocka_run_group_tests_name("benches", tests, NULL, NULL);
+	return test_run_group("benches", tests, NULL, NULL);
 }

@@ -444,5 +444,5 @@ int test_bisect(void)
 		cmocka_unit_test(kary_with_k_at_least_the_range_tests_every_commit),
 		cmocka_unit_test(kary_narrowing_keeps_the_sub_range_between_last_good_and_first_bad),
 	};
-	return cmocka_run_group_tests_name("bisect", tests, NULL, NULL);
+	return test_run_group("bisect", tests, NULL, NULL);
 }

@@ -471,5 +471,5 @@ int test_changepoint(void)
 	    cmocka_unit_test(planted_steps_are_found_at_their_steps),
 	    cmocka_unit_test(a_gradual_drift_is_found_as_a_span),
 	};
-	return cmocka_run_group_tests_name("changepoint", tests, NULL, NULL);
+	return test_run_group("changepoint", tests, NULL, NULL);
 }

@@ -264,5 +264,5 @@ int test_classes(void)
 	    cmocka_unit_test(join_sets_classes_side_by_side),
 	    cmocka_unit_test(run_records_a_given_class_name),
 	};
-	return cmocka_run_group_tests_name("classes", tests, NULL, NULL);
+	return test_run_group("classes", tests, NULL, NULL);
 }

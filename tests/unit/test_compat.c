@@ -270,5 +270,5 @@ int test_compat(void)
 		cmocka_unit_test(deep_nesting_is_refused_not_a_crash),
 		cmocka_unit_test(paths_inside_by_spelling_and_through_links),
 	};
-	return cmocka_run_group_tests_name("compat", tests, NULL, NULL);
+	return test_run_group("compat", tests, NULL, NULL);
 }

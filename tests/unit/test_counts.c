@@ -152,5 +152,5 @@ int test_counts(void)
 		cmocka_unit_test(refuses_what_is_not_one),
 		cmocka_unit_test(tells_code_data_and_placement),
 	};
-	return cmocka_run_group_tests_name("counts", tests, NULL, NULL);
+	return test_run_group("counts", tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /* test_expr.c - user-defined ops: the reference expressions (harness/expr.c)
  * and the ops file (harness/ops_file.c): every error path, and evaluation
- * against libm.  test_ops_file registers ops for good: main.c runs it last. */
+ * against libm.  test_ops_file registers ops, and removes them after each
+ * test (test_fresh_registry): the other tests see the built-in registry
+ * whatever the order (unit --reverse). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -152,7 +154,7 @@ int test_expr(void)
 	    cmocka_unit_test(evaluates_like_libm),
 	    cmocka_unit_test(refuses_bad_expressions_with_their_column),
 	};
-	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
+	return test_run_group("expr", tests, NULL, NULL);
 }
 
 /* ---- the ops file ------------------------------------------------------ */
@@ -311,7 +313,8 @@ static void ops_file_refuses_bad_input(void **state)
 	free(fifo), free(dir);
 }
 
-/* Last of all the unit tests: the ops stay registered. */
+/* The ops are registered, then removed again (test_fresh_registry): no
+ * other test sees them. */
 static void ops_file_registers_and_checks_its_ops(void **state)
 {
 	(void)state;
@@ -387,13 +390,27 @@ static void ops_file_registers_and_checks_its_ops(void **state)
 	assert_non_null(strstr(c, "const size_t bv_user_ops_n = 2;"));
 	free(c);
 	assert_non_null(bv_user_ops_key());
+
+	/* the reset: the built-in groups again, no file loaded, and another
+	 * file may be (a process that loads another ops file) */
+	test_fresh_registry(NULL);
+	assert_int_equal(bv_bench_find("unary")->nops, nu);
+	assert_int_equal(bv_bench_find("binary")->nops, nb);
+	assert_null(bv_ops_file_hash());
+	assert_null(bv_ops_file_path());
+	assert_int_equal(bv_cells_select(&(bv_selection){"unary", "sin", NULL, NULL}, &cells, err, sizeof(err)),
+	                 -1);
+	assert_int_equal(bv_ops_file_parse("G.json", text, strlen(text), err, sizeof(err)), 0);
+	assert_string_equal(bv_ops_file_path(), "G.json");
+	assert_int_equal(bv_bench_find("unary")->nops, nu + 1);
 }
 
 int test_ops_file(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(ops_file_refuses_bad_input),
-	    cmocka_unit_test(ops_file_registers_and_checks_its_ops),
+	    cmocka_unit_test_setup_teardown(ops_file_refuses_bad_input, test_fresh_registry, test_fresh_registry),
+	    cmocka_unit_test_setup_teardown(ops_file_registers_and_checks_its_ops, test_fresh_registry,
+					    test_fresh_registry),
 	};
-	return cmocka_run_group_tests_name("ops_file", tests, NULL, NULL);
+	return test_run_group("ops_file", tests, NULL, NULL);
 }

@@ -298,5 +298,5 @@ int test_faults(void)
 		cmocka_unit_test(net_timeout_from_the_environment),
 		cmocka_unit_test(an_interruption_exits_as_a_shell_reports_it),
 	};
-	return cmocka_run_group_tests_name("faults", tests, NULL, NULL);
+	return test_run_group("faults", tests, NULL, NULL);
 }

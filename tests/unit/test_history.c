@@ -338,5 +338,5 @@ int test_history(void)
 	    cmocka_unit_test(the_chain_is_the_product_with_a_quadrature_interval),
 	    cmocka_unit_test(the_html_timeline_draws_the_chain_and_its_changes),
 	};
-	return cmocka_run_group_tests_name("history", tests, NULL, NULL);
+	return test_run_group("history", tests, NULL, NULL);
 }

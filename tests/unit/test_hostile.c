@@ -415,5 +415,5 @@ int test_hostile(void)
 		cmocka_unit_test(names_from_outside_are_escaped),
 		cmocka_unit_test(shell_words_read_back_as_they_were),
 	};
-	return cmocka_run_group_tests_name("hostile input", tests, NULL, NULL);
+	return test_run_group("hostile input", tests, NULL, NULL);
 }

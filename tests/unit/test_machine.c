@@ -87,5 +87,5 @@ int test_machine(void)
 		cmocka_unit_test(a_calibration_is_taken_again_when_stale_or_from_a_busy_machine),
 		cmocka_unit_test(an_unknown_load_is_null_not_quiet),
 	};
-	return cmocka_run_group_tests_name("machine", tests, NULL, NULL);
+	return test_run_group("machine", tests, NULL, NULL);
 }

@@ -401,5 +401,5 @@ int test_merge(void)
 	    cmocka_unit_test(format_names_list_every_exporter),
 	    cmocka_unit_test(folded_rows_name_each_versions_reason_when_they_differ),
 	};
-	return cmocka_run_group_tests_name("merge and export", tests, NULL, NULL);
+	return test_run_group("merge and export", tests, NULL, NULL);
 }

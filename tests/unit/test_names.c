@@ -36,5 +36,5 @@ int test_names(void)
 		cmocka_unit_test(hostile_version_names_are_refused),
 		cmocka_unit_test(exit_codes_follow_error_kinds),
 	};
-	return cmocka_run_group_tests_name("names", tests, NULL, NULL);
+	return test_run_group("names", tests, NULL, NULL);
 }

@@ -315,5 +315,5 @@ int test_options(void)
 		cmocka_unit_test(fewer_processes_than_an_interval_needs_are_refused),
 	    cmocka_unit_test(filter_selects_cells_with_their_runner_index),
 	};
-	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+	return test_run_group("options", tests, NULL, NULL);
 }

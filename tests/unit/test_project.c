@@ -396,5 +396,5 @@ int test_project(void)
 	    cmocka_unit_test(release_tag_patterns),
 	    cmocka_unit_test(duplicate_number_tags_are_refused),
 	};
-	return cmocka_run_group_tests_name("project", tests, NULL, NULL);
+	return test_run_group("project", tests, NULL, NULL);
 }

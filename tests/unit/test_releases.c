@@ -175,5 +175,5 @@ int test_releases(void)
 		cmocka_unit_test(credentials_in_urls_are_never_shown),
 		cmocka_unit_test(remote_names_are_told_from_paths),
 	};
-	return cmocka_run_group_tests_name("releases", tests, NULL, NULL);
+	return test_run_group("releases", tests, NULL, NULL);
 }

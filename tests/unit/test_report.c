@@ -585,5 +585,5 @@ int test_report(void)
 	    cmocka_unit_test(between_runs_cells_warn_and_never_block),
 	    cmocka_unit_test(unstable_cells_block_only_beyond_budget_at_both_states),
 	};
-	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+	return test_run_group("report", tests, NULL, NULL);
 }

@@ -76,5 +76,5 @@ int test_semver(void)
 		cmocka_unit_test(ranges_match),
 		cmocka_unit_test(malformed_ranges_are_errors),
 	};
-	return cmocka_run_group_tests_name("semver", tests, NULL, NULL);
+	return test_run_group("semver", tests, NULL, NULL);
 }

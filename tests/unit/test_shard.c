@@ -524,5 +524,5 @@ int test_shard(void)
 	    cmocka_unit_test(join_refuses_hostile_shard_blocks),
 	    cmocka_unit_test(labels_that_become_file_names_are_plain),
 	};
-	return cmocka_run_group_tests_name("shards", tests, NULL, NULL);
+	return test_run_group("shards", tests, NULL, NULL);
 }

@@ -458,5 +458,5 @@ int test_share(void)
 		cmocka_unit_test(sanitizing_server_messages),
 		cmocka_unit_test(retry_arithmetic),
 	};
-	return cmocka_run_group_tests_name("share", tests, NULL, NULL);
+	return test_run_group("share", tests, NULL, NULL);
 }

@@ -278,5 +278,5 @@ int test_slurm(void)
 	    cmocka_unit_test(shards_get_the_measuring_options_and_nothing_else),
 	    cmocka_unit_test(slurm_commands_get_what_the_shards_need_and_no_secret),
 	};
-	return cmocka_run_group_tests_name("slurm", tests, NULL, NULL);
+	return test_run_group("slurm", tests, NULL, NULL);
 }

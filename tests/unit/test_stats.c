@@ -70,5 +70,5 @@ int test_stats(void)
 		cmocka_unit_test(verdicts_need_significance_and_size),
 		cmocka_unit_test(noisy_means_same_but_not_ruled_out),
 	};
-	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
+	return test_run_group("stats", tests, NULL, NULL);
 }

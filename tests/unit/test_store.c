@@ -775,5 +775,5 @@ int test_store(void)
 	    cmocka_unit_test(import_refuses_logs_without_build_keys),
 	    cmocka_unit_test(default_path_is_in_the_cache),
 	};
-	return cmocka_run_group_tests_name("history store", tests, NULL, NULL);
+	return test_run_group("history store", tests, NULL, NULL);
 }

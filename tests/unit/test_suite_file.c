@@ -1,8 +1,9 @@
 /* test_suite_file.c - a suite's description (harness/suite_file.c): every
  * limit and hostile input refused with the file, benchmark and key named,
  * nothing registered on an error; the merge over versions; the cells a
- * loaded suite registers.  It registers a group for good: main.c runs it
- * last. */
+ * loaded suite registers.  Its group is removed after each test
+ * (test_fresh_registry): the other tests see the built-in registry
+ * whatever the order (unit --reverse). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,15 +258,32 @@ static void registers_the_suite_cells(void **state)
 	sel = (bv_selection){.backends = "avx3"};
 	assert_int_equal(bv_cells_select(&sel, &cells, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "unknown backend 'avx3'"));
+
+	/* the reset: the group and its backends gone, no suite loaded, and
+	 * another may be */
+	size_t ngroups;
+	bv_bench_all(&ngroups);
+	test_fresh_registry(NULL);
+	size_t now;
+	bv_bench_all(&now);
+	assert_int_equal(now, ngroups - 1);
+	assert_null(bv_bench_find("mylib"));
+	assert_null(bv_suite_file_hash());
+	assert_null(bv_suite_file_suite());
+	sel = (bv_selection){.backends = "avx2", .ops = "exp[dtype=f64]"};
+	assert_int_equal(bv_cells_select(&sel, &cells, err, sizeof(err)), -1);
+	assert_int_equal(bv_suite_file_parse("G.json", t, strlen(t), err, sizeof(err)), 0);
+	assert_string_equal(bv_suite_file_suite(), "mylib");
 	free(t);
 }
 
 int test_suite_file(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(refuses_hostile_descriptions),
-	    cmocka_unit_test(merges_versions_and_names_conflicts),
-	    cmocka_unit_test(registers_the_suite_cells),
+	    cmocka_unit_test_setup_teardown(refuses_hostile_descriptions, test_fresh_registry, test_fresh_registry),
+	    cmocka_unit_test_setup_teardown(merges_versions_and_names_conflicts, test_fresh_registry,
+					    test_fresh_registry),
+	    cmocka_unit_test_setup_teardown(registers_the_suite_cells, test_fresh_registry, test_fresh_registry),
 	};
-	return cmocka_run_group_tests_name("suite_file", tests, NULL, NULL);
+	return test_run_group("suite_file", tests, NULL, NULL);
 }

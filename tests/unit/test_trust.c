@@ -195,5 +195,5 @@ int test_trust(void)
 		cmocka_unit_test(probes_report_finite_rates),
 		cmocka_unit_test(probes_map_a_run_wide_probe_file),
 	};
-	return cmocka_run_group_tests_name("trust", tests, NULL, NULL);
+	return test_run_group("trust", tests, NULL, NULL);
 }

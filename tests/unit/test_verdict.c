@@ -517,5 +517,5 @@ int test_verdict(void)
 		cmocka_unit_test(an_estimate_past_the_band_that_is_not_called_is_inconclusive),
 		cmocka_unit_test(a_cell_that_looks_changed_gets_more_budget),
 	};
-	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
+	return test_run_group("verdict", tests, NULL, NULL);
 }
