@@ -1410,6 +1410,98 @@ static void ref_model(const bv_cell *c, const bv_layout *l, const float *x, cons
 	mvec_free(y);
 }
 
+/* softmax and log_softmax, row by row (m rows of n), in double. */
+static void ref_rows(const bv_op_def *op, const bv_layout *l, const float *x, double *want, double *scale)
+{
+	for (size_t r = 0; r < l->m; r++) {
+		const float *row = x + r * l->n;
+		double mx = -INFINITY, sum = 0;
+		for (size_t j = 0; j < l->n; j++)
+			mx = row[j] > mx ? row[j] : mx;
+		for (size_t j = 0; j < l->n; j++)
+			sum += exp(row[j] - mx);
+		for (size_t j = 0; j < l->n; j++) {
+			double *w = &want[r * l->n + j], *sc = &scale[r * l->n + j];
+			if (!strcmp(op->name, "softmax"))
+				*w = exp(row[j] - mx) / sum, *sc = *w;
+			else /* log_softmax: error grows with |x - max| and log(sum) */
+				*w = row[j] - mx - log(sum), *sc = fabs(row[j] - mx) + log(sum) + 1;
+		}
+	}
+}
+
+/* layernorm and rmsnorm, row by row: two passes in long double; a row
+ * with a NaN or Inf would be NaN throughout (the inputs here are finite). */
+static void ref_norm(const bv_op_def *op, const bv_layout *l, const float *x, const float *x2, double *want,
+		     double *scale)
+{
+	for (size_t r = 0; r < l->m; r++) {
+		const float *row = x + r * l->n;
+		int rms = !strcmp(op->name, "rmsnorm");
+		long double mean = 0, q = 0;
+		if (!rms) {
+			for (size_t j = 0; j < l->n; j++)
+				mean += row[j];
+			mean /= (long double)l->n;
+		}
+		for (size_t j = 0; j < l->n; j++)
+			q += (row[j] - mean) * (row[j] - mean);
+		double rstd = (double)(1.0L / sqrtl(q / (long double)l->n + (long double)BV_NORM_EPS));
+		for (size_t j = 0; j < l->n; j++) {
+			double z = (double)((row[j] - mean) * rstd), g = x2[j], b = rms ? 0 : x2[l->n + j];
+			want[r * l->n + j] = z * g + b;
+			scale[r * l->n + j] = (fabs(z) + 1) * fabs(g) + fabs(b);
+		}
+	}
+}
+
+/* batchnorm: the formula in long double, per channel (row); the scale
+ * is the bound of the fused form y = x s + t the kernels use. */
+static void ref_batchnorm(const bv_layout *l, const float *x, const float *x2, double *want, double *scale)
+{
+	for (size_t r = 0; r < l->m; r++) {
+		const float *row = x + r * l->n;
+		long double mu = x2[r], sd = sqrtl((long double)x2[l->m + r] + (long double)BV_NORM_EPS);
+		long double g = x2[2 * l->m + r], b = x2[3 * l->m + r], s = g / sd;
+		for (size_t j = 0; j < l->n; j++) {
+			want[r * l->n + j] = (double)((row[j] - mu) / sd * g + b);
+			scale[r * l->n + j] = (double)(fabsl(row[j] * s) + fabsl(mu * s) + fabsl(b));
+		}
+	}
+}
+
+/* scatter-add: one float add per element of y (the indices are a
+ * permutation), done here in float as the kernels do it, so the sum is
+ * exact to the bit; repeated indices would add in order of i. */
+static void ref_scatter(const bv_layout *l, const float *x, const float *x2, double *want, double *scale)
+{
+	for (size_t j = 0; j < l->n; j++)
+		want[j] = x2[j], scale[j] = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		size_t j = (size_t)index_at(x + l->n, i);
+		want[j] = (double)((float)want[j] + x[i]);
+	}
+}
+
+/* C = A B, A M x K, B K x N, row-major; the error bound of a K-term
+ * dot product is about K eps sum |a b|. */
+static void ref_gemm(const bv_layout *l, const float *x, const float *x2, double *want, double *scale)
+{
+	for (size_t i = 0; i < l->m; i++) {
+		double *w = want + i * l->n, *sc = scale + i * l->n;
+		for (size_t j = 0; j < l->n; j++)
+			w[j] = 0, sc[j] = 0;
+		for (size_t p = 0; p < l->k; p++) {
+			double a = x[i * l->k + p];
+			const float *b = x2 + p * l->n;
+			for (size_t j = 0; j < l->n; j++)
+				w[j] += a * b[j], sc[j] += fabs(a * b[j]);
+		}
+		for (size_t j = 0; j < l->n; j++)
+			sc[j] *= (double)(l->k + 2);
+	}
+}
+
 void bv_reference(const bv_cell *c, const float *x, const float *x2, double *want, double *scale)
 {
 	if (c->op->kind == BV_K_SUITE) /* the suite's check gives its own (bvs_reference) */
@@ -1445,56 +1537,13 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 		break;
 	}
 	case BV_K_ROWS:
-		for (size_t r = 0; r < l.m; r++) {
-			const float *row = x + r * l.n;
-			double mx = -INFINITY, sum = 0;
-			for (size_t j = 0; j < l.n; j++)
-				mx = row[j] > mx ? row[j] : mx;
-			for (size_t j = 0; j < l.n; j++)
-				sum += exp(row[j] - mx);
-			for (size_t j = 0; j < l.n; j++) {
-				double *w = &want[r * l.n + j], *sc = &scale[r * l.n + j];
-				if (!strcmp(op->name, "softmax"))
-					*w = exp(row[j] - mx) / sum, *sc = *w;
-				else /* log_softmax: error grows with |x - max| and log(sum) */
-					*w = row[j] - mx - log(sum), *sc = fabs(row[j] - mx) + log(sum) + 1;
-			}
-		}
+		ref_rows(op, &l, x, want, scale);
 		break;
 	case BV_K_NORM:
-		/* Two passes in long double; a row with a NaN or Inf would be
-		 * NaN throughout (the inputs here are finite). */
-		for (size_t r = 0; r < l.m; r++) {
-			const float *row = x + r * l.n;
-			int rms = !strcmp(op->name, "rmsnorm");
-			long double mean = 0, q = 0;
-			if (!rms) {
-				for (size_t j = 0; j < l.n; j++)
-					mean += row[j];
-				mean /= (long double)l.n;
-			}
-			for (size_t j = 0; j < l.n; j++)
-				q += (row[j] - mean) * (row[j] - mean);
-			double rstd = (double)(1.0L / sqrtl(q / (long double)l.n + (long double)BV_NORM_EPS));
-			for (size_t j = 0; j < l.n; j++) {
-				double z = (double)((row[j] - mean) * rstd), g = x2[j], b = rms ? 0 : x2[l.n + j];
-				want[r * l.n + j] = z * g + b;
-				scale[r * l.n + j] = (fabs(z) + 1) * fabs(g) + fabs(b);
-			}
-		}
+		ref_norm(op, &l, x, x2, want, scale);
 		break;
 	case BV_K_BATCHNORM:
-		/* The formula in long double, per channel (row); the scale is
-		 * the bound of the fused form y = x s + t the kernels use. */
-		for (size_t r = 0; r < l.m; r++) {
-			const float *row = x + r * l.n;
-			long double mu = x2[r], sd = sqrtl((long double)x2[l.m + r] + (long double)BV_NORM_EPS);
-			long double g = x2[2 * l.m + r], b = x2[3 * l.m + r], s = g / sd;
-			for (size_t j = 0; j < l.n; j++) {
-				want[r * l.n + j] = (double)((row[j] - mu) / sd * g + b);
-				scale[r * l.n + j] = (double)(fabsl(row[j] * s) + fabsl(mu * s) + fabsl(b));
-			}
-		}
+		ref_batchnorm(&l, x, x2, want, scale);
 		break;
 	case BV_K_CONCAT: {
 		size_t w[3], off = 0;
@@ -1523,15 +1572,7 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 			want[i] = x[index_at(x2, i)], scale[i] = 0;
 		break;
 	case BV_K_SCATTER:
-		/* one float add per element of y (the indices are a permutation),
-		 * done here in float as the kernels do it, so the sum is exact
-		 * to the bit; repeated indices would add in order of i */
-		for (size_t j = 0; j < l.n; j++)
-			want[j] = x2[j], scale[j] = 0;
-		for (size_t i = 0; i < l.n; i++) {
-			size_t j = (size_t)index_at(x + l.n, i);
-			want[j] = (double)((float)want[j] + x[i]);
-		}
+		ref_scatter(&l, x, x2, want, scale);
 		break;
 	case BV_K_CONV:
 	case BV_K_DWCONV:
@@ -1540,21 +1581,7 @@ void bv_reference(const bv_cell *c, const float *x, const float *x2, double *wan
 		ref_conv(c, x, x2, want, scale);
 		break;
 	case BV_K_GEMM:
-		/* C = A B, A M x K, B K x N, row-major; the error bound of a
-		 * K-term dot product is about K eps sum |a b|. */
-		for (size_t i = 0; i < l.m; i++) {
-			double *w = want + i * l.n, *sc = scale + i * l.n;
-			for (size_t j = 0; j < l.n; j++)
-				w[j] = 0, sc[j] = 0;
-			for (size_t p = 0; p < l.k; p++) {
-				double a = x[i * l.k + p];
-				const float *b = x2 + p * l.n;
-				for (size_t j = 0; j < l.n; j++)
-					w[j] += a * b[j], sc[j] += fabs(a * b[j]);
-			}
-			for (size_t j = 0; j < l.n; j++)
-				sc[j] *= (double)(l.k + 2);
-		}
+		ref_gemm(&l, x, x2, want, scale);
 		break;
 	case BV_K_GEMV:
 		for (size_t i = 0; i < l.m; i++) {

@@ -305,6 +305,104 @@ static int nul_in_strings(const char *path, const char *text, size_t len, char *
 	return 0;
 }
 
+/* The document's top level: only schema_version (1) and ops (an array
+ * of at most BV_OPS_MAX), each once.  0, or -1 with err set. */
+static int check_top(const char *path, const cJSON *doc, char *err, size_t errlen)
+{
+	const char *dup = duplicate_key(doc);
+	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(doc, "schema_version");
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "ops");
+	for (const cJSON *k = doc->child; k; k = k->next)
+		if (strcmp(k->string, "schema_version") && strcmp(k->string, "ops")) {
+			snprintf(err, errlen, "ops file %s: unknown key '%.64s' (known: schema_version, ops)",
+			         path, k->string);
+			return -1;
+		}
+	if (dup) {
+		snprintf(err, errlen, "ops file %s: key '%s' given twice", path, dup);
+		return -1;
+	}
+	if (!cJSON_IsNumber(sv) || sv->valuedouble != 1) {
+		snprintf(err, errlen, "ops file %s: key 'schema_version' must be 1%s", path,
+		         sv ? "" : " (it is missing)");
+		return -1;
+	}
+	if (!cJSON_IsArray(list)) {
+		snprintf(err, errlen, "ops file %s: key 'ops' must be an array of ops%s", path,
+		         list ? "" : " (it is missing)");
+		return -1;
+	}
+	size_t count = (size_t)cJSON_GetArraySize(list);
+	if (count > BV_OPS_MAX) {
+		snprintf(err, errlen, "ops file %s: key 'ops': %zu ops, at most %d", path, count, BV_OPS_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Op n against the ones before it: one function, one signature (the
+ * generated file declares it once), and one op of each name.  0, or -1
+ * with err set. */
+static int clashes_before(const char *path, const bv_op_def *ops, const int *group, size_t n, char *err,
+			  size_t errlen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ops[i].function, ops[n].function) && group[i] != group[n]) {
+			snprintf(err, errlen,
+			         "ops file %s: op '%s': key 'function': %s is op '%s''s function too, in "
+			         "group %s (a unary and a binary function differ in signature)",
+			         path, ops[n].name, ops[n].function, ops[i].name, groups[group[i]]);
+			return -1;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ops[i].name, ops[n].name)) {
+			snprintf(err, errlen, "ops file %s: op '%s': key 'name': defined twice (ops[%zu] and ops[%zu])",
+			         path, ops[n].name, i, n);
+			return -1;
+		}
+	return 0;
+}
+
+/* The built-in ops of the group keep their names: a clash is the user's
+ * to rename (bv_bench_add_ops refuses it too; checked first so nothing is
+ * half registered). */
+static int clashes_builtin(const char *path, const bv_op_def *ops, const int *group, size_t n, char *err,
+			   size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		const bv_bench *b = bv_bench_find(groups[group[i]]);
+		for (size_t o = 0; b && o < b->nops; o++)
+			if (!strcmp(b->ops[o].name, ops[i].name)) {
+				snprintf(err, errlen,
+				         "ops file %s: op '%s': key 'name': the %s group has a built-in op of "
+				         "that name (rename it)",
+				         path, ops[i].name, groups[group[i]]);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* The ops into their groups' registries (copies; their strings and
+ * exprs live on). */
+static int register_ops(const char *path, const bv_op_def *ops, const int *group, size_t n, char *err,
+			size_t errlen)
+{
+	for (int g = 0; g < 2; g++) {
+		bv_op_def mine[BV_OPS_MAX];
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (group[i] == g)
+				mine[m++] = ops[i];
+		char why[256];
+		if (m && bv_bench_add_ops(groups[g], mine, m, why, sizeof(why))) {
+			snprintf(err, errlen, "ops file %s: %s", path, why);
+			return -1; /* not reached for the first group after the checks above */
+		}
+	}
+	return 0;
+}
+
 int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
 	if (loaded_hash[0]) {
@@ -326,34 +424,10 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 	bv_op_def *ops = NULL;
 	int *group = NULL;
 	size_t n = 0;
-	const char *dup = duplicate_key(doc);
-	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(doc, "schema_version");
+	if (check_top(path, doc, err, errlen))
+		goto out;
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "ops");
-	for (const cJSON *k = doc->child; k; k = k->next)
-		if (strcmp(k->string, "schema_version") && strcmp(k->string, "ops")) {
-			snprintf(err, errlen, "ops file %s: unknown key '%.64s' (known: schema_version, ops)",
-			         path, k->string);
-			goto out;
-		}
-	if (dup) {
-		snprintf(err, errlen, "ops file %s: key '%s' given twice", path, dup);
-		goto out;
-	}
-	if (!cJSON_IsNumber(sv) || sv->valuedouble != 1) {
-		snprintf(err, errlen, "ops file %s: key 'schema_version' must be 1%s", path,
-		         sv ? "" : " (it is missing)");
-		goto out;
-	}
-	if (!cJSON_IsArray(list)) {
-		snprintf(err, errlen, "ops file %s: key 'ops' must be an array of ops%s", path,
-		         list ? "" : " (it is missing)");
-		goto out;
-	}
 	size_t count = (size_t)cJSON_GetArraySize(list);
-	if (count > BV_OPS_MAX) {
-		snprintf(err, errlen, "ops file %s: key 'ops': %zu ops, at most %d", path, count, BV_OPS_MAX);
-		goto out;
-	}
 	ops = calloc(count + 1, sizeof(*ops));
 	group = calloc(count + 1, sizeof(*group));
 	if (!ops || !group) {
@@ -365,55 +439,14 @@ int bv_ops_file_parse(const char *path, const char *text, size_t len, char *err,
 			n += ops[n].name != NULL; /* freed below */
 			goto out;
 		}
-		/* One function, one signature: the generated file declares it once. */
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(ops[i].function, ops[n].function) && group[i] != group[n]) {
-				snprintf(
-				    err, errlen,
-				    "ops file %s: op '%s': key 'function': %s is op '%s''s function too, in "
-				    "group %s (a unary and a binary function differ in signature)",
-				    path, ops[n].name, ops[n].function, ops[i].name, groups[group[i]]);
-				n++;
-				goto out;
-			}
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(ops[i].name, ops[n].name)) {
-				snprintf(
-				    err, errlen,
-				    "ops file %s: op '%s': key 'name': defined twice (ops[%zu] and ops[%zu])",
-				    path, ops[n].name, i, n);
-				n++;
-				goto out;
-			}
+		int clash = clashes_before(path, ops, group, n, err, errlen);
 		n++;
+		if (clash)
+			goto out;
 	}
-	/* The built-in ops of the group keep their names: a clash is the
-	 * user's to rename (bv_bench_add_ops refuses it too; checked first so
-	 * nothing is half registered). */
-	for (size_t i = 0; i < n; i++) {
-		const bv_bench *b = bv_bench_find(groups[group[i]]);
-		for (size_t o = 0; b && o < b->nops; o++)
-			if (!strcmp(b->ops[o].name, ops[i].name)) {
-				snprintf(
-				    err, errlen,
-				    "ops file %s: op '%s': key 'name': the %s group has a built-in op of "
-				    "that name (rename it)",
-				    path, ops[i].name, groups[group[i]]);
-				goto out;
-			}
-	}
-	for (int g = 0; g < 2; g++) {
-		bv_op_def mine[BV_OPS_MAX];
-		size_t m = 0;
-		for (size_t i = 0; i < n; i++)
-			if (group[i] == g)
-				mine[m++] = ops[i];
-		char why[256];
-		if (m && bv_bench_add_ops(groups[g], mine, m, why, sizeof(why))) {
-			snprintf(err, errlen, "ops file %s: %s", path, why);
-			goto out; /* not reached for the first group after the checks above */
-		}
-	}
+	if (clashes_builtin(path, ops, group, n, err, errlen) ||
+	    register_ops(path, ops, group, n, err, errlen))
+		goto out;
 	/* the registry holds copies; their strings and exprs live on, here,
 	 * until bv_ops_file_reset */
 	loaded_ops = ops, nloaded_ops = n;

@@ -1246,67 +1246,65 @@ static void library_keep(const char *libkey, const char *src, const char *lib)
 	free(root), free(entry);
 }
 
-static int run_build(bv_version *v, const char *dir, const char *log)
+/* The command that builds the library into lib: the compat rule's recipe
+ * ({src}, {build}, {compat} expanded), else make's contract (make -C SRC
+ * BUILD=LIB lib). */
+static int library_command(const bv_version *v, const char *src, const char *lib, bv_strv *make)
 {
-	char *src = bv_asprintf("%s/src", dir);
-	char *lib = bv_asprintf("%s/lib", dir);
-	char *plugin = bv_asprintf("%s/plugin.so", dir);
-	char libkey[41];
-	int rc = library_key(v, libkey);
-	int taken = rc == 0 ? library_take(libkey, src, lib, log) : 0;
-	if (taken < 0)
-		rc = taken;
+	if (!v->shims.nrecipe) {
+		bv_strv_push(make, getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make");
+		bv_strv_pushf(make, "-C%s", src);
+		if (v->make_jobs > 1) /* the same objects either way: not in the key */
+			bv_strv_pushf(make, "-j%d", v->make_jobs);
+		bv_strv_pushf(make, "BUILD=%s", lib);
+		bv_strv_push(make, "lib");
+		return 0;
+	}
+	/* The recipe may expect the directory to exist, as make's does not. */
+	int rc = bv_mkdir_p(lib);
 	if (rc)
-		goto out;
-	if (taken)
-		goto harness;
-	rc = bv_copy_tree(v->src_dir, src, NULL);
+		return rc;
+	/* Absolute: the recipe may change directory before it runs a
+	 * helper (compat.json's directory may be given relative). */
+	char compat[PATH_MAX];
+	const char *cdir = v->shims.compat_dir ? v->shims.compat_dir : ".";
+	if (!realpath(cdir, compat))
+		snprintf(compat, sizeof(compat), "%s", cdir);
+	for (size_t i = 0; i < v->shims.nrecipe; i++) {
+		char *arg = expand(v->shims.recipe[i], src, lib, compat);
+		bv_strv_push(make, arg);
+		free(arg);
+	}
+	return 0;
+}
+
+/* The library side of a build: the version's sources copied to src and
+ * patched, the library built into lib, and kept under libkey for the
+ * builds that differ from this one in the harness alone.  0 with
+ * v->build_error set when the version does not build; < 0 on an error. */
+static int build_library(bv_version *v, const char *src, const char *lib, const char *log, const char *libkey)
+{
+	int rc = bv_copy_tree(v->src_dir, src, NULL);
 	if (rc == 0)
 		rc = apply_patches(v, src, log);
 	if (rc || v->build_error)
-		goto out;
-
+		return rc ? rc : 1;
 	bv_strv make = BV_STRV_INIT;
-	if (v->shims.nrecipe) {
-		/* The recipe may expect the directory to exist, as make's does not. */
-		if ((rc = bv_mkdir_p(lib)) != 0) {
-			bv_strv_free(&make);
-			goto out;
-		}
-		/* Absolute: the recipe may change directory before it runs a
-		 * helper (compat.json's directory may be given relative). */
-		char compat[PATH_MAX];
-		const char *cdir = v->shims.compat_dir ? v->shims.compat_dir : ".";
-		if (!realpath(cdir, compat))
-			snprintf(compat, sizeof(compat), "%s", cdir);
-		for (size_t i = 0; i < v->shims.nrecipe; i++) {
-			char *arg = expand(v->shims.recipe[i], src, lib, compat);
-			bv_strv_push(&make, arg);
-			free(arg);
-		}
-	} else {
-		bv_strv_push(&make, getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make");
-		bv_strv_pushf(&make, "-C%s", src);
-		if (v->make_jobs > 1) /* the same objects either way: not in the key */
-			bv_strv_pushf(&make, "-j%d", v->make_jobs);
-		bv_strv_pushf(&make, "BUILD=%s", lib);
-		bv_strv_push(&make, "lib");
-	}
-	int status = bv_run(make.v, NULL, log, BV_ENV_BUILD);
+	rc = library_command(v, src, lib, &make);
+	int status = rc ? 0 : bv_run(make.v, NULL, log, BV_ENV_BUILD);
 	bv_strv_free(&make);
-	if (status < 0) {
-		rc = status;
-		goto out;
-	}
+	if (rc)
+		return rc;
+	if (status < 0)
+		return status;
 	if (status != 0) {
 		char *step = v->shims.nrecipe ? bv_asprintf("building the library (compat recipe of rule %s)",
 							    v->shims.recipe_rule)
 					      : bv_strdup("building the library (make lib)");
 		failed(v, step, log);
 		free(step);
-		goto out;
+		return 1;
 	}
-
 	/* The link contract (docs/adapters.md): the library is the archives
 	 * the recipe left in {build}. */
 	bv_strv archives = BV_STRV_INIT;
@@ -1318,55 +1316,61 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 			       "the recipe left no archive (*.a) in {build}: a library is linked into the plugin "
 			       "from the archives its build leaves there (docs/adapters.md, the link contract)",
 			       log);
-		goto out;
+		return 1;
 	}
 	library_keep(libkey, src, lib);
+	return 0;
+}
 
-harness:;
-
-	/* The harness side, against this version's headers and shims, or
-	 * against the adapter API when a rule names an adapter. */
+/* The compiler and its flags for the harness side: against this
+ * version's headers and shims, or against the adapter API when a rule
+ * names an adapter.  A suite calls the library's own API: its headers,
+ * never an adapter's (an adapter stands in for the catalog's kn_* API). */
+static void harness_flags(const bv_version *v, const char *src, const char *suite, bv_strv *cc)
+{
 	bv_semver sv;
 	bv_semver_parse(v->kernel_version, &sv);
-	bv_strv cc = BV_STRV_INIT;
-	bv_strv_push(&cc, compiler());
+	bv_strv_push(cc, compiler());
 	for (const char *const *f = plugin_cflags; *f; f++)
-		bv_strv_push(&cc, *f);
-	/* A suite calls the library's own API: its headers, never an
-	 * adapter's (an adapter stands in for the catalog's kn_* API). */
-	const char *suite = bv_suite_dir();
+		bv_strv_push(cc, *f);
 	if (v->shims.adapter && !suite)
-		bv_strv_pushf(&cc, "-I%s/harness/adapter", bv_home());
+		bv_strv_pushf(cc, "-I%s/harness/adapter", bv_home());
 	else
-		bv_strv_pushf(&cc, "-I%s/include", src);
-	bv_strv_pushf(&cc, "-I%s/harness", bv_home());
-	bv_strv_pushf(&cc, "-DBV_KERNELS_VERSION_MAJOR=%lu", sv.major);
-	bv_strv_pushf(&cc, "-DBV_KERNELS_VERSION_MINOR=%lu", sv.minor);
-	bv_strv_pushf(&cc, "-DBV_KERNELS_VERSION_PATCH=%lu", sv.patch);
+		bv_strv_pushf(cc, "-I%s/include", src);
+	bv_strv_pushf(cc, "-I%s/harness", bv_home());
+	bv_strv_pushf(cc, "-DBV_KERNELS_VERSION_MAJOR=%lu", sv.major);
+	bv_strv_pushf(cc, "-DBV_KERNELS_VERSION_MINOR=%lu", sv.minor);
+	bv_strv_pushf(cc, "-DBV_KERNELS_VERSION_PATCH=%lu", sv.patch);
 	for (size_t i = 0; i < v->shims.nincludes; i++) {
-		bv_strv_push(&cc, "-include");
-		bv_strv_push(&cc, v->shims.includes[i]);
+		bv_strv_push(cc, "-include");
+		bv_strv_push(cc, v->shims.includes[i]);
 	}
 	for (size_t i = 0; i < v->shims.ncflags; i++)
-		bv_strv_push(&cc, v->shims.cflags[i]);
+		bv_strv_push(cc, v->shims.cflags[i]);
+}
+
+/* {build}/link-flags read (-lm for a release that predates it) and held
+ * to the link contract: *stored gets them as the plugin links them.  A
+ * name that is not a file under {build} fails the version (-1, with
+ * v->build_error set).  A library linked with the CUDA runtime lets the
+ * harness time cuda cells with CUDA events (plugin.c): its headers, beside
+ * lib64, go to cc. */
+static int read_link_flags(bv_version *v, const char *lib, const char *log, bv_strv *cc, char **stored)
+{
 	char *flags_path = bv_asprintf("%s/link-flags", lib);
-	char *flags = NULL;
+	char *flags = NULL, *bad = NULL;
 	if (bv_read_file(flags_path, 4096, &flags, NULL) != 0)
-		flags = bv_strdup("-lm"); /* a release that predates link-flags */
+		flags = bv_strdup("-lm");
 	free(flags_path);
-	char *stored = NULL, *bad = NULL;
-	if (link_flags_check(flags, lib, &stored, &bad) != 0) {
+	if (link_flags_check(flags, lib, stored, &bad) != 0) {
 		char *why = bv_asprintf("{build}/link-flags names %s, which is not a file under {build}: copy what the "
 					"plugin must link into {build} (archives there are linked anyway) or name a "
 					"system library with -l (docs/adapters.md, the link contract)",
 					bad);
 		failed_because(v, why, log);
 		free(why), free(bad), free(flags);
-		bv_strv_free(&cc);
-		goto out;
+		return -1;
 	}
-	/* A library linked with the CUDA runtime lets the harness time cuda
-	 * cells with CUDA events (plugin.c); its headers sit beside lib64. */
 	const char *cudart = strstr(flags, "-L");
 	if (strstr(flags, "-lcudart") && cudart) {
 		size_t len = strcspn(cudart + 2, " \t\n");
@@ -1374,43 +1378,66 @@ harness:;
 		char *slash = strrchr(libdir, '/');
 		if (slash) {
 			*slash = '\0';
-			bv_strv_pushf(&cc, "-I%s/include", libdir);
-			bv_strv_push(&cc, "-DBV_WITH_CUDART=1");
+			bv_strv_pushf(cc, "-I%s/include", libdir);
+			bv_strv_push(cc, "-DBV_WITH_CUDART=1");
 		}
 		free(libdir);
 	}
 	free(flags);
-	/* Compiled once into lib/plugin.o, then linked: the layouts link the
-	 * same object again with a pad before the library (bv_build_layouts).
-	 * An adapter build compiles the harness apart and merges it with the
-	 * adapter's objects into plugin.o (compile_adapter). */
+	return 0;
+}
+
+/* The harness compiled once into lib/plugin.o, then linked: the layouts
+ * link the same object again with a pad before the library
+ * (bv_build_layouts).  A suite's harness, or the catalog as a suite, is
+ * compiled by its own step; an adapter build compiles the harness apart
+ * and merges it with the adapter's objects into plugin.o
+ * (compile_adapter).  Returns a command's status (0, > 0 failed, < 0 an
+ * error); 0 with v->build_error set when the version failed. */
+static int compile_harness(bv_version *v, bv_strv *cc, size_t flags_end, const char *suite, const char *src,
+			   const char *lib, const char *log)
+{
 	char *object = bv_asprintf(v->shims.adapter ? "%s/plugin-harness.o" : "%s/plugin.o", lib);
-	size_t flags_end = cc.n; /* the user ops' table is compiled with the same flags */
-	if (suite) {
-		status = compile_suite(v, &cc, flags_end, src, lib, log);
-		if (status == 0 && v->build_error) {
-			free(object), free(stored);
-			bv_strv_free(&cc);
-			goto out;
-		}
-	} else if (catalog_as_suite() > 0) {
-		/* the key refused any other value */
-		status = compile_catalog(&cc, flags_end, lib, object, log);
-	} else {
-		bv_strv_push(&cc, "-c");
-		bv_strv_pushf(&cc, "%s/harness/plugin.c", bv_home());
-		bv_strv_push(&cc, "-o");
-		bv_strv_push(&cc, object);
-		status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
+	int status;
+	if (suite)
+		status = compile_suite(v, cc, flags_end, src, lib, log);
+	else if (catalog_as_suite() > 0) /* the key refused any other value */
+		status = compile_catalog(cc, flags_end, lib, object, log);
+	else {
+		bv_strv_push(cc, "-c");
+		bv_strv_pushf(cc, "%s/harness/plugin.c", bv_home());
+		bv_strv_push(cc, "-o");
+		bv_strv_push(cc, object);
+		status = bv_run(cc->v, NULL, log, BV_ENV_BUILD);
 	}
 	free(object);
-	if (status == 0 && v->shims.adapter && !suite) {
+	if (status == 0 && v->build_error)
+		return 0;
+	if (status == 0 && v->shims.adapter && !suite)
 		status = compile_adapter(v, src, lib, log);
-		if (status == 0 && v->build_error) {
-			free(stored);
-			bv_strv_free(&cc);
-			goto out;
-		}
+	return status;
+}
+
+/* The harness side of a build, over the library in lib: plugin.o, the
+ * link flags it was linked with, the user ops' table, plugin.so and (for
+ * a CUDA library) its host-only variant.  0 with v->build_error set when
+ * the version does not build; < 0 on an error. */
+static int build_harness(bv_version *v, const char *dir, const char *src, const char *lib, const char *log)
+{
+	const char *suite = bv_suite_dir();
+	bv_strv cc = BV_STRV_INIT;
+	char *stored = NULL;
+	harness_flags(v, src, suite, &cc);
+	if (read_link_flags(v, lib, log, &cc, &stored) != 0) {
+		bv_strv_free(&cc);
+		return 0;
+	}
+	size_t flags_end = cc.n; /* the user ops' table is compiled with the same flags */
+	int status = compile_harness(v, &cc, flags_end, suite, src, lib, log);
+	if (status == 0 && v->build_error) {
+		free(stored);
+		bv_strv_free(&cc);
+		return 0;
 	}
 	char *used = bv_asprintf("%s/plugin-link-flags", lib);
 	if (status == 0 && bv_write_file_atomic(used, stored, strlen(stored)) != 0)
@@ -1422,19 +1449,39 @@ harness:;
 	if (status == 0 && !suite)
 		status = bv_user_ops_build(&cc, flags_end, lib, log);
 	bv_strv_free(&cc);
+	char *plugin = bv_asprintf("%s/plugin.so", dir);
 	off_t before = log_size(log);
-	if (status == 0 && (status = link_plugin(lib, 0, plugin, log)) > 0 && not_pic(v, log, before))
-		goto out;
+	int pic = status == 0 && (status = link_plugin(lib, 0, plugin, log)) > 0 && not_pic(v, log, before);
+	free(plugin);
+	if (pic)
+		return 0;
 	if (status < 0)
-		rc = status;
-	else if (status != 0)
+		return status;
+	if (status != 0)
 		failed(v, "compiling the harness against this version", log);
 	else
 		make_host_variant(dir, log);
-out:
+	return 0;
+}
+
+static int run_build(bv_version *v, const char *dir, const char *log)
+{
+	char *src = bv_asprintf("%s/src", dir);
+	char *lib = bv_asprintf("%s/lib", dir);
+	char libkey[41];
+	int rc = library_key(v, libkey);
+	/* A library built before with the same key (the harness alone
+	 * differs): taken, not built again. */
+	int taken = rc == 0 ? library_take(libkey, src, lib, log) : 0;
+	if (taken < 0)
+		rc = taken;
+	int failed_library = 0;
+	if (rc == 0 && !taken && (rc = build_library(v, src, lib, log, libkey)) > 0)
+		failed_library = 1, rc = 0;
+	if (rc == 0 && !failed_library)
+		rc = build_harness(v, dir, src, lib, log);
 	free(src);
 	free(lib);
-	free(plugin);
 	return rc;
 }
 
@@ -1607,6 +1654,68 @@ static void limit_text(double s, char *buf, size_t len)
 		snprintf(buf, len, "%g s", s);
 }
 
+/* A build stopped at its time limit fails with the limit as its reason,
+ * and the way to raise it. */
+static void failed_by_limit(bv_version *v, const char *tmplog)
+{
+	char limit[32];
+	limit_text(bv_build_limit(), limit, sizeof(limit));
+	char *why = bv_asprintf("the build took longer than its limit of %s and was stopped, its processes "
+				"killed; a build that needs longer: --build-timeout S (e.g. 2h; 0: no limit)",
+				limit);
+	free(v->build_error);
+	failed_because(v, why, tmplog);
+	free(why);
+}
+
+/* The log moved from tmplog to log: the message names the log where it
+ * now lies. */
+static void rename_log_in_error(bv_version *v, const char *tmplog, const char *log)
+{
+	char *msg = v->build_error;
+	bv_buf b = BV_BUF_INIT;
+	for (const char *p = msg, *hit; *p; p = hit + strlen(tmplog)) {
+		if (!(hit = strstr(p, tmplog))) {
+			bv_buf_puts(&b, p);
+			break;
+		}
+		bv_buf_putn(&b, p, (size_t)(hit - p));
+		bv_buf_puts(&b, log);
+	}
+	v->build_error = bv_buf_detach(&b);
+	free(msg);
+}
+
+/* The finished build (tmp) becomes the cache entry final, less its
+ * sources (they stay in src/; the build needs only its outputs).
+ * rename() of a directory onto a non-empty one fails with EEXIST or
+ * ENOTEMPTY: another process finished the same key first.  Its build is
+ * the same build; use it. */
+static int move_into_place(const char *tmp, const char *final, const char *plugin)
+{
+	char *srcdir = bv_asprintf("%s/src", tmp);
+	bv_rm_rf(srcdir);
+	free(srcdir);
+	int moved = rename(tmp, final) == 0, e = moved ? 0 : errno;
+	if (!moved && (e == EEXIST || e == ENOTEMPTY) && !bv_exists(plugin)) {
+		/* An entry without its plugin (left by a tool before this
+		 * check): set it aside and take its place. */
+		char *aside = bv_asprintf("%s.broken-%ld", final, (long)getpid());
+		if (rename(final, aside) == 0) {
+			bv_rm_rf(aside);
+			moved = rename(tmp, final) == 0, e = moved ? 0 : errno;
+		}
+		free(aside);
+	}
+	if (moved)
+		return 0;
+	if ((e == EEXIST || e == ENOTEMPTY) && bv_exists(plugin)) {
+		utimensat(AT_FDCWD, final, NULL, 0);
+		return 0;
+	}
+	return bv_fail(BV_ERUN, "cannot move build %s into place: %s", final, strerror(e));
+}
+
 int bv_build(bv_version *v)
 {
 	if (bv_interrupted())
@@ -1646,16 +1755,9 @@ int bv_build(bv_version *v)
 	bv_build_deadline_end();
 	watch_stop(&w);
 	if (bv_build_expired() && !bv_interrupted()) {
-		/* Whatever step was stopped, the limit is why: said with the way
-		 * to raise it, and nothing of the build is kept (tmp goes below). */
-		char limit[32];
-		limit_text(bv_build_limit(), limit, sizeof(limit));
-		char *why = bv_asprintf("the build took longer than its limit of %s and was stopped, its processes "
-					"killed; a build that needs longer: --build-timeout S (e.g. 2h; 0: no limit)",
-					limit);
-		free(v->build_error);
-		failed_because(v, why, tmplog);
-		free(why);
+		/* Whatever step was stopped, the limit is why, and nothing of
+		 * the build is kept (tmp goes below). */
+		failed_by_limit(v, tmplog);
 		rc = 0; /* that version's failure, not the run's */
 	}
 	if (bv_interrupted()) {
@@ -1668,21 +1770,8 @@ int bv_build(bv_version *v)
 		free(tmplog), free(log), free(tmp), free(root), free(final), free(plugin);
 		return bv_fail_interrupted();
 	}
-	if (bv_exists(tmplog) && rename(tmplog, log) == 0 && v->build_error) {
-		/* The message names the log where it now lies. */
-		char *msg = v->build_error;
-		bv_buf b = BV_BUF_INIT;
-		for (const char *p = msg, *hit; *p; p = hit + strlen(tmplog)) {
-			if (!(hit = strstr(p, tmplog))) {
-				bv_buf_puts(&b, p);
-				break;
-			}
-			bv_buf_putn(&b, p, (size_t)(hit - p));
-			bv_buf_puts(&b, log);
-		}
-		v->build_error = bv_buf_detach(&b);
-		free(msg);
-	}
+	if (bv_exists(tmplog) && rename(tmplog, log) == 0 && v->build_error)
+		rename_log_in_error(v, tmplog, log);
 	unlink(tmplog);
 	free(tmplog);
 	free(log);
@@ -1695,29 +1784,7 @@ int bv_build(bv_version *v)
 	if (rc == 0 && !v->build_error)
 		rc = write_version(v, tmp);
 	if (rc == 0 && !v->build_error) {
-		char *srcdir = bv_asprintf("%s/src", tmp);
-		bv_rm_rf(srcdir); /* the sources stay in src/; the build needs only its outputs */
-		free(srcdir);
-		/* rename() of a directory onto a non-empty one fails with EEXIST or
-		 * ENOTEMPTY: another process finished the same key first.  Its build
-		 * is the same build; use it. */
-		int moved = rename(tmp, final) == 0, e = moved ? 0 : errno;
-		if (!moved && (e == EEXIST || e == ENOTEMPTY) && !bv_exists(plugin)) {
-			/* An entry without its plugin (left by a tool before this
-			 * check): set it aside and take its place. */
-			char *aside = bv_asprintf("%s.broken-%ld", final, (long)getpid());
-			if (rename(final, aside) == 0) {
-				bv_rm_rf(aside);
-				moved = rename(tmp, final) == 0, e = moved ? 0 : errno;
-			}
-			free(aside);
-		}
-		if (!moved) {
-			if ((e == EEXIST || e == ENOTEMPTY) && bv_exists(plugin))
-				utimensat(AT_FDCWD, final, NULL, 0);
-			else
-				rc = bv_fail(BV_ERUN, "cannot move build %s into place: %s", final, strerror(e));
-		}
+		rc = move_into_place(tmp, final, plugin);
 		if (rc == 0)
 			v->plugin = bv_strdup(plugin);
 	}

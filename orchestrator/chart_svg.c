@@ -176,7 +176,22 @@ static size_t ticks(const scale *s, tick *t)
 	return n;
 }
 
-void bv_chart_svg(FILE *out, const bv_chart *c)
+/* Where everything of one chart lies. */
+typedef struct geometry {
+	scale s;
+	double *top;  /* each row's top */
+	int plot_end; /* the plot's right edge; the ratios' text follows */
+	int rows_end; /* the last row's bottom */
+	int below;    /* the axis repeated below the rows (a long chart) */
+	int w, h;
+	double one; /* where 1x is */
+} geometry;
+
+/* The scale over every row's ratio, interval and budget (a wild
+ * interval must not squash every other bar to a dot: 1e-3 to 1e3 at
+ * most), the names' column as wide as the widest name, and each row's top,
+ * with a gap before each new block. */
+static void chart_geometry(const bv_chart *c, geometry *g)
 {
 	scale s = {1 / 1.1, 1.1, 0};
 	size_t namew = 0;
@@ -195,7 +210,6 @@ void bv_chart_svg(FILE *out, const bv_chart *c)
 		if (w > namew)
 			namew = w;
 	}
-	/* A wild interval must not squash every other bar to a dot. */
 	if (s.lo < 1e-3)
 		s.lo = 1e-3;
 	if (s.hi > 1e3)
@@ -203,118 +217,131 @@ void bv_chart_svg(FILE *out, const bv_chart *c)
 	s.lo /= 1.06, s.hi *= 1.06;
 	int name_w = 2 * PAD + (int)(namew * CHAR_W);
 	s.x0 = name_w < NAME_MIN ? NAME_MIN : name_w;
-	int plot_end = s.x0 + PLOT_W;
-
-	/* each row's top, with a gap before each new block */
-	double *top = bv_xcalloc(c->nrows + 1, sizeof(*top));
+	g->s = s;
+	g->plot_end = s.x0 + PLOT_W;
+	g->top = bv_xcalloc(c->nrows + 1, sizeof(*g->top));
 	double y = TOP;
 	for (size_t i = 0; i < c->nrows; i++) {
 		y += separator(c, i) ? GAP : 0;
-		top[i] = y;
+		g->top[i] = y;
 		y += ROW_H;
 	}
-	int rows_end = (int)ceil(c->nrows ? y : TOP + ROW_H);
-	int below = c->nrows > BOTTOM_AXIS;
-	int h = rows_end + (below ? 22 : 0) + PAD, w = plot_end + TEXT_W;
+	g->rows_end = (int)ceil(c->nrows ? y : TOP + ROW_H);
+	g->below = c->nrows > BOTTOM_AXIS;
+	g->h = g->rows_end + (g->below ? 22 : 0) + PAD, g->w = g->plot_end + TEXT_W;
+	g->one = xpos(&g->s, 1.0);
+}
 
-	fprintf(out,
-	        "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-	        "aria-label=\"",
-	        w, h, w, h);
-	bv_html_esc(out, c->what);
-	fputs("\"><title>", out), bv_html_esc(out, c->what), fputs("</title>\n", out);
-
-	/* the region beyond each row's budget, first, so everything lies on it */
+/* What lies under the rows: the region beyond each row's budget (first,
+ * so everything lies on it), the ticks and their grid, the blocks'
+ * separators and the line at 1x. */
+static void draw_background(FILE *out, const bv_chart *c, const geometry *g)
+{
 	for (size_t i = 0; i < c->nrows; i++) {
 		const bv_chart_row *r = &c->rows[i];
 		if (!r->has_budget || !r->valid)
 			continue;
-		double xb = xpos(&s, 1 + r->budget);
+		double xb = xpos(&g->s, 1 + r->budget);
 		fprintf(out, "<rect class=\"beyond\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>",
-		        xb, top[i], plot_end - xb, ROW_H);
+		        xb, g->top[i], g->plot_end - xb, ROW_H);
 	}
-
 	tick t[7 * 13];
-	size_t nt = ticks(&s, t);
+	size_t nt = ticks(&g->s, t);
 	for (size_t i = 0; i < nt; i++) {
 		if (!t[i].on)
 			continue;
 		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", t[i].x,
-		        TOP - 4, t[i].x, rows_end);
+		        TOP - 4, t[i].x, g->rows_end);
 		fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%gx</text>",
 		        t[i].x, TOP - 12, t[i].v);
-		if (below)
+		if (g->below)
 			fprintf(out,
 			        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%gx</text>",
-			        t[i].x, rows_end + 16, t[i].v);
+			        t[i].x, g->rows_end + 16, t[i].v);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < c->nrows; i++) {
 		const char *sep = separator(c, i);
 		if (sep)
 			fprintf(out, "<line class=\"sep%s\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
-			        sep, PAD / 2, top[i] - GAP / 2.0, w - PAD / 2, top[i] - GAP / 2.0);
+			        sep, PAD / 2, g->top[i] - GAP / 2.0, g->w - PAD / 2, g->top[i] - GAP / 2.0);
 	}
-	double one = xpos(&s, 1.0);
-	fprintf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", one, TOP - 6, one,
-	        rows_end);
+	fprintf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", g->one, TOP - 6,
+	        g->one, g->rows_end);
+}
 
-	for (size_t i = 0; i < c->nrows; i++) {
-		const bv_chart_row *r = &c->rows[i];
-		double y0 = top[i], ym = y0 + ROW_H / 2.0;
-		if (r->has_budget && r->valid) {
-			double xb = xpos(&s, 1 + r->budget);
-			fprintf(out,
-			        "<line class=\"budget\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-			        xb, y0, xb, y0 + ROW_H);
-		}
-		fputs("<g class=\"cell ", out), bv_html_esc(out, r->cls), fputs("\">", out);
-		if (r->title)
-			fputs("<title>", out), bv_html_esc(out, r->title), fputs("</title>", out);
-		char name[256], ver[128];
-		row_name(r, name, sizeof(name), ver, sizeof(ver));
-		fprintf(out, "<text class=\"name\" x=\"%d\" y=\"%.1f\">", PAD, ym + 4);
-		bv_html_esc(out, name);
-		if (*ver)
-			fputs(" <tspan class=\"ver\">", out), bv_html_esc(out, ver), fputs("</tspan>", out);
-		fputs("</text>", out);
-		if (r->valid) {
-			double x = xpos(&s, r->ratio);
-			if (r->interval) {
-				double x0 = xpos(&s, r->lo), x1 = xpos(&s, r->hi);
-				if (x1 - x0 < 1) /* a bar too short to see still shows */
-					x0 -= 0.5, x1 += 0.5;
-				fprintf(out,
-				        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				        "stroke-width=\"2.5\"/>",
-				        x0, ym, x1, ym);
-				fprintf(out,
-				        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				        "stroke-width=\"1.5\"/>",
-				        x0, ym - 5, x0, ym + 5);
-				fprintf(out,
-				        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				        "stroke-width=\"1.5\"/>",
-				        x1, ym - 5, x1, ym + 5);
-			}
-			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"/>", x, ym);
-			fputs("<text class=\"ratio ", out), bv_html_esc(out, r->cls);
-			fprintf(out, "\" x=\"%d\" y=\"%.1f\">%.3fx</text>", plot_end + 8, ym + 4, r->ratio);
-		} else {
-			fputs("<text class=\"status ", out), bv_html_esc(out, r->cls);
-			fprintf(out, "\" x=\"%.1f\" y=\"%.1f\">", one + 8, ym + 4);
-			bv_html_esc(out, r->none ? r->none : "no ratio");
-			fputs("</text>", out);
-		}
-		fputs("</g>\n", out);
+/* One row: its budget line, its name, and its ratio with the interval's
+ * bar, or why it has none. */
+static void draw_row(FILE *out, const bv_chart_row *r, const geometry *g, double y0)
+{
+	double ym = y0 + ROW_H / 2.0;
+	if (r->has_budget && r->valid) {
+		double xb = xpos(&g->s, 1 + r->budget);
+		fprintf(out,
+		        "<line class=\"budget\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+		        xb, y0, xb, y0 + ROW_H);
 	}
+	fputs("<g class=\"cell ", out), bv_html_esc(out, r->cls), fputs("\">", out);
+	if (r->title)
+		fputs("<title>", out), bv_html_esc(out, r->title), fputs("</title>", out);
+	char name[256], ver[128];
+	row_name(r, name, sizeof(name), ver, sizeof(ver));
+	fprintf(out, "<text class=\"name\" x=\"%d\" y=\"%.1f\">", PAD, ym + 4);
+	bv_html_esc(out, name);
+	if (*ver)
+		fputs(" <tspan class=\"ver\">", out), bv_html_esc(out, ver), fputs("</tspan>", out);
+	fputs("</text>", out);
+	if (r->valid) {
+		double x = xpos(&g->s, r->ratio);
+		if (r->interval) {
+			double x0 = xpos(&g->s, r->lo), x1 = xpos(&g->s, r->hi);
+			if (x1 - x0 < 1) /* a bar too short to see still shows */
+				x0 -= 0.5, x1 += 0.5;
+			fprintf(out,
+			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			        "stroke-width=\"2.5\"/>",
+			        x0, ym, x1, ym);
+			fprintf(out,
+			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			        "stroke-width=\"1.5\"/>",
+			        x0, ym - 5, x0, ym + 5);
+			fprintf(out,
+			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			        "stroke-width=\"1.5\"/>",
+			        x1, ym - 5, x1, ym + 5);
+		}
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"/>", x, ym);
+		fputs("<text class=\"ratio ", out), bv_html_esc(out, r->cls);
+		fprintf(out, "\" x=\"%d\" y=\"%.1f\">%.3fx</text>", g->plot_end + 8, ym + 4, r->ratio);
+	} else {
+		fputs("<text class=\"status ", out), bv_html_esc(out, r->cls);
+		fprintf(out, "\" x=\"%.1f\" y=\"%.1f\">", g->one + 8, ym + 4);
+		bv_html_esc(out, r->none ? r->none : "no ratio");
+		fputs("</text>", out);
+	}
+	fputs("</g>\n", out);
+}
+
+void bv_chart_svg(FILE *out, const bv_chart *c)
+{
+	geometry g;
+	chart_geometry(c, &g);
+	fprintf(out,
+	        "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+	        "aria-label=\"",
+	        g.w, g.h, g.w, g.h);
+	bv_html_esc(out, c->what);
+	fputs("\"><title>", out), bv_html_esc(out, c->what), fputs("</title>\n", out);
+	draw_background(out, c, &g);
+	for (size_t i = 0; i < c->nrows; i++)
+		draw_row(out, &c->rows[i], &g, g.top[i]);
 	if (!c->nrows) {
 		fprintf(out, "<text x=\"%d\" y=\"%d\">", PAD, TOP + ROW_H - 5);
 		bv_html_esc(out, c->empty);
 		fputs("</text>", out);
 	}
 	fputs("</svg>\n", out);
-	free(top);
+	free(g.top);
 }
 
 void bv_chart_legend(FILE *out, const char *lead, const bv_chart_key *keys, size_t n, const char *more)

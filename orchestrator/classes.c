@@ -254,6 +254,72 @@ static int same_row(const bv_row *a, const bv_row *b)
 	       !strcmp(a->backend, b->backend);
 }
 
+/* Class c's columns (from column first on): its class, each version
+ * labelled LABEL@CLASS, and its counts added to the joined table's. */
+static void join_columns(bv_table *out, const bv_table *tc, const bv_class *cl, size_t c, size_t first)
+{
+	out->classes[c].name = bv_strdup(cl->name);
+	out->classes[c].cpu = bv_strdup(cl->cpu);
+	out->classes[c].isa = bv_strdup(cl->isa);
+	out->classes[c].gpu = bv_strdup(cl->gpu);
+	out->classes[c].named = cl->named;
+	for (size_t i = 0, v = first; i < tc->nversions; i++, v++) {
+		out->labels[v] = bv_asprintf("%s@%s", tc->labels[i], cl->name);
+		out->descriptions[v] = tc->descriptions ? tc->descriptions[i] : NULL;
+		if (tc->meta)
+			out->meta[v] = tc->meta[i];
+		out->class_of[v] = c;
+	}
+	out->tested += tc->tested, out->called += tc->called, out->unstable += tc->unstable;
+	out->inconclusive += tc->inconclusive, out->between_runs += tc->between_runs;
+}
+
+/* Each class is its own run: its method, control and caveats are said
+ * under its name.  A class of one log has no ratio at all: say why rather
+ * than leave an empty column group to puzzle over. */
+static void join_notes(bv_table *out, const bv_table *tc, const bv_class *cl)
+{
+	if (tc->method) {
+		char *m = bv_asprintf("%s%s%s: %s", out->method ? out->method : "", out->method ? "\n" : "",
+		                      cl->name, tc->method);
+		free(out->method), out->method = m;
+	}
+	if (tc->control) {
+		char *m = bv_asprintf("%s%s%s: %s", out->control ? out->control : "", out->control ? "\n" : "",
+		                      cl->name, tc->control);
+		free(out->control), out->control = m;
+	}
+	out->notes = bv_xrealloc(out->notes, (out->nnotes + tc->nnotes + 2) * sizeof(char *));
+	for (size_t i = 0; i < tc->nnotes; i++)
+		out->notes[out->nnotes++] = bv_asprintf("class %s: %s", cl->name, tc->notes[i]);
+	if (tc->nversions == 1)
+		out->notes[out->nnotes++] = bv_asprintf(
+		    "class %s has one version only (%s): no ratio, since ratios are never formed "
+		    "across machine classes; measure the versions together on that machine",
+		    cl->name, tc->labels[0]);
+}
+
+/* The joined table's row for src's cell: found, or added with every one
+ * of the nv columns n/a (row_index in merge.c does the same per log). */
+static bv_row *join_row(bv_table *out, const bv_row *src, size_t nv)
+{
+	for (size_t j = 0; j < out->nrows; j++)
+		if (same_row(&out->rows[j], src))
+			return &out->rows[j];
+	out->rows = bv_xrealloc(out->rows, (out->nrows + 1) * sizeof(bv_row));
+	bv_row *dst = &out->rows[out->nrows++];
+	memset(dst, 0, sizeof(*dst));
+	dst->bench = bv_strdup(src->bench), dst->op = bv_strdup(src->op);
+	dst->backend = bv_strdup(src->backend);
+	dst->size = src->size, dst->bytes = src->bytes, dst->flops = src->flops;
+	dst->results = bv_xcalloc(nv + 1, sizeof(bv_result));
+	dst->changes = bv_xcalloc(nv + 1, sizeof(bv_change));
+	for (size_t v = 0; v < nv; v++)
+		dst->results[v].status = BV_ST_NA;
+	dst->hidden = 1;
+	return dst;
+}
+
 void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -272,67 +338,16 @@ void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out
 	out->units = n ? t[0].units : NULL;
 	out->colour = n ? t[0].colour : 0;
 	size_t *first = bv_xcalloc(n + 1, sizeof(size_t)); /* each class's first column */
-	for (size_t c = 0, v = 0; c < n; c++) {
+	for (size_t c = 0, v = 0; c < n; v += t[c].nversions, c++) {
 		first[c] = v;
-		out->classes[c].name = bv_strdup(classes[c].name);
-		out->classes[c].cpu = bv_strdup(classes[c].cpu);
-		out->classes[c].isa = bv_strdup(classes[c].isa);
-		out->classes[c].gpu = bv_strdup(classes[c].gpu);
-		out->classes[c].named = classes[c].named;
-		for (size_t i = 0; i < t[c].nversions; i++, v++) {
-			out->labels[v] = bv_asprintf("%s@%s", t[c].labels[i], classes[c].name);
-			out->descriptions[v] = t[c].descriptions ? t[c].descriptions[i] : NULL;
-			if (t[c].meta)
-				out->meta[v] = t[c].meta[i];
-			out->class_of[v] = c;
-		}
-		out->tested += t[c].tested, out->called += t[c].called, out->unstable += t[c].unstable;
-		out->inconclusive += t[c].inconclusive, out->between_runs += t[c].between_runs;
-		/* Each class is its own run: its method, control and caveats are
-		 * said under its name. */
-		if (t[c].method) {
-			char *m = bv_asprintf("%s%s%s: %s", out->method ? out->method : "",
-			                      out->method ? "\n" : "", classes[c].name, t[c].method);
-			free(out->method), out->method = m;
-		}
-		if (t[c].control) {
-			char *m = bv_asprintf("%s%s%s: %s", out->control ? out->control : "",
-			                      out->control ? "\n" : "", classes[c].name, t[c].control);
-			free(out->control), out->control = m;
-		}
-		out->notes = bv_xrealloc(out->notes, (out->nnotes + t[c].nnotes + 2) * sizeof(char *));
-		for (size_t i = 0; i < t[c].nnotes; i++)
-			out->notes[out->nnotes++] =
-			    bv_asprintf("class %s: %s", classes[c].name, t[c].notes[i]);
-		/* A class of one log has no ratio at all: say why rather than
-		 * leave an empty column group to puzzle over. */
-		if (t[c].nversions == 1)
-			out->notes[out->nnotes++] = bv_asprintf(
-			    "class %s has one version only (%s): no ratio, since ratios are never formed "
-			    "across machine classes; measure the versions together on that machine",
-			    classes[c].name, t[c].labels[0]);
+		join_columns(out, &t[c], &classes[c], c, v);
+		join_notes(out, &t[c], &classes[c]);
 	}
 	/* Rows: every class's, in the order first seen; a class without a
-	 * row has n/a there (row_index in merge.c does the same per log). */
+	 * row has n/a there. */
 	for (size_t c = 0; c < n; c++)
 		for (size_t k = 0; k < t[c].nrows; k++) {
-			bv_row *src = &t[c].rows[k], *dst = NULL;
-			for (size_t j = 0; j < out->nrows && !dst; j++)
-				if (same_row(&out->rows[j], src))
-					dst = &out->rows[j];
-			if (!dst) {
-				out->rows = bv_xrealloc(out->rows, (out->nrows + 1) * sizeof(bv_row));
-				dst = &out->rows[out->nrows++];
-				memset(dst, 0, sizeof(*dst));
-				dst->bench = bv_strdup(src->bench), dst->op = bv_strdup(src->op);
-				dst->backend = bv_strdup(src->backend);
-				dst->size = src->size, dst->bytes = src->bytes, dst->flops = src->flops;
-				dst->results = bv_xcalloc(nv + 1, sizeof(bv_result));
-				dst->changes = bv_xcalloc(nv + 1, sizeof(bv_change));
-				for (size_t v = 0; v < nv; v++)
-					dst->results[v].status = BV_ST_NA;
-				dst->hidden = 1;
-			}
+			bv_row *src = &t[c].rows[k], *dst = join_row(out, src, nv);
 			dst->hidden &= src->hidden;
 			/* taken over: the pointers inside move with the structs */
 			for (size_t i = 0; i < t[c].nversions; i++) {

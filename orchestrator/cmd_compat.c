@@ -106,6 +106,95 @@ static void print_rules(const bv_version *v, FILE *out)
 		fprintf(out, "    adapter: %s\n", v->shims.adapter);
 }
 
+/* The versions a compat table lists, resolved and matched to their rules
+ * (vs, *n of them; vs has room for every candidate): the names given
+ * (each must resolve) or, without any, every release and tag in reach
+ * (one that does not resolve is skipped).  Two names of one tree are one
+ * row. */
+static int resolve_rows(bv_repo *repo, const bv_compat *compat, const bv_strv *names, bv_version **vs, size_t *n)
+{
+	bv_strv cands = BV_STRV_INIT;
+	size_t ngiven = names->n;
+	/* Names given select: what was asked about, alone (built alone under
+	 * --build); without them, everything in reach. */
+	if (ngiven == 0) {
+		history_releases(repo, &cands);
+		tags(repo, &cands);
+	}
+	/* The names given must resolve; found ones may be skipped. */
+	for (size_t i = 0; i < ngiven; i++)
+		bv_strv_push(&cands, names->v[i]);
+	size_t nfound = cands.n - ngiven;
+	*vs = bv_xcalloc(cands.n, sizeof(bv_version));
+	*n = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < cands.n; i++) {
+		bv_version *v = &(*vs)[*n];
+		int err = bv_resolve(repo, cands.v[i], v);
+		if (err) {
+			if (i >= nfound)
+				rc = err; /* a name the user gave: an input error */
+			continue;
+		}
+		size_t k;
+		for (k = 0; k < *n && !same_tree(&(*vs)[k], v); k++)
+			;
+		bv_semver sv;
+		if (k < *n)
+			bv_version_free(v);
+		else if (bv_semver_parse(v->kernel_version, &sv) == 0 && (err = bv_compat_match(compat, &sv, &v->shims)) == 0)
+			(*n)++;
+		else {
+			bv_version_free(v);
+			rc = err ? err : BV_EINPUT;
+		}
+	}
+	bv_strv_free(&cands);
+	return rc;
+}
+
+/* The lines above the rows: where the rules and the versions come from,
+ * and the columns' names. */
+static void print_header(bv_repo *repo)
+{
+	printf("compat rules: %s\nrepository: %s\n",
+	       bv_compat_path() ? bv_compat_path() : "none (the project file names no \"compat\")",
+	       bv_repo_describe(repo));
+	/* the library's name, upper case: KERNELS for the bundled one */
+	char lib[10];
+	snprintf(lib, sizeof(lib), "%s", bv_project_current()->name);
+	for (char *c = lib; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	printf("%-14s %-9s %-14s %-24s %s\n", "VERSION", lib, "COMMIT", "COMPAT RULES", "BUILD");
+}
+
+/* One version's row, what its rules apply under it, and why its build
+ * failed, indented under it. */
+static void print_row(const bv_version *v, int build)
+{
+	bv_buf rules = BV_BUF_INIT;
+	for (size_t k = 0; k < v->shims.nrules; k++)
+		bv_buf_printf(&rules, "%s%s", k ? "," : "", v->shims.rules[k]);
+	const char *state = "not tried";
+	if (build)
+		state = v->build_error ? "FAILED" : v->cached ? "builds (cached)" : "builds (built)";
+	printf("%-14s %-9s %-14.12s %-24s %s\n", v->name, v->kernel_version,
+	       v->kind == BV_VERSION_LOCAL ? "working tree" : v->commit, rules.s ? rules.s : "none", state);
+	print_rules(v, stdout);
+	if (v->build_error) {
+		/* The reason, indented under its version. */
+		printf("    ");
+		for (const char *p = v->build_error; *p; p++) {
+			putchar(*p);
+			if (*p == '\n' && p[1])
+				printf("    ");
+		}
+		printf("\n");
+	}
+	fflush(stdout);
+	bv_buf_free(&rules);
+}
+
 int bv_cmd_compat(int argc, char **argv)
 {
 	int build = 0;
@@ -124,16 +213,15 @@ int bv_cmd_compat(int argc, char **argv)
 	char **given = bv_xcalloc((size_t)argc, sizeof(char *));
 	size_t ngiven_args = 0;
 	int prc = bv_options_parse(opts, argc, argv, given, &ngiven_args);
-	if (prc == 1)
-		usage(stdout, opts);
-	else if (prc)
-		fprintf(stderr, "bench-versions compat: %s (see bench-versions compat --help)\n", bv_error_last());
 	bv_strv names = BV_STRV_INIT;
 	for (size_t i = 0; prc == 0 && i < ngiven_args; i++)
 		bv_strv_push(&names, given[i]);
 	free(given);
-	if (prc)
-		return prc == 1 ? 0 : BV_EXIT_USAGE;
+	int code = bv_options_done(prc, 0, "bench-versions compat", "compat", usage, opts);
+	if (code >= 0) {
+		bv_strv_free(&names);
+		return code;
+	}
 
 	/* --build runs make: Ctrl-C and SIGTERM must reach it (proc.c), and
 	 * the builds in flight remove their temporary directories. */
@@ -141,58 +229,18 @@ int bv_cmd_compat(int argc, char **argv)
 		bv_signals_install();
 	bv_repo *repo = NULL;
 	bv_compat *compat = NULL;
+	bv_version *vs = NULL;
+	size_t n = 0;
+	int failures = 0;
 	int rc = bv_repo_open(&repo);
 	if (rc == 0)
 		rc = bv_compat_load(bv_compat_path(), &compat);
-	bv_strv cands = BV_STRV_INIT;
-	size_t ngiven = names.n;
-	/* Names given select: what was asked about, alone (built alone under
-	 * --build); without them, everything in reach. */
-	if (rc == 0 && ngiven == 0) {
-		history_releases(repo, &cands);
-		tags(repo, &cands);
-	}
-	/* The names given must resolve; found ones may be skipped. */
-	for (size_t i = 0; i < ngiven; i++)
-		bv_strv_push(&cands, names.v[i]);
-	size_t nfound = cands.n - ngiven;
-	bv_version *vs = bv_xcalloc(cands.n, sizeof(bv_version));
-	size_t n = 0;
-	for (size_t i = 0; rc == 0 && i < cands.n; i++) {
-		int err = bv_resolve(repo, cands.v[i], &vs[n]);
-		if (err) {
-			if (i >= nfound)
-				rc = err; /* a name the user gave: an input error */
-			continue;
-		}
-		size_t k;
-		for (k = 0; k < n && !same_tree(&vs[k], &vs[n]); k++)
-			;
-		bv_semver sv;
-		if (k < n)
-			bv_version_free(&vs[n]);
-		else if (bv_semver_parse(vs[n].kernel_version, &sv) == 0 &&
-			 (err = bv_compat_match(compat, &sv, &vs[n].shims)) == 0)
-			n++;
-		else {
-			bv_version_free(&vs[n]);
-			rc = err ? err : BV_EINPUT;
-		}
-	}
+	if (rc == 0)
+		rc = resolve_rows(repo, compat, &names, &vs, &n);
 	if (rc == 0 && n == 0)
 		printf("no versions in reach (%s); name one: bench-versions compat local\n", bv_repo_describe(repo));
-	if (rc == 0 && n) {
-		printf("compat rules: %s\nrepository: %s\n",
-		       bv_compat_path() ? bv_compat_path() : "none (the project file names no \"compat\")",
-		       bv_repo_describe(repo));
-		/* the library's name, upper case: KERNELS for the bundled one */
-		char lib[10];
-		snprintf(lib, sizeof(lib), "%s", bv_project_current()->name);
-		for (char *c = lib; *c; c++)
-			*c = (char)toupper((unsigned char)*c);
-		printf("%-14s %-9s %-14s %-24s %s\n", "VERSION", lib, "COMMIT", "COMPAT RULES", "BUILD");
-	}
-	int failures = 0;
+	if (rc == 0 && n)
+		print_header(repo);
 	if (rc == 0 && build && n) {
 		/* All at once, --jobs at a time; a version that fails is in its
 		 * row, an error that stops every build is returned. */
@@ -200,31 +248,8 @@ int bv_cmd_compat(int argc, char **argv)
 		rc = bv_build_versions(repo, vs, n, jobs, -1, pg, &failures);
 		bv_progress_end(pg);
 	}
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		bv_version *v = &vs[i];
-		bv_buf rules = BV_BUF_INIT;
-		for (size_t k = 0; k < v->shims.nrules; k++)
-			bv_buf_printf(&rules, "%s%s", k ? "," : "", v->shims.rules[k]);
-		const char *state = "not tried";
-		if (build)
-			state = v->build_error ? "FAILED" : v->cached ? "builds (cached)" : "builds (built)";
-		printf("%-14s %-9s %-14.12s %-24s %s\n", v->name, v->kernel_version,
-		       v->kind == BV_VERSION_LOCAL ? "working tree" : v->commit, rules.s ? rules.s : "none",
-		       state);
-		print_rules(v, stdout);
-		if (v->build_error) {
-			/* The reason, indented under its version. */
-			printf("    ");
-			for (const char *p = v->build_error; *p; p++) {
-				putchar(*p);
-				if (*p == '\n' && p[1])
-					printf("    ");
-			}
-			printf("\n");
-		}
-		fflush(stdout);
-		bv_buf_free(&rules);
-	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		print_row(&vs[i], build);
 	if (rc == 0 && build && n)
 		printf("%zu of %zu %s with the current harness\n", n - (size_t)failures, n,
 		       n == 1 ? "version builds" : "versions build");
@@ -233,7 +258,6 @@ int bv_cmd_compat(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		bv_version_free(&vs[i]);
 	free(vs);
-	bv_strv_free(&cands);
 	bv_strv_free(&names);
 	bv_compat_free(compat);
 	bv_repo_free(repo);

@@ -71,6 +71,115 @@ static int list_baselines(const char *results)
 	return 0;
 }
 
+/* list benches: each group with its ops (user-defined ones marked with
+ * their function), sizes and backends. */
+static int list_benches(void)
+{
+	int project_rc = 0;
+	const char *perr = bv_user_ops_project_error(&project_rc);
+	if (perr) {
+		fprintf(stderr, "bench-versions: %s\n", perr);
+		return bv_exit_code(project_rc);
+	}
+	size_t nb;
+	const bv_bench *all = bv_bench_all(&nb);
+	for (size_t b = 0; b < nb; b++) {
+		char buf[32];
+		printf("%s\n  ops:", all[b].name);
+		for (size_t o = 0; o < all[b].nops; o++)
+			printf(" %s", all[b].ops[o].name);
+		/* user-defined ops (an ops file) are listed above too, and
+		 * marked here with their function */
+		int first = 1;
+		for (size_t o = 0; o < all[b].nops; o++)
+			if (all[b].ops[o].function) {
+				printf("%s %s (%s)", first ? "\n  user-defined ops:" : ",", all[b].ops[o].name,
+				       all[b].ops[o].function);
+				first = 0;
+			}
+		printf("\n  sizes:");
+		for (const size_t *s = all[b].sizes; *s; s++)
+			printf(" %s", bv_size_format(*s, buf, sizeof(buf)));
+		printf("\n  backends:");
+		for (const char *const *be = all[b].backends; *be; be++)
+			printf(" %s", *be);
+		printf("\n");
+	}
+	return 0;
+}
+
+/* list backends: every backend of any group, once, in first-seen order. */
+static int list_backends(void)
+{
+	size_t nb;
+	const bv_bench *all = bv_bench_all(&nb);
+	const char *seen[32];
+	size_t n = 0;
+	for (size_t b = 0; b < nb; b++)
+		for (const char *const *be = all[b].backends; *be; be++) {
+			size_t k;
+			for (k = 0; k < n && strcmp(seen[k], *be); k++)
+				;
+			if (k == n && n < 32)
+				seen[n++] = *be, printf("%s\n", *be);
+		}
+	return 0;
+}
+
+/* The repository's branches and tags, as git names them. */
+static void list_refs(bv_repo *repo)
+{
+	git_repository *g = bv_repo_git(repo);
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	if (!g || git_reference_iterator_new(&it, g) != 0)
+		return;
+	while (git_reference_next(&ref, it) == 0) {
+		if (git_reference_is_branch(ref) || git_reference_is_tag(ref)) {
+			/* the repository's names, escaped as every name from outside */
+			char *name = bv_escape(git_reference_shorthand(ref));
+			printf("%s\t(%s)\n", name, git_reference_is_tag(ref) ? "tag" : "branch");
+			free(name);
+		}
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+}
+
+/* list versions: local, then the releases in reach, then every branch
+ * and tag.  Releases first: they are what a comparison usually names, and
+ * most exist only in the history (kernels/VERSION), never as a tag, so
+ * the ref list would not show them. */
+static int list_versions(void)
+{
+	bv_repo *repo = NULL;
+	bv_known_release *rel = NULL;
+	size_t nrel = 0;
+	int rc = bv_repo_open(&repo);
+	if (rc)
+		goto cleanup;
+	if (bv_repo_kernel_dir(repo))
+		printf("local\t(working tree at %s)\n", bv_repo_kernel_dir(repo));
+	else
+		printf("local\t(none: no checkout of the library here; KERNEL_REPO gives the rest)\n");
+	printf("repository: %s\n", bv_repo_describe(repo));
+	if ((rc = bv_releases_in_reach(repo, 1, &rel, &nrel)) != 0)
+		goto cleanup;
+	for (size_t i = 0; i < nrel; i++) {
+		/* ids shortened as on the resolve line: 12 hex digits */
+		int sha = !strncmp(rel[i].id, "sha256 ", 7);
+		printf("%s\t(release: %s, %s%.12s)\n", rel[i].version, rel[i].source, sha ? "sha256 " : "commit ",
+		       rel[i].id + (sha ? 7 : 0));
+	}
+	bv_known_releases_free(rel, nrel);
+	list_refs(repo);
+cleanup:
+	if (rc)
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	bv_repo_free(repo);
+	return rc ? bv_exit_code(rc) : 0;
+}
+
 int bv_cmd_list(int argc, char **argv)
 {
 	const char *results = NULL;
@@ -83,111 +192,15 @@ int bv_cmd_list(int argc, char **argv)
 	int prc = bv_options_parse(opts, argc, argv, args, &nargs);
 	const char *what = nargs == 1 ? args[0] : NULL;
 	free(args);
-	if (prc == 1) {
-		usage(stdout, opts);
-		return 0;
-	}
-	if (prc)
-		fprintf(stderr, "bench-versions list: %s (see bench-versions list --help)\n", bv_error_last());
-	else if (!what)
-		usage(stderr, opts);
-	if (prc || !what)
-		return BV_EXIT_USAGE;
-	size_t nb;
-	const bv_bench *all = bv_bench_all(&nb);
-	if (!strcmp(what, "benches")) {
-		int project_rc = 0;
-		const char *perr = bv_user_ops_project_error(&project_rc);
-		if (perr) {
-			fprintf(stderr, "bench-versions: %s\n", perr);
-			return bv_exit_code(project_rc);
-		}
-		for (size_t b = 0; b < nb; b++) {
-			char buf[32];
-			printf("%s\n  ops:", all[b].name);
-			for (size_t o = 0; o < all[b].nops; o++)
-				printf(" %s", all[b].ops[o].name);
-			/* user-defined ops (an ops file) are listed above too, and
-			 * marked here with their function */
-			int first = 1;
-			for (size_t o = 0; o < all[b].nops; o++)
-				if (all[b].ops[o].function) {
-					printf("%s %s (%s)", first ? "\n  user-defined ops:" : ",", all[b].ops[o].name,
-					       all[b].ops[o].function);
-					first = 0;
-				}
-			printf("\n  sizes:");
-			for (const size_t *s = all[b].sizes; *s; s++)
-				printf(" %s", bv_size_format(*s, buf, sizeof(buf)));
-			printf("\n  backends:");
-			for (const char *const *be = all[b].backends; *be; be++)
-				printf(" %s", *be);
-			printf("\n");
-		}
-		return 0;
-	}
-	if (!strcmp(what, "backends")) {
-		const char *seen[32];
-		size_t n = 0;
-		for (size_t b = 0; b < nb; b++)
-			for (const char *const *be = all[b].backends; *be; be++) {
-				size_t k;
-				for (k = 0; k < n && strcmp(seen[k], *be); k++)
-					;
-				if (k == n && n < 32)
-					seen[n++] = *be, printf("%s\n", *be);
-			}
-		return 0;
-	}
-	if (!strcmp(what, "versions")) {
-		bv_repo *repo;
-		int rc = bv_repo_open(&repo);
-		if (rc) {
-			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-			return bv_exit_code(rc);
-		}
-		if (bv_repo_kernel_dir(repo))
-			printf("local\t(working tree at %s)\n", bv_repo_kernel_dir(repo));
-		else
-			printf("local\t(none: no checkout of the library here; KERNEL_REPO gives the rest)\n");
-		printf("repository: %s\n", bv_repo_describe(repo));
-		/* Releases first: they are what a comparison usually names, and
-		 * most exist only in the history (kernels/VERSION), never as a
-		 * tag, so the ref list below would not show them. */
-		bv_known_release *rel = NULL;
-		size_t nrel = 0;
-		rc = bv_releases_in_reach(repo, 1, &rel, &nrel);
-		if (rc) {
-			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-			bv_repo_free(repo);
-			return bv_exit_code(rc);
-		}
-		for (size_t i = 0; i < nrel; i++)
-		{
-			/* ids shortened as on the resolve line: 12 hex digits */
-			int sha = !strncmp(rel[i].id, "sha256 ", 7);
-			printf("%s\t(release: %s, %s%.12s)\n", rel[i].version, rel[i].source,
-			       sha ? "sha256 " : "commit ", rel[i].id + (sha ? 7 : 0));
-		}
-		bv_known_releases_free(rel, nrel);
-		git_repository *g = bv_repo_git(repo);
-		git_reference_iterator *it = NULL;
-		git_reference *ref;
-		if (g && git_reference_iterator_new(&it, g) == 0) {
-			while (git_reference_next(&ref, it) == 0) {
-				if (git_reference_is_branch(ref) || git_reference_is_tag(ref)) {
-					/* the repository's names, escaped as every name from outside */
-					char *name = bv_escape(git_reference_shorthand(ref));
-					printf("%s\t(%s)\n", name, git_reference_is_tag(ref) ? "tag" : "branch");
-					free(name);
-				}
-				git_reference_free(ref);
-			}
-			git_reference_iterator_free(it);
-		}
-		bv_repo_free(repo);
-		return 0;
-	}
+	int code = bv_options_done(prc, !what, "bench-versions list", "list", usage, opts);
+	if (code >= 0)
+		return code;
+	if (!strcmp(what, "benches"))
+		return list_benches();
+	if (!strcmp(what, "backends"))
+		return list_backends();
+	if (!strcmp(what, "versions"))
+		return list_versions();
 	if (!strcmp(what, "baselines"))
 		return list_baselines(results);
 	usage(stderr, opts);

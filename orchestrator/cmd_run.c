@@ -56,199 +56,252 @@ static void usage(FILE *out, const bv_option *opts)
 
 static const char *const units_values[] = {"time", "rate", "peak", "memory", NULL};
 
-int bv_cmd_run(int argc, char **argv)
-{
+/* Everything run's command line sets, and the tables that set it, so
+ * that the steps below share one place instead of a dozen locals. */
+typedef struct run_cmd {
 	bv_run_cli c;
-	bv_run_cli_init(&c);
-	const char *format = "table", *units = "time", *filter = NULL, *save = NULL, *shard = NULL;
-	int gate = 0, gate_wrong = 0;
+	const char *format, *units, *filter, *save, *shard;
+	int gate, gate_wrong;
 	bv_view_opts view;
-	bv_view_init(&view);
+	bv_slurm_opts so;
 	bv_option view_opts[BV_VIEW_OPTIONS];
-	bv_view_table(&view, view_opts);
+	bv_option pipeline[BV_RUN_CLI_OPTIONS];
+	bv_option slurm_opts[BV_SLURM_OPTIONS];
+	bv_option opts[12];
+} run_cmd;
+
+/* run's option table: the measuring options (run_options.c), its own,
+ * the view's and --slurm's.  The defaults are set here too. */
+static void run_table(run_cmd *r)
+{
+	bv_run_cli_init(&r->c);
+	r->format = "table", r->units = "time";
+	r->filter = r->save = r->shard = NULL;
+	r->gate = r->gate_wrong = 0;
+	bv_view_init(&r->view);
+	bv_view_table(&r->view, r->view_opts);
 	static char format_help[160];
 	snprintf(format_help, sizeof(format_help), "output format: %s (default table)", bv_exporter_names());
-	bv_option pipeline[BV_RUN_CLI_OPTIONS];
-	bv_run_cli_table(&c, pipeline, NULL);
-	bv_slurm_opts so;
-	bv_slurm_init(&so);
-	bv_option slurm_opts[BV_SLURM_OPTIONS];
-	bv_slurm_table(&so, slurm_opts);
+	bv_run_cli_table(&r->c, r->pipeline, NULL);
+	bv_slurm_init(&r->so);
+	bv_slurm_table(&r->so, r->slurm_opts);
 	const bv_option opts[] = {
-	    BV_INCLUDE(pipeline, NULL),
-	    BV_ENUM("--format", &format, "F", bv_exporter_list(), format_help),
-	    BV_STRING("--filter", &filter, "REGEX",
+	    BV_INCLUDE(r->pipeline, NULL),
+	    BV_ENUM("--format", &r->format, "F", bv_exporter_list(), format_help),
+	    BV_STRING("--filter", &r->filter, "REGEX",
 		      "measure only the cells whose bench/op/backend/size matches (POSIX "
 		      "extended regex, size as 64K), e.g. 'unary/(exp|relu)/scalar'"),
-	    BV_FLAG("--dry-run", &c.dry_run,
+	    BV_FLAG("--dry-run", &r->c.dry_run,
 		    "resolve the versions and say the plan: cells, builds cached or to "
 		    "make, and the measuring time; builds and measures nothing (--format json: as JSON)"),
-	    BV_FLAG("--fail-on-slower", &gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not, nor a slower whose counts are the same on both sides: placement, not the code), or when a version gives a wrong result (as --fail-on-wrong)"),
-	    BV_FLAG("--fail-on-wrong", &gate_wrong, "exit 1 when a version other than the baseline gives a wrong result (its output failed the check; each is a note under the table)"),
-	    BV_ENUM("--units", &units, "U", units_values,
+	    BV_FLAG("--fail-on-slower", &r->gate, "exit 1 when any change's verdict is slower (a CI gate; inconclusive is not, nor a slower whose counts are the same on both sides: placement, not the code), or when a version gives a wrong result (as --fail-on-wrong)"),
+	    BV_FLAG("--fail-on-wrong", &r->gate_wrong, "exit 1 when a version other than the baseline gives a wrong result (its output failed the check; each is a note under the table)"),
+	    BV_ENUM("--units", &r->units, "U", units_values,
 		    "results as time, rate (GB/s or GFLOP/s), peak (% of this "
 		    "machine's calibrated bandwidth or FLOPs) or memory (what the library "
 		    "allocated during one call: its workspace); default time"),
-	    BV_STRING("--save-baseline", &save, "NAME",
+	    BV_STRING("--save-baseline", &r->save, "NAME",
 		      "keep this run's logs as baseline NAME (results/baselines/NAME/, replacing an "
 		      "earlier one) for compare --baseline NAME"),
-	    BV_STRING("--shard", &shard, "I/N",
+	    BV_STRING("--shard", &r->shard, "I/N",
 		      "measure only the I-th of N slices of the cells (every version in each), balanced by "
 		      "expected time; join the N shards' results with compare (see bench-versions plan)"),
-	    BV_INCLUDE(view_opts, NULL),
-	    BV_INCLUDE(slurm_opts, NULL),
+	    BV_INCLUDE(r->view_opts, NULL),
+	    BV_INCLUDE(r->slurm_opts, NULL),
 	    BV_END,
 	};
-	char **names = bv_xcalloc((size_t)argc, sizeof(char *));
-	size_t nnames = 0;
-	int rc = bv_options_parse(opts, argc, argv, names, &nnames);
-	if (rc == 1 || (rc == 0 && nnames == 0)) {
-		usage(rc ? stdout : stderr, opts);
-		free(names);
-		return rc ? 0 : BV_EXIT_USAGE;
-	}
-	if (rc) {
-		fprintf(stderr, "bench-versions: %s (see bench-versions run --help)\n", bv_error_last());
-		free(names);
-		return BV_EXIT_USAGE;
-	}
-	/* Before anything is resolved or built: more versions than a measuring
-	 * process holds would otherwise fail after every build. */
-	if (nnames > BV_RUNNER_MAX_VERSIONS && !c.mo.isolated)
+	_Static_assert(sizeof(opts) == sizeof(r->opts), "run_cmd.opts holds run's table");
+	memcpy(r->opts, opts, sizeof(opts));
+}
+
+/* The backend axis (--vs-backend): a reference the selection leaves out
+ * would only be found missing after every build and measurement.  (A
+ * parameter axis is checked against the selected cells:
+ * bv_selection_check.) */
+static int check_axis_backend(const run_cmd *r)
+{
+	const bv_view_opts *view = &r->view;
+	if (!view->axis.on || view->axis.param[0] || !r->c.mo.backends)
+		return 0;
+	int rc = 0;
+	char *list = bv_asprintf(",%s,", r->c.mo.backends), *want = bv_asprintf(",%s,", view->axis.ref);
+	if (!strstr(list, want))
+		rc = bv_fail(BV_EINPUT, "%s: not among --backends %s (the view needs the reference's "
+		                        "cells measured)",
+		             view->axis.option, r->c.mo.backends);
+	free(list), free(want);
+	return rc;
+}
+
+/* Everything about the command line that can be refused is refused here,
+ * before anything is resolved or built: a bad I/N, a regex that matches
+ * no cell or a baseline name that cannot be saved would otherwise cost
+ * every build first.  *ncells gets the cells of the plan (of this shard). */
+static int run_check(run_cmd *r, size_t nnames, long *ncells)
+{
+	bv_run_cli *c = &r->c;
+	int rc = 0;
+	/* More versions than a measuring process holds would otherwise fail
+	 * after every build. */
+	if (nnames > BV_RUNNER_MAX_VERSIONS && !c->mo.isolated)
 		rc = bv_fail(BV_EINPUT,
 			     "%zu versions given; at most %d can be compared in one run (one measuring process "
 			     "loads them all); --isolated measures one version per process and takes more",
 			     nnames, BV_RUNNER_MAX_VERSIONS);
-	long ncells;
 	/* --filter selects what is measured (bv_plan_cells), as a benchmark
 	 * filter does elsewhere; measuring every cell to show a few cost the
 	 * whole matrix's time.  A bad regex, or one that matches no cell, is
-	 * refused by finish, before anything is resolved or built. */
-	c.mo.filter = filter;
-	c.dry_format = format;
-	/* Before anything is resolved: a bad I/N would otherwise build every
-	 * version first. */
-	if (rc == 0 && shard)
-		rc = bv_shard_parse(shard, &c.mo.shard_index, &c.mo.shard_count);
+	 * refused by finish. */
+	c->mo.filter = r->filter;
+	c->dry_format = r->format;
+	if (rc == 0 && r->shard)
+		rc = bv_shard_parse(r->shard, &c->mo.shard_index, &c->mo.shard_count);
 	if (rc == 0)
-		rc = bv_slurm_check(&so, &c);
-	if (rc == 0 && so.enabled && shard)
-		rc = bv_fail(BV_EINPUT, "--shard with --slurm: --slurm cuts the run into --shards N itself");
+		rc = bv_slurm_check(&r->so, c);
+	if (rc == 0)
+		rc = bv_options_exclusive("--shard", r->shard != NULL, "--slurm", r->so.enabled,
+		                          "--slurm cuts the run into --shards N itself");
 	/* --slurm cuts the plan into shards before anything is built; a
 	 * project suite's cells are known after the builds (suite.h). */
-	if (rc == 0 && so.enabled && bv_suite_dir())
+	if (rc == 0 && r->so.enabled && bv_suite_dir())
 		rc = bv_fail(BV_EINPUT, "--slurm with a project suite (the project file's \"suite\"): not supported yet");
 	/* A baseline of one shard would compare as a run missing the other
 	 * shards' cells. */
-	if (rc == 0 && shard && save)
-		rc = bv_fail(BV_EINPUT, "--save-baseline with --shard: one shard is not a run; join the shards "
-					"(compare SHARD_DIR... --join-to DIR) and compare against that directory");
-
+	if (rc == 0)
+		rc = bv_options_exclusive("--save-baseline", r->save != NULL, "--shard", r->shard != NULL,
+		                          "one shard is not a run; join the shards "
+		                          "(compare SHARD_DIR... --join-to DIR) and compare against that directory");
 	/* --vs / --vs-backend: a malformed axis, size, or both given. */
 	if (rc == 0)
-		rc = bv_view_vs(&view);
-	/* The backend axis: a reference the selection leaves out would only be
-	 * found missing after every build and measurement.  (A parameter axis
-	 * is checked against the selected cells: bv_selection_check.) */
-	if (rc == 0 && view.axis.on && !view.axis.param[0] && c.mo.backends) {
-		char *list = bv_asprintf(",%s,", c.mo.backends), *want = bv_asprintf(",%s,", view.axis.ref);
-		if (!strstr(list, want))
-			rc = bv_fail(BV_EINPUT, "%s: not among --backends %s (the view needs the reference's "
-			                        "cells measured)",
-			             view.axis.option, c.mo.backends);
-		free(list), free(want);
-	}
-	if (rc == 0 && view.axis.on)
-		c.mo.vs = &view.axis;
+		rc = bv_view_vs(&r->view);
 	if (rc == 0)
-		rc = bv_run_cli_finish(&c, &ncells);
+		rc = check_axis_backend(r);
+	if (rc == 0 && r->view.axis.on)
+		c->mo.vs = &r->view.axis;
+	if (rc == 0)
+		rc = bv_run_cli_finish(c, ncells);
 	/* The view's verdicts need the evidence of about 10 processes
 	 * (7 all-one-way signs are the fewest that reach 5 %, a few mixed ones
 	 * ask for more); sampling stops on the versions' ratios only, which a
 	 * run of one version does not have.  An asked-for fixed count stays. */
-	if (rc == 0 && view.axis.on && c.mo.min_processes < c.mo.max_processes && c.mo.min_processes < 10)
-		c.mo.min_processes = c.mo.max_processes < 10 ? c.mo.max_processes : 10;
+	if (rc == 0 && r->view.axis.on && c->mo.min_processes < c->mo.max_processes && c->mo.min_processes < 10)
+		c->mo.min_processes = c->mo.max_processes < 10 ? c->mo.max_processes : 10;
 	/* ... and the time budget must not stop a cell before them (it did,
 	 * at 6, on a loaded machine: scalar exp 19x simd's, inconclusive). */
-	if (rc == 0 && view.axis.on)
-		c.mo.floor_processes = c.mo.min_processes;
+	if (rc == 0 && r->view.axis.on)
+		c->mo.floor_processes = c->mo.min_processes;
 	/* A bad name is refused before anything is built or measured. */
-	if (rc == 0 && save)
-		rc = bv_baseline_name_check(save);
-	if (rc) {
-		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-		free(names);
-		return BV_EXIT_USAGE;
-	}
-	const bv_exporter *exporter = bv_exporter_find(format);
-	/* More shards than cells leave some empty: such a shard still writes
-	 * its (empty) logs, so the join finds every shard of the plan. */
-	if (c.mo.shard_count > 0)
-		fprintf(stderr, "shard: %d/%d: %ld %s of the plan%s\n", c.mo.shard_index, c.mo.shard_count, ncells,
-			bv_plural(ncells, "cell", "cells"),
-			ncells ? "" : " (more shards than cells: this one only completes the plan)");
+	if (rc == 0 && r->save)
+		rc = bv_baseline_name_check(r->save);
+	return rc;
+}
 
+/* The table of the measured logs on stdout, and what the gates make of
+ * it: *gated when a change is slower under --fail-on-slower, *nwrong (and
+ * wrong, the versions named) the wrong results either gate counts. */
+static int run_output(run_cmd *r, char **logs, size_t nnames, const char *dir, int *gated, size_t *nwrong,
+		      char *wrong, size_t wrong_size)
+{
+	bv_table table;
+	int rc = bv_merge_logs(logs, nnames, r->c.mo.threshold, &table);
+	if (rc == 0)
+		rc = bv_view_counts(&r->view, &table, dir, 1);
+	if (rc == 0) {
+		table.units = r->units;
+		rc = bv_view_apply(&r->view, r->format, &table);
+		if (rc == 0)
+			rc = bv_exporter_find(r->format)->write(&table, stdout);
+		if (rc == 0 && r->gate && bv_table_has_slower(&table))
+			*gated = 1;
+		/* A gate that passed a version computing the wrong thing
+		 * would be no gate: --fail-on-slower checks this too. */
+		if (rc == 0 && (r->gate || r->gate_wrong))
+			*nwrong = bv_table_wrong(&table, wrong, wrong_size);
+		bv_table_free(&table);
+	}
+	if (rc)
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	return rc;
+}
+
+/* --save-baseline: the run's logs kept under their name.  A baseline that
+ * lacks a version would compare as if it never ran: a run with a build
+ * failure is not saved over a good one. */
+static int run_save_baseline(const char *save, const char *dir, int build_failures)
+{
+	if (build_failures) {
+		fprintf(stderr, "bench-versions: not saved as baseline %s: a version failed to build\n", save);
+		return 0;
+	}
+	char *saved = NULL;
+	int rc = bv_baseline_save(dir, save, &saved);
+	if (rc == 0)
+		fprintf(stderr, "baseline: %s saved in %s (compare with: bench-versions compare --baseline %s)\n",
+			save, saved, save);
+	else
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	free(saved);
+	return rc;
+}
+
+int bv_cmd_run(int argc, char **argv)
+{
+	run_cmd *r = bv_xcalloc(1, sizeof(*r));
+	run_table(r);
+	char **names = bv_xcalloc((size_t)argc, sizeof(char *));
+	size_t nnames = 0;
 	char **logs = NULL, *dir = NULL;
-	int build_failures = 0, gated = 0;
+	int build_failures = 0, gated = 0, code;
 	size_t nwrong = 0;
 	char wrong[600] = "";
+	long ncells = 0;
+	int rc = bv_options_parse(r->opts, argc, argv, names, &nnames);
+	if ((code = bv_options_done(rc, nnames == 0, "bench-versions", "run", usage, r->opts)) >= 0)
+		goto cleanup;
+	if ((rc = run_check(r, nnames, &ncells)) != 0) {
+		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+		code = BV_EXIT_USAGE;
+		goto cleanup;
+	}
+	/* More shards than cells leave some empty: such a shard still writes
+	 * its (empty) logs, so the join finds every shard of the plan. */
+	if (r->c.mo.shard_count > 0)
+		fprintf(stderr, "shard: %d/%d: %ld %s of the plan%s\n", r->c.mo.shard_index, r->c.mo.shard_count,
+			ncells, bv_plural(ncells, "cell", "cells"),
+			ncells ? "" : " (more shards than cells: this one only completes the plan)");
+
 	/* The stages say their own failure (and how to resume); with --slurm
 	 * the shards go through them on the cluster's nodes (slurm.c). */
 	/* the command line, taken here: no stage below reads argv */
-	bv_run_cli_given(&c, opts, "run", argc, argv);
-	if (so.enabled)
-		rc = bv_slurm_run(names, nnames, &c, &so, &dir, &logs, &build_failures);
+	bv_run_cli_given(&r->c, r->opts, "run", argc, argv);
+	if (r->so.enabled)
+		rc = bv_slurm_run(names, nnames, &r->c, &r->so, &dir, &logs, &build_failures);
 	else
-		rc = bv_run_versions(names, nnames, &c, ncells, &dir, &logs, &build_failures);
-	if (rc == 0 && c.dry_run) {
-		free(names);
-		return 0; /* the plan is said; there is no table */
+		rc = bv_run_versions(names, nnames, &r->c, ncells, &dir, &logs, &build_failures);
+	if (rc == 0 && r->c.dry_run) {
+		code = 0; /* the plan is said; there is no table */
+		goto cleanup;
 	}
-	if (rc == 0) {
-		bv_table table;
-		rc = bv_merge_logs(logs, nnames, c.mo.threshold, &table);
-		if (rc == 0)
-			rc = bv_view_counts(&view, &table, dir, 1);
-		if (rc == 0) {
-			table.units = units;
-			rc = bv_view_apply(&view, format, &table);
-			if (rc == 0)
-				rc = exporter->write(&table, stdout);
-			if (rc == 0 && gate && bv_table_has_slower(&table))
-				gated = 1;
-			/* A gate that passed a version computing the wrong thing
-			 * would be no gate: --fail-on-slower checks this too. */
-			if (rc == 0 && (gate || gate_wrong))
-				nwrong = bv_table_wrong(&table, wrong, sizeof(wrong));
-			bv_table_free(&table);
-		}
-		if (rc)
-			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	if (rc == 0)
+		rc = run_output(r, logs, nnames, dir, &gated, &nwrong, wrong, sizeof(wrong));
+	if (rc == 0 && r->save)
+		rc = run_save_baseline(r->save, dir, build_failures);
+	if (rc) {
+		code = bv_exit_code(rc);
+		goto cleanup;
 	}
-	/* A baseline that lacks a version would compare as if it never ran:
-	 * a run with a build failure is not saved over a good one. */
-	if (rc == 0 && save && build_failures)
-		fprintf(stderr, "bench-versions: not saved as baseline %s: a version failed to build\n", save);
-	else if (rc == 0 && save) {
-		char *saved = NULL;
-		rc = bv_baseline_save(dir, save, &saved);
-		if (rc == 0)
-			fprintf(stderr, "baseline: %s saved in %s (compare with: bench-versions compare --baseline %s)\n",
-				save, saved, save);
-		else
-			fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-		free(saved);
-	}
+	if (gated)
+		fprintf(stderr, "bench-versions: a change is slower (--fail-on-slower)\n");
+	if (nwrong)
+		bv_say_wrong(nwrong, wrong, r->gate_wrong ? "--fail-on-wrong" : "--fail-on-slower");
+	code = build_failures ? BV_EXIT_FAILED : gated || nwrong ? BV_EXIT_REGRESSION : 0;
+cleanup:
 	for (size_t i = 0; logs && i < nnames; i++)
 		free(logs[i]);
 	free(logs);
 	free(dir);
 	free(names);
-	if (rc)
-		return bv_exit_code(rc);
-	if (gated)
-		fprintf(stderr, "bench-versions: a change is slower (--fail-on-slower)\n");
-	if (nwrong)
-		bv_say_wrong(nwrong, wrong, gate_wrong ? "--fail-on-wrong" : "--fail-on-slower");
-	return build_failures ? BV_EXIT_FAILED : gated || nwrong ? BV_EXIT_REGRESSION : 0;
+	bv_run_cli_free(&r->c);
+	free(r);
+	return code;
 }

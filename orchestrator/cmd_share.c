@@ -247,29 +247,45 @@ static const char *human(unsigned long long b, char *buf, size_t n)
 	return buf;
 }
 
-int bv_cmd_share(int argc, char **argv)
+/* One share: what the command line asks, and what the steps below make
+ * of it (each freed once, at the end of bv_cmd_share). */
+typedef struct share_job {
+	const char *dir, *url, *output, *token_file;
+	int no_token, insecure_http, retries;
+	double timeout, backoff_s;
+	char *real;     /* the results directory's real path */
+	const char *name; /* its last component: the run's name in the archive */
+	char *target;   /* the URL the archive goes to */
+	char *token, *source; /* the token and where it came from */
+	char *tmp_out;  /* --output's temporary name, renamed into place */
+	int fd;         /* the archive */
+	bv_pack_info info;
+	bv_option opts[10];
+} share_job;
+
+/* share's option table and its defaults. */
+static void share_table(share_job *j)
 {
-	const char *dir = NULL, *url = NULL, *output = NULL, *token_file = NULL;
-	int no_token = 0, insecure_http = 0, retries = 4;
-	double timeout = 30, backoff_s = 1;
+	j->retries = 4, j->timeout = 30, j->backoff_s = 1;
+	j->fd = -1;
 	const bv_option opts[] = {
-	    BV_STRING("--url", &url, "URL",
+	    BV_STRING("--url", &j->url, "URL",
 		      "where to PUT the archive; a URL ending in '/' gets "
 		      "<run>.tar.gz added.  https://, or http:// to this machine"),
-	    BV_STRING("--output", &output, "FILE",
+	    BV_STRING("--output", &j->output, "FILE",
 		      "also keep the archive at FILE (alone: pack, upload nothing)"),
-	    BV_STRING("--token-file", &token_file, "PATH",
+	    BV_STRING("--token-file", &j->token_file, "PATH",
 		      "the bearer token, in a file only you can read (chmod 600); "
 		      "else BENCH_VERSIONS_TOKEN, else ~/.config/bench-versions/token"),
-	    BV_FLAG("--no-token", &no_token, "send no Authorization header"),
-	    BV_FLAG("--insecure-http", &insecure_http,
+	    BV_FLAG("--no-token", &j->no_token, "send no Authorization header"),
+	    BV_FLAG("--insecure-http", &j->insecure_http,
 		    "allow http:// to another machine (the token goes unencrypted)"),
-	    BV_INT("--retries", &retries, "N", 0, 20,
+	    BV_INT("--retries", &j->retries, "N", 0, 20,
 		   "tries after the first on timeouts, dropped connections, "
 		   "5xx, 408 and 429 (default 4)"),
-	    BV_DURATION("--timeout", &timeout, "S", 1, 3600,
+	    BV_DURATION("--timeout", &j->timeout, "S", 1, 3600,
 			"connect timeout, and how long nothing may move (default 30)"),
-	    BV_DURATION("--backoff", &backoff_s, "S", 0, 600,
+	    BV_DURATION("--backoff", &j->backoff_s, "S", 0, 600,
 			"the first wait between tries, doubling each time (default 1); "
 			"a server's Retry-After is honoured up to 60 s"),
 	    /* Refused by name, whatever follows: what follows may be the token,
@@ -281,109 +297,150 @@ int bv_cmd_share(int argc, char **argv)
 		       "(chmod 600) named by --token-file."),
 	    BV_END,
 	};
-	char **pos = bv_xcalloc((size_t)argc, sizeof(char *));
-	size_t npos = 0;
-	int rc = bv_options_parse(opts, argc, argv, pos, &npos);
-	if (rc == 0 && npos > 1)
-		rc = bv_fail(BV_EINPUT, "one results directory at a time (given '%s' and '%s')", pos[0], pos[1]);
-	dir = npos ? pos[0] : NULL;
-	free(pos);
-	if (rc == 1) {
-		usage(stdout, opts);
-		return 0;
-	}
-	if (rc) {
-		fprintf(stderr, "bench-versions share: %s (see bench-versions share --help)\n", bv_error_last());
-		return BV_EXIT_USAGE;
-	}
-	/* Whole seconds for libcurl; 1.5 is waited 2. */
-	long timeout_s = (long)ceil(timeout);
-	if (!dir) {
-		fprintf(stderr, "bench-versions share: name one run's results directory (results/<timestamp>/)\n");
-		return BV_EXIT_USAGE;
-	}
-	if (!url && !output) {
-		fprintf(stderr, "bench-versions share: nothing to do: give --url URL to upload, --output FILE to keep "
-				"the archive, or both\n");
-		return BV_EXIT_USAGE;
-	}
-	if (token_file && no_token) {
-		fprintf(stderr, "bench-versions share: --token-file and --no-token contradict each other\n");
-		return BV_EXIT_USAGE;
-	}
+	_Static_assert(sizeof(opts) == sizeof(j->opts), "share_job.opts holds share's table");
+	memcpy(j->opts, opts, sizeof(opts));
+}
 
-	char *real = realpath(dir, NULL), *target = NULL, *token = NULL, *source = NULL, *tmp_out = NULL;
-	char *location = NULL;
-	int fd = -1;
-	rc = 0;
-	const char *name = NULL;
-	if (!real)
-		rc = bv_fail(BV_EINPUT, "results directory %s: %s", dir, strerror(errno));
-	else if ((name = strrchr(real, '/') + 1), !name[0])
-		rc = bv_fail(BV_EINPUT, "%s: share packs one run's results directory, not /", dir);
+/* What share needs to do anything: a directory, somewhere for the archive
+ * to go, and one answer about the token.  Said without the --help hint. */
+static int check_args(const share_job *j)
+{
+	if (!j->dir)
+		return bv_fail(BV_EINPUT, "name one run's results directory (results/<timestamp>/)");
+	if (!j->url && !j->output)
+		return bv_fail(BV_EINPUT, "nothing to do: give --url URL to upload, --output FILE to keep "
+					  "the archive, or both");
+	if (j->token_file && j->no_token)
+		return bv_fail(BV_EINPUT, "--token-file and --no-token contradict each other");
+	return 0;
+}
+
+/* Everything checked before a byte is packed: the directory is one run's
+ * results, the URL is allowed, --output is not inside what it packs, the
+ * token is found. */
+static int share_check(share_job *j)
+{
+	int rc = 0;
+	j->real = realpath(j->dir, NULL);
+	if (!j->real)
+		rc = bv_fail(BV_EINPUT, "results directory %s: %s", j->dir, strerror(errno));
+	else if ((j->name = strrchr(j->real, '/') + 1), !j->name[0])
+		rc = bv_fail(BV_EINPUT, "%s: share packs one run's results directory, not /", j->dir);
 	if (rc == 0)
-		rc = check_results_dir(real);
-	if (rc == 0 && url)
-		rc = bv_upload_check_url(url, name, insecure_http, &target);
-	if (rc == 0 && output && inside(output, real))
+		rc = check_results_dir(j->real);
+	if (rc == 0 && j->url)
+		rc = bv_upload_check_url(j->url, j->name, j->insecure_http, &j->target);
+	if (rc == 0 && j->output && inside(j->output, j->real))
 		rc = bv_fail(BV_EINPUT, "--output %s is inside the results directory: it would change the results "
 					"(and be packed the next time); put it elsewhere",
-			     output);
-	if (rc == 0 && url && !no_token)
-		rc = find_token(token_file, &token, &source);
-	if (rc == 0 && output) {
-		tmp_out = bv_asprintf("%s.tmp-XXXXXX", output);
-		fd = mkostemp(tmp_out, O_CLOEXEC);
-		if (fd < 0)
-			rc = bv_fail(BV_EINPUT, "--output %s: cannot create %s: %s", output, tmp_out, strerror(errno));
-		else {
-			mode_t um = umask(0);
-			umask(um);
-			fchmod(fd, 0666 & ~um); /* an ordinary file, not mkstemp's 0600 */
-		}
-	} else if (rc == 0 && (fd = temp_archive()) < 0)
-		rc = BV_ERUN;
+			     j->output);
+	if (rc == 0 && j->url && !j->no_token)
+		rc = find_token(j->token_file, &j->token, &j->source);
+	return rc;
+}
 
-	bv_pack_info info;
-	if (rc == 0)
-		rc = bv_pack_dir(real, name, fd, token, &info);
+/* The file the archive is packed into: --output's temporary name beside
+ * it (an ordinary file, not mkstemp's 0600), else an anonymous one. */
+static int open_archive(share_job *j)
+{
+	if (!j->output)
+		return (j->fd = temp_archive()) < 0 ? BV_ERUN : 0;
+	j->tmp_out = bv_asprintf("%s.tmp-XXXXXX", j->output);
+	j->fd = mkostemp(j->tmp_out, O_CLOEXEC);
+	if (j->fd < 0)
+		return bv_fail(BV_EINPUT, "--output %s: cannot create %s: %s", j->output, j->tmp_out, strerror(errno));
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(j->fd, 0666 & ~um);
+	return 0;
+}
+
+/* The archive packed, and said. */
+static int pack(share_job *j)
+{
+	int rc = bv_pack_dir(j->real, j->name, j->fd, j->token, &j->info);
 	if (rc == 0) {
 		char b1[32], b2[32];
-		fprintf(stderr, "share: packed %zu %s (%s) of %s into %s, sha256 %s\n", info.files,
-			bv_plural((long long)info.files, "file", "files"),
-			human(info.bytes, b1, sizeof(b1)), dir, human(info.size, b2, sizeof(b2)), info.sha256);
+		fprintf(stderr, "share: packed %zu %s (%s) of %s into %s, sha256 %s\n", j->info.files,
+			bv_plural((long long)j->info.files, "file", "files"), human(j->info.bytes, b1, sizeof(b1)),
+			j->dir, human(j->info.size, b2, sizeof(b2)), j->info.sha256);
 	}
-	if (output && fd >= 0) {
-		/* The archive is kept whatever the upload does. */
-		if (rc == 0 && (fsync(fd) != 0 || rename(tmp_out, output) != 0))
-			rc = bv_fail(BV_ERUN, "--output %s: %s", output, strerror(errno));
-		if (rc != 0)
-			unlink(tmp_out);
-		else
-			fprintf(stderr, "share: archive written to %s\n", output);
-	}
+	return rc;
+}
+
+/* --output: the archive renamed into place once packed, whatever the
+ * upload does; removed when anything before failed (rc). */
+static int keep_output(share_job *j, int rc)
+{
+	if (rc == 0 && (fsync(j->fd) != 0 || rename(j->tmp_out, j->output) != 0))
+		rc = bv_fail(BV_ERUN, "--output %s: %s", j->output, strerror(errno));
+	if (rc != 0)
+		unlink(j->tmp_out);
+	else
+		fprintf(stderr, "share: archive written to %s\n", j->output);
+	return rc;
+}
+
+/* --url: the archive PUT (upload.c), and where it went on stdout. */
+static int upload(const share_job *j)
+{
+	char *location = NULL;
 	long status = 0;
-	if (rc == 0 && url) {
-		if (source)
-			fprintf(stderr, "share: token from %s\n", source);
-		bv_upload_opts o = {target, token, name, retries + 1, timeout_s, backoff_s, 60.0};
-		rc = bv_upload(&o, fd, info.size, info.sha256, &location, &status);
-		if (rc == 0)
-			printf("uploaded: %s (HTTP %ld)\n", location ? location : target, status);
+	if (j->source)
+		fprintf(stderr, "share: token from %s\n", j->source);
+	/* Whole seconds for libcurl; 1.5 is waited 2. */
+	long timeout_s = (long)ceil(j->timeout);
+	bv_upload_opts o = {j->target, j->token, j->name, j->retries + 1, timeout_s, j->backoff_s, 60.0};
+	int rc = bv_upload(&o, j->fd, j->info.size, j->info.sha256, &location, &status);
+	if (rc == 0)
+		printf("uploaded: %s (HTTP %ld)\n", location ? location : j->target, status);
+	free(location);
+	return rc;
+}
+
+int bv_cmd_share(int argc, char **argv)
+{
+	share_job *j = bv_xcalloc(1, sizeof(*j));
+	share_table(j);
+	char **pos = bv_xcalloc((size_t)argc, sizeof(char *));
+	size_t npos = 0;
+	int rc = bv_options_parse(j->opts, argc, argv, pos, &npos), code;
+	if (rc == 0 && npos > 1)
+		rc = bv_fail(BV_EINPUT, "one results directory at a time (given '%s' and '%s')", pos[0], pos[1]);
+	j->dir = npos ? pos[0] : NULL;
+	free(pos);
+	if ((code = bv_options_done(rc, 0, "bench-versions share", "share", usage, j->opts)) >= 0)
+		goto cleanup;
+	if (check_args(j)) {
+		fprintf(stderr, "bench-versions share: %s\n", bv_error_last());
+		code = BV_EXIT_USAGE;
+		goto cleanup;
 	}
+	rc = share_check(j);
+	if (rc == 0)
+		rc = open_archive(j);
+	if (rc == 0)
+		rc = pack(j);
+	if (j->output && j->fd >= 0)
+		rc = keep_output(j, rc);
+	if (rc == 0 && j->url)
+		rc = upload(j);
 	if (rc != 0) {
 		fprintf(stderr, "bench-versions share: %s\n", bv_error_last());
-		if (real)
-			fprintf(stderr, "share: %s is unchanged\n", dir);
+		if (j->real)
+			fprintf(stderr, "share: %s is unchanged\n", j->dir);
 	}
-	if (fd >= 0)
-		close(fd);
+	code = rc == 0 ? 0 : bv_exit_code(rc);
+cleanup:
+	if (j->fd >= 0)
+		close(j->fd);
 	/* Not memset: a store before free() is dead to the compiler. */
-	if (token) {
-		explicit_bzero(token, strlen(token));
-		free(token);
+	if (j->token) {
+		explicit_bzero(j->token, strlen(j->token));
+		free(j->token);
 	}
 	bv_secret_token_drop(); /* not used (--no-token, --output alone) */
-	free(real), free(target), free(source), free(tmp_out), free(location);
-	return rc == 0 ? 0 : bv_exit_code(rc);
+	free(j->real), free(j->target), free(j->source), free(j->tmp_out);
+	free(j);
+	return code;
 }

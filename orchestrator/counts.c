@@ -138,130 +138,169 @@ static int fn_cmp(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : strcmp(((const bv_fn_count *)a)->name, ((const bv_fn_count *)b)->name);
 }
 
+/* What bv_callgrind_parse knows so far, line by line. */
+typedef struct cg_state {
+	int map[BV_EV_COUNT * 2]; /* the events line: each column's event, -1 for one not counted */
+	size_t nmap;
+	int have_events, have_total, skip_next; /* have_total: 1 totals, 2 summary */
+	names nm;
+	bv_fn_count *fns;
+	size_t nfns, cap;
+	long cur; /* the current function's slot in fns */
+	double summary[BV_EV_COUNT], totals[BV_EV_COUNT], sum_ir;
+} cg_state;
+
+/* "events: Ir Dr ...": the names, in the order the cost lines give them. */
+static void cg_events(cg_state *st, const char *q, const char *le)
+{
+	st->nmap = 0;
+	while (q < le && st->nmap < BV_EV_COUNT * 2) {
+		while (q < le && *q == ' ')
+			q++;
+		const char *w = q;
+		while (q < le && *q != ' ')
+			q++;
+		if (q == w)
+			break;
+		int at = -1;
+		for (int k = 0; k < BV_EV_COUNT; k++)
+			if (strlen(bv_count_event_names[k]) == (size_t)(q - w) &&
+			    !strncmp(w, bv_count_event_names[k], (size_t)(q - w)))
+				at = k;
+		st->map[st->nmap++] = at;
+	}
+	st->have_events = st->nmap > 0 && st->map[0] == BV_EV_IR;
+}
+
+/* "fn=NAME" (or a compressed name): the function the next cost lines are
+ * of, a slot of its own the first time (at most 100000 of them). */
+static void cg_function(cg_state *st, const char *s, size_t n)
+{
+	const char *name = name_of(&st->nm, s, n);
+	char *own = NULL;
+	if (!name) {
+		own = bv_xmalloc(n + 1);
+		memcpy(own, s, n);
+		own[n] = '\0';
+		name = own;
+	}
+	st->cur = -1;
+	for (size_t i = 0; i < st->nfns && st->cur < 0; i++)
+		if (!strcmp(st->fns[i].name, name))
+			st->cur = (long)i;
+	if (st->cur < 0 && st->nfns < 100000) {
+		if (st->nfns == st->cap) {
+			st->cap = st->cap ? 2 * st->cap : 64;
+			st->fns = bv_xrealloc(st->fns, st->cap * sizeof(*st->fns));
+		}
+		st->fns[st->nfns] = (bv_fn_count){bv_strdup(name), 0};
+		st->cur = (long)st->nfns++;
+	}
+	free(own);
+	st->skip_next = 0;
+}
+
+/* A cost line: the position first, then the costs, counted to the
+ * current function unless it is a call's inclusive cost. */
+static int cg_cost(cg_state *st, const char *p, const char *le, char *why, size_t whylen)
+{
+	int rc = 0;
+	if (!st->have_events) {
+		snprintf(why, whylen, "a cost line before the events line");
+		rc = -1;
+	} else {
+		const char *q = p;
+		while (q < le && *q != ' ')
+			q++;
+		double add[BV_EV_COUNT] = {0};
+		if (!costs(q, le, st->map, st->nmap, add)) {
+			snprintf(why, whylen, "a cost line that is not numbers");
+			rc = -1;
+		} else if (!st->skip_next && st->cur >= 0) {
+			st->fns[st->cur].ir += add[BV_EV_IR];
+			st->sum_ir += add[BV_EV_IR];
+		}
+	}
+	st->skip_next = 0;
+	return rc;
+}
+
+/* One line of the file, by its kind; the ones not named are skipped. */
+static int cg_line(cg_state *st, const char *p, const char *le, char *why, size_t whylen)
+{
+	size_t n = (size_t)(le - p);
+	if (n >= 7 && !strncmp(p, "events:", 7))
+		cg_events(st, p + 7, le);
+	else if (n >= 8 && (!strncmp(p, "summary:", 8) || !strncmp(p, "totals:", 7))) {
+		int is_summary = p[0] == 's';
+		const char *q = p + (is_summary ? 8 : 7);
+		st->have_total |= is_summary ? 2 : 1;
+		double *into = is_summary ? st->summary : st->totals;
+		if (!st->have_events || !costs(q, le, st->map, st->nmap, into)) {
+			snprintf(why, whylen, "a %s line that is not %s", is_summary ? "summary" : "totals",
+				 st->have_events ? "numbers" : "after the events line");
+			return -1;
+		}
+	} else if (n >= 3 && !strncmp(p, "fn=", 3))
+		cg_function(st, p + 3, n - 3);
+	else if (n >= 4 && (!strncmp(p, "cfn=", 4) || !strncmp(p, "cfi=", 4) || !strncmp(p, "cfl=", 4))) {
+		if (p[1] == 'f' && p[2] == 'n')
+			name_of(&st->nm, p + 4, n - 4); /* a compressed name may be defined here first */
+	} else if (n >= 6 && !strncmp(p, "calls=", 6))
+		st->skip_next = 1; /* the next cost line is the call's inclusive cost */
+	else if (n > 0 && (p[0] == '+' || p[0] == '-' || p[0] == '*' || (p[0] >= '0' && p[0] <= '9')))
+		return cg_cost(st, p, le, why, whylen);
+	return 0;
+}
+
+/* The parse's result into c: summary, every event of the run (the
+ * collected part); totals where there is no summary; else the functions'
+ * sum; and the max_fns functions with the most instructions, the others
+ * freed. */
+static void cg_result(cg_state *st, size_t max_fns, bv_count *c)
+{
+	const double *src = st->have_total & 2 ? st->summary : st->have_total & 1 ? st->totals : NULL;
+	if (src)
+		memcpy(c->ev, src, sizeof(c->ev));
+	else
+		c->ev[BV_EV_IR] = st->sum_ir;
+	if (st->nfns) /* qsort takes no NULL, even for 0 elements */
+		qsort(st->fns, st->nfns, sizeof(*st->fns), fn_cmp);
+	size_t keep = 0;
+	for (size_t i = 0; i < st->nfns; i++) {
+		if (keep < max_fns && st->fns[i].ir > 0)
+			st->fns[keep++] = st->fns[i];
+		else
+			free(st->fns[i].name);
+	}
+	c->fns = st->fns, c->nfns = keep;
+	st->fns = NULL;
+}
+
 int bv_callgrind_parse(const char *text, size_t len, size_t max_fns, bv_count *c, char *why, size_t whylen)
 {
-	int map[BV_EV_COUNT * 2];
-	size_t nmap = 0;
-	int have_events = 0, have_total = 0, skip_next = 0;
-	names nm = {NULL, 0};
-	bv_fn_count *fns = NULL;
-	size_t nfns = 0, cap = 0;
-	long cur = -1; /* the current function's slot in fns */
-	double summary[BV_EV_COUNT] = {0}, totals[BV_EV_COUNT] = {0}, sum_ir = 0;
+	cg_state *st = bv_xcalloc(1, sizeof(*st));
+	st->cur = -1;
 	int rc = 0;
 	memset(c->ev, 0, sizeof(c->ev));
 	for (const char *p = text, *end = text + len; p < end && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		size_t n = (size_t)(le - p);
-		if (n >= 7 && !strncmp(p, "events:", 7)) {
-			/* the names, in the order the cost lines give them */
-			nmap = 0;
-			for (const char *q = p + 7; q < le && nmap < BV_EV_COUNT * 2;) {
-				while (q < le && *q == ' ')
-					q++;
-				const char *w = q;
-				while (q < le && *q != ' ')
-					q++;
-				if (q == w)
-					break;
-				int at = -1;
-				for (int k = 0; k < BV_EV_COUNT; k++)
-					if (strlen(bv_count_event_names[k]) == (size_t)(q - w) &&
-					    !strncmp(w, bv_count_event_names[k], (size_t)(q - w)))
-						at = k;
-				map[nmap++] = at;
-			}
-			have_events = nmap > 0 && map[0] == BV_EV_IR;
-		} else if (n >= 8 && (!strncmp(p, "summary:", 8) || !strncmp(p, "totals:", 7))) {
-			int is_summary = p[0] == 's';
-			const char *q = p + (is_summary ? 8 : 7);
-			if (!have_events || !costs(q, le, map, nmap, is_summary ? summary : totals)) {
-				snprintf(why, whylen, "a %s line that is not %s", is_summary ? "summary" : "totals",
-					 have_events ? "numbers" : "after the events line");
-				rc = -1;
-			}
-			have_total |= is_summary ? 2 : 1;
-		} else if (n >= 3 && !strncmp(p, "fn=", 3)) {
-			const char *name = name_of(&nm, p + 3, n - 3);
-			char *own = NULL;
-			if (!name) {
-				own = bv_xmalloc(n - 2);
-				memcpy(own, p + 3, n - 3);
-				own[n - 3] = '\0';
-				name = own;
-			}
-			cur = -1;
-			for (size_t i = 0; i < nfns && cur < 0; i++)
-				if (!strcmp(fns[i].name, name))
-					cur = (long)i;
-			if (cur < 0 && nfns < 100000) {
-				if (nfns == cap) {
-					cap = cap ? 2 * cap : 64;
-					fns = bv_xrealloc(fns, cap * sizeof(*fns));
-				}
-				fns[nfns] = (bv_fn_count){bv_strdup(name), 0};
-				cur = (long)nfns++;
-			}
-			free(own);
-			skip_next = 0;
-		} else if (n >= 4 && (!strncmp(p, "cfn=", 4) || !strncmp(p, "cfi=", 4) || !strncmp(p, "cfl=", 4))) {
-			if (p[1] == 'f' && p[2] == 'n')
-				name_of(&nm, p + 4, n - 4); /* a compressed name may be defined here first */
-		} else if (n >= 6 && !strncmp(p, "calls=", 6)) {
-			skip_next = 1; /* the next cost line is the call's inclusive cost */
-		} else if (n > 0 && (p[0] == '+' || p[0] == '-' || p[0] == '*' || (p[0] >= '0' && p[0] <= '9'))) {
-			if (!have_events) {
-				snprintf(why, whylen, "a cost line before the events line");
-				rc = -1;
-			} else {
-				/* the position first, then the costs */
-				const char *q = p;
-				while (q < le && *q != ' ')
-					q++;
-				double add[BV_EV_COUNT] = {0};
-				if (!costs(q, le, map, nmap, add)) {
-					snprintf(why, whylen, "a cost line that is not numbers");
-					rc = -1;
-				} else if (!skip_next && cur >= 0) {
-					fns[cur].ir += add[BV_EV_IR];
-					sum_ir += add[BV_EV_IR];
-				}
-			}
-			skip_next = 0;
-		}
+		rc = cg_line(st, p, nl ? nl : end, why, whylen);
 		p = nl ? nl + 1 : end;
 	}
-	if (rc == 0 && !have_events) {
+	if (rc == 0 && !st->have_events) {
 		snprintf(why, whylen, "no events line: not a callgrind file");
 		rc = -1;
 	}
-	if (rc == 0) {
-		/* summary: every event of the run (the collected part); totals
-		 * where there is no summary; else the functions' sum */
-		const double *src = have_total & 2 ? summary : have_total & 1 ? totals : NULL;
-		if (src)
-			memcpy(c->ev, src, sizeof(c->ev));
-		else
-			c->ev[BV_EV_IR] = sum_ir;
-		if (nfns) /* qsort takes no NULL, even for 0 elements */
-			qsort(fns, nfns, sizeof(*fns), fn_cmp);
-		size_t keep = 0;
-		for (size_t i = 0; i < nfns; i++) {
-			if (keep < max_fns && fns[i].ir > 0)
-				fns[keep++] = fns[i];
-			else
-				free(fns[i].name);
-		}
-		c->fns = fns, c->nfns = keep;
-		fns = NULL;
-	}
-	for (size_t i = 0; fns && i < nfns; i++)
-		free(fns[i].name);
-	free(fns);
-	for (size_t i = 0; i < nm.n; i++)
-		free(nm.v[i]);
-	free(nm.v);
+	if (rc == 0)
+		cg_result(st, max_fns, c);
+	for (size_t i = 0; st->fns && i < st->nfns; i++)
+		free(st->fns[i].name);
+	free(st->fns);
+	for (size_t i = 0; i < st->nm.n; i++)
+		free(st->nm.v[i]);
+	free(st->nm.v);
+	free(st);
 	return rc;
 }
 
@@ -508,6 +547,103 @@ static char *cache_path(const job *j, const char *ext)
 	return bv_asprintf("%s/counts/%s/%s.%s", bv_cache_dir(), j->key, j->id, ext);
 }
 
+/* bv-runner --count for the job's one cell under callgrind, with the
+ * simulated caches of a fixed geometry (BV_COUNT_CACHES). */
+static void count_argv(const job *j, const char *valgrind, const char *plugin, const char *size,
+		       bv_strv *argv)
+{
+	bv_strv_push(argv, valgrind);
+	bv_strv_push(argv, "--tool=callgrind");
+	bv_strv_pushf(argv, "--callgrind-out-file=%s/callgrind.out", j->dir);
+	bv_strv_pushf(argv, "--log-file=%s/valgrind.log", j->dir);
+	/* nothing simulated before bv-runner asks (CALLGRIND_START_INSTRUMENTATION
+	 * before its warm call): loading, setup and making the inputs run at
+	 * full speed, 2.5x less time for a 1M-element exp */
+	bv_strv_push(argv, "--instr-atstart=no");
+	bv_strv_push(argv, "--collect-atstart=no");
+	bv_strv_push(argv, "--cache-sim=yes");
+	bv_strv_push(argv, "--branch-sim=yes");
+	const char *caches[] = {BV_COUNT_CACHES};
+	for (size_t i = 0; i < sizeof(caches) / sizeof(*caches); i++)
+		bv_strv_push(argv, caches[i]);
+	bv_strv_pushf(argv, "%s/bv-runner", bv_libexec());
+	bv_strv_push(argv, "--count");
+	bv_strv_push(argv, "--out");
+	bv_strv_pushf(argv, "%s/count.json", j->dir);
+	bv_strv_push(argv, "--threads");
+	bv_strv_push(argv, "1");
+	if (count_isa(j->timed)) {
+		bv_strv_push(argv, "--simd-isa");
+		bv_strv_push(argv, count_isa(j->timed));
+	}
+	if (bv_ops_file_hash()) {
+		bv_strv_push(argv, "--ops-file");
+		bv_strv_push(argv, bv_ops_file_path());
+		bv_strv_push(argv, "--ops-hash");
+		bv_strv_push(argv, bv_ops_file_hash());
+	}
+	/* The same for a project suite's description (suite.h): its group
+	 * is registered after the catalog's and the ops file's. */
+	bv_suite_runner_args(argv);
+	const char *lists[][2] = {{"--benches", j->bench}, {"--ops", j->op}, {"--backends", j->backend},
+				  {"--sizes", size}};
+	for (size_t i = 0; i < 4; i++)
+		bv_strv_push(argv, lists[i][0]), bv_strv_push(argv, lists[i][1]);
+	bv_strv_push(argv, "--only");
+	bv_strv_push(argv, "0");
+	bv_strv_pushf(argv, "%s=%s", j->c.label, plugin);
+
+}
+
+/* The runner's environment: the library under test learns no secret
+ * (bv_child_environ), and one thread, as the count says.  The strings
+ * are env's (freed by the caller after the array). */
+static char **count_environ(char **env)
+{
+	size_t ne = 0;
+	while (env[ne])
+		ne++;
+	char **env2 = bv_xcalloc(ne + 4, sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (strncmp(env[i], "OPENBLAS_NUM_THREADS=", 21) && strncmp(env[i], "OMP_NUM_THREADS=", 16) &&
+		    strncmp(env[i], "LD_BIND_NOW=", 12))
+			env2[k++] = env[i];
+	env2[k++] = "OPENBLAS_NUM_THREADS=1";
+	env2[k++] = "OMP_NUM_THREADS=1";
+	/* every symbol bound at load: no lazy binding inside a counted call
+	 * (a large cell's counted call is its first: bv-runner --count) */
+	env2[k++] = "LD_BIND_NOW=1";
+	return env2;
+}
+
+/* fork and exec, not posix_spawn: the child dies with us (PDEATHSIG
+ * survives the exec), so a count never outlives a killed bench-versions,
+ * whose deadline is the only one it has; and it leads a group of its
+ * own, killed whole when the count ends, with what the kernel started.
+ * Its output goes to log.  The child's pid, or -1 with errno. */
+static pid_t spawn_count(char **argv, char **env, const char *log)
+{
+	pid_t parent = getpid();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(127);
+		execvpe(argv[0], argv, env);
+		dprintf(2, "cannot start %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid > 0)
+		setpgid(pid, pid); /* as the child does: whichever runs first */
+	return pid;
+}
+
 static int start(job *j, const char *valgrind, const char *tmp, double timeout_s)
 {
 	char size[32];
@@ -529,88 +665,12 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 		return 0;
 	}
 	bv_strv argv = BV_STRV_INIT;
-	bv_strv_push(&argv, valgrind);
-	bv_strv_push(&argv, "--tool=callgrind");
-	bv_strv_pushf(&argv, "--callgrind-out-file=%s/callgrind.out", j->dir);
-	bv_strv_pushf(&argv, "--log-file=%s/valgrind.log", j->dir);
-	/* nothing simulated before bv-runner asks (CALLGRIND_START_INSTRUMENTATION
-	 * before its warm call): loading, setup and making the inputs run at
-	 * full speed, 2.5x less time for a 1M-element exp */
-	bv_strv_push(&argv, "--instr-atstart=no");
-	bv_strv_push(&argv, "--collect-atstart=no");
-	bv_strv_push(&argv, "--cache-sim=yes");
-	bv_strv_push(&argv, "--branch-sim=yes");
-	const char *caches[] = {BV_COUNT_CACHES};
-	for (size_t i = 0; i < sizeof(caches) / sizeof(*caches); i++)
-		bv_strv_push(&argv, caches[i]);
-	bv_strv_pushf(&argv, "%s/bv-runner", bv_libexec());
-	bv_strv_push(&argv, "--count");
-	bv_strv_push(&argv, "--out");
-	bv_strv_pushf(&argv, "%s/count.json", j->dir);
-	bv_strv_push(&argv, "--threads");
-	bv_strv_push(&argv, "1");
-	if (count_isa(j->timed)) {
-		bv_strv_push(&argv, "--simd-isa");
-		bv_strv_push(&argv, count_isa(j->timed));
-	}
-	if (bv_ops_file_hash()) {
-		bv_strv_push(&argv, "--ops-file");
-		bv_strv_push(&argv, bv_ops_file_path());
-		bv_strv_push(&argv, "--ops-hash");
-		bv_strv_push(&argv, bv_ops_file_hash());
-	}
-	/* The same for a project suite's description (suite.h): its group
-	 * is registered after the catalog's and the ops file's. */
-	bv_suite_runner_args(&argv);
-	const char *lists[][2] = {{"--benches", j->bench}, {"--ops", j->op}, {"--backends", j->backend},
-				  {"--sizes", size}};
-	for (size_t i = 0; i < 4; i++)
-		bv_strv_push(&argv, lists[i][0]), bv_strv_push(&argv, lists[i][1]);
-	bv_strv_push(&argv, "--only");
-	bv_strv_push(&argv, "0");
-	bv_strv_pushf(&argv, "%s=%s", j->c.label, plugin);
-
+	count_argv(j, valgrind, plugin, size, &argv);
 	char *log = bv_asprintf("%s/output.log", j->dir);
-	/* The runner's environment: the library under test learns no secret,
-	 * and one thread, as the count says. */
 	char **env = bv_child_environ(environ, BV_ENV_RUNNER);
-	size_t ne = 0;
-	while (env[ne])
-		ne++;
-	char **env2 = bv_xcalloc(ne + 4, sizeof(char *));
-	size_t k = 0;
-	for (size_t i = 0; i < ne; i++)
-		if (strncmp(env[i], "OPENBLAS_NUM_THREADS=", 21) && strncmp(env[i], "OMP_NUM_THREADS=", 16) &&
-		    strncmp(env[i], "LD_BIND_NOW=", 12))
-			env2[k++] = env[i];
-	env2[k++] = "OPENBLAS_NUM_THREADS=1";
-	env2[k++] = "OMP_NUM_THREADS=1";
-	/* every symbol bound at load: no lazy binding inside a counted call
-	 * (a large cell's counted call is its first: bv-runner --count) */
-	env2[k++] = "LD_BIND_NOW=1";
-	/* fork and exec, not posix_spawn: the child dies with us (PDEATHSIG
-	 * survives the exec), so a count never outlives a killed
-	 * bench-versions, whose deadline is the only one it has; and it
-	 * leads a group of its own, killed whole when the count ends, with
-	 * what the kernel started. */
-	pid_t parent = getpid();
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
-			_exit(127);
-		execvpe(argv.v[0], argv.v, env2);
-		dprintf(2, "cannot start %s: %s\n", argv.v[0], strerror(errno));
-		_exit(127);
-	}
+	char **env2 = count_environ(env);
+	pid_t pid = spawn_count(argv.v, env2, log);
 	int rc = pid < 0 ? errno : 0;
-	if (pid > 0)
-		setpgid(pid, pid); /* as the child does: whichever runs first */
 	j->pid = pid;
 	free(log);
 	free(env2), free(env);
@@ -988,33 +1048,65 @@ int bv_counts_make(const bv_count_req *reqs, size_t n, const char *results_dir, 
 	return rc;
 }
 
-int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts *o)
+/* What the run's counts.json already holds (an earlier explain of these
+ * logs: compare, or run's own before a resume); NULL, said, when it
+ * cannot be read. */
+static cJSON *counts_had(const char *path, const bv_counts_opts *o)
 {
-	if (o->which == BV_COUNTS_NONE || !results_dir)
-		return 0;
-	/* Counts are written into the run's counts/: a link there would carry
-	 * them out of the run (a run's raw/ did, issue 31), so it is refused
-	 * before anything is counted. */
-	char *cdir = bv_asprintf("%s/counts", results_dir);
-	int linked = o->measure && bv_exists(cdir) ? bv_mkdir_inside(results_dir, "counts") : 0;
-	free(cdir);
-	if (linked)
-		return linked;
-	/* What the run's counts.json already holds (an earlier explain of
-	 * these logs: compare, or run's own before a resume). */
-	char *path = bv_asprintf("%s/counts/counts.json", results_dir);
 	cJSON *have = NULL;
 	if (bv_exists(path) && bv_json_load(path, (size_t)64 << 20, &have) != 0) {
 		fprintf(stderr, "bench-versions: %s; %s\n", bv_error_last(),
 			o->measure ? "its counts are made again" : "its counts are not shown (--counts makes them again)");
 		have = NULL;
 	}
-	const cJSON *have_counts = cJSON_GetObjectItemCaseSensitive(have, "counts");
+	return have;
+}
+
+/* One side's job (version x of row r): its count from counts.json when
+ * there is one (state 2), none to show when not measuring (state 3), or
+ * one to make (state 0). */
+static void job_init(job *j, const bv_table *t, const bv_row *r, size_t x, const char *cell,
+		     const cJSON *have_counts, const bv_counts_opts *o)
+{
+	memset(j, 0, sizeof(*j));
+	j->c.label = bv_strdup(t->labels[x]);
+	j->c.cell = bv_strdup(cell);
+	j->c.status = bv_strdup("not run");
+	j->bench = r->bench, j->op = r->op, j->backend = r->backend, j->size = r->size;
+	j->key = t->meta ? t->meta[x].build_key : NULL;
+	j->timed = t->meta ? t->meta[x].simd_isa : NULL;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, have_counts)
+	{
+		const char *l = bv_json_str(e, "label"), *c = bv_json_str(e, "cell");
+		bv_count got;
+		if (l && c && !strcmp(l, j->c.label) && !strcmp(c, cell) && count_read(e, &got) == 0) {
+			bv_count_free(&j->c);
+			j->c = got;
+			j->state = 2;
+			break;
+		}
+	}
+	if (j->state == 0 && !o->measure) {
+		/* nothing to show: an older run, or one that counted
+		 * none (compare --counts counts it) */
+		j->state = 3;
+	} else if (j->state == 0 && !j->key) {
+		free(j->c.reason);
+		j->c.reason = bv_strdup("the log names no build key");
+		j->state = 2;
+	}
+}
+
+/* The jobs: both sides of every change to explain, each (label, cell)
+ * once, only where the cell ran; *n of them. */
+static job *collect_jobs(const bv_table *t, const bv_counts_opts *o, const cJSON *have_counts, size_t *n)
+{
 	job *js = NULL;
-	size_t n = 0, cap = 0;
-	/* The jobs: both sides of every change to explain. */
+	size_t cap = 0;
+	*n = 0;
 	for (size_t k = 0; k < t->nrows; k++) {
-		bv_row *r = &t->rows[k];
+		const bv_row *r = &t->rows[k];
 		char cell[512];
 		bv_row_key(r, cell, sizeof(cell));
 		for (size_t v = 0; v < t->nversions; v++) {
@@ -1023,70 +1115,52 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 			size_t sides[2] = {bv_table_base(t, v), v};
 			for (int s = 0; s < 2; s++) {
 				size_t x = sides[s];
-				if (find(js, n, t->labels[x], cell) || r->results[x].status != BV_ST_OK)
+				if (find(js, *n, t->labels[x], cell) || r->results[x].status != BV_ST_OK)
 					continue;
-				if (n == cap)
+				if (*n == cap)
 					js = bv_xrealloc(js, (cap = cap ? 2 * cap : 16) * sizeof(job));
-				job *j = &js[n++];
-				memset(j, 0, sizeof(*j));
-				j->c.label = bv_strdup(t->labels[x]);
-				j->c.cell = bv_strdup(cell);
-				j->c.status = bv_strdup("not run");
-				j->bench = r->bench, j->op = r->op, j->backend = r->backend, j->size = r->size;
-				j->key = t->meta ? t->meta[x].build_key : NULL;
-				j->timed = t->meta ? t->meta[x].simd_isa : NULL;
-				const cJSON *e;
-				cJSON_ArrayForEach(e, have_counts)
-				{
-					const char *l = bv_json_str(e, "label"), *c = bv_json_str(e, "cell");
-					bv_count got;
-					if (l && c && !strcmp(l, j->c.label) && !strcmp(c, cell) && count_read(e, &got) == 0) {
-						bv_count_free(&j->c);
-						j->c = got;
-						j->state = 2;
-						break;
-					}
-				}
-				if (j->state == 0 && !o->measure) {
-					/* nothing to show: an older run, or one that counted
-					 * none (compare --counts counts it) */
-					j->state = 3;
-				} else if (j->state == 0 && !j->key) {
-					free(j->c.reason);
-					j->c.reason = bv_strdup("the log names no build key");
-					j->state = 2;
-				}
+				job_init(&js[(*n)++], t, r, x, cell, have_counts, o);
 			}
 		}
 	}
-	cJSON_Delete(have);
-	char *vg_version = NULL;
-	size_t cached = 0, made = 0;
-	double t0 = now_s();
-	int rc = make_counts(js, n, results_dir, o, &vg_version, &cached, &made);
-	double took = now_s() - t0;
-	if (rc == 0 && n) {
-		/* The run's file: every count, made or found. */
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "schema", "bv-counts/1");
-		if (vg_version)
-			cJSON_AddStringToObject(doc, "valgrind", vg_version);
-		cJSON_AddStringToObject(doc, "caches", BV_COUNT_CACHES_TEXT);
-		cJSON *arr = cJSON_AddArrayToObject(doc, "counts");
-		for (size_t i = 0; i < n; i++)
-			if (js[i].state != 3)
-				cJSON_AddItemToArray(arr, count_json(&js[i].c));
-		if (o->measure)
-			rc = bv_mkdir_inside(results_dir, "counts");
-		if (rc == 0 && o->measure)
-			rc = bv_json_save(path, doc);
-		cJSON_Delete(doc);
-	}
-	/* Each explained change's comparison. */
-	size_t kinds[4] = {0}, counted = 0, changes = 0;
+	return js;
+}
+
+/* The run's file (path): every count, made or found. */
+static int write_counts(const job *js, size_t n, const char *vg_version, const char *results_dir,
+			const char *path, const bv_counts_opts *o)
+{
+	int rc = 0;
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", "bv-counts/1");
+	if (vg_version)
+		cJSON_AddStringToObject(doc, "valgrind", vg_version);
+	cJSON_AddStringToObject(doc, "caches", BV_COUNT_CACHES_TEXT);
+	cJSON *arr = cJSON_AddArrayToObject(doc, "counts");
+	for (size_t i = 0; i < n; i++)
+		if (js[i].state != 3)
+			cJSON_AddItemToArray(arr, count_json(&js[i].c));
+	if (o->measure)
+		rc = bv_mkdir_inside(results_dir, "counts");
+	if (rc == 0 && o->measure)
+		rc = bv_json_save(path, doc);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* What the comparisons found, for the table's counts line. */
+typedef struct counts_tally {
+	size_t kinds[4]; /* of the changes not same: code, data, placement, unknown */
+	size_t counted, changes;
+	const char *counted_isa; /* the simd ISA the counts ran on */
+} counts_tally;
+
+/* Each explained change's comparison (bv_change.why), from both sides'
+ * counts. */
+static void compare_changes(bv_table *t, const bv_counts_opts *o, job *js, size_t n, counts_tally *ty)
+{
 	const char *kind_names[] = {"code", "data", "placement", "unknown"};
-	const char *counted_isa = NULL;
-	for (size_t k = 0; rc == 0 && k < t->nrows; k++) {
+	for (size_t k = 0; k < t->nrows; k++) {
 		bv_row *r = &t->rows[k];
 		char cell[512];
 		bv_row_key(r, cell, sizeof(cell));
@@ -1101,7 +1175,7 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 			bv_count_cmp_free(ch->why);
 			ch->why = bv_count_compare(&jb->c, &jc->c, r->backend, t->meta ? t->meta[b].simd_isa : NULL,
 						   t->meta ? t->meta[v].simd_isa : NULL, t->meta ? t->meta[v].isa : NULL);
-			counted++;
+			ty->counted++;
 			/* "not the code" explains a change; beside `same` the counts
 			 * only say what they found */
 			int same = ch->valid && ch->verdict == BV_SAME;
@@ -1110,28 +1184,66 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 				ch->why->text = bv_strdup("same instructions and misses");
 			}
 			for (int i = 0; i < 4 && !same; i++)
-				kinds[i] += !strcmp(ch->why->kind, kind_names[i]);
-			changes += !same;
+				ty->kinds[i] += !strcmp(ch->why->kind, kind_names[i]);
+			ty->changes += !same;
 			if (!strcmp(r->backend, "simd") && jc->c.simd_isa)
-				counted_isa = jc->c.simd_isa;
+				ty->counted_isa = jc->c.simd_isa;
 		}
 	}
-	if (rc == 0 && counted) {
-		bv_buf b = BV_BUF_INIT;
-		bv_buf_printf(&b, "%zu %s counted by Valgrind, one call per side (%s%s%s)", counted,
-			      bv_plural((long long)counted, "cell", "cells"), vg_version ? vg_version : "from counts.json",
-			      counted_isa ? "; simd counted on " : "", counted_isa ? counted_isa : "");
-		if (changes)
-			bv_buf_printf(&b, "; of %zu not same: %zu the code, %zu the data's layout, %zu placement or "
-					  "machine, %zu not told",
-				      changes, kinds[0], kinds[1], kinds[2], kinds[3]);
-		if (made)
-			bv_buf_printf(&b, "; %zu %s made in %.0f s, %zu from the cache", made,
-				      bv_plural((long long)made, "count", "counts"), took, cached);
-		bv_buf_printf(&b, "; simulated caches %s; callgrind files in the run's counts/profiles/", BV_COUNT_CACHES_TEXT);
-		free(t->counts);
-		t->counts = bv_buf_detach(&b);
-	}
+}
+
+/* The table's counts line: how many cells, what the changes were, what
+ * was made and what came from the cache. */
+static void counts_line(bv_table *t, const counts_tally *ty, const char *vg_version, size_t made,
+			size_t cached, double took)
+{
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_printf(&b, "%zu %s counted by Valgrind, one call per side (%s%s%s)", ty->counted,
+		      bv_plural((long long)ty->counted, "cell", "cells"), vg_version ? vg_version : "from counts.json",
+		      ty->counted_isa ? "; simd counted on " : "", ty->counted_isa ? ty->counted_isa : "");
+	if (ty->changes)
+		bv_buf_printf(&b, "; of %zu not same: %zu the code, %zu the data's layout, %zu placement or "
+				  "machine, %zu not told",
+			      ty->changes, ty->kinds[0], ty->kinds[1], ty->kinds[2], ty->kinds[3]);
+	if (made)
+		bv_buf_printf(&b, "; %zu %s made in %.0f s, %zu from the cache", made,
+			      bv_plural((long long)made, "count", "counts"), took, cached);
+	bv_buf_printf(&b, "; simulated caches %s; callgrind files in the run's counts/profiles/",
+		      BV_COUNT_CACHES_TEXT);
+	free(t->counts);
+	t->counts = bv_buf_detach(&b);
+}
+
+int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts *o)
+{
+	if (o->which == BV_COUNTS_NONE || !results_dir)
+		return 0;
+	/* Counts are written into the run's counts/: a link there would carry
+	 * them out of the run (a run's raw/ did, issue 31), so it is refused
+	 * before anything is counted. */
+	char *cdir = bv_asprintf("%s/counts", results_dir);
+	int linked = o->measure && bv_exists(cdir) ? bv_mkdir_inside(results_dir, "counts") : 0;
+	free(cdir);
+	if (linked)
+		return linked;
+	char *path = bv_asprintf("%s/counts/counts.json", results_dir);
+	cJSON *have = counts_had(path, o);
+	size_t n = 0;
+	job *js = collect_jobs(t, o, cJSON_GetObjectItemCaseSensitive(have, "counts"), &n);
+	cJSON_Delete(have);
+	char *vg_version = NULL;
+	size_t cached = 0, made = 0;
+	double t0 = now_s();
+	int rc = make_counts(js, n, results_dir, o, &vg_version, &cached, &made);
+	double took = now_s() - t0;
+	if (rc == 0 && n)
+		rc = write_counts(js, n, vg_version, results_dir, path, o);
+	counts_tally ty;
+	memset(&ty, 0, sizeof(ty));
+	if (rc == 0)
+		compare_changes(t, o, js, n, &ty);
+	if (rc == 0 && ty.counted)
+		counts_line(t, &ty, vg_version, made, cached, took);
 	for (size_t i = 0; i < n; i++)
 		bv_count_free(&js[i].c);
 	free(js);

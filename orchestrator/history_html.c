@@ -173,10 +173,10 @@ static size_t nice_ticks(double a, double b, double *t, size_t max)
 	return n;
 }
 
-static void chart(FILE *out, const bv_history_html_view *v, const bv_history_html_cell *c)
+/* The y range: every finite value, and 1, with a little room; at least
+ * +-5 %.  The plot as wide as the versions ask, within its bounds. */
+static void chart_geom(const bv_history_html_view *v, const bv_history_html_cell *c, geom *g)
 {
-	geom g = {.nv = v->nv};
-	/* y: every finite value, and 1, with a little room; at least +-5 %. */
 	double lo = 0, hi = 0;
 	for (size_t j = 0; j < v->nv; j++) {
 		const double xs[3] = {c->chain[j], c->clo[j], c->chi[j]};
@@ -187,47 +187,48 @@ static void chart(FILE *out, const bv_history_html_view *v, const bv_history_htm
 			}
 	}
 	double pad = fmax((hi - lo) * 0.08, 0.01);
-	g.lo = fmin(lo - pad, log(0.95));
-	g.hi = fmax(hi + pad, log(1.05));
-	g.plot_w = (int)v->nv * 40;
-	if (g.plot_w < PLOT_W_MIN)
-		g.plot_w = PLOT_W_MIN;
-	if (g.plot_w > PLOT_W_MAX)
-		g.plot_w = PLOT_W_MAX;
-	g.step = v->nv > 1 ? (double)g.plot_w / (double)(v->nv - 1) : 0;
-	int w = LEFT + g.plot_w + RIGHT, hgt = TOP + PLOT_H + LABEL_H;
-	fprintf(out,
-	        "<svg class=\"timeline\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", w,
-	        hgt, w, hgt);
-	fputs("<title>", out), esc(out, c->key),
-	    fputs(": each version's time over the first's</title>\n", out);
+	g->lo = fmin(lo - pad, log(0.95));
+	g->hi = fmax(hi + pad, log(1.05));
+	g->plot_w = (int)v->nv * 40;
+	if (g->plot_w < PLOT_W_MIN)
+		g->plot_w = PLOT_W_MIN;
+	if (g->plot_w > PLOT_W_MAX)
+		g->plot_w = PLOT_W_MAX;
+	g->step = v->nv > 1 ? (double)g->plot_w / (double)(v->nv - 1) : 0;
+}
 
-	/* y ticks at round ratios: a 1-2-5 step over the range (0.9 1.0 1.1,
-	 * 1 1.5 2), or 1-2-5 ratios themselves when the range spans more than
-	 * a factor of ten. */
-	double a = exp(g.lo), b = exp(g.hi), ticks[16];
+/* y ticks at round ratios: a 1-2-5 step over the range (0.9 1.0 1.1,
+ * 1 1.5 2), or 1-2-5 ratios themselves when the range spans more than a
+ * factor of ten; then the line at 1 and the x axis. */
+static void y_axis(FILE *out, const geom *g)
+{
+	double a = exp(g->lo), b = exp(g->hi), ticks[16];
 	size_t nt = nice_ticks(a, b, ticks, 16);
 	for (size_t t = 0; t < nt; t++) {
-		double y = gy(&g, ticks[t]);
+		double y = gy(g, ticks[t]);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", LEFT, y,
-		        LEFT + g.plot_w, y);
+		        LEFT + g->plot_w, y);
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", LEFT - 6, y + 4,
 		        ticks[t]);
 	}
-	double y1 = gy(&g, 1.0);
+	double y1 = gy(g, 1.0);
 	fprintf(out, "<line class=\"one\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", LEFT, y1,
-	        LEFT + g.plot_w, y1);
+	        LEFT + g->plot_w, y1);
 	fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", LEFT, TOP + PLOT_H,
-	        LEFT + g.plot_w, TOP + PLOT_H);
+	        LEFT + g->plot_w, TOP + PLOT_H);
+}
 
-	/* change points under the data: a span for a gradual one, a marker at
-	 * the version where the level changed, its size above the plot. */
+/* Change points, under the data: a span for a gradual one, a marker at
+ * the version where the level changed, its size above the plot. */
+static void change_points(FILE *out, const bv_history_html_view *v, const bv_history_html_cell *c,
+			  const geom *g)
+{
 	for (size_t k = 0; k < c->ncps; k++) {
 		const bv_change_point *cp = &c->cps[k];
 		if (cp->last + 1 >= v->nv)
 			continue;
 		const char *dir = !strcmp(cp->direction, "faster") ? "faster" : "slower";
-		double xa = gx(&g, cp->first), xb = gx(&g, cp->last + 1);
+		double xa = gx(g, cp->first), xb = gx(g, cp->last + 1);
 		if (cp->last > cp->first)
 			fprintf(
 			    out,
@@ -237,15 +238,18 @@ static void chart(FILE *out, const bv_history_html_view *v, const bv_history_htm
 		change_words(cp, words, sizeof(words));
 		fprintf(out, "<line class=\"cp %s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", dir, xb,
 		        TOP - 4, xb, TOP + PLOT_H);
-		const char *anchor = xb > LEFT + g.plot_w - 60 ? "end" : xb < LEFT + 60 ? "start" : "middle";
+		const char *anchor = xb > LEFT + g->plot_w - 60 ? "end" : xb < LEFT + 60 ? "start" : "middle";
 		fprintf(out, "<text class=\"cpl %s\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s<title>", dir,
 		        xb, TOP - 6 - (int)(k % 2) * 14, anchor, words);
 		esc(out, c->lines[k]);
 		fputs("</title></text>\n", out);
 	}
+}
 
-	band(out, &g, c);
-	/* the chain, one polyline per run of finite values */
+/* The chain, one polyline per run of finite values, and a point per
+ * version with its value (and interval) as its title. */
+static void chain(FILE *out, const bv_history_html_view *v, const bv_history_html_cell *c, const geom *g)
+{
 	for (size_t j = 0; j < v->nv;) {
 		if (!ok(c->chain[j])) {
 			j++;
@@ -253,25 +257,28 @@ static void chart(FILE *out, const bv_history_html_view *v, const bv_history_htm
 		}
 		fputs("<polyline class=\"chain\" points=\"", out);
 		for (; j < v->nv && ok(c->chain[j]); j++)
-			fprintf(out, "%.1f,%.1f ", gx(&g, j), gy(&g, c->chain[j]));
+			fprintf(out, "%.1f,%.1f ", gx(g, j), gy(g, c->chain[j]));
 		fputs("\"/>\n", out);
 	}
 	for (size_t j = 0; j < v->nv; j++) {
 		if (!ok(c->chain[j]))
 			continue;
-		fprintf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>", gx(&g, j),
-		        gy(&g, c->chain[j]));
+		fprintf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>", gx(g, j),
+		        gy(g, c->chain[j]));
 		esc(out, v->titles[j]);
 		fprintf(out, ": %.3f", c->chain[j]);
 		if (ok(c->clo[j]) && ok(c->chi[j]))
 			fprintf(out, " [%.3f, %.3f]", c->clo[j], c->chi[j]);
 		fputs("</title></circle>\n", out);
 	}
+}
 
-	/* x labels, rotated; every k-th when the versions are close, and
-	 * always the ends and the versions of a change (a regular label too
-	 * close to one of those is left out, not drawn over it). */
-	size_t every = g.step >= STEP_MIN || v->nv < 2 ? 1 : (size_t)ceil(STEP_MIN / g.step);
+/* x labels, rotated; every k-th when the versions are close, and always
+ * the ends and the versions of a change (a regular label too close to one
+ * of those is left out, not drawn over it). */
+static void x_labels(FILE *out, const bv_history_html_view *v, const bv_history_html_cell *c, const geom *g)
+{
+	size_t every = g->step >= STEP_MIN || v->nv < 2 ? 1 : (size_t)ceil(STEP_MIN / g->step);
 	size_t near = every > 1 ? every - 1 : 0; /* versions closer than STEP_MIN */
 	for (size_t j = 0; j < v->nv; j++) {
 		int show = forced(v, c, j);
@@ -283,7 +290,7 @@ static void chart(FILE *out, const bv_history_html_view *v, const bv_history_htm
 		}
 		if (!show)
 			continue;
-		double x = gx(&g, j);
+		double x = gx(g, j);
 		int y = TOP + PLOT_H + 12;
 		fprintf(out,
 		        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-40 %.1f %d)\">", x,
@@ -291,6 +298,23 @@ static void chart(FILE *out, const bv_history_html_view *v, const bv_history_htm
 		esc_cut(out, v->labels[j], LABEL_CHARS);
 		fputs("<title>", out), esc(out, v->titles[j]), fputs("</title></text>\n", out);
 	}
+}
+
+static void chart(FILE *out, const bv_history_html_view *v, const bv_history_html_cell *c)
+{
+	geom g = {.nv = v->nv};
+	chart_geom(v, c, &g);
+	int w = LEFT + g.plot_w + RIGHT, hgt = TOP + PLOT_H + LABEL_H;
+	fprintf(out,
+	        "<svg class=\"timeline\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", w,
+	        hgt, w, hgt);
+	fputs("<title>", out), esc(out, c->key),
+	    fputs(": each version's time over the first's</title>\n", out);
+	y_axis(out, &g);
+	change_points(out, v, c, &g);
+	band(out, &g, c);
+	chain(out, v, c, &g);
+	x_labels(out, v, c, &g);
 	fputs("</svg>\n", out);
 }
 

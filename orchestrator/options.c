@@ -298,3 +298,37 @@ void bv_options_help(const bv_option *opts, FILE *out)
 	bv_strv_free(&shown);
 	print_lines(out, "--help", "this usage", col);
 }
+
+/* ---- after parsing --------------------------------------------------- */
+
+int bv_options_done(int rc, int missing, const char *who, const char *cmd, bv_usage_fn *usage,
+		    const bv_option *opts)
+{
+	if (rc == 1) {
+		usage(stdout, opts);
+		return BV_EXIT_OK;
+	}
+	if (rc) {
+		fprintf(stderr, "%s: %s (see bench-versions %s --help)\n", who, bv_error_last(), cmd);
+		return BV_EXIT_USAGE;
+	}
+	if (missing) {
+		usage(stderr, opts);
+		return BV_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int bv_options_exclusive(const char *a, int a_given, const char *b, int b_given, const char *why)
+{
+	if (a_given && b_given)
+		return bv_fail(BV_EINPUT, "%s with %s: %s", a, b, why);
+	return 0;
+}
+
+int bv_options_requires(const char *a, int a_given, const char *b, int b_given, const char *why)
+{
+	if (!a_given || b_given)
+		return 0;
+	return why ? bv_fail(BV_EINPUT, "%s is for %s (%s)", a, b, why) : bv_fail(BV_EINPUT, "%s is for %s", a, b);
+}

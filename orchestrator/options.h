@@ -129,6 +129,33 @@ int bv_option_set(const bv_option *o, const char *value);
  * --help at the end. */
 void bv_options_help(const bv_option *opts, FILE *out);
 
+/* A command's usage text: its lines, then bv_options_help(opts, out). */
+typedef void bv_usage_fn(FILE *out, const bv_option *opts);
+
+/* What every command does once bv_options_parse (or a check of what it
+ * parsed) has returned rc, so that each says it alike:
+ *   rc 1 (--help): the usage on stdout; returns 0, the exit code;
+ *   rc an error: "WHO: MESSAGE (see bench-versions CMD --help)" on stderr;
+ *     returns BV_EXIT_USAGE (2);
+ *   rc 0 and missing (what the command cannot do without is not given,
+ *     e.g. no VERSION): the usage on stderr; returns BV_EXIT_USAGE;
+ *   else -1: the command goes on.
+ * who is what the message starts with ("bench-versions compare"; run's is
+ * "bench-versions"), cmd the command whose --help is named ("compare"). */
+int bv_options_done(int rc, int missing, const char *who, const char *cmd, bv_usage_fn *usage,
+		    const bv_option *opts);
+
+/* The rules between options, written once so that every command words
+ * them alike; each returns 0, or BV_EINPUT with the message set.
+ * a_given, b_given: whether each was given (a flag set, a string not NULL).
+ *
+ * bv_options_exclusive: a and b together are refused:
+ *   "A with B: WHY".
+ * bv_options_requires: a is only for use with b:
+ *   "A is for B (WHY)", or "A is for B" when why is NULL. */
+int bv_options_exclusive(const char *a, int a_given, const char *b, int b_given, const char *why);
+int bv_options_requires(const char *a, int a_given, const char *b, int b_given, const char *why);
+
 /* The conversions themselves (bv_parse_int, bv_parse_u64, bv_parse_double,
  * bv_parse_size, bv_parse_duration) are in harness/numbers.h, shared with
  * bv-runner. */

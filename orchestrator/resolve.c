@@ -661,104 +661,119 @@ static int known_cmp(const void *a, const void *b)
 	return bv_semver_cmp(&x, &y);
 }
 
+/* The release numbers in the history: one walk reading VERSION blobs
+ * (not a resolve per commit); the first commit with each value is the
+ * release, as first_commit_with_version would find it. */
+static void releases_in_history(bv_repo *r, known_list *l)
+{
+	char *path = bv_asprintf("%s%sVERSION", r->prefix, *r->prefix ? "/" : "");
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	if (git_revwalk_new(&walk, r->repo) == 0 && git_revwalk_push_head(walk) == 0) {
+		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+		while (git_revwalk_next(&oid, walk) == 0) {
+			git_commit *c = NULL;
+			git_tree *t = NULL;
+			git_tree_entry *e = NULL;
+			git_blob *b = NULL;
+			if (git_commit_lookup(&c, r->repo, &oid) == 0 && git_commit_tree(&t, c) == 0 &&
+			    git_tree_entry_bypath(&e, t, path) == 0 &&
+			    git_blob_lookup(&b, r->repo, git_tree_entry_id(e)) == 0) {
+				size_t len = (size_t)git_blob_rawsize(b);
+				const char *s = git_blob_rawcontent(b);
+				while (len && isspace((unsigned char)s[len - 1]))
+					len--;
+				char number[65];
+				if (len < sizeof(number)) {
+					memcpy(number, s, len);
+					number[len] = '\0';
+					bv_known_release *k = is_release_number(number) ? known_slot(l, number) : NULL;
+					if (k && !k->source) {
+						k->source = bv_asprintf("first commit whose %s reads it", path);
+						git_oid_tostr(k->id, sizeof(k->id), &oid);
+					}
+				}
+			}
+			git_blob_free(b);
+			git_tree_entry_free(e);
+			git_tree_free(t);
+			git_commit_free(c);
+		}
+	}
+	git_revwalk_free(walk);
+	free(path);
+}
+
+/* The release tags.  Tags come first when resolving, so they replace the
+ * history's commit; vX.Y.Z is tried before X.Y.Z, so it wins over it. */
+static void releases_in_tags(bv_repo *r, known_list *l)
+{
+	git_strarray tags = {0};
+	if (git_tag_list(&tags, r->repo) == 0) {
+		for (size_t i = 0; i < tags.count; i++) {
+			const char *number = tag_number(tags.strings[i]);
+			git_object *obj = NULL;
+			git_commit *c = NULL;
+			char *spec = bv_asprintf("refs/tags/%s", tags.strings[i]);
+			if (number && git_revparse_single(&obj, r->repo, spec) == 0 &&
+			    git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT) == 0) {
+				bv_known_release *k = known_slot(l, number);
+				if (!k->source || strncmp(k->source, "tag v", 5) != 0) {
+					free(k->source);
+					char *shown = bv_escape(tags.strings[i]); /* the repository's name */
+					k->source = bv_asprintf("tag %s", shown);
+					free(shown);
+					git_oid_tostr(k->id, sizeof(k->id), git_commit_id(c));
+				}
+			}
+			git_commit_free(c);
+			git_object_free(obj);
+			free(spec);
+		}
+		git_strarray_dispose(&tags);
+	}
+}
+
+/* The releases of the index KERNEL_RELEASES names (loaded once), tried
+ * after tags, before the history. */
+static int releases_in_index(bv_repo *r, const char *url, known_list *l)
+{
+	if (!r->index_loaded) {
+		int rc = bv_release_index_load(url, &r->index);
+		if (rc)
+			return rc;
+		r->index_loaded = 1;
+	}
+	for (size_t i = 0; i < r->index.n; i++) {
+		const bv_release *rel = &r->index.releases[i];
+		bv_known_release *k = known_slot(l, rel->version);
+		if (k->source && !strncmp(k->source, "tag ", 4))
+			continue;
+		free(k->source);
+		k->source = bv_asprintf("release index %s", r->index.source);
+		snprintf(k->id, sizeof(k->id), "sha256 %.64s", rel->sha256);
+	}
+	return 0;
+}
+
 int bv_releases_in_reach(bv_repo *r, int with_index, bv_known_release **out, size_t *n)
 {
 	known_list l = {0};
 	*out = NULL;
 	*n = 0;
-	if (r->repo && !r->project->builtin) {
-		int rc = project_releases(r, &l);
-		if (rc) {
-			bv_known_releases_free(l.v, l.n);
-			return rc;
-		}
-	} else if (r->repo) {
-		/* History: one walk reading VERSION blobs (not a resolve per
-		 * commit); the first commit with each value is the release, as
-		 * first_commit_with_version would find it. */
-		char *path = bv_asprintf("%s%sVERSION", r->prefix, *r->prefix ? "/" : "");
-		git_revwalk *walk = NULL;
-		git_oid oid;
-		if (git_revwalk_new(&walk, r->repo) == 0 && git_revwalk_push_head(walk) == 0) {
-			git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-			while (git_revwalk_next(&oid, walk) == 0) {
-				git_commit *c = NULL;
-				git_tree *t = NULL;
-				git_tree_entry *e = NULL;
-				git_blob *b = NULL;
-				if (git_commit_lookup(&c, r->repo, &oid) == 0 && git_commit_tree(&t, c) == 0 &&
-				    git_tree_entry_bypath(&e, t, path) == 0 &&
-				    git_blob_lookup(&b, r->repo, git_tree_entry_id(e)) == 0) {
-					size_t len = (size_t)git_blob_rawsize(b);
-					const char *s = git_blob_rawcontent(b);
-					while (len && isspace((unsigned char)s[len - 1]))
-						len--;
-					char number[65];
-					if (len < sizeof(number)) {
-						memcpy(number, s, len);
-						number[len] = '\0';
-						bv_known_release *k = is_release_number(number) ? known_slot(&l, number) : NULL;
-						if (k && !k->source) {
-							k->source = bv_asprintf("first commit whose %s reads it", path);
-							git_oid_tostr(k->id, sizeof(k->id), &oid);
-						}
-					}
-				}
-				git_blob_free(b);
-				git_tree_entry_free(e);
-				git_tree_free(t);
-				git_commit_free(c);
-			}
-		}
-		git_revwalk_free(walk);
-		free(path);
-		/* Tags come first when resolving, so they replace the history's
-		 * commit; vX.Y.Z is tried before X.Y.Z, so it wins over it. */
-		git_strarray tags = {0};
-		if (git_tag_list(&tags, r->repo) == 0) {
-			for (size_t i = 0; i < tags.count; i++) {
-				const char *number = tag_number(tags.strings[i]);
-				git_object *obj = NULL;
-				git_commit *c = NULL;
-				char *spec = bv_asprintf("refs/tags/%s", tags.strings[i]);
-				if (number && git_revparse_single(&obj, r->repo, spec) == 0 &&
-				    git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT) == 0) {
-					bv_known_release *k = known_slot(&l, number);
-					if (!k->source || strncmp(k->source, "tag v", 5) != 0) {
-						free(k->source);
-						char *shown = bv_escape(tags.strings[i]); /* the repository's name */
-						k->source = bv_asprintf("tag %s", shown);
-						free(shown);
-						git_oid_tostr(k->id, sizeof(k->id), git_commit_id(c));
-					}
-				}
-				git_commit_free(c);
-				git_object_free(obj);
-				free(spec);
-			}
-			git_strarray_dispose(&tags);
-		}
+	int rc = 0;
+	if (r->repo && !r->project->builtin)
+		rc = project_releases(r, &l);
+	else if (r->repo) {
+		releases_in_history(r, &l);
+		releases_in_tags(r, &l);
 	}
 	const char *url = getenv("KERNEL_RELEASES");
-	if (with_index && url && *url) {
-		if (!r->index_loaded) {
-			int rc = bv_release_index_load(url, &r->index);
-			if (rc) {
-				bv_known_releases_free(l.v, l.n);
-				return rc;
-			}
-			r->index_loaded = 1;
-		}
-		/* The index is tried after tags, before the history. */
-		for (size_t i = 0; i < r->index.n; i++) {
-			const bv_release *rel = &r->index.releases[i];
-			bv_known_release *k = known_slot(&l, rel->version);
-			if (k->source && !strncmp(k->source, "tag ", 4))
-				continue;
-			free(k->source);
-			k->source = bv_asprintf("release index %s", r->index.source);
-			snprintf(k->id, sizeof(k->id), "sha256 %.64s", rel->sha256);
-		}
+	if (rc == 0 && with_index && url && *url)
+		rc = releases_in_index(r, url, &l);
+	if (rc) {
+		bv_known_releases_free(l.v, l.n);
+		return rc;
 	}
 	if (l.n > 1) /* qsort(NULL, 0, ...) is undefined (UBSan): none in reach */
 		qsort(l.v, l.n, sizeof(*l.v), known_cmp);
@@ -1047,6 +1062,141 @@ int bv_resolve_unknown(const char *name)
 	return *unknown_name && name && !strcmp(unknown_name, name);
 }
 
+/* Without a repository (none found, KERNEL_REPO unset): a release number
+ * from the release index, or nothing but 'local'. */
+static int resolve_without_repo(bv_repo *r, const char *name, bv_version *v)
+{
+	int found = 0, rc = 0;
+	char *pnum = r->project->builtin ? NULL : bv_project_pad(name, strlen(name));
+	if (!r->project->builtin && !pnum)
+		pnum = bv_project_tag_number(r->project, name);
+	const char *number = !r->project->builtin ? pnum : is_release_number(name) ? name : tag_number(name);
+	if (number)
+		rc = resolve_release(r, number, v, &found);
+	free(pnum);
+	if (rc || found)
+		return rc;
+	return bv_fail(BV_EINPUT,
+		       "cannot resolve '%s': %s; only 'local' is available (set KERNEL_REPO to a repository, or KERNEL_RELEASES to a release index)",
+		       name, r->where);
+}
+
+/* "no tag vX.Y.Z: release X.Y.Z, <the rule that found it>": vX.Y.Z
+ * without a tag or branch of that name is release X.Y.Z, and says so. */
+static void say_vform(const char *name, const char *number, bv_version *v)
+{
+	char *rule = bv_asprintf("no tag %s: release %s, %s", name, number, v->rule);
+	free(v->rule);
+	v->rule = rule;
+}
+
+/* A release number nothing knows: say which ones exist. */
+static int unknown_release(bv_repo *r, const char *name, const char *number)
+{
+	char *known = known_releases_near(r, number);
+	int rc = bv_fail(BV_EINPUT,
+			 "unknown release '%s': no tag v%s or %s, %sno commit from HEAD whose %s%sVERSION "
+			 "reads %s, in %s; %s%s%s",
+			 name, number, number, r->index_loaded ? "not in the release index, " : "", r->prefix,
+			 *r->prefix ? "/" : "", number, r->where,
+			 *known ? "known releases, closest first: " : "no releases in reach", known,
+			 git_repository_is_shallow(r->repo)
+				 ? " (a shallow clone: history before its oldest commit is missing; "
+				   "git fetch --unshallow)"
+				 : " (bench-versions list versions)");
+	free(known);
+	return rc;
+}
+
+/* A release number by the built-in rules, in order: a tag vX.Y.Z or
+ * X.Y.Z, the release index, the first commit whose VERSION reads it.
+ * *commit gets the commit, or stays NULL when the release index had it
+ * (*done: v is resolved) or nothing did: a branch named like a release
+ * still gets its chance as a revision, unless vX.Y.Z (vform), whose
+ * revision lookup already failed. */
+static int resolve_number(bv_repo *r, const char *name, const char *number, int vform, bv_version *v,
+			  git_commit **commit, int *done)
+{
+	git_object *obj = NULL;
+	const char *forms[] = {"refs/tags/v%s", "refs/tags/%s"};
+	for (int i = 0; i < 2 && !*commit; i++) {
+		char *spec = bv_asprintf(forms[i], number);
+		if (git_revparse_single(&obj, r->repo, spec) == 0 &&
+		    git_object_peel((git_object **)commit, obj, GIT_OBJECT_COMMIT) == 0)
+			v->rule = bv_asprintf("release tag %s", spec + strlen("refs/tags/"));
+		git_object_free(obj);
+		obj = NULL;
+		free(spec);
+	}
+	if (!*commit) {
+		int found = 0;
+		int rc = resolve_release(r, number, v, &found);
+		if (found && !rc && vform)
+			say_vform(name, number, v);
+		if (rc || found) {
+			*done = 1;
+			return rc;
+		}
+		if ((rc = first_commit_with_version(r, number, commit)) != 0)
+			return rc;
+		if (*commit)
+			v->rule = bv_asprintf("first commit whose %s%sVERSION reads %s", r->prefix,
+					      *r->prefix ? "/" : "", number);
+	}
+	if (*commit && vform)
+		say_vform(name, number, v);
+	if (!*commit) {
+		git_reference *ref = NULL;
+		int err = vform ? -1 : git_revparse_ext(&obj, &ref, r->repo, name);
+		git_reference_free(ref);
+		git_object_free(obj);
+		if (err != 0)
+			return unknown_release(r, name, number);
+	}
+	return 0;
+}
+
+/* Any git revision (branches, tags, commits, HEAD~3), with the rule that
+ * names what it was; an unknown one names the nearest refs. */
+static int resolve_revision(bv_repo *r, const char *name, bv_version *v, git_commit **commit)
+{
+	git_object *obj = NULL;
+	git_reference *ref = NULL;
+	int err = git_revparse_ext(&obj, &ref, r->repo, name);
+	if (err == 0 && git_object_peel((git_object **)commit, obj, GIT_OBJECT_COMMIT) == 0) {
+		if (ref && git_reference_is_branch(ref))
+			v->rule = bv_strdup("branch");
+		else if (ref && git_reference_is_tag(ref))
+			v->rule = bv_strdup("tag");
+		else if (strspn(name, "0123456789abcdef") == strlen(name))
+			v->rule = bv_strdup("commit");
+		else
+			v->rule = bv_strdup("git revision");
+	}
+	git_reference_free(ref);
+	git_object_free(obj);
+	if (*commit)
+		return 0;
+	int rc;
+	char *near = nearest_refs(r->repo, name);
+	if (err == GIT_EAMBIGUOUS)
+		rc = bv_fail(BV_EINPUT, "'%s' is ambiguous in %s: give more hex digits of the commit", name, r->where);
+	else {
+		if (strlen(name) < sizeof(unknown_name))
+			strcpy(unknown_name, name);
+		rc = bv_fail(BV_EINPUT,
+			     "unknown version '%s': tried 'local', a release tag or VERSION number, "
+			     "and a git revision in %s%s%s%s",
+			     name, r->where, *near ? "; nearest: " : "", near,
+			     git_repository_is_shallow(r->repo)
+				     ? " (a shallow clone: history before its oldest commit is missing; "
+				       "git fetch --unshallow)"
+				     : "");
+	}
+	free(near);
+	return rc;
+}
+
 int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -1054,52 +1204,27 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 	int rc = bv_version_name_check(name);
 	if (rc)
 		return rc;
+	git_commit *commit = NULL;
+	int done = 0;
 	v->name = bv_strdup(name);
 	v->label = make_label(name);
 	if (strcmp(name, "local") == 0) {
 		rc = resolve_local(r, v);
-		if (rc)
-			bv_version_free(v);
-		return rc;
+		goto cleanup;
 	}
 	if (!r->repo) {
-		int found = 0;
-		char *pnum = r->project->builtin ? NULL : bv_project_pad(name, strlen(name));
-		if (!r->project->builtin && !pnum)
-			pnum = bv_project_tag_number(r->project, name);
-		const char *number = !r->project->builtin ? pnum : is_release_number(name) ? name : tag_number(name);
-		if (number) {
-			rc = resolve_release(r, number, v, &found);
-			if (rc || found) {
-				if (rc)
-					bv_version_free(v);
-				free(pnum);
-				return rc;
-			}
-		}
-		free(pnum);
-		bv_version_free(v);
-		return bv_fail(BV_EINPUT,
-			       "cannot resolve '%s': %s; only 'local' is available (set KERNEL_REPO to a repository, or KERNEL_RELEASES to a release index)",
-			       name, r->where);
+		rc = resolve_without_repo(r, name, v);
+		goto cleanup;
 	}
-
-	git_object *obj = NULL;
-	git_commit *commit = NULL;
 	/* vX.Y.Z is how releases are usually written (the docs do): a tag or
 	 * branch of that very name wins, as any revision would; without one it
 	 * means release X.Y.Z, found by the rules below, and the rule says so. */
 	const char *number = r->project->builtin && is_release_number(name) ? name : NULL;
 	int vform = 0;
-	if (!r->project->builtin) {
-		int done = 0;
+	if (!r->project->builtin)
 		rc = project_resolve(r, name, v, &commit, &done);
-		if (rc || done) {
-			if (rc)
-				bv_version_free(v);
-			return rc;
-		}
-	} else if (!number && tag_number(name)) {
+	else if (!number && tag_number(name)) {
+		git_object *obj = NULL;
 		git_reference *ref = NULL;
 		if (git_revparse_ext(&obj, &ref, r->repo, name) != 0) {
 			number = tag_number(name);
@@ -1107,113 +1232,14 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 		}
 		git_reference_free(ref);
 		git_object_free(obj);
-		obj = NULL;
 	}
-	if (number) {
-		const char *forms[] = {"refs/tags/v%s", "refs/tags/%s"};
-		for (int i = 0; i < 2 && !commit; i++) {
-			char *spec = bv_asprintf(forms[i], number);
-			if (git_revparse_single(&obj, r->repo, spec) == 0 &&
-			    git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT) == 0)
-				v->rule = bv_asprintf("release tag %s", spec + strlen("refs/tags/"));
-			git_object_free(obj);
-			obj = NULL;
-			free(spec);
-		}
-		if (!commit) {
-			int found = 0;
-			rc = resolve_release(r, number, v, &found);
-			if (found && !rc && vform) {
-				char *rule = bv_asprintf("no tag %s: release %s, %s", name, number, v->rule);
-				free(v->rule);
-				v->rule = rule;
-			}
-			if (rc || found) {
-				if (rc)
-					bv_version_free(v);
-				return rc;
-			}
-			rc = first_commit_with_version(r, number, &commit);
-			if (rc) {
-				bv_version_free(v);
-				return rc;
-			}
-			if (commit)
-				v->rule = bv_asprintf("first commit whose %s%sVERSION reads %s", r->prefix,
-						      *r->prefix ? "/" : "", number);
-		}
-		if (commit && vform) {
-			char *rule = bv_asprintf("no tag %s: release %s, %s", name, number, v->rule);
-			free(v->rule);
-			v->rule = rule;
-		}
-		/* A release number nothing knows: say which ones exist (a branch
-		 * named like one still gets its chance below, unless vX.Y.Z, whose
-		 * revision lookup already failed). */
-		if (!commit) {
-			git_reference *ref = NULL;
-			int err = vform ? -1 : git_revparse_ext(&obj, &ref, r->repo, name);
-			git_reference_free(ref);
-			git_object_free(obj);
-			obj = NULL;
-			if (err != 0) {
-				char *known = known_releases_near(r, number);
-				rc = bv_fail(BV_EINPUT,
-					     "unknown release '%s': no tag v%s or %s, %sno commit from HEAD whose %s%sVERSION "
-					     "reads %s, in %s; %s%s%s",
-					     name, number, number,
-					     r->index_loaded ? "not in the release index, " : "", r->prefix,
-					     *r->prefix ? "/" : "", number, r->where,
-					     *known ? "known releases, closest first: " : "no releases in reach",
-					     known,
-					     git_repository_is_shallow(r->repo)
-						     ? " (a shallow clone: history before its oldest commit is missing; "
-						       "git fetch --unshallow)"
-						     : " (bench-versions list versions)");
-				free(known);
-				bv_version_free(v);
-				return rc;
-			}
-		}
-	}
-	if (!commit) {
-		git_reference *ref = NULL;
-		int err = git_revparse_ext(&obj, &ref, r->repo, name);
-		if (err == 0 && git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT) == 0) {
-			if (ref && git_reference_is_branch(ref))
-				v->rule = bv_strdup("branch");
-			else if (ref && git_reference_is_tag(ref))
-				v->rule = bv_strdup("tag");
-			else if (strspn(name, "0123456789abcdef") == strlen(name))
-				v->rule = bv_strdup("commit");
-			else
-				v->rule = bv_strdup("git revision");
-		}
-		git_reference_free(ref);
-		git_object_free(obj);
-		if (!commit) {
-			char *near = nearest_refs(r->repo, name);
-			if (err == GIT_EAMBIGUOUS)
-				rc = bv_fail(BV_EINPUT, "'%s' is ambiguous in %s: give more hex digits of the commit",
-					     name, r->where);
-			else {
-				if (strlen(name) < sizeof(unknown_name))
-					strcpy(unknown_name, name);
-				rc = bv_fail(BV_EINPUT,
-					     "unknown version '%s': tried 'local', a release tag or VERSION number, "
-					     "and a git revision in %s%s%s%s",
-					     name, r->where, *near ? "; nearest: " : "", near,
-					     git_repository_is_shallow(r->repo)
-						     ? " (a shallow clone: history before its oldest commit is missing; "
-						       "git fetch --unshallow)"
-						     : "");
-			}
-			free(near);
-			bv_version_free(v);
-			return rc;
-		}
-	}
-	rc = from_commit(r, commit, v);
+	if (rc == 0 && !done && number)
+		rc = resolve_number(r, name, number, vform, v, &commit, &done);
+	if (rc == 0 && !done && !commit)
+		rc = resolve_revision(r, name, v, &commit);
+	if (rc == 0 && !done)
+		rc = from_commit(r, commit, v);
+cleanup:
 	git_commit_free(commit);
 	if (rc)
 		bv_version_free(v);

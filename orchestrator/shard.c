@@ -571,129 +571,156 @@ static size_t find_key(const char **keys, const size_t *byname, size_t n, const 
 	return n;
 }
 
+/* One version's join in progress: the plan's cells, where each was
+ * found, and what the shards' run blocks add up to. */
+typedef struct join_state {
+	size_t ncells;
+	const char **keys;  /* the plan's cells, in its order */
+	size_t *byname;     /* keys' indices sorted by name */
+	const cJSON **got;  /* per plan cell: the shard log's cell, once found */
+	int *from;          /* per plan cell: the shard it was found in */
+	int failed;         /* the first shard where the version did not build, or -1 */
+	const char *worst;  /* the worst run status */
+	double started;     /* processes started, over every shard */
+} join_state;
+
+/* The plan's cells indexed by name.  Cells are found by name through a
+ * sorted index: a log is hostile, and a search per cell over a plan of a
+ * million names would be a trillion comparisons.  A name twice is refused. */
+static int index_cells(const cJSON *plan, join_state *st)
+{
+	const cJSON *pcells = cJSON_GetObjectItemCaseSensitive(plan, "cells");
+	size_t ncells = (size_t)cJSON_GetArraySize(pcells);
+	st->ncells = ncells;
+	st->keys = bv_xcalloc(ncells + 1, sizeof(char *));
+	st->got = bv_xcalloc(ncells + 1, sizeof(cJSON *));
+	st->from = bv_xcalloc(ncells + 1, sizeof(int));
+	size_t k = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, pcells) st->keys[k++] = x->valuestring;
+	st->byname = bv_xcalloc(ncells + 1, sizeof(size_t));
+	for (size_t c = 0; c < ncells; c++)
+		st->byname[c] = c;
+	sort_keys = st->keys;
+	qsort(st->byname, ncells, sizeof(size_t), key_cmp);
+	for (size_t c = 1; c < ncells; c++)
+		if (!strcmp(st->keys[st->byname[c]], st->keys[st->byname[c - 1]])) {
+			char *ek = bv_escape(st->keys[st->byname[c]]);
+			int rc = bv_fail(BV_EINPUT, "the plan names cell %s twice (shard.cells)", ek);
+			free(ek);
+			return rc;
+		}
+	return 0;
+}
+
+/* Shard s's log of version v: its run block into the totals, and each of
+ * its cells to its place in the plan (a cell not of the plan, or in two
+ * shards, is refused). */
+static int gather_shard(shard_in *sh, int count, int s, size_t v, join_state *st)
+{
+	const cJSON *doc = sh[s].docs[v];
+	if (build_failed(doc) && st->failed < 0)
+		st->failed = s;
+	const char *status = bv_json_str(cJSON_GetObjectItemCaseSensitive(doc, "run"), "status");
+	if (status_rank(status) > status_rank(st->worst))
+		st->worst = status ? status : "failed";
+	double p = 0;
+	if (!bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "processes_started", &p) && p > 0)
+		st->started += p;
+	const cJSON *cell;
+	int pos = 0, rc = 0;
+	cJSON_ArrayForEach(cell, bv_log_cells(doc))
+	{
+		bv_log_cell c;
+		bv_log_cell_read(cell, &c);
+		char key[512];
+		cell_key(&c, key, sizeof(key));
+		size_t at = find_key(st->keys, st->byname, st->ncells, key);
+		char *p1 = bv_escape(sh[s].paths[v]), *ek = bv_escape(key);
+		if (at == st->ncells)
+			rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is not a cell of its plan", p1, pos, ek);
+		else if (st->got[at]) {
+			char *p0 = bv_escape(sh[st->from[at]].dir);
+			rc = bv_fail(BV_EINPUT,
+			             "%s: cells[%d] (%s) is also in shard %d/%d (%s): a cell belongs to "
+			             "one shard",
+			             p1, pos, ek, sh[st->from[at]].index, count, p0);
+			free(p0);
+		} else
+			st->got[at] = cell, st->from[at] = s;
+		free(p1), free(ek);
+		if (rc)
+			return rc;
+		pos++;
+	}
+	return 0;
+}
+
+/* The joined document: the log of shard 1 (or of the first shard where
+ * the version failed to build), its cells replaced by every shard's in
+ * the plan's order (moved, not copied: a full matrix's logs are tens of
+ * MB, and a deep copy of them was a third of the join's time), its run
+ * block the joined run's, and the plan with each shard's run id in the
+ * place of its index. */
+static cJSON *joined_doc(shard_in *sh, int count, size_t v, const cJSON *plan, const char *run_id,
+			 const join_state *st)
+{
+	cJSON *cells = cJSON_CreateArray();
+	for (size_t c = 0; st->failed < 0 && c < st->ncells; c++) {
+		cJSON *parent = cJSON_GetObjectItemCaseSensitive(sh[st->from[c]].docs[v], "cells");
+		cJSON_AddItemToArray(cells, cJSON_DetachItemViaPointer(parent, (cJSON *)st->got[c]));
+	}
+	cJSON *joined = cJSON_Duplicate(plan, 1);
+	cJSON_DeleteItemFromObjectCaseSensitive(joined, "index");
+	cJSON *ids = cJSON_AddArrayToObject(joined, "joined");
+	for (int s = 0; s < count; s++) {
+		const char *id = bv_json_str(cJSON_GetObjectItemCaseSensitive(sh[s].docs[v], "run"), "id");
+		cJSON_AddItemToArray(ids, cJSON_CreateString(id ? id : ""));
+	}
+	int keep = st->failed >= 0 ? st->failed : 0;
+	cJSON *doc = sh[keep].docs[v];
+	sh[keep].docs[v] = NULL; /* the joined document now */
+	cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	cJSON_ReplaceItemInObjectCaseSensitive(run, "id", cJSON_CreateString(run_id));
+	if (cJSON_GetObjectItemCaseSensitive(run, "status"))
+		cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(st->worst));
+	cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
+	if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
+		cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started",
+		                                       cJSON_CreateNumber(st->started));
+	cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
+	cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
+	return doc;
+}
+
 /* Version v's joined log: shard 1's document with every shard's cells in
  * the plan's order and the run told what it was joined from. */
 static int join_version(shard_in *sh, int count, size_t v, const cJSON *plan, const char *run_id, cJSON **out)
 {
-	const cJSON *pcells = cJSON_GetObjectItemCaseSensitive(plan, "cells");
-	size_t ncells = (size_t)cJSON_GetArraySize(pcells);
-	const char **keys = bv_xcalloc(ncells + 1, sizeof(char *));
-	const cJSON **got = bv_xcalloc(ncells + 1, sizeof(cJSON *));
-	int *from = bv_xcalloc(ncells + 1, sizeof(int));
-	size_t k = 0;
-	const cJSON *x;
-	cJSON_ArrayForEach(x, pcells) keys[k++] = x->valuestring;
-	/* Cells are found by name through a sorted index: a log is hostile,
-	 * and a search per cell over a plan of a million names would be a
-	 * trillion comparisons. */
-	size_t *byname = bv_xcalloc(ncells + 1, sizeof(size_t));
-	for (size_t c = 0; c < ncells; c++)
-		byname[c] = c;
-	sort_keys = keys;
-	qsort(byname, ncells, sizeof(size_t), key_cmp);
-	int rc = 0, failed = -1;
-	for (size_t c = 1; c < ncells; c++)
-		if (!strcmp(keys[byname[c]], keys[byname[c - 1]])) {
-			char *ek = bv_escape(keys[byname[c]]);
-			rc = bv_fail(BV_EINPUT, "the plan names cell %s twice (shard.cells)", ek);
-			free(ek);
-			break;
-		}
+	join_state st = {.failed = -1, .worst = "complete"};
+	int rc = index_cells(plan, &st);
 	for (int s = 0; rc == 0 && s < count; s++)
 		rc = load_version(&sh[s], v);
-	const char *worst = "complete";
-	double started = 0;
-	for (int s = 0; rc == 0 && s < count; s++) {
-		const cJSON *doc = sh[s].docs[v];
-		if (build_failed(doc) && failed < 0)
-			failed = s;
-		const char *st = bv_json_str(cJSON_GetObjectItemCaseSensitive(doc, "run"), "status");
-		if (status_rank(st) > status_rank(worst))
-			worst = st ? st : "failed";
-		double p = 0;
-		if (!bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "processes_started", &p) &&
-		    p > 0)
-			started += p;
-		const cJSON *cell;
-		int pos = 0;
-		cJSON_ArrayForEach(cell, bv_log_cells(doc))
-		{
-			bv_log_cell c;
-			bv_log_cell_read(cell, &c);
-			char key[512];
-			cell_key(&c, key, sizeof(key));
-			size_t at = find_key(keys, byname, ncells, key);
-			char *p1 = bv_escape(sh[s].paths[v]), *ek = bv_escape(key);
-			if (at == ncells)
-				rc = bv_fail(BV_EINPUT, "%s: cells[%d] (%s) is not a cell of its plan", p1,
-				             pos, ek);
-			else if (got[at]) {
-				char *p0 = bv_escape(sh[from[at]].dir);
-				rc = bv_fail(
-				    BV_EINPUT,
-				    "%s: cells[%d] (%s) is also in shard %d/%d (%s): a cell belongs to "
-				    "one shard",
-				    p1, pos, ek, sh[from[at]].index, count, p0);
-				free(p0);
-			} else
-				got[at] = cell, from[at] = s;
-			free(p1), free(ek);
-			if (rc)
-				break;
-			pos++;
-		}
-	}
+	for (int s = 0; rc == 0 && s < count; s++)
+		rc = gather_shard(sh, count, s, v, &st);
 	/* A version that built in no shard has no cells anywhere: its log
 	 * says why (as one run's would), and merge marks every row. */
-	for (size_t c = 0; rc == 0 && failed < 0 && c < ncells; c++)
-		if (!got[c]) {
-			char *ek = bv_escape(keys[c]), *l = bv_escape(ver_label(plan, v));
-			rc = bv_fail(
-			    BV_EINPUT,
-			    "cell %s of version '%s' is in no shard's log (a shard's log is incomplete)", ek,
-			    l);
+	for (size_t c = 0; rc == 0 && st.failed < 0 && c < st.ncells; c++)
+		if (!st.got[c]) {
+			char *ek = bv_escape(st.keys[c]), *l = bv_escape(ver_label(plan, v));
+			rc = bv_fail(BV_EINPUT,
+			             "cell %s of version '%s' is in no shard's log (a shard's log is incomplete)", ek, l);
 			free(ek), free(l);
 		}
-	if (rc == 0) {
-		/* The cells move, not copied: a full matrix's logs are tens of
-		 * MB, and a deep copy of them was a third of the join's time. */
-		cJSON *cells = cJSON_CreateArray();
-		for (size_t c = 0; failed < 0 && c < ncells; c++) {
-			cJSON *parent = cJSON_GetObjectItemCaseSensitive(sh[from[c]].docs[v], "cells");
-			cJSON_AddItemToArray(cells, cJSON_DetachItemViaPointer(parent, (cJSON *)got[c]));
-		}
-		/* The plan stays with the joined run, each shard's run id in
-		 * the place of its index. */
-		cJSON *joined = cJSON_Duplicate(plan, 1);
-		cJSON_DeleteItemFromObjectCaseSensitive(joined, "index");
-		cJSON *ids = cJSON_AddArrayToObject(joined, "joined");
-		for (int s = 0; s < count; s++) {
-			const char *id =
-			    bv_json_str(cJSON_GetObjectItemCaseSensitive(sh[s].docs[v], "run"), "id");
-			cJSON_AddItemToArray(ids, cJSON_CreateString(id ? id : ""));
-		}
-		int keep = failed >= 0 ? failed : 0;
-		cJSON *doc = sh[keep].docs[v];
-		sh[keep].docs[v] = NULL; /* the joined document now */
-		cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
-		cJSON_ReplaceItemInObjectCaseSensitive(run, "id", cJSON_CreateString(run_id));
-		if (cJSON_GetObjectItemCaseSensitive(run, "status"))
-			cJSON_ReplaceItemInObjectCaseSensitive(run, "status", cJSON_CreateString(worst));
-		cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
-		if (cJSON_GetObjectItemCaseSensitive(method, "processes_started"))
-			cJSON_ReplaceItemInObjectCaseSensitive(method, "processes_started",
-			                                       cJSON_CreateNumber(started));
-		cJSON_ReplaceItemInObjectCaseSensitive(doc, "cells", cells);
-		cJSON_ReplaceItemInObjectCaseSensitive(doc, "shard", joined);
-		*out = doc;
-	}
+	if (rc == 0)
+		*out = joined_doc(sh, count, v, plan, run_id, &st);
 	/* What is left of this version's shard logs (emptied of their cells,
 	 * or all of them after an error) goes before the next version's come. */
 	for (int s = 0; s < count; s++) {
 		cJSON_Delete(sh[s].docs[v]);
 		sh[s].docs[v] = NULL;
 	}
-	free(keys), free(got), free(from), free(byname);
+	free(st.keys), free(st.got), free(st.from), free(st.byname);
 	return rc;
 }
 
