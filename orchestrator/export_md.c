@@ -46,7 +46,9 @@ static void change_cell(FILE *out, const bv_table *t, const bv_row *r, size_t i)
 		fputs("; ", out), md(out, ch->why->text);
 }
 
-int bv_export_markdown(const bv_table *t, FILE *out)
+/* The instruction set line and the table's two header lines: the columns
+ * depend on which versions are baselines, so they are written once here. */
+static void md_header(const bv_table *t, FILE *out)
 {
 	size_t nv = t->nversions;
 	/* Results differ between instruction sets: say which ran, above the table. */
@@ -66,6 +68,13 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 	for (size_t i = 0; i < nv; i++)
 		fputs(!bv_table_is_base(t, i) ? "--:|--:|" : "--:|", out);
 	fputc('\n', out);
+}
+
+/* One table line per row that ran and is not hidden: each version's result
+ * or status, and its change against its baseline. */
+static void md_rows(const bv_table *t, FILE *out)
+{
+	size_t nv = t->nversions;
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *r = &t->rows[k];
 		if (!bv_row_ran(r, nv) || r->hidden)
@@ -91,7 +100,13 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		fputc('\n', out);
 	}
 	fputc('\n', out);
-	/* One list, so GitHub keeps the lines apart. */
+}
+
+/* The list under the table: geomeans per bench, the folded rows nobody
+ * could run, and the notes.  One list, so GitHub keeps the lines apart. */
+static void md_summary(const bv_table *t, FILE *out)
+{
+	size_t nv = t->nversions;
 	for (size_t i = 1; i < nv; i++)
 		for (size_t k = 0; k < t->nrows; k++) {
 			if (k > 0 && !strcmp(t->rows[k - 1].bench, t->rows[k].bench))
@@ -123,50 +138,69 @@ int bv_export_markdown(const bv_table *t, FILE *out)
 		fputs("\n_verdicts:_ ", out), md(out, t->control), fputc('\n', out);
 	if (t->counts)
 		fputs("\n_counts:_ ", out), md(out, t->counts), fputc('\n', out);
-	if (t->vs.on) {
-		char plural[80], ref[200], cap[80];
-		bv_vs_plural(t, plural, sizeof(plural));
-		bv_vs_ref(t, ref, sizeof(ref));
-		snprintf(cap, sizeof(cap), "%s", plural);
-		cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 'a' + 'A' : cap[0]);
-		fputs("\n**", out), md(out, cap), fputs(" vs ", out), md(out, ref);
-		fputs("** (each ", out), md(out, bv_vs_noun(t));
-		fputs(t->vs.param[0] ? "'s time over the reference's, the cell otherwise the same, in the same process; "
-		                       "below 1: faster)\n\n"
-		                     : "'s time over the reference's in the same cell and process; below 1: faster)\n\n",
-		      out);
-		fputs("| version | cell | ratio [95% CI], verdict |\n|---|---|---|\n", out);
-		for (size_t i = 0; i < t->nbackends; i++) {
-			const bv_backend_cmp *b = &t->backends[i];
-			const bv_row *r = &t->rows[b->row];
-			char size[32], text[256];
-			bv_size_format(r->size, size, sizeof(size));
-			bv_backend_cell_text(t, b, text, sizeof(text));
-			fputs("| ", out), md(out, t->labels[b->version]), fputs(" | ", out);
-			md(out, r->bench), fputc('/', out), md(out, r->op), fputc('/', out), md(out, r->backend);
-			fprintf(out, "/%s | ", size), md(out, text), fputs(" |\n", out);
-		}
-		char *bc = bv_backends_control(t);
-		fputs("\n_", out), md(out, bv_vs_noun(t)), fputs(" verdicts:_ ", out), md(out, bc), fputc('\n', out);
-		free(bc);
-		if (t->nwins) {
-			fputs("\n**Fastest ", out), md(out, bv_vs_noun(t));
-			fputs(" per cell** (against the next fastest, in the same processes)\n\n"
-			      "| version | cell | fastest |\n|---|---|---|\n",
-			      out);
-			for (size_t i = 0; i < t->nwins; i++) {
-				const bv_backend_win *w = &t->wins[i];
-				const bv_row *r = &t->rows[w->row];
-				char cell[512], text[512];
-				bv_vs_group(t, r, cell, sizeof(cell));
-				bv_backend_win_text(t, w, text, sizeof(text));
-				fputs("| ", out), md(out, t->labels[w->version]), fputs(" | ", out);
-				md(out, cell), fputs(" | ", out), md(out, text), fputs(" |\n", out);
-			}
-			char *wc = bv_wins_control(t);
-			fputs("\n_fastest ", out), md(out, plural), fputs(":_ ", out), md(out, wc), fputc('\n', out);
-			free(wc);
-		}
+}
+
+/* --vs's fastest-per-cell table, under the comparison table; plural is the
+ * heading's noun (bv_vs_plural), computed once by the caller. */
+static void md_vs_wins(const bv_table *t, const char *plural, FILE *out)
+{
+	fputs("\n**Fastest ", out), md(out, bv_vs_noun(t));
+	fputs(" per cell** (against the next fastest, in the same processes)\n\n"
+	      "| version | cell | fastest |\n|---|---|---|\n",
+	      out);
+	for (size_t i = 0; i < t->nwins; i++) {
+		const bv_backend_win *w = &t->wins[i];
+		const bv_row *r = &t->rows[w->row];
+		char cell[512], text[512];
+		bv_vs_group(t, r, cell, sizeof(cell));
+		bv_backend_win_text(t, w, text, sizeof(text));
+		fputs("| ", out), md(out, t->labels[w->version]), fputs(" | ", out);
+		md(out, cell), fputs(" | ", out), md(out, text), fputs(" |\n", out);
 	}
+	char *wc = bv_wins_control(t);
+	fputs("\n_fastest ", out), md(out, plural), fputs(":_ ", out), md(out, wc), fputc('\n', out);
+	free(wc);
+}
+
+/* --vs: each variant against the reference in the same cell and process,
+ * then the fastest per cell when there are wins. */
+static void md_vs(const bv_table *t, FILE *out)
+{
+	char plural[80], ref[200], cap[80];
+	bv_vs_plural(t, plural, sizeof(plural));
+	bv_vs_ref(t, ref, sizeof(ref));
+	snprintf(cap, sizeof(cap), "%s", plural);
+	cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 'a' + 'A' : cap[0]);
+	fputs("\n**", out), md(out, cap), fputs(" vs ", out), md(out, ref);
+	fputs("** (each ", out), md(out, bv_vs_noun(t));
+	fputs(t->vs.param[0] ? "'s time over the reference's, the cell otherwise the same, in the same process; "
+	                       "below 1: faster)\n\n"
+	                     : "'s time over the reference's in the same cell and process; below 1: faster)\n\n",
+	      out);
+	fputs("| version | cell | ratio [95% CI], verdict |\n|---|---|---|\n", out);
+	for (size_t i = 0; i < t->nbackends; i++) {
+		const bv_backend_cmp *b = &t->backends[i];
+		const bv_row *r = &t->rows[b->row];
+		char size[32], text[256];
+		bv_size_format(r->size, size, sizeof(size));
+		bv_backend_cell_text(t, b, text, sizeof(text));
+		fputs("| ", out), md(out, t->labels[b->version]), fputs(" | ", out);
+		md(out, r->bench), fputc('/', out), md(out, r->op), fputc('/', out), md(out, r->backend);
+		fprintf(out, "/%s | ", size), md(out, text), fputs(" |\n", out);
+	}
+	char *bc = bv_backends_control(t);
+	fputs("\n_", out), md(out, bv_vs_noun(t)), fputs(" verdicts:_ ", out), md(out, bc), fputc('\n', out);
+	free(bc);
+	if (t->nwins)
+		md_vs_wins(t, plural, out);
+}
+
+int bv_export_markdown(const bv_table *t, FILE *out)
+{
+	md_header(t, out);
+	md_rows(t, out);
+	md_summary(t, out);
+	if (t->vs.on)
+		md_vs(t, out);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write Markdown") : 0;
 }
