@@ -170,7 +170,9 @@ static void table(FILE *out, const bv_table *t)
 	fputs("</tbody>\n</table>\n", out);
 }
 
-int bv_export_html(const bv_table *t, FILE *out)
+/* The document's head and the list of versions: the title names every
+ * version, the style sheet is the page's and the charts'. */
+static void html_head(FILE *out, const bv_table *t)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
@@ -187,14 +189,12 @@ int bv_export_html(const bv_table *t, FILE *out)
 		fputs(i ? "</li>\n" : " (baseline)</li>\n", out);
 	}
 	fputs("</ul>\n", out);
-	char simd[512]; /* results differ between instruction sets: say which ran */
-	bv_format_simd(t, simd, sizeof(simd));
-	if (*simd)
-		fputs("<p class=\"simd\">simd ISA: ", out), esc(out, simd), fputs("</p>\n", out);
-	for (size_t i = 0; i < t->nnotes; i++)
-		fputs("<p class=\"note\">note: ", out), esc(out, t->notes[i]), fputs("</p>\n", out);
-	if (t->nrows)
-		legend(out, t);
+}
+
+/* Per bench, once in the order the benches first appear: its heading, its
+ * chart and its geomeans. */
+static void html_benches(FILE *out, const bv_table *t)
+{
 	for (size_t k = 0; k < t->nrows; k++) {
 		const char *bench = t->rows[k].bench;
 		int seen = 0;
@@ -214,6 +214,93 @@ int bv_export_html(const bv_table *t, FILE *out)
 			fprintf(out, ": %.3f (%zu %s)</p>\n", g, n, bv_plural((long long)n, "cell", "cells"));
 		}
 	}
+}
+
+/* --vs's fastest-per-cell table; plural is the caption's noun, computed once
+ * by html_vs. */
+static void html_vs_wins(FILE *out, const bv_table *t, const char *plural)
+{
+	fputs("<h2 id=\"fastest\">Fastest ", out), esc(out, bv_vs_noun(t));
+	fputs(" per cell</h2>\n<p class=\"method\">against the "
+	      "next fastest, in the same processes</p>\n<table class=\"fastest\">\n<thead><tr>"
+	      "<th>version</th><th>cell</th><th>fastest</th></tr></thead>\n<tbody>\n",
+	      out);
+	for (size_t i = 0; i < t->nwins; i++) {
+		const bv_backend_win *w = &t->wins[i];
+		const bv_row *r = &t->rows[w->row];
+		char cell[512], text[512];
+		bv_vs_group(t, r, cell, sizeof(cell));
+		bv_backend_win_text(t, w, text, sizeof(text));
+		int clear = w->ch.valid && w->ch.verdict == BV_FASTER;
+		fputs("<tr><td>", out), esc(out, t->labels[w->version]), fputs("</td><td>", out);
+		/* the cell's parts escaped, its slashes as they are */
+		for (char *part = cell, *sl; part; part = sl ? sl + 1 : NULL) {
+			if ((sl = strchr(part, '/')))
+				*sl = '\0';
+			esc(out, part);
+			if (sl)
+				fputc('/', out);
+		}
+		fprintf(out, "</td><td class=\"%s\">", clear ? "faster" : "inconclusive");
+		esc(out, text), fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody>\n</table>\n", out);
+	char *wc = bv_wins_control(t);
+	fputs("<p class=\"method\">fastest ", out), esc(out, plural), fputs(": ", out), esc(out, wc),
+	    fputs("</p>\n", out);
+	free(wc);
+}
+
+/* --vs: each variant against the reference in the same cell and process,
+ * then the fastest per cell when there are wins. */
+static void html_vs(FILE *out, const bv_table *t)
+{
+	char plural[80], ref[200], cap[80];
+	bv_vs_plural(t, plural, sizeof(plural));
+	bv_vs_ref(t, ref, sizeof(ref));
+	snprintf(cap, sizeof(cap), "%s", plural);
+	cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 'a' + 'A' : cap[0]);
+	fputs("<h2 id=\"backends\">", out), esc(out, cap), fputs(" vs ", out), esc(out, ref);
+	fputs("</h2>\n<p class=\"method\">each ", out), esc(out, bv_vs_noun(t));
+	fputs(t->vs.param[0] ? "'s time over the reference's, the cell otherwise the same, in the same process; "
+	                       "below 1: faster"
+	                     : "'s time over the reference's in the same cell and process; below 1: faster",
+	      out);
+	fputs("</p>\n<table class=\"backends\">\n<thead><tr><th>version</th>"
+	      "<th>cell</th><th>ratio [95% CI], verdict</th></tr></thead>\n<tbody>\n",
+	      out);
+	for (size_t i = 0; i < t->nbackends; i++) {
+		const bv_backend_cmp *b = &t->backends[i];
+		const bv_row *r = &t->rows[b->row];
+		char size[32], text[256];
+		bv_size_format(r->size, size, sizeof(size));
+		bv_backend_cell_text(t, b, text, sizeof(text));
+		fputs("<tr><td>", out), esc(out, t->labels[b->version]), fputs("</td><td>", out);
+		esc(out, r->bench), fputc('/', out), esc(out, r->op), fputc('/', out), esc(out, r->backend);
+		fprintf(out, "/%s</td><td class=\"%s\">", size, b->ch.valid ? bv_verdict_name(b->ch.verdict) : "none");
+		esc(out, text), fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody>\n</table>\n", out);
+	char *bc = bv_backends_control(t);
+	fputs("<p class=\"method\">", out), esc(out, bv_vs_noun(t)), fputs(" verdicts: ", out), esc(out, bc),
+	    fputs("</p>\n", out);
+	free(bc);
+	if (t->nwins)
+		html_vs_wins(out, t, plural);
+}
+
+int bv_export_html(const bv_table *t, FILE *out)
+{
+	html_head(out, t);
+	char simd[512]; /* results differ between instruction sets: say which ran */
+	bv_format_simd(t, simd, sizeof(simd));
+	if (*simd)
+		fputs("<p class=\"simd\">simd ISA: ", out), esc(out, simd), fputs("</p>\n", out);
+	for (size_t i = 0; i < t->nnotes; i++)
+		fputs("<p class=\"note\">note: ", out), esc(out, t->notes[i]), fputs("</p>\n", out);
+	if (t->nrows)
+		legend(out, t);
+	html_benches(out, t);
 	fputs("<h2>table</h2>\n", out);
 	table(out, t);
 	if (t->method)
@@ -222,69 +309,8 @@ int bv_export_html(const bv_table *t, FILE *out)
 		fputs("<p class=\"method\">verdicts: ", out), esc(out, t->control), fputs("</p>\n", out);
 	if (t->counts)
 		fputs("<p class=\"method\">counts: ", out), esc(out, t->counts), fputs("</p>\n", out);
-	if (t->vs.on) {
-		char plural[80], ref[200], cap[80];
-		bv_vs_plural(t, plural, sizeof(plural));
-		bv_vs_ref(t, ref, sizeof(ref));
-		snprintf(cap, sizeof(cap), "%s", plural);
-		cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 'a' + 'A' : cap[0]);
-		fputs("<h2 id=\"backends\">", out), esc(out, cap), fputs(" vs ", out), esc(out, ref);
-		fputs("</h2>\n<p class=\"method\">each ", out), esc(out, bv_vs_noun(t));
-		fputs(t->vs.param[0] ? "'s time over the reference's, the cell otherwise the same, in the same process; "
-		                       "below 1: faster"
-		                     : "'s time over the reference's in the same cell and process; below 1: faster",
-		      out);
-		fputs("</p>\n<table class=\"backends\">\n<thead><tr><th>version</th>"
-		      "<th>cell</th><th>ratio [95% CI], verdict</th></tr></thead>\n<tbody>\n",
-		      out);
-		for (size_t i = 0; i < t->nbackends; i++) {
-			const bv_backend_cmp *b = &t->backends[i];
-			const bv_row *r = &t->rows[b->row];
-			char size[32], text[256];
-			bv_size_format(r->size, size, sizeof(size));
-			bv_backend_cell_text(t, b, text, sizeof(text));
-			fputs("<tr><td>", out), esc(out, t->labels[b->version]), fputs("</td><td>", out);
-			esc(out, r->bench), fputc('/', out), esc(out, r->op), fputc('/', out), esc(out, r->backend);
-			fprintf(out, "/%s</td><td class=\"%s\">", size, b->ch.valid ? bv_verdict_name(b->ch.verdict) : "none");
-			esc(out, text), fputs("</td></tr>\n", out);
-		}
-		fputs("</tbody>\n</table>\n", out);
-		char *bc = bv_backends_control(t);
-		fputs("<p class=\"method\">", out), esc(out, bv_vs_noun(t)), fputs(" verdicts: ", out), esc(out, bc),
-		    fputs("</p>\n", out);
-		free(bc);
-		if (t->nwins) {
-			fputs("<h2 id=\"fastest\">Fastest ", out), esc(out, bv_vs_noun(t));
-			fputs(" per cell</h2>\n<p class=\"method\">against the "
-			      "next fastest, in the same processes</p>\n<table class=\"fastest\">\n<thead><tr>"
-			      "<th>version</th><th>cell</th><th>fastest</th></tr></thead>\n<tbody>\n",
-			      out);
-			for (size_t i = 0; i < t->nwins; i++) {
-				const bv_backend_win *w = &t->wins[i];
-				const bv_row *r = &t->rows[w->row];
-				char cell[512], text[512];
-				bv_vs_group(t, r, cell, sizeof(cell));
-				bv_backend_win_text(t, w, text, sizeof(text));
-				int clear = w->ch.valid && w->ch.verdict == BV_FASTER;
-				fputs("<tr><td>", out), esc(out, t->labels[w->version]), fputs("</td><td>", out);
-				/* the cell's parts escaped, its slashes as they are */
-				for (char *part = cell, *sl; part; part = sl ? sl + 1 : NULL) {
-					if ((sl = strchr(part, '/')))
-						*sl = '\0';
-					esc(out, part);
-					if (sl)
-						fputc('/', out);
-				}
-				fprintf(out, "</td><td class=\"%s\">", clear ? "faster" : "inconclusive");
-				esc(out, text), fputs("</td></tr>\n", out);
-			}
-			fputs("</tbody>\n</table>\n", out);
-			char *wc = bv_wins_control(t);
-			fputs("<p class=\"method\">fastest ", out), esc(out, plural), fputs(": ", out), esc(out, wc),
-			    fputs("</p>\n", out);
-			free(wc);
-		}
-	}
+	if (t->vs.on)
+		html_vs(out, t);
 	fputs("</body>\n</html>\n", out);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write HTML") : 0;
 }
