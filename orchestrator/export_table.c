@@ -45,7 +45,10 @@ static const char *verdict_colour(bv_verdict verdict)
 	}
 }
 
-int bv_export_table(const bv_table *t, FILE *out)
+/* The grid the table is laid out in, empty: a header line and one line per
+ * row shown, with a ratio column beside every version but a baseline (one
+ * per class). */
+static grid grid_new(const bv_table *t)
 {
 	size_t nv = t->nversions;
 	/* a ratio column beside every version but a baseline (one per class) */
@@ -60,35 +63,49 @@ int bv_export_table(const bv_table *t, FILE *out)
 		  cols, bv_xcalloc(cols, sizeof(size_t))};
 	for (size_t r = 0; r <= shown; r++)
 		g.cells[r] = bv_xcalloc(cols, sizeof(char *));
+	return g;
+}
 
+/* The header line: the row's key, each version's label, and each ratio's
+ * label against its baseline. */
+static void grid_header(grid *g, const bv_table *t)
+{
+	size_t nv = t->nversions;
 	const char *heads[] = {"bench", "op", "backend", "size"};
 	for (size_t c = 0; c < 4; c++)
-		put(&g, 0, c, heads[c]);
+		put(g, 0, c, heads[c]);
 	for (size_t i = 0, c = 4; i < nv; i++) {
-		put(&g, 0, c++, t->labels[i]);
+		put(g, 0, c++, t->labels[i]);
 		if (!bv_table_is_base(t, i)) {
 			char h[300];
 			snprintf(h, sizeof(h), "%s/%s [95%% CI]", t->labels[i], t->labels[bv_table_base(t, i)]);
-			put(&g, 0, c++, h);
+			put(g, 0, c++, h);
 		}
 	}
+}
+
+/* One line per row that ran and is not hidden: each version's result or
+ * status, each change's ratio and verdict (painted) or why there is none. */
+static void grid_rows(grid *g, const bv_table *t)
+{
+	size_t nv = t->nversions, cols = g->cols;
 	size_t r = 1;
 	for (size_t k = 0; k < t->nrows; k++) {
 		const bv_row *row = &t->rows[k];
 		if (row_empty(row, nv) || row->hidden)
 			continue;
 		char buf[1024];
-		put(&g, r, 0, row->bench);
-		put(&g, r, 1, row->op);
-		put(&g, r, 2, row->backend);
-		put(&g, r, 3, bv_size_format(row->size, buf, sizeof(buf)));
+		put(g, r, 0, row->bench);
+		put(g, r, 1, row->op);
+		put(g, r, 2, row->backend);
+		put(g, r, 3, bv_size_format(row->size, buf, sizeof(buf)));
 		for (size_t i = 0, c = 4; i < nv; i++) {
 			const bv_result *res = &row->results[i];
 			if (res->status == BV_ST_OK)
 				bv_format_result(t, res, buf, sizeof(buf));
 			else
 				snprintf(buf, sizeof(buf), "%s", bv_status_name(res->status));
-			put(&g, r, c++, buf);
+			put(g, r, c++, buf);
 			if (!bv_table_is_base(t, i)) {
 				const bv_change *ch = &row->changes[i];
 				if (ch->valid) {
@@ -97,41 +114,47 @@ int bv_export_table(const bv_table *t, FILE *out)
 					bv_format_ratio(ch, ratio, sizeof(ratio));
 					snprintf(buf, sizeof(buf), "%s %s%s%s%s", ratio, bv_verdict_name(ch->verdict), q, ch->why ? "; " : "",
 						 ch->why ? ch->why->text : "");
-					g.paint[r * cols + c] = verdict_colour(ch->verdict);
+					g->paint[r * cols + c] = verdict_colour(ch->verdict);
 				} else
 					snprintf(buf, sizeof(buf), "%s", ch->none ? ch->none : "-");
-				put(&g, r, c++, buf);
+				put(g, r, c++, buf);
 			}
 		}
 		r++;
 	}
-	/* Results differ between instruction sets: the header says which ran. */
-	char simd[512];
-	bv_format_simd(t, simd, sizeof(simd));
-	if (*simd)
-		fprintf(out, "simd ISA: %s\n", simd);
-	for (size_t i = 0; i < g.rows; i++) {
+}
+
+/* The grid written out, names left-aligned and numbers right-aligned, and
+ * freed as it goes. */
+static void grid_print(grid *g, const bv_table *t, FILE *out)
+{
+	size_t cols = g->cols;
+	for (size_t i = 0; i < g->rows; i++) {
 		for (size_t c = 0; c < cols; c++) {
 			/* names left-aligned, numbers right-aligned */
 			int left = c < 3;
-			const char *text = g.cells[i][c] ? g.cells[i][c] : "";
-			const char *paint = t->colour ? g.paint[i * cols + c] : NULL;
+			const char *text = g->cells[i][c] ? g->cells[i][c] : "";
+			const char *paint = t->colour ? g->paint[i * cols + c] : NULL;
 			fprintf(out, c ? "  " : "");
 			if (paint) /* the escapes take no column: padding is the text's */
-				fprintf(out, "%*s\033[%sm%s\033[0m", (int)(g.width[c] - strlen(text)), "", paint, text);
+				fprintf(out, "%*s\033[%sm%s\033[0m", (int)(g->width[c] - strlen(text)), "", paint, text);
 			else
-				fprintf(out, left ? "%-*s" : "%*s", (int)g.width[c], text);
-			free(g.cells[i][c]);
+				fprintf(out, left ? "%-*s" : "%*s", (int)g->width[c], text);
+			free(g->cells[i][c]);
 		}
 		fputc('\n', out);
-		free(g.cells[i]);
+		free(g->cells[i]);
 	}
-	free(g.cells);
-	free(g.paint);
-	free(g.width);
+	free(g->cells);
+	free(g->paint);
+	free(g->width);
+}
 
-	/* Geometric mean of the ratios per group, over cells both versions ran
-	 * (hidden rows too: the summary is of what was measured). */
+/* Geometric mean of the ratios per group, over cells both versions ran
+ * (hidden rows too: the summary is of what was measured). */
+static void table_geomeans(const bv_table *t, FILE *out)
+{
+	size_t nv = t->nversions;
 	for (size_t i = 1; i < nv; i++) {
 		const char *group = NULL;
 		for (size_t k = 0; k <= t->nrows; k++) {
@@ -145,6 +168,12 @@ int bv_export_table(const bv_table *t, FILE *out)
 			group = k < t->nrows ? t->rows[k].bench : NULL;
 		}
 	}
+}
+
+/* The lines under the table: --vs's backends, the folded rows, the notes,
+ * the method and the verdicts' control. */
+static void table_footer(const bv_table *t, FILE *out)
+{
 	bv_export_backends_table(t, out);
 	/* Folded rows: one line per distinct backend and reason (merge.c). */
 	bv_fold *folds;
@@ -172,5 +201,20 @@ int bv_export_table(const bv_table *t, FILE *out)
 			free(wc);
 		}
 	}
+}
+
+int bv_export_table(const bv_table *t, FILE *out)
+{
+	grid g = grid_new(t);
+	grid_header(&g, t);
+	grid_rows(&g, t);
+	/* Results differ between instruction sets: the header says which ran. */
+	char simd[512];
+	bv_format_simd(t, simd, sizeof(simd));
+	if (*simd)
+		fprintf(out, "simd ISA: %s\n", simd);
+	grid_print(&g, t, out);
+	table_geomeans(t, out);
+	table_footer(t, out);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the table") : 0;
 }
