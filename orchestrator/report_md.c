@@ -68,7 +68,10 @@ static void env_row(FILE *out, const char *what, const char *a, const char *b, i
 	fputs(differ ? " | **differs** |\n" : " | |\n", out);
 }
 
-int bv_report_markdown(const bv_report *r, FILE *out)
+/* The heading with the answer, the two versions, the reasons, and the end
+ * of the build log of a version that did not build: what a reader of the
+ * pull request sees first. */
+static void rmd_verdict(FILE *out, const bv_report *r)
 {
 	const bv_table *t = &r->table;
 	fprintf(out, "## %s ", r->ready ? "\xe2\x9c\x85 READY:" : "\xe2\x9d\x8c NOT READY:");
@@ -87,7 +90,13 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 				fputc(*p == '`' ? '\'' : *p, out);
 			fputs("\n```\n\n</details>\n", out);
 		}
+}
 
+/* The count of cells per status and the table of groups (with a total line
+ * when there is more than one group). */
+static void rmd_summary(FILE *out, const bv_report *r)
+{
+	const bv_table *t = &r->table;
 	fputs("\n", out);
 	size_t cells = r->ncells - r->counts[BV_CELL_NOT_RUN];
 	fprintf(out, "%zu cell%s:", cells, cells == 1 ? "" : "s");
@@ -125,17 +134,13 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 			fputs("-", out);
 		fprintf(out, " | %zu | %zu | %zu |\n", blocking, cnt[BV_CELL_WARNING], cnt[BV_CELL_IMPROVEMENT]);
 	}
-	/* one quote block per note: a note is one paragraph */
-	for (size_t i = 0; i < t->nnotes; i++)
-		fputs("\n> **note:** ", out), md(out, t->notes[i]), fputc('\n', out);
-	cell_list(out, r, BV_CELL_REGRESSION, "Regressions beyond budget");
-	cell_list(out, r, BV_CELL_WRONG, "Wrong results");
-	cell_list(out, r, BV_CELL_FAILED, "Crashed, hung or failed");
-	cell_list(out, r, BV_CELL_VANISHED, "Vanished");
-	cell_list(out, r, BV_CELL_WARNING, "Warnings: slower, not blocking");
-	cell_list(out, r, BV_CELL_IMPROVEMENT, "Improvements");
-	cell_list(out, r, BV_CELL_NEW, "New cells");
+}
 
+/* Every cell, folded in a details block: both versions' results, the
+ * ratio, the budget and the status (blocking ones in bold). */
+static void rmd_all_cells(FILE *out, const bv_report *r)
+{
+	const bv_table *t = &r->table;
 	fprintf(out, "\n<details><summary>All cells (%zu)</summary>\n\n", r->ncells);
 	fputs("| bench | op | backend | size | ", out);
 	md(out, t->labels[0]), fputs(" | ", out), md(out, t->labels[1]);
@@ -166,7 +171,13 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 	if (r->budgets->nrules)
 		fputs("\n\\* budget from an override in the budgets file\n", out);
 	fputs("\n</details>\n", out);
+}
 
+/* The environment of both versions side by side, their compat rules, the
+ * method and the budgets with every override: what the verdict rests on. */
+static void rmd_environment(FILE *out, const bv_report *r)
+{
+	const bv_table *t = &r->table;
 	fputs("\n<details><summary>Environment, compat shims, budgets</summary>\n\n", out);
 	const bv_report_env *a = &r->env[0], *b = &r->env[1];
 	fputs("| | baseline ", out), md(out, t->labels[0]), fputs(" | candidate ", out), md(out, t->labels[1]);
@@ -210,6 +221,12 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 			fputs(" (", out), md(out, br->note), fputc(')', out);
 		fputc('\n', out);
 	}
+}
+
+/* The commands that reproduce the report, each version's commit first. */
+static void rmd_reproduce(FILE *out, const bv_report *r)
+{
+	const bv_table *t = &r->table;
 	fputs("\n</details>\n\n<details><summary>Reproduce</summary>\n\n```sh\n", out);
 	for (int i = 0; i < 2; i++) {
 		const bv_report_env *e = &r->env[i];
@@ -220,5 +237,25 @@ int bv_report_markdown(const bv_report *r, FILE *out)
 	}
 	code_text(out, r->reproduce);
 	fputs("\n```\n\n</details>\n", out);
+}
+
+int bv_report_markdown(const bv_report *r, FILE *out)
+{
+	const bv_table *t = &r->table;
+	rmd_verdict(out, r);
+	rmd_summary(out, r);
+	/* one quote block per note: a note is one paragraph */
+	for (size_t i = 0; i < t->nnotes; i++)
+		fputs("\n> **note:** ", out), md(out, t->notes[i]), fputc('\n', out);
+	cell_list(out, r, BV_CELL_REGRESSION, "Regressions beyond budget");
+	cell_list(out, r, BV_CELL_WRONG, "Wrong results");
+	cell_list(out, r, BV_CELL_FAILED, "Crashed, hung or failed");
+	cell_list(out, r, BV_CELL_VANISHED, "Vanished");
+	cell_list(out, r, BV_CELL_WARNING, "Warnings: slower, not blocking");
+	cell_list(out, r, BV_CELL_IMPROVEMENT, "Improvements");
+	cell_list(out, r, BV_CELL_NEW, "New cells");
+	rmd_all_cells(out, r);
+	rmd_environment(out, r);
+	rmd_reproduce(out, r);
 	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the Markdown report") : 0;
 }
