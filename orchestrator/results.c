@@ -97,6 +97,113 @@ static int has_numbers(const cJSON *o, const char *prefix)
 	return 1;
 }
 
+/* change.process_ratios: finite and positive, with the ratio between the
+ * lowest and the highest of them; *count is how many there are (0 where
+ * absent).  0, or -1 with why said. */
+static int change_process_ratios(const cJSON *pb, bv_log_change *ch, int *count, bv_buf *why)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(pb, "process_ratios");
+	if (v && !cJSON_IsArray(v)) {
+		bv_buf_puts(why, "change.process_ratios: expected an array");
+		return -1;
+	}
+	const cJSON *x;
+	int k = 0;
+	double lowest = INFINITY, highest = 0;
+	cJSON_ArrayForEach(x, v)
+	{
+		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble <= 0) {
+			bv_buf_printf(why, "change.process_ratios[%d]: expected a finite number > 0", k);
+			return -1;
+		}
+		lowest = fmin(lowest, x->valuedouble), highest = fmax(highest, x->valuedouble);
+		k++;
+	}
+	/* The ratio is the median of the process ratios (measure.c; any
+	 * estimate of their middle would be), so it lies between the lowest and
+	 * the highest of them: a log whose ratio does not contradicts its own
+	 * processes, and its verdict was trusted (issue 31).  Exact, no slack:
+	 * the mean of the two middle values is within them in floating point,
+	 * and cJSON writes doubles so that they read back the same.  The ratio
+	 * only, not its interval's ends (order statistics of the same values
+	 * here): the ratio is what a verdict takes at face value, and hand-made
+	 * logs (test_baselines.sh's copy) widen the interval around identical
+	 * processes. */
+	if (k > 0 && !(ch->ratio >= lowest && ch->ratio <= highest)) {
+		bv_buf_printf(why, "change.ratio %g lies outside its process_ratios [%g, %g] (it is their median)",
+			      ch->ratio, lowest, highest);
+		return -1;
+	}
+	ch->process_ratios = v;
+	*count = k;
+	return 0;
+}
+
+/* change.process_state: one object per process ratio, each of its
+ * measures [before, after].  0, or -1 with why said. */
+static int change_process_state(const cJSON *pb, bv_log_change *ch, int k, bv_buf *why)
+{
+	const cJSON *x, *v = cJSON_GetObjectItemCaseSensitive(pb, "process_state");
+	if (v && (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != k)) {
+		bv_buf_printf(why, "change.process_state: expected an array of %d (one per process ratio)", k);
+		return -1;
+	}
+	/* The state split (verdict.c) decides on these: a value out of range
+	 * would move a verdict, so each is checked as the ratios are. */
+	k = 0;
+	cJSON_ArrayForEach(x, v)
+	{
+		static const char *const keys[] = {"loadavg", "running", "probe_gbps", "probe_compute_ns"};
+		if (!cJSON_IsObject(x)) {
+			bv_buf_printf(why, "change.process_state[%d]: expected an object", k);
+			return -1;
+		}
+		for (size_t f = 0; f < sizeof(keys) / sizeof(keys[0]); f++) {
+			const cJSON *pair = cJSON_GetObjectItemCaseSensitive(x, keys[f]), *e;
+			int ok = !pair || (cJSON_IsArray(pair) && cJSON_GetArraySize(pair) == 2);
+			for (e = ok && pair ? pair->child : NULL; e; e = e->next)
+				ok = ok && (cJSON_IsNull(e) ||
+					    (cJSON_IsNumber(e) && isfinite(e->valuedouble) && e->valuedouble >= 0));
+			if (!ok) {
+				bv_buf_printf(why,
+					      "change.process_state[%d].%s: expected [before, after], each a finite "
+					      "number >= 0 or null",
+					      k, keys[f]);
+				return -1;
+			}
+		}
+		k++;
+	}
+	ch->process_state = v;
+	return 0;
+}
+
+/* change.layouts and change.layout_spread (--layouts).  0, or -1 with why
+ * said. */
+static int change_layouts(const cJSON *pb, bv_log_change *ch, bv_buf *why)
+{
+	/* harness/runner.c's layouts are 1-8 (--layouts); 64 leaves room. */
+	double n = 0;
+	if (whole_number(pb, "layouts", 64, &n)) {
+		bv_buf_puts(why, "change.layouts: expected a whole number from 0 to 64");
+		return -1;
+	}
+	ch->layouts = (int)n;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(pb, "layout_spread");
+	if (v) {
+		const cJSON *a = cJSON_GetArrayItem(v, 0), *b = cJSON_GetArrayItem(v, 1);
+		if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
+		    !isfinite(a->valuedouble) || !isfinite(b->valuedouble) || a->valuedouble <= 0 ||
+		    a->valuedouble > b->valuedouble) {
+			bv_buf_puts(why, "change.layout_spread: expected [lowest, highest], finite and > 0");
+			return -1;
+		}
+		ch->has_spread = 1;
+		ch->layout_lo = a->valuedouble, ch->layout_hi = b->valuedouble;
+	}
+	return 0;
+}
+
 static int read_change(const cJSON *pb, bv_log_change *ch, bv_buf *why)
 {
 	memset(ch, 0, sizeof(*ch));
@@ -136,90 +243,10 @@ static int read_change(const cJSON *pb, bv_log_change *ch, bv_buf *why)
 		return -1;
 	}
 	ch->processes = (int)n;
-	v = cJSON_GetObjectItemCaseSensitive(pb, "process_ratios");
-	if (v && !cJSON_IsArray(v)) {
-		bv_buf_puts(why, "change.process_ratios: expected an array");
+	int k;
+	if (change_process_ratios(pb, ch, &k, why) || change_process_state(pb, ch, k, why) ||
+	    change_layouts(pb, ch, why))
 		return -1;
-	}
-	const cJSON *x;
-	int k = 0;
-	double lowest = INFINITY, highest = 0;
-	cJSON_ArrayForEach(x, v)
-	{
-		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble <= 0) {
-			bv_buf_printf(why, "change.process_ratios[%d]: expected a finite number > 0", k);
-			return -1;
-		}
-		lowest = fmin(lowest, x->valuedouble), highest = fmax(highest, x->valuedouble);
-		k++;
-	}
-	/* The ratio is the median of the process ratios (measure.c; any
-	 * estimate of their middle would be), so it lies between the lowest and
-	 * the highest of them: a log whose ratio does not contradicts its own
-	 * processes, and its verdict was trusted (issue 31).  Exact, no slack:
-	 * the mean of the two middle values is within them in floating point,
-	 * and cJSON writes doubles so that they read back the same.  The ratio
-	 * only, not its interval's ends (order statistics of the same values
-	 * here): the ratio is what a verdict takes at face value, and hand-made
-	 * logs (test_baselines.sh's copy) widen the interval around identical
-	 * processes. */
-	if (k > 0 && !(ch->ratio >= lowest && ch->ratio <= highest)) {
-		bv_buf_printf(why, "change.ratio %g lies outside its process_ratios [%g, %g] (it is their median)",
-			      ch->ratio, lowest, highest);
-		return -1;
-	}
-	ch->process_ratios = v;
-	v = cJSON_GetObjectItemCaseSensitive(pb, "process_state");
-	if (v && (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != k)) {
-		bv_buf_printf(why, "change.process_state: expected an array of %d (one per process ratio)", k);
-		return -1;
-	}
-	/* The state split (verdict.c) decides on these: a value out of range
-	 * would move a verdict, so each is checked as the ratios are. */
-	k = 0;
-	cJSON_ArrayForEach(x, v)
-	{
-		static const char *const keys[] = {"loadavg", "running", "probe_gbps", "probe_compute_ns"};
-		if (!cJSON_IsObject(x)) {
-			bv_buf_printf(why, "change.process_state[%d]: expected an object", k);
-			return -1;
-		}
-		for (size_t f = 0; f < sizeof(keys) / sizeof(keys[0]); f++) {
-			const cJSON *pair = cJSON_GetObjectItemCaseSensitive(x, keys[f]), *e;
-			int ok = !pair || (cJSON_IsArray(pair) && cJSON_GetArraySize(pair) == 2);
-			for (e = ok && pair ? pair->child : NULL; e; e = e->next)
-				ok = ok && (cJSON_IsNull(e) ||
-					    (cJSON_IsNumber(e) && isfinite(e->valuedouble) && e->valuedouble >= 0));
-			if (!ok) {
-				bv_buf_printf(why,
-					      "change.process_state[%d].%s: expected [before, after], each a finite "
-					      "number >= 0 or null",
-					      k, keys[f]);
-				return -1;
-			}
-		}
-		k++;
-	}
-	ch->process_state = v;
-	/* harness/runner.c's layouts are 1-8 (--layouts); 64 leaves room. */
-	n = 0;
-	if (whole_number(pb, "layouts", 64, &n)) {
-		bv_buf_puts(why, "change.layouts: expected a whole number from 0 to 64");
-		return -1;
-	}
-	ch->layouts = (int)n;
-	v = cJSON_GetObjectItemCaseSensitive(pb, "layout_spread");
-	if (v) {
-		const cJSON *a = cJSON_GetArrayItem(v, 0), *b = cJSON_GetArrayItem(v, 1);
-		if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
-		    !isfinite(a->valuedouble) || !isfinite(b->valuedouble) || a->valuedouble <= 0 ||
-		    a->valuedouble > b->valuedouble) {
-			bv_buf_puts(why, "change.layout_spread: expected [lowest, highest], finite and > 0");
-			return -1;
-		}
-		ch->has_spread = 1;
-		ch->layout_lo = a->valuedouble, ch->layout_hi = b->valuedouble;
-	}
 	return 0;
 }
 
@@ -266,30 +293,10 @@ static int repeated_process(const cJSON *ids, bv_buf *why)
 /* Reads one cell.  0; -1 when the cell is not one (its bench, op, backend or
  * size is wrong: why says which); -2 when it is one but a value is wrong
  * (why says what; the caller names the cell). */
-static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
+/* The cell's status (one of the known names) and its reason: the status
+ * decides which numbers the cell must have.  0, or -2 with why said. */
+static int cell_status(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 {
-	memset(c, 0, sizeof(*c));
-	double size = -1;
-	c->bench = bv_json_str(cell, "bench"), c->op = bv_json_str(cell, "op"), c->backend = bv_json_str(cell, "backend");
-	/* Sizes are exact as doubles up to 2^53 (benches.h packs shapes below that). */
-	const char *bad = !cJSON_IsObject(cell) ? "expected an object"
-			  : !c->bench		? "\"bench\": expected a string"
-			  : !c->op		? "\"op\": expected a string"
-			  : !c->backend		? "\"backend\": expected a string"
-			  : whole_number(cell, "size", 9007199254740992.0, &size) || size < 0
-				  ? "\"size\": expected a whole number from 0 to 2^53"
-				  : NULL;
-	if (bad) {
-		bv_buf_puts(why, bad);
-		return -1;
-	}
-	c->size = (size_t)size;
-	double np = 0;
-	if (whole_number(cell, "processes", INT_MAX, &np)) {
-		bv_buf_puts(why, "\"processes\": expected a whole number");
-		return -2;
-	}
-	c->processes = (int)np;
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(cell, "status");
 	c->status = cJSON_IsString(st) ? bv_status_parse(st->valuestring) : BV_ST_NONE;
 	if (!c->status) {
@@ -311,14 +318,14 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 		return -2;
 	}
 	c->reason = cJSON_IsString(reason) ? reason->valuestring : NULL;
-	if (c->status == BV_ST_OK) {
-		if (!has_numbers(cell, "median_ns")) {
-			bv_buf_puts(why, "an ok cell lacks median_ns, median_ns_ci_low or median_ns_ci_high (numbers)");
-			return -2;
-		}
-		if (interval(cell, "", "median_ns", &c->median_ns, &c->ci_low_ns, &c->ci_high_ns, why))
-			return -2;
-	}
+	return 0;
+}
+
+/* The footprint and the rates, where present: non-negative amounts; the
+ * library's own allocations unknown (NAN) where absent or null.  0, or -2
+ * with why said. */
+static int cell_amounts(const cJSON *cell, bv_log_cell *c, bv_buf *why)
+{
 	const cJSON *fp = cJSON_GetObjectItemCaseSensitive(cell, "footprint");
 	if (fp && !cJSON_IsObject(fp) && !cJSON_IsNull(fp)) {
 		bv_buf_puts(why, "\"footprint\": expected an object");
@@ -340,8 +347,13 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 		if (!v || cJSON_IsNull(v))
 			*lib_out[k] = NAN;
 	}
-	/* Why sampling stopped (1.8): what a note under the table says of a
-	 * cell the budget stopped undecided (merge.c). */
+	return 0;
+}
+
+/* Why sampling stopped (1.8): what a note under the table says of a
+ * cell the budget stopped undecided (merge.c).  0, or -2 with why said. */
+static int cell_stopped(const cJSON *cell, bv_log_cell *c, bv_buf *why)
+{
 	const cJSON *stop = cJSON_GetObjectItemCaseSensitive(cell, "stopped");
 	if (stop && !cJSON_IsNull(stop)) {
 		const char *by = bv_json_str(stop, "by");
@@ -362,8 +374,14 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 		}
 		c->stop_budget_s = c->stopped == known[1] ? b->valuedouble : 0;
 	}
-	/* The per-process medians and the process each came from (1.7): the
-	 * backend view pairs two cells of a version by these. */
+	return 0;
+}
+
+/* The per-process medians and the process each came from (1.7): the
+ * backend view pairs two cells of a version by these.  0, or -2 with why
+ * said. */
+static int cell_processes(const cJSON *cell, bv_log_cell *c, bv_buf *why)
+{
 	c->process_medians = c->process_ids = NULL;
 	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(cell, "process_ids");
 	if (ids && c->status == BV_ST_OK) {
@@ -392,6 +410,45 @@ static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
 			return -2;
 		c->process_medians = meds, c->process_ids = ids;
 	}
+	return 0;
+}
+
+static int read_cell(const cJSON *cell, bv_log_cell *c, bv_buf *why)
+{
+	memset(c, 0, sizeof(*c));
+	double size = -1;
+	c->bench = bv_json_str(cell, "bench"), c->op = bv_json_str(cell, "op"), c->backend = bv_json_str(cell, "backend");
+	/* Sizes are exact as doubles up to 2^53 (benches.h packs shapes below that). */
+	const char *bad = !cJSON_IsObject(cell) ? "expected an object"
+			  : !c->bench		? "\"bench\": expected a string"
+			  : !c->op		? "\"op\": expected a string"
+			  : !c->backend		? "\"backend\": expected a string"
+			  : whole_number(cell, "size", 9007199254740992.0, &size) || size < 0
+				  ? "\"size\": expected a whole number from 0 to 2^53"
+				  : NULL;
+	if (bad) {
+		bv_buf_puts(why, bad);
+		return -1;
+	}
+	c->size = (size_t)size;
+	double np = 0;
+	if (whole_number(cell, "processes", INT_MAX, &np)) {
+		bv_buf_puts(why, "\"processes\": expected a whole number");
+		return -2;
+	}
+	c->processes = (int)np;
+	if (cell_status(cell, c, why))
+		return -2;
+	if (c->status == BV_ST_OK) {
+		if (!has_numbers(cell, "median_ns")) {
+			bv_buf_puts(why, "an ok cell lacks median_ns, median_ns_ci_low or median_ns_ci_high (numbers)");
+			return -2;
+		}
+		if (interval(cell, "", "median_ns", &c->median_ns, &c->ci_low_ns, &c->ci_high_ns, why))
+			return -2;
+	}
+	if (cell_amounts(cell, c, why) || cell_stopped(cell, c, why) || cell_processes(cell, c, why))
+		return -2;
 	/* "change" since schema 1.1; 1.0 logs called it "paired". */
 	const cJSON *pb = cJSON_GetObjectItemCaseSensitive(cell, "change");
 	if (!pb)
