@@ -505,6 +505,38 @@ static const char *const measuring[] = {
     "--memory-limit",  "--pin",       "--recalibrate", "--threads", "--simd-isa",  "--threshold",
     "--seed",          "--layouts",   "--results",     "--jobs",    "--build-timeout", NULL};
 
+/* What is wrong with the series the command line names (the positional
+ * arguments pos, nrange of them ranges, and --releases, --import,
+ * --first-parent, --every), or NULL when it is one history can measure;
+ * a message made here is also *owned, for the caller to free. */
+static const char *series_why(const hist *h, char **pos, size_t npos, size_t nrange, char **owned)
+{
+	if (h->releases && npos)
+		return *owned =
+		    bv_asprintf("--releases is the whole series: '%s' is one too many", pos[0]);
+	else if (nrange && npos > 1)
+		return "a range A..B is the whole series: give it alone, or list the versions instead";
+	else if (nrange && strstr(pos[0], "..."))
+		return *owned = bv_asprintf(
+		    "'%s': history takes A..B (the commits from A to B), not A...B", pos[0]);
+	else if (h->import && (npos || h->releases || h->no_store))
+		return "--import takes a run's directory alone (and --store)";
+	else if (h->import)
+		return NULL; /* an import names no series */
+	else if (!h->releases && npos == 0)
+		return "no series: give --releases, a range A..B or two versions or more";
+	else if (!h->releases && !nrange && npos < 2)
+		return *owned =
+		    bv_asprintf("one version (%s) is no history: give two or more, a range A..B or "
+		                "--releases",
+		                pos[0]);
+	else if (h->first_parent && !nrange)
+		return "--first-parent is for a range A..B";
+	else if (h->every && !nrange && !h->releases)
+		return "--every N is for a range A..B or --releases (a list keeps every version named)";
+	return NULL;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv, hist *h)
 {
@@ -558,32 +590,8 @@ static int parse_options(int argc, char **argv, hist *h)
 	size_t nrange = 0;
 	for (size_t i = 0; i < npos; i++)
 		nrange += strstr(pos[i], "..") != NULL;
-	if (prc == 0) {
-		if (h->releases && npos)
-			why = owned =
-			    bv_asprintf("--releases is the whole series: '%s' is one too many", pos[0]);
-		else if (nrange && npos > 1)
-			why = "a range A..B is the whole series: give it alone, or list the versions instead";
-		else if (nrange && strstr(pos[0], "..."))
-			why = owned = bv_asprintf(
-			    "'%s': history takes A..B (the commits from A to B), not A...B", pos[0]);
-		else if (h->import && (npos || h->releases || h->no_store))
-			why = "--import takes a run's directory alone (and --store)";
-		else if (h->import)
-			;
-		else if (!h->releases && npos == 0)
-			why = "no series: give --releases, a range A..B or two versions or more";
-		else if (!h->releases && !nrange && npos < 2)
-			why = owned =
-			    bv_asprintf("one version (%s) is no history: give two or more, a range A..B or "
-			                "--releases",
-			                pos[0]);
-		else if (h->first_parent && !nrange)
-			why = "--first-parent is for a range A..B";
-		else if (h->every && !nrange && !h->releases)
-			why =
-			    "--every N is for a range A..B or --releases (a list keeps every version named)";
-	}
+	if (prc == 0)
+		why = series_why(h, pos, npos, nrange, &owned);
 	if (prc == 0 && !why) {
 		if (nrange)
 			h->range = pos[0];
@@ -1542,27 +1550,10 @@ static void add_num(cJSON *o, const char *key, double v)
 		cJSON_AddNullToObject(o, key);
 }
 
-static cJSON *history_json(const hist *h)
+/* versions: each version of the series, with what was left out before it
+ * (builds that failed, versions --every skipped). */
+static void hjson_versions(cJSON *doc, const hist *h)
 {
-	cJSON *doc = cJSON_CreateObject();
-	cJSON_AddStringToObject(doc, "schema", HISTORY_SCHEMA);
-	cJSON_AddNumberToObject(doc, "schema_version", HISTORY_SCHEMA_VERSION);
-	cJSON *series = cJSON_AddObjectToObject(doc, "series");
-	cJSON_AddStringToObject(series, "kind", h->range ? "range" : h->releases ? "releases" : "list");
-	if (h->range)
-		cJSON_AddStringToObject(series, "range", h->range);
-	cJSON_AddBoolToObject(series, "first_parent", h->first_parent);
-	cJSON_AddNumberToObject(series, "every", h->every);
-	cJSON_AddNumberToObject(doc, "window", h->window);
-	cJSON_AddNumberToObject(doc, "windows", (double)h->nwindows);
-	cJSON_AddNumberToObject(doc, "threshold", h->cli.mo.threshold);
-	cJSON_AddNumberToObject(doc, "fdr", BV_FDR);
-	cJSON_AddNumberToObject(doc, "tested", (double)h->tested);
-	cJSON_AddNumberToObject(doc, "called", (double)h->called);
-	cJSON_AddNumberToObject(doc, "inconclusive", (double)h->inconclusive);
-	cJSON_AddNumberToObject(doc, "unstable", (double)h->unstable);
-	if (h->dir)
-		cJSON_AddStringToObject(doc, "results", h->dir);
 	cJSON *va = cJSON_AddArrayToObject(doc, "versions");
 	for (size_t j = 0; j < h->nv; j++) {
 		const bv_version *v = ver(h, j);
@@ -1585,15 +1576,93 @@ static cJSON *history_json(const hist *h)
 		bv_strv_free(&gap);
 		cJSON_AddItemToArray(va, o);
 	}
-	cJSON *lo = cJSON_AddArrayToObject(doc, "left_out");
-	for (size_t i = 0; i < h->nall; i++)
-		if (h->all[i].build_error) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "name", h->all[i].name);
-			cJSON_AddStringToObject(o, "reason", "build failed");
-			cJSON_AddStringToObject(o, "build_error", h->all[i].build_error);
-			cJSON_AddItemToArray(lo, o);
-		}
+}
+
+/* One step of a cell (version i to i + 1): its test and, if a listed change
+ * holds it, that change's direction. */
+static cJSON *hjson_step(const hist *h, const hcell *x, size_t i)
+{
+	const hstep *st = &x->steps[i];
+	cJSON *s = cJSON_CreateObject();
+	cJSON_AddStringToObject(s, "from", ver(h, i)->label);
+	cJSON_AddStringToObject(s, "to", ver(h, i + 1)->label);
+	add_num(s, "ratio", st->s.ratio);
+	add_num(s, "ci_low", st->s.lo);
+	add_num(s, "ci_high", st->s.hi);
+	cJSON_AddNumberToObject(s, "processes", (double)st->s.nproc);
+	if (st->s.verdict)
+		cJSON_AddStringToObject(s, "verdict", bv_verdict_name(st->s.verdict));
+	else
+		cJSON_AddNullToObject(s, "verdict");
+	add_num(s, "p", st->s.p);
+	cJSON_AddBoolToObject(s, "paired", st->s.nproc > 0);
+	cJSON_AddNumberToObject(s, "window", st->window);
+	if (st->why)
+		cJSON_AddStringToObject(s, "note", st->why);
+	if (st->state)
+		cJSON_AddStringToObject(s, "state", st->state);
+	/* the listed change that holds this step, if any: its
+	 * verdict is the step's own test, this the change's */
+	const char *in_change = NULL;
+	for (size_t k = 0; k < x->ncps; k++)
+		if (x->cps[k].first <= i && i <= x->cps[k].last)
+			in_change = x->cps[k].direction;
+	if (in_change)
+		cJSON_AddStringToObject(s, "change_point", in_change);
+	else
+		cJSON_AddNullToObject(s, "change_point");
+	return s;
+}
+
+/* A cell's chain: each version's ratio to the first, with its interval. */
+static void hjson_chain(cJSON *o, const hist *h, const hcell *x)
+{
+	cJSON *ch = cJSON_AddArrayToObject(o, "chain");
+	for (size_t j = 0; j < h->nv; j++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "version", ver(h, j)->label);
+		add_num(e, "ratio", x->chain[j]);
+		add_num(e, "ci_low", x->clo[j]);
+		add_num(e, "ci_high", x->chi[j]);
+		cJSON_AddItemToArray(ch, e);
+	}
+}
+
+/* One listed change of a cell: its ends, its steps, how many of them are
+ * called on their own, and the bisect command that finds its commit. */
+static cJSON *hjson_change_point(const hist *h, const hcell *x, const bv_change_point *cp)
+{
+	const bv_version *a = ver(h, cp->first), *b = ver(h, cp->last + 1);
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "cell", x->key);
+	cJSON_AddStringToObject(e, "from", a->label);
+	cJSON_AddStringToObject(e, "to", b->label);
+	if (a->kind == BV_VERSION_GIT)
+		cJSON_AddStringToObject(e, "from_commit", a->commit);
+	if (b->kind == BV_VERSION_GIT)
+		cJSON_AddStringToObject(e, "to_commit", b->commit);
+	cJSON_AddNumberToObject(e, "first_step", (double)cp->first);
+	cJSON_AddNumberToObject(e, "last_step", (double)cp->last);
+	add_num(e, "ratio", cp->ratio);
+	add_num(e, "ci_low", cp->lo);
+	add_num(e, "ci_high", cp->hi);
+	cJSON_AddStringToObject(e, "direction", cp->direction);
+	/* the steps' own verdicts may not show it: say how many do */
+	cJSON_AddNumberToObject(e, "steps", (double)(cp->last - cp->first + 1));
+	cJSON_AddNumberToObject(e, "steps_called", (double)steps_agreeing(x, cp));
+	char *cmd = bisect_command(h, x, cp);
+	if (cmd)
+		cJSON_AddStringToObject(e, "bisect", cmd);
+	else
+		cJSON_AddNullToObject(e, "bisect");
+	free(cmd);
+	return e;
+}
+
+/* cells: each cell's steps and chain; changes: every cell's listed changes,
+ * in the cells' order. */
+static void hjson_cells(cJSON *doc, const hist *h)
+{
 	cJSON *ca = cJSON_AddArrayToObject(doc, "cells");
 	cJSON *changes = cJSON_CreateArray();
 	for (size_t c = 0; c < h->ncells; c++) {
@@ -1605,78 +1674,48 @@ static cJSON *history_json(const hist *h)
 		cJSON_AddStringToObject(o, "backend", x->backend);
 		cJSON_AddStringToObject(o, "size", x->size);
 		cJSON *sa = cJSON_AddArrayToObject(o, "steps");
-		for (size_t i = 0; i + 1 < h->nv; i++) {
-			const hstep *st = &x->steps[i];
-			cJSON *s = cJSON_CreateObject();
-			cJSON_AddStringToObject(s, "from", ver(h, i)->label);
-			cJSON_AddStringToObject(s, "to", ver(h, i + 1)->label);
-			add_num(s, "ratio", st->s.ratio);
-			add_num(s, "ci_low", st->s.lo);
-			add_num(s, "ci_high", st->s.hi);
-			cJSON_AddNumberToObject(s, "processes", (double)st->s.nproc);
-			if (st->s.verdict)
-				cJSON_AddStringToObject(s, "verdict", bv_verdict_name(st->s.verdict));
-			else
-				cJSON_AddNullToObject(s, "verdict");
-			add_num(s, "p", st->s.p);
-			cJSON_AddBoolToObject(s, "paired", st->s.nproc > 0);
-			cJSON_AddNumberToObject(s, "window", st->window);
-			if (st->why)
-				cJSON_AddStringToObject(s, "note", st->why);
-			if (st->state)
-				cJSON_AddStringToObject(s, "state", st->state);
-			/* the listed change that holds this step, if any: its
-			 * verdict is the step's own test, this the change's */
-			const char *in_change = NULL;
-			for (size_t k = 0; k < x->ncps; k++)
-				if (x->cps[k].first <= i && i <= x->cps[k].last)
-					in_change = x->cps[k].direction;
-			if (in_change)
-				cJSON_AddStringToObject(s, "change_point", in_change);
-			else
-				cJSON_AddNullToObject(s, "change_point");
-			cJSON_AddItemToArray(sa, s);
-		}
-		cJSON *ch = cJSON_AddArrayToObject(o, "chain");
-		for (size_t j = 0; j < h->nv; j++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "version", ver(h, j)->label);
-			add_num(e, "ratio", x->chain[j]);
-			add_num(e, "ci_low", x->clo[j]);
-			add_num(e, "ci_high", x->chi[j]);
-			cJSON_AddItemToArray(ch, e);
-		}
+		for (size_t i = 0; i + 1 < h->nv; i++)
+			cJSON_AddItemToArray(sa, hjson_step(h, x, i));
+		hjson_chain(o, h, x);
 		cJSON_AddItemToArray(ca, o);
-		for (size_t k = 0; k < x->ncps; k++) {
-			const bv_change_point *cp = &x->cps[k];
-			const bv_version *a = ver(h, cp->first), *b = ver(h, cp->last + 1);
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "cell", x->key);
-			cJSON_AddStringToObject(e, "from", a->label);
-			cJSON_AddStringToObject(e, "to", b->label);
-			if (a->kind == BV_VERSION_GIT)
-				cJSON_AddStringToObject(e, "from_commit", a->commit);
-			if (b->kind == BV_VERSION_GIT)
-				cJSON_AddStringToObject(e, "to_commit", b->commit);
-			cJSON_AddNumberToObject(e, "first_step", (double)cp->first);
-			cJSON_AddNumberToObject(e, "last_step", (double)cp->last);
-			add_num(e, "ratio", cp->ratio);
-			add_num(e, "ci_low", cp->lo);
-			add_num(e, "ci_high", cp->hi);
-			cJSON_AddStringToObject(e, "direction", cp->direction);
-			/* the steps' own verdicts may not show it: say how many do */
-			cJSON_AddNumberToObject(e, "steps", (double)(cp->last - cp->first + 1));
-			cJSON_AddNumberToObject(e, "steps_called", (double)steps_agreeing(x, cp));
-			char *cmd = bisect_command(h, x, cp);
-			if (cmd)
-				cJSON_AddStringToObject(e, "bisect", cmd);
-			else
-				cJSON_AddNullToObject(e, "bisect");
-			free(cmd);
-			cJSON_AddItemToArray(changes, e);
-		}
+		for (size_t k = 0; k < x->ncps; k++)
+			cJSON_AddItemToArray(changes, hjson_change_point(h, x, &x->cps[k]));
 	}
 	cJSON_AddItemToObject(doc, "changes", changes);
+}
+
+static cJSON *history_json(const hist *h)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", HISTORY_SCHEMA);
+	cJSON_AddNumberToObject(doc, "schema_version", HISTORY_SCHEMA_VERSION);
+	cJSON *series = cJSON_AddObjectToObject(doc, "series");
+	cJSON_AddStringToObject(series, "kind", h->range ? "range" : h->releases ? "releases" : "list");
+	if (h->range)
+		cJSON_AddStringToObject(series, "range", h->range);
+	cJSON_AddBoolToObject(series, "first_parent", h->first_parent);
+	cJSON_AddNumberToObject(series, "every", h->every);
+	cJSON_AddNumberToObject(doc, "window", h->window);
+	cJSON_AddNumberToObject(doc, "windows", (double)h->nwindows);
+	cJSON_AddNumberToObject(doc, "threshold", h->cli.mo.threshold);
+	cJSON_AddNumberToObject(doc, "fdr", BV_FDR);
+	cJSON_AddNumberToObject(doc, "tested", (double)h->tested);
+	cJSON_AddNumberToObject(doc, "called", (double)h->called);
+	cJSON_AddNumberToObject(doc, "inconclusive", (double)h->inconclusive);
+	cJSON_AddNumberToObject(doc, "unstable", (double)h->unstable);
+	if (h->dir)
+		cJSON_AddStringToObject(doc, "results", h->dir);
+	hjson_versions(doc, h);
+	cJSON *lo = cJSON_AddArrayToObject(doc, "left_out");
+	for (size_t i = 0; i < h->nall; i++)
+		if (h->all[i].build_error) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "name", h->all[i].name);
+			cJSON_AddStringToObject(o, "reason", "build failed");
+			cJSON_AddStringToObject(o, "build_error", h->all[i].build_error);
+			cJSON_AddItemToArray(lo, o);
+		}
+	hjson_cells(doc, h);
 	cJSON *na = cJSON_AddArrayToObject(doc, "notes");
 	for (size_t i = 0; i < h->notes.n; i++)
 		cJSON_AddItemToArray(na, cJSON_CreateString(h->notes.v[i]));
