@@ -114,6 +114,77 @@ static char *inconclusive_why(const bv_change *ch)
 			 "slower; measure it again");
 }
 
+/* A cell both versions ran correctly: judged on its ratio, interval and
+ * verdict against its budget (c->budget) and the run's threshold; every
+ * case that is not a clean change says why it is listed. */
+static void judge_ratio(bv_report_cell *c, const bv_change *ch, double threshold)
+{
+	if (!ch->valid) {
+		c->status = BV_CELL_UNCOMPARED;
+		c->why = bv_asprintf("no ratio: %s", ch->none ? ch->none : "the logs give none");
+	} else if (unstable_beyond(ch, c->budget)) {
+		/* The ratio followed the machine's state, but at both of
+		 * its states it is beyond the budget: slower whatever the
+		 * state, which a release must not pass for want of a
+		 * stable ratio (a planted 3x read 3.0x and 2.4x). */
+		c->status = BV_CELL_REGRESSION;
+		c->why = bv_asprintf("slower at both of the machine's states, beyond the +%.4g%% budget either way "
+				     "(%.3fx at its usual state in %zu process%s, %.3fx while disturbed in %zu)",
+				     c->budget * 100, ch->level_usual, ch->n_usual, ch->n_usual == 1 ? "" : "es",
+				     ch->level_disturbed, ch->n_disturbed);
+	} else if (ch->unstable) {
+		/* The ratio followed the machine's state: not a property
+		 * of the code (verdict.c).  Listed, never blocking. */
+		c->status = BV_CELL_WARNING;
+		c->why = bv_asprintf("unstable: the machine changed under it (%.3fx at its usual state in %zu "
+				     "process%s, %.3fx while disturbed in %zu); measure it again",
+				     ch->level_usual, ch->n_usual, ch->n_usual == 1 ? "" : "es",
+				     ch->level_disturbed, ch->n_disturbed);
+	} else if (beyond_budget(ch, c->budget) && ch->verdict == BV_SLOWER) {
+		c->status = BV_CELL_REGRESSION;
+		c->why = bv_asprintf("the whole interval is beyond the +%.4g%% budget", c->budget * 100);
+	} else if (ch->held && ch->ratio > 1) {
+		/* Its own interval says slower, but not with evidence that
+		 * survives the run's false-discovery control (verdict.c):
+		 * listed, never blocking. */
+		c->status = BV_CELL_WARNING;
+		c->why = bv_asprintf("its own interval says slower, but over the run's comparisons the evidence is "
+				     "not enough to call it (p = %.2g)",
+				     ch->p);
+	} else if (ch->between_runs) {
+		/* Logs from two runs: inconclusive by rule (merge.c), not
+		 * because the evidence fell short, so the reason says so.
+		 * Past the threshold it warns (a real slowdown may hide
+		 * there); within it, no sign of one. */
+		int past = ch->ratio > 1 + threshold;
+		c->status = past ? BV_CELL_WARNING : BV_CELL_OK;
+		c->why = bv_asprintf("unpaired across runs: %.3fx, not called (runs differ by more than one run "
+				     "per version can measure)%s",
+				     ch->ratio, past ? "; measure both versions in one run" : "");
+	} else if (ch->verdict == BV_INCONCLUSIVE && (ch->ratio > 1 || !bv_change_has_interval(ch))) {
+		/* Not shown the same, not called slower (verdict.c): like
+		 * unstable, neither READY's "no change" nor a blocker; a
+		 * warning that asks for another measurement.  One whose
+		 * estimate is faster is no risk to a release (below). */
+		c->status = BV_CELL_WARNING;
+		c->why = inconclusive_why(ch);
+	} else if (ch->verdict == BV_SLOWER) {
+		c->status = BV_CELL_WARNING;
+		c->why = bv_asprintf("slower (by more than the %.4g%% threshold), within the +%.4g%% budget",
+				     threshold * 100, c->budget * 100);
+	} else if (ch->verdict == BV_FASTER) {
+		c->status = BV_CELL_IMPROVEMENT;
+		c->why = bv_strdup("faster");
+	} else if (ch->verdict == BV_INCONCLUSIVE) {
+		c->status = BV_CELL_OK;
+		c->why = bv_strdup("inconclusive: the estimate is faster, but not called; no sign of a slowdown");
+	} else {
+		c->status = BV_CELL_OK;
+		c->why = bv_strdup(ch->noisy ? "no significant change (noisy: the interval reaches past the threshold)"
+					     : "no significant change");
+	}
+}
+
 static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 {
 	const bv_row *row = c->row;
@@ -148,70 +219,7 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 				     b == BV_ST_WRONG ? "gave a wrong result" : bn, breason ? ": " : "",
 				     breason ? breason : "");
 	} else if (k == BV_ST_OK && b == BV_ST_OK) {
-		if (!ch->valid) {
-			c->status = BV_CELL_UNCOMPARED;
-			c->why = bv_asprintf("no ratio: %s", ch->none ? ch->none : "the logs give none");
-		} else if (unstable_beyond(ch, c->budget)) {
-			/* The ratio followed the machine's state, but at both of
-			 * its states it is beyond the budget: slower whatever the
-			 * state, which a release must not pass for want of a
-			 * stable ratio (a planted 3x read 3.0x and 2.4x). */
-			c->status = BV_CELL_REGRESSION;
-			c->why = bv_asprintf("slower at both of the machine's states, beyond the +%.4g%% budget either way "
-					     "(%.3fx at its usual state in %zu process%s, %.3fx while disturbed in %zu)",
-					     c->budget * 100, ch->level_usual, ch->n_usual, ch->n_usual == 1 ? "" : "es",
-					     ch->level_disturbed, ch->n_disturbed);
-		} else if (ch->unstable) {
-			/* The ratio followed the machine's state: not a property
-			 * of the code (verdict.c).  Listed, never blocking. */
-			c->status = BV_CELL_WARNING;
-			c->why = bv_asprintf("unstable: the machine changed under it (%.3fx at its usual state in %zu "
-					     "process%s, %.3fx while disturbed in %zu); measure it again",
-					     ch->level_usual, ch->n_usual, ch->n_usual == 1 ? "" : "es",
-					     ch->level_disturbed, ch->n_disturbed);
-		} else if (beyond_budget(ch, c->budget) && ch->verdict == BV_SLOWER) {
-			c->status = BV_CELL_REGRESSION;
-			c->why = bv_asprintf("the whole interval is beyond the +%.4g%% budget", c->budget * 100);
-		} else if (ch->held && ch->ratio > 1) {
-			/* Its own interval says slower, but not with evidence that
-			 * survives the run's false-discovery control (verdict.c):
-			 * listed, never blocking. */
-			c->status = BV_CELL_WARNING;
-			c->why = bv_asprintf("its own interval says slower, but over the run's comparisons the evidence is "
-					     "not enough to call it (p = %.2g)",
-					     ch->p);
-		} else if (ch->between_runs) {
-			/* Logs from two runs: inconclusive by rule (merge.c), not
-			 * because the evidence fell short, so the reason says so.
-			 * Past the threshold it warns (a real slowdown may hide
-			 * there); within it, no sign of one. */
-			int past = ch->ratio > 1 + threshold;
-			c->status = past ? BV_CELL_WARNING : BV_CELL_OK;
-			c->why = bv_asprintf("unpaired across runs: %.3fx, not called (runs differ by more than one run "
-					     "per version can measure)%s",
-					     ch->ratio, past ? "; measure both versions in one run" : "");
-		} else if (ch->verdict == BV_INCONCLUSIVE && (ch->ratio > 1 || !bv_change_has_interval(ch))) {
-			/* Not shown the same, not called slower (verdict.c): like
-			 * unstable, neither READY's "no change" nor a blocker; a
-			 * warning that asks for another measurement.  One whose
-			 * estimate is faster is no risk to a release (below). */
-			c->status = BV_CELL_WARNING;
-			c->why = inconclusive_why(ch);
-		} else if (ch->verdict == BV_SLOWER) {
-			c->status = BV_CELL_WARNING;
-			c->why = bv_asprintf("slower (by more than the %.4g%% threshold), within the +%.4g%% budget",
-					     threshold * 100, c->budget * 100);
-		} else if (ch->verdict == BV_FASTER) {
-			c->status = BV_CELL_IMPROVEMENT;
-			c->why = bv_strdup("faster");
-		} else if (ch->verdict == BV_INCONCLUSIVE) {
-			c->status = BV_CELL_OK;
-			c->why = bv_strdup("inconclusive: the estimate is faster, but not called; no sign of a slowdown");
-		} else {
-			c->status = BV_CELL_OK;
-			c->why = bv_strdup(ch->noisy ? "no significant change (noisy: the interval reaches past the threshold)"
-						     : "no significant change");
-		}
+		judge_ratio(c, ch, threshold);
 	} else if (!bv_status_ran(b) && k != BV_ST_OK) {
 		c->status = BV_CELL_NOT_RUN;
 		c->why = bv_asprintf("%s%s%s", kn, kreason ? ": " : breason ? ": " : "",
