@@ -750,19 +750,12 @@ static int import_logs(const char *path, char ***paths, size_t *n, long *only)
 	return rc;
 }
 
-int bv_store_import_log(bv_store *s, const char *path, const char *method, size_t *imported)
+/* Every log of the run read, with its build key, and checked to begin
+ * with the run's baseline (whose build keys every step); *run_id is the
+ * run's id, for the steps' source.  0, or the error said. */
+static int import_read(char **paths, size_t n, cJSON **docs, char **keys, char **run_id)
 {
-	*imported = 0;
-	if (!key_ok(method))
-		return bv_fail(BV_ERUN, "import of %s: no method given", path);
-	char **paths = NULL;
-	size_t n = 0;
-	long only = -1;
-	int rc = import_logs(path, &paths, &n, &only);
-	cJSON **docs = rc ? NULL : bv_xcalloc(n, sizeof(cJSON *));
-	char **keys = rc ? NULL : bv_xcalloc(n, sizeof(char *));
-	char *run_id = NULL;
-	bv_class cls = {0};
+	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		rc = bv_log_load(paths[i], &docs[i]);
 		if (rc)
@@ -790,8 +783,79 @@ int bv_store_import_log(bv_store *s, const char *path, const char *method, size_
 			    "%s: version.build.key is missing or not a build key (40 hex digits): its steps "
 			    "cannot be keyed (a log written before build keys?)",
 			    paths[0]);
-		run_id = bv_strdup(id ? id : "?");
+		*run_id = bv_strdup(id ? id : "?");
 	}
+	return rc;
+}
+
+/* Version v's paired, stable changes in the merged table t, each put in
+ * the store as a step from the baseline's build (keys[0]) to v's, with the
+ * log's own path as the source; *imported counts them.  0, or the error
+ * said. */
+static int import_version(bv_store *s, const bv_table *t, size_t v, char **paths, char **keys, const char *cls,
+                          const char *method, const char *run_id, size_t *imported)
+{
+	int rc = 0;
+	/* the log's own path, not results/latest's, which moves on */
+	char *real = realpath(paths[v], NULL);
+	char *source = bv_asprintf("%s (run %s)", real ? real : paths[v], run_id);
+	free(real);
+	bv_store_set_source(s, source);
+	free(source);
+	for (size_t k = 0; rc == 0 && k < t->nrows; k++) {
+		const bv_change *ch = &t->rows[k].changes[v];
+		/* Steps are paired ratios only: an isolated or unpaired
+		 * ratio is not what a history chains. */
+		if (!ch->valid || !ch->paired || ch->between_runs || strcmp(ch->mode, "paired"))
+			continue;
+		/* Nor a ratio that followed the machine's state (verdict.c):
+		 * its processes disagree with its estimate; the history
+		 * measures that step again. */
+		if (ch->state_dependent || ch->unstable)
+			continue;
+		if (!build_key_ok(keys[v])) {
+			rc = bv_fail(BV_EINPUT,
+			             "%s: version.build.key is missing or not a build key (40 hex "
+			             "digits): its "
+			             "steps cannot be keyed (a log written before build keys?)",
+			             paths[v]);
+			break;
+		}
+		const bv_row *r = &t->rows[k];
+		size_t clen = strlen(r->bench) + strlen(r->op) + strlen(r->backend) + 40;
+		char *cell = bv_xmalloc(clen);
+		bv_row_key(r, cell, clen);
+		bv_step step = {.cell = cell,
+		                .ratio = ch->ratio,
+		                .lo = bv_change_has_interval(ch) ? ch->ci_low : NAN,
+		                .hi = bv_change_has_interval(ch) ? ch->ci_high : NAN,
+		                .proc_ratio = ch->proc_ratio,
+		                .nproc = ch->nproc,
+		                .verdict = ch->verdict,
+		                .p = ch->p};
+		rc = bv_store_put_step(s, cls, keys[0], keys[v], cell, method, &step);
+		free(cell);
+		if (rc == 0)
+			(*imported)++;
+	}
+	return rc;
+}
+
+int bv_store_import_log(bv_store *s, const char *path, const char *method, size_t *imported)
+{
+	*imported = 0;
+	if (!key_ok(method))
+		return bv_fail(BV_ERUN, "import of %s: no method given", path);
+	char **paths = NULL;
+	size_t n = 0;
+	long only = -1;
+	int rc = import_logs(path, &paths, &n, &only);
+	cJSON **docs = rc ? NULL : bv_xcalloc(n, sizeof(cJSON *));
+	char **keys = rc ? NULL : bv_xcalloc(n, sizeof(char *));
+	char *run_id = NULL;
+	bv_class cls = {0};
+	if (rc == 0)
+		rc = import_read(paths, n, docs, keys, &run_id);
 	if (rc == 0)
 		rc = bv_class_of(docs[0], paths[0], &cls); /* machine.class, else derived */
 	bv_table t;
@@ -812,48 +876,7 @@ int bv_store_import_log(bv_store *s, const char *path, const char *method, size_
 	for (size_t v = 1; rc == 0 && v < t.nversions; v++) {
 		if (only >= 0 && (size_t)only != v)
 			continue;
-		/* the log's own path, not results/latest's, which moves on */
-		char *real = realpath(paths[v], NULL);
-		char *source = bv_asprintf("%s (run %s)", real ? real : paths[v], run_id);
-		free(real);
-		bv_store_set_source(s, source);
-		free(source);
-		for (size_t k = 0; rc == 0 && k < t.nrows; k++) {
-			const bv_change *ch = &t.rows[k].changes[v];
-			/* Steps are paired ratios only: an isolated or unpaired
-			 * ratio is not what a history chains. */
-			if (!ch->valid || !ch->paired || ch->between_runs || strcmp(ch->mode, "paired"))
-				continue;
-			/* Nor a ratio that followed the machine's state (verdict.c):
-			 * its processes disagree with its estimate; the history
-			 * measures that step again. */
-			if (ch->state_dependent || ch->unstable)
-				continue;
-			if (!build_key_ok(keys[v])) {
-				rc = bv_fail(BV_EINPUT,
-				             "%s: version.build.key is missing or not a build key (40 hex "
-				             "digits): its "
-				             "steps cannot be keyed (a log written before build keys?)",
-				             paths[v]);
-				break;
-			}
-			const bv_row *r = &t.rows[k];
-			size_t clen = strlen(r->bench) + strlen(r->op) + strlen(r->backend) + 40;
-			char *cell = bv_xmalloc(clen);
-			bv_row_key(r, cell, clen);
-			bv_step step = {.cell = cell,
-			                .ratio = ch->ratio,
-			                .lo = bv_change_has_interval(ch) ? ch->ci_low : NAN,
-			                .hi = bv_change_has_interval(ch) ? ch->ci_high : NAN,
-			                .proc_ratio = ch->proc_ratio,
-			                .nproc = ch->nproc,
-			                .verdict = ch->verdict,
-			                .p = ch->p};
-			rc = bv_store_put_step(s, cls.name, keys[0], keys[v], cell, method, &step);
-			free(cell);
-			if (rc == 0)
-				(*imported)++;
-		}
+		rc = import_version(s, &t, v, paths, keys, cls.name, method, run_id, imported);
 	}
 	bv_store_set_source(s, old_source);
 	free(old_source);
