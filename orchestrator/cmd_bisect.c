@@ -750,6 +750,61 @@ typedef struct walk {
 	bv_bisect_ratio vs_parent;
 } walk;
 
+/* The six options that name the cell and its ends, those missing said by
+ * name: six options are too many to find the one left out by eye.
+ * Returns -1 when none is missing, else the exit status. */
+static int missing_options(const args *a, const bv_option *opts)
+{
+	const struct {
+		const char *name, *value;
+	} needed[] = {{"--good", a->good_name}, {"--bad", a->bad_name},	 {"--bench", a->bench},
+		      {"--op", a->op},	      {"--backend", a->backend}, {"--size", a->size}};
+	bv_buf missing = BV_BUF_INIT;
+	size_t nmissing = 0;
+	for (size_t k = 0; k < sizeof(needed) / sizeof(needed[0]); k++)
+		if (!needed[k].value)
+			bv_buf_printf(&missing, "%s%s", nmissing++ ? ", " : "", needed[k].name);
+	if (nmissing) {
+		fprintf(stderr,
+			"bench-versions bisect: %s %s missing (--good, --bad, --bench, --op, --backend and --size are "
+			"all needed)\n",
+			missing.s, nmissing == 1 ? "is" : "are");
+		bv_buf_free(&missing);
+		usage(stderr, opts);
+		return BV_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* --slurm's options only with it; --slurm only with --parallel (the
+ * sequential walk has one commit a round: nothing to spread); the job
+ * script's three options together.  The message (to free), or NULL. */
+static char *slurm_why(const args *a)
+{
+	const char *alone = a->partition ? "--partition" : a->time_min ? "--time" : a->slurm_cache ? "--slurm-cache" : NULL;
+	char *why = NULL;
+	if (alone && !a->slurm)
+		why = bv_asprintf("%s is an option of --slurm, which is not given", alone);
+	else if (a->slurm && !a->parallel)
+		why = bv_strdup("--slurm needs --parallel K: K commits a round, one Slurm task each");
+	else if ((a->task != 0) != (a->task_out != NULL) || (a->task != 0) != (a->task_commits != NULL))
+		why = bv_strdup("--slurm-task, --slurm-task-out and --slurm-commits go together (the job "
+				"script's options)");
+	return why;
+}
+
+/* Valgrind 3.19 presents an AVX2 CPU: on an AVX-512 machine the simd
+ * and blas paths it counts are not the ones this machine times, which
+ * --by counts says before it starts (called with --by counts only). */
+static void counts_isa_warning(const args *a, const bv_measure_opts *mo)
+{
+	if ((!strcmp(a->backend, "blas") || (!strcmp(a->backend, "simd") &&
+	    !(mo->simd_isa && strcmp(mo->simd_isa, "avx512")))) && __builtin_cpu_supports("avx512f"))
+		fprintf(stderr, "bisect: --by counts counts the %s backend's AVX2 path (the CPU Valgrind presents); "
+				"this machine times AVX-512: a change in the AVX-512 path alone is not seen\n",
+			a->backend);
+}
+
 /* The command line, checked, with bisect's own measuring defaults settled
  * into x->mo: every usage error is found here, before a repository is
  * opened.  Returns -1 to go on, else the exit status (0 after --help). */
@@ -816,40 +871,13 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 		fprintf(stderr, "bench-versions bisect: %s (see bench-versions bisect --help)\n", bv_error_last());
 		return BV_EXIT_USAGE;
 	}
-	/* The ones missing by name: six options are too many to find the one
-	 * left out by eye. */
-	const struct {
-		const char *name, *value;
-	} needed[] = {{"--good", a->good_name}, {"--bad", a->bad_name},	 {"--bench", a->bench},
-		      {"--op", a->op},	      {"--backend", a->backend}, {"--size", a->size}};
-	bv_buf missing = BV_BUF_INIT;
-	size_t nmissing = 0;
-	for (size_t k = 0; k < sizeof(needed) / sizeof(needed[0]); k++)
-		if (!needed[k].value)
-			bv_buf_printf(&missing, "%s%s", nmissing++ ? ", " : "", needed[k].name);
-	if (nmissing) {
-		fprintf(stderr,
-			"bench-versions bisect: %s %s missing (--good, --bad, --bench, --op, --backend and --size are "
-			"all needed)\n",
-			missing.s, nmissing == 1 ? "is" : "are");
-		bv_buf_free(&missing);
-		usage(stderr, opts);
-		return BV_EXIT_USAGE;
-	}
-	/* --slurm's options only with it; --slurm only with --parallel (the
-	 * sequential walk has one commit a round: nothing to spread). */
-	const char *alone = a->partition ? "--partition" : a->time_min ? "--time" : a->slurm_cache ? "--slurm-cache" : NULL;
-	const char *why = NULL;
-	if (alone && !a->slurm)
-		why = bv_asprintf("%s is an option of --slurm, which is not given", alone);
-	else if (a->slurm && !a->parallel)
-		why = bv_strdup("--slurm needs --parallel K: K commits a round, one Slurm task each");
-	else if ((a->task != 0) != (a->task_out != NULL) || (a->task != 0) != (a->task_commits != NULL))
-		why = bv_strdup("--slurm-task, --slurm-task-out and --slurm-commits go together (the job "
-				"script's options)");
+	int mrc = missing_options(a, opts);
+	if (mrc >= 0)
+		return mrc;
+	char *why = slurm_why(a);
 	if (why) {
 		fprintf(stderr, "bench-versions bisect: %s (see bench-versions bisect --help)\n", why);
-		free((char *)why);
+		free(why);
 		return BV_EXIT_USAGE;
 	}
 	if (!a->slurm_cache)
@@ -857,13 +885,8 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 	x->by_counts = a->by && !strcmp(a->by, "counts");
 	if (x->count_timeout <= 0)
 		x->count_timeout = 120;
-	/* Valgrind 3.19 presents an AVX2 CPU: on an AVX-512 machine the simd
-	 * and blas paths it counts are not the ones this machine times. */
-	if (x->by_counts && (!strcmp(a->backend, "blas") || (!strcmp(a->backend, "simd") &&
-	    !(cli.mo.simd_isa && strcmp(cli.mo.simd_isa, "avx512")))) && __builtin_cpu_supports("avx512f"))
-		fprintf(stderr, "bisect: --by counts counts the %s backend's AVX2 path (the CPU Valgrind presents); "
-				"this machine times AVX-512: a change in the AVX-512 path alone is not seen\n",
-			a->backend);
+	if (x->by_counts)
+		counts_isa_warning(a, &cli.mo);
 	a->argc = argc, a->argv = argv;
 	/* bisect's own defaults: at most 12 processes with --quick (a step is
 	 * one cell, measured again when inconclusive), and four layouts, so a
@@ -1381,6 +1404,53 @@ static int slurm_round(ctx *x, const args *a, walk *w, char (*hex)[41], size_t n
 	return rc;
 }
 
+/* The commits a K-ary round may test, oldest first: the remaining set
+ * less the current bad and the commits skipped; *m is how many. */
+static git_oid *kary_eligible(const walk *w, size_t *m)
+{
+	git_oid *elig = bv_xcalloc(w->nset + 1, sizeof(git_oid));
+	*m = 0;
+	for (size_t i = w->nset; i-- > 0;) {
+		int out = git_oid_equal(&w->set[i], &w->cur_bad);
+		for (size_t k = 0; k < w->nskipped && !out; k++)
+			out = git_oid_equal(&w->set[i], &w->skipped[k]);
+		if (!out)
+			elig[(*m)++] = w->set[i];
+	}
+	return elig;
+}
+
+/* A round's c points judged and the range narrowed to between the last
+ * good and the first bad (bv_bisect_kary_narrow): every point becomes a
+ * step (which owns its reason from then on, so have[] is cleared), the
+ * inconclusive ones are skipped, and a good measured after the first bad
+ * is said and not used. */
+static void kary_narrow(walk *w, point *pts, int *have, const git_oid *ids, char (*hex)[41], size_t c)
+{
+	bv_bisect_side *sides = bv_xcalloc(c, sizeof(*sides));
+	for (size_t j = 0; j < c; j++)
+		sides[j] = !strcmp(pts[j].verdict, "bad")    ? BV_BISECT_BAD
+			   : !strcmp(pts[j].verdict, "good") ? BV_BISECT_GOOD
+							     : BV_BISECT_INCONCLUSIVE;
+	long lg, fb;
+	bv_bisect_kary_narrow(sides, c, &lg, &fb);
+	for (size_t j = 0; j < c; j++) {
+		step_append(w, &pts[j]);
+		have[j] = 0; /* the steps own the reason now */
+		if (sides[j] == BV_BISECT_INCONCLUSIVE)
+			add_oid(&w->skipped, &w->nskipped, &ids[j]);
+		else if ((long)j == fb)
+			w->cur_bad = ids[j];
+		else if (sides[j] == BV_BISECT_GOOD && (long)j < fb)
+			add_oid(&w->goods, &w->ngoods, &ids[j]);
+		else if (sides[j] == BV_BISECT_GOOD)
+			fprintf(stderr, "bisect: %.12s measured good after the bad %.12s: not used "
+					"(the older bad one bounds the range)\n",
+				hex[j], hex[fb]);
+	}
+	free(sides);
+}
+
 /* The K-ary walk: each round tests K commits evenly spaced in the range
  * (bv_bisect_kary_split), here one after another or as one Slurm array,
  * then keeps the sub-range between the last good and the first bad
@@ -1400,16 +1470,8 @@ static int bisect_walk_kary(ctx *x, const args *a, walk *w)
 		rc = next_pick(x, a, w, &pick);
 		if (rc)
 			break;
-		/* the commits that may be tested, oldest first */
-		git_oid *elig = bv_xcalloc(w->nset + 1, sizeof(git_oid));
-		size_t m = 0;
-		for (size_t i = w->nset; i-- > 0;) {
-			int out = git_oid_equal(&w->set[i], &w->cur_bad);
-			for (size_t k = 0; k < w->nskipped && !out; k++)
-				out = git_oid_equal(&w->set[i], &w->skipped[k]);
-			if (!out)
-				elig[m++] = w->set[i];
-		}
+		size_t m;
+		git_oid *elig = kary_eligible(w, &m);
 		if ((w->status = bv_bisect_end(m ? 0 : -1, w->nset, w->nsteps, a->max_steps))) {
 			free(elig);
 			for (size_t i = 0; i < w->nset; i++) {
@@ -1458,30 +1520,8 @@ static int bisect_walk_kary(ctx *x, const args *a, walk *w)
 			for (size_t j = 0; rc == 0 && j < c; j++)
 				if (!have[j] && (rc = point_of(x, w, hex[j], &pts[j])) == 0)
 					have[j] = 1;
-		if (rc == 0) {
-			bv_bisect_side *sides = bv_xcalloc(c, sizeof(*sides));
-			for (size_t j = 0; j < c; j++)
-				sides[j] = !strcmp(pts[j].verdict, "bad")    ? BV_BISECT_BAD
-					   : !strcmp(pts[j].verdict, "good") ? BV_BISECT_GOOD
-									     : BV_BISECT_INCONCLUSIVE;
-			long lg, fb;
-			bv_bisect_kary_narrow(sides, c, &lg, &fb);
-			for (size_t j = 0; j < c; j++) {
-				step_append(w, &pts[j]);
-				have[j] = 0; /* the steps own the reason now */
-				if (sides[j] == BV_BISECT_INCONCLUSIVE)
-					add_oid(&w->skipped, &w->nskipped, &ids[j]);
-				else if ((long)j == fb)
-					w->cur_bad = ids[j];
-				else if (sides[j] == BV_BISECT_GOOD && (long)j < fb)
-					add_oid(&w->goods, &w->ngoods, &ids[j]);
-				else if (sides[j] == BV_BISECT_GOOD)
-					fprintf(stderr, "bisect: %.12s measured good after the bad %.12s: not used "
-							"(the older bad one bounds the range)\n",
-						hex[j], hex[fb]);
-			}
-			free(sides);
-		}
+		if (rc == 0)
+			kary_narrow(w, pts, have, ids, hex, c);
 		for (size_t j = 0; j < c; j++)
 			if (have[j])
 				free(pts[j].reason);
