@@ -21,13 +21,8 @@
 #include "stats.h"
 #include "status.h"
 #include "compat.h"
+#include "remote.h"
 #include "resolve.h"
-
-/* remote.c: a bare clone of url in <cache>/repos/, made (or brought up to
- * date with a fetch) through libgit2; its path in *gitdir. */
-int bv_repo_mirror(const char *url, char **gitdir);
-/* Whether KERNEL_REPO names a remote (scheme://... or scp-like host:path). */
-int bv_repo_is_url(const char *s);
 
 /* ---- fetch ------------------------------------------------------------ */
 /* A release was fetched while resolving (its VERSION had to be read): its
