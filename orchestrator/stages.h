@@ -21,13 +21,9 @@
 #include "stats.h"
 #include "status.h"
 #include "compat.h"
+#include "fetch.h"
 #include "remote.h"
 #include "resolve.h"
-
-/* ---- fetch ------------------------------------------------------------ */
-/* A release was fetched while resolving (its VERSION had to be read): its
- * src_dir is already set and this does nothing more. */
-int bv_fetch(bv_repo *r, bv_version *v);
 
 /* ---- build ------------------------------------------------------------ */
 /* Builds (or finds in the cache) v's bench plugin.  A build failure is not
