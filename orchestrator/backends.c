@@ -35,14 +35,17 @@
  * backend axis; every word the exporters print about it is unchanged.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "benches.h"
 #include "common.h"
 #include "json.h"
-#include "stages.h"
 #include "stats.h"
+#include "table.h"
+#include "verdict.h"
 
 /* The "[param=" segment of op, or NULL. */
 static const char *param_at(const char *op, const char *param)

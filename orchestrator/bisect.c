@@ -20,8 +20,8 @@
 #include "bisect.h"
 #include "common.h"
 #include "git_util.h"
-#include "stages.h"
 #include "stats.h"
+#include "verdict.h"
 
 
 /* git rev-list bad ^good...: the one walk (git_util.c) history uses too. */

@@ -38,10 +38,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "common.h"
+#include "compat.h"
 #include "hash.h"
 #include "json.h"
-#include "stages.h"
+#include "resolve.h"
 #include "suite.h"
 #include "user_ops.h"
 

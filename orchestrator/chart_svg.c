@@ -13,13 +13,14 @@
  * Content-Security-Policy forbids it, and an SVG needs nothing.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benches.h"
 #include "chart_svg.h"
 #include "common.h"
-#include "stages.h"
+#include "export.h"
 
 /* Geometry.  The names' column is as wide as the longest name, at least
  * NAME_MIN; names and versions are cut to NAME_CHARS and VERSION_CHARS (the

@@ -31,11 +31,11 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "cli.h"
 #include "common.h"
 #include "json.h"
 #include "options.h"
-#include "stages.h"
 
 static const char *const areas[] = {"src", "builds", "libs", "repos", "machine", "bisect", NULL};
 

@@ -9,14 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "classes.h"
 #include "cli.h"
 #include "common.h"
+#include "export.h"
 #include "locate.h"
+#include "merge.h"
 #include "options.h"
 #include "results.h"
 #include "shard.h"
-#include "stages.h"
+#include "table.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {

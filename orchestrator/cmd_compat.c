@@ -20,13 +20,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "cli.h"
 #include "common.h"
+#include "compat.h"
 #include "locate.h"
 #include "options.h"
+#include "pipeline.h"
 #include "progress.h"
 #include "project.h"
-#include "stages.h"
+#include "resolve.h"
 
 /* The compat rules a listing here would use, for --help: main.c opens no
  * repository for a subcommand's help, so the project file is found as the

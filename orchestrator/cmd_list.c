@@ -9,8 +9,8 @@
 #include "common.h"
 #include "locate.h"
 #include "options.h"
+#include "resolve.h"
 #include "results.h"
-#include "stages.h"
 #include "user_ops.h"
 
 static void usage(FILE *out, const bv_option *opts)

@@ -14,13 +14,17 @@
 #include <string.h>
 
 #include "benches.h"
+#include "build.h"
 #include "cli.h"
 #include "common.h"
 #include "json.h"
+#include "measure.h"
 #include "options.h"
+#include "pipeline.h"
+#include "resolve.h"
+#include "run_options.h"
 #include "runner.h"
 #include "shard.h"
-#include "stages.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {

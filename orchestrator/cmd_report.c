@@ -25,14 +25,19 @@
 #include "classes.h"
 #include "cli.h"
 #include "common.h"
+#include "export.h"
 #include "json.h"
 #include "locate.h"
+#include "merge.h"
 #include "options.h"
+#include "pipeline.h"
 #include "report.h"
+#include "resolve.h"
 #include "results.h"
+#include "run_options.h"
 #include "shard.h"
 #include "slurm.h"
-#include "stages.h"
+#include "table.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {

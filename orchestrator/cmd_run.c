@@ -15,13 +15,17 @@
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
+#include "export.h"
+#include "merge.h"
 #include "options.h"
+#include "pipeline.h"
 #include "results.h"
+#include "run_options.h"
 #include "runner.h"
 #include "shard.h"
 #include "slurm.h"
-#include "stages.h"
 #include "suite.h"
+#include "table.h"
 
 static void usage(FILE *out, const bv_option *opts)
 {

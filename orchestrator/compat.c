@@ -28,14 +28,15 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "common.h"
+#include "compat.h"
 #include "json.h"
 #include "project.h"
-#include "stages.h"
 
 const char *bv_compat_path(void)
 {

@@ -5,15 +5,20 @@
  * a time reads the same in a terminal, a PR comment and a report.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "benches.h"
 #include "common.h"
 #include "counts.h"
+#include "export.h"
+#include "merge.h"
 #include "options.h"
-#include "stages.h"
+#include "table.h"
+#include "verdict.h"
 
 static const bv_exporter exporters[] = {
     {"table", bv_export_table}, {"markdown", bv_export_markdown}, {"csv", bv_export_csv},

@@ -5,12 +5,16 @@
  * no ratio was formed; verdict then says why (the status, "other machine").
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "benches.h"
 #include "common.h"
 #include "counts.h"
-#include "stages.h"
+#include "export.h"
+#include "merge.h"
+#include "table.h"
+#include "verdict.h"
 
 /* RFC 4180: a field holding a comma, quote, CR or LF is quoted, quotes
  * doubled.  Text from a log is hostile: a field a spreadsheet would read as

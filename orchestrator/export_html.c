@@ -11,14 +11,19 @@
  * browser find something to load.  Every string taken from a log (labels,
  * reasons, names) is hostile input and goes through esc().
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "benches.h"
 #include "chart_svg.h"
 #include "common.h"
 #include "counts.h"
-#include "stages.h"
+#include "export.h"
+#include "merge.h"
+#include "table.h"
+#include "verdict.h"
 
 /* Escapes for element text and quoted attribute values alike.  Anything but
  * letters, digits, UTF-8 bytes and a few harmless marks becomes a numeric

@@ -6,14 +6,19 @@
  */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "benches.h"
 #include "classes.h"
 #include "common.h"
 #include "counts.h"
-#include "stages.h"
+#include "export.h"
+#include "merge.h"
+#include "table.h"
+#include "verdict.h"
 
 /* A number, or null where it does not apply (has == 0). */
 static void num_or_null(cJSON *o, const char *key, double v, int has)

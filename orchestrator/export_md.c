@@ -4,13 +4,17 @@
  * geomeans, the cells nobody could run, the notes and the method line.
  * Verdicts other than "same" are bold so a regression stands out.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "benches.h"
 #include "common.h"
 #include "counts.h"
-#include "stages.h"
+#include "export.h"
+#include "merge.h"
+#include "table.h"
 
 /* Text from a log is hostile: every character Markdown or the HTML that
  * GitHub allows could act on is backslash-escaped (GFM escapes any ASCII

@@ -5,13 +5,17 @@
  * version produced a result for the same reason (cuda without a device) are
  * folded into one note under the table instead of filling it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "benches.h"
 #include "common.h"
 #include "counts.h"
-#include "stages.h"
+#include "export.h"
+#include "merge.h"
+#include "table.h"
 
 /* A row nobody could run, e.g. every version skipped for the same reason. */
 static int row_empty(const bv_row *r, size_t nv) { return !bv_row_ran(r, nv); }

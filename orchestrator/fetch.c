@@ -17,8 +17,9 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fetch.h"
 #include "hash.h"
-#include "stages.h"
+#include "resolve.h"
 
 typedef struct export_ctx {
 	git_repository *repo;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "history.h"
-#include "stages.h" /* bv_usual */
+#include "verdict.h"
 
 /* --every N over a series of n versions: the indices kept, in keep (room
  * for n): 0, N, 2N, ... and always n - 1, so both ends stay.  Returns how

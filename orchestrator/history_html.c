@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "export.h"
 #include "history_cmd.h"
-#include "stages.h"
 
 enum {
 	LEFT = 56, /* the y axis' tick labels */

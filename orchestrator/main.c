@@ -14,7 +14,7 @@
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
-#include "stages.h"
+#include "resolve.h"
 #include "user_ops.h"
 
 /* The tool's own version (the repository's tags are the kernel library's

@@ -17,17 +17,21 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "benches.h"
 #include "classes.h"
 #include "common.h"
 #include "counts.h"
 #include "json.h"
+#include "merge.h"
 #include "results.h"
-#include "stages.h"
 #include "stats.h"
+#include "table.h"
+#include "verdict.h"
 
 static int row_index(bv_table *t, const char *bench, const char *op, const char *backend, size_t size)
 {

@@ -39,7 +39,13 @@
 #include "locate.h"
 #include "progress.h"
 #include "results.h"
-#include "stages.h"
+#include "compat.h"
+#include "resolve.h"
+#include "fetch.h"
+#include "build.h"
+#include "measure.h"
+#include "run_options.h"
+#include "pipeline.h"
 #include "suite.h"
 
 static char *results_dir(const char *root)

@@ -31,7 +31,7 @@
 #include "git_util.h"
 #include "hash.h"
 #include "releases.h"
-#include "stages.h"
+#include "remote.h"
 
 /* ---- a socket stream with timeouts, for libgit2 ------------------------ */
 

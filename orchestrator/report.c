@@ -11,7 +11,11 @@
  * not shown that it costs more.  A cell inside its budget whose verdict is
  * nevertheless `slower` is a warning: listed, not blocking.
  */
+#include "compat.h"
+#include "merge.h"
 #include "report.h"
+#include "table.h"
+#include "verdict.h"
 
 #include <math.h>
 #include <stdlib.h>

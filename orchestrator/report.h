@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "budgets.h"
-#include "stages.h"
+#include "table.h"
 
 /* What became of one cell, worst first (the order of the reasons). */
 typedef enum {

@@ -20,7 +20,10 @@
 #include "benches.h"
 #include "chart_svg.h"
 #include "common.h"
+#include "export.h"
 #include "report.h"
+#include "table.h"
+#include "verdict.h"
 
 static void esc(FILE *out, const char *s) { bv_html_esc(out, s); }
 

@@ -16,6 +16,7 @@
 #include "benches.h"
 #include "common.h"
 #include "report.h"
+#include "table.h"
 
 /* Length of the valid UTF-8 sequence at p, or 0. */
 static size_t utf8_len(const unsigned char *p)

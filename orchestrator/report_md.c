@@ -14,7 +14,9 @@
 
 #include "benches.h"
 #include "common.h"
+#include "export.h"
 #include "report.h"
+#include "table.h"
 
 static void md(FILE *out, const char *s) { bv_md_esc(out, s); }
 

@@ -16,16 +16,19 @@
 #include <ctype.h>
 #include <git2.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "compat.h"
 #include "git_util.h"
 #include "hash.h"
 #include "locate.h"
 #include "project.h"
 #include "releases.h"
-#include "stages.h"
+#include "remote.h"
+#include "resolve.h"
 
 struct bv_repo {
 	git_repository *repo; /* NULL when KERNEL_DIR is in no repository */

@@ -14,11 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "benches.h"
+#include "build.h"
 #include "common.h"
+#include "measure.h"
 #include "options.h"
-#include "stages.h"
+#include "run_options.h"
 #include "suite.h"
+#include "verdict.h"
 
 unsigned long long bv_memory_limit_default(void)
 {

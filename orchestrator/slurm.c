@@ -51,6 +51,11 @@
  * in tests/unit/test_slurm.c).  Slurm's commands get the environment of
  * BV_ENV_SLURM (env.c), and sbatch passes it on to the jobs.
  */
+#include "build.h"
+#include "measure.h"
+#include "pipeline.h"
+#include "resolve.h"
+#include "run_options.h"
 #include "slurm.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "common.h"
-#include "stages.h"
+#include "run_options.h"
 
 struct bv_option;
 

@@ -29,8 +29,10 @@
 #include "common.h"
 #include "history.h"
 #include "json.h"
+#include "merge.h"
 #include "results.h"
-#include "stages.h"
+#include "table.h"
+#include "verdict.h"
 
 /* "BVst": marks a database as a bench-versions store (PRAGMA application_id),
  * so a database of another program given as --store is refused, not

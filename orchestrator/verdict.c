@@ -47,12 +47,14 @@
  * best estimate is no change.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
-#include "stages.h"
 #include "stats.h"
+#include "table.h"
+#include "verdict.h"
 
 void bv_change_evidence(bv_change *ch, const double *ratios, size_t n, double threshold)
 {
