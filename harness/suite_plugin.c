@@ -578,54 +578,23 @@ void bvs_reference(bvs_ctx *c, const double *want, size_t n)
 	c->nref = n;
 }
 
-/* bvs_fail, bvs_na and bvs_skip: the reason, then the status to return. */
-static int say(int status, const char *fmt, va_list ap)
-{
-	vsnprintf(last, sizeof(last), fmt, ap);
-	return status;
-}
-
-int bvs_fail(bvs_ctx *c, const char *fmt, ...)
-{
-	(void)c;
-	va_list ap;
-	va_start(ap, fmt);
-	int s = say(BVS_FAILED, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-int bvs_na(bvs_ctx *c, const char *fmt, ...)
-{
-	(void)c;
-	va_list ap;
-	va_start(ap, fmt);
-	int s = say(BVS_NA, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-int bvs_skip(bvs_ctx *c, const char *fmt, ...)
-{
-	(void)c;
-	va_list ap;
-	va_start(ap, fmt);
-	int s = say(BVS_SKIPPED, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-int bvs_wrong(bvs_ctx *c, const char *fmt, ...)
-{
-	(void)c;
-	va_list ap;
-	va_start(ap, fmt);
-	int s = say(BVS_WRONG, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-
+/* bvs_fail, bvs_na, bvs_skip and bvs_wrong: the reason into last, then
+ * the status to return; one definition each, written once. */
+#define SAY(fn, status)                                                                            \
+	int fn(bvs_ctx *c, const char *fmt, ...)                                                   \
+	{                                                                                          \
+		(void)c;                                                                           \
+		va_list ap;                                                                        \
+		va_start(ap, fmt);                                                                 \
+		vsnprintf(last, sizeof(last), fmt, ap);                                            \
+		va_end(ap);                                                                        \
+		return status;                                                                     \
+	}
+SAY(bvs_fail, BVS_FAILED)
+SAY(bvs_na, BVS_NA)
+SAY(bvs_skip, BVS_SKIPPED)
+SAY(bvs_wrong, BVS_WRONG)
+#undef SAY
 
 /* ---- the suite_* calls ------------------------------------------------- */
 
