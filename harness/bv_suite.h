@@ -163,6 +163,18 @@ long long bvs_param_dim(const bvs_ctx *c, const char *name, int i);
 /* Memory for the cell, 64-byte aligned, zeroed; NULL when there is none to
  * give (return bvs_fail).  Freed after teardown. */
 void *bvs_alloc(bvs_ctx *c, size_t bytes);
+/* Memory the versions measured side by side share: the k-th call of a
+ * cell's setup gives the same buffer in every version of the cell in one
+ * timing process, so no version runs on other addresses, alignment or
+ * fresher pages than another (a difference that is not the code's: see
+ * docs/measurement.md).  For inputs every version makes alike (from
+ * bvs_random and the parameters, never from the library's own API) and
+ * for outputs run overwrites whole.  *fill is 1 when this setup must write
+ * the contents (the first version in the process; always in a check, which
+ * runs each version alone); 0 when another version's setup wrote them, and
+ * this one must leave them as they are.  Counted in host_bytes as bvs_alloc
+ * is; zeroed when *fill is 1; NULL when there is none to give. */
+void *bvs_alloc_shared(bvs_ctx *c, size_t bytes, int *fill);
 
 /* The cell's deterministic random stream: the same for a cell in every
  * version and process (seeded by the suite, benchmark and parameters). */

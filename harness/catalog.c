@@ -93,8 +93,6 @@ static void release_all(cat_state *st)
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		if (bufs[i])
 			CAT->release(be, bufs[i]);
-	for (int k = 1; k < st->nsets; k++)
-		free(st->xs[k]), free(st->x2s[k]);
 	free(st);
 }
 
@@ -111,29 +109,30 @@ static int to_device(const char *be, const float *h, size_t n, void **out)
 	return s;
 }
 
-static float *host_buffer(size_t n)
-{
-	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
-	return aligned_alloc(64, bytes ? bytes : 64);
-}
+/* suite_plugin.c: bvs_alloc_shared, not counted in host_bytes (the input
+ * sets: the default path's footprint leaves them out). */
+void *bv_alloc_shared_uncounted(bvs_ctx *c, size_t bytes, int *fill);
 
 /* --inputs: sets 1.. of a host backend's cell, as the runner's input_sets
  * makes them for the default path (benches.h: the same count, permutation
- * and seeds); fewer when memory runs out (the count said is the one made). */
-static void input_sets(cat_state *st, int want)
+ * and seeds), shared between the versions as set 0 is (cat_setup); fewer
+ * when memory runs out (the count said is the one made). */
+static void input_sets(bvs_ctx *c, cat_state *st, int want)
 {
 	const bv_layout *l = &st->l;
 	int n = bv_input_sets_count(&st->cell, l, want);
 	for (int s = 1; s < n; s++) {
-		float *x = host_buffer(l->nx), *x2 = l->nx2 ? host_buffer(l->nx2) : NULL;
-		if (!x || (l->nx2 && !x2)) {
-			free(x), free(x2);
+		int fill = 1, fill2 = 1;
+		float *x = bv_alloc_shared_uncounted(c, l->nx * sizeof(float), &fill);
+		float *x2 = l->nx2 ? bv_alloc_shared_uncounted(c, l->nx2 * sizeof(float), &fill2) : NULL;
+		if (!x || (l->nx2 && !x2))
 			break;
+		if (fill || fill2) {
+			memcpy(x, st->x, l->nx * sizeof(float));
+			if (x2)
+				memcpy(x2, st->x2, l->nx2 * sizeof(float));
+			bv_input_set_permute(&st->cell, s, x, l->nx, x2, l->nx2);
 		}
-		memcpy(x, st->x, l->nx * sizeof(float));
-		if (x2)
-			memcpy(x2, st->x2, l->nx2 * sizeof(float));
-		bv_input_set_permute(&st->cell, s, x, l->nx, x2, l->nx2);
 		st->xs[st->nsets] = x, st->x2s[st->nsets] = x2, st->nsets++;
 	}
 }
@@ -167,23 +166,32 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 	st->call = call;
 	st->device = !p->host_memory(be);
 	const bv_layout *l = &st->l;
-	/* The buffers, through bvs_alloc: its bytes are the cell's footprint
-	 * (host_bytes).  A device backend's scratch is the device's. */
-	st->x = bvs_alloc(c, l->nx * sizeof(float));
-	st->x2 = l->nx2 ? bvs_alloc(c, l->nx2 * sizeof(float)) : NULL;
-	st->y = l->ny ? bvs_alloc(c, l->ny * sizeof(float)) : NULL;
-	float *work = l->nwork && !st->device ? bvs_alloc(c, l->nwork * sizeof(float)) : NULL;
+	/* The buffers, shared by the versions timed side by side (the same
+	 * addresses and pages in each, as the default path's runner shares
+	 * its own), through bvs_alloc_shared: their bytes are the cell's
+	 * footprint (host_bytes).  A device backend's scratch is the
+	 * device's.  The first version's setup writes them (fill); a later
+	 * one's finds them written, and would otherwise undo what the
+	 * earlier versions' warm-up left (an in-place op's x2). */
+	int fill = 1, f;
+	st->x = bvs_alloc_shared(c, l->nx * sizeof(float), &fill);
+	st->x2 = l->nx2 ? bvs_alloc_shared(c, l->nx2 * sizeof(float), &f) : NULL;
+	fill |= l->nx2 && f;
+	st->y = l->ny ? bvs_alloc_shared(c, l->ny * sizeof(float), &f) : NULL;
+	fill |= l->ny && f;
+	float *work = l->nwork && !st->device ? bvs_alloc_shared(c, l->nwork * sizeof(float), &f) : NULL;
 	if (!st->x || (l->nx2 && !st->x2) || (l->ny && !st->y) || (l->nwork && !st->device && !work)) {
 		free(st);
 		return bvs_fail(c, "out of host memory for the cell's buffers");
 	}
-	bv_cell_inputs(&st->cell, st->x, st->x2);
+	if (fill)
+		bv_cell_inputs(&st->cell, st->x, st->x2);
 	st->nsets = 1, st->xs[0] = st->x, st->x2s[0] = st->x2;
 	if (!st->device)
-		input_sets(st, bvs_input_sets(c));
+		input_sets(c, st, bvs_input_sets(c));
 	bvs_input_sets_made(c, st->nsets);
 	/* NaN everywhere: a kernel that writes nothing fails the check. */
-	if (st->y)
+	if (st->y && fill)
 		memset(st->y, 0xff, l->ny * sizeof(float));
 	st->result = NAN;
 	st->args = (bv_args){st->x, st->x2, st->y, l->n, l->m, l->k, &st->result, work, NULL};

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <stdint.h>
 
-#define BV_PLUGIN_ABI 9
+#define BV_PLUGIN_ABI 10
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -151,6 +151,14 @@ struct bv_call {
 	int op;                                        /* the version's own op id */
 };
 
+/* The runner's memory for a cell's shared buffers (ABI 10; bv_suite.h's
+ * bvs_alloc_shared): the index-th buffer (counted per cell, from 0) of
+ * bytes, 64-byte aligned.  *fill is 1 when the buffer is new (zeroed: the
+ * caller writes its contents), 0 when an earlier version's setup in this
+ * process made it (the caller must leave it as it is).  NULL when out of
+ * memory. */
+typedef void *(*bv_share_fn)(void *ctx, unsigned index, size_t bytes, int *fill);
+
 typedef struct bv_plugin {
 	int abi;
 	const char *(*kernel_version)(void);
@@ -225,6 +233,11 @@ typedef struct bv_plugin {
 	 * Their functions are the build's generated table (bv_user_ops).  Called once per
 	 * group before any cell is opened.  BV_OK, or BV_FAILED with last_error. */
 	int (*catalog_add_ops)(const char *group, const struct bv_op_def *ops, size_t n);
+	/* ABI 10: where bvs_alloc_shared takes its memory in the cells opened from now on
+	 * (NULL: private memory, as bvs_alloc's).  The timing child sets one sharer for every
+	 * version of a cell before their setups, so the k-th shared buffer of the cell is the
+	 * same memory in each version (bv_share_fn). */
+	void (*suite_share)(bv_share_fn fn, void *ctx);
 } bv_plugin;
 
 /* The catalog suite's name (catalog.c's BVS_SUITE), and how a catalog

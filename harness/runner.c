@@ -971,6 +971,57 @@ static double sample(timed *t, const char *backend, long reps, int threads, reta
 	}
 }
 
+/* The memory suite cells share between the versions timed side by side
+ * (bv_suite.h's bvs_alloc_shared; bv_share_fn): the index-th buffer of the
+ * cell, made by the first version that asks and given to every later one
+ * that asks for as many bytes, so they run on the same addresses and pages
+ * (what the default path gets from sharing the parent's inputs).  A version
+ * that asks for another size gets memory of its own. */
+typedef struct share_arena {
+	void **bufs;    /* every buffer made, shared ones first by index */
+	size_t *bytes;  /* shared buffers' sizes */
+	unsigned nshared, nbufs, cap;
+} share_arena;
+
+static void *share_take(void *ctx, unsigned index, size_t bytes, int *fill)
+{
+	share_arena *a = ctx;
+	*fill = 1;
+	if (index < a->nshared && a->bytes[index] == bytes) {
+		*fill = 0;
+		return a->bufs[index];
+	}
+	if (a->nbufs == a->cap) {
+		unsigned cap = a->cap ? 2 * a->cap : 16;
+		void **b = realloc(a->bufs, cap * sizeof(*b));
+		size_t *n = b ? realloc(a->bytes, cap * sizeof(*n)) : NULL;
+		if (b)
+			a->bufs = b;
+		if (!n)
+			return NULL;
+		a->bytes = n, a->cap = cap;
+	}
+	size_t rounded = (bytes + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, rounded ? rounded : 64);
+	if (!p)
+		return NULL;
+	memset(p, 0, rounded ? rounded : 64);
+	if (index == a->nshared && a->nshared == a->nbufs) {
+		/* the next shared buffer (no private one made yet) */
+		a->bytes[a->nshared++] = bytes;
+	}
+	a->bufs[a->nbufs++] = p;
+	return p;
+}
+
+static void share_free(share_arena *a)
+{
+	for (unsigned i = 0; i < a->nbufs; i++)
+		free(a->bufs[i]);
+	free(a->bufs), free(a->bytes);
+	*a = (share_arena){0};
+}
+
 static cJSON *time_child(void *arg)
 {
 	time_job *j = arg;
@@ -980,13 +1031,21 @@ static cJSON *time_child(void *arg)
 	char reason[512];
 	float *hy = host_buffer(d->l.ny);
 	timed ts[MAX_VERSIONS];
+	share_arena shared = {0};
 	double start = now_ns();
 	for (int i = 0; i < j->n; i++) {
 		ts[i] = (timed){.v = j->vs[i]};
 		/* room for what bv_rounds_fit may give */
 		ts[i].samples = calloc((size_t)rounds * BV_ROUNDS_STRETCH, sizeof(double));
-		if (!hy || !ts[i].samples || setup(&ts[i], d, hy, reason, sizeof(reason)) != BV_OK)
-			return status_object(BV_FAILED, hy ? reason : "out of host memory");
+		/* a suite cell's bvs_alloc_shared: every version's from one arena */
+		if (ts[i].v->p->suite_share)
+			ts[i].v->p->suite_share(share_take, &shared);
+		snprintf(reason, sizeof(reason), "out of host memory");
+		int s = hy && ts[i].samples ? setup(&ts[i], d, hy, reason, sizeof(reason)) : BV_FAILED;
+		if (ts[i].v->p->suite_share)
+			ts[i].v->p->suite_share(NULL, NULL);
+		if (s != BV_OK)
+			return status_object(BV_FAILED, reason);
 		/* host memory: the sets are the host's (a suite cell has its own inputs) */
 		if (d->nsets > 1 && !ts[i].own_buffers && !ts[i].args.cell)
 			ts[i].nsets = d->nsets, ts[i].xs = (const float *const *)d->xs,
@@ -1067,6 +1126,7 @@ static cJSON *time_child(void *arg)
 		if (ts[i].args.cell)
 			ts[i].v->p->suite_close(ts[i].args.cell);
 	}
+	share_free(&shared);
 	free(hy);
 	return o;
 }

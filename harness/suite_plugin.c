@@ -375,6 +375,9 @@ struct bvs_ctx {
 	double lib_host, lib_device;
 	int set_up; /* setup returned BVS_OK: teardown runs at close */
 	int inputs_asked, inputs_made; /* --inputs: bvs_input_sets, bvs_input_sets_made */
+	bv_share_fn share;             /* bvs_alloc_shared's memory (suite_share), or NULL */
+	void *share_ctx;
+	unsigned nshared; /* bvs_alloc_shared's calls so far: the next one's index */
 	/* what check named (copies: the suite's memory may be gone after it) */
 	void *out;
 	size_t nout;
@@ -481,6 +484,45 @@ void *bvs_alloc(bvs_ctx *c, size_t bytes)
 	memset(p, 0, rounded ? rounded : 64);
 	c->allocs[c->nallocs++] = p;
 	c->alloc_bytes += (double)bytes;
+	return p;
+}
+
+/* The runner's sharer for the cells opened from now on (suite_share). */
+static bv_share_fn sharer;
+static void *sharer_ctx;
+
+static void suite_share(bv_share_fn fn, void *ctx)
+{
+	sharer = fn, sharer_ctx = ctx;
+}
+
+/* bvs_alloc_shared without counting the bytes in host_bytes: the catalog's
+ * input sets (catalog.c), which its footprint leaves out as the default
+ * path's does. */
+__attribute__((visibility("hidden"))) void *bv_alloc_shared_uncounted(bvs_ctx *c, size_t bytes, int *fill);
+__attribute__((visibility("hidden"))) void *bv_alloc_shared_uncounted(bvs_ctx *c, size_t bytes, int *fill)
+{
+	*fill = 1;
+	if (!c || bytes > SIZE_MAX - 64)
+		return NULL;
+	if (!c->share) {
+		/* private memory, freed at close as bvs_alloc's */
+		double counted = c->alloc_bytes;
+		void *p = bvs_alloc(c, bytes);
+		c->alloc_bytes = counted;
+		return p;
+	}
+	return c->share(c->share_ctx, c->nshared++, bytes, fill);
+}
+
+void *bvs_alloc_shared(bvs_ctx *c, size_t bytes, int *fill)
+{
+	int f = 1;
+	void *p = bv_alloc_shared_uncounted(c, bytes, &f);
+	if (p)
+		c->alloc_bytes += (double)bytes;
+	if (fill)
+		*fill = f;
 	return p;
 }
 
@@ -651,6 +693,7 @@ static int suite_open(const char *bench_name, const char *params, uint64_t seed,
 		return BV_FAILED;
 	}
 	c->d = d, c->rng = seed, c->inputs_asked = inputs > 1 ? inputs : 1, c->inputs_made = 1;
+	c->share = sharer, c->share_ctx = sharer_ctx;
 	/* "level=9 variant=avx2 size=64K": the runner's, from the merged
 	 * description, whose parameters are this version's (the merge refuses
 	 * a benchmark declared differently). */
@@ -1062,6 +1105,7 @@ static const bv_plugin plugin = {
 	.suite_close = suite_close,
 	.suite_footprint = suite_footprint,
 	.suite_input_sets = suite_input_sets,
+	.suite_share = suite_share,
 #ifdef BV_CATALOG_SUITE
 	.catalog = 1,
 	.catalog_add_ops = bv_catalog_add_ops,

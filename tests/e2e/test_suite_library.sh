@@ -60,6 +60,7 @@ cat > "$LIB/bench-versions.json" <<'E'
 E
 cat > "$LIB/bench/suite/quill.c" <<'E'
 #include <bv_suite.h>
+#include <stdio.h>
 #include <string.h>
 #include "quill.h"
 
@@ -106,11 +107,28 @@ static int check_halve(bvs_ctx *c)
 static int wrong_setup(bvs_ctx *c) { return bvs_wrong(c, "not mine to say"); }
 /* A setup whose reason holds a terminal escape and a byte that is no UTF-8. */
 static int hostile(bvs_ctx *c) { return bvs_fail(c, "no \033[31mred\033[0m, no \377 byte"); }
+/* bvs_alloc_shared: the first version's setup in a timing process writes
+ * the buffer; a later version's finds it written, and says what it found
+ * (a failure, so that the test can read it in the log). */
+static int shared_setup(bvs_ctx *c)
+{
+	int fill = -1;
+	char *b = bvs_alloc_shared(c, 64, &fill);
+	if (!b)
+		return bvs_fail(c, "out of memory");
+	if (fill)
+		snprintf(b, 64, "written by 1.%d", BVS_VERSION_MINOR);
+	else
+		return bvs_fail(c, "shared: fill %d, found '%s' as 1.%d", fill, b, BVS_VERSION_MINOR);
+	return BVS_OK;
+}
+static int nothing(bvs_ctx *c) { (void)c; return BVS_OK; }
 static const bvs_benchmark benchmarks[] = {
 	{.name = "scale", .params = "size=4K", .setup = setup, .run = run, .check = check},
 	{.name = "hostile", .setup = hostile, .run = run},
 	{.name = "halve", .params = "size=4K", .setup = setup, .run = run_halve, .check = check_halve},
 	{.name = "misplaced", .setup = wrong_setup, .run = run},
+	{.name = "shared", .setup = shared_setup, .run = nothing},
 	{0},
 };
 BVS_SUITE("quill", benchmarks)
@@ -161,7 +179,17 @@ for f in ("1.0.0.json", "1.1.0.json"):
     d = json.load(open(sys.argv[1] + "/" + f))
     assert d["version"]["build"]["status"] == "ok", (f, d["version"]["build"])
     assert d["version"]["simd_isa"] == "generic", (f, d["version"])
-    c, bad, halve, misplaced = d["cells"]
+    c, bad, halve, misplaced, shared = d["cells"]
+    # bvs_alloc_shared: checked alone, each version wrote the buffer; timed
+    # side by side, the version set up second found the first one's words
+    # in the same memory (and said so, failing the cell on purpose)
+    assert shared["status"] == "failed", shared
+    got = shared["reason"]
+    assert "shared: fill 0, found 'written by 1." in got, shared
+    import re
+    m = re.search(r"found 'written by (1\.[01])' as (1\.[01])", got)
+    assert m and m.group(1) != m.group(2), shared
+    assert shared.get("footprint", shared).get("host_bytes") == 64, shared
     assert misplaced["status"] == "failed" and "only check may" in misplaced["reason"], misplaced
     if f == "1.0.0.json":
         assert halve["status"] == "ok", halve
@@ -182,6 +210,8 @@ check "--simd-isa reaches the library through set_isa (exit $rc)" test $rc -eq 0
 run=$(ls -d "$TMP"/f/[0-9]*/ 2>/dev/null | head -1)
 check "... and the log says the ISA the library then reports" \
 	python3 -c "import json; d=json.load(open('$run/1.1.0.json')); assert d['version']['simd_isa'] == 'avx2-forced', d['version']"
+check "one version alone: bvs_alloc_shared's memory is its own to write (the shared cell is measured)" \
+	python3 -c "import json; c=json.load(open('$run/1.1.0.json'))['cells'][4]; assert c['op'] == 'shared' and c['status'] == 'ok', c"
 
 "$BV" 1.0.0 1.1.0 --quick --simd-isa avx2 --results "$TMP/g" > "$TMP/gout" 2> "$TMP/gerr"
 rc=$?
