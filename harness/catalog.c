@@ -61,6 +61,7 @@ typedef struct cat_state {
 	int device;        /* the backend computes in memory of its own (cuda) */
 	float *x, *x2, *y; /* host: the call's buffers; device: the host's copies */
 	void *dx, *dx2, *dy, *dwork; /* device buffers (NULL on host backends) */
+	int owns_device;             /* made them (the versions' first setup), so frees them */
 	/* --inputs: the input sets run takes in turn (host backends; set 0 is
 	 * x, x2; the others malloc'd, not bvs_alloc'd: the default path's
 	 * footprint does not count them either), and the next one */
@@ -90,7 +91,7 @@ static void release_all(cat_state *st)
 {
 	const char *be = st->cell.backend;
 	void *bufs[] = {st->dx, st->dx2, st->dy, st->dwork};
-	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]) && st->owns_device; i++)
 		if (bufs[i])
 			CAT->release(be, bufs[i]);
 	free(st);
@@ -196,13 +197,38 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 	st->result = NAN;
 	st->args = (bv_args){st->x, st->x2, st->y, l->n, l->m, l->k, &st->result, work, NULL};
 	if (st->device) {
-		s = to_device(be, st->x, l->nx, &st->dx);
-		if (s == BV_OK)
-			s = to_device(be, st->x2, l->nx2, &st->dx2);
-		if (s == BV_OK)
-			s = to_device(be, NULL, l->ny, &st->dy);
-		if (s == BV_OK && l->nwork)
-			s = to_device(be, NULL, l->nwork, &st->dwork);
+		/* The device buffers are shared too, as the default path shares
+		 * the first version's (separate allocations sit at other device
+		 * addresses: an A/A run on an H100 had one cell 2 % apart so): the
+		 * first setup makes them and leaves their addresses in a shared
+		 * slot; a later one takes them from it.  The plugins share one
+		 * CUDA runtime, so the pointers are valid in every version. */
+		int fresh = 1;
+		void **slot = bv_alloc_shared_uncounted(c, 5 * sizeof(void *), &fresh);
+		s = slot ? BV_OK : BV_FAILED;
+		if (slot && !fresh) {
+			/* slot[4]: the first setup made them all */
+			st->dx = slot[0], st->dx2 = slot[1], st->dy = slot[2], st->dwork = slot[3];
+			if (!slot[4]) {
+				free(st);
+				return bvs_fail(c, "the cell's device buffers were not made by the first version's setup");
+			}
+		} else if (slot) {
+			st->owns_device = 1;
+			s = to_device(be, st->x, l->nx, &st->dx);
+			if (s == BV_OK)
+				s = to_device(be, st->x2, l->nx2, &st->dx2);
+			if (s == BV_OK)
+				s = to_device(be, NULL, l->ny, &st->dy);
+			if (s == BV_OK && l->nwork)
+				s = to_device(be, NULL, l->nwork, &st->dwork);
+			if (s == BV_OK)
+				slot[0] = st->dx, slot[1] = st->dx2, slot[2] = st->dy, slot[3] = st->dwork, slot[4] = slot;
+		}
+		if (!slot) {
+			free(st);
+			return bvs_fail(c, "out of host memory for the cell's buffers");
+		}
 		if (s != BV_OK) {
 			int r = said(c, s, "%s", p->last_error());
 			release_all(st);
