@@ -78,31 +78,33 @@ static const char *compiler_version(void)
 }
 
 static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.h", "harness/ops.def", NULL};
-/* BENCH_VERSIONS_CATALOG=suite: the catalog written as a suite
- * (harness/catalog.c; docs/suites-design.md, "Item 3: the plan"), compiled
- * with the suite runtime and the host harness code it calls (the registry,
- * inputs, reference and check: benches.c, expr.c) beside plugin.c's calls.
- * Each is compiled with -DBV_CATALOG_SUITE; in that build's key only. */
+/* The bundled catalog is built as a suite (harness/catalog.c;
+ * docs/suites-design.md, "Item 3: the plan"): compiled with the suite
+ * runtime and the host harness code it calls (the registry, inputs,
+ * reference and check: benches.c, expr.c) beside plugin.c's calls, each
+ * with -DBV_CATALOG_SUITE.  BENCH_VERSIONS_CATALOG=plugin builds plugin.c
+ * alone, the path before the catalog became a suite, for one release
+ * (docs/suites.md, "The bundled catalog"). */
 static const char *const catalog_sources[] = {"harness/suite_plugin.c", "harness/catalog.c", "harness/plugin.c",
 					      "harness/benches.c", "harness/expr.c", NULL};
 static const char *const catalog_files[] = {"harness/suite_plugin.c", "harness/catalog.c", "harness/benches.c",
 					    "harness/expr.c", "harness/bv_suite.h", "harness/benches.h",
 					    "harness/expr.h", "harness/ops_table.h", "harness/ops_file.h", NULL};
 
-/* Whether the catalog is built as a suite: BENCH_VERSIONS_CATALOG=suite
- * (1), unset or empty (0: plugin.c alone, the default), or < 0 with an
- * error for any other value.  A project suite's build holds no catalog and
- * ignores it. */
+/* Whether the catalog is built as a suite: unset, empty or
+ * BENCH_VERSIONS_CATALOG=suite (1, the default), plugin (0: plugin.c alone,
+ * the path before), or < 0 with an error for any other value.  A project
+ * suite's build holds no catalog and ignores it. */
 static int catalog_as_suite(void)
 {
 	const char *v = getenv("BENCH_VERSIONS_CATALOG");
-	if (!v || !*v)
-		return 0;
-	if (!strcmp(v, "suite"))
+	if (!v || !*v || !strcmp(v, "suite"))
 		return 1;
+	if (!strcmp(v, "plugin"))
+		return 0;
 	return bv_fail(BV_EINPUT,
-		       "BENCH_VERSIONS_CATALOG=%.64s: expected 'suite' (the catalog built as a benchmark suite, "
-		       "harness/catalog.c) or unset (the default)",
+		       "BENCH_VERSIONS_CATALOG=%.64s: expected 'suite' (the default: the catalog built as a benchmark "
+		       "suite, harness/catalog.c) or 'plugin' (harness/plugin.c alone, the path before; for one release)",
 		       v);
 }
 /* The adapter API (harness/adapter/): in the key of adapter builds only. */

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# End to end: the bundled catalog run through the suite engine path
-# (BENCH_VERSIONS_CATALOG=suite: harness/catalog.c; docs/suites-design.md,
-# "Item 3: the plan", step 2) against the default path, on the same
-# versions and selection: the same cells with the same statuses, reasons and
-# footprints in the logs; an A/A calls nothing and a planted slowdown is
-# called slower on both paths; a log of one path compares with a log of the
-# other.  The repository's own releases 0.1.0 and 0.4.0 give the n/a and
-# skipped cells (an op, a group and backends a release lacks; cuda without a
-# device), a fixture the A/A and the planted slowdown; on the fixture, step
-# 3: --inputs N (the same input_sets per cell on both paths, the byte cap
-# included) and an ops file's user ops (the same statuses; a planted wrong
-# reference is `wrong result` on both).
+# End to end: the bundled catalog run through the suite engine path (the
+# default since issue 32's step 4: harness/catalog.c; docs/suites-design.md,
+# "Item 3: the plan") against the path before it, plugin.c alone
+# (BENCH_VERSIONS_CATALOG=plugin), on the same versions and selection: the
+# same cells with the same statuses, reasons and footprints in the logs; an
+# A/A calls nothing and a planted slowdown is called slower on both paths; a
+# log of one path compares with a log of the other.  The repository's own
+# releases 0.1.0 and 0.4.0 give the n/a and skipped cells (an op, a group
+# and backends a release lacks; cuda without a device), a fixture the A/A
+# and the planted slowdown; on the fixture, step 3: --inputs N (the same
+# input_sets per cell on both paths, the byte cap included) and an ops
+# file's user ops (the same statuses; a planted wrong reference is `wrong
+# result` on both).
 source "$(dirname "$0")/lib.sh"
 
-# same_cells DEFAULT_DIR SUITE_DIR: every version's cells, statuses,
+# same_cells PLUGIN_DIR SUITE_DIR: every version's cells, statuses,
 # reasons, footprints and work equal in the two runs' logs.
 same_cells() {
 	python3 - "$1" "$2" <<'PY'
@@ -57,19 +58,19 @@ for f in sorted(os.listdir(d)):
 	[ $n -gt 0 ]
 }
 
-# run_both NAME ARGS...: the same run on the default path ($TMP/NAME-default)
-# and on the suite path ($TMP/NAME-suite); their results directories in
-# $def and $cat.
+# run_both NAME ARGS...: the same run on the plugin path ($TMP/NAME-plugin:
+# BENCH_VERSIONS_CATALOG=plugin) and on the suite path, the default
+# ($TMP/NAME-suite); their results directories in $def and $cat.
 run_both() {
 	local name=$1
 	shift
-	"$BV" "$@" --results "$TMP/$name-default" > "$TMP/$name-default.out" 2> "$TMP/$name-default.err"
-	check "$name: the default path exits 0" test $? -eq 0
-	BENCH_VERSIONS_CATALOG=suite "$BV" "$@" --results "$TMP/$name-suite" > "$TMP/$name-suite.out" 2> "$TMP/$name-suite.err"
-	check "$name: the suite path exits 0" test $? -eq 0
-	def=$(ls -d "$TMP/$name-default"/[0-9]*/ | head -1) cat=$(ls -d "$TMP/$name-suite"/[0-9]*/ | head -1)
-	check "$name: the default path's plugins are plugin.c's" suite_plugins "$def" NO
-	check "$name: BENCH_VERSIONS_CATALOG=suite builds catalog-suite plugins (other build keys)" suite_plugins "$cat" YES
+	BENCH_VERSIONS_CATALOG=plugin "$BV" "$@" --results "$TMP/$name-plugin" > "$TMP/$name-plugin.out" 2> "$TMP/$name-plugin.err"
+	check "$name: the plugin path exits 0" test $? -eq 0
+	"$BV" "$@" --results "$TMP/$name-suite" > "$TMP/$name-suite.out" 2> "$TMP/$name-suite.err"
+	check "$name: the suite path (the default) exits 0" test $? -eq 0
+	def=$(ls -d "$TMP/$name-plugin"/[0-9]*/ | head -1) cat=$(ls -d "$TMP/$name-suite"/[0-9]*/ | head -1)
+	check "$name: BENCH_VERSIONS_CATALOG=plugin builds plugin.c's plugins" suite_plugins "$def" NO
+	check "$name: the default builds catalog-suite plugins (other build keys)" suite_plugins "$cat" YES
 	check "$name: the same cells, statuses, reasons and footprints on both paths" same_cells "$def" "$cat"
 }
 
@@ -98,7 +99,7 @@ assert c["status"] == "n/a" and "107" in c["reason"], c
 PY
 		# a log of either path compares with the other's
 		"$BV" compare "$def/0.1.0.json" "$cat/0.4.0.json" > "$TMP/cross" 2> "$TMP/cross.err"
-		check "releases: compare of a default-path log and a suite-path log exits 0" test $? -eq 0
+		check "releases: compare of a plugin-path log and a suite-path log exits 0" test $? -eq 0
 		check "releases: ... and has their rows, unpaired" contains "$TMP/cross" "^unary +relu +scalar +1K +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +[0-9.]+ \[[0-9.]+, [0-9.]+\] inconclusive unpaired"
 		exit $failures
 	)
@@ -129,7 +130,7 @@ write_ops "x"
 export BENCH_VERSIONS_OPS="$ops"
 run_both fixture 0.1.0 main steady --benches unary,binary,reduce,memory --ops relu,abs,add,sum,copy,mycopy,cube \
 	--backends scalar --sizes 1K --inputs 16 --quick --counts none
-# same_input_sets DEFAULT_DIR SUITE_DIR: every version log's and every
+# same_input_sets PLUGIN_DIR SUITE_DIR: every version log's and every
 # measuring process's input_sets per cell equal on the two paths
 same_input_sets() {
 	python3 - "$1" "$2" <<'PY'
@@ -159,7 +160,7 @@ want = {op: ("ok", 16) for op in ("relu", "abs", "add", "sum", "mycopy")}
 want.update(copy=("ok", 1), cube=("n/a", 1))
 assert got == want, got
 PY
-for path in default suite; do
+for path in plugin suite; do
 	d=$def
 	[ $path = suite ] && d=$cat
 	"$BV" compare "$d" --format json > "$TMP/$path.json" 2> /dev/null
@@ -181,7 +182,7 @@ PY
 done
 # each path's log against the other's: the same version, unpaired
 "$BV" compare "$def/main.json" "$cat/main.json" > "$TMP/fixture-cross" 2> /dev/null
-check "fixture: compare of main's default-path log with its suite-path log" \
+check "fixture: compare of main's plugin-path log with its suite-path log" \
 	contains "$TMP/fixture-cross" "^unary +relu +scalar +1K .* inconclusive unpaired"
 
 # 1M elements: relu and sum keep all 16 sets (4 MiB a set), add 9 (8 MiB a
@@ -196,9 +197,9 @@ assert got == {"relu": 16, "sum": 16, "add": 9}, got
 PY
 # a reference that does not match what the function computes
 write_ops "x + 1"
-for path in default suite; do
+for path in plugin suite; do
 	env=()
-	[ $path = suite ] && env=(BENCH_VERSIONS_CATALOG=suite)
+	[ $path = plugin ] && env=(BENCH_VERSIONS_CATALOG=plugin)
 	env "${env[@]}" "$BV" main --benches unary --ops mycopy --backends scalar --sizes 1K --quick --counts none \
 		--results "$TMP/wrong-$path" > "$TMP/wrong-$path.out" 2> "$TMP/wrong-$path.err"
 	echo $? > "$TMP/wrong-$path.rc"
@@ -209,15 +210,15 @@ import glob, json, sys
 assert c["status"] == "wrong result" and "element" in c["reason"], c
 PY
 done
-check "a wrong user op: the same exit status on both paths ($(cat "$TMP"/wrong-default.rc), $(cat "$TMP"/wrong-suite.rc))" \
-	cmp -s "$TMP"/wrong-default.rc "$TMP"/wrong-suite.rc
-check "a wrong user op: the same reason on both paths" python3 - "$TMP"/wrong-default "$TMP"/wrong-suite <<'PY'
+check "a wrong user op: the same exit status on both paths ($(cat "$TMP"/wrong-plugin.rc), $(cat "$TMP"/wrong-suite.rc))" \
+	cmp -s "$TMP"/wrong-plugin.rc "$TMP"/wrong-suite.rc
+check "a wrong user op: the same reason on both paths" python3 - "$TMP"/wrong-plugin "$TMP"/wrong-suite <<'PY'
 import glob, json, sys
 r = [json.load(open(glob.glob(d + "/[0-9]*/main.json")[0]))["cells"][0]["reason"] for d in sys.argv[1:]]
 assert r[0] == r[1], r
 PY
 unset BENCH_VERSIONS_OPS
 
-BENCH_VERSIONS_CATALOG=bogus refused "an unknown BENCH_VERSIONS_CATALOG" "BENCH_VERSIONS_CATALOG=bogus: expected 'suite'" \
+BENCH_VERSIONS_CATALOG=bogus refused "an unknown BENCH_VERSIONS_CATALOG" "BENCH_VERSIONS_CATALOG=bogus: expected 'suite'.*or 'plugin'" \
 	0.1.0 --ops relu --sizes 1K --quick --results "$TMP/bogus"
 finish
