@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fs.h"
 #include "locate.h"
 #include "results.h"
 

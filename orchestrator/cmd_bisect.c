@@ -41,6 +41,8 @@
 #include "cli.h"
 #include "common.h"
 #include "counts.h"
+#include "fs.h"
+#include "proc.h"
 #include "project.h"
 #include "hash.h"
 #include "json.h"

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "locate.h"
 #include "options.h"
+#include "proc.h"
 #include "resolve.h"
 #include "results.h"
 #include "user_ops.h"

@@ -21,6 +21,7 @@
 #include "measure.h"
 #include "options.h"
 #include "pipeline.h"
+#include "proc.h"
 #include "resolve.h"
 #include "run_options.h"
 #include "runner.h"

@@ -19,6 +19,7 @@
 #include "merge.h"
 #include "options.h"
 #include "pipeline.h"
+#include "proc.h"
 #include "results.h"
 #include "run_options.h"
 #include "runner.h"

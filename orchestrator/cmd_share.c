@@ -27,7 +27,10 @@
 
 #include "cli.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
+#include "proc.h"
 #include "results.h"
 #include "options.h"
 #include "share.h"

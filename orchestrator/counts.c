@@ -28,9 +28,12 @@
 #include "benches.h"
 #include "common.h"
 #include "counts.h"
+#include "env.h"
+#include "fs.h"
 #include "hash.h"
 #include "json.h"
 #include "ops_file.h"
+#include "proc.h"
 #include "suite.h"
 
 extern char **environ;

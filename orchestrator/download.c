@@ -23,6 +23,7 @@
 
 #include "common.h"
 #include "http.h"
+#include "proc.h"
 #include "releases.h"
 
 enum {

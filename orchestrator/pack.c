@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fs.h"
 #include "share.h"
 
 typedef struct item {

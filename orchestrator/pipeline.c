@@ -34,6 +34,8 @@
 #include "benches.h"
 #include "child.h"
 #include "common.h"
+#include "fs.h"
+#include "proc.h"
 #include "project.h"
 #include "json.h"
 #include "locate.h"

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "fs.h"
 #include "json.h"
 #include "releases.h"
 #include "semver.h"

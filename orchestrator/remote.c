@@ -28,8 +28,10 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fs.h"
 #include "git_util.h"
 #include "hash.h"
+#include "proc.h"
 #include "releases.h"
 #include "remote.h"
 

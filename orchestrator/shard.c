@@ -27,6 +27,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "fs.h"
 #include "hash.h"
 #include "json.h"
 #include "results.h"

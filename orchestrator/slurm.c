@@ -73,9 +73,12 @@
 
 #include "child.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
 #include "locate.h"
 #include "options.h"
+#include "proc.h"
 #include "progress.h"
 #include "results.h"
 #include "shard.h"

@@ -27,6 +27,7 @@
 
 #include "classes.h"
 #include "common.h"
+#include "fs.h"
 #include "history.h"
 #include "json.h"
 #include "merge.h"

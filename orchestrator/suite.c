@@ -12,8 +12,11 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
 #include "locate.h"
+#include "proc.h"
 #include "project.h"
 #include "suite_file.h"
 

@@ -23,6 +23,7 @@
 #include "common.h"
 #include "http.h"
 #include "json.h"
+#include "proc.h"
 #include "share.h"
 
 enum {

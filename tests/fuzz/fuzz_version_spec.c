@@ -7,7 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "env.h"
 #include "fuzz.h"
+#include "proc.h"
 #include "stages.h"
 
 static bv_repo *repo;

@@ -11,6 +11,7 @@
 
 #include "bisect.h"
 #include "common.h"
+#include "fs.h"
 #include "stages.h"
 #include "tests.h"
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fs.h"
 #include "stages.h"
 #include "tests.h"
 

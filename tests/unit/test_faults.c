@@ -18,7 +18,10 @@
 
 #include "child.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
+#include "proc.h"
 #include "releases.h"
 #include "stages.h"
 #include "tests.h"

@@ -11,6 +11,7 @@
 
 #include "budgets.h"
 #include "common.h"
+#include "fs.h"
 #include "json.h"
 #include "releases.h"
 #include "results.h"

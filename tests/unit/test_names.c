@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "proc.h"
 #include "stages.h"
 #include "tests.h"
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fs.h"
 #include "project.h"
 #include "stages.h"
 #include "tests.h"

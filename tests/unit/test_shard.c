@@ -8,6 +8,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "fs.h"
 #include "json.h"
 #include "results.h"
 #include "shard.h"

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "http.h"
 #include "share.h"
 #include "tests.h"

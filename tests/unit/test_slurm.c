@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "env.h"
 #include "options.h"
 #include "slurm.h"
 #include "stages.h"

@@ -14,6 +14,7 @@
 
 #include "classes.h"
 #include "common.h"
+#include "fs.h"
 #include "history.h"
 #include "stages.h"
 #include "tests.h"
