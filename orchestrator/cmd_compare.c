@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "baseline.h"
 #include "classes.h"
 #include "cli.h"
 #include "common.h"

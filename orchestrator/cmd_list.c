@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "benches.h"
 #include "cli.h"
 #include "common.h"

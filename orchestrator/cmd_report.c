@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "benches.h"
 #include "classes.h"
 #include "cli.h"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
@@ -20,7 +21,6 @@
 #include "options.h"
 #include "pipeline.h"
 #include "proc.h"
-#include "results.h"
 #include "run_options.h"
 #include "runner.h"
 #include "shard.h"

@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "download.h"
 #include "http.h"
 #include "proc.h"
-#include "releases.h"
 
 enum {
 	NET_TIMEOUT_S = 30,	/* default: connecting, or below ... */

@@ -29,7 +29,7 @@
 
 #include "common.h"
 #include "fs.h"
-#include "share.h"
+#include "pack.h"
 
 typedef struct item {
 	char *rel; /* relative to the results directory */

@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "benches.h"
 #include "child.h"
 #include "common.h"
@@ -40,7 +41,6 @@
 #include "json.h"
 #include "locate.h"
 #include "progress.h"
-#include "results.h"
 #include "compat.h"
 #include "resolve.h"
 #include "fetch.h"

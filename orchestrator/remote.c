@@ -28,11 +28,11 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "download.h"
 #include "fs.h"
 #include "git_util.h"
 #include "hash.h"
 #include "proc.h"
-#include "releases.h"
 #include "remote.h"
 
 /* ---- a socket stream with timeouts, for libgit2 ------------------------ */

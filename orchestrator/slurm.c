@@ -71,6 +71,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "child.h"
 #include "common.h"
 #include "env.h"
@@ -80,7 +81,6 @@
 #include "options.h"
 #include "proc.h"
 #include "progress.h"
-#include "results.h"
 #include "shard.h"
 
 extern char **environ;

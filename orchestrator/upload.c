@@ -24,7 +24,7 @@
 #include "http.h"
 #include "json.h"
 #include "proc.h"
-#include "share.h"
+#include "upload.h"
 
 enum {
 	REPLY_KEEP = 64 << 10, /* of the server's answer, for its message */

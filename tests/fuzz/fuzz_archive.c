@@ -11,7 +11,7 @@
 
 #include "fs.h"
 #include "fuzz.h"
-#include "releases.h"
+#include "unpack.h"
 
 static char *sandbox, *tarball, *into;
 static char start[4096];

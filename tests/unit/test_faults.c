@@ -18,11 +18,11 @@
 
 #include "child.h"
 #include "common.h"
+#include "download.h"
 #include "env.h"
 #include "fs.h"
 #include "json.h"
 #include "proc.h"
-#include "releases.h"
 #include "stages.h"
 #include "tests.h"
 

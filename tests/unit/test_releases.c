@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "download.h"
 #include "releases.h"
 #include "stages.h"
 #include "tests.h"

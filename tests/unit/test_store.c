@@ -15,8 +15,8 @@
 #include "classes.h"
 #include "common.h"
 #include "fs.h"
-#include "history.h"
 #include "stages.h"
+#include "store.h"
 #include "tests.h"
 
 #define KA "1111111111111111111111111111111111111111"
@@ -418,7 +418,7 @@ static void damaged_rows_are_input_errors(void **state)
 	free(dir);
 }
 
-/* An absent step (history.h: a version lacks the cell) round trips, and an
+/* An absent step (store.h: a version lacks the cell) round trips, and an
  * absent and a measured step of one key replace each other. */
 static void absent_steps_round_trip_and_replace(void **state)
 {
