@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "changepoint.h"
-#include "export.h"
 #include "history_html.h"
+#include "html.h"
 
 enum {
 	LEFT = 56, /* the y axis' tick labels */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "export.h"
 #include "fuzz.h"
 #include "results.h"
 #include "stages.h"

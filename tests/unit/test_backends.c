@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "export.h"
 #include "json.h"
 #include "stages.h"
 #include "tests.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "export.h"
 #include "fs.h"
 #include "results.h"
 #include "stages.h"

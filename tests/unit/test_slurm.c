@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "env.h"
+#include "export.h"
 #include "options.h"
 #include "slurm.h"
 #include "stages.h"

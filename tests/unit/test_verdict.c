@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "export.h"
 #include "fs.h"
 #include "stages.h"
 #include "stats.h"
