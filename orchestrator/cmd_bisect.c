@@ -42,6 +42,7 @@
 #include "common.h"
 #include "counts.h"
 #include "fs.h"
+#include "plan.h"
 #include "proc.h"
 #include "project.h"
 #include "hash.h"

@@ -11,7 +11,6 @@
 
 #include "backends.h"
 #include "baseline.h"
-#include "classes.h"
 #include "cli.h"
 #include "common.h"
 #include "export.h"

@@ -58,6 +58,7 @@
 #include "locate.h"
 #include "machine.h"
 #include "options.h"
+#include "plan.h"
 #include "proc.h"
 #include "progress.h"
 #include "project.h"

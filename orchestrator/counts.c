@@ -35,6 +35,7 @@
 #include "ops_file.h"
 #include "proc.h"
 #include "suite.h"
+#include "table.h"
 
 extern char **environ;
 

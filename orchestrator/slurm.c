@@ -52,7 +52,6 @@
  * BV_ENV_SLURM (env.c), and sbatch passes it on to the jobs.
  */
 #include "build.h"
-#include "measure.h"
 #include "pipeline.h"
 #include "resolve.h"
 #include "run_options.h"
@@ -79,6 +78,7 @@
 #include "json.h"
 #include "locate.h"
 #include "options.h"
+#include "plan.h"
 #include "proc.h"
 #include "progress.h"
 #include "shard.h"

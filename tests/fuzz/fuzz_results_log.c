@@ -12,8 +12,10 @@
 
 #include "export.h"
 #include "fuzz.h"
+#include "merge.h"
 #include "results.h"
-#include "stages.h"
+#include "status.h"
+#include "table.h"
 
 static char *dir, *input, *baseline;
 static FILE *sink;

@@ -10,7 +10,7 @@
 #include "env.h"
 #include "fuzz.h"
 #include "proc.h"
-#include "stages.h"
+#include "resolve.h"
 
 static bv_repo *repo;
 

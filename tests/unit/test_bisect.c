@@ -12,8 +12,8 @@
 #include "bisect.h"
 #include "common.h"
 #include "fs.h"
-#include "stages.h"
 #include "tests.h"
+#include "verdict.h"
 
 typedef struct fixture {
 	char *dir;

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -22,8 +23,10 @@
 #include "env.h"
 #include "fs.h"
 #include "json.h"
+#include "measure.h"
+#include "plan.h"
 #include "proc.h"
-#include "stages.h"
+#include "resolve.h"
 #include "tests.h"
 
 static void a_failed_atomic_write_keeps_the_old_file(void **state)

@@ -3,7 +3,7 @@
 
 #include "common.h"
 #include "proc.h"
-#include "stages.h"
+#include "resolve.h"
 #include "tests.h"
 
 static void hostile_version_names_are_refused(void **state)

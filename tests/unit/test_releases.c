@@ -6,7 +6,7 @@
 #include "common.h"
 #include "download.h"
 #include "releases.h"
-#include "stages.h"
+#include "remote.h"
 #include "tests.h"
 
 #define SRC "https://example.invalid/rel/index.json"

@@ -10,9 +10,12 @@
 #include "common.h"
 #include "fs.h"
 #include "json.h"
+#include "merge.h"
+#include "plan.h"
 #include "results.h"
+#include "run_options.h"
 #include "shard.h"
-#include "stages.h"
+#include "table.h"
 #include "tests.h"
 
 /* A fixed pseudo-random sequence: the same costs on every run. */

@@ -15,8 +15,10 @@
 #include "classes.h"
 #include "common.h"
 #include "fs.h"
-#include "stages.h"
+#include "merge.h"
+#include "stats.h"
 #include "store.h"
+#include "table.h"
 #include "tests.h"
 
 #define KA "1111111111111111111111111111111111111111"

@@ -12,9 +12,11 @@
 #include "common.h"
 #include "export.h"
 #include "fs.h"
-#include "stages.h"
+#include "merge.h"
 #include "stats.h"
+#include "table.h"
 #include "tests.h"
+#include "verdict.h"
 
 /* Under "a sign beyond the edge has probability 1/2" the mixture's mean is
  * exactly 1 at every n: that is what makes 1 / its maximum a p-value. */
