@@ -20,7 +20,9 @@
    belongs to a family (FAMILIES: the commands cmd_*.c and main.c, whose
    header is cli.h as git's builtin.h is; one file per export format,
    export_*.c, and one per report format, report_*.c, beside export.c and
-   report.c) and includes the family's header.
+   report.c) and includes the family's header.  And every header belongs
+   to a module (M.h to M.c, a family's header to the family): rule 3 could
+   not see what depends on a header of no module.
 """
 import glob
 import os
@@ -91,6 +93,11 @@ for m in sorted(sources):
         broken.append(f"rule 4: orchestrator/{m}.c belongs to the family {fam} but does not include "
                       f"its header {fh}.h")
 
+for h in sorted(headers):
+    if h not in sources and not any(h == fh for _, fh in FAMILIES.values()):
+        broken.append(f"rule 4: orchestrator/{h}.h belongs to no module (there is no {h}.c, and it is "
+                      "no family's header): rule 3 cannot see what depends on it")
+
 # 3. no include cycle between modules (a family is one module)
 module = {m: family(m) or m for m in sources}
 owner = {h: module[h] for h in headers if h in module}  # the module a header belongs to
@@ -129,7 +136,7 @@ for m in sorted(deps):
     if m not in state:
         visit(m)
 
-for b in broken:
+for b in sorted(broken, key=lambda b: b.split(":")[0]):  # by rule, each rule's in order found
     print(b)
 owned = [mod for mod in files if any(f.endswith(".h") for f in files[mod])]
 members = sum(1 for m in sources if family(m))

@@ -36,6 +36,9 @@ E
 plant "a module without a header" "rule 4: orchestrator/orphan.c has no header of its own" <<'E'
 printf '#include "common.h"\n\nint bv_orphan(void);\nint bv_orphan(void) { return 0; }\n' > orchestrator/orphan.c
 E
+plant "a header of no module" "rule 4: orchestrator/types.h belongs to no module" <<'E'
+printf '#ifndef BV_TYPES_H\n#define BV_TYPES_H\ntypedef int bv_types_int;\n#endif\n' > orchestrator/types.h
+E
 plant "a family's file without the family's header" "rule 4: orchestrator/export_csv.c belongs to the family export but does not include its header export.h" <<'E'
 grep -q '#include "export.h"' orchestrator/export_csv.c
 sed -i '/#include "export.h"/d' orchestrator/export_csv.c

@@ -1,4 +1,4 @@
-/* fuzz_archive.c - release tarballs (archive.c): the input is the tarball
+/* fuzz_archive.c - release tarballs (unpack.c): the input is the tarball
  * (any compression libarchive reads for us), unpacked into a fresh directory
  * inside a sandbox.  Whatever happens, nothing may appear in the sandbox
  * outside that directory, and what is inside may only be regular files and

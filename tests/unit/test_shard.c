@@ -1,4 +1,4 @@
-/* test_shard.c - the matrix cut into shards (shard.c): deterministic,
+/* test_shard.c - the matrix cut into shards (plan.c, shard.c): deterministic,
  * balanced, every cell in exactly one shard, more shards than cells; the
  * I/N parser; and the join of shard logs refusing what is not one plan. */
 #include <math.h>
