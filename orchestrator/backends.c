@@ -42,6 +42,7 @@
 #include "backends.h"
 #include "benches.h"
 #include "common.h"
+#include "fs.h"
 #include "json.h"
 #include "stats.h"
 #include "table.h"

@@ -26,9 +26,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "common.h"
+#include "fs.h"
 #include "locate.h"
-#include "results.h"
 
 int bv_baseline_name_check(const char *name)
 {

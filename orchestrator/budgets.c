@@ -13,6 +13,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "fs.h"
 #include "json.h"
 
 /* Far beyond any real budget, small enough that 1 + it stays exact. */

@@ -44,9 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changepoint.h"
 #include "common.h"
-#include "history.h"
 #include "stats.h"
+#include "store.h"
 
 /* The gradual family's part of q (the rest goes to the single steps).  A
  * fifth: a single step is the common case and the one whose evidence is

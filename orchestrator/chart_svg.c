@@ -20,7 +20,7 @@
 #include "benches.h"
 #include "chart_svg.h"
 #include "common.h"
-#include "export.h"
+#include "html.h"
 
 /* Geometry.  The names' column is as wide as the longest name, at least
  * NAME_MIN; names and versions are cut to NAME_CHARS and VERSION_CHARS (the

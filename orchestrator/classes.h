@@ -14,7 +14,6 @@
 #include <stddef.h>
 
 #include "common.h"
-#include "stages.h"
 
 /* The environment variable whose value run records as machine.class. */
 #define BV_CLASS_ENV "BENCH_VERSIONS_CLASS"
@@ -54,13 +53,5 @@ int bv_class_groups_add(bv_class_groups *g, bv_class *c, const char *path, const
 /* Reads each log's class (each loaded, checked and freed in turn). */
 int bv_class_groups_read(char *const *paths, size_t n, bv_class_groups *g);
 void bv_class_groups_free(bv_class_groups *g);
-
-/* compare's merge: logs of one class as bv_merge; of several, each class
- * merged on its own (its own baseline: its first log) and the tables set
- * side by side in *out, one column group per class (bv_table_join). */
-int bv_merge_classes(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *out);
-/* Tables of different classes side by side: takes over t[0..n-1] (each left
- * empty); a version's label becomes LABEL@CLASS. */
-void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out);
 
 #endif

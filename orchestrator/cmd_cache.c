@@ -34,6 +34,7 @@
 #include "build.h"
 #include "cli.h"
 #include "common.h"
+#include "fs.h"
 #include "json.h"
 #include "options.h"
 

@@ -10,13 +10,15 @@
 #include <string.h>
 
 #include "backends.h"
-#include "classes.h"
+#include "baseline.h"
 #include "cli.h"
 #include "common.h"
 #include "export.h"
+#include "fs.h"
 #include "locate.h"
 #include "merge.h"
 #include "options.h"
+#include "proc.h"
 #include "results.h"
 #include "shard.h"
 #include "table.h"

@@ -27,6 +27,7 @@
 #include "locate.h"
 #include "options.h"
 #include "pipeline.h"
+#include "proc.h"
 #include "progress.h"
 #include "project.h"
 #include "resolve.h"

@@ -46,21 +46,26 @@
 #include <unistd.h>
 
 #include "benches.h"
+#include "changepoint.h"
 #include "classes.h"
 #include "cli.h"
+#include "cmd_history.h"
 #include "common.h"
+#include "fs.h"
 #include "git_util.h"
-#include "history.h"
-#include "history_cmd.h"
+#include "history_html.h"
 #include "json.h"
 #include "locate.h"
 #include "machine.h"
 #include "options.h"
+#include "plan.h"
+#include "proc.h"
 #include "progress.h"
 #include "project.h"
 #include "compat.h"
 #include "resolve.h"
 #include "build.h"
+#include "store.h"
 #include "table.h"
 #include "measure.h"
 #include "run_options.h"
@@ -77,7 +82,7 @@
 #define WINDOW_DEFAULT 4
 #define WINDOW_MAX 16
 
-/* ---- the pure parts (history_cmd.h) ------------------------------------- */
+/* ---- the pure parts (cmd_history.h) ------------------------------------- */
 
 size_t bv_history_every(size_t n, size_t every, size_t *keep)
 {
@@ -318,7 +323,7 @@ static void hist_free(hist *h)
 /* ---- hook points for the parts built beside this one --------------------- */
 
 /* What makes two measurements of a step comparable, beyond the builds and
- * the cell: the store's "method" key (history.h). */
+ * the cell: the store's "method" key (store.h). */
 static char *method_key(const bv_measure_opts *mo)
 {
 	return bv_asprintf(
@@ -392,7 +397,7 @@ static int import_run(hist *h)
 }
 
 /* The store's step a -> b of a cell: by this machine's class, the two
- * build keys, the cell and method_key (history.h). */
+ * build keys, the cell and method_key (store.h). */
 static int lookup_stored(const hist *h, const bv_version *a, const bv_version *b, const char *cell,
                          bv_step *out, int *found)
 {
@@ -428,7 +433,7 @@ static int open_store(hist *h)
 }
 
 /* Keeps every step measured paired in this run (not those the store gave,
- * not a quotient of medians), and every absent one (history.h), in the
+ * not a quotient of medians), and every absent one (store.h), in the
  * store, in one transaction, so the same series measures nothing next time
  * and a longer one only its new steps. */
 static int keep_steps(hist *h)
@@ -970,7 +975,7 @@ static int by_process(const bv_result *a, const bv_result *b, hstep *st)
 	return rc;
 }
 
-/* A cell status that makes a step absent (history.h): what the build or
+/* A cell status that makes a step absent (store.h): what the build or
  * this machine's class decides, so measuring again gives no ratio either.
  * NULL for the others (a crash or a wrong result is measured again). */
 static const char *absent_status(bv_status status)
@@ -987,7 +992,7 @@ static char *absent_note(const hist *h, size_t step, const bv_step *s)
 	                   r ? ": " : "", r ? r : "");
 }
 
-/* A paired step under the machine's state (history_cmd.h), the trials'
+/* A paired step under the machine's state (cmd_history.h), the trials'
  * states taken from b's change (the same for both versions: measure.c).
  * Only with one layout: with several, each process's step pairs two code
  * placements drawn at random, so its ratios fall into modes up to ~12 %
@@ -1207,7 +1212,7 @@ static void decide_steps(hist *h)
 				continue;
 			bv_change *ch = &chs[n];
 			/* A stored step keeps lo and hi only as a 95 % interval
-			 * (history.h), not the coverage itself. */
+			 * (store.h), not the coverage itself. */
 			double cov = st->coverage > 0 ? st->coverage : isfinite(st->s.lo) ? 0.95 : 0;
 			ch->valid = 1, ch->verdict = BV_SAME, ch->ratio = st->s.ratio;
 			ch->ci_low = st->s.lo, ch->ci_high = st->s.hi, ch->coverage = cov;

@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
 #include "locate.h"
 #include "options.h"
+#include "proc.h"
 #include "resolve.h"
 #include "results.h"
 #include "user_ops.h"

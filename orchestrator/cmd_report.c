@@ -21,16 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "benches.h"
 #include "classes.h"
 #include "cli.h"
 #include "common.h"
 #include "export.h"
+#include "fs.h"
 #include "json.h"
 #include "locate.h"
 #include "merge.h"
 #include "options.h"
 #include "pipeline.h"
+#include "proc.h"
 #include "report.h"
 #include "resolve.h"
 #include "results.h"

@@ -1,7 +1,7 @@
 /*
  * cmd_run.c - the comparison: bench-versions [run] V1 V2 ... [options].
  *
- * Drives every version through the stages (stages.h), then merges the logs
+ * Drives every version through the stages (pipeline.h), then merges the logs
  * and exports the table.  Progress goes to stderr, the table to stdout.
  *
  * The stages themselves, in order, are pipeline.c's (bv_run_versions):
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
@@ -19,7 +20,7 @@
 #include "merge.h"
 #include "options.h"
 #include "pipeline.h"
-#include "results.h"
+#include "proc.h"
 #include "run_options.h"
 #include "runner.h"
 #include "shard.h"

@@ -26,11 +26,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_share.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
+#include "pack.h"
+#include "proc.h"
 #include "results.h"
 #include "options.h"
-#include "share.h"
+#include "upload.h"
 
 #define TOKEN_MAX 4096
 

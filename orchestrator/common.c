@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static _Thread_local char last_error[4096];
@@ -49,15 +50,6 @@ int bv_fail_context(int code, const char *fmt, ...)
 }
 
 const char *bv_error_last(void) { return last_error[0] ? last_error : "unknown error"; }
-
-int bv_exit_code(int err)
-{
-	if (err == 0)
-		return BV_EXIT_OK;
-	if (err == BV_EINTR) /* as a shell reports a death by that signal */
-		return 128 + (bv_interrupted() ? bv_interrupted() : 2);
-	return err == BV_EINPUT ? BV_EXIT_USAGE : BV_EXIT_FAILED;
-}
 
 void *bv_xcalloc(size_t n, size_t size)
 {
@@ -311,6 +303,14 @@ void bv_program_set(const char *argv0) { program = argv0; }
  * tests): the name it is installed as. */
 const char *bv_program(void) { return program && *program ? program : "bench-versions"; }
 
+/* fs.c's bv_exists, here so that common depends on no other module (every
+ * module includes common.h: scripts/layout.py, rule 3). */
+static int exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
 static char *exe_dir(void)
 {
 	char path[PATH_MAX];
@@ -334,7 +334,7 @@ const char *bv_home(void)
 		return home = bv_strdup(env);
 	char *dir = exe_dir();
 	char *candidate = bv_asprintf("%s/../harness/plugin.c", dir);
-	if (bv_exists(candidate))
+	if (exists(candidate))
 		home = bv_asprintf("%s/..", dir); /* running from the source tree */
 	else
 		home = bv_asprintf("%s/../share/bench-versions", dir);
@@ -356,7 +356,7 @@ int bv_from_source_tree(void)
 	if (!known) {
 		char *dir = exe_dir();
 		char *candidate = bv_asprintf("%s/../harness/plugin.c", dir);
-		source = bv_exists(candidate);
+		source = exists(candidate);
 		free(candidate);
 		free(dir);
 		known = 1;
@@ -371,7 +371,7 @@ const char *bv_libexec(void)
 		return dir;
 	char *bin = exe_dir();
 	char *candidate = bv_asprintf("%s/bv-runner", bin);
-	if (bv_exists(candidate))
+	if (exists(candidate))
 		dir = bin;
 	else {
 		dir = bv_asprintf("%s/../libexec/bench-versions", bin);

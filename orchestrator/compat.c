@@ -35,6 +35,7 @@
 
 #include "common.h"
 #include "compat.h"
+#include "fs.h"
 #include "json.h"
 #include "project.h"
 

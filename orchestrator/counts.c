@@ -28,10 +28,14 @@
 #include "benches.h"
 #include "common.h"
 #include "counts.h"
+#include "env.h"
+#include "fs.h"
 #include "hash.h"
 #include "json.h"
 #include "ops_file.h"
+#include "proc.h"
 #include "suite.h"
+#include "table.h"
 
 extern char **environ;
 

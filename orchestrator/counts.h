@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 
-#include "stages.h"
+#include "table.h"
 
 /* callgrind's events, in this order everywhere (counts.json's names). */
 enum {

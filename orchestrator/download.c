@@ -22,8 +22,9 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "download.h"
 #include "http.h"
-#include "releases.h"
+#include "proc.h"
 
 enum {
 	NET_TIMEOUT_S = 30,	/* default: connecting, or below ... */

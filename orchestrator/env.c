@@ -1,6 +1,6 @@
 /*
  * env.c - secrets out of the environment, and the environment each child
- * gets (see common.h).
+ * gets (see env.h).
  *
  * Everything this tool starts runs code from the versions under test: make
  * reads the library's Makefile, a compat recipe is that library's build, and
@@ -30,6 +30,7 @@
  * again, holding no secret.
  */
 #include "common.h"
+#include "env.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -100,9 +100,6 @@ void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, siz
 int bv_change_not_called(const bv_change *ch);
 /* Whether placement alone moves the change past the threshold band. */
 int bv_change_layout_bound(const bv_table *t, const bv_change *ch);
-/* Text from logs, escaped for HTML (element text and quoted attributes
- * alike: export_html.c) and for Markdown (export_md.c). */
-void bv_html_esc(FILE *out, const char *s);
 void bv_md_esc(FILE *out, const char *s);
 
 #endif

@@ -12,7 +12,6 @@
 #include "common.h"
 #include "counts.h"
 #include "export.h"
-#include "merge.h"
 #include "table.h"
 #include "verdict.h"
 

@@ -18,7 +18,9 @@
 
 #include "common.h"
 #include "fetch.h"
+#include "fs.h"
 #include "hash.h"
+#include "proc.h"
 #include "resolve.h"
 
 typedef struct export_ctx {

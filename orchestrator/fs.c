@@ -1,5 +1,6 @@
 /* fs.c - filesystem helpers: directories, whole files, atomic writes, copies. */
 #include "common.h"
+#include "fs.h"
 
 #include <ctype.h>
 #include <dirent.h>

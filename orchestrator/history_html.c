@@ -19,8 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "export.h"
-#include "history_cmd.h"
+#include "changepoint.h"
+#include "history_html.h"
+#include "html.h"
 
 enum {
 	LEFT = 56, /* the y axis' tick labels */

@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "http.h"
+#include "proc.h"
 
 void bv_http_global_init(void)
 {

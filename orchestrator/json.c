@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "fs.h"
 
 int bv_json_load(const char *path, size_t max, cJSON **out)
 {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fs.h"
 #include "locate.h"
 #include "git_util.h"
 #include "project.h"

@@ -11,9 +11,12 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
 #include "machine.h"
 #include "classes.h"
+#include "proc.h"
 
 /* First line of a small file, trimmed, or NULL. */
 static char *first_line(const char *path)

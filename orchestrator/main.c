@@ -14,6 +14,7 @@
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
+#include "env.h"
 #include "resolve.h"
 #include "user_ops.h"
 

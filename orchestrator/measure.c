@@ -45,8 +45,12 @@
 #include "benches.h"
 #include "child.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
 #include "machine.h"
+#include "plan.h"
+#include "proc.h"
 #include "progress.h"
 #include "results.h"
 #include "ops_file.h"
@@ -55,7 +59,6 @@
 #include "build.h"
 #include "table.h"
 #include "measure.h"
-#include "merge.h"
 #include "verdict.h"
 #include "backends.h"
 #include "stats.h"
@@ -1342,61 +1345,6 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	}
 	cJSON_Delete(here);
 	return rc;
-}
-
-long bv_plan_cells(const bv_measure_opts *o, bv_cell **out, long **pos, char *err, size_t errlen)
-{
-	bv_cell *all = NULL;
-	*out = NULL;
-	if (pos)
-		*pos = NULL;
-	long n = bv_cells_select(&(bv_selection){o->benches, o->ops, o->backends, o->sizes}, &all, err, errlen);
-	if (n < 0)
-		return -1;
-	regex_t re;
-	if (o->filter && bv_filter_compile(o->filter, &re)) {
-		snprintf(err, errlen, "%s", bv_error_last());
-		free(all);
-		return -1;
-	}
-	long *where = bv_xcalloc((size_t)n + 1, sizeof(long)), kept = 0;
-	for (long k = 0; k < n; k++) {
-		char key[256], size[32];
-		snprintf(key, sizeof(key), "%s/%s/%s/%s", all[k].bench->name, all[k].op->name, all[k].backend,
-			 bv_size_format(all[k].size, size, sizeof(size)));
-		/* The same key --filter matches in a table (bv_row_key), so a
-		 * filter selects here what it would show there. */
-		if (o->filter && regexec(&re, key, 0, NULL, 0) != 0)
-			continue;
-		all[kept] = all[k];
-		where[kept++] = k;
-	}
-	if (o->filter)
-		regfree(&re);
-	/* --shard I/N: the cells shard.c's cut gives shard I, in plan order.
-	 * The cut is made over every planned cell (the filter's, not the
-	 * shard's), so every shard of one command line agrees on it. */
-	if (o->shard_count > 0 && kept > 0) {
-		long long *cost = bv_xcalloc((size_t)kept, sizeof(long long));
-		int *shard = bv_xcalloc((size_t)kept, sizeof(int));
-		for (long k = 0; k < kept; k++)
-			cost[k] = llround(1000.0 * bv_cell_expected_s(&all[k], o));
-		bv_shard_partition(cost, (size_t)kept, o->shard_count, shard);
-		long mine = 0;
-		for (long k = 0; k < kept; k++)
-			if (shard[k] == o->shard_index - 1) {
-				all[mine] = all[k];
-				where[mine++] = where[k];
-			}
-		kept = mine;
-		free(cost), free(shard);
-	}
-	*out = all;
-	if (pos)
-		*pos = where;
-	else
-		free(where);
-	return kept;
 }
 
 int bv_gpu_visible(void)

@@ -641,35 +641,6 @@ void bv_table_free(bv_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-size_t bv_table_base(const bv_table *t, size_t v)
-{
-	if (!t->class_of || v >= t->nversions)
-		return 0;
-	size_t b = v;
-	while (b > 0 && t->class_of[b - 1] == t->class_of[v])
-		b--;
-	return b;
-}
-
-int bv_table_is_base(const bv_table *t, size_t v) { return bv_table_base(t, v) == v; }
-
-int bv_filter_compile(const char *regex, regex_t *out)
-{
-	int err = regcomp(out, regex, REG_EXTENDED | REG_NOSUB);
-	if (err) {
-		char msg[256];
-		regerror(err, out, msg, sizeof(msg));
-		return bv_fail(BV_EINPUT, "--filter '%s': %s", regex, msg);
-	}
-	return 0;
-}
-
-void bv_row_key(const bv_row *r, char *buf, size_t len)
-{
-	char size[32];
-	snprintf(buf, len, "%s/%s/%s/%s", r->bench, r->op, r->backend, bv_size_format(r->size, size, sizeof(size)));
-}
-
 void bv_table_filter(bv_table *t, const regex_t *re)
 {
 	size_t kept = 0;
@@ -916,3 +887,162 @@ void bv_table_note_budget(bv_table *t)
 	bv_buf_free(&list);
 }
 
+/* ---- logs of several machine classes (compare) -------------------------- */
+
+static int same_row(const bv_row *a, const bv_row *b)
+{
+	return a->size == b->size && !strcmp(a->bench, b->bench) && !strcmp(a->op, b->op) &&
+	       !strcmp(a->backend, b->backend);
+}
+
+/* Class c's columns (from column first on): its class, each version
+ * labelled LABEL@CLASS, and its counts added to the joined table's. */
+static void join_columns(bv_table *out, const bv_table *tc, const bv_class *cl, size_t c, size_t first)
+{
+	out->classes[c].name = bv_strdup(cl->name);
+	out->classes[c].cpu = bv_strdup(cl->cpu);
+	out->classes[c].isa = bv_strdup(cl->isa);
+	out->classes[c].gpu = bv_strdup(cl->gpu);
+	out->classes[c].named = cl->named;
+	for (size_t i = 0, v = first; i < tc->nversions; i++, v++) {
+		out->labels[v] = bv_asprintf("%s@%s", tc->labels[i], cl->name);
+		out->descriptions[v] = tc->descriptions ? tc->descriptions[i] : NULL;
+		if (tc->meta)
+			out->meta[v] = tc->meta[i];
+		out->class_of[v] = c;
+	}
+	out->tested += tc->tested, out->called += tc->called, out->unstable += tc->unstable;
+	out->inconclusive += tc->inconclusive, out->between_runs += tc->between_runs;
+}
+
+/* Each class is its own run: its method, control and caveats are said
+ * under its name.  A class of one log has no ratio at all: say why rather
+ * than leave an empty column group to puzzle over. */
+static void join_notes(bv_table *out, const bv_table *tc, const bv_class *cl)
+{
+	if (tc->method) {
+		char *m = bv_asprintf("%s%s%s: %s", out->method ? out->method : "", out->method ? "\n" : "",
+		                      cl->name, tc->method);
+		free(out->method), out->method = m;
+	}
+	if (tc->control) {
+		char *m = bv_asprintf("%s%s%s: %s", out->control ? out->control : "", out->control ? "\n" : "",
+		                      cl->name, tc->control);
+		free(out->control), out->control = m;
+	}
+	out->notes = bv_xrealloc(out->notes, (out->nnotes + tc->nnotes + 2) * sizeof(char *));
+	for (size_t i = 0; i < tc->nnotes; i++)
+		out->notes[out->nnotes++] = bv_asprintf("class %s: %s", cl->name, tc->notes[i]);
+	if (tc->nversions == 1)
+		out->notes[out->nnotes++] = bv_asprintf(
+		    "class %s has one version only (%s): no ratio, since ratios are never formed "
+		    "across machine classes; measure the versions together on that machine",
+		    cl->name, tc->labels[0]);
+}
+
+/* The joined table's row for src's cell: found, or added with every one
+ * of the nv columns n/a (row_index in merge.c does the same per log). */
+static bv_row *join_row(bv_table *out, const bv_row *src, size_t nv)
+{
+	for (size_t j = 0; j < out->nrows; j++)
+		if (same_row(&out->rows[j], src))
+			return &out->rows[j];
+	out->rows = bv_xrealloc(out->rows, (out->nrows + 1) * sizeof(bv_row));
+	bv_row *dst = &out->rows[out->nrows++];
+	memset(dst, 0, sizeof(*dst));
+	dst->bench = bv_strdup(src->bench), dst->op = bv_strdup(src->op);
+	dst->backend = bv_strdup(src->backend);
+	dst->size = src->size, dst->bytes = src->bytes, dst->flops = src->flops;
+	dst->results = bv_xcalloc(nv + 1, sizeof(bv_result));
+	dst->changes = bv_xcalloc(nv + 1, sizeof(bv_change));
+	for (size_t v = 0; v < nv; v++)
+		dst->results[v].status = BV_ST_NA;
+	dst->hidden = 1;
+	return dst;
+}
+
+void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t nv = 0;
+	for (size_t c = 0; c < n; c++)
+		nv += t[c].nversions;
+	out->nversions = nv;
+	out->labels = bv_xcalloc(nv + 1, sizeof(char *));
+	out->descriptions = bv_xcalloc(nv + 1, sizeof(char *));
+	out->meta = bv_xcalloc(nv + 1, sizeof(bv_version_meta));
+	out->class_of = bv_xcalloc(nv + 1, sizeof(size_t));
+	out->classes = bv_xcalloc(n + 1, sizeof(bv_class));
+	out->nclasses = n;
+	out->threshold = n ? t[0].threshold : 0;
+	out->fdr = n ? t[0].fdr : 0;
+	out->units = n ? t[0].units : NULL;
+	out->colour = n ? t[0].colour : 0;
+	size_t *first = bv_xcalloc(n + 1, sizeof(size_t)); /* each class's first column */
+	for (size_t c = 0, v = 0; c < n; v += t[c].nversions, c++) {
+		first[c] = v;
+		join_columns(out, &t[c], &classes[c], c, v);
+		join_notes(out, &t[c], &classes[c]);
+	}
+	/* Rows: every class's, in the order first seen; a class without a
+	 * row has n/a there. */
+	for (size_t c = 0; c < n; c++)
+		for (size_t k = 0; k < t[c].nrows; k++) {
+			bv_row *src = &t[c].rows[k], *dst = join_row(out, src, nv);
+			dst->hidden &= src->hidden;
+			/* taken over: the pointers inside move with the structs */
+			for (size_t i = 0; i < t[c].nversions; i++) {
+				dst->results[first[c] + i] = src->results[i];
+				dst->changes[first[c] + i] = src->changes[i];
+			}
+			memset(src->results, 0, t[c].nversions * sizeof(bv_result));
+			memset(src->changes, 0, t[c].nversions * sizeof(bv_change));
+		}
+	/* A class's baseline has no ratio of its own: merge may have used its
+	 * changes slot on the way (reversed pairs); nothing of it is shown. */
+	for (size_t k = 0; k < out->nrows; k++)
+		for (size_t c = 0; c < n; c++) {
+			bv_change *ch = &out->rows[k].changes[first[c]];
+			free(ch->proc_ratio), free(ch->proc_gbps), free(ch->proc_compute_ns),
+			    free(ch->proc_running);
+			memset(ch, 0, sizeof(*ch));
+		}
+	for (size_t c = 0; c < n; c++) {
+		/* what moved is no longer the class table's to free */
+		free(t[c].descriptions), t[c].descriptions = NULL;
+		free(t[c].meta), t[c].meta = NULL;
+		bv_table_free(&t[c]);
+	}
+	free(first);
+}
+
+int bv_merge_classes(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *out)
+{
+	bv_class_groups g;
+	int rc = bv_class_groups_read(paths, n, &g);
+	if (rc)
+		return rc;
+	if (g.nclasses <= 1) {
+		bv_class_groups_free(&g);
+		return bv_merge(paths, n, o, out);
+	}
+	bv_table *t = bv_xcalloc(g.nclasses, sizeof(bv_table));
+	char **sub = bv_xcalloc(n + 1, sizeof(char *));
+	size_t done = 0;
+	for (size_t c = 0; c < g.nclasses && rc == 0; c++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (g.of[i] == c)
+				sub[m++] = paths[i];
+		rc = bv_merge(sub, m, o, &t[c]);
+		done += rc == 0;
+	}
+	if (rc == 0)
+		bv_table_join(t, g.classes, g.nclasses, out);
+	else
+		for (size_t c = 0; c < done; c++)
+			bv_table_free(&t[c]);
+	free(t), free(sub);
+	bv_class_groups_free(&g);
+	return rc;
+}

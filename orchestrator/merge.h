@@ -10,12 +10,8 @@
 #include <regex.h>
 #include <stddef.h>
 
+#include "classes.h"
 #include "table.h"
-
-/* The baseline column of version v: 0, or the first column of v's class. */
-size_t bv_table_base(const bv_table *t, size_t v);
-/* Whether v is a baseline (no ratio of its own): column 0 or a class's first. */
-int bv_table_is_base(const bv_table *t, size_t v);
 
 typedef struct bv_merge_opts {
 	double threshold; /* < 0: the baseline log's method.threshold, else 1 % */
@@ -46,10 +42,6 @@ int bv_merge_source(const bv_doc_source *src, char *const *names, size_t n, cons
 		    bv_table *out);
 void bv_table_free(bv_table *t);
 
-/* --filter: a POSIX extended regex matched against "bench/op/backend/size"
- * (size as 64K).  A bad regex is BV_EINPUT naming it and regerror's text. */
-int bv_filter_compile(const char *regex, regex_t *out);
-void bv_row_key(const bv_row *r, char *buf, size_t len);
 /* Keeps the rows whose key matches re. */
 void bv_table_filter(bv_table *t, const regex_t *re);
 /* --only-changes: shows only the rows a PR comment needs, those with a
@@ -99,5 +91,13 @@ size_t bv_table_wrong(const bv_table *t, char *first, size_t len);
 /* Says on stderr that the gate failed on n wrong results (flag: the option
  * that asked), naming the first. */
 void bv_say_wrong(size_t n, const char *first, const char *flag);
+
+/* compare's merge: logs of one class as bv_merge; of several, each class
+ * merged on its own (its own baseline: its first log) and the tables set
+ * side by side in *out, one column group per class (bv_table_join). */
+int bv_merge_classes(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *out);
+/* Tables of different classes side by side: takes over t[0..n-1] (each left
+ * empty); a version's label becomes LABEL@CLASS. */
+void bv_table_join(bv_table *t, const bv_class *classes, size_t n, bv_table *out);
 
 #endif

@@ -28,7 +28,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "share.h"
+#include "fs.h"
+#include "pack.h"
 
 typedef struct item {
 	char *rel; /* relative to the results directory */

@@ -1,8 +1,8 @@
 /*
  * pipeline.c - the stages in order for a list of names: resolve, fetch,
- * compat, build, measure (stages.h).  `run` (cmd_run.c) and `report`
- * (cmd_report.c) drive them through bv_run_versions; `bisect` and `compat
- * --build` take the build step alone (bv_build_versions), so a command
+ * compat, build, measure (docs/architecture.md).  `run` (cmd_run.c) and
+ * `report` (cmd_report.c) drive them through bv_run_versions; `bisect` and
+ * `compat --build` take the build step alone (bv_build_versions), so a command
  * depends on this library file, never on another command.
  *
  * Versions fetch and build independently, so they do it in parallel: one
@@ -31,14 +31,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "benches.h"
 #include "child.h"
 #include "common.h"
+#include "fs.h"
+#include "plan.h"
+#include "proc.h"
 #include "project.h"
 #include "json.h"
 #include "locate.h"
 #include "progress.h"
-#include "results.h"
 #include "compat.h"
 #include "resolve.h"
 #include "fetch.h"
@@ -220,7 +223,7 @@ static int child_collect(int fd, int status, bv_version *v)
 }
 
 /* fetch + build for every version, at most jobs at once, each in a child
- * process that dies with this one (stages.h).  A version that fails to
+ * process that dies with this one (proc.h).  A version that fails to
  * build is reported and the others go on; an error (nothing can be built)
  * starts no more builds and is returned once the running ones are done. */
 int bv_build_versions(bv_repo *repo, bv_version *vs, size_t n, int jobs, int lockfd, struct bv_progress *pg,

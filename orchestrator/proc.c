@@ -15,6 +15,9 @@
  * bv-runner) may hold the pipe open for ever (harness/child.h).
  */
 #include "common.h"
+#include "env.h"
+#include "fs.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +81,15 @@ int bv_fail_interrupted(void)
 {
 	int sig = caught ? caught : SIGINT;
 	return bv_fail(BV_EINTR, "interrupted (%s)", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
+}
+
+int bv_exit_code(int err)
+{
+	if (err == 0)
+		return BV_EXIT_OK;
+	if (err == BV_EINTR) /* as a shell reports a death by that signal */
+		return 128 + (bv_interrupted() ? bv_interrupted() : 2);
+	return err == BV_EINPUT ? BV_EXIT_USAGE : BV_EXIT_FAILED;
 }
 
 void bv_child_track(pid_t pid)

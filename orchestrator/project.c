@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "fs.h"
 #include "json.h"
 #include "git_util.h"
 #include "project.h"

@@ -19,9 +19,12 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "download.h"
+#include "fs.h"
 #include "json.h"
 #include "releases.h"
 #include "semver.h"
+#include "unpack.h"
 
 #define INDEX_SCHEMA "bench-versions-releases"
 #define INDEX_MAJOR 1

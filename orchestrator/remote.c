@@ -28,9 +28,11 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "download.h"
+#include "fs.h"
 #include "git_util.h"
 #include "hash.h"
-#include "releases.h"
+#include "proc.h"
 #include "remote.h"
 
 /* ---- a socket stream with timeouts, for libgit2 ------------------------ */

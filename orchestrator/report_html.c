@@ -21,6 +21,7 @@
 #include "chart_svg.h"
 #include "common.h"
 #include "export.h"
+#include "html.h"
 #include "report.h"
 #include "table.h"
 #include "verdict.h"

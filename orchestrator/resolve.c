@@ -22,6 +22,8 @@
 
 #include "common.h"
 #include "compat.h"
+#include "download.h"
+#include "fs.h"
 #include "git_util.h"
 #include "hash.h"
 #include "locate.h"

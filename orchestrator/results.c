@@ -20,6 +20,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "fs.h"
 #include "json.h"
 
 

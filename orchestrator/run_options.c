@@ -14,12 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends.h"
 #include "benches.h"
 #include "build.h"
 #include "common.h"
-#include "measure.h"
 #include "options.h"
+#include "plan.h"
 #include "run_options.h"
 #include "suite.h"
 #include "verdict.h"
@@ -145,7 +144,7 @@ void bv_run_cli_table(bv_run_cli *c, bv_option *opts, const char *const *only)
 		      "versions and options): its finished cells are reused"),
 	    BV_INT("--jobs", &c->jobs, "N", 1, 1024,
 		   "versions fetched and built at once (default: the CPU count)"),
-	    /* Process-wide, not in c: the build workers read it (stages.h). */
+	    /* Process-wide, not in c: the build workers read it (build.h). */
 	    BV_DURATION("--build-timeout", &bv_build_timeout_s, "S", 0, 7 * 86400,
 			"a version whose build (patches, make or compat recipe, link) takes longer is stopped, "
 			"its processes killed, and is a build failure (default 30m; seconds, or with m, h; "
@@ -187,66 +186,6 @@ int bv_run_cli_finish(bv_run_cli *c, long *ncells)
 		                           : 0;
 	}
 	return bv_selection_check(mo, ncells);
-}
-
-int bv_selection_check(bv_measure_opts *mo, long *ncells)
-{
-	bv_cell *cells;
-	char err[256];
-	/* The checks below are about the matrix the options select; a shard of
-	 * it may be empty (more shards than cells), which is not an error: its
-	 * run says so and its logs complete the plan for the join. */
-	bv_measure_opts whole = *mo;
-	whole.shard_index = whole.shard_count = 0;
-	long n = bv_plan_cells(&whole, &cells, NULL, err, sizeof(err));
-	if (n < 0)
-		return bv_fail(BV_EINPUT, "%s", err);
-	/* Sizes that fit none of the selected ops (1K for matmul, which takes
-	 * M x N x K and M x N shapes): the sizes they do take. */
-	if (n == 0 && mo->sizes) {
-		bv_selection sel = {mo->benches, mo->ops, mo->backends, mo->sizes};
-		bv_cell *unfiltered = NULL;
-		char hint[1024];
-		long m = bv_cells_select(&sel, &unfiltered, err, sizeof(err));
-		free(unfiltered);
-		bv_sizes_hint(&sel, hint, sizeof(hint));
-		if (m == 0 && *hint) {
-			free(cells);
-			return bv_fail(BV_EINPUT,
-				       "--sizes '%s' fits none of the selected ops; their sizes: %s (others of the "
-				       "same dimensions work too; see: bench-versions list benches)",
-				       mo->sizes, hint);
-		}
-	}
-	/* Said now, not after the builds: a filter that selects nothing would
-	 * otherwise build every version to measure no cell. */
-	if (n == 0 && mo->filter) {
-		free(cells);
-		return bv_fail(BV_EINPUT,
-			       "--filter '%s' matches no cell of the selected matrix (keys are bench/op/backend/size, "
-			       "size as 64K; see: bench-versions list benches)",
-			       mo->filter);
-	}
-	if (n == 0) {
-		free(cells);
-		return bv_fail(BV_EINPUT, "the filters select no benchmark");
-	}
-	/* --vs NAME=VALUE: a parameter no selected op has, or a reference
-	 * value none has, would only be found after every build and
-	 * measurement. */
-	int vrc = bv_vs_check_cells(mo->vs, cells, n);
-	free(cells);
-	if (vrc)
-		return vrc;
-	if (mo->shard_count > 0) {
-		n = bv_plan_cells(mo, &cells, NULL, err, sizeof(err));
-		free(cells);
-		if (n < 0)
-			return bv_fail(BV_EINPUT, "%s", err);
-	}
-	if (ncells)
-		*ncells = n;
-	return 0;
 }
 
 /* Finds o's line for "--name" in a table (through its inclusions). */

@@ -6,7 +6,7 @@
 #ifndef BV_RUN_OPTIONS_H
 #define BV_RUN_OPTIONS_H
 
-#include "measure.h"
+#include "plan.h"
 
 /* The measuring defaults, written once for run, report and bisect
  * (run_options.c).  init: every field at its default, except those that
@@ -61,10 +61,5 @@ void bv_run_cli_table(bv_run_cli *c, struct bv_option *opts, const char *const *
  * each other, the machine and the matrix; *ncells gets the cells selected.
  * BV_EINPUT. */
 int bv_run_cli_finish(bv_run_cli *c, long *ncells);
-/* The part of bv_run_cli_finish that checks the selection against the
- * registry: the cells it names (none: an error saying why, a --sizes hint,
- * a --filter that matches nothing); *ncells (when not NULL) their count.
- * With a project suite it runs once the suite is registered (suite.h). */
-int bv_selection_check(bv_measure_opts *mo, long *ncells);
 
 #endif

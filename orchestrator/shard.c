@@ -1,5 +1,6 @@
 /*
- * shard.c - the matrix cut into shards, and each shard's plan (shard.h).
+ * shard.c - the matrix cut into shards (the cut itself: plan.c), and each
+ * shard's plan and their join (shard.h).
  *
  * Why shards are cut this way:
  *
@@ -26,10 +27,15 @@
 #include <string.h>
 
 #include "benches.h"
+#include "build.h"
 #include "common.h"
+#include "fs.h"
 #include "hash.h"
 #include "json.h"
+#include "merge.h"
+#include "plan.h"
 #include "results.h"
+#include "table.h"
 
 int bv_shard_parse(const char *text, int *index, int *count)
 {
@@ -68,69 +74,6 @@ int bv_shard_parse(const char *text, int *index, int *count)
 	if (rc == 0)
 		*index = (int)v[0], *count = (int)v[1];
 	return rc;
-}
-
-/* Single-core rates low enough for every backend's worst case here: the
- * model is for sharing out time, and an overestimate of a long cell only
- * moves it to an emptier shard. */
-#define MODEL_BYTES_PER_S 4e9
-#define MODEL_FLOPS_PER_S 4e9
-/* Writing a cell's inputs in each process (bv_cell_inputs), per byte. */
-#define MODEL_FILL_BYTES_PER_S 2e9
-
-double bv_cell_expected_s(const bv_cell *c, const bv_measure_opts *o)
-{
-	double bytes = bv_cell_bytes(c), flops = bv_cell_flops(c);
-	double call_s = bytes / MODEL_BYTES_PER_S + flops / MODEL_FLOPS_PER_S;
-	int minp = o->min_processes > 0 ? o->min_processes : 10;
-	double budget = o->budget_s > 0 ? o->budget_s : 10;
-	int rounds = o->rounds > 0 ? o->rounds : 21;
-	/* One process's share of the cell (measure.c's --cell-ms): its rounds
-	 * of a pair of versions, cut to fit that share but never below 5
-	 * (trust.c's bv_rounds_fit); before them the inputs are written and
-	 * a pair of calls times the calls per sample. */
-	double share = 0.5 * budget / minp, round_s = 2 * call_s;
-	double timing = rounds * round_s <= share ? fmax(share, rounds * round_s) : fmax(share, 5 * round_s);
-	double per_proc = timing + bytes / MODEL_FILL_BYTES_PER_S + round_s;
-	/* Stopping (measure.c's update_active): past its budget a cell stops
-	 * once it has 6 processes, --min-processes or not; within it, it
-	 * stops when its interval decides, at min processes at the soonest.
-	 * The expectation is the middle of the soonest and the latest. */
-	double n_lo = minp * per_proc <= budget ? minp : fmax(6, ceil(budget / per_proc));
-	double lo = n_lo * per_proc, hi = fmax(budget, 6 * per_proc);
-	/* The check against the double reference, once per cell: each
-	 * version's call and the reference, about as long again. */
-	double check = 4 * call_s;
-	return (lo >= hi ? lo : 0.5 * (lo + hi)) + check;
-}
-
-void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shard_of)
-{
-	if (count < 1)
-		count = 1;
-	size_t *order = bv_xcalloc(n + 1, sizeof(size_t));
-	for (size_t k = 0; k < n; k++)
-		order[k] = k;
-	/* Longest first, the earlier cell first among equals: an insertion
-	 * sort, stable and without qsort's unspecified order of ties (a full
-	 * matrix is a few hundred cells). */
-	for (size_t k = 1; k < n; k++) {
-		size_t x = order[k], j = k;
-		while (j > 0 && cost_ms[order[j - 1]] < cost_ms[x])
-			order[j] = order[j - 1], j--;
-		order[j] = x;
-	}
-	long long *load = bv_xcalloc((size_t)count, sizeof(long long));
-	for (size_t k = 0; k < n; k++) {
-		int best = 0;
-		for (int s = 1; s < count; s++)
-			if (load[s] < load[best])
-				best = s;
-		shard_of[order[k]] = best;
-		load[best] += cost_ms[order[k]] > 0 ? cost_ms[order[k]] : 0;
-	}
-	free(load);
-	free(order);
 }
 
 long bv_shard_plan(const bv_measure_opts *o, int count, bv_cell **cells_out, long long **cost_out,

@@ -1,9 +1,9 @@
 /*
  * shard.h - one comparison over many machines: the matrix cut into N
- * deterministic slices (shards) of about equal expected time, each measured
- * by its own `run --shard I/N` with every version (so every ratio is still
- * paired inside one process), and the shard logs joined again into the run
- * they would have been (docs/scale-out.md).
+ * deterministic slices (shards) of about equal expected time (the cut:
+ * plan.h), each measured by its own `run --shard I/N` with every version
+ * (so every ratio is still paired inside one process), and the shard logs
+ * joined again into the run they would have been (docs/scale-out.md).
  *
  * What makes shards one run is their plan: the versions' build keys, the
  * matrix's cells and the options that shape a number, hashed into a plan id
@@ -17,7 +17,10 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "stages.h"
+#include "merge.h"
+#include "plan.h"
+#include "resolve.h"
+#include "table.h"
 
 /* Shards one plan may have: far more than any cluster's array, small enough
  * that a plan's JSON stays a few MB. */
@@ -26,22 +29,6 @@
 /* "I/N" (--shard): whole decimal numbers, 1 <= I <= N <= BV_SHARDS_MAX,
  * nothing else; BV_EINPUT saying what was expected otherwise. */
 int bv_shard_parse(const char *text, int *index, int *count);
-
-/* The measuring time a cell is expected to take, all versions together, in
- * seconds (a model, docs/scale-out.md): a cell samples until its interval
- * decides or its budget is spent, at least --min-processes processes, each
- * writing the cell's inputs and timing a pair of versions `rounds` times.
- * It depends on the cell and the method only, never on this machine, so
- * every node of a cluster cuts the matrix the same way. */
-double bv_cell_expected_s(const struct bv_cell *c, const bv_measure_opts *o);
-
-/* Cuts n cells, cell k expected to take cost_ms[k] (whole milliseconds, so
- * every machine adds them alike), into count shards: shard_of[k] gets cell
- * k's shard, 0-based.  Longest first onto the shard with the least time so
- * far (ties: the earlier cell, the lower shard), which stays within 4/3 of
- * the best possible longest shard.  Deterministic; with count > n the last
- * shards are empty. */
-void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shard_of);
 
 /* The expected time of each of o's planned cells (bv_plan_cells without the
  * shard) in whole ms, the shard of each, and each shard's total: arrays the

@@ -52,7 +52,6 @@
  * BV_ENV_SLURM (env.c), and sbatch passes it on to the jobs.
  */
 #include "build.h"
-#include "measure.h"
 #include "pipeline.h"
 #include "resolve.h"
 #include "run_options.h"
@@ -71,13 +70,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "child.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
 #include "locate.h"
 #include "options.h"
+#include "plan.h"
+#include "proc.h"
 #include "progress.h"
-#include "results.h"
 #include "shard.h"
 
 extern char **environ;

@@ -1,5 +1,5 @@
 /*
- * store.c - the history store (history.h; docs/history.md, "The history
+ * store.c - the history store (store.h; docs/history.md, "The history
  * store"): the steps of every history measured on this machine, in one
  * SQLite database, so a history measured again, or grown by one version,
  * measures only what it lacks.
@@ -27,10 +27,11 @@
 
 #include "classes.h"
 #include "common.h"
-#include "history.h"
+#include "fs.h"
 #include "json.h"
 #include "merge.h"
 #include "results.h"
+#include "store.h"
 #include "table.h"
 #include "verdict.h"
 
@@ -62,7 +63,7 @@ static const char *const migrations[] = {
     "CREATE INDEX steps_by_b ON steps (class, key_b)",
     /* 3: the steps that have no ratio for a reason the builds decide (one
      * version lacks the cell, n/a, or cannot run it on this class,
-     * skipped; history.h, bv_step.absent): kept so that a history over
+     * skipped; store.h, bv_step.absent): kept so that a history over
      * releases that added ops measures nothing the second time.  side: 0
      * for key_a's version, 1 for key_b's; reason: that version's words. */
     "CREATE TABLE nosteps ("

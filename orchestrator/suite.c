@@ -11,9 +11,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backends.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
 #include "locate.h"
+#include "plan.h"
+#include "proc.h"
 #include "project.h"
 #include "suite_file.h"
 

@@ -21,7 +21,8 @@
 #include <stddef.h>
 
 #include "common.h"
-#include "stages.h"
+#include "plan.h"
+#include "resolve.h"
 
 /* The suite's directory (absolute, in the working tree of the repository
  * the project file is in), or NULL: the project names none.  The opened

@@ -2,18 +2,21 @@
  * table.h - the comparison table's types: bv_table, its rows, results and
  * changes, and the vs axis a table holds (bv_vs_axis).
  *
- * A header of types only, with no module of its own, because several modules
- * own parts of these types: merge.c makes the table and frees it, verdict.c
- * decides its changes, backends.c fills its vs view, counts.c and classes.c
- * hang their parts on it, and the exporters read it.  Put in merge.h, they
- * would make every one of those modules depend on merge, and merge depends
- * on verdict, backends, classes and counts: an include cycle for
- * scripts/layout.py (rule 3).  Functions stay in the header of the module
- * that defines them (merge.h, verdict.h, backends.h, export.h).
+ * Apart from merge.h because several modules own parts of these types:
+ * merge.c makes the table and frees it, verdict.c decides its changes,
+ * backends.c fills its vs view, counts.c and classes.c hang their parts on
+ * it, and the exporters read it.  Put in merge.h, they would make every one
+ * of those modules depend on merge, and merge depends on verdict, backends,
+ * classes and counts: an include cycle for scripts/layout.py (rule 3).  So
+ * too the few functions every reader needs (table.c): a row's key, a
+ * version's baseline column, --filter's regex.  The others stay in the
+ * header of the module that defines them (merge.h, verdict.h, backends.h,
+ * export.h).
  */
 #ifndef BV_TABLE_H
 #define BV_TABLE_H
 
+#include <regex.h>
 #include <stddef.h>
 
 #include "stats.h"
@@ -177,5 +180,15 @@ typedef struct bv_table {
 	size_t nwins;
 	bv_decided wins_decided;
 } bv_table;
+
+/* The baseline column of version v: 0, or the first column of v's class. */
+size_t bv_table_base(const bv_table *t, size_t v);
+/* Whether v is a baseline (no ratio of its own): column 0 or a class's first. */
+int bv_table_is_base(const bv_table *t, size_t v);
+
+/* --filter: a POSIX extended regex matched against "bench/op/backend/size"
+ * (size as 64K).  A bad regex is BV_EINPUT naming it and regerror's text. */
+int bv_filter_compile(const char *regex, regex_t *out);
+void bv_row_key(const bv_row *r, char *buf, size_t len);
 
 #endif

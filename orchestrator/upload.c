@@ -23,7 +23,8 @@
 #include "common.h"
 #include "http.h"
 #include "json.h"
-#include "share.h"
+#include "proc.h"
+#include "upload.h"
 
 enum {
 	REPLY_KEEP = 64 << 10, /* of the server's answer, for its message */

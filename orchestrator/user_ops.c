@@ -13,9 +13,12 @@
 
 #include "benches.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "hash.h"
 #include "locate.h"
 #include "ops_file.h"
+#include "proc.h"
 #include "project.h"
 
 /* BENCH_VERSIONS_OPS, else the "ops" of the project file of the library's

@@ -8,9 +8,21 @@
    orchestrator/ has an `int argc` parameter but in the commands (cmd_*.c, main.c) and
    the option parsers (options.c, run_options.c).  A stage gets what the
    command took from argv (bv_run_cli_given), never argv.
-3. No include cycle between modules: module M (M.c) depends on module N
-   when M.c or M.h includes N.h and N.c exists; the graph of modules that
-   have a header of their own has no cycle.
+3. No include cycle between modules.  A module is one .c file and its
+   header (M.c, M.h), or a family (rule 4): its members' .c files, its
+   header and any header a member has of its own.  Module M depends on
+   module N when a file of M includes a header of N (a header belongs to
+   the module of the .c file of its name, a family's header to the family);
+   the graph of modules has no cycle.  A family is one node, not one per
+   member: cli.h declares every command, so a file that includes it depends
+   on all of them, and the cycle check sees that.
+4. Every module has a header of its own: each orchestrator/M.c has M.h, or
+   belongs to a family (FAMILIES: the commands cmd_*.c and main.c, whose
+   header is cli.h as git's builtin.h is; one file per export format,
+   export_*.c, and one per report format, report_*.c, beside export.c and
+   report.c) and includes the family's header.  And every header belongs
+   to a module (M.h to M.c, a family's header to the family): rule 3 could
+   not see what depends on a header of no module.
 """
 import glob
 import os
@@ -52,14 +64,58 @@ for f in sorted(glob.glob(os.path.join(orch, "*.c"))):
                           "only commands and the option parsers do; pass what the command took "
                           "(bv_run_cli_given)")
 
-# 3. no include cycle between modules that have a header of their own
+# 4. every module has a header of its own: M.h, or its family's
+FAMILIES = {  # family: (the .c files that are its members, its header)
+    "cli": (re.compile(r"^(cmd_\w+|main)$"), "cli"),
+    "export": (re.compile(r"^export(_\w+)?$"), "export"),
+    "report": (re.compile(r"^report(_\w+)?$"), "report"),
+}
 sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
-owned = {m for m in sources if os.path.exists(os.path.join(orch, m + ".h"))}
+headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}
+
+
+def family(m):
+    return next((fam for fam, (members, _) in FAMILIES.items() if members.match(m)), None)
+
+
+for m in sorted(sources):
+    fam = family(m)
+    if m in headers or fam is None:
+        if m not in headers:
+            broken.append(f"rule 4: orchestrator/{m}.c has no header of its own: declare what it "
+                          f"defines in {m}.h (or make it a member of a family in scripts/layout.py)")
+        continue
+    fh = FAMILIES[fam][1]
+    if fh not in headers:
+        broken.append(f"rule 4: orchestrator/{m}.c belongs to the family {fam}, whose header "
+                      f"orchestrator/{fh}.h is missing")
+    elif fh not in INCLUDE.findall(text(os.path.join(orch, m + ".c"))):
+        broken.append(f"rule 4: orchestrator/{m}.c belongs to the family {fam} but does not include "
+                      f"its header {fh}.h")
+
+for h in sorted(headers):
+    if h not in sources and not any(h == fh for _, fh in FAMILIES.values()):
+        broken.append(f"rule 4: orchestrator/{h}.h belongs to no module (there is no {h}.c, and it is "
+                      "no family's header): rule 3 cannot see what depends on it")
+
+# 3. no include cycle between modules (a family is one module)
+module = {m: family(m) or m for m in sources}
+owner = {h: module[h] for h in headers if h in module}  # the module a header belongs to
+owner.update({fh: fam for fam, (_, fh) in FAMILIES.items()})
+files = {}
+for m in sources:
+    files.setdefault(module[m], []).append(m + ".c")
+for h, mod in owner.items():
+    if mod in files:
+        files[mod].append(h + ".h")
 deps = {}
-for m in owned:
-    incs = set(INCLUDE.findall(text(os.path.join(orch, m + ".c"))))
-    incs |= set(INCLUDE.findall(text(os.path.join(orch, m + ".h"))))
-    deps[m] = sorted(i for i in incs if i in owned and i != m)
+for mod, fs in files.items():
+    incs = set()
+    for f in fs:
+        path = os.path.join(orch, f)
+        if os.path.exists(path):
+            incs |= set(INCLUDE.findall(text(path)))
+    deps[mod] = sorted({owner[i] for i in incs if i in owner} - {mod})
 state, path = {}, []
 
 
@@ -76,12 +132,15 @@ def visit(m):
     state[m] = 2
 
 
-for m in sorted(owned):
+for m in sorted(deps):
     if m not in state:
         visit(m)
 
-for b in broken:
+for b in sorted(broken, key=lambda b: b.split(":")[0]):  # by rule, each rule's in order found
     print(b)
+owned = [mod for mod in files if any(f.endswith(".h") for f in files[mod])]
+members = sum(1 for m in sources if family(m))
 print(f"layout: {len(broken)} broken rule{'s' if len(broken) != 1 else ''} "
-      f"({len(owned)} modules with a header of their own, of {len(sources)})")
+      f"({len(owned)} of {len(files)} modules with a header of their own; {len(sources)} .c files, "
+      f"{members} of them in {len({family(m) for m in sources} - {None})} families)")
 sys.exit(1 if broken else 0)

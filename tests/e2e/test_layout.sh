@@ -19,8 +19,8 @@ plant() { # NAME RULE-PATTERN: copies the tree, runs the planting commands on st
 	check "$1: refused (exit $r)" test $r -eq 1
 	check "$1: says '$2'" contains "$TMP/$1.out" "$2"
 }
-plant "the harness including an orchestrator header" "rule 1: harness/stats.c includes orchestrator/stages.h" <<'E'
-sed -i '0,/#include "stats.h"/s//#include "stats.h"\n#include "stages.h"/' harness/stats.c
+plant "the harness including an orchestrator header" "rule 1: harness/stats.c includes orchestrator/merge.h" <<'E'
+sed -i '0,/#include "stats.h"/s//#include "stats.h"\n#include "merge.h"/' harness/stats.c
 E
 plant "a stage taking the command line" "rule 2: orchestrator/pipeline.c:[0-9]+: takes the command line" <<'E'
 printf '\nint bv_pipeline_argv(int argc, char **argv);\nint bv_pipeline_argv(int argc, char **argv) { return argc + (argv != 0); }\n' >> orchestrator/pipeline.c
@@ -28,5 +28,19 @@ E
 plant "two modules including each other" "rule 3: an include cycle between modules: (locate -> project -> locate|project -> locate -> project)" <<'E'
 sed -i '0,/#include "git_util.h"/s//#include "git_util.h"\n#include "locate.h"/' orchestrator/project.c
 grep -q '#include "project.h"' orchestrator/locate.h
+E
+# a family is one module: a stage that includes cli.h depends on every command
+plant "a stage including the commands' header" "rule 3: an include cycle between modules: merge -> cli -> merge" <<'E'
+sed -i '0,/#include "common.h"/s//#include "cli.h"\n#include "common.h"/' orchestrator/merge.c
+E
+plant "a module without a header" "rule 4: orchestrator/orphan.c has no header of its own" <<'E'
+printf '#include "common.h"\n\nint bv_orphan(void);\nint bv_orphan(void) { return 0; }\n' > orchestrator/orphan.c
+E
+plant "a header of no module" "rule 4: orchestrator/types.h belongs to no module" <<'E'
+printf '#ifndef BV_TYPES_H\n#define BV_TYPES_H\ntypedef int bv_types_int;\n#endif\n' > orchestrator/types.h
+E
+plant "a family's file without the family's header" "rule 4: orchestrator/export_csv.c belongs to the family export but does not include its header export.h" <<'E'
+grep -q '#include "export.h"' orchestrator/export_csv.c
+sed -i '/#include "export.h"/d' orchestrator/export_csv.c
 E
 finish

@@ -1,4 +1,4 @@
-/* fuzz_archive.c - release tarballs (archive.c): the input is the tarball
+/* fuzz_archive.c - release tarballs (unpack.c): the input is the tarball
  * (any compression libarchive reads for us), unpacked into a fresh directory
  * inside a sandbox.  Whatever happens, nothing may appear in the sandbox
  * outside that directory, and what is inside may only be regular files and
@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "fuzz.h"
-#include "releases.h"
+#include "unpack.h"
 
 static char *sandbox, *tarball, *into;
 static char start[4096];

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compat.h"
 #include "fuzz.h"
 #include "semver.h"
-#include "stages.h"
 
 static char *compat_json;
 

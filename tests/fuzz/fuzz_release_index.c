@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "download.h"
 #include "fuzz.h"
 #include "releases.h"
 #include "semver.h"

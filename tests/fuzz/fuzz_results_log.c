@@ -10,9 +10,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "export.h"
 #include "fuzz.h"
+#include "merge.h"
 #include "results.h"
-#include "stages.h"
+#include "status.h"
+#include "table.h"
 
 static char *dir, *input, *baseline;
 static FILE *sink;

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "env.h"
 #include "fuzz.h"
-#include "stages.h"
+#include "proc.h"
+#include "resolve.h"
 
 static bv_repo *repo;
 

@@ -3,9 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "common.h"
+#include "export.h"
 #include "json.h"
-#include "stages.h"
+#include "merge.h"
+#include "stats.h"
+#include "status.h"
+#include "table.h"
 #include "tests.h"
 
 /* A table of one version and two rows of one cell, scalar and simd, with

@@ -11,8 +11,9 @@
 
 #include "bisect.h"
 #include "common.h"
-#include "stages.h"
+#include "fs.h"
 #include "tests.h"
+#include "verdict.h"
 
 typedef struct fixture {
 	char *dir;

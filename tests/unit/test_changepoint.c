@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changepoint.h"
 #include "common.h"
-#include "history.h"
 #include "stats.h"
+#include "store.h"
 #include "tests.h"
 
 #define T 0.01 /* threshold */

@@ -8,7 +8,10 @@
 #include "classes.h"
 #include "common.h"
 #include "machine.h"
-#include "stages.h"
+#include "merge.h"
+#include "stats.h"
+#include "status.h"
+#include "table.h"
 #include "tests.h"
 
 static void derived_names_say_isa_brand_and_model(void **state)

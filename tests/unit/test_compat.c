@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "stages.h"
+#include "compat.h"
+#include "fs.h"
+#include "semver.h"
 #include "tests.h"
 
 static int load(const char *json, bv_compat **c, char **dir)

@@ -13,6 +13,7 @@
 
 #include "benches.h"
 #include "expr.h"
+#include "fs.h"
 #include "ops_file.h"
 #include "tests.h"
 #include "user_ops.h"

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -18,9 +19,14 @@
 
 #include "child.h"
 #include "common.h"
+#include "download.h"
+#include "env.h"
+#include "fs.h"
 #include "json.h"
-#include "releases.h"
-#include "stages.h"
+#include "measure.h"
+#include "plan.h"
+#include "proc.h"
+#include "resolve.h"
 #include "tests.h"
 
 static void a_failed_atomic_write_keeps_the_old_file(void **state)

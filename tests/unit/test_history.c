@@ -1,4 +1,4 @@
-/* test_history.c - the pure parts of `history` (history_cmd.h): which
+/* test_history.c - the pure parts of `history` (cmd_history.h): which
  * versions --every keeps, how a series is cut into overlapping windows, a
  * step from two versions' per-process ratios, and the chain of steps with
  * its quadrature interval. */
@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history_cmd.h"
+#include "changepoint.h"
+#include "cmd_history.h"
+#include "history_html.h"
+#include "store.h"
 #include "tests.h"
 
 static void every_keeps_both_ends(void **state)

@@ -11,10 +11,13 @@
 
 #include "budgets.h"
 #include "common.h"
+#include "compat.h"
+#include "fs.h"
 #include "json.h"
+#include "merge.h"
 #include "releases.h"
 #include "results.h"
-#include "stages.h"
+#include "table.h"
 #include "tests.h"
 
 static void expect_error(int rc, const char *want1, const char *want2, const char *input)

@@ -5,8 +5,13 @@
 #include <string.h>
 
 #include "common.h"
+#include "export.h"
+#include "fs.h"
+#include "merge.h"
 #include "results.h"
-#include "stages.h"
+#include "stats.h"
+#include "status.h"
+#include "table.h"
 #include "tests.h"
 
 /* A results log with one relu cell; change is the cell's change block

@@ -2,7 +2,8 @@
 #include <string.h>
 
 #include "common.h"
-#include "stages.h"
+#include "proc.h"
+#include "resolve.h"
 #include "tests.h"
 
 static void hostile_version_names_are_refused(void **state)

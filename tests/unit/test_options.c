@@ -8,7 +8,8 @@
 #include "benches.h"
 #include "common.h"
 #include "options.h"
-#include "stages.h"
+#include "plan.h"
+#include "run_options.h"
 #include "tests.h"
 
 static void numbers_with_garbage_are_refused(void **state)

@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "compat.h"
+#include "fs.h"
 #include "project.h"
-#include "stages.h"
+#include "resolve.h"
 #include "tests.h"
 
 static int parse(const char *text, const char *root, bv_project **p)

@@ -4,8 +4,9 @@
 #include <string.h>
 
 #include "common.h"
+#include "download.h"
 #include "releases.h"
-#include "stages.h"
+#include "remote.h"
 #include "tests.h"
 
 #define SRC "https://example.invalid/rel/index.json"

@@ -8,8 +8,11 @@
 
 #include "budgets.h"
 #include "common.h"
+#include "merge.h"
 #include "report.h"
-#include "stages.h"
+#include "stats.h"
+#include "status.h"
+#include "table.h"
 #include "tests.h"
 
 /* ---- budgets ---------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* test_shard.c - the matrix cut into shards (shard.c): deterministic,
+/* test_shard.c - the matrix cut into shards (plan.c, shard.c): deterministic,
  * balanced, every cell in exactly one shard, more shards than cells; the
  * I/N parser; and the join of shard logs refusing what is not one plan. */
 #include <math.h>
@@ -8,10 +8,14 @@
 
 #include "benches.h"
 #include "common.h"
+#include "fs.h"
 #include "json.h"
+#include "merge.h"
+#include "plan.h"
 #include "results.h"
+#include "run_options.h"
 #include "shard.h"
-#include "stages.h"
+#include "table.h"
 #include "tests.h"
 
 /* A fixed pseudo-random sequence: the same costs on every run. */

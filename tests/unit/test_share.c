@@ -11,10 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd_share.h"
 #include "common.h"
+#include "env.h"
+#include "fs.h"
 #include "http.h"
-#include "share.h"
+#include "pack.h"
 #include "tests.h"
+#include "upload.h"
 
 #define TOKEN "tok-0123456789abcdef"
 

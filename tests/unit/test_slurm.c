@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "common.h"
+#include "env.h"
+#include "export.h"
 #include "options.h"
+#include "run_options.h"
 #include "slurm.h"
-#include "stages.h"
 #include "tests.h"
 
 static void sbatch_job_id_is_a_whole_line(void **state)

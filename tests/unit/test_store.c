@@ -14,8 +14,11 @@
 
 #include "classes.h"
 #include "common.h"
-#include "history.h"
-#include "stages.h"
+#include "fs.h"
+#include "merge.h"
+#include "stats.h"
+#include "store.h"
+#include "table.h"
 #include "tests.h"
 
 #define KA "1111111111111111111111111111111111111111"
@@ -417,7 +420,7 @@ static void damaged_rows_are_input_errors(void **state)
 	free(dir);
 }
 
-/* An absent step (history.h: a version lacks the cell) round trips, and an
+/* An absent step (store.h: a version lacks the cell) round trips, and an
  * absent and a measured step of one key replace each other. */
 static void absent_steps_round_trip_and_replace(void **state)
 {

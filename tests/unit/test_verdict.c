@@ -10,9 +10,13 @@
 #include <string.h>
 
 #include "common.h"
-#include "stages.h"
+#include "export.h"
+#include "fs.h"
+#include "merge.h"
 #include "stats.h"
+#include "table.h"
 #include "tests.h"
+#include "verdict.h"
 
 /* Under "a sign beyond the edge has probability 1/2" the mixture's mean is
  * exactly 1 at every n: that is what makes 1 / its maximum a p-value. */

@@ -1,5 +1,5 @@
 /*
- * archive.c - unpacking a release tarball with libarchive, refusing anything
+ * unpack.c - unpacking a release tarball with libarchive, refusing anything
  * a kernel library's sources have no use for.
  *
  * A tarball is hostile input until unpacked and checked: entries could name
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "releases.h"
+#include "unpack.h"
 
 /* Relative, non-empty, no `..` component, no control characters, and short
  * enough that the unpacked tree can be removed again: a name of 4 KiB
