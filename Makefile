@@ -191,6 +191,13 @@ man/%.1: docs/cli/%.md scripts/man.sh $(BIN)/bench-versions | man-deps
 	@mkdir -p man
 	scripts/man.sh $< $@ $(BIN)/bench-versions
 
+# What a version's plugin is compiled from at run time (orchestrator/build.c:
+# harness_files, catalog_sources and catalog_files; the suite runtime):
+# installed beside the tool, since the bundled catalog is built as a suite.
+PLUGIN_SOURCES = harness/plugin.c harness/plugin.h harness/ops.def harness/bv_suite.h harness/suite_plugin.c \
+	harness/catalog.c harness/benches.c harness/benches.h harness/expr.c harness/expr.h harness/ops_table.h \
+	harness/ops_file.h
+
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/bench-versions \
 		$(DESTDIR)$(PREFIX)/share/bench-versions/harness $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims \
@@ -203,8 +210,7 @@ install: all man
 	install -m 644 completion/_bench-versions $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_bench-versions
 	install -m 755 bin/bench-versions $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 bin/bv-runner $(DESTDIR)$(PREFIX)/libexec/bench-versions/
-	install -m 644 harness/plugin.c harness/plugin.h harness/ops.def harness/bv_suite.h harness/suite_plugin.c \
-		$(DESTDIR)$(PREFIX)/share/bench-versions/harness/
+	install -m 644 $(PLUGIN_SOURCES) $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
 	install -d $(DESTDIR)$(PREFIX)/share/bench-versions/harness/adapter
 	install -m 644 harness/adapter/kernels.h harness/adapter/defaults.c $(DESTDIR)$(PREFIX)/share/bench-versions/harness/adapter/
 	install -m 644 compat/compat.json $(DESTDIR)$(PREFIX)/share/bench-versions/compat/

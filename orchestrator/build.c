@@ -53,8 +53,9 @@
 /* 2: the harness object (lib/plugin.o) and its link flags stay in the build,
  * so layouts (bv_build_layouts) link without the sources.  3: a build whose
  * library links the CUDA libraries also holds plugin-host.so (below).  4:
- * the build environment's values (CC, CFLAGS, CUDA, BLAS, ...) in the key. */
-#define BUILD_SCHEMA "bv-build/4"
+ * the build environment's values (CC, CFLAGS, CUDA, BLAS, ...) in the key.
+ * 5: the library's code starts on a page of its own (link_with's anchor). */
+#define BUILD_SCHEMA "bv-build/5"
 
 static const char *compiler(void)
 {
@@ -697,7 +698,17 @@ static int make_stubs(const char *lib, const char *log)
 /* Links lib/plugin.o and the library into out, with `pad` bytes of code
  * that never runs between them (layout 0 has none): everything of the
  * library then sits `pad` bytes further on, and so do the alignments of its
- * loops and branches against cache lines and fetch blocks.  host: 1, the
+ * loops and branches against cache lines and fetch blocks.
+ *
+ * The pad starts a page (the anchor), so the library's code begins at the
+ * same offset in a page in every version's plugin, whatever the harness and
+ * an adapter in front of it compile to.  Without it the library moved with
+ * them: a version's plugin.c without an op, or an adapter with one more
+ * function (#if a compat rule's define), shifted every loop of the library
+ * behind it, and an unchanged function came out 6-14 % faster or slower
+ * from placement alone (tests/e2e/test_foreign.sh's exp, Intel Xeon
+ * AVX-512).  What moves the library's code now is the library's own.
+ * host: 1, the
  * host-only variant (without the CUDA libraries, with the stubs); 2, the
  * same without the stubs (make_stubs's trial link).  Returns the compiler's
  * exit status, or < 0 with an error. */
@@ -727,18 +738,16 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 	if (bv_exists(user_ops))
 		bv_strv_push(&cc, user_ops);
 	free(user_ops);
-	char *asm_path = NULL;
-	if (pad > 0) {
-		/* An assembler file: the pad is exactly these bytes (int3), in
-		 * .text.  Aligned to 16 only: the library's objects are 16-byte
-		 * aligned, so the library moves by exactly `pad` (a 64-byte
-		 * alignment here would round two pads to one offset). */
-		asm_path = bv_asprintf("%s/layout-pad-%d.s", lib, pad);
-		char *text = bv_asprintf("\t.text\n\t.p2align 4\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,\"\",@progbits\n", pad);
+	/* An assembler file: the anchor (its .text starts a page) and the
+	 * pad, exactly these bytes (int3).  The library's objects are 16-byte
+	 * aligned and pads multiples of 16, so the library starts exactly
+	 * `pad` bytes into a page. */
+	char *asm_path = bv_asprintf("%s/layout-pad-%d.s", lib, pad);
+	char *text = bv_asprintf("\t.text\n\t.p2align 12\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,\"\",@progbits\n", pad);
+	if (!rc)
 		rc = bv_write_file_atomic(asm_path, text, strlen(text));
-		free(text);
-		bv_strv_push(&cc, asm_path);
-	}
+	free(text);
+	bv_strv_push(&cc, asm_path);
 	/* The library: every archive in lib.  libkernels.a alone links as it
 	 * always did (the same command, so the same addresses); several are
 	 * a group, so their order does not matter. */
