@@ -13,8 +13,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 
 #define BV_PLUGIN_ABI 10
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
@@ -150,6 +150,20 @@ struct bv_call {
 	int backend;                                   /* the version's own backend id */
 	int op;                                        /* the version's own op id */
 };
+
+/* bytes of zeroed memory, 64-byte aligned (at least 64 bytes made), or
+ * NULL: a suite cell's buffers on either side (bvs_alloc in the plugin, the
+ * shared ones in the runner). */
+static inline void *bv_zalloc64(size_t bytes)
+{
+	if (bytes > SIZE_MAX - 64)
+		return NULL;
+	size_t rounded = bytes ? (bytes + 63) & ~(size_t)63 : 64;
+	void *p = aligned_alloc(64, rounded);
+	if (p)
+		memset(p, 0, rounded);
+	return p;
+}
 
 /* The runner's memory for a cell's shared buffers (ABI 10; bv_suite.h's
  * bvs_alloc_shared): the index-th buffer (counted per cell, from 0) of

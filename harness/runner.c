@@ -1001,11 +1001,9 @@ static void *share_take(void *ctx, unsigned index, size_t bytes, int *fill)
 			return NULL;
 		a->bytes = n, a->cap = cap;
 	}
-	size_t rounded = (bytes + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, rounded ? rounded : 64);
+	void *p = bv_zalloc64(bytes);
 	if (!p)
 		return NULL;
-	memset(p, 0, rounded ? rounded : 64);
 	if (index == a->nshared && a->nshared == a->nbufs) {
 		/* the next shared buffer (no private one made yet) */
 		a->bytes[a->nshared++] = bytes;

@@ -477,11 +477,9 @@ void *bvs_alloc(bvs_ctx *c, size_t bytes)
 			return NULL;
 		c->allocs = g, c->cap = cap;
 	}
-	size_t rounded = (bytes + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, rounded ? rounded : 64);
+	void *p = bv_zalloc64(bytes);
 	if (!p)
 		return NULL;
-	memset(p, 0, rounded ? rounded : 64);
 	c->allocs[c->nallocs++] = p;
 	c->alloc_bytes += (double)bytes;
 	return p;
