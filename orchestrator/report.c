@@ -664,7 +664,7 @@ static int read_env(bv_report_env *e, const char *path, const cJSON *compat)
 		bv_buf_printf(&flags, "%s%s", flags.len ? " " : "", f->valuestring);
 	e->cflags = flags.len ? clean1(flags.s) : NULL;
 	bv_buf_free(&flags);
-	e->build_failed = is(bv_json_str(build, "status"), "failed");
+	e->build_failed = bv_status_parse(bv_json_str(build, "status")) == BV_ST_FAILED;
 	e->build_error = clean(bv_json_str(build, "error"));
 	e->hostname = clean1(bv_json_str(m, "hostname"));
 	e->cpu = clean1(bv_json_str(m, "cpu"));
