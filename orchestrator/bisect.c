@@ -132,6 +132,22 @@ double bv_bisect_midpoint(const bv_bisect_ratio *bad_vs_good)
 	return bad_vs_good->valid ? sqrt(bad_vs_good->est) : NAN;
 }
 
+static const char *const side_names[] = {
+	[BV_BISECT_INCONCLUSIVE] = "skip", [BV_BISECT_GOOD] = "good", [BV_BISECT_BAD] = "bad"};
+
+const char *bv_bisect_side_name(bv_bisect_side s)
+{
+	return (unsigned)s < sizeof(side_names) / sizeof(side_names[0]) ? side_names[s] : side_names[0];
+}
+
+bv_bisect_side bv_bisect_side_parse(const char *text)
+{
+	for (bv_bisect_side s = BV_BISECT_GOOD; text && s <= BV_BISECT_BAD; s++)
+		if (!strcmp(text, side_names[s]))
+			return s;
+	return BV_BISECT_INCONCLUSIVE;
+}
+
 bv_bisect_side bv_bisect_side_of(const bv_bisect_ratio *vs_good, const bv_bisect_ratio *bad_vs_good,
 				 double threshold, int improvement)
 {
@@ -168,16 +184,16 @@ const char *bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps)
 	return nset == 1 ? "found" : pick == -1 ? "range" : "stopped";
 }
 
-const char *bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold)
+bv_verdict bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold)
 {
 	bv_interval iv = {r->est, r->lo, r->hi, r->coverage, (size_t)r->processes};
 	if (!r->valid)
-		return NULL;
+		return BV_NO_VERDICT;
 	bv_verdict v = bv_verdict_of(&iv, threshold);
 	double p = v == BV_SLOWER ? r->ps : r->pf;
 	if (v != BV_SAME && r->evidence && 2 * p > BV_FDR)
 		v = BV_SAME; /* the interval alone says so; the evidence does not */
-	return bv_verdict_name(v);
+	return v;
 }
 
 size_t bv_bisect_kary_split(size_t m, int k, size_t *out)
