@@ -487,15 +487,17 @@ static int classify(ctx *x, bv_version *good, bv_version *bad, const char *commi
 		if (out.status[0] != BV_ST_OK || out.status[2] != BV_ST_OK) {
 			int which = out.status[0] != BV_ST_OK ? 0 : 2;
 			rc = bv_fail(BV_ERUN, "the %s commit %.12s failed in this cell: %s%s%s",
-				     which ? "bad" : "good", three[which]->commit, bv_status_name(out.status[which]),
-				     out.reason[which] ? ": " : "", out.reason[which] ? out.reason[which] : "");
+				     which ? "bad" : "good", three[which]->commit,
+				     bv_status_name(out.status[which]), out.reason[which] ? ": " : "",
+				     out.reason[which] ? out.reason[which] : "");
 			outcome_free(&out);
 			return rc;
 		}
 		if (out.status[1] != BV_ST_OK) {
 			p->side = BV_BISECT_INCONCLUSIVE;
-			p->reason = bv_asprintf("%s%s%s", bv_status_name(out.status[1]), out.reason[1] ? ": " : "",
-						out.reason[1] ? out.reason[1] : "");
+			const char *why = out.reason[1];
+			p->reason = bv_asprintf("%s%s%s", bv_status_name(out.status[1]), why ? ": " : "",
+						why ? why : "");
 			outcome_free(&out);
 			return 0;
 		}
@@ -695,8 +697,9 @@ static void print_text(const ctx *x, const answer *a)
 	for (size_t i = 0; i < a->nsteps; i++) {
 		const point *p = &a->steps[i];
 		fmt_ratio(&p->vs_good, r, sizeof(r));
-		printf("  %-2zu %.12s  %-24s %s%s%s%s%s\n", i + 1, p->commit, r, bv_bisect_side_name(p->side), p->reason ? " (" : "",
-		       p->reason ? p->reason : "", p->reason ? ")" : "", p->reused ? ", reused" : "");
+		printf("  %-2zu %.12s  %-24s %s%s%s%s%s\n", i + 1, p->commit, r, bv_bisect_side_name(p->side),
+		       p->reason ? " (" : "", p->reason ? p->reason : "", p->reason ? ")" : "",
+		       p->reused ? ", reused" : "");
 	}
 	printf("builds: %d (%d new, %d cached, %d failed); measured %d, reused %d %s; %.0f s\n", x->builds,
 	       x->builds_new, x->builds - x->builds_new - x->builds_failed, x->builds_failed, x->taken, x->reused,
@@ -1148,8 +1151,8 @@ static int confirm_ends(ctx *x, const args *a, walk *w)
 			if (out.status[i] != BV_ST_OK)
 				rc = bv_fail(BV_ERUN, "the %s commit %.12s failed in %s/%s/%s/%s: %s%s%s",
 					     i ? "bad" : "good", two[i]->commit, a->bench, a->op, a->backend,
-					     x->shape, bv_status_name(out.status[i]), out.reason[i] ? ": " : "",
-					     out.reason[i] ? out.reason[i] : "");
+					     x->shape, bv_status_name(out.status[i]),
+					     out.reason[i] ? ": " : "", out.reason[i] ? out.reason[i] : "");
 		w->check = out.change[1];
 		outcome_free(&out);
 		if (rc)
@@ -1238,8 +1241,8 @@ static void step_append(walk *w, const point *p)
 	char r[64];
 	fmt_ratio(&p->vs_good, r, sizeof(r));
 	fprintf(stderr, "bisect: step %zu: %.12s %s -> %s%s%s%s%s\n", w->nsteps + 1, p->commit, r,
-		bv_bisect_side_name(p->side), p->reason ? " (" : "", p->reason ? p->reason : "", p->reason ? ")" : "",
-		p->reused ? " [reused]" : "");
+		bv_bisect_side_name(p->side), p->reason ? " (" : "", p->reason ? p->reason : "",
+		p->reason ? ")" : "", p->reused ? " [reused]" : "");
 	w->steps = bv_xrealloc(w->steps, (w->nsteps + 1) * sizeof(point));
 	w->steps[w->nsteps++] = *p;
 }
@@ -1575,7 +1578,8 @@ static int slurm_task(ctx *x, const args *a, walk *w)
 		rc = bv_json_save(f, o);
 		free(f);
 		cJSON_Delete(o);
-		fprintf(stderr, "bisect: task %d: %.12s -> %s\n", a->task, p.commit, bv_bisect_side_name(p.side));
+		fprintf(stderr, "bisect: task %d: %.12s -> %s\n", a->task, p.commit,
+			bv_bisect_side_name(p.side));
 	}
 	free(p.reason);
 	free(list);

@@ -1476,8 +1476,8 @@ static void print_table(const hist *h, FILE *out)
 			const bv_change_point *cp = &x->cps[k];
 			change_line l;
 			change_line_of(h, x, cp, &l);
-			fprintf(out, "  %s: %s -> %s: %s %s%s%s\n", x->key, l.from, l.to, l.size, bv_verdict_name(cp->direction), l.gap,
-			        l.why);
+			fprintf(out, "  %s: %s -> %s: %s %s%s%s\n", x->key, l.from, l.to, l.size,
+			        bv_verdict_name(cp->direction), l.gap, l.why);
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				fprintf(out, "    narrow it: %s\n", cmd);
@@ -1538,7 +1538,8 @@ static void print_markdown(const hist *h, FILE *out)
 			bv_md_esc(out, l.from);
 			fprintf(out, " -> ");
 			bv_md_esc(out, l.to);
-			fprintf(out, ": %s **%s**%s%s\n", l.size, bv_verdict_name(cp->direction), l.gap, l.why);
+			fprintf(out, ": %s **%s**%s%s\n", l.size, bv_verdict_name(cp->direction), l.gap,
+			        l.why);
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				fprintf(out, "  - narrow it: `%s`\n", cmd);
@@ -1745,7 +1746,8 @@ static char *change_text(const hist *h, const hcell *x, const bv_change_point *c
 {
 	change_line l;
 	change_line_of(h, x, cp, &l);
-	return bv_asprintf("%s -> %s: %s %s%s%s", l.from, l.to, l.size, bv_verdict_name(cp->direction), l.gap, l.why);
+	return bv_asprintf("%s -> %s: %s %s%s%s", l.from, l.to, l.size, bv_verdict_name(cp->direction), l.gap,
+	                   l.why);
 }
 
 static int print_html(const hist *h, FILE *out)

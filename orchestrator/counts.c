@@ -355,8 +355,8 @@ bv_count_cmp *bv_count_compare(const bv_count *base, const bv_count *cand, const
 	}
 	const bv_count *bad = base->status != BV_ST_OK ? base : cand->status != BV_ST_OK ? cand : NULL;
 	if (bad) {
-		c->text = bv_asprintf("not counted: %s %s%s%s", bad->label, bv_status_name(bad->status), bad->reason ? ": " : "",
-				      bad->reason ? bad->reason : "");
+		c->text = bv_asprintf("not counted: %s %s%s%s", bad->label, bv_status_name(bad->status),
+				      bad->reason ? ": " : "", bad->reason ? bad->reason : "");
 		return c;
 	}
 	const double *a = base->ev, *b = cand->ev;
@@ -470,7 +470,8 @@ static int count_read(const cJSON *o, bv_count *c)
 		return -1;
 	/* a status this program does not write is a count that failed */
 	bv_status status = bv_status_parse_any(st);
-	c->label = bv_strdup(label), c->cell = bv_strdup(cell), c->status = status != BV_ST_NONE ? status : BV_ST_FAILED;
+	c->label = bv_strdup(label), c->cell = bv_strdup(cell);
+	c->status = status != BV_ST_NONE ? status : BV_ST_FAILED;
 	const char *r = bv_json_str(o, "reason"), *isa = bv_json_str(o, "simd_isa"), *prof = bv_json_str(o, "profile");
 	c->reason = r ? bv_strdup(r) : NULL;
 	c->simd_isa = isa && strlen(isa) < 32 ? bv_strdup(isa) : NULL;
@@ -665,8 +666,8 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 	if (!bv_exists(plugin))
 		snprintf(plugin, sizeof(plugin), "%s/builds/%s/plugin.so", bv_cache_dir(), j->key);
 	if (!bv_exists(plugin)) {
-		set_status(&j->c, BV_ST_NOT_RUN, bv_asprintf("the build %s is not in the cache (%s) any more", j->key,
-							bv_cache_dir()));
+		set_status(&j->c, BV_ST_NOT_RUN, bv_asprintf("the build %s is not in the cache (%s) any more",
+							     j->key, bv_cache_dir()));
 		j->state = 2;
 		return 0;
 	}
@@ -789,7 +790,8 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 			char *text = NULL, why[200];
 			size_t len = 0;
 			if (bv_read_file(out, MAX_PROFILE, &text, &len) != 0)
-				set_status(&j->c, BV_ST_FAILED, bv_asprintf("no callgrind file: %s", bv_error_last()));
+				set_status(&j->c, BV_ST_FAILED,
+					   bv_asprintf("no callgrind file: %s", bv_error_last()));
 			else if (bv_callgrind_parse(text, len, MAX_FNS, &j->c, why, sizeof(why)) != 0)
 				set_status(&j->c, BV_ST_FAILED, bv_asprintf("callgrind's file: %s", why));
 			else {

@@ -1332,7 +1332,8 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	const char *bstatus = bv_json_str(build, "status");
 	int built = bv_status_parse(bstatus) == BV_ST_OK;
 	if (bstatus && built != !!measurable(v)) {
-		char *msg = bv_asprintf("%s %s there but %s now", v->name, built ? "built" : "failed to build",
+		char *msg = bv_asprintf("%s %s there but %s now", v->name,
+					built ? "built" : "failed to build",
 					measurable(v) ? "builds" : "does not build");
 		int rc = plan_differs(dir, msg);
 		free(msg);

@@ -156,8 +156,8 @@ static void info_read(const cJSON *doc, log_info *l)
 	l->isa = dup_or_null(bv_json_str(cJSON_GetObjectItemCaseSensitive(m, "calibration"), "isa"));
 	if (bv_json_num(m, "cores", &l->cores) != 0 || !(l->cores > 0))
 		l->cores = 0;
-	l->build_failed = bv_status_parse(bv_json_str(cJSON_GetObjectItemCaseSensitive(ver, "build"), "status")) ==
-			  BV_ST_FAILED;
+	const char *bstatus = bv_json_str(cJSON_GetObjectItemCaseSensitive(ver, "build"), "status");
+	l->build_failed = bv_status_parse(bstatus) == BV_ST_FAILED;
 }
 
 static void info_free(log_info *l)
