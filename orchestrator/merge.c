@@ -585,14 +585,15 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 		}
 	}
 	/* A cell only one side has: said in words every exporter shows, the
-	 * words `report` uses (bv_status_gap), not a bare "-" or the
+	 * words `report` uses (bv_status_gap, bv_gap_name), not a bare "-" or the
 	 * candidate's "ok" that reads like a verdict. */
 	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
 		bv_row *r = &t->rows[k];
 		for (size_t i = 1; i < n; i++) {
 			bv_change *ch = &r->changes[i];
+			bv_gap gap = bv_status_gap(r->results[0].status, r->results[i].status);
 			if (!ch->valid && !ch->none)
-				ch->none = bv_status_gap(r->results[0].status, r->results[i].status);
+				ch->none = bv_gap_name(gap);
 		}
 	}
 	if (rc == 0)

@@ -46,11 +46,21 @@ int bv_status_ran(bv_status s)
 	}
 }
 
-const char *bv_status_gap(bv_status base, bv_status cand)
+bv_gap bv_status_gap(bv_status base, bv_status cand)
 {
 	if (cand == BV_ST_OK && (base == BV_ST_NA || base == BV_ST_SKIPPED))
-		return "new";
+		return BV_GAP_NEW;
 	if (cand == BV_ST_NA && bv_status_ran(base))
-		return "vanished";
+		return BV_GAP_VANISHED;
+	return BV_GAP_NONE;
+}
+
+const char *bv_gap_name(bv_gap g)
+{
+	switch (g) {
+	case BV_GAP_NEW: return "new";
+	case BV_GAP_VANISHED: return "vanished";
+	case BV_GAP_NONE: break;
+	}
 	return NULL;
 }

@@ -41,10 +41,13 @@ bv_status bv_status_parse_any(const char *text);
  * happened while the cell's code ran, and are results a table shows and a
  * report judges; the others mean nothing of it was executed. */
 int bv_status_ran(bv_status s);
-/* A cell only one side has, as every exporter and report say it: "new"
- * when the candidate ran it ok and the baseline lacks it (n/a or skipped),
- * "vanished" when the baseline ran it and the candidate lacks it (n/a);
- * else NULL. */
-const char *bv_status_gap(bv_status base, bv_status cand);
+/* A cell only one side has: new when the candidate ran it ok and the
+ * baseline lacks it (n/a or skipped), vanished when the baseline ran it and
+ * the candidate lacks it (n/a). */
+typedef enum { BV_GAP_NONE = 0, BV_GAP_NEW, BV_GAP_VANISHED } bv_gap;
+bv_gap bv_status_gap(bv_status base, bv_status cand);
+/* The gap as every exporter and report say it: "new", "vanished"; NULL for
+ * BV_GAP_NONE. */
+const char *bv_gap_name(bv_gap g);
 
 #endif

@@ -1,8 +1,9 @@
 /* test_status.c - the enums that stand for words inside the program
  * (issue 33): each value named and read back by its parse function, and
  * the words a file may hold that the enum does not know read as nothing.
- * The cell statuses (status.h), and the verdicts (stats.h) that the
- * history's change points and a bisect's parent verdict now carry. */
+ * The cell statuses (status.h) and their gaps (new, vanished), and the
+ * verdicts (stats.h) that the history's change points and a bisect's
+ * parent verdict now carry. */
 #include <string.h>
 
 #include "stats.h"
@@ -37,6 +38,21 @@ static void every_status_reads_back_what_it_wrote(void **state)
 	}
 }
 
+/* A cell one side lacks: the gap, and the word every output says for it. */
+static void a_gap_is_new_or_vanished(void **state)
+{
+	(void)state;
+	assert_int_equal(bv_status_gap(BV_ST_NA, BV_ST_OK), BV_GAP_NEW);
+	assert_int_equal(bv_status_gap(BV_ST_SKIPPED, BV_ST_OK), BV_GAP_NEW);
+	assert_int_equal(bv_status_gap(BV_ST_OK, BV_ST_NA), BV_GAP_VANISHED);
+	assert_int_equal(bv_status_gap(BV_ST_CRASHED, BV_ST_NA), BV_GAP_VANISHED);
+	assert_int_equal(bv_status_gap(BV_ST_SKIPPED, BV_ST_NA), BV_GAP_NONE);
+	assert_int_equal(bv_status_gap(BV_ST_OK, BV_ST_OK), BV_GAP_NONE);
+	assert_string_equal(bv_gap_name(BV_GAP_NEW), "new");
+	assert_string_equal(bv_gap_name(BV_GAP_VANISHED), "vanished");
+	assert_null(bv_gap_name(BV_GAP_NONE));
+}
+
 static void every_verdict_reads_back_what_it_wrote(void **state)
 {
 	(void)state;
@@ -54,6 +70,7 @@ int test_status(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_status_reads_back_what_it_wrote),
+		cmocka_unit_test(a_gap_is_new_or_vanished),
 		cmocka_unit_test(every_verdict_reads_back_what_it_wrote),
 	};
 	return test_run_group("status", tests, NULL, NULL);
