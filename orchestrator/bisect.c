@@ -176,12 +176,23 @@ int bv_bisect_ends_again(const bv_bisect_ratio *check, double threshold, int imp
 	       bv_interval_noisy(&iv, threshold);
 }
 
-const char *bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps)
+const char *bv_bisect_ending_name(bv_bisect_ending e)
+{
+	switch (e) {
+	case BV_BISECT_FOUND: return "found";
+	case BV_BISECT_RANGE: return "range";
+	case BV_BISECT_STOPPED: return "stopped";
+	case BV_BISECT_GOES_ON: break;
+	}
+	return NULL;
+}
+
+bv_bisect_ending bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps)
 {
 	if (pick != -1 && !(max_steps && (int)nsteps >= max_steps))
-		return NULL;
+		return BV_BISECT_GOES_ON;
 	/* bad alone, or bad and commits that could not be told */
-	return nset == 1 ? "found" : pick == -1 ? "range" : "stopped";
+	return nset == 1 ? BV_BISECT_FOUND : pick == -1 ? BV_BISECT_RANGE : BV_BISECT_STOPPED;
 }
 
 bv_verdict bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold)

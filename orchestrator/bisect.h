@@ -100,11 +100,17 @@ int bv_bisect_may_retry(int attempt);
  * more processes before it is refused. */
 int bv_bisect_ends_again(const bv_bisect_ratio *check, double threshold, int improvement);
 
+/* How a walk ends: found when bad alone is left, range when every other
+ * commit was skipped, stopped at --max-steps; BV_BISECT_GOES_ON: it does not. */
+typedef enum { BV_BISECT_GOES_ON = 0, BV_BISECT_FOUND, BV_BISECT_RANGE, BV_BISECT_STOPPED } bv_bisect_ending;
+/* As the JSON answer's status says it: "found", "range", "stopped"; NULL
+ * for BV_BISECT_GOES_ON. */
+const char *bv_bisect_ending_name(bv_bisect_ending e);
+
 /* Whether the walk ends, and how, before testing set[pick] (pick from
  * bv_bisect_pick, >= -1) with nset commits left and nsteps taken
- * (max_steps 0: no limit): "found" when bad alone is left, "range" when
- * every other commit was skipped, "stopped" at max_steps; NULL: go on. */
-const char *bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps);
+ * (max_steps 0: no limit). */
+bv_bisect_ending bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps);
 
 /* The first bad commit against its parent: the verdict of the interval
  * (stats.h), but BV_SAME when the sign evidence is there and does not reach

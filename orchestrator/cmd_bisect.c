@@ -570,7 +570,7 @@ static void fmt_ratio(const bv_bisect_ratio *r, char *buf, size_t len)
 
 /* What a bisect found, for the two output formats. */
 typedef struct answer {
-	const char *status; /* found, range, stopped */
+	bv_bisect_ending status; /* found, range, stopped */
 	const char *good, *bad, *first; /* first: the first bad commit when found */
 	const point *first_step;         /* its step (NULL: it is bad itself) */
 	const char *parent;              /* its first parent ("" if none) */
@@ -587,7 +587,7 @@ static void print_json(const ctx *x, const answer *a)
 {
 	bv_verdict pverdict = bv_bisect_parent_verdict(a->vs_parent, x->mo.threshold);
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "status", a->status);
+	cJSON_AddStringToObject(o, "status", bv_bisect_ending_name(a->status));
 	cJSON *c = cJSON_AddObjectToObject(o, "cell");
 	cJSON_AddStringToObject(c, "bench", x->bench);
 	cJSON_AddStringToObject(c, "op", x->op);
@@ -606,7 +606,7 @@ static void print_json(const ctx *x, const answer *a)
 	cJSON_AddStringToObject(o, "good", a->good);
 	cJSON_AddStringToObject(o, "bad", a->bad);
 	cJSON_AddItemToObject(o, "bad_vs_good", ratio_json(a->check));
-	if (!strcmp(a->status, "found")) {
+	if (a->status == BV_BISECT_FOUND) {
 		commit_info fi;
 		commit_info_of(x->git, a->first, &fi);
 		cJSON *f = cJSON_AddObjectToObject(o, "first_bad");
@@ -663,7 +663,7 @@ static void print_text(const ctx *x, const answer *a)
 {
 	char r[64];
 	const char *dir = x->improvement ? "faster" : "slower";
-	if (!strcmp(a->status, "found")) {
+	if (a->status == BV_BISECT_FOUND) {
 		commit_info fi;
 		commit_info_of(x->git, a->first, &fi);
 		printf("first %s commit: %s\n", dir, a->first);
@@ -682,8 +682,8 @@ static void print_text(const ctx *x, const answer *a)
 		}
 	} else {
 		printf("%s: the first %s commit is one of %zu:\n",
-		       !strcmp(a->status, "range") ? "skipped commits leave a range" : "stopped at --max-steps", dir,
-		       a->nrange);
+		       a->status == BV_BISECT_RANGE ? "skipped commits leave a range" : "stopped at --max-steps",
+		       dir, a->nrange);
 		for (size_t i = 0; i < a->nrange; i++) {
 			commit_info ri;
 			commit_info_of(x->git, a->range[i], &ri);
@@ -755,7 +755,7 @@ typedef struct walk {
 	point *steps;
 	size_t nsteps;
 	/* the answer */
-	const char *status; /* found, range, stopped */
+	bv_bisect_ending status; /* found, range, stopped */
 	char **range;       /* the commits that may be the first bad one */
 	size_t nrange;
 	point *first; /* the first bad commit's step (NULL: it is bad itself) */
@@ -1739,7 +1739,7 @@ int bv_cmd_bisect(int argc, char **argv)
 				rc = confirm_ends(&x, &a, &w);
 			if (rc == 0)
 				rc = a.parallel ? bisect_walk_kary(&x, &a, &w) : bisect_walk(&x, &a, &w);
-			if (rc == 0 && !strcmp(w.status, "found"))
+			if (rc == 0 && w.status == BV_BISECT_FOUND)
 				rc = measure_parent(&x, &w);
 			if (rc == 0)
 				print_answer(&x, &a, &w);

@@ -321,14 +321,18 @@ static void good_against_bad_is_measured_again_only_when_promising_and_noisy(voi
 static void the_walk_ends_found_range_or_stopped(void **state)
 {
 	(void)state;
-	assert_null(bv_bisect_end(3, 8, 2, 0));  /* a commit to test, no limit */
-	assert_null(bv_bisect_end(3, 8, 2, 3));  /* below --max-steps */
-	assert_null(bv_bisect_end(0, 2, 500, 0)); /* no limit is no limit */
-	assert_string_equal(bv_bisect_end(-1, 1, 6, 0), "found");  /* bad alone */
-	assert_string_equal(bv_bisect_end(-1, 3, 6, 0), "range");  /* the rest skipped */
-	assert_string_equal(bv_bisect_end(3, 8, 3, 3), "stopped"); /* --max-steps */
-	assert_string_equal(bv_bisect_end(-1, 1, 3, 3), "found");  /* found wins over the limit */
-	assert_string_equal(bv_bisect_end(-1, 3, 3, 3), "range");
+	assert_int_equal(bv_bisect_end(3, 8, 2, 0), BV_BISECT_GOES_ON);  /* a commit to test, no limit */
+	assert_int_equal(bv_bisect_end(3, 8, 2, 3), BV_BISECT_GOES_ON);  /* below --max-steps */
+	assert_int_equal(bv_bisect_end(0, 2, 500, 0), BV_BISECT_GOES_ON); /* no limit is no limit */
+	assert_int_equal(bv_bisect_end(-1, 1, 6, 0), BV_BISECT_FOUND);   /* bad alone */
+	assert_int_equal(bv_bisect_end(-1, 3, 6, 0), BV_BISECT_RANGE);   /* the rest skipped */
+	assert_int_equal(bv_bisect_end(3, 8, 3, 3), BV_BISECT_STOPPED);  /* --max-steps */
+	assert_int_equal(bv_bisect_end(-1, 1, 3, 3), BV_BISECT_FOUND);   /* found wins over the limit */
+	assert_int_equal(bv_bisect_end(-1, 3, 3, 3), BV_BISECT_RANGE);
+	assert_null(bv_bisect_ending_name(BV_BISECT_GOES_ON));
+	assert_string_equal(bv_bisect_ending_name(BV_BISECT_FOUND), "found");
+	assert_string_equal(bv_bisect_ending_name(BV_BISECT_RANGE), "range");
+	assert_string_equal(bv_bisect_ending_name(BV_BISECT_STOPPED), "stopped");
 }
 
 static void the_parent_verdict_needs_the_evidence_too(void **state)
