@@ -132,6 +132,22 @@ double bv_bisect_midpoint(const bv_bisect_ratio *bad_vs_good)
 	return bad_vs_good->valid ? sqrt(bad_vs_good->est) : NAN;
 }
 
+static const char *const side_names[] = {
+	[BV_BISECT_INCONCLUSIVE] = "skip", [BV_BISECT_GOOD] = "good", [BV_BISECT_BAD] = "bad"};
+
+const char *bv_bisect_side_name(bv_bisect_side s)
+{
+	return (unsigned)s < sizeof(side_names) / sizeof(side_names[0]) ? side_names[s] : side_names[0];
+}
+
+bv_bisect_side bv_bisect_side_parse(const char *text)
+{
+	for (bv_bisect_side s = BV_BISECT_GOOD; text && s <= BV_BISECT_BAD; s++)
+		if (!strcmp(text, side_names[s]))
+			return s;
+	return BV_BISECT_INCONCLUSIVE;
+}
+
 bv_bisect_side bv_bisect_side_of(const bv_bisect_ratio *vs_good, const bv_bisect_ratio *bad_vs_good,
 				 double threshold, int improvement)
 {
@@ -160,24 +176,35 @@ int bv_bisect_ends_again(const bv_bisect_ratio *check, double threshold, int imp
 	       bv_interval_noisy(&iv, threshold);
 }
 
-const char *bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps)
+const char *bv_bisect_ending_name(bv_bisect_ending e)
 {
-	if (pick != -1 && !(max_steps && (int)nsteps >= max_steps))
-		return NULL;
-	/* bad alone, or bad and commits that could not be told */
-	return nset == 1 ? "found" : pick == -1 ? "range" : "stopped";
+	switch (e) {
+	case BV_BISECT_FOUND: return "found";
+	case BV_BISECT_RANGE: return "range";
+	case BV_BISECT_STOPPED: return "stopped";
+	case BV_BISECT_GOES_ON: break;
+	}
+	return NULL;
 }
 
-const char *bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold)
+bv_bisect_ending bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps)
+{
+	if (pick != -1 && !(max_steps && (int)nsteps >= max_steps))
+		return BV_BISECT_GOES_ON;
+	/* bad alone, or bad and commits that could not be told */
+	return nset == 1 ? BV_BISECT_FOUND : pick == -1 ? BV_BISECT_RANGE : BV_BISECT_STOPPED;
+}
+
+bv_verdict bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold)
 {
 	bv_interval iv = {r->est, r->lo, r->hi, r->coverage, (size_t)r->processes};
 	if (!r->valid)
-		return NULL;
+		return BV_NO_VERDICT;
 	bv_verdict v = bv_verdict_of(&iv, threshold);
 	double p = v == BV_SLOWER ? r->ps : r->pf;
 	if (v != BV_SAME && r->evidence && 2 * p > BV_FDR)
 		v = BV_SAME; /* the interval alone says so; the evidence does not */
-	return bv_verdict_name(v);
+	return v;
 }
 
 size_t bv_bisect_kary_split(size_t m, int k, size_t *out)

@@ -14,6 +14,8 @@
 #include <git2.h>
 #include <stddef.h>
 
+#include "stats.h"
+
 /* The commits reachable from bad and from none of goods, bad included,
  * newest first (topological order); with first_parent only along first
  * parents.  *out is malloc'd (n entries). */
@@ -62,6 +64,15 @@ double bv_bisect_midpoint(const bv_bisect_ratio *bad_vs_good);
 
 typedef enum { BV_BISECT_INCONCLUSIVE = 0, BV_BISECT_GOOD, BV_BISECT_BAD } bv_bisect_side;
 
+/* A step's verdict as the state file, a task's point.json and the output
+ * say it: "good", "bad", and "skip" for inconclusive (a commit not placed
+ * on either side is skipped: it did not build, its cell failed, or no
+ * retry settled it). */
+const char *bv_bisect_side_name(bv_bisect_side s);
+/* The side a step's text names; anything but "good" or "bad" is a skip,
+ * BV_BISECT_INCONCLUSIVE (a damaged state file's verdict decides nothing). */
+bv_bisect_side bv_bisect_side_parse(const char *text);
+
 /* One measured step: the commit is bad when its whole interval against good
  * lies past the midpoint (above it for a slowdown, below it with
  * improvement), good when wholly before it, and inconclusive when the
@@ -89,16 +100,22 @@ int bv_bisect_may_retry(int attempt);
  * more processes before it is refused. */
 int bv_bisect_ends_again(const bv_bisect_ratio *check, double threshold, int improvement);
 
+/* How a walk ends: found when bad alone is left, range when every other
+ * commit was skipped, stopped at --max-steps; BV_BISECT_GOES_ON: it does not. */
+typedef enum { BV_BISECT_GOES_ON = 0, BV_BISECT_FOUND, BV_BISECT_RANGE, BV_BISECT_STOPPED } bv_bisect_ending;
+/* As the JSON answer's status says it: "found", "range", "stopped"; NULL
+ * for BV_BISECT_GOES_ON. */
+const char *bv_bisect_ending_name(bv_bisect_ending e);
+
 /* Whether the walk ends, and how, before testing set[pick] (pick from
  * bv_bisect_pick, >= -1) with nset commits left and nsteps taken
- * (max_steps 0: no limit): "found" when bad alone is left, "range" when
- * every other commit was skipped, "stopped" at max_steps; NULL: go on. */
-const char *bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps);
+ * (max_steps 0: no limit). */
+bv_bisect_ending bv_bisect_end(long pick, size_t nset, size_t nsteps, int max_steps);
 
-/* The first bad commit against its parent: the verdict name of the interval
- * (stats.h), but "same" when the sign evidence is there and does not reach
- * BV_FDR; NULL when the ratio is not valid. */
-const char *bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold);
+/* The first bad commit against its parent: the verdict of the interval
+ * (stats.h), but BV_SAME when the sign evidence is there and does not reach
+ * BV_FDR; BV_NO_VERDICT when the ratio is not valid. */
+bv_verdict bv_bisect_parent_verdict(const bv_bisect_ratio *r, double threshold);
 
 /* ---- the K-ary split of `bisect --parallel K` (pure) ---------------------- */
 

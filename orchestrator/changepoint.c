@@ -202,7 +202,7 @@ static void segment(span_search *ss, size_t a, size_t b)
 	                           .ratio = exp(bsum),
 	                           .lo = exp(bsum - hw),
 	                           .hi = exp(bsum + hw),
-	                           .direction = bsum > 0 ? "slower" : "faster",
+	                           .direction = bsum > 0 ? BV_SLOWER : BV_FASTER,
 	                           .p = p});
 	segment(ss, a, bi);
 	segment(ss, bj + 1, b);
@@ -266,7 +266,7 @@ static int changepoints(const bv_step *const *cells, size_t ncells, size_t nstep
 				                            .ratio = s->ratio,
 				                            .lo = s->lo,
 				                            .hi = s->hi,
-				                            .direction = x->dir > 0 ? "slower" : "faster",
+				                            .direction = x->dir > 0 ? BV_SLOWER : BV_FASTER,
 				                            .p = x->p});
 			}
 		}

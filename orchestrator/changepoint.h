@@ -19,7 +19,7 @@ typedef struct bv_change_point {
 	size_t cell;          /* bv_changepoints_table: the index into cells_steps (0 for one cell) */
 	size_t first, last;  /* steps: first == last for a change at one step */
 	double ratio, lo, hi; /* the level after over the level before, with its interval */
-	const char *direction; /* "slower" or "faster" */
+	bv_verdict direction; /* BV_SLOWER or BV_FASTER (bv_verdict_name says it) */
 	double p;             /* its evidence: the step's sign test, or the span's z-test */
 } bv_change_point;
 /* threshold: the smallest change that counts (0.01); q: the chance of any

@@ -56,6 +56,7 @@
 #include "run_options.h"
 #include "pipeline.h"
 #include "stats.h"
+#include "status.h"
 #include "suite.h"
 #include "suite_file.h"
 
@@ -100,7 +101,7 @@ static void evidence_of(bv_bisect_ratio *r, const double *v, size_t n, double th
 /* What one commit measured, against good and bad in the same processes. */
 typedef struct point {
 	char commit[41];
-	const char *verdict; /* "good", "bad", "skip" */
+	bv_bisect_side side; /* its verdict: good, bad, or inconclusive: skipped */
 	char *reason;        /* why skipped */
 	bv_bisect_ratio vs_good; /* commit / good */
 	bv_bisect_ratio bad;     /* bad / good, the same processes */
@@ -250,7 +251,8 @@ static void quotient(const cJSON *a, const cJSON *b, bv_bisect_ratio *out, doubl
  * processes; status[i] and change[i] (i >= 1, against vs[0]) come back,
  * q the quotient of vs[1] over vs[2] when n == 3. */
 typedef struct outcome {
-	char *status[3], *reason[3];
+	bv_status status[3];
+	char *reason[3];
 	bv_bisect_ratio change[3];
 	bv_bisect_ratio q;
 } outcome;
@@ -258,7 +260,7 @@ typedef struct outcome {
 static void outcome_free(outcome *o)
 {
 	for (int i = 0; i < 3; i++)
-		free(o->status[i]), free(o->reason[i]);
+		free(o->reason[i]);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -282,11 +284,11 @@ static int count_step(ctx *x, bv_version **vs, size_t n, outcome *out)
 	if (rc == 0)
 		rc = bv_counts_make(reqs, n, dir, &co, cs);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		out->status[i] = bv_strdup(cs[i].status);
+		out->status[i] = cs[i].status;
 		out->reason[i] = cs[i].reason ? bv_strdup(cs[i].reason) : NULL;
 	}
 	for (size_t i = 1; rc == 0 && i < n; i++)
-		if (!strcmp(cs[0].status, "ok") && !strcmp(cs[i].status, "ok") && cs[0].ev[BV_EV_IR] > 0)
+		if (cs[0].status == BV_ST_OK && cs[i].status == BV_ST_OK && cs[0].ev[BV_EV_IR] > 0)
 			out->change[i] = exact(cs[i].ev[BV_EV_IR] / cs[0].ev[BV_EV_IR]);
 	if (rc == 0 && n == 3 && out->change[1].valid && out->change[2].valid)
 		out->q = exact(cs[1].ev[BV_EV_IR] / cs[2].ev[BV_EV_IR]);
@@ -350,8 +352,9 @@ static int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 			rc = bv_fail(BV_ERUN, "%s: no cell measured", logs[i]);
 		if (rc)
 			break;
-		const char *st = bv_json_str(cells[i], "status"), *why = bv_json_str(cells[i], "reason");
-		out->status[i] = bv_strdup(st ? st : "failed");
+		bv_status st = bv_status_parse(bv_json_str(cells[i], "status"));
+		const char *why = bv_json_str(cells[i], "reason");
+		out->status[i] = st != BV_ST_NONE ? st : BV_ST_FAILED;
 		out->reason[i] = why ? bv_strdup(why) : NULL;
 		if (i > 0)
 			ratio_from(cJSON_GetObjectItemCaseSensitive(cells[i], "change"), &out->change[i], x->mo.threshold);
@@ -400,7 +403,7 @@ static cJSON *point_json(const point *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "commit", p->commit);
-	cJSON_AddStringToObject(o, "verdict", p->verdict);
+	cJSON_AddStringToObject(o, "verdict", bv_bisect_side_name(p->side));
 	if (p->reason)
 		cJSON_AddStringToObject(o, "reason", p->reason);
 	cJSON_AddItemToObject(o, "vs_good", ratio_json(&p->vs_good));
@@ -418,7 +421,7 @@ static int point_from_json(const cJSON *e, const char *commit, point *p)
 		return 0;
 	memset(p, 0, sizeof(*p));
 	snprintf(p->commit, sizeof(p->commit), "%s", c);
-	p->verdict = !strcmp(v, "bad") ? "bad" : !strcmp(v, "good") ? "good" : "skip";
+	p->side = bv_bisect_side_parse(v);
 	/* a node's text (or a state file's) reaches the terminal: no controls */
 	const char *why = bv_json_str(e, "reason");
 	p->reason = why ? bv_escape(why) : NULL;
@@ -470,7 +473,7 @@ static int classify(ctx *x, bv_version *good, bv_version *bad, const char *commi
 	if (rc)
 		return rc;
 	if (v->build_error) {
-		p->verdict = "skip";
+		p->side = BV_BISECT_INCONCLUSIVE;
 		p->reason = bv_strdup("build failed");
 		return 0;
 	}
@@ -481,18 +484,20 @@ static int classify(ctx *x, bv_version *good, bv_version *bad, const char *commi
 		if (rc)
 			return rc;
 		p->attempts = attempt + 1;
-		if (strcmp(out.status[0], "ok") || strcmp(out.status[2], "ok")) {
-			int which = strcmp(out.status[0], "ok") ? 0 : 2;
+		if (out.status[0] != BV_ST_OK || out.status[2] != BV_ST_OK) {
+			int which = out.status[0] != BV_ST_OK ? 0 : 2;
 			rc = bv_fail(BV_ERUN, "the %s commit %.12s failed in this cell: %s%s%s",
-				     which ? "bad" : "good", three[which]->commit, out.status[which],
-				     out.reason[which] ? ": " : "", out.reason[which] ? out.reason[which] : "");
+				     which ? "bad" : "good", three[which]->commit,
+				     bv_status_name(out.status[which]), out.reason[which] ? ": " : "",
+				     out.reason[which] ? out.reason[which] : "");
 			outcome_free(&out);
 			return rc;
 		}
-		if (strcmp(out.status[1], "ok")) {
-			p->verdict = "skip";
-			p->reason = bv_asprintf("%s%s%s", out.status[1], out.reason[1] ? ": " : "",
-						out.reason[1] ? out.reason[1] : "");
+		if (out.status[1] != BV_ST_OK) {
+			p->side = BV_BISECT_INCONCLUSIVE;
+			const char *why = out.reason[1];
+			p->reason = bv_asprintf("%s%s%s", bv_status_name(out.status[1]), why ? ": " : "",
+						why ? why : "");
 			outcome_free(&out);
 			return 0;
 		}
@@ -502,7 +507,7 @@ static int classify(ctx *x, bv_version *good, bv_version *bad, const char *commi
 		 * very processes (bv_bisect_side_of). */
 		bv_bisect_side s = bv_bisect_side_of(&p->vs_good, &p->bad, x->mo.threshold, x->improvement);
 		if (s != BV_BISECT_INCONCLUSIVE) {
-			p->verdict = s == BV_BISECT_BAD ? "bad" : "good";
+			p->side = s;
 			return 0;
 		}
 		if (!bv_bisect_may_retry(attempt))
@@ -511,7 +516,7 @@ static int classify(ctx *x, bv_version *good, bv_version *bad, const char *commi
 				"measuring again with more processes\n",
 			commit, p->vs_good.est, p->vs_good.lo, p->vs_good.hi, bv_bisect_midpoint(&p->bad));
 	}
-	p->verdict = "skip";
+	p->side = BV_BISECT_INCONCLUSIVE;
 	p->reason = bv_strdup("inconclusive after more processes");
 	return 0;
 }
@@ -565,7 +570,7 @@ static void fmt_ratio(const bv_bisect_ratio *r, char *buf, size_t len)
 
 /* What a bisect found, for the two output formats. */
 typedef struct answer {
-	const char *status; /* found, range, stopped */
+	bv_bisect_ending status; /* found, range, stopped */
 	const char *good, *bad, *first; /* first: the first bad commit when found */
 	const point *first_step;         /* its step (NULL: it is bad itself) */
 	const char *parent;              /* its first parent ("" if none) */
@@ -580,9 +585,9 @@ typedef struct answer {
 
 static void print_json(const ctx *x, const answer *a)
 {
-	const char *pverdict = bv_bisect_parent_verdict(a->vs_parent, x->mo.threshold);
+	bv_verdict pverdict = bv_bisect_parent_verdict(a->vs_parent, x->mo.threshold);
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "status", a->status);
+	cJSON_AddStringToObject(o, "status", bv_bisect_ending_name(a->status));
 	cJSON *c = cJSON_AddObjectToObject(o, "cell");
 	cJSON_AddStringToObject(c, "bench", x->bench);
 	cJSON_AddStringToObject(c, "op", x->op);
@@ -601,7 +606,7 @@ static void print_json(const ctx *x, const answer *a)
 	cJSON_AddStringToObject(o, "good", a->good);
 	cJSON_AddStringToObject(o, "bad", a->bad);
 	cJSON_AddItemToObject(o, "bad_vs_good", ratio_json(a->check));
-	if (!strcmp(a->status, "found")) {
+	if (a->status == BV_BISECT_FOUND) {
 		commit_info fi;
 		commit_info_of(x->git, a->first, &fi);
 		cJSON *f = cJSON_AddObjectToObject(o, "first_bad");
@@ -619,8 +624,8 @@ static void print_json(const ctx *x, const answer *a)
 		else
 			cJSON_AddNullToObject(f, "parent");
 		cJSON *vp = ratio_json(a->vs_parent);
-		if (pverdict)
-			cJSON_AddStringToObject(vp, "verdict", pverdict);
+		if (pverdict != BV_NO_VERDICT)
+			cJSON_AddStringToObject(vp, "verdict", bv_verdict_name(pverdict));
 		cJSON_AddItemToObject(f, "vs_parent", vp);
 	} else
 		cJSON_AddNullToObject(o, "first_bad");
@@ -658,7 +663,7 @@ static void print_text(const ctx *x, const answer *a)
 {
 	char r[64];
 	const char *dir = x->improvement ? "faster" : "slower";
-	if (!strcmp(a->status, "found")) {
+	if (a->status == BV_BISECT_FOUND) {
 		commit_info fi;
 		commit_info_of(x->git, a->first, &fi);
 		printf("first %s commit: %s\n", dir, a->first);
@@ -673,12 +678,12 @@ static void print_text(const ctx *x, const answer *a)
 		if (a->vs_parent->valid) {
 			fmt_ratio(a->vs_parent, r, sizeof(r));
 			printf("  vs parent %.12s: %s %s\n", a->parent, r,
-			       bv_bisect_parent_verdict(a->vs_parent, x->mo.threshold));
+			       bv_verdict_name(bv_bisect_parent_verdict(a->vs_parent, x->mo.threshold)));
 		}
 	} else {
 		printf("%s: the first %s commit is one of %zu:\n",
-		       !strcmp(a->status, "range") ? "skipped commits leave a range" : "stopped at --max-steps", dir,
-		       a->nrange);
+		       a->status == BV_BISECT_RANGE ? "skipped commits leave a range" : "stopped at --max-steps",
+		       dir, a->nrange);
 		for (size_t i = 0; i < a->nrange; i++) {
 			commit_info ri;
 			commit_info_of(x->git, a->range[i], &ri);
@@ -692,8 +697,9 @@ static void print_text(const ctx *x, const answer *a)
 	for (size_t i = 0; i < a->nsteps; i++) {
 		const point *p = &a->steps[i];
 		fmt_ratio(&p->vs_good, r, sizeof(r));
-		printf("  %-2zu %.12s  %-24s %s%s%s%s%s\n", i + 1, p->commit, r, p->verdict, p->reason ? " (" : "",
-		       p->reason ? p->reason : "", p->reason ? ")" : "", p->reused ? ", reused" : "");
+		printf("  %-2zu %.12s  %-24s %s%s%s%s%s\n", i + 1, p->commit, r, bv_bisect_side_name(p->side),
+		       p->reason ? " (" : "", p->reason ? p->reason : "", p->reason ? ")" : "",
+		       p->reused ? ", reused" : "");
 	}
 	printf("builds: %d (%d new, %d cached, %d failed); measured %d, reused %d %s; %.0f s\n", x->builds,
 	       x->builds_new, x->builds - x->builds_new - x->builds_failed, x->builds_failed, x->taken, x->reused,
@@ -749,7 +755,7 @@ typedef struct walk {
 	point *steps;
 	size_t nsteps;
 	/* the answer */
-	const char *status; /* found, range, stopped */
+	bv_bisect_ending status; /* found, range, stopped */
 	char **range;       /* the commits that may be the first bad one */
 	size_t nrange;
 	point *first; /* the first bad commit's step (NULL: it is bad itself) */
@@ -1142,11 +1148,11 @@ static int confirm_ends(ctx *x, const args *a, walk *w)
 		if (rc)
 			break;
 		for (int i = 0; rc == 0 && i < 2; i++)
-			if (strcmp(out.status[i], "ok"))
+			if (out.status[i] != BV_ST_OK)
 				rc = bv_fail(BV_ERUN, "the %s commit %.12s failed in %s/%s/%s/%s: %s%s%s",
 					     i ? "bad" : "good", two[i]->commit, a->bench, a->op, a->backend,
-					     x->shape, out.status[i], out.reason[i] ? ": " : "",
-					     out.reason[i] ? out.reason[i] : "");
+					     x->shape, bv_status_name(out.status[i]),
+					     out.reason[i] ? ": " : "", out.reason[i] ? out.reason[i] : "");
 		w->check = out.change[1];
 		outcome_free(&out);
 		if (rc)
@@ -1234,9 +1240,9 @@ static void step_append(walk *w, const point *p)
 {
 	char r[64];
 	fmt_ratio(&p->vs_good, r, sizeof(r));
-	fprintf(stderr, "bisect: step %zu: %.12s %s -> %s%s%s%s%s\n", w->nsteps + 1, p->commit, r, p->verdict,
-		p->reason ? " (" : "", p->reason ? p->reason : "", p->reason ? ")" : "",
-		p->reused ? " [reused]" : "");
+	fprintf(stderr, "bisect: step %zu: %.12s %s -> %s%s%s%s%s\n", w->nsteps + 1, p->commit, r,
+		bv_bisect_side_name(p->side), p->reason ? " (" : "", p->reason ? p->reason : "",
+		p->reason ? ")" : "", p->reused ? " [reused]" : "");
 	w->steps = bv_xrealloc(w->steps, (w->nsteps + 1) * sizeof(point));
 	w->steps[w->nsteps++] = *p;
 }
@@ -1252,9 +1258,9 @@ static void add_oid(git_oid **v, size_t *n, const git_oid *id)
 static void record(walk *w, const git_oid *id, const point *p)
 {
 	step_append(w, p);
-	if (!strcmp(p->verdict, "bad"))
+	if (p->side == BV_BISECT_BAD)
 		w->cur_bad = *id;
-	else if (!strcmp(p->verdict, "good")) {
+	else if (p->side == BV_BISECT_GOOD) {
 		w->goods = bv_xrealloc(w->goods, (w->ngoods + 1) * sizeof(git_oid));
 		w->goods[w->ngoods++] = *id;
 	} else {
@@ -1356,7 +1362,7 @@ static int slurm_round(ctx *x, const args *a, walk *w, char (*hex)[41], size_t n
 			/* no task for a commit that does not build: skipped here */
 			memset(&pts[i], 0, sizeof(pts[i]));
 			snprintf(pts[i].commit, sizeof(pts[i].commit), "%s", hex[i]);
-			pts[i].verdict = "skip";
+			pts[i].side = BV_BISECT_INCONCLUSIVE;
 			pts[i].reason = bv_strdup("build failed");
 			rc = point_save(x, &pts[i]);
 			continue;
@@ -1436,9 +1442,7 @@ static void kary_narrow(walk *w, point *pts, int *have, const git_oid *ids, char
 {
 	bv_bisect_side *sides = bv_xcalloc(c, sizeof(*sides));
 	for (size_t j = 0; j < c; j++)
-		sides[j] = !strcmp(pts[j].verdict, "bad")    ? BV_BISECT_BAD
-			   : !strcmp(pts[j].verdict, "good") ? BV_BISECT_GOOD
-							     : BV_BISECT_INCONCLUSIVE;
+		sides[j] = pts[j].side;
 	long lg, fb;
 	bv_bisect_kary_narrow(sides, c, &lg, &fb);
 	for (size_t j = 0; j < c; j++) {
@@ -1574,7 +1578,8 @@ static int slurm_task(ctx *x, const args *a, walk *w)
 		rc = bv_json_save(f, o);
 		free(f);
 		cJSON_Delete(o);
-		fprintf(stderr, "bisect: task %d: %.12s -> %s\n", a->task, p.commit, p.verdict);
+		fprintf(stderr, "bisect: task %d: %.12s -> %s\n", a->task, p.commit,
+			bv_bisect_side_name(p.side));
 	}
 	free(p.reason);
 	free(list);
@@ -1611,7 +1616,7 @@ static int measure_parent(ctx *x, walk *w)
 			outcome out;
 			bv_version *two[2] = {pv, fv};
 			rc = measure(x, two, 2, 0, &out);
-			if (rc == 0 && !strcmp(out.status[0], "ok") && !strcmp(out.status[1], "ok"))
+			if (rc == 0 && out.status[0] == BV_ST_OK && out.status[1] == BV_ST_OK)
 				w->vs_parent = out.change[1];
 			outcome_free(&out);
 		}
@@ -1734,7 +1739,7 @@ int bv_cmd_bisect(int argc, char **argv)
 				rc = confirm_ends(&x, &a, &w);
 			if (rc == 0)
 				rc = a.parallel ? bisect_walk_kary(&x, &a, &w) : bisect_walk(&x, &a, &w);
-			if (rc == 0 && !strcmp(w.status, "found"))
+			if (rc == 0 && w.status == BV_BISECT_FOUND)
 				rc = measure_parent(&x, &w);
 			if (rc == 0)
 				print_answer(&x, &a, &w);

@@ -1290,7 +1290,7 @@ static char *bisect_command(const hist *h, const hcell *x, const bv_change_point
 		bv_shell_word(&c, val[i]);
 	}
 	bv_buf_printf(&c, "%s%s", h->first_parent ? " --first-parent" : "",
-	              !strcmp(cp->direction, "faster") ? " --improvement" : "");
+	              cp->direction == BV_FASTER ? " --improvement" : "");
 	return bv_buf_detach(&c);
 }
 
@@ -1348,7 +1348,7 @@ static size_t steps_agreeing(const hcell *x, const bv_change_point *cp)
 {
 	size_t n = 0;
 	for (size_t i = cp->first; i <= cp->last; i++)
-		n += x->steps[i].s.verdict == bv_verdict_parse(cp->direction);
+		n += x->steps[i].s.verdict == cp->direction;
 	return n;
 }
 
@@ -1476,8 +1476,8 @@ static void print_table(const hist *h, FILE *out)
 			const bv_change_point *cp = &x->cps[k];
 			change_line l;
 			change_line_of(h, x, cp, &l);
-			fprintf(out, "  %s: %s -> %s: %s %s%s%s\n", x->key, l.from, l.to, l.size, cp->direction, l.gap,
-			        l.why);
+			fprintf(out, "  %s: %s -> %s: %s %s%s%s\n", x->key, l.from, l.to, l.size,
+			        bv_verdict_name(cp->direction), l.gap, l.why);
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				fprintf(out, "    narrow it: %s\n", cmd);
@@ -1538,7 +1538,8 @@ static void print_markdown(const hist *h, FILE *out)
 			bv_md_esc(out, l.from);
 			fprintf(out, " -> ");
 			bv_md_esc(out, l.to);
-			fprintf(out, ": %s **%s**%s%s\n", l.size, cp->direction, l.gap, l.why);
+			fprintf(out, ": %s **%s**%s%s\n", l.size, bv_verdict_name(cp->direction), l.gap,
+			        l.why);
 			char *cmd = bisect_command(h, x, cp);
 			if (cmd)
 				fprintf(out, "  - narrow it: `%s`\n", cmd);
@@ -1621,7 +1622,7 @@ static cJSON *hjson_step(const hist *h, const hcell *x, size_t i)
 	const char *in_change = NULL;
 	for (size_t k = 0; k < x->ncps; k++)
 		if (x->cps[k].first <= i && i <= x->cps[k].last)
-			in_change = x->cps[k].direction;
+			in_change = bv_verdict_name(x->cps[k].direction);
 	if (in_change)
 		cJSON_AddStringToObject(s, "change_point", in_change);
 	else
@@ -1661,7 +1662,7 @@ static cJSON *hjson_change_point(const hist *h, const hcell *x, const bv_change_
 	add_num(e, "ratio", cp->ratio);
 	add_num(e, "ci_low", cp->lo);
 	add_num(e, "ci_high", cp->hi);
-	cJSON_AddStringToObject(e, "direction", cp->direction);
+	cJSON_AddStringToObject(e, "direction", bv_verdict_name(cp->direction));
 	/* the steps' own verdicts may not show it: say how many do */
 	cJSON_AddNumberToObject(e, "steps", (double)(cp->last - cp->first + 1));
 	cJSON_AddNumberToObject(e, "steps_called", (double)steps_agreeing(x, cp));
@@ -1745,7 +1746,8 @@ static char *change_text(const hist *h, const hcell *x, const bv_change_point *c
 {
 	change_line l;
 	change_line_of(h, x, cp, &l);
-	return bv_asprintf("%s -> %s: %s %s%s%s", l.from, l.to, l.size, cp->direction, l.gap, l.why);
+	return bv_asprintf("%s -> %s: %s %s%s%s", l.from, l.to, l.size, bv_verdict_name(cp->direction), l.gap,
+	                   l.why);
 }
 
 static int print_html(const hist *h, FILE *out)

@@ -60,7 +60,7 @@ void bv_count_free(bv_count *c)
 		return;
 	for (size_t i = 0; i < c->nfns; i++)
 		free(c->fns[i].name);
-	free(c->fns), free(c->label), free(c->cell), free(c->status), free(c->reason), free(c->simd_isa);
+	free(c->fns), free(c->label), free(c->cell), free(c->reason), free(c->simd_isa);
 	free(c->profile);
 	memset(c, 0, sizeof(*c));
 }
@@ -353,10 +353,10 @@ bv_count_cmp *bv_count_compare(const bv_count *base, const bv_count *cand, const
 		c->text = bv_strdup("not counted: a GPU cell");
 		return c;
 	}
-	const bv_count *bad = strcmp(base->status, "ok") ? base : strcmp(cand->status, "ok") ? cand : NULL;
+	const bv_count *bad = base->status != BV_ST_OK ? base : cand->status != BV_ST_OK ? cand : NULL;
 	if (bad) {
-		c->text = bv_asprintf("not counted: %s %s%s%s", bad->label, bad->status, bad->reason ? ": " : "",
-				      bad->reason ? bad->reason : "");
+		c->text = bv_asprintf("not counted: %s %s%s%s", bad->label, bv_status_name(bad->status),
+				      bad->reason ? ": " : "", bad->reason ? bad->reason : "");
 		return c;
 	}
 	const double *a = base->ev, *b = cand->ev;
@@ -436,12 +436,12 @@ static cJSON *count_json(const bv_count *c)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "label", c->label);
 	cJSON_AddStringToObject(o, "cell", c->cell);
-	cJSON_AddStringToObject(o, "status", c->status);
+	cJSON_AddStringToObject(o, "status", bv_status_name(c->status));
 	if (c->reason)
 		cJSON_AddStringToObject(o, "reason", c->reason);
 	if (c->simd_isa)
 		cJSON_AddStringToObject(o, "simd_isa", c->simd_isa);
-	if (!strcmp(c->status, "ok")) {
+	if (c->status == BV_ST_OK) {
 		cJSON *ev = cJSON_AddObjectToObject(o, "events");
 		for (int k = 0; k < BV_EV_COUNT; k++)
 			cJSON_AddNumberToObject(ev, bv_count_event_names[k], c->ev[k]);
@@ -468,7 +468,10 @@ static int count_read(const cJSON *o, bv_count *c)
 	const char *label = bv_json_str(o, "label"), *cell = bv_json_str(o, "cell"), *st = bv_json_str(o, "status");
 	if (!label || !cell || !st || strlen(st) > 64)
 		return -1;
-	c->label = bv_strdup(label), c->cell = bv_strdup(cell), c->status = bv_strdup(st);
+	/* a status this program does not write is a count that failed */
+	bv_status status = bv_status_parse_any(st);
+	c->label = bv_strdup(label), c->cell = bv_strdup(cell);
+	c->status = status != BV_ST_NONE ? status : BV_ST_FAILED;
 	const char *r = bv_json_str(o, "reason"), *isa = bv_json_str(o, "simd_isa"), *prof = bv_json_str(o, "profile");
 	c->reason = r ? bv_strdup(r) : NULL;
 	c->simd_isa = isa && strlen(isa) < 32 ? bv_strdup(isa) : NULL;
@@ -477,7 +480,7 @@ static int count_read(const cJSON *o, bv_count *c)
 	c->seconds = bv_json_num(o, "seconds", &s) == 0 && s >= 0 && s < 1e7 ? s : 0;
 	const cJSON *cached = cJSON_GetObjectItemCaseSensitive(o, "cached");
 	c->cached = cJSON_IsTrue(cached);
-	if (strcmp(st, "ok"))
+	if (c->status != BV_ST_OK)
 		return 0;
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "events");
 	for (int k = 0; k < BV_EV_COUNT; k++) {
@@ -531,10 +534,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void set_status(bv_count *c, const char *status, char *reason)
+static void set_status(bv_count *c, bv_status status, char *reason)
 {
-	free(c->status), free(c->reason);
-	c->status = bv_strdup(status);
+	free(c->reason);
+	c->status = status;
 	c->reason = reason;
 }
 
@@ -654,7 +657,7 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 	bv_size_format(j->size, size, sizeof(size));
 	j->dir = bv_mkdtemp_in(tmp, "count-");
 	if (!j->dir) {
-		set_status(&j->c, "failed", bv_asprintf("cannot make a scratch directory in %s", tmp));
+		set_status(&j->c, BV_ST_FAILED, bv_asprintf("cannot make a scratch directory in %s", tmp));
 		j->state = 2;
 		return 0;
 	}
@@ -663,8 +666,8 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 	if (!bv_exists(plugin))
 		snprintf(plugin, sizeof(plugin), "%s/builds/%s/plugin.so", bv_cache_dir(), j->key);
 	if (!bv_exists(plugin)) {
-		set_status(&j->c, "not run", bv_asprintf("the build %s is not in the cache (%s) any more", j->key,
-							bv_cache_dir()));
+		set_status(&j->c, BV_ST_NOT_RUN, bv_asprintf("the build %s is not in the cache (%s) any more",
+							     j->key, bv_cache_dir()));
 		j->state = 2;
 		return 0;
 	}
@@ -680,7 +683,7 @@ static int start(job *j, const char *valgrind, const char *tmp, double timeout_s
 	free(env2), free(env);
 	bv_strv_free(&argv);
 	if (rc != 0) {
-		set_status(&j->c, "not run", bv_asprintf("cannot start %s: %s", valgrind, strerror(rc)));
+		set_status(&j->c, BV_ST_NOT_RUN, bv_asprintf("cannot start %s: %s", valgrind, strerror(rc)));
 		j->state = 2;
 		return 0;
 	}
@@ -746,7 +749,7 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 	char *vlog = bv_asprintf("%s/valgrind.log", j->dir), *olog = bv_asprintf("%s/output.log", j->dir);
 	cJSON *d = NULL;
 	if (timed_out)
-		set_status(&j->c, "timeout",
+		set_status(&j->c, BV_ST_TIMEOUT,
 			   bv_asprintf("no count after %g s under Valgrind (about 50x slower than native; "
 				       "--count-timeout gives more)",
 				       timeout_s));
@@ -757,7 +760,7 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 		size_t vlen;
 		int unknown = bv_read_file(vlog, 1 << 20, &vl, &vlen) == 0 && strstr(vl, "unhandled instruction");
 		free(vl);
-		set_status(&j->c, "crashed",
+		set_status(&j->c, BV_ST_CRASHED,
 			   bv_asprintf("signal %d (%s) under Valgrind%s", WTERMSIG(ws), strsignal(WTERMSIG(ws)),
 				       unknown ? ", at an instruction Valgrind cannot run (AVX-512 code, or built "
 						 "with -march=native?)"
@@ -767,29 +770,32 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 		char *w = last_words(vlog);
 		char *o = last_words(olog);
 		const char *say = w && *w && strstr(w, "Process terminating") == NULL ? w : o && *o ? o : w;
-		set_status(&j->c, "crashed",
+		set_status(&j->c, BV_ST_CRASHED,
 			   bv_asprintf("exited with status %d under Valgrind%s%s", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1,
 				       say && *say ? ": " : "", say ? say : ""));
 		free(w), free(o);
 	} else {
-		const char *st = bv_json_str(d, "status"), *isa = bv_json_str(d, "simd_isa");
+		/* the runner's status, as a log says it; one it does not say is a failure */
+		bv_status st = bv_status_parse(bv_json_str(d, "status"));
+		const char *isa = bv_json_str(d, "simd_isa");
 		const cJSON *on = cJSON_GetObjectItemCaseSensitive(d, "on_valgrind");
 		free(j->c.simd_isa);
 		j->c.simd_isa = isa && strlen(isa) < 32 ? bv_strdup(isa) : NULL;
 		if (!cJSON_IsTrue(on))
-			set_status(&j->c, "failed", bv_strdup("the runner did not run under Valgrind"));
-		else if (!st || strcmp(st, "ok")) {
+			set_status(&j->c, BV_ST_FAILED, bv_strdup("the runner did not run under Valgrind"));
+		else if (st != BV_ST_OK) {
 			const char *r = bv_json_str(d, "reason");
-			set_status(&j->c, st && strlen(st) < 64 ? st : "failed", r ? bv_strdup(r) : NULL);
+			set_status(&j->c, st != BV_ST_NONE ? st : BV_ST_FAILED, r ? bv_strdup(r) : NULL);
 		} else {
 			char *text = NULL, why[200];
 			size_t len = 0;
 			if (bv_read_file(out, MAX_PROFILE, &text, &len) != 0)
-				set_status(&j->c, "failed", bv_asprintf("no callgrind file: %s", bv_error_last()));
+				set_status(&j->c, BV_ST_FAILED,
+					   bv_asprintf("no callgrind file: %s", bv_error_last()));
 			else if (bv_callgrind_parse(text, len, MAX_FNS, &j->c, why, sizeof(why)) != 0)
-				set_status(&j->c, "failed", bv_asprintf("callgrind's file: %s", why));
+				set_status(&j->c, BV_ST_FAILED, bv_asprintf("callgrind's file: %s", why));
 			else {
-				set_status(&j->c, "ok", NULL);
+				set_status(&j->c, BV_ST_OK, NULL);
 				/* The file itself, for callgrind_annotate or KCachegrind:
 				 * in the cache beside the count, and in the results. */
 				char *keep = cache_path(j, "callgrind");
@@ -804,7 +810,7 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 	cJSON_Delete(d);
 	/* Only what the same build will count again the same way: not a
 	 * timeout (a busier machine), not a count that could not start. */
-	if (!timed_out && cache_ok && strcmp(j->c.status, "not run")) {
+	if (!timed_out && cache_ok && j->c.status != BV_ST_NOT_RUN) {
 		char *path = cache_path(j, "json");
 		cJSON *o = count_json(&j->c);
 		(void)bv_json_save(path, o);
@@ -843,7 +849,7 @@ static int from_cache(job *j, const char *results_dir)
 	j->c.profile = NULL;
 	char *cg = cache_path(j, "callgrind"), *text = NULL;
 	size_t len;
-	if (!strcmp(j->c.status, "ok") && bv_read_file(cg, MAX_PROFILE, &text, &len) == 0) {
+	if (j->c.status == BV_ST_OK && bv_read_file(cg, MAX_PROFILE, &text, &len) == 0) {
 		keep_profile(j, results_dir, text, len);
 	}
 	free(text), free(cg);
@@ -1035,7 +1041,7 @@ int bv_counts_make(const bv_count_req *reqs, size_t n, const char *results_dir, 
 		char size[32];
 		j->c.label = bv_strdup(q->label);
 		j->c.cell = bv_asprintf("%s/%s/%s/%s", q->bench, q->op, q->backend, bv_size_format(q->size, size, sizeof(size)));
-		j->c.status = bv_strdup("not run");
+		j->c.status = BV_ST_NOT_RUN;
 		j->bench = q->bench, j->op = q->op, j->backend = q->backend, j->size = q->size;
 		j->key = q->build_key, j->timed = q->simd_isa;
 		if (!j->key) {
@@ -1075,7 +1081,7 @@ static void job_init(job *j, const bv_table *t, const bv_row *r, size_t x, const
 	memset(j, 0, sizeof(*j));
 	j->c.label = bv_strdup(t->labels[x]);
 	j->c.cell = bv_strdup(cell);
-	j->c.status = bv_strdup("not run");
+	j->c.status = BV_ST_NOT_RUN;
 	j->bench = r->bench, j->op = r->op, j->backend = r->backend, j->size = r->size;
 	j->key = t->meta ? t->meta[x].build_key : NULL;
 	j->timed = t->meta ? t->meta[x].simd_isa : NULL;

@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 
+#include "status.h"
 #include "table.h"
 
 /* callgrind's events, in this order everywhere (counts.json's names). */
@@ -52,7 +53,7 @@ typedef struct bv_fn_count {
 /* One version's count of one cell. */
 typedef struct bv_count {
 	char *label, *cell; /* cell: bench/op/backend/size as bv_row_key writes it */
-	char *status;       /* ok, or why there is none: n/a, skipped, failed, crashed, timeout, not run */
+	bv_status status;   /* ok, or why there is none: n/a, skipped, failed, crashed, timeout, not run */
 	char *reason;
 	char *simd_isa;     /* what the simd backend dispatched to under Valgrind */
 	double ev[BV_EV_COUNT];

@@ -130,9 +130,8 @@ static void band(FILE *out, const geom *g, const bv_history_html_cell *c)
 /* "1.52x slower" / "1.25x faster": a change's size as the factor it made. */
 static void change_words(const bv_change_point *cp, char *buf, size_t len)
 {
-	int faster = !strcmp(cp->direction, "faster");
-	double f = faster ? 1 / cp->ratio : cp->ratio;
-	snprintf(buf, len, "%.2fx %s", f, faster ? "faster" : "slower");
+	double f = cp->direction == BV_FASTER ? 1 / cp->ratio : cp->ratio;
+	snprintf(buf, len, "%.2fx %s", f, bv_verdict_name(cp->direction));
 }
 
 /* The versions whose label is always drawn: the two ends, the version
@@ -228,7 +227,7 @@ static void change_points(FILE *out, const bv_history_html_view *v, const bv_his
 		const bv_change_point *cp = &c->cps[k];
 		if (cp->last + 1 >= v->nv)
 			continue;
-		const char *dir = !strcmp(cp->direction, "faster") ? "faster" : "slower";
+		const char *dir = bv_verdict_name(cp->direction);
 		double xa = gx(g, cp->first), xb = gx(g, cp->last + 1);
 		if (cp->last > cp->first)
 			fprintf(
@@ -353,7 +352,7 @@ int bv_history_html(const bv_history_html_view *v, FILE *out)
 		else
 			fputs("<ul class=\"changes\">\n", out);
 		for (size_t k = 0; k < x->ncps; k++) {
-			const char *dir = !strcmp(x->cps[k].direction, "faster") ? "faster" : "slower";
+			const char *dir = bv_verdict_name(x->cps[k].direction);
 			fprintf(out, "<li class=\"%s\">", dir), esc(out, x->lines[k]);
 			if (x->bisect[k])
 				fputs("<br>narrow it: <code>", out), esc(out, x->bisect[k]),

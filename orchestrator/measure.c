@@ -62,6 +62,7 @@
 #include "verdict.h"
 #include "backends.h"
 #include "stats.h"
+#include "status.h"
 #include "trust.h"
 #include "suite.h"
 
@@ -73,7 +74,7 @@ typedef struct pstate {
 
 /* One version in one cell, accumulated over trials. */
 typedef struct vstate {
-	char *status; /* NULL while every trial said ok; else the first failure */
+	bv_status status; /* BV_ST_NONE while every trial said ok; else the first failure */
 	char *reason;
 	double host_bytes, device_bytes;
 	double lib_host, lib_device; /* the library's workspace in a call; NAN: not counted */
@@ -165,7 +166,7 @@ static cJSON *version_block(const bv_version *v, const char *simd_isa)
 	for (size_t i = 0; i < v->shims.nrules; i++)
 		cJSON_AddItemToArray(shims, cJSON_CreateString(v->shims.rules[i]));
 	cJSON *b = cJSON_AddObjectToObject(o, "build");
-	cJSON_AddStringToObject(b, "status", v->build_error ? "failed" : "ok");
+	cJSON_AddStringToObject(b, "status", bv_status_name(v->build_error ? BV_ST_FAILED : BV_ST_OK));
 	if (v->build_key)
 		cJSON_AddStringToObject(b, "key", v->build_key);
 	cJSON_AddBoolToObject(b, "cached", v->cached);
@@ -414,8 +415,11 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cell, "versions"))
 		{
 			int i = version_by_label(s, bv_json_str(e, "label"));
+			/* "dropped": a version this process was told not to run (--drop). */
 			const char *st = bv_json_str(e, "status");
-			if (i < 0 || !st)
+			int dropped = st && !strcmp(st, "dropped");
+			bv_status status = bv_status_parse(st);
+			if (i < 0 || (!dropped && status == BV_ST_NONE))
 				return bv_fail(BV_ERUN, "%s: a cell entry without a known label or status", what);
 			vstate *v = &c->v[i];
 			bv_json_num(e, "host_bytes", &v->host_bytes);
@@ -427,12 +431,12 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 				v->lib_host = isnan(v->lib_host) ? lh : fmax(v->lib_host, lh);
 			if (!bv_json_num(e, "library_device_bytes", &ld) && isfinite(ld) && ld >= 0)
 				v->lib_device = isnan(v->lib_device) ? ld : fmax(v->lib_device, ld);
-			if (!strcmp(st, "dropped"))
+			if (dropped)
 				continue;
-			if (strcmp(st, "ok") != 0) {
+			if (status != BV_ST_OK) {
 				if (!v->status) { /* the first failure is the cell's status */
 					const char *why = bv_json_str(e, "reason");
-					v->status = bv_strdup(st);
+					v->status = status;
 					v->reason = why ? bv_strdup(why) : NULL;
 				}
 				continue;
@@ -616,7 +620,7 @@ static int decided(session *s, cstate *c, int *pending)
 	 * version lacks the cell, the first version that has it (bv_measure_opts
 	 * .series), so its steps sample until decided like any other. */
 	size_t ref = 0;
-	while (s->o->series && ref + 1 < s->n && c->v[ref].status && !strcmp(c->v[ref].status, "n/a"))
+	while (s->o->series && ref + 1 < s->n && c->v[ref].status == BV_ST_NA)
 		ref++;
 	for (size_t i = ref + 1; i < s->n; i++) {
 		if (c->v[i].status || c->v[ref].status)
@@ -948,20 +952,20 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 		cJSON_AddNumberToObject(mem, "library_device_bytes", v->lib_device);
 
 	if (c->active) {
-		cJSON_AddStringToObject(out, "status", "unfinished");
+		cJSON_AddStringToObject(out, "status", bv_status_name(BV_ST_UNFINISHED));
 		cJSON_AddStringToObject(out, "reason", "the run stopped before this cell was finished");
 		return out;
 	}
 	size_t nt = (size_t)c->ntrials;
 	double *meds = bv_xcalloc(nt + 1, sizeof(double));
 	size_t nm = finite_of(v->med, c->ntrials, meds);
-	const char *status = v->status ? v->status : nm ? "ok" : "failed";
-	cJSON_AddStringToObject(out, "status", status);
+	bv_status status = v->status ? v->status : nm ? BV_ST_OK : BV_ST_FAILED;
+	cJSON_AddStringToObject(out, "status", bv_status_name(status));
 	if (v->reason)
 		cJSON_AddStringToObject(out, "reason", v->reason);
 	else if (!v->status && !nm)
 		cJSON_AddStringToObject(out, "reason", "no samples");
-	if (strcmp(status, "ok") != 0) {
+	if (status != BV_ST_OK) {
 		free(meds);
 		return out;
 	}
@@ -1090,7 +1094,7 @@ static void session_free(session *s)
 			for (int t = 0; t < s->max_trials; t++)
 				free(v->samples[t]);
 			free(v->samples), free(v->nsamples), free(v->med), free(v->ratio), free(v->layout), free(v->state), free(v->proc);
-			free(v->status), free(v->reason);
+			free(v->reason);
 		}
 		for (size_t i = 0; cs->prior && i < s->n; i++)
 			cJSON_Delete(cs->prior[i]);
@@ -1326,8 +1330,10 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 		return rc;
 	}
 	const char *bstatus = bv_json_str(build, "status");
-	if (bstatus && !strcmp(bstatus, "ok") != !!measurable(v)) {
-		char *msg = bv_asprintf("%s %s there but %s now", v->name, strcmp(bstatus, "ok") ? "failed to build" : "built",
+	int built = bv_status_parse(bstatus) == BV_ST_OK;
+	if (bstatus && built != !!measurable(v)) {
+		char *msg = bv_asprintf("%s %s there but %s now", v->name,
+					built ? "built" : "failed to build",
 					measurable(v) ? "builds" : "does not build");
 		int rc = plan_differs(dir, msg);
 		free(msg);
@@ -1503,7 +1509,7 @@ static int resume_from(session *s)
 									 (int)c)
 						    : NULL;
 			const char *st = bv_json_str(cell, "status");
-			all = st && strcmp(st, "unfinished") != 0;
+			all = st && bv_status_parse(st) != BV_ST_UNFINISHED;
 		}
 		if (!all || none)
 			continue;

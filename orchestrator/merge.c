@@ -30,6 +30,7 @@
 #include "merge.h"
 #include "results.h"
 #include "stats.h"
+#include "status.h"
 #include "table.h"
 #include "verdict.h"
 
@@ -156,7 +157,7 @@ static void info_read(const cJSON *doc, log_info *l)
 	if (bv_json_num(m, "cores", &l->cores) != 0 || !(l->cores > 0))
 		l->cores = 0;
 	const char *bstatus = bv_json_str(cJSON_GetObjectItemCaseSensitive(ver, "build"), "status");
-	l->build_failed = bstatus && !strcmp(bstatus, "failed");
+	l->build_failed = bv_status_parse(bstatus) == BV_ST_FAILED;
 }
 
 static void info_free(log_info *l)
@@ -584,14 +585,15 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 		}
 	}
 	/* A cell only one side has: said in words every exporter shows, the
-	 * words `report` uses (bv_status_gap), not a bare "-" or the
+	 * words `report` uses (bv_status_gap, bv_gap_name), not a bare "-" or the
 	 * candidate's "ok" that reads like a verdict. */
 	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
 		bv_row *r = &t->rows[k];
 		for (size_t i = 1; i < n; i++) {
 			bv_change *ch = &r->changes[i];
+			bv_gap gap = bv_status_gap(r->results[0].status, r->results[i].status);
 			if (!ch->valid && !ch->none)
-				ch->none = bv_status_gap(r->results[0].status, r->results[i].status);
+				ch->none = bv_gap_name(gap);
 		}
 	}
 	if (rc == 0)

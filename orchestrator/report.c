@@ -90,8 +90,6 @@ void bv_report_budget(const bv_report_cell *c, char *buf, size_t len)
 
 static bv_status status_of(const bv_row *row, size_t v) { return row->results[v].status; }
 
-static int is(const char *a, const char *b) { return a && !strcmp(a, b); }
-
 /* The interval is trusted as much as every verdict is (stats.h): a real
  * 95 % interval, wholly beyond 1 + budget. */
 static int beyond_budget(const bv_change *ch, double budget)
@@ -197,7 +195,7 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 	const char *kreason = row->results[1].reason, *breason = row->results[0].reason;
 	const bv_change *ch = &row->changes[1];
 	/* new and vanished as the comparison table says them (merge.c) */
-	const char *gap = b && k ? bv_status_gap(b, k) : NULL;
+	bv_gap gap = b && k ? bv_status_gap(b, k) : BV_GAP_NONE;
 	if (!built[1] || k == BV_ST_BUILD_FAILED) {
 		c->status = BV_CELL_BUILD_FAILED;
 		c->why = bv_strdup("the candidate did not build");
@@ -210,11 +208,11 @@ static void judge_cell(bv_report_cell *c, const int built[2], double threshold)
 	} else if (k == BV_ST_CRASHED || k == BV_ST_TIMEOUT || k == BV_ST_OOM || k == BV_ST_FAILED) {
 		c->status = BV_CELL_FAILED;
 		c->why = bv_asprintf("%s%s%s", kn, kreason ? ": " : "", kreason ? kreason : "");
-	} else if (is(gap, "vanished")) {
+	} else if (gap == BV_GAP_VANISHED) {
 		c->status = BV_CELL_VANISHED;
 		c->why = bv_asprintf("the baseline ran it (%s); the candidate lacks it%s%s", bn, kreason ? ": " : "",
 				     kreason ? kreason : "");
-	} else if (is(gap, "new")) {
+	} else if (gap == BV_GAP_NEW) {
 		c->status = BV_CELL_NEW;
 		c->why = bv_asprintf("not in the baseline (%s)", bn);
 	} else if (k == BV_ST_OK && bv_status_ran(b) && b != BV_ST_OK) {
@@ -664,7 +662,7 @@ static int read_env(bv_report_env *e, const char *path, const cJSON *compat)
 		bv_buf_printf(&flags, "%s%s", flags.len ? " " : "", f->valuestring);
 	e->cflags = flags.len ? clean1(flags.s) : NULL;
 	bv_buf_free(&flags);
-	e->build_failed = is(bv_json_str(build, "status"), "failed");
+	e->build_failed = bv_status_parse(bv_json_str(build, "status")) == BV_ST_FAILED;
 	e->build_error = clean(bv_json_str(build, "error"));
 	e->hostname = clean1(bv_json_str(m, "hostname"));
 	e->cpu = clean1(bv_json_str(m, "cpu"));

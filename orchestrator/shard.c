@@ -35,6 +35,7 @@
 #include "merge.h"
 #include "plan.h"
 #include "results.h"
+#include "status.h"
 #include "table.h"
 
 int bv_shard_parse(const char *text, int *index, int *count)
@@ -476,7 +477,7 @@ static int build_failed(const cJSON *doc)
 	const char *st = bv_json_str(
 	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "version"), "build"),
 	    "status");
-	return st && !strcmp(st, "failed");
+	return bv_status_parse(st) == BV_ST_FAILED;
 }
 
 /* The worse of two run statuses: a joined run is complete only when every

@@ -19,6 +19,8 @@ typedef enum {
 	BV_ST_UNFINISHED,   /* "unfinished": the run stopped before it */
 	BV_ST_OOM,          /* "out of memory": past --memory-limit */
 	BV_ST_BUILD_FAILED, /* "build failed": the version did not build (merge's own, never in a log) */
+	BV_ST_NOT_RUN,      /* "not run": a count not made, its build gone or Valgrind not started
+	                       (counts.c's own, in counts.json, never in a results log) */
 } bv_status;
 
 #define BV_ST_LAST_LOGGED BV_ST_OOM /* the statuses a log may hold: BV_ST_OK .. this */
@@ -28,6 +30,10 @@ const char *bv_status_name(bv_status s);
 /* The status a log's text names (BV_ST_OK .. BV_ST_LAST_LOGGED), else
  * BV_ST_NONE. */
 bv_status bv_status_parse(const char *text);
+/* The status any text of bv_status_name names, the program's own ones too
+ * (build failed, not run), else BV_ST_NONE: for what only this program
+ * writes and reads back (counts.json). */
+bv_status bv_status_parse_any(const char *text);
 /* Whether a cell with this status ran (ok, wrong result, crashed, timeout,
  * out of memory, failed), as opposed to n/a, skipped, unfinished or a
  * version that did not build: the one list merge, report and the exporters
@@ -35,10 +41,13 @@ bv_status bv_status_parse(const char *text);
  * happened while the cell's code ran, and are results a table shows and a
  * report judges; the others mean nothing of it was executed. */
 int bv_status_ran(bv_status s);
-/* A cell only one side has, as every exporter and report say it: "new"
- * when the candidate ran it ok and the baseline lacks it (n/a or skipped),
- * "vanished" when the baseline ran it and the candidate lacks it (n/a);
- * else NULL. */
-const char *bv_status_gap(bv_status base, bv_status cand);
+/* A cell only one side has: new when the candidate ran it ok and the
+ * baseline lacks it (n/a or skipped), vanished when the baseline ran it and
+ * the candidate lacks it (n/a). */
+typedef enum { BV_GAP_NONE = 0, BV_GAP_NEW, BV_GAP_VANISHED } bv_gap;
+bv_gap bv_status_gap(bv_status base, bv_status cand);
+/* The gap as every exporter and report say it: "new", "vanished"; NULL for
+ * BV_GAP_NONE. */
+const char *bv_gap_name(bv_gap g);
 
 #endif

@@ -65,6 +65,7 @@ static const struct {
 	{"counts", test_counts},
 	{"ops_file", test_ops_file},
 	{"suite_file", test_suite_file},
+	{"status", test_status},
 };
 
 /* What the arguments ask for: test_run_group_n reads them. */

@@ -2,7 +2,8 @@
  * on small histories made with libgit2 (empty trees, no files); and its
  * decision rules (bisect.h), each on made-up ratios at and around its edges:
  * whether bad moved, a step's side of the midpoint, the retries, when good
- * against bad is measured again, how the walk ends, the parent's verdict. */
+ * against bad is measured again, how the walk ends, the parent's verdict,
+ * and a step's side as its text says it. */
 #include <git2.h>
 #include <math.h>
 #include <stdio.h>
@@ -320,14 +321,18 @@ static void good_against_bad_is_measured_again_only_when_promising_and_noisy(voi
 static void the_walk_ends_found_range_or_stopped(void **state)
 {
 	(void)state;
-	assert_null(bv_bisect_end(3, 8, 2, 0));  /* a commit to test, no limit */
-	assert_null(bv_bisect_end(3, 8, 2, 3));  /* below --max-steps */
-	assert_null(bv_bisect_end(0, 2, 500, 0)); /* no limit is no limit */
-	assert_string_equal(bv_bisect_end(-1, 1, 6, 0), "found");  /* bad alone */
-	assert_string_equal(bv_bisect_end(-1, 3, 6, 0), "range");  /* the rest skipped */
-	assert_string_equal(bv_bisect_end(3, 8, 3, 3), "stopped"); /* --max-steps */
-	assert_string_equal(bv_bisect_end(-1, 1, 3, 3), "found");  /* found wins over the limit */
-	assert_string_equal(bv_bisect_end(-1, 3, 3, 3), "range");
+	assert_int_equal(bv_bisect_end(3, 8, 2, 0), BV_BISECT_GOES_ON);  /* a commit to test, no limit */
+	assert_int_equal(bv_bisect_end(3, 8, 2, 3), BV_BISECT_GOES_ON);  /* below --max-steps */
+	assert_int_equal(bv_bisect_end(0, 2, 500, 0), BV_BISECT_GOES_ON); /* no limit is no limit */
+	assert_int_equal(bv_bisect_end(-1, 1, 6, 0), BV_BISECT_FOUND);   /* bad alone */
+	assert_int_equal(bv_bisect_end(-1, 3, 6, 0), BV_BISECT_RANGE);   /* the rest skipped */
+	assert_int_equal(bv_bisect_end(3, 8, 3, 3), BV_BISECT_STOPPED);  /* --max-steps */
+	assert_int_equal(bv_bisect_end(-1, 1, 3, 3), BV_BISECT_FOUND);   /* found wins over the limit */
+	assert_int_equal(bv_bisect_end(-1, 3, 3, 3), BV_BISECT_RANGE);
+	assert_null(bv_bisect_ending_name(BV_BISECT_GOES_ON));
+	assert_string_equal(bv_bisect_ending_name(BV_BISECT_FOUND), "found");
+	assert_string_equal(bv_bisect_ending_name(BV_BISECT_RANGE), "range");
+	assert_string_equal(bv_bisect_ending_name(BV_BISECT_STOPPED), "stopped");
 }
 
 static void the_parent_verdict_needs_the_evidence_too(void **state)
@@ -335,19 +340,19 @@ static void the_parent_verdict_needs_the_evidence_too(void **state)
 	(void)state;
 	bv_bisect_ratio r = r3(1.20, 1.10, 1.30);
 	r.ps = r.pf = 1; /* evidence not there (a state file's ratio): the interval decides */
-	assert_string_equal(bv_bisect_parent_verdict(&r, T), "slower");
+	assert_int_equal(bv_bisect_parent_verdict(&r, T), BV_SLOWER);
 	r.evidence = 1, r.ps = 0.001, r.pf = 1;
-	assert_string_equal(bv_bisect_parent_verdict(&r, T), "slower");
+	assert_int_equal(bv_bisect_parent_verdict(&r, T), BV_SLOWER);
 	r.ps = 0.5; /* the interval alone says so */
-	assert_string_equal(bv_bisect_parent_verdict(&r, T), "same");
+	assert_int_equal(bv_bisect_parent_verdict(&r, T), BV_SAME);
 	r = r3(0.80, 0.70, 0.90);
-	assert_string_equal(bv_bisect_parent_verdict(&r, T), "faster");
+	assert_int_equal(bv_bisect_parent_verdict(&r, T), BV_FASTER);
 	r.evidence = 1, r.ps = 0.001, r.pf = 0.5; /* faster is judged on pf */
-	assert_string_equal(bv_bisect_parent_verdict(&r, T), "same");
+	assert_int_equal(bv_bisect_parent_verdict(&r, T), BV_SAME);
 	r = r3(1.00, 0.95, 1.05);
-	assert_string_equal(bv_bisect_parent_verdict(&r, T), "same");
+	assert_int_equal(bv_bisect_parent_verdict(&r, T), BV_SAME);
 	r.valid = 0;
-	assert_null(bv_bisect_parent_verdict(&r, T));
+	assert_int_equal(bv_bisect_parent_verdict(&r, T), BV_NO_VERDICT);
 }
 
 /* ---- the K-ary split ---------------------------------------------------- */
@@ -428,6 +433,23 @@ static void kary_narrowing_keeps_the_sub_range_between_last_good_and_first_bad(v
 	assert_int_equal(fb, 1);
 }
 
+/* Every side named and read back; whatever else a state file says is a
+ * skip, as it was before the side was an enum. */
+static void a_steps_side_reads_back_what_it_wrote(void **state)
+{
+	(void)state;
+	const bv_bisect_side all[] = {BV_BISECT_INCONCLUSIVE, BV_BISECT_GOOD, BV_BISECT_BAD};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		assert_int_equal(bv_bisect_side_parse(bv_bisect_side_name(all[i])), all[i]);
+	assert_string_equal(bv_bisect_side_name(BV_BISECT_GOOD), "good");
+	assert_string_equal(bv_bisect_side_name(BV_BISECT_BAD), "bad");
+	assert_string_equal(bv_bisect_side_name(BV_BISECT_INCONCLUSIVE), "skip");
+	assert_int_equal(bv_bisect_side_parse("skip"), BV_BISECT_INCONCLUSIVE);
+	assert_int_equal(bv_bisect_side_parse("Bad"), BV_BISECT_INCONCLUSIVE);
+	assert_int_equal(bv_bisect_side_parse(""), BV_BISECT_INCONCLUSIVE);
+	assert_int_equal(bv_bisect_side_parse(NULL), BV_BISECT_INCONCLUSIVE);
+}
+
 int test_bisect(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +466,7 @@ int test_bisect(void)
 		cmocka_unit_test(kary_candidates_are_evenly_spaced),
 		cmocka_unit_test(kary_with_k_at_least_the_range_tests_every_commit),
 		cmocka_unit_test(kary_narrowing_keeps_the_sub_range_between_last_good_and_first_bad),
+		cmocka_unit_test(a_steps_side_reads_back_what_it_wrote),
 	};
 	return test_run_group("bisect", tests, NULL, NULL);
 }

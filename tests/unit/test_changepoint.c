@@ -126,7 +126,7 @@ static void one_clear_step_is_a_change_point_at_that_step(void **state)
 	assert_int_equal(bv_changepoints(s, N, T, Q, &cp, &n), 0);
 	assert_int_equal(n, 1);
 	assert_true(cp[0].first == 5 && cp[0].last == 5 && cp[0].cell == 0);
-	assert_string_equal(cp[0].direction, "slower");
+	assert_int_equal(cp[0].direction, BV_SLOWER);
 	assert_true(cp[0].ratio == 1.08 && cp[0].p < 1e-4);
 	free(cp);
 	/* The same step judged unstable (the machine changed under it) is
@@ -164,7 +164,7 @@ static void a_drift_of_small_steps_is_one_gradual_change(void **state)
 	assert_int_equal(bv_changepoints(s, N, T, Q, &cp, &n), 0);
 	assert_int_equal(n, 1);
 	assert_true(cp[0].first == 7 && cp[0].last == 12);
-	assert_string_equal(cp[0].direction, "slower");
+	assert_int_equal(cp[0].direction, BV_SLOWER);
 	assert_true(fabs(cp[0].ratio - pow(1.008, 6)) < 1e-9);
 	assert_true(cp[0].lo > 1.01 && cp[0].hi > cp[0].ratio);
 	free(cp);
@@ -173,7 +173,7 @@ static void a_drift_of_small_steps_is_one_gradual_change(void **state)
 		s[i] = step_of(1 / 1.008, 0.997 / 1.008, 1.003 / 1.008, NULL, 0);
 	assert_int_equal(bv_changepoints(s, N, T, Q, &cp, &n), 0);
 	assert_true(n == 1 && cp[0].first == 7 && cp[0].last == 12);
-	assert_string_equal(cp[0].direction, "faster");
+	assert_int_equal(cp[0].direction, BV_FASTER);
 	free(cp);
 	/* Two drifts of three steps, apart: two gradual changes, in order. */
 	for (int i = 0; i < N; i++) {
@@ -208,7 +208,7 @@ static void a_step_without_evidence_is_found_at_itself(void **state)
 	assert_int_equal(bv_changepoints(s, N, T, Q, &cp, &n), 0);
 	assert_int_equal(n, 1);
 	assert_true(cp[0].first == 19 && cp[0].last == 19);
-	assert_string_equal(cp[0].direction, "faster");
+	assert_int_equal(cp[0].direction, BV_FASTER);
 	assert_true(fabs(cp[0].ratio - 0.803) < 1e-9);
 	free(cp);
 }
@@ -390,10 +390,10 @@ static void planted_steps_are_found_at_their_steps(void **state)
 		for (size_t k = 0; k < n; k++) {
 			const bv_change_point *x = &cp[k];
 			if (x->cell == 0 && x->first == 10 && x->last == 10 &&
-			    !strcmp(x->direction, "slower"))
+			    x->direction == BV_SLOWER)
 				up = 1;
 			else if (x->cell == 0 && x->first == 22 && x->last == 22 &&
-			         !strcmp(x->direction, "faster"))
+			         x->direction == BV_FASTER)
 				down = 1;
 			else
 				other++;
@@ -424,7 +424,7 @@ static void a_gradual_drift_is_found_as_a_span(void **state)
 		int e = 0, nr = 0;
 		for (size_t k = 0; k < n; k++) {
 			const bv_change_point *x = &cp[k];
-			int in_cell = x->cell == 0 && !strcmp(x->direction, "slower");
+			int in_cell = x->cell == 0 && x->direction == BV_SLOWER;
 			/* within two steps of the drift at either end, holding at
 			 * least 3 of its 5 steps */
 			size_t lo = x->first > 12 ? x->first : 12, hi = x->last < 16 ? x->last : 16;

@@ -201,8 +201,8 @@ static void the_html_timeline_draws_the_chain_and_its_changes(void **state)
 		labels[j] = titles[j] = names[j];
 	}
 	bv_change_point cps[2] = {
-	    {.first = 9, .last = 14, .ratio = 0.8, .lo = 0.78, .hi = 0.82, .direction = "faster"},
-	    {.first = 30, .last = 30, .ratio = 2.0, .lo = 1.9, .hi = 2.1, .direction = "slower"},
+	    {.first = 9, .last = 14, .ratio = 0.8, .lo = 0.78, .hi = 0.82, .direction = BV_FASTER},
+	    {.first = 30, .last = 30, .ratio = 2.0, .lo = 1.9, .hi = 2.1, .direction = BV_SLOWER},
 	};
 	const char *lines[2] = {"a -> b: 0.800 [0.780, 0.820] faster", "c -> d: 2.000 [1.900, 2.100] slower"};
 	const char *bisect[2] = {NULL, "bench-versions bisect --good c --bad d"};
