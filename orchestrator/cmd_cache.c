@@ -2,11 +2,12 @@
  * cmd_cache.c - bench-versions cache [show|trim]: what the cache holds and
  * making it smaller.
  *
- * The cache (bv_cache_dir()) has six areas: src/ (library trees by tree
+ * The cache (bv_cache_dir()) has seven areas: src/ (library trees by tree
  * id), builds/ (plugins by build key, and their logs), libs/ (built
  * libraries by library key, which builds differing only in the harness
- * side share: build.c), repos/, machine/ (this machine's calibration) and
- * bisect/ (each bisect's measurements).
+ * side share: build.c), objs/ (the catalog's version-independent objects,
+ * compiled once per harness and compiler: build.c), repos/, machine/ (this
+ * machine's calibration) and bisect/ (each bisect's measurements).
  * Each top-level entry of an area is one unit: shown with its size and last
  * use, removed whole.  Last use is the entry's mtime: build.c touches a build
  * and its sources whenever a run uses them.
@@ -38,7 +39,7 @@
 #include "json.h"
 #include "options.h"
 
-static const char *const areas[] = {"src", "builds", "libs", "repos", "machine", "bisect", NULL};
+static const char *const areas[] = {"src", "builds", "libs", "objs", "repos", "machine", "bisect", NULL};
 
 #define TMP_GRACE_S 3600.0
 
@@ -52,7 +53,7 @@ typedef struct entry {
 static void usage(FILE *out, const bv_option *opts)
 {
 	fprintf(out, "usage: bench-versions cache [show|trim] [--older-than DAYS] [--max-size SIZE] [--dry-run]\n\n"
-		     "  show          every entry of src/, builds/, libs/, repos/, machine/ and bisect/ with\n"
+		     "  show          every entry of src/, builds/, libs/, objs/, repos/, machine/ and bisect/ with\n"
 		     "                its size, last use and kernels version, and the total (the default)\n"
 		     "  trim          remove entries unused for more than --older-than DAYS, then the\n"
 		     "                least recently used until the cache is under --max-size SIZE\n\n");

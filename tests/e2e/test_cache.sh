@@ -21,11 +21,17 @@ check "second of two concurrent runs succeeds" test $rcb -eq 0
 check "no temporary directory is left behind" test -z "$(ls -A "$TMP/shared/builds" "$TMP/shared/src" | grep '^\.tmp-')"
 check "one build per version, no half entries" test "$(ls "$TMP/shared/builds" | grep -vc '\.log$')" -eq 3
 check "every build in the cache is complete" bash -c "for d in '$TMP/shared'/builds/*/; do test -f \"\$d/plugin.so\" || exit 1; done"
+# The catalog's version-independent objects: one entry for every version.
+check "the catalog's fixed objects are one cache entry for 3 versions, none half made" \
+	test "$(ls -A "$TMP/shared/objs")" = "$(ls "$TMP/shared/objs" | grep -E '^[0-9a-f]{40}\.o$')" -a "$(ls -A "$TMP/shared/objs" | wc -l)" -eq 1
 
 # --jobs 1 (sequential, in one process) against the default, on a fresh cache.
 export BENCH_VERSIONS_CACHE="$TMP/seq"
 "$BV" 0.1.0 main local "${args[@]}" --jobs 1 --results "$TMP/rs" > "$TMP/s.json" 2> "$TMP/s.err"; rc=$?
 check "sequential run (--jobs 1) succeeds" test $rc -eq 0
+check "... compiling the catalog's fixed objects once, taking them twice" \
+	test "$(cat "$TMP"/seq/builds/*.log | grep -c "version-independent objects compiled once")" -eq 1 -a \
+	"$(cat "$TMP"/seq/builds/*.log | grep -c "version-independent objects taken from the cache")" -eq 2
 check "parallel and sequential builds have the same keys" \
 	test "$(ls "$TMP/seq/builds" | sort)" = "$(ls "$TMP/shared/builds" | sort)"
 check "parallel and sequential runs give the same table" python3 - "$TMP/s.json" "$TMP/a.json" <<'PY'
@@ -51,6 +57,7 @@ echo "/* one byte more */" >> "$home/harness/plugin.h"
 BENCH_VERSIONS_HOME="$home" "$BV" 0.1.0 "${args[@]}" --results "$TMP/rh" > /dev/null 2> "$TMP/h.err"; rc=$?
 check "... and a changed harness file builds again" \
 	test $rc -eq 0 -a "$(grep -c 'cached, nothing rebuilt' "$TMP/h.err")" -eq 0 -a "$(ls "$TMP/seq/builds" | grep -vc '\.log$')" -eq 4
+check "... compiling the catalog's fixed objects again, beside the first" test "$(ls "$TMP/seq/objs" | grep -c '\.o$')" -eq 2
 rm -rf "$TMP/rh"
 
 # The build environment's values are in the key (--dry-run's JSON says
@@ -77,6 +84,7 @@ check "... saying what it must hold" contains "$TMP/d6" "BENCH_VERSIONS_BUILD_EN
 check "cache show exits 0" test $rc -eq 0
 check "cache show lists src/ and builds/ entries with sizes" \
 	bash -c "grep -qE '^src +[0-9a-f]{40} +[0-9.]+[KMB]' '$TMP/show' && grep -qE '^builds +[0-9a-f]{40} +[0-9.]+[KMB]' '$TMP/show'"
+check "cache show lists objs/" grep -qE '^objs +[0-9a-f]{40}\.o +[0-9.]+[KMB]' "$TMP/show"
 check "cache show lists machine/ and a total" \
 	bash -c "grep -qE '^machine ' '$TMP/show' && grep -qE '^total: [0-9]+ entries, ' '$TMP/show'"
 # Age everything but the machine's calibration; one build stays in use; a
