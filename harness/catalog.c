@@ -173,7 +173,10 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 	 * footprint (host_bytes).  A device backend's scratch is the
 	 * device's.  The first version's setup writes them (fill); a later
 	 * one's finds them written, and would otherwise undo what the
-	 * earlier versions' warm-up left (an in-place op's x2). */
+	 * earlier versions' warm-up left (an in-place op's x2).  fill is
+	 * whether any of them is fresh (a version whose sizes differ gets
+	 * buffers of its own): the inputs are then written whole, which gives
+	 * a shared buffer among them the bytes it already holds. */
 	int fill = 1, f;
 	st->x = bvs_alloc_shared(c, l->nx * sizeof(float), &fill);
 	st->x2 = l->nx2 ? bvs_alloc_shared(c, l->nx2 * sizeof(float), &f) : NULL;

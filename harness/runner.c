@@ -978,45 +978,45 @@ static double sample(timed *t, const char *backend, long reps, int threads, reta
  * (what the default path gets from sharing the parent's inputs).  A version
  * that asks for another size gets memory of its own. */
 typedef struct share_arena {
-	void **bufs;    /* every buffer made, shared ones first by index */
-	size_t *bytes;  /* shared buffers' sizes */
-	unsigned nshared, nbufs, cap;
+	struct {
+		void *buf;
+		size_t bytes;
+	} *made;                 /* every buffer made: the shared ones first, by index */
+	unsigned nshared, n, cap;
 } share_arena;
 
 static void *share_take(void *ctx, unsigned index, size_t bytes, int *fill)
 {
 	share_arena *a = ctx;
 	*fill = 1;
-	if (index < a->nshared && a->bytes[index] == bytes) {
+	if (index < a->nshared && a->made[index].bytes == bytes) {
 		*fill = 0;
-		return a->bufs[index];
+		return a->made[index].buf;
 	}
-	if (a->nbufs == a->cap) {
+	if (a->n == a->cap) {
 		unsigned cap = a->cap ? 2 * a->cap : 16;
-		void **b = realloc(a->bufs, cap * sizeof(*b));
-		size_t *n = b ? realloc(a->bytes, cap * sizeof(*n)) : NULL;
-		if (b)
-			a->bufs = b;
-		if (!n)
+		void *grown = realloc(a->made, cap * sizeof(*a->made));
+		if (!grown)
 			return NULL;
-		a->bytes = n, a->cap = cap;
+		a->made = grown, a->cap = cap;
 	}
 	void *p = bv_zalloc64(bytes);
 	if (!p)
 		return NULL;
-	if (index == a->nshared && a->nshared == a->nbufs) {
-		/* the next shared buffer (no private one made yet) */
-		a->bytes[a->nshared++] = bytes;
-	}
-	a->bufs[a->nbufs++] = p;
+	/* the next shared buffer while no private one was made yet; a later
+	 * version asking another size gets a private one */
+	if (index == a->nshared && a->nshared == a->n)
+		a->nshared++;
+	a->made[a->n].buf = p, a->made[a->n].bytes = bytes;
+	a->n++;
 	return p;
 }
 
 static void share_free(share_arena *a)
 {
-	for (unsigned i = 0; i < a->nbufs; i++)
-		free(a->bufs[i]);
-	free(a->bufs), free(a->bytes);
+	for (unsigned i = 0; i < a->n; i++)
+		free(a->made[i].buf);
+	free(a->made);
 	*a = (share_arena){0};
 }
 

@@ -108,14 +108,18 @@ static const char *const catalog_files[] = {"harness/suite_plugin.c", "harness/c
 /* Whether the catalog is built as a suite: unset, empty or
  * BENCH_VERSIONS_CATALOG=suite (1, the default), plugin (0: plugin.c alone,
  * the path before), or < 0 with an error for any other value.  A project
- * suite's build holds no catalog and ignores it. */
+ * suite's build holds no catalog and ignores it.  Read once per process:
+ * the key and the compile of every build of a run agree. */
 static int catalog_as_suite(void)
 {
+	static int known = -1;
+	if (known >= 0)
+		return known;
 	const char *v = getenv("BENCH_VERSIONS_CATALOG");
 	if (!v || !*v || !strcmp(v, "suite"))
-		return 1;
+		return known = 1;
 	if (!strcmp(v, "plugin"))
-		return 0;
+		return known = 0;
 	return bv_fail(BV_EINPUT,
 		       "BENCH_VERSIONS_CATALOG=%.64s: expected 'suite' (the default: the catalog built as a benchmark "
 		       "suite, harness/catalog.c) or 'plugin' (harness/plugin.c alone, the path before; for one release)",

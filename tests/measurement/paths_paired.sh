@@ -52,8 +52,19 @@ for f in glob.glob(sys.argv[1] + "/p*.json"):
         if vs.get("plugin") and vs.get("suite"):
             k = (c["bench"], c["op"], c["backend"], c["size"])
             r.setdefault(k, []).append(st.median(b / a for a, b in zip(vs["plugin"], vs["suite"])))
+def shown(size):
+    # the runner's size: an element count, or a shape packed as benches.c's
+    # SHAPE2/SHAPE3 (dimensions << 48, then 16 bits a dimension)
+    nd = size >> 48
+    if not nd:
+        for unit, n in (("M", 1 << 20), ("K", 1 << 10)):
+            if size >= n and size % n == 0:
+                return "%d%s" % (size // n, unit)
+        return str(size)
+    dims = [(size >> 32) & 0xFFFF, (size >> 16) & 0xFFFF, size & 0xFFFF][:nd]
+    return "x".join(map(str, dims))
 print("bench\top\tbackend\tsize\tsuite/plugin\tlowest\thighest\tprocesses")
 for k in sorted(r):
     v = sorted(r[k])
-    print(*k, "%.3f" % st.median(v), "%.3f" % v[0], "%.3f" % v[-1], len(v), sep="\t")
+    print(*k[:3], shown(k[3]), "%.3f" % st.median(v), "%.3f" % v[0], "%.3f" % v[-1], len(v), sep="\t")
 PY
