@@ -19,6 +19,24 @@ share_release_builds() {
 	[ -n "${BV_RELEASE_CACHE:-}" ] && [ -d "$BV_RELEASE_CACHE" ] && export BENCH_VERSIONS_CACHE="$BV_RELEASE_CACHE"
 	return 0
 }
+# Built libraries too are the suite's: libs/ (and objs/, the catalog's
+# version-independent objects) of every script's cache is a link to
+# BV_RELEASE_CACHE's, so the fixture's 0.1.0, main and working tree are
+# built once per suite, not once per script.  Their keys hash the tree,
+# patches, recipe, compiler, build environment and tools (docs/cli/cache.md),
+# so a hit is a library built from the same inputs by this very suite; what
+# each script builds itself is its plugins, with its harness side.  A script
+# about building the library (a fault or a signal during the build, make's
+# flags, the processes a build starts) calls own_library_builds first.  Run
+# alone, a script keeps its own cache whole.
+if [ -n "${BV_RELEASE_CACHE:-}" ] && [ -d "$BV_RELEASE_CACHE" ]; then
+	mkdir -p "$BV_RELEASE_CACHE/libs" "$BV_RELEASE_CACHE/objs" "$BENCH_VERSIONS_CACHE"
+	ln -s "$BV_RELEASE_CACHE/libs" "$BENCH_VERSIONS_CACHE/libs"
+	ln -s "$BV_RELEASE_CACHE/objs" "$BENCH_VERSIONS_CACHE/objs"
+fi
+own_library_builds() {
+	rm -f "$BENCH_VERSIONS_CACHE/libs" "$BENCH_VERSIONS_CACHE/objs"
+}
 export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
 export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.invalid
 failures=0

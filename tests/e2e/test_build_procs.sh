@@ -6,6 +6,7 @@
 # processes (and the daemon it left) are killed, the version is a build
 # failure naming the limit and how to raise it, and nothing of it is cached.
 source "$(dirname "$0")/lib.sh"
+own_library_builds # the processes a library build starts
 make_fixture
 
 C="$TMP/compat"

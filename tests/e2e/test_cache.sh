@@ -4,6 +4,7 @@
 # lists the entries; `cache trim` removes old entries, keeps the rest and a
 # run in progress's temporary directory; a run after trim builds again.
 source "$(dirname "$0")/lib.sh"
+own_library_builds # what the cache holds, and trim
 make_fixture
 sed -i 's/^ \* sane input;/ * sane input (0.1.1);/' "$FIX/kernels/src/api.c"
 echo 0.1.1 > "$FIX/kernels/VERSION"

@@ -8,6 +8,7 @@
 # sends another body (tests/e2e/fault_server.py), for release downloads and
 # for KERNEL_REPO clones.
 source "$(dirname "$0")/lib.sh"
+own_library_builds # faults and signals while a library builds
 make_fixture
 plant_relu_slowdown # uncommitted: local's relu is 3x slower than main's
 # Six cells: relu decides after the first 6 processes, the others (same code,
