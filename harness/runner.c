@@ -95,7 +95,7 @@ typedef struct version {
 	/* --simd-isa that this version's suite library could not be forced
 	 * onto (BVS_LIBRARY without set_isa, or its refusal): why, and its
 	 * suite cells are n/a here rather than measured on another ISA. */
-	char *isa_refused;
+	char isa_refused[1000]; /* fits a reason (1024) */
 } version;
 
 /* A version's state in the child that times a cell. */
@@ -599,7 +599,7 @@ static int suite_setup(timed *t, const bv_cell *c, int inputs, char *reason, siz
 	char params[1200], bench[200];
 	const char *group = c->bench->name;
 	int catalog = catalog_suite(t->v, c);
-	if (t->v->isa_refused) {
+	if (t->v->isa_refused[0]) {
 		snprintf(reason, len, "%s", t->v->isa_refused);
 		return BV_NA;
 	}
@@ -628,6 +628,70 @@ static int suite_setup(timed *t, const bv_cell *c, int inputs, char *reason, siz
 	return s;
 }
 
+/* The memory suite cells share between the versions timed side by side
+ * (bv_suite.h's bvs_alloc_shared; bv_share_fn): the index-th buffer of the
+ * cell, made by the first version that asks and given to every later one
+ * that asks for as many bytes, so they run on the same addresses and pages
+ * (what the default path gets from sharing the parent's inputs).  A version
+ * that asks for another size gets memory of its own. */
+typedef struct share_arena {
+	struct {
+		void *buf;
+		size_t bytes;
+	} *made;                 /* every buffer made: the shared ones first, by index */
+	unsigned nshared, n, cap;
+} share_arena;
+
+static void *share_take(void *ctx, unsigned index, size_t bytes, int *fill)
+{
+	share_arena *a = ctx;
+	*fill = 1;
+	if (index < a->nshared && a->made[index].bytes == bytes) {
+		*fill = 0;
+		return a->made[index].buf;
+	}
+	if (a->n == a->cap) {
+		unsigned cap = a->cap ? 2 * a->cap : 16;
+		void *grown = realloc(a->made, cap * sizeof(*a->made));
+		if (!grown)
+			return NULL;
+		a->made = grown, a->cap = cap;
+	}
+	void *p = bv_zalloc64(bytes);
+	if (!p)
+		return NULL;
+	/* the next shared buffer while no private one was made yet; a later
+	 * version asking another size gets a private one */
+	if (index == a->nshared && a->nshared == a->n)
+		a->nshared++;
+	a->made[a->n].buf = p, a->made[a->n].bytes = bytes;
+	a->n++;
+	return p;
+}
+
+static void share_free(share_arena *a)
+{
+	for (unsigned i = 0; i < a->n; i++)
+		free(a->made[i].buf);
+	free(a->made);
+	*a = (share_arena){0};
+}
+
+/* A digest (FNV-1a, 64 bits) of the shared buffers a's setup wrote, in
+ * their order: what suite_check_child compares between versions. */
+static void share_digest(const share_arena *a, char out[17])
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (unsigned i = 0; i < a->nshared; i++) {
+		const unsigned char *b = a->made[i].buf;
+		for (size_t k = 0; k < sizeof(size_t); k++)
+			h = (h ^ (unsigned char)(a->made[i].bytes >> (8 * k))) * 0x100000001b3ull;
+		for (size_t k = 0; k < a->made[i].bytes; k++)
+			h = (h ^ b[k]) * 0x100000001b3ull;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 /* A suite cell's check, in a child: open, one run and the suite's check
  * (the plugin compares with its reference and writes the output to the
  * job's file for the comparison between versions), the work, close. */
@@ -639,7 +703,22 @@ static cJSON *suite_check_child(check_job *j)
 	char reason[1024] = "";
 	double worst = NAN, work[3] = {0, 0, 0}, host = 0, device = 0, lib_host = 0, lib_device = 0;
 	int counted = 0;
+	/* A project suite's shared buffers come from an arena here too, each
+	 * version's own (it runs alone, so its setup fills them): their
+	 * digest after setup goes to the parent, which compares the versions'
+	 * (a suite whose setup writes other bytes per version would have every
+	 * version timed on the first one's).  The catalog's setup writes the
+	 * same inputs in every version, and keeps device pointers there. */
+	share_arena shared = {0};
+	int guard = c->op->kind == BV_K_SUITE && p->suite_share;
+	if (guard)
+		p->suite_share(share_take, &shared);
 	int s = suite_setup(&t, c, j->d->inputs, reason, sizeof(reason)), opened = s == BV_OK, sets = 1;
+	if (guard)
+		p->suite_share(NULL, NULL);
+	char digest[17] = "";
+	if (s == BV_OK && shared.nshared)
+		share_digest(&shared, digest);
 	if (s == BV_OK) {
 		sets = p->suite_input_sets(t.args.cell);
 		s = p->suite_check(t.args.cell, j->out_fd, &worst);
@@ -649,6 +728,7 @@ static cJSON *suite_check_child(check_job *j)
 		counted = p->suite_footprint(t.args.cell, &host, &lib_host, &lib_device);
 		p->suite_close(t.args.cell);
 	}
+	share_free(&shared);
 	if (catalog_suite(j->v, c)) {
 		/* A catalog cell's footprint as the default path writes it: what
 		 * the benchmark allocates for the cell (bvs_alloc's bytes, the
@@ -675,6 +755,8 @@ static cJSON *suite_check_child(check_job *j)
 	 * for the cell's input_sets and drops it from the entry */
 	if (opened)
 		cJSON_AddNumberToObject(o, "input_sets", sets);
+	if (*digest) /* taken off again by measure_cell */
+		cJSON_AddStringToObject(o, "shared_digest", digest);
 	if (work[0] > 0 || work[1] > 0 || work[2] > 0) {
 		cJSON *w = cJSON_AddObjectToObject(o, "work");
 		cJSON_AddNumberToObject(w, "bytes", work[0]);
@@ -971,55 +1053,6 @@ static double sample(timed *t, const char *backend, long reps, int threads, reta
 	}
 }
 
-/* The memory suite cells share between the versions timed side by side
- * (bv_suite.h's bvs_alloc_shared; bv_share_fn): the index-th buffer of the
- * cell, made by the first version that asks and given to every later one
- * that asks for as many bytes, so they run on the same addresses and pages
- * (what the default path gets from sharing the parent's inputs).  A version
- * that asks for another size gets memory of its own. */
-typedef struct share_arena {
-	struct {
-		void *buf;
-		size_t bytes;
-	} *made;                 /* every buffer made: the shared ones first, by index */
-	unsigned nshared, n, cap;
-} share_arena;
-
-static void *share_take(void *ctx, unsigned index, size_t bytes, int *fill)
-{
-	share_arena *a = ctx;
-	*fill = 1;
-	if (index < a->nshared && a->made[index].bytes == bytes) {
-		*fill = 0;
-		return a->made[index].buf;
-	}
-	if (a->n == a->cap) {
-		unsigned cap = a->cap ? 2 * a->cap : 16;
-		void *grown = realloc(a->made, cap * sizeof(*a->made));
-		if (!grown)
-			return NULL;
-		a->made = grown, a->cap = cap;
-	}
-	void *p = bv_zalloc64(bytes);
-	if (!p)
-		return NULL;
-	/* the next shared buffer while no private one was made yet; a later
-	 * version asking another size gets a private one */
-	if (index == a->nshared && a->nshared == a->n)
-		a->nshared++;
-	a->made[a->n].buf = p, a->made[a->n].bytes = bytes;
-	a->n++;
-	return p;
-}
-
-static void share_free(share_arena *a)
-{
-	for (unsigned i = 0; i < a->n; i++)
-		free(a->made[i].buf);
-	free(a->made);
-	*a = (share_arena){0};
-}
-
 static cJSON *time_child(void *arg)
 {
 	time_job *j = arg;
@@ -1299,6 +1332,32 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		cJSON_DeleteItemFromObject(entry[i], "reason");
 		cJSON_AddStringToObject(entry[i], "reason", why);
 	}
+	/* A suite's shared buffers (bvs_alloc_shared) hold, in the timing
+	 * child, what the first version's setup wrote: a version whose own
+	 * setup, run alone in its check, writes other bytes there would be
+	 * timed on data not its own.  It fails, saying so; nothing of its
+	 * is timed. */
+	const cJSON *base_dg = cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok")
+				       ? cJSON_GetObjectItemCaseSensitive(entry[0], "shared_digest")
+				       : NULL;
+	for (int i = 1; cJSON_IsString(base_dg) && i < nv; i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
+		const cJSON *dg = cJSON_GetObjectItemCaseSensitive(entry[i], "shared_digest");
+		if (!cJSON_IsString(s) || strcmp(s->valuestring, "ok") || !cJSON_IsString(dg) ||
+		    !strcmp(dg->valuestring, base_dg->valuestring))
+			continue;
+		char why[512];
+		snprintf(why, sizeof(why),
+			 "its setup writes other bytes into the cell's shared buffers (bvs_alloc_shared) than %s's, "
+			 "which every version timed beside it would run on: a shared buffer is for inputs the same in "
+			 "every version (bvs_random, the parameters); what a version makes itself needs bvs_alloc",
+			 vs[0].label);
+		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(BV_FAILED)));
+		cJSON_DeleteItemFromObject(entry[i], "reason");
+		cJSON_AddStringToObject(entry[i], "reason", why);
+	}
+	for (int i = 0; i < nv; i++)
+		cJSON_DeleteItemFromObject(entry[i], "shared_digest");
 	for (int i = 0; i < nv; i++) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
 		if (cJSON_IsString(s) && strcmp(s->valuestring, "ok") == 0)
@@ -1833,9 +1892,8 @@ int main(int argc, char **argv)
 	for (int i = 0; simd_isa && i < nv; i++) {
 		int s = vs[i].p->set_simd_isa(simd_isa);
 		if (s == BV_NA && vs[i].p->suite_open && !vs[i].p->catalog) {
-			char why[1200];
-			snprintf(why, sizeof(why), "--simd-isa %s: %s", simd_isa, vs[i].p->last_error());
-			vs[i].isa_refused = strdup(why);
+			snprintf(vs[i].isa_refused, sizeof(vs[i].isa_refused), "--simd-isa %s: %s", simd_isa,
+				 vs[i].p->last_error());
 		}
 		if (s != BV_OK && s != BV_NA) {
 			fprintf(stderr, "bv-runner: --simd-isa %s: %s: %s\n", simd_isa, vs[i].label, vs[i].p->last_error());
