@@ -138,6 +138,56 @@ static void input_sets(bvs_ctx *c, cat_state *st, int want)
 	}
 }
 
+/* A device backend's buffers: the inputs copied to the device, the output
+ * and scratch made there, and the timed call's arguments pointed at them.
+ * BVS_OK, or a status said on c with st freed. */
+static int device_buffers(bvs_ctx *c, cat_state *st)
+{
+	const bv_plugin *p = CAT;
+	const bv_layout *l = &st->l;
+	const char *be = st->cell.backend;
+	int s;
+	/* The device buffers are shared too, as the default path shares
+	 * the first version's (separate allocations sit at other device
+	 * addresses: an A/A run on an H100 had one cell 2 % apart so): the
+	 * first setup makes them and leaves their addresses in a shared
+	 * slot; a later one takes them from it.  The plugins share one
+	 * CUDA runtime, so the pointers are valid in every version. */
+	int fresh = 1;
+	void **slot = bv_alloc_shared_uncounted(c, 5 * sizeof(void *), &fresh);
+	s = slot ? BV_OK : BV_FAILED;
+	if (slot && !fresh) {
+		/* slot[4]: the first setup made them all */
+		st->dx = slot[0], st->dx2 = slot[1], st->dy = slot[2], st->dwork = slot[3];
+		if (!slot[4]) {
+			free(st);
+			return bvs_fail(c, "the cell's device buffers were not made by the first version's setup");
+		}
+	} else if (slot) {
+		st->owns_device = 1;
+		s = to_device(be, st->x, l->nx, &st->dx);
+		if (s == BV_OK)
+			s = to_device(be, st->x2, l->nx2, &st->dx2);
+		if (s == BV_OK)
+			s = to_device(be, NULL, l->ny, &st->dy);
+		if (s == BV_OK && l->nwork)
+			s = to_device(be, NULL, l->nwork, &st->dwork);
+		if (s == BV_OK)
+			slot[0] = st->dx, slot[1] = st->dx2, slot[2] = st->dy, slot[3] = st->dwork, slot[4] = slot;
+	}
+	if (!slot) {
+		free(st);
+		return bvs_fail(c, "out of host memory for the cell's buffers");
+	}
+	if (s != BV_OK) {
+		int r = said(c, s, "%s", p->last_error());
+		release_all(st);
+		return r;
+	}
+	st->args.x = st->dx, st->args.x2 = st->dx2, st->args.y = st->dy, st->args.work = st->dwork;
+	return BVS_OK;
+}
+
 static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 {
 	const bv_plugin *p = CAT;
@@ -199,46 +249,8 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 		memset(st->y, 0xff, l->ny * sizeof(float));
 	st->result = NAN;
 	st->args = (bv_args){st->x, st->x2, st->y, l->n, l->m, l->k, &st->result, work, NULL};
-	if (st->device) {
-		/* The device buffers are shared too, as the default path shares
-		 * the first version's (separate allocations sit at other device
-		 * addresses: an A/A run on an H100 had one cell 2 % apart so): the
-		 * first setup makes them and leaves their addresses in a shared
-		 * slot; a later one takes them from it.  The plugins share one
-		 * CUDA runtime, so the pointers are valid in every version. */
-		int fresh = 1;
-		void **slot = bv_alloc_shared_uncounted(c, 5 * sizeof(void *), &fresh);
-		s = slot ? BV_OK : BV_FAILED;
-		if (slot && !fresh) {
-			/* slot[4]: the first setup made them all */
-			st->dx = slot[0], st->dx2 = slot[1], st->dy = slot[2], st->dwork = slot[3];
-			if (!slot[4]) {
-				free(st);
-				return bvs_fail(c, "the cell's device buffers were not made by the first version's setup");
-			}
-		} else if (slot) {
-			st->owns_device = 1;
-			s = to_device(be, st->x, l->nx, &st->dx);
-			if (s == BV_OK)
-				s = to_device(be, st->x2, l->nx2, &st->dx2);
-			if (s == BV_OK)
-				s = to_device(be, NULL, l->ny, &st->dy);
-			if (s == BV_OK && l->nwork)
-				s = to_device(be, NULL, l->nwork, &st->dwork);
-			if (s == BV_OK)
-				slot[0] = st->dx, slot[1] = st->dx2, slot[2] = st->dy, slot[3] = st->dwork, slot[4] = slot;
-		}
-		if (!slot) {
-			free(st);
-			return bvs_fail(c, "out of host memory for the cell's buffers");
-		}
-		if (s != BV_OK) {
-			int r = said(c, s, "%s", p->last_error());
-			release_all(st);
-			return r;
-		}
-		st->args.x = st->dx, st->args.x2 = st->dx2, st->args.y = st->dy, st->args.work = st->dwork;
-	}
+	if (st->device && (s = device_buffers(c, st)) != BVS_OK)
+		return s; /* st is freed */
 	bvs_work(c, bv_cell_bytes(&st->cell), bv_cell_flops(&st->cell), 0);
 	bvs_set_state(c, st);
 	return BVS_OK;

@@ -127,19 +127,10 @@ static void free_ops(bv_op_def *ops, size_t n)
 	free(ops);
 }
 
-/* One op of the file into *d; its group's index into *group. */
-static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *d, int *group, char *err,
-                    size_t errlen)
+/* Every key of op is one an op may have, and none is given twice: 0, or
+ * -1 with the first bad key in err. */
+static int keys_known(const cJSON *op, const char *at, char *err, size_t errlen)
 {
-	char at[512];
-	if (!cJSON_IsObject(op)) {
-		where(at, sizeof(at), path, NULL, index);
-		snprintf(err, errlen, "%s: must be an object", at);
-		return -1;
-	}
-	const cJSON *jn = cJSON_GetObjectItemCaseSensitive(op, "name");
-	const char *name = cJSON_IsString(jn) && op_name_ok(jn->valuestring) ? jn->valuestring : NULL;
-	where(at, sizeof(at), path, name, index);
 	static const char *const keys[] = {"name",  "group",     "function", "lo",  "hi", "max_ulp",
 	                                   "flops", "reference", "note",     "tol", NULL};
 	for (const cJSON *k = op->child; k; k = k->next) {
@@ -159,6 +150,50 @@ static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *
 		snprintf(err, errlen, "%s: key '%s' given twice", at, dup);
 		return -1;
 	}
+	return 0;
+}
+
+/* An op's numbers in their ranges: the inputs' range [lo, hi) as floats,
+ * a whole number of ulps, a flop count.  0, or -1 with why in err. */
+static int numbers_ok(double lo, double hi, double ulp, double flops, const char *at, char *err, size_t errlen)
+{
+	if (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX) {
+		snprintf(err, errlen, "%s: keys 'lo', 'hi': the range must fit a float (|value| <= %g)", at,
+		         (double)FLT_MAX);
+		return -1;
+	}
+	if (!((float)lo < (float)hi)) {
+		snprintf(err, errlen, "%s: keys 'lo', 'hi': lo (%g) must be below hi (%g), as floats", at, lo,
+		         hi);
+		return -1;
+	}
+	if (ulp < 0 || ulp > 1e9 || ulp != floor(ulp)) {
+		snprintf(err, errlen, "%s: key 'max_ulp': %g is no whole number of ulps in [0, 1e9]", at,
+		         ulp);
+		return -1;
+	}
+	if (flops < 0 || flops > 1e9) {
+		snprintf(err, errlen, "%s: key 'flops': %g is not in [0, 1e9]", at, flops);
+		return -1;
+	}
+	return 0;
+}
+
+/* One op of the file into *d; its group's index into *group. */
+static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *d, int *group, char *err,
+                    size_t errlen)
+{
+	char at[512];
+	if (!cJSON_IsObject(op)) {
+		where(at, sizeof(at), path, NULL, index);
+		snprintf(err, errlen, "%s: must be an object", at);
+		return -1;
+	}
+	const cJSON *jn = cJSON_GetObjectItemCaseSensitive(op, "name");
+	const char *name = cJSON_IsString(jn) && op_name_ok(jn->valuestring) ? jn->valuestring : NULL;
+	where(at, sizeof(at), path, name, index);
+	if (keys_known(op, at, err, errlen))
+		return -1;
 	if (!jn || !cJSON_IsString(jn)) {
 		snprintf(err, errlen, "%s: key 'name' %s", at,
 		         jn ? "must be a string" : "is missing (a string)");
@@ -204,25 +239,8 @@ static int parse_op(const char *path, const cJSON *op, size_t index, bv_op_def *
 	    number_key(op, "max_ulp", 1, &ulp, at, err, errlen) ||
 	    number_key(op, "flops", 0, &flops, at, err, errlen))
 		return -1;
-	if (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX) {
-		snprintf(err, errlen, "%s: keys 'lo', 'hi': the range must fit a float (|value| <= %g)", at,
-		         (double)FLT_MAX);
+	if (numbers_ok(lo, hi, ulp, flops, at, err, errlen))
 		return -1;
-	}
-	if (!((float)lo < (float)hi)) {
-		snprintf(err, errlen, "%s: keys 'lo', 'hi': lo (%g) must be below hi (%g), as floats", at, lo,
-		         hi);
-		return -1;
-	}
-	if (ulp < 0 || ulp > 1e9 || ulp != floor(ulp)) {
-		snprintf(err, errlen, "%s: key 'max_ulp': %g is no whole number of ulps in [0, 1e9]", at,
-		         ulp);
-		return -1;
-	}
-	if (flops < 0 || flops > 1e9) {
-		snprintf(err, errlen, "%s: key 'flops': %g is not in [0, 1e9]", at, flops);
-		return -1;
-	}
 	char why[512];
 	bv_expr *e =
 	    bv_expr_compile(ref, *group ? binary_vars : unary_vars, *group ? 2 : 1, why, sizeof(why));

@@ -1053,6 +1053,41 @@ static double sample(timed *t, const char *backend, long reps, int threads, reta
 	}
 }
 
+/* What the timing child sends back: every version's samples and
+ * preemptions, the calls per sample, the rounds and the sets; then each
+ * suite cell's teardown, outside the timed rounds. */
+static cJSON *timing_result(const time_job *j, timed *ts, long reps, int rounds, double start)
+{
+	cJSON *o = status_object(BV_OK, NULL);
+	cJSON_AddNumberToObject(o, "reps", (double)reps);
+	/* A suite cell's sets are its setup's (bvs_input_sets_made): the most
+	 * any version made, for the cell's input_sets. */
+	int sets = 0;
+	for (int i = 0; i < j->n; i++)
+		if (ts[i].args.cell && ts[i].v->p->suite_input_sets(ts[i].args.cell) > sets)
+			sets = ts[i].v->p->suite_input_sets(ts[i].args.cell);
+	if (sets > 0)
+		cJSON_AddNumberToObject(o, "input_sets", sets);
+	cJSON_AddNumberToObject(o, "rounds", rounds);
+	cJSON_AddNumberToObject(o, "elapsed_s", (now_ns() - start) / 1e9);
+	cJSON *s = cJSON_AddObjectToObject(o, "samples_ns");
+	cJSON *pre = cJSON_AddObjectToObject(o, "preempted");
+	for (int i = 0; i < j->n; i++) {
+		cJSON_AddItemToObject(s, ts[i].v->label, cJSON_CreateDoubleArray(ts[i].samples, rounds));
+		cJSON *p = cJSON_AddObjectToObject(pre, ts[i].v->label);
+		cJSON_AddNumberToObject(p, "retaken", (double)ts[i].retaken);
+		cJSON_AddNumberToObject(p, "contaminated", (double)ts[i].contaminated);
+		free(ts[i].samples);
+		/* a suite cell's teardown, outside the timed rounds */
+		if (ts[i].args.cell)
+			ts[i].v->p->suite_close(ts[i].args.cell);
+	}
+	return o;
+}
+
+/* The timing child: the ready versions set up on the same buffers, the
+ * calls per sample calibrated once on the first, every version warmed,
+ * then the rounds, each version once a round in a random order. */
 static cJSON *time_child(void *arg)
 {
 	time_job *j = arg;
@@ -1133,30 +1168,7 @@ static cJSON *time_child(void *arg)
 			}
 		}
 	}
-	cJSON *o = status_object(BV_OK, NULL);
-	cJSON_AddNumberToObject(o, "reps", (double)reps);
-	/* A suite cell's sets are its setup's (bvs_input_sets_made): the most
-	 * any version made, for the cell's input_sets. */
-	int sets = 0;
-	for (int i = 0; i < j->n; i++)
-		if (ts[i].args.cell && ts[i].v->p->suite_input_sets(ts[i].args.cell) > sets)
-			sets = ts[i].v->p->suite_input_sets(ts[i].args.cell);
-	if (sets > 0)
-		cJSON_AddNumberToObject(o, "input_sets", sets);
-	cJSON_AddNumberToObject(o, "rounds", rounds);
-	cJSON_AddNumberToObject(o, "elapsed_s", (now_ns() - start) / 1e9);
-	cJSON *s = cJSON_AddObjectToObject(o, "samples_ns");
-	cJSON *pre = cJSON_AddObjectToObject(o, "preempted");
-	for (int i = 0; i < j->n; i++) {
-		cJSON_AddItemToObject(s, ts[i].v->label, cJSON_CreateDoubleArray(ts[i].samples, rounds));
-		cJSON *p = cJSON_AddObjectToObject(pre, ts[i].v->label);
-		cJSON_AddNumberToObject(p, "retaken", (double)ts[i].retaken);
-		cJSON_AddNumberToObject(p, "contaminated", (double)ts[i].contaminated);
-		free(ts[i].samples);
-		/* a suite cell's teardown, outside the timed rounds */
-		if (ts[i].args.cell)
-			ts[i].v->p->suite_close(ts[i].args.cell);
-	}
+	cJSON *o = timing_result(j, ts, reps, rounds, start);
 	share_free(&shared);
 	free(hy);
 	return o;
@@ -1192,6 +1204,54 @@ static cJSON *state_object(const bv_state *before, const bv_state *after)
 	v[0] = round(before->compute_ns * 1e3) / 1e3, v[1] = round(after->compute_ns * 1e3) / 1e3;
 	cJSON_AddItemToObject(o, "probe_compute_ns", cJSON_CreateDoubleArray(v, 2));
 	return o;
+}
+
+/* A suite cell's checks, each version's alone, held against the first
+ * version's (the baseline): an output that differs is a wrong result, and
+ * shared buffers that setup filled otherwise are a failure.  Each entry's
+ * status and reason are rewritten in place. */
+static void suite_checks_agree(const bv_cell *c, const version *vs, int nv, cJSON **entry, const int *out_fd)
+{
+	/* A suite's result that changed between versions is wrong in the
+	 * later one, reference or not: each version's output against the
+	 * baseline's (the first label's), when both passed their checks. */
+	const cJSON *base_st = nv > 0 ? cJSON_GetObjectItemCaseSensitive(entry[0], "status") : NULL;
+	for (int i = 1; i < nv && cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok"); i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
+		char why[1024];
+		if (out_fd[0] < 0 || out_fd[i] < 0 || !cJSON_IsString(s) || strcmp(s->valuestring, "ok") ||
+		    !outputs_differ(c, out_fd[0], vs[0].label, out_fd[i], why, sizeof(why)))
+			continue;
+		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(ST_WRONG)));
+		cJSON_DeleteItemFromObject(entry[i], "reason");
+		cJSON_AddStringToObject(entry[i], "reason", why);
+	}
+	/* A suite's shared buffers (bvs_alloc_shared) hold, in the timing
+	 * child, what the first version's setup wrote: a version whose own
+	 * setup, run alone in its check, writes other bytes there would be
+	 * timed on data not its own.  It fails, saying so, and is not
+	 * timed. */
+	const cJSON *base_dg = cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok")
+				       ? cJSON_GetObjectItemCaseSensitive(entry[0], "shared_digest")
+				       : NULL;
+	for (int i = 1; cJSON_IsString(base_dg) && i < nv; i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
+		const cJSON *dg = cJSON_GetObjectItemCaseSensitive(entry[i], "shared_digest");
+		if (!cJSON_IsString(s) || strcmp(s->valuestring, "ok") || !cJSON_IsString(dg) ||
+		    !strcmp(dg->valuestring, base_dg->valuestring))
+			continue;
+		char why[512];
+		snprintf(why, sizeof(why),
+			 "its setup writes other bytes into the cell's shared buffers (bvs_alloc_shared) than %s's, "
+			 "which every version timed beside it would run on: a shared buffer is for inputs the same in "
+			 "every version (bvs_random, the parameters); what a version makes itself needs bvs_alloc",
+			 vs[0].label);
+		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(BV_FAILED)));
+		cJSON_DeleteItemFromObject(entry[i], "reason");
+		cJSON_AddStringToObject(entry[i], "reason", why);
+	}
+	for (int i = 0; i < nv; i++)
+		cJSON_DeleteItemFromObject(entry[i], "shared_digest");
 }
 
 /* --inputs N: d's input sets (benches.h: bv_input_sets_count and
@@ -1318,46 +1378,8 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		entry[i] = o;
 		cJSON_AddItemToArray(arr, o);
 	}
-	/* A suite's result that changed between versions is wrong in the
-	 * later one, reference or not: each version's output against the
-	 * baseline's (the first label's), when both passed their checks. */
-	const cJSON *base_st = suite && nv > 0 ? cJSON_GetObjectItemCaseSensitive(entry[0], "status") : NULL;
-	for (int i = 1; suite && i < nv && cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok"); i++) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
-		char why[1024];
-		if (out_fd[0] < 0 || out_fd[i] < 0 || !cJSON_IsString(s) || strcmp(s->valuestring, "ok") ||
-		    !outputs_differ(c, out_fd[0], vs[0].label, out_fd[i], why, sizeof(why)))
-			continue;
-		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(ST_WRONG)));
-		cJSON_DeleteItemFromObject(entry[i], "reason");
-		cJSON_AddStringToObject(entry[i], "reason", why);
-	}
-	/* A suite's shared buffers (bvs_alloc_shared) hold, in the timing
-	 * child, what the first version's setup wrote: a version whose own
-	 * setup, run alone in its check, writes other bytes there would be
-	 * timed on data not its own.  It fails, saying so; nothing of its
-	 * is timed. */
-	const cJSON *base_dg = cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok")
-				       ? cJSON_GetObjectItemCaseSensitive(entry[0], "shared_digest")
-				       : NULL;
-	for (int i = 1; cJSON_IsString(base_dg) && i < nv; i++) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
-		const cJSON *dg = cJSON_GetObjectItemCaseSensitive(entry[i], "shared_digest");
-		if (!cJSON_IsString(s) || strcmp(s->valuestring, "ok") || !cJSON_IsString(dg) ||
-		    !strcmp(dg->valuestring, base_dg->valuestring))
-			continue;
-		char why[512];
-		snprintf(why, sizeof(why),
-			 "its setup writes other bytes into the cell's shared buffers (bvs_alloc_shared) than %s's, "
-			 "which every version timed beside it would run on: a shared buffer is for inputs the same in "
-			 "every version (bvs_random, the parameters); what a version makes itself needs bvs_alloc",
-			 vs[0].label);
-		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(BV_FAILED)));
-		cJSON_DeleteItemFromObject(entry[i], "reason");
-		cJSON_AddStringToObject(entry[i], "reason", why);
-	}
-	for (int i = 0; i < nv; i++)
-		cJSON_DeleteItemFromObject(entry[i], "shared_digest");
+	if (suite) /* only a suite's checks give digests (suite_check_child) */
+		suite_checks_agree(c, vs, nv, entry, out_fd);
 	for (int i = 0; i < nv; i++) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
 		if (cJSON_IsString(s) && strcmp(s->valuestring, "ok") == 0)
@@ -1501,14 +1523,9 @@ static int write_doc(cJSON *doc, const char *out)
 	return 0;
 }
 
-/* --count: one cell of one version, the counted call alone (see the top of
- * this file).  The warm call before it does what the timing's calibration
- * and warm-up calls do (pages faulted in, lazy symbols bound, caches warm),
- * so the simulated caches see the call in the state the timed calls run
- * in.  The document says the status, the ISA the simd backend dispatched to
- * here (under Valgrind: what Valgrind presents, not the machine) and whether
- * Valgrind was there at all. */
-static cJSON *count_cell(version *v, const bv_cell *c, long index)
+/* The head of --count's document: the version, where it ran (the ISA, and
+ * whether under Valgrind) and the cell. */
+static cJSON *count_head(version *v, const bv_cell *c, long index)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "schema", "bv-count/1");
@@ -1525,6 +1542,19 @@ static cJSON *count_cell(version *v, const bv_cell *c, long index)
 	cJSON_AddStringToObject(o, "op", c->op->name);
 	cJSON_AddStringToObject(o, "backend", c->backend);
 	cJSON_AddNumberToObject(o, "size", (double)c->size);
+	return o;
+}
+
+/* --count: one cell of one version, the counted call alone (see the top of
+ * this file).  The warm call before it does what the timing's calibration
+ * and warm-up calls do (pages faulted in, lazy symbols bound, caches warm),
+ * so the simulated caches see the call in the state the timed calls run
+ * in.  The document says the status, the ISA the simd backend dispatched to
+ * here (under Valgrind: what Valgrind presents, not the machine) and whether
+ * Valgrind was there at all. */
+static cJSON *count_cell(version *v, const bv_cell *c, long index)
+{
+	cJSON *o = count_head(v, c, index);
 	cell_data d = {.c = c};
 	bv_cell_layout(c, &d.l);
 	d.hx = host_buffer(d.l.nx);

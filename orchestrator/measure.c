@@ -1200,8 +1200,9 @@ static int plan_differs(const char *dir, const char *what)
 		       dir, what);
 }
 
-static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, size_t n, size_t i,
-		     const bv_measure_opts *o, const bv_cell *defs, long ndefs, int after_build)
+/* --resume: the log compared the same versions, in the same order, and
+ * this version's name resolves to the tree it measured. */
+static int same_versions(const char *dir, const cJSON *doc, const bv_version *vs, size_t n, size_t i)
 {
 	const bv_version *v = &vs[i];
 	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
@@ -1233,6 +1234,14 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 		free(msg);
 		return rc;
 	}
+	return 0;
+}
+
+/* --resume: the log was measured with this command's method (mode,
+ * processes, budget, rounds, sample, threads, inputs, ISA, layouts, shard,
+ * pin, --quick). */
+static int same_method(const char *dir, const cJSON *doc, const bv_measure_opts *o)
+{
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "method");
 	const char *mode = bv_json_str(m, "mode");
 	if (!mode || strcmp(mode, o->isolated ? "isolated" : "paired"))
@@ -1298,6 +1307,19 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	const cJSON *quick = cJSON_GetObjectItemCaseSensitive(m, "quick");
 	if (!cJSON_IsBool(quick) || cJSON_IsTrue(quick) != !!o->quick)
 		return plan_differs(dir, o->quick ? "it was measured without --quick" : "it was measured with --quick");
+	return 0;
+}
+
+static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, size_t n, size_t i,
+		     const bv_measure_opts *o, const bv_cell *defs, long ndefs, int after_build)
+{
+	const bv_version *v = &vs[i];
+	int rc = same_versions(dir, doc, vs, n, i);
+	if (rc == 0)
+		rc = same_method(dir, doc, o);
+	if (rc != 0)
+		return rc;
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "version");
 	const cJSON *cells = bv_log_cells(doc), *cell;
 	long nc = cJSON_GetArraySize(cells), k = 0;
 	int cells_same = nc == 0 || nc == ndefs;
@@ -1314,7 +1336,7 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 		char *msg = bv_asprintf("its cells differ from this command's (--benches, --ops, --backends, --sizes, --filter): "
 					"%ld there, %ld now",
 					nc, ndefs);
-		int rc = plan_differs(dir, msg);
+		rc = plan_differs(dir, msg);
 		free(msg);
 		return rc;
 	}
@@ -1325,7 +1347,7 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	if (key && v->build_key && strcmp(key, v->build_key)) {
 		char *msg = bv_asprintf("%s's build differs (the harness, its compat rules or the compiler changed)",
 					v->name);
-		int rc = plan_differs(dir, msg);
+		rc = plan_differs(dir, msg);
 		free(msg);
 		return rc;
 	}
@@ -1335,7 +1357,7 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 		char *msg = bv_asprintf("%s %s there but %s now", v->name,
 					built ? "built" : "failed to build",
 					measurable(v) ? "builds" : "does not build");
-		int rc = plan_differs(dir, msg);
+		rc = plan_differs(dir, msg);
 		free(msg);
 		return rc;
 	}
@@ -1343,7 +1365,6 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	const cJSON *there = cJSON_GetObjectItemCaseSensitive(doc, "machine");
 	const char *h1 = bv_json_str(here, "hostname"), *h2 = bv_json_str(there, "hostname");
 	const char *c1 = bv_json_str(here, "cpu"), *c2 = bv_json_str(there, "cpu");
-	int rc = 0;
 	if (!h1 || !h2 || strcmp(h1, h2) || !c1 || !c2 || strcmp(c1, c2)) {
 		char *msg = bv_asprintf("it was measured on another machine (%s, %s)", h2 ? h2 : "?", c2 ? c2 : "?");
 		rc = plan_differs(dir, msg);
