@@ -23,6 +23,10 @@
    report.c) and includes the family's header.  And every header belongs
    to a module (M.h to M.c, a family's header to the family): rule 3 could
    not see what depends on a header of no module.
+5. At most LONG_MAX functions in orchestrator/ and harness/ are over 100
+   lines, counted from the line that names the function (its signature may
+   span lines) to its closing brace, and docs/architecture.md's "Long
+   functions" names each of them (`name`) with why it stays.
 """
 import glob
 import os
@@ -136,11 +140,49 @@ for m in sorted(deps):
     if m not in state:
         visit(m)
 
+# 5. long functions: few, and each one said why in the docs
+LONG_LINES, LONG_MAX = 100, 10
+
+
+def functions(path):
+    """(name, first line, lines) of each function defined in path: a body
+    opens with a "{" line of its own at column 0 (the style of every file
+    here), the signature is the lines above it back to the one at column 0,
+    and the body closes at the next "}" line at column 0."""
+    lines = text(path).split("\n")
+    for i, line in enumerate(lines):
+        if line != "{":
+            continue
+        j = i - 1
+        while j > 0 and lines[j][:1] in (" ", "\t"):
+            j -= 1
+        m = re.search(r"(\w+)\s*\(", lines[j])
+        k = next((k for k in range(i + 1, len(lines)) if lines[k] == "}"), len(lines) - 1)
+        if m:
+            yield m.group(1), j + 1, k - j + 1
+
+
+long_fns = []
+for d in (orch, harness):
+    for path in sorted(glob.glob(os.path.join(d, "*.c"))):
+        rel = os.path.relpath(path, root)
+        long_fns += [(n, rel, name, first) for name, first, n in functions(path) if n > LONG_LINES]
+if len(long_fns) > LONG_MAX:
+    broken.append(f"rule 5: {len(long_fns)} functions over {LONG_LINES} lines (at most {LONG_MAX}): " +
+                  ", ".join(f"{rel} {name} ({n})" for n, rel, name, _ in sorted(long_fns, reverse=True)))
+arch = os.path.join(root, "docs", "architecture.md")
+said = text(arch).split("## Long functions", 1)[-1].split("\n## ", 1)[0] if os.path.exists(arch) else ""
+for n, rel, name, first in sorted(long_fns, reverse=True):
+    if f"`{name}`" not in said:
+        broken.append(f"rule 5: {rel}:{first}: {name} is {n} lines, and docs/architecture.md's "
+                      f"\"Long functions\" does not say why (`{name}`)")
+
 for b in sorted(broken, key=lambda b: b.split(":")[0]):  # by rule, each rule's in order found
     print(b)
 owned = [mod for mod in files if any(f.endswith(".h") for f in files[mod])]
 members = sum(1 for m in sources if family(m))
 print(f"layout: {len(broken)} broken rule{'s' if len(broken) != 1 else ''} "
       f"({len(owned)} of {len(files)} modules with a header of their own; {len(sources)} .c files, "
-      f"{members} of them in {len({family(m) for m in sources} - {None})} families)")
+      f"{members} of them in {len({family(m) for m in sources} - {None})} families; "
+      f"{len(long_fns)} functions over {LONG_LINES} lines)")
 sys.exit(1 if broken else 0)

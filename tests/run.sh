@@ -278,7 +278,7 @@ else
 	# isolation, cache, builds of every release) runs under the sanitizers
 	# in make test-asan (docs/reliability.md).
 	SAN_SUBSET="tests/e2e/test_hostile.sh tests/e2e/test_errors.sh tests/e2e/test_faults.sh tests/e2e/test_report.sh
-		tests/e2e/test_share.sh tests/e2e/test_compare.sh tests/e2e/test_export.sh"
+		tests/e2e/test_share.sh tests/e2e/test_compare.sh tests/e2e/test_export.sh tests/e2e/test_suite_library.sh"
 	if [ "$variant" = plain ]; then
 		if [ -x bin-asan/bench-versions ] && [ -x tests/bin-asan/unit ]; then
 			add_job unit asan tests/bin-asan/unit

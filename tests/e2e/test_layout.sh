@@ -12,7 +12,7 @@ check "this tree keeps every layout rule (exit $rc)" test $rc -eq 0
 plant() { # NAME RULE-PATTERN: copies the tree, runs the planting commands on stdin, expects the rule broken
 	local copy="$TMP/$1"
 	mkdir -p "$copy"
-	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$copy/"
+	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$ROOT/docs" "$copy/"
 	(cd "$copy" && bash -e) || { not_ok "$1: planting failed"; return; }
 	python3 "$ROOT/scripts/layout.py" "$copy" > "$TMP/$1.out" 2>&1
 	local r=$?
@@ -43,4 +43,31 @@ plant "a family's file without the family's header" "rule 4: orchestrator/export
 grep -q '#include "export.h"' orchestrator/export_csv.c
 sed -i '/#include "export.h"/d' orchestrator/export_csv.c
 E
+# a long function: 101 lines from its name to its brace, the signature on
+# two lines (the count missed those once)
+long_fn() { # NAME: a function of 101 lines, on stdout
+	printf '\nint %s(int a,\n\tint b);\nint %s(int a,\n\tint b)\n{\n' "$1" "$1"
+	for i in $(seq 1 96); do printf '\ta += b * %d;\n' "$i"; done
+	printf '\treturn a;\n}\n'
+}
+plant "a function over 100 lines the docs do not name" "rule 5: orchestrator/merge.c:[0-9]+: bv_planted_long is 101 lines, and docs/architecture.md's \"Long functions\" does not say why" <<E
+$(declare -f long_fn)
+long_fn bv_planted_long >> orchestrator/merge.c
+E
+plant "eleven functions over 100 lines" "rule 5: [0-9]+ functions over 100 lines \(at most 10\)" <<E
+$(declare -f long_fn)
+for i in \$(seq 1 11); do long_fn bv_planted_long_\$i >> orchestrator/merge.c; done
+E
+check "a function of 100 lines is not long" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
+import os, subprocess, sys
+root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "hundred")
+os.makedirs(copy)
+for d in ("orchestrator", "harness", "docs"):
+    subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
+body = "".join("\ta += %d;\n" % i for i in range(95))
+with open(os.path.join(copy, "orchestrator", "merge.c"), "a") as f:
+    f.write("\nint bv_hundred(int a,\n\tint b);\nint bv_hundred(int a,\n\tint b)\n{\n" + body + "\treturn a + b;\n}\n")
+out = subprocess.run([sys.executable, sys.argv[1], copy], capture_output=True, text=True).stdout
+assert "bv_hundred" not in out, out
+PY
 finish
