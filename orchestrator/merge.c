@@ -430,22 +430,23 @@ int bv_merge_source(const bv_doc_source *src, char *const *names, size_t n, cons
 	return merge_core(names, src, n, o, t);
 }
 
-static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, const bv_merge_opts *o,
-		      bv_table *t)
+/* What merge_core learns of each log while reading it, for the steps that
+ * follow.  Per log: its ratios may be the paired ones (same run and machine
+ * as the baseline), may fall back to the ratio of medians, or may not be
+ * formed at all (another machine, unless asked). */
+typedef struct merge_state {
+	log_info *info;
+	int *same_run, *other_machine;
+	char **how; /* each log's method (method_how) */
+	double threshold;
+} merge_state;
+
+/* Reads every log into t's rows and s, one at a time, each freed as soon as
+ * its cells are in; too much in all is refused before a byte of any log is
+ * read. */
+static int read_logs(char *const *paths, const bv_doc_source *src, size_t n, bv_table *t, merge_state *s)
 {
-	memset(t, 0, sizeof(*t));
-	t->nversions = n;
-	t->labels = bv_xcalloc(n + 1, sizeof(char *));
-	t->descriptions = bv_xcalloc(n + 1, sizeof(char *));
-	t->meta = bv_xcalloc(n + 1, sizeof(bv_version_meta));
-	log_info *info = bv_xcalloc(n + 1, sizeof(log_info));
-	/* Per log: its ratios may be the paired ones (same run and machine as
-	 * the baseline), may fall back to the ratio of medians, or may not be
-	 * formed at all (another machine, unless asked). */
-	int *same_run = bv_xcalloc(n + 1, sizeof(int)), *other_machine = bv_xcalloc(n + 1, sizeof(int));
-	char **how = bv_xcalloc(n + 1, sizeof(char *)); /* each log's method (method_how) */
-	double threshold = o->threshold;
-	/* Too much in all is refused before a byte of any log is read. */
+	log_info *info = s->info;
 	int rc = src ? 0 : bv_logs_check_sizes(paths, n);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		cJSON *doc = NULL;
@@ -453,38 +454,43 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 			break;
 		info_read(doc, &info[i]);
 		if (i == 0) {
-			if (threshold < 0 &&
-			    bv_json_num(cJSON_GetObjectItemCaseSensitive(doc, "method"), "threshold", &threshold))
-				threshold = 0.01;
-			if (threshold < 0 || threshold >= 10)
-				threshold = 0.01;
+			const cJSON *method = cJSON_GetObjectItemCaseSensitive(doc, "method");
+			if (s->threshold < 0 && bv_json_num(method, "threshold", &s->threshold))
+				s->threshold = 0.01;
+			if (s->threshold < 0 || s->threshold >= 10)
+				s->threshold = 0.01;
 		}
-		how[i] = method_how(doc);
+		s->how[i] = method_how(doc);
 		t->labels[i] = clean_dup(info[i].label ? info[i].label : "?");
-		other_machine[i] = !same_str(info[0].hostname, info[i].hostname) || !same_str(info[0].cpu, info[i].cpu);
+		s->other_machine[i] =
+			!same_str(info[0].hostname, info[i].hostname) || !same_str(info[0].cpu, info[i].cpu);
 		/* A log without a run id cannot prove it shares the baseline's processes. */
-		same_run[i] = !other_machine[i] && info[i].run_id && same_str(info[0].run_id, info[i].run_id);
+		s->same_run[i] =
+			!s->other_machine[i] && info[i].run_id && same_str(info[0].run_id, info[i].run_id);
 		const char *pair = info[0].run_baseline && !same_str(info[0].run_baseline, info[0].label)
 					   ? info[0].run_baseline
 					   : NULL;
-		add_cells(t, i, doc, same_run[i], info[0].label ? info[0].label : "", i == 0 ? pair : NULL,
-			  threshold);
+		add_cells(t, i, doc, s->same_run[i], info[0].label ? info[0].label : "", i == 0 ? pair : NULL,
+			  s->threshold);
 		cJSON_Delete(doc);
 	}
-	if (threshold < 0 || threshold >= 10)
-		threshold = 0.01;
-	t->threshold = threshold;
-	if (rc == 0) {
-		unique_labels(t, info);
-		t->method = method_line(how, t->labels, n, threshold);
-	}
-	for (size_t i = 1; i < n && rc == 0; i++) {
+	return rc;
+}
+
+/* A note for every log whose ratios to the first are not the plain paired
+ * ones (another machine, another run, another baseline), so the table never
+ * shows such ratios without saying what they are worth. */
+static void note_pairing(char *const *paths, size_t n, const bv_merge_opts *o, bv_table *t,
+			 const merge_state *s)
+{
+	const log_info *info = s->info;
+	for (size_t i = 1; i < n; i++) {
 		const char *file = base_name(paths[i]);
 		char *named = strncmp(file, t->labels[i], strlen(t->labels[i])) || strcmp(file + strlen(t->labels[i]), ".json")
 				      ? bv_asprintf("%s (column %s)", file, t->labels[i])
 				      : bv_strdup(file);
 		char *clean = clean_dup(named);
-		if (other_machine[i]) {
+		if (s->other_machine[i]) {
 			char *here = machine_desc(&info[i]), *base = machine_desc(&info[0]);
 			if (o->across_machines)
 				add_note(t, bv_asprintf("%s was measured on another machine (%s; the baseline on %s); its "
@@ -495,7 +501,7 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 							"ratios unless --across-machines",
 							clean, here, base));
 			free(here), free(base);
-		} else if (!same_run[i])
+		} else if (!s->same_run[i])
 			add_note(t, bv_asprintf("%s is from another run than the baseline; its ratios are unpaired "
 						"(ratio of medians) and not called slower or faster, since runs differ "
 						"by more than one run per version can measure (inconclusive; to decide, "
@@ -515,7 +521,12 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 		}
 		free(clean), free(named);
 	}
-	for (size_t i = 0; i < n && rc == 0; i++) {
+}
+
+/* Each column's description and version facts, as exporters show them. */
+static void describe_versions(bv_table *t, const log_info *info, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		const log_info *l = &info[i];
 		char *d = bv_asprintf("%s: %s, kernels %s (%s)", t->labels[i], l->summary ? l->summary : "",
 				      l->kernel_version ? l->kernel_version : "?", l->rule ? l->rule : "?");
@@ -530,26 +541,29 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 		m->build_key = l->build_key ? bv_strdup(l->build_key) : NULL;
 		m->cores = l->cores;
 	}
-	/* A build that failed has no cells; mark it in every row, whatever order. */
-	for (size_t i = 0; i < n && rc == 0; i++)
-		if (info[i].build_failed)
-			for (size_t k = 0; k < t->nrows; k++)
-				t->rows[k].results[i].status = BV_ST_BUILD_FAILED;
-	/* Reversed pairs, then changes[0] is unused again. */
-	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
+}
+
+/* Reversed pairs: the baseline of the first log's run gets the first log's
+ * paired ratios turned over (kept in changes[0] while reading) rather than
+ * an unpaired ratio of medians. */
+static void reverse_pairs(bv_table *t, size_t n, const merge_state *s)
+{
+	for (size_t k = 0; k < t->nrows; k++) {
 		bv_row *r = &t->rows[k];
 		for (size_t i = 1; i < n && r->changes[0].valid; i++)
-			if (same_run[i] && reversed(info, i) && !r->changes[i].valid &&
+			if (s->same_run[i] && reversed(s->info, i) && !r->changes[i].valid &&
 			    r->results[0].status == BV_ST_OK && r->results[i].status == BV_ST_OK)
-				change_reverse(&r->changes[0], &r->changes[i], threshold);
+				change_reverse(&r->changes[0], &r->changes[i], s->threshold);
 	}
+}
+
+/* Unpaired fallback: versions from different runs (or machines, when asked)
+ * still get a ratio of medians, with a wide interval and no verdict that
+ * the runs' difference could fake. */
+static void unpaired_changes(bv_table *t, size_t n, const bv_merge_opts *o, const merge_state *s)
+{
+	double threshold = s->threshold;
 	for (size_t k = 0; k < t->nrows; k++) {
-		bv_change *c0 = &t->rows[k].changes[0];
-		free(c0->proc_ratio), free(c0->proc_gbps), free(c0->proc_compute_ns), free(c0->proc_running);
-		memset(c0, 0, sizeof(*c0));
-	}
-	/* Unpaired fallback: versions from different runs. */
-	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
 		bv_row *r = &t->rows[k];
 		for (size_t i = 1; i < n; i++) {
 			bv_result *a = &r->results[0], *b = &r->results[i];
@@ -558,7 +572,7 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 			bv_change *ch = &r->changes[i];
 			/* Two machines differ by more than most changes: no verdict
 			 * unless the user asked for one (a note says so). */
-			if (other_machine[i] && !o->across_machines) {
+			if (s->other_machine[i] && !o->across_machines) {
 				ch->none = "other machine";
 				continue;
 			}
@@ -577,17 +591,21 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 			 * a 4 % change as well as fake one).  Within one run the
 			 * medians share its processes and the quotient of their
 			 * intervals stays a fair, wide, verdict. */
-			if (!same_run[i]) {
+			if (!s->same_run[i]) {
 				ch->between_runs = 1;
 				ch->verdict = BV_INCONCLUSIVE;
 				ch->noisy = 1; /* as every inconclusive (results-format.md) */
 			}
 		}
 	}
-	/* A cell only one side has: said in words every exporter shows, the
-	 * words `report` uses (bv_status_gap, bv_gap_name), not a bare "-" or the
-	 * candidate's "ok" that reads like a verdict. */
-	for (size_t k = 0; k < t->nrows && rc == 0; k++) {
+}
+
+/* A cell only one side has: said in words every exporter shows, the
+ * words `report` uses (bv_status_gap, bv_gap_name), not a bare "-" or the
+ * candidate's "ok" that reads like a verdict. */
+static void name_gaps(bv_table *t, size_t n)
+{
+	for (size_t k = 0; k < t->nrows; k++) {
 		bv_row *r = &t->rows[k];
 		for (size_t i = 1; i < n; i++) {
 			bv_change *ch = &r->changes[i];
@@ -596,12 +614,52 @@ static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, co
 				ch->none = bv_gap_name(gap);
 		}
 	}
-	if (rc == 0)
+}
+
+static int merge_core(char *const *paths, const bv_doc_source *src, size_t n, const bv_merge_opts *o,
+		      bv_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nversions = n;
+	t->labels = bv_xcalloc(n + 1, sizeof(char *));
+	t->descriptions = bv_xcalloc(n + 1, sizeof(char *));
+	t->meta = bv_xcalloc(n + 1, sizeof(bv_version_meta));
+	merge_state s;
+	s.info = bv_xcalloc(n + 1, sizeof(log_info));
+	s.same_run = bv_xcalloc(n + 1, sizeof(int)), s.other_machine = bv_xcalloc(n + 1, sizeof(int));
+	s.how = bv_xcalloc(n + 1, sizeof(char *));
+	s.threshold = o->threshold;
+	int rc = read_logs(paths, src, n, t, &s);
+	if (s.threshold < 0 || s.threshold >= 10)
+		s.threshold = 0.01;
+	t->threshold = s.threshold;
+	if (rc == 0) {
+		unique_labels(t, s.info);
+		t->method = method_line(s.how, t->labels, n, s.threshold);
+		note_pairing(paths, n, o, t, &s);
+		describe_versions(t, s.info, n);
+		/* A build that failed has no cells; mark it in every row, whatever order. */
+		for (size_t i = 0; i < n; i++)
+			if (s.info[i].build_failed)
+				for (size_t k = 0; k < t->nrows; k++)
+					t->rows[k].results[i].status = BV_ST_BUILD_FAILED;
+		reverse_pairs(t, n, &s);
+	}
+	/* Reversed pairs done, changes[0] is unused again. */
+	for (size_t k = 0; k < t->nrows; k++) {
+		bv_change *c0 = &t->rows[k].changes[0];
+		free(c0->proc_ratio), free(c0->proc_gbps), free(c0->proc_compute_ns), free(c0->proc_running);
+		memset(c0, 0, sizeof(*c0));
+	}
+	if (rc == 0) {
+		unpaired_changes(t, n, o, &s);
+		name_gaps(t, n);
 		bv_table_decide(t, BV_FDR);
+	}
 	for (size_t i = 0; i < n; i++)
-		info_free(&info[i]), free(how[i]);
-	free(info), free(how);
-	free(same_run), free(other_machine);
+		info_free(&s.info[i]), free(s.how[i]);
+	free(s.info), free(s.how);
+	free(s.same_run), free(s.other_machine);
 	if (rc)
 		bv_table_free(t);
 	return rc;

@@ -222,6 +222,45 @@ static int child_collect(int fd, int status, bv_version *v)
 	return rc;
 }
 
+/* Starts version `next`'s fetch and build in a child process that reports
+ * back through a pipe (pids[next], fds[next]); the child keeps nothing of
+ * this process it could hold on to after us (the lock, other builds'
+ * pipes).  An error here means no build can be started. */
+static int build_start(bv_repo *repo, bv_version *vs, size_t next, pid_t *pids, int *fds, pid_t self,
+		       int lockfd)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
+	fflush(stdout), fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]), close(pfd[1]);
+		return bv_fail(BV_ERUN, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		bv_child_reset();
+		if (bv_child_die_with_parent(self))
+			_exit(1);
+		/* A copy of this process, without exec: O_CLOEXEC does not
+		 * apply.  The lock belongs to the open directory, which fork
+		 * shares, so a worker left running would hold it and refuse
+		 * --resume; the other builds' pipes are not its business
+		 * either. */
+		if (lockfd >= 0)
+			close(lockfd);
+		for (size_t k = 0; k < next; k++)
+			if (pids[k])
+				close(fds[k]);
+		close(pfd[0]);
+		child_report(repo, &vs[next], pfd[1]);
+	}
+	close(pfd[1]);
+	bv_child_track(pid); /* a SIGTERM to us reaches it */
+	pids[next] = pid, fds[next] = pfd[0];
+	return 0;
+}
+
 /* fetch + build for every version, at most jobs at once, each in a child
  * process that dies with this one (proc.h).  A version that fails to
  * build is reported and the others go on; an error (nothing can be built)
@@ -246,40 +285,11 @@ int bv_build_versions(bv_repo *repo, bv_version *vs, size_t n, int jobs, int loc
 	size_t next = 0, running = 0;
 	while ((next < n && rc == 0 && !bv_interrupted()) || running) {
 		if (next < n && rc == 0 && !bv_interrupted() && running < (size_t)jobs) {
-			int pfd[2];
-			if (pipe2(pfd, O_CLOEXEC) != 0) {
-				rc = bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
+			rc = build_start(repo, vs, next, pids, fds, self, lockfd);
+			if (rc) {
 				first_error = bv_strdup(bv_error_last());
 				continue;
 			}
-			fflush(stdout), fflush(stderr);
-			pid_t pid = fork();
-			if (pid < 0) {
-				close(pfd[0]), close(pfd[1]);
-				rc = bv_fail(BV_ERUN, "fork: %s", strerror(errno));
-				first_error = bv_strdup(bv_error_last());
-				continue;
-			}
-			if (pid == 0) {
-				bv_child_reset();
-				if (bv_child_die_with_parent(self))
-					_exit(1);
-				/* A copy of this process, without exec: O_CLOEXEC does
-				 * not apply.  The lock belongs to the open directory,
-				 * which fork shares, so a worker left running would
-				 * hold it and refuse --resume; the other builds' pipes
-				 * are not its business either. */
-				if (lockfd >= 0)
-					close(lockfd);
-				for (size_t k = 0; k < next; k++)
-					if (pids[k])
-						close(fds[k]);
-				close(pfd[0]);
-				child_report(repo, &vs[next], pfd[1]);
-			}
-			close(pfd[1]);
-			bv_child_track(pid); /* a SIGTERM to us reaches it */
-			pids[next] = pid, fds[next] = pfd[0];
 			if (pg)
 				bv_progress_begin(pg, vs[next].name);
 			next++, running++;
@@ -564,6 +574,123 @@ int bv_plan_versions(char *const *names, size_t n, bv_version **out)
 	return 0;
 }
 
+/* Where the logs go, settled before anything is built: --resume's
+ * directory, else a new one under the results root.  A dry run writes
+ * nothing, so it makes no directory (with --resume it reads one: whether
+ * the plan still matches is part of what it says). */
+static int results_where(const bv_run_cli *c, char **dir)
+{
+	const char *resume = c->resume;
+	int rc = 0;
+	if (resume) {
+		if (!bv_is_dir(resume))
+			rc = bv_fail(BV_EINPUT, "--resume %s: not a results directory", resume);
+		else {
+			/* The run id is the directory's name: no trailing slash. */
+			char *d = bv_strdup(resume);
+			for (size_t k = strlen(d); k > 1 && d[k - 1] == '/'; k--)
+				d[k - 1] = '\0';
+			*dir = d;
+		}
+	} else if (!c->dry_run) {
+		char *root = NULL;
+		if (c->results_root)
+			root = bv_strdup(c->results_root);
+		else
+			rc = bv_results_default(&root); /* the project's, or the source tree's (locate.c) */
+		if (rc == 0) {
+			*dir = results_dir(root);
+			rc = *dir ? 0 : BV_ERUN;
+		}
+		free(root);
+	}
+	return rc;
+}
+
+/* --dry-run: the plan, with which builds the cache already holds; nothing
+ * is built or measured. */
+static int dry_run_plan(const bv_version *vs, size_t n, const bv_run_cli *c)
+{
+	int rc = 0;
+	int *cached = bv_xcalloc(n, sizeof(int));
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = bv_build_is_cached(&vs[i], &cached[i]);
+	if (rc == 0)
+		dry_run_report(vs, n, cached, &c->mo, c->dry_format && !strcmp(c->dry_format, "json"));
+	free(cached);
+	return rc;
+}
+
+/* The build stage, the estimate said before it too: the builds can take
+ * minutes of their own.  (A suite's cells are not known yet.) */
+static int build_stage(bv_repo *repo, bv_version *vs, size_t n, const bv_run_cli *c, int lockfd,
+		       int *build_failures)
+{
+	plan p;
+	if (!bv_suite_dir()) {
+		plan_of(&c->mo, &p);
+		say_if_long(&p);
+	}
+	bv_progress *pg = bv_progress_new("build", n);
+	int rc = bv_build_versions(repo, vs, n, c->jobs, lockfd, pg, build_failures);
+	bv_progress_end(pg);
+	return rc;
+}
+
+/* The measure stage, under fixed thread counts and with the most it can
+ * take said up front.  *measuring: set once it starts, from when on the
+ * logs hold what finished. */
+static int measure_stage(const bv_version *vs, size_t n, bv_run_cli *c, const char *dir, char ***logs,
+			 int *measuring)
+{
+	bv_measure_opts *mo = &c->mo;
+	/* Fixed thread counts, recorded in the logs: a library that picks its
+	 * own count measures the machine's load, not the code. */
+	char threads[16];
+	snprintf(threads, sizeof(threads), "%d", mo->threads);
+	setenv("OPENBLAS_NUM_THREADS", threads, 1);
+	setenv("OMP_NUM_THREADS", threads, 1);
+	/* Say up front how long measuring can take at most: the budget
+	 * bounds every cell (measure.c reports progress as it goes). */
+	double t0 = (double)time(NULL);
+	plan p;
+	plan_of(mo, &p);
+	say_estimate(stderr, &p, n, mo->budget_s);
+	mo->resume = c->resume != NULL;
+	*measuring = 1;
+	int rc = bv_measure(vs, n, mo, dir, logs);
+	if (rc == 0)
+		fprintf(stderr, "measure: done in %.0fs\n", (double)time(NULL) - t0);
+	return rc;
+}
+
+/* A failed run's last words: its error, then how to go on from there (the
+ * cells that finished, or nothing measured and no empty directory left
+ * behind).  Returns rc, or BV_EINTR where the signal caused it. */
+static int say_failed(const bv_run_cli *c, int rc, int measuring, const char *dir)
+{
+	const char *resume = c->resume;
+	/* A stage that failed because of the signal (a clone or download cut
+	 * short) is an interruption, not an error of its own. */
+	if (rc != BV_EINTR && bv_interrupted())
+		rc = bv_fail_interrupted();
+	fprintf(stderr, "bench-versions: %s\n", bv_error_last());
+	if (measuring && !(rc == BV_EINPUT && resume)) {
+		/* The logs hold what finished: say how to go on from there. */
+		char *cmd = resume_command(c, dir);
+		fprintf(stderr, "bench-versions: the finished cells are in %s; %s with:\n  %s\n", dir,
+			rc == BV_EINTR ? "resume" : "once the cause is fixed, resume", cmd);
+		free(cmd);
+	} else if (dir && !resume) {
+		/* Nothing was measured: no empty directory stays behind. */
+		bv_rm_rf(dir);
+		if (rc == BV_EINTR)
+			fprintf(stderr, "bench-versions: nothing was measured yet; builds that finished are cached, "
+					"so the same command goes on from there\n");
+	}
+	return rc;
+}
+
 int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, char **dir_out, char ***logs_out,
 		    int *build_failures)
 {
@@ -578,30 +705,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	size_t nresolved = 0;
 	int lockfd = -1, measuring = 0, rc = 0;
 	*build_failures = 0;
-	/* Where the logs go, settled before anything is built; a dry run
-	 * writes nothing, so it makes no directory (with --resume it reads
-	 * one: whether the plan still matches is part of what it says). */
-	if (resume) {
-		if (!bv_is_dir(resume))
-			rc = bv_fail(BV_EINPUT, "--resume %s: not a results directory", resume);
-		else {
-			/* The run id is the directory's name: no trailing slash. */
-			dir = bv_strdup(resume);
-			for (size_t k = strlen(dir); k > 1 && dir[k - 1] == '/'; k--)
-				dir[k - 1] = '\0';
-		}
-	} else if (!c->dry_run) {
-		char *root = NULL;
-		if (c->results_root)
-			root = bv_strdup(c->results_root);
-		else
-			rc = bv_results_default(&root); /* the project's, or the source tree's (locate.c) */
-		if (rc == 0) {
-			dir = results_dir(root);
-			rc = dir ? 0 : BV_ERUN;
-		}
-		free(root);
-	}
+	rc = results_where(c, &dir);
 	if (rc == 0 && dir && !c->dry_run)
 		rc = claim_dir(dir, &lockfd);
 	if (rc == 0)
@@ -616,12 +720,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	if (rc == 0)
 		rc = match_shims(vs, nnames, &compat);
 	if (rc == 0 && c->dry_run) {
-		int *cached = bv_xcalloc(nnames, sizeof(int));
-		for (size_t i = 0; rc == 0 && i < nnames; i++)
-			rc = bv_build_is_cached(&vs[i], &cached[i]);
-		if (rc == 0)
-			dry_run_report(vs, nnames, cached, mo, c->dry_format && !strcmp(c->dry_format, "json"));
-		free(cached);
+		rc = dry_run_plan(vs, nnames, c);
 		if (rc == 0) {
 			for (size_t i = 0; i < nresolved; i++)
 				bv_version_free(&vs[i]);
@@ -634,43 +733,16 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 			return 0;
 		}
 	}
-	if (rc == 0) {
-		/* Said before the builds too: they can take minutes of their own.
-		 * (A suite's cells are not known yet.) */
-		plan p;
-		if (!bv_suite_dir()) {
-			plan_of(mo, &p);
-			say_if_long(&p);
-		}
-		bv_progress *pg = bv_progress_new("build", nnames);
-		rc = bv_build_versions(repo, vs, nnames, c->jobs, lockfd, pg, build_failures);
-		bv_progress_end(pg);
-	}
+	if (rc == 0)
+		rc = build_stage(repo, vs, nnames, c, lockfd, build_failures);
 	/* A project suite: the builds describe its cells, registered here
 	 * before any is planned (suite.h; bisect and history call the same
 	 * after their builds); without one, nothing happens. */
 	if (rc == 0)
 		rc = bv_suite_describe(vs, nnames, dir, mo);
-	if (rc == 0) {
-		/* Fixed thread counts, recorded in the logs: a library that picks its
-		 * own count measures the machine's load, not the code. */
-		char threads[16];
-		snprintf(threads, sizeof(threads), "%d", mo->threads);
-		setenv("OPENBLAS_NUM_THREADS", threads, 1);
-		setenv("OMP_NUM_THREADS", threads, 1);
-		/* Say up front how long measuring can take at most: the budget
-		 * bounds every cell (measure.c reports progress as it goes). */
-		double t0 = (double)time(NULL);
-		plan p;
-		plan_of(mo, &p);
-		(void)ncells; /* the same count: p.cells */
-		say_estimate(stderr, &p, nnames, mo->budget_s);
-		mo->resume = resume != NULL;
-		measuring = 1;
-		rc = bv_measure(vs, nnames, mo, dir, &logs);
-		if (rc == 0)
-			fprintf(stderr, "measure: done in %.0fs\n", (double)time(NULL) - t0);
-	}
+	(void)ncells; /* the same count as the plan's cells (measure_stage) */
+	if (rc == 0)
+		rc = measure_stage(vs, nnames, c, dir, &logs, &measuring);
 	if (rc == 0) {
 		fprintf(stderr, "results: %s\n", dir);
 		/* results/latest: the newest run by name, for compare latest and
@@ -678,25 +750,8 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		if (!c->not_latest)
 			bv_results_mark_latest(dir);
 	}
-	/* A stage that failed because of the signal (a clone or download cut
-	 * short) is an interruption, not an error of its own. */
-	if (rc && rc != BV_EINTR && bv_interrupted())
-		rc = bv_fail_interrupted();
 	if (rc)
-		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-	if (rc && measuring && !(rc == BV_EINPUT && resume)) {
-		/* The logs hold what finished: say how to go on from there. */
-		char *cmd = resume_command(c, dir);
-		fprintf(stderr, "bench-versions: the finished cells are in %s; %s with:\n  %s\n", dir,
-			rc == BV_EINTR ? "resume" : "once the cause is fixed, resume", cmd);
-		free(cmd);
-	} else if (rc && dir && !resume) {
-		/* Nothing was measured: no empty directory stays behind. */
-		bv_rm_rf(dir);
-		if (rc == BV_EINTR)
-			fprintf(stderr, "bench-versions: nothing was measured yet; builds that finished are cached, "
-					"so the same command goes on from there\n");
-	}
+		rc = say_failed(c, rc, measuring, dir);
 	if (lockfd >= 0)
 		close(lockfd);
 	for (size_t i = 0; i < nresolved; i++)

@@ -987,6 +987,53 @@ static int write_joined(char *const *dirs, size_t ndirs, const char *dir, char *
 	return 0;
 }
 
+/* Slurm's commands (step 1), this program and the working directory, which
+ * the job script needs: a missing sbatch, squeue or scancel is said (by
+ * find_tool) before anything is made; scontrol is optional. */
+static int find_commands(driver *d)
+{
+	if (!(d->sbatch = find_tool("sbatch")) || !(d->squeue = find_tool("squeue")) ||
+	    !(d->scancel = find_tool("scancel")))
+		return BV_EINPUT;
+	d->scontrol = find_tool("scontrol"); /* optional: for messages */
+	d->prog = realpath("/proc/self/exe", NULL);
+	d->cwd = getcwd(NULL, 0);
+	if (!d->prog || !d->cwd)
+		return bv_fail(BV_ERUN, "cannot find this program or the working directory: %s",
+		               strerror(errno));
+	return 0;
+}
+
+/* Step 5: the finished shards' logs joined into the run's directory, one
+ * per version as a run writes them, and the run marked results/latest.
+ * *build_failures: whether any shard had a build that failed. */
+static int join_shards(const driver *d, size_t n, double t_submit, char ***paths, size_t *np,
+                       int *build_failures)
+{
+	char **dirs = bv_xcalloc((size_t)d->nshards, sizeof(char *));
+	for (int i = 0; i < d->nshards; i++) {
+		dirs[i] = d->sh[i].run_dir;
+		*build_failures += d->sh[i].exit_status == BV_EXIT_FAILED && *build_failures == 0;
+	}
+	int rc = write_joined(dirs, (size_t)d->nshards, d->dir, paths, np);
+	free(dirs);
+	if (rc == 0 && *np != n)
+		rc = bv_fail(BV_ERUN, "the shards' logs hold %zu versions, not %zu", *np, n);
+	if (rc == 0) {
+		int retried = 0;
+		for (int i = 0; i < d->nshards; i++)
+			retried += d->sh[i].jobs > 1;
+		fprintf(stderr,
+		        "slurm: %d %s joined in %.1fs from submitting to the joined logs (%d "
+		        "submitted again)\n",
+		        d->nshards, bv_plural(d->nshards, "shard", "shards"), now_s() - t_submit, retried);
+		fprintf(stderr, "results: %s\n", d->dir);
+		if (!d->c->not_latest)
+			bv_results_mark_latest(d->dir);
+	}
+	return rc;
+}
+
 int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opts *so, char **dir_out,
                  char ***logs_out, int *build_failures)
 {
@@ -1004,17 +1051,7 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	int rc = 0, lockfd = -1, submitted = 0;
 	double t_submit = 0;
 	/* 1. the commands, then the directory, then sbatch's own check */
-	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) ||
-	    !(d.scancel = find_tool("scancel")))
-		rc = BV_EINPUT;
-	if (rc == 0) {
-		d.scontrol = find_tool("scontrol"); /* optional: for messages */
-		d.prog = realpath("/proc/self/exe", NULL);
-		d.cwd = getcwd(NULL, 0);
-		if (!d.prog || !d.cwd)
-			rc = bv_fail(BV_ERUN, "cannot find this program or the working directory: %s",
-			             strerror(errno));
-	}
+	rc = find_commands(&d);
 	if (rc == 0)
 		rc = prepare_dir(&d, &lockfd);
 	if (rc == 0) {
@@ -1039,30 +1076,8 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	/* 5. the join */
 	char **paths = NULL;
 	size_t np = 0;
-	if (rc == 0) {
-		char **dirs = bv_xcalloc((size_t)d.nshards, sizeof(char *));
-		for (int i = 0; i < d.nshards; i++) {
-			dirs[i] = d.sh[i].run_dir;
-			*build_failures += d.sh[i].exit_status == BV_EXIT_FAILED && *build_failures == 0;
-		}
-		rc = write_joined(dirs, (size_t)d.nshards, d.dir, &paths, &np);
-		free(dirs);
-		if (rc == 0 && np != n)
-			rc = bv_fail(BV_ERUN, "the shards' logs hold %zu versions, not %zu", np, n);
-		if (rc == 0) {
-			int retried = 0;
-			for (int i = 0; i < d.nshards; i++)
-				retried += d.sh[i].jobs > 1;
-			fprintf(stderr,
-			        "slurm: %d %s joined in %.1fs from submitting to the joined logs (%d "
-			        "submitted again)\n",
-			        d.nshards, bv_plural(d.nshards, "shard", "shards"), now_s() - t_submit,
-			        retried);
-			fprintf(stderr, "results: %s\n", d.dir);
-			if (!c->not_latest)
-				bv_results_mark_latest(d.dir);
-		}
-	}
+	if (rc == 0)
+		rc = join_shards(&d, n, t_submit, &paths, &np, build_failures);
 	if (rc && rc != BV_EINTR && bv_interrupted())
 		rc = bv_fail_interrupted();
 	if (rc) {
