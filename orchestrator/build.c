@@ -1224,10 +1224,14 @@ static int catalog_fixed_object(const char *log, char **path)
 	*path = bv_asprintf("%s/%s.o", root, key);
 	/* Builds running at once (--jobs) wait for the first to compile it:
 	 * a lock on objs/ itself, so that no lock file shows as an entry. */
-	int lock = bv_mkdir_p(root) == 0 ? open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	rc = bv_mkdir_p(root);
+	int lock = rc == 0 ? open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	while (lock >= 0 && flock(lock, LOCK_EX) != 0 && errno == EINTR && !bv_interrupted())
 		;
-	if (bv_exists(*path)) {
+	/* A regular file only: anything else under the key (a FIFO would
+	 * block the link) is made again, renamed over it. */
+	struct stat st;
+	if (rc == 0 && lstat(*path, &st) == 0 && S_ISREG(st.st_mode)) {
 		if (lock >= 0)
 			close(lock);
 		utimensat(AT_FDCWD, *path, NULL, 0); /* last use, for cache trim */
@@ -1239,7 +1243,7 @@ static int catalog_fixed_object(const char *log, char **path)
 		free(root);
 		return 0;
 	}
-	char *tmp = (rc = bv_mkdir_p(root)) == 0 ? bv_mkdtemp_in(root, ".tmp-") : NULL;
+	char *tmp = rc == 0 ? bv_mkdtemp_in(root, ".tmp-") : NULL;
 	if (!tmp) {
 		if (lock >= 0)
 			close(lock);
