@@ -841,8 +841,10 @@ static int outputs_differ(const bv_cell *c, int base_fd, const char *base_label,
 			snprintf(tol, sizeof(tol), "%g ulp or %g relative", so->max_ulp, so->rel_tol);
 		else
 			snprintf(tol, sizeof(tol), "%g ulp", so->max_ulp);
-		snprintf(why, len, "output differs from %s's at element %llu of %llu: %.9g vs %.9g (%.2g%s; tolerance %s)",
-			 base_label, (unsigned long long)i, (unsigned long long)n, a, b, gap, fl ? " ulp" : "", tol);
+		int digits = t == 1 ? 17 : 9; /* enough to tell two neighbouring doubles (floats) apart */
+		snprintf(why, len, "output differs from %s's at element %llu of %llu: %.*g vs %.*g (%.3g%s; tolerance %s)",
+			 base_label, (unsigned long long)i, (unsigned long long)n, digits, a, digits, b, gap,
+			 fl ? " ulp" : "", tol);
 		differ = 1;
 	}
 	free(base), free(mine);

@@ -848,8 +848,12 @@ static int suite_check(void *cell, int out_fd, double *worst)
 	char tol[64];
 	tolerance_text(b, c->tout, tol, sizeof(tol));
 	int fl = c->tout == BVS_F32 || c->tout == BVS_F64;
-	set_error("element %zu of %zu: got %.9g, want %.9g (%.2g%s; tolerance %s; worst %.2g%s)", first, c->nout,
-		  element(c, first), c->ref[first], first_err, fl ? " ulp" : "", tol, w, fl ? " ulp" : "");
+	/* As many digits as the output's type needs to tell two neighbours
+	 * apart (9 for a float, 17 for a double): got and want never read alike. */
+	int digits = c->tout == BVS_F64 ? 17 : 9;
+	double want = c->tout == BVS_F32 ? (double)(float)c->ref[first] : c->ref[first];
+	set_error("element %zu of %zu: got %.*g, want %.*g (%.3g%s; tolerance %s; worst %.3g%s)", first, c->nout,
+		  digits, element(c, first), digits, want, first_err, fl ? " ulp" : "", tol, w, fl ? " ulp" : "");
 	return BV_WRONG;
 }
 

@@ -28,6 +28,8 @@ size_t tl_pack(uint8_t *out, const uint8_t *in, size_t n, int level);
 #if TL_VERSION >= 2
 double tl_cube(double x);
 #endif
+void tl_ulps_d(double *y, const double *x, size_t n, int k);
+void tl_ulps_f(float *y, const float *x, size_t n, int k);
 C
 for v in 1 2; do
 	cat > "$W/tl$v.c" <<C
@@ -57,6 +59,24 @@ size_t tl_pack(uint8_t *out, const uint8_t *in, size_t n, int level)
 #if TL_VERSION >= 2
 double tl_cube(double x) { return x * x * x; }
 #endif
+/* y = x, but element 3 one ulp below it (a 1-ulp result, as a math
+ * library's); version 2 moves it k ulps further down */
+void tl_ulps_d(double *y, const double *x, size_t n, int k)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = x[i];
+	y[3] = nextafter(x[3], -INFINITY);
+	for (int j = 0; TL_VERSION == 2 && j < k; j++)
+		y[3] = nextafter(y[3], -INFINITY);
+}
+void tl_ulps_f(float *y, const float *x, size_t n, int k)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = x[i];
+	y[3] = nextafterf(x[3], -INFINITY);
+	for (int j = 0; TL_VERSION == 2 && j < k; j++)
+		y[3] = nextafterf(y[3], -INFINITY);
+}
 C
 done
 
@@ -173,6 +193,50 @@ static int check_pack(bvs_ctx *c)
 	return BVS_OK;
 }
 
+/* ulps: the exactness of both checks to the last bit.  Element 3 is a
+ * double whose bit pattern, made a double itself, rounds to a multiple of
+ * 512: its neighbour once read 512 ulps away, and 1..9 ulps read 0. */
+typedef struct ust { void *x, *y; size_t n; int f32, k; } ust;
+static int setup_ulps(bvs_ctx *c)
+{
+	ust *s = bvs_alloc(c, sizeof(ust));
+	s->n = 64, s->f32 = !strcmp(bvs_param(c, "type"), "f32"), s->k = (int)bvs_param_int(c, "k");
+	s->x = bvs_alloc(c, s->n * sizeof(double)), s->y = bvs_alloc(c, s->n * sizeof(double));
+	for (size_t i = 0; i < s->n; i++) {
+		double v = i == 3 ? -0x1.47dfeb01aeeffp-2 : bvs_uniform(c, -1, -0.25);
+		if (s->f32)
+			((float *)s->x)[i] = (float)v;
+		else
+			((double *)s->x)[i] = v;
+	}
+	bvs_set_state(c, s);
+	return BVS_OK;
+}
+static int run_ulps(bvs_ctx *c)
+{
+	ust *s = bvs_state(c);
+	if (s->f32)
+		tl_ulps_f(s->y, s->x, s->n, s->k);
+	else
+		tl_ulps_d(s->y, s->x, s->n, s->k);
+	return BVS_OK;
+}
+static int check_ulps_noref(bvs_ctx *c)
+{
+	ust *s = bvs_state(c);
+	bvs_output(c, s->y, s->n, s->f32 ? BVS_F32 : BVS_F64);
+	return BVS_OK;
+}
+static int check_ulps(bvs_ctx *c)
+{
+	ust *s = bvs_state(c);
+	double *want = bvs_alloc(c, s->n * sizeof(double));
+	for (size_t i = 0; i < s->n; i++)
+		want[i] = s->f32 ? ((float *)s->x)[i] : ((double *)s->x)[i];
+	bvs_reference(c, want, s->n);
+	return check_ulps_noref(c);
+}
+
 static const bvs_benchmark benchmarks[] = {
 	{.name = "exp", .params = "size=1K,4K variant=plain,again", .setup = setup_x, .run = run_exp,
 	 .check = check_exp, .max_ulp = 1},
@@ -183,6 +247,10 @@ static const bvs_benchmark benchmarks[] = {
 #endif
 	{.name = "crash", .params = "size=1K", .setup = setup_crash, .run = run_nothing},
 	{.name = "pack", .params = "size=4K level=1,9", .setup = setup_pack, .run = run_pack, .check = check_pack},
+	{.name = "ulps", .params = "size=64 type=f64,f32 k=1,2,8", .setup = setup_ulps, .run = run_ulps,
+	 .check = check_ulps, .max_ulp = 1},
+	{.name = "ulps_noref", .params = "size=64 type=f64,f32 k=1,2,8", .setup = setup_ulps, .run = run_ulps,
+	 .check = check_ulps_noref, .max_ulp = 1},
 	{0},
 };
 BVS_SUITE("tl", benchmarks)
@@ -208,8 +276,8 @@ names = lambda l: [b["name"] for b in v[l]["benchmarks"]]
 ok = {
  "schema": d["schema"] == "bv-runner-describe/1" and set(v) == {"1.0.0", "2.0.0"},
  "suite": v["1.0.0"]["schema"] == "bench-versions-suite/1" and v["2.0.0"]["suite"] == "tl",
- "benchmarks": names("1.0.0") == ["exp", "scale", "drift", "crash", "pack"]
-               and names("2.0.0") == ["exp", "scale", "drift", "cube", "crash", "pack"],
+ "benchmarks": names("1.0.0") == ["exp", "scale", "drift", "crash", "pack", "ulps", "ulps_noref"]
+               and names("2.0.0") == ["exp", "scale", "drift", "cube", "crash", "pack", "ulps", "ulps_noref"],
  "exp": v["1.0.0"]["benchmarks"][0] == {"name": "exp", "params": [
             {"name": "size", "values": ["1K", "4K"]}, {"name": "variant", "values": ["plain", "again"]}],
             "variant": "variant", "max_ulp": 1, "rel_tol": 0, "runs": True},
@@ -268,7 +336,7 @@ check "the descriptions merge" "$W/merge" "$W/desc.json" "$W/suite.json" 1.0.0 2
 merged_names() { python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-sys.exit(0 if [b["name"] for b in d["benchmarks"]] == ["exp", "scale", "drift", "crash", "pack", "cube"] else 1)' "$W/suite.json"; }
+sys.exit(0 if [b["name"] for b in d["benchmarks"]] == ["exp", "scale", "drift", "crash", "pack", "ulps", "ulps_noref", "cube"] else 1)' "$W/suite.json"; }
 check "the merge is the union, in order of first appearance" merged_names
 
 # ---- measuring ---------------------------------------------------------------
@@ -313,7 +381,8 @@ d = json.load(open(sys.argv[1]))
 got = sorted((c["bench"], c["op"], c["backend"], c["size"]) for c in d["cells"])
 want = sorted([("tl", "exp", b, s) for b in ("plain", "again") for s in (1024, 4096)]
   + [("tl", "scale", "default", 256), ("tl", "drift", "default", 256), ("tl", "crash", "default", 1024),
-     ("tl", "pack[level=1]", "default", 4096), ("tl", "pack[level=9]", "default", 4096), ("tl", "cube", "default", 1024)])
+     ("tl", "pack[level=1]", "default", 4096), ("tl", "pack[level=9]", "default", 4096), ("tl", "cube", "default", 1024)]
+  + [("tl", "%s[type=%s][k=%d]" % (b, t, k), "default", 64) for b in ("ulps", "ulps_noref") for k in (1, 2, 8) for t in ("f64", "f32")])
 if got != want: print("#   cells:", got)
 sys.exit(0 if got == want else 1)' "$W/run.json"
 }
@@ -330,6 +399,37 @@ check "scale, 2.0.0: wrong result against the reference, naming the element" \
 check "drift, 1.0.0 (the baseline): ok" is drift default 256 1.0.0 '^ok\|'
 check "drift, 2.0.0: wrong result against 1.0.0's output" \
 	is drift default 256 2.0.0 "^wrong result\|output differs from 1.0.0's at element 17 of 256: .* vs .* \(.* ulp; tolerance 0 ulp\)\|0\|"
+# Both checks are exact to the last bit (max_ulp 1): 1.0.0's element 3 is
+# 1 ulp from the reference (ok), 2.0.0's k+1 ulps (wrong, saying k+1);
+# without a reference 2.0.0 is k ulps from 1.0.0: ok at 1, wrong at 2 and 8.
+# The values print with the digits that tell them apart.
+for t in f64 f32; do
+	for k in 1 2 8; do
+		op="ulps[type=$t][k=$k]"
+		check "$op, 1.0.0: ok against the reference (1 ulp, tolerance 1)" is "$op" default 64 1.0.0 '^ok\|'
+		check "$op, 2.0.0: wrong against the reference by exactly $((k + 1)) ulp" \
+			is "$op" default 64 2.0.0 "^wrong result\|element 3 of 64: got .*, want .* \($((k + 1)) ulp; tolerance 1 ulp; worst $((k + 1)) ulp\)"
+		op="ulps_noref[type=$t][k=$k]"
+		check "$op, 1.0.0: ok" is "$op" default 64 1.0.0 '^ok\|'
+		if [ $k = 1 ]; then
+			check "$op, 2.0.0: 1 ulp from 1.0.0's output is within tolerance" is "$op" default 64 2.0.0 '^ok\|'
+		else
+			check "$op, 2.0.0: wrong, exactly $k ulp from 1.0.0's output" \
+				is "$op" default 64 2.0.0 "^wrong result\|output differs from 1.0.0's at element 3 of 64: .* vs .* \($k ulp; tolerance 1 ulp\)"
+		fi
+	done
+done
+# A double's got and want print with 17 digits: never alike on the page.
+check "ulps f64: got and want differ as printed" python3 - "$W/run.json" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+for c in d["cells"]:
+    if c["op"] == "ulps[type=f64][k=1]":
+        r = [v for v in c["versions"] if v["label"] == "2.0.0"][0]["reason"]
+        m = re.search(r"got (\S+), want (\S+) ", r)
+        sys.exit(0 if m and m.group(1) != m.group(2) and float(m.group(1)) != float(m.group(2)) else 1)
+sys.exit(1)
+PY
 check "cube, 1.0.0: n/a (not in that version)" is cube default 1024 1.0.0 '^n/a\|.*not in this version'
 check "cube, 2.0.0: ok" is cube default 1024 2.0.0 '^ok\|\|3\|'
 
