@@ -130,4 +130,48 @@ interrupted_run() {
 	wait "$pid"
 }
 
+# suite_merge_helper DIR: DIR/merge, a small program that merges bv-runner
+# --describe's per-version descriptions as bench-versions does
+# (bv_suite_desc_merge): merge DESCRIBE.json OUT.json LABEL...  Its compiler's
+# messages go to DIR/cc.err.
+suite_merge_helper() {
+	cat > "$1/merge.c" <<'C'
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "suite_file.h"
+int main(int argc, char **argv)
+{
+	FILE *f = fopen(argv[1], "r");
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	cJSON *d = cJSON_Parse(buf), *into = NULL;
+	char err[1024];
+	for (int i = 3; i < argc; i++)
+		if (bv_suite_desc_merge(&into, argv[3], cJSON_GetObjectItem(cJSON_GetObjectItem(d, "versions"), argv[i]),
+					argv[i], err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+	FILE *o = fopen(argv[2], "w");
+	fputs(cJSON_Print(into), o);
+	fclose(o);
+	return 0;
+}
+C
+	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/harness" -o "$1/merge" "$1/merge.c" "$ROOT/build/harness/suite_file.o" \
+		"$ROOT/build/harness/ops_file.o" "$ROOT/build/harness/benches.o" "$ROOT/build/harness/expr.o" -lcjson -lm \
+		2> "$1/cc.err"
+}
+# suite_file_hash FILE: the FNV-1a digest bv-runner's --suite-hash takes.
+suite_file_hash() {
+	python3 -c '
+import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+print("%016x" % h)' "$1"
+}
+
 finish() { exit $((failures > 0)); }

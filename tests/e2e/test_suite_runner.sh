@@ -302,34 +302,7 @@ check "--describe of a bad suite: names the version, benchmark and reason" \
 sed 's/^/#   /' "$W/bad.err"
 
 # ---- the merge -------------------------------------------------------------
-cat > "$W/merge.c" <<'C'
-/* merge DESCRIBE.json OUT.json LABEL...: bv_suite_desc_merge over the labels */
-#include <cjson/cJSON.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include "suite_file.h"
-int main(int argc, char **argv)
-{
-	FILE *f = fopen(argv[1], "r");
-	static char buf[1 << 20];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	cJSON *d = cJSON_Parse(buf), *into = NULL;
-	char err[1024];
-	for (int i = 3; i < argc; i++)
-		if (bv_suite_desc_merge(&into, argv[3], cJSON_GetObjectItem(cJSON_GetObjectItem(d, "versions"), argv[i]),
-					argv[i], err, sizeof(err))) {
-			fprintf(stderr, "%s\n", err);
-			return 1;
-		}
-	FILE *o = fopen(argv[2], "w");
-	fputs(cJSON_Print(into), o);
-	fclose(o);
-	return 0;
-}
-C
-cc -std=c11 -D_GNU_SOURCE -I"$H" -o "$W/merge" "$W/merge.c" "$ROOT/build/harness/suite_file.o" \
-	"$ROOT/build/harness/ops_file.o" "$ROOT/build/harness/benches.o" "$ROOT/build/harness/expr.o" -lcjson -lm 2> "$W/cc.err"
+suite_merge_helper "$W"
 check "the merge helper builds" test -x "$W/merge"
 sed 's/^/#   /' "$W/cc.err"
 check "the descriptions merge" "$W/merge" "$W/desc.json" "$W/suite.json" 1.0.0 2.0.0
@@ -340,12 +313,7 @@ sys.exit(0 if [b["name"] for b in d["benchmarks"]] == ["exp", "scale", "drift", 
 check "the merge is the union, in order of first appearance" merged_names
 
 # ---- measuring ---------------------------------------------------------------
-hash=$(python3 -c '
-import sys
-h = 0xcbf29ce484222325
-for b in open(sys.argv[1], "rb").read():
-    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-print("%016x" % h)' "$W/suite.json")
+hash=$(suite_file_hash "$W/suite.json")
 measure() { # OUT ARGS...: bv-runner on both versions
 	local out=$1
 	shift
