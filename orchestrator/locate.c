@@ -149,7 +149,13 @@ int bv_locate_library(char **kernel_dir, char **how)
 int bv_results_default(char **root)
 {
 	*root = NULL;
-	if (bv_from_source_tree()) {
+	/* Run from this tool's source tree: its results/, unless the run is
+	 * in another library's checkout (one with a project file of its own),
+	 * whose results are that project's, as an installed tool's are. */
+	bv_project *here = NULL;
+	int elsewhere = bv_from_source_tree() && bv_project_here(&here) == 0 && here && !here->builtin;
+	bv_project_free(here);
+	if (bv_from_source_tree() && !elsewhere) {
 		*root = bv_asprintf("%s/results", bv_home());
 		return 0;
 	}

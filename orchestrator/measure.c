@@ -78,6 +78,7 @@ typedef struct vstate {
 	char *reason;
 	double host_bytes, device_bytes;
 	double lib_host, lib_device; /* the library's workspace in a call; NAN: not counted */
+	double work[3]; /* a suite cell's bvs_work (bytes, flops, items) as the runner said it; 0: not said */
 	double **samples; /* [trial] ns per call, one per round */
 	size_t *nsamples;
 	double *med;   /* [trial] median of the trial's samples, NAN if none */
@@ -424,6 +425,15 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 			vstate *v = &c->v[i];
 			bv_json_num(e, "host_bytes", &v->host_bytes);
 			bv_json_num(e, "device_bytes", &v->device_bytes);
+			/* A suite's work model is its setup's (bvs_work), per version:
+			 * the catalog's comes from the op's definition instead. */
+			const cJSON *wk = cJSON_GetObjectItemCaseSensitive(e, "work");
+			static const char *const wkeys[3] = {"bytes", "flops", "items"};
+			for (int k = 0; k < 3 && cJSON_IsObject(wk); k++) {
+				double x;
+				if (!bv_json_num(wk, wkeys[k], &x) && isfinite(x) && x > 0)
+					v->work[k] = x;
+			}
 			/* Said by the check of each process that checks (one per run
 			 * unless a cell is checked again): the largest is kept. */
 			double lh, ld;
@@ -936,9 +946,14 @@ static cJSON *summarise_cell(session *s, const cstate *c, const bv_cell *def, si
 	char shape[32];
 	cJSON_AddStringToObject(out, "shape", bv_size_format(c->size, shape, sizeof(shape)));
 	double bytes = def ? bv_cell_bytes(def) : 0, flops = def ? bv_cell_flops(def) : 0;
+	/* a cell the op's definition gives no work (a suite's) has its setup's */
+	if (!(bytes > 0) && !(flops > 0))
+		bytes = v->work[0], flops = v->work[1];
 	cJSON *work = cJSON_AddObjectToObject(out, "work");
 	cJSON_AddNumberToObject(work, "bytes", bytes);
 	cJSON_AddNumberToObject(work, "flops", flops);
+	if (v->work[2] > 0)
+		cJSON_AddNumberToObject(work, "items", v->work[2]);
 	cJSON *mem = cJSON_AddObjectToObject(out, "footprint");
 	cJSON_AddNumberToObject(mem, "host_bytes", v->host_bytes);
 	cJSON_AddNumberToObject(mem, "device_bytes", v->device_bytes);

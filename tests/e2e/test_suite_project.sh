@@ -166,4 +166,20 @@ check "an edited suite rebuilds every version" test "$(grep -cE '^build: +1\.[01
 check "... relinking its plugin only: both libraries taken from the cache" \
 	test "$(ls -t "$BENCH_VERSIONS_CACHE"/builds/*.log | head -2 | xargs grep -l 'library: taken from the cache' | wc -l)" -eq 2
 check "--ops total selects total only" bash -c "grep -qE '^tiny +total ' '$TMP/out3' && ! grep -qE '^tiny +rescale ' '$TMP/out3'"
+# A run in the library's checkout, no --results: its results are the
+# project's (.bench-versions/results), none in this tool's results/; the
+# suite's bvs_work reaches the logs, and --units rate prints rates.
+ls "$ROOT/results" > "$TMP/ours.before" 2> /dev/null
+timeout 300 "$BV" 1.0 1.1 --quick --ops total --units rate --counts none > "$TMP/out4" 2> "$TMP/err4"
+check "a run without --results: exit 0" test $? -eq 0
+check "... its results in the library's checkout" test -f "$LIB/.bench-versions/results/latest/1.1.json"
+ls "$ROOT/results" > "$TMP/ours.after" 2> /dev/null
+check "... nothing new in the tool's own results/" cmp -s "$TMP/ours.before" "$TMP/ours.after"
+check "bvs_work's bytes, flops and items in the log" python3 - "$LIB/.bench-versions/results/latest/1.1.json" <<'PY'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["cells"] if c["op"] == "total"][0]
+sys.exit(0 if c["work"] == {"bytes": 8 * 16384, "flops": 16384, "items": 16384} and c.get("gbps", 0) > 0 else 1)
+PY
+check "--units rate prints a suite cell's rate, not its time" contains "$TMP/out4" "^tiny +total +default +16K +[0-9.]+ (GB|GFLOP)/s +[0-9.]+ (GB|GFLOP)/s "
+grep -qE "^tiny +total .*/s " "$TMP/out4" || sed 's/^/#   /' "$TMP/out4"
 finish
