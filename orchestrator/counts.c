@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -343,20 +344,91 @@ static const char *timed_isa(const char *backend, const char *timed_simd, const 
 	return NULL;
 }
 
+/* Whether a reason names AVX-512 ("no AVX-512F", "avx512f", "AVX512"). */
+static int names_avx512(const char *reason)
+{
+	for (const char *p = reason; p && *p; p++)
+		if (!strncasecmp(p, "avx512", 6) || !strncasecmp(p, "avx-512", 7))
+			return 1;
+	return 0;
+}
+
+char *bv_count_missing_note(const bv_count *base, const bv_count *cand)
+{
+	const bv_count *bad = base->status != BV_ST_OK ? base : cand->status != BV_ST_OK ? cand : NULL;
+	if (!bad)
+		return NULL;
+	/* Timed natively (the only cells counted) but skipped or n/a under
+	 * Valgrind: Valgrind's CPU, not the version, is what lacks it.  Said
+	 * of the variant, not of a version, so every version's row reads the
+	 * same. */
+	const bv_count *vg = base->status == BV_ST_SKIPPED || base->status == BV_ST_NA ? base
+			     : cand->status == BV_ST_SKIPPED || cand->status == BV_ST_NA ? cand
+										      : NULL;
+	if (vg && (names_avx512(base->reason) || names_avx512(cand->reason)))
+		return bv_strdup("not counted: this variant needs AVX-512, which Valgrind cannot run");
+	if (vg)
+		return bv_asprintf("not counted: this variant cannot run under Valgrind (%s)",
+				   vg->reason ? vg->reason : bv_status_name(vg->status));
+	return bv_asprintf("not counted: %s %s%s%s", bad->label, bv_status_name(bad->status), bad->reason ? ": " : "",
+			   bad->reason ? bad->reason : "");
+}
+
+/* A rough cost of a call in cycles from its counts: each instruction 1,
+ * each first-level data miss 10, each last-level one 100, each
+ * mispredicted branch 15.  Only for bv_count_weigh: whether the counts can
+ * explain the time at all, never shown as a time. */
+static double modeled_cost(const double *e)
+{
+	return e[BV_EV_IR] + 10 * (e[BV_EV_D1MR] + e[BV_EV_D1MW]) + 100 * (e[BV_EV_DLMR] + e[BV_EV_DLMW]) +
+	       15 * (e[BV_EV_BCM] + e[BV_EV_BIM]);
+}
+
+const char *bv_count_time_kind(const char *kind, double time_ratio, double cost)
+{
+	if ((strcmp(kind, "code") && strcmp(kind, "data")) || !(time_ratio > 0) || !isfinite(time_ratio) ||
+	    !isfinite(cost) || cost <= -1)
+		return kind;
+	double t = log(time_ratio), w = log1p(cost);
+	if ((t < 0 && w > 0) || (t > 0 && w < 0)) /* the other way */
+		return "mixed";
+	if (fabs(t) > BV_COUNT_TIME_FACTOR * fabs(w) + log1p(BV_COUNT_TIME_FLOOR)) /* far more */
+		return "mixed";
+	return kind;
+}
+
+void bv_count_weigh(bv_count_cmp *c, double time_ratio, int layouts)
+{
+	const char *kind = bv_count_time_kind(c->kind, time_ratio, c->cost);
+	if (kind == c->kind)
+		return;
+	char tp[32], cp[32];
+	pct(time_ratio - 1, tp, sizeof(tp));
+	pct(c->cost, cp, sizeof(cp));
+	int against = (time_ratio < 1) != (c->cost < 0);
+	char *text = bv_asprintf("%s, but the time %s (%s against the counts' %s): placement or machine dominates, "
+				 "not the code%s",
+				 c->text, against ? "went the other way" : "moved far more", tp, cp,
+				 layouts > 1 ? " (across the layouts measured: more likely the machine)"
+					     : "; --layouts 4 tells placement from the machine");
+	free(c->text);
+	c->text = text;
+	c->kind = kind;
+}
+
 bv_count_cmp *bv_count_compare(const bv_count *base, const bv_count *cand, const char *backend,
 			       const char *timed_base, const char *timed_cand, const char *machine_isa)
 {
 	bv_count_cmp *c = bv_xcalloc(1, sizeof(*c));
 	c->kind = "unknown";
-	c->instr = c->d1 = c->ll = c->mispred = NAN;
+	c->instr = c->d1 = c->ll = c->mispred = c->cost = NAN;
 	if (!strcmp(backend, "cuda")) {
 		c->text = bv_strdup("not counted: a GPU cell");
 		return c;
 	}
-	const bv_count *bad = base->status != BV_ST_OK ? base : cand->status != BV_ST_OK ? cand : NULL;
-	if (bad) {
-		c->text = bv_asprintf("not counted: %s %s%s%s", bad->label, bv_status_name(bad->status),
-				      bad->reason ? ": " : "", bad->reason ? bad->reason : "");
+	char *missing = bv_count_missing_note(base, cand);
+	if (missing) {
+		c->text = missing;
 		return c;
 	}
 	const double *a = base->ev, *b = cand->ev;
@@ -365,6 +437,7 @@ bv_count_cmp *bv_count_compare(const bv_count *base, const bv_count *cand, const
 	c->d1 = rel(a[BV_EV_D1MR] + a[BV_EV_D1MW], b[BV_EV_D1MR] + b[BV_EV_D1MW]);
 	c->ll = rel(a[BV_EV_DLMR] + a[BV_EV_DLMW], b[BV_EV_DLMR] + b[BV_EV_DLMW]);
 	c->mispred = rel(a[BV_EV_BCM] + a[BV_EV_BIM], b[BV_EV_BCM] + b[BV_EV_BIM]);
+	c->cost = rel(modeled_cost(a), modeled_cost(b));
 	/* The function whose instructions moved most, by name across versions. */
 	double best = 0;
 	for (int side = 0; side < 2; side++) {
@@ -1160,7 +1233,7 @@ static int write_counts(const job *js, size_t n, const char *vg_version, const c
 
 /* What the comparisons found, for the table's counts line. */
 typedef struct counts_tally {
-	size_t kinds[4]; /* of the changes not same: code, data, placement, unknown */
+	size_t kinds[5]; /* of the changes not same: code, data, placement, unknown, mixed */
 	size_t counted, changes;
 	const char *counted_isa; /* the simd ISA the counts ran on */
 } counts_tally;
@@ -1169,7 +1242,7 @@ typedef struct counts_tally {
  * counts. */
 static void compare_changes(bv_table *t, const bv_counts_opts *o, job *js, size_t n, counts_tally *ty)
 {
-	const char *kind_names[] = {"code", "data", "placement", "unknown"};
+	const char *kind_names[] = {"code", "data", "placement", "unknown", "mixed"};
 	for (size_t k = 0; k < t->nrows; k++) {
 		bv_row *r = &t->rows[k];
 		char cell[512];
@@ -1189,11 +1262,15 @@ static void compare_changes(bv_table *t, const bv_counts_opts *o, job *js, size_
 			/* "not the code" explains a change; beside `same` the counts
 			 * only say what they found */
 			int same = ch->valid && ch->verdict == BV_SAME;
+			/* a called change whose time the counts cannot carry (the
+			 * other way, or far more) is not the code's */
+			if (ch->valid && (ch->verdict == BV_SLOWER || ch->verdict == BV_FASTER))
+				bv_count_weigh(ch->why, ch->ratio, ch->layouts);
 			if (same && !strcmp(ch->why->kind, "placement")) {
 				free(ch->why->text);
 				ch->why->text = bv_strdup("same instructions and misses");
 			}
-			for (int i = 0; i < 4 && !same; i++)
+			for (int i = 0; i < 5 && !same; i++)
 				ty->kinds[i] += !strcmp(ch->why->kind, kind_names[i]);
 			ty->changes += !same;
 			if (!strcmp(r->backend, "simd") && jc->c.simd_isa)
@@ -1215,6 +1292,8 @@ static void counts_line(bv_table *t, const counts_tally *ty, const char *vg_vers
 		bv_buf_printf(&b, "; of %zu not same: %zu the code, %zu the data's layout, %zu placement or "
 				  "machine, %zu not told",
 			      ty->changes, ty->kinds[0], ty->kinds[1], ty->kinds[2], ty->kinds[3]);
+	if (ty->kinds[4])
+		bv_buf_printf(&b, ", %zu placement or machine over a smaller change of the counts", ty->kinds[4]);
 	if (made)
 		bv_buf_printf(&b, "; %zu %s made in %.0f s, %zu from the cache", made,
 			      bv_plural((long long)made, "count", "counts"), took, cached);

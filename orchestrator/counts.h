@@ -15,6 +15,9 @@
  *   data       the same instructions, other data misses: the data's layout
  *   placement  the same instructions and data misses: placement or the
  *              machine, not the code
+ *   mixed      the counts differ, but a slower/faster time went the other
+ *              way or far further than they can carry (bv_count_time_kind):
+ *              placement or the machine dominates, not the code
  *   unknown    the counts cannot follow the timed code (Valgrind presents an
  *              AVX2 CPU: an AVX-512 path is timed, the AVX2 one counted; a
  *              device backend; a count that failed), said with the reason
@@ -66,9 +69,10 @@ typedef struct bv_count {
 
 /* Two counts of one cell, compared (bv_change.why). */
 typedef struct bv_count_cmp {
-	const char *kind; /* code, data, placement, unknown */
+	const char *kind; /* code, data, placement, mixed, unknown */
 	char *text;       /* beside the verdict: "instr +3.0 % (kn_scalar_exp +3.1 %)" */
 	double instr, d1, ll, mispred; /* relative changes cand/base - 1; NAN: not counted */
+	double cost; /* the modeled cycles' change (instructions 1, D1 misses 10, LL 100, mispredicts 15) */
 	double ir_base, ir_cand;
 	char *fn;          /* the function whose instructions changed most; NULL: none */
 	double fn_base, fn_cand;
@@ -126,5 +130,20 @@ int bv_callgrind_parse(const char *text, size_t len, size_t max_fns, bv_count *c
 bv_count_cmp *bv_count_compare(const bv_count *base, const bv_count *cand, const char *backend,
 			       const char *timed_base, const char *timed_cand, const char *machine_isa);
 void bv_count_free(bv_count *c);
+/* Why a cell has no counts ("not counted: ..."), NULL when both sides have
+ * them.  Both cells were timed (only those are counted): one skipped or n/a
+ * under Valgrind is a variant Valgrind cannot run, said so ("needs
+ * AVX-512, which Valgrind cannot run" when the reason names AVX-512). */
+char *bv_count_missing_note(const bv_count *base, const bv_count *cand);
+/* The time against the counts (docs/measurement.md, "Why a cell changed"):
+ * a code or data kind whose time ratio goes the other way from the modeled
+ * cost's change, or moves more than BV_COUNT_TIME_FACTOR times as far (in
+ * log) plus BV_COUNT_TIME_FLOOR, is "mixed"; any other kind is kept. */
+#define BV_COUNT_TIME_FACTOR 3.0
+#define BV_COUNT_TIME_FLOOR 0.02
+const char *bv_count_time_kind(const char *kind, double time_ratio, double cost);
+/* c's kind and text for a called change of time_ratio (measured over
+ * layouts code layouts): a "mixed" says placement or machine dominates. */
+void bv_count_weigh(bv_count_cmp *c, double time_ratio, int layouts);
 
 #endif

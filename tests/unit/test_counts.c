@@ -144,6 +144,79 @@ static void tells_code_data_and_placement(void **state)
 	bv_count_free(&a), bv_count_free(&same), bv_count_free(&more), bv_count_free(&tiny), bv_count_free(&data);
 }
 
+/* The time against the counts: 1 % more work timed 25 % faster is not the
+ * code's doing (a scalar add planted with 1 % more work read "0.749 faster;
+ * instr +1.00 %", kind code). */
+static void time_the_counts_cannot_carry(void **state)
+{
+	(void)state;
+	/* the decision alone: time ratio and the counts' modeled change */
+	assert_string_equal(bv_count_time_kind("code", 0.749, 0.01), "mixed"); /* work grew, time fell */
+	assert_string_equal(bv_count_time_kind("code", 1.25, -0.01), "mixed"); /* work fell, time grew */
+	assert_string_equal(bv_count_time_kind("code", 1.25, 0.01), "mixed");  /* 22 % in log against 1 % */
+	assert_string_equal(bv_count_time_kind("code", 0.80, -0.01), "mixed");
+	assert_string_equal(bv_count_time_kind("data", 0.749, 0.05), "mixed");
+	assert_string_equal(bv_count_time_kind("code", 1.03, 0.03), "code");   /* the plant, as timed */
+	assert_string_equal(bv_count_time_kind("code", 0.903, -0.0645), "code"); /* 0.10.1's exp */
+	assert_string_equal(bv_count_time_kind("code", 1.02, 0.002), "code");  /* within the 2 % floor */
+	assert_string_equal(bv_count_time_kind("code", 1.10, 0.03), "code");   /* within 3x */
+	assert_string_equal(bv_count_time_kind("code", 1.12, 0.03), "mixed");  /* past 3x + 2 % */
+	assert_string_equal(bv_count_time_kind("data", 0.5, -0.4), "data");
+	/* identical counts and counts of another path keep their kind */
+	assert_string_equal(bv_count_time_kind("placement", 0.749, 0), "placement");
+	assert_string_equal(bv_count_time_kind("unknown", 0.749, 0.01), "unknown");
+	assert_string_equal(bv_count_time_kind("code", NAN, 0.01), "code");
+
+	/* the whole row: counts with 1 % more instructions, time 0.749 */
+	bv_count a = count("a", 1e6, 5e4, "kn_scalar_binary", 9e5, NULL);
+	bv_count more = count("b", 1.01e6, 5e4, "kn_scalar_binary", 9.1e5, NULL);
+	bv_count_cmp *w = bv_count_compare(&a, &more, "scalar", NULL, NULL, NULL);
+	assert_string_equal(w->kind, "code");
+	assert_true(w->cost > 0 && w->cost < 0.01);
+	bv_count_weigh(w, 0.749, 1);
+	assert_string_equal(w->kind, "mixed");
+	assert_non_null(strstr(w->text, "instr +1.00 %"));
+	assert_non_null(strstr(w->text, "the other way"));
+	assert_non_null(strstr(w->text, "placement or machine dominates, not the code"));
+	assert_non_null(strstr(w->text, "--layouts 4"));
+	bv_count_cmp_free(w);
+	/* ... timed 1 % slower: the code's */
+	w = bv_count_compare(&a, &more, "scalar", NULL, NULL, NULL);
+	bv_count_weigh(w, 1.01, 1);
+	assert_string_equal(w->kind, "code");
+	assert_string_equal(w->text, "instr +1.00 % (kn_scalar_binary +1.11 %)");
+	bv_count_cmp_free(w);
+	bv_count_free(&a), bv_count_free(&more);
+}
+
+/* A cell timed natively that Valgrind's CPU cannot run (a suite's AVX-512
+ * variant skips itself under Valgrind): said of the variant, on every
+ * version's row, never as one version's skip. */
+static void variants_valgrind_cannot_run(void **state)
+{
+	(void)state;
+	bv_count a = count("3.5.1", 1e6, 5e4, "f", 9e5, NULL), b = count("3.6", 1e6, 5e4, "f", 9e5, NULL);
+	a.status = b.status = BV_ST_SKIPPED;
+	a.reason = strdup("this CPU has no AVX-512F"), b.reason = strdup("this CPU has no AVX-512F");
+	bv_count_cmp *w = bv_count_compare(&a, &b, "scalar", NULL, NULL, "avx512f");
+	assert_string_equal(w->kind, "unknown");
+	assert_string_equal(w->text, "not counted: this variant needs AVX-512, which Valgrind cannot run");
+	bv_count_cmp_free(w);
+	/* only the candidate skipped: the same words, no version named */
+	bv_count c = count("3.5.1", 1e6, 5e4, "f", 9e5, NULL);
+	char *note = bv_count_missing_note(&c, &b);
+	assert_string_equal(note, "not counted: this variant needs AVX-512, which Valgrind cannot run");
+	free(note);
+	/* another reason: still the variant and Valgrind, with the reason */
+	free(b.reason);
+	b.reason = strdup("needs AMX");
+	note = bv_count_missing_note(&c, &b);
+	assert_string_equal(note, "not counted: this variant cannot run under Valgrind (needs AMX)");
+	free(note);
+	assert_null(bv_count_missing_note(&c, &c));
+	bv_count_free(&a), bv_count_free(&b), bv_count_free(&c);
+}
+
 int test_counts(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +224,8 @@ int test_counts(void)
 		cmocka_unit_test(reads_compressed_names),
 		cmocka_unit_test(refuses_what_is_not_one),
 		cmocka_unit_test(tells_code_data_and_placement),
+		cmocka_unit_test(time_the_counts_cannot_carry),
+		cmocka_unit_test(variants_valgrind_cannot_run),
 	};
 	return test_run_group("counts", tests, NULL, NULL);
 }
