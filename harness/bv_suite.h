@@ -176,6 +176,17 @@ void *bvs_alloc(bvs_ctx *c, size_t bytes);
  * is; zeroed when *fill is 1; NULL when there is none to give. */
 void *bvs_alloc_shared(bvs_ctx *c, size_t bytes, int *fill);
 
+/* The name of the benchmark this cell is of ("exp"): one setup may serve
+ * several benchmarks and ask which. */
+const char *bvs_benchmark_name(const bvs_ctx *c);
+
+/* This cell's tolerance for its float output, in place of the benchmark's
+ * .max_ulp and .rel_tol (from setup or check): a benchmark whose
+ * parameter picks float or double can accept 1 ulp of a double and 2 of a
+ * float.  Both checks use it, against the reference and against the
+ * baseline version's output.  Values outside [0, 1e18] are ignored. */
+void bvs_tolerance(bvs_ctx *c, double max_ulp, double rel_tol);
+
 /* The cell's deterministic random stream: the same for a cell in every
  * version and process (seeded by the suite, benchmark and parameters). */
 uint64_t bvs_random(bvs_ctx *c);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BV_PLUGIN_ABI 10
+#define BV_PLUGIN_ABI 11 /* 11: suite_check's output carries the cell's tolerance (BVSOUT2) */
 #define BV_PLUGIN_SYMBOL "bv_plugin_get"
 
 /* Version of the kernels library being built, passed by the orchestrator as
@@ -221,8 +221,10 @@ typedef struct bv_plugin {
 	int (*suite_open)(const char *bench, const char *params, uint64_t seed, int inputs, void **cell);
 	/* One run, then the benchmark's check: compares output and reference (tolerance of the
 	 * benchmark; the worst error found is in *worst, NAN when no reference), writes the output
-	 * to out_fd (when >= 0 and check named one) as: 8 bytes "BVSOUT1\0", uint32 type
-	 * (bvs_type), uint32 0, uint64 n, then the n elements.  BV_OK, BV_WRONG or BV_FAILED. */
+	 * to out_fd (when >= 0 and check named one) as: 8 bytes "BVSOUT2\0", uint32 type
+	 * (bvs_type), uint32 own (1: the cell's own tolerance, bvs_tolerance), uint64 n, double
+	 * max_ulp, double rel_tol (the cell's tolerance), then the n elements.  BV_OK, BV_WRONG
+	 * or BV_FAILED. */
 	int (*suite_check)(void *cell, int out_fd, double *worst);
 	/* bvs_work's numbers (bytes, flops, items; 0 when not said). */
 	void (*suite_work)(void *cell, double work[3]);

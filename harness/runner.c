@@ -767,17 +767,26 @@ static cJSON *suite_check_child(check_job *j)
 	return o;
 }
 
-/* A version's output as suite_check wrote it to fd: "BVSOUT1\0", uint32
- * type, uint32 0, uint64 n, the elements.  Returns the elements (malloc'd)
+/* A version's output as suite_check wrote it to fd: "BVSOUT2\0", uint32
+ * type, uint32 own (1: the cell set its own tolerance), uint64 n, double
+ * max_ulp, double rel_tol, the elements.  Returns the elements (malloc'd)
  * or NULL when there are none (the check named no output, or the file is
- * short). */
-static unsigned char *read_output(int fd, uint32_t *type, uint64_t *n)
+ * short); *tol the cell's own tolerance, or NULL-like (own 0). */
+typedef struct out_tol {
+	int own;
+	double max_ulp, rel_tol;
+} out_tol;
+
+static unsigned char *read_output(int fd, uint32_t *type, uint64_t *n, out_tol *tol)
 {
-	unsigned char head[24];
+	unsigned char head[40];
 	static const size_t es[] = {4, 8, 1, 4, 8}; /* bv_suite.h: bvs_type */
-	if (fd < 0 || pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) || memcmp(head, "BVSOUT1", 8))
+	if (fd < 0 || pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) || memcmp(head, "BVSOUT2", 8))
 		return NULL;
-	memcpy(type, head + 8, 4), memcpy(n, head + 16, 8);
+	uint32_t own;
+	memcpy(type, head + 8, 4), memcpy(&own, head + 12, 4), memcpy(n, head + 16, 8);
+	memcpy(&tol->max_ulp, head + 24, 8), memcpy(&tol->rel_tol, head + 32, 8);
+	tol->own = own == 1 && tol->max_ulp >= 0 && tol->max_ulp <= 1e18 && tol->rel_tol >= 0 && tol->rel_tol <= 1e18;
 	if (*type > 4 || *n > ((uint64_t)1 << 40) / es[*type])
 		return NULL;
 	size_t bytes = (size_t)*n * es[*type];
@@ -816,7 +825,8 @@ static int outputs_differ(const bv_cell *c, int base_fd, const char *base_label,
 	static const char *const types[] = {"f32", "f64", "u8", "i32", "i64"};
 	uint32_t bt = 0, t = 0;
 	uint64_t bn = 0, n = 0;
-	unsigned char *base = read_output(base_fd, &bt, &bn), *mine = base ? read_output(fd, &t, &n) : NULL;
+	out_tol btol = {0}, tol = {0}; /* btol unused: both are this suite's, mine decides */
+	unsigned char *base = read_output(base_fd, &bt, &bn, &btol), *mine = base ? read_output(fd, &t, &n, &tol) : NULL;
 	int differ = 0;
 	if (!base || !mine) {
 		free(base), free(mine);
@@ -828,24 +838,26 @@ static int outputs_differ(const bv_cell *c, int base_fd, const char *base_label,
 		differ = 1;
 	}
 	const bv_suite_op *so = c->op->suite;
+	/* the cell's own tolerance (bvs_tolerance, this version's), else the benchmark's */
+	double max_ulp = tol.own ? tol.max_ulp : so->max_ulp, rel_tol = tol.own ? tol.rel_tol : so->rel_tol;
 	int fl = t == 0 || t == 1;
 	for (uint64_t i = 0; !differ && i < n; i++) {
 		double a = output_at(mine, t, i), b = output_at(base, t, i);
 		double gap = fl ? bv_ulp_gap(a, b, t == 0) : fabs(a - b);
-		int ok = fl ? gap <= so->max_ulp || (so->rel_tol > 0 && fabs(a - b) <= so->rel_tol * fabs(b)) : a == b;
+		int ok = fl ? gap <= max_ulp || (rel_tol > 0 && fabs(a - b) <= rel_tol * fabs(b)) : a == b;
 		if (ok)
 			continue;
-		char tol[64];
+		char tols[64];
 		if (!fl)
-			snprintf(tol, sizeof(tol), "exact");
-		else if (so->rel_tol > 0)
-			snprintf(tol, sizeof(tol), "%g ulp or %g relative", so->max_ulp, so->rel_tol);
+			snprintf(tols, sizeof(tols), "exact");
+		else if (rel_tol > 0)
+			snprintf(tols, sizeof(tols), "%g ulp or %g relative", max_ulp, rel_tol);
 		else
-			snprintf(tol, sizeof(tol), "%g ulp", so->max_ulp);
+			snprintf(tols, sizeof(tols), "%g ulp", max_ulp);
 		int digits = t == 1 ? 17 : 9; /* enough to tell two neighbouring doubles (floats) apart */
 		snprintf(why, len, "output differs from %s's at element %llu of %llu: %.*g vs %.*g (%.3g%s; tolerance %s)",
 			 base_label, (unsigned long long)i, (unsigned long long)n, digits, a, digits, b, gap,
-			 fl ? " ulp" : "", tol);
+			 fl ? " ulp" : "", tols);
 		differ = 1;
 	}
 	free(base), free(mine);

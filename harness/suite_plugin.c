@@ -385,6 +385,8 @@ struct bvs_ctx {
 	double *ref;
 	size_t nref;
 	int bad_output; /* bvs_output with an unknown type, or no memory for a copy */
+	int own_tol;    /* bvs_tolerance was called: max_ulp and rel_tol below, not the benchmark's */
+	double max_ulp, rel_tol;
 };
 
 const char *bvs_param(const bvs_ctx *c, const char *name)
@@ -394,6 +396,21 @@ const char *bvs_param(const bvs_ctx *c, const char *name)
 			return c->values[i];
 	return NULL;
 }
+
+const char *bvs_benchmark_name(const bvs_ctx *c)
+{
+	return c && c->d ? c->d->b->name : NULL;
+}
+
+void bvs_tolerance(bvs_ctx *c, double max_ulp, double rel_tol)
+{
+	if (c && max_ulp >= 0 && max_ulp <= 1e18 && rel_tol >= 0 && rel_tol <= 1e18)
+		c->own_tol = 1, c->max_ulp = max_ulp, c->rel_tol = rel_tol;
+}
+
+/* The cell's tolerance: its own (bvs_tolerance), else its benchmark's. */
+static double tol_ulp(const bvs_ctx *c) { return c->own_tol ? c->max_ulp : c->d->b->max_ulp; }
+static double tol_rel(const bvs_ctx *c) { return c->own_tol ? c->rel_tol : c->d->b->rel_tol; }
 
 /* One dimension of a value: digits, then K, M or G (powers of 1024);
  * -1 when it is not one or past 2^62. */
@@ -740,7 +757,7 @@ static double element(const bvs_ctx *c, size_t i)
 
 /* Whether got is within the benchmark's tolerance of want (floats), or
  * equal to it (other types); its error in ulps (floats) or absolute. */
-static int within(const bvs_benchmark *b, bvs_type t, double got, double want, double *err)
+static int within(const bvs_ctx *c, bvs_type t, double got, double want, double *err)
 {
 	if (t != BVS_F32 && t != BVS_F64) {
 		*err = fabs(got - want);
@@ -749,17 +766,17 @@ static int within(const bvs_benchmark *b, bvs_type t, double got, double want, d
 	int f32 = t == BVS_F32;
 	double w = f32 ? (double)(float)want : want; /* the reference rounded to the output's type */
 	*err = bv_ulp_gap(got, w, f32);
-	return *err <= b->max_ulp || (b->rel_tol > 0 && fabs(got - want) <= b->rel_tol * fabs(want));
+	return *err <= tol_ulp(c) || (tol_rel(c) > 0 && fabs(got - want) <= tol_rel(c) * fabs(want));
 }
 
-static void tolerance_text(const bvs_benchmark *b, bvs_type t, char *buf, size_t len)
+static void tolerance_text(const bvs_ctx *c, bvs_type t, char *buf, size_t len)
 {
 	if (t != BVS_F32 && t != BVS_F64)
 		snprintf(buf, len, "exact");
-	else if (b->rel_tol > 0)
-		snprintf(buf, len, "%g ulp or %g relative", b->max_ulp, b->rel_tol);
+	else if (tol_rel(c) > 0)
+		snprintf(buf, len, "%g ulp or %g relative", tol_ulp(c), tol_rel(c));
 	else
-		snprintf(buf, len, "%g ulp", b->max_ulp);
+		snprintf(buf, len, "%g ulp", tol_ulp(c));
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -819,11 +836,15 @@ static int suite_check(void *cell, int out_fd, double *worst)
 		return BV_FAILED;
 	}
 	if (named && out_fd >= 0) {
-		unsigned char head[24];
-		uint32_t type = (uint32_t)c->tout, zero = 0;
+		/* the cell's own tolerance (bvs_tolerance) goes with it, for the
+		 * runner's comparison with the baseline's output */
+		unsigned char head[40];
+		uint32_t type = (uint32_t)c->tout, own = (uint32_t)c->own_tol;
 		uint64_t n = c->nout;
-		memcpy(head, "BVSOUT1", 8);
-		memcpy(head + 8, &type, 4), memcpy(head + 12, &zero, 4), memcpy(head + 16, &n, 8);
+		double ulp = tol_ulp(c), rel = tol_rel(c);
+		memcpy(head, "BVSOUT2", 8);
+		memcpy(head + 8, &type, 4), memcpy(head + 12, &own, 4), memcpy(head + 16, &n, 8);
+		memcpy(head + 24, &ulp, 8), memcpy(head + 32, &rel, 8);
 		if (write_all(out_fd, head, sizeof(head)) || write_all(out_fd, c->out, c->nout * type_size(c->tout))) {
 			set_error("%s: cannot write the output for the comparison between versions", b->name);
 			return BV_FAILED;
@@ -837,7 +858,7 @@ static int suite_check(void *cell, int out_fd, double *worst)
 	size_t first = SIZE_MAX;
 	for (size_t i = 0; i < c->nout; i++) {
 		double e;
-		if (!within(b, c->tout, element(c, i), c->ref[i], &e) && first == SIZE_MAX)
+		if (!within(c, c->tout, element(c, i), c->ref[i], &e) && first == SIZE_MAX)
 			first = i, first_err = e;
 		if (e > w || isnan(e))
 			w = e;
@@ -846,7 +867,7 @@ static int suite_check(void *cell, int out_fd, double *worst)
 	if (first == SIZE_MAX)
 		return BV_OK;
 	char tol[64];
-	tolerance_text(b, c->tout, tol, sizeof(tol));
+	tolerance_text(c, c->tout, tol, sizeof(tol));
 	int fl = c->tout == BVS_F32 || c->tout == BVS_F64;
 	/* As many digits as the output's type needs to tell two neighbours
 	 * apart (9 for a float, 17 for a double): got and want never read alike. */

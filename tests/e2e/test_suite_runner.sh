@@ -210,6 +210,10 @@ static int setup_ulps(bvs_ctx *c)
 			((double *)s->x)[i] = v;
 	}
 	bvs_set_state(c, s);
+	/* pertype: one setup for several benchmarks, asking which; a float
+	 * accepts 8 ulps, a double 1 (its .max_ulp says 0) */
+	if (!strcmp(bvs_benchmark_name(c), "pertype"))
+		bvs_tolerance(c, s->f32 ? 8 : 1, 0);
 	return BVS_OK;
 }
 static int run_ulps(bvs_ctx *c)
@@ -251,6 +255,8 @@ static const bvs_benchmark benchmarks[] = {
 	 .check = check_ulps, .max_ulp = 1},
 	{.name = "ulps_noref", .params = "size=64 type=f64,f32 k=1,2,8", .setup = setup_ulps, .run = run_ulps,
 	 .check = check_ulps_noref, .max_ulp = 1},
+	{.name = "pertype", .params = "size=64 type=f64,f32 k=1,2,8", .setup = setup_ulps, .run = run_ulps,
+	 .check = check_ulps_noref},
 	{0},
 };
 BVS_SUITE("tl", benchmarks)
@@ -276,8 +282,8 @@ names = lambda l: [b["name"] for b in v[l]["benchmarks"]]
 ok = {
  "schema": d["schema"] == "bv-runner-describe/1" and set(v) == {"1.0.0", "2.0.0"},
  "suite": v["1.0.0"]["schema"] == "bench-versions-suite/1" and v["2.0.0"]["suite"] == "tl",
- "benchmarks": names("1.0.0") == ["exp", "scale", "drift", "crash", "pack", "ulps", "ulps_noref"]
-               and names("2.0.0") == ["exp", "scale", "drift", "cube", "crash", "pack", "ulps", "ulps_noref"],
+ "benchmarks": names("1.0.0") == ["exp", "scale", "drift", "crash", "pack", "ulps", "ulps_noref", "pertype"]
+               and names("2.0.0") == ["exp", "scale", "drift", "cube", "crash", "pack", "ulps", "ulps_noref", "pertype"],
  "exp": v["1.0.0"]["benchmarks"][0] == {"name": "exp", "params": [
             {"name": "size", "values": ["1K", "4K"]}, {"name": "variant", "values": ["plain", "again"]}],
             "variant": "variant", "max_ulp": 1, "rel_tol": 0, "runs": True},
@@ -309,7 +315,7 @@ check "the descriptions merge" "$W/merge" "$W/desc.json" "$W/suite.json" 1.0.0 2
 merged_names() { python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-sys.exit(0 if [b["name"] for b in d["benchmarks"]] == ["exp", "scale", "drift", "crash", "pack", "ulps", "ulps_noref", "cube"] else 1)' "$W/suite.json"; }
+sys.exit(0 if [b["name"] for b in d["benchmarks"]] == ["exp", "scale", "drift", "crash", "pack", "ulps", "ulps_noref", "pertype", "cube"] else 1)' "$W/suite.json"; }
 check "the merge is the union, in order of first appearance" merged_names
 
 # ---- measuring ---------------------------------------------------------------
@@ -350,7 +356,7 @@ got = sorted((c["bench"], c["op"], c["backend"], c["size"]) for c in d["cells"])
 want = sorted([("tl", "exp", b, s) for b in ("plain", "again") for s in (1024, 4096)]
   + [("tl", "scale", "default", 256), ("tl", "drift", "default", 256), ("tl", "crash", "default", 1024),
      ("tl", "pack[level=1]", "default", 4096), ("tl", "pack[level=9]", "default", 4096), ("tl", "cube", "default", 1024)]
-  + [("tl", "%s[type=%s][k=%d]" % (b, t, k), "default", 64) for b in ("ulps", "ulps_noref") for k in (1, 2, 8) for t in ("f64", "f32")])
+  + [("tl", "%s[type=%s][k=%d]" % (b, t, k), "default", 64) for b in ("ulps", "ulps_noref", "pertype") for k in (1, 2, 8) for t in ("f64", "f32")])
 if got != want: print("#   cells:", got)
 sys.exit(0 if got == want else 1)' "$W/run.json"
 }
@@ -387,6 +393,15 @@ for t in f64 f32; do
 		fi
 	done
 done
+# bvs_tolerance from a setup that asks bvs_benchmark_name: pertype's
+# double accepts 1 ulp, its float 8, though .max_ulp is 0.
+for k in 1 2 8; do
+	check "pertype[type=f32][k=$k], 2.0.0: $k ulp from 1.0.0 within the float's own 8" \
+		is "pertype[type=f32][k=$k]" default 64 2.0.0 '^ok\|'
+done
+check "pertype[type=f64][k=1], 2.0.0: 1 ulp within the double's own 1" is "pertype[type=f64][k=1]" default 64 2.0.0 '^ok\|'
+check "pertype[type=f64][k=2], 2.0.0: wrong, saying the cell's tolerance" \
+	is "pertype[type=f64][k=2]" default 64 2.0.0 "^wrong result\|output differs from 1.0.0's at element 3 of 64: .* \(2 ulp; tolerance 1 ulp\)"
 # A double's got and want print with 17 digits: never alike on the page.
 check "ulps f64: got and want differ as printed" python3 - "$W/run.json" <<'PY'
 import json, re, sys
