@@ -1,4 +1,5 @@
 /* cmd_list.c - bench-versions list benches|backends|versions|baselines. */
+#include <cjson/cJSON.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +9,10 @@
 #include "benches.h"
 #include "cli.h"
 #include "common.h"
+#include "fs.h"
 #include "locate.h"
 #include "options.h"
+#include "project.h"
 #include "proc.h"
 #include "resolve.h"
 #include "results.h"
@@ -73,10 +76,74 @@ static int list_baselines(const char *results)
 	return 0;
 }
 
+/* list benches in a project whose benchmarks are its suite: the suite's
+ * benchmarks as the latest run here described them (their parameters are
+ * known once a version is built: the plugin describes them), or where
+ * they come from when nothing ran yet.  Never the bundled catalog, which
+ * such a project does not measure. */
+static int list_suite(const bv_project *p)
+{
+	char *root = NULL, *path = NULL, *text = NULL;
+	size_t len = 0;
+	cJSON *d = NULL;
+	if (bv_results_default(&root) == 0) {
+		path = bv_asprintf("%s/latest/suite.json", root);
+		if (bv_read_file(path, 16 << 20, &text, &len) == 0)
+			d = cJSON_ParseWithLength(text, len);
+	}
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "suite");
+	const cJSON *benches = cJSON_GetObjectItemCaseSensitive(d, "benchmarks");
+	if (!cJSON_IsString(name) || !cJSON_IsArray(benches)) {
+		printf("suite in %s (%s): its benchmarks are described by each version's build; "
+		       "run `bench-versions VERSION --quick` once, then list them here\n",
+		       p->suite, p->path);
+	} else {
+		printf("%s (suite in %s, as the run %s described it)\n  ops:", name->valuestring, p->suite, path);
+		const cJSON *b;
+		cJSON_ArrayForEach(b, benches)
+		{
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name");
+			if (cJSON_IsString(n))
+				printf(" %s", n->valuestring);
+		}
+		printf("\n");
+		cJSON_ArrayForEach(b, benches)
+		{
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name"), *pa;
+			if (!cJSON_IsString(n))
+				continue;
+			printf("  %s:", n->valuestring);
+			cJSON_ArrayForEach(pa, cJSON_GetObjectItemCaseSensitive(b, "params"))
+			{
+				const cJSON *pn = cJSON_GetObjectItemCaseSensitive(pa, "name"), *v;
+				if (!cJSON_IsString(pn))
+					continue;
+				printf(" %s=", pn->valuestring);
+				int first = 1;
+				cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(pa, "values"))
+				if (cJSON_IsString(v))
+					printf("%s%s", first ? "" : ",", v->valuestring), first = 0;
+			}
+			printf("\n");
+		}
+	}
+	cJSON_Delete(d);
+	free(text), free(path), free(root);
+	return 0;
+}
+
 /* list benches: each group with its ops (user-defined ones marked with
- * their function), sizes and backends. */
+ * their function), sizes and backends; a project's suite instead where it
+ * has one. */
 static int list_benches(void)
 {
+	bv_project *here = NULL;
+	if (bv_project_here(&here) == 0 && here && here->suite) {
+		int rc = list_suite(here);
+		bv_project_free(here);
+		return rc;
+	}
+	bv_project_free(here);
 	int project_rc = 0;
 	const char *perr = bv_user_ops_project_error(&project_rc);
 	if (perr) {

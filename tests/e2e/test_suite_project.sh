@@ -169,6 +169,9 @@ check "--ops total selects total only" bash -c "grep -qE '^tiny +total ' '$TMP/o
 # A run in the library's checkout, no --results: its results are the
 # project's (.bench-versions/results), none in this tool's results/; the
 # suite's bvs_work reaches the logs, and --units rate prints rates.
+"$BV" list benches > "$TMP/list0" 2>&1
+check "list benches before any run here: the suite, not the bundled catalog" \
+	bash -c "grep -q 'suite in $LIB/bench/suite' '$TMP/list0' && ! grep -q '^unary' '$TMP/list0'"
 ls "$ROOT/results" > "$TMP/ours.before" 2> /dev/null
 timeout 300 "$BV" 1.0 1.1 --quick --ops total --units rate --counts none > "$TMP/out4" 2> "$TMP/err4"
 check "a run without --results: exit 0" test $? -eq 0
@@ -180,6 +183,10 @@ import json, sys
 c = [c for c in json.load(open(sys.argv[1]))["cells"] if c["op"] == "total"][0]
 sys.exit(0 if c["work"] == {"bytes": 8 * 16384, "flops": 16384, "items": 16384} and c.get("gbps", 0) > 0 else 1)
 PY
+"$BV" list benches > "$TMP/list1" 2>&1
+check "list benches after a run: the suite's benchmarks and parameters" \
+	bash -c "grep -qx '  ops: total rescale' '$TMP/list1' && grep -q '^  total: size=16K' '$TMP/list1' && ! grep -q '^unary' '$TMP/list1'"
+sed 's/^/#   /' "$TMP/list1"
 check "--units rate prints a suite cell's rate, not its time" contains "$TMP/out4" "^tiny +total +default +16K +[0-9.]+ (GB|GFLOP)/s +[0-9.]+ (GB|GFLOP)/s "
 grep -qE "^tiny +total .*/s " "$TMP/out4" || sed 's/^/#   /' "$TMP/out4"
 finish
