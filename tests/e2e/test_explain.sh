@@ -77,6 +77,16 @@ def change(version, backend):
                     return c
     raise SystemExit("no change for %s %s" % (version, backend))
 what = sys.argv[2]
+def code_or_mixed(c):
+    # more work is the code's, unless placement timed the cell `faster` (the
+    # other way) or moved it far past the work: then "mixed", never "code"
+    w = c["counts"]
+    if c["verdict"] in ("slower", "faster") and w["kind"] == "mixed":
+        assert "placement or machine dominates, not the code" in w["text"], w
+    else:
+        assert w["kind"] == "code", (c["verdict"], w)
+    if c["verdict"] == "faster":
+        assert w["kind"] == "mixed", (c["verdict"], w)  # more work, less time
 if what == "schema":
     assert doc["schema_version"] == "1.8", doc["schema_version"]
     assert "counted by Valgrind" in doc["counts_summary"], doc["counts_summary"]
@@ -85,16 +95,18 @@ elif what == "pad":
     assert w["kind"] == "placement", w
     assert w["instructions_change"] == 0 and w["instructions"] == w["instructions_base"] > 1e6, w
 elif what == "relu3":
-    w = change("relu3", "scalar")["counts"]
-    assert w["kind"] == "code", w
+    c = change("relu3", "scalar")
+    w = c["counts"]
+    code_or_mixed(c)
     assert 0.02 < w["instructions_change"] < 0.04, w
     assert w["function"] == "kn_scalar_unary_ex", w
     f = w["function_instructions"] / w["function_instructions_base"] - 1
     assert 0.02 < f < 0.05, (f, w)
     assert "kn_scalar_unary_ex +" in w["text"], w["text"]
 elif what == "relu01":
-    w = change("relu01", "scalar")["counts"]
-    assert w["kind"] == "code", w
+    c = change("relu01", "scalar")
+    w = c["counts"]
+    code_or_mixed(c)
     assert 0.0005 < w["instructions_change"] < 0.002, w
     assert w["text"].startswith("instr +0.1"), w["text"]
 elif what == "simd":
