@@ -47,6 +47,7 @@
 #include "hash.h"
 #include "json.h"
 #include "proc.h"
+#include "progress.h"
 #include "resolve.h"
 #include "suite.h"
 #include "user_ops.h"
@@ -1679,18 +1680,6 @@ typedef struct watch {
 	long interval;
 } watch;
 
-static long progress_interval(void)
-{
-	const char *env = getenv("BENCH_VERSIONS_PROGRESS_SECONDS");
-	char *end;
-	long s = env && *env ? strtol(env, &end, 10) : 30;
-	if (env && *env && (*end || s < 0))
-		s = 30; /* not a number: the default, as no option is at stake */
-	if (s > 86400)
-		s = 86400; /* a day: larger values would overflow the deadline's arithmetic */
-	return s;
-}
-
 /* The log's last non-empty line, control characters as '?', at most 160
  * bytes. */
 static void last_line(const char *log, char *out, size_t len)
@@ -1748,7 +1737,7 @@ static void *watch_main(void *arg)
 static void watch_start(watch *w, const char *name, const char *log)
 {
 	memset(w, 0, sizeof(*w));
-	w->interval = progress_interval();
+	w->interval = bv_progress_interval();
 	if (w->interval <= 0 || isatty(2))
 		return;
 	w->name = name, w->log = log;

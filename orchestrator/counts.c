@@ -35,6 +35,7 @@
 #include "json.h"
 #include "ops_file.h"
 #include "proc.h"
+#include "progress.h"
 #include "suite.h"
 #include "table.h"
 
@@ -976,7 +977,8 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 	for (size_t i = 0; i < n; i++)
 		total += js[i].state == 0;
 	int rc = 0;
-	double t0 = now_s(), last = 0;
+	double t0 = now_s(), last = t0;
+	int tty = isatty(2), drawn = 0, estimated = 0;
 	while (rc == 0 && (next < n || running)) {
 		while (next < n && (int)running < jobs) {
 			job *j = &js[next++];
@@ -1012,9 +1014,21 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 			rc = bv_fail(BV_EINTR, "interrupted (%s) while counting under Valgrind; the run's logs are "
 					       "complete: bench-versions compare %s --counts changed counts the rest",
 				     bv_interrupted() == SIGTERM ? "SIGTERM" : "SIGINT", results_dir);
-		if (t - last > 2 && isatty(2)) {
-			fprintf(stderr, "\rcounts: %zu of %zu calls under Valgrind (%.0fs)", done, total, t - t0);
-			last = t;
+		/* What it is doing, and how long it has left (from the calls
+		 * done so far): redrawn on a terminal every 2 s, a line every
+		 * progress interval elsewhere (a CI log showed nothing for
+		 * 404 s of counting). */
+		long every = tty ? 2 : bv_progress_interval();
+		/* the first estimate as soon as one call is done, then every interval */
+		int first = done && !estimated && done < total;
+		if (every > 0 && (first || t - last > (double)every) && total) {
+			estimated |= done > 0;
+			char eta[48] = "";
+			if (done && done < total)
+				snprintf(eta, sizeof(eta), ", about %.0fs left", (t - t0) / (double)done * (double)(total - done));
+			fprintf(stderr, "%scounts: %zu of %zu calls under Valgrind, %zu running (%.0fs%s)%s", tty ? "\r\033[K" : "",
+				done, total, running, t - t0, eta, tty ? "" : "\n");
+			last = t, drawn = tty;
 		}
 		if (pid <= 0)
 			usleep(20000);
@@ -1030,7 +1044,7 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 			free(js[i].dir);
 			js[i].dir = NULL;
 		}
-	if (last > 0)
+	if (drawn)
 		fprintf(stderr, "\r\033[K");
 	free(tmp);
 	return rc;

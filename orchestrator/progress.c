@@ -137,3 +137,15 @@ void bv_progress_end(bv_progress *p)
 	free(p->stage);
 	free(p);
 }
+
+long bv_progress_interval(void)
+{
+	const char *env = getenv("BENCH_VERSIONS_PROGRESS_SECONDS");
+	char *end;
+	long s = env && *env ? strtol(env, &end, 10) : 30;
+	if (env && *env && (*end || s < 0))
+		s = 30; /* not a number: the default, as no option is at stake */
+	if (s > 86400)
+		s = 86400; /* a day: larger values would overflow the deadline's arithmetic */
+	return s;
+}

@@ -37,4 +37,9 @@ int bv_progress_colour(void);
 /* "\033[31mtext\033[0m" when colour is on, else text; static buffer per slot. */
 const char *bv_progress_paint(const char *colour, const char *text);
 
+/* Seconds between the lines a long step prints where stderr is no
+ * terminal (a build, the counts): BENCH_VERSIONS_PROGRESS_SECONDS, default
+ * 30, 0: none. */
+long bv_progress_interval(void);
+
 #endif

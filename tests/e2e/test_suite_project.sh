@@ -183,6 +183,14 @@ import json, sys
 c = [c for c in json.load(open(sys.argv[1]))["cells"] if c["op"] == "total"][0]
 sys.exit(0 if c["work"] == {"bytes": 8 * 16384, "flops": 16384, "items": 16384} and c.get("gbps", 0) > 0 else 1)
 PY
+# Counting under Valgrind says how far it is and how long is left, in a
+# log too (stderr no terminal): a line once the first call is done (an
+# estimate), then every BENCH_VERSIONS_PROGRESS_SECONDS (here the default).
+timeout 600 "$BV" 1.0 1.1 --quick --counts all --results "$TMP/r5" > "$TMP/out5" 2> "$TMP/err5"
+check "--counts all: exit 0" test $? -eq 0
+check "... progress lines while counting, with what is left" \
+	contains "$TMP/err5" "^counts: [0-9]+ of [0-9]+ calls under Valgrind, [0-9]+ running \([0-9]+s, about [0-9]+s left\)$"
+grep -E "^counts: " "$TMP/err5" | sed 's/^/#   /'
 "$BV" list benches > "$TMP/list1" 2>&1
 check "list benches after a run: the suite's benchmarks and parameters" \
 	bash -c "grep -qx '  ops: total rescale' '$TMP/list1' && grep -q '^  total: size=16K' '$TMP/list1' && ! grep -q '^unary' '$TMP/list1'"
