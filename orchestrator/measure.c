@@ -105,6 +105,7 @@ typedef struct cstate {
 	 * when no version could be measured. */
 	const char *stopped;
 	double stop_budget_s;
+	int drew; /* sampled past its three budgets on the run's spare time */
 	/* The vs view's reference cell of this one (o->vs: the same cell but
 	 * for the axis's value, which is the reference's), an index into the
 	 * session's cells; -1: none, or this is a reference. */
@@ -548,8 +549,10 @@ static size_t ratios_to(const cstate *c, size_t i, size_t ref, double *r)
 
 /* One comparison's per-process ratios r[0..k): 1 when decided (its interval
  * past the band with evidence that survives the run's control, or inside
- * it); *pending when it looks changed without that evidence yet. */
-static int judged(const session *s, double *r, size_t k, int *pending)
+ * it); *pending when it looks changed without that evidence yet, and
+ * *unanimous when, besides, every one of its processes is beyond the same
+ * edge of the band (only more processes can decide it). */
+static int judged(const session *s, double *r, size_t k, int *pending, int *unanimous)
 {
 	double lo_band = 1.0 / (1.0 + s->o->threshold), hi_band = 1.0 + s->o->threshold;
 	bv_interval iv;
@@ -566,7 +569,12 @@ static int judged(const session *s, double *r, size_t k, int *pending)
 	int within = iv.lo >= lo_band && iv.hi <= hi_band;
 	/* It looks changed (estimate or interval past the band), its
 	 * evidence is not there yet. */
-	*pending |= bv_budget_scale(iv.est, iv.lo, iv.hi, s->o->threshold, beyond) > 1;
+	int looks = bv_budget_scale(iv.est, iv.lo, iv.hi, s->o->threshold, beyond) > 1;
+	*pending |= looks;
+	size_t up = 0, down = 0;
+	for (size_t i = 0; i < k; i++)
+		up += r[i] > hi_band, down += r[i] < lo_band;
+	*unanimous |= looks && (up == k || down == k);
 	return beyond || within;
 }
 
@@ -621,11 +629,11 @@ static size_t ratios_by_process(const cstate *c, const cstate *ref, size_t i, do
 	return k;
 }
 
-static int decided(session *s, cstate *c, int *pending)
+static int decided(session *s, cstate *c, int *pending, int *unanimous)
 {
 	double *r = bv_xcalloc((size_t)c->ntrials + 1, sizeof(double));
 	int all = 1;
-	*pending = 0;
+	*pending = 0, *unanimous = 0;
 	/* The reference: the baseline; in a history's window whose first
 	 * version lacks the cell, the first version that has it (bv_measure_opts
 	 * .series), so its steps sample until decided like any other. */
@@ -635,7 +643,7 @@ static int decided(session *s, cstate *c, int *pending)
 	for (size_t i = ref + 1; i < s->n; i++) {
 		if (c->v[i].status || c->v[ref].status)
 			continue;
-		all = judged(s, r, ratios_to(c, i, ref, r), pending) && all;
+		all = judged(s, r, ratios_to(c, i, ref, r), pending, unanimous) && all;
 	}
 	/* The vs view (--vs, --vs-backend): each version's ratio to the
 	 * reference cell decides too, so a clear win is sampled until the
@@ -644,15 +652,43 @@ static int decided(session *s, cstate *c, int *pending)
 	for (size_t i = 0; rc && i < s->n; i++) {
 		if (c->v[i].status || rc->v[i].status)
 			continue;
-		all = judged(s, r, ratios_by_process(c, rc, i, r), pending) && all;
+		all = judged(s, r, ratios_by_process(c, rc, i, r), pending, unanimous) && all;
 	}
 	free(r);
 	return all;
 }
 
+/* The run's spare time: what the cells leave unused of their own --budget
+ * (a cell that stopped: its budget less what it took; one still sampling:
+ * less what it takes at most, at its cost per process, up to
+ * --max-processes), less what cells already took past their three budgets
+ * from it.  A cell every one of whose processes so far is beyond the same
+ * edge of the band, whose evidence still falls short of the run's control,
+ * samples on from it (update_active): at 1M elements and more a process can
+ * take a second, three budgets of --quick buy six or seven, and six processes
+ * can never call a change (stats.h).  So the run's time stays within what
+ * its cells' budgets allowed. */
+static double spare_budget(const session *s)
+{
+	const bv_measure_opts *o = s->o;
+	double spare = 0;
+	for (size_t ci = 0; ci < s->ncells; ci++) {
+		const cstate *c = &s->cells[ci];
+		int n = c->ntrials;
+		double use = c->elapsed_s;
+		if (c->active && n > 0 && n < o->max_processes)
+			use += c->elapsed_s / n * (o->max_processes - n);
+		if (c->active && n == 0)
+			use = o->budget_s;
+		spare += fmax(0, o->budget_s - use) - fmax(0, c->elapsed_s - 3 * o->budget_s);
+	}
+	return spare;
+}
+
 static void update_active(session *s)
 {
 	const bv_measure_opts *o = s->o;
+	double spare = spare_budget(s);
 	for (size_t ci = 0; ci < s->ncells; ci++) {
 		cstate *c = &s->cells[ci];
 		if (!c->active)
@@ -669,9 +705,18 @@ static void update_active(session *s)
 		 * improvement must not end `same` for want of the few more
 		 * processes that prove it, and a 3 % change at 16M elements on a
 		 * loaded machine gets only 6-8 processes from one budget. */
-		int pending = 0, done = decided(s, c, &pending) && n >= o->min_processes;
+		int pending = 0, unanimous = 0, done = decided(s, c, &pending, &unanimous) && n >= o->min_processes;
 		double budget = pending ? 3 * o->budget_s : o->budget_s;
-		int over = c->elapsed_s / n * (n + 1) > budget; /* after one more trial */
+		double next = n > 0 ? c->elapsed_s / n : 0;
+		int over = next * (n + 1) > budget; /* after one more trial */
+		/* Past its three budgets, a cell whose every process is beyond
+		 * the band the same way samples on from the run's spare time
+		 * (spare_budget); the evidence is valid at any stopping time, so
+		 * this costs no false alarms. */
+		if (over && pending && unanimous && !done && n >= 6 && next <= spare)
+			over = 0, spare -= next, c->drew = 1;
+		if (c->drew && c->elapsed_s > budget)
+			budget = c->elapsed_s; /* what it took, spare time included */
 		c->stopped = NULL;
 		if (ok == 0 || n >= o->max_processes)
 			c->active = 0, c->stopped = !ok ? NULL : done ? "decided" : "max_processes";
