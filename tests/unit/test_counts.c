@@ -180,6 +180,15 @@ static void time_the_counts_cannot_carry(void **state)
 	assert_non_null(strstr(w->text, "placement or machine dominates, not the code"));
 	assert_non_null(strstr(w->text, "--layouts 4"));
 	bv_count_cmp_free(w);
+	/* ... timed 25 % slower: the same way, far more: not the code's alone,
+	 * and not said to be placement either (new code's latency is possible) */
+	w = bv_count_compare(&a, &more, "scalar", NULL, NULL, NULL);
+	bv_count_weigh(w, 1.25, 1);
+	assert_string_equal(w->kind, "mixed");
+	assert_non_null(strstr(w->text, "moved far more"));
+	assert_non_null(strstr(w->text, "more than the counted work explains"));
+	assert_null(strstr(w->text, "dominates"));
+	bv_count_cmp_free(w);
 	/* ... timed 1 % slower: the code's */
 	w = bv_count_compare(&a, &more, "scalar", NULL, NULL, NULL);
 	bv_count_weigh(w, 1.01, 1);
