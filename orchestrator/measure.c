@@ -713,8 +713,16 @@ static void update_active(session *s)
 		 * the band the same way samples on from the run's spare time
 		 * (spare_budget); the evidence is valid at any stopping time, so
 		 * this costs no false alarms. */
-		if (over && pending && unanimous && !done && n >= 6 && next <= spare)
-			over = 0, spare -= next, c->drew = 1;
+		if (over && pending && unanimous && !done && n >= 6) {
+			if (next <= spare)
+				over = 0, spare -= next, c->drew = 1;
+			/* No spare (every other cell used its budget): up to three
+			 * budgets more of its own, so a long cell's clear change is
+			 * called whatever the rest of the run did; only a cell so
+			 * clearly changed gets them. */
+			else if (next * (n + 1) <= 2 * budget)
+				over = 0, c->drew = 1;
+		}
 		if (c->drew && c->elapsed_s > budget)
 			budget = c->elapsed_s; /* what it took, spare time included */
 		c->stopped = NULL;

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# --quick on a long cell: a 2x change at 1M elements is called, and identical
+# code is not.  A process of the scalar tanh 1M cell takes most of a second
+# with three versions, so the three budgets of a cell that looks changed
+# (3 x 2 s) bought 6-9 processes, short of the 12 all beyond the band that
+# the run's false-discovery control asks of one change among 26
+# comparisons: it ended `inconclusive, unconfirmed` at 2.0x.  Such a cell,
+# every process beyond the same edge, now samples on: from the time the
+# run's other cells left unused of their budgets, else up to three budgets
+# more of its own (docs/measurement.md, "Adaptive sampling with a budget").
+# `aa` is 0.1.0 under another name: its column is an A/A comparison in the
+# same processes, and must call nothing.
+source "$(dirname "$0")/lib.sh"
+make_fixture
+
+python3 - "$FIX/kernels/src/scalar.c" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+head = "\tcase KN_TANH:\n\t\tfor (i = 0; i < n; i++)"
+assert head in s, "fixture: the tanh loop moved; update the planted slowdown"
+s = s.replace(head, "\tcase KN_TANH:\n\t\tfor (int rep = 0; rep < 2; rep++)\n\t\tfor (i = 0; i < n; i++)")
+open(p, "w").write(s)
+PY
+echo 0.1.1 > "$FIX/kernels/VERSION"
+git -C "$FIX" commit -qam "tanh: two passes (planted 2x slowdown)"
+git -C "$FIX" branch aa "$(git -C "$FIX" rev-list --max-parents=0 HEAD)"
+
+# Every scalar 1K cell of the unary group and the one long cell.
+"$BV" 0.1.0 main aa --benches unary --backends scalar --sizes 1K,1M --filter '/1K$|^unary/tanh/scalar/1M$' \
+	--quick --counts none --results "$TMP/results" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "the run exits 0 (exit $rc)" test $rc -eq 0
+check "the 2x tanh at 1M is called slower under --quick" \
+	contains "$TMP/out" "^unary +tanh +scalar +1M +[0-9.]+ ms +[0-9.]+ ms +(1\.9|2\.[0-2])[0-9]{2} \[[0-9.]+, [0-9.]+\] slower "
+check "the 2x tanh at 1K is called slower" \
+	contains "$TMP/out" "^unary +tanh +scalar +1K +.* +(1\.9|2\.[0-2])[0-9]{2} \[[0-9.]+, [0-9.]+\] slower "
+check "the A/A column (aa/0.1.0) calls no cell" python3 - "$TMP/out" <<'PY'
+import re, sys
+bad = []
+for line in open(sys.argv[1]):
+    if not re.match(r"unary ", line):
+        continue
+    # the last ratio and verdict on the row are aa's
+    m = re.findall(r"[0-9.]+ \[[0-9.]+, [0-9.]+\] ([a-z]+)", line)
+    if len(m) != 2 or m[1] in ("slower", "faster"):
+        bad.append(line.rstrip())
+if bad:
+    print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+# The cell decided, within six budgets of its own (12 s, and the process
+# it may overshoot).
+check "the long cell decided, the run within its cells' budgets" python3 - "$TMP/results" <<'PY'
+import glob, json, sys
+log = json.load(open(sorted(glob.glob(sys.argv[1] + "/*/main.json"))[-1]))
+cells = {(c["op"], c["shape"]): c for c in log["cells"]}
+t = cells[("tanh", "1M")]
+per = t["measure_s"] / t["processes"]
+total = sum(c["measure_s"] for c in log["cells"])
+print("tanh 1M: %d processes, %.2f s (%.2f s each); all cells %.1f s" % (t["processes"], t["measure_s"], per, total))
+ok = t["stopped"]["by"] == "decided" and t["measure_s"] < 12 + 2 * per
+sys.exit(0 if ok else 1)
+PY
+[ $failures -eq 0 ] || { cat "$TMP/out"; tail -5 "$TMP/err"; }
+finish
