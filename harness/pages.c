@@ -40,10 +40,15 @@ static int map_one(struct dl_phdr_info *info, size_t size, void *data)
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || !ph->p_memsz)
+		/* A writable segment's zero-filled tail (.bss) is left out: it is
+		 * no file's, and a plugin's can be megabytes (a suite's parsed
+		 * declarations), 15-30 ms of faults a process for memory that
+		 * the code writes before it reads. */
+		size_t bytes = ph->p_flags & PF_W ? ph->p_filesz : ph->p_memsz;
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || !bytes)
 			continue;
 		uintptr_t a = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
-		uintptr_t e = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1);
+		uintptr_t e = (info->dlpi_addr + ph->p_vaddr + bytes + page - 1) & ~(page - 1);
 		w->pages += (long)((e - a) / page);
 		/* The pages into the page tables in one call where the kernel
 		 * can (fewer faults than one a page); that alone is not enough:

@@ -23,7 +23,8 @@
 #include <stddef.h>
 
 /* Reads every page of the loaded object that contains addr (each
- * readable PT_LOAD segment) with an ordinary load, after mapping them in
+ * readable PT_LOAD segment, a writable one's file-backed part) with an
+ * ordinary load, after mapping them in
  * one madvise(MADV_POPULATE_READ) where the kernel has it.  Returns the
  * pages read, or -1 when addr is in no loaded object. */
 long bv_map_object_pages(const void *addr);
