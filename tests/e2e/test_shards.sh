@@ -62,9 +62,12 @@ for d in (d1, d2):
         assert d[key] not in ("slower", "faster"), (key, d)  # A/A and unchanged
     for c in [c for r in joined["rows"] for c in r["changes"]]:
         assert c["mode"] == "paired" and c["between_runs"] is False, c
-# one family: every comparison of every shard decided together
-assert joined["error_control"]["comparisons"] == one["error_control"]["comparisons"] == 4, \
-    (joined["error_control"], one["error_control"])
+# one family: every comparison of every shard decided together (four; a
+# cell the machine changed under, `unstable`, is not judged and not counted)
+def judged(doc):
+    return 4 - sum(1 for r in doc["rows"] for c in r["changes"] if c["verdict"] == "unstable")
+for doc in (one, joined):
+    assert doc["error_control"]["comparisons"] == judged(doc) >= 3, doc["error_control"]
 assert not joined["notes"], joined["notes"]
 PY
 done
