@@ -86,18 +86,21 @@ make_fixture() {
 	unset KERNEL_REPO
 }
 
-# plant_relu_slowdown: the fixture's working tree gets relu doing its loop
-# three times, a slowdown no noise can hide (the caller commits it).
-plant_relu_slowdown() {
-	python3 - "$FIX/kernels/src/scalar.c" <<'PY'
+# plant_slowdown CASE TIMES: the fixture's working tree gets the scalar loop
+# of CASE (KN_RELU, KN_TANH, ...) done TIMES times, a slowdown no noise can
+# hide (the caller commits it); plant_relu_slowdown: relu, three times.
+plant_slowdown() {
+	python3 - "$FIX/kernels/src/scalar.c" "$1" "$2" <<'PY'
 import sys
-p = sys.argv[1]; s = open(p).read()
-head = "\tcase KN_RELU:\n\t\tfor (i = 0; i < n; i++)"
-assert head in s, "fixture: the relu loop moved; update the planted slowdown"
-s = s.replace(head, "\tcase KN_RELU:\n\t\tfor (int rep = 0; rep < 3; rep++)\n\t\tfor (i = 0; i < n; i++)")
+p, case, times = sys.argv[1:4]
+s = open(p).read()
+head = "\tcase %s:\n\t\tfor (i = 0; i < n; i++)" % case
+assert head in s, "fixture: the %s loop moved; update the planted slowdown" % case
+s = s.replace(head, "\tcase %s:\n\t\tfor (int rep = 0; rep < %s; rep++)\n\t\tfor (i = 0; i < n; i++)" % (case, times))
 open(p, "w").write(s)
 PY
 }
+plant_relu_slowdown() { plant_slowdown KN_RELU 3; }
 
 # refused NAME PATTERN ARGS...: bench-versions ARGS exits 2 within
 # $refused_within seconds (default 30), saying PATTERN on stderr; the

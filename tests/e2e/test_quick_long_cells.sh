@@ -13,14 +13,7 @@
 source "$(dirname "$0")/lib.sh"
 make_fixture
 
-python3 - "$FIX/kernels/src/scalar.c" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-head = "\tcase KN_TANH:\n\t\tfor (i = 0; i < n; i++)"
-assert head in s, "fixture: the tanh loop moved; update the planted slowdown"
-s = s.replace(head, "\tcase KN_TANH:\n\t\tfor (int rep = 0; rep < 2; rep++)\n\t\tfor (i = 0; i < n; i++)")
-open(p, "w").write(s)
-PY
+plant_slowdown KN_TANH 2
 echo 0.1.1 > "$FIX/kernels/VERSION"
 git -C "$FIX" commit -qam "tanh: two passes (planted 2x slowdown)"
 git -C "$FIX" branch aa "$(git -C "$FIX" rev-list --max-parents=0 HEAD)"
