@@ -558,9 +558,10 @@ static size_t ratios_to(const cstate *c, size_t i, size_t ref, double *r)
 /* One comparison's per-process ratios r[0..k): 1 when decided (its interval
  * past the band with evidence that survives the run's control, or inside
  * it); *pending when it looks changed without that evidence yet, and
- * *unanimous when, besides, every one of its processes is beyond the same
- * edge of the band (only more processes can decide it). */
-static int judged(const session *s, double *r, size_t k, int *pending, int *unanimous, int *need)
+ * *need (the largest over the comparisons) the processes its evidence
+ * needs when, besides, every one of its processes is beyond the same edge
+ * of the band (only more processes can decide it); 0 otherwise. */
+static int judged(const session *s, double *r, size_t k, int *pending, int *need)
 {
 	double lo_band = 1.0 / (1.0 + s->o->threshold), hi_band = 1.0 + s->o->threshold;
 	bv_interval iv;
@@ -585,7 +586,6 @@ static int judged(const session *s, double *r, size_t k, int *pending, int *unan
 	if (looks && (up == k || down == k) && !beyond) {
 		/* How many processes, all beyond the edge, its evidence needs
 		 * to pass the share: the mixture of a unanimous run only grows */
-		*unanimous = 1;
 		size_t n = k;
 		while (n < 100000 && 2 * exp(-bv_sign_log_mixture(n, n)) > share)
 			n++;
@@ -646,11 +646,11 @@ static size_t ratios_by_process(const cstate *c, const cstate *ref, size_t i, do
 	return k;
 }
 
-static int decided(session *s, cstate *c, int *pending, int *unanimous, int *need)
+static int decided(session *s, cstate *c, int *pending, int *need)
 {
 	double *r = bv_xcalloc((size_t)c->ntrials + 1, sizeof(double));
 	int all = 1;
-	*pending = 0, *unanimous = 0, *need = 0;
+	*pending = 0, *need = 0;
 	/* The reference: the baseline; in a history's window whose first
 	 * version lacks the cell, the first version that has it (bv_measure_opts
 	 * .series), so its steps sample until decided like any other. */
@@ -660,7 +660,7 @@ static int decided(session *s, cstate *c, int *pending, int *unanimous, int *nee
 	for (size_t i = ref + 1; i < s->n; i++) {
 		if (c->v[i].status || c->v[ref].status)
 			continue;
-		all = judged(s, r, ratios_to(c, i, ref, r), pending, unanimous, need) && all;
+		all = judged(s, r, ratios_to(c, i, ref, r), pending, need) && all;
 	}
 	/* The vs view (--vs, --vs-backend): each version's ratio to the
 	 * reference cell decides too, so a clear win is sampled until the
@@ -669,7 +669,7 @@ static int decided(session *s, cstate *c, int *pending, int *unanimous, int *nee
 	for (size_t i = 0; rc && i < s->n; i++) {
 		if (c->v[i].status || rc->v[i].status)
 			continue;
-		all = judged(s, r, ratios_by_process(c, rc, i, r), pending, unanimous, need) && all;
+		all = judged(s, r, ratios_by_process(c, rc, i, r), pending, need) && all;
 	}
 	free(r);
 	return all;
@@ -722,7 +722,8 @@ static void update_active(session *s)
 		 * improvement must not end `same` for want of the few more
 		 * processes that prove it, and a 3 % change at 16M elements on a
 		 * loaded machine gets only 6-8 processes from one budget. */
-		int pending = 0, unanimous = 0, need = 0, done = decided(s, c, &pending, &unanimous, &need) && n >= o->min_processes;
+		int pending = 0, need = 0, done = decided(s, c, &pending, &need) && n >= o->min_processes;
+		int unanimous = need > 0; /* every process of a comparison beyond the same edge */
 		double budget = pending ? 3 * o->budget_s : o->budget_s;
 		double next = n > 0 ? c->elapsed_s / n : 0;
 		int over = next * (n + 1) > budget; /* after one more trial */
