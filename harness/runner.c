@@ -29,6 +29,12 @@
  *   bv-runner --calibrate --out FILE
  *   bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN.so
  *   bv-runner --describe --out FILE LABEL=PLUGIN.so ...
+ *   bv-runner --load LABEL=PLUGIN.so ...
+ *
+ * --load loads each plugin as a measuring process does and exits: 0, or 3
+ * with dlerror()'s reason (bench-versions checks a build this way before it
+ * caches it, so a plugin that cannot load costs its own version's build,
+ * not every later run).
  *
  * --describe writes each plugin's suite description (suite_plugin.c, schema
  * "bv-runner-describe/1": {"versions": {LABEL: description or null}}), which
@@ -176,7 +182,8 @@ static void usage(void)
 			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
 			"       bv-runner --calibrate --out FILE\n"
 			"       bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN\n"
-			"       bv-runner --describe --out FILE LABEL=PLUGIN ...\n");
+			"       bv-runner --describe --out FILE LABEL=PLUGIN ...\n"
+			"       bv-runner --load LABEL=PLUGIN ...\n");
 	exit(2);
 }
 
@@ -1803,7 +1810,7 @@ int main(int argc, char **argv)
 	bv_selection sel = {0};
 	settings set = {21, 1e6, 60, 0, 1, 1};
 	unsigned long long seed = 0;
-	int pin = -1, calibrate = 0, count = 0, describe = 0;
+	int pin = -1, calibrate = 0, count = 0, describe = 0, load_only = 0;
 	char *labels[MAX_VERSIONS], *paths[MAX_VERSIONS];
 	char **drops = calloc((size_t)argc, sizeof(char *));
 	if (!drops) {
@@ -1825,6 +1832,8 @@ int main(int argc, char **argv)
 			count = 1;
 		else if (strcmp(a, "--describe") == 0)
 			describe = 1;
+		else if (strcmp(a, "--load") == 0)
+			load_only = 1;
 		else if (strcmp(a, "--out") == 0 && val)
 			out = val, i++;
 		else if (strcmp(a, "--seed") == 0 && val)
@@ -1892,7 +1901,7 @@ int main(int argc, char **argv)
 	/* What a kernel starts and orphans (a setsid()'d process) comes to us,
 	 * not to init, so that in_child can end it with the cell. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (!out || (nv == 0 && !calibrate) || set.rounds < 1 || set.rounds > 100000 || !(set.sample_ns > 0) ||
+	if ((!out && !load_only) || (nv == 0 && !calibrate) || set.rounds < 1 || set.rounds > 100000 || !(set.sample_ns > 0) ||
 	    !(set.timeout_s > 0) || set.threads < 1)
 		usage();
 	if (pin >= 0) {
@@ -1931,6 +1940,10 @@ int main(int argc, char **argv)
 			return 3;
 		}
 	free(loaded);
+	if (load_only) {
+		free(drops);
+		return 0;
+	}
 	if (describe) {
 		free(drops);
 		return describe_versions(vs, nv, out);

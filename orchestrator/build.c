@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "cache_entry.h"
 #include "common.h"
 #include "compat.h"
 #include "env.h"
@@ -58,8 +59,9 @@
  * the build environment's values (CC, CFLAGS, CUDA, BLAS, ...) in the key.
  * 5: the library's code starts on a page of its own (link_with's anchor).
  * 6: the catalog's version-independent objects, compiled once
- * (catalog_fixed_object), come before plugin.c's in plugin.o. */
-#define BUILD_SCHEMA "bv-build/6"
+ * (catalog_fixed_object), come before plugin.c's in plugin.o.  7: libs/
+ * and objs/ entries are sealed (cache_entry.h), objs/ entries directories. */
+#define BUILD_SCHEMA "bv-build/7"
 
 static const char *compiler(void)
 {
@@ -1193,7 +1195,7 @@ static void catalog_compile_args(bv_strv *cc, const char *source, const char *ob
 }
 
 /* The catalog's fixed part (catalog_fixed, merged into one object) from
- * the cache's objs/KEY.o, compiled there first when it is not.  Its key is
+ * the cache's objs/KEY/fixed.o, compiled there first when it is not.  Its key is
  * what can change the object: the compiler, the flags, the build
  * environment and the bytes of every harness file the catalog is made of.
  * Compiled in a ".tmp-" directory and renamed into place, so two builds at
@@ -1222,33 +1224,45 @@ static int catalog_fixed_object(const char *log, char **path)
 	if (rc)
 		return rc;
 	char *root = bv_asprintf("%s/objs", bv_cache_dir());
-	*path = bv_asprintf("%s/%s.o", root, key);
+	char *entry = bv_asprintf("%s/%s", root, key), *why = NULL;
+	*path = bv_asprintf("%s/fixed.o", entry);
 	/* Builds running at once (--jobs) wait for the first to compile it:
 	 * a lock on objs/ itself, so that no lock file shows as an entry. */
 	rc = bv_mkdir_p(root);
 	int lock = rc == 0 ? open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	while (lock >= 0 && flock(lock, LOCK_EX) != 0 && errno == EINTR && !bv_interrupted())
 		;
-	/* A regular file only: anything else under the key (a FIFO would
-	 * block the link) is made again, renamed over it. */
+	/* Taken only as it was sealed (cache_entry.h): an empty, garbage or
+	 * replaced object, or anything else under the key (a FIFO would block
+	 * the link), is compiled again and replaces the entry. */
 	struct stat st;
-	if (rc == 0 && lstat(*path, &st) == 0 && S_ISREG(st.st_mode)) {
-		if (lock >= 0)
-			close(lock);
-		utimensat(AT_FDCWD, *path, NULL, 0); /* last use, for cache trim */
-		FILE *f = fopen(log, "a");
-		if (f) {
-			fprintf(f, "harness: the catalog's version-independent objects taken from the cache (%s)\n", *path);
+	FILE *f;
+	if (rc == 0 && lstat(entry, &st) == 0) {
+		if (bv_entry_check(entry, &why)) {
+			if (lock >= 0)
+				close(lock);
+			utimensat(AT_FDCWD, entry, NULL, 0); /* last use, for cache trim */
+			if ((f = fopen(log, "a"))) {
+				fprintf(f, "harness: the catalog's version-independent objects taken from the cache (%s)\n",
+					*path);
+				fclose(f);
+			}
+			free(root), free(entry);
+			return 0;
+		}
+		if ((f = fopen(log, "a"))) {
+			fprintf(f, "harness: the cache's entry %s was damaged (%s): set aside, compiled again\n", entry,
+				why);
 			fclose(f);
 		}
-		free(root);
-		return 0;
+		free(why);
+		bv_entry_discard(entry);
 	}
 	char *tmp = rc == 0 ? bv_mkdtemp_in(root, ".tmp-") : NULL;
 	if (!tmp) {
 		if (lock >= 0)
 			close(lock);
-		free(root), free(*path), *path = NULL;
+		free(root), free(entry), free(*path), *path = NULL;
 		return rc ? rc : -1;
 	}
 	bv_strv objects = BV_STRV_INIT;
@@ -1256,8 +1270,8 @@ static int catalog_fixed_object(const char *log, char **path)
 	for (size_t i = 0; status == 0 && catalog_fixed[i]; i++) {
 		bv_strv cc = BV_STRV_INIT;
 		bv_strv_push(&cc, compiler());
-		for (const char *const *f = plugin_cflags; *f; f++)
-			bv_strv_push(&cc, *f);
+		for (const char *const *flag = plugin_cflags; *flag; flag++)
+			bv_strv_push(&cc, *flag);
 		bv_strv_pushf(&cc, "-I%s/harness", bv_home());
 		bv_strv_pushf(&objects, "%s/%zu.o", tmp, i);
 		catalog_compile_args(&cc, catalog_fixed[i], objects.v[i]);
@@ -1267,20 +1281,21 @@ static int catalog_fixed_object(const char *log, char **path)
 	char *merged = bv_asprintf("%s/fixed.o", tmp);
 	if (status == 0)
 		status = merge_objects(&objects, merged, log);
-	if (status == 0 && rename(merged, *path) != 0)
-		status = bv_fail(BV_ERUN, "cannot keep the catalog's objects as %s: %s", *path, strerror(errno));
-	if (status == 0) {
-		FILE *f = fopen(log, "a");
-		if (f) {
-			fprintf(f, "harness: the catalog's version-independent objects compiled once, into %s\n", *path);
-			fclose(f);
-		}
+	for (size_t i = 0; i < objects.n; i++)
+		unlink(objects.v[i]); /* the entry holds the merged object alone */
+	if (status == 0)
+		status = bv_entry_seal(tmp);
+	if (status == 0 && rename(tmp, entry) != 0)
+		status = bv_fail(BV_ERUN, "cannot keep the catalog's objects as %s: %s", entry, strerror(errno));
+	if (status == 0 && (f = fopen(log, "a"))) {
+		fprintf(f, "harness: the catalog's version-independent objects compiled once, into %s\n", *path);
+		fclose(f);
 	}
 	bv_rm_rf(tmp);
 	if (lock >= 0)
 		close(lock); /* after the rename: a waiting build finds the object */
 	bv_strv_free(&objects);
-	free(merged), free(tmp), free(root);
+	free(merged), free(tmp), free(root), free(entry);
 	if (status != 0)
 		free(*path), *path = NULL;
 	return status;
@@ -1299,6 +1314,11 @@ static int compile_catalog(bv_strv *cc, size_t base, const char *lib, const char
 	int status = catalog_fixed_object(log, &fixed);
 	if (status != 0)
 		return status;
+	/* Its entry held until merged: trim does not take it meanwhile. */
+	char *entry = bv_strdup(fixed);
+	*strrchr(entry, '/') = '\0';
+	int hold = bv_entry_hold(entry);
+	free(entry);
 	while (cc->n > base)
 		free(cc->v[--cc->n]);
 	cc->v[cc->n] = NULL;
@@ -1312,6 +1332,8 @@ static int compile_catalog(bv_strv *cc, size_t base, const char *lib, const char
 		status = merge_objects(&objects, object, log);
 		bv_strv_free(&objects);
 	}
+	if (hold >= 0)
+		close(hold);
 	free(own), free(fixed);
 	return status;
 }
@@ -1327,13 +1349,32 @@ static char *library_entry(const char *key)
  * when it is there: 1 taken, 0 not there, < 0 an error. */
 static int library_take(const char *libkey, const char *src, const char *lib, const char *log)
 {
-	char *entry = library_entry(libkey), *done = bv_asprintf("%s/lib", entry);
+	char *entry = library_entry(libkey), *why = NULL;
 	int rc = 0;
-	if (bv_exists(done)) {
+	struct stat st;
+	/* Held while its files are linked: trim does not take it meanwhile. */
+	int hold = bv_entry_hold(entry);
+	int intact = lstat(entry, &st) == 0 && bv_entry_check(entry, &why);
+	if (!intact && why) {
+		/* Changed since it was made (a recipe that wrote through a hard
+		 * link, a file replaced): never taken, built again and replaced. */
+		FILE *f = fopen(log, "a");
+		if (f) {
+			fprintf(f, "library: the cache's entry %s was damaged (%s): set aside, the library is built again\n",
+				entry, why);
+			fclose(f);
+		}
+		if (hold >= 0)
+			close(hold), hold = -1;
+		bv_entry_discard(entry);
+	}
+	if (intact) {
 		char *esrc = bv_asprintf("%s/src", entry), *origin_path = bv_asprintf("%s/origin", entry);
+		char *elib = bv_asprintf("%s/lib", entry);
 		rc = bv_link_tree(esrc, src);
 		if (rc == 0)
-			rc = bv_link_tree(done, lib);
+			rc = bv_link_tree(elib, lib);
+		free(elib);
 		/* link-flags may name files by the {build} the library was
 		 * made in: they are in this {build} now. */
 		char *origin = NULL, *flags_path = bv_asprintf("%s/link-flags", lib), *flags = NULL;
@@ -1358,7 +1399,9 @@ static int library_take(const char *libkey, const char *src, const char *lib, co
 		free(esrc), free(origin_path);
 		rc = rc ? rc : 1;
 	}
-	free(entry), free(done);
+	if (hold >= 0)
+		close(hold);
+	free(entry), free(why);
 	return rc;
 }
 
@@ -1367,8 +1410,13 @@ static int library_take(const char *libkey, const char *src, const char *lib, co
  * failure to keep it is no build failure: the next build makes it again. */
 static void library_keep(const char *libkey, const char *src, const char *lib)
 {
-	char *root = bv_asprintf("%s/libs", bv_cache_dir()), *entry = library_entry(libkey);
-	char *tmp = bv_exists(entry) ? NULL : bv_mkdtemp_in(root, ".tmp-");
+	char *root = bv_asprintf("%s/libs", bv_cache_dir()), *entry = library_entry(libkey), *why = NULL;
+	struct stat st;
+	int there = lstat(entry, &st) == 0;
+	if (there && !bv_entry_check(entry, &why)) /* damaged (library_take said how): replaced */
+		bv_entry_discard(entry), there = 0;
+	free(why);
+	char *tmp = there ? NULL : bv_mkdtemp_in(root, ".tmp-");
 	if (tmp) {
 		char *tsrc = bv_asprintf("%s/src", tmp), *tlib = bv_asprintf("%s/lib", tmp);
 		char *origin = bv_asprintf("%s/origin", tmp);
@@ -1377,6 +1425,11 @@ static void library_keep(const char *libkey, const char *src, const char *lib)
 			rc = bv_link_tree(lib, tlib);
 		if (rc == 0)
 			rc = bv_write_file_atomic(origin, lib, strlen(lib));
+		/* Read-only from here: the build's own src/ and lib/ are the
+		 * same files (hard links), so a later recipe that appends to one
+		 * fails instead of changing every build that takes it. */
+		if (rc == 0)
+			rc = bv_entry_seal(tmp);
 		if (rc != 0 || rename(tmp, entry) != 0)
 			bv_rm_rf(tmp); /* kept by a concurrent build, or not at all */
 		free(tsrc), free(tlib), free(origin), free(tmp);
@@ -1556,6 +1609,26 @@ static int compile_harness(bv_version *v, bv_strv *cc, size_t flags_end, const c
 	return status;
 }
 
+/* Whether dir/plugin.so loads as a measuring process loads it (bv-runner
+ * --load: dlopen with every symbol bound now, the entry point, the ABI).
+ * A link leaves undefined symbols for the loader to find, so a library
+ * missing a function (an archive damaged, a recipe's mistake) links; it
+ * must fail here, as this version's build, and never be cached: cached, it
+ * stopped every later run at its first measuring process. */
+static void plugin_loads(bv_version *v, const char *dir, const char *log)
+{
+	bv_strv argv = BV_STRV_INIT;
+	bv_strv_pushf(&argv, "%s/bv-runner", bv_libexec());
+	bv_strv_push(&argv, "--load");
+	bv_strv_pushf(&argv, "build=%s/plugin.so", dir); /* a label of ours: a name may hold '=' */
+	int status = bv_run(argv.v, NULL, log, BV_ENV_RUNNER);
+	bv_strv_free(&argv);
+	if (status != 0)
+		failed_because(v, "the plugin it built does not load (bv-runner --load, as a measuring process "
+				  "loads it); nothing was cached",
+			       log);
+}
+
 /* The harness side of a build, over the library in lib: plugin.o, the
  * link flags it was linked with, the user ops' table, plugin.so and (for
  * a CUDA library) its host-only variant.  0 with v->build_error set when
@@ -1597,8 +1670,10 @@ static int build_harness(bv_version *v, const char *dir, const char *src, const 
 		return status;
 	if (status != 0)
 		failed(v, "compiling the harness against this version", log);
-	else
+	else {
 		make_host_variant(dir, log);
+		plugin_loads(v, dir, log);
+	}
 	return 0;
 }
 
@@ -1650,6 +1725,29 @@ static int write_version(const bv_version *v, const char *dir)
 }
 
 int bv_build_key(const bv_version *v, char out[41]) { return build_key(v, out); }
+
+void bv_build_hold(const bv_version *v)
+{
+	if (!v->plugin || v->build_error)
+		return;
+	/* Each entry once; left open on purpose: the lock goes when the
+	 * process does.  A command holding more (a history over hundreds of
+	 * releases) leaves the rest unheld rather than run out of files. */
+	static char *held[256];
+	static size_t nheld;
+	char *dir = bv_strdup(v->plugin), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	for (size_t i = 0; i < nheld; i++)
+		if (!strcmp(held[i], dir)) {
+			free(dir);
+			return;
+		}
+	if (nheld < sizeof(held) / sizeof(held[0]) && bv_entry_hold(dir) >= 0)
+		held[nheld++] = dir;
+	else
+		free(dir);
+}
 
 int bv_build_is_cached(const bv_version *v, int *cached)
 {

@@ -8,6 +8,11 @@
 
 #include "resolve.h"
 
+/* Marks v's build (its cache entry) in use until this process exits, so
+ * that `cache trim` keeps it while this command measures it (a shared
+ * lock, cache_entry.h).  Nothing when v did not build. */
+void bv_build_hold(const bv_version *v);
+
 /* Builds (or finds in the cache) v's bench plugin.  A build failure is not
  * returned as an error: it sets v->build_error and returns 0, so the other
  * versions still run.  Errors are for when nothing can be built at all. */

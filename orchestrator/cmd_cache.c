@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "cache_entry.h"
 #include "cli.h"
 #include "common.h"
 #include "fs.h"
@@ -295,7 +296,17 @@ int bv_cmd_cache(int argc, char **argv)
 		int over = max_size >= 0 && total - freed > max_size;
 		if (!old && !over)
 			continue;
-		if (!dry && remove_entry(e) != 0) {
+		/* A build a run is measuring (bv_build_hold), a library or
+		 * objects a build is taking: kept, said, tried again next trim. */
+		int claim = bv_entry_claim(e->path);
+		if (claim < 0 && errno == EWOULDBLOCK) {
+			printf("kept %s/%s: in use by a run in progress\n", e->area, e->name);
+			continue;
+		}
+		int removed_it = dry || remove_entry(e) == 0;
+		if (claim >= 0)
+			close(claim);
+		if (!removed_it) {
 			fprintf(stderr, "bench-versions cache: cannot remove %s: %s\n", e->path, bv_error_last());
 			rc = BV_ERUN;
 			continue;

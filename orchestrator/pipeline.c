@@ -327,6 +327,7 @@ int bv_build_versions(bv_repo *repo, bv_version *vs, size_t n, int jobs, int loc
 			continue;
 		}
 		*failures += vs[i].build_error != NULL;
+		bv_build_hold(&vs[i]); /* trim keeps it while this command uses it */
 		if (pg) {
 			char *line = build_line(&vs[i]);
 			bv_progress_done(pg, vs[i].name, line);
