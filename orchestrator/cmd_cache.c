@@ -215,6 +215,56 @@ static void free_entries(entry *es, size_t n)
 	free(es);
 }
 
+/* Trim's loop over the entries, least recently used first: removes those
+ * older than older_days (< 0: none by age), then until what is left fits
+ * max_size (< 0: no size); dry says what it would remove instead.  0, or
+ * BV_ERUN when an entry could not be removed. */
+static int trim_entries(entry *es, size_t n, double total, time_t now, double older_days, double max_size, int dry)
+{
+	char b1[32], b2[32];
+	int rc;
+	size_t removed = 0;
+	double freed = 0;
+	rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		entry *e = &es[i];
+		if (e->busy)
+			continue;
+		/* An older .tmp- is a crashed run's leftover, a .trash- what
+		 * an earlier trim could not finish: always garbage. */
+		int old = (older_days >= 0 && difftime(now, e->mtime) > older_days * 86400) ||
+			  !strncmp(e->name, ".tmp-", 5) || !strncmp(e->name, ".trash-", 7);
+		int over = max_size >= 0 && total - freed > max_size;
+		if (!old && !over)
+			continue;
+		/* A build a run is measuring (bv_build_hold), a library or
+		 * objects a build is taking: kept, said, tried again next trim. */
+		int claim = bv_entry_claim(e->path);
+		if (claim < 0 && errno == EWOULDBLOCK) {
+			printf("kept %s/%s: in use by a run in progress\n", e->area, e->name);
+			continue;
+		}
+		int removed_it = dry || remove_entry(e) == 0;
+		if (claim >= 0)
+			close(claim);
+		if (!removed_it) {
+			fprintf(stderr, "bench-versions cache: cannot remove %s: %s\n", e->path, bv_error_last());
+			rc = BV_ERUN;
+			continue;
+		}
+		printf("%s %s/%s (%s, last used %s)\n", dry ? "would remove" : "removed", e->area, e->name,
+		       human(e->size, b1, sizeof(b1)), ago(e->mtime, now, b2, sizeof(b2)));
+		removed++;
+		freed += e->size;
+	}
+	printf("trim: %s %zu of %zu %s, %s; %s left\n", dry ? "would remove" : "removed", removed, n,
+	       bv_plural((long long)n, "entry", "entries"),
+	       human(freed, b1, sizeof(b1)), human(total - freed, b2, sizeof(b2)));
+	if (max_size >= 0 && total - freed > max_size)
+		printf("trim: still over --max-size: what is left is in use by a run in progress\n");
+	return rc;
+}
+
 int bv_cmd_cache(int argc, char **argv)
 {
 	const char *action = "show";
@@ -282,45 +332,7 @@ int bv_cmd_cache(int argc, char **argv)
 		free_entries(es, n);
 		return 0;
 	}
-	size_t removed = 0;
-	double freed = 0;
-	rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		entry *e = &es[i];
-		if (e->busy)
-			continue;
-		/* An older .tmp- is a crashed run's leftover, a .trash- what
-		 * an earlier trim could not finish: always garbage. */
-		int old = (older_days >= 0 && difftime(now, e->mtime) > older_days * 86400) ||
-			  !strncmp(e->name, ".tmp-", 5) || !strncmp(e->name, ".trash-", 7);
-		int over = max_size >= 0 && total - freed > max_size;
-		if (!old && !over)
-			continue;
-		/* A build a run is measuring (bv_build_hold), a library or
-		 * objects a build is taking: kept, said, tried again next trim. */
-		int claim = bv_entry_claim(e->path);
-		if (claim < 0 && errno == EWOULDBLOCK) {
-			printf("kept %s/%s: in use by a run in progress\n", e->area, e->name);
-			continue;
-		}
-		int removed_it = dry || remove_entry(e) == 0;
-		if (claim >= 0)
-			close(claim);
-		if (!removed_it) {
-			fprintf(stderr, "bench-versions cache: cannot remove %s: %s\n", e->path, bv_error_last());
-			rc = BV_ERUN;
-			continue;
-		}
-		printf("%s %s/%s (%s, last used %s)\n", dry ? "would remove" : "removed", e->area, e->name,
-		       human(e->size, b1, sizeof(b1)), ago(e->mtime, now, b2, sizeof(b2)));
-		removed++;
-		freed += e->size;
-	}
-	printf("trim: %s %zu of %zu %s, %s; %s left\n", dry ? "would remove" : "removed", removed, n,
-	       bv_plural((long long)n, "entry", "entries"),
-	       human(freed, b1, sizeof(b1)), human(total - freed, b2, sizeof(b2)));
-	if (max_size >= 0 && total - freed > max_size)
-		printf("trim: still over --max-size: what is left is in use by a run in progress\n");
+	rc = trim_entries(es, n, total, now, older_days, max_size, dry);
 	free_entries(es, n);
 	return rc ? BV_EXIT_FAILED : 0;
 }

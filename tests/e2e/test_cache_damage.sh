@@ -50,49 +50,43 @@ check "... says the cached library was damaged and built it again" \
 check "... the cache holds the library as it was built, sealed again" \
 	test "$(sha256sum < "$A")" = "$sha0" -a -f "$L/SEAL"
 
-# ---- damaged libs/ entries: a FIFO, a symbolic link, garbage, a linked entry ----
-damage_lib() { # NAME N COMMAND...: damage, then a relink of 0.1.0
-	local name=$1 n=$2
-	shift 2
-	"$@"
+# ---- damaged libs/ and objs/ entries ----
+# Each relink below meets one damaged library entry (a FIFO, a symbolic
+# link, garbage, the entry itself a link) and, but for the last, one
+# damaged objs/ entry (empty, garbage, a FIFO): both are found, set aside
+# and made again by the same build.
+damage() { # NAME N LIB_DAMAGE [OBJS_DAMAGE]: damage, then a relink of 0.1.0
+	local name=$1 n=$2 lib=$3 objs=${4:-}
+	"$lib"
+	[ -z "$objs" ] || "$objs"
 	rules "$(relink "$n")"
 	timeout -k 2 300 "$BV" compat --build 0.1.0 > "$TMP/d$n" 2>&1
-	local rc=$?
+	local rc=$? log
+	log=$(newest_log)
 	check "$name: 0.1.0 builds (exit $rc)" bash -c "[ $rc -eq 0 ] && grep -qE '^0\.1\.0 .* builds \(built\)' '$TMP/d$n'"
-	check "$name: the build log says the entry was damaged" contains "$(newest_log)" "the cache's entry .* was damaged"
-	check "$name: the entry is replaced by a sealed, regular one" \
+	check "$name: the build log says the library's entry was damaged, and how" \
+		contains "$log" "^library: the cache's entry .* was damaged \(.*$5.*\): set aside, the library is built again"
+	check "$name: the library's entry is replaced by a sealed, regular one, as it was built" \
 		bash -c "[ ! -L '$L' ] && [ -d '$L' ] && [ -f '$A' ] && [ ! -L '$A' ] && [ -f '$L/SEAL' ] && [ \"\$(sha256sum < '$A')\" = '$sha0' ]"
-	[ $rc -eq 0 ] || grep -E "damaged|FAILED|error" "$(newest_log)" "$TMP/d$n" | head -5 | sed 's/^/#   /'
+	if [ -n "$objs" ]; then
+		check "$name: the build log says the objects' entry was damaged and compiled them again" \
+			bash -c "grep -q \"^harness: the cache's entry .* was damaged\" '$log' && grep -q 'objects compiled once' '$log'"
+		check "$name: the objects' entry is a sealed, regular one again" test -f "$O/fixed.o" -a -s "$O/fixed.o" -a -f "$O/SEAL"
+	fi
+	[ $rc -eq 0 ] || grep -E "damaged|FAILED|error" "$log" "$TMP/d$n" | head -5 | sed 's/^/#   /'
 }
 fifo() { rm -f "$A" && mkfifo "$A"; }
 other_file() { rm -f "$A" && ln -s /etc/hostname "$A"; }
 garbage() { chmod u+w "$A" && head -c 4096 /dev/urandom > "$A"; }
 linked_entry() { mkdir -p "$TMP/elsewhere" && cp -a "$L" "$TMP/elsewhere/entry" && rm -rf "$L" && ln -s "$TMP/elsewhere/entry" "$L"; }
-damage_lib "the archive a FIFO" 2 fifo
-damage_lib "the archive a symbolic link to another file" 3 other_file
-damage_lib "the archive garbage" 4 garbage
-damage_lib "the entry a symbolic link to a copy elsewhere" 5 linked_entry
-check "the linked entry: what it pointed to is left as it was" test -f "$TMP/elsewhere/entry/lib/libkernels.a"
-
-# ---- damaged objs/ entries: empty, garbage, a FIFO ----
-damage_objs() { # NAME N COMMAND...
-	local name=$1 n=$2
-	shift 2
-	"$@"
-	rules "$(relink "$n")"
-	timeout -k 2 300 "$BV" compat --build 0.1.0 > "$TMP/o$n" 2>&1
-	local rc=$?
-	check "$name: 0.1.0 builds (exit $rc)" bash -c "[ $rc -eq 0 ] && grep -qE '^0\.1\.0 .* builds \(built\)' '$TMP/o$n'"
-	check "$name: the build log says the objects' entry was damaged and compiled them again" \
-		bash -c "grep -q \"harness: the cache's entry .* was damaged\" '$(newest_log)' && grep -q 'objects compiled once' '$(newest_log)'"
-	check "$name: the entry is a sealed, regular one again" test -f "$O/fixed.o" -a -s "$O/fixed.o" -a -f "$O/SEAL"
-}
 empty_object() { chmod u+w "$O/fixed.o" && : > "$O/fixed.o"; }
 garbage_object() { chmod u+w "$O/fixed.o" && head -c 2048 /dev/urandom > "$O/fixed.o"; }
 fifo_object() { rm -f "$O/fixed.o" && mkfifo "$O/fixed.o"; }
-damage_objs "objs/ entry empty" 6 empty_object
-damage_objs "objs/ entry garbage" 7 garbage_object
-damage_objs "objs/ entry a FIFO" 8 fifo_object
+damage "the archive a FIFO, the objects empty" 2 fifo empty_object "lib/libkernels.a is a FIFO"
+damage "the archive a symbolic link to another file, the objects garbage" 3 other_file garbage_object "lib/libkernels.a is a symlink"
+damage "the archive garbage, the objects a FIFO" 4 garbage fifo_object "its files differ from those it was sealed with"
+damage "the entry a symbolic link to a copy elsewhere" 5 linked_entry "" "it is a symlink, not a directory"
+check "the linked entry: what it pointed to is left as it was" test -f "$TMP/elsewhere/entry/lib/libkernels.a"
 
 # ---- a plugin that does not load costs its own version's build, never cached ----
 # A compat include that calls a function nobody defines: the plugin links

@@ -66,6 +66,7 @@ static const struct {
 	{"ops_file", test_ops_file},
 	{"suite_file", test_suite_file},
 	{"status", test_status},
+	{"cache_entry", test_cache_entry},
 };
 
 /* What the arguments ask for: test_run_group_n reads them. */
