@@ -167,35 +167,178 @@ static int set_wal(bv_store *s)
 	}
 }
 
+/* One object of a database's schema as sqlite_master lists it; sql is
+ * NULL for an index SQLite makes itself (a PRIMARY KEY's). */
+typedef struct {
+	char *type, *name, *tbl, *sql;
+} schema_obj;
+
+typedef struct {
+	schema_obj *v;
+	size_t n;
+} schema_objs;
+
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? bv_strdup((const char *)t) : NULL;
+}
+
+static void schema_objs_free(schema_objs *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->v[i].type), free(o->v[i].name), free(o->v[i].tbl), free(o->v[i].sql);
+	free(o->v);
+	o->v = NULL, o->n = 0;
+}
+
+/* The row st is on, from column col: type, name, tbl_name, sql. */
+static void schema_objs_add(schema_objs *o, sqlite3_stmt *st, int col)
+{
+	o->v = bv_xrealloc(o->v, (o->n + 1) * sizeof(*o->v));
+	schema_obj *x = &o->v[o->n++];
+	x->type = column_dup(st, col);
+	x->name = column_dup(st, col + 1);
+	x->tbl = column_dup(st, col + 2);
+	x->sql = column_dup(st, col + 3);
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static const schema_obj *schema_find(const schema_objs *o, const schema_obj *x)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (same_text(o->v[i].type, x->type) && same_text(o->v[i].name, x->name))
+			return &o->v[i];
+	return NULL;
+}
+
+/* What the schema at version v is, object by object: the migrations up to
+ * v run on an empty database in memory, so the list is SQLite's own (the
+ * indexes a PRIMARY KEY makes included) and needs no copy kept by hand
+ * beside the migrations. */
+static int schema_wanted(const bv_store *s, long long v, schema_objs *out)
+{
+	sqlite3 *mem = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	for (long long i = 0; rc == SQLITE_OK && i < v; i++)
+		rc = sqlite3_exec(mem, migrations[i], NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(mem, "SELECT type, name, tbl_name, sql FROM sqlite_master", -1, &st,
+		                        NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		schema_objs_add(out, st, 0);
+		rc = SQLITE_OK;
+	}
+	int err = rc == SQLITE_DONE
+	              ? 0
+	              : bv_fail(BV_ERUN, "%s: making the store's schema %lld in memory to compare: %s",
+	                        s->path, v, mem ? sqlite3_errmsg(mem) : sqlite3_errstr(rc));
+	sqlite3_finalize(st);
+	sqlite3_close(mem);
+	return err;
+}
+
+/* A name from the file for a message: escaped (it cannot forge a line) and
+ * cut short (a name may be as long as the file). */
+static char *name_for_message(const char *s)
+{
+	if (!s)
+		return bv_strdup("(none)");
+	char cut[104];
+	snprintf(cut, sizeof(cut), "%.100s%s", s, strlen(s) > 100 ? "..." : "");
+	return bv_escape(cut);
+}
+
+/* The objects in the file (have) against those the schema at version v
+ * creates (want), exactly: the same types and names, each defined by the
+ * same SQL.  A store holding anything else was changed by hand or by
+ * another program, and what it holds is not inert: a trigger on steps
+ * rewrote each step as it was stored ("imported 1 step", and the step read
+ * ratio 9, slower), a view or index is part of what a statement may run.
+ * Comparing the SQL text as SQLite keeps it is sound because a migration
+ * is never edited (stores at every version exist), so what a migration
+ * made is the same text today; a table altered by hand (ALTER TABLE
+ * rewrites its text) or an index made again differently reads otherwise. */
+static int schema_differs(const bv_store *s, const schema_objs *have, long long v)
+{
+	schema_objs want = {0};
+	int err = schema_wanted(s, v, &want);
+	const char *how = NULL;
+	const schema_obj *x = NULL;
+	for (size_t i = 0; err == 0 && !x && i < have->n; i++) {
+		const schema_obj *w = schema_find(&want, &have->v[i]);
+		if (!w)
+			x = &have->v[i], how = "holds";
+		else if (!same_text(w->tbl, have->v[i].tbl) || !same_text(w->sql, have->v[i].sql))
+			x = &have->v[i], how = "changed";
+	}
+	for (size_t i = 0; err == 0 && !x && i < want.n; i++)
+		if (!schema_find(have, &want.v[i]))
+			x = &want.v[i], how = "lacks";
+	if (x) {
+		char *type = name_for_message(x->type), *name = name_for_message(x->name);
+		if (strcmp(how, "holds") == 0)
+			err = bv_fail(
+			    BV_EINPUT,
+			    "%s: the store holds %s '%s', which bench-versions does not create; it was "
+			    "left as it is: drop it, or give another --store",
+			    s->path, type, name);
+		else if (strcmp(how, "changed") == 0)
+			err = bv_fail(
+			    BV_EINPUT,
+			    "%s: the store's %s '%s' is not as bench-versions creates it (its definition "
+			    "was changed); it was left as it is: give another --store",
+			    s->path, type, name);
+		else
+			err = bv_fail(
+			    BV_EINPUT,
+			    "%s: the store lacks %s '%s', which bench-versions creates (schema %lld); it "
+			    "was left as it is: give another --store",
+			    s->path, type, name, v);
+		free(type), free(name);
+	}
+	schema_objs_free(&want);
+	return err;
+}
+
 /* What the file says it is, read in one statement (one snapshot: read
  * apart, another run's migration committing in between would show a store
  * with tables and no version yet), and refused unless it is a store this
  * bench-versions can use or an empty database: another program's (its
  * application id, or tables or a user_version without ours: adding ours
- * would write into a file that is not ours), or a newer schema.  Every
- * store has had the application id from its first migration on, set in the
- * transaction that sets user_version, so a user_version without it is
- * another program's (a foreign database at user_version 2 was migrated,
- * switched to WAL and marked as a store).  *version: the schema's version
- * (0: a new store). */
+ * would write into a file that is not ours), a newer schema, or a store
+ * whose objects are not exactly those its schema's version creates
+ * (schema_differs).  Every store has had the application id from its first
+ * migration on, set in the transaction that sets user_version, so a
+ * user_version without it is another program's (a foreign database at
+ * user_version 2 was migrated, switched to WAL and marked as a store).
+ * *version: the schema's version (0: a new store). */
 static int check_header(bv_store *s, long long *version)
 {
 	sqlite3_stmt *st = NULL;
-	long long app = 0, v = 0, tables = 0;
+	long long app = 0, v = 0;
+	schema_objs have = {0};
+	/* One row for the header even in an empty database (the LEFT JOIN),
+	 * then one a schema object. */
 	int rc = sqlite3_prepare_v2(
 	    s->db,
 	    "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version "
-	    "FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)",
+	    "FROM pragma_user_version), m.type, m.name, m.tbl_name, m.sql "
+	    "FROM (SELECT 1) LEFT JOIN sqlite_master AS m",
 	    -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		app = sqlite3_column_int64(st, 0);
 		v = sqlite3_column_int64(st, 1);
-		tables = sqlite3_column_int64(st, 2);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			schema_objs_add(&have, st, 2);
 		rc = SQLITE_OK;
 	}
-	int err = rc == SQLITE_OK ? 0 : db_fail(s->path, s->db, rc, "reading the store");
+	int err = rc == SQLITE_DONE ? 0 : db_fail(s->path, s->db, rc, "reading the store");
 	sqlite3_finalize(st);
 	if (err == 0 && app != 0 && app != STORE_APP_ID)
 		err = bv_fail(
@@ -209,11 +352,19 @@ static int check_header(bv_store *s, long long *version)
 		            "%s: store schema %lld is newer than this bench-versions reads (%d); use a newer "
 		            "bench-versions or another --store",
 		            s->path, v, STORE_SCHEMA);
-	else if (err == 0 && app == 0 && (tables > 0 || v != 0))
+	else if (err == 0 && app == 0 && (have.n > 0 || v != 0))
 		err = bv_fail(BV_EINPUT,
 		              "%s: an SQLite database of something else (it has %s and no bench-versions "
 		              "application id); it was left as it is: give another --store",
-		              s->path, tables > 0 ? "tables" : "a user_version");
+		              s->path, have.n > 0 ? "tables" : "a user_version");
+	else if (err == 0 && v >= 0)
+		err = schema_differs(s, &have, v);
+	else if (err == 0)
+		err = bv_fail(BV_EINPUT,
+		              "%s: store schema %lld is no version bench-versions ever wrote; it was "
+		              "left as it is: give another --store",
+		              s->path, v);
+	schema_objs_free(&have);
 	*version = v;
 	return err;
 }
@@ -283,10 +434,22 @@ int bv_store_open(const char *path, bv_store **out)
 	if (err == 0) {
 		sqlite3_extended_result_codes(s->db, 1);
 		sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+		/* The schema has no trigger or view: none runs on this connection,
+		 * even one another program adds while a history runs (the check
+		 * below refuses one found on open).  The schema is not trusted to
+		 * call functions with side effects either. */
+		sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
+#ifdef SQLITE_DBCONFIG_ENABLE_VIEW
+		sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+#endif
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
+		sqlite3_db_config(s->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+#endif
 	}
 	/* Read before anything is written: a file that is no database, a
-	 * database of another program or of a newer bench-versions is refused
-	 * here, untouched (switching to WAL would rewrite its header). */
+	 * database of another program or of a newer bench-versions, or a store
+	 * holding what its schema does not create is refused here, untouched
+	 * (switching to WAL would rewrite its header). */
 	long long v = 0;
 	if (err == 0)
 		err = check_header(s, &v);

@@ -42,7 +42,10 @@ void bv_step_free(bv_step *s);
  * two measurements comparable: threshold, quick, ...; a short string).
  * WAL mode and a busy timeout: several runs may write at once.  The schema
  * is versioned (PRAGMA user_version) and migrated forward on open; a
- * database from a newer bench-versions is refused (BV_EINPUT). */
+ * database from a newer bench-versions, or one holding objects its
+ * schema's version does not create (a trigger, a view, another table or
+ * index, one of ours changed or missing), is refused (BV_EINPUT) before
+ * anything is written. */
 typedef struct bv_store bv_store;
 int bv_store_open(const char *path, bv_store **out);
 void bv_store_close(bv_store *s);

@@ -146,6 +146,17 @@ refused "--import into another program's database" "foreign\.db: an SQLite datab
 	history --import "$rundir" --store "$TMP/foreign.db"
 check "  its bytes are as they were" test "$(sha256sum < "$TMP/foreign.db")" = "$sum"
 check "  and no WAL or journal beside it" test ! -e "$TMP/foreign.db-wal" -a ! -e "$TMP/foreign.db-journal"
+# A store of ours with a trigger on steps: the import said "imported 2
+# steps" and the trigger rewrote each as it was stored (ratio 9, slower).
+# A store holding what its schema does not create is refused, untouched.
+"$BV" history --import "$rundir" --store "$TMP/trigger.sqlite" > /dev/null 2>&1
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript("CREATE TRIGGER rewrite AFTER INSERT ON steps BEGIN UPDATE steps SET ratio = 9, verdict = '"'slower'"' WHERE rowid = new.rowid; END;"); db.close()' "$TMP/trigger.sqlite"
+sum=$(sha256sum < "$TMP/trigger.sqlite")
+refused "--import into a store with a trigger" "trigger\.sqlite: the store holds trigger 'rewrite', which bench-versions does not create; it was left as it is" \
+	history --import "$rundir" --store "$TMP/trigger.sqlite"
+check "  its bytes are as they were" test "$(sha256sum < "$TMP/trigger.sqlite")" = "$sum"
+check "  and no WAL or journal beside it" test ! -e "$TMP/trigger.sqlite-wal" -a ! -e "$TMP/trigger.sqlite-journal"
+check "  and no step reads ratio 9" test "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM steps WHERE ratio = 9").fetchone()[0])' "$TMP/trigger.sqlite")" = 0
 
 # --every 2: versions 0, 2 and 4; the change lies between 0 and 2 (the
 # planted commit), which are not parent and child: bisect narrows it.

@@ -1,8 +1,9 @@
 /* test_store.c - the history store (orchestrator/store.c): steps round
  * trip, replace, missing; absent steps (a version lacks the cell) round
  * trip, replace measured ones and are refused when damaged; the schema's versions (newer refused, a v1 store
- * made by hand migrated, a failed migration rolled back); files that are not
- * a store refused and left byte for byte as they were; two processes
+ * made by hand migrated, one holding a foreign table not); files that are not
+ * a store, and stores holding what the schema does not create, refused and
+ * left byte for byte as they were; two processes
  * writing at once; import of a run's results logs. */
 #include <math.h>
 #include <sqlite3.h>
@@ -279,12 +280,23 @@ static void v1_store_is_migrated(void **state)
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'steps_by_b'"), 1);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'nosteps'"), 1);
 	free(path);
+	/* and a v2 store (its index, no nosteps): the objects each version's
+	 * migrations made are the store's, whatever version it is at */
+	path = bv_asprintf("%s/h2.sqlite", dir);
+	raw_exec(path, V1_SCHEMA "CREATE INDEX steps_by_b ON steps (class, key_b); PRAGMA user_version = 2;");
+	assert_int_equal(bv_store_open(path, &s), 0);
+	bv_store_close(s);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 3);
+	free(path);
 	bv_rm_rf(dir);
 	free(dir);
 }
 
-/* A migration that fails leaves the store at its old version with its steps. */
-static void failed_migration_is_rolled_back(void **state)
+/* An old store holding a table where a migration makes an index of that
+ * name: the migration failed on it and was rolled back; now the table is
+ * refused before any migration starts.  Either way the store stays at its
+ * old version with its steps. */
+static void v1_store_with_a_foreign_table_is_not_migrated(void **state)
 {
 	(void)state;
 	char *dir = test_tmpdir();
@@ -292,7 +304,8 @@ static void failed_migration_is_rolled_back(void **state)
 	raw_exec(path, V1_SCHEMA "CREATE TABLE steps_by_b (x);");
 	bv_store *s = NULL;
 	assert_int_equal(bv_store_open(path, &s), BV_EINPUT);
-	assert_non_null(strstr(bv_error_last(), "migrating the schema to version 2"));
+	assert_non_null(strstr(bv_error_last(),
+	                       "the store holds table 'steps_by_b', which bench-versions does not create"));
 	assert_non_null(strstr(bv_error_last(), path));
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM steps"), 1);
@@ -367,6 +380,97 @@ static void what_is_not_a_store_is_refused_untouched(void **state)
 	/* a directory */
 	assert_int_equal(bv_store_open(dir, &s), BV_EINPUT);
 	assert_non_null(strstr(bv_error_last(), "a directory"));
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* A store of ours (one step in it) given one more statement by hand. */
+static char *store_with(const char *dir, const char *name, const char *sql)
+{
+	char *path = bv_asprintf("%s/%s", dir, name);
+	bv_store *s = NULL;
+	assert_int_equal(bv_store_open(path, &s), 0);
+	double pr[] = {1.5, 2.0};
+	bv_step a = {.cell = "unary/relu/scalar/64K",
+	             .ratio = 1.5,
+	             .lo = 1.25,
+	             .hi = 2.0,
+	             .proc_ratio = pr,
+	             .nproc = 2,
+	             .verdict = BV_SAME,
+	             .p = NAN};
+	assert_int_equal(bv_store_put_step(s, "c", KA, KB, a.cell, "m", &a), 0);
+	bv_store_close(s);
+	raw_exec(path, sql);
+	return path;
+}
+
+/* refused_untouched, and no WAL, shared memory or journal left beside it:
+ * the refusal came before anything was written. */
+static void refused_bare(const char *path, const char *want)
+{
+	refused_untouched(path, want);
+	const char *ext[] = {"-wal", "-shm", "-journal"};
+	for (size_t i = 0; i < 3; i++) {
+		char *p = bv_asprintf("%s%s", path, ext[i]);
+		if (access(p, F_OK) == 0)
+			fail_msg("%s is left beside the refused store", p);
+		free(p);
+	}
+}
+
+/* A store with our application id and schema that holds more than the
+ * schema creates, or something the schema creates changed or missing, is
+ * not a store this bench-versions wrote: a trigger on steps rewrote each
+ * step as it was stored (an import said "imported 1 step" and the step read
+ * ratio 9, slower).  Each is refused before anything is written. */
+static void what_the_schema_does_not_create_is_refused_untouched(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	const struct {
+		const char *sql, *want;
+	} cases[] = {
+	    {"CREATE TRIGGER rewrite AFTER INSERT ON steps BEGIN UPDATE steps SET ratio = 9, verdict = "
+	     "'slower' WHERE rowid = new.rowid; END",
+	     ": the store holds trigger 'rewrite', which bench-versions does not create; it was left as "
+	     "it is: "},
+	    {"CREATE VIEW faster AS SELECT * FROM steps WHERE verdict = 'faster'",
+	     ": the store holds view 'faster', which bench-versions does not create"},
+	    {"CREATE TABLE notes (x TEXT)",
+	     ": the store holds table 'notes', which bench-versions does not create"},
+	    {"CREATE INDEX by_ratio ON steps (ratio)",
+	     ": the store holds index 'by_ratio', which bench-versions does not create"},
+	    /* ours, changed */
+	    {"ALTER TABLE steps ADD COLUMN note TEXT DEFAULT 'x'",
+	     ": the store's table 'steps' is not as bench-versions creates it"},
+	    {"DROP INDEX steps_by_b; CREATE INDEX steps_by_b ON steps (class, key_a)",
+	     ": the store's index 'steps_by_b' is not as bench-versions creates it"},
+	    {"DROP INDEX steps_by_b; CREATE VIEW steps_by_b AS SELECT 1",
+	     ": the store holds view 'steps_by_b', which bench-versions does not create"},
+	    /* ours, missing */
+	    {"DROP INDEX steps_by_b", ": the store lacks index 'steps_by_b', which bench-versions creates"},
+	    /* a name from the file is escaped: it cannot forge a line */
+	    {"CREATE VIEW \"a\nb\" AS SELECT 1", ": the store holds view 'a\\x0ab'"},
+	};
+	char *path = NULL;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "h%zu.sqlite", i);
+		path = store_with(dir, name, cases[i].sql);
+		refused_bare(path, cases[i].want);
+		free(path);
+	}
+	/* a user_version below any (migrations[-1] was run) */
+	path = store_with(dir, "negative.sqlite", "PRAGMA user_version = -1");
+	refused_bare(path, ": store schema -1 is no version bench-versions ever wrote; it was left as it is");
+	free(path);
+	/* an old store (v1) with a trigger: refused, not migrated */
+	path = bv_asprintf("%s/v1.sqlite", dir);
+	raw_exec(path, V1_SCHEMA "CREATE TRIGGER t AFTER INSERT ON steps BEGIN SELECT 1; END;");
+	refused_bare(path, ": the store holds trigger 't', which bench-versions does not create");
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
+	free(path);
 	bv_rm_rf(dir);
 	free(dir);
 }
@@ -768,8 +872,9 @@ int test_store(void)
 	    cmocka_unit_test(put_refuses_what_is_not_a_step),
 	    cmocka_unit_test(newer_schema_is_refused_untouched),
 	    cmocka_unit_test(v1_store_is_migrated),
-	    cmocka_unit_test(failed_migration_is_rolled_back),
+	    cmocka_unit_test(v1_store_with_a_foreign_table_is_not_migrated),
 	    cmocka_unit_test(what_is_not_a_store_is_refused_untouched),
+	    cmocka_unit_test(what_the_schema_does_not_create_is_refused_untouched),
 	    cmocka_unit_test(damaged_rows_are_input_errors),
 	    cmocka_unit_test(absent_steps_round_trip_and_replace),
 	    cmocka_unit_test(damaged_absent_rows_are_input_errors),
