@@ -757,7 +757,10 @@ int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const cha
 		double *pr = NULL;
 		if (bad)
 			what = "a column of the wrong type";
-		else if (nproc < 0 || (sqlite3_int64)blen != nproc * 8)
+		/* blen / 8, not nproc * 8: a count edited by hand (2^61) made
+		 * the product wrap to an empty BLOB's 0, and its doubles were
+		 * allocated (out of memory, abort) */
+		else if (nproc < 0 || blen % 8 != 0 || nproc != (sqlite3_int64)(blen / 8))
 			what = "proc_ratio does not hold nproc doubles";
 		else if (!verdict)
 			what = "verdict is not one of same, slower, faster, inconclusive, unstable";

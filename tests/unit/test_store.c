@@ -514,11 +514,34 @@ static void damaged_rows_are_input_errors(void **state)
 	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'order', 'm', 1, 2, 3, 0, X'', 'same', NULL, 't', "
 	    "NULL);"
 	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'nan', 'm', 1, NULL, NULL, 1, X'000000000000F87F', "
-	    "'same', NULL, 't', NULL);");
-	const char *cells[] = {"verdict", "blob", "ratio", "order", "nan"};
-	const char *why[] = {"verdict is not one of", "proc_ratio does not hold", "wrong type", "ordered",
-	                     "process ratio"};
-	rows_refused(path, cells, why, 5);
+	    "'same', NULL, 't', NULL);"
+	    /* ratios edited by hand: below 0, 0, infinite (SQLite keeps 9e999
+	     * as Inf; a NaN it keeps as NULL, which NOT NULL refuses) */
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'negative', 'm', -2, NULL, NULL, 0, X'', 'faster', "
+	    "NULL, 't', NULL);"
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'zero', 'm', 0, NULL, NULL, 0, X'', 'faster', NULL, "
+	    "'t', NULL);"
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'inf', 'm', 9e999, NULL, NULL, 0, X'', 'slower', NULL, "
+	    "'t', NULL);"
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'infhi', 'm', 2, 1, 9e999, 0, X'', 'slower', NULL, "
+	    "'t', NULL);"
+	    /* nproc * 8 wraps to 0, the empty BLOB's length: 2^61 doubles were
+	     * allocated (out of memory: abort) */
+	    "INSERT INTO steps VALUES ('c', 'a', 'b', 'nproc', 'm', 1, NULL, NULL, 2305843009213693952, "
+	    "X'', 'same', NULL, 't', NULL);");
+	const char *cells[] = {"verdict",  "blob", "ratio", "order", "nan",
+	                       "negative", "zero", "inf",   "infhi", "nproc"};
+	const char *why[] = {"verdict is not one of",
+	                     "proc_ratio does not hold",
+	                     "wrong type",
+	                     "ordered",
+	                     "process ratio",
+	                     "ratio is not a finite number > 0",
+	                     "ratio is not a finite number > 0",
+	                     "ratio is not a finite number > 0",
+	                     "interval is not finite",
+	                     "proc_ratio does not hold"};
+	rows_refused(path, cells, why, sizeof(cells) / sizeof(cells[0]));
 	free(path);
 	bv_rm_rf(dir);
 	free(dir);
