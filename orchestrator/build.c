@@ -759,7 +759,7 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 	 * pad, exactly these bytes (int3).  The library's objects are 16-byte
 	 * aligned and pads multiples of 16, so the library starts exactly
 	 * `pad` bytes into a page. */
-	char *asm_path = bv_asprintf("%s/layout-pad-%d.s", lib, pad);
+	char *asm_path = bv_asprintf("%s.s", out); /* beside out: lib/ is sealed (bv_build) */
 	char *skip = pad ? bv_asprintf("\t.skip %d, 0xcc\n", pad) : bv_strdup(""); /* as warns of .skip 0 */
 	char *text = bv_asprintf("\t.text\n\t.p2align 12\n%s\t.section .note.GNU-stack,\"\",@progbits\n", skip);
 	free(skip);
@@ -800,6 +800,7 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 	bv_strv_push(&cc, out);
 	int status = rc ? rc : bv_run(cc.v, NULL, log, BV_ENV_BUILD);
 	bv_strv_free(&cc);
+	unlink(asm_path);
 	free(asm_path);
 	return status;
 }
@@ -885,6 +886,17 @@ int bv_build_layouts(const bv_version *v, int n)
 	char *lib = bv_asprintf("%s/lib", dir);
 	char *log = bv_asprintf("%s/layouts.log", dir);
 	int rc = 0;
+	/* The layouts link lib/ again: only as it was built (a recipe of
+	 * another version may have written through a hard link since). */
+	char *why = NULL;
+	if (!bv_entry_check(lib, &why)) {
+		rc = bv_fail(BV_ERUN,
+			     "%s's build %s was changed after it was built (lib/: %s): it is removed from the cache; "
+			     "run again to build it afresh",
+			     v->name, dir, why);
+		bv_entry_discard(dir);
+	}
+	free(why);
 	/* The host-only variant, where the build has one, gets the same
 	 * layouts: a host cell's layout k is the full plugin's layout k. */
 	char probe[4096];
@@ -1749,6 +1761,16 @@ void bv_build_hold(const bv_version *v)
 		free(dir);
 }
 
+/* Whether the build entry dir's lib/ is as it was sealed; 0 with *why when
+ * not (a missing plugin is bv_build's own check). */
+static int build_lib_intact(const char *dir, char **why)
+{
+	char *lib = bv_asprintf("%s/lib", dir);
+	int ok = bv_entry_check(lib, why);
+	free(lib);
+	return ok;
+}
+
 int bv_build_is_cached(const bv_version *v, int *cached)
 {
 	char key[41];
@@ -1954,7 +1976,8 @@ int bv_build(bv_version *v)
 	v->build_key = bv_strdup(key);
 	if (v->src_dir)
 		utimensat(AT_FDCWD, v->src_dir, NULL, 0); /* last use, for cache trim */
-	if (bv_exists(plugin)) {
+	char *why = NULL;
+	if (bv_exists(plugin) && build_lib_intact(final, &why)) {
 		utimensat(AT_FDCWD, final, NULL, 0);
 		v->cached = 1;
 		v->plugin = plugin;
@@ -1962,9 +1985,15 @@ int bv_build(bv_version *v)
 		free(final);
 		return 0;
 	}
+	if (why)
+		/* Its library or harness object changed since it was built: the
+		 * plugin may be the only copy of the build as it was, but
+		 * the layouts link lib/ again, so the whole entry goes (the
+		 * new build's log says so, below). */
+		bv_entry_discard(final);
 	char *tmp = bv_mkdtemp_in(root, ".tmp-");
 	if (!tmp) {
-		free(root), free(final), free(plugin);
+		free(root), free(final), free(plugin), free(why);
 		return bv_fail_context(BV_ERUN, "building %s", v->name);
 	}
 	/* The log is written inside the temporary directory (a concurrent build
@@ -1972,6 +2001,12 @@ int bv_build(bv_version *v)
 	 * it survives a failure. */
 	char *tmplog = bv_asprintf("%s.log", tmp);
 	char *log = bv_asprintf("%s/%s.log", root, key);
+	FILE *f = why ? fopen(tmplog, "a") : NULL;
+	if (f) {
+		fprintf(f, "build: the cache's entry %s was damaged (lib/: %s): set aside, built again\n", final, why);
+		fclose(f);
+	}
+	free(why);
 	watch w;
 	watch_start(&w, v->name, tmplog);
 	bv_build_deadline_start(bv_build_timeout_s);
@@ -2007,6 +2042,12 @@ int bv_build(bv_version *v)
 					   "-fsyntax-only?); nothing was cached");
 	if (rc == 0 && !v->build_error)
 		rc = write_version(v, tmp);
+	if (rc == 0 && !v->build_error) {
+		/* What layouts link again, sealed as it was built. */
+		char *lib = bv_asprintf("%s/lib", tmp);
+		rc = bv_entry_seal(lib);
+		free(lib);
+	}
 	if (rc == 0 && !v->build_error) {
 		rc = move_into_place(tmp, final, plugin);
 		if (rc == 0)

@@ -49,6 +49,17 @@ check "... says the cached library was damaged and built it again" \
 	contains "$(newest_log)" "library: the cache's entry .*$(basename "$L") was damaged \(its files differ from those it was sealed with"
 check "... the cache holds the library as it was built, sealed again" \
 	test "$(sha256sum < "$A")" = "$sha0" -a -f "$L/SEAL"
+# The recipe's append reached 0.1.0's finished build too (its lib/ holds
+# the same files): taken as it was, its layouts would link the appended
+# archive.
+rules ''
+"$BV" compat --build 0.1.0 > "$TMP/b3" 2>&1
+check "0.1.0's first build, whose lib/ the recipe changed, is not taken from the cache: built again" \
+	contains "$TMP/b3" "^0\.1\.0 .* builds \(built\)"
+check "... its log says the build's entry was damaged" \
+	contains "$(newest_log)" "^build: the cache's entry .* was damaged \(lib/: its files differ from those it was sealed with"
+"$BV" compat --build 0.1.0 > "$TMP/b4" 2>&1
+check "... and the next build of it is taken from the cache again" contains "$TMP/b4" "^0\.1\.0 .* builds \(cached\)"
 
 # ---- damaged libs/ and objs/ entries ----
 # Each relink below meets one damaged library entry (a FIFO, a symbolic
