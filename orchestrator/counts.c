@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "benches.h"
+#include "child.h"
 #include "common.h"
 #include "counts.h"
 #include "env.h"
@@ -47,7 +48,7 @@ const char *const bv_counts_values[] = {"changed", "all", "none", NULL};
 
 /* What a count's identity holds besides the build: bump when the counted
  * region or the simulated machine changes. */
-#define COUNT_SCHEMA "bv-count/3" /* 3: no warm call past 16 MiB, LD_BIND_NOW */
+#define COUNT_SCHEMA "bv-count/4" /* 3: no warm call past 16 MiB, LD_BIND_NOW; 4: entries carry their digest */
 #define MAX_FNS 64            /* functions kept per count */
 #define MAX_PROFILE (64 << 20) /* bytes of a callgrind file read */
 
@@ -515,6 +516,42 @@ bv_count_cmp *bv_count_compare(const bv_count *base, const bv_count *cand, const
 
 /* ---- counts.json ------------------------------------------------------- */
 
+/* A digest of what a count says: its cell and status, the reason, the ISA,
+ * the events and the functions, which the "why" is made of (not the label,
+ * a run's own name for the build, nor the seconds, cached or profile, which
+ * a copy changes).  Stored with the count, in the cache and in counts.json:
+ * a file changed after it was written (an edit, a flipped bit, another
+ * count's entry copied over it) no longer matches it, and is made again,
+ * never shown.  Each string with its length, each number exactly. */
+static void count_digest(const bv_count *c, char out[41])
+{
+	bv_buf b = BV_BUF_INIT;
+	const char *strs[] = {c->cell, bv_status_name(c->status), c->reason, c->simd_isa};
+	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++)
+		bv_buf_printf(&b, "%zd:%s\n", strs[i] ? (ssize_t)strlen(strs[i]) : (ssize_t)-1, strs[i] ? strs[i] : "");
+	if (c->status == BV_ST_OK) {
+		for (int k = 0; k < BV_EV_COUNT; k++)
+			bv_buf_printf(&b, "%s %.17g\n", bv_count_event_names[k], c->ev[k]);
+		for (size_t i = 0; i < c->nfns; i++)
+			bv_buf_printf(&b, "%zu:%s %.17g\n", strlen(c->fns[i].name), c->fns[i].name, c->fns[i].ir);
+	}
+	bv_hash_bytes(b.s ? b.s : "", b.len, out);
+	bv_buf_free(&b);
+}
+
+/* NULL when the count c, read from o, is what o's digest says it is;
+ * else why not.  An entry without one is taken only when !required
+ * (a run's counts.json from before digests). */
+static const char *count_unsound(const cJSON *o, const bv_count *c, int required)
+{
+	const char *want = bv_json_str(o, "digest");
+	if (!want)
+		return required ? "has no digest" : NULL;
+	char got[41];
+	count_digest(c, got);
+	return strcmp(want, got) ? "does not match its digest (changed after it was written)" : NULL;
+}
+
 static cJSON *count_json(const bv_count *c)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -541,6 +578,9 @@ static cJSON *count_json(const bv_count *c)
 	cJSON_AddBoolToObject(o, "cached", c->cached);
 	if (c->profile)
 		cJSON_AddStringToObject(o, "profile", c->profile);
+	char digest[41];
+	count_digest(c, digest);
+	cJSON_AddStringToObject(o, "digest", digest);
 	return o;
 }
 
@@ -605,6 +645,7 @@ typedef struct job {
 	const char *bench, *op, *backend;
 	size_t size;
 	char id[41];          /* the count's identity in the cache */
+	char cg_digest[41];   /* its callgrind file's digest, once made ("": none) */
 	char *dir;            /* its scratch directory while it runs */
 	pid_t pid;
 	double started, deadline;
@@ -822,6 +863,51 @@ static void keep_profile(job *j, const char *results_dir, const char *text, size
 	free(rel), free(full), free(sub), free(cell);
 }
 
+/* What a count that exited 0 left: bv-runner's document d, and the
+ * callgrind file out, into j (kept in the cache when cache_ok, and in the
+ * results).  Nonzero when what failed is Valgrind's doing, not the
+ * build's (such a count is not cached). */
+static int read_count(job *j, const cJSON *d, const char *out, const char *results_dir, int cache_ok)
+{
+	int fault = 0;
+	/* the runner's status, as a log says it; one it does not say is a failure */
+	bv_status st = bv_status_parse(bv_json_str(d, "status"));
+	const char *isa = bv_json_str(d, "simd_isa");
+	const cJSON *on = cJSON_GetObjectItemCaseSensitive(d, "on_valgrind");
+	free(j->c.simd_isa);
+	j->c.simd_isa = isa && strlen(isa) < 32 ? bv_strdup(isa) : NULL;
+	if (!cJSON_IsTrue(on)) {
+		set_status(&j->c, BV_ST_FAILED, bv_strdup("the runner did not run under Valgrind"));
+		fault = 1;
+	} else if (st != BV_ST_OK) {
+		const char *r = bv_json_str(d, "reason");
+		set_status(&j->c, st != BV_ST_NONE ? st : BV_ST_FAILED, r ? bv_strdup(r) : NULL);
+	} else {
+		char *text = NULL, why[200];
+		size_t len = 0;
+		if (bv_read_file(out, MAX_PROFILE, &text, &len) != 0) {
+			set_status(&j->c, BV_ST_FAILED,
+				   bv_asprintf("no callgrind file: %s", bv_error_last()));
+			fault = 1;
+		} else if (bv_callgrind_parse(text, len, MAX_FNS, &j->c, why, sizeof(why)) != 0) {
+			set_status(&j->c, BV_ST_FAILED, bv_asprintf("callgrind's file: %s", why));
+			fault = 1;
+		} else {
+			set_status(&j->c, BV_ST_OK, NULL);
+			/* The file itself, for callgrind_annotate or KCachegrind:
+			 * in the cache beside the count, and in the results. */
+			char *keep = cache_path(j, "callgrind");
+			bv_hash_bytes(text, len, j->cg_digest);
+			if (cache_ok)
+				(void)bv_write_file_atomic(keep, text, len);
+			free(keep);
+			keep_profile(j, results_dir, text, len);
+		}
+		free(text);
+	}
+	return fault;
+}
+
 /* A count's process has ended with wait status ws: read what it left. */
 static void finish(job *j, int ws, const char *results_dir, double timeout_s, int timed_out)
 {
@@ -832,6 +918,7 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 	char *out = bv_asprintf("%s/callgrind.out", j->dir), *doc = bv_asprintf("%s/count.json", j->dir);
 	char *vlog = bv_asprintf("%s/valgrind.log", j->dir), *olog = bv_asprintf("%s/output.log", j->dir);
 	cJSON *d = NULL;
+	int vg_fault = 0; /* Valgrind's doing, not the build's */
 	if (timed_out)
 		set_status(&j->c, BV_ST_TIMEOUT,
 			   bv_asprintf("no count after %g s under Valgrind (about 50x slower than native; "
@@ -850,7 +937,7 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 						 "with -march=native?)"
 					       : ""));
 	}
-	else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || bv_json_load(doc, 1 << 20, &d) != 0) {
+	else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
 		char *w = last_words(vlog);
 		char *o = last_words(olog);
 		const char *say = w && *w && strstr(w, "Process terminating") == NULL ? w : o && *o ? o : w;
@@ -858,45 +945,38 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 			   bv_asprintf("exited with status %d under Valgrind%s%s", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1,
 				       say && *say ? ": " : "", say ? say : ""));
 		free(w), free(o);
-	} else {
-		/* the runner's status, as a log says it; one it does not say is a failure */
-		bv_status st = bv_status_parse(bv_json_str(d, "status"));
-		const char *isa = bv_json_str(d, "simd_isa");
-		const cJSON *on = cJSON_GetObjectItemCaseSensitive(d, "on_valgrind");
-		free(j->c.simd_isa);
-		j->c.simd_isa = isa && strlen(isa) < 32 ? bv_strdup(isa) : NULL;
-		if (!cJSON_IsTrue(on))
-			set_status(&j->c, BV_ST_FAILED, bv_strdup("the runner did not run under Valgrind"));
-		else if (st != BV_ST_OK) {
-			const char *r = bv_json_str(d, "reason");
-			set_status(&j->c, st != BV_ST_NONE ? st : BV_ST_FAILED, r ? bv_strdup(r) : NULL);
-		} else {
-			char *text = NULL, why[200];
-			size_t len = 0;
-			if (bv_read_file(out, MAX_PROFILE, &text, &len) != 0)
-				set_status(&j->c, BV_ST_FAILED,
-					   bv_asprintf("no callgrind file: %s", bv_error_last()));
-			else if (bv_callgrind_parse(text, len, MAX_FNS, &j->c, why, sizeof(why)) != 0)
-				set_status(&j->c, BV_ST_FAILED, bv_asprintf("callgrind's file: %s", why));
-			else {
-				set_status(&j->c, BV_ST_OK, NULL);
-				/* The file itself, for callgrind_annotate or KCachegrind:
-				 * in the cache beside the count, and in the results. */
-				char *keep = cache_path(j, "callgrind");
-				if (cache_ok)
-					(void)bv_write_file_atomic(keep, text, len);
-				free(keep);
-				keep_profile(j, results_dir, text, len);
-			}
-			free(text);
-		}
-	}
+	} else if (bv_json_load(doc, 1 << 20, &d) != 0) {
+		/* A success that left no counts is no crash of the version:
+		 * bv-runner writes count.json before it exits 0, so what ran as
+		 * Valgrind did not run it (a stub, a wrapper) or lost its file. */
+		int none = !bv_exists(doc);
+		char *w = bv_exists(vlog) ? last_words(vlog) : NULL, *o = bv_exists(olog) ? last_words(olog) : NULL;
+		const char *say = w && *w ? w : o && *o ? o : NULL;
+		if (none)
+			set_status(&j->c, BV_ST_FAILED,
+				   bv_asprintf("Valgrind exited 0 without writing its counts (bv-runner's count.json is "
+					       "missing%s%s)",
+					       say ? "; its last words: " : "", say ? say : ""));
+		else
+			set_status(&j->c, BV_ST_FAILED,
+				   bv_asprintf("Valgrind exited 0, but its counts cannot be read: %s", bv_error_last()));
+		free(w), free(o);
+		vg_fault = 1;
+	} else
+		vg_fault = read_count(j, d, out, results_dir, cache_ok);
 	cJSON_Delete(d);
 	/* Only what the same build will count again the same way: not a
-	 * timeout (a busier machine), not a count that could not start. */
-	if (!timed_out && cache_ok && j->c.status != BV_ST_NOT_RUN) {
+	 * timeout (a busier machine), not a count that could not start, not
+	 * what Valgrind failed to do (a stub that wrote nothing would stand
+	 * for the real one's count under its version). */
+	if (!timed_out && !vg_fault && cache_ok && j->c.status != BV_ST_NOT_RUN) {
 		char *path = cache_path(j, "json");
 		cJSON *o = count_json(&j->c);
+		/* what it is the count of, checked when it is read (from_cache) */
+		cJSON_AddStringToObject(o, "build_key", j->key);
+		cJSON_AddStringToObject(o, "id", j->id);
+		if (j->cg_digest[0])
+			cJSON_AddStringToObject(o, "callgrind_digest", j->cg_digest);
 		(void)bv_json_save(path, o);
 		cJSON_Delete(o);
 		free(path);
@@ -908,49 +988,161 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 	j->state = 2;
 }
 
-/* The cache's copy of a count, with its callgrind file copied into the
- * results; 0 when found. */
-static int from_cache(job *j, const char *results_dir)
+/* Why the cache's entry d (read into c) is not the count job j looks for,
+ * or NULL when it is: the build, the count's identity and the cell it
+ * names are j's, its content is what its digest says, and so is its
+ * callgrind file's (read into *text, when there is one).  To free. */
+static char *cache_entry_fault(const cJSON *d, const bv_count *c, const job *j, const char *cg, char **text,
+			       size_t *len)
 {
-	char *path = cache_path(j, "json");
-	cJSON *d = NULL;
-	int rc = bv_exists(path) ? bv_json_load(path, 1 << 20, &d) : -1;
-	free(path);
-	bv_count c;
-	if (rc != 0 || count_read(d, &c) != 0) {
-		if (rc == 0)
-			cJSON_Delete(d);
-		return -1;
+	const char *key = bv_json_str(d, "build_key"), *id = bv_json_str(d, "id");
+	const char *cgd = bv_json_str(d, "callgrind_digest"), *unsound;
+	if (strcmp(c->cell, j->c.cell))
+		return bv_asprintf("names the cell %.200s, not %s", c->cell, j->c.cell);
+	if (!key || strcmp(key, j->key))
+		return bv_asprintf("names the build %.64s, not %s", key ? key : "(none)", j->key);
+	if (!id || strcmp(id, j->id))
+		return bv_asprintf("is the count %.64s, not %s", id ? id : "(none)", j->id);
+	if ((unsound = count_unsound(d, c, 1)))
+		return bv_strdup(unsound);
+	/* a callgrind file that is not there is no count's fault (it is
+	 * written after the count, best effort): the count stands alone */
+	if (c->status == BV_ST_OK && bv_read_file(cg, MAX_PROFILE, text, len) == 0) {
+		char got[41];
+		bv_hash_bytes(*text, *len, got);
+		if (!cgd || strcmp(cgd, got))
+			return bv_asprintf("has a callgrind file (%s) that does not match its digest", cg);
 	}
-	cJSON_Delete(d);
-	free(c.label), free(c.cell);
-	c.label = j->c.label, c.cell = j->c.cell;
-	j->c.label = j->c.cell = NULL;
-	bv_count_free(&j->c);
-	j->c = c;
-	j->c.cached = 1;
-	free(j->c.profile);
-	j->c.profile = NULL;
-	char *cg = cache_path(j, "callgrind"), *text = NULL;
-	size_t len;
-	if (j->c.status == BV_ST_OK && bv_read_file(cg, MAX_PROFILE, &text, &len) == 0) {
-		keep_profile(j, results_dir, text, len);
-	}
-	free(text), free(cg);
-	j->state = 2;
-	return 0;
+	return NULL;
 }
 
-/* "valgrind-3.19.0", or NULL when there is no valgrind to run. */
-static char *valgrind_version(const char *valgrind)
+/* The cache's copy of a count, with its callgrind file copied into the
+ * results; 0 when found.  An entry that is not the count asked for, or
+ * not what it was when written, is said, removed and made again: the
+ * "why" is never taken from a file that changed. */
+static int from_cache(job *j, const char *results_dir)
 {
-	char *argv[] = {(char *)valgrind, "--version", NULL}, *out = NULL;
-	int st = bv_run_capture(argv, 200, &out);
-	if (st != 0 || !out || strncmp(out, "valgrind-", 9)) {
+	char *path = cache_path(j, "json"), *cg = cache_path(j, "callgrind"), *text = NULL, *fault = NULL;
+	size_t len = 0;
+	cJSON *d = NULL;
+	bv_count c;
+	memset(&c, 0, sizeof(c));
+	int rc = -1;
+	if (!bv_exists(path))
+		;
+	else if (bv_json_load(path, 1 << 20, &d) != 0)
+		fault = bv_asprintf("cannot be read (%s)", bv_error_last());
+	else if (count_read(d, &c) != 0)
+		fault = bv_strdup("is not a count");
+	else if (!(fault = cache_entry_fault(d, &c, j, cg, &text, &len)))
+		rc = 0;
+	cJSON_Delete(d);
+	if (fault) {
+		fprintf(stderr, "counts: the cache's count of %s %s (%s) %s: it is made again\n", j->c.label, j->c.cell,
+			path, fault);
+		unlink(path), unlink(cg);
+		bv_count_free(&c);
+	}
+	if (rc == 0) {
+		free(c.label), free(c.cell);
+		c.label = j->c.label, c.cell = j->c.cell;
+		j->c.label = j->c.cell = NULL;
+		bv_count_free(&j->c);
+		j->c = c;
+		j->c.cached = 1;
+		free(j->c.profile);
+		j->c.profile = NULL;
+		if (text)
+			keep_profile(j, results_dir, text, len);
+		j->state = 2;
+	}
+	free(text), free(cg), free(path), free(fault);
+	return rc;
+}
+
+/* How long `valgrind --version` is waited for: it answers at once, but a
+ * broken or wrapped one that never does must not hang the run. */
+#define PROBE_S 10
+
+static void keep_probe(void *ctx, const char *data, size_t n)
+{
+	bv_buf *b = ctx;
+	if (b->len < 200)
+		bv_buf_putn(b, data, n < 200 - b->len ? n : 200 - b->len);
+}
+
+/* "valgrind-3.19.0", or NULL with *why (to free) when there is none to
+ * count with: not found, no answer within PROBE_S (killed), or an answer
+ * that is not a version.  Forked and exec'd as a count is (spawn_count):
+ * the probe dies with us, even by SIGKILL, and leads a group of its own,
+ * killed whole when it does not answer. */
+static char *valgrind_version(const char *valgrind, char **why)
+{
+	*why = NULL;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		*why = bv_asprintf("cannot ask %s its version: pipe: %s", valgrind, strerror(errno));
+		return NULL;
+	}
+	char *argv[] = {(char *)valgrind, "--version", NULL};
+	char **env = bv_child_environ(environ, BV_ENV_BUILD);
+	pid_t parent = getpid();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
+		int in = open("/dev/null", O_RDWR);
+		if (in < 0 || dup2(in, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(in, 2) < 0)
+			_exit(126);
+		execvpe(argv[0], argv, env);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	int err = errno;
+	free(env);
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		*why = bv_asprintf("cannot ask %s its version: fork: %s", valgrind, strerror(err));
+		return NULL;
+	}
+	setpgid(pid, pid); /* as the child does: whichever runs first */
+	bv_child_track(pid);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double deadline = ((double)ts.tv_sec + PROBE_S) * 1e9 + (double)ts.tv_nsec;
+	bv_buf b = BV_BUF_INIT;
+	bv_buf_puts(&b, "");
+	int late = bv_read_child(fds[0], pid, deadline, keep_probe, &b) == 1;
+	close(fds[0]);
+	if (late) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	bv_child_untrack(pid);
+	char *out = bv_buf_detach(&b);
+	out[strcspn(out, "\r\n")] = '\0';
+	if (late)
+		*why = bv_asprintf("%s did not answer --version within %d s (killed; BV_VALGRIND names another "
+				   "valgrind)",
+				   valgrind, PROBE_S);
+	else if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127 && !*out)
+		*why = bv_asprintf("%s not found (apt-get install valgrind, or scripts/deps.sh): its counts say why "
+				   "a cell changed",
+				   valgrind);
+	else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || strncmp(out, "valgrind-", 9))
+		*why = bv_asprintf("%s --version did not say a version (%s %d%s%.60s)", valgrind,
+				   WIFEXITED(ws) ? "exit status" : "signal",
+				   WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws), *out ? ", said: " : "", out);
+	if (*why) {
 		free(out);
 		return NULL;
 	}
-	out[strcspn(out, "\r\n")] = '\0';
 	return out;
 }
 
@@ -989,6 +1181,8 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 	int rc = 0;
 	double t0 = now_s(), last = t0;
 	int tty = isatty(2), drawn = 0, estimated = 0;
+	/* make_counts made us a subreaper: what a count leaves is killed
+	 * whenever no count runs (every child then is such a leftover). */
 	while (rc == 0 && (next < n || running)) {
 		while (next < n && (int)running < jobs) {
 			job *j = &js[next++];
@@ -1008,6 +1202,8 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 				kill(-pid, SIGKILL); /* what it left in its group */
 				finish(&js[i], ws, results_dir, o->timeout_s, 0);
 				running--, done++;
+				if (!running)
+					bv_kill_children();
 			}
 		double t = now_s();
 		for (size_t i = 0; i < n; i++)
@@ -1019,6 +1215,8 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 				bv_child_untrack(js[i].pid);
 				finish(&js[i], ws, results_dir, o->timeout_s, 1);
 				running--, done++;
+				if (!running)
+					bv_kill_children();
 			}
 		if (bv_interrupted())
 			rc = bv_fail(BV_EINTR, "interrupted (%s) while counting under Valgrind; the run's logs are "
@@ -1054,6 +1252,7 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 			free(js[i].dir);
 			js[i].dir = NULL;
 		}
+	bv_kill_children();
 	if (drawn)
 		fprintf(stderr, "\r\033[K");
 	free(tmp);
@@ -1081,7 +1280,17 @@ static int make_counts(job *js, size_t n, const char *results_dir, const bv_coun
 #else
 		int sanitized = 0;
 #endif
-		*vg_version = sanitized ? NULL : valgrind_version(valgrind);
+		/* A subreaper while counting, as while timing (measure.c): a
+		 * process the counted code (or the probe) started and that left
+		 * its group (setsid) is not reached by the group's kill, and would
+		 * outlive the run with init for a parent.  Here it becomes ours
+		 * when its parent ends, and is killed with what it started. */
+		int was_subreaper = 0;
+		prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		char *vg_why = NULL;
+		*vg_version = sanitized ? NULL : valgrind_version(valgrind, &vg_why);
+		bv_kill_children();
 		for (size_t i = 0; i < n; i++) {
 			job *j = &js[i];
 			if (j->state != 0)
@@ -1095,9 +1304,7 @@ static int make_counts(job *js, size_t n, const char *results_dir, const bv_coun
 			}
 			if (!*vg_version) {
 				free(j->c.reason);
-				j->c.reason = bv_asprintf("%s not found (apt-get install valgrind, or scripts/deps.sh): "
-							  "its counts say why a cell changed",
-							  valgrind);
+				j->c.reason = bv_strdup(vg_why);
 				j->state = 2;
 				continue;
 			}
@@ -1124,6 +1331,8 @@ static int make_counts(job *js, size_t n, const char *results_dir, const bv_coun
 			rc = run_jobs(js, n, o, results_dir, valgrind);
 			*made = left;
 		}
+		free(vg_why);
+		prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
 	}
 	return rc;
 }
@@ -1188,6 +1397,13 @@ static void job_init(job *j, const bv_table *t, const bv_row *r, size_t x, const
 		const char *l = bv_json_str(e, "label"), *c = bv_json_str(e, "cell");
 		bv_count got;
 		if (l && c && !strcmp(l, j->c.label) && !strcmp(c, cell) && count_read(e, &got) == 0) {
+			const char *unsound = count_unsound(e, &got, 0);
+			if (unsound) {
+				fprintf(stderr, "counts: counts.json's count of %s %s %s: %s\n", l, c, unsound,
+					o->measure ? "it is made again" : "it is not shown (--counts makes it again)");
+				bv_count_free(&got);
+				break;
+			}
 			bv_count_free(&j->c);
 			j->c = got;
 			j->state = 2;
