@@ -7,10 +7,15 @@
  * same directory), else in the cache (<cache>/counts/<build key>/<id>.json),
  * else made: `valgrind --tool=callgrind ... bv-runner --count`, at most
  * o->jobs at once, each with a deadline, each in a process group of its own
- * that is killed whole when it ends.  What a count could not do (Valgrind
- * missing, a crash, a deadline) is that count's status, shown beside the
- * verdict; nothing here fails a run but a results file that cannot be
- * written or an interruption.
+ * that is killed whole when it ends; we are a subreaper meanwhile, so what
+ * left that group (a setsid()'d process of the counted code) comes to us
+ * and is killed too.  A count read from a file is checked first: the
+ * cache's names its build, identity and cell, and each carries a digest of
+ * what it says (count_digest); one that does not match is made again,
+ * never shown.  What a count could not do (Valgrind missing or silent, a
+ * crash, a deadline) is that count's status, shown beside the verdict;
+ * nothing here fails a run but a results file that cannot be written or an
+ * interruption.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>

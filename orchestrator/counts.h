@@ -25,7 +25,9 @@
  * Counts are cached by build key and cell like builds, and kept in the run's
  * results directory (counts/counts.json, and each call's callgrind file
  * under counts/profiles/LABEL/ for callgrind_annotate or KCachegrind), so
- * `compare` shows them again without Valgrind.
+ * `compare` shows them again without Valgrind.  Each count carries a digest
+ * of what it says: one read back that does not match (a file changed after
+ * it was written) is made again, never shown.
  */
 #ifndef BV_COUNTS_H
 #define BV_COUNTS_H
