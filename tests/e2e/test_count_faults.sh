@@ -251,7 +251,7 @@ rm -f "$TMP/hang.pids"
 # bench-versions killed while the probe waits: the probe dies with it
 PATH="$TMP/hang:$PATH" "$BV" 1.0 1.1 --quick --ops total --counts all --results "$TMP/res4" > /dev/null 2>&1 &
 pid=$!
-for i in $(seq 1 600); do [ -s "$TMP/hang.pids" ] && break; sleep 0.2; done
+for i in $(seq 1 1500); do [ -s "$TMP/hang.pids" ] && break; sleep 0.2; done # up to 300 s
 check "the probe started" test -s "$TMP/hang.pids"
 {
 	kill -KILL $pid
