@@ -135,6 +135,10 @@ static int unshared_setup(bvs_ctx *c)
 		snprintf(b, 64, "made by 1.%d", BVS_VERSION_MINOR);
 	return BVS_OK;
 }
+/* A reason over several lines: each line break is a control character,
+ * written as '?' as every other (a raw one would break the table's note
+ * and the log's one line per reason). */
+static int multiline(bvs_ctx *c) { return bvs_wrong(c, "a\nb\tc\rd"); }
 static int nothing(bvs_ctx *c) { (void)c; return BVS_OK; }
 static const bvs_benchmark benchmarks[] = {
 	{.name = "scale", .params = "size=4K", .setup = setup, .run = run, .check = check},
@@ -143,6 +147,7 @@ static const bvs_benchmark benchmarks[] = {
 	{.name = "misplaced", .setup = wrong_setup, .run = run},
 	{.name = "shared", .setup = shared_setup, .run = nothing},
 	{.name = "unshared", .setup = unshared_setup, .run = nothing},
+	{.name = "multiline", .run = nothing, .check = multiline},
 	{0},
 };
 BVS_SUITE("quill", benchmarks)
@@ -185,6 +190,10 @@ sed 's/^/#   /' "$TMP/out"
 check "the table shows halve's wrong result on 1.1.0 with the suite's reason" \
 	contains "$TMP/out" "^quill +halve +default +4K +[0-9.]+ us +wrong result"
 check "... and the reason below it" contains "$TMP/out" "2 y\[4095\] = .* is not x\[4095\]"
+check "a suite's reason over several lines reads as one in the table (a?b?c?d)" contains "$TMP/out" "a\?b\?c\?d"
+lacks() { ! grep -qE -- "$2" "$1"; }
+check "... and no part of it starts a line of its own" lacks "$TMP/out" $'^b\tc'
+check "... nor is written escaped (a\\x0ab)" lacks "$TMP/out" 'a\\x0ab'
 run=$(ls -d "$TMP"/r/[0-9]*/ 2>/dev/null | head -1)
 check "each version's log names the ISA its library says; a shared buffer is the first setup's in the timing child, and a later version whose setup writes other bytes there fails; bvs_wrong from check is wrong result with its reason on 1.1.0 only, from setup a failure; the cell's footprint is bvs_alloc's bytes and the library's peak; a hostile reason is kept printable and UTF-8 (the log is valid JSON for any reader)" \
 	python3 - "$run" <<'PY'
@@ -193,7 +202,7 @@ for f in ("1.0.0.json", "1.1.0.json"):
     d = json.load(open(sys.argv[1] + "/" + f))
     assert d["version"]["build"]["status"] == "ok", (f, d["version"]["build"])
     assert d["version"]["simd_isa"] == "generic", (f, d["version"])
-    c, bad, halve, misplaced, shared, unshared = d["cells"]
+    c, bad, halve, misplaced, shared, unshared, multiline = d["cells"]
     # bvs_alloc_shared: checked alone, each version wrote the buffer; timed
     # side by side, the version set up second found the first one's words
     # in the same memory (and said so, failing the cell on purpose)
@@ -210,6 +219,8 @@ for f in ("1.0.0.json", "1.1.0.json"):
         assert unshared["status"] == "failed", unshared
         assert "writes other bytes into the cell's shared buffers (bvs_alloc_shared) than 1.0.0's" in unshared["reason"], unshared
     assert misplaced["status"] == "failed" and "only check may" in misplaced["reason"], misplaced
+    # a reason's line breaks and tab are control characters like any other
+    assert multiline["status"] == "wrong result" and multiline["reason"] == "a?b?c?d", multiline
     if f == "1.0.0.json":
         assert halve["status"] == "ok", halve
     else:
