@@ -1241,25 +1241,14 @@ static cJSON *state_object(const bv_state *before, const bv_state *after)
  * status and reason are rewritten in place. */
 static void suite_checks_agree(const bv_cell *c, const version *vs, int nv, cJSON **entry, const int *out_fd)
 {
-	/* A suite's result that changed between versions is wrong in the
-	 * later one, reference or not: each version's output against the
-	 * baseline's (the first label's), when both passed their checks. */
 	const cJSON *base_st = nv > 0 ? cJSON_GetObjectItemCaseSensitive(entry[0], "status") : NULL;
-	for (int i = 1; i < nv && cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok"); i++) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
-		char why[1024];
-		if (out_fd[0] < 0 || out_fd[i] < 0 || !cJSON_IsString(s) || strcmp(s->valuestring, "ok") ||
-		    !outputs_differ(c, out_fd[0], vs[0].label, out_fd[i], why, sizeof(why)))
-			continue;
-		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(ST_WRONG)));
-		cJSON_DeleteItemFromObject(entry[i], "reason");
-		cJSON_AddStringToObject(entry[i], "reason", why);
-	}
 	/* A suite's shared buffers (bvs_alloc_shared) hold, in the timing
 	 * child, what the first version's setup wrote: a version whose own
 	 * setup, run alone in its check, writes other bytes there would be
 	 * timed on data not its own.  It fails, saying so, and is not
-	 * timed. */
+	 * timed.  Before the outputs are compared: other inputs give another
+	 * output, and "output differs" would blame the library for what the
+	 * suite's setup did. */
 	const cJSON *base_dg = cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok")
 				       ? cJSON_GetObjectItemCaseSensitive(entry[0], "shared_digest")
 				       : NULL;
@@ -1276,6 +1265,19 @@ static void suite_checks_agree(const bv_cell *c, const version *vs, int nv, cJSO
 			 "every version (bvs_random, the parameters); what a version makes itself needs bvs_alloc",
 			 vs[0].label);
 		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(BV_FAILED)));
+		cJSON_DeleteItemFromObject(entry[i], "reason");
+		cJSON_AddStringToObject(entry[i], "reason", why);
+	}
+	/* A suite's result that changed between versions is wrong in the
+	 * later one, reference or not: each version's output against the
+	 * baseline's (the first label's), when both passed their checks. */
+	for (int i = 1; i < nv && cJSON_IsString(base_st) && !strcmp(base_st->valuestring, "ok"); i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
+		char why[1024];
+		if (out_fd[0] < 0 || out_fd[i] < 0 || !cJSON_IsString(s) || strcmp(s->valuestring, "ok") ||
+		    !outputs_differ(c, out_fd[0], vs[0].label, out_fd[i], why, sizeof(why)))
+			continue;
+		cJSON_ReplaceItemInObject(entry[i], "status", cJSON_CreateString(status_name(ST_WRONG)));
 		cJSON_DeleteItemFromObject(entry[i], "reason");
 		cJSON_AddStringToObject(entry[i], "reason", why);
 	}

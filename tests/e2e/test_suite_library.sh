@@ -139,6 +139,26 @@ static int unshared_setup(bvs_ctx *c)
  * written as '?' as every other (a raw one would break the table's note
  * and the log's one line per reason). */
 static int multiline(bvs_ctx *c) { return bvs_wrong(c, "a\nb\tc\rd"); }
+/* Against docs/suites.md: 1.1's setup fills the shared input it was told
+ * to leave as the first version made it (fill 0), and writes it otherwise
+ * in its own check too, so its output differs from 1.0.0's: the documented
+ * failure names the shared buffers, not the differing output they caused. */
+static int fill_setup(bvs_ctx *c)
+{
+	int fill = -1;
+	double *x = bvs_alloc_shared(c, 64 * sizeof(double), &fill);
+	if (!x)
+		return bvs_fail(c, "out of memory");
+	for (int i = 0; i < 64; i++)
+		x[i] = BVS_VERSION_MINOR ? 2.0 * i : (double)i;
+	bvs_set_state(c, x);
+	return BVS_OK;
+}
+static int fill_check(bvs_ctx *c)
+{
+	bvs_output(c, bvs_state(c), 64, BVS_F64);
+	return BVS_OK;
+}
 static int nothing(bvs_ctx *c) { (void)c; return BVS_OK; }
 static const bvs_benchmark benchmarks[] = {
 	{.name = "scale", .params = "size=4K", .setup = setup, .run = run, .check = check},
@@ -148,6 +168,7 @@ static const bvs_benchmark benchmarks[] = {
 	{.name = "shared", .setup = shared_setup, .run = nothing},
 	{.name = "unshared", .setup = unshared_setup, .run = nothing},
 	{.name = "multiline", .run = nothing, .check = multiline},
+	{.name = "shared_fill", .setup = fill_setup, .run = nothing, .check = fill_check},
 	{0},
 };
 BVS_SUITE("quill", benchmarks)
@@ -194,6 +215,8 @@ check "a suite's reason over several lines reads as one in the table (a?b?c?d)" 
 lacks() { ! grep -qE -- "$2" "$1"; }
 check "... and no part of it starts a line of its own" lacks "$TMP/out" $'^b\tc'
 check "... nor is written escaped (a\\x0ab)" lacks "$TMP/out" 'a\\x0ab'
+check "a later version whose setup writes a shared input fails in the table (not wrong result)" \
+	contains "$TMP/out" "^quill +shared_fill +default +1 +[0-9.]+ ns +failed"
 run=$(ls -d "$TMP"/r/[0-9]*/ 2>/dev/null | head -1)
 check "each version's log names the ISA its library says; a shared buffer is the first setup's in the timing child, and a later version whose setup writes other bytes there fails; bvs_wrong from check is wrong result with its reason on 1.1.0 only, from setup a failure; the cell's footprint is bvs_alloc's bytes and the library's peak; a hostile reason is kept printable and UTF-8 (the log is valid JSON for any reader)" \
 	python3 - "$run" <<'PY'
@@ -202,7 +225,7 @@ for f in ("1.0.0.json", "1.1.0.json"):
     d = json.load(open(sys.argv[1] + "/" + f))
     assert d["version"]["build"]["status"] == "ok", (f, d["version"]["build"])
     assert d["version"]["simd_isa"] == "generic", (f, d["version"])
-    c, bad, halve, misplaced, shared, unshared, multiline = d["cells"]
+    c, bad, halve, misplaced, shared, unshared, multiline, shared_fill = d["cells"]
     # bvs_alloc_shared: checked alone, each version wrote the buffer; timed
     # side by side, the version set up second found the first one's words
     # in the same memory (and said so, failing the cell on purpose)
@@ -221,6 +244,13 @@ for f in ("1.0.0.json", "1.1.0.json"):
     assert misplaced["status"] == "failed" and "only check may" in misplaced["reason"], misplaced
     # a reason's line breaks and tab are control characters like any other
     assert multiline["status"] == "wrong result" and multiline["reason"] == "a?b?c?d", multiline
+    # a later version that writes a shared input it must leave be: the
+    # documented failure, not the wrong result its own inputs then give
+    if f == "1.0.0.json":
+        assert shared_fill["status"] == "ok", shared_fill
+    else:
+        assert shared_fill["status"] == "failed", shared_fill
+        assert "its setup writes other bytes into the cell's shared buffers (bvs_alloc_shared) than 1.0.0's" in shared_fill["reason"], shared_fill
     if f == "1.0.0.json":
         assert halve["status"] == "ok", halve
     else:
