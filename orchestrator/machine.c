@@ -77,6 +77,11 @@ static char *gpu_model(void)
 
 cJSON *bv_machine_info(void)
 {
+	/* What it cannot read (no cpufreq on a VM, no pkg-config) is null in
+	 * the document, never an error: the last error stays the caller's (a
+	 * failed run's, reported after its logs take this document; a refused
+	 * --resume read "cannot open .../scaling_governor"). */
+	char *kept = bv_strdup(bv_error_last());
 	cJSON *m = cJSON_CreateObject();
 	struct utsname u;
 	char host[256] = "unknown";
@@ -130,6 +135,8 @@ cJSON *bv_machine_info(void)
 	else
 		cJSON_AddNullToObject(m, "gpu");
 	free(gpu);
+	bv_fail(0, "%s", kept);
+	free(kept);
 	return m;
 }
 

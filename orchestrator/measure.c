@@ -1412,11 +1412,11 @@ static int check_one(const char *dir, const cJSON *doc, const bv_version *vs, si
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "version");
 	const cJSON *cells = bv_log_cells(doc), *cell;
 	long nc = cJSON_GetArraySize(cells), k = 0;
-	int cells_same = nc == 0 || nc == ndefs;
+	int cells_same = ndefs < 0 || nc == 0 || nc == ndefs; /* ndefs < 0: not known yet */
 	cJSON_ArrayForEach(cell, cells)
 	{
 		bv_log_cell c;
-		if (!cells_same || nc == 0 || k >= ndefs || bv_log_cell_read(cell, &c))
+		if (!cells_same || ndefs < 0 || nc == 0 || k >= ndefs || bv_log_cell_read(cell, &c))
 			break;
 		cells_same = !strcmp(c.bench, defs[k].bench->name) && !strcmp(c.op, defs[k].op->name) &&
 			     !strcmp(c.backend, defs[k].backend) && c.size == defs[k].size;
@@ -1548,8 +1548,10 @@ int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_
 {
 	bv_cell *defs = NULL;
 	char err[256];
-	long ndefs = bv_plan_cells(o, &defs, NULL, err, sizeof(err));
-	if (ndefs < 0)
+	long ndefs = -1;
+	if (after_build == BV_RESUME_CELLS_UNKNOWN)
+		after_build = 0;
+	else if ((ndefs = bv_plan_cells(o, &defs, NULL, err, sizeof(err))) < 0)
 		return bv_fail(BV_EINPUT, "%s", err);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {

@@ -26,7 +26,11 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 	       char ***logs);
 /* --resume: BV_EINPUT naming the difference unless dir's logs (if any) come
  * from the same versions, trees, cells and method as vs and o; after_build
- * also compares the builds and the machine.  Takes over the run's seed. */
+ * (1) also compares the builds and the machine; BV_RESUME_CELLS_UNKNOWN, before
+ * the builds of a project suite whose description the run never wrote,
+ * leaves the cells to the check after the builds.  Takes over the run's
+ * seed. */
+#define BV_RESUME_CELLS_UNKNOWN 2
 int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build);
 
 #endif

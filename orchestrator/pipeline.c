@@ -714,10 +714,11 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	if (rc == 0)
 		rc = resolve_names(repo, names, nnames, vs, &nresolved);
 	/* A resume that cannot reuse anything is refused before building.
-	 * A project suite's cells are known after the builds: bv_measure
-	 * checks its plan against the logs then (after_build). */
-	if (rc == 0 && resume && !bv_suite_dir())
-		rc = bv_resume_check(dir, vs, nnames, mo, 0);
+	 * A project suite's cells are the ones its run described (suite.json
+	 * in the run's directory); bv_measure checks the builds' own against
+	 * the logs again after the builds (after_build). */
+	if (rc == 0 && resume)
+		rc = bv_suite_dir() ? bv_suite_resume_check(dir, vs, nnames, mo) : bv_resume_check(dir, vs, nnames, mo, 0);
 	if (rc == 0)
 		rc = match_shims(vs, nnames, &compat);
 	if (rc == 0 && c->dry_run) {

@@ -62,6 +62,16 @@ int bv_suite_sources(bv_strv *out);
  * versions), BV_ERUN when no version built. */
 int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measure_opts *mo);
 
+/* --resume DIR of a project suite, before anything is built: what the
+ * catalog's resume checks then (bv_resume_check: the versions, the method,
+ * the process numbers of DIR/raw, the seed, taken over into mo), and the
+ * cells, as this command's selection picks them from the description the
+ * run wrote (DIR/suite.json, registered for the check and forgotten after
+ * it; bv_suite_describe registers the builds' own).  A run whose builds
+ * changed the suite is refused after the builds, as before.  BV_EINPUT
+ * naming the difference, else 0. */
+int bv_suite_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *mo);
+
 /* --suite-file F --suite-hash H for a bv-runner command line, once a
  * description is registered (nothing otherwise): the runner registers the
  * same cells, so the cells' indices agree. */

@@ -166,6 +166,31 @@ check "an edited suite rebuilds every version" test "$(grep -cE '^build: +1\.[01
 check "... relinking its plugin only: both libraries taken from the cache" \
 	test "$(ls -t "$BENCH_VERSIONS_CACHE"/builds/*.log | head -2 | xargs grep -l 'library: taken from the cache' | wc -l)" -eq 2
 check "--ops total selects total only" bash -c "grep -qE '^tiny +total ' '$TMP/out3' && ! grep -qE '^tiny +rescale ' '$TMP/out3'"
+# A resume a suite project's run cannot take is refused before anything is
+# built, with its own reason, as the catalog's is (test_hostile): it built
+# every version first, then said "cannot open .../scaling_governor", the
+# reason overwritten by the machine's description.
+run3=$(ls -d "$TMP"/r3/[0-9]*/ | head -1)
+run3=${run3%/}
+builds_before=$(ls "$BENCH_VERSIONS_CACHE"/builds/*.log | wc -l)
+cp -r "$run3" "$TMP/big" && printf '{}' > "$TMP/big/raw/process-2147483647.json"
+refused "--resume of a suite's run with raw/process-2147483647.json" \
+	"--resume: .*big/raw/process-2147483647\.json: process number past 100000000" \
+	1.0 1.1 --quick --ops total --resume "$TMP/big"
+check "... refused before building: no build line" bash -c "! grep -q '^build' '$TMP/err'"
+cp -r "$run3" "$TMP/other-ops"
+refused "--resume of a suite's run (--ops total) with --ops rescale" \
+	"--resume .*other-ops: its cells differ from this command's .*1 there, 1 now" \
+	1.0 1.1 --quick --ops rescale --resume "$TMP/other-ops"
+check "... refused before building: no build line" bash -c "! grep -q '^build' '$TMP/err'"
+refused "--resume of a suite's run (--ops total) with every op" \
+	"--resume .*other-ops: its cells differ from this command's .*1 there, 2 now" \
+	1.0 1.1 --quick --resume "$TMP/other-ops"
+check "... refused before building: no build line" bash -c "! grep -q '^build' '$TMP/err'"
+check "... and no build made by any of them" test "$(ls "$BENCH_VERSIONS_CACHE"/builds/*.log | wc -l)" -eq "$builds_before"
+"$BV" 1.0 1.1 --quick --ops total --resume "$TMP/other-ops" > /dev/null 2> "$TMP/err"
+check "the same run resumed with its own selection: exit 0 (exit $?), every cell reused" \
+	contains "$TMP/err" "^resume: .*other-ops: 1 of 1 cell reused"
 # A run in the library's checkout, no --results: its results are the
 # project's (.bench-versions/results), none in this tool's results/; the
 # suite's bvs_work reaches the logs, and --units rate prints rates.
