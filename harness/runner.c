@@ -53,7 +53,8 @@
  *
  * Writes one JSON document (schema "bv-runner/2") with every cell's status
  * and raw samples per version; exit 0, or 2 on bad arguments, 3 when a plugin
- * cannot be loaded or the output cannot be written.
+ * cannot be loaded or the output cannot be written.  While it measures,
+ * FILE.cell names the cell (and version) whose child runs (at_say).
  */
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
@@ -386,6 +387,51 @@ static void oom_status(cJSON *out, int err)
 		cJSON_ReplaceItemInObject(out, "reason", cJSON_CreateString(reason));
 	else
 		cJSON_AddStringToObject(out, "reason", reason);
+}
+
+/* What this process is measuring now, in OUT.cell beside its --out
+ * document: "INDEX LABEL" while LABEL's check of cell INDEX runs in its
+ * child, "INDEX" while the cell's versions are timed in theirs, empty
+ * otherwise.  Code under test that kills this process (kill(getppid(),
+ * SIGKILL) from its child) leaves no document; the file says which cell
+ * and version did, so that bench-versions marks that cell crashed and
+ * measures the others in a new process (measure.c, run_process).  A write
+ * is in the file for other processes at once: nothing to flush. */
+static int at_fd = -1;
+
+static void at_open(const char *out)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s.cell", out) < (int)sizeof(path))
+		at_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+static void at_close(const char *out)
+{
+	char path[PATH_MAX];
+	if (at_fd < 0)
+		return;
+	close(at_fd);
+	at_fd = -1;
+	if (snprintf(path, sizeof(path), "%s.cell", out) < (int)sizeof(path))
+		unlink(path);
+}
+
+/* index < 0: between children.  The new text first, then the length: a
+ * death between the two leaves the new first line, which is all that is
+ * read. */
+static void at_say(long index, const char *label)
+{
+	char buf[256];
+	int n = index < 0 ? 0 : label ? snprintf(buf, sizeof(buf), "%ld %s\n", index, label)
+				      : snprintf(buf, sizeof(buf), "%ld\n", index);
+	if (at_fd < 0 || n < 0 || n >= (int)sizeof(buf))
+		return;
+	/* best effort: without the file, a death is reported as a runner's */
+	if (n > 0 && pwrite(at_fd, buf, (size_t)n, 0) != n)
+		return;
+	int rc = ftruncate(at_fd, n);
+	(void)rc;
 }
 
 /* Runs fn(arg) in a child and returns the JSON object it printed.  When the
@@ -1394,7 +1440,9 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 			o = status_object(BV_OK, NULL);
 		} else {
 			check_job job = {&vs[i], &d, out_fd[i]};
+			at_say(index, vs[i].label);
 			o = in_child(check_child, &job, set->timeout_s, &st, why, sizeof(why));
+			at_say(-1, NULL);
 			if (!o) {
 				o = cJSON_CreateObject();
 				cJSON_AddStringToObject(o, "status", st);
@@ -1428,7 +1476,9 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		 * fork, and the child's time is the versions' alone. */
 		bv_state before, after;
 		bv_state_take(probe, &before);
+		at_say(index, NULL);
 		cJSON *t = in_child(time_child, &job, set->timeout_s, &st, why, sizeof(why));
+		at_say(-1, NULL);
 		bv_state_take(probe, &after);
 		cJSON_AddItemToObject(cell, "state", state_object(&before, &after));
 		const char *ts = t ? cJSON_GetObjectItemCaseSensitive(t, "status")->valuestring : st;
@@ -2077,10 +2127,12 @@ int main(int argc, char **argv)
 	if (probe_fd >= 0)
 		close(probe_fd); /* mapped; the cells' children need no descriptor */
 	cJSON *arr = cJSON_AddArrayToObject(doc, "cells");
+	at_open(out);
 	for (long i = 0; i < ncells; i++)
 		if (listed(only, i, 1))
 			cJSON_AddItemToArray(arr, measure_cell(vs, nv, &cells[i], i, &set, drops, ndrops,
 							       listed(checked, i, 0), &probe));
+	at_close(out);
 	bv_probe_free(&probe);
 	free(cells);
 	free(drops);

@@ -192,6 +192,53 @@ static int measurable(const bv_version *v) { return v->plugin && !v->build_error
 /* The backends whose cells need the CUDA libraries loaded. */
 static int device_backend(const char *backend) { return !strcmp(backend, "cuda"); }
 
+static cstate *cell_by_index(session *s, long index);
+
+/* A runner ended by a signal while a child of it ran a cell's code: its
+ * OUT.cell (runner.c, at_say) says "INDEX LABEL" (LABEL's check) or "INDEX"
+ * (the timing of the cell's versions together).  Those versions are
+ * crashed in that cell, saying so, and the run goes on without them (the
+ * next process drops them), instead of stopping where every resume would
+ * run the same cell again.  The cell, when the file named a cell and
+ * version this process was measuring; NULL otherwise (the runner died
+ * outside a cell: its own failure, reported as such). */
+static cstate *killed_in_cell(session *s, const size_t *which, size_t nwhich, int device, const char *at, int sig)
+{
+	FILE *f = fopen(at, "r");
+	char line[256] = "";
+	int got = f && fgets(line, sizeof(line), f) != NULL;
+	if (f)
+		fclose(f);
+	char *end = NULL;
+	long index = got ? strtol(line, &end, 10) : -1;
+	if (!got || end == line || index < 0 || (*end != ' ' && *end != '\n'))
+		return NULL;
+	const char *label = NULL;
+	if (*end == ' ') {
+		label = end + 1;
+		end[1 + strcspn(end + 1, "\n")] = '\0';
+	}
+	cstate *c = cell_by_index(s, index);
+	if (!c || !c->active || device_backend(c->backend) != device)
+		return NULL;
+	int hit = 0;
+	for (size_t k = 0; k < nwhich; k++) {
+		vstate *v = &c->v[which[k]];
+		if (v->status || (label && strcmp(label, s->vs[which[k]].label)))
+			continue;
+		v->status = BV_ST_CRASHED;
+		free(v->reason);
+		v->reason = bv_asprintf("the benchmark killed the measuring process (signal %d, %s) %s; the other cells "
+					"were measured on in a new process",
+					sig, strsignal(sig),
+					label ? "in this version's check"
+					      : "while the cell's versions were timed together (which one's code did it is "
+						"not told apart)");
+		hit = 1;
+	}
+	return hit ? c : NULL;
+}
+
 /* Runs one bv-runner over the active cells of one kind (device: the cuda
  * cells, else the host ones) for the versions in `which` (indices into
  * s->vs), each in its layout s->layout[]; its document lands in *doc.  A
@@ -203,6 +250,7 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	const bv_measure_opts *o = s->o;
 	int index = s->processes++;
 	char *out = bv_asprintf("%s/process-%d.json", s->raw, index + 1);
+	char *at = bv_asprintf("%s.cell", out); /* the cell it is in (killed_in_cell) */
 	char *log = bv_asprintf("%s/runner.log", s->raw);
 	bv_strv argv = BV_STRV_INIT;
 	bv_strv_pushf(&argv, "%s/bv-runner", bv_libexec());
@@ -311,12 +359,20 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	bv_strv_free(&argv);
 	int rc = status < 0 ? status : 0;
+	cstate *killer = NULL;
 	if (bv_interrupted()) {
 		/* Its cells are measured again on resume; no half document stays. */
 		char *tmp = bv_asprintf("%s.tmp", out);
 		unlink(out), unlink(tmp);
 		free(tmp);
 		rc = bv_fail_interrupted();
+	} else if (status > 128 && (killer = killed_in_cell(s, which, nwhich, device, at, status - 128))) {
+		/* No document (*doc stays NULL): the cell's versions are
+		 * settled, the other cells measured by the next process. */
+		fprintf(stderr, "measure: measuring process %d was killed by signal %d (%s) in cell %s/%s/%s/%zu, "
+				"by the benchmark's code: that cell is crashed, the others go on in a new process\n",
+			index + 1, status - 128, strsignal(status - 128), killer->bench, killer->op, killer->backend,
+			killer->size);
 	} else if (status > 0) {
 		/* A plugin that vanished is the likeliest cause: say so. */
 		bv_buf hint = BV_BUF_INIT;
@@ -329,14 +385,16 @@ static int run_process(session *s, const size_t *which, size_t nwhich, int devic
 		bv_buf_free(&hint);
 	}
 	free(tail);
-	if (rc == 0)
+	unlink(at);
+	if (rc == 0 && !killer)
 		rc = bv_json_load(out, (size_t)1 << 30, doc);
-	if (rc == 0 && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells"))) {
+	if (rc == 0 && !killer && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "cells"))) {
 		rc = bv_fail(BV_ERUN, "%s: the runner wrote no cells", out);
 		cJSON_Delete(*doc);
 		*doc = NULL;
 	}
 	free(out);
+	free(at);
 	free(log);
 	return rc;
 }
@@ -922,15 +980,20 @@ static int trial(session *s)
 	for (size_t c = 0; c < s->ncells; c++)
 		if (s->cells[c].active)
 			kinds[device_backend(s->cells[c].backend)] = 1;
-	int rc = 0;
+	/* A process of a kind that a cell's code killed (run_process gave no
+	 * document) leaves this trial open for every cell of that kind: what
+	 * it measured before is lost, what it did not reach was not checked,
+	 * and the next trial measures both again. */
+	int rc = 0, killed[2] = {0, 0};
 	for (int device = 1; device >= 0 && rc == 0; device--) {
 		if (!kinds[device])
 			continue;
 		if (!s->o->isolated) {
 			cJSON *doc = NULL;
 			rc = run_process(s, which, nw, device, &doc);
-			if (rc == 0)
+			if (rc == 0 && doc)
 				rc = absorb(s, doc, "runner");
+			killed[device] |= rc == 0 && !doc;
 			cJSON_Delete(doc);
 			continue;
 		}
@@ -943,13 +1006,14 @@ static int trial(session *s)
 		for (size_t k = 0; k < nw && rc == 0; k++) {
 			cJSON *doc = NULL;
 			rc = run_process(s, &which[k], 1, device, &doc);
-			if (rc == 0)
+			if (rc == 0 && doc)
 				rc = absorb(s, doc, "runner");
+			killed[device] |= rc == 0 && !doc;
 			cJSON_Delete(doc);
 		}
 	}
 	for (size_t c = 0; c < s->ncells && rc == 0; c++)
-		if (s->cells[c].active)
+		if (s->cells[c].active && !killed[device_backend(s->cells[c].backend)])
 			close_trial(s, &s->cells[c]);
 	return rc;
 }

@@ -264,10 +264,22 @@ cat > "$LIB/bench/bad/bad.c" <<'E'
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bv_suite.h>
 #include "lumen.h"
 static int fine_run(bvs_ctx *c) { (void)c; return BVS_OK; }
 static int crash(bvs_ctx *c) { (void)c; raise(SIGSEGV); return BVS_OK; }
+/* Code that kills the measuring process (its child's parent): in each
+ * version's check, and in the timing only (the check's one call passes). */
+static int kill_parent(bvs_ctx *c) { (void)c; kill(getppid(), SIGKILL); return BVS_OK; }
+static int kill_parent_later(bvs_ctx *c)
+{
+	static int calls;
+	(void)c;
+	if (++calls > 1)
+		kill(getppid(), SIGKILL);
+	return BVS_OK;
+}
 static int hang(bvs_ctx *c) { (void)c; for (volatile int i = 0;; i++) ; return BVS_OK; }
 static int hog(bvs_ctx *c) /* a leak that never stops, each page touched */
 {
@@ -280,6 +292,11 @@ static int no_isa(bvs_ctx *c) { return bvs_skip(c, "this CPU has no AVX-1024"); 
 static int out_fine(bvs_ctx *c) { static const unsigned char b[4] = {1, 2, 3, 4}; bvs_output(c, b, 4, BVS_U8); return BVS_OK; }
 static const bvs_benchmark benchmarks[] = {
 	{.name = "fine", .run = fine_run, .check = out_fine},
+	/* early: the cells before them in a killed process are measured
+	 * again in the next (a hang's timeout each time) */
+	{.name = "kills_runner", .setup = kill_parent, .run = fine_run},
+	{.name = "kills_runner_timed", .run = kill_parent_later},
+	{.name = "fine_after", .run = fine_run, .check = out_fine},
 	{.name = "setup_crashes", .setup = crash, .run = fine_run},
 	{.name = "setup_hangs", .setup = hang, .run = fine_run},
 	{.name = "setup_hogs", .setup = hog, .run = fine_run},
@@ -292,19 +309,31 @@ E
 BENCH_VERSIONS_PROJECT="$LIB/bench-bad.json" timeout 300 "$BV" 1.1.0 1.2.0 --quick --timeout 5 --memory-limit 256M \
 	--results "$TMP/res-bad" > "$TMP/bad.out" 2> "$TMP/bad.err"
 rc=$?
-check "a suite whose setups crash, hang and exhaust memory: the run goes on (exit $rc)" test $rc -eq 0
+check "a suite whose setups crash, hang, exhaust memory and kill the measuring process: the run goes on (exit $rc)" test $rc -eq 0
 sed 's/^/#   /' "$TMP/bad.out" | head -12
+[ $rc -eq 0 ] || tail -5 "$TMP/bad.err" | sed 's/^/#   /'
 check "... fine is measured" contains "$TMP/bad.out" "^bad +fine +default +1 +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s"
+check "... and so is fine_after, a cell after the ones that killed the measuring process" \
+	contains "$TMP/bad.out" "^bad +fine_after +default +1 +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s"
+check "... the cells whose code killed the measuring process are crashed in the table" \
+	bash -c "grep -qE '^bad +kills_runner +default +1 +crashed +crashed' '$TMP/bad.out' && grep -qE '^bad +kills_runner_timed +default +1 +crashed +crashed' '$TMP/bad.out'"
+check "... and the run never stopped on it (no 'measuring process N exited')" \
+	bash -c "! grep -q 'measuring process [0-9]* exited' '$TMP/bad.err'"
+check "... saying which cell the killed measuring process was in" \
+	contains "$TMP/bad.err" "^measure: measuring process [0-9]+ was killed by signal 9 \(Killed\) in cell bad/kills_runner/default/1"
 bad=$(ls -d "$TMP"/res-bad/[0-9]*/ | head -1)
-check "... each bad cell has its own status and reason, both versions" python3 - "$bad/1.2.0.json" <<'PY'
+check "... each bad cell has its own status and reason, both versions" python3 - "$bad/1.1.0.json" "$bad/1.2.0.json" <<'PY'
 import json, sys
-cells = {c["op"]: (c["status"], c.get("reason") or "") for c in json.load(open(sys.argv[1]))["cells"]}
-want = {"setup_crashes": ("crashed", "signal 11"), "setup_hangs": ("timeout", "5"),
-        "setup_hogs": ("out of memory", ""), "check_crashes": ("crashed", "signal 11"), "fine": ("ok", ""),
-        "needs_isa": ("skipped", "this CPU has no AVX-1024")}
-for op, (st, why) in want.items():
-    got = cells.get(op)
-    assert got and got[0] == st and why in got[1], (op, got, st, why)
+for log in sys.argv[1:]:
+    cells = {c["op"]: (c["status"], c.get("reason") or "") for c in json.load(open(log))["cells"]}
+    want = {"setup_crashes": ("crashed", "signal 11"), "setup_hangs": ("timeout", "5"),
+            "setup_hogs": ("out of memory", ""), "check_crashes": ("crashed", "signal 11"), "fine": ("ok", ""),
+            "needs_isa": ("skipped", "this CPU has no AVX-1024"), "fine_after": ("ok", ""),
+            "kills_runner": ("crashed", "the benchmark killed the measuring process (signal 9"),
+            "kills_runner_timed": ("crashed", "the benchmark killed the measuring process (signal 9")}
+    for op, (st, why) in want.items():
+        got = cells.get(op)
+        assert got and got[0] == st and why in got[1], (op, got, st, why)
 PY
 
 # The rules a suite must keep, each refused naming the benchmark: two
