@@ -50,6 +50,9 @@
 #include "run_options.h"
 #include "pipeline.h"
 #include "suite.h"
+#include "suite_file.h"
+#include "ops_file.h"
+#include "user_ops.h"
 
 static char *results_dir(const char *root)
 {
@@ -692,6 +695,48 @@ static int say_failed(const bv_run_cli *c, int rc, int measuring, const char *di
 	return rc;
 }
 
+/* --resume DIR of a project suite, before anything is built: what the
+ * catalog's resume checks then (bv_resume_check: the versions, the method,
+ * the process numbers of DIR/raw, the seed, taken over into mo), and the
+ * cells, as this command's selection picks them from the description the
+ * run wrote (DIR/suite.json, registered for the check and forgotten after
+ * it; bv_suite_describe registers the builds' own).  A run whose builds
+ * changed the suite is refused after the builds, as before (bv_measure).
+ * BV_EINPUT naming the difference, else 0. */
+static int suite_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *mo)
+{
+	char *path = bv_suite_description_path(vs, n, dir), err[1024];
+	int rc = 0, loaded = 0;
+	/* The registry holds the catalog (and a project's ops file) now: the
+	 * run's description joins it for this check only. */
+	if (bv_exists(path) && !bv_suite_file_hash()) {
+		if (bv_suite_file_load(path, err, sizeof(err)) != 0)
+			rc = bv_fail(BV_EINPUT, "--resume: %s", err);
+		else
+			loaded = 1;
+	}
+	bv_measure_opts o = *mo;
+	if (rc == 0 && loaded)
+		rc = bv_suite_benches_check(&o, bv_suite_file_suite());
+	if (rc == 0 && loaded && !o.benches)
+		o.benches = bv_suite_file_suite();
+	if (rc == 0)
+		rc = bv_resume_check(dir, vs, n, &o, loaded ? 0 : BV_RESUME_CELLS_UNKNOWN);
+	mo->seed = o.seed;
+	if (loaded) {
+		/* Forgotten again, and the registry as it was: the builds'
+		 * description is the one measured (bv_suite_describe). */
+		bv_bench_reset();
+		bv_suite_file_reset();
+		bv_ops_file_reset();
+		int orc = bv_user_ops_load();
+		if (rc == 0)
+			rc = orc;
+	}
+	free(path);
+	return rc;
+}
+
 int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncells, char **dir_out, char ***logs_out,
 		    int *build_failures)
 {
@@ -718,7 +763,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	 * in the run's directory); bv_measure checks the builds' own against
 	 * the logs again after the builds (after_build). */
 	if (rc == 0 && resume)
-		rc = bv_suite_dir() ? bv_suite_resume_check(dir, vs, nnames, mo) : bv_resume_check(dir, vs, nnames, mo, 0);
+		rc = bv_suite_dir() ? suite_resume_check(dir, vs, nnames, mo) : bv_resume_check(dir, vs, nnames, mo, 0);
 	if (rc == 0)
 		rc = match_shims(vs, nnames, &compat);
 	if (rc == 0 && c->dry_run) {

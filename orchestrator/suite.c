@@ -12,19 +12,15 @@
 #include <sys/stat.h>
 
 #include "backends.h"
-#include "benches.h"
 #include "common.h"
 #include "env.h"
 #include "fs.h"
 #include "json.h"
 #include "locate.h"
-#include "measure.h"
-#include "ops_file.h"
 #include "plan.h"
 #include "proc.h"
 #include "project.h"
 #include "suite_file.h"
-#include "user_ops.h"
 
 const char *bv_suite_dir(void)
 {
@@ -240,9 +236,7 @@ static int note_description(const char *label, const cJSON *one)
 	return 0;
 }
 
-/* DIR/suite.json, or DIR/raw/suite.json where a version's label is "suite"
- * (its log is DIR/suite.json). */
-static char *description_path(const bv_version *vs, size_t n, const char *dir)
+char *bv_suite_description_path(const bv_version *vs, size_t n, const char *dir)
 {
 	int taken = 0;
 	for (size_t i = 0; i < n; i++)
@@ -250,9 +244,7 @@ static char *description_path(const bv_version *vs, size_t n, const char *dir)
 	return bv_asprintf(taken ? "%s/raw/suite.json" : "%s/suite.json", dir);
 }
 
-/* --benches naming anything but the suite's group: refused as
- * bv_suite_describe refuses it. */
-static int benches_of_suite(const bv_measure_opts *mo, const char *name)
+int bv_suite_benches_check(const bv_measure_opts *mo, const char *name)
 {
 	if (!mo->benches || only_names(mo->benches, name))
 		return 0;
@@ -260,40 +252,6 @@ static int benches_of_suite(const bv_measure_opts *mo, const char *name)
 	               "--benches %s: this project's builds hold its suite '%s' only (the project file's "
 	               "\"suite\"); its benchmarks are selected with --ops",
 	               mo->benches, name);
-}
-
-int bv_suite_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *mo)
-{
-	char *path = description_path(vs, n, dir), err[1024];
-	int rc = 0, loaded = 0;
-	/* The registry holds the catalog (and a project's ops file) now: the
-	 * run's description joins it for this check only. */
-	if (bv_exists(path) && !bv_suite_file_hash()) {
-		if (bv_suite_file_load(path, err, sizeof(err)) != 0)
-			rc = bv_fail(BV_EINPUT, "--resume: %s", err);
-		else
-			loaded = 1;
-	}
-	bv_measure_opts o = *mo;
-	if (rc == 0 && loaded)
-		rc = benches_of_suite(&o, bv_suite_file_suite());
-	if (rc == 0 && loaded && !o.benches)
-		o.benches = bv_suite_file_suite();
-	if (rc == 0)
-		rc = bv_resume_check(dir, vs, n, &o, loaded ? 0 : BV_RESUME_CELLS_UNKNOWN);
-	mo->seed = o.seed;
-	if (loaded) {
-		/* Forgotten again, and the registry as it was: the builds'
-		 * description is the one measured (bv_suite_describe). */
-		bv_bench_reset();
-		bv_suite_file_reset();
-		bv_ops_file_reset();
-		int orc = bv_user_ops_load();
-		if (rc == 0)
-			rc = orc;
-	}
-	free(path);
-	return rc;
 }
 
 int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measure_opts *mo)
@@ -336,7 +294,7 @@ int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measur
 	/* DIR/suite.json, beside the versions' logs (DIR/LABEL.json): a
 	 * version labelled "suite" has that name, and its log would replace
 	 * the description the runners read, so then it goes into raw/. */
-	char *path = description_path(vs, n, dir);
+	char *path = bv_suite_description_path(vs, n, dir);
 	if (rc == 0 && bv_suite_file_hash()) {
 		/* Registered already, by this command's first builds: the
 		 * registry holds those cells and measured cells point into them.
@@ -362,7 +320,7 @@ int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measur
 	if (rc == 0 && !name)
 		rc = bv_fail(BV_EINPUT, "%s: no \"suite\" name", path);
 	if (rc == 0)
-		rc = benches_of_suite(mo, name);
+		rc = bv_suite_benches_check(mo, name);
 	if (rc == 0 && !mo->benches) {
 		static char *group; /* mo keeps the pointer for the run */
 		free(group);

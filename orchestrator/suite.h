@@ -62,15 +62,13 @@ int bv_suite_sources(bv_strv *out);
  * versions), BV_ERUN when no version built. */
 int bv_suite_describe(const bv_version *vs, size_t n, const char *dir, bv_measure_opts *mo);
 
-/* --resume DIR of a project suite, before anything is built: what the
- * catalog's resume checks then (bv_resume_check: the versions, the method,
- * the process numbers of DIR/raw, the seed, taken over into mo), and the
- * cells, as this command's selection picks them from the description the
- * run wrote (DIR/suite.json, registered for the check and forgotten after
- * it; bv_suite_describe registers the builds' own).  A run whose builds
- * changed the suite is refused after the builds, as before.  BV_EINPUT
- * naming the difference, else 0. */
-int bv_suite_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *mo);
+/* DIR/suite.json, where bv_suite_describe writes the run's description, or
+ * DIR/raw/suite.json where a version's label is "suite" (its log is
+ * DIR/suite.json); malloc'd. */
+char *bv_suite_description_path(const bv_version *vs, size_t n, const char *dir);
+/* --benches naming anything but the suite's group (name): BV_EINPUT, as
+ * bv_suite_describe refuses it (a suite build has no catalog); else 0. */
+int bv_suite_benches_check(const bv_measure_opts *mo, const char *name);
 
 /* --suite-file F --suite-hash H for a bv-runner command line, once a
  * description is registered (nothing otherwise): the runner registers the
