@@ -336,6 +336,43 @@ for log in sys.argv[1:]:
         assert got and got[0] == st and why in got[1], (op, got, st, why)
 PY
 
+# A measuring process that dies outside any cell (here its plugin, loaded,
+# kills it before the first cell) is the runner's own failure: the run
+# stops, saying so, as before; no cell is blamed.
+mkdir -p "$LIB/bench/dies"
+printf '{ "schema_version": 1, "name": "lumen", "dir": ".", "suite": "bench/dies" }\n' > "$LIB/bench-dies.json"
+cat > "$LIB/bench/dies/dies.c" <<'E'
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bv_suite.h>
+/* At load in a measuring process (its arguments hold --only), not in the
+ * one that describes the suite. */
+__attribute__((constructor)) static void die_at_load(void)
+{
+	char cmd[8192] = "";
+	FILE *f = fopen("/proc/self/cmdline", "r");
+	size_t n = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < n; i++)
+		cmd[i] = cmd[i] ? cmd[i] : ' ';
+	if (strstr(cmd, " --only "))
+		kill(getpid(), SIGKILL);
+}
+static int fine_run(bvs_ctx *c) { (void)c; return BVS_OK; }
+static const bvs_benchmark benchmarks[] = {{.name = "fine", .run = fine_run}, {0}};
+BVS_SUITE("dies", benchmarks)
+E
+BENCH_VERSIONS_PROJECT="$LIB/bench-dies.json" timeout 300 "$BV" 1.1.0 1.2.0 --quick --results "$TMP/res-dies" \
+	> "$TMP/dies.out" 2> "$TMP/dies.err"
+rc=$?
+check "a measuring process killed outside any cell: the run stops, exit 3 (exit $rc)" test $rc -eq 3
+check "... saying the measuring process's status, as a failure of its own, no cell named" \
+	bash -c "grep -q 'measuring process 1 exited with status 137' '$TMP/dies.err' && ! grep -q 'was killed by signal 9 .* in cell' '$TMP/dies.err'"
+grep -q 'measuring process 1 exited' "$TMP/dies.err" || tail -5 "$TMP/dies.err" | sed 's/^/#   /'
+
 # The rules a suite must keep, each refused naming the benchmark: two
 # benchmarks with one name, a parameter without values, one with more than
 # 64, a benchmark of more than 4096 cells.
