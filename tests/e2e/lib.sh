@@ -1,6 +1,19 @@
 # lib.sh - shared by the end-to-end tests: checks that print TAP-like lines
 # (counted by tests/run.sh) and a fixture repository built from kernels/.
 set -u
+# A script started with SIGINT ignored (behind & by a non-interactive shell,
+# under nohup, by a CI runner that starts its jobs so) could not check what
+# Ctrl-C does: a non-interactive shell cannot restore a signal that was
+# ignored when it started, and every child inherits it.  Such a script starts
+# again at once with SIGINT at its default (coreutils' env --default-signal),
+# so the suite passes however it was started.  SigIgn's last hex digit holds
+# signals 1-4; SIGINT (2) is its second bit.
+if [ -z "${BV_SIGINT_RESET:-}" ]; then
+	sigign=$(awk '/^SigIgn/ {print $2}' /proc/$$/status 2> /dev/null)
+	if [ -n "$sigign" ] && (((16#${sigign: -1} >> 1) & 1)); then
+		BV_SIGINT_RESET=1 exec env --default-signal=INT bash "$0" "$@"
+	fi
+fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 E2E="$ROOT/tests/e2e" # the scripts' helpers (png_colours.py, servers)
 # BV_BIN_DIR=bin-asan runs the same checks against the sanitizer build.
@@ -57,6 +70,18 @@ not_ok() { echo "not ok - $1"; failures=$((failures + 1)); }
 # skip NAME REASON: a check that cannot run here (no GPU, mount not permitted).
 # TAP's directive, so tests/run.sh counts it as skipped, never as passed.
 skip() { echo "ok - $1 # SKIP $2"; }
+# history_missing NAME REASON: a check that needs this repository's history,
+# in a clone without it (shallow, or a single commit).  A skip on a
+# developer's machine; a failure under CI (CI set, as CI services set it),
+# where "every release still builds" is what compat/ exists for and a
+# shallow checkout must not hide it.
+history_missing() {
+	if [ -n "${CI:-}" ] && [ "$CI" != false ] && [ "$CI" != 0 ]; then
+		not_ok "$1 (CI=$CI, and this clone lacks the history it needs: $2; clone the whole history: git fetch --unshallow)"
+	else
+		skip "$1" "$2"
+	fi
+}
 # check NAME COMMAND...: passes when the command succeeds
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 contains() { grep -qE -- "$2" "$1"; }

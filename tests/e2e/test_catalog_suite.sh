@@ -77,7 +77,7 @@ run_both() {
 # ---- the repository's releases: n/a and skipped cells ---------------------
 shallow=$(git -C "$ROOT" rev-parse --is-shallow-repository 2>/dev/null || echo none)
 if [ "$shallow" != false ]; then
-	skip "releases 0.1.0 and 0.4.0 on both paths" "no history in this clone (shallow: $shallow)"
+	history_missing "releases 0.1.0 and 0.4.0 on both paths" "no history in this clone (shallow: $shallow)"
 else
 	(
 		export KERNEL_DIR="$ROOT/kernels"

@@ -33,4 +33,22 @@ runner "$TMP/test_skips.sh" > "$TMP/out" 2>&1
 rc=$?
 check "skips alone do not fail the run" test $rc -eq 0
 check "and are still said" contains "$TMP/out" "^1 passed, 0 failed, 1 skipped$"
+
+# A check that needs the repository's history, in a clone without it: a
+# skip on a developer's machine, a failure under CI.
+cat > "$TMP/test_history.sh" <<SH
+source "$ROOT/tests/e2e/lib.sh"
+check "passes" true
+history_missing "every release builds" "no history in this clone"
+finish
+SH
+env -u CI -u BV_VARIANT bash "$ROOT/tests/run.sh" "$TMP/test_history.sh" > "$TMP/out" 2>&1
+check "a missing history without CI: a skip" contains "$TMP/out" "^1 passed, 0 failed, 1 skipped$"
+for ci in true 1 yes; do
+	CI=$ci runner "$TMP/test_history.sh" > "$TMP/out" 2>&1
+	rc=$?
+	check "a missing history with CI=$ci: a failure (exit $rc)" bash -c "[ $rc -ne 0 ] && grep -q '^1 passed, 1 failed, 0 skipped$' '$TMP/out' && grep -q 'not ok - every release builds (CI=$ci, and this clone lacks' '$TMP/out'"
+done
+CI=false runner "$TMP/test_history.sh" > "$TMP/out" 2>&1
+check "CI=false is no CI: a skip" contains "$TMP/out" "^1 passed, 0 failed, 1 skipped$"
 finish

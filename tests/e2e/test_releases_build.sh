@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 shallow=$(git -C "$ROOT" rev-parse --is-shallow-repository 2>/dev/null || echo none)
 commits=$(git -C "$ROOT" rev-list --count HEAD 2>/dev/null || echo 0)
 if [ "$shallow" != false ] || [ "$commits" -le 1 ]; then
-	skip "every release builds" "no history in this clone (shallow: $shallow, commits: $commits), so no releases to build"
+	history_missing "every release builds" "no history in this clone (shallow: $shallow, commits: $commits), so no releases to build"
 	finish
 fi
 export KERNEL_DIR="$ROOT/kernels"
