@@ -51,4 +51,17 @@ for ci in true 1 yes; do
 done
 CI=false runner "$TMP/test_history.sh" > "$TMP/out" 2>&1
 check "CI=false is no CI: a skip" contains "$TMP/out" "^1 passed, 0 failed, 1 skipped$"
+
+# A script started with SIGINT ignored (as nohup and & do) runs with it at
+# its default (lib.sh starts it again), its arguments kept.
+cat > "$TMP/test_sigint.sh" <<'SH'
+source "$(dirname "$0")/lib.sh"
+sigign=$(awk '/^SigIgn/ {print $2}' /proc/$$/status)
+check "SIGINT at its default" test $(((16#${sigign: -1} >> 1) & 1)) -eq 0
+check "arguments kept" test "$*" = "a b"
+finish
+SH
+cp "$ROOT/tests/e2e/lib.sh" "$TMP/lib.sh"
+bash -c 'trap "" INT; exec bash "$1" a b' _ "$TMP/test_sigint.sh" > "$TMP/out" 2>&1
+check "a script started with SIGINT ignored gets it back at its default" bash -c "[ \$(grep -c '^ok' '$TMP/out') -eq 2 ]"
 finish
