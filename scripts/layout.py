@@ -27,6 +27,13 @@
    lines, counted from the line that names the function (its signature may
    span lines) to its closing brace, and docs/architecture.md's "Long
    functions" names each of them (`name`) with why it stays.
+6. README.md has at most README_MAX lines: what it is, the two commands, one
+   table and where to go next; the rest is one link away, in docs/.
+7. Every relative link in README.md and docs/**/*.md resolves: its file
+   exists, and a `#anchor` into a page names one of that page's headings
+   (as GitHub makes them: lower case, punctuation dropped, spaces to
+   hyphens, "-1" on the second of two alike).  Text moved between pages
+   keeps its links only where their relative paths were moved with it.
 """
 import glob
 import os
@@ -176,6 +183,71 @@ for n, rel, name, first in sorted(long_fns, reverse=True):
     if f"`{name}`" not in said:
         broken.append(f"rule 5: {rel}:{first}: {name} is {n} lines, and docs/architecture.md's "
                       f"\"Long functions\" does not say why (`{name}`)")
+
+# 6. the README fits a screen or two
+README_MAX = 150
+readme = os.path.join(root, "README.md")
+if os.path.exists(readme):
+    n = len(text(readme).splitlines())
+    if n > README_MAX:
+        broken.append(f"rule 6: README.md has {n} lines (at most {README_MAX}): keep what it is, the two "
+                      "commands, one table and where to go next, and move the rest to the docs page "
+                      "where it belongs, one link away")
+else:
+    broken.append("rule 6: README.md is missing")
+
+# 7. every relative link in README.md and docs/ resolves
+FENCE = re.compile(r"^\s*```")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def lines_outside_code(path, keep_code=False):
+    """(line number, line) of path outside fenced blocks, inline code
+    removed unless keep_code (a heading's anchor keeps its code's text)"""
+    fenced = False
+    for n, line in enumerate(text(path).split("\n"), 1):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            yield n, line if keep_code else re.sub(r"`[^`]*`", "", line)
+
+
+anchor_cache = {}
+
+
+def anchors(path):
+    """the anchors GitHub makes for the headings of path (and any id= or name=)"""
+    if path not in anchor_cache:
+        seen, out = {}, set()
+        for _, line in lines_outside_code(path, keep_code=True):
+            out |= set(re.findall(r"""(?:id|name)=["']([^"']+)["']""", line))
+            m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if not m:
+                continue
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+            k = seen.get(slug, 0)
+            seen[slug] = k + 1
+            out.add(slug if k == 0 else f"{slug}-{k}")
+        anchor_cache[path] = out
+    return anchor_cache[path]
+
+
+pages = ([readme] if os.path.exists(readme) else []) + \
+    sorted(glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
+for page in pages:
+    rel = os.path.relpath(page, root)
+    for n, line in lines_outside_code(page):
+        for target in LINK.findall(line):
+            if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+                continue  # a URL (https:, mailto:), not a path here
+            path, _, anchor = target.partition("#")
+            where = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+            if not os.path.exists(where):
+                broken.append(f"rule 7: {rel}:{n}: the link {target} names {os.path.relpath(where, root)}, "
+                              "which does not exist (a relative path changes when text moves between pages)")
+            elif anchor and where.endswith(".md") and anchor not in anchors(where):
+                broken.append(f"rule 7: {rel}:{n}: the link {target}: {os.path.relpath(where, root)} has no "
+                              f"heading whose anchor is #{anchor}")
 
 for b in sorted(broken, key=lambda b: b.split(":")[0]):  # by rule, each rule's in order found
     print(b)

@@ -12,7 +12,7 @@ check "this tree keeps every layout rule (exit $rc)" test $rc -eq 0
 plant() { # NAME RULE-PATTERN: copies the tree, runs the planting commands on stdin, expects the rule broken
 	local copy="$TMP/$1"
 	mkdir -p "$copy"
-	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$ROOT/docs" "$copy/"
+	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$ROOT/docs" "$ROOT/tests" "$ROOT/README.md" "$copy/"
 	(cd "$copy" && bash -e) || { not_ok "$1: planting failed"; return; }
 	python3 "$ROOT/scripts/layout.py" "$copy" > "$TMP/$1.out" 2>&1
 	local r=$?
@@ -58,11 +58,36 @@ plant "eleven functions over 100 lines" "rule 5: [0-9]+ functions over 100 lines
 $(declare -f long_fn)
 for i in \$(seq 1 11); do long_fn bv_planted_long_\$i >> orchestrator/merge.c; done
 E
+plant "a README over 150 lines" "rule 6: README.md has 1[0-9][0-9] lines \(at most 150\)" <<'E'
+while [ "$(wc -l < README.md)" -le 150 ]; do echo "more prose" >> README.md; done
+E
+# text moved from README.md into docs/ with its link unchanged: the path
+# was relative to the README
+plant "a link whose path did not move with its text" "rule 7: docs/project.md:[0-9]+: the link docs/measurement.md names docs/docs/measurement.md, which does not exist" <<'E'
+printf '\nSee [the method](docs/measurement.md).\n' >> docs/project.md
+E
+plant "a link to a heading that is not there" "rule 7: docs/project.md:[0-9]+: the link cli/run.md#no-such-section: docs/cli/run.md has no heading whose anchor is #no-such-section" <<'E'
+printf '\nSee [run](cli/run.md#no-such-section).\n' >> docs/project.md
+E
+check "a link to a heading as GitHub names it resolves (code, punctuation, the second of two alike)" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
+import os, subprocess, sys
+root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "anchors")
+os.makedirs(copy)
+for d in ("orchestrator", "harness", "docs", "tests", "README.md"):
+    subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
+with open(os.path.join(copy, "docs", "planted.md"), "w") as f:
+    f.write("# Planted\n\n## Comparison (`--format json`)\n\n## Notes\n\n## Notes\n\n```\n## Not a heading\n```\n\n"
+            "[a](#comparison---format-json) [b](#notes-1) [c](cli/run.md#options) [d](../README.md)\n"
+            "`[not a link](nowhere.md)` [e](#not-a-heading)\n")
+out = subprocess.run([sys.executable, sys.argv[1], copy], capture_output=True, text=True).stdout
+bad = [l for l in out.split("\n") if "planted.md" in l]
+assert len(bad) == 1 and "#not-a-heading" in bad[0], out
+PY
 check "a function of 100 lines is not long" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
 import os, subprocess, sys
 root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "hundred")
 os.makedirs(copy)
-for d in ("orchestrator", "harness", "docs"):
+for d in ("orchestrator", "harness", "docs", "tests", "README.md"):
     subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
 body = "".join("\ta += %d;\n" % i for i in range(95))
 with open(os.path.join(copy, "orchestrator", "merge.c"), "a") as f:
