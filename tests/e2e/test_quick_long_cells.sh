@@ -23,8 +23,25 @@ git -C "$FIX" branch aa "$(git -C "$FIX" rev-list --max-parents=0 HEAD)"
 	--quick --counts none --results "$TMP/results" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 check "the run exits 0 (exit $rc)" test $rc -eq 0
-check "the 2x tanh at 1M is called slower under --quick" \
-	contains "$TMP/out" "^unary +tanh +scalar +1M +[0-9.]+ ms +[0-9.]+ ms +(1\.9|2\.[0-2])[0-9]{2} \[[0-9.]+, [0-9.]+\] slower "
+# Called slower; or, on a machine so loaded that a process of the cell takes
+# more than a second, `inconclusive` at 2x: the 12 processes the evidence
+# needs then do not fit in three budgets more (6 s, 6 more processes), and
+# sampling on is not granted by rule (docs/measurement.md).  Never same or
+# faster.
+check "the 2x tanh at 1M is called slower under --quick (or, loaded past the rule, left inconclusive at 2x)" python3 - "$TMP/out" "$TMP/results" <<'PY'
+import glob, json, re, sys
+row = [l for l in open(sys.argv[1]) if re.match(r"unary +tanh +scalar +1M ", l)]
+m = re.search(r"[0-9.]+ ms +[0-9.]+ ms +((1\.9|2\.[0-2])[0-9]{2}) \[[0-9.]+, [0-9.]+\] ([a-z]+)", row[0]) if row else None
+if not m:
+    sys.exit("no 2x ratio on the row: %r" % row)
+if m.group(3) == "slower":
+    sys.exit(0)
+log = json.load(open(sorted(glob.glob(sys.argv[2] + "/*/main.json"))[-1]))
+t = [c for c in log["cells"] if (c["op"], c["shape"]) == ("tanh", "1M")][0]
+per = t["measure_s"] / t["processes"]
+print("# tanh 1M: %s after %d processes, %.2f s each" % (m.group(3), t["processes"], per))
+sys.exit(0 if m.group(3) == "inconclusive" and per > 1.0 else 1)
+PY
 check "the 2x tanh at 1K is called slower" \
 	contains "$TMP/out" "^unary +tanh +scalar +1K +.* +(1\.9|2\.[0-2])[0-9]{2} \[[0-9.]+, [0-9.]+\] slower "
 check "the A/A column (aa/0.1.0) calls no cell" python3 - "$TMP/out" <<'PY'
