@@ -78,7 +78,7 @@ rows = {(r["op"], r["backend"]): r for r in json.load(open(sys.argv[1]))["rows"]
 for be in ("scalar", "simd"):
     # unchanged: not called (inconclusive when a loaded machine puts the
     # estimate past the band: docs/measurement.md)
-    assert rows[("abs", be)]["changes"][0]["verdict"] in ("same", "inconclusive"), rows[("abs", be)]["changes"]
+    assert rows[("abs", be)]["changes"][0]["verdict"] in ("same", "inconclusive", "unstable"), rows[("abs", be)]["changes"]
 # The planted 3x: slower; or, on a loaded CI machine under --quick, the
 # whole interval past 2x but its evidence short of the run's control (seen
 # once: 4.378 [3.521, 4.472], p 0.02 in 8 processes, held).  What this test
