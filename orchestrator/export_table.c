@@ -29,6 +29,7 @@ typedef struct grid {
 	size_t rows, cols;
 	size_t *width;
 	int *why; /* [col]: a why column, left out when no row has one */
+	int nobench; /* the bench column left out: one bench, said above the blocks */
 } grid;
 
 static void put(grid *g, size_t r, size_t c, const char *s)
@@ -66,7 +67,7 @@ static grid grid_new(const bv_table *t, const size_t *sel, size_t nsel)
 	for (size_t k = 0; k < t->nrows; k++)
 		shown += row_shown(&t->rows[k], t->nversions);
 	grid g = {bv_xcalloc(shown + 1, sizeof(char **)), bv_xcalloc((shown + 1) * cols, sizeof(char *)), shown + 1,
-		  cols, bv_xcalloc(cols, sizeof(size_t)), bv_xcalloc(cols, sizeof(int))};
+		  cols, bv_xcalloc(cols, sizeof(size_t)), bv_xcalloc(cols, sizeof(int)), 0};
 	for (size_t r = 0; r <= shown; r++)
 		g.cells[r] = bv_xcalloc(cols, sizeof(char *));
 	return g;
@@ -151,6 +152,8 @@ static void grid_rows(grid *g, const bv_table *t, const bv_notes *n, const size_
 /* A why column no row fills (nothing counted, no notes) is left out. */
 static int col_shown(const grid *g, size_t c)
 {
+	if (c == 0 && g->nobench)
+		return 0;
 	if (!g->why[c])
 		return 1;
 	for (size_t i = 1; i < g->rows; i++)
@@ -240,11 +243,51 @@ static void table_records(const bv_table *t, const bv_notes *n, FILE *out)
 				continue;
 			ratio_cell(t, &r->changes[i], res, sizeof(res));
 			bv_why_cell(n, r, k, i, why, sizeof(why));
-			snprintf(buf, sizeof(buf), "  %s/%s: %s%s%s", t->labels[i], t->labels[bv_table_base(t, i)], res,
+			/* painted as in the table (the escapes only make a wrap come sooner) */
+			const char *paint = t->colour && r->changes[i].valid ? verdict_colour(r->changes[i].verdict) : NULL;
+			snprintf(buf, sizeof(buf), "  %s/%s: %s%s%s%s%s%s%s", t->labels[i], t->labels[bv_table_base(t, i)],
+				 paint ? "\033[" : "", paint ? paint : "", paint ? "m" : "", res, paint ? "\033[0m" : "",
 				 *why ? "  why: " : "", why);
 			bv_wrap(out, buf, w, 4);
 		}
 	}
+}
+
+/* One version's block: its baseline and it. */
+static grid block(const bv_table *t, const bv_notes *n, size_t v, int nobench)
+{
+	size_t sel[2] = {bv_table_base(t, v), v};
+	grid b = grid_new(t, sel, 2);
+	grid_header(&b, t, sel, 2);
+	grid_rows(&b, t, n, sel, 2);
+	b.nobench = nobench;
+	return b;
+}
+
+/* Whether every compared version's block fits t->width. */
+static int blocks_fit(const bv_table *t, const bv_notes *n, int nobench)
+{
+	int fit = 1;
+	for (size_t i = 0; i < t->nversions; i++)
+		if (!bv_table_is_base(t, i)) {
+			grid b = block(t, n, i, nobench);
+			fit &= grid_width(&b) <= t->width;
+			grid_print(&b, t, NULL, 0);
+		}
+	return fit;
+}
+
+/* The blocks, a blank line between two. */
+static void print_blocks(const bv_table *t, const bv_notes *n, int nobench, FILE *out)
+{
+	for (size_t i = 0, first = 1; i < t->nversions; i++)
+		if (!bv_table_is_base(t, i)) {
+			grid b = block(t, n, i, nobench);
+			if (!first)
+				fputc('\n', out);
+			first = 0;
+			grid_print(&b, t, out, 1);
+		}
 }
 
 /* The table fitted to t->width: the whole table when it fits (or no width
@@ -264,22 +307,20 @@ static void table_body(const bv_table *t, const bv_notes *n, FILE *out)
 	grid_print(&g, t, out, fits);
 	if (fits)
 		return;
-	/* every block must fit, or none is used */
-	int blocks = 1;
-	for (size_t pass = 0; pass < 2 && blocks; pass++)
-		for (size_t i = 0, first = 1; i < nv; i++) {
-			if (bv_table_is_base(t, i))
-				continue;
-			size_t sel[2] = {bv_table_base(t, i), i};
-			grid b = grid_new(t, sel, 2);
-			grid_header(&b, t, sel, 2);
-			grid_rows(&b, t, n, sel, 2);
-			blocks &= grid_width(&b) <= t->width;
-			if (pass && !first)
-				fputc('\n', out);
-			first = 0;
-			grid_print(&b, t, out, pass == 1);
-		}
+	/* every block must fit, or none is used; a table of one bench may
+	 * leave its column out for that, saying the bench once above */
+	const char *bench = NULL;
+	for (size_t k = 0; k < t->nrows; k++)
+		if (row_shown(&t->rows[k], nv))
+			bench = !bench || !strcmp(bench, t->rows[k].bench) ? t->rows[k].bench : "";
+	int blocks = 0, nobench = 0;
+	for (; nobench < 1 + (bench && *bench) && !blocks; nobench++)
+		blocks = blocks_fit(t, n, nobench);
+	if (blocks) {
+		if (nobench > 1)
+			fprintf(out, "bench: %s\n", bench);
+		print_blocks(t, n, nobench > 1, out);
+	}
 	if (!blocks)
 		table_records(t, n, out);
 }
