@@ -313,15 +313,17 @@ static void table_body(const bv_table *t, const bv_notes *n, FILE *out)
 	for (size_t k = 0; k < t->nrows; k++)
 		if (row_shown(&t->rows[k], nv))
 			bench = !bench || !strcmp(bench, t->rows[k].bench) ? t->rows[k].bench : "";
-	int blocks = 0, nobench = 0;
-	for (; nobench < 1 + (bench && *bench) && !blocks; nobench++)
-		blocks = blocks_fit(t, n, nobench);
-	if (blocks) {
-		if (nobench > 1)
-			fprintf(out, "bench: %s\n", bench);
-		print_blocks(t, n, nobench > 1, out);
-	}
-	if (!blocks)
+	size_t compared = 0;
+	for (size_t i = 0; i < nv; i++)
+		compared += !bv_table_is_base(t, i);
+	/* (no compared version: no block, the table is its baseline alone) */
+	int with = compared && blocks_fit(t, n, 0);
+	int without = compared && !with && bench && *bench && blocks_fit(t, n, 1);
+	if (without)
+		fprintf(out, "bench: %s\n", bench);
+	if (with || without)
+		print_blocks(t, n, without, out);
+	else
 		table_records(t, n, out);
 }
 
