@@ -203,7 +203,7 @@ for c in d["counts"]:
         c["events"]["Ir"] *= 2
 json.dump(d, open(sys.argv[1], "w"))
 PY
-	"$BV" compare "$dir" > "$TMP/shown" 2> "$TMP/shown.err"
+	"$BV" compare "$dir" --wide > "$TMP/shown" 2> "$TMP/shown.err"
 	shown=$(why_of "$TMP/shown" grow | grep -oE "instr [+-][0-9.]+ %")
 	check "Ir doubled in the run's counts.json: compare shows no other change than counted ('${shown:-none}')" \
 		test -z "$shown" -o "$shown" = "$grow"
@@ -239,7 +239,7 @@ trap '' TERM
 while :; do sleep 1; done
 E
 chmod +x "$TMP/hang/valgrind"
-PATH="$TMP/hang:$PATH" timeout -k 5 300 "$BV" 1.0 1.1 --quick --ops total --counts all --results "$TMP/res3" \
+PATH="$TMP/hang:$PATH" timeout -k 5 300 "$BV" 1.0 1.1 --quick --ops total --counts all --wide --results "$TMP/res3" \
 	> "$TMP/hang.out" 2> "$TMP/hang.err"
 rc=$?
 check "a valgrind that hangs on --version: run --counts all exits 0 (exit $rc)" test $rc -eq 0
