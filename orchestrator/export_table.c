@@ -142,7 +142,11 @@ static void grid_rows(grid *g, const bv_table *t, const bv_notes *n, const size_
 			if (ch->valid)
 				g->paint[r * cols + c] = verdict_colour(ch->verdict);
 			put(g, r, c++, buf);
-			bv_why_cell(n, row, k, i, buf, sizeof(buf));
+			/* --wide: the why is in the ratio's cell */
+			if (t->wide)
+				buf[0] = '\0';
+			else
+				bv_why_cell(n, row, k, i, buf, sizeof(buf));
 			put(g, r, c++, buf);
 		}
 		r++;

@@ -80,6 +80,8 @@ for fx in demo suite; do
 	"$BV" compare "$dir" --format json > "$TMP/$fx.json" 2> /dev/null
 	"$BV" compare "$dir" --format json --wide > "$TMP/$fx.wide.json" 2> /dev/null
 	check "$fx: --wide leaves the JSON as it is" cmp -s "$TMP/$fx.json" "$TMP/$fx.wide.json"
+	check "$fx: --wide has no why column and no notes (all in the cells)" \
+		bash -c "! grep -qE '^bench .* why( |\$)|^\[[0-9]+\] ' '$TMP/$fx.wide'"
 	# the layout before notes does not fit: the checks below can fail
 	check "$fx: the --wide table is wider than 120 columns" \
 		bash -c "awk 'length > 120 { n++ } END { exit !n }' '$TMP/$fx.wide'"
