@@ -77,6 +77,7 @@ void bv_view_init(bv_view_opts *v)
 	memset(&v->axis, 0, sizeof(v->axis));
 	v->counts = NULL;
 	v->count_timeout = 120;
+	v->wide = 0;
 }
 
 /* The two options of the counts (counts.h), in both tables below. */
@@ -116,6 +117,10 @@ void bv_view_table(bv_view_opts *v, bv_option *opts)
 		      "variant parameter); a suite op's parameter, level=1: each other level's time over "
 		      "level=1's in the same op, backend and size, paired by process, with its interval and "
 		      "verdict (which value is fastest, by how much); not size"),
+	    BV_FLAG("--wide", &v->wide,
+		    "every detail in its cell (the counts' sentence, the machine's states, the layouts' "
+		    "spread) instead of a why word and numbered notes under the table, and no fitting to "
+		    "the terminal's width"),
 	    COUNTS_OPTIONS(v),
 	    BV_END,
 	};
@@ -127,6 +132,8 @@ int bv_view_apply(const bv_view_opts *v, const char *format, bv_table *t)
 {
 	/* Only the table paints: escapes in markdown or JSON would be data. */
 	t->colour = !strcmp(format, "table") && bv_colour_wanted(v->colour, stdout);
+	t->wide = v->wide;
+	t->width = !strcmp(format, "table") && !v->wide ? bv_term_width(stdout) : 0;
 	if (v->only_changes)
 		bv_table_only_changes(t);
 	bv_table_note_wrong(t);
@@ -250,30 +257,6 @@ int bv_change_layout_bound(const bv_table *t, const bv_change *ch)
 {
 	return ch->layouts > 1 && ch->layout_hi >= ch->layout_lo &&
 	       (ch->layout_hi > 1 + t->threshold || ch->layout_lo < 1 / (1 + t->threshold));
-}
-
-void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len)
-{
-	/* placement explains a `same` that noise alone would not, and an
-	 * inconclusive estimate past the band */
-	int layout = bv_change_not_called(ch) && bv_change_layout_bound(t, ch);
-	char spread[64] = "";
-	if (layout)
-		snprintf(spread, sizeof(spread), ", layout [%.3f, %.3f]", ch->layout_lo, ch->layout_hi);
-	char state[128] = "";
-	if (ch->unstable)
-		snprintf(state, sizeof(state), " (usual %.3f x%zu, disturbed %.3f x%zu)", ch->level_usual, ch->n_usual,
-			 ch->level_disturbed, ch->n_disturbed);
-	else if (ch->state_dependent)
-		snprintf(state, sizeof(state), ", %.3f while disturbed (%zu set aside)", ch->level_disturbed,
-			 ch->n_disturbed);
-	/* held: the cell's own interval says changed, the run's evidence does
-	 * not (verdict.c): "unconfirmed" says more than "noisy"; an
-	 * inconclusive change is noisy by its definition, so that is not
-	 * repeated */
-	int unsure = ch->verdict == BV_INCONCLUSIVE;
-	const char *noise = layout ? "" : ch->held ? ", unconfirmed" : ch->noisy && !unsure ? ", noisy" : "";
-	snprintf(buf, len, "%s%s%s%s%s", noise, spread, state, ch->paired ? "" : " ", ch->paired ? "" : ch->mode);
 }
 
 /* The backend view as text: one line per backend cell and version, after

@@ -53,9 +53,10 @@ typedef struct bv_view_opts {
 	 * counts.json holds, nothing counted anew) */
 	const char *counts;
 	double count_timeout; /* --count-timeout: one call under Valgrind */
+	int wide; /* --wide: every detail in its cell, no notes, no fitting */
 } bv_view_opts;
 /* Lines in the table bv_view_table fills, its end included. */
-#define BV_VIEW_OPTIONS 7
+#define BV_VIEW_OPTIONS 8
 /* --counts and --count-timeout alone (report), in opts (room for
  * BV_COUNTS_OPTIONS); bv_view_table has them too. */
 #define BV_COUNTS_OPTIONS 3
@@ -96,6 +97,33 @@ void bv_format_ratio(const bv_change *ch, char *buf, size_t len);
  * threshold), the machine's two levels of an `unstable` change, and the mode
  * when it is not paired (" unpaired"). */
 void bv_format_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len);
+/* The qualifiers short enough to stay in a narrow cell: ", noisy",
+ * ", unconfirmed" and the mode when not paired (export_notes.c). */
+void bv_format_short_qualifiers(const bv_table *t, const bv_change *ch, char *buf, size_t len);
+/* What a narrow table moves into a change's note: the layouts' spread, the
+ * machine's states, the counts' sentence, "; "-separated; "" when none. */
+void bv_change_details(const bv_table *t, const bv_change *ch, char *buf, size_t len);
+/* The counts' kind as one word: code, data, placement, machine (counts.h's
+ * mixed), not counted, not told (counted on another path); NULL: none. */
+const char *bv_why_word(const bv_change *ch);
+/* The numbered notes of a table's shown cells (none with t->wide): identical
+ * details share one number; num[row * nv + v] is a cell's (0: none). */
+typedef struct bv_notes {
+	size_t *num, nv;
+	char **text; /* note j + 1, with the cell it is about, or how many share it */
+	size_t n;
+} bv_notes;
+void bv_notes_build(const bv_table *t, bv_notes *n);
+size_t bv_notes_of(const bv_notes *n, size_t row, size_t v);
+void bv_notes_free(bv_notes *n);
+/* A change's why cell: "code [1]", "[2]" (a note, no counts), "" (neither). */
+void bv_why_cell(const bv_notes *n, const bv_row *r, size_t row, size_t v, char *buf, size_t len);
+/* The width to fit out's table to: COLUMNS when set, else the terminal's
+ * (TIOCGWINSZ) when out is one, else 0 (no limit). */
+size_t bv_term_width(FILE *out);
+/* text on lines of at most width (0: one line), each after the first
+ * indented by indent. */
+void bv_wrap(FILE *out, const char *text, size_t width, size_t indent);
 /* same or inconclusive: judged, and not called slower or faster. */
 int bv_change_not_called(const bv_change *ch);
 /* Whether placement alone moves the change past the threshold band. */

@@ -62,7 +62,7 @@ static void chart(FILE *out, const bv_table *t, const char *bench)
 			const bv_change *ch = &r->changes[i];
 			if (!ch->valid)
 				continue;
-			char size[32], q[96], ratio[64];
+			char size[32], q[300], ratio[64];
 			bv_size_format(r->size, size, sizeof(size));
 			bv_format_qualifiers(t, ch, q, sizeof(q));
 			bv_format_ratio(ch, ratio, sizeof(ratio));
@@ -106,15 +106,32 @@ static void legend(FILE *out, const bv_table *t)
 	free(lead);
 }
 
+/* Whether any shown change of version v has a why cell: a column no row
+ * fills is left out. */
+static int why_column(const bv_table *t, const bv_notes *n, size_t v)
+{
+	if (t->wide)
+		return 0;
+	for (size_t k = 0; k < t->nrows; k++)
+		if (!t->rows[k].hidden && bv_row_ran(&t->rows[k], t->nversions) &&
+		    (bv_notes_of(n, k, v) || (t->rows[k].changes[v].valid && t->rows[k].changes[v].why)))
+			return 1;
+	return 0;
+}
+
 static void table(FILE *out, const bv_table *t)
 {
 	size_t nv = t->nversions;
+	bv_notes n;
+	bv_notes_build(t, &n);
 	fputs("<table>\n<thead><tr><th>bench</th><th>op</th><th>backend</th><th>size</th>", out);
 	for (size_t i = 0; i < nv; i++) {
 		fputs("<th>", out), esc(out, t->labels[i]), fputs("</th>", out);
 		if (!bv_table_is_base(t, i)) {
 			fputs("<th>", out), esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[bv_table_base(t, i)]);
 			fputs(" [95% CI]</th>", out);
+			if (why_column(t, &n, i))
+				fputs("<th>why</th>", out);
 		}
 	}
 	fputs("</tr></thead>\n<tbody>\n", out);
@@ -142,21 +159,32 @@ static void table(FILE *out, const bv_table *t)
 				continue;
 			const bv_change *ch = &r->changes[i];
 			if (ch->valid) {
-				char q[96], ratio[64];
-				bv_format_qualifiers(t, ch, q, sizeof(q));
+				char q[300], ratio[64];
+				if (t->wide)
+					bv_format_qualifiers(t, ch, q, sizeof(q));
+				else
+					bv_format_short_qualifiers(t, ch, q, sizeof(q));
 				bv_format_ratio(ch, ratio, sizeof(ratio));
 				fprintf(out, "<td class=\"%s\">", bv_verdict_name(ch->verdict));
 				esc(out, ratio), fprintf(out, " %s", bv_verdict_name(ch->verdict));
 				esc(out, q);
-				if (ch->why)
+				if (ch->why && t->wide)
 					fputs("; ", out), esc(out, ch->why->text);
 				fputs("</td>", out);
 			} else
 				fputs("<td>", out), esc(out, ch->none ? ch->none : "-"), fputs("</td>", out);
+			if (why_column(t, &n, i)) {
+				char why[64];
+				bv_why_cell(&n, r, k, i, why, sizeof(why));
+				fputs("<td class=\"why\">", out), esc(out, why), fputs("</td>", out);
+			}
 		}
 		fputs("</tr>\n", out);
 	}
 	fputs("</tbody>\n</table>\n", out);
+	for (size_t j = 0; j < n.n; j++)
+		fprintf(out, "<p class=\"note\">[%zu] ", j + 1), esc(out, n.text[j]), fputs("</p>\n", out);
+	bv_notes_free(&n);
 }
 
 /* The document's head and the list of versions: the title names every

@@ -43,16 +43,34 @@ static void change_cell(FILE *out, const bv_table *t, const bv_row *r, size_t i)
 	bv_format_ratio(ch, ratio, sizeof(ratio));
 	md(out, ratio);
 	fprintf(out, " %s%s%s", bold ? "**" : "", bv_verdict_name(ch->verdict), bold ? "**" : "");
-	char q[96];
+	char q[300];
+	if (!t->wide) {
+		bv_format_short_qualifiers(t, ch, q, sizeof(q));
+		md(out, q);
+		return;
+	}
 	bv_format_qualifiers(t, ch, q, sizeof(q));
 	md(out, q);
 	if (ch->why)
 		fputs("; ", out), md(out, ch->why->text);
 }
 
+/* Whether any shown change of version v has a why cell: a column no row
+ * fills is left out. */
+static int why_column(const bv_table *t, const bv_notes *n, size_t v)
+{
+	if (t->wide)
+		return 0;
+	for (size_t k = 0; k < t->nrows; k++)
+		if (!t->rows[k].hidden && bv_row_ran(&t->rows[k], t->nversions) &&
+		    (bv_notes_of(n, k, v) || (t->rows[k].changes[v].valid && t->rows[k].changes[v].why)))
+			return 1;
+	return 0;
+}
+
 /* The instruction set line and the table's two header lines: the columns
  * depend on which versions are baselines, so they are written once here. */
-static void md_header(const bv_table *t, FILE *out)
+static void md_header(const bv_table *t, const bv_notes *n, FILE *out)
 {
 	size_t nv = t->nversions;
 	/* Results differ between instruction sets: say which ran, above the table. */
@@ -66,17 +84,19 @@ static void md_header(const bv_table *t, FILE *out)
 		if (!bv_table_is_base(t, i)) {
 			fputc(' ', out), md(out, t->labels[i]), fputc('/', out), md(out, t->labels[bv_table_base(t, i)]);
 			fputs(" \\[95% CI\\] |", out);
+			if (why_column(t, n, i))
+				fputs(" why |", out);
 		}
 	}
 	fputs("\n|---|---|---|--:|", out);
 	for (size_t i = 0; i < nv; i++)
-		fputs(!bv_table_is_base(t, i) ? "--:|--:|" : "--:|", out);
+		fputs(bv_table_is_base(t, i) ? "--:|" : why_column(t, n, i) ? "--:|--:|---|" : "--:|--:|", out);
 	fputc('\n', out);
 }
 
 /* One table line per row that ran and is not hidden: each version's result
  * or status, and its change against its baseline. */
-static void md_rows(const bv_table *t, FILE *out)
+static void md_rows(const bv_table *t, const bv_notes *n, FILE *out)
 {
 	size_t nv = t->nversions;
 	for (size_t k = 0; k < t->nrows; k++) {
@@ -100,10 +120,23 @@ static void md_rows(const bv_table *t, FILE *out)
 			if (!bv_table_is_base(t, i)) {
 				fputc(' ', out), change_cell(out, t, r, i), fputs(" |", out);
 			}
+			if (!bv_table_is_base(t, i) && why_column(t, n, i)) {
+				char why[64];
+				bv_why_cell(n, r, k, i, why, sizeof(why));
+				fputc(' ', out), md(out, why), fputs(" |", out);
+			}
 		}
 		fputc('\n', out);
 	}
 	fputc('\n', out);
+	/* the details a narrow table moves out of its cells, one numbered
+	 * line each (a list, so GitHub keeps them apart; `*`, so it is not
+	 * one list with the summary's `-` below) */
+	for (size_t j = 0; j < n->n; j++) {
+		fprintf(out, "* \\[%zu\\] ", j + 1), md(out, n->text[j]), fputc('\n', out);
+		if (j + 1 == n->n)
+			fputc('\n', out);
+	}
 }
 
 /* The list under the table: geomeans per bench, the folded rows nobody
@@ -201,8 +234,11 @@ static void md_vs(const bv_table *t, FILE *out)
 
 int bv_export_markdown(const bv_table *t, FILE *out)
 {
-	md_header(t, out);
-	md_rows(t, out);
+	bv_notes n;
+	bv_notes_build(t, &n);
+	md_header(t, &n, out);
+	md_rows(t, &n, out);
+	bv_notes_free(&n);
 	md_summary(t, out);
 	if (t->vs.on)
 		md_vs(t, out);

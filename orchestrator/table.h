@@ -162,6 +162,10 @@ typedef struct bv_table {
 	char *control;   /* one line saying so, for every exporter's footer */
 	char *counts;    /* counts.c: how the changes were explained, one line; NULL: not counted */
 	int colour;      /* the table format paints verdicts (bv_colour_wanted) */
+	/* --wide: each change's details in its cell (the layout before notes);
+	 * width: the columns the text table fits (bv_term_width), 0: any */
+	int wide;
+	size_t width;
 	/* Machine classes side by side (classes.c): NULL/0 in a table of one
 	 * class.  Otherwise each version belongs to classes[class_of[v]], and the
 	 * first version of a class is that class's baseline (bv_table_base). */

@@ -21,6 +21,10 @@ BV="$ROOT/${BV_BIN_DIR:-bin}/bench-versions"
 TMP=$(mktemp -d /tmp/bv-e2e-XXXXXX)
 [ -n "${KEEP_TMP:-}" ] || trap 'rm -rf "$TMP"' EXIT
 export BENCH_VERSIONS_CACHE="$TMP/cache"
+# The tables the checks read are the whole ones: a COLUMNS from the shell
+# that started the suite would fit them to its width (test_table_width sets
+# its own).
+unset COLUMNS
 # share_release_builds: the scripts that build this repository's releases
 # (test_releases_build, test_docs_examples' compat --build) share one cache
 # for the whole of tests/run.sh (BV_RELEASE_CACHE, made and removed there), so

@@ -85,7 +85,7 @@ check "... the same as naming the run" cmp -s "$TMP/vs.out" "$TMP/vs2.out"
 check "... the same as comparing the two directories" cmp -s "$TMP/vs.out" "$TMP/vs3.out"
 # Two logs labelled 0.1.0: merge names each by its run (LABEL@RUN).
 A=$(basename "$runA") B=$(basename "$runB")
-check "the baseline's logs come first" contains "$TMP/vs.out" "^bench +op +backend +size +0\.1\.0@$A +local +local/0\.1\.0@$A \[95% CI\] +0\.1\.0@$B +0\.1\.0@$B/0\.1\.0@$A "
+check "the baseline's logs come first" contains "$TMP/vs.out" "^bench +op +backend +size +0\.1\.0@$A +local +local/0\.1\.0@$A \[95% CI\]( +why)? +0\.1\.0@$B +0\.1\.0@$B/0\.1\.0@$A "
 check "the saved run keeps its pairing: relu slower" contains "$TMP/vs.out" "^unary +relu +scalar +1K .* slower .*inconclusive unpaired"
 check "the new run against the baseline: unpaired, never called" bash -c \
 	'! grep -E "^unary" "$1" | sed -E "s/.*\] (slower|faster|same|inconclusive)[^]]*$/\1/" | grep -qvx inconclusive' _ "$TMP/vs.out"

@@ -18,7 +18,7 @@ check "comparison exits 0" test $rc -eq 0
 check "0.1.0 resolves by the VERSION rule" contains "$TMP/err" "0.1.0 +-> commit [0-9a-f]{12}, kernels 0.1.0 \[first commit whose kernels/VERSION reads 0.1.0\]"
 check "main resolves as a branch" contains "$TMP/err" "main +-> commit [0-9a-f]{12}, kernels 0.1.5 \[branch\]"
 check "local resolves to the working tree" contains "$TMP/err" "local +-> tree .*working tree"
-check "table has a column per version and ratios" contains "$TMP/out" "^bench +op +backend +size +0.1.0 +main +main/0.1.0 \[95% CI\] +local +local/0.1.0"
+check "table has a column per version and ratios" contains "$TMP/out" "^bench +op +backend +size +0.1.0 +main +main/0.1.0 \[95% CI\]( +why)? +local +local/0.1.0"
 check "planted relu slowdown is slower" contains "$TMP/out" "^unary +relu +scalar +64K .* (2|3)\.[0-9]{3} \[[0-9.]+, [0-9.]+\] slower"
 # not called: same, or inconclusive if load put the estimate past the band
 check "unchanged abs is not called on main" contains "$TMP/out" "^unary +abs +scalar +64K +[0-9.]+ us +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] (same|inconclusive)"
@@ -146,7 +146,7 @@ PY
 check "compare RUN_DIR exits 0" test $? -eq 0
 "$BV" compare "$run1/0.1.0.json" "$run1/main.json" "$run1/local.json" > "$TMP/files.out" 2>&1
 check "compare RUN_DIR equals compare of its logs, baseline first" cmp -s "$TMP/dir.out" "$TMP/files.out"
-check "compare RUN_DIR keeps the run's pairing" contains "$TMP/dir.out" "^bench +op +backend +size +0.1.0 +main +main/0.1.0 \[95% CI\] +local +local/0.1.0"
+check "compare RUN_DIR keeps the run's pairing" contains "$TMP/dir.out" "^bench +op +backend +size +0.1.0 +main +main/0.1.0 \[95% CI\]( +why)? +local +local/0.1.0"
 mkdir -p "$TMP/nologs"
 "$BV" compare "$TMP/nologs" > "$TMP/nologs.out" 2>&1
 check "a directory without logs is an input error (exit 2)" test $? -eq 2

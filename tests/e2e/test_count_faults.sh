@@ -152,7 +152,7 @@ why_of() { grep -E "^tiny +$2 " "$1"; }
 
 if command -v valgrind > /dev/null; then
 	# ---- a cached count that changed is made again, never shown ----------
-	timeout 600 "$BV" 1.0 1.1 --quick --ops total,twice,grow --counts all --results "$TMP/res" > "$TMP/first" 2> "$TMP/first.err"
+	timeout 600 "$BV" 1.0 1.1 --quick --ops total,twice,grow --counts all --wide --results "$TMP/res" > "$TMP/first" 2> "$TMP/first.err"
 	rc=$?
 	check "run --counts all: exit 0 (exit $rc)" test $rc -eq 0
 	[ $rc -eq 0 ] || tail -20 "$TMP/first.err" | sed 's/^/#   /'
@@ -171,7 +171,7 @@ d["events"]["Ir"] *= 2
 json.dump(d, open(sys.argv[1], "w"))
 PY
 	# a run of the same builds takes its counts from the cache
-	again() { timeout 600 "$BV" 1.0 1.1 --quick --ops total,twice --counts all --results "$TMP/res-$1" > "$TMP/$1" 2> "$TMP/$1.err"; }
+	again() { timeout 600 "$BV" 1.0 1.1 --quick --ops total,twice --counts all --wide --results "$TMP/res-$1" > "$TMP/$1" 2> "$TMP/$1.err"; }
 	again dbl
 	rc=$?
 	check "Ir doubled in a cached count: run exits 0 (exit $rc)" test $rc -eq 0
@@ -203,7 +203,7 @@ for c in d["counts"]:
         c["events"]["Ir"] *= 2
 json.dump(d, open(sys.argv[1], "w"))
 PY
-	"$BV" compare "$dir" > "$TMP/shown" 2> "$TMP/shown.err"
+	"$BV" compare "$dir" --wide > "$TMP/shown" 2> "$TMP/shown.err"
 	shown=$(why_of "$TMP/shown" grow | grep -oE "instr [+-][0-9.]+ %")
 	check "Ir doubled in the run's counts.json: compare shows no other change than counted ('${shown:-none}')" \
 		test -z "$shown" -o "$shown" = "$grow"
@@ -239,7 +239,7 @@ trap '' TERM
 while :; do sleep 1; done
 E
 chmod +x "$TMP/hang/valgrind"
-PATH="$TMP/hang:$PATH" timeout -k 5 300 "$BV" 1.0 1.1 --quick --ops total --counts all --results "$TMP/res3" \
+PATH="$TMP/hang:$PATH" timeout -k 5 300 "$BV" 1.0 1.1 --quick --ops total --counts all --wide --results "$TMP/res3" \
 	> "$TMP/hang.out" 2> "$TMP/hang.err"
 rc=$?
 check "a valgrind that hangs on --version: run --counts all exits 0 (exit $rc)" test $rc -eq 0
@@ -270,7 +270,7 @@ cat > "$TMP/mute/valgrind" <<E
 exit 0
 E
 chmod +x "$TMP/mute/valgrind"
-PATH="$TMP/mute:$PATH" timeout 300 "$BV" 1.0 1.1 --quick --ops total --counts all --results "$TMP/res5" \
+PATH="$TMP/mute:$PATH" timeout 300 "$BV" 1.0 1.1 --quick --ops total --counts all --wide --results "$TMP/res5" \
 	> "$TMP/mute.out" 2> "$TMP/mute.err"
 rc=$?
 check "a valgrind that exits 0 writing nothing: exit 0 (exit $rc)" test $rc -eq 0
@@ -278,7 +278,7 @@ check "... its rows say so, not 'crashed'" \
 	contains "$TMP/mute.out" "^tiny +total .*not counted: 1\.[01] failed: Valgrind exited 0 without writing its counts"
 why_of "$TMP/mute.out" total | sed 's/^/#   /'
 if command -v valgrind > /dev/null; then
-	timeout 600 "$BV" 1.0 1.1 --quick --ops total --counts all --results "$TMP/res6" > "$TMP/after" 2> "$TMP/after.err"
+	timeout 600 "$BV" 1.0 1.1 --quick --ops total --counts all --wide --results "$TMP/res6" > "$TMP/after" 2> "$TMP/after.err"
 	check "... and nothing of it cached: the real valgrind counts them" \
 		contains "$TMP/after" "^tiny +total .*same instructions and misses"
 fi

@@ -145,14 +145,17 @@ size_re = re.compile(r"^\d+[KMG]?$|^\d+(x\d+)+$")
 FIXED = ("n/a", "new", "vanished")
 
 def table(lines):
-    """(header tokens, {row key: row tokens}) of the first comparison table"""
+    """(header tokens, {row key: row tokens}) of the first comparison table;
+    its why columns are not compared (a narrowed run may have no counts, so
+    none), and the numbered notes under it ("[1] unary relu ...") are not
+    rows"""
     head, rows = None, {}
     for l in lines:
         t = norm(l).split()
         if t[:4] == ["bench", "op", "backend", "size"]:
             if head is not None:
                 break  # a second table (the backend view): the first is enough
-            head = t
+            head = [w for w in t if w != "why"]
         elif head is not None and len(t) >= 5 and re.match(r"^[a-z_0-9]+$", t[0]) and size_re.match(t[3]):
             rows.setdefault(tuple(t[:4]), t[4:])
     return head, rows

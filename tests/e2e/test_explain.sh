@@ -175,7 +175,7 @@ PY
 check "counts identical across two runs, the second under load" test $? -eq 0
 grep -q . "$TMP/py.out" && sed 's/^/#   /' "$TMP/py.out"
 # compare without --counts shows what the run's counts.json holds, counting nothing
-"$BV" compare "$dir" > "$TMP/shown" 2> "$TMP/shown.err"
+"$BV" compare "$dir" --wide > "$TMP/shown" 2> "$TMP/shown.err"
 check "compare shows the run's counts" contains "$TMP/shown" "relu +scalar +1M .*kn_scalar_unary_ex \+"
 check "... and counts nothing" bash -c "! grep -q 'under Valgrind' '$TMP/shown.err'"
 "$BV" compare "$dir" --format csv > "$TMP/shown.csv" 2> /dev/null
@@ -222,22 +222,22 @@ check "every slower/faster of pad has the counts beside it" test $? -eq 0
 grep -q . "$TMP/py.out" && sed 's/^/#   /' "$TMP/py.out"
 echo "# default run, pad 416 bytes: ${n:-?} of 4 scalar cells called slower/faster (placement)"
 dir2=$(ls -d "$TMP"/res2/2*/ | head -1)
-"$BV" compare "$dir2" > "$TMP/default.txt" 2>&1
+"$BV" compare "$dir2" --wide > "$TMP/default.txt" 2>&1
 check "the table: no slower/faster row without 'not the code'" \
 	bash -c "! grep -E ' (slower|faster)' '$TMP/default.txt' | grep -v 'placement or machine, not the code' | grep -q ."
 
 # ---- counts that cannot be made: said beside the verdict, the run goes on --
 BV_VALGRIND=/nonexistent/valgrind "$BV" base relu3 --benches unary --ops relu --backends scalar --sizes 1M \
-	--quick --counts all > "$TMP/novg" 2> "$TMP/novg.err"
+	--quick --counts all --wide > "$TMP/novg" 2> "$TMP/novg.err"
 rc=$?
 check "no Valgrind: exit 0 (exit $rc)" test $rc -eq 0
 check "no Valgrind: the row says why there are no counts" contains "$TMP/novg" "not counted: .*/nonexistent/valgrind not found \(apt-get install valgrind"
-"$BV" base vgcrash --benches unary --ops relu --backends scalar --sizes 64K --quick --counts all \
+"$BV" base vgcrash --benches unary --ops relu --backends scalar --sizes 64K --quick --counts all --wide \
 	> "$TMP/crash" 2> "$TMP/crash.err"
 rc=$?
 check "a version that dies under Valgrind: exit 0 (exit $rc)" test $rc -eq 0
 check "... its row says it crashed under Valgrind" contains "$TMP/crash" "not counted: vgcrash crashed: signal 6 \(Aborted\) under Valgrind"
-"$BV" base pad --benches unary --ops exp --backends scalar --sizes 4M --quick --counts all --count-timeout 1 \
+"$BV" base pad --benches unary --ops exp --backends scalar --sizes 4M --quick --counts all --count-timeout 1 --wide \
 	> "$TMP/slow" 2> "$TMP/slow.err"
 rc=$?
 check "a call too slow under Valgrind: exit 0 (exit $rc)" test $rc -eq 0

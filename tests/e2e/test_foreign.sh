@@ -101,7 +101,7 @@ grep -q "tag release-1.2" "$TMP/list" || sed 's/^/#   /' "$TMP/list"
 example=$(grep -m1 '^bench-versions 1\.2 2\.0 local ' "$ROOT/docs/adapters.md")
 check "docs/adapters.md shows the comparison" test -n "$example"
 read -r -a args <<< "${example#bench-versions }"
-timeout 240 "$BV" "${args[@]}" --quick --results "$TMP/results" > "$TMP/out" 2> "$TMP/err"
+timeout 240 "$BV" "${args[@]}" --quick --wide --results "$TMP/results" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 check "1.2 2.0 local: exit 0 (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err" | tail -30

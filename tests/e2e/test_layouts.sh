@@ -56,7 +56,7 @@ for cell in log["cells"]:
     # every layout was measured at least once (random per process)
     assert len({b for a, b in ch["process_layouts"]}) > 1, ch["process_layouts"]
 PY
-"$BV" compare "$TMP"/results/[0-9]*/a.json "$log" > "$TMP/table" 2>&1
+"$BV" compare "$TMP"/results/[0-9]*/a.json "$log" --wide > "$TMP/table" 2>&1
 check "compare keeps the layout spread in the table when placement moves a cell" \
 	python3 - "$TMP/out.json" "$TMP/table" <<'PY'
 import json, re, sys

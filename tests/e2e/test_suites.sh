@@ -136,7 +136,7 @@ unset KERNEL_DIR KERNEL_REPO BENCH_VERSIONS_COMPAT BENCH_VERSIONS_PROJECT BENCH_
 example=$(grep -m1 '^bench-versions 1\.0\.0 1\.1\.0 1\.2\.0' "$ROOT/docs/suites.md")
 check "docs/suites.md shows the comparison" test -n "$example"
 read -r -a args <<< "${example#bench-versions }"
-timeout 600 "$BV" "${args[@]}" --results "$TMP/results" > "$TMP/out" 2> "$TMP/err"
+timeout 600 "$BV" "${args[@]}" --wide --results "$TMP/results" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 echo "# walk-through: $(($(date +%s) - t0)) s"
 check "the walk-through's comparison exits 0 (exit $rc)" test $rc -eq 0

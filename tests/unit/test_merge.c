@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "counts.h"
 #include "export.h"
 #include "fs.h"
 #include "merge.h"
@@ -306,6 +307,63 @@ static void filter_matches_bench_op_backend_and_size(void **state)
 	fixture_free(&f);
 }
 
+/* bv_wrap: no line past the width, every character kept in order (a word
+ * longer than the width broken), each line after the first indented. */
+static void wrap_keeps_every_word_within_the_width(void **state)
+{
+	(void)state;
+	const char *text = "counts: 4 cells counted by Valgrind, one call per side; callgrind files in "
+			   "a/very/long/path/with/no/spaces/in/it/that/must/break and the rest";
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&out, &len);
+	bv_wrap(mem, text, 30, 2);
+	fclose(mem);
+	char squeezed_in[512] = "", squeezed_out[512] = "";
+	for (size_t i = 0, j = 0; text[i]; i++)
+		if (text[i] != ' ')
+			squeezed_in[j++] = text[i];
+	size_t lines = 0;
+	for (char *l = out, *nl; (nl = strchr(l, '\n')); l = nl + 1, lines++) {
+		assert_true(nl - l <= 30);
+		if (l != out)
+			assert_true(l[0] == ' ' && l[1] == ' ' && l[2] != ' ');
+	}
+	for (size_t i = 0, j = 0; out[i]; i++)
+		if (out[i] != ' ' && out[i] != '\n')
+			squeezed_out[j++] = out[i];
+	assert_string_equal(squeezed_out, squeezed_in);
+	assert_true(lines >= 5);
+	free(out);
+	/* no width: one line as it is */
+	mem = open_memstream(&out, &len);
+	bv_wrap(mem, text, 0, 2);
+	fclose(mem);
+	assert_int_equal(strlen(out), strlen(text) + 1);
+	free(out);
+}
+
+/* The why column's word for each kind of the counts (counts.h). */
+static void why_words_name_the_counts_kind(void **state)
+{
+	(void)state;
+	bv_count_cmp w = {0};
+	bv_change ch = {0};
+	assert_null(bv_why_word(&ch));
+	ch.why = &w;
+	const char *kinds[][3] = {{"code", "instr +3.0 %", "code"},
+				  {"data", "same instructions, data misses D1 +40.0 %", "data"},
+				  {"placement", "same instructions and misses", "placement"},
+				  {"mixed", "instr +1.0 %, but the time went the other way", "machine"},
+				  {"unknown", "not counted: a GPU cell", "not counted"},
+				  {"unknown", "instr +1.0 % on the avx2 path counted; avx512 timed", "not told"}};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		w.kind = kinds[i][0];
+		w.text = (char *)kinds[i][1];
+		assert_string_equal(bv_why_word(&ch), kinds[i][2]);
+	}
+}
+
 /* Runs one exporter on a table whose first label is hostile. */
 static char *export_hostile(const char *format)
 {
@@ -403,6 +461,8 @@ int test_merge(void)
 	    cmocka_unit_test(duplicate_labels_get_their_run_id),
 	    cmocka_unit_test(filter_matches_bench_op_backend_and_size),
 	    cmocka_unit_test(exporters_neutralise_hostile_labels),
+	    cmocka_unit_test(wrap_keeps_every_word_within_the_width),
+	    cmocka_unit_test(why_words_name_the_counts_kind),
 	    cmocka_unit_test(format_names_list_every_exporter),
 	    cmocka_unit_test(folded_rows_name_each_versions_reason_when_they_differ),
 	};
