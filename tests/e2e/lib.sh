@@ -7,8 +7,12 @@ set -u
 # ignored when it started, and every child inherits it.  Such a script starts
 # again at once with SIGINT at its default (coreutils' env --default-signal),
 # so the suite passes however it was started.  SigIgn's last hex digit holds
-# signals 1-4; SIGINT (2) is its second bit.
-if [ -z "${BV_SIGINT_RESET:-}" ]; then
+# signals 1-4; SIGINT (2) is its second bit.  BV_SIGINT_RESET marks the
+# restarted process alone (never a second restart), and goes at once: a
+# script it starts with SIGINT ignored decides for itself.
+if [ -n "${BV_SIGINT_RESET:-}" ]; then
+	unset BV_SIGINT_RESET
+else
 	sigign=$(awk '/^SigIgn/ {print $2}' /proc/$$/status 2> /dev/null)
 	if [ -n "$sigign" ] && (((16#${sigign: -1} >> 1) & 1)); then
 		BV_SIGINT_RESET=1 exec env --default-signal=INT bash "$0" "$@"

@@ -64,4 +64,12 @@ SH
 cp "$ROOT/tests/e2e/lib.sh" "$TMP/lib.sh"
 bash -c 'trap "" INT; exec bash "$1" a b' _ "$TMP/test_sigint.sh" > "$TMP/out" 2>&1
 check "a script started with SIGINT ignored gets it back at its default" bash -c "[ \$(grep -c '^ok' '$TMP/out') -eq 2 ]"
+# ... and so does one started so by a script that was itself restarted (as
+# this one is under nohup, where tests/run.sh starts test_counts.sh).
+cat > "$TMP/test_parent.sh" <<'SH'
+source "$(dirname "$0")/lib.sh"
+bash -c 'trap "" INT; exec bash "$1" a b' _ "$(dirname "$0")/test_sigint.sh"
+SH
+bash -c 'trap "" INT; exec bash "$1"' _ "$TMP/test_parent.sh" > "$TMP/out" 2>&1
+check "... also when its parent script was restarted so itself" bash -c "[ \$(grep -c '^ok' '$TMP/out') -eq 2 ]"
 finish
