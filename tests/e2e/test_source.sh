@@ -51,7 +51,7 @@ for f in glob.glob("orchestrator/*.c"):
             if "->mode = " in line:
                 words |= set(lit.findall(line)) - {"paired"}
 # the qualifiers after a verdict (", noisy")
-for x in lit.findall(body("orchestrator/export.c", "void bv_format_qualifiers")):
+for x in lit.findall(body("orchestrator/export_notes.c", "void bv_format_short_qualifiers")):
     m = re.match(r", ([a-z]+)", x)
     if m:
         words.add(m.group(1))
