@@ -107,8 +107,8 @@ done
 check "demo at 120: one block per compared version, each with its header" \
 	bash -c "[ \$(grep -cE '^bench +op +backend +size +0\.1\.0 +(main|local) +(main|local)/0\.1\.0 \[95% CI\] +why$' '$TMP/demo.120') -eq 2 ]"
 "$BV" compare "$FIXTURES/demo/0.1.0.json" "$FIXTURES/demo/main.json" > /dev/null 2>&1 # (warm)
-check "demo at 120, two versions: the relu cells say machine and a note" \
-	contains "$TMP/demo.120" "^unary +relu +scalar +64K +[0-9.]+ us +[0-9.]+ us +0\.[0-9]{3} \[[0-9., ]+\] faster +machine \[[0-9]+\]$"
+check "demo at 120, two versions: the relu cells say code (the work fell, the time further) and a note" \
+	contains "$TMP/demo.120" "^unary +relu +scalar +64K +[0-9.]+ us +[0-9.]+ us +0\.[0-9]{3} \[[0-9., ]+\] faster +code \[[0-9]+\]$"
 check "demo: a note names its cell and versions" \
 	contains "$TMP/demo.120" "^\[1\] unary relu scalar 64K, main vs 0\.1\.0: instr \+20\.0 % \(kn_scalar_unary_ex"
 check "demo: identical sentences share one note, naming both versions" \
@@ -122,11 +122,11 @@ check "suite at 80 columns: a few lines per cell" contains "$TMP/suite.80" "^  1
 check "markdown: a why column per compared version" \
 	contains "$TMP/demo.md" '^\| bench \| op \| backend \| size \| 0\.1\.0 \| main \| main/0\.1\.0 \\\[95% CI\\\] \| why \| local \|'
 check "markdown: the why word and its note" \
-	bash -c "grep -qE '^\| unary \| relu \| scalar \| 64K \| .* \*\*faster\*\* \| machine \\\\\[1\\\\\] \|' '$TMP/demo.md' &&
+	bash -c "grep -qE '^\| unary \| relu \| scalar \| 64K \| .* \*\*faster\*\* \| code \\\\\[1\\\\\] \|' '$TMP/demo.md' &&
 		 grep -qE '^\* \\\\\[1\\\\\] unary relu scalar 64K, main vs 0\.1\.0: instr \+20\.0 %' '$TMP/demo.md'"
 check "markdown: no counts' sentence in a cell" bash -c "! grep -E '^\|' '$TMP/demo.md' | grep -q 'the time moved'"
 "$BV" compare "$FIXTURES/demo" --format html > "$TMP/demo.html" 2> /dev/null
 check "HTML: a why column and the notes" \
-	bash -c "grep -q '<th>why</th>' '$TMP/demo.html' && grep -q '<td class=\"why\">machine \[1\]</td>' '$TMP/demo.html' &&
+	bash -c "grep -q '<th>why</th>' '$TMP/demo.html' && grep -q '<td class=\"why\">code \[1\]</td>' '$TMP/demo.html' &&
 		 grep -q '<p class=\"note\">\[1\] unary relu scalar 64K, main vs 0.1.0&#58; instr +20.0 %' '$TMP/demo.html'"
 finish

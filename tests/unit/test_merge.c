@@ -355,11 +355,16 @@ static void why_words_name_the_counts_kind(void **state)
 				  {"data", "same instructions, data misses D1 +40.0 %", "data"},
 				  {"placement", "same instructions and misses", "placement"},
 				  {"mixed", "instr +1.0 %, but the time went the other way", "machine"},
+				  {"mixed", "instr -17.0 %, but the time moved far more", "code"},
 				  {"unknown", "not counted: a GPU cell", "not counted"},
 				  {"unknown", "instr +1.0 % on the avx2 path counted; avx512 timed", "not told"}};
+	/* the time 0.5x; the counted work +1 % (the other way) or -17 % (the
+	 * same way, far less) */
+	ch.ratio = 0.5;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		w.kind = kinds[i][0];
 		w.text = (char *)kinds[i][1];
+		w.cost = strstr(w.text, "-17.0") ? -0.17 : 0.01;
 		assert_string_equal(bv_why_word(&ch), kinds[i][2]);
 	}
 }
