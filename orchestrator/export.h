@@ -130,4 +130,7 @@ int bv_change_not_called(const bv_change *ch);
 int bv_change_layout_bound(const bv_table *t, const bv_change *ch);
 void bv_md_esc(FILE *out, const char *s);
 
+/* Whether any shown change of version v has a why cell (export_notes.c). */
+int bv_why_column(const bv_table *t, const bv_notes *n, size_t v);
+
 #endif

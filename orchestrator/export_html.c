@@ -106,19 +106,6 @@ static void legend(FILE *out, const bv_table *t)
 	free(lead);
 }
 
-/* Whether any shown change of version v has a why cell: a column no row
- * fills is left out. */
-static int why_column(const bv_table *t, const bv_notes *n, size_t v)
-{
-	if (t->wide)
-		return 0;
-	for (size_t k = 0; k < t->nrows; k++)
-		if (!t->rows[k].hidden && bv_row_ran(&t->rows[k], t->nversions) &&
-		    (bv_notes_of(n, k, v) || (t->rows[k].changes[v].valid && t->rows[k].changes[v].why)))
-			return 1;
-	return 0;
-}
-
 static void table(FILE *out, const bv_table *t)
 {
 	size_t nv = t->nversions;
@@ -130,7 +117,7 @@ static void table(FILE *out, const bv_table *t)
 		if (!bv_table_is_base(t, i)) {
 			fputs("<th>", out), esc(out, t->labels[i]), fputc('/', out), esc(out, t->labels[bv_table_base(t, i)]);
 			fputs(" [95% CI]</th>", out);
-			if (why_column(t, &n, i))
+			if (bv_why_column(t, &n, i))
 				fputs("<th>why</th>", out);
 		}
 	}
@@ -173,7 +160,7 @@ static void table(FILE *out, const bv_table *t)
 				fputs("</td>", out);
 			} else
 				fputs("<td>", out), esc(out, ch->none ? ch->none : "-"), fputs("</td>", out);
-			if (why_column(t, &n, i)) {
+			if (bv_why_column(t, &n, i)) {
 				char why[64];
 				bv_why_cell(&n, r, k, i, why, sizeof(why));
 				fputs("<td class=\"why\">", out), esc(out, why), fputs("</td>", out);

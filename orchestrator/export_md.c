@@ -55,19 +55,6 @@ static void change_cell(FILE *out, const bv_table *t, const bv_row *r, size_t i)
 		fputs("; ", out), md(out, ch->why->text);
 }
 
-/* Whether any shown change of version v has a why cell: a column no row
- * fills is left out. */
-static int why_column(const bv_table *t, const bv_notes *n, size_t v)
-{
-	if (t->wide)
-		return 0;
-	for (size_t k = 0; k < t->nrows; k++)
-		if (!t->rows[k].hidden && bv_row_ran(&t->rows[k], t->nversions) &&
-		    (bv_notes_of(n, k, v) || (t->rows[k].changes[v].valid && t->rows[k].changes[v].why)))
-			return 1;
-	return 0;
-}
-
 /* The instruction set line and the table's two header lines: the columns
  * depend on which versions are baselines, so they are written once here. */
 static void md_header(const bv_table *t, const bv_notes *n, FILE *out)
@@ -84,13 +71,13 @@ static void md_header(const bv_table *t, const bv_notes *n, FILE *out)
 		if (!bv_table_is_base(t, i)) {
 			fputc(' ', out), md(out, t->labels[i]), fputc('/', out), md(out, t->labels[bv_table_base(t, i)]);
 			fputs(" \\[95% CI\\] |", out);
-			if (why_column(t, n, i))
+			if (bv_why_column(t, n, i))
 				fputs(" why |", out);
 		}
 	}
 	fputs("\n|---|---|---|--:|", out);
 	for (size_t i = 0; i < nv; i++)
-		fputs(bv_table_is_base(t, i) ? "--:|" : why_column(t, n, i) ? "--:|--:|---|" : "--:|--:|", out);
+		fputs(bv_table_is_base(t, i) ? "--:|" : bv_why_column(t, n, i) ? "--:|--:|---|" : "--:|--:|", out);
 	fputc('\n', out);
 }
 
@@ -120,7 +107,7 @@ static void md_rows(const bv_table *t, const bv_notes *n, FILE *out)
 			if (!bv_table_is_base(t, i)) {
 				fputc(' ', out), change_cell(out, t, r, i), fputs(" |", out);
 			}
-			if (!bv_table_is_base(t, i) && why_column(t, n, i)) {
+			if (!bv_table_is_base(t, i) && bv_why_column(t, n, i)) {
 				char why[64];
 				bv_why_cell(n, r, k, i, why, sizeof(why));
 				fputc(' ', out), md(out, why), fputs(" |", out);

@@ -229,3 +229,17 @@ void bv_wrap(FILE *out, const char *text, size_t width, size_t indent)
 		col = indent;
 	}
 }
+
+/* Whether any shown change of version v has a why cell: a column no row
+ * fills is left out (the Markdown and HTML tables). */
+int bv_why_column(const bv_table *t, const bv_notes *n, size_t v)
+{
+	if (t->wide)
+		return 0;
+	for (size_t k = 0; k < t->nrows; k++)
+		if (!t->rows[k].hidden && bv_row_ran(&t->rows[k], t->nversions) &&
+		    (bv_notes_of(n, k, v) || (t->rows[k].changes[v].valid && t->rows[k].changes[v].why)))
+			return 1;
+	return 0;
+}
+
