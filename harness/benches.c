@@ -836,7 +836,7 @@ static void permutation_fill(uint64_t seed, float *idx, size_t n)
 {
 	int32_t *p = malloc(n * sizeof(int32_t));
 	if (!p)
-		abort(); /* a few MB, made once per cell in the parent */
+		abort(); /* a few MB, made once per cell in setup */
 	for (size_t i = 0; i < n; i++)
 		p[i] = (int32_t)i;
 	for (size_t i = n; i > 1; i--) {
@@ -1253,7 +1253,7 @@ static mvec mvec_new(size_t n)
 {
 	mvec m = {calloc(n ? n : 1, sizeof(double)), calloc(n ? n : 1, sizeof(double))};
 	if (!m.v || !m.e)
-		abort(); /* made once per cell in the parent, as the inputs */
+		abort(); /* made once per cell in check, as the inputs in setup */
 	return m;
 }
 

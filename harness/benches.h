@@ -208,9 +208,8 @@ void bv_cell_inputs(const bv_cell *c, float *x, float *x2);
  * each call.  Only where order is all there is to vary: elementwise ops and
  * reductions (unary, binary, reduce, argreduce, dot); at most
  * BV_MAX_INPUT_SETS sets, and at most BV_INPUT_SETS_BYTES of them beside
- * set 0.  The runner (the default path: shared by every version) and the
- * catalog suite (catalog.c: each version's setup) make them with these
- * calls, so both have the same sets. */
+ * set 0.  The catalog suite (catalog.c: each version's setup) makes them
+ * with these calls, so every version has the same sets. */
 #define BV_MAX_INPUT_SETS 64
 #define BV_INPUT_SETS_BYTES (64.0 * 1024 * 1024)
 /* How many sets cell c (layout l) gets when `want` are asked: 1 for other

@@ -2,12 +2,11 @@
  * catalog.c - the bundled catalog (harness/ops.def) written as a benchmark
  * suite in bv_suite.h (docs/suites-design.md, "Item 3: the plan", step 2).
  *
- * Built only with BENCH_VERSIONS_CATALOG=suite: the version's plugin is then
- * suite_plugin.c + this file + plugin.c (the calls into the kernels library,
- * compiled with -DBV_CATALOG_SUITE, which leaves out its own bv_plugin_get
- * and gives this file its table, bv_catalog_calls) + benches.c and expr.c
- * (the registry, the inputs, the reference and the check), instead of
- * plugin.c alone.  The default build is untouched.
+ * Every version's plugin without a project suite is suite_plugin.c + this
+ * file + plugin.c (the calls into the kernels library, which gives this file
+ * its table, bv_catalog_calls) + benches.c and expr.c (the registry, the
+ * inputs, the reference and the check), each compiled with
+ * -DBV_CATALOG_SUITE (orchestrator/build.c: compile_catalog).
  *
  * One benchmark per registry (group, op), generated from ops.def as plugin.c
  * and benches.c generate theirs, so adding an op stays one line there.  Op
@@ -63,8 +62,8 @@ typedef struct cat_state {
 	void *dx, *dx2, *dy, *dwork; /* device buffers (NULL on host backends) */
 	int owns_device;             /* made them (the versions' first setup), so frees them */
 	/* --inputs: the input sets run takes in turn (host backends; set 0 is
-	 * x, x2; the others malloc'd, not bvs_alloc'd: the default path's
-	 * footprint does not count them either), and the next one */
+	 * x, x2; the others malloc'd, not bvs_alloc'd: the cell's footprint
+	 * is its layout's, without them), and the next one */
 	int nsets;
 	long next_set;
 	float *xs[BV_MAX_INPUT_SETS], *x2s[BV_MAX_INPUT_SETS];
@@ -111,13 +110,13 @@ static int to_device(const char *be, const float *h, size_t n, void **out)
 }
 
 /* suite_plugin.c: bvs_alloc_shared, not counted in host_bytes (the input
- * sets: the default path's footprint leaves them out). */
+ * sets: the cell's footprint is its layout's, without them). */
 void *bv_alloc_shared_uncounted(bvs_ctx *c, size_t bytes, int *fill);
 
-/* --inputs: sets 1.. of a host backend's cell, as the runner's input_sets
- * makes them for the default path (benches.h: the same count, permutation
- * and seeds), shared between the versions as set 0 is (cat_setup); fewer
- * when memory runs out (the count said is the one made). */
+/* --inputs: sets 1.. of a host backend's cell (benches.h: the count,
+ * permutation and seeds), shared between the versions as set 0 is
+ * (cat_setup); fewer when memory runs out (the count said is the one
+ * made). */
 static void input_sets(bvs_ctx *c, cat_state *st, int want)
 {
 	const bv_layout *l = &st->l;
@@ -147,8 +146,8 @@ static int device_buffers(bvs_ctx *c, cat_state *st)
 	const bv_layout *l = &st->l;
 	const char *be = st->cell.backend;
 	int s;
-	/* The device buffers are shared too, as the default path shares
-	 * the first version's (separate allocations sit at other device
+	/* The device buffers are shared too, as host ones are: the first
+	 * version's (separate allocations sit at other device
 	 * addresses: an A/A run on an H100 had one cell 2 % apart so): the
 	 * first setup makes them and leaves their addresses in a shared
 	 * slot; a later one takes them from it.  The plugins share one
@@ -201,7 +200,8 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 	if (!op || !be || !size)
 		return bvs_fail(c, "the catalog suite has no cell %s/%s/%s/%s", group, name, be ? be : "(no backend)",
 				sz ? sz : "(no size)");
-	/* As the runner's setup for the default path: probe, then lookup. */
+	/* Probe, then lookup: a backend this machine lacks is skipped, an op
+	 * the version lacks n/a, each with the library's reason. */
 	int s = p->probe(be);
 	if (s != BV_OK)
 		return said(c, s, "%s", p->last_error());
@@ -218,8 +218,7 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 	st->device = !p->host_memory(be);
 	const bv_layout *l = &st->l;
 	/* The buffers, shared by the versions timed side by side (the same
-	 * addresses and pages in each, as the default path's runner shares
-	 * its own), through bvs_alloc_shared: their bytes are the cell's
+	 * addresses and pages in each), through bvs_alloc_shared: their bytes are the cell's
 	 * footprint (host_bytes).  A device backend's scratch is the
 	 * device's.  The first version's setup writes them (fill); a later
 	 * one's finds them written, and would otherwise undo what the
@@ -257,8 +256,8 @@ static int cat_setup(bvs_ctx *c, const char *group, const char *name)
 }
 
 /* The timed call: plugin.c's, on the cell's buffers; with --inputs, each
- * call the next set (the first: set 0, the check's), as the runner's
- * time_calls takes them on the default path. */
+ * call the next set (the first: set 0, the check's), in the same order in
+ * every version. */
 static int cat_run(bvs_ctx *c)
 {
 	cat_state *st = bvs_state(c);
@@ -498,7 +497,7 @@ static const char *lib_isa(void)
 }
 
 /* BV_NA (a release before the simd backend) stays n/a: the runner leaves a
- * catalog version's cells to say n/a on their own, as the default path. */
+ * catalog version's cells to say n/a on their own. */
 static int lib_set_isa(const char *isa)
 {
 	int s = CAT->set_simd_isa(isa);

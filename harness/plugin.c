@@ -1,8 +1,10 @@
 /*
  * plugin.c - the harness code that calls the kernels library.  It is compiled
  * once per version, against that version's kernels.h with that version's compat
- * shim force-included (-include), and linked with that version's libkernels.a
- * into a plugin the runner loads with dlopen(RTLD_LOCAL).
+ * shim force-included (-include), and linked with that version's libkernels.a,
+ * the catalog's benchmarks (catalog.c) and the suite runtime (suite_plugin.c)
+ * into a plugin the runner loads with dlopen(RTLD_LOCAL).  The benchmarks
+ * reach this file's calls through its table (bv_catalog_calls, at the end).
  *
  * It is written against the current kernels API.  A shim for an older release
  * maps what changed; an op enum an old header lacks is defined by the shim as
@@ -701,19 +703,12 @@ static const bv_plugin plugin = {
 	.set_simd_isa = set_simd_isa,
 };
 
-#ifdef BV_CATALOG_SUITE
-/* BENCH_VERSIONS_CATALOG=suite (docs/suites-design.md, "Item 3: the plan"):
- * the plugin is suite_plugin.c's, whose benchmarks (catalog.c) look the
- * calls up here and use this file's memory, ISA and footprint functions
- * through this table; inside the plugin only. */
+/* The plugin is suite_plugin.c's (the catalog as a suite, catalog.c;
+ * docs/suites-design.md), whose benchmarks look the calls up here and use
+ * this file's memory, ISA and footprint functions through this table;
+ * inside the plugin only. */
 __attribute__((visibility("hidden"))) const bv_plugin *bv_catalog_calls(void);
 __attribute__((visibility("hidden"))) const bv_plugin *bv_catalog_calls(void)
 {
 	return &plugin;
 }
-#else
-__attribute__((visibility("default"))) const bv_plugin *bv_plugin_get(void)
-{
-	return &plugin;
-}
-#endif

@@ -234,7 +234,7 @@ typedef struct bv_plugin {
 	 * the library counted, else 0 (lib_* then 0). */
 	int (*suite_footprint)(void *cell, double *host, double *lib_host, double *lib_device);
 	/* ABI 8: 1 when this plugin is the bundled catalog written as a suite
-	 * (harness/catalog.c, built with BENCH_VERSIONS_CATALOG=suite): the
+	 * (harness/catalog.c, every plugin without a project suite): the
 	 * runner then opens, checks and times the catalog's cells through the
 	 * suite_* members, a cell (group, op) being the benchmark
 	 * "<group>__<op>" with the parameters "backend=B size=S".  0 otherwise. */

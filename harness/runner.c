@@ -12,13 +12,19 @@
  * differs between processes.  The plugins are loaded in a random order per
  * process, so neither version always gets the first address.
  *
+ * Every cell is a benchmark of a suite: the bundled catalog's (catalog.c,
+ * the suite "kernels") or a project's (bv_suite.h).  Each version's setup
+ * makes the cell's inputs; in the timing child the versions' inputs are one
+ * memory (bvs_alloc_shared through share_take), so no version runs on other
+ * addresses or fresher pages than another.
+ *
  * Why a child process per step: a version that crashes or hangs in one cell
- * must cost that cell only.  The runner makes each cell's input once, then
- * forks a child to check each version (one child per version, so a crash is
- * pinned on the version that crashed) and one child to time the versions that
- * passed; a child that dies by a signal or outlives --timeout becomes that
- * cell's status, and the runner goes on with the next cell.  Cells an earlier
- * process of the same run has checked (--checked) go straight to timing.
+ * must cost that cell only.  The runner forks a child to check each version
+ * (one child per version, so a crash is pinned on the version that crashed)
+ * and one child to time the versions that passed; a child that dies by a
+ * signal or outlives --timeout becomes that cell's status, and the runner
+ * goes on with the next cell.  Cells an earlier process of the same run has
+ * checked (--checked) go straight to timing.
  *
  *   bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]
  *             [--pin CPU] [--only I,J,..] [--checked I,J,..] [--drop I:LABEL]...
@@ -92,10 +98,6 @@
 /* --count: the largest footprint whose warm call is simulated too, twice
  * counts.h's simulated LL (8 MiB) */
 #define BV_COUNT_WARM_MAX (16.0 * 1024 * 1024)
-/* --inputs: at most BV_MAX_INPUT_SETS sets, and at most
- * BV_INPUT_SETS_BYTES of them beside set 0 (benches.h; a cell whose inputs
- * are larger streams them from memory anyway: a predictor learns nothing
- * of data it meets once per call) */
 
 typedef struct version {
 	const char *label;
@@ -109,30 +111,19 @@ typedef struct version {
 /* A version's state in the child that times a cell. */
 typedef struct timed {
 	version *v;
-	bv_call call;
-	bv_args args; /* buffers in the backend's memory */
-	double result;
-	int own_buffers;
+	bv_call call; /* the benchmark's run (the suite's trampoline) */
+	bv_args args; /* args.cell: the cell's state (suite_open) */
 	double *samples;
 	long retaken, contaminated; /* re-takes, and samples kept though preempted */
-	/* --inputs: the input sets each call takes in turn (host backends), and
-	 * the next one; nsets 1 is the one set in args */
-	int nsets;
-	long next_set;
-	const float *const *xs, *const *x2s;
 } timed;
 
-/* A cell's host-side data, made once by the parent before any child forks. */
+/* What the parent knows of a cell before any child forks: its layout (a
+ * catalog cell's footprint and input sets are the layout's) and the input
+ * sets the run asks for (--inputs: every version's setup makes its own). */
 typedef struct cell_data {
 	const bv_cell *c;
 	bv_layout l;
-	float *hx, *hx2;       /* inputs */
-	double *want, *scale; /* the reference, when this process checks */
-	/* --inputs: set 0 is hx, hx2; sets 1.. the same values in other orders
-	 * (input_sets), so a data-dependent branch meets other data each call */
-	int nsets;
-	float *xs[BV_MAX_INPUT_SETS], *x2s[BV_MAX_INPUT_SETS];
-	int inputs; /* --inputs: the sets asked for (suite cells make their own: suite_open) */
+	int inputs;
 } cell_data;
 
 typedef struct settings {
@@ -587,27 +578,7 @@ static cJSON *status_object(int s, const char *reason)
 	return o;
 }
 
-static float *host_buffer(size_t n)
-{
-	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
-	return aligned_alloc(64, bytes ? bytes : 64);
-}
-
-/* A device copy of n host floats (NULL, BV_OK for n == 0). */
-static int device_copy(const bv_plugin *p, const char *be, const float *h, size_t n, float **out)
-{
-	void *d = NULL;
-	*out = NULL;
-	if (n == 0)
-		return BV_OK;
-	int s = p->alloc(be, n * sizeof(float), &d);
-	if (s == BV_OK && h)
-		s = p->copy_in(be, d, h, n * sizeof(float));
-	*out = d;
-	return s;
-}
-
-/* ---- suite cells (BV_K_SUITE; docs/suites-design.md) ---------------------- */
+/* ---- opening a cell in a version ------------------------------------------- */
 
 /* The cell's seed: FNV-1a 64 of "suite/op/backend/size", its registered
  * names, so every version and process draws the same inputs for it. */
@@ -636,25 +607,23 @@ static void suite_params(const bv_cell *c, char *buf, size_t len)
 		snprintf(buf + at, len - at, "%ssize=%s", at ? " " : "", bv_size_format(c->size, size, sizeof(size)));
 }
 
-/* Whether version v measures catalog cell c through its suite_* members:
- * its plugin is the catalog written as a suite (catalog.c;
- * BENCH_VERSIONS_CATALOG=suite) and c is no project suite's cell. */
-static int catalog_suite(const version *v, const bv_cell *c)
+/* Whether c is a cell of the bundled catalog (ops.def's, or an ops file's),
+ * not of a project suite. */
+static int catalog_cell(const bv_cell *c)
 {
-	return v->p->catalog && c->op->kind != BV_K_SUITE;
+	return c->op->kind != BV_K_SUITE;
 }
 
 /* Opens t's cell in its version: the timed call (lookup: the benchmark's
  * run) and the cell's state (suite_open: setup), in args.cell.  A catalog
- * cell in a catalog suite (catalog_suite) is the benchmark "<group>__<op>"
- * of the suite BV_CATALOG_SUITE_NAME, with the parameters "backend=B
- * size=S". */
+ * cell (catalog_cell) is the benchmark "<group>__<op>" of the suite
+ * BV_CATALOG_SUITE_NAME, with the parameters "backend=B size=S". */
 static int suite_setup(timed *t, const bv_cell *c, int inputs, char *reason, size_t len)
 {
 	const bv_plugin *p = t->v->p;
 	char params[1200], bench[200];
 	const char *group = c->bench->name;
-	int catalog = catalog_suite(t->v, c);
+	int catalog = catalog_cell(c);
 	if (t->v->isa_refused[0]) {
 		snprintf(reason, len, "%s", t->v->isa_refused);
 		return BV_NA;
@@ -662,6 +631,11 @@ static int suite_setup(timed *t, const bv_cell *c, int inputs, char *reason, siz
 	if (!p->suite_open) {
 		snprintf(reason, len, "%s's plugin has no suite (built without one)", t->v->label);
 		return BV_FAILED;
+	}
+	if (catalog && !p->catalog) {
+		/* a project suite's plugin: the bundled catalog is not in it */
+		snprintf(reason, len, "%s's plugin is a project suite's, without the bundled catalog", t->v->label);
+		return BV_NA;
 	}
 	if (catalog) {
 		char size[32];
@@ -688,7 +662,7 @@ static int suite_setup(timed *t, const bv_cell *c, int inputs, char *reason, siz
  * (bv_suite.h's bvs_alloc_shared; bv_share_fn): the index-th buffer of the
  * cell, made by the first version that asks and given to every later one
  * that asks for as many bytes, so they run on the same addresses and pages
- * (what the default path gets from sharing the parent's inputs).  A version
+ * (no version on fresher pages or other alignment than another).  A version
  * that asks for another size gets memory of its own. */
 typedef struct share_arena {
 	struct {
@@ -734,7 +708,7 @@ static void share_free(share_arena *a)
 }
 
 /* A digest (FNV-1a, 64 bits) of the shared buffers a's setup wrote, in
- * their order: what suite_check_child compares between versions. */
+ * their order: what check_child compares between versions. */
 static void share_digest(const share_arena *a, char out[17])
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -751,8 +725,9 @@ static void share_digest(const share_arena *a, char out[17])
 /* A suite cell's check, in a child: open, one run and the suite's check
  * (the plugin compares with its reference and writes the output to the
  * job's file for the comparison between versions), the work, close. */
-static cJSON *suite_check_child(check_job *j)
+static cJSON *check_child(void *arg)
 {
+	check_job *j = arg;
 	const bv_cell *c = j->d->c;
 	const bv_plugin *p = j->v->p;
 	timed t = {.v = j->v};
@@ -785,11 +760,11 @@ static cJSON *suite_check_child(check_job *j)
 		p->suite_close(t.args.cell);
 	}
 	share_free(&shared);
-	if (catalog_suite(j->v, c)) {
-		/* A catalog cell's footprint as the default path writes it: what
-		 * the benchmark allocates for the cell (bvs_alloc's bytes, the
-		 * same number on a host backend) also when it was not opened,
-		 * and as much in a device backend's memory. */
+	if (catalog_cell(c) && p->catalog) {
+		/* A catalog cell's footprint is its layout's: what the
+		 * benchmark allocates for the cell (bvs_alloc's bytes, the same
+		 * number on a host backend) also when it was not opened, and as
+		 * much in a device backend's memory. */
 		const bv_layout *l = &j->d->l;
 		double bytes = 4.0 * (double)(l->nx + l->nx2 + l->ny + l->nwork);
 		if (!opened)
@@ -919,112 +894,6 @@ static int outputs_differ(const bv_cell *c, int base_fd, const char *base_label,
 	return differ;
 }
 
-/* Looks the op up and gives t its buffers in the backend's memory; host
- * backends share the host's (hy is the shared output).  Returns a BV_
- * status, with the reason in reason. */
-static int setup(timed *t, const cell_data *d, float *hy, char *reason, size_t len)
-{
-	const bv_plugin *p = t->v->p;
-	const bv_cell *c = d->c;
-	const char *be = c->backend;
-	t->own_buffers = 0;
-	t->args = (bv_args){NULL, NULL, NULL, d->l.n, d->l.m, d->l.k, &t->result, NULL, NULL};
-	if (c->op->kind == BV_K_SUITE || catalog_suite(t->v, c))
-		return suite_setup(t, c, d->inputs, reason, len);
-	int s = p->probe(be);
-	if (s != BV_OK) {
-		snprintf(reason, len, "%s", p->last_error());
-		return s;
-	}
-	s = p->lookup(c->bench->name, c->op->name, be, &t->call);
-	if (s != BV_OK) {
-		snprintf(reason, len, "%s/%s not in this version", c->bench->name, c->op->name);
-		return s;
-	}
-	/* A layer's scratch (the model group) comes from the library, in the
-	 * backend's memory, as a framework's would: kn_alloc, never malloc. */
-	if (d->l.nwork) {
-		void *w = NULL;
-		s = p->alloc(be, d->l.nwork * sizeof(float), &w);
-		if (s != BV_OK) {
-			snprintf(reason, len, "%s", p->last_error());
-			return s;
-		}
-		t->args.work = w;
-	}
-	if (p->host_memory(be)) {
-		/* Host backends share the host's buffers: same addresses, same pages. */
-		t->args.x = d->hx, t->args.x2 = d->hx2, t->args.y = hy;
-		return BV_OK;
-	}
-	float *dx, *dx2 = NULL, *dy = NULL;
-	t->own_buffers = 1;
-	s = device_copy(p, be, d->hx, d->l.nx, &dx);
-	if (s == BV_OK)
-		s = device_copy(p, be, d->hx2, d->l.nx2, &dx2);
-	if (s == BV_OK)
-		s = device_copy(p, be, NULL, d->l.ny, &dy);
-	t->args.x = dx, t->args.x2 = dx2, t->args.y = dy;
-	if (s != BV_OK)
-		snprintf(reason, len, "%s", p->last_error());
-	return s;
-}
-
-static cJSON *check_child(void *arg)
-{
-	check_job *j = arg;
-	const cell_data *d = j->d;
-	const bv_cell *c = d->c;
-	if (c->op->kind == BV_K_SUITE || catalog_suite(j->v, c))
-		return suite_check_child(j);
-	size_t nout = bv_cell_outputs(c), ny = d->l.ny;
-	char reason[512] = "";
-	float *hy = host_buffer(ny), *out = host_buffer(nout);
-	if (!hy || !out)
-		return status_object(BV_FAILED, "out of host memory");
-	/* NaN everywhere: a kernel that writes nothing fails the check. */
-	memset(out, 0xff, nout * sizeof(float));
-	memset(hy, 0xff, ny * sizeof(float));
-	timed t = {.v = j->v};
-	t.result = NAN;
-	int s = setup(&t, d, hy, reason, sizeof(reason));
-	/* The library's workspace for one call: the first call of the op in
-	 * this process, so what a library allocates once and keeps (cuda's
-	 * scratch) is seen too. */
-	int counted = s == BV_OK && t.v->p->memory_mark() == BV_OK;
-	double lib_host = 0, lib_device = 0;
-	if (s == BV_OK) {
-		s = t.call.fn(&t.call, &t.args);
-		if (counted)
-			counted = t.v->p->memory_peak(&lib_host, &lib_device) == BV_OK;
-		/* The output: y, or x2 for an in-place op (axpy), or the result. */
-		const float *where = d->l.inplace ? t.args.x2 : t.args.y;
-		if (s == BV_OK && !d->l.result) {
-			if (t.own_buffers)
-				s = t.v->p->copy_out(c->backend, out, where, nout * sizeof(float));
-			else
-				memcpy(out, where, nout * sizeof(float));
-		}
-		if (s != BV_OK)
-			snprintf(reason, sizeof(reason), "%s", t.v->p->last_error());
-		else if (!bv_verify(c, d->want, d->scale, out, t.result, reason, sizeof(reason)))
-			s = ST_WRONG;
-	}
-	cJSON *o = status_object(s, reason);
-	/* The footprint: what the benchmark allocates for this cell. */
-	double bytes = 4.0 * (double)(d->l.nx + d->l.nx2 + d->l.ny + d->l.nwork);
-	int dev = s != BV_NA && !t.v->p->host_memory(c->backend);
-	cJSON_AddNumberToObject(o, "host_bytes", bytes);
-	cJSON_AddNumberToObject(o, "device_bytes", dev ? bytes : 0.0);
-	if (counted) {
-		cJSON_AddNumberToObject(o, "library_host_bytes", lib_host);
-		cJSON_AddNumberToObject(o, "library_device_bytes", lib_device);
-	}
-	free(hy);
-	free(out);
-	return o;
-}
-
 /* ---- timing the versions of one cell (in a child) --------------------- */
 
 typedef struct time_job {
@@ -1046,19 +915,10 @@ static double time_calls(timed *t, const char *backend, long reps)
 			return d;
 	}
 	double t0 = now_ns();
-	if (t->nsets > 1) {
-		/* Each call the next set, in the same order in every version. */
-		bv_args b = *a;
-		for (long r = 0; r < reps; r++) {
-			int k = (int)(t->next_set++ % t->nsets);
-			b.x = t->xs[k], b.x2 = t->x2s[k];
-			if (t->call.fn(&t->call, &b) != BV_OK)
-				return NAN;
-		}
-	} else
-		for (long r = 0; r < reps; r++)
-			if (t->call.fn(&t->call, a) != BV_OK)
-				return NAN;
+	/* --inputs: the benchmark's run takes the next input set itself */
+	for (long r = 0; r < reps; r++)
+		if (t->call.fn(&t->call, a) != BV_OK)
+			return NAN;
 	if (!t->v->p->host_memory(backend) && t->v->p->sync(backend) != BV_OK)
 		return NAN;
 	return (now_ns() - t0) / (double)reps;
@@ -1165,7 +1025,6 @@ static cJSON *time_child(void *arg)
 	const bv_cell *c = d->c;
 	int rounds = j->set->rounds;
 	char reason[512];
-	float *hy = host_buffer(d->l.ny);
 	timed ts[MAX_VERSIONS];
 	share_arena shared = {0};
 	double start = now_ns();
@@ -1182,31 +1041,11 @@ static cJSON *time_child(void *arg)
 		if (ts[i].v->p->suite_share)
 			ts[i].v->p->suite_share(share_take, &shared);
 		snprintf(reason, sizeof(reason), "out of host memory");
-		int s = hy && ts[i].samples ? setup(&ts[i], d, hy, reason, sizeof(reason)) : BV_FAILED;
+		int s = ts[i].samples ? suite_setup(&ts[i], c, d->inputs, reason, sizeof(reason)) : BV_FAILED;
 		if (ts[i].v->p->suite_share)
 			ts[i].v->p->suite_share(NULL, NULL);
 		if (s != BV_OK)
 			return status_object(BV_FAILED, reason);
-		/* host memory: the sets are the host's (a suite cell has its own inputs) */
-		if (d->nsets > 1 && !ts[i].own_buffers && !ts[i].args.cell)
-			ts[i].nsets = d->nsets, ts[i].xs = (const float *const *)d->xs,
-			ts[i].x2s = (const float *const *)d->x2s;
-		/* Device buffers too are shared, as host ones are: the first
-		 * version's.  Separate allocations sit at different device
-		 * addresses, a difference between versions that is not their
-		 * code (an A/A run on an H100 with separate buffers had one cell
-		 * 2 % apart).  The plugins share one CUDA runtime (libcudart.so),
-		 * so the pointers are valid in every version. */
-		if (i > 0 && ts[i].own_buffers && ts[0].own_buffers) {
-			ts[i].args.x = ts[0].args.x, ts[i].args.x2 = ts[0].args.x2, ts[i].args.y = ts[0].args.y;
-			ts[i].own_buffers = 0;
-		}
-		/* The scratch too, on every backend: one version's layer must not
-		 * run in fresher or better-aligned pages than another's. */
-		if (i > 0 && ts[0].args.work && ts[i].args.work != ts[0].args.work) {
-			ts[i].v->p->release(c->backend, ts[i].args.work);
-			ts[i].args.work = ts[0].args.work;
-		}
 	}
 	/* Calibrate once on the first version so every version runs the same
 	 * number of calls per sample; the first call pays for cold caches. */
@@ -1245,7 +1084,6 @@ static cJSON *time_child(void *arg)
 	}
 	cJSON *o = timing_result(j, ts, reps, rounds, start);
 	share_free(&shared);
-	free(hy);
 	return o;
 }
 
@@ -1331,34 +1169,6 @@ static void suite_checks_agree(const bv_cell *c, const version *vs, int nv, cJSO
 		cJSON_DeleteItemFromObject(entry[i], "shared_digest");
 }
 
-/* --inputs N: d's input sets (benches.h: bv_input_sets_count and
- * bv_input_set_permute, which the catalog suite's setup calls too).  Set
- * 0 is the cell's inputs (the one the check sees); sets 1.. hold the same
- * values in other orders, so a data-dependent branch meets other data on
- * each call instead of the same buffer the predictor has learned (issue 34
- * item 10).  Only where order is all there is to vary: elementwise ops and
- * reductions (unary, binary, reduce, argreduce, dot); other kinds and
- * cells whose sets would pass BV_INPUT_SETS_BYTES keep fewer sets, down to
- * one.  A suite cell's sets are the suite's (bvs_input_sets).  The cell's
- * log says how many it had (input_sets). */
-static void input_sets(cell_data *d, int want)
-{
-	d->nsets = 1, d->xs[0] = d->hx, d->x2s[0] = d->hx2;
-	int n = bv_input_sets_count(d->c, &d->l, want);
-	for (int s = 1; s < n; s++) {
-		float *x = host_buffer(d->l.nx), *x2 = d->l.nx2 ? host_buffer(d->l.nx2) : NULL;
-		if (!x || (d->l.nx2 && !x2)) {
-			free(x), free(x2);
-			break; /* fewer sets: said in the log */
-		}
-		memcpy(x, d->hx, d->l.nx * sizeof(float));
-		if (x2)
-			memcpy(x2, d->hx2, d->l.nx2 * sizeof(float));
-		bv_input_set_permute(d->c, s, x, d->l.nx, x2, d->l.nx2);
-		d->xs[d->nsets] = x, d->x2s[d->nsets] = x2, d->nsets++;
-	}
-}
-
 static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, const settings *set,
 			   char **drops, int ndrops, int checked, bv_probe *probe)
 {
@@ -1371,31 +1181,13 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 	cJSON_AddNumberToObject(cell, "size", (double)c->size);
 	cJSON *arr = cJSON_AddArrayToObject(cell, "versions");
 
-	cell_data d = {.c = c};
+	/* Each version's setup makes the cell's inputs (--inputs: its own
+	 * sets, bvs_input_sets); the cell's input_sets is the most any version
+	 * made, said by their checks and by the timing child. */
+	cell_data d = {.c = c, .inputs = set->inputs};
 	bv_cell_layout(c, &d.l);
-	/* Every version's plugin the catalog suite (BENCH_VERSIONS_CATALOG=
-	 * suite): each makes the cell's inputs and reference in its own setup
-	 * and check, so the shared ones are not made (nor --inputs' sets: one
-	 * set, said in the log). */
-	int catalog_all = nv > 0 && c->op->kind != BV_K_SUITE;
-	for (int i = 0; i < nv; i++)
-		catalog_all &= catalog_suite(&vs[i], c);
-	if (!catalog_all) {
-		d.hx = host_buffer(d.l.nx);
-		d.hx2 = d.l.nx2 ? host_buffer(d.l.nx2) : NULL;
-		if (!d.hx || (d.l.nx2 && !d.hx2)) {
-			fprintf(stderr, "bv-runner: out of memory for the inputs of a %zu-element cell\n", d.l.nx);
-			exit(3);
-		}
-		bv_cell_inputs(c, d.hx, d.hx2);
-	}
-	input_sets(&d, catalog_all ? 1 : set->inputs);
-	d.inputs = set->inputs;
-	cJSON_AddNumberToObject(cell, "input_sets", d.nsets);
-	/* A suite cell's (or a catalog cell's when every version is the
-	 * catalog suite): the sets its versions' setups made, said by their
-	 * checks and by the timing child (the most any version made). */
-	int own_sets = c->op->kind == BV_K_SUITE || catalog_all, made = 0;
+	cJSON_AddNumberToObject(cell, "input_sets", 1);
+	int made = 0;
 	int needs_check = 0, suite = c->op->kind == BV_K_SUITE;
 	for (int i = 0; i < nv && !checked; i++)
 		needs_check |= !dropped(drops, ndrops, index, vs[i].label);
@@ -1411,17 +1203,6 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 			if (out_fd[i] >= 0)
 				unlink(tmp);
 		}
-	}
-	if (needs_check && !suite && !catalog_all) {
-		/* The reference once, in the parent: every check child reads it. */
-		size_t nout = bv_cell_outputs(c);
-		d.want = malloc(nout * sizeof(double));
-		d.scale = malloc(nout * sizeof(double));
-		if (!d.want || !d.scale) {
-			fprintf(stderr, "bv-runner: out of memory for the reference of a cell\n");
-			exit(3);
-		}
-		bv_reference(c, d.hx, d.hx2, d.want, d.scale);
 	}
 
 	cJSON *entry[MAX_VERSIONS];
@@ -1457,7 +1238,7 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		entry[i] = o;
 		cJSON_AddItemToArray(arr, o);
 	}
-	if (suite) /* only a suite's checks give digests (suite_check_child) */
+	if (suite) /* only a suite's checks give digests (check_child) */
 		suite_checks_agree(c, vs, nv, entry, out_fd);
 	for (int i = 0; i < nv; i++) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry[i], "status");
@@ -1516,16 +1297,13 @@ static cJSON *measure_cell(version *vs, int nv, const bv_cell *c, long index, co
 		cJSON_Delete(t);
 	}
 	/* A catalog cell that no version opened (n/a, skipped, failed in
-	 * every one) says the sets its setup makes, as the default path says
-	 * the sets it made for such a cell. */
-	if (own_sets && made == 0 && catalog_all)
+	 * every one) says the sets its setup makes (catalog.c makes them by
+	 * bv_input_sets_count, from the layout). */
+	if (made == 0 && catalog_cell(c))
 		made = bv_input_sets_count(c, &d.l, set->inputs);
-	if (own_sets && made > 1)
+	if (made > 1)
 		cJSON_ReplaceItemInObject(cell, "input_sets", cJSON_CreateNumber(made));
 	cJSON_AddNumberToObject(cell, "elapsed_s", (now_ns() - start) / 1e9);
-	free(d.hx), free(d.hx2), free(d.want), free(d.scale);
-	for (int k = 1; k < d.nsets; k++)
-		free(d.xs[k]), free(d.x2s[k]);
 	return cell;
 }
 
@@ -1636,88 +1414,53 @@ static cJSON *count_head(version *v, const bv_cell *c, long index)
 static cJSON *count_cell(version *v, const bv_cell *c, long index)
 {
 	cJSON *o = count_head(v, c, index);
-	cell_data d = {.c = c};
-	bv_cell_layout(c, &d.l);
-	d.hx = host_buffer(d.l.nx);
-	d.hx2 = d.l.nx2 ? host_buffer(d.l.nx2) : NULL;
-	float *hy = host_buffer(d.l.ny);
 	char reason[512] = "";
-	int s = BV_FAILED;
-	if (c->op->kind == BV_K_SUITE || catalog_suite(v, c)) {
-		/* The cell opened (its setup) before the simulation starts, as
-		 * for a catalog cell; the warm call, then the counted one, each
-		 * the benchmark's run through the same trampoline the timing
-		 * calls.  A suite does not say its footprint: always warm (its
-		 * inputs are what setup made and touched).  A catalog cell in
-		 * the catalog suite follows the default path's rules below: its
-		 * footprint decides the warm call, and a device backend is not
-		 * counted. */
-		timed t = {.v = v};
-		s = suite_setup(&t, c, 1, reason, sizeof(reason));
-		int warm = 1;
-		if (catalog_suite(v, c)) {
-			warm = 4.0 * (double)(d.l.nx + d.l.nx2 + d.l.ny + d.l.nwork) <= BV_COUNT_WARM_MAX;
-			if (s == BV_OK && !v->p->host_memory(c->backend)) {
-				s = BV_UNAVAILABLE;
-				snprintf(reason, sizeof(reason),
-					 "a device backend: its work is not on the host, so not counted");
-			}
-		}
-		cJSON_AddBoolToObject(o, "warm", warm);
-		CALLGRIND_START_INSTRUMENTATION;
-		if (s == BV_OK && warm)
-			s = t.call.fn(&t.call, &t.args);
-		if (s == BV_OK) {
-			CALLGRIND_TOGGLE_COLLECT;
-			s = t.call.fn(&t.call, &t.args);
-			CALLGRIND_TOGGLE_COLLECT;
-		}
-		if (s != BV_OK && !*reason)
-			snprintf(reason, sizeof(reason), "%s", v->p->last_error());
-		if (t.args.cell)
-			v->p->suite_close(t.args.cell);
-	} else if (!d.hx || (d.l.nx2 && !d.hx2) || !hy)
-		snprintf(reason, sizeof(reason), "out of host memory for the cell's buffers");
-	else {
-		bv_cell_inputs(c, d.hx, d.hx2);
-		timed t = {.v = v};
-		t.result = NAN;
-		s = setup(&t, &d, hy, reason, sizeof(reason));
-		if (s == BV_OK && t.own_buffers) {
-			/* Device cells: Valgrind counts the host's side of a call only. */
+	/* The cell opened (its setup) before the simulation starts: the
+	 * warm call, then the counted one, each the benchmark's run through
+	 * the same trampoline the timing calls. */
+	timed t = {.v = v};
+	int s = suite_setup(&t, c, 1, reason, sizeof(reason));
+	/* A project suite does not say its footprint: always warm (its inputs
+	 * are what setup made and touched).  A catalog cell's footprint is its
+	 * layout's: data more than twice the simulated LL (BV_COUNT_WARM_MAX)
+	 * would leave little of itself in the caches after a pass, so such a
+	 * cell gets no warm call and its counted call starts from cold caches.
+	 * That halves the time of the largest cells: Valgrind runs even
+	 * uninstrumented code 5-300x slower (a 16M-element simd tanh: 44 s
+	 * with --tool=none, 0.13 s natively; its AVX2 gathers).  The symbols a
+	 * first call would bind lazily are bound at load (counts.c sets
+	 * LD_BIND_NOW), so no dynamic linker runs in a counted call either way. */
+	int warm = 1;
+	if (catalog_cell(c)) {
+		bv_layout l;
+		bv_cell_layout(c, &l);
+		warm = 4.0 * (double)(l.nx + l.nx2 + l.ny + l.nwork) <= BV_COUNT_WARM_MAX;
+		if (s == BV_OK && !v->p->host_memory(c->backend)) {
+			/* Valgrind counts the host's side of a call only */
 			s = BV_UNAVAILABLE;
 			snprintf(reason, sizeof(reason), "a device backend: its work is not on the host, so not counted");
 		}
-		/* Valgrind simulates from here (--instr-atstart=no): the setup,
-		 * the inputs and the plugin's loading ran at full speed, and the
-		 * warm call's pass fills the simulated caches as it fills the
-		 * real ones before the timed calls.  Data more than twice the
-		 * simulated LL (BV_COUNT_WARM_MAX) would leave little of itself
-		 * in the caches after a pass: such a cell gets no warm call, and
-		 * its counted call starts from cold caches.  That halves the time
-		 * of the largest cells: Valgrind runs even uninstrumented code
-		 * 5-300x slower (a 16M-element simd tanh: 44 s with --tool=none,
-		 * 0.13 s natively; its AVX2 gathers).  The symbols a first call
-		 * would bind lazily are bound at load (counts.c sets LD_BIND_NOW),
-		 * so no dynamic linker runs in a counted call either way. */
-		double bytes = 4.0 * (double)(d.l.nx + d.l.nx2 + d.l.ny + d.l.nwork);
-		int warm = bytes <= BV_COUNT_WARM_MAX;
-		cJSON_AddBoolToObject(o, "warm", warm);
-		CALLGRIND_START_INSTRUMENTATION;
-		if (s == BV_OK && warm)
-			s = t.call.fn(&t.call, &t.args);
-		if (s == BV_OK) {
-			CALLGRIND_TOGGLE_COLLECT;
-			s = t.call.fn(&t.call, &t.args);
-			CALLGRIND_TOGGLE_COLLECT;
-		}
-		if (s != BV_OK && !*reason)
-			snprintf(reason, sizeof(reason), "%s", v->p->last_error());
 	}
+	cJSON_AddBoolToObject(o, "warm", warm);
+	/* Valgrind simulates from here (--instr-atstart=no): the setup, the
+	 * inputs and the plugin's loading ran at full speed, and the warm
+	 * call's pass fills the simulated caches as it fills the real ones
+	 * before the timed calls. */
+	CALLGRIND_START_INSTRUMENTATION;
+	if (s == BV_OK && warm)
+		s = t.call.fn(&t.call, &t.args);
+	if (s == BV_OK) {
+		CALLGRIND_TOGGLE_COLLECT;
+		s = t.call.fn(&t.call, &t.args);
+		CALLGRIND_TOGGLE_COLLECT;
+	}
+	if (s != BV_OK && !*reason)
+		snprintf(reason, sizeof(reason), "%s", v->p->last_error());
+	if (t.args.cell)
+		v->p->suite_close(t.args.cell);
 	cJSON_AddStringToObject(o, "status", status_name(s));
 	if (*reason)
 		cJSON_AddStringToObject(o, "reason", reason);
-	free(d.hx), free(d.hx2), free(hy);
 	return o;
 }
 
@@ -2037,7 +1780,7 @@ int main(int argc, char **argv)
 	}
 	/* A catalog-suite plugin's registry gets the same user-defined ops
 	 * (their definitions: ranges, tolerances, references), which its
-	 * setup and check read as the default path's runner reads its own. */
+	 * setup and check read. */
 	for (int i = 0; ops_file && i < nv; i++) {
 		static const char *const groups[] = {"unary", "binary"};
 		if (!vs[i].p->catalog || !vs[i].p->catalog_add_ops)

@@ -808,8 +808,8 @@ static int suite_check(void *cell, int out_fd, double *worst)
 #ifdef BV_CATALOG_SUITE
 	/* The catalog's library says at its first call that it lacks an op
 	 * (a compat shim's out-of-range op: KN_EUNSUPPORTED), or that it
-	 * cannot run it here: n/a or skipped, as the default path's check
-	 * says (catalog.c's run passes plugin.c's status on). */
+	 * cannot run it here: n/a or skipped, with the library's reason
+	 * (catalog.c's run passes plugin.c's status on). */
 	if (s == BV_NA || s == BV_UNAVAILABLE)
 		return s;
 #endif
@@ -923,7 +923,7 @@ static void suite_close(void *cell)
 /* ---- the catalog members ---------------------------------------------- */
 
 #ifdef BV_CATALOG_SUITE
-/* The bundled catalog as a suite (catalog.c, BENCH_VERSIONS_CATALOG=suite):
+/* The bundled catalog as a suite (catalog.c):
  * the library's version, backends and memory are plugin.c's, whose table
  * this is (its own bv_plugin_get is left out of such a build).  A failing
  * call's reason is copied into this file's last_error. */

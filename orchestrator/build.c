@@ -92,9 +92,7 @@ static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.
  * docs/suites-design.md, "Item 3: the plan"): compiled with the suite
  * runtime and the host harness code it calls (the registry, inputs,
  * reference and check: benches.c, expr.c) beside plugin.c's calls, each
- * with -DBV_CATALOG_SUITE.  BENCH_VERSIONS_CATALOG=plugin builds plugin.c
- * alone, the path before the catalog became a suite, for one release
- * (docs/suites.md, "The bundled catalog").
+ * with -DBV_CATALOG_SUITE.
  *
  * Of the catalog's sources, the files that include the harness's own
  * headers only, never the library's (CATALOG_VERSIONED, plugin.c, alone
@@ -108,26 +106,6 @@ static const char *const catalog_files[] = {"harness/suite_plugin.c", "harness/c
 					    "harness/expr.c", "harness/bv_suite.h", "harness/benches.h",
 					    "harness/expr.h", "harness/ops_table.h", "harness/ops_file.h", NULL};
 
-/* Whether the catalog is built as a suite: unset, empty or
- * BENCH_VERSIONS_CATALOG=suite (1, the default), plugin (0: plugin.c alone,
- * the path before), or < 0 with an error for any other value.  A project
- * suite's build holds no catalog and ignores it.  Read once per process:
- * the key and the compile of every build of a run agree. */
-static int catalog_as_suite(void)
-{
-	static int known = -1;
-	if (known >= 0)
-		return known;
-	const char *v = getenv("BENCH_VERSIONS_CATALOG");
-	if (!v || !*v || !strcmp(v, "suite"))
-		return known = 1;
-	if (!strcmp(v, "plugin"))
-		return known = 0;
-	return bv_fail(BV_EINPUT,
-		       "BENCH_VERSIONS_CATALOG=%.64s: expected 'suite' (the default: the catalog built as a benchmark "
-		       "suite, harness/catalog.c) or 'plugin' (harness/plugin.c alone, the path before; for one release)",
-		       v);
-}
 /* The adapter API (harness/adapter/): in the key of adapter builds only. */
 static const char *const adapter_files[] = {"harness/adapter/kernels.h", "harness/adapter/defaults.c", NULL};
 /* What an adapter must define itself (docs/adapters.md); defaults.c has
@@ -349,12 +327,9 @@ static int build_key(const bv_version *v, char out[41])
 		bv_buf_puts(&b, "suite\n");
 		rc = bv_suite_key(&b);
 	}
-	/* The catalog as a suite: another plugin of the same version, so a
-	 * key of its own (cached builds of the two kinds never mix). */
-	int catalog = rc == 0 && !bv_suite_dir() ? catalog_as_suite() : 0;
-	if (catalog < 0)
-		rc = catalog;
-	if (rc == 0 && catalog > 0) {
+	/* Without a project suite, the bundled catalog, built as a suite: its
+	 * sources are the harness side. */
+	if (rc == 0 && !bv_suite_dir()) {
 		bv_buf_puts(&b, "catalog suite\n");
 		for (const char *const *f = catalog_files; *f && rc == 0; f++) {
 			char *path = bv_asprintf("%s/%s", bv_home(), *f);
@@ -1313,8 +1288,7 @@ static int catalog_fixed_object(const char *log, char **path)
 	return status;
 }
 
-/* The catalog as a suite (BENCH_VERSIONS_CATALOG=suite, the default):
- * plugin.c, the version's calls into its library, compiled with the
+/* The catalog as a suite: plugin.c, the version's calls into its library, compiled with the
  * catalog's flags (cc->v[0..base): the plugin's flags, this version's
  * headers, shims and version macros), merged into object (lib/plugin.o,
  * or an adapter build's plugin-harness.o) after the fixed part
@@ -1604,15 +1578,8 @@ static int compile_harness(bv_version *v, bv_strv *cc, size_t flags_end, const c
 	int status;
 	if (suite)
 		status = compile_suite(v, cc, flags_end, src, lib, log);
-	else if (catalog_as_suite() > 0) /* the key refused any other value */
+	else
 		status = compile_catalog(cc, flags_end, lib, object, log);
-	else {
-		bv_strv_push(cc, "-c");
-		bv_strv_pushf(cc, "%s/harness/plugin.c", bv_home());
-		bv_strv_push(cc, "-o");
-		bv_strv_push(cc, object);
-		status = bv_run(cc->v, NULL, log, BV_ENV_BUILD);
-	}
 	free(object);
 	if (status == 0 && v->build_error)
 		return 0;

@@ -14,6 +14,13 @@
 #   6. planted:     a release against cuda relu launched three times: cuda
 #                   relu slower (and only it), its simd cell not
 #
+# Steps 4-6 measure the cuda cells as every cell is measured, through the
+# catalog suite (harness/catalog.c): each version's setup makes its device
+# buffers, and in the timing child the versions share the first one's
+# through the suite's shared slot (bvs_alloc_shared), as they share host
+# inputs.  The A/A says whether that sharing leaves nothing between two
+# builds of one code; the planted step that a change still shows.
+#
 # Each step is pass, fail or skip (a skip says why: no device, no compiler),
 # in $OUT/gpu-check.json and $OUT/gpu-check.log, and each step's output,
 # each comparison's JSON and the logs of one run in
