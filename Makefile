@@ -211,8 +211,6 @@ install: all man
 	install -m 755 bin/bench-versions $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 bin/bv-runner $(DESTDIR)$(PREFIX)/libexec/bench-versions/
 	install -m 644 $(PLUGIN_SOURCES) $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
-	install -d $(DESTDIR)$(PREFIX)/share/bench-versions/harness/adapter
-	install -m 644 harness/adapter/kernels.h harness/adapter/defaults.c $(DESTDIR)$(PREFIX)/share/bench-versions/harness/adapter/
 	install -m 644 compat/compat.json $(DESTDIR)$(PREFIX)/share/bench-versions/compat/
 	if [ -d compat/shims ]; then cp -r compat/shims/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims/; fi
 	if [ -d compat/patches ]; then install -d $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches && cp -r compat/patches/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches/; fi

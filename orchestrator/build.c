@@ -106,12 +106,6 @@ static const char *const catalog_files[] = {"harness/suite_plugin.c", "harness/c
 					    "harness/expr.c", "harness/bv_suite.h", "harness/benches.h",
 					    "harness/expr.h", "harness/ops_table.h", "harness/ops_file.h", NULL};
 
-/* The adapter API (harness/adapter/): in the key of adapter builds only. */
-static const char *const adapter_files[] = {"harness/adapter/kernels.h", "harness/adapter/defaults.c", NULL};
-/* What an adapter must define itself (docs/adapters.md); defaults.c has
- * every other kn_* function plugin.c calls. */
-static const char *const adapter_required[] = {"kn_backend_probe", NULL};
-
 /* The first line of `tool --version` (stdout and stderr), or "" when it
  * fails or cannot be started (dash's sh has no --version): the key then
  * holds the tool's name only.  Once per tool per run, as the compiler's. */
@@ -162,53 +156,10 @@ static int append_file(bv_buf *b, const char *label, const char *path)
 	return rc;
 }
 
-/* Every regular file under dir/rel, sorted by name (byte order, not the
- * locale's), each labelled with its path under dir. */
+/* Directory entries sorted by name (byte order, not the locale's). */
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-static int append_tree(bv_buf *b, const char *dir, const char *rel)
-{
-	char *path = rel ? bv_asprintf("%s/%s", dir, rel) : bv_strdup(dir);
-	struct dirent **names = NULL;
-	int n = scandir(path, &names, NULL, by_name), rc = 0;
-	if (n < 0)
-		rc = bv_fail(BV_EINPUT, "cannot read the adapter directory %s: %s", path, strerror(errno));
-	for (int i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		if (rc == 0 && strcmp(name, ".") && strcmp(name, "..")) {
-			char *sub = rel ? bv_asprintf("%s/%s", rel, name) : bv_strdup(name);
-			char *full = bv_asprintf("%s/%s", dir, sub);
-			struct stat st;
-			if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
-				rc = append_tree(b, dir, sub);
-			else if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
-				char *label = bv_asprintf("adapter/%s", sub);
-				rc = append_file(b, label, full);
-				free(label);
-			}
-			free(sub), free(full);
-		}
-		free(names[i]);
-	}
-	free(names);
-	free(path);
-	return rc;
-}
-
-/* An adapter build's part of the key: the adapter API and defaults of this
- * checkout and every file of the adapter directory. */
-static int append_adapter(bv_buf *b, const char *adapter)
-{
-	int rc = 0;
-	for (const char *const *f = adapter_files; *f && rc == 0; f++) {
-		char *path = bv_asprintf("%s/%s", bv_home(), *f);
-		rc = append_file(b, *f, path);
-		free(path);
-	}
-	return rc ? rc : append_tree(b, adapter, NULL);
 }
 
 /* The helper files a recipe names as {compat}/PATH (compat.c checked each
@@ -263,12 +214,12 @@ static int append_build_tools(bv_buf *b, const bv_shims *s)
 /* The library's part of a build (issue 34 item 3): what `make lib` or a
  * compat recipe leaves in {build} depends on the tree, its patches, the
  * recipe, the compiler, the build's environment and tools, and nothing of
- * the harness side (harness/, an adapter, a suite, the ops file, a rule's
- * cflags and includes, which only the harness is compiled with).  A build
- * whose library key was built before takes that library from the cache
+ * the harness side (harness/, a suite, the ops file, a rule's cflags and
+ * includes, which only the harness is compiled with).  A build whose
+ * library key was built before takes that library from the cache
  * (libs/KEY: the patched tree and {build}) and builds the harness side
- * alone: editing an adapter or a suite relinks each version's plugin
- * instead of building every library again. */
+ * alone: editing a suite relinks each version's plugin instead of
+ * building every library again. */
 static int library_key(const bv_version *v, char out[41])
 {
 	bv_buf b = BV_BUF_INIT;
@@ -319,8 +270,6 @@ static int build_key(const bv_version *v, char out[41])
 		bv_buf_printf(&b, "ops %s\n", bv_user_ops_key());
 	if (rc == 0)
 		rc = append_build_tools(&b, &v->shims);
-	if (rc == 0 && v->shims.adapter)
-		rc = append_adapter(&b, v->shims.adapter);
 	/* A project suite is the harness side (suite.h): its files, the API
 	 * and the runtime that calls it. */
 	if (rc == 0 && bv_suite_dir()) {
@@ -355,8 +304,8 @@ static void failed(bv_version *v, const char *step, const char *log)
 	free(tail);
 }
 
-/* A build failure that is no step's exit status (the link contract, an
- * adapter's missing symbol): why, then the end of the log. */
+/* A build failure that is no step's exit status (the link contract): why,
+ * then the end of the log. */
 static void failed_because(bv_version *v, const char *why, const char *log)
 {
 	char *tail = bv_file_tail(log, 2000);
@@ -472,7 +421,7 @@ static int not_pic(bv_version *v, const char *log, off_t offset)
 	char *why = bv_asprintf(
 		"the archive %s holds code that is not position-independent, which a plugin (a shared object) "
 		"cannot link: build the library with -fPIC (CMake: -DCMAKE_POSITION_INDEPENDENT_CODE=ON; make: "
-		"CFLAGS+=-fPIC) in the compat rule's recipe (docs/adapters.md, the link contract)",
+		"CFLAGS+=-fPIC) in the compat rule's recipe (docs/compat.md, the link contract)",
 		archive ? archive : "in {build}");
 	free(archive);
 	failed_because(v, why, log);
@@ -693,9 +642,9 @@ static int make_stubs(const char *lib, const char *log)
  * loops and branches against cache lines and fetch blocks.
  *
  * The pad starts a page (the anchor), so the library's code begins at the
- * same offset in a page in every version's plugin, whatever the harness and
- * an adapter in front of it compile to.  Without it the library moved with
- * them: a version's plugin.c without an op, or an adapter with one more
+ * same offset in a page in every version's plugin, whatever the harness in
+ * front of it compiles to.  Without it the library moved with it: a
+ * version's plugin.c without an op, or a harness side with one more
  * function (#if a compat rule's define), shifted every loop of the library
  * behind it, and an unchanged function came out 6-14 % faster or slower
  * from placement alone (tests/e2e/test_foreign.sh's exp, Intel Xeon
@@ -901,49 +850,12 @@ int bv_build_layouts(const bv_version *v, int n)
 	return rc;
 }
 
-/* Whether one of the objects defines name (nm type T: code, global). */
-static int defines_symbol(const bv_strv *objects, const char *name)
-{
-	const char *nm = getenv("NM") && *getenv("NM") ? getenv("NM") : "nm";
-	bv_strv argv = BV_STRV_INIT;
-	bv_strv_push(&argv, nm);
-	bv_strv_push(&argv, "-P");
-	bv_strv_push(&argv, "--defined-only");
-	for (size_t i = 0; i < objects->n; i++)
-		bv_strv_push(&argv, objects->v[i]);
-	char *text = NULL;
-	int found = 0;
-	if (bv_run_capture(argv.v, 1 << 22, &text) == 0) {
-		/* -P: "name type value size", one a line (with "obj:" headers) */
-		size_t len = strlen(name);
-		for (const char *line = text; line && *line;) {
-			if (!strncmp(line, name, len) && !strncmp(line + len, " T ", 3))
-				found = 1;
-			const char *nl = strchr(line, '\n');
-			line = nl ? nl + 1 : NULL;
-		}
-	}
-	free(text);
-	bv_strv_free(&argv);
-	return found;
-}
-
-/* An adapter build's harness side: the adapter's .c files (the top of its
- * directory, sorted) compiled against the adapter API, its required
- * symbols checked, harness/adapter/defaults.c (weak kn_* that answer
- * KN_EUNSUPPORTED) compiled, and all of it merged with the harness object
- * (lib/plugin-harness.o) into lib/plugin.o by a relocatable link, so
- * link_with and the layouts link an adapter build as any other.  The
- * adapter's definitions are strong and win over the defaults there.
- * Hidden visibility: several versions' adapters coexist in one process
- * (-Bsymbolic binds the harness to its own).  A build failure sets
- * v->build_error and returns 0; < 0 is an error. */
 /* What a compile that could not find a header is told: where the harness
  * side looks, and when it runs. */
 static const char header_hint[] =
 	" (a header was not found: the harness side is compiled after the recipe ran, with -I {src} "
 	"-I {src}/include -I {build} -I {build}/include and the rule's cflags; a header the library's "
-	"build generates must be left in {build} or {build}/include: docs/adapters.md, generated "
+	"build generates must be left in {build} or {build}/include: docs/compat.md, generated "
 	"headers)";
 
 /* The compiler said a header was not found, in the log's last lines. */
@@ -953,101 +865,6 @@ static int missing_header(const char *log)
 	int found = tail && strstr(tail, "No such file or directory") && strstr(tail, "#include");
 	free(tail);
 	return found;
-}
-
-static int compile_adapter(bv_version *v, const char *src, const char *lib, const char *log)
-{
-	const char *dir = v->shims.adapter;
-	struct dirent **names = NULL;
-	int n = scandir(dir, &names, NULL, by_name), status = 0;
-	bv_strv objects = BV_STRV_INIT;
-	for (int i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		size_t len = strlen(name);
-		if (status == 0 && !v->build_error && len > 2 && !strcmp(name + len - 2, ".c")) {
-			bv_strv cc = BV_STRV_INIT;
-			bv_strv_push(&cc, compiler());
-			for (const char *const *f = plugin_cflags; *f; f++)
-				bv_strv_push(&cc, *f);
-			/* gnu11: an adapter is glue code that may want M_PI or
-			 * POSIX; the harness itself stays -std=c11. */
-			bv_strv_push(&cc, "-std=gnu11");
-			bv_strv_push(&cc, "-fvisibility=hidden");
-			bv_strv_pushf(&cc, "-I%s/harness/adapter", bv_home());
-			bv_strv_pushf(&cc, "-I%s", dir);
-			bv_strv_pushf(&cc, "-I%s", src);
-			bv_strv_pushf(&cc, "-I%s/include", src);
-			/* After the recipe ran: a header the library's build
-			 * generates (a configured mylib.h) is found where the
-			 * recipe left it, {build} or {build}/include (issue 34
-			 * item 1). */
-			bv_strv_pushf(&cc, "-I%s", lib);
-			bv_strv_pushf(&cc, "-I%s/include", lib);
-			for (size_t k = 0; k < v->shims.ncflags; k++)
-				bv_strv_push(&cc, v->shims.cflags[k]);
-			bv_strv_push(&cc, "-c");
-			bv_strv_pushf(&cc, "%s/%s", dir, name);
-			bv_strv_push(&cc, "-o");
-			bv_strv_pushf(&cc, "%s/adapter-%d-%.*s.o", lib, i, (int)len - 2, name);
-			bv_strv_push(&objects, cc.v[cc.n - 1]);
-			status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
-			if (status > 0) {
-				char *step = bv_asprintf("compiling the adapter's %s (%s)%s", name, dir,
-							 missing_header(log) ? header_hint : "");
-				failed(v, step, log);
-				free(step);
-				status = 0;
-			}
-			bv_strv_free(&cc);
-		}
-		free(names[i]);
-	}
-	free(names);
-	if (n < 0)
-		failed_because(v, "the adapter directory cannot be read", log);
-	for (const char *const *sym = adapter_required; status == 0 && !v->build_error && *sym; sym++)
-		if (!defines_symbol(&objects, *sym)) {
-			char *why = bv_asprintf("the adapter %s does not define %s, which every adapter must "
-						"(docs/adapters.md: the minimum set)",
-						dir, *sym);
-			failed_because(v, why, log);
-			free(why);
-		}
-	if (status == 0 && !v->build_error) {
-		bv_strv cc = BV_STRV_INIT;
-		bv_strv_push(&cc, compiler());
-		for (const char *const *f = plugin_cflags; *f; f++)
-			bv_strv_push(&cc, *f);
-		bv_strv_push(&cc, "-fvisibility=hidden");
-		bv_strv_pushf(&cc, "-I%s/harness/adapter", bv_home());
-		bv_strv_pushf(&cc, "-DBV_ADAPTER_VERSION=\"%s\"", v->kernel_version ? v->kernel_version : "");
-		bv_strv_push(&cc, "-c");
-		bv_strv_pushf(&cc, "%s/harness/adapter/defaults.c", bv_home());
-		bv_strv_push(&cc, "-o");
-		bv_strv_pushf(&cc, "%s/adapter-defaults.o", lib);
-		bv_strv_push(&objects, cc.v[cc.n - 1]);
-		status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
-		bv_strv_free(&cc);
-		if (status > 0)
-			failed(v, "compiling harness/adapter/defaults.c", log), status = 0;
-	}
-	if (status == 0 && !v->build_error) {
-		bv_strv ld = BV_STRV_INIT;
-		bv_strv_push(&ld, compiler());
-		bv_strv_push(&ld, "-r");
-		bv_strv_push(&ld, "-nostdlib");
-		bv_strv_push(&ld, "-o");
-		bv_strv_pushf(&ld, "%s/plugin.o", lib);
-		bv_strv_pushf(&ld, "%s/plugin-harness.o", lib);
-		for (size_t i = 0; i < objects.n; i++)
-			bv_strv_push(&ld, objects.v[i]);
-		status = bv_run(ld.v, NULL, log, BV_ENV_BUILD);
-		bv_strv_free(&ld);
-		if (status > 0)
-			failed(v, "merging the adapter with the harness (cc -r)", log), status = 0;
-	}
-	bv_strv_free(&objects);
-	return status;
 }
 
 /* The first "FILE:LINE:COL: error: ..." the compiler wrote to the log from
@@ -1130,8 +947,8 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 		bv_strv_pushf(cc, "-DBVS_VERSION_MAJOR=%lu", sv.major);
 		bv_strv_pushf(cc, "-DBVS_VERSION_MINOR=%lu", sv.minor);
 		bv_strv_pushf(cc, "-DBVS_VERSION_PATCH=%lu", sv.patch);
-		/* As an adapter: the tree's root, and a header the library's
-		 * build generated where the recipe left it (issue 34 item 1). */
+		/* The tree's root, and a header the library's build generated
+		 * where the recipe left it (issue 34 item 1). */
 		bv_strv_pushf(cc, "-I%s", src);
 		bv_strv_pushf(cc, "-I%s", lib);
 		bv_strv_pushf(cc, "-I%s/include", lib);
@@ -1290,8 +1107,8 @@ static int catalog_fixed_object(const char *log, char **path)
 
 /* The catalog as a suite: plugin.c, the version's calls into its library, compiled with the
  * catalog's flags (cc->v[0..base): the plugin's flags, this version's
- * headers, shims and version macros), merged into object (lib/plugin.o,
- * or an adapter build's plugin-harness.o) after the fixed part
+ * headers, shims and version macros), merged into object (lib/plugin.o)
+ * after the fixed part
  * (catalog_fixed_object).  Returns the failing step's status (the caller
  * says the harness did not compile), or < 0 with an error. */
 static int compile_catalog(bv_strv *cc, size_t base, const char *lib, const char *object, const char *log)
@@ -1482,7 +1299,7 @@ static int build_library(bv_version *v, const char *src, const char *lib, const 
 		free(step);
 		return 1;
 	}
-	/* The link contract (docs/adapters.md): the library is the archives
+	/* The link contract (docs/compat.md): the library is the archives
 	 * the recipe left in {build}. */
 	bv_strv archives = BV_STRV_INIT;
 	list_archives(lib, &archives);
@@ -1491,7 +1308,7 @@ static int build_library(bv_version *v, const char *src, const char *lib, const 
 	if (!narchives) {
 		failed_because(v,
 			       "the recipe left no archive (*.a) in {build}: a library is linked into the plugin "
-			       "from the archives its build leaves there (docs/adapters.md, the link contract)",
+			       "from the archives its build leaves there (docs/compat.md, the link contract)",
 			       log);
 		return 1;
 	}
@@ -1500,20 +1317,16 @@ static int build_library(bv_version *v, const char *src, const char *lib, const 
 }
 
 /* The compiler and its flags for the harness side: against this
- * version's headers and shims, or against the adapter API when a rule
- * names an adapter.  A suite calls the library's own API: its headers,
- * never an adapter's (an adapter stands in for the catalog's kn_* API). */
-static void harness_flags(const bv_version *v, const char *src, const char *suite, bv_strv *cc)
+ * version's headers and shims (a suite calls the library's own API, the
+ * catalog kernels.h's). */
+static void harness_flags(const bv_version *v, const char *src, bv_strv *cc)
 {
 	bv_semver sv;
 	bv_semver_parse(v->kernel_version, &sv);
 	bv_strv_push(cc, compiler());
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_strv_push(cc, *f);
-	if (v->shims.adapter && !suite)
-		bv_strv_pushf(cc, "-I%s/harness/adapter", bv_home());
-	else
-		bv_strv_pushf(cc, "-I%s/include", src);
+	bv_strv_pushf(cc, "-I%s/include", src);
 	bv_strv_pushf(cc, "-I%s/harness", bv_home());
 	bv_strv_pushf(cc, "-DBV_KERNELS_VERSION_MAJOR=%lu", sv.major);
 	bv_strv_pushf(cc, "-DBV_KERNELS_VERSION_MINOR=%lu", sv.minor);
@@ -1542,7 +1355,7 @@ static int read_link_flags(bv_version *v, const char *lib, const char *log, bv_s
 	if (link_flags_check(flags, lib, stored, &bad) != 0) {
 		char *why = bv_asprintf("{build}/link-flags names %s, which is not a file under {build}: copy what the "
 					"plugin must link into {build} (archives there are linked anyway) or name a "
-					"system library with -l (docs/adapters.md, the link contract)",
+					"system library with -l (docs/compat.md, the link contract)",
 					bad);
 		failed_because(v, why, log);
 		free(why), free(bad), free(flags);
@@ -1567,24 +1380,18 @@ static int read_link_flags(bv_version *v, const char *lib, const char *log, bv_s
 /* The harness compiled once into lib/plugin.o, then linked: the layouts
  * link the same object again with a pad before the library
  * (bv_build_layouts).  A suite's harness, or the catalog as a suite, is
- * compiled by its own step; an adapter build compiles the harness apart
- * and merges it with the adapter's objects into plugin.o
- * (compile_adapter).  Returns a command's status (0, > 0 failed, < 0 an
- * error); 0 with v->build_error set when the version failed. */
+ * compiled by its own step.  Returns a command's status (0, > 0 failed,
+ * < 0 an error); 0 with v->build_error set when the version failed. */
 static int compile_harness(bv_version *v, bv_strv *cc, size_t flags_end, const char *suite, const char *src,
 			   const char *lib, const char *log)
 {
-	char *object = bv_asprintf(v->shims.adapter ? "%s/plugin-harness.o" : "%s/plugin.o", lib);
+	char *object = bv_asprintf("%s/plugin.o", lib);
 	int status;
 	if (suite)
 		status = compile_suite(v, cc, flags_end, src, lib, log);
 	else
 		status = compile_catalog(cc, flags_end, lib, object, log);
 	free(object);
-	if (status == 0 && v->build_error)
-		return 0;
-	if (status == 0 && v->shims.adapter && !suite)
-		status = compile_adapter(v, src, lib, log);
 	return status;
 }
 
@@ -1617,7 +1424,7 @@ static int build_harness(bv_version *v, const char *dir, const char *src, const 
 	const char *suite = bv_suite_dir();
 	bv_strv cc = BV_STRV_INIT;
 	char *stored = NULL;
-	harness_flags(v, src, suite, &cc);
+	harness_flags(v, src, &cc);
 	if (read_link_flags(v, lib, log, &cc, &stored) != 0) {
 		bv_strv_free(&cc);
 		return 0;

@@ -18,7 +18,7 @@ void bv_build_hold(const bv_version *v);
  * versions still run.  Errors are for when nothing can be built at all. */
 int bv_build(bv_version *v);
 /* --build-timeout: seconds one version's build may take (patches, recipe or
- * make, adapter, link), 0 for no limit.  The option table writes it; the
+ * make, the harness side, link), 0 for no limit.  The option table writes it; the
  * build workers, forked later, read it.  Past it the build is stopped, its
  * processes are killed and it is that version's failure. */
 #define BV_BUILD_TIMEOUT_DEFAULT 1800.0

@@ -106,8 +106,6 @@ static void print_rules(const bv_version *v, FILE *out)
 			fprintf(out, " %s", v->shims.recipe[k]);
 		fprintf(out, "\n");
 	}
-	if (v->shims.adapter)
-		fprintf(out, "    adapter: %s\n", v->shims.adapter);
 }
 
 /* The versions a compat table lists, resolved and matched to their rules

@@ -11,14 +11,15 @@
  *                  "defines": { "NAME": "VALUE" }, "cflags": [ "-O2" ],
  *                  "patches": [ "patches/fix.patch" ],
  *                  "build": [ "make", "-C", "{src}", "BUILD={build}", "lib" ],
- *                  "adapter": "adapters/mylib",
  *                  "note": "why this rule exists" } ] }
  *
  * "patches" are unified diffs applied (patch -p1) to the build's own copy of
  * the sources, never to the shared source cache; "build" replaces the
  * library's build command (docs/compat.md), its {compat}/PATH arguments
- * naming helper files here; "adapter" is a directory of sources that give a
- * library without kernels.h the kernels API (docs/adapters.md).
+ * naming helper files here.  "adapter" (sources that gave a library without
+ * kernels.h the kernels API) is retired: a rule naming one is refused, so
+ * that a project moves to a suite (docs/adapters.md) instead of being
+ * measured some other way without being told.
  *
  * The file is trusted no more than any other input: unknown keys, wrong
  * types, paths leaving compat/ and malformed ranges are errors naming the
@@ -26,7 +27,6 @@
  * a project's own shims).
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,9 +89,8 @@ static int printable_word(const char *s)
 
 /* A file named by a rule must stay inside compat/ (the directory of
  * compat.json), also through symlinks, and exist as a regular file (not
- * a FIFO or a device: reading one would wait or never end); with want_dir,
- * a directory instead (an adapter). */
-static const char *inside_path_check(const bv_compat *c, const char *rel, int want_dir)
+ * a FIFO or a device: reading one would wait or never end). */
+static const char *inside_check(const bv_compat *c, const char *rel)
 {
 	if (!bv_path_lexically_inside(rel))
 		return "must be a path inside compat/";
@@ -103,8 +102,6 @@ static const char *inside_path_check(const bv_compat *c, const char *rel, int wa
 		why = "names a file that does not exist";
 	else if (!bv_path_inside(c->dir, full, real))
 		why = "must be a path inside compat/";
-	else if (want_dir)
-		why = bv_is_dir(full) ? NULL : "is not a directory";
 	else if (bv_is_dir(full))
 		why = "names a directory, not a file";
 	else if (stat(full, &st) != 0)
@@ -119,11 +116,6 @@ static const char *inside_path_check(const bv_compat *c, const char *rel, int wa
 	return why;
 }
 
-static const char *inside_check(const bv_compat *c, const char *rel)
-{
-	return inside_path_check(c, rel, 0);
-}
-
 /* The helper file a recipe argument names after "{compat}/": up to the end
  * of the argument or a BV_COMPAT_PATH_END character.  Returns its length;
  * *start is where it begins. */
@@ -131,24 +123,6 @@ static size_t helper_path(const char *p, const char **start)
 {
 	*start = p + 9; /* strlen("{compat}/") */
 	return strcspn(*start, BV_COMPAT_PATH_END);
-}
-
-/* Whether an adapter directory holds a .c file at its top (what build.c
- * compiles); NULL when it does, else why not. */
-static const char *adapter_sources_check(const bv_compat *c, const char *rel)
-{
-	char *full = bv_asprintf("%s/%s", c->dir, rel);
-	DIR *d = opendir(full);
-	const char *why = d ? "holds no .c file (the adapter's sources: docs/adapters.md)" : "cannot be read";
-	for (struct dirent *e; d && (e = readdir(d));) {
-		size_t len = strlen(e->d_name);
-		if (len > 2 && !strcmp(e->d_name + len - 2, ".c"))
-			why = NULL;
-	}
-	if (d)
-		closedir(d);
-	free(full);
-	return why;
 }
 
 /* A recipe argument may hold spaces (one argv entry each), but no control
@@ -188,19 +162,26 @@ static const char *recipe_arg_check(const bv_compat *c, const char *s, char *msg
 static int check_rule(const bv_compat *c, int i, const cJSON *r)
 {
 	static const char *const known[] = {"id", "versions", "include", "defines", "cflags", "patches",
-					    "build", "adapter", "note", NULL};
+					    "build", "note", NULL};
 	if (!cJSON_IsObject(r))
 		return rule_error(c, i, NULL, "expected an object");
 	const char *id = bv_json_str(r, "id");
 	if (!id || !printable_word(id))
 		return rule_error(c, i, NULL, "\"id\" must be a non-empty word");
+	/* Before every other check: a rule written for an adapter is told
+	 * what replaced it, whatever else it holds.  Ignoring the key would
+	 * measure the bundled catalog against a library it does not fit. */
+	if (cJSON_GetObjectItemCaseSensitive(r, "adapter"))
+		return rule_error(c, i, id,
+				  "\"adapter\" is retired: describe the library's benchmarks as a suite instead "
+				  "(a project file's \"suite\"); docs/adapters.md shows how to move an adapter to a suite");
 	for (const cJSON *m = r->child; m; m = m->next) {
 		int ok = 0;
 		for (int k = 0; known[k]; k++)
 			ok |= strcmp(m->string, known[k]) == 0;
 		if (!ok) {
 			char msg[160];
-			snprintf(msg, sizeof(msg), "unknown key \"%.64s\" (known: id, versions, include, defines, cflags, patches, build, adapter, note)", m->string);
+			snprintf(msg, sizeof(msg), "unknown key \"%.64s\" (known: id, versions, include, defines, cflags, patches, build, note)", m->string);
 			return rule_error(c, i, id, msg);
 		}
 	}
@@ -219,18 +200,6 @@ static int check_rule(const bv_compat *c, int i, const cJSON *r)
 		const char *why = inside_check(c, inc->valuestring);
 		if (why) {
 			snprintf(msg, sizeof(msg), "\"include\" \"%.64s\" %s", inc->valuestring, why);
-			return rule_error(c, i, id, msg);
-		}
-	}
-	const cJSON *adapter = cJSON_GetObjectItemCaseSensitive(r, "adapter");
-	if (adapter) {
-		if (!cJSON_IsString(adapter))
-			return rule_error(c, i, id, "\"adapter\" must be the path of a directory inside compat/");
-		const char *why = inside_path_check(c, adapter->valuestring, 1);
-		if (!why)
-			why = adapter_sources_check(c, adapter->valuestring);
-		if (why) {
-			snprintf(msg, sizeof(msg), "\"adapter\" \"%.64s\" %s", adapter->valuestring, why);
 			return rule_error(c, i, id, msg);
 		}
 	}
@@ -378,12 +347,6 @@ int bv_compat_match(const bv_compat *c, const bv_semver *kv, bv_shims *out)
 			free(out->recipe_rule);
 			out->recipe_rule = bv_strdup(bv_json_str(r, "id"));
 		}
-		/* One adapter too, as one recipe: the last matching rule's. */
-		const char *adapter = bv_json_str(r, "adapter");
-		if (adapter) {
-			free(out->adapter);
-			out->adapter = bv_asprintf("%s/%s", c->dir, adapter);
-		}
 	}
 	return 0;
 }
@@ -413,7 +376,6 @@ void bv_shims_free(bv_shims *s)
 	free_list(s->patches, s->npatches);
 	free_list(s->recipe, s->nrecipe);
 	free(s->recipe_rule);
-	free(s->adapter);
 	free(s->compat_dir);
 	memset(s, 0, sizeof(*s));
 }

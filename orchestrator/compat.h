@@ -23,9 +23,6 @@ typedef struct bv_shims {
 			  * NULL: make -C {src} BUILD={build} lib */
 	size_t nrecipe;
 	char *recipe_rule; /* id of the rule whose "build" applies */
-	/* the adapter directory (absolute as compat.json's directory is), last
-	 * matching rule's; NULL: plugin.c is compiled against {src}/include */
-	char *adapter;
 	char *compat_dir; /* compat.json's directory: {compat} in the recipe */
 } bv_shims;
 /* A recipe's helper file is "{compat}/PATH": PATH ends at the argument's end

@@ -114,7 +114,7 @@ char *bv_user_ops_source(const char *lib)
 	bv_buf defined = BV_BUF_INIT, c = BV_BUF_INIT;
 	bv_buf_puts(&defined, "\n");
 	/* Every archive the plugin links (build.c: each *.a in lib/) and
-	 * plugin.o, which holds an adapter's objects (compile_adapter). */
+	 * plugin.o, the harness side compiled for this version. */
 	DIR *d = opendir(lib);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		size_t n = strlen(e->d_name);

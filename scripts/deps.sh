@@ -39,7 +39,7 @@ else
 	[ "$want" = test ] && need_cmd git git
 	# ...and check logs and JSON exports with Python's standard library.
 	[ "$want" = test ] && need_cmd python3 python3
-	# test_adapter.sh builds a foreign library with CMake, as such projects do.
+	# test_foreign.sh and test_recipes.sh build a foreign library with CMake, as such projects do.
 	[ "$want" = test ] && need_cmd cmake cmake
 	# test_faults.sh looks for leftover processes (pgrep) and mounts a small
 	# tmpfs and a read-only bind mount where it may (mount).

@@ -220,7 +220,7 @@ PY
 
 # Examples that cannot run here, by their text: the reason is reported.
 declare -A SKIP=(
-	["bench-versions 1.2 2.0 local --benches unary --ops exp,tanh,sin --backends scalar --sizes 64K"]="runs in the walk-through's own library (fastmath), not in this repository: tests/e2e/test_foreign.sh builds that library from the page and runs this very command"
+	["bench-versions 1.2 2.0 local"]="runs in docs/adapters.md's walk-through library (fastmath), not in this repository: tests/e2e/test_foreign.sh builds that library from the page and runs this very command"
 	["bench-versions 1.0.0 1.1.0 1.2.0 --quick"]="runs in docs/suites.md's walk-through library (lumen), not in this repository: tests/e2e/test_suites.sh builds that library and runs this very command"
 	["bench-versions 1.0.0 1.2.0 --ops dot --backends unrolled --quick"]="runs in docs/suites.md's walk-through library (lumen): tests/e2e/test_suites.sh runs it there"
 	["bench-versions 1.0.0 1.2.0 --ops dot --vs-backend simple --quick"]="runs in docs/suites.md's walk-through library (lumen): tests/e2e/test_suites.sh runs it there"
