@@ -35,9 +35,10 @@
    hyphens, "-1" on the second of two alike).  Text moved between pages
    keeps its links only where their relative paths were moved with it.
 8. No "issue N" (nor "issues N", any case, N a number) in README.md,
-   docs/**/*.md or the sources (harness/, orchestrator/ and kernels/: their
-   .c, .h, .cu and .md files and Makefiles; tests/: its scripts and C files;
-   scripts/; the Makefile), tests/e2e/fixtures/ aside: the docs and the
+   docs/**/*.md or the sources: the .c, .h, .cu, .md, .sh and .py files and
+   Makefiles of harness/, orchestrator/, kernels/, tests/ and scripts/ (and
+   scripts/' files without an extension), and the Makefile;
+   tests/e2e/fixtures/ aside: the docs and the
    comments say what a thing is or does, not which request asked for it;
    proof runs go to docs/evidence/ with their command.  A reference wrapped
    across two comment lines counts too.
@@ -257,7 +258,7 @@ for page in pages:
                               f"heading whose anchor is #{anchor}")
 
 # 8. no "issue N": the docs and the code describe the product, not its history
-ISSUE_REF = re.compile(r"\bissues?(?:[ \t]+|[ \t]*\n[ \t]*(?:#|\*|//)?[ \t]*)[0-9]+", re.I)
+ISSUE_REF = re.compile(r"\b(issues?)(?:[ \t]+|[ \t]*\n[ \t]*(?:#|\*|//)?[ \t]*)([0-9]+)", re.I)
 SOURCE_EXT = (".c", ".h", ".cu", ".md", ".sh", ".py")
 
 
@@ -281,7 +282,7 @@ for path in issue_scope():
     body = text(path)
     for m in ISSUE_REF.finditer(body):
         n = body.count("\n", 0, m.start()) + 1
-        said = " ".join(m.group(0).split())
+        said = f"{m.group(1)} {m.group(2)}"  # as one line, a wrapped one too
         broken.append(f"rule 8: {os.path.relpath(path, root)}:{n}: \"{said}\" names a request, not "
                       "what the thing is or does: say that instead (a proof run goes to docs/evidence/ "
                       "with its command)")
