@@ -202,7 +202,7 @@ void bv_input_fill(const bv_op_def *op, float *x, size_t n);
 /* Both inputs of a cell (x2 may be NULL when the layout has none). */
 void bv_cell_inputs(const bv_cell *c, float *x, float *x2);
 
-/* --inputs N (issue 34 item 10): a cell's input sets.  Set 0 is the cell's
+/* --inputs N, the input-sets rotation: a cell's input sets.  Set 0 is the cell's
  * inputs (bv_cell_inputs: the one the check sees); sets 1.. hold the same
  * values in other orders, so a data-dependent branch meets other data on
  * each call.  Only where order is all there is to vary: elementwise ops and

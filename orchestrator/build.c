@@ -211,7 +211,7 @@ static int append_build_tools(bv_buf *b, const bv_shims *s)
 	return rc;
 }
 
-/* The library's part of a build (issue 34 item 3): what `make lib` or a
+/* The library's part of a build: what `make lib` or a
  * compat recipe leaves in {build} depends on the tree, its patches, the
  * recipe, the compiler, the build's environment and tools, and nothing of
  * the harness side (harness/, a suite, the ops file, a rule's cflags and
@@ -948,7 +948,7 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 		bv_strv_pushf(cc, "-DBVS_VERSION_MINOR=%lu", sv.minor);
 		bv_strv_pushf(cc, "-DBVS_VERSION_PATCH=%lu", sv.patch);
 		/* The tree's root, and a header the library's build generated
-		 * where the recipe left it (issue 34 item 1). */
+		 * where the recipe left it, so that a suite's sources find both. */
 		bv_strv_pushf(cc, "-I%s", src);
 		bv_strv_pushf(cc, "-I%s", lib);
 		bv_strv_pushf(cc, "-I%s/include", lib);

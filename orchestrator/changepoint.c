@@ -1,6 +1,6 @@
 /*
- * changepoint.c - where a cell's speed changed over a history (issue 19;
- * docs/history.md, "Change points" has the method and its simulated rates).
+ * changepoint.c - where a cell's speed changed over a history
+ * (docs/history.md, "Change points" has the method and its simulated rates).
  *
  * A history's steps are paired: step i is version i + 1 over version i,
  * measured in the same processes.  So a change at one step needs no

@@ -1,6 +1,6 @@
 /*
  * changepoint.h - where a cell's speed changed over a history (changepoint.c;
- * issue 19; docs/history.md, "Change points"), found over the steps the
+ * docs/history.md, "Change points"), found over the steps the
  * history measured (store.h's bv_step).
  */
 #ifndef BV_CHANGEPOINT_H

@@ -3,7 +3,7 @@
  * (chart_svg.h).  It used to be written twice, in export_html.c and
  * report_html.c, and the two drifted: the comparison's copy kept ticks only
  * on the 1-2-5 series (one label on a narrow axis), no ratio as text and no
- * legend, and drew a group of 96 cells as one undivided strip (issue 15).
+ * legend, and drew a group of 96 cells as one undivided strip.
  *
  * The layout, left to right: each row's name (op backend size, and the
  * version where the table has more than two), the plot (log scale, ticks

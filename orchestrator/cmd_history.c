@@ -3,7 +3,7 @@
  * [--format table|json|markdown|html]: a library's speed over a series of
  * versions, each step between adjacent versions measured paired, the chain
  * back to the first version a product of those steps, and where it changed
- * (issue 19; docs/cli/history.md, docs/history.md).
+ * (docs/cli/history.md, docs/history.md).
  *
  * The series is every release in reach (--releases, as `compat` lists
  * them), a range of commits A..B (oldest first; --first-parent, --every N)
@@ -1343,7 +1343,7 @@ typedef struct {
  * direction.  The two tests differ: a change point is found over spans of
  * steps too (changepoint.c), so a gradual change is listed while each of
  * its steps stays inconclusive, and a listing that does not say so reads
- * as the history disagreeing with itself (issue 34 item 6). */
+ * as the history disagreeing with itself. */
 static size_t steps_agreeing(const hcell *x, const bv_change_point *cp)
 {
 	size_t n = 0;

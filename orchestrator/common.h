@@ -45,7 +45,8 @@ char *bv_buf_detach(bv_buf *b);
  * bisect line): plain when every byte is in a conservative set (no `~`,
  * which a shell expands at a word's start or after `=` and `:`), else in
  * single quotes, each ' as '\'' (so spaces, quotes, newlines and globs
- * come back as they were).  The one quoting function: issue 33. */
+ * come back as they were).  The tool's one shell quoting
+ * function. */
 void bv_shell_word(bv_buf *b, const char *s);
 void bv_buf_free(bv_buf *b);
 

@@ -1553,7 +1553,7 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 	if (o->which == BV_COUNTS_NONE || !results_dir)
 		return 0;
 	/* Counts are written into the run's counts/: a link there would carry
-	 * them out of the run (a run's raw/ did, issue 31), so it is refused
+	 * them out of the run (a run's raw/ did once), so it is refused
 	 * before anything is counted. */
 	char *cdir = bv_asprintf("%s/counts", results_dir);
 	int linked = o->measure && bv_exists(cdir) ? bv_mkdir_inside(results_dir, "counts") : 0;

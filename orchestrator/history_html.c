@@ -1,6 +1,6 @@
 /*
- * history_html.c - `bench-versions history --format html` (issue 19 item
- * 4; docs/cli/history.md): the timeline as one self-contained page, one
+ * history_html.c - `bench-versions history --format html`
+ * (docs/cli/history.md): the timeline as one self-contained page, one
  * small chart per cell.
  *
  * chart_svg.c draws a comparison's cells as horizontal bars, one row per

@@ -1537,7 +1537,7 @@ int bv_gpu_visible(void)
  * far more than a run starts (--max-processes is at most 1000 per cell), far
  * below INT_MAX, so that numbering on from a resumed directory cannot
  * overflow.  A planted process-2147483647.json did: the resume wrote
- * process--2147483648.json and logs it then refused itself (issue 31). */
+ * process--2147483648.json and logs it then refused itself. */
 #define BV_PROCESSES_MAX 100000000
 
 /* N of raw/process-N.json as run_process names it (digits without a leading

@@ -123,7 +123,7 @@ static int change_process_ratios(const cJSON *pb, bv_log_change *ch, int *count,
 	/* The ratio is the median of the process ratios (measure.c; any
 	 * estimate of their middle would be), so it lies between the lowest and
 	 * the highest of them: a log whose ratio does not contradicts its own
-	 * processes, and its verdict was trusted (issue 31).  Exact, no slack:
+	 * processes, and its verdict was trusted.  Exact, no slack:
 	 * the mean of the two middle values is within them in floating point,
 	 * and cJSON writes doubles so that they read back the same.  The ratio
 	 * only, not its interval's ends (order statistics of the same values
@@ -265,7 +265,7 @@ static int process_at_cmp(const void *a, const void *b)
 
 /* A process measures a cell once, so an id twice in one cell is a forged or
  * broken log: the backend view pairs two cells by these ids (backends.c),
- * and paired the wrong processes and still gave a verdict (issue 31).  Sorted
+ * and paired the wrong processes and still gave a verdict.  Sorted
  * rather than compared pairwise: a hostile log may hold millions.  1 with
  * why naming the first repeat in file order and its first copy. */
 static int repeated_process(const cJSON *ids, bv_buf *why)
@@ -668,7 +668,7 @@ int bv_run_dir_logs(const char *dir, char ***paths, size_t *n, size_t *nversions
 	cJSON *doc = NULL;
 	/* The first refusal's words: when every file is refused they are the
 	 * answer (compare DIR said only "holds no results log" where report
-	 * --from named the log, the cell and the element; issue 31). */
+	 * --from named the log, the cell and the element). */
 	char *first = NULL;
 	size_t refused = 0;
 	for (size_t i = 0; i < nn && !doc; i++) {

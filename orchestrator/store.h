@@ -1,7 +1,7 @@
 /*
  * store.h - the history store (store.c; docs/history.md, "The history
  * store"), and the step it keeps: what one cell did between two adjacent
- * versions a and b of a history (issue 19), b's time over a's, measured in
+ * versions a and b of a history, b's time over a's, measured in
  * the same processes (every process of the window that holds both ran
  * both), so its ratio and interval are paired ones.  The chain back to the
  * first version is the product of the steps.

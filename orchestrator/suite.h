@@ -1,6 +1,6 @@
 /*
- * suite.h - a project's benchmark suite on the orchestrator's side (issue 32;
- * harness/bv_suite.h is the API a suite is written in, docs/suites-design.md
+ * suite.h - a project's benchmark suite on the orchestrator's side
+ * (harness/bv_suite.h is the API a suite is written in, docs/suites-design.md
  * how the parts fit): where the suite is, its part of a build's key, and the
  * description of its cells made from the versions' builds.
  *

@@ -34,6 +34,14 @@
    (as GitHub makes them: lower case, punctuation dropped, spaces to
    hyphens, "-1" on the second of two alike).  Text moved between pages
    keeps its links only where their relative paths were moved with it.
+8. No "issue N" (nor "issues N", any case, N a number) in README.md,
+   docs/**/*.md or the sources: the .c, .h, .cu, .md, .sh and .py files and
+   Makefiles of harness/, orchestrator/, kernels/, tests/ and scripts/ (and
+   scripts/' files without an extension), and the Makefile;
+   tests/e2e/fixtures/ aside: the docs and the
+   comments say what a thing is or does, not which request asked for it;
+   proof runs go to docs/evidence/ with their command.  A reference wrapped
+   across two comment lines counts too.
 """
 import glob
 import os
@@ -248,6 +256,36 @@ for page in pages:
             elif anchor and where.endswith(".md") and anchor not in anchors(where):
                 broken.append(f"rule 7: {rel}:{n}: the link {target}: {os.path.relpath(where, root)} has no "
                               f"heading whose anchor is #{anchor}")
+
+# 8. no "issue N": the docs and the code describe the product, not its history
+ISSUE_REF = re.compile(r"\b(issues?)(?:[ \t]+|[ \t]*\n[ \t]*(?:#|\*|//)?[ \t]*)([0-9]+)", re.I)
+SOURCE_EXT = (".c", ".h", ".cu", ".md", ".sh", ".py")
+
+
+def issue_scope():
+    """the files rule 8 reads: README.md, docs/, the sources, tests/ but its fixtures"""
+    out = [readme] if os.path.exists(readme) else []
+    out += glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True)
+    for d in ("harness", "orchestrator", "kernels", "tests", "scripts"):
+        for path in glob.glob(os.path.join(root, d, "**", "*"), recursive=True):
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            if rel.startswith("tests/e2e/fixtures/") or not os.path.isfile(path):
+                continue
+            if path.endswith(SOURCE_EXT) or os.path.basename(path) == "Makefile" or \
+                    (d == "scripts" and "." not in os.path.basename(path)):
+                out.append(path)
+    out += [m for m in [os.path.join(root, "Makefile")] if os.path.exists(m)]
+    return sorted(set(out))
+
+
+for path in issue_scope():
+    body = text(path)
+    for m in ISSUE_REF.finditer(body):
+        n = body.count("\n", 0, m.start()) + 1
+        said = f"{m.group(1)} {m.group(2)}"  # as one line, a wrapped one too
+        broken.append(f"rule 8: {os.path.relpath(path, root)}:{n}: \"{said}\" names a request, not "
+                      "what the thing is or does: say that instead (a proof run goes to docs/evidence/ "
+                      "with its command)")
 
 for b in sorted(broken, key=lambda b: b.split(":")[0]):  # by rule, each rule's in order found
     print(b)

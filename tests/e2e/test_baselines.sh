@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End to end: saved baselines, results/latest, --only-changes and colour
-# (issue 15 item 9), the pull-request workflow Criterion and critcmp users
+# End to end: saved baselines, results/latest, --only-changes and colour:
+# the pull-request workflow Criterion and critcmp users
 # know: save a run as a named baseline on main, compare a later run with it,
 # post only what changed.
 # Alone in tests/run.sh: with a second lane and another suite beside it (load

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End to end: `bisect --slurm --parallel 3` on a real Slurm cluster (issue
-# 17, part 5).  A history of 16 commits with one planted relu slowdown (as
+# End to end: `bisect --slurm --parallel 3` on a real Slurm cluster.
+# A history of 16 commits with one planted relu slowdown (as
 # test_bisect.sh makes its 64): each round's 3 candidates are one job array
 # on a single-host cluster (slurm_cluster.sh), and the planted commit must
 # be named in fewer rounds than the log2(16) = 4 steps of the sequential

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: what a build starts ends with it, and a build has a time limit
-# (issue 31, cases 6 and 7).  A compat recipe that leaves a daemon behind
+# (--build-timeout).  A compat recipe that leaves a daemon behind
 # (setsid, SIGTERM ignored) and exits 0: the daemon is gone when the build
 # is.  A recipe that never exits: the build stops at --build-timeout, its
 # processes (and the daemon it left) are killed, the version is a build

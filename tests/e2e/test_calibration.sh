@@ -2,7 +2,7 @@
 # test_calibration.sh - the machine's calibration (its copy bandwidth and
 # FLOP peak, for --units rate|peak) is measured again when it is stale:
 # too old, from before times and loads were recorded, below what the run's
-# own bandwidth probes reach, or when asked (--recalibrate).  Issue 15's
+# own bandwidth probes reach, or when asked (--recalibrate).  A reported
 # `939% of copy bw` came from one taken once on a loaded machine and kept
 # for good.
 source "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: what a newcomer's slips get (issue 15, item 10): `help
+# End to end: what a newcomer's slips get: `help
 # SUBCOMMAND` is that subcommand's help; a mistyped subcommand, option, bench,
 # op or backend gets "did you mean"; a size that fits no selected op lists
 # the sizes that do; a missing option is named; a bisect asked the wrong way

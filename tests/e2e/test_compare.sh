@@ -23,7 +23,7 @@ check "planted relu slowdown is slower" contains "$TMP/out" "^unary +relu +scala
 # not called: same, or inconclusive if load put the estimate past the band
 check "unchanged abs is not called on main" contains "$TMP/out" "^unary +abs +scalar +64K +[0-9.]+ us +[0-9.]+ us +[01]\.[0-9]{3} \[[0-9.]+, [0-9.]+\] (same|inconclusive)"
 check "wrong abs in the working tree shows wrong result" contains "$TMP/out" "^unary +abs +scalar .* wrong result"
-# ... and says where it is wrong under the table (issue 34 item 9): the
+# ... and says where it is wrong under the table: the
 # first bad element and its error, not only in the JSON log.
 check "the wrong result's first bad element and error are in the notes" contains "$TMP/out" \
 	"^note: wrong result: unary/abs/scalar/64K on local: abs: element [0-9]+ of 65536.*, expected .* \([0-9]+ ulp, limit [0-9]+\)$"
@@ -102,7 +102,7 @@ check "compare --fail-on-wrong: wrong only in the baseline is no failure (exit $
 "$BV" compare "$logs" --filter 'abs/scalar' --format markdown > "$TMP/w.md" 2>&1
 check "markdown: the wrong result's note" contains "$TMP/w.md" \
 	"^- \*\*note:\*\* wrong result: unary/abs/scalar/64K on local: abs: element [0-9]+ of 65536.* ulp, limit [0-9]+\)$"
-# Across runs (issue 15): the same fixture versions measured in two runs.
+# Across runs: the same fixture versions measured in two runs.
 # Identical code differs between runs by more than either run's intervals
 # hold (docs/measurement.md), so an unpaired ratio is never called.
 run1=$(ls -d "$TMP"/results/[0-9]*/ | head -1); run1=${run1%/}

@@ -48,7 +48,7 @@ check "compat lists 0.1.0 (its tag) and 0.1.1 as not tried" \
 check "the tag and the release number are one line" test "$(grep -cE '^(v?0\.1\.0) ' "$TMP/list")" -eq 1
 "$BV" compat local > "$TMP/list2" 2>&1
 check "compat NAME lists that version" contains "$TMP/list2" "^local +0\.1\.1 +working tree +none +not tried"
-# Names given select from the list (issue 34 item 4): they are what was
+# Names given select from the list: they are what was
 # asked about, not more lines beside every release.
 check "  and that version alone" bash -c "! grep -qE '^(v?0\.1\.[01]) ' '$TMP/list2'"
 "$BV" compat nosuchversion > "$TMP/list3" 2>&1; rc=$?

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: the contention case of issue 13.  Two versions of one cell, one
+# End to end: a cell measured while a bandwidth hog contends.  Two versions of one cell, one
 # memory-bound (the library's plain scalar abs, 1M elements: 8 MB streamed per
 # call) and one compute-bound (the same loop with a square root per element,
 # sqrtf(x*x) == |x| exactly, so it validates): the second does strictly more

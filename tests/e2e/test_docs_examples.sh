@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: every `bench-versions ...` example in README.md and docs/**/*.md
-# runs as written (issue 15 item 2).  The examples are about this project, so
+# runs as written.  The examples are about this project, so
 # they run in a clone of this very repository (its real history: releases
 # 0.1.0 to 0.14.x through kernels/VERSION, no tags), on branch main, with the
 # files the examples name (results directories, budgets.json, ...) made

@@ -43,7 +43,7 @@ check "compare shows both cells" contains "$TMP/table" "^unary +abs +scalar +64K
 check "compare prints no note for one run" test "$(grep -v '^note: budget: ' "$TMP/table" | grep -c '^note: ')" -eq 0
 
 # A cell that its time budget stopped before its interval decided says so,
-# and what to give (issue 34 item 8: a 2x change read `inconclusive,
+# and what to give (a 2x change once read `inconclusive,
 # unconfirmed` after the 6 processes its 2 s budget held, and nothing said
 # why).  A budget far too short for the planted 3x (1M elements: each
 # process spends some 10 ms on the cell, past 3 x 1 ms after its first): the
@@ -158,7 +158,7 @@ check "another machine: a note says why" contains "$TMP/far.out" "^note: main\.j
 BVC "$TMP/far/main.json" --across-machines > "$TMP/across" 2>&1
 check "--across-machines gives an unpaired ratio" contains "$TMP/across" "^unary +relu +scalar .* inconclusive unpaired$"
 
-# Issue 15: a 3x estimate whose interval holds 1 (a loaded machine, process
+# A 3x estimate whose interval holds 1 (a loaded machine, process
 # ratios 0.3 to 5.4) is inconclusive, not `same, noisy`; a log with one
 # process (from elsewhere: run refuses it) has an estimate and no interval.
 mkdir -p "$TMP/unsure"
@@ -196,7 +196,7 @@ assert ch["abs"]["verdict"] == "inconclusive" and ch["abs"]["ci_low"] is None an
 assert d["error_control"]["inconclusive"] == 2, d["error_control"]
 PY
 
-# Issue 15: every key is always there (null where it does not apply), in
+# Every key is always there (null where it does not apply), in
 # every object of its kind and whatever the cells did: one cell missing on
 # each side (new, vanished), another machine (no ratio), an estimate without
 # an interval, a normal paired run.

@@ -73,7 +73,7 @@ PY
 [ $? -eq 0 ] || sed 's/^/#   /' "$TMP/h.json" | head -60
 check "history.json is kept in the results directory" test -n "$(find "$TMP/results" -name history.json)"
 
-# The same series again: every step comes from the store (issue 19 item 3),
+# The same series again: every step comes from the store,
 # nothing is measured, and the answer is the same.
 "$BV" history HEAD~4..HEAD "${cells[@]}" --format json > "$TMP/h2.json" 2> "$TMP/h2.err"
 rc=$?
@@ -92,7 +92,7 @@ steps = lambda d: {x["cell"]: [round(s["ratio"], 12) for s in x["steps"]] for x 
 for cell, ratios in steps(b).items():
     assert all(r in steps(a)[cell] for r in ratios), (cell, ratios, steps(a)[cell])
 PY
-# Both streams into one file (issue 34 item 7): the progress lines and the
+# Both streams into one file: the progress lines and the
 # closing "results: DIR" (stderr) come out between whole lines of the JSON
 # (stdout), never inside one.  Fully buffered, stdout went out 4 KB at a
 # time, so "results:" landed in the middle of a line; the JSON here is
@@ -137,7 +137,7 @@ check "--import: the history of the run's two versions measures nothing" \
 check "--import: and finds the relu change" contains "$TMP/i2.out" "unary/relu/scalar/64K.* slower"
 grep -q "slower" "$TMP/i2.out" || { sed 's/^/#   /' "$TMP/i.err" "$TMP/i2.err" "$TMP/i2.out" | tail -20; }
 refused "--import of no run" "no results log in it" history --import "$TMP" --store "$TMP/imported.sqlite"
-# Issue 31, case 1: another program's database that sets a user_version
+# Another program's database that sets a user_version
 # below the store's was switched to WAL, migrated and marked as a store
 # before the refusal; now refused first, byte for byte as it was.
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript("CREATE TABLE users(n); PRAGMA user_version=2;"); db.close()' "$TMP/foreign.db"
@@ -185,7 +185,7 @@ assert "abs/scalar/64K`:" not in md and "narrow it" not in md, md
 PY
 echo "# three histories in $(($(date +%s) - start)) s"
 
-# HTML, the timeline (issue 19 item 4): the first series again, so the
+# HTML, the timeline: the first series again, so the
 # store gives every step and nothing is measured.  The page parses, has one
 # chart per cell, labels the change, loads nothing, and Chromium renders it.
 hstart=$(date +%s)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, issue 34 item 6: a history whose change-point test lists a
+# End to end: a history whose change-point test lists a
 # change that no single step's own test called (a gradual change over two
 # steps) must say so on the change's line, in the control line's counts and
 # in history.json, instead of reading as a history that disagrees with

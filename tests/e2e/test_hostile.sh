@@ -145,20 +145,20 @@ printf '{"schema": "bench-versions-results"}\0{}' > nul.json
 refused_cmd "a NUL byte in a log" "nul.json: contains a NUL byte at offset 36" "$BV" compare nul.json
 refused_cmd "a missing log" "cannot open $TMP/none.json: No such file" "$BV" compare "$TMP/none.json"
 
-# A run's directory whose every log is refused (issue 31, case 9): compare
-# said only "holds no results log"; the loader's reason is kept, with the count.
+# A run's directory whose every log is refused: compare
+# once said only "holds no results log"; the loader's reason is kept, with the count.
 mkdir refused-run && cp inf.json unknown.json refused-run/
 refused_cmd "compare DIR whose every log is refused: the first refusal (log, cell, element) and the count" \
 	"refused-run holds no results log that loads: 2 \.json files refused, the first: .*refused-run/inf\.json: cells\[0\] \(unary abs scalar 1K\): median_ns inf: expected a finite number > 0" \
 	"$BV" compare refused-run
-# One process twice in a cell (case 12): --vs-backend pairs cells by these.
+# One process twice in a cell: --vs-backend pairs cells by these.
 log dupid.json '[{"bench": "unary", "op": "abs", "backend": "scalar", "size": 1024, "status": "ok", "median_ns": 5, "median_ns_ci_low": 4, "median_ns_ci_high": 6, "process_medians_ns": [5, 5, 6], "process_ids": [2, 7, 2]}]'
 refused_cmd "a process twice in a cell's process_ids: log, cell and both places" \
 	"dupid\.json: cells\[0\] \(unary abs scalar 1K\): \"process_ids\": process 2 twice \(process_ids\[0\] and process_ids\[2\]\)" \
 	"$BV" compare dupid.json
 
 # ---- a run's directory given to --resume or compare --counts -----------------------
-# A planted raw/process-N.json with N at INT_MAX (issue 31, case 8): the
+# A planted raw/process-N.json with N at INT_MAX: the
 # resume numbered on from it, wrote process--2147483648.json, marked its logs
 # complete with negative process_ids and then refused its own log.  A
 # symlinked raw/ (also seen there) carried 25 documents outside the run.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, issue 34 item 10: --inputs N gives elementwise ops and
+# End to end, the input-sets rotation: --inputs N gives elementwise ops and
 # reductions N input sets, the same values in N orders, each call taking the
 # next, in every version alike; the logs say how many each cell had, and a
 # resume with another N is refused.

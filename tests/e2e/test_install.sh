@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End to end: `make install PREFIX=...` gives a tool that works (issue 15,
-# item 1).  From inside a fresh clone of a library, with no KERNEL_DIR, the
+# End to end: `make install PREFIX=...` gives a tool that works.
+# From inside a fresh clone of a library, with no KERNEL_DIR, the
 # installed program finds the library as git finds a repository, compares
 # two releases and writes its results into that clone; outside any
 # repository it says how to point it at a library; its man pages render; its

@@ -10,9 +10,9 @@ check "this tree keeps every layout rule (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/out"
 
 plant() { # NAME RULE-PATTERN: copies the tree, runs the planting commands on stdin, expects the rule broken
-	local copy="$TMP/$1"
+	local copy="$TMP/$1"  # kernels/ too: docs/kernels.md links into it (rule 7)
 	mkdir -p "$copy"
-	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$ROOT/docs" "$ROOT/tests" "$ROOT/README.md" "$copy/"
+	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$ROOT/kernels" "$ROOT/docs" "$ROOT/tests" "$ROOT/README.md" "$copy/"
 	(cd "$copy" && bash -e) || { not_ok "$1: planting failed"; return; }
 	python3 "$ROOT/scripts/layout.py" "$copy" > "$TMP/$1.out" 2>&1
 	local r=$?
@@ -69,11 +69,36 @@ E
 plant "a link to a heading that is not there" "rule 7: docs/project.md:[0-9]+: the link cli/run.md#no-such-section: docs/cli/run.md has no heading whose anchor is #no-such-section" <<'E'
 printf '\nSee [run](cli/run.md#no-such-section).\n' >> docs/project.md
 E
+# a reference to a request, in a doc and in a comment wrapped over two
+# lines; the words are printed, so this script holds none itself
+plant "a reference to a request in a doc" "rule 8: docs/project.md:[0-9]+: \"[Ii]ssue 12\" names a request" <<'E'
+printf '\nThe cache (%s %d) keeps every build.\n' "iss""ue" 12 >> docs/project.md
+E
+plant "a reference wrapped across two comment lines" "rule 8: orchestrator/merge.c:[0-9]+: \"[Ii]ssues 7\" names a request" <<'E'
+printf '\n/* The join of two logs (%s\n * %d, part 2). */\n' "iss""ues" 7 >> orchestrator/merge.c
+E
+plant "a reference in a test script" "rule 8: tests/e2e/test_cache.sh:[0-9]+: \"[I]SSUE 3\" names a request" <<'E'
+printf '# %s %d: the cache\n' "ISS""UE" 3 >> tests/e2e/test_cache.sh
+E
+check "no request named in a fixture, nor in a word that ends in 'issue'" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
+import os, subprocess, sys
+root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "fixtures")
+os.makedirs(copy)
+for d in ("orchestrator", "harness", "kernels", "docs", "tests", "README.md"):
+    subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
+ref = "is" + "sue 12"
+with open(os.path.join(copy, "tests", "e2e", "fixtures", "planted.sh"), "w") as f:
+    f.write("# " + ref + ": a fixture may quote a request\n")
+with open(os.path.join(copy, "docs", "planted.md"), "w") as f:
+    f.write("# Planted\n\nThe t" + ref + " sample.\n")
+out = subprocess.run([sys.executable, sys.argv[1], copy], capture_output=True, text=True).stdout
+assert "planted" not in out, out
+PY
 check "a link to a heading as GitHub names it resolves (code, punctuation, the second of two alike)" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
 import os, subprocess, sys
 root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "anchors")
 os.makedirs(copy)
-for d in ("orchestrator", "harness", "docs", "tests", "README.md"):
+for d in ("orchestrator", "harness", "kernels", "docs", "tests", "README.md"):
     subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
 with open(os.path.join(copy, "docs", "planted.md"), "w") as f:
     f.write("# Planted\n\n## Comparison (`--format json`)\n\n## Notes\n\n## Notes\n\n```\n## Not a heading\n```\n\n"
@@ -87,7 +112,7 @@ check "a function of 100 lines is not long" python3 - "$ROOT/scripts/layout.py" 
 import os, subprocess, sys
 root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "hundred")
 os.makedirs(copy)
-for d in ("orchestrator", "harness", "docs", "tests", "README.md"):
+for d in ("orchestrator", "harness", "kernels", "docs", "tests", "README.md"):
     subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
 body = "".join("\ta += %d;\n" % i for i in range(95))
 with open(os.path.join(copy, "orchestrator", "merge.c"), "a") as f:

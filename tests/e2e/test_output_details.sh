@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End to end: small things a newcomer meets in the output and the docs
-# (issue 15): the docs stand alone, the cache says what its entries are,
+# End to end: small things a newcomer meets in the output and the docs:
+# the docs stand alone, the cache says what its entries are,
 # a machine without a GPU is not told to upgrade its driver.
 source "$(dirname "$0")/lib.sh"
 make_fixture cuda

@@ -87,7 +87,7 @@ check "local reads its version from CMakeLists.txt" contains "$TMP/compat" "^loc
 
 "$BV" compat > "$TMP/compat2" 2>&1
 check "compat: the project's rules file" contains "$TMP/compat2" "^compat rules: $FIX/bench/compat.json"
-# --help says the same file (issue 34 item 4: it named the tool's own)
+# --help says the same file (it once named the tool's own)
 "$BV" compat --help > "$TMP/compat-help" 2>&1
 check "compat --help names the project's rules file, not the tool's" contains "$TMP/compat-help" \
 	"^compat rules: $FIX/bench/compat.json$"
@@ -151,17 +151,17 @@ refused "ops leaving the repository" "\"ops\" must be a path inside the reposito
 cp "$TMP/good.json" bench-versions.json
 rm bench/compat.json
 refused "compat naming a missing file" "\"compat\" names .*bench/compat\.json, which does not exist" list versions
-# Issue 31.  Each refusal comes within 10 s: a hang fails the check.
+# Hostile project files.  Each refusal comes within 10 s: a hang fails the check.
 git checkout -q -- bench/compat.json
 cp "$TMP/good.json" bench-versions.json
-# Case 2: a FIFO as "ops" was refused by run and ignored by list benches.
+# A FIFO as "ops" was refused by run and ignored by list benches.
 mv bench/ops.json "$TMP/ops.json.kept"
 mkfifo bench/ops.json
 refused_within=10 refused "ops naming a FIFO: list benches" "\"ops\" names .*bench/ops\.json, which is not a regular file" list benches
 refused_within=10 refused "ops naming a FIFO: run --dry-run" "\"ops\" names .*bench/ops\.json, which is not a regular file" local --dry-run "${args[@]}"
 rm bench/ops.json
 mv "$TMP/ops.json.kept" bench/ops.json
-# Case 3: back-references matched by backtracking: a 100-letter tag took
+# Back-references matched by backtracking: a 100-letter tag took
 # over a minute in list versions, a version regex over a 2 KB line hung.
 git tag "$(printf 'a%.0s' {1..100})"
 python3 - bench-versions.json <<'PY2'
@@ -183,7 +183,7 @@ PY2
 refused_within=10 refused "a back-reference in version.regex" "bench-versions\.json: \"version\"\.\"regex\" has a back-reference" local --dry-run "${args[@]}"
 cp "$TMP/CMakeLists.kept" CMakeLists.txt
 cp "$TMP/good.json" bench-versions.json
-# Case 10: "version"."file" a symlink out of the repository: local's version
+# "version"."file" a symlink out of the repository: local's version
 # was the linked file's (12.11.0 from /etc/debian_version); a link inside
 # the library's directory still reads.
 echo 12.11.0 > "$TMP/outside-version"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: release names (issue 15 item 2).  A fixture repository whose
+# End to end: release names.  A fixture repository whose
 # library is released through kernels/VERSION only (0.1.0, 0.2.0, 0.3.0, then
 # a 0.3.0 fix tagged v0.3.0 and v3.5.1), and a release index holding 0.4.0:
 # `list versions` shows every release in reach and where it comes from;
@@ -78,7 +78,7 @@ check "v0.4.0: a release only in the index resolves (compat, no build)" contains
 "$BV" compat > "$TMP/out" 2> "$TMP/err"
 check "compat: lists every release from the same list (0.1.0 to 0.3.0, 3.5.1's tree once)" bash -c \
 	'[ "$(grep -cE "^(0\.1\.0|0\.2\.0|0\.3\.0) " "$1")" = 3 ] && ! grep -q "^0\.3\.0 .*'"${c3:0:12}"'" "$1"' _ "$TMP/out"
-# names given select from that list (issue 34, item 4): those alone
+# names given select from that list: those alone
 "$BV" compat v0.1.0 0.3.0 > "$TMP/out" 2> "$TMP/err"
 check "compat v0.1.0 0.3.0: those two alone, 0.3.0 at its tag" bash -c \
 	'[ "$(grep -cE "^[^ ]+ +[0-9]+\.[0-9]+\.[0-9]+ " "$1")" = 2 ] && [ "$(grep -cE "^(v0\.1\.0|0\.3\.0) " "$1")" = 2 ] && ! grep -q "^0\.3\.0 .*'"${c3:0:12}"'" "$1"' _ "$TMP/out"

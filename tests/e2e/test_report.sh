@@ -215,7 +215,7 @@ check "hostile label: markdown escapes it" contains "$TMP/hostile/report.md" '\\
 check "hostile label: the JUnit XML still parses" python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$TMP/hostile/report.xml"
 
 # ---- 6b: numbers a verdict would take at face value are refused, naming the
-# file and the cell (issue 14 item 10): relu is 2-3x slower here, and an
+# file and the cell: relu is 2-3x slower here, and an
 # interval reaching down to -1e308 made it "same", so READY.
 python3 - "$run/main.json" "$TMP/absurd.json" "$TMP/twice.json" <<'PY'
 import json, sys

@@ -7,7 +7,7 @@
 # library writes the measuring process's environment when bv-runner loads it;
 # neither may hold a secret, and the runner's holds only what it needs.
 #
-# Their memory neither (issue 31, case 5): the Makefile and the library's
+# Their memory neither: the Makefile and the library's
 # constructor each run a scanner that reads every ancestor's environment and
 # memory (/proc/PID/mem, region by region as /proc/PID/maps lists them), up
 # to this script, and finds no secret's value.  bench-versions drops what it

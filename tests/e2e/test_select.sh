@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: what runs, and how long (issue 15, item 5).  --filter selects
+# End to end: what runs, and how long.  --filter selects
 # the cells measured (not rows hidden after measuring all), a filter that
 # selects nothing is an input error, --dry-run builds and measures nothing
 # and says the plan, the estimate leaves out cuda cells that skip without a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: `run --slurm` on a real Slurm cluster (issue 17, part 3).  A
+# End to end: `run --slurm` on a real Slurm cluster.  A
 # single-host cluster from Debian's packages (slurm_cluster.sh: its own
 # munged, slurmctld and slurmd, config and ports, stopped by their PIDs at
 # the end) runs the shards of a two-version comparison as one job array;

@@ -5,7 +5,7 @@
 #   a raw malloc/calloc/realloc whose NULL nobody checks is a crash far from
 #   its cause (an outside review counted 49 of them);
 # - no command file calls another command's function: a driver of the
-#   stages depends on pipeline.c, not on cmd_run.c (issue 14, item 13).
+#   stages depends on pipeline.c, not on cmd_run.c.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -29,7 +29,7 @@ check "no command file's function is used by another file${cross:+ (found:$cross
 
 # Every word the tool prints as a verdict, or beside one, is defined where the
 # verdicts are: docs/measurement.md, from "**Verdict.**" to the next
-# paragraph of the method (issue 34 item 5: `unconfirmed` was in the output
+# paragraph of the method (`unconfirmed` was once in the output
 # and, to a new user, on no page).  The words come from the code that prints
 # them, so the next new one fails here until it is defined there.
 words=$(python3 - <<'PY'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, issue 32: bisect and history on a project with a benchmark
+# End to end: bisect and history on a project with a benchmark
 # suite (docs/suites.md, "Bisect and history with a suite").  A small
 # library made here, six commits (1.0.0 to 1.0.5 in its VERSION), a suite of
 # two benchmarks: sum, and scale (1.0.1 on: n/a in 1.0.0).  The fourth

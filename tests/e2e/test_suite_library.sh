@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, issue 32 (what the bundled catalog needs of the suite API,
+# End to end (what the bundled catalog needs of the suite API,
 # for any library): BVS_LIBRARY's hooks and a suite cell's footprint.  A
 # tiny library, tags 1.0 and 1.1, says which ISA it dispatches to and
 # counts what it allocates; 1.1 can be forced onto an ISA, 1.0 cannot.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, issue 32: a library's own benchmark suite (harness/bv_suite.h),
+# End to end: a library's own benchmark suite (harness/bv_suite.h),
 # named by its project file's "suite", measured across its releases.  A
 # tiny C library, tags 1.0, 1.1 and 1.2: 1.1 adds tiny_scale (the suite's
 # rescale benchmark exists from 1.1 on: n/a on 1.0), 1.2 drops the type
@@ -163,7 +163,7 @@ rc=$?
 check "--ops total (a suite name only) after an edit: exit 0 (exit $rc)" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/#   /' "$TMP/err3" | tail -20
 check "an edited suite rebuilds every version" test "$(grep -cE '^build: +1\.[01] +built' "$TMP/err3")" -eq 2
-# ... its plugin only: each library comes from the cache (issue 34 item 3)
+# ... its plugin only: each library comes from the cache
 check "... relinking its plugin only: both libraries taken from the cache" \
 	test "$(ls -t "$BENCH_VERSIONS_CACHE"/builds/*.log | head -2 | xargs grep -l 'library: taken from the cache' | wc -l)" -eq 2
 check "--ops total selects total only" bash -c "grep -qE '^tiny +total ' '$TMP/out3' && ! grep -qE '^tiny +rescale ' '$TMP/out3'"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, issue 32: the vs view along a suite op's parameter (run and
+# End to end: the vs view along a suite op's parameter (run and
 # compare --vs level=1), as the backend view is along the backend.  A tiny
 # library (one tag) whose `spin` does its loop once at level 1 and three
 # times at level 9, in two variants (the suite's variant parameter is named

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, issue 32's acceptance: a library made here (a real git
+# End to end: a library made here (a real git
 # repository, three release tags), benchmarked through a suite written as
 # docs/suites.md says, the files taken from that page: a double-precision
 # function, a function over bytes with a `level` parameter, two variants of
@@ -144,7 +144,7 @@ check "the walk-through's comparison exits 0 (exit $rc)" test $rc -eq 0
 sed 's/^/#   /' "$TMP/out"
 # Unchanged code is `same`, or a difference the counts pin on placement
 # (the archive around it changed: sincos joined it in 1.1.0), never a
-# change of the code (issue 29's rule, for suite cells too).
+# change of the code (the counts' rule, for suite cells too).
 # (or inconclusive, or unstable: not called either way; what the counts
 # say of such a row is only a note)
 SAME='([0-9.]+ \[[0-9., ]+\] (same|inconclusive|unstable \([^)]*\))[, a-z]*(; same instructions and misses: placement or machine, not the code)?|[0-9.]+ \[[0-9., ]+\] (faster|slower|inconclusive)[, a-z]*; same instructions and misses: placement or machine, not the code)'

@@ -121,7 +121,7 @@ BENCH_VERSIONS_CACHE="$TMP/cache-of-none" "$BV" cache show > /dev/null 2> "$TMP/
 check "a broken ops file does not stop cache show" test $? -eq 0 -a ! -s "$TMP/err"
 "$BV" run --help > /dev/null 2> "$TMP/err"
 check "... nor a subcommand's --help" test $? -eq 0 -a ! -s "$TMP/err"
-# Issue 31, case 11: \u0000 in a string cut it short there (the function
+# \u0000 in a string cut it short there (the function
 # fm_bench_my\u0000...  was fm_bench_my): refused naming the key.
 python3 - "$ops" <<'PY'
 import json, sys
@@ -129,7 +129,7 @@ d = json.load(open(sys.argv[1])); d["ops"][0]["function"] = "kx_sin\u0000; evil(
 json.dump(d, open(sys.argv[1], "w"))
 PY
 refused "a NUL in a string" "ops file $ops: key 'function' at line 1, column [0-9]+: its string holds \\\\u0000" list benches
-# Case 2: a FIFO as the ops file: every command reading the registry waited
+# A FIFO as the ops file: every command reading the registry waited
 # for a writer for ever; refused within 10 s (a hang fails the check).
 mkfifo "$TMP/ops.fifo"
 export BENCH_VERSIONS_OPS="$TMP/ops.fifo"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # aa_matrix.sh - whole-matrix A/A: identical code under two names, every cell
 # of the chosen groups, RUNS times, counting every verdict that is not
-# `same`.  Issue 13's acceptance: default settings, 5 runs with zero
+# `same`.  The bar: default settings, 5 runs with zero
 # `slower`/`faster` cells while the machine runs a looping `make -j2` of
 # something else; with --quick, at least 9 of 10 runs with zero.
 #

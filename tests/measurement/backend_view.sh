@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# backend_view.sh - issue 19's acceptance for the backend view: `--vs-backend`
+# backend_view.sh - the proof run for the backend view: `--vs-backend`
 # over the whole CPU matrix of one version (every bench, op and size, the
 # scalar, simd and blas backends), checked cell by cell against the
 # per-backend medians: the view's paired ratio against the quotient of the

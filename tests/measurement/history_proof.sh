@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# history_proof.sh - issue 19's acceptance for `history`: a 30-commit history
+# history_proof.sh - the proof run for `history`: a 30-commit history
 # with two planted steps (+5 % at commit 10, -20 % at commit 20) and
 # noise-only commits between, and a 30-commit A/A history; how often the
 # steps are found at the right commits, and how often the A/A history has any

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # inputs_rotation.sh - what --inputs N does to a data-dependent branch
-# (issue 34 item 10; docs/measurement.md reports it): release 0.1.0's
+# (docs/measurement.md reports it): release 0.1.0's
 # scalar relu is a compare-and-jump on mixed-sign data.  At 1K elements one
 # buffer is learned by the branch predictor; at 64K it is not.  For each N,
 # one run times both sizes in the same processes, and the ratio of their

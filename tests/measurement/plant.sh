@@ -96,8 +96,8 @@ PY
 fi
 proof_load "$LOAD"
 
-# code: cells whose counts (run's default since issue 29: changed cells are
-# counted under Valgrind) say the instructions changed; instr: their median
+# code: cells whose counts (run's default: changed cells are counted
+# under Valgrind) say the instructions changed; instr: their median
 # instruction change (%); both empty in logs from before.
 [ -s "$OUT" ] || printf 'run\tpercent\tgroup\tsize\tcells\tslower\tsame\tfaster\tother\tmedian_ratio\tload_start\tload_end\tcommit\tload\toptions\tcode\tinstr\n' > "$OUT"
 commit=$COMMIT

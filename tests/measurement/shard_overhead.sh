@@ -2,8 +2,8 @@
 # shard_overhead.sh - what sharding adds to a comparison of the full matrix,
 # apart from the measuring itself: `plan` (resolve the versions, cut the
 # matrix) and the join of the N shards' logs by `compare` (load, check,
-# join, merge, decide every verdict together, print the table).  Issue 17's
-# acceptance: both together under 1 s.  docs/scale-out.md reports it.
+# join, merge, decide every verdict together, print the table).  The bar:
+# both together under 1 s.  docs/scale-out.md reports it.
 #
 #   [PROCS=P] tests/measurement/shard_overhead.sh [SHARDS [VERSION...]]
 #     default: 8 shards of 0.1.0 main (this repository's own history);

@@ -1,6 +1,6 @@
 /*
  * suite_overhead.c - what the suite API's call path costs against a direct
- * call (issue 32's acceptance): one process times the same ~1 us library
+ * call (docs/suites.md reports it): one process times the same ~1 us library
  * call two ways, alternated in a fresh random order each round, and prints
  * its median ratio (API / direct) over the rounds.  suite_overhead.sh runs
  * many such processes (a process keeps one speed level for its life:

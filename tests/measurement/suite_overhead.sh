@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # suite_overhead.sh - the suite API's call path against a direct call of a
-# ~1 us library function (issue 32's acceptance; docs/suites.md reports
+# ~1 us library function (docs/suites.md reports
 # it): PROCS processes (default 40) of suite_overhead.c, each its median
 # ratio (API / direct) over 31 alternated rounds of 300 calls; the median
 # over the processes with its 95 % order-statistic interval, the ISA and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# why_proof.sh - the default `run` against code that moved but did not change
-# (issue 29): never-run bytes appended to kernels/src/api.c (384, 416 and 448
+# why_proof.sh - the default `run` against code that moved but did not change:
+# never-run bytes appended to kernels/src/api.c (384, 416 and 448
 # bytes: scalar.c and its object byte-identical, only its addresses move),
 # measured as a new user would, and the same with --layouts 4.  Per run it
 # counts the comparisons called slower/faster, and of those how many carry the

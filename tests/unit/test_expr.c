@@ -276,7 +276,7 @@ static void ops_file_refuses_bad_input(void **state)
 	             "\"function\": \"f\", "
 	             "\"lo\": 0, \"hi\": 1, \"max_ulp\": 0, \"reference\": \"x\"}]}",
 	             "op 'exp': key 'name': the unary group has a built-in op of that name");
-	/* \u0000 in a string (issue 31, case 11): cJSON decodes it into a NUL,
+	/* \u0000 in a string: cJSON decodes it into a NUL,
 	 * and the string read in C ends there ("fm_bench_my\u0000..." was the
 	 * function fm_bench_my); refused naming the key, and a key holding one */
 	file_refused("!{\"schema_version\": 1, \"ops\": [{\"name\": \"my\", \"group\": \"unary\", "
@@ -299,7 +299,7 @@ static void ops_file_refuses_bad_input(void **state)
 	char err[256];
 	assert_int_equal(bv_ops_file_load("/nonexistent/ops.json", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "ops file /nonexistent/ops.json: cannot read it"));
-	/* a FIFO (issue 31, case 2): refused, not waited on for a writer that
+	/* a FIFO: refused, not waited on for a writer that
 	 * never comes (the alarm ends a hang as a failure) */
 	char *dir = test_tmpdir();
 	char *fifo = bv_asprintf("%s/ops.json", dir);

@@ -128,8 +128,8 @@ static void broken_results_logs_are_refused(void **state)
 		{CELL("\"size\": 1e999"), "cells[0]: \"size\": expected a whole number"},
 		{CELL("\"size\": 64, \"processes\": 1e30"), "cells[0] (unary abs scalar 64): \"processes\": expected a whole number"},
 		{CELL("\"size\": 64, \"status\": \"ok\", \"median_ns\": \"fast\""), "cells[0] (unary abs scalar 64): an ok cell lacks median_ns"},
-		/* Numbers a verdict would take at face value (issue 14 item 10):
-		 * report --from said READY for a candidate 5x slower whose log
+		/* Numbers a verdict would take at face value: report --from
+		 * once said READY for a candidate 5x slower whose log
 		 * said ratio_ci_low -1e308 (an interval reaching below 1 is "same"). */
 		{CELL(OK_CELL ", \"change\": " CHANGE("5", "-1e308", "6")), "cells[0] (unary abs scalar 64): change.ratio_ci_low -1e+308: expected a finite number > 0"},
 		{CELL(OK_CELL ", \"change\": " CHANGE("1e999", "1", "2")), "change.ratio inf: expected a finite number > 0"},
@@ -140,7 +140,7 @@ static void broken_results_logs_are_refused(void **state)
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 5}"), "change lacks ratio, ratio_ci_low or ratio_ci_high"},
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 1, \"ratio_ci_low\": 1, \"ratio_ci_high\": 1, \"process_ratios\": [1, -1]}"),
 		 "change.process_ratios[1]: expected a finite number > 0"},
-		/* A change contradicting its own processes (issue 31): the ratio
+		/* A change contradicting its own processes: the ratio
 		 * is their median (measure.c), so it lies between the lowest and
 		 * the highest of them; a verdict was taken from 5 over 1s. */
 		{CELL(OK_CELL ", \"change\": {\"ratio\": 5, \"ratio_ci_low\": 4, \"ratio_ci_high\": 6, \"process_ratios\": [1, 0.98, 1.02]}"),
@@ -179,7 +179,7 @@ static void broken_results_logs_are_refused(void **state)
 		{CELL("\"size\": 64, \"status\": \"fast\""), "cells[0] (unary abs scalar 64): \"status\": unknown status 'fast' (known: ok, n/a, skipped"},
 		{CELL("\"size\": 64"), "cells[0] (unary abs scalar 64): \"status\": expected a string"},
 		{CELL("\"size\": 64, \"status\": \"\\u001b[2Jok\""), "unknown status '\\x1b[2Jok'"},
-		/* One process twice in a cell (issue 31, case 12): the backend
+		/* One process twice in a cell: the backend
 		 * view pairs cells by process id, and paired the wrong ones. */
 		{CELL(OK_CELL ", \"process_medians_ns\": [5, 5, 6], \"process_ids\": [1, 3, 1]"),
 		 "cells[0] (unary abs scalar 64): \"process_ids\": process 1 twice (process_ids[0] and process_ids[2]); a "
@@ -375,7 +375,7 @@ static void names_from_outside_are_escaped(void **state)
 	assert_string_equal(bv_error_last(), "release \\x1b]0;t\\x07: entry '\\x1b[31mx': tail:\na\\x07");
 }
 
-/* Issue 33: one shell quoting function.  Each word, quoted, is read back by
+/* The one shell quoting function (bv_shell_word).  Each word, quoted, is read back by
  * a real POSIX shell (popen's sh reads the command as a person's paste
  * would be read) exactly as it was; ~ is never left to expand. */
 static void shell_words_read_back_as_they_were(void **state)

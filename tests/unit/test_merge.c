@@ -238,7 +238,7 @@ static void run_dir_lists_the_baseline_first(void **state)
 	assert_int_equal(bv_run_dir_logs(empty, &paths, &n, &nv), BV_EINPUT);
 	assert_non_null(strstr(bv_error_last(), "holds no results log"));
 	assert_null(paths);
-	/* Every log refused (issue 31, case 9): compare DIR said only "holds
+	/* Every log refused: compare DIR once said only "holds
 	 * no results log"; the loader's own reason is kept, with the count. */
 	test_write(empty, "a.json", "{\"schema\": \"bench-versions-results\", \"schema_version\": \"2.0\"}");
 	test_write(empty, "b.json", "[1, 2]");

@@ -204,7 +204,7 @@ static void bad_values_name_the_option_the_value_and_what_was_expected(void **st
 }
 
 /* A 95 % interval needs 6 processes: fewer is refused, naming the minimum,
- * however it is asked for (issue 15: `--processes 1` printed a one-point
+ * however it is asked for (`--processes 1` once printed a one-point
  * "interval" 0.992 [0.992, 0.992]). */
 static void fewer_processes_than_an_interval_needs_are_refused(void **state)
 {

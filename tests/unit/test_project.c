@@ -72,7 +72,7 @@ static void every_validation_error_names_file_and_key(void **state)
 	char big[400];
 	snprintf(big, sizeof(big), "{\"schema_version\": 1, \"releases\": \"%0300d\"}", 0);
 	REFUSED(big, "\"releases\" is longer than 256");
-	/* back-references (issue 31, case 3): glibc matches them by
+	/* back-references: glibc matches them by
 	 * backtracking, exponentially: a 100-letter tag took over a minute */
 	REFUSED("{\"schema_version\": 1, \"releases\": \"^(a*)(a*)(a*)\\\\3\\\\2\\\\1b$\"}",
 	        "\"releases\" has a back-reference (\\3)");

@@ -344,7 +344,7 @@ static void verdict_boundaries_and_budgets(void **state)
 	bv_report_free(&r);
 }
 
-/* Issue 15: an inconclusive cell (a 3x estimate whose interval holds 1; one
+/* An inconclusive cell (a 3x estimate whose interval holds 1; one
  * process, no interval) is neither a blocker nor "no change": a warning, as
  * unstable is; one whose estimate is faster is ok. */
 static void inconclusive_cells_warn_and_never_block(void **state)
@@ -379,7 +379,7 @@ static void inconclusive_cells_warn_and_never_block(void **state)
 	bv_table_free(&t);
 }
 
-/* Issue 33: an unstable cell (its ratio followed the machine's state) is a
+/* An unstable cell (its ratio followed the machine's state) is a
  * warning, unless it is beyond the budget at both states: then slower
  * whatever the state, a regression (a planted 3x once read unstable and
  * passed a release). */

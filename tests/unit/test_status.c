@@ -1,5 +1,5 @@
-/* test_status.c - the enums that stand for words inside the program
- * (issue 33): each value named and read back by its parse function, and
+/* test_status.c - the enums that stand for words inside the program:
+ * each value named and read back by its parse function, and
  * the words a file may hold that the enum does not know read as nothing.
  * The cell statuses (status.h) and their gaps (new, vanished), and the
  * verdicts (stats.h) that the history's change points and a bisect's

@@ -350,7 +350,7 @@ static void what_is_not_a_store_is_refused_untouched(void **state)
 	raw_exec(p, "CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('x')");
 	refused_untouched(p, "an SQLite database of something else");
 	free(p);
-	/* ... that sets a user_version of its own (issue 31, case 1): a version
+	/* ... that sets a user_version of its own: a version
 	 * the store's schema also has (2 < 3) is no sign of a store, and was
 	 * migrated, switched to WAL and marked as one */
 	p = bv_asprintf("%s/versioned.sqlite", dir);

@@ -410,7 +410,7 @@ static void an_estimate_past_the_band_that_is_not_called_is_inconclusive(void **
 	double g[16];
 	for (int k = 0; k < 16; k++)
 		g[k] = 40; /* a steady machine: nothing set aside */
-	/* Issue 15's case: a loaded machine, per-process ratios 0.3 to 5.4,
+	/* A loaded machine, per-process ratios 0.3 to 5.4,
 	 * median 3.24: its interval holds 1, so it is not called, and it is
 	 * not `same` either. */
 	double wild[7] = {0.3, 3.241, 0.982, 3.295, 5.4, 3.1, 3.25};
