@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, issue 18's acceptance: a C library bench-versions did not grow
+# End to end: a C library bench-versions did not grow
 # up with, laid out as such a project is (the library at the repository's
 # root, a CMake build, release tags `release-1.2` and `2.0`, no VERSION file,
 # no kernels.h, its own function names), compared through what
