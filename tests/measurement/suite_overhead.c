@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	bv_call call;
 	bv_args args = {0};
 	if (p->lookup("ovh", "work", "default", &call) != BV_OK ||
-	    p->suite_open("work", "", 1, &args.cell) != BV_OK) {
+	    p->suite_open("work", "", 1, 1, &args.cell) != BV_OK) {
 		fprintf(stderr, "suite_overhead: %s\n", p->last_error());
 		return 1;
 	}
