@@ -311,7 +311,8 @@ static int suite_ok(void)
 		return 0;
 	}
 	/* 1.0 had the array alone; from 1.1 a suite may have BVS_BENCHMARK
-	 * lines instead (or none: a version before its first benchmark). */
+	 * lines instead.  (A version with none at all is the host's to refuse:
+	 * bv_suite_desc_check.) */
 	if (!s->benchmarks && minor == 0) {
 		snprintf(invalid, sizeof(invalid), "suite %s: its benchmarks are NULL", s->name);
 		return 0;

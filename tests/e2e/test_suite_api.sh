@@ -41,10 +41,11 @@ printf '%s\n' '#include <stddef.h>' 'void mylib_exp(const double *x, double *y, 
 printf '%s\n' '#include <math.h>' '#include "mylib.h"' \
 	'void mylib_exp(const double *x, double *y, size_t n) { for (size_t i = 0; i < n; i++) y[i] = exp(x[i]); }' \
 	> "$W/mylib.c"
-example() {
-	cc $CFLAGS -Wall -Wextra -Werror -I"$H" -I"$W" -DBVS_VERSION_MAJOR=1 -DBVS_VERSION_MINOR=0 \
-		-DBVS_VERSION_PATCH=0 -o "$W/example.so" "$H/suite_plugin.c" "$W/example.c" "$W/mylib.c" -lm \
-		2> "$W/example.err" &&
+example() { # the example's warnings are errors, the runtime's are not its
+	local v="-DBVS_VERSION_MAJOR=1 -DBVS_VERSION_MINOR=0 -DBVS_VERSION_PATCH=0"
+	cc $CFLAGS -Wall -Wextra -Werror -I"$H" -I"$W" $v -c "$W/example.c" -o "$W/example.o" 2> "$W/example.err" &&
+		cc $CFLAGS -I"$H" $v -o "$W/example.so" "$H/suite_plugin.c" "$W/example.o" "$W/mylib.c" -lm \
+			2>> "$W/example.err" &&
 		"$RUNNER" --describe --out "$W/example.json" 1.0.0="$W/example.so" 2>> "$W/example.err" &&
 		python3 -c '
 import json, sys
