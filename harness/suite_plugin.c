@@ -99,6 +99,34 @@ static int nbenches;
 static int parsed;          /* 0: not yet; 1: valid; -1: invalid (why in invalid) */
 static char invalid[1024];
 
+/* BVS_BENCHMARK's registrations, made by the suite files' constructors when
+ * the plugin loads (before anything reads the suite).  Hidden, as
+ * bvs_register_ is: each version's plugin has its own.  One past the most
+ * the suite may have is kept, so suite_ok can say there were too many. */
+typedef struct registration {
+	const bvs_benchmark *b;
+	const char *file;
+	int line;
+} registration;
+static registration registered[BENCH_MAX_ + 1];
+static int nregistered;
+
+__attribute__((visibility("hidden"))) void bvs_register_(const bvs_benchmark *b, const char *file, int line)
+{
+	if (b && nregistered < BENCH_MAX_ + 1)
+		registered[nregistered++] = (registration){b, file ? file : "", line};
+}
+
+/* The order the constructors ran in is the linker's, and within a file
+ * the compiler's: by file name, then line, a suite lists the same way
+ * wherever it is built. */
+static int by_place(const void *a, const void *b)
+{
+	const registration *x = a, *y = b;
+	int c = strcmp(x->file, y->file);
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
 static int name_ok(const char *s, size_t n)
 {
 	if (n == 0 || n > NAME_MAX_)
@@ -184,69 +212,121 @@ static int parse_params(bench *d, const char *s, char *why, size_t len)
 	return 0;
 }
 
-/* Checks bvs_suite_def against bv_suite.h's rules, once. */
+/* The API version the suite was built against, from bvs_suite.abi
+ * (BVS_API_VERSION; 1.0's headers wrote 1).  0 when this harness loads it
+ * (1.0 or 1.1), else -1 with why in invalid, naming both versions. */
+static int api_version_ok(const bvs_suite *s, int *minor)
+{
+	unsigned v = (unsigned)s->abi, major = v == BVS_ABI ? 1 : v >> 16;
+	*minor = v == BVS_ABI ? 0 : (int)(v & 0xffff);
+	if (major == BVS_API_VERSION_MAJOR && *minor <= BVS_API_VERSION_MINOR)
+		return 0;
+	/* The name is the second member in every version of the header. */
+	char name[80];
+	size_t len = 0;
+	while (s->name && len <= NAME_MAX_ && s->name[len])
+		len++;
+	if (s->name && name_ok(s->name, len))
+		snprintf(name, sizeof(name), "suite '%s'", s->name);
+	else
+		snprintf(name, sizeof(name), "the suite");
+	char built[64];
+	if (major)
+		snprintf(built, sizeof(built), "bv_suite.h %u.%d", major, *minor);
+	else
+		snprintf(built, sizeof(built), "no bv_suite.h this harness knows (its version %d)", s->abi);
+	snprintf(invalid, sizeof(invalid),
+		 "%s was built against %s; this harness loads %d.%d (and the %d.x before it): compile the suite "
+		 "against this bench-versions' harness/bv_suite.h (a copy of another version on the include path, "
+		 "in the suite's or the library's directories, comes first)",
+		 name, built, BVS_API_VERSION_MAJOR, BVS_API_VERSION_MINOR, BVS_API_VERSION_MAJOR);
+	return -1;
+}
+
+/* One benchmark into benches, checked against bv_suite.h's rules: 0, or
+ * -1 with why in invalid. */
+static int add_bench(const char *suite, const bvs_benchmark *b)
+{
+	char why[512];
+	if (nbenches == BENCH_MAX_) {
+		snprintf(invalid, sizeof(invalid), "suite %s: more than %d benchmarks", suite, BENCH_MAX_);
+		return -1;
+	}
+	if (!b->name || !name_ok(b->name, strlen(b->name))) {
+		snprintf(invalid, sizeof(invalid), "suite %s: '%.64s' is no benchmark name ([a-z0-9_], 1 to %d)",
+			 suite, b->name ? b->name : "(NULL)", NAME_MAX_);
+		return -1;
+	}
+	for (int i = 0; i < nbenches; i++)
+		if (!strcmp(benches[i].b->name, b->name)) {
+			snprintf(invalid, sizeof(invalid), "suite %s: benchmark '%s' defined twice", suite, b->name);
+			return -1;
+		}
+	bench *d = &benches[nbenches];
+	d->b = b;
+	if (parse_params(d, b->params, why, sizeof(why))) {
+		snprintf(invalid, sizeof(invalid), "suite %s: benchmark '%s': .params: %s", suite, b->name, why);
+		return -1;
+	}
+	d->variant = -1;
+	const char *v = b->variant ? b->variant : "variant";
+	for (int i = 0; i < d->nparams; i++)
+		if (!strcmp(d->params[i].name, v))
+			d->variant = i;
+	if (b->variant && (d->variant < 0 || !strcmp(b->variant, "size"))) {
+		snprintf(invalid, sizeof(invalid),
+			 "suite %s: benchmark '%s': .variant '%.64s' is no parameter of it (other than size)", suite,
+			 b->name, b->variant);
+		return -1;
+	}
+	if (!(b->max_ulp >= 0 && b->max_ulp <= 1e18) || !(b->rel_tol >= 0 && b->rel_tol <= 1e18)) {
+		snprintf(invalid, sizeof(invalid),
+			 "suite %s: benchmark '%s': .max_ulp and .rel_tol must be numbers in [0, 1e18]", suite, b->name);
+		return -1;
+	}
+	nbenches++;
+	return 0;
+}
+
+/* The suite's init and fini (1.1), NULL in a 1.0 suite, whose definition
+ * ends before them. */
+static bvs_status (*suite_init)(void);
+static void (*suite_fini)(void);
+
+/* Checks bvs_suite_def against bv_suite.h's rules, once: the API version
+ * it was built against, then its benchmarks, the array's (BVS_SUITE) and
+ * the registered ones (BVS_BENCHMARK), as one list. */
 static int suite_ok(void)
 {
 	if (parsed)
 		return parsed > 0;
 	const bvs_suite *s = &bvs_suite_def;
+	int minor;
 	parsed = -1;
-	if (s->abi != BVS_ABI) {
-		snprintf(invalid, sizeof(invalid), "the suite was written for bv_suite.h ABI %d, this harness has %d",
-			 s->abi, BVS_ABI);
+	if (api_version_ok(s, &minor))
 		return 0;
-	}
 	if (!s->name || !name_ok(s->name, strlen(s->name))) {
 		snprintf(invalid, sizeof(invalid), "the suite's name %s%.64s%s is no name ([a-z0-9_], 1 to %d)",
 			 s->name ? "'" : "", s->name ? s->name : "(NULL)", s->name ? "'" : "", NAME_MAX_);
 		return 0;
 	}
-	if (!s->benchmarks) {
+	/* 1.0 had the array alone; from 1.1 a suite may have BVS_BENCHMARK
+	 * lines instead.  (A version with none at all is the host's to refuse:
+	 * bv_suite_desc_check.) */
+	if (!s->benchmarks && minor == 0) {
 		snprintf(invalid, sizeof(invalid), "suite %s: its benchmarks are NULL", s->name);
 		return 0;
 	}
+	if (minor >= 1)
+		suite_init = s->init, suite_fini = s->fini;
 	nbenches = 0;
-	for (const bvs_benchmark *b = s->benchmarks; b->name; b++) {
-		char why[512];
-		if (nbenches == BENCH_MAX_) {
-			snprintf(invalid, sizeof(invalid), "suite %s: more than %d benchmarks", s->name, BENCH_MAX_);
+	for (const bvs_benchmark *b = s->benchmarks; b && b->name; b++)
+		if (add_bench(s->name, b))
 			return 0;
-		}
-		if (!name_ok(b->name, strlen(b->name))) {
-			snprintf(invalid, sizeof(invalid), "suite %s: '%.64s' is no benchmark name ([a-z0-9_], 1 to %d)",
-				 s->name, b->name, NAME_MAX_);
+	qsort(registered, (size_t)nregistered, sizeof(registered[0]), by_place);
+	for (int i = 0; i < nregistered; i++)
+		if (add_bench(s->name, registered[i].b))
 			return 0;
-		}
-		for (int i = 0; i < nbenches; i++)
-			if (!strcmp(benches[i].b->name, b->name)) {
-				snprintf(invalid, sizeof(invalid), "suite %s: benchmark '%s' defined twice", s->name, b->name);
-				return 0;
-			}
-		bench *d = &benches[nbenches];
-		d->b = b;
-		if (parse_params(d, b->params, why, sizeof(why))) {
-			snprintf(invalid, sizeof(invalid), "suite %s: benchmark '%s': .params: %s", s->name, b->name, why);
-			return 0;
-		}
-		d->variant = -1;
-		const char *v = b->variant ? b->variant : "variant";
-		for (int i = 0; i < d->nparams; i++)
-			if (!strcmp(d->params[i].name, v))
-				d->variant = i;
-		if (b->variant && (d->variant < 0 || !strcmp(b->variant, "size"))) {
-			snprintf(invalid, sizeof(invalid),
-				 "suite %s: benchmark '%s': .variant '%.64s' is no parameter of it (other than size)", s->name,
-				 b->name, b->variant);
-			return 0;
-		}
-		if (!(b->max_ulp >= 0 && b->max_ulp <= 1e18) || !(b->rel_tol >= 0 && b->rel_tol <= 1e18)) {
-			snprintf(invalid, sizeof(invalid),
-				 "suite %s: benchmark '%s': .max_ulp and .rel_tol must be numbers in [0, 1e18]", s->name,
-				 b->name);
-			return 0;
-		}
-		nbenches++;
-	}
 	parsed = 1;
 	return 1;
 }
@@ -387,13 +467,54 @@ struct bvs_ctx {
 	int bad_output; /* bvs_output with an unknown type, or no memory for a copy */
 	int own_tol;    /* bvs_tolerance was called: max_ulp and rel_tol below, not the benchmark's */
 	double max_ulp, rel_tol;
+	/* The reason bvs_fail, bvs_na, bvs_skip or bvs_wrong gave in the call
+	 * now running (emptied before each): the cell's, so a thread the
+	 * suite starts may say it, and no other cell's reason stands in. */
+	char why[1024];
+	/* The first parameter read wrong (bvs_param: a name the benchmark does
+	 * not declare; bvs_param_ll: a value that is no number): it fails the
+	 * cell after the call that read it, whatever that call returned. */
+	char misread[512];
 };
+
+/* c's misread, once: the cell is the suite's (calloc'd in suite_open),
+ * never const itself, though the reading calls take it so. */
+static void misread(const bvs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void misread(const bvs_ctx *c, const char *fmt, ...)
+{
+	bvs_ctx *w = (bvs_ctx *)c;
+	if (w->misread[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->misread, sizeof(w->misread), fmt, ap);
+	va_end(ap);
+}
+
+/* A name the benchmark does not declare: misread, naming what it does. */
+static void undeclared(const bvs_ctx *c, const char *name)
+{
+	char declared[256] = "";
+	size_t at = 0;
+	for (int i = 0; i < c->d->nparams && at < sizeof(declared); i++)
+		at += (size_t)snprintf(declared + at, sizeof(declared) - at, "%s%s", i ? ", " : "",
+				       c->d->params[i].name);
+	misread(c, "benchmark '%s' reads parameter '%.64s', which its params do not declare (declared: %s)",
+		c->d->b->name, name ? name : "(NULL)", c->d->nparams ? declared : "none");
+}
 
 const char *bvs_param(const bvs_ctx *c, const char *name)
 {
-	for (int i = 0; c && name && i < c->nparams; i++)
+	if (!c)
+		return NULL;
+	for (int i = 0; name && i < c->nparams; i++)
 		if (!strcmp(c->names[i], name))
 			return c->values[i];
+	int declared = 0;
+	for (int i = 0; name && i < c->d->nparams; i++)
+		declared |= !strcmp(c->d->params[i].name, name);
+	if (!declared)
+		undeclared(c, name);
 	return NULL;
 }
 
@@ -454,14 +575,17 @@ static int dims_of(const char *s, long long d[3])
 	}
 }
 
-long long bvs_param_int(const bvs_ctx *c, const char *name)
+/* A value as a number (bvs_param_ll's rules): 0, or -1 when it is none. */
+static int number_of(const char *v, long long *out)
 {
-	const char *v = bvs_param(c, name);
 	long long d[3];
 	if (v && v[0] == '-') { /* a negative number, not a shape */
 		const char *end;
 		long long x = dim_value(v + 1, &end);
-		return x >= 0 && !*end ? -x : -1;
+		if (x < 0 || *end)
+			return -1;
+		*out = -x;
+		return 0;
 	}
 	int nd = dims_of(v, d);
 	if (!nd)
@@ -472,7 +596,34 @@ long long bvs_param_int(const bvs_ctx *c, const char *name)
 			return -1;
 		p *= d[i];
 	}
-	return p;
+	*out = p;
+	return 0;
+}
+
+bvs_status bvs_param_ll(const bvs_ctx *c, const char *name, long long *out)
+{
+	long long n = 0;
+	const char *v = bvs_param(c, name);
+	if (out)
+		*out = 0;
+	if (!c || !v) /* undeclared: bvs_param said so */
+		return BVS_FAIL;
+	if (number_of(v, &n)) {
+		misread(c,
+			"benchmark '%s' reads parameter '%s' as a number, but its value '%s' is none (digits with K, M "
+			"or G, a shape such as 64x32, or -digits; at most 2^62)",
+			c->d->b->name, name, v);
+		return BVS_FAIL;
+	}
+	if (out)
+		*out = n;
+	return BVS_OK;
+}
+
+long long bvs_param_int(const bvs_ctx *c, const char *name)
+{
+	long long n;
+	return number_of(bvs_param(c, name), &n) ? -1 : n;
 }
 
 long long bvs_param_dim(const bvs_ctx *c, const char *name, int i)
@@ -635,21 +786,24 @@ void bvs_reference(bvs_ctx *c, const double *want, size_t n)
 	c->nref = n;
 }
 
-/* bvs_fail, bvs_na, bvs_skip and bvs_wrong: the reason into last, then
- * the status to return; one definition each, written once. */
+/* bvs_fail, bvs_na, bvs_skip and bvs_wrong: the reason into the cell (a
+ * hook's or init's, c NULL: into last), then the status to return; one
+ * definition each, written once. */
 #define SAY(fn, status)                                                                            \
-	int fn(bvs_ctx *c, const char *fmt, ...)                                                   \
+	bvs_status fn(bvs_ctx *c, const char *fmt, ...)                                            \
 	{                                                                                          \
-		(void)c;                                                                           \
 		va_list ap;                                                                        \
 		va_start(ap, fmt);                                                                 \
-		vsnprintf(last, sizeof(last), fmt, ap);                                            \
+		if (c)                                                                             \
+			vsnprintf(c->why, sizeof(c->why), fmt, ap);                                \
+		else                                                                               \
+			vsnprintf(last, sizeof(last), fmt, ap);                                    \
 		va_end(ap);                                                                        \
 		return status;                                                                     \
 	}
-SAY(bvs_fail, BVS_FAILED)
+SAY(bvs_fail, BVS_FAIL)
 SAY(bvs_na, BVS_NA)
-SAY(bvs_skip, BVS_SKIPPED)
+SAY(bvs_skip, BVS_SKIP)
 SAY(bvs_wrong, BVS_WRONG)
 #undef SAY
 
@@ -665,28 +819,68 @@ static void free_cell(bvs_ctx *c)
 	free(c);
 }
 
-/* A suite call's return value as a plugin status; what to say when the
- * suite said nothing (its `return 3;` without bvs_fail). */
-static int from_bvs(int rc, const char *name, const char *call)
+/* A suite call's return value as a plugin status, with the reason the
+ * call gave (the cell's; last for a call without a cell: init, a hook) in
+ * last for the runner, or what to say when it gave none (its `return 3;`
+ * without bvs_fail).  A parameter the call read wrong (c->misread) fails
+ * the cell whatever it returned: a typo'd name must not run on NULL. */
+static int from_bvs(const bvs_ctx *c, int rc, const char *name, const char *call)
 {
+	char why[sizeof(last)];
+	snprintf(why, sizeof(why), "%s", c ? c->why : last);
+	if (c && c->misread[0]) {
+		set_error("%s", c->misread);
+		return BV_FAILED;
+	}
 	if (rc == BVS_OK)
 		return BV_OK;
 	if (rc == BVS_WRONG && strcmp(call, "check")) {
-		char was[512];
-		snprintf(was, sizeof(was), "%s", last);
-		set_error("%s: %s returned bvs_wrong, which only check may (%s)", name, call, was);
+		set_error("%s: %s returned bvs_wrong, which only check may (%s)", name, call, why);
 		return BV_FAILED;
 	}
-	if (rc == BVS_WRONG)
-		return last[0] ? BV_WRONG : (set_error("%s: check returned BVS_WRONG without a reason", name), BV_WRONG);
-	if (rc != BVS_NA && rc != BVS_SKIPPED && rc != BVS_FAILED) {
+	if (rc == BVS_WRONG) {
+		if (why[0])
+			set_error("%s", why);
+		else
+			set_error("%s: check returned BVS_WRONG without a reason", name);
+		return BV_WRONG;
+	}
+	if (rc != BVS_NA && rc != BVS_SKIP && rc != BVS_FAIL) {
 		set_error("%s: %s returned %d (not BVS_OK, bvs_na, bvs_skip, bvs_fail or bvs_wrong)", name, call, rc);
 		return BV_FAILED;
 	}
-	if (!last[0])
+	if (why[0])
+		set_error("%s", why);
+	else
 		set_error("%s: %s returned %s without a reason", name, call,
-			  rc == BVS_NA ? "BVS_NA" : rc == BVS_SKIPPED ? "BVS_SKIPPED" : "BVS_FAILED");
-	return rc == BVS_NA ? BV_NA : rc == BVS_SKIPPED ? BV_UNAVAILABLE : BV_FAILED;
+			  rc == BVS_NA ? "BVS_NA" : rc == BVS_SKIP ? "BVS_SKIP" : "BVS_FAIL");
+	return rc == BVS_NA ? BV_NA : rc == BVS_SKIP ? BV_UNAVAILABLE : BV_FAILED;
+}
+
+/* A suite call on a cell, its reason emptied first: BV_* (from_bvs). */
+#define CALL(c, fn, name, call) ((c)->why[0] = '\0', from_bvs((c), (fn)(c), (name), (call)))
+
+/* The suite's init (1.1) before the first cell a process opens, its fini
+ * after the last one it closes: cells open now. */
+static int open_cells;
+
+static int cells_begin(void)
+{
+	if (open_cells > 0 || !suite_init) {
+		open_cells++;
+		return BV_OK;
+	}
+	last[0] = '\0';
+	int s = from_bvs(NULL, suite_init(), bvs_suite_def.name, "the suite's init");
+	if (s == BV_OK)
+		open_cells++;
+	return s;
+}
+
+static void cells_end(void)
+{
+	if (open_cells > 0 && --open_cells == 0 && suite_fini)
+		suite_fini();
 }
 
 static int suite_open(const char *bench_name, const char *params, uint64_t seed, int inputs, void **cell)
@@ -730,12 +924,18 @@ static int suite_open(const char *bench_name, const char *params, uint64_t seed,
 		c->nparams++;
 		p = *end ? end + 1 : end;
 	}
-	int s = d->b->setup ? from_bvs(d->b->setup(c), bench_name, "setup") : BV_OK;
+	int s = cells_begin();
+	if (s != BV_OK) {
+		free_cell(c);
+		return s;
+	}
+	s = d->b->setup ? CALL(c, d->b->setup, bench_name, "setup") : BV_OK;
 	if (s != BV_OK) {
 		/* No teardown: setup stopped part way, and a teardown that
 		 * trusts its state would crash on what is not there.  What it
 		 * made with bvs_alloc is freed; the child ends soon anyway. */
 		free_cell(c);
+		cells_end();
 		return s;
 	}
 	c->set_up = 1;
@@ -802,7 +1002,7 @@ static int suite_check(void *cell, int out_fd, double *worst)
 	int (*mark)(void) = HOOK(memory_mark);
 	int (*peak)(double *, double *) = HOOK(memory_peak);
 	c->lib_counted = mark && peak && mark() == BVS_OK;
-	int s = from_bvs(b->run(c), b->name, "run");
+	int s = CALL(c, b->run, b->name, "run");
 	if (c->lib_counted)
 		c->lib_counted = peak(&c->lib_host, &c->lib_device) == BVS_OK;
 #ifdef BV_CATALOG_SUITE
@@ -818,7 +1018,7 @@ static int suite_check(void *cell, int out_fd, double *worst)
 	free(c->out), free(c->ref);
 	c->out = NULL, c->ref = NULL, c->nout = c->nref = 0, c->bad_output = 0;
 	int named = 0;
-	s = from_bvs(b->check(c), b->name, "check");
+	s = CALL(c, b->check, b->name, "check");
 	named = c->out != NULL;
 	if (s != BV_OK)
 		return s;
@@ -918,6 +1118,7 @@ static void suite_close(void *cell)
 	if (c->set_up && c->d->b->teardown)
 		c->d->b->teardown(c);
 	free_cell(c);
+	cells_end();
 }
 
 /* ---- the catalog members ---------------------------------------------- */
@@ -949,11 +1150,19 @@ static const char *kernel_version(void)
 }
 #endif
 
-/* The timed call: the benchmark's run on the cell's state (bv_args.cell). */
+/* The timed call: the benchmark's run on the cell's state (bv_args.cell).
+ * Its reason is emptied before each call (a store, next to the call's
+ * cost), so a failure says its own, never one an earlier call left. */
 static int trampoline(const bv_call *call, const bv_args *a)
 {
 	const bvs_benchmark *b = benches[call->op].b;
-	return b->run(a->cell) == BVS_OK ? BV_OK : BV_FAILED;
+	bvs_ctx *c = a->cell;
+	c->why[0] = '\0';
+	int rc = b->run(c);
+	if (rc == BVS_OK && !c->misread[0])
+		return BV_OK;
+	from_bvs(c, rc == BVS_OK ? BVS_FAIL : rc, b->name, "run");
+	return BV_FAILED;
 }
 
 static int lookup(const char *group, const char *op, const char *backend, bv_call *out)
@@ -1096,7 +1305,7 @@ static int set_simd_isa(const char *isa)
 		return BV_NA;
 	}
 	last[0] = '\0';
-	return from_bvs(set(isa), "BVS_LIBRARY", "set_isa");
+	return from_bvs(NULL, set(isa), "BVS_LIBRARY", "set_isa");
 }
 
 static const bv_plugin plugin = {
