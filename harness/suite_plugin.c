@@ -14,9 +14,9 @@
  * Links only the library and libc/libm (no cJSON, nothing of the harness's
  * host side): the description is written here by hand.
  *
- * A suite that breaks bv_suite.h's rules (another BVS_ABI, a bad or
- * repeated name, a params string that does not parse, a variant that is no
- * parameter, a tolerance that is no number) still loads: suite_describe then
+ * A suite that breaks bv_suite.h's rules (an API version it does not load, a
+ * bad or repeated name, a params string that does not parse, a variant that
+ * is no parameter, a tolerance that is no number) still loads: suite_describe then
  * returns NULL with last_error() saying why, and bv-runner --describe
  * reports it for that version (exit 3, naming the label).  Its lookup and
  * suite_open fail the same way, so no cell of it runs.  What the limits on
