@@ -94,7 +94,8 @@
  *
  * A benchmark absent from a version (its BVS_BENCHMARK compiled out, or
  * missing from its array), or whose .run is NULL there, is n/a in that
- * version.  Declare a benchmark's parameters the same way in every version
+ * version; so is every cell of a version before the suite's first
+ * benchmark, which has none at all.  Declare a benchmark's parameters the same way in every version
  * (a difference is an error naming both versions).
  *
  * Names: a benchmark's name is [a-z0-9_]+, unique in the suite; the suite's

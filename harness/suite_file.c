@@ -273,7 +273,10 @@ static int check_benchmark(const char *path, const cJSON *b, size_t index, char 
 	return tolerance_key(b, "max_ulp", at, err, errlen) || tolerance_key(b, "rel_tol", at, err, errlen) ? -1 : 0;
 }
 
-static int desc_check(const char *path, const cJSON *doc, char *err, size_t errlen)
+/* A description: the merged suite file needs one benchmark at least; one
+ * version's may have none (min 0: a version before the suite's first
+ * benchmark, every BVS_BENCHMARK compiled out of it; its cells are n/a). */
+static int desc_check(const char *path, const cJSON *doc, int min, char *err, size_t errlen)
 {
 	static const char *const keys[] = {"schema", "suite", "benchmarks", NULL};
 	if (!cJSON_IsObject(doc)) {
@@ -309,8 +312,8 @@ static int desc_check(const char *path, const cJSON *doc, char *err, size_t errl
 		return -1;
 	}
 	int nb = cJSON_GetArraySize(bs);
-	if (nb < 1 || nb > BVS_MAX_BENCHMARKS) {
-		snprintf(err, errlen, "suite file %s: key 'benchmarks': %d benchmarks, 1 to %d", path, nb,
+	if (nb < min || nb > BVS_MAX_BENCHMARKS) {
+		snprintf(err, errlen, "suite file %s: key 'benchmarks': %d benchmarks, %d to %d", path, nb, min,
 			 BVS_MAX_BENCHMARKS);
 		return -1;
 	}
@@ -496,7 +499,7 @@ static int file_parse(const char *path, const char *text, size_t len, char *err,
 		return -1;
 	}
 	int rc = -1;
-	if (desc_check(path, doc, err, errlen))
+	if (desc_check(path, doc, 1, err, errlen))
 		goto out;
 	const char *suite = cJSON_GetObjectItemCaseSensitive(doc, "suite")->valuestring;
 	if (bv_bench_find(suite)) {
@@ -745,7 +748,7 @@ static int printable(int rc, char *err, size_t errlen)
 
 int bv_suite_desc_check(const char *path, const cJSON *doc, char *err, size_t errlen)
 {
-	return printable(desc_check(path, doc, err, errlen), err, errlen);
+	return printable(desc_check(path, doc, 0, err, errlen), err, errlen);
 }
 
 int bv_suite_file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen)

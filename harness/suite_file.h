@@ -32,7 +32,9 @@ int bv_suite_file_load(const char *path, char *err, size_t errlen);
 /* The same from text already read (the unit tests and the fuzzer call it);
  * path only names the file in messages. */
 int bv_suite_file_parse(const char *path, const char *text, size_t len, char *err, size_t errlen);
-/* The same checks, without registering anything: 0 or -1 with err.  What
+/* The same checks, without registering anything, on one version's
+ * description, which may have no benchmark (a version before the suite's
+ * first; its cells are n/a): 0 or -1 with err.  What
  * the orchestrator may call on each version's description before merging
  * (so a bad plugin is named by its label, not found later in the merge). */
 int bv_suite_desc_check(const char *path, const struct cJSON *doc, char *err, size_t errlen);

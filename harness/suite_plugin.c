@@ -311,8 +311,9 @@ static int suite_ok(void)
 		return 0;
 	}
 	/* 1.0 had the array alone; from 1.1 a suite may have BVS_BENCHMARK
-	 * lines instead.  (A version with none at all is the host's to refuse:
-	 * bv_suite_desc_check.) */
+	 * lines instead, or none at all in a version before its first one
+	 * (every cell n/a there; a run where no version has one is the host's
+	 * to refuse: bv_suite_file_load). */
 	if (!s->benchmarks && minor == 0) {
 		snprintf(invalid, sizeof(invalid), "suite %s: its benchmarks are NULL", s->name);
 		return 0;

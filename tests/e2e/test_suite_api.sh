@@ -358,6 +358,34 @@ for l in 1.0.0 2.0.0; do
 done
 check "newer, 1.0.0: n/a (its BVS_BENCHMARK compiled out)" is newer 1.0.0 '^n/a\|'
 check "newer, 2.0.0: ok" is newer 2.0.0 '^ok\|$'
+
+# A version before the suite's first benchmark (every BVS_BENCHMARK
+# compiled out of it) describes none: its cells are n/a, and the run goes
+# on with the versions that have them.
+cat > "$W/empty.c" <<'C'
+#include <bv_suite.h>
+#if !BVS_VERSION_LT(1, 0, 0)
+static bvs_status run(bvs_ctx *c) { (void)c; return BVS_OK; }
+BVS_BENCHMARK(scale, .params = "size=1K", .run = run)
+#endif
+BVS_SUITE("api")
+C
+cp "$W/tl1.c" "$W/tl0.c" # its library: version 1's
+check "a version with every benchmark compiled out builds" build "$W/p0.so" 0 "$W/empty.c"
+sed 's/^/#   /' "$W/cc.err"
+"$RUNNER" --describe --out "$W/desc0.json" 0.9.0="$W/p0.so" 1.0.0="$W/p1.so" 2> "$W/describe0.err"
+check "--describe with it: exit 0" test $? -eq 0
+sed 's/^/#   /' "$W/describe0.err"
+check "... and the descriptions merge" "$W/merge" "$W/desc0.json" "$W/suite0.json" 0.9.0 1.0.0
+hash0=$(suite_file_hash "$W/suite0.json")
+"$RUNNER" --out "$W/run0.json" --rounds 3 --sample-us 200 --timeout 60 --suite-file "$W/suite0.json" \
+	--suite-hash "$hash0" --benches api --ops scale 0.9.0="$W/p0.so" 1.0.0="$W/p1.so" 2> "$W/run0.err"
+check "bv-runner with it: exit 0" test $? -eq 0
+sed 's/^/#   /' "$W/run0.err" | tail -5
+cp "$W/run.json" "$W/run-all.json" && cp "$W/run0.json" "$W/run.json"
+check "scale, 0.9.0 (no benchmark compiled in): n/a" is scale 0.9.0 '^n/a\|'
+check "scale, 1.0.0 beside it: ok" is scale 1.0.0 '^ok\|$'
+cp "$W/run-all.json" "$W/run.json"
 # init before the first cell a process opens, fini after the last it closes:
 # per version, the lines alternate, starting with init, and end with fini.
 check "init and fini: each process's init, then its fini, for both versions" python3 - "$W/init.log" <<'PY'
