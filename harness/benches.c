@@ -25,7 +25,7 @@ static double ref_tanh(double x) { return tanh(x); }
 /* gelu in its tanh form, as kernels.h defines it, written as
  * x sigmoid(2u): the same value without the cancellation of 1 + tanh(u) at
  * large negative x, where the result is tiny but not zero. */
-static double ref_gelu(double x)
+static inline double ref_gelu(double x)
 {
 	double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
 	return x / (1.0 + exp(-2.0 * u));
@@ -616,7 +616,7 @@ typedef struct conv_geom {
 	int nhwc;
 } conv_geom;
 
-static conv_geom geom_of(const bv_cell *c)
+static inline conv_geom geom_of(const bv_cell *c)
 {
 	size_t d[3];
 	bv_size_dims(c->size, d);
@@ -858,35 +858,35 @@ static int32_t index_at(const float *idx, size_t i)
 
 /* ---- the quant group's payloads (kernels 0.11) ------------------------- */
 
-static int is_bf16(const bv_op_def *op) { return strstr(op->name, "bf16") != NULL; }
-static float bits_float(uint32_t u)
+static inline int is_bf16(const bv_op_def *op) { return strstr(op->name, "bf16") != NULL; }
+static inline float bits_float(uint32_t u)
 {
 	float f;
 	memcpy(&f, &u, 4);
 	return f;
 }
-static uint32_t float_bits(float f)
+static inline uint32_t float_bits(float f)
 {
 	uint32_t u;
 	memcpy(&u, &f, 4);
 	return u;
 }
 /* Element i of a packed int8 or uint16 payload in a float buffer. */
-static int8_t i8_at(const float *p, size_t i) { return ((const int8_t *)p)[i]; }
-static uint16_t u16_at(const float *p, size_t i) { return ((const uint16_t *)p)[i]; }
+static inline int8_t i8_at(const float *p, size_t i) { return ((const int8_t *)p)[i]; }
+static inline uint16_t u16_at(const float *p, size_t i) { return ((const uint16_t *)p)[i]; }
 
 /* The harness's own references, written apart from the kernels': q =
  * sat(rne(x / s)) with lrintf; f32 -> bf16 as the nearer of the two
  * neighbouring bf16s (ties to even, past the largest to Inf), NaN quiet;
  * f16 by the compiler's _Float16 (round to nearest even). */
-static int8_t ref_q8(float x, float s)
+static inline int8_t ref_q8(float x, float s)
 {
 	float v = x / s;
 	if (isnan(v))
 		return 0;
 	return v >= 127.0f ? 127 : v <= -127.0f ? -127 : (int8_t)lrintf(v);
 }
-static uint16_t ref_bf16(float x)
+static inline uint16_t ref_bf16(float x)
 {
 	uint32_t u = float_bits(x), lo = u & 0xffff0000u, hi = lo + 0x10000u;
 	if (isnan(x))
@@ -897,7 +897,7 @@ static uint16_t ref_bf16(float x)
 		return (uint16_t)((dx - dl < dh - dx ? lo : hi) >> 16);
 	return (uint16_t)(((lo >> 16) & 1u ? hi : lo) >> 16);
 }
-static uint16_t ref_f16(float x)
+static inline uint16_t ref_f16(float x)
 {
 	uint32_t u = float_bits(x), sign = (u >> 16) & 0x8000u;
 	if (isnan(x))
@@ -912,7 +912,7 @@ static uint16_t ref_f16(float x)
 	uint32_t r = (uint32_t)rint(ldexp(a, 11 - e)); /* 1024..2048; 2048 carries into the exponent */
 	return (uint16_t)(sign | (((uint32_t)(e - 1 + 15) << 10) + r - 1024u));
 }
-static float ref_from_f16(uint16_t b)
+static inline float ref_from_f16(uint16_t b)
 {
 	int e = (b >> 10) & 0x1f, m = b & 0x3ff;
 	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
