@@ -5,6 +5,10 @@
  *
  * Host-side only: nothing here calls the kernels library, so the orchestrator
  * links it too, for `list benches` and for validating filters.
+ *
+ * Three files define it: benches.c (the registry, sizes, selection, layouts
+ * and work), bench_inputs.c (a cell's inputs) and bench_reference.c (its
+ * reference and the check of its output).
  */
 #ifndef BV_BENCHES_H
 #define BV_BENCHES_H
