@@ -50,13 +50,13 @@ else
   $(error VARIANT=$(VARIANT): known variants are asan (or none))
 endif
 
-HARNESS_HOST := harness/benches.c harness/child.c harness/stats.c harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c \
-		harness/numbers.c
+HARNESS_HOST := harness/benches.c harness/bench_inputs.c harness/bench_reference.c harness/child.c harness/stats.c \
+		harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c harness/numbers.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
-RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
-	       $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o $(OBJ)/harness/suite_file.o \
-	       $(OBJ)/harness/numbers.o
+RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o $(OBJ)/harness/bench_inputs.o \
+	       $(OBJ)/harness/bench_reference.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o $(OBJ)/harness/trust.o \
+	       $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o $(OBJ)/harness/suite_file.o $(OBJ)/harness/numbers.o
 
 .PHONY: gpu-bundle all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner
@@ -195,8 +195,9 @@ man/%.1: docs/cli/%.md scripts/man.sh $(BIN)/bench-versions | man-deps
 # harness_files, catalog_sources and catalog_files; the suite runtime):
 # installed beside the tool, since the bundled catalog is built as a suite.
 PLUGIN_SOURCES = harness/plugin.c harness/plugin.h harness/ops.def harness/bv_suite.h harness/suite_plugin.c \
-	harness/catalog.c harness/benches.c harness/benches.h harness/expr.c harness/expr.h harness/ops_table.h \
-	harness/ops_file.h
+	harness/suite_declarations.c harness/suite_api.c harness/catalog.c harness/benches.c harness/benches.h \
+	harness/bench_inputs.c harness/bench_reference.c harness/bench_internal.h harness/expr.c harness/expr.h \
+	harness/ops_table.h harness/ops_file.h
 
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/bench-versions \
