@@ -54,7 +54,7 @@ const char *const bv_counts_values[] = {"changed", "all", "none", NULL};
 /* What a count's identity holds besides the build: bump when the counted
  * region or the simulated machine changes. */
 #define COUNT_SCHEMA "bv-count/4" /* 3: no warm call past 16 MiB, LD_BIND_NOW; 4: entries carry their digest */
-#define MAX_FNS 64            /* functions kept per count */
+#define BV_COUNT_MAX_FNS 64            /* functions kept per count */
 #define MAX_PROFILE (64 << 20) /* bytes of a callgrind file read */
 
 bv_counts_which bv_counts_parse(const char *s)
@@ -547,7 +547,7 @@ static void count_digest(const bv_count *c, char out[41])
 /* NULL when the count c, read from o, is what o's digest says it is;
  * else why not.  An entry without one is taken only when !required
  * (a run's counts.json from before digests). */
-static const char *count_unsound(const cJSON *o, const bv_count *c, int required)
+static const char *bv_count_unsound(const cJSON *o, const bv_count *c, int required)
 {
 	const char *want = bv_json_str(o, "digest");
 	if (!want)
@@ -557,7 +557,7 @@ static const char *count_unsound(const cJSON *o, const bv_count *c, int required
 	return strcmp(want, got) ? "does not match its digest (changed after it was written)" : NULL;
 }
 
-static cJSON *count_json(const bv_count *c)
+static cJSON *bv_count_json(const bv_count *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "label", c->label);
@@ -591,7 +591,7 @@ static cJSON *count_json(const bv_count *c)
 
 /* A count from counts.json or the cache; -1 when o is not one (a damaged
  * or hostile file is no count: it is made again). */
-static int count_read(const cJSON *o, bv_count *c)
+static int bv_count_read(const cJSON *o, bv_count *c)
 {
 	memset(c, 0, sizeof(*c));
 	const char *label = bv_json_str(o, "label"), *cell = bv_json_str(o, "cell"), *st = bv_json_str(o, "status");
@@ -631,7 +631,7 @@ static int count_read(const cJSON *o, bv_count *c)
 	{
 		const char *name = bv_json_str(f, "name");
 		double ir;
-		if (!name || bv_json_num(f, "Ir", &ir) != 0 || !(ir >= 0) || c->nfns >= MAX_FNS) {
+		if (!name || bv_json_num(f, "Ir", &ir) != 0 || !(ir >= 0) || c->nfns >= BV_COUNT_MAX_FNS) {
 			bv_count_free(c);
 			return -1;
 		}
@@ -643,7 +643,7 @@ static int count_read(const cJSON *o, bv_count *c)
 /* ---- making counts ------------------------------------------------------ */
 
 /* One count to make or find. */
-typedef struct job {
+typedef struct bv_count_job {
 	bv_count c;
 	const char *key;      /* the version's build key */
 	const char *timed;    /* the simd ISA it was timed on (--simd-isa for the count), or NULL */
@@ -655,7 +655,7 @@ typedef struct job {
 	pid_t pid;
 	double started, deadline;
 	int state;            /* 0 to make, 1 running, 2 done, 3 none to show (compare, nothing counted) */
-} job;
+} bv_count_job;
 
 static double now_s(void)
 {
@@ -679,14 +679,14 @@ static const char *count_isa(const char *timed)
 	return timed && strcmp(timed, "avx512") && strlen(timed) < 32 ? timed : NULL;
 }
 
-static char *cache_path(const job *j, const char *ext)
+static char *cache_path(const bv_count_job *j, const char *ext)
 {
 	return bv_asprintf("%s/counts/%s/%s.%s", bv_cache_dir(), j->key, j->id, ext);
 }
 
 /* bv-runner --count for the job's one cell under callgrind, with the
  * simulated caches of a fixed geometry (BV_COUNT_CACHES). */
-static void count_argv(const job *j, const char *valgrind, const char *plugin, const char *size,
+static void count_argv(const bv_count_job *j, const char *valgrind, const char *plugin, const char *size,
 		       bv_strv *argv)
 {
 	bv_strv_push(argv, valgrind);
@@ -781,7 +781,7 @@ static pid_t spawn_count(char **argv, char **env, const char *log)
 	return pid;
 }
 
-static int start(job *j, const char *valgrind, const char *tmp, double timeout_s)
+static int start(bv_count_job *j, const char *valgrind, const char *tmp, double timeout_s)
 {
 	char size[32];
 	bv_size_format(j->size, size, sizeof(size));
@@ -848,7 +848,7 @@ static char *last_words(const char *path)
 /* A count's callgrind file in the results, counts/profiles/LABEL/CELL
  * (CELL's slashes as dashes): j->c.profile gets its relative path.  Best
  * effort: the count stands without it. */
-static void keep_profile(job *j, const char *results_dir, const char *text, size_t len)
+static void keep_profile(bv_count_job *j, const char *results_dir, const char *text, size_t len)
 {
 	/* a label read from a log is hostile: one path component, or no file */
 	const char *l = j->c.label;
@@ -872,7 +872,7 @@ static void keep_profile(job *j, const char *results_dir, const char *text, size
  * callgrind file out, into j (kept in the cache when cache_ok, and in the
  * results).  Nonzero when what failed is Valgrind's doing, not the
  * build's (such a count is not cached). */
-static int read_count(job *j, const cJSON *d, const char *out, const char *results_dir, int cache_ok)
+static int read_count(bv_count_job *j, const cJSON *d, const char *out, const char *results_dir, int cache_ok)
 {
 	int fault = 0;
 	/* the runner's status, as a log says it; one it does not say is a failure */
@@ -894,7 +894,7 @@ static int read_count(job *j, const cJSON *d, const char *out, const char *resul
 			set_status(&j->c, BV_ST_FAILED,
 				   bv_asprintf("no callgrind file: %s", bv_error_last()));
 			fault = 1;
-		} else if (bv_callgrind_parse(text, len, MAX_FNS, &j->c, why, sizeof(why)) != 0) {
+		} else if (bv_callgrind_parse(text, len, BV_COUNT_MAX_FNS, &j->c, why, sizeof(why)) != 0) {
 			set_status(&j->c, BV_ST_FAILED, bv_asprintf("callgrind's file: %s", why));
 			fault = 1;
 		} else {
@@ -914,7 +914,7 @@ static int read_count(job *j, const cJSON *d, const char *out, const char *resul
 }
 
 /* A count's process has ended with wait status ws: read what it left. */
-static void finish(job *j, int ws, const char *results_dir, double timeout_s, int timed_out)
+static void finish(bv_count_job *j, int ws, const char *results_dir, double timeout_s, int timed_out)
 {
 	j->c.seconds = now_s() - j->started;
 	char *cdir = bv_asprintf("%s/counts/%s", bv_cache_dir(), j->key);
@@ -976,7 +976,7 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
 	 * for the real one's count under its version). */
 	if (!timed_out && !vg_fault && cache_ok && j->c.status != BV_ST_NOT_RUN) {
 		char *path = cache_path(j, "json");
-		cJSON *o = count_json(&j->c);
+		cJSON *o = bv_count_json(&j->c);
 		/* what it is the count of, checked when it is read (from_cache) */
 		cJSON_AddStringToObject(o, "build_key", j->key);
 		cJSON_AddStringToObject(o, "id", j->id);
@@ -997,8 +997,8 @@ static void finish(job *j, int ws, const char *results_dir, double timeout_s, in
  * or NULL when it is: the build, the count's identity and the cell it
  * names are j's, its content is what its digest says, and so is its
  * callgrind file's (read into *text, when there is one).  To free. */
-static char *cache_entry_fault(const cJSON *d, const bv_count *c, const job *j, const char *cg, char **text,
-			       size_t *len)
+static char *cache_entry_fault(const cJSON *d, const bv_count *c, const bv_count_job *j, const char *cg,
+			       char **text, size_t *len)
 {
 	const char *key = bv_json_str(d, "build_key"), *id = bv_json_str(d, "id");
 	const char *cgd = bv_json_str(d, "callgrind_digest"), *unsound;
@@ -1008,7 +1008,7 @@ static char *cache_entry_fault(const cJSON *d, const bv_count *c, const job *j, 
 		return bv_asprintf("names the build %.64s, not %s", key ? key : "(none)", j->key);
 	if (!id || strcmp(id, j->id))
 		return bv_asprintf("is the count %.64s, not %s", id ? id : "(none)", j->id);
-	if ((unsound = count_unsound(d, c, 1)))
+	if ((unsound = bv_count_unsound(d, c, 1)))
 		return bv_strdup(unsound);
 	/* a callgrind file that is not there is no count's fault (it is
 	 * written after the count, best effort): the count stands alone */
@@ -1025,7 +1025,7 @@ static char *cache_entry_fault(const cJSON *d, const bv_count *c, const job *j, 
  * results; 0 when found.  An entry that is not the count asked for, or
  * not what it was when written, is said, removed and made again: the
  * "why" is never taken from a file that changed. */
-static int from_cache(job *j, const char *results_dir)
+static int from_cache(bv_count_job *j, const char *results_dir)
 {
 	char *path = cache_path(j, "json"), *cg = cache_path(j, "callgrind"), *text = NULL, *fault = NULL;
 	size_t len = 0;
@@ -1037,7 +1037,7 @@ static int from_cache(job *j, const char *results_dir)
 		;
 	else if (bv_json_load(path, 1 << 20, &d) != 0)
 		fault = bv_asprintf("cannot be read (%s)", bv_error_last());
-	else if (count_read(d, &c) != 0)
+	else if (bv_count_read(d, &c) != 0)
 		fault = bv_strdup("is not a count");
 	else if (!(fault = cache_entry_fault(d, &c, j, cg, &text, &len)))
 		rc = 0;
@@ -1163,7 +1163,7 @@ static int wanted(const bv_counts_opts *o, const bv_row *r, const bv_change *ch)
 	return o->which == BV_COUNTS_CHANGED && ch->valid && ch->verdict != BV_SAME;
 }
 
-static job *find(job *js, size_t n, const char *label, const char *cell)
+static bv_count_job *find(bv_count_job *js, size_t n, const char *label, const char *cell)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(js[i].c.label, label) && !strcmp(js[i].c.cell, cell))
@@ -1171,7 +1171,8 @@ static job *find(job *js, size_t n, const char *label, const char *cell)
 	return NULL;
 }
 
-static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *results_dir, const char *valgrind)
+static int run_jobs(bv_count_job *js, size_t n, const bv_counts_opts *o, const char *results_dir,
+		    const char *valgrind)
 {
 	char *tmp = bv_asprintf("%s/counts", bv_cache_dir());
 	if (bv_mkdir_p(tmp) != 0) {
@@ -1186,11 +1187,11 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 	int rc = 0;
 	double t0 = now_s(), last = t0;
 	int tty = isatty(2), drawn = 0, estimated = 0;
-	/* make_counts made us a subreaper: what a count leaves is killed
+	/* bv_count_jobs_make made us a subreaper: what a count leaves is killed
 	 * whenever no count runs (every child then is such a leftover). */
 	while (rc == 0 && (next < n || running)) {
 		while (next < n && (int)running < jobs) {
-			job *j = &js[next++];
+			bv_count_job *j = &js[next++];
 			if (j->state != 0)
 				continue;
 			start(j, valgrind, tmp, o->timeout_s);
@@ -1267,8 +1268,8 @@ static int run_jobs(job *js, size_t n, const bv_counts_opts *o, const char *resu
 /* Finds or makes every job's count (state 0: to make): the cache first,
  * then Valgrind, o->jobs at once.  *vg_version gets Valgrind's version
  * (NULL: none ran); *cached and *made how many came from where. */
-static int make_counts(job *js, size_t n, const char *results_dir, const bv_counts_opts *o, char **vg_version,
-		       size_t *cached, size_t *made)
+static int bv_count_jobs_make(bv_count_job *js, size_t n, const char *results_dir, const bv_counts_opts *o,
+			      char **vg_version, size_t *cached, size_t *made)
 {
 	int rc = 0;
 	size_t todo = 0;
@@ -1297,7 +1298,7 @@ static int make_counts(job *js, size_t n, const char *results_dir, const bv_coun
 		*vg_version = sanitized ? NULL : valgrind_version(valgrind, &vg_why);
 		bv_kill_children();
 		for (size_t i = 0; i < n; i++) {
-			job *j = &js[i];
+			bv_count_job *j = &js[i];
 			if (j->state != 0)
 				continue;
 			if (sanitized) {
@@ -1345,10 +1346,10 @@ static int make_counts(job *js, size_t n, const char *results_dir, const bv_coun
 int bv_counts_make(const bv_count_req *reqs, size_t n, const char *results_dir, const bv_counts_opts *o,
 		   bv_count *out)
 {
-	job *js = bv_xcalloc(n ? n : 1, sizeof(job));
+	bv_count_job *js = bv_xcalloc(n ? n : 1, sizeof(bv_count_job));
 	for (size_t i = 0; i < n; i++) {
 		const bv_count_req *q = &reqs[i];
-		job *j = &js[i];
+		bv_count_job *j = &js[i];
 		char size[32];
 		j->c.label = bv_strdup(q->label);
 		j->c.cell = bv_asprintf("%s/%s/%s/%s", q->bench, q->op, q->backend, bv_size_format(q->size, size, sizeof(size)));
@@ -1362,7 +1363,7 @@ int bv_counts_make(const bv_count_req *reqs, size_t n, const char *results_dir, 
 	}
 	char *vg = NULL;
 	size_t cached, made;
-	int rc = make_counts(js, n, results_dir, o, &vg, &cached, &made);
+	int rc = bv_count_jobs_make(js, n, results_dir, o, &vg, &cached, &made);
 	for (size_t i = 0; i < n; i++)
 		out[i] = js[i].c;
 	free(js), free(vg);
@@ -1386,7 +1387,7 @@ static cJSON *counts_had(const char *path, const bv_counts_opts *o)
 /* One side's job (version x of row r): its count from counts.json when
  * there is one (state 2), none to show when not measuring (state 3), or
  * one to make (state 0). */
-static void job_init(job *j, const bv_table *t, const bv_row *r, size_t x, const char *cell,
+static void job_init(bv_count_job *j, const bv_table *t, const bv_row *r, size_t x, const char *cell,
 		     const cJSON *have_counts, const bv_counts_opts *o)
 {
 	memset(j, 0, sizeof(*j));
@@ -1401,8 +1402,8 @@ static void job_init(job *j, const bv_table *t, const bv_row *r, size_t x, const
 	{
 		const char *l = bv_json_str(e, "label"), *c = bv_json_str(e, "cell");
 		bv_count got;
-		if (l && c && !strcmp(l, j->c.label) && !strcmp(c, cell) && count_read(e, &got) == 0) {
-			const char *unsound = count_unsound(e, &got, 0);
+		if (l && c && !strcmp(l, j->c.label) && !strcmp(c, cell) && bv_count_read(e, &got) == 0) {
+			const char *unsound = bv_count_unsound(e, &got, 0);
 			if (unsound) {
 				fprintf(stderr, "counts: counts.json's count of %s %s %s: %s\n", l, c, unsound,
 					o->measure ? "it is made again" : "it is not shown (--counts makes it again)");
@@ -1428,9 +1429,10 @@ static void job_init(job *j, const bv_table *t, const bv_row *r, size_t x, const
 
 /* The jobs: both sides of every change to explain, each (label, cell)
  * once, only where the cell ran; *n of them. */
-static job *collect_jobs(const bv_table *t, const bv_counts_opts *o, const cJSON *have_counts, size_t *n)
+static bv_count_job *collect_jobs(const bv_table *t, const bv_counts_opts *o, const cJSON *have_counts,
+				  size_t *n)
 {
-	job *js = NULL;
+	bv_count_job *js = NULL;
 	size_t cap = 0;
 	*n = 0;
 	for (size_t k = 0; k < t->nrows; k++) {
@@ -1446,7 +1448,7 @@ static job *collect_jobs(const bv_table *t, const bv_counts_opts *o, const cJSON
 				if (find(js, *n, t->labels[x], cell) || r->results[x].status != BV_ST_OK)
 					continue;
 				if (*n == cap)
-					js = bv_xrealloc(js, (cap = cap ? 2 * cap : 16) * sizeof(job));
+					js = bv_xrealloc(js, (cap = cap ? 2 * cap : 16) * sizeof(bv_count_job));
 				job_init(&js[(*n)++], t, r, x, cell, have_counts, o);
 			}
 		}
@@ -1455,7 +1457,7 @@ static job *collect_jobs(const bv_table *t, const bv_counts_opts *o, const cJSON
 }
 
 /* The run's file (path): every count, made or found. */
-static int write_counts(const job *js, size_t n, const char *vg_version, const char *results_dir,
+static int write_counts(const bv_count_job *js, size_t n, const char *vg_version, const char *results_dir,
 			const char *path, const bv_counts_opts *o)
 {
 	int rc = 0;
@@ -1467,7 +1469,7 @@ static int write_counts(const job *js, size_t n, const char *vg_version, const c
 	cJSON *arr = cJSON_AddArrayToObject(doc, "counts");
 	for (size_t i = 0; i < n; i++)
 		if (js[i].state != 3)
-			cJSON_AddItemToArray(arr, count_json(&js[i].c));
+			cJSON_AddItemToArray(arr, bv_count_json(&js[i].c));
 	if (o->measure)
 		rc = bv_mkdir_inside(results_dir, "counts");
 	if (rc == 0 && o->measure)
@@ -1485,7 +1487,7 @@ typedef struct counts_tally {
 
 /* Each explained change's comparison (bv_change.why), from both sides'
  * counts. */
-static void compare_changes(bv_table *t, const bv_counts_opts *o, job *js, size_t n, counts_tally *ty)
+static void compare_changes(bv_table *t, const bv_counts_opts *o, bv_count_job *js, size_t n, counts_tally *ty)
 {
 	const char *kind_names[] = {"code", "data", "placement", "unknown", "mixed"};
 	for (size_t k = 0; k < t->nrows; k++) {
@@ -1497,7 +1499,7 @@ static void compare_changes(bv_table *t, const bv_counts_opts *o, job *js, size_
 			size_t b = bv_table_base(t, v);
 			if (bv_table_is_base(t, v) || !wanted(o, r, ch))
 				continue;
-			job *jb = find(js, n, t->labels[b], cell), *jc = find(js, n, t->labels[v], cell);
+			bv_count_job *jb = find(js, n, t->labels[b], cell), *jc = find(js, n, t->labels[v], cell);
 			if (!jb || !jc || jb->state == 3 || jc->state == 3)
 				continue;
 			bv_count_cmp_free(ch->why);
@@ -1563,12 +1565,12 @@ int bv_counts_explain(bv_table *t, const char *results_dir, const bv_counts_opts
 	char *path = bv_asprintf("%s/counts/counts.json", results_dir);
 	cJSON *have = counts_had(path, o);
 	size_t n = 0;
-	job *js = collect_jobs(t, o, cJSON_GetObjectItemCaseSensitive(have, "counts"), &n);
+	bv_count_job *js = collect_jobs(t, o, cJSON_GetObjectItemCaseSensitive(have, "counts"), &n);
 	cJSON_Delete(have);
 	char *vg_version = NULL;
 	size_t cached = 0, made = 0;
 	double t0 = now_s();
-	int rc = make_counts(js, n, results_dir, o, &vg_version, &cached, &made);
+	int rc = bv_count_jobs_make(js, n, results_dir, o, &vg_version, &cached, &made);
 	double took = now_s() - t0;
 	if (rc == 0 && n)
 		rc = write_counts(js, n, vg_version, results_dir, path, o);
