@@ -113,7 +113,7 @@ const char *bv_store_default_path(void)
 /* An SQLite error on s's database as one of ours: a file that is not a
  * database or is damaged is the user's input (BV_EINPUT); a lock held past
  * the timeout, a full disk or an I/O error is a failure to run (BV_ERUN). */
-static int db_fail(const char *path, sqlite3 *db, int rc, const char *doing)
+static int bv_store_db_fail(const char *path, sqlite3 *db, int rc, const char *doing)
 {
 	const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
 	switch (rc & 0xff) {
@@ -142,7 +142,7 @@ static int db_fail(const char *path, sqlite3 *db, int rc, const char *doing)
 static int exec_const(bv_store *s, const char *sql, const char *doing)
 {
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : db_fail(s->path, s->db, rc, doing);
+	return rc == SQLITE_OK ? 0 : bv_store_db_fail(s->path, s->db, rc, doing);
 }
 
 /* PRAGMA journal_mode = WAL needs the file to itself for a moment, and
@@ -161,7 +161,7 @@ static int set_wal(bv_store *s)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
 		if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) || ms >= STORE_BUSY_MS)
-			return db_fail(s->path, s->db, rc, "switching the store to WAL mode");
+			return bv_store_db_fail(s->path, s->db, rc, "switching the store to WAL mode");
 		struct timespec nap = {0, 10 * 1000 * 1000};
 		nanosleep(&nap, NULL);
 	}
@@ -338,7 +338,7 @@ static int check_header(bv_store *s, long long *version)
 			schema_objs_add(&have, st, 2);
 		rc = SQLITE_OK;
 	}
-	int err = rc == SQLITE_DONE ? 0 : db_fail(s->path, s->db, rc, "reading the store");
+	int err = rc == SQLITE_DONE ? 0 : bv_store_db_fail(s->path, s->db, rc, "reading the store");
 	sqlite3_finalize(st);
 	if (err == 0 && app != 0 && app != STORE_APP_ID)
 		err = bv_fail(
@@ -430,7 +430,7 @@ int bv_store_open(const char *path, bv_store **out)
 	s->path = bv_strdup(path);
 	int rc = sqlite3_open_v2(path, &s->db,
 	                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	int err = rc == SQLITE_OK ? 0 : db_fail(path, s->db, rc, "opening the store");
+	int err = rc == SQLITE_OK ? 0 : bv_store_db_fail(path, s->db, rc, "opening the store");
 	if (err == 0) {
 		sqlite3_extended_result_codes(s->db, 1);
 		sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
@@ -486,7 +486,7 @@ int bv_store_open(const char *path, bv_store **out)
 	for (size_t i = 0; err == 0 && i < sizeof(stmts) / sizeof(stmts[0]); i++) {
 		rc = sqlite3_prepare_v2(s->db, stmts[i].sql, -1, stmts[i].st, NULL);
 		if (rc != SQLITE_OK)
-			err = db_fail(path, s->db, rc, "reading the steps table");
+			err = bv_store_db_fail(path, s->db, rc, "reading the steps table");
 	}
 	if (err) {
 		bv_store_close(s);
@@ -675,7 +675,7 @@ static const char *reason_wrong(const char *r, size_t len)
 static int step_done(bv_store *s, sqlite3_stmt *st, const char *doing)
 {
 	int rc = sqlite3_step(st);
-	int err = rc == SQLITE_DONE ? 0 : db_fail(s->path, s->db, rc, doing);
+	int err = rc == SQLITE_DONE ? 0 : bv_store_db_fail(s->path, s->db, rc, doing);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return err;
@@ -715,7 +715,7 @@ static int get_absent(bv_store *s, const char *cls, const char *key_a, const cha
 			*found = 1;
 		}
 	} else if (rc != SQLITE_DONE)
-		err = db_fail(s->path, s->db, rc, "reading an absent step");
+		err = bv_store_db_fail(s->path, s->db, rc, "reading an absent step");
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return err;
@@ -734,7 +734,7 @@ int bv_store_get_step(bv_store *s, const char *cls, const char *key_a, const cha
 	if (rc == SQLITE_DONE)
 		err = 0;
 	else if (rc != SQLITE_ROW)
-		err = db_fail(s->path, s->db, rc, "reading a step");
+		err = bv_store_db_fail(s->path, s->db, rc, "reading a step");
 	else {
 		int bad = 0;
 		double ratio = column_real(st, 0, 0, &bad);
