@@ -90,6 +90,7 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "report": (re.compile(r"^report(_\w+)?$"), "report"),
     "counts": (re.compile(r"^counts(_\w+)?$"), "counts"),
     "merge": (re.compile(r"^merge(_\w+)?$"), "merge"),
+    "store": (re.compile(r"^store(_\w+)?$"), "store"),
 }
 sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
 headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}
