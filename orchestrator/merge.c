@@ -154,7 +154,7 @@ static void info_read(const cJSON *doc, log_info *l)
 	l->commit = dup_or_null(bv_json_str(ver, "commit"));
 	l->tree = dup_or_null(bv_json_str(ver, "tree"));
 	l->simd_isa = dup_or_null(bv_json_str(ver, "simd_isa"));
-	/* The build key finds the build in the cache (counts.c runs it again);
+	/* The build key finds the build in the cache (counts_make.c runs it again);
 	 * anything but 40 hex digits is no key. */
 	const char *key = bv_json_str(cJSON_GetObjectItemCaseSensitive(ver, "build"), "key");
 	l->build_key = key && strlen(key) == 40 && strspn(key, "0123456789abcdef") == 40 ? bv_strdup(key) : NULL;
