@@ -1,8 +1,8 @@
 /*
  * merge.h - logs to one comparison table (merge.c), and what is done to the
- * table before it is shown: --filter, --only-changes, the folds, the
- * geomeans, the gates (--fail-on-slower, --fail-on-wrong).  The table's
- * types are in table.h (why: there).
+ * table before it is shown (merge_gates.c): --filter, --only-changes, the
+ * folds, the geomeans, the gates (--fail-on-slower, --fail-on-wrong).  The
+ * table's types are in table.h (why: there).
  */
 #ifndef BV_MERGE_H
 #define BV_MERGE_H
