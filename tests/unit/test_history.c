@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "changepoint.h"
-#include "cmd_history.h"
+#include "history.h"
 #include "history_html.h"
 #include "store.h"
 #include "tests.h"
