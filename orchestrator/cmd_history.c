@@ -53,8 +53,6 @@ static void usage(FILE *out, const bv_option *opts)
 	        "versions), 3 fewer than two versions built, or a measurement failed\n");
 }
 
-static const char *const format_values[] = {"table", "json", "markdown", "html", NULL};
-
 /* What history takes of run's options: all that shape a measurement, not
  * --resume (a history is measured window by window; the store makes a
  * second run cheap) and not --isolated (it would unpair every step). */
@@ -68,7 +66,7 @@ static const char *const measuring[] = {
  * arguments pos, nrange of them ranges, and --releases, --import,
  * --first-parent, --every), or NULL when it is one history can measure;
  * a message made here is also *owned, for the caller to free. */
-static const char *series_why(const hist *h, char **pos, size_t npos, size_t nrange, char **owned)
+static const char *series_why(const bv_hist *h, char **pos, size_t npos, size_t nrange, char **owned)
 {
 	if (h->releases && npos)
 		return *owned =
@@ -97,7 +95,7 @@ static const char *series_why(const hist *h, char **pos, size_t npos, size_t nra
 }
 
 /* Returns -1 to go on, else the exit status. */
-static int parse_options(int argc, char **argv, hist *h)
+static int parse_options(int argc, char **argv, bv_hist *h)
 {
 	h->format = "table";
 	h->window = WINDOW_DEFAULT;
@@ -114,7 +112,8 @@ static int parse_options(int argc, char **argv, hist *h)
 	           "bisect command of a change then narrows the commits skipped"),
 	    BV_INT("--window", &h->window, "W", 2, WINDOW_MAX,
 	           "versions measured together, overlapping by one (default 4; 2: each step alone)"),
-	    BV_ENUM("--format", &h->format, "F", format_values, "table (default), json, markdown or html (also kept as history.html)"),
+	    BV_ENUM("--format", &h->format, "F", bv_hist_format_list(),
+	            "table (default), json, markdown or html (also kept as history.html)"),
 	    BV_STRING("--store", &h->store_path, "PATH",
 	              "the history store (SQLite; default <cache>/history.sqlite): steps already\n"
 	              "measured on this machine class with the same method are taken from it, and\n"
@@ -184,7 +183,7 @@ static int parse_options(int argc, char **argv, hist *h)
 	}
 	if (!h->every)
 		h->every = 1;
-	h->method = method_key(&h->cli.mo);
+	h->method = bv_hist_method_key(&h->cli.mo);
 	bv_signals_install();
 	return -1;
 }
@@ -193,7 +192,7 @@ static int parse_options(int argc, char **argv, hist *h)
 
 int bv_cmd_history(int argc, char **argv)
 {
-	hist h;
+	bv_hist h;
 	memset(&h, 0, sizeof(h));
 	h.lockfd = -1;
 	int code = parse_options(argc, argv, &h);
@@ -202,54 +201,47 @@ int bv_cmd_history(int argc, char **argv)
 		return code;
 	}
 	if (h.import) {
-		int irc = import_run(&h);
+		int irc = bv_hist_import(&h);
 		if (irc)
 			fprintf(stderr, "bench-versions history: %s\n", bv_error_last());
 		free(h.names);
-		hist_free(&h);
+		bv_hist_free(&h);
 		return irc ? bv_exit_code(irc) : 0;
 	}
-	int rc = resolve_series(&h);
+	int rc = bv_hist_resolve(&h);
 	if (rc == 0)
-		rc = open_results(&h);
+		rc = bv_hist_open_results(&h);
 	if (rc == 0)
-		rc = build_series(&h);
+		rc = bv_hist_build(&h);
 	/* A project suite: the versions' builds describe its cells, merged
 	 * over the series (a benchmark later commits add is n/a before them)
 	 * and registered before any cell is planned, as run does (suite.h). */
 	if (rc == 0)
 		rc = bv_suite_describe(h.all, h.nall, h.dir, &h.cli.mo);
 	if (rc == 0)
-		rc = cells_plan(&h);
+		rc = bv_hist_plan_cells(&h);
 	if (rc == 0)
-		rc = open_store(&h);
+		rc = bv_hist_open_store(&h);
 	if (rc == 0)
-		rc = measure_windows(&h);
+		rc = bv_hist_measure(&h);
 	if (rc == 0) {
-		decide_steps(&h);
-		rc = keep_steps(&h);
+		bv_hist_decide(&h);
+		rc = bv_hist_keep_steps(&h);
 	}
 	if (rc == 0)
-		rc = find_changes(&h);
+		rc = bv_hist_find_changes(&h);
 	if (rc == 0)
-		count_undecided(&h);
+		bv_hist_count_undecided(&h);
 	if (rc == 0) {
-		cJSON *doc = history_json(&h);
+		/* history.json is kept whatever the format: the results
+		 * directory holds the whole history to read back later */
+		cJSON *doc = bv_hist_json(&h);
 		char *path = bv_asprintf("%s/history.json", h.dir);
 		rc = bv_json_save(path, doc);
 		free(path);
-		if (rc == 0 && !strcmp(h.format, "json")) {
-			char *text = cJSON_Print(doc);
-			printf("%s\n", text);
-			free(text);
-		} else if (rc == 0 && !strcmp(h.format, "markdown")) {
-			print_markdown(&h, stdout);
-		} else if (rc == 0 && !strcmp(h.format, "html")) {
-			rc = write_html(&h);
-		} else if (rc == 0) {
-			print_table(&h, stdout);
-		}
 		cJSON_Delete(doc);
+		if (rc == 0)
+			rc = bv_hist_format_find(h.format)->write(&h, stdout);
 		if (rc == 0)
 			fprintf(stderr, "results: %s\n", h.dir);
 	}
@@ -263,6 +255,6 @@ int bv_cmd_history(int argc, char **argv)
 			bv_rm_rf(h.dir);
 	}
 	free(h.names);
-	hist_free(&h);
+	bv_hist_free(&h);
 	return rc ? bv_exit_code(rc) : 0;
 }

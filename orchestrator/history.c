@@ -11,27 +11,18 @@
  * and the chain goes on from the last one that did (that step then spans
  * the gap, which the output says).
  *
- * Measuring: windows of W consecutive versions (default 4) overlapping by
- * one, each one bv_measure call, so every process of a window runs every
- * version of it.  A step i -> i + 1 lies in exactly one window; from its
- * logs, process by process, step = ratio(i + 1) / ratio(i), both ratios to
- * the window's baseline from the same process.  measure.c writes a
- * version's process_ratios for the trials where that version and the
- * baseline both have a ratio, in trial order, and each entry's
- * process_state is the trial's (the same for every version of the trial);
- * so two versions' lists are aligned when they have the same length and
- * the same states entry by entry, which is checked.  A step whose lists are
- * not aligned (a version dropped from one process) has the quotient of the
- * two medians as its estimate and no interval, and says so; the first step
- * of a window (against the baseline itself) is always paired.
+ * Measuring (history_measure.c): windows of W consecutive versions, each
+ * one bv_measure call, a step from the processes that ran both its
+ * versions.
  *
  * The steps of every cell are decided together, as verdict.c decides a
  * table: each step's evidence is the anytime-valid sign test on its
  * per-process ratios (bv_change_evidence), held with the others to a
  * Benjamini-Hochberg false-discovery rate of BV_FDR, and a step is slower
  * or faster only when its interval says so too.  The change points are
- * then found over the steps (find_changes) and the store is asked before
- * measuring (lookup_stored; store.c) and told after (keep_steps).
+ * then found over the steps (bv_hist_find_changes) and the store is asked
+ * before measuring (history_measure.c; store.c) and told after
+ * (bv_hist_keep_steps).
  */
 #include <git2.h>
 #include <math.h>
@@ -51,12 +42,13 @@
 #include "proc.h"
 #include "progress.h"
 #include "project.h"
-#include "releases.h"
 #include "resolve.h"
 #include "semver.h"
 #include "stats.h"
 #include "store.h"
 #include "verdict.h"
+
+/* ---- the pure parts ------------------------------------------------------ */
 
 size_t bv_history_every(size_t n, size_t every, size_t *keep)
 {
@@ -193,22 +185,19 @@ void bv_history_chain(const bv_step *s, size_t n, double *ratio, double *lo, dou
 	}
 }
 
-bv_version *ver(const hist *h, size_t j)
+/* ---- the history --------------------------------------------------------- */
+
+bv_version *bv_hist_version(const bv_hist *h, size_t j)
 {
 	return &h->all[h->built[j]];
 }
 
-void step_clear(bv_step *s)
-{
-	bv_step_free(s);
-}
-
-void hist_free(hist *h)
+void bv_hist_free(bv_hist *h)
 {
 	for (size_t c = 0; c < h->ncells; c++) {
-		hcell *x = &h->cells[c];
+		bv_hist_cell *x = &h->cells[c];
 		for (size_t i = 0; x->steps && i + 1 < h->nv; i++) {
-			step_clear(&x->steps[i].s);
+			bv_step_free(&x->steps[i].s);
 			free(x->steps[i].why);
 			free(x->steps[i].state);
 		}
@@ -230,9 +219,11 @@ void hist_free(hist *h)
 	free(h->cls);
 }
 
+/* ---- the series ---------------------------------------------------------- */
+
 /* One end of a range, as a commit (bv_resolve's rules: a release number,
  * a tag, any git revision). */
-static int range_end(hist *h, const char *name, const char *which, char hex[41])
+static int range_end(bv_hist *h, const char *name, const char *which, char hex[41])
 {
 	bv_version v = {0};
 	int rc = bv_resolve(h->repo, name, &v);
@@ -248,7 +239,7 @@ static int range_end(hist *h, const char *name, const char *which, char hex[41])
 
 /* A..B: A and the commits B reaches and A does not, oldest first, as full
  * commit ids in *out. */
-static int range_series(hist *h, bv_strv *out)
+static int range_series(bv_hist *h, bv_strv *out)
 {
 	const char *dots = strstr(h->range, "..");
 	char *a = bv_strdup(h->range);
@@ -301,7 +292,7 @@ static int range_series(hist *h, bv_strv *out)
 }
 
 /* The names of the series, before --every. */
-static int series_names(hist *h, bv_strv *out, int *commits)
+static int series_names(bv_hist *h, bv_strv *out, int *commits)
 {
 	*commits = 0;
 	if (h->range) {
@@ -323,7 +314,7 @@ static int series_names(hist *h, bv_strv *out, int *commits)
 }
 
 /* resolve -> compat for the series, labels unique. */
-int resolve_series(hist *h)
+int bv_hist_resolve(bv_hist *h)
 {
 	int rc = bv_repo_open(&h->repo);
 	if (rc)
@@ -386,7 +377,7 @@ int resolve_series(hist *h)
 }
 
 /* The results directory, made and held before anything is built (as run's). */
-int open_results(hist *h)
+int bv_hist_open_results(bv_hist *h)
 {
 	char *root = NULL;
 	int rc = 0;
@@ -409,7 +400,7 @@ int open_results(hist *h)
  * with one build key (commits that leave the library's tree alone: most of
  * a range) are built once: built side by side they would each make the same
  * build, neither finding the other's in the cache yet. */
-int build_series(hist *h)
+int bv_hist_build(bv_hist *h)
 {
 	size_t *same = bv_xcalloc(h->nall + 1, sizeof(size_t)); /* the first version with i's key */
 	char(*keys)[41] = bv_xcalloc(h->nall + 1, sizeof(*keys));
@@ -473,11 +464,13 @@ int build_series(hist *h)
 	return 0;
 }
 
+/* ---- the verdicts -------------------------------------------------------- */
+
 /* An inconclusive step whose estimate lies past the band: a change of the
  * threshold's size or more that the processes could not decide (not a
  * step without an interval inside the band, which is a same too short of
  * processes). */
-static int past_band(const hstep *st, double thr)
+static int past_band(const bv_hist_step *st, double thr)
 {
 	return st->s.verdict == BV_INCONCLUSIVE && isfinite(st->s.ratio) &&
 	       (st->s.ratio > 1 + thr || st->s.ratio < 1 / (1 + thr));
@@ -485,7 +478,7 @@ static int past_band(const hstep *st, double thr)
 
 /* Step i of cell x is such a step and no change point holds it (the span
  * test can call a step the single-step test left inconclusive). */
-int undecided(const hcell *x, size_t i, double thr)
+int bv_hist_undecided(const bv_hist_cell *x, size_t i, double thr)
 {
 	if (!past_band(&x->steps[i], thr))
 		return 0;
@@ -495,13 +488,13 @@ int undecided(const hcell *x, size_t i, double thr)
 	return 1;
 }
 
-/* After find_changes: the undecided steps. */
-void count_undecided(hist *h)
+/* After bv_hist_find_changes: the undecided steps. */
+void bv_hist_count_undecided(bv_hist *h)
 {
 	h->inconclusive = 0;
 	for (size_t c = 0; c < h->ncells; c++)
 		for (size_t i = 0; i + 1 < h->nv; i++)
-			h->inconclusive += undecided(&h->cells[c], i, h->cli.mo.threshold);
+			h->inconclusive += bv_hist_undecided(&h->cells[c], i, h->cli.mo.threshold);
 }
 
 /* Every step of every cell decided together, by verdict.c's rule
@@ -511,16 +504,16 @@ void count_undecided(hist *h)
  * estimate lies inside the band with an interval; else inconclusive.  An
  * unstable step is judged on nothing (out of the family); a step with no
  * per-process ratios (none stored) is shown, never called. */
-void decide_steps(hist *h)
+void bv_hist_decide(bv_hist *h)
 {
 	double thr = h->cli.mo.threshold;
 	size_t cap = h->ncells * h->nv + 1, n = 0;
 	bv_change *chs = bv_xcalloc(cap, sizeof(bv_change));
 	bv_change **all = bv_xcalloc(cap, sizeof(bv_change *));
-	hstep **of = bv_xcalloc(cap, sizeof(hstep *));
+	bv_hist_step **of = bv_xcalloc(cap, sizeof(bv_hist_step *));
 	for (size_t c = 0; c < h->ncells; c++)
 		for (size_t i = 0; i + 1 < h->nv; i++) {
-			hstep *st = &h->cells[c].steps[i];
+			bv_hist_step *st = &h->cells[c].steps[i];
 			st->s.verdict = BV_NO_VERDICT;
 			if (!isfinite(st->s.ratio))
 				continue;
@@ -539,7 +532,7 @@ void decide_steps(hist *h)
 		}
 	bv_decided d = bv_changes_decide(all, n, BV_FDR, thr);
 	for (size_t k = 0; k < n; k++) {
-		hstep *st = of[k];
+		bv_hist_step *st = of[k];
 		st->s.verdict = chs[k].verdict;
 		st->s.p = chs[k].p, st->p_slower = chs[k].p_slower, st->p_faster = chs[k].p_faster;
 		h->unstable += chs[k].unstable;
@@ -548,7 +541,7 @@ void decide_steps(hist *h)
 	free(chs), free(all), free(of);
 	h->tested = m, h->called = called;
 	for (size_t c = 0; c < h->ncells; c++) {
-		hcell *x = &h->cells[c];
+		bv_hist_cell *x = &h->cells[c];
 		bv_step *s = bv_xcalloc(h->nv, sizeof(bv_step));
 		for (size_t i = 0; i + 1 < h->nv; i++)
 			s[i] = x->steps[i].s;
@@ -559,7 +552,7 @@ void decide_steps(hist *h)
 
 /* The change points of every cell, decided over the whole table at once
  * (changepoint.c: single steps and gradual spans, q shared between them). */
-int find_changes(hist *h)
+int bv_hist_find_changes(bv_hist *h)
 {
 	size_t nsteps = h->nv - 1;
 	bv_step **cs = bv_xcalloc(h->ncells + 1, sizeof(*cs));
@@ -572,7 +565,7 @@ int find_changes(hist *h)
 	size_t n = 0;
 	int rc = bv_changepoints_table(cs, h->ncells, nsteps, h->cli.mo.threshold, BV_FDR, &cps, &n);
 	for (size_t k = 0; rc == 0 && k < n; k++) {
-		hcell *x = &h->cells[cps[k].cell];
+		bv_hist_cell *x = &h->cells[cps[k].cell];
 		x->cps = bv_xrealloc(x->cps, (x->ncps + 1) * sizeof(*x->cps));
 		x->cps[x->ncps++] = cps[k];
 	}

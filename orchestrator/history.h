@@ -4,7 +4,7 @@
  * the versions of a series, resolved and built, and for each cell its
  * steps between adjacent versions, the chain back to the first version and
  * its change points.  The command (cmd_history.c) takes the command line
- * into a hist and calls these stages in order; the formats
+ * into a bv_hist and calls these stages in order; the formats
  * (history_format.h) print what they leave.  Apart from the command so
  * that the unit tests reach the pure parts (tests/unit/test_history.c)
  * without a repository or a measurement: which versions of a series are
@@ -74,7 +74,7 @@ int bv_history_step_state(const bv_usual *u, double threshold, const double *ra,
 void bv_history_chain(const bv_step *s, size_t n, double *ratio, double *lo, double *hi);
 
 /* One step of one cell, as measured (or found in the store). */
-typedef struct hstep {
+typedef struct bv_hist_step {
 	bv_step s;
 	double coverage;
 	double p_slower, p_faster;
@@ -85,19 +85,19 @@ typedef struct hstep {
 	 * were at the usual state to judge it (then never stored) */
 	char *state;
 	int unstable;
-} hstep;
+} bv_hist_step;
 
-typedef struct hcell {
+typedef struct bv_hist_cell {
 	char *key; /* bench/op/backend/size */
 	const char *bench, *op, *backend;
 	char size[32];
-	hstep *steps;              /* nv - 1 */
+	bv_hist_step *steps;       /* nv - 1 */
 	double *chain, *clo, *chi; /* nv */
 	bv_change_point *cps;
 	size_t ncps;
-} hcell;
+} bv_hist_cell;
 
-typedef struct hist {
+typedef struct bv_hist {
 	/* the command line */
 	int releases, first_parent, every, window;
 	const char *format;
@@ -105,7 +105,7 @@ typedef struct hist {
 	char **names;      /* a list, as typed */
 	size_t nnames;
 	bv_run_cli cli;
-	char *method; /* method_key of the settled options: the store's key */
+	char *method;           /* bv_hist_method_key of the settled options: the store's key */
 	const char *store_path; /* --store, else bv_store_default_path() */
 	int no_store;           /* --no-store: measure every window, keep nothing */
 	const char *import;     /* --import RUN_DIR: a run's logs into the store, nothing measured */
@@ -124,7 +124,7 @@ typedef struct hist {
 	/* the measurement */
 	char *dir;
 	int lockfd;
-	hcell *cells;
+	bv_hist_cell *cells;
 	size_t ncells;
 	size_t nwindows;
 	size_t measured; /* windows whose measuring began (their logs stay) */
@@ -133,29 +133,28 @@ typedef struct hist {
 	 * (undecided), and steps that followed the machine (unstable): said,
 	 * never left silent */
 	size_t inconclusive, unstable;
-} hist;
+} bv_hist;
 
 /* Built version j of the series (h->built[j] in h->all). */
-bv_version *ver(const hist *h, size_t j);
-void step_clear(bv_step *s);
-void hist_free(hist *h);
+bv_version *bv_hist_version(const bv_hist *h, size_t j);
+void bv_hist_free(bv_hist *h);
 
 /* The stages, in the order the command calls them; each returns 0 or a
  * BV_E* code with the error said (common.h). */
 /* resolve -> compat for the series, labels unique. */
-int resolve_series(hist *h);
+int bv_hist_resolve(bv_hist *h);
 /* The results directory, made and held before anything is built (as run's). */
-int open_results(hist *h);
+int bv_hist_open_results(bv_hist *h);
 /* Builds every version of the series; those that do not build are left out. */
-int build_series(hist *h);
+int bv_hist_build(bv_hist *h);
 /* Every step of every cell decided together (verdict.c's rule), and each
  * cell's chain. */
-void decide_steps(hist *h);
+void bv_hist_decide(bv_hist *h);
 /* The change points of every cell, decided over the whole table at once. */
-int find_changes(hist *h);
-/* After find_changes: the undecided steps (h->inconclusive). */
-void count_undecided(hist *h);
+int bv_hist_find_changes(bv_hist *h);
+/* After bv_hist_find_changes: the undecided steps (h->inconclusive). */
+void bv_hist_count_undecided(bv_hist *h);
 /* Step i of cell x is inconclusive past the band and no change point holds it. */
-int undecided(const hcell *x, size_t i, double thr);
+int bv_hist_undecided(const bv_hist_cell *x, size_t i, double thr);
 
 #endif

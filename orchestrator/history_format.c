@@ -16,7 +16,7 @@
 #include "verdict.h"
 
 /* The versions left out just before built version j (a step spans them). */
-void gap_before(const hist *h, size_t j, bv_strv *out)
+void bv_hist_gap_before(const bv_hist *h, size_t j, bv_strv *out)
 {
 	if (j == 0)
 		return;
@@ -26,7 +26,7 @@ void gap_before(const hist *h, size_t j, bv_strv *out)
 
 /* Whether b is a commit after a with commits between them: the series
  * skipped some, and bisect can narrow a change between the two. */
-static int narrowable(const hist *h, const bv_version *a, const bv_version *b)
+static int narrowable(const bv_hist *h, const bv_version *a, const bv_version *b)
 {
 	if (!h->git || a->kind != BV_VERSION_GIT || b->kind != BV_VERSION_GIT)
 		return 0;
@@ -44,9 +44,9 @@ static int narrowable(const hist *h, const bv_version *a, const bv_version *b)
 }
 
 /* The bisect command that narrows change point cp of cell x, or NULL. */
-char *bisect_command(const hist *h, const hcell *x, const bv_change_point *cp)
+char *bv_hist_bisect_command(const bv_hist *h, const bv_hist_cell *x, const bv_change_point *cp)
 {
-	const bv_version *a = ver(h, cp->first), *b = ver(h, cp->last + 1);
+	const bv_version *a = bv_hist_version(h, cp->first), *b = bv_hist_version(h, cp->last + 1);
 	if (!narrowable(h, a, b))
 		return NULL;
 	/* The cell's names quoted as a shell reads them back: a suite's op
@@ -65,7 +65,7 @@ char *bisect_command(const hist *h, const hcell *x, const bv_change_point *cp)
 }
 
 /* "0.1.1 (1a2b3c4d5e6f)", or the name alone when it is the short commit. */
-void version_words(const bv_version *v, char *buf, size_t len)
+void bv_hist_version_words(const bv_version *v, char *buf, size_t len)
 {
 	if (v->kind == BV_VERSION_GIT && strncmp(v->name, v->commit, strlen(v->name)))
 		snprintf(buf, len, "%s (%.12s)", v->name, v->commit);
@@ -73,7 +73,7 @@ void version_words(const bv_version *v, char *buf, size_t len)
 		snprintf(buf, len, "%s", v->name);
 }
 
-int change_at(const hcell *x, size_t j) /* a change point ends at version j */
+int bv_hist_change_at(const bv_hist_cell *x, size_t j) /* a change point ends at version j */
 {
 	for (size_t k = 0; k < x->ncps; k++)
 		if (x->cps[k].last + 1 == j)
@@ -81,7 +81,7 @@ int change_at(const hcell *x, size_t j) /* a change point ends at version j */
 	return 0;
 }
 
-void fmt_num(double v, char *buf, size_t len)
+void bv_hist_num(double v, char *buf, size_t len)
 {
 	if (isfinite(v))
 		snprintf(buf, len, "%.3f", v);
@@ -104,7 +104,7 @@ static void fmt_interval(double r, double lo, double hi, char *buf, size_t len)
  * steps too (changepoint.c), so a gradual change is listed while each of
  * its steps stays inconclusive, and a listing that does not say so reads
  * as the history disagreeing with itself. */
-size_t steps_agreeing(const hcell *x, const bv_change_point *cp)
+size_t bv_hist_steps_agreeing(const bv_hist_cell *x, const bv_change_point *cp)
 {
 	size_t n = 0;
 	for (size_t i = cp->first; i <= cp->last; i++)
@@ -112,20 +112,21 @@ size_t steps_agreeing(const hcell *x, const bv_change_point *cp)
 	return n;
 }
 
-static size_t changes_beyond_steps(const hist *h)
+static size_t changes_beyond_steps(const bv_hist *h)
 {
 	size_t n = 0;
 	for (size_t c = 0; c < h->ncells; c++)
 		for (size_t k = 0; k < h->cells[c].ncps; k++) {
 			const bv_change_point *cp = &h->cells[c].cps[k];
-			n += steps_agreeing(&h->cells[c], cp) < cp->last - cp->first + 1;
+			n += bv_hist_steps_agreeing(&h->cells[c], cp) < cp->last - cp->first + 1;
 		}
 	return n;
 }
 
-void change_line_of(const hist *h, const hcell *x, const bv_change_point *cp, change_line *l)
+void bv_hist_change_line_of(const bv_hist *h, const bv_hist_cell *x, const bv_change_point *cp,
+                            bv_hist_change_line *l)
 {
-	size_t span = cp->last - cp->first + 1, agree = steps_agreeing(x, cp);
+	size_t span = cp->last - cp->first + 1, agree = bv_hist_steps_agreeing(x, cp);
 	l->why[0] = '\0';
 	if (span == 1 && agree == 0)
 		snprintf(l->why, sizeof(l->why), " (its step alone: %s; the change-point test called it)",
@@ -134,12 +135,12 @@ void change_line_of(const hist *h, const hcell *x, const bv_change_point *cp, ch
 		snprintf(l->why, sizeof(l->why), " (gradual, over %zu steps: no step called alone)", span);
 	else if (span > 1 && agree < span)
 		snprintf(l->why, sizeof(l->why), " (gradual, over %zu steps: %zu called alone)", span, agree);
-	version_words(ver(h, cp->first), l->from, sizeof(l->from));
-	version_words(ver(h, cp->last + 1), l->to, sizeof(l->to));
+	bv_hist_version_words(bv_hist_version(h, cp->first), l->from, sizeof(l->from));
+	bv_hist_version_words(bv_hist_version(h, cp->last + 1), l->to, sizeof(l->to));
 	fmt_interval(cp->ratio, cp->lo, cp->hi, l->size, sizeof(l->size));
 	bv_strv gap = {0};
 	for (size_t j = cp->first + 1; j <= cp->last + 1; j++)
-		gap_before(h, j, &gap);
+		bv_hist_gap_before(h, j, &gap);
 	l->gap[0] = '\0';
 	if (gap.n)
 		snprintf(l->gap, sizeof(l->gap), " (the change spans %zu %s that did not build)", gap.n,
@@ -147,7 +148,7 @@ void change_line_of(const hist *h, const hcell *x, const bv_change_point *cp, ch
 	bv_strv_free(&gap);
 }
 
-size_t count_changes(const hist *h)
+size_t bv_hist_count_changes(const bv_hist *h)
 {
 	size_t n = 0;
 	for (size_t c = 0; c < h->ncells; c++)
@@ -155,15 +156,15 @@ size_t count_changes(const hist *h)
 	return n;
 }
 
-void control_line(const hist *h, FILE *out)
+void bv_hist_control_line(const bv_hist *h, FILE *out)
 {
 	fprintf(out,
 	        "%zu %s of %zu %s decided together at a %g%% false-discovery rate (Benjamini-Hochberg over "
 	        "anytime-valid sign tests against the %.1f%% band); %zu %s alone; %zu %s listed",
 	        h->tested, bv_plural((long long)h->tested, "step", "steps"), h->ncells,
 	        bv_plural((long long)h->ncells, "cell", "cells"), BV_FDR * 100, h->cli.mo.threshold * 100,
-	        h->called, h->called == 1 ? "step called" : "steps called", count_changes(h),
-	        bv_plural((long long)count_changes(h), "change", "changes"));
+	        h->called, h->called == 1 ? "step called" : "steps called", bv_hist_count_changes(h),
+	        bv_plural((long long)bv_hist_count_changes(h), "change", "changes"));
 	size_t beyond = changes_beyond_steps(h);
 	if (beyond)
 		fprintf(out, " (%zu where the steps alone were not all called: the change-point test over spans)",
@@ -179,4 +180,28 @@ void control_line(const hist *h, FILE *out)
 		fprintf(out, "; %zu unstable (the machine changed under %s)", h->unstable,
 		        h->unstable == 1 ? "it" : "them");
 	fputc('\n', out);
+}
+
+static const bv_hist_format formats[] = {
+    {"table", bv_hist_write_table},
+    {"json", bv_hist_write_json},
+    {"markdown", bv_hist_write_markdown},
+    {"html", bv_hist_write_html},
+};
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const bv_hist_format *bv_hist_format_find(const char *name)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i].name, name))
+			return &formats[i];
+	return NULL;
+}
+
+const char *const *bv_hist_format_list(void)
+{
+	static const char *names[NFORMATS + 1];
+	for (size_t i = 0; i < NFORMATS; i++)
+		names[i] = formats[i].name;
+	return names;
 }

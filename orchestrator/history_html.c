@@ -383,15 +383,15 @@ int bv_history_html(const bv_history_html_view *v, FILE *out)
 
 /* "relu: a -> b: 3.040 [2.862, 3.183] slower", without the cell: the
  * table's change line. */
-static char *change_text(const hist *h, const hcell *x, const bv_change_point *cp)
+static char *change_text(const bv_hist *h, const bv_hist_cell *x, const bv_change_point *cp)
 {
-	change_line l;
-	change_line_of(h, x, cp, &l);
+	bv_hist_change_line l;
+	bv_hist_change_line_of(h, x, cp, &l);
 	return bv_asprintf("%s -> %s: %s %s%s%s", l.from, l.to, l.size, bv_verdict_name(cp->direction), l.gap,
 	                   l.why);
 }
 
-static int print_html(const hist *h, FILE *out)
+static int print_html(const bv_hist *h, FILE *out)
 {
 	bv_history_html_view v;
 	memset(&v, 0, sizeof(v));
@@ -411,8 +411,8 @@ static int print_html(const hist *h, FILE *out)
 	}
 	for (size_t j = 0; j < h->nv; j++) {
 		char words[96];
-		version_words(ver(h, j), words, sizeof(words));
-		bv_strv_push(&labels, ver(h, j)->label);
+		bv_hist_version_words(bv_hist_version(h, j), words, sizeof(words));
+		bv_strv_push(&labels, bv_hist_version(h, j)->label);
 		bv_strv_push(&titles, words);
 	}
 	char *control = NULL,
@@ -421,14 +421,14 @@ static int print_html(const hist *h, FILE *out)
 	size_t clen = 0;
 	FILE *m = open_memstream(&control, &clen);
 	if (m) {
-		control_line(h, m);
+		bv_hist_control_line(h, m);
 		fclose(m);
 		if (clen && control[clen - 1] == '\n')
 			control[clen - 1] = 0;
 	}
 	bv_history_html_cell *cells = bv_xcalloc(h->ncells + 1, sizeof(*cells));
 	for (size_t c = 0; c < h->ncells; c++) {
-		const hcell *x = &h->cells[c];
+		const bv_hist_cell *x = &h->cells[c];
 		bv_history_html_cell *o = &cells[c];
 		o->key = x->key, o->chain = x->chain, o->clo = x->clo, o->chi = x->chi;
 		o->cps = x->cps, o->ncps = x->ncps;
@@ -437,7 +437,7 @@ static int print_html(const hist *h, FILE *out)
 		const char **why = bv_xcalloc(h->nv, sizeof(char *));
 		for (size_t k = 0; k < x->ncps; k++) {
 			lines[k] = change_text(h, x, &x->cps[k]);
-			bisect[k] = bisect_command(h, x, &x->cps[k]);
+			bisect[k] = bv_hist_bisect_command(h, x, &x->cps[k]);
 		}
 		for (size_t i = 0; i + 1 < h->nv; i++)
 			why[i] = x->steps[i].why ? x->steps[i].why : x->steps[i].state;
@@ -467,9 +467,10 @@ static int print_html(const hist *h, FILE *out)
 	return rc;
 }
 
-/* --format html: the page on stdout and kept beside history.json as
- * history.html, so the results directory holds it to open later. */
-int write_html(const hist *h)
+/* --format html: the page on out (the command's stdout) and kept beside
+ * history.json as history.html, so the results directory holds it to open
+ * later. */
+int bv_hist_write_html(const bv_hist *h, FILE *out)
 {
 	char *path = bv_asprintf("%s/history.html", h->dir);
 	FILE *f = fopen(path, "w");
@@ -478,7 +479,7 @@ int write_html(const hist *h)
 		rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
 	else if (print_html(h, f) != 0 || fclose(f) != 0)
 		rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
-	if (rc == 0 && print_html(h, stdout) != 0)
+	if (rc == 0 && print_html(h, out) != 0)
 		rc = bv_fail(BV_ERUN, "cannot write the page to stdout");
 	free(path);
 	return rc;

@@ -25,11 +25,11 @@ static void add_num(cJSON *o, const char *key, double v)
 
 /* versions: each version of the series, with what was left out before it
  * (builds that failed, versions --every skipped). */
-static void hjson_versions(cJSON *doc, const hist *h)
+static void hjson_versions(cJSON *doc, const bv_hist *h)
 {
 	cJSON *va = cJSON_AddArrayToObject(doc, "versions");
 	for (size_t j = 0; j < h->nv; j++) {
-		const bv_version *v = ver(h, j);
+		const bv_version *v = bv_hist_version(h, j);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", v->name);
 		cJSON_AddStringToObject(o, "label", v->label);
@@ -42,7 +42,7 @@ static void hjson_versions(cJSON *doc, const hist *h)
 		if (v->build_key)
 			cJSON_AddStringToObject(o, "build_key", v->build_key);
 		bv_strv gap = {0};
-		gap_before(h, j, &gap);
+		bv_hist_gap_before(h, j, &gap);
 		cJSON *g = cJSON_AddArrayToObject(o, "left_out_before");
 		for (size_t i = 0; i < gap.n; i++)
 			cJSON_AddItemToArray(g, cJSON_CreateString(gap.v[i]));
@@ -53,12 +53,12 @@ static void hjson_versions(cJSON *doc, const hist *h)
 
 /* One step of a cell (version i to i + 1): its test and, if a listed change
  * holds it, that change's direction. */
-static cJSON *hjson_step(const hist *h, const hcell *x, size_t i)
+static cJSON *hjson_step(const bv_hist *h, const bv_hist_cell *x, size_t i)
 {
-	const hstep *st = &x->steps[i];
+	const bv_hist_step *st = &x->steps[i];
 	cJSON *s = cJSON_CreateObject();
-	cJSON_AddStringToObject(s, "from", ver(h, i)->label);
-	cJSON_AddStringToObject(s, "to", ver(h, i + 1)->label);
+	cJSON_AddStringToObject(s, "from", bv_hist_version(h, i)->label);
+	cJSON_AddStringToObject(s, "to", bv_hist_version(h, i + 1)->label);
 	add_num(s, "ratio", st->s.ratio);
 	add_num(s, "ci_low", st->s.lo);
 	add_num(s, "ci_high", st->s.hi);
@@ -88,12 +88,12 @@ static cJSON *hjson_step(const hist *h, const hcell *x, size_t i)
 }
 
 /* A cell's chain: each version's ratio to the first, with its interval. */
-static void hjson_chain(cJSON *o, const hist *h, const hcell *x)
+static void hjson_chain(cJSON *o, const bv_hist *h, const bv_hist_cell *x)
 {
 	cJSON *ch = cJSON_AddArrayToObject(o, "chain");
 	for (size_t j = 0; j < h->nv; j++) {
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "version", ver(h, j)->label);
+		cJSON_AddStringToObject(e, "version", bv_hist_version(h, j)->label);
 		add_num(e, "ratio", x->chain[j]);
 		add_num(e, "ci_low", x->clo[j]);
 		add_num(e, "ci_high", x->chi[j]);
@@ -103,9 +103,9 @@ static void hjson_chain(cJSON *o, const hist *h, const hcell *x)
 
 /* One listed change of a cell: its ends, its steps, how many of them are
  * called on their own, and the bisect command that finds its commit. */
-static cJSON *hjson_change_point(const hist *h, const hcell *x, const bv_change_point *cp)
+static cJSON *hjson_change_point(const bv_hist *h, const bv_hist_cell *x, const bv_change_point *cp)
 {
-	const bv_version *a = ver(h, cp->first), *b = ver(h, cp->last + 1);
+	const bv_version *a = bv_hist_version(h, cp->first), *b = bv_hist_version(h, cp->last + 1);
 	cJSON *e = cJSON_CreateObject();
 	cJSON_AddStringToObject(e, "cell", x->key);
 	cJSON_AddStringToObject(e, "from", a->label);
@@ -122,8 +122,8 @@ static cJSON *hjson_change_point(const hist *h, const hcell *x, const bv_change_
 	cJSON_AddStringToObject(e, "direction", bv_verdict_name(cp->direction));
 	/* the steps' own verdicts may not show it: say how many do */
 	cJSON_AddNumberToObject(e, "steps", (double)(cp->last - cp->first + 1));
-	cJSON_AddNumberToObject(e, "steps_called", (double)steps_agreeing(x, cp));
-	char *cmd = bisect_command(h, x, cp);
+	cJSON_AddNumberToObject(e, "steps_called", (double)bv_hist_steps_agreeing(x, cp));
+	char *cmd = bv_hist_bisect_command(h, x, cp);
 	if (cmd)
 		cJSON_AddStringToObject(e, "bisect", cmd);
 	else
@@ -134,12 +134,12 @@ static cJSON *hjson_change_point(const hist *h, const hcell *x, const bv_change_
 
 /* cells: each cell's steps and chain; changes: every cell's listed changes,
  * in the cells' order. */
-static void hjson_cells(cJSON *doc, const hist *h)
+static void hjson_cells(cJSON *doc, const bv_hist *h)
 {
 	cJSON *ca = cJSON_AddArrayToObject(doc, "cells");
 	cJSON *changes = cJSON_CreateArray();
 	for (size_t c = 0; c < h->ncells; c++) {
-		const hcell *x = &h->cells[c];
+		const bv_hist_cell *x = &h->cells[c];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "cell", x->key);
 		cJSON_AddStringToObject(o, "bench", x->bench);
@@ -157,7 +157,7 @@ static void hjson_cells(cJSON *doc, const hist *h)
 	cJSON_AddItemToObject(doc, "changes", changes);
 }
 
-cJSON *history_json(const hist *h)
+cJSON *bv_hist_json(const bv_hist *h)
 {
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddStringToObject(doc, "schema", HISTORY_SCHEMA);
@@ -193,4 +193,14 @@ cJSON *history_json(const hist *h)
 	for (size_t i = 0; i < h->notes.n; i++)
 		cJSON_AddItemToArray(na, cJSON_CreateString(h->notes.v[i]));
 	return doc;
+}
+
+int bv_hist_write_json(const bv_hist *h, FILE *out)
+{
+	cJSON *doc = bv_hist_json(h);
+	char *text = cJSON_Print(doc);
+	fprintf(out, "%s\n", text);
+	free(text);
+	cJSON_Delete(doc);
+	return 0;
 }

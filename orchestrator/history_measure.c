@@ -6,6 +6,20 @@
  * --import, which fills the store from a run's logs.  Apart from history.c
  * because it is the part that talks to the measurement and to the store;
  * history.c decides what they give.
+ *
+ * Measuring: windows of W consecutive versions (default 4) overlapping by
+ * one, each one bv_measure call, so every process of a window runs every
+ * version of it.  A step i -> i + 1 lies in exactly one window; from its
+ * logs, process by process, step = ratio(i + 1) / ratio(i), both ratios to
+ * the window's baseline from the same process.  measure.c writes a
+ * version's process_ratios for the trials where that version and the
+ * baseline both have a ratio, in trial order, and each entry's
+ * process_state is the trial's (the same for every version of the trial);
+ * so two versions' lists are aligned when they have the same length and
+ * the same states entry by entry, which is checked.  A step whose lists are
+ * not aligned (a version dropped from one process) has the quotient of the
+ * two medians as its estimate and no interval, and says so; the first step
+ * of a window (against the baseline itself) is always paired.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,7 +48,7 @@
 
 /* What makes two measurements of a step comparable, beyond the builds and
  * the cell: the store's "method" key (store.h). */
-char *method_key(const bv_measure_opts *mo)
+char *bv_hist_method_key(const bv_measure_opts *mo)
 {
 	return bv_asprintf(
 	    "threshold %g quick %d processes %d-%d budget %g rounds %d sample %g layouts %d simd %s "
@@ -63,13 +77,13 @@ static char *method_key_of_log(const cJSON *m, const char *path)
 	mo.rounds = (int)v[4], mo.sample_us = v[5], mo.layouts = (int)v[6], mo.threads = (int)v[7];
 	mo.quick = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "quick"));
 	mo.simd_isa = cJSON_IsString(isa) ? isa->valuestring : NULL;
-	return method_key(&mo);
+	return bv_hist_method_key(&mo);
 }
 
 /* --import RUN_DIR: every paired ratio of a run (its baseline against each
  * version) becomes a step in the store, under the run's machine class and
  * method; a later history measuring the same way finds them. */
-int import_run(hist *h)
+int bv_hist_import(bv_hist *h)
 {
 	DIR *d = opendir(h->import);
 	if (!d)
@@ -107,8 +121,8 @@ int import_run(hist *h)
 }
 
 /* The store's step a -> b of a cell: by this machine's class, the two
- * build keys, the cell and method_key (store.h). */
-static int lookup_stored(const hist *h, const bv_version *a, const bv_version *b, const char *cell,
+ * build keys, the cell and bv_hist_method_key (store.h). */
+static int lookup_stored(const bv_hist *h, const bv_version *a, const bv_version *b, const char *cell,
                          bv_step *out, int *found)
 {
 	*found = 0;
@@ -120,7 +134,7 @@ static int lookup_stored(const hist *h, const bv_version *a, const bv_version *b
 /* The store, and this machine's class as a results log would name it
  * (classes.c: its cpu, ISA and GPU, or BENCH_VERSIONS_CLASS), so steps
  * imported from logs and steps measured here meet under one key. */
-int open_store(hist *h)
+int bv_hist_open_store(bv_hist *h)
 {
 	if (h->no_store)
 		return 0;
@@ -146,22 +160,23 @@ int open_store(hist *h)
  * not a quotient of medians), and every absent one (store.h), in the
  * store, in one transaction, so the same series measures nothing next time
  * and a longer one only its new steps. */
-int keep_steps(hist *h)
+int bv_hist_keep_steps(bv_hist *h)
 {
 	if (!h->store)
 		return 0;
 	int rc = bv_store_begin(h->store);
 	for (size_t c = 0; rc == 0 && c < h->ncells; c++)
 		for (size_t i = 0; rc == 0 && i + 1 < h->nv; i++) {
-			const hstep *st = &h->cells[c].steps[i];
+			const bv_hist_step *st = &h->cells[c].steps[i];
 			/* an absent step (a version lacks the cell) is kept too: the
 			 * window holding it need not be measured again to learn that */
 			int absent = st->window && st->s.absent;
 			if (!absent && (!st->window || st->why || st->unstable || !st->s.nproc || !isfinite(st->s.ratio) ||
 			                !st->s.verdict))
 				continue;
-			rc = bv_store_put_step(h->store, h->cls, ver(h, i)->build_key, ver(h, i + 1)->build_key,
-			                       h->cells[c].key, h->method, &st->s);
+			rc = bv_store_put_step(h->store, h->cls, bv_hist_version(h, i)->build_key,
+			                       bv_hist_version(h, i + 1)->build_key, h->cells[c].key,
+			                       h->method, &st->s);
 		}
 	if (rc == 0)
 		rc = bv_store_commit(h->store);
@@ -170,25 +185,28 @@ int keep_steps(hist *h)
 	return rc;
 }
 
-int cells_plan(hist *h)
+/* The cells the options name (plan.h), each with its steps unmeasured and
+ * its chain to fill: the history's one call that plans cells, made once,
+ * after bv_suite_describe registered a suite's cells. */
+int bv_hist_plan_cells(bv_hist *h)
 {
 	bv_cell *cells = NULL;
 	char err[256];
 	long n = bv_plan_cells(&h->cli.mo, &cells, NULL, err, sizeof(err));
 	if (n < 0)
 		return bv_fail(BV_EINPUT, "%s", err);
-	h->cells = bv_xcalloc((size_t)n + 1, sizeof(hcell));
+	h->cells = bv_xcalloc((size_t)n + 1, sizeof(bv_hist_cell));
 	for (long k = 0; k < n; k++) {
-		hcell *x = &h->cells[h->ncells++];
+		bv_hist_cell *x = &h->cells[h->ncells++];
 		x->bench = cells[k].bench->name, x->op = cells[k].op->name, x->backend = cells[k].backend;
 		bv_size_format(cells[k].size, x->size, sizeof(x->size));
 		x->key = bv_asprintf("%s/%s/%s/%s", x->bench, x->op, x->backend, x->size);
-		x->steps = bv_xcalloc(h->nv, sizeof(hstep));
+		x->steps = bv_xcalloc(h->nv, sizeof(bv_hist_step));
 		x->chain = bv_xcalloc(h->nv, sizeof(double));
 		x->clo = bv_xcalloc(h->nv, sizeof(double));
 		x->chi = bv_xcalloc(h->nv, sizeof(double));
 		for (size_t i = 0; i + 1 < h->nv; i++) {
-			hstep *st = &x->steps[i];
+			bv_hist_step *st = &x->steps[i];
 			st->s.ratio = st->s.lo = st->s.hi = st->s.p = NAN;
 			st->p_slower = st->p_faster = NAN;
 			st->s.cell = bv_strdup(x->key);
@@ -198,7 +216,7 @@ int cells_plan(hist *h)
 	return 0;
 }
 
-static hcell *cell_of(hist *h, const char *key)
+static bv_hist_cell *cell_of(bv_hist *h, const char *key)
 {
 	for (size_t c = 0; c < h->ncells; c++)
 		if (!strcmp(h->cells[c].key, key))
@@ -241,7 +259,7 @@ static char *no_result(const bv_table *t, const bv_row *r, size_t i)
 
 /* The step b / a from the per-process medians of two results, paired by
  * process id; -1 when they share no process. */
-static int by_process(const bv_result *a, const bv_result *b, hstep *st)
+static int by_process(const bv_result *a, const bv_result *b, bv_hist_step *st)
 {
 	if (!a->proc_ns || !b->proc_ns)
 		return -1;
@@ -262,14 +280,14 @@ static const char *absent_status(bv_status status)
 
 /* The note of an absent step from the store, in the words no_result gives
  * a measured one (the label is this history's, not the storing run's). */
-static char *absent_note(const hist *h, size_t step, const bv_step *s)
+static char *absent_note(const bv_hist *h, size_t step, const bv_step *s)
 {
 	const char *r = s->absent_reason;
-	return bv_asprintf("%s: %s%s%s", ver(h, step + (size_t)s->absent_side)->label, s->absent,
+	return bv_asprintf("%s: %s%s%s", bv_hist_version(h, step + (size_t)s->absent_side)->label, s->absent,
 	                   r ? ": " : "", r ? r : "");
 }
 
-/* A paired step under the machine's state (cmd_history.h), the trials'
+/* A paired step under the machine's state (history.h), the trials'
  * states taken from b's change (the same for both versions: measure.c).
  * Only with one layout: with several, each process's step pairs two code
  * placements drawn at random, so its ratios fall into modes up to ~12 %
@@ -279,7 +297,8 @@ static char *absent_note(const hist *h, size_t step, const bv_step *s)
  * layouts, 12 processes, a suite's load beside it, called 0.890 between
  * two identical builds with the split on; whether the split or the
  * placement modes alone did it, its log did not say.) */
-static void split_step(const bv_usual *u, double thr, const bv_change *ca, const bv_change *cb, hstep *st)
+static void split_step(const bv_usual *u, double thr, const bv_change *ca, const bv_change *cb,
+                       bv_hist_step *st)
 {
 	int rc = bv_history_step_state(u, thr, ca ? ca->proc_ratio : NULL, cb->proc_ratio, cb->proc_gbps,
 	                               cb->proc_compute_ns, cb->proc_running, cb->nproc, &st->s, &st->coverage,
@@ -289,18 +308,18 @@ static void split_step(const bv_usual *u, double thr, const bv_change *ca, const
 
 /* The steps of window k (versions first..last of the built series) from its
  * merged logs. */
-static void steps_of_window(hist *h, const bv_table *t, size_t first, int window)
+static void steps_of_window(bv_hist *h, const bv_table *t, size_t first, int window)
 {
 	bv_usual u = bv_table_usual(t);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const bv_row *row = &t->rows[r];
 		char key[256];
 		bv_row_key(row, key, sizeof(key));
-		hcell *x = cell_of(h, key);
+		bv_hist_cell *x = cell_of(h, key);
 		if (!x)
 			continue;
 		for (size_t i = 0; i + 1 < t->nversions; i++) {
-			hstep *st = &x->steps[first + i];
+			bv_hist_step *st = &x->steps[first + i];
 			st->window = window;
 			char *why = no_result(t, row, i);
 			int side = 0;
@@ -346,7 +365,7 @@ static void steps_of_window(hist *h, const bv_table *t, size_t first, int window
 }
 
 /* Measures every window not found in the store. */
-int measure_windows(hist *h)
+int bv_hist_measure(bv_hist *h)
 {
 	size_t *first = bv_xcalloc(h->nv, sizeof(size_t)), *last = bv_xcalloc(h->nv, sizeof(size_t));
 	size_t nw = bv_history_windows(h->nv, (size_t)h->window, first, last);
@@ -369,14 +388,15 @@ int measure_windows(hist *h)
 				int found = 0;
 				bv_step *t = &stored[c * nsteps + i];
 				t->ratio = t->lo = t->hi = t->p = NAN;
-				rc = lookup_stored(h, ver(h, first[k] + i), ver(h, first[k] + i + 1),
-				                   h->cells[c].key, t, &found);
+				rc = lookup_stored(h, bv_hist_version(h, first[k] + i),
+				                   bv_hist_version(h, first[k] + i + 1), h->cells[c].key, t,
+				                   &found);
 				all_found = found;
 				nfound += found;
 			}
 		for (size_t c = 0; rc == 0 && all_found && c < h->ncells; c++)
 			for (size_t i = 0; i < nsteps; i++) {
-				hstep *st = &h->cells[c].steps[first[k] + i];
+				bv_hist_step *st = &h->cells[c].steps[first[k] + i];
 				bv_step *t = &stored[c * nsteps + i];
 				free(t->cell); /* the cell's own key stays */
 				t->cell = st->s.cell;
@@ -386,7 +406,7 @@ int measure_windows(hist *h)
 					st->why = absent_note(h, first[k] + i, &st->s);
 			}
 		for (size_t j = 0; j < nfound; j++)
-			step_clear(&stored[j]);
+			bv_step_free(&stored[j]);
 		free(stored);
 		if (rc == 0 && all_found) {
 			h->from_store++;
@@ -398,7 +418,8 @@ int measure_windows(hist *h)
 		bv_version *copies = bv_xcalloc(m, sizeof(bv_version));
 		bv_buf line = BV_BUF_INIT;
 		for (size_t i = 0; i < m; i++) {
-			copies[i] = *ver(h, first[k] + i); /* shallow: bv_measure only reads them */
+			copies[i] =
+			    *bv_hist_version(h, first[k] + i); /* shallow: bv_measure only reads them */
 			bv_buf_printf(&line, "%s%s", i ? " " : "", copies[i].name);
 		}
 		fprintf(stderr, "history: window %zu of %zu: %s\n", k + 1, nw, line.s);

@@ -11,16 +11,16 @@
 
 /* What makes two measurements of a step comparable, beyond the builds and
  * the cell: the store's "method" key (store.h). */
-char *method_key(const bv_measure_opts *mo);
+char *bv_hist_method_key(const bv_measure_opts *mo);
 /* --import RUN_DIR: a run's paired ratios into the store, nothing measured. */
-int import_run(hist *h);
+int bv_hist_import(bv_hist *h);
 /* The store, and this machine's class (nothing with --no-store). */
-int open_store(hist *h);
+int bv_hist_open_store(bv_hist *h);
 /* The cells the options name, each with its steps and chain allocated. */
-int cells_plan(hist *h);
+int bv_hist_plan_cells(bv_hist *h);
 /* Measures every window not found in the store. */
-int measure_windows(hist *h);
+int bv_hist_measure(bv_hist *h);
 /* Keeps every step measured paired in this run in the store. */
-int keep_steps(hist *h);
+int bv_hist_keep_steps(bv_hist *h);
 
 #endif
