@@ -1,7 +1,9 @@
 /*
  * history_format.c - the words every format of `bench-versions history` shares
  * (history_format.h): a change point in words, its bisect command, the
- * verdicts' control line, the numbers as the formats print them.
+ * verdicts' control line, the numbers as the formats print them; and the
+ * table of formats --format picks from (bv_hist_format_find), as export.c
+ * holds bv_exporter's.
  */
 #include <git2.h>
 #include <math.h>
