@@ -15,11 +15,16 @@
  * and direction.  No script and nothing loaded: the Content-Security-Policy
  * forbids it, as report_html.c's does.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "changepoint.h"
+#include "common.h"
+#include "history.h"
+#include "history_format.h"
 #include "history_html.h"
 #include "html.h"
 
@@ -372,4 +377,110 @@ int bv_history_html(const bv_history_html_view *v, FILE *out)
 	}
 	fputs("</main>\n</body>\n</html>\n", out);
 	return ferror(out) ? -1 : 0;
+}
+
+/* ---- the view, from the history (history.h) -------------------------------- */
+
+/* "relu: a -> b: 3.040 [2.862, 3.183] slower", without the cell: the
+ * table's change line. */
+static char *change_text(const bv_hist *h, const bv_hist_cell *x, const bv_change_point *cp)
+{
+	bv_hist_change_line l;
+	bv_hist_change_line_of(h, x, cp, &l);
+	return bv_asprintf("%s -> %s: %s %s%s%s", l.from, l.to, l.size, bv_verdict_name(cp->direction), l.gap,
+	                   l.why);
+}
+
+static int print_html(const bv_hist *h, FILE *out)
+{
+	bv_history_html_view v;
+	memset(&v, 0, sizeof(v));
+	bv_strv labels = {0}, titles = {0};
+	char *series_text = NULL;
+	size_t slen = 0;
+	FILE *sm = open_memstream(&series_text, &slen);
+	if (sm) {
+		if (h->range)
+			fputs(h->range, sm);
+		else if (h->releases)
+			fputs("every release", sm);
+		else
+			for (size_t i = 0; i < h->nnames; i++)
+				fprintf(sm, "%s%s", i ? " " : "", h->names[i]);
+		fclose(sm);
+	}
+	for (size_t j = 0; j < h->nv; j++) {
+		char words[96];
+		bv_hist_version_words(bv_hist_version(h, j), words, sizeof(words));
+		bv_strv_push(&labels, bv_hist_version(h, j)->label);
+		bv_strv_push(&titles, words);
+	}
+	char *control = NULL,
+	     *windows = bv_asprintf("%zu %s of up to %d versions, overlapping by one", h->nwindows,
+	                            bv_plural((long long)h->nwindows, "window", "windows"), h->window);
+	size_t clen = 0;
+	FILE *m = open_memstream(&control, &clen);
+	if (m) {
+		bv_hist_control_line(h, m);
+		fclose(m);
+		if (clen && control[clen - 1] == '\n')
+			control[clen - 1] = 0;
+	}
+	bv_history_html_cell *cells = bv_xcalloc(h->ncells + 1, sizeof(*cells));
+	for (size_t c = 0; c < h->ncells; c++) {
+		const bv_hist_cell *x = &h->cells[c];
+		bv_history_html_cell *o = &cells[c];
+		o->key = x->key, o->chain = x->chain, o->clo = x->clo, o->chi = x->chi;
+		o->cps = x->cps, o->ncps = x->ncps;
+		char **lines = bv_xcalloc(x->ncps + 1, sizeof(char *));
+		char **bisect = bv_xcalloc(x->ncps + 1, sizeof(char *));
+		const char **why = bv_xcalloc(h->nv, sizeof(char *));
+		for (size_t k = 0; k < x->ncps; k++) {
+			lines[k] = change_text(h, x, &x->cps[k]);
+			bisect[k] = bv_hist_bisect_command(h, x, &x->cps[k]);
+		}
+		for (size_t i = 0; i + 1 < h->nv; i++)
+			why[i] = x->steps[i].why ? x->steps[i].why : x->steps[i].state;
+		o->lines = (const char *const *)lines, o->bisect = (const char *const *)bisect;
+		o->step_notes = why;
+	}
+	v.series = series_text ? series_text : "";
+	v.machine_class = h->cls;
+	v.method = h->method;
+	v.control = control ? control : "";
+	v.windows = windows;
+	v.labels = (const char *const *)labels.v, v.titles = (const char *const *)titles.v, v.nv = h->nv;
+	v.cells = cells, v.ncells = h->ncells;
+	v.notes = (const char *const *)h->notes.v, v.nnotes = h->notes.n;
+	int rc = bv_history_html(&v, out);
+	for (size_t c = 0; c < h->ncells; c++) {
+		for (size_t k = 0; k < cells[c].ncps; k++) {
+			free((char *)cells[c].lines[k]);
+			free((char *)cells[c].bisect[k]);
+		}
+		free((void *)cells[c].lines), free((void *)cells[c].bisect),
+		    free((void *)cells[c].step_notes);
+	}
+	free(cells);
+	free(control), free(windows), free(series_text);
+	bv_strv_free(&labels), bv_strv_free(&titles);
+	return rc;
+}
+
+/* --format html: the page on out (the command's stdout) and kept beside
+ * history.json as history.html, so the results directory holds it to open
+ * later. */
+int bv_hist_write_html(const bv_hist *h, FILE *out)
+{
+	char *path = bv_asprintf("%s/history.html", h->dir);
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+	if (!f)
+		rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
+	else if (print_html(h, f) != 0 || fclose(f) != 0)
+		rc = bv_fail(BV_ERUN, "cannot write %s: %s", path, strerror(errno));
+	if (rc == 0 && print_html(h, out) != 0)
+		rc = bv_fail(BV_ERUN, "cannot write the page to stdout");
+	free(path);
+	return rc;
 }

@@ -1,8 +1,9 @@
 /*
  * history_html.h - `bench-versions history --format html` (history_html.c;
  * docs/cli/history.md): the timeline as one self-contained page, one small
- * chart per cell, apart from cmd_history.c so that the page is drawn from
- * plain data and the unit tests draw it without a repository.
+ * chart per cell, drawn from plain data (the view below) so that the unit
+ * tests draw it without a repository; history_html.c also makes the view
+ * from a decided history (bv_hist_write_html, history_format.h).
  */
 #ifndef BV_HISTORY_HTML_H
 #define BV_HISTORY_HTML_H
@@ -13,9 +14,9 @@
 #include "changepoint.h"
 
 /*
- * What the page shows, as cmd_history.c hands it over (its own state stays
- * private to it): plain strings and arrays, nothing the page must compute
- * from a repository. */
+ * What the page shows, as bv_hist_write_html hands it over from the history
+ * (history.h): plain strings and arrays, nothing the page must compute from
+ * a repository. */
 typedef struct bv_history_html_cell {
 	const char *key;                     /* bench/op/backend/size */
 	const double *chain, *clo, *chi;     /* nv each: the ratio to version 0 and its interval */

@@ -20,7 +20,8 @@
    belongs to a family (FAMILIES: the commands cmd_*.c and main.c, whose
    header is cli.h as git's builtin.h is; one file per export format,
    export_*.c, and one per report format, report_*.c, beside export.c and
-   report.c; a stage split into files by what they do, counts_*.c,
+   report.c, and one per format of history, history_<format>.c, beside
+   history_format.c; a stage split into files by what they do, counts_*.c,
    merge_*.c and store_*.c beside counts.c, merge.c and store.c, whose
    members share what other modules do not see through a header of a
    member's own, such as counts_make.h) and includes the family's header.
@@ -95,6 +96,7 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "counts": (re.compile(r"^counts(_\w+)?$"), "counts"),
     "merge": (re.compile(r"^merge(_\w+)?$"), "merge"),
     "store": (re.compile(r"^store(_\w+)?$"), "store"),
+    "history_format": (re.compile(r"^history_(format|text|md|json|html)$"), "history_format"),
 }
 sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
 headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}

@@ -1,4 +1,4 @@
-/* test_history.c - the pure parts of `history` (cmd_history.h): which
+/* test_history.c - the pure parts of `history` (history.h): which
  * versions --every keeps, how a series is cut into overlapping windows, a
  * step from two versions' per-process ratios, and the chain of steps with
  * its quadrature interval. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "changepoint.h"
-#include "cmd_history.h"
+#include "history.h"
 #include "history_html.h"
 #include "store.h"
 #include "tests.h"
