@@ -75,44 +75,42 @@ int bv_gpu_visible(void)
 	return bv_exists("/dev/nvidia0") || bv_exists("/proc/driver/nvidia/gpus");
 }
 
-int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir, char ***logs)
+/* The session of one measure call: its cells (plan's, in the plan's order)
+ * with room for every process, the probe buffers' memory file, the random
+ * orders' seeds, and a shard's plan block.  On an error it is freed. */
+static int session_open(session *s, const bv_plan *plan, const bv_version *vs, size_t n, const bv_measure_opts *o,
+			const char *results_dir)
 {
-	*logs = NULL;
-	session s = {.vs = vs, .n = n, .o = o, .max_trials = o->max_processes,
-		     .raw = bv_asprintf("%s/raw", results_dir), .dir = results_dir, .probe_fd = -1};
-	s.created = bv_strdup("");
-	s.resumed = cJSON_CreateArray();
-	s.layout = bv_xcalloc(n + 1, sizeof(int));
-	s.simd_isa = bv_xcalloc(n + 1, sizeof(char *));
-	s.layout_rng = o->seed ^ 0xd1b54a32d192ed03ull;
+	*s = (session){.vs = vs, .n = n, .o = o, .max_trials = o->max_processes,
+		       .raw = bv_asprintf("%s/raw", results_dir), .dir = results_dir, .probe_fd = -1};
+	s->created = bv_strdup("");
+	s->resumed = cJSON_CreateArray();
+	s->layout = bv_xcalloc(n + 1, sizeof(int));
+	s->simd_isa = bv_xcalloc(n + 1, sizeof(char *));
+	s->layout_rng = o->seed ^ 0xd1b54a32d192ed03ull;
 	/* One memory file for every runner's bandwidth probe (trust.h): its
 	 * pages are made once, not in each process's start.  Without it each
 	 * runner makes its own, as before. */
-	s.probe_fd = memfd_create("bench-versions-probe", MFD_CLOEXEC);
-	if (s.probe_fd >= 0 && s.probe_fd < 3) {
+	s->probe_fd = memfd_create("bench-versions-probe", MFD_CLOEXEC);
+	if (s->probe_fd >= 0 && s->probe_fd < 3) {
 		/* started with stdin or stdout closed: the runner's 0-2 are its own */
-		int high = fcntl(s.probe_fd, F_DUPFD_CLOEXEC, 3);
-		close(s.probe_fd);
-		s.probe_fd = high;
+		int high = fcntl(s->probe_fd, F_DUPFD_CLOEXEC, 3);
+		close(s->probe_fd);
+		s->probe_fd = high;
 	}
-	if (s.probe_fd >= 0 && ftruncate(s.probe_fd, (off_t)bv_probe_file_bytes()) != 0) {
-		close(s.probe_fd);
-		s.probe_fd = -1;
+	if (s->probe_fd >= 0 && ftruncate(s->probe_fd, (off_t)bv_probe_file_bytes()) != 0) {
+		close(s->probe_fd);
+		s->probe_fd = -1;
 	}
 	bv_ms_shuffle_state = o->seed ^ 0x9e3779b97f4a7c15ull;
-	bv_cell *defs = NULL;
-	char err[256];
-	long *pos = NULL;
-	long ndefs = bv_plan_cells(o, &defs, &pos, err, sizeof(err));
-	if (ndefs < 0) {
-		bv_ms_session_free(&s);
-		return bv_fail(BV_EINPUT, "%s", err);
-	}
-	s.defs = defs, s.ndefs = ndefs;
-	s.cells = bv_xcalloc((size_t)ndefs + 1, sizeof(cstate));
-	s.ncells = (size_t)ndefs;
+	const bv_cell *defs = plan->cells;
+	const long *pos = plan->pos;
+	long ndefs = plan->ncells;
+	s->defs = defs, s->ndefs = ndefs;
+	s->cells = bv_xcalloc((size_t)ndefs + 1, sizeof(cstate));
+	s->ncells = (size_t)ndefs;
 	for (long k = 0; k < ndefs; k++) {
-		cstate *c = &s.cells[k];
+		cstate *c = &s->cells[k];
 		/* The runner's index; the logs list the planned cells in order. */
 		c->index = pos[k];
 		c->bench = bv_strdup(defs[k].bench->name), c->op = bv_strdup(defs[k].op->name);
@@ -122,39 +120,95 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 		for (size_t i = 0; i < n; i++) {
 			vstate *v = &c->v[i];
 			v->lib_host = v->lib_device = NAN;
-			v->samples = bv_xcalloc((size_t)s.max_trials, sizeof(double *));
-			v->nsamples = bv_xcalloc((size_t)s.max_trials, sizeof(size_t));
-			v->med = bv_xcalloc((size_t)s.max_trials, sizeof(double));
-			v->ratio = bv_xcalloc((size_t)s.max_trials, sizeof(double));
-			v->layout = bv_xcalloc((size_t)s.max_trials, sizeof(int));
-			v->state = bv_xcalloc((size_t)s.max_trials, sizeof(pstate));
-			v->proc = bv_xcalloc((size_t)s.max_trials, sizeof(int));
+			v->samples = bv_xcalloc((size_t)s->max_trials, sizeof(double *));
+			v->nsamples = bv_xcalloc((size_t)s->max_trials, sizeof(size_t));
+			v->med = bv_xcalloc((size_t)s->max_trials, sizeof(double));
+			v->ratio = bv_xcalloc((size_t)s->max_trials, sizeof(double));
+			v->layout = bv_xcalloc((size_t)s->max_trials, sizeof(int));
+			v->state = bv_xcalloc((size_t)s->max_trials, sizeof(pstate));
+			v->proc = bv_xcalloc((size_t)s->max_trials, sizeof(int));
 		}
 	}
-	free(pos);
-	bv_ms_find_references(&s);
+	bv_ms_find_references(s);
 	if (o->shard_count > 0) {
-		int prc = bv_plan_block(vs, n, o, o->shard_index, o->shard_count, &s.plan);
-		if (prc) {
-			bv_ms_session_free(&s);
-			free(defs);
-			return prc;
+		/* A shard's logs record its plan: one planned with these versions. */
+		if (!plan->block || plan->nvs != n) {
+			bv_ms_session_free(s);
+			return bv_fail(BV_ERUN, "shard %d/%d: its plan was made without its %zu versions, so its logs "
+				       "could not record it", o->shard_index, o->shard_count, n);
 		}
-		s.plan_cells = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s.plan, "cells"));
+		s->plan = cJSON_Duplicate(plan->block, 1);
+		s->plan_cells = (size_t)plan->nall;
 	}
+	return 0;
+}
+
+/* The logs as the measuring ended (rc): complete, or what finished and how
+ * it ended; *logs their paths when complete.  Frees the session. */
+static int session_close(session *s, int rc, int ours, int started, char ***logs)
+{
+	size_t n = s->n;
+	const char *results_dir = s->dir;
+	char **paths = bv_xcalloc(n, sizeof(char *));
+	const char *status = rc == 0 ? "complete" : rc == BV_EINTR ? "interrupted" : "failed";
+	if (rc == 0) {
+		rc = bv_ms_write_logs(s, status, paths);
+		if (rc) {
+			/* The logs are one run: when one cannot be written (a full
+			 * disk), none may say `complete` (a sibling written first
+			 * would); they say `failed`, best effort, and the first
+			 * error is the one reported. */
+			char *first = bv_strdup(bv_error_last());
+			bv_ms_write_logs(s, "failed", NULL);
+			bv_fail(rc, "%s", first);
+			free(first);
+		}
+	} else {
+		/* What finished stays in the logs (for --resume); the first error
+		 * is the one reported, even when these writes fail too. */
+		char *first = bv_strdup(bv_error_last());
+		if (ours)
+			bv_ms_write_logs(s, status, NULL);
+		if (rc == BV_EINTR)
+			fprintf(stderr, "measure: %s: %zu of %zu cells finished (%d processes this time), logs in %s\n",
+				status, bv_ms_count_finished(s), s->ncells, s->processes - started, results_dir);
+		bv_fail(rc, "%s", first);
+		free(first);
+	}
+	if (rc == 0)
+		fprintf(stderr, "measure: %d processes started this time\n", s->processes - started);
+	bv_ms_session_free(s);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			free(paths[i]);
+		free(paths);
+		return rc;
+	}
+	*logs = paths;
+	return 0;
+}
+
+int bv_measure_plan(const bv_plan *plan, const bv_version *vs, size_t n, const bv_measure_opts *o,
+		    const char *results_dir, char ***logs)
+{
+	*logs = NULL;
+	session s;
+	int rc = session_open(&s, plan, vs, n, o, results_dir);
+	if (rc)
+		return rc;
 
 	char now[32];
 	bv_ms_timestamp(now, sizeof(now));
 	/* raw/ is the run's own: a link would carry the runners' documents
 	 * elsewhere (a resumed directory's raw/ is checked before building). */
-	int rc = bv_mkdir_p(results_dir);
+	rc = bv_mkdir_p(results_dir);
 	if (rc == 0)
 		rc = bv_mkdir_inside(results_dir, "raw");
 	/* Logs another plan wrote are never overwritten. */
 	int ours = !o->resume;
 	if (rc == 0 && o->resume) {
 		bv_measure_opts check = *o;
-		rc = bv_resume_check(results_dir, vs, n, &check, 1);
+		rc = bv_resume_check_plan(results_dir, vs, n, &check, plan, 1);
 		if (rc == 0)
 			rc = bv_ms_resume_from(&s);
 		if (rc == 0)
@@ -214,42 +268,5 @@ int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const c
 	if (rc == 0 && s.calib)
 		rc = bv_ms_check_calibration(&s);
 
-	char **paths = bv_xcalloc(n, sizeof(char *));
-	const char *status = rc == 0 ? "complete" : rc == BV_EINTR ? "interrupted" : "failed";
-	if (rc == 0) {
-		rc = bv_ms_write_logs(&s, status, paths);
-		if (rc) {
-			/* The logs are one run: when one cannot be written (a full
-			 * disk), none may say `complete` (a sibling written first
-			 * would); they say `failed`, best effort, and the first
-			 * error is the one reported. */
-			char *first = bv_strdup(bv_error_last());
-			bv_ms_write_logs(&s, "failed", NULL);
-			bv_fail(rc, "%s", first);
-			free(first);
-		}
-	} else {
-		/* What finished stays in the logs (for --resume); the first error
-		 * is the one reported, even when these writes fail too. */
-		char *first = bv_strdup(bv_error_last());
-		if (ours)
-			bv_ms_write_logs(&s, status, NULL);
-		if (rc == BV_EINTR)
-			fprintf(stderr, "measure: %s: %zu of %zu cells finished (%d processes this time), logs in %s\n",
-				status, bv_ms_count_finished(&s), s.ncells, s.processes - started, results_dir);
-		bv_fail(rc, "%s", first);
-		free(first);
-	}
-	if (rc == 0)
-		fprintf(stderr, "measure: %d processes started this time\n", s.processes - started);
-	free(defs);
-	bv_ms_session_free(&s);
-	if (rc) {
-		for (size_t i = 0; i < n; i++)
-			free(paths[i]);
-		free(paths);
-		return rc;
-	}
-	*logs = paths;
-	return 0;
+	return session_close(&s, rc, ours, started, logs);
 }

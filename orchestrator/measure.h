@@ -20,10 +20,17 @@
  * marks them skipped at once, so they cost no measuring time. */
 int bv_gpu_visible(void);
 
-/* Measures every version that built, writes results_dir/<label>.json per
- * version and returns their paths in *logs (n entries, one per version).
- * The logs are rewritten whenever a cell finishes; on an interruption
- * (BV_EINTR) or a failure they keep what finished, for o->resume. */
+/* Measures every version that built, the cells of plan (planner.h's
+ * bv_plan_build, with these versions when it is a shard's), writes
+ * results_dir/<label>.json per version and returns their paths in *logs (n
+ * entries, one per version).  o: the options plan was built from, or a copy
+ * differing only in how evidence is held (family, series).  The logs are
+ * rewritten whenever a cell finishes; on an interruption (BV_EINTR) or a
+ * failure they keep what finished, for o->resume. */
+int bv_measure_plan(const bv_plan *plan, const bv_version *vs, size_t n, const bv_measure_opts *o,
+		    const char *results_dir, char ***logs);
+/* The same for a caller that holds no plan: planner.c plans vs under o,
+ * then measures (bisect's steps, each with versions of its own). */
 int bv_measure(const bv_version *vs, size_t n, const bv_measure_opts *o, const char *results_dir,
 	       char ***logs);
 

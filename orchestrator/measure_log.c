@@ -266,40 +266,6 @@ void bv_ms_timestamp(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static cJSON *method_block(const session *s)
-{
-	const bv_measure_opts *o = s->o;
-	cJSON *m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "mode", o->isolated ? "isolated" : "paired");
-	cJSON_AddNumberToObject(m, "min_processes", o->min_processes);
-	cJSON_AddNumberToObject(m, "max_processes", o->max_processes);
-	cJSON_AddNumberToObject(m, "processes_started", s->processes);
-	cJSON_AddNumberToObject(m, "budget_s", o->budget_s);
-	cJSON_AddNumberToObject(m, "rounds", o->rounds);
-	cJSON_AddNumberToObject(m, "sample_us", o->sample_us);
-	cJSON_AddNumberToObject(m, "timeout_s", o->timeout_s);
-	cJSON_AddNumberToObject(m, "threshold", o->threshold);
-	cJSON_AddNumberToObject(m, "seed", (double)o->seed);
-	cJSON_AddNumberToObject(m, "threads", o->threads);
-	cJSON_AddNumberToObject(m, "inputs", o->inputs > 1 ? o->inputs : 1);
-	if (o->simd_isa)
-		cJSON_AddStringToObject(m, "simd_isa_forced", o->simd_isa);
-	else
-		cJSON_AddNullToObject(m, "simd_isa_forced");
-	if (o->pin >= 0)
-		cJSON_AddNumberToObject(m, "pinned_cpu", o->pin);
-	else
-		cJSON_AddNullToObject(m, "pinned_cpu");
-	cJSON_AddNumberToObject(m, "confidence", 0.95);
-	cJSON_AddStringToObject(m, "interval", "order-statistic interval of the median over processes");
-	cJSON_AddBoolToObject(m, "quick", o->quick);
-	cJSON_AddNumberToObject(m, "layouts", o->layouts > 1 ? o->layouts : 1);
-	if (o->memory_limit)
-		cJSON_AddNumberToObject(m, "memory_limit_bytes", (double)o->memory_limit);
-	else
-		cJSON_AddNullToObject(m, "memory_limit_bytes");
-	return m;
-}
 
 /* Every version's log as the run stands; status: running, complete,
  * interrupted or failed. */
@@ -323,7 +289,7 @@ int bv_ms_write_logs(session *s, const char *status, char **paths)
 			cJSON_AddItemToArray(labels, cJSON_CreateString(s->vs[k].label));
 		cJSON_AddItemToObject(doc, "version", version_block(&s->vs[i], s->simd_isa[i]));
 		cJSON_AddItemToObject(doc, "machine", cJSON_Duplicate(s->machine, 1));
-		cJSON_AddItemToObject(doc, "method", method_block(s));
+		cJSON_AddItemToObject(doc, "method", bv_method_block(s->o, 1, s->processes));
 		if (s->plan)
 			cJSON_AddItemToObject(doc, "shard", cJSON_Duplicate(s->plan, 1));
 		cJSON *cells = cJSON_AddArrayToObject(doc, "cells");

@@ -327,15 +327,11 @@ static int check_started(const char *dir, const bv_version *v, const cJSON *doc)
 	return rc;
 }
 
-int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, int after_build)
+int bv_resume_check_plan(const char *dir, const bv_version *vs, size_t n, bv_measure_opts *o, const bv_plan *plan,
+			 int after_build)
 {
-	bv_cell *defs = NULL;
-	char err[256];
-	long ndefs = -1;
-	if (after_build == BV_RESUME_CELLS_UNKNOWN)
-		after_build = 0;
-	else if ((ndefs = bv_plan_cells(o, &defs, NULL, err, sizeof(err))) < 0)
-		return bv_fail(BV_EINPUT, "%s", err);
+	const bv_cell *defs = plan ? plan->cells : NULL;
+	long ndefs = plan ? plan->ncells : -1;
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		cJSON *doc = NULL;
@@ -362,7 +358,6 @@ int bv_resume_check(const char *dir, const bv_version *vs, size_t n, bv_measure_
 	}
 	if (rc == 0)
 		rc = check_raw(dir);
-	free(defs);
 	return rc;
 }
 
