@@ -766,8 +766,10 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	int suite = bv_suite_dir() != NULL, dry = 0;
 	if (rc == 0 && suite && resume)
 		rc = suite_resume_check(dir, vs, nnames, mo);
-	if (rc == 0 && suite && c->dry_run)
-		rc = dry_run_plan(vs, nnames, c, NULL), dry = 1;
+	if (rc == 0 && suite && c->dry_run) {
+		rc = dry_run_plan(vs, nnames, c, NULL);
+		dry = 1;
+	}
 	if (rc == 0 && suite && !dry)
 		rc = build_stage(repo, vs, nnames, c, NULL, lockfd, build_failures);
 	if (rc == 0 && !dry)
@@ -776,8 +778,10 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		rc = bv_plan_build(mo, vs, nnames, &run);
 	if (rc == 0 && !suite && resume)
 		rc = bv_resume_check_plan(dir, vs, nnames, mo, &run, 0);
-	if (rc == 0 && !suite && c->dry_run)
-		rc = dry_run_plan(vs, nnames, c, &run), dry = 1;
+	if (rc == 0 && !suite && c->dry_run) {
+		rc = dry_run_plan(vs, nnames, c, &run);
+		dry = 1;
+	}
 	if (rc == 0 && dry) {
 		for (size_t i = 0; i < nresolved; i++)
 			bv_version_free(&vs[i]);
