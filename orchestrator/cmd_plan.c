@@ -21,6 +21,7 @@
 #include "options.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "planner.h"
 #include "proc.h"
 #include "resolve.h"
 #include "run_options.h"
@@ -83,12 +84,14 @@ static void put_word(FILE *out, const char *w)
 typedef struct plan_out {
 	bv_version *vs;
 	size_t n_versions;
-	cJSON *plan;             /* bv_plan_block's: id, versions, method, cells */
+	bv_measure_opts mo;      /* run's options, cut into the shards (every one: no index) */
+	bv_plan run;             /* the plan (planner.h), built once from mo and vs */
+	const cJSON *plan;       /* its block: id, versions, method, cells */
 	const char *id;          /* the plan's id */
 	const cJSON *cells_json; /* every cell's name, in the run's order */
-	bv_cell *cells;
-	long long *cost, *total; /* per cell; per shard, in ms */
-	int *shard_of;           /* per cell */
+	const bv_cell *cells;
+	const long long *cost, *total; /* per cell; per shard, in ms */
+	const int *shard_of;           /* per cell */
 	long ncells;
 	int shards;
 	long long all, longest; /* ms: every shard's, the longest shard's */
@@ -120,16 +123,17 @@ static int plan_check(bv_run_cli *c, int shards, size_t nnames, const char *filt
 static int plan_cut(char **names, const bv_measure_opts *mo, int argc, char **argv, plan_out *p)
 {
 	int rc = bv_plan_versions(names, p->n_versions, &p->vs);
+	/* What every `run --shard I/N` of these options plans for itself: the
+	 * same cut, without an I of its own. */
+	p->mo = *mo;
+	p->mo.shard_index = 0, p->mo.shard_count = p->shards;
 	if (rc == 0)
-		rc = bv_plan_block(p->vs, p->n_versions, mo, 0, p->shards, &p->plan);
-	char err[256];
-	p->ncells = rc == 0 ? bv_shard_plan(mo, p->shards, &p->cells, &p->cost, &p->shard_of, &p->total, err,
-					    sizeof(err))
-			    : 0;
-	if (rc == 0 && p->ncells < 0)
-		rc = bv_fail(BV_EINPUT, "%s", err);
+		rc = bv_plan_build(&p->mo, p->vs, p->n_versions, &p->run);
 	if (rc)
 		return rc;
+	p->plan = p->run.block;
+	p->cells = p->run.all, p->ncells = p->run.nall;
+	p->cost = p->run.cost_ms, p->shard_of = p->run.shard_of, p->total = p->run.shard_ms;
 	for (int s = 0; s < p->shards; s++) {
 		p->all += p->total[s];
 		if (p->total[s] > p->longest)
@@ -286,8 +290,7 @@ int bv_cmd_plan(int argc, char **argv)
 	}
 cleanup:
 	bv_strv_free(&p.args);
-	free(p.cells), free(p.cost), free(p.shard_of), free(p.total);
-	cJSON_Delete(p.plan);
+	bv_plan_free(&p.run);
 	for (size_t i = 0; p.vs && i < p.n_versions; i++)
 		bv_version_free(&p.vs[i]);
 	free(p.vs), free(names);

@@ -37,6 +37,7 @@
 #include "common.h"
 #include "fs.h"
 #include "plan.h"
+#include "planner.h"
 #include "proc.h"
 #include "project.h"
 #include "json.h"
@@ -357,18 +358,14 @@ typedef struct plan {
 	double seconds; /* measuring budget of the cells that will run */
 } plan;
 
-static void plan_of(const bv_measure_opts *mo, plan *p)
+static void plan_of(const bv_plan *run, plan *p)
 {
-	bv_cell *cells = NULL;
-	char err[256];
-	long n = bv_plan_cells(mo, &cells, NULL, err, sizeof(err));
 	memset(p, 0, sizeof(*p));
-	p->cells = n > 0 ? n : 0;
-	for (long k = 0; k < n; k++)
-		p->cuda += !strcmp(cells[k].backend, "cuda");
-	free(cells);
+	p->cells = run->ncells;
+	for (long k = 0; k < run->ncells; k++)
+		p->cuda += !strcmp(run->cells[k].backend, "cuda");
 	p->gpu = bv_gpu_visible();
-	p->seconds = (double)(p->cells - (p->gpu ? 0 : p->cuda)) * mo->budget_s;
+	p->seconds = (double)(p->cells - (p->gpu ? 0 : p->cuda)) * run->o->budget_s;
 }
 
 /* "about 1h 17m", "about 12m", "about 40s". */
@@ -413,9 +410,9 @@ static void say_if_long(const plan *p)
 
 /* --dry-run: the versions as resolved, the builds a run would make or
  * reuse, the cells grouped by bench/op/backend and the estimate. */
-static void dry_run_report(const bv_version *vs, size_t n, const int *cached, const bv_measure_opts *mo,
-			   int json)
+static void dry_run_report(const bv_version *vs, size_t n, const int *cached, const bv_plan *run, int json)
 {
+	const bv_measure_opts *mo = run ? run->o : NULL;
 	if (bv_suite_dir()) {
 		/* The suite's cells are what the versions' builds describe
 		 * (suite.h): a dry run builds nothing, so it says the versions. */
@@ -451,10 +448,9 @@ static void dry_run_report(const bv_version *vs, size_t n, const int *cached, co
 		return;
 	}
 	plan p;
-	plan_of(mo, &p);
-	bv_cell *cells = NULL;
-	char err[256];
-	long nc = bv_plan_cells(mo, &cells, NULL, err, sizeof(err));
+	plan_of(run, &p);
+	const bv_cell *cells = run->cells;
+	long nc = run->ncells;
 	if (json) {
 		cJSON *doc = cJSON_CreateObject();
 		cJSON *va = cJSON_AddArrayToObject(doc, "versions");
@@ -484,7 +480,6 @@ static void dry_run_report(const bv_version *vs, size_t n, const int *cached, co
 		fprintf(stdout, "%s\n", text);
 		free(text);
 		cJSON_Delete(doc);
-		free(cells);
 		return;
 	}
 	fprintf(stdout, "versions: %zu\n", n);
@@ -509,7 +504,6 @@ static void dry_run_report(const bv_version *vs, size_t n, const int *cached, co
 	}
 	say_estimate(stdout, &p, n, mo->budget_s);
 	fprintf(stdout, "dry run: nothing was built or measured\n");
-	free(cells);
 }
 
 /* resolve: every name to an exact tree, printed before anything builds;
@@ -613,26 +607,26 @@ static int results_where(const bv_run_cli *c, char **dir)
 
 /* --dry-run: the plan, with which builds the cache already holds; nothing
  * is built or measured. */
-static int dry_run_plan(const bv_version *vs, size_t n, const bv_run_cli *c)
+static int dry_run_plan(const bv_version *vs, size_t n, const bv_run_cli *c, const bv_plan *run)
 {
 	int rc = 0;
 	int *cached = bv_xcalloc(n, sizeof(int));
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = bv_build_is_cached(&vs[i], &cached[i]);
 	if (rc == 0)
-		dry_run_report(vs, n, cached, &c->mo, c->dry_format && !strcmp(c->dry_format, "json"));
+		dry_run_report(vs, n, cached, run, c->dry_format && !strcmp(c->dry_format, "json"));
 	free(cached);
 	return rc;
 }
 
 /* The build stage, the estimate said before it too: the builds can take
- * minutes of their own.  (A suite's cells are not known yet.) */
-static int build_stage(bv_repo *repo, bv_version *vs, size_t n, const bv_run_cli *c, int lockfd,
-		       int *build_failures)
+ * minutes of their own.  (run NULL: a suite's cells are not known yet.) */
+static int build_stage(bv_repo *repo, bv_version *vs, size_t n, const bv_run_cli *c, const bv_plan *run,
+		       int lockfd, int *build_failures)
 {
 	plan p;
-	if (!bv_suite_dir()) {
-		plan_of(&c->mo, &p);
+	if (run) {
+		plan_of(run, &p);
 		say_if_long(&p);
 	}
 	bv_progress *pg = bv_progress_new("build", n);
@@ -644,8 +638,8 @@ static int build_stage(bv_repo *repo, bv_version *vs, size_t n, const bv_run_cli
 /* The measure stage, under fixed thread counts and with the most it can
  * take said up front.  *measuring: set once it starts, from when on the
  * logs hold what finished. */
-static int measure_stage(const bv_version *vs, size_t n, bv_run_cli *c, const char *dir, char ***logs,
-			 int *measuring)
+static int measure_stage(const bv_version *vs, size_t n, bv_run_cli *c, const bv_plan *run, const char *dir,
+			 char ***logs, int *measuring)
 {
 	bv_measure_opts *mo = &c->mo;
 	/* Fixed thread counts, recorded in the logs: a library that picks its
@@ -658,11 +652,11 @@ static int measure_stage(const bv_version *vs, size_t n, bv_run_cli *c, const ch
 	 * bounds every cell (measure.c reports progress as it goes). */
 	double t0 = (double)time(NULL);
 	plan p;
-	plan_of(mo, &p);
+	plan_of(run, &p);
 	say_estimate(stderr, &p, n, mo->budget_s);
 	mo->resume = c->resume != NULL;
 	*measuring = 1;
-	int rc = bv_measure(vs, n, mo, dir, logs);
+	int rc = bv_measure_plan(run, vs, n, mo, dir, logs);
 	if (rc == 0)
 		fprintf(stderr, "measure: done in %.0fs\n", (double)time(NULL) - t0);
 	return rc;
@@ -747,6 +741,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 	bv_repo *repo = NULL;
 	bv_compat *compat = NULL;
 	bv_version *vs = bv_xcalloc(nnames, sizeof(bv_version));
+	bv_plan run = {0};
 	char **logs = NULL, *dir = NULL;
 	size_t nresolved = 0;
 	int lockfd = -1, measuring = 0, rc = 0;
@@ -758,38 +753,52 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		rc = bv_repo_open(&repo);
 	if (rc == 0)
 		rc = resolve_names(repo, names, nnames, vs, &nresolved);
-	/* A resume that cannot reuse anything is refused before building.
-	 * A project suite's cells are the ones its run described (suite.json
-	 * in the run's directory); bv_measure checks the builds' own against
-	 * the logs again after the builds (after_build). */
-	if (rc == 0 && resume)
-		rc = bv_suite_dir() ? suite_resume_check(dir, vs, nnames, mo) : bv_resume_check(dir, vs, nnames, mo, 0);
 	if (rc == 0)
 		rc = match_shims(vs, nnames, &compat);
-	if (rc == 0 && c->dry_run) {
-		rc = dry_run_plan(vs, nnames, c);
-		if (rc == 0) {
-			for (size_t i = 0; i < nresolved; i++)
-				bv_version_free(&vs[i]);
-			free(vs);
-			bv_compat_free(compat);
-			bv_repo_free(repo);
-			free(dir);
-			*dir_out = NULL;
-			*logs_out = NULL;
-			return 0;
-		}
+	/* The plan, built once, when the cells are known: a project suite's
+	 * are what its builds describe (bv_suite_describe registers them;
+	 * bisect and history call the same after their builds), every other
+	 * run's are known now, before the resume check, the dry run and the
+	 * estimate said before the builds.  A resume that cannot reuse anything
+	 * is refused before building: a project suite's against the cells its
+	 * run described (suite.json in the run's directory); bv_measure_plan
+	 * checks the builds' own against the logs again after the builds. */
+	int suite = bv_suite_dir() != NULL, dry = 0;
+	if (rc == 0 && suite && resume)
+		rc = suite_resume_check(dir, vs, nnames, mo);
+	if (rc == 0 && suite && c->dry_run) {
+		rc = dry_run_plan(vs, nnames, c, NULL);
+		dry = 1;
 	}
-	if (rc == 0)
-		rc = build_stage(repo, vs, nnames, c, lockfd, build_failures);
-	/* A project suite: the builds describe its cells, registered here
-	 * before any is planned (suite.h; bisect and history call the same
-	 * after their builds); without one, nothing happens. */
-	if (rc == 0)
+	if (rc == 0 && suite && !dry)
+		rc = build_stage(repo, vs, nnames, c, NULL, lockfd, build_failures);
+	if (rc == 0 && !dry)
 		rc = bv_suite_describe(vs, nnames, dir, mo);
+	if (rc == 0 && !dry)
+		rc = bv_plan_build(mo, vs, nnames, &run);
+	if (rc == 0 && !suite && resume)
+		rc = bv_resume_check_plan(dir, vs, nnames, mo, &run, 0);
+	if (rc == 0 && !suite && c->dry_run) {
+		rc = dry_run_plan(vs, nnames, c, &run);
+		dry = 1;
+	}
+	if (rc == 0 && dry) {
+		for (size_t i = 0; i < nresolved; i++)
+			bv_version_free(&vs[i]);
+		free(vs);
+		bv_plan_free(&run);
+		bv_compat_free(compat);
+		bv_repo_free(repo);
+		free(dir);
+		*dir_out = NULL;
+		*logs_out = NULL;
+		return 0;
+	}
+	if (rc == 0 && !suite)
+		rc = build_stage(repo, vs, nnames, c, &run, lockfd, build_failures);
 	(void)ncells; /* the same count as the plan's cells (measure_stage) */
 	if (rc == 0)
-		rc = measure_stage(vs, nnames, c, dir, &logs, &measuring);
+		rc = measure_stage(vs, nnames, c, &run, dir, &logs, &measuring);
 	if (rc == 0) {
 		fprintf(stderr, "results: %s\n", dir);
 		/* results/latest: the newest run by name, for compare latest and
@@ -801,6 +810,7 @@ int bv_run_versions(char *const *names, size_t nnames, bv_run_cli *c, long ncell
 		rc = say_failed(c, rc, measuring, dir);
 	if (lockfd >= 0)
 		close(lockfd);
+	bv_plan_free(&run);
 	for (size_t i = 0; i < nresolved; i++)
 		bv_version_free(&vs[i]);
 	free(vs);

@@ -2,11 +2,15 @@
  * plan.c - the cells a run measures (plan.h): the registry's cells its
  * lists select, narrowed by --filter, then cut to its shard by a model of
  * each cell's measuring time; and the check that the selection names any.
+ * And what every plan holds (bv_plan, planner.c builds it): freed here, and
+ * its method block, the one writer of "method" for plans and logs alike.
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends.h"
 #include "benches.h"
@@ -47,11 +51,9 @@ long bv_plan_cells(const bv_measure_opts *o, bv_cell **out, long **pos, char *er
 	 * The cut is made over every planned cell (the filter's, not the
 	 * shard's), so every shard of one command line agrees on it. */
 	if (o->shard_count > 0 && kept > 0) {
-		long long *cost = bv_xcalloc((size_t)kept, sizeof(long long));
-		int *shard = bv_xcalloc((size_t)kept, sizeof(int));
-		for (long k = 0; k < kept; k++)
-			cost[k] = llround(1000.0 * bv_cell_expected_s(&all[k], o));
-		bv_shard_partition(cost, (size_t)kept, o->shard_count, shard);
+		long long *cost, *total;
+		int *shard;
+		bv_shard_cut(all, kept, o, o->shard_count, &cost, &shard, &total);
 		long mine = 0;
 		for (long k = 0; k < kept; k++)
 			if (shard[k] == o->shard_index - 1) {
@@ -59,7 +61,7 @@ long bv_plan_cells(const bv_measure_opts *o, bv_cell **out, long **pos, char *er
 				where[mine++] = where[k];
 			}
 		kept = mine;
-		free(cost), free(shard);
+		free(cost), free(shard), free(total);
 	}
 	*out = all;
 	if (pos)
@@ -192,4 +194,70 @@ void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shar
 	}
 	free(load);
 	free(order);
+}
+
+void bv_shard_cut(const bv_cell *cells, long n, const bv_measure_opts *o, int count, long long **cost_ms,
+		  int **shard_of, long long **shard_ms)
+{
+	if (count < 1)
+		count = 1;
+	long long *cost = bv_xcalloc((size_t)n + 1, sizeof(long long));
+	int *shard = bv_xcalloc((size_t)n + 1, sizeof(int));
+	long long *total = bv_xcalloc((size_t)count, sizeof(long long));
+	for (long k = 0; k < n; k++)
+		cost[k] = llround(1000.0 * bv_cell_expected_s(&cells[k], o));
+	bv_shard_partition(cost, (size_t)n, count, shard);
+	for (long k = 0; k < n; k++)
+		total[shard[k]] += cost[k];
+	*cost_ms = cost, *shard_of = shard, *shard_ms = total;
+}
+
+void bv_plan_free(bv_plan *p)
+{
+	free(p->all), free(p->all_pos), free(p->cost_ms), free(p->shard_ms), free(p->shard_of);
+	free(p->cells), free(p->pos);
+	cJSON_Delete(p->block);
+	memset(p, 0, sizeof(*p));
+}
+
+cJSON *bv_method_block(const bv_measure_opts *o, int log, int processes_started)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "mode", o->isolated ? "isolated" : "paired");
+	if (!log)
+		cJSON_AddBoolToObject(m, "quick", o->quick);
+	cJSON_AddNumberToObject(m, "min_processes", o->min_processes);
+	cJSON_AddNumberToObject(m, "max_processes", o->max_processes);
+	if (log)
+		cJSON_AddNumberToObject(m, "processes_started", processes_started);
+	cJSON_AddNumberToObject(m, "budget_s", o->budget_s);
+	cJSON_AddNumberToObject(m, "rounds", o->rounds);
+	cJSON_AddNumberToObject(m, "sample_us", o->sample_us);
+	cJSON_AddNumberToObject(m, "timeout_s", o->timeout_s);
+	cJSON_AddNumberToObject(m, "threshold", o->threshold);
+	if (log)
+		cJSON_AddNumberToObject(m, "seed", (double)o->seed);
+	cJSON_AddNumberToObject(m, "threads", o->threads);
+	cJSON_AddNumberToObject(m, "inputs", o->inputs > 1 ? o->inputs : 1);
+	if (!log)
+		cJSON_AddNumberToObject(m, "layouts", o->layouts > 1 ? o->layouts : 1);
+	if (o->simd_isa)
+		cJSON_AddStringToObject(m, "simd_isa_forced", o->simd_isa);
+	else
+		cJSON_AddNullToObject(m, "simd_isa_forced");
+	if (o->pin >= 0)
+		cJSON_AddNumberToObject(m, "pinned_cpu", o->pin);
+	else
+		cJSON_AddNullToObject(m, "pinned_cpu");
+	if (!log)
+		return m;
+	cJSON_AddNumberToObject(m, "confidence", 0.95);
+	cJSON_AddStringToObject(m, "interval", "order-statistic interval of the median over processes");
+	cJSON_AddBoolToObject(m, "quick", o->quick);
+	cJSON_AddNumberToObject(m, "layouts", o->layouts > 1 ? o->layouts : 1);
+	if (o->memory_limit)
+		cJSON_AddNumberToObject(m, "memory_limit_bytes", (double)o->memory_limit);
+	else
+		cJSON_AddNullToObject(m, "memory_limit_bytes");
+	return m;
 }

@@ -93,6 +93,54 @@ double bv_cell_expected_s(const struct bv_cell *c, const bv_measure_opts *o);
  * shards are empty. */
 void bv_shard_partition(const long long *cost_ms, size_t n, int count, int *shard_of);
 
+/* The expected time of each of n cells (bv_cell_expected_s) in whole ms, and
+ * their cut into count shards (bv_shard_partition): *cost_ms and *shard_of
+ * (n each) and *shard_ms (count: each shard's total) for the caller to free.
+ * What bv_plan_cells's --shard and the plan (planner.h) both cut by. */
+void bv_shard_cut(const struct bv_cell *cells, long n, const bv_measure_opts *o, int count, long long **cost_ms,
+		  int **shard_of, long long **shard_ms);
+
+/* What a command measures, planned once from its options (planner.h's
+ * bv_plan_build) and handed to every stage that needs it: the estimate,
+ * --dry-run, the --resume check, the measuring and its logs, `plan`.  The
+ * cells are bv_plan_cells's, in the run's order; a shard's are the cut's. */
+struct cJSON;
+struct bv_version;
+typedef struct bv_plan {
+	const bv_measure_opts *o; /* planned from (the caller's: it outlives the plan) */
+	const struct bv_version *vs; /* the versions (the caller's), NULL when planned without */
+	size_t nvs;
+	/* Every planned cell of the matrix (every shard's), the run's order;
+	 * all_pos: each one's position in the lists' selection (bv-runner's
+	 * index); cost_ms: its expected time; shard_of: its shard (0-based;
+	 * all 0 when the matrix is not cut); shard_ms: each shard's total. */
+	struct bv_cell *all;
+	long nall;
+	long *all_pos;
+	long long *cost_ms, *shard_ms;
+	int *shard_of;
+	/* The cut (o->shard_count; 0: none) and this command's part of it
+	 * (o->shard_index; 0: every shard, as `plan` shows them). */
+	int shard_count, shard_index;
+	/* This command's cells: its shard's, or all; pos as all_pos. */
+	struct bv_cell *cells;
+	long ncells;
+	long *pos;
+	/* With versions and a cut: the plan block every shard log records
+	 * (shard.h: id, index, count, versions, cells, method); else NULL. */
+	struct cJSON *block;
+} bv_plan;
+void bv_plan_free(bv_plan *p);
+
+/* The method block: the options that shape a number, as a results log
+ * records them (log 1, with processes_started, the seed, the memory limit
+ * and how the interval is made) or as a plan does (log 0: without what
+ * differs from node to node, the seed, the memory limit (80 % of each node's
+ * own memory by default) and --jobs, which would make every node's plan
+ * differ).  The one writer of "method": the two agree on every field they
+ * share; each keeps its keys in the order its readers have always seen. */
+struct cJSON *bv_method_block(const bv_measure_opts *o, int log, int processes_started);
+
 /* The part of bv_run_cli_finish (run_options.h) that checks the selection
  * against the registry: the cells it names (none: an error saying why, a
  * --sizes hint, a --filter that matches nothing); *ncells (when not NULL)

@@ -1,6 +1,6 @@
 /*
- * shard.c - the matrix cut into shards (the cut itself: plan.c), and each
- * shard's plan and their join (shard.h).
+ * shard.c - the matrix cut into shards (the cut itself: plan.c; each
+ * shard's plan: planner.c), the plan id, and the shards' join (shard.h).
  *
  * Why shards are cut this way:
  *
@@ -77,74 +77,7 @@ int bv_shard_parse(const char *text, int *index, int *count)
 	return rc;
 }
 
-long bv_shard_plan(const bv_measure_opts *o, int count, bv_cell **cells_out, long long **cost_out,
-                   int **shard_out, long long **total_out, char *err, size_t errlen)
-{
-	bv_measure_opts whole = *o;
-	whole.shard_index = whole.shard_count = 0;
-	bv_cell *cells = NULL;
-	long n = bv_plan_cells(&whole, &cells, NULL, err, errlen);
-	if (n < 0)
-		return -1;
-	if (count < 1)
-		count = 1;
-	long long *cost = bv_xcalloc((size_t)n + 1, sizeof(long long));
-	int *shard = bv_xcalloc((size_t)n + 1, sizeof(int));
-	long long *total = bv_xcalloc((size_t)count, sizeof(long long));
-	for (long k = 0; k < n; k++)
-		cost[k] = llround(1000.0 * bv_cell_expected_s(&cells[k], o));
-	bv_shard_partition(cost, (size_t)n, count, shard);
-	for (long k = 0; k < n; k++)
-		total[shard[k]] += cost[k];
-	if (cells_out)
-		*cells_out = cells;
-	else
-		free(cells);
-	if (cost_out)
-		*cost_out = cost;
-	else
-		free(cost);
-	if (shard_out)
-		*shard_out = shard;
-	else
-		free(shard);
-	if (total_out)
-		*total_out = total;
-	else
-		free(total);
-	return n;
-}
-
 /* ---- the plan ------------------------------------------------------------ */
-
-/* The options that shape a number, as the plan records them; the seed, the
- * memory limit (80 % of each node's own memory by default) and --jobs do
- * not, and would make every node's plan differ. */
-static cJSON *plan_method(const bv_measure_opts *o)
-{
-	cJSON *m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "mode", o->isolated ? "isolated" : "paired");
-	cJSON_AddBoolToObject(m, "quick", o->quick);
-	cJSON_AddNumberToObject(m, "min_processes", o->min_processes);
-	cJSON_AddNumberToObject(m, "max_processes", o->max_processes);
-	cJSON_AddNumberToObject(m, "budget_s", o->budget_s);
-	cJSON_AddNumberToObject(m, "rounds", o->rounds);
-	cJSON_AddNumberToObject(m, "sample_us", o->sample_us);
-	cJSON_AddNumberToObject(m, "timeout_s", o->timeout_s);
-	cJSON_AddNumberToObject(m, "threshold", o->threshold);
-	cJSON_AddNumberToObject(m, "threads", o->threads);
-	cJSON_AddNumberToObject(m, "inputs", o->inputs > 1 ? o->inputs : 1);
-	cJSON_AddNumberToObject(m, "layouts", o->layouts > 1 ? o->layouts : 1);
-	if (o->simd_isa)
-		cJSON_AddStringToObject(m, "simd_isa_forced", o->simd_isa);
-	else
-		cJSON_AddNullToObject(m, "simd_isa_forced");
-	if (o->pin >= 0)
-		cJSON_AddNumberToObject(m, "pinned_cpu", o->pin);
-	else
-		cJSON_AddNullToObject(m, "pinned_cpu");
-	return m;
-}
 
 void bv_plan_id(const cJSON *plan, char out[17])
 {
@@ -164,52 +97,6 @@ void bv_plan_id(const cJSON *plan, char out[17])
 	bv_buf_free(&b);
 	memcpy(out, full, 16);
 	out[16] = '\0';
-}
-
-int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int index, int count, cJSON **out)
-{
-	*out = NULL;
-	bv_measure_opts whole = *o;
-	whole.shard_index = whole.shard_count = 0;
-	bv_cell *cells = NULL;
-	char err[256];
-	long nc = bv_plan_cells(&whole, &cells, NULL, err, sizeof(err));
-	if (nc < 0)
-		return bv_fail(BV_EINPUT, "%s", err);
-	cJSON *plan = cJSON_CreateObject();
-	cJSON_AddStringToObject(plan, "id", "");
-	if (index > 0)
-		cJSON_AddNumberToObject(plan, "index", index);
-	cJSON_AddNumberToObject(plan, "count", count);
-	cJSON *va = cJSON_AddArrayToObject(plan, "versions");
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		char key[41];
-		rc = bv_build_key(&vs[i], key);
-		cJSON *v = cJSON_CreateObject();
-		cJSON_AddStringToObject(v, "label", vs[i].label);
-		cJSON_AddStringToObject(v, "name", vs[i].name);
-		cJSON_AddStringToObject(v, "build_key", rc == 0 ? key : "");
-		cJSON_AddItemToArray(va, v);
-	}
-	cJSON *ca = cJSON_AddArrayToObject(plan, "cells");
-	for (long k = 0; k < nc; k++) {
-		char key[256], size[32];
-		snprintf(key, sizeof(key), "%s/%s/%s/%s", cells[k].bench->name, cells[k].op->name,
-		         cells[k].backend, bv_size_format(cells[k].size, size, sizeof(size)));
-		cJSON_AddItemToArray(ca, cJSON_CreateString(key));
-	}
-	free(cells);
-	cJSON_AddItemToObject(plan, "method", plan_method(o));
-	if (rc) {
-		cJSON_Delete(plan);
-		return rc;
-	}
-	char id[17];
-	bv_plan_id(plan, id);
-	cJSON_ReplaceItemInObjectCaseSensitive(plan, "id", cJSON_CreateString(id));
-	*out = plan;
-	return 0;
 }
 
 /* ---- joining the shards' logs --------------------------------------------- */

@@ -30,21 +30,13 @@
  * nothing else; BV_EINPUT saying what was expected otherwise. */
 int bv_shard_parse(const char *text, int *index, int *count);
 
-/* The expected time of each of o's planned cells (bv_plan_cells without the
- * shard) in whole ms, the shard of each, and each shard's total: arrays the
- * caller frees (NULL args are not filled).  Returns the number of cells, or
- * -1 with err set. */
-long bv_shard_plan(const bv_measure_opts *o, int count, struct bv_cell **cells, long long **cost_ms,
-                   int **shard_of, long long **shard_ms, char *err, size_t errlen);
-
 /* The plan a shard belongs to, as its logs record it ("shard" block,
- * docs/results-format.md): {"id", "index", "count", "versions": [{label,
- * name, build_key}], "cells": ["bench/op/backend/size", ... every cell of
- * the unsharded matrix, in order], "method": {...options that shape a
- * number}}.  The id is a hash of versions, cells, method and count (not of
- * index: every shard of a plan has the same id).  index 0: no "index". */
-int bv_plan_block(const bv_version *vs, size_t n, const bv_measure_opts *o, int index, int count,
-                  cJSON **out);
+ * docs/results-format.md), is built with the plan (planner.h): {"id",
+ * "index", "count", "versions": [{label, name, build_key}], "cells":
+ * ["bench/op/backend/size", ... every cell of the unsharded matrix, in
+ * order], "method": {...options that shape a number}}.  The id is a hash of
+ * versions, cells, method and count (not of index: every shard of a plan
+ * has the same id). */
 /* The id of a plan block's fields, recomputed (a log's recorded id must
  * equal it): 16 hex digits. */
 void bv_plan_id(const cJSON *plan, char out[17]);

@@ -47,6 +47,15 @@
    comments say what a thing is or does, not which request asked for it;
    proof runs go to docs/evidence/ with their command.  A reference wrapped
    across two comment lines counts too.
+9. Plan once: a command builds its plan (the cells, their cut, the shard's
+   part, the plan block: bv_plan, plan.h) once, with the planner
+   (bv_plan_build, planner.c), and hands it to its stages.  Outside
+   planner.c, bv_plan_build is called only by the commands (cmd_*.c) and
+   the pipeline (pipeline.c), from at most one line of each file; and the
+   cells are selected from the options (bv_plan_cells) only in plan.c,
+   planner.c and the commands: never again in a stage (measure*.c, shard.c,
+   slurm.c, pipeline.c, ...), which takes the plan's cells.  Comments and
+   strings do not count.
 """
 import glob
 import os
@@ -295,6 +304,36 @@ for path in issue_scope():
         broken.append(f"rule 8: {os.path.relpath(path, root)}:{n}: \"{said}\" names a request, not "
                       "what the thing is or does: say that instead (a proof run goes to docs/evidence/ "
                       "with its command)")
+
+# 9. plan once: one planner call per command, no stage selecting its own cells
+PLANS = re.compile(r"^(cmd_\w+|pipeline)$")   # may call the planner, once each
+SELECTS = re.compile(r"^(cmd_\w+|plan|planner)$")  # may select cells from the options
+
+
+def code_lines(path):
+    """(line number, line) of a C file with its comments and string literals
+    blanked (their newlines kept), so a name in a message is not a call"""
+    body = re.sub(r'/\*.*?\*/|"(?:\\.|[^"\\\n])*"|//[^\n]*',
+                  lambda m: re.sub(r"[^\n]", " ", m.group(0)), text(path), flags=re.S)
+    return enumerate(body.split("\n"), 1)
+
+
+for f in sorted(glob.glob(os.path.join(orch, "*.c"))):
+    m, rel = os.path.splitext(os.path.basename(f))[0], os.path.relpath(f, root)
+    builds = []
+    for n, line in code_lines(f):
+        if re.search(r"\bbv_plan_build\s*\(", line) and not re.match(r"^\w", line):
+            builds.append(n)
+            if m != "planner" and not PLANS.match(m):
+                broken.append(f"rule 9: {rel}:{n}: plans from the options (bv_plan_build): only a command "
+                              "(cmd_*.c) or the pipeline (pipeline.c) does, once; a stage takes the plan it "
+                              "is handed (bv_plan, plan.h)")
+        if re.search(r"\bbv_plan_cells\s*\(", line) and not re.match(r"^\w", line) and not SELECTS.match(m):
+            broken.append(f"rule 9: {rel}:{n}: selects the plan's cells again (bv_plan_cells): take them from "
+                          "the plan the command built (bv_plan's cells, planner.h)")
+    if PLANS.match(m) and len(builds) > 1:
+        broken.append(f"rule 9: {rel} plans on {len(builds)} lines ({', '.join(map(str, builds))}): a command "
+                      "builds its plan once (bv_plan_build) and hands it to every stage")
 
 for b in sorted(broken, key=lambda b: b.split(":")[0]):  # by rule, each rule's in order found
     print(b)

@@ -80,6 +80,31 @@ E
 plant "a reference in a test script" "rule 8: tests/e2e/test_cache.sh:[0-9]+: \"[I]SSUE 3\" names a request" <<'E'
 printf '# %s %d: the cache\n' "ISS""UE" 3 >> tests/e2e/test_cache.sh
 E
+# plan once: a stage that plans, or selects its cells, from the options
+# instead of taking the command's plan; a command that plans twice; and a
+# name in a comment or a message, which is no call
+plant "a stage planning for itself" "rule 9: orchestrator/shard.c:[0-9]+: plans from the options \(bv_plan_build\)" <<'E'
+printf '\nint bv_shard_replan(const bv_measure_opts *o, bv_plan *p);\nint bv_shard_replan(const bv_measure_opts *o, bv_plan *p)\n{\n\treturn bv_plan_build(o, NULL, 0, p);\n}\n' >> orchestrator/shard.c
+E
+plant "a stage selecting its cells again" "rule 9: orchestrator/measure.c:[0-9]+: selects the plan's cells again \(bv_plan_cells\)" <<'E'
+printf '\nlong bv_measure_cells(const bv_measure_opts *o, bv_cell **c);\nlong bv_measure_cells(const bv_measure_opts *o, bv_cell **c)\n{\n\tchar err[64];\n\treturn bv_plan_cells(o, c, NULL, err, sizeof(err));\n}\n' >> orchestrator/measure.c
+E
+plant "a command planning twice" "rule 9: orchestrator/cmd_plan.c plans on 2 lines \([0-9]+, [0-9]+\)" <<'E'
+grep -q 'bv_plan_build(' orchestrator/cmd_plan.c
+printf '\nint bv_plan_again(bv_measure_opts *o, bv_plan *p);\nint bv_plan_again(bv_measure_opts *o, bv_plan *p)\n{\n\treturn bv_plan_build(o, NULL, 0, p);\n}\n' >> orchestrator/cmd_plan.c
+E
+check "a planner's name in a comment or a message is no call" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
+import os, subprocess, sys
+root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "named")
+os.makedirs(copy)
+for d in ("orchestrator", "harness", "kernels", "docs", "tests", "README.md"):
+    subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
+with open(os.path.join(copy, "orchestrator", "shard.c"), "a") as f:
+    f.write('\n/* not bv_plan_build(o, vs, n, p) nor\n * bv_plan_cells(o, c, NULL, e, 1) */\n'
+            'const char *bv_shard_said(void);\nconst char *bv_shard_said(void) { return "bv_plan_build(x)"; }\n')
+out = subprocess.run([sys.executable, sys.argv[1], copy], capture_output=True, text=True).stdout
+assert "rule 9" not in out, out
+PY
 check "no request named in a fixture, nor in a word that ends in 'issue'" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
 import os, subprocess, sys
 root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "fixtures")

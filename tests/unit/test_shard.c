@@ -1,4 +1,4 @@
-/* test_shard.c - the matrix cut into shards (plan.c, shard.c): deterministic,
+/* test_shard.c - the matrix cut into shards (plan.c, planner.c, shard.c): deterministic,
  * balanced, every cell in exactly one shard, more shards than cells; the
  * I/N parser; and the join of shard logs refusing what is not one plan. */
 #include <math.h>
@@ -12,6 +12,7 @@
 #include "json.h"
 #include "merge.h"
 #include "plan.h"
+#include "planner.h"
 #include "results.h"
 #include "run_options.h"
 #include "shard.h"
@@ -150,18 +151,38 @@ static void shards_of_the_registry_cover_the_matrix(void **state)
 			assert_int_equal(hits[k], 1);
 		free(hits);
 	}
-	/* bv_shard_plan agrees with bv_plan_cells on which cell is whose */
-	int *shard_of = NULL;
-	long long *total = NULL;
-	long m = bv_shard_plan(&o, 4, NULL, NULL, &shard_of, &total, err, sizeof(err));
-	assert_int_equal(m, n);
+	/* The plan (bv_plan_build) agrees with bv_plan_cells on which cell is
+	 * whose: shard 3/4's cells and positions are bv_plan_cells's for 3/4,
+	 * every shard's are the whole matrix, and the cut is balanced. */
+	bv_measure_opts s = o;
+	s.shard_index = 3, s.shard_count = 4;
+	bv_plan p;
+	assert_int_equal(bv_plan_build(&s, NULL, 0, &p), 0);
+	assert_int_equal(p.nall, n);
+	assert_null(p.block); /* no versions: no plan block */
+	bv_cell *mine = NULL;
+	long *pos = NULL;
+	long m = bv_plan_cells(&s, &mine, &pos, err, sizeof(err));
+	assert_int_equal(p.ncells, m);
+	for (long k = 0; k < m; k++) {
+		assert_int_equal(p.pos[k], pos[k]);
+		assert_ptr_equal(p.cells[k].op, mine[k].op);
+		assert_int_equal(p.cells[k].size, mine[k].size);
+	}
+	long mine_in_all = 0;
+	for (long k = 0; k < n; k++) {
+		assert_int_equal(p.all_pos[k], k);
+		mine_in_all += p.shard_of[k] == 2;
+	}
+	assert_int_equal(mine_in_all, m);
 	long long longest = 0, sum = 0;
-	for (int s = 0; s < 4; s++) {
-		sum += total[s];
-		longest = total[s] > longest ? total[s] : longest;
+	for (int sh = 0; sh < 4; sh++) {
+		sum += p.shard_ms[sh];
+		longest = p.shard_ms[sh] > longest ? p.shard_ms[sh] : longest;
 	}
 	assert_true(longest * 4 <= sum * 5 / 4 + 4000); /* within a quarter of the mean, plus a cell */
-	free(shard_of), free(total), free(all);
+	bv_plan_free(&p);
+	free(mine), free(pos), free(all);
 }
 
 static void expected_time_grows_with_size_and_budget(void **state)
