@@ -22,6 +22,7 @@
 #include "history_measure.h"
 #include "json.h"
 #include "options.h"
+#include "planner.h"
 #include "proc.h"
 #include "resolve.h"
 #include "run_options.h"
@@ -218,6 +219,8 @@ int bv_cmd_history(int argc, char **argv)
 	 * and registered before any cell is planned, as run does (suite.h). */
 	if (rc == 0)
 		rc = bv_suite_describe(h.all, h.nall, h.dir, &h.cli.mo);
+	if (rc == 0)
+		rc = bv_plan_build(&h.cli.mo, NULL, 0, &h.plan);
 	if (rc == 0)
 		rc = bv_hist_plan_cells(&h);
 	if (rc == 0)

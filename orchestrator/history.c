@@ -204,6 +204,7 @@ void bv_hist_free(bv_hist *h)
 		free(x->steps), free(x->chain), free(x->clo), free(x->chi), free(x->cps), free(x->key);
 	}
 	free(h->cells);
+	bv_plan_free(&h->plan);
 	for (size_t i = 0; i < h->nresolved; i++)
 		bv_version_free(&h->all[i]);
 	free(h->all);

@@ -20,6 +20,7 @@
 #include "changepoint.h"
 #include "common.h"
 #include "compat.h"
+#include "plan.h"
 #include "resolve.h"
 #include "run_options.h"
 #include "store.h"
@@ -124,6 +125,7 @@ typedef struct bv_hist {
 	/* the measurement */
 	char *dir;
 	int lockfd;
+	bv_plan plan; /* the cells every window measures, planned once by the command */
 	bv_hist_cell *cells;
 	size_t ncells;
 	size_t nwindows;

@@ -185,16 +185,13 @@ int bv_hist_keep_steps(bv_hist *h)
 	return rc;
 }
 
-/* The cells the options name (plan.h), each with its steps unmeasured and
- * its chain to fill: the history's one call that plans cells, made once,
- * after bv_suite_describe registered a suite's cells. */
+/* The plan's cells (h->plan, which the command built once, after
+ * bv_suite_describe registered a suite's cells), each with its steps
+ * unmeasured and its chain to fill. */
 int bv_hist_plan_cells(bv_hist *h)
 {
-	bv_cell *cells = NULL;
-	char err[256];
-	long n = bv_plan_cells(&h->cli.mo, &cells, NULL, err, sizeof(err));
-	if (n < 0)
-		return bv_fail(BV_EINPUT, "%s", err);
+	const bv_cell *cells = h->plan.cells;
+	long n = (long)h->plan.ncells;
 	h->cells = bv_xcalloc((size_t)n + 1, sizeof(bv_hist_cell));
 	for (long k = 0; k < n; k++) {
 		bv_hist_cell *x = &h->cells[h->ncells++];
@@ -212,7 +209,6 @@ int bv_hist_plan_cells(bv_hist *h)
 			st->s.cell = bv_strdup(x->key);
 		}
 	}
-	free(cells);
 	return 0;
 }
 
@@ -437,7 +433,7 @@ int bv_hist_measure(bv_hist *h)
 		rc = bv_mkdir_p(sub);
 		h->measured++;
 		if (rc == 0)
-			rc = bv_measure(copies, m, &o, sub, &logs);
+			rc = bv_measure_plan(&h->plan, copies, m, &o, sub, &logs);
 		bv_table t;
 		memset(&t, 0, sizeof(t));
 		int merged = 0;
