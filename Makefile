@@ -15,7 +15,11 @@
 PREFIX  ?= /usr/local
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -D_GNU_SOURCE -Iorchestrator -Iharness
+# orchestrator/'s folders (docs/architecture.md, "Folders"): each is on the
+# include path, so a file names a header by its name alone, wherever it lives.
+ORCH_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard orchestrator/*/*.c))))
+ORCH_INC  := $(addprefix -I,$(ORCH_DIRS)) -Iharness
+override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -D_GNU_SOURCE $(ORCH_INC)
 PKGS    := libgit2 libcurl libcjson libarchive libcrypto sqlite3
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -52,7 +56,7 @@ endif
 
 HARNESS_HOST := harness/benches.c harness/bench_inputs.c harness/bench_reference.c harness/child.c harness/stats.c \
 		harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c harness/numbers.c
-ORCH_SRCS := $(wildcard orchestrator/*.c)
+ORCH_SRCS := $(wildcard orchestrator/*/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o $(OBJ)/harness/bench_inputs.o \
 	       $(OBJ)/harness/bench_reference.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o $(OBJ)/harness/trust.o \
@@ -82,8 +86,8 @@ BV_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 $(OBJ)/commit-stamp: FORCE
 	@mkdir -p $(OBJ)
 	@echo '$(BV_COMMIT)' | cmp -s - $@ || echo '$(BV_COMMIT)' > $@
-$(OBJ)/orchestrator/main.o: override CFLAGS += -DBV_COMMIT='"$(BV_COMMIT)"'
-$(OBJ)/orchestrator/main.o: $(OBJ)/commit-stamp
+$(OBJ)/orchestrator/cli/main.o: override CFLAGS += -DBV_COMMIT='"$(BV_COMMIT)"'
+$(OBJ)/orchestrator/cli/main.o: $(OBJ)/commit-stamp
 FORCE:
 
 $(BIN)/bench-versions: $(ORCH_OBJS)
@@ -138,7 +142,7 @@ test-asan: test-deps
 	@BV_VARIANT=asan tests/run.sh
 
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_OBJS := $(filter-out $(OBJ)/orchestrator/main.o,$(ORCH_OBJS))
+UNIT_OBJS := $(filter-out $(OBJ)/orchestrator/cli/main.o,$(ORCH_OBJS))
 $(TBIN)/unit: $(UNIT_SRCS) $(UNIT_OBJS) tests/unit/tests.h
 	@mkdir -p $(TBIN)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(UNIT_OBJS) \
@@ -154,16 +158,16 @@ FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 FUZZ_SECONDS ?= 60
 FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,tests/bin-fuzz/%,$(FUZZ_SRCS))
-FUZZ_OBJS    := $(patsubst %.c,build-fuzz/%.o,$(filter-out orchestrator/main.c,$(ORCH_SRCS)) $(HARNESS_HOST))
+FUZZ_OBJS    := $(patsubst %.c,build-fuzz/%.o,$(filter-out orchestrator/cli/main.c,$(ORCH_SRCS)) $(HARNESS_HOST))
 
-build-fuzz/%.o: %.c $(wildcard orchestrator/*.h harness/*.h) harness/ops.def
+build-fuzz/%.o: %.c $(wildcard orchestrator/*/*.h harness/*.h) harness/ops.def
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE -Iorchestrator -Iharness $(FUZZ_FLAGS) \
+	$(FUZZ_CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE $(ORCH_INC) $(FUZZ_FLAGS) \
 		-fsanitize=fuzzer-no-link $(PKG_CFLAGS) -c $< -o $@
 
 tests/bin-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	@mkdir -p tests/bin-fuzz
-	$(FUZZ_CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE -Iorchestrator -Iharness -Itests/fuzz $(FUZZ_FLAGS) \
+	$(FUZZ_CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE $(ORCH_INC) -Itests/fuzz $(FUZZ_FLAGS) \
 		-fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
 
 fuzz-build: $(FUZZ_BINS)
