@@ -88,6 +88,7 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "cli": (re.compile(r"^(cmd_\w+|main)$"), "cli"),
     "export": (re.compile(r"^export(_\w+)?$"), "export"),
     "report": (re.compile(r"^report(_\w+)?$"), "report"),
+    "build": (re.compile(r"^build(_\w+)?$"), "build"),
 }
 sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
 headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}
