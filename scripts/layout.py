@@ -89,6 +89,7 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "export": (re.compile(r"^export(_\w+)?$"), "export"),
     "report": (re.compile(r"^report(_\w+)?$"), "report"),
     "build": (re.compile(r"^build(_\w+)?$"), "build"),
+    "resolve": (re.compile(r"^resolve(_\w+)?$"), "resolve"),
 }
 sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
 headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}
