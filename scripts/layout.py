@@ -90,6 +90,7 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "report": (re.compile(r"^report(_\w+)?$"), "report"),
     "build": (re.compile(r"^build(_\w+)?$"), "build"),
     "resolve": (re.compile(r"^resolve(_\w+)?$"), "resolve"),
+    "slurm": (re.compile(r"^slurm(_\w+)?$"), "slurm"),
 }
 sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
 headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}
