@@ -20,7 +20,10 @@
    belongs to a family (FAMILIES: the commands cmd_*.c and main.c, whose
    header is cli.h as git's builtin.h is; one file per export format,
    export_*.c, and one per report format, report_*.c, beside export.c and
-   report.c) and includes the family's header.  And every header belongs
+   report.c; a stage split by what it does, build_*.c, resolve_*.c and
+   slurm_*.c beside build.c, resolve.c and slurm.c, whose own headers say
+   what the files of the stage share) and includes the family's header,
+   or has a header of its own.  And every header belongs
    to a module (M.h to M.c, a family's header to the family): rule 3 could
    not see what depends on a header of no module.
 5. At most LONG_MAX functions in orchestrator/ and harness/ are over 100
