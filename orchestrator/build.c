@@ -22,6 +22,12 @@
  * archive is linked into the plugin with its symbols hidden (--exclude-libs)
  * and bound locally (-Bsymbolic), so several versions' copies of the same
  * function names coexist in one process.
+ *
+ * The stage is four files: build_key.c makes the keys (what a build is made
+ * of, hashed), build_plugin.c builds the harness side over the library,
+ * build_link.c links the plugin, its host-only variant and its layouts, and
+ * this file runs one build: the library side, the log, the time limit and
+ * the cache's entry.
  */
 #include <dirent.h>
 #include <errno.h>

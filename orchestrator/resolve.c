@@ -12,6 +12,9 @@
  *   anything else  a git revision: branch, tag, commit, HEAD~3, v0.2.0^ ...
  * All through libgit2: no git command and no shell ever sees a name.
  * KERNEL_REPO may be a URL; remote.c then keeps a bare clone in the cache.
+ * This file holds the repository and the rules; where a release number
+ * leads (a tag, a commit, the index) and the releases in reach are
+ * resolve_releases.c's.
  */
 #include <ctype.h>
 #include <git2.h>

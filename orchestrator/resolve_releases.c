@@ -21,8 +21,9 @@
 #include "resolve_releases.h"
 
 /* ---- a project file's versions (project.h) -------------------------------
- * The built-in default keeps the code above and below as it always was; a
- * project file's library goes through these. */
+ * The built-in default keeps its own code as it always was
+ * (tree_version_builtin in resolve.c; first_commit_with_version and
+ * releases_in_history below); a project file's library goes through these. */
 
 /* The project's version file in the repository: "<dir>/<file>". */
 char *version_path(const bv_repo *r)

@@ -50,6 +50,10 @@
  * and a line that is none of these is skipped (the parsers are unit-tested
  * in tests/unit/test_slurm.c).  Slurm's commands get the environment of
  * BV_ENV_SLURM (env.c), and sbatch passes it on to the jobs.
+ *
+ * This file prepares the run, builds (step 2) and joins (step 5);
+ * slurm_commands.c runs Slurm's commands and parses what they print;
+ * slurm_follow.c submits the array and follows it (steps 3 and 4).
  */
 #include "build.h"
 #include "pipeline.h"

@@ -29,13 +29,10 @@ double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* sbatch for shards spec ("1-4", "2"): 0 with *job, or an error carrying
- * sbatch's own words (BV_EINPUT: a partition, a time limit, an account are
- * the user's to fix).  test_only: sbatch --test-only, which submits nothing. */
 /* sbatch's options every array of ours has: one task a node, threads CPUs
  * each, so's partition and time limit (submit, bv_slurm_preflight). */
 void sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
-                        const bv_slurm_opts *so)
+                 const bv_slurm_opts *so)
 {
 	bv_strv_push(a, sbatch);
 	bv_strv_push(a, "--parsable");
@@ -52,6 +49,9 @@ void sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec
 		bv_strv_pushf(a, "--time=%d", so->time_min);
 }
 
+/* sbatch for shards spec ("1-4", "2"): 0 with *job, or an error carrying
+ * sbatch's own words (BV_EINPUT: a partition, a time limit, an account are
+ * the user's to fix).  test_only: sbatch --test-only, which submits nothing. */
 int submit(driver *d, const char *spec, int test_only, unsigned long long *job)
 {
 	bv_strv a = BV_STRV_INIT;
