@@ -93,7 +93,7 @@ static int apply_patches(bv_version *v, const char *src, const char *log)
 			return status;
 		if (status != 0) {
 			char *step = bv_asprintf("applying compat patch %s", v->shims.patches[i]);
-			failed(v, step, log);
+			bv_build_failed(v, step, log);
 			free(step);
 			return 0;
 		}
@@ -143,7 +143,7 @@ static int library_take(const char *libkey, const char *src, const char *lib, co
 		char *origin = NULL, *flags_path = bv_asprintf("%s/link-flags", lib), *flags = NULL;
 		if (rc == 0 && bv_read_file(origin_path, 4096, &origin, NULL) == 0 &&
 		    bv_read_file(flags_path, 4096, &flags, NULL) == 0 && *origin && strstr(flags, origin)) {
-			char *moved = replace_all(flags, origin, lib);
+			char *moved = bv_build_replace_all(flags, origin, lib);
 			unlink(flags_path); /* a link to the cache's copy: replaced, not written through */
 			rc = bv_write_file_atomic(flags_path, moved, strlen(moved));
 			free(moved);
@@ -255,21 +255,21 @@ static int build_library(bv_version *v, const char *src, const char *lib, const 
 		char *step = v->shims.nrecipe ? bv_asprintf("building the library (compat recipe of rule %s)",
 							    v->shims.recipe_rule)
 					      : bv_strdup("building the library (make lib)");
-		failed(v, step, log);
+		bv_build_failed(v, step, log);
 		free(step);
 		return 1;
 	}
 	/* The link contract (docs/compat.md): the library is the archives
 	 * the recipe left in {build}. */
 	bv_strv archives = BV_STRV_INIT;
-	list_archives(lib, &archives);
+	bv_build_archives(lib, &archives);
 	size_t narchives = archives.n;
 	bv_strv_free(&archives);
 	if (!narchives) {
-		failed_because(v,
-			       "the recipe left no archive (*.a) in {build}: a library is linked into the plugin "
-			       "from the archives its build leaves there (docs/compat.md, the link contract)",
-			       log);
+		bv_build_failed_because(v,
+			                "the recipe left no archive (*.a) in {build}: a library is linked into the plugin "
+			                "from the archives its build leaves there (docs/compat.md, the link contract)",
+			                log);
 		return 1;
 	}
 	library_keep(libkey, src, lib);
@@ -281,7 +281,7 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	char *src = bv_asprintf("%s/src", dir);
 	char *lib = bv_asprintf("%s/lib", dir);
 	char libkey[41];
-	int rc = library_key(v, libkey);
+	int rc = bv_build_library_key(v, libkey);
 	/* A library built before with the same key (the harness alone
 	 * differs): taken, not built again. */
 	int taken = rc == 0 ? library_take(libkey, src, lib, log) : 0;
@@ -291,7 +291,7 @@ static int run_build(bv_version *v, const char *dir, const char *log)
 	if (rc == 0 && !taken && (rc = build_library(v, src, lib, log, libkey)) > 0)
 		failed_library = 1, rc = 0;
 	if (rc == 0 && !failed_library)
-		rc = build_harness(v, dir, src, lib, log);
+		rc = bv_build_harness(v, dir, src, lib, log);
 	free(src);
 	free(lib);
 	return rc;
@@ -360,7 +360,7 @@ static int build_lib_intact(const char *dir, char **why)
 int bv_build_is_cached(const bv_version *v, int *cached)
 {
 	char key[41];
-	int rc = build_key(v, key);
+	int rc = bv_build_key(v, key);
 	if (rc)
 		return rc;
 	char *plugin = bv_asprintf("%s/builds/%s/plugin.so", bv_cache_dir(), key);
@@ -496,7 +496,7 @@ static void failed_by_limit(bv_version *v, const char *tmplog)
 				"killed; a build that needs longer: --build-timeout S (e.g. 2h; 0: no limit)",
 				limit);
 	free(v->build_error);
-	failed_because(v, why, tmplog);
+	bv_build_failed_because(v, why, tmplog);
 	free(why);
 }
 
@@ -553,7 +553,7 @@ int bv_build(bv_version *v)
 	if (bv_interrupted())
 		return bv_fail_interrupted();
 	char key[41];
-	int rc = build_key(v, key);
+	int rc = bv_build_key(v, key);
 	if (rc)
 		return bv_fail_context(rc, "building %s", v->name);
 	char *root = bv_asprintf("%s/builds", bv_cache_dir());

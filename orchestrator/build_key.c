@@ -23,19 +23,19 @@
 #include "suite.h"
 #include "user_ops.h"
 
-const char *compiler(void)
+const char *bv_build_cc(void)
 {
 	const char *cc = getenv("CC");
 	return cc && *cc ? cc : "cc";
 }
 
 /* `cc -dumpfullversion`, once per run: part of every key. */
-const char *compiler_version(void)
+const char *bv_build_cc_version(void)
 {
 	static char *version;
 	if (version)
 		return version;
-	char *argv[] = {(char *)compiler(), "-dumpfullversion", NULL};
+	char *argv[] = {(char *)bv_build_cc(), "-dumpfullversion", NULL};
 	char *text = NULL;
 	if (bv_run_capture(argv, 4096, &text) == 0) {
 		text[strcspn(text, "\n")] = '\0';
@@ -83,7 +83,7 @@ static const char *tool_version(const char *tool)
  * checkouts of the tool (a CI job's fresh workspace, the tests' clones) with
  * the same harness and compat files then share their cached builds; the
  * absolute path was in the key before, so every new checkout built again. */
-int append_file(bv_buf *b, const char *label, const char *path)
+int bv_build_key_file(bv_buf *b, const char *label, const char *path)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -110,7 +110,7 @@ static int append_helpers(bv_buf *b, const bv_shims *s)
 			char *rel = bv_asprintf("%.*s", (int)n, start);
 			char *path = bv_asprintf("%s/%s", s->compat_dir ? s->compat_dir : ".", rel);
 			char *label = bv_asprintf("helper %s", rel);
-			rc = append_file(b, label, path);
+			rc = bv_build_key_file(b, label, path);
 			free(rel), free(path), free(label);
 		}
 	return rc;
@@ -154,13 +154,13 @@ static int append_build_tools(bv_buf *b, const bv_shims *s)
  * (libs/KEY: the patched tree and {build}) and builds the harness side
  * alone: editing a suite relinks each version's plugin instead of
  * building every library again. */
-int library_key(const bv_version *v, char out[41])
+int bv_build_library_key(const bv_version *v, char out[41])
 {
 	bv_buf b = BV_BUF_INIT;
 	int rc = 0;
-	bv_buf_printf(&b, "%s library\ntree %s\ncc %s %s\n", BUILD_SCHEMA, v->tree, compiler(), compiler_version());
+	bv_buf_printf(&b, "%s library\ntree %s\ncc %s %s\n", BUILD_SCHEMA, v->tree, bv_build_cc(), bv_build_cc_version());
 	for (size_t i = 0; i < v->shims.npatches && rc == 0; i++)
-		rc = append_file(&b, "patch", v->shims.patches[i]);
+		rc = bv_build_key_file(&b, "patch", v->shims.patches[i]);
 	for (size_t i = 0; i < v->shims.nrecipe; i++)
 		bv_buf_printf(&b, "recipe %zu %s\n", strlen(v->shims.recipe[i]), v->shims.recipe[i]);
 	char *env = bv_build_env_key();
@@ -174,26 +174,26 @@ int library_key(const bv_version *v, char out[41])
 	return rc;
 }
 
-int build_key(const bv_version *v, char out[41])
+static int build_key(const bv_version *v, char out[41])
 {
 	bv_buf b = BV_BUF_INIT;
 	int rc = 0;
-	bv_buf_printf(&b, "%s\ntree %s\ncc %s %s\n", BUILD_SCHEMA, v->tree, compiler(), compiler_version());
+	bv_buf_printf(&b, "%s\ntree %s\ncc %s %s\n", BUILD_SCHEMA, v->tree, bv_build_cc(), bv_build_cc_version());
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_buf_printf(&b, "flag %s\n", *f);
 	for (const char *const *f = harness_files; *f && rc == 0; f++) {
 		char *path = bv_asprintf("%s/%s", bv_home(), *f);
-		rc = append_file(&b, *f, path);
+		rc = bv_build_key_file(&b, *f, path);
 		free(path);
 	}
 	for (size_t i = 0; i < v->shims.nrules; i++)
 		bv_buf_printf(&b, "rule %s\n", v->shims.rules[i]);
 	for (size_t i = 0; i < v->shims.nincludes && rc == 0; i++)
-		rc = append_file(&b, "include", v->shims.includes[i]);
+		rc = bv_build_key_file(&b, "include", v->shims.includes[i]);
 	for (size_t i = 0; i < v->shims.ncflags; i++)
 		bv_buf_printf(&b, "flag %s\n", v->shims.cflags[i]);
 	for (size_t i = 0; i < v->shims.npatches && rc == 0; i++)
-		rc = append_file(&b, "patch", v->shims.patches[i]);
+		rc = bv_build_key_file(&b, "patch", v->shims.patches[i]);
 	for (size_t i = 0; i < v->shims.nrecipe; i++)
 		bv_buf_printf(&b, "recipe %zu %s\n", strlen(v->shims.recipe[i]), v->shims.recipe[i]);
 	/* The variables a build gets that change what it makes (env.c) */
@@ -216,7 +216,7 @@ int build_key(const bv_version *v, char out[41])
 		bv_buf_puts(&b, "catalog suite\n");
 		for (const char *const *f = catalog_files; *f && rc == 0; f++) {
 			char *path = bv_asprintf("%s/%s", bv_home(), *f);
-			rc = append_file(&b, *f, path);
+			rc = bv_build_key_file(&b, *f, path);
 			free(path);
 		}
 	}

@@ -45,16 +45,13 @@ static const char *const catalog_files[] = {"harness/suite_plugin.c", "harness/c
 static const char *const plugin_cflags[] = {"-std=c11", "-O2", "-fPIC", "-shared", NULL};
 
 /* $CC, else cc. */
-const char *compiler(void);
+const char *bv_build_cc(void);
 /* `cc -dumpfullversion`, once per run: part of every key. */
-const char *compiler_version(void);
+const char *bv_build_cc_version(void);
 /* Appends a file's part of a key to b: its label and its bytes. */
-int append_file(bv_buf *b, const char *label, const char *path);
+int bv_build_key_file(bv_buf *b, const char *label, const char *path);
 /* The library's part of a build (libs/KEY): the tree, patches, recipe,
  * compiler, environment and tools. */
-int library_key(const bv_version *v, char out[41]);
-/* The whole build's key (builds/KEY): the library's parts and the harness
- * side's (the harness sources, the shims, a suite or the catalog). */
-int build_key(const bv_version *v, char out[41]);
+int bv_build_library_key(const bv_version *v, char out[41]);
 
 #endif

@@ -31,7 +31,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 }
 
 /* The archives (*.a, regular files) directly in lib, sorted by name. */
-void list_archives(const char *lib, bv_strv *out)
+void bv_build_archives(const char *lib, bv_strv *out)
 {
 	struct dirent **names = NULL;
 	int n = scandir(lib, &names, NULL, by_name);
@@ -49,7 +49,7 @@ void list_archives(const char *lib, bv_strv *out)
 }
 
 /* s with every occurrence of from replaced by to. */
-char *replace_all(const char *s, const char *from, const char *to)
+char *bv_build_replace_all(const char *s, const char *from, const char *to)
 {
 	bv_buf b = BV_BUF_INIT;
 	bv_buf_puts(&b, "");
@@ -221,7 +221,7 @@ static int make_stubs(const char *lib, const char *log)
 	if (status == 0) {
 		/* -w: the stubs are declared without prototypes on purpose (any
 		 * arguments; none is read). */
-		char *argv[] = {(char *)compiler(), "-std=c11", "-O2", "-fPIC", "-w", "-c", src, "-o", obj, NULL};
+		char *argv[] = {(char *)bv_build_cc(), "-std=c11", "-O2", "-fPIC", "-w", "-c", src, "-o", obj, NULL};
 		status = bv_run(argv, NULL, log, BV_ENV_BUILD);
 	}
 	bv_buf_free(&c), bv_buf_free(&list);
@@ -255,7 +255,7 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 		return rc;
 	if (strstr(flags, "{build}")) { /* files under {build}: link_flags_check */
 		char *stored = flags;
-		flags = replace_all(stored, "{build}", lib);
+		flags = bv_build_replace_all(stored, "{build}", lib);
 		free(stored);
 	}
 	if (host) {
@@ -264,7 +264,7 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 		free(all);
 	}
 	bv_strv cc = BV_STRV_INIT;
-	bv_strv_push(&cc, compiler());
+	bv_strv_push(&cc, bv_build_cc());
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_strv_push(&cc, *f);
 	bv_strv_pushf(&cc, "%s/plugin.o", lib);
@@ -288,7 +288,7 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 	 * always did (the same command, so the same addresses); several are
 	 * a group, so their order does not matter. */
 	bv_strv archives = BV_STRV_INIT;
-	list_archives(lib, &archives);
+	bv_build_archives(lib, &archives);
 	if (archives.n == 1)
 		bv_strv_push(&cc, archives.v[0]);
 	else if (archives.n > 1) {
@@ -322,7 +322,7 @@ static int link_with(const char *lib, int pad, int host, const char *out, const 
 	return status;
 }
 
-int link_plugin(const char *lib, int pad, const char *out, const char *log)
+int bv_build_link_plugin(const char *lib, int pad, const char *out, const char *log)
 {
 	return link_with(lib, pad, 0, out, log);
 }
@@ -344,7 +344,7 @@ static int links_cuda(const char *lib)
 /* plugin-host.so in dir (the build's directory), when its library links
  * CUDA.  A variant that cannot be made is no build failure: it is said in
  * the log, and host cells then load plugin.so as before. */
-void make_host_variant(const char *dir, const char *log)
+void bv_build_host_variant(const char *dir, const char *log)
 {
 	char *lib = bv_asprintf("%s/lib", dir), *out = bv_asprintf("%s/plugin-host.so", dir);
 	if (links_cuda(lib) == 1) {

@@ -8,13 +8,13 @@
 #include "common.h"
 
 /* The archives (*.a, regular files) directly in lib, sorted by name. */
-void list_archives(const char *lib, bv_strv *out);
+void bv_build_archives(const char *lib, bv_strv *out);
 /* s with every occurrence of from replaced by to. */
-char *replace_all(const char *s, const char *from, const char *to);
+char *bv_build_replace_all(const char *s, const char *from, const char *to);
 /* Links lib/plugin.o and the library into out with `pad` bytes of code
  * before the library; the compiler's exit status, or < 0 with an error. */
-int link_plugin(const char *lib, int pad, const char *out, const char *log);
+int bv_build_link_plugin(const char *lib, int pad, const char *out, const char *log);
 /* plugin-host.so in dir, when its library links CUDA; never a failure. */
-void make_host_variant(const char *dir, const char *log);
+void bv_build_host_variant(const char *dir, const char *log);
 
 #endif

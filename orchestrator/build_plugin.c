@@ -4,9 +4,10 @@
  * catalog as a suite, whose version-independent objects are compiled once
  * into the cache's objs/), the link contract's flags checked, plugin.so
  * linked and loaded once as a measuring process loads it.  And how a
- * failed step is told on the version (failed, failed_because), with the
- * compiler's first error.  Apart from build.c because it is the part that
- * runs on every build, the library taken from the cache or not.
+ * failed step is told on the version (bv_build_failed and
+ * bv_build_failed_because), with the compiler's first error.  Apart from
+ * build.c because it is the part that runs on every build, the library
+ * taken from the cache or not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +39,7 @@
 /* Records why the build failed, with the end of the log, on the version.
  * The log is what the version's Makefile and compiler printed: it reaches
  * the terminal and the results log escaped (bv_escape_lines). */
-void failed(bv_version *v, const char *step, const char *log)
+void bv_build_failed(bv_version *v, const char *step, const char *log)
 {
 	char *tail = bv_file_tail(log, 2000);
 	char *shown = bv_escape_lines(tail);
@@ -49,7 +50,7 @@ void failed(bv_version *v, const char *step, const char *log)
 
 /* A build failure that is no step's exit status (the link contract): why,
  * then the end of the log. */
-void failed_because(bv_version *v, const char *why, const char *log)
+void bv_build_failed_because(bv_version *v, const char *why, const char *log)
 {
 	char *tail = bv_file_tail(log, 2000);
 	char *shown = bv_escape_lines(tail);
@@ -85,7 +86,7 @@ static int link_flags_check(const char *flags, const char *lib, char **stored, c
 	bv_strv_free(&words);
 	if (*bad)
 		return 1;
-	*stored = replace_all(flags, lib, "{build}");
+	*stored = bv_build_replace_all(flags, lib, "{build}");
 	return 0;
 }
 
@@ -135,7 +136,7 @@ static int not_pic(bv_version *v, const char *log, off_t offset)
 		"CFLAGS+=-fPIC) in the compat rule's recipe (docs/compat.md, the link contract)",
 		archive ? archive : "in {build}");
 	free(archive);
-	failed_because(v, why, log);
+	bv_build_failed_because(v, why, log);
 	free(why);
 	free(text);
 	return 1;
@@ -201,7 +202,7 @@ static char *first_error(const char *log, off_t offset, const char *src)
 static int merge_objects(const bv_strv *objects, const char *out, const char *log)
 {
 	bv_strv ld = BV_STRV_INIT;
-	bv_strv_push(&ld, compiler());
+	bv_strv_push(&ld, bv_build_cc());
 	bv_strv_push(&ld, "-r");
 	bv_strv_push(&ld, "-nostdlib");
 	bv_strv_push(&ld, "-o");
@@ -257,7 +258,7 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 			char *why = first ? bv_asprintf("the suite does not compile against this version: %s%s", first, hint)
 					  : bv_asprintf("the suite's %s does not compile against this version (%s exited %d)%s",
 							files.v[i], cc->v[0], status, hint);
-			failed_because(v, why, log);
+			bv_build_failed_because(v, why, log);
 			free(first), free(why);
 			status = 0;
 		}
@@ -267,7 +268,7 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 		status = merge_objects(&objects, merged, log);
 		free(merged);
 		if (status > 0)
-			failed(v, "merging the suite with its runtime (cc -r)", log), status = 0;
+			bv_build_failed(v, "merging the suite with its runtime (cc -r)", log), status = 0;
 	}
 	bv_strv_free(&files), bv_strv_free(&objects);
 	return status;
@@ -299,7 +300,7 @@ static void catalog_compile_args(bv_strv *cc, const char *source, const char *ob
 static int catalog_fixed_object(const char *log, char **path)
 {
 	bv_buf b = BV_BUF_INIT;
-	bv_buf_printf(&b, "%s catalog objects\ncc %s %s\n", BUILD_SCHEMA, compiler(), compiler_version());
+	bv_buf_printf(&b, "%s catalog objects\ncc %s %s\n", BUILD_SCHEMA, bv_build_cc(), bv_build_cc_version());
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_buf_printf(&b, "flag %s\n", *f);
 	char *env = bv_build_env_key();
@@ -309,7 +310,7 @@ static int catalog_fixed_object(const char *log, char **path)
 	for (int list = 0; list < 2 && rc == 0; list++)
 		for (const char *const *f = list ? harness_files : catalog_files; *f && rc == 0; f++) {
 			char *file = bv_asprintf("%s/%s", bv_home(), *f);
-			rc = append_file(&b, *f, file);
+			rc = bv_build_key_file(&b, *f, file);
 			free(file);
 		}
 	char key[41];
@@ -364,7 +365,7 @@ static int catalog_fixed_object(const char *log, char **path)
 	int status = 0;
 	for (size_t i = 0; status == 0 && catalog_fixed[i]; i++) {
 		bv_strv cc = BV_STRV_INIT;
-		bv_strv_push(&cc, compiler());
+		bv_strv_push(&cc, bv_build_cc());
 		for (const char *const *flag = plugin_cflags; *flag; flag++)
 			bv_strv_push(&cc, *flag);
 		bv_strv_pushf(&cc, "-I%s/harness", bv_home());
@@ -439,7 +440,7 @@ static void harness_flags(const bv_version *v, const char *src, bv_strv *cc)
 {
 	bv_semver sv;
 	bv_semver_parse(v->kernel_version, &sv);
-	bv_strv_push(cc, compiler());
+	bv_strv_push(cc, bv_build_cc());
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_strv_push(cc, *f);
 	bv_strv_pushf(cc, "-I%s/include", src);
@@ -473,7 +474,7 @@ static int read_link_flags(bv_version *v, const char *lib, const char *log, bv_s
 					"plugin must link into {build} (archives there are linked anyway) or name a "
 					"system library with -l (docs/compat.md, the link contract)",
 					bad);
-		failed_because(v, why, log);
+		bv_build_failed_because(v, why, log);
 		free(why), free(bad), free(flags);
 		return -1;
 	}
@@ -526,16 +527,16 @@ static void plugin_loads(bv_version *v, const char *dir, const char *log)
 	int status = bv_run(argv.v, NULL, log, BV_ENV_RUNNER);
 	bv_strv_free(&argv);
 	if (status != 0)
-		failed_because(v, "the plugin it built does not load (bv-runner --load, as a measuring process "
-				  "loads it); nothing was cached",
-			       log);
+		bv_build_failed_because(v, "the plugin it built does not load (bv-runner --load, as a measuring process "
+				           "loads it); nothing was cached",
+			                log);
 }
 
 /* The harness side of a build, over the library in lib: plugin.o, the
  * link flags it was linked with, the user ops' table, plugin.so and (for
  * a CUDA library) its host-only variant.  0 with v->build_error set when
  * the version does not build; < 0 on an error. */
-int build_harness(bv_version *v, const char *dir, const char *src, const char *lib, const char *log)
+int bv_build_harness(bv_version *v, const char *dir, const char *src, const char *lib, const char *log)
 {
 	const char *suite = bv_suite_dir();
 	bv_strv cc = BV_STRV_INIT;
@@ -564,16 +565,16 @@ int build_harness(bv_version *v, const char *dir, const char *src, const char *l
 	bv_strv_free(&cc);
 	char *plugin = bv_asprintf("%s/plugin.so", dir);
 	off_t before = log_size(log);
-	int pic = status == 0 && (status = link_plugin(lib, 0, plugin, log)) > 0 && not_pic(v, log, before);
+	int pic = status == 0 && (status = bv_build_link_plugin(lib, 0, plugin, log)) > 0 && not_pic(v, log, before);
 	free(plugin);
 	if (pic)
 		return 0;
 	if (status < 0)
 		return status;
 	if (status != 0)
-		failed(v, "compiling the harness against this version", log);
+		bv_build_failed(v, "compiling the harness against this version", log);
 	else {
-		make_host_variant(dir, log);
+		bv_build_host_variant(dir, log);
 		plugin_loads(v, dir, log);
 	}
 	return 0;

@@ -291,7 +291,7 @@ static int from_commit(bv_repo *r, git_commit *c, bv_version *v)
 		git_oid_tostr(v->tree, sizeof(v->tree), git_tree_id(root));
 	if (rc == 0) {
 		v->kernel_version = r->project->builtin ? tree_version_builtin(r->repo, root, r->prefix, what)
-							: project_version(r, c, root, what);
+							: bv_resolve_project_version(r, c, root, what);
 		if (!v->kernel_version)
 			rc = BV_EINPUT;
 	}
@@ -367,7 +367,7 @@ static int project_local(bv_repo *r, bv_version *v)
 			return bv_fail(BV_EINPUT, "the working tree %s has no git HEAD to find its release tag from "
 						  "(\"version\".\"tag\" in %s)",
 				       r->kernel_dir, r->project->path);
-		rc = nearest_tag_version(r, &head, "the working tree's HEAD", &number);
+		rc = bv_resolve_nearest_tag(r, &head, "the working tree's HEAD", &number);
 	} else {
 		char *path = bv_asprintf("%s/%s", r->kernel_dir, r->project->version_file);
 		char *text = NULL;
@@ -492,7 +492,7 @@ static int project_resolve(bv_repo *r, const char *name, bv_version *v, git_comm
 		return 0; /* else a revision */
 	}
 	char *tag = NULL;
-	rc = project_release_tag(r, number, commit, &tag);
+	rc = bv_resolve_project_tag(r, number, commit, &tag);
 	if (rc == 0 && *commit) {
 		char *shown = bv_escape(tag);
 		v->rule = bv_asprintf("release tag %s", shown);
@@ -502,8 +502,8 @@ static int project_resolve(bv_repo *r, const char *name, bv_version *v, git_comm
 	if (rc == 0 && !*commit) {
 		rc = resolve_release(r, number, v, done);
 		if (rc == 0 && !*done) {
-			rc = project_first_commit(r, number, commit);
-			char *path = r->project->kind == BV_PROJECT_VERSION_TAG ? NULL : version_path(r);
+			rc = bv_resolve_project_first_commit(r, number, commit);
+			char *path = r->project->kind == BV_PROJECT_VERSION_TAG ? NULL : bv_resolve_version_path(r);
 			if (rc == 0 && *commit)
 				v->rule = bv_asprintf("first commit whose %s gives %s", path, number);
 			if (rc == 0 && !*commit) {
@@ -513,7 +513,7 @@ static int project_resolve(bv_repo *r, const char *name, bv_version *v, git_comm
 				git_reference_free(ref);
 				git_object_free(obj);
 				if (err != 0) {
-					char *known = known_releases_near(r, number);
+					char *known = bv_resolve_releases_near(r, number);
 					rc = bv_fail(BV_EINPUT,
 						     "unknown release '%s': no tag matching \"releases\" (%s) gives %s, "
 						     "%s%s%s%sin %s; %s%s (bench-versions list versions)",
@@ -551,7 +551,7 @@ static int resolve_without_repo(bv_repo *r, const char *name, bv_version *v)
 	char *pnum = r->project->builtin ? NULL : bv_project_pad(name, strlen(name));
 	if (!r->project->builtin && !pnum)
 		pnum = bv_project_tag_number(r->project, name);
-	const char *number = !r->project->builtin ? pnum : is_release_number(name) ? name : tag_number(name);
+	const char *number = !r->project->builtin ? pnum : bv_resolve_is_release(name) ? name : bv_resolve_tag_number(name);
 	if (number)
 		rc = resolve_release(r, number, v, &found);
 	free(pnum);
@@ -574,7 +574,7 @@ static void say_vform(const char *name, const char *number, bv_version *v)
 /* A release number nothing knows: say which ones exist. */
 static int unknown_release(bv_repo *r, const char *name, const char *number)
 {
-	char *known = known_releases_near(r, number);
+	char *known = bv_resolve_releases_near(r, number);
 	int rc = bv_fail(BV_EINPUT,
 			 "unknown release '%s': no tag v%s or %s, %sno commit from HEAD whose %s%sVERSION "
 			 "reads %s, in %s; %s%s%s",
@@ -618,7 +618,7 @@ static int resolve_number(bv_repo *r, const char *name, const char *number, int 
 			*done = 1;
 			return rc;
 		}
-		if ((rc = first_commit_with_version(r, number, commit)) != 0)
+		if ((rc = bv_resolve_first_commit(r, number, commit)) != 0)
 			return rc;
 		if (*commit)
 			v->rule = bv_asprintf("first commit whose %s%sVERSION reads %s", r->prefix,
@@ -700,15 +700,15 @@ int bv_resolve(bv_repo *r, const char *name, bv_version *v)
 	/* vX.Y.Z is how releases are usually written (the docs do): a tag or
 	 * branch of that very name wins, as any revision would; without one it
 	 * means release X.Y.Z, found by the rules below, and the rule says so. */
-	const char *number = r->project->builtin && is_release_number(name) ? name : NULL;
+	const char *number = r->project->builtin && bv_resolve_is_release(name) ? name : NULL;
 	int vform = 0;
 	if (!r->project->builtin)
 		rc = project_resolve(r, name, v, &commit, &done);
-	else if (!number && tag_number(name)) {
+	else if (!number && bv_resolve_tag_number(name)) {
 		git_object *obj = NULL;
 		git_reference *ref = NULL;
 		if (git_revparse_ext(&obj, &ref, r->repo, name) != 0) {
-			number = tag_number(name);
+			number = bv_resolve_tag_number(name);
 			vform = 1;
 		}
 		git_reference_free(ref);

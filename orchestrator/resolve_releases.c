@@ -22,11 +22,11 @@
 
 /* ---- a project file's versions (project.h) -------------------------------
  * The built-in default keeps its own code as it always was
- * (tree_version_builtin in resolve.c; first_commit_with_version and
+ * (tree_version_builtin in resolve.c; bv_resolve_first_commit and
  * releases_in_history below); a project file's library goes through these. */
 
 /* The project's version file in the repository: "<dir>/<file>". */
-char *version_path(const bv_repo *r)
+char *bv_resolve_version_path(const bv_repo *r)
 {
 	return bv_asprintf("%s%s%s", r->prefix, *r->prefix ? "/" : "", r->project->version_file);
 }
@@ -108,7 +108,7 @@ static int duplicate_tags(const bv_repo *r, const release_tag *a, const release_
 }
 
 /* The release tag giving number, or *out NULL; two of them: an error. */
-int project_release_tag(bv_repo *r, const char *number, git_commit **out, char **tag)
+int bv_resolve_project_tag(bv_repo *r, const char *number, git_commit **out, char **tag)
 {
 	release_tag *t = NULL;
 	size_t n = release_tags(r, 0, &t);
@@ -134,7 +134,7 @@ int project_release_tag(bv_repo *r, const char *number, git_commit **out, char *
 
 /* "version": {"tag": R}: the nearest tag R makes a release, reachable from
  * the commit (children before parents, newest first, as git describe). */
-int nearest_tag_version(bv_repo *r, const git_oid *from, const char *what, char **out)
+int bv_resolve_nearest_tag(bv_repo *r, const git_oid *from, const char *what, char **out)
 {
 	*out = NULL;
 	release_tag *t = NULL;
@@ -159,14 +159,14 @@ int nearest_tag_version(bv_repo *r, const git_oid *from, const char *what, char 
 }
 
 /* The version of a commit's tree by the project file; NULL with a message. */
-char *project_version(bv_repo *r, git_commit *c, const git_tree *tree, const char *what)
+char *bv_resolve_project_version(bv_repo *r, git_commit *c, const git_tree *tree, const char *what)
 {
 	char *out = NULL;
 	if (r->project->kind == BV_PROJECT_VERSION_TAG) {
-		nearest_tag_version(r, git_commit_id(c), what, &out);
+		bv_resolve_nearest_tag(r, git_commit_id(c), what, &out);
 		return out;
 	}
-	char *path = version_path(r);
+	char *path = bv_resolve_version_path(r);
 	size_t len = 0;
 	char *text = blob_text(r->repo, tree, path, &len);
 	if (!text)
@@ -188,7 +188,7 @@ static char *project_version_quiet(bv_repo *r, const git_oid *oid)
 	git_tree *t = NULL;
 	char *out = NULL;
 	if (git_commit_lookup(&c, r->repo, oid) == 0 && git_commit_tree(&t, c) == 0) {
-		char *path = version_path(r);
+		char *path = bv_resolve_version_path(r);
 		size_t len = 0;
 		char *text = blob_text(r->repo, t, path, &len);
 		if (text && bv_project_version_of(r->project, text, len, path, "", &out) != 0)
@@ -202,7 +202,7 @@ static char *project_version_quiet(bv_repo *r, const git_oid *oid)
 }
 
 /* The oldest commit reachable from HEAD whose version reads number. */
-int project_first_commit(bv_repo *r, const char *number, git_commit **out)
+int bv_resolve_project_first_commit(bv_repo *r, const char *number, git_commit **out)
 {
 	git_revwalk *walk = NULL;
 	git_oid oid;
@@ -224,14 +224,14 @@ int project_first_commit(bv_repo *r, const char *number, git_commit **out)
 	return 0;
 }
 
-int is_release_number(const char *name)
+int bv_resolve_is_release(const char *name)
 {
 	bv_semver sv;
 	return bv_semver_parse(name, &sv) == 0;
 }
 
 /* The oldest commit reachable from HEAD whose VERSION reads `number`. */
-int first_commit_with_version(bv_repo *r, const char *number, git_commit **out)
+int bv_resolve_first_commit(bv_repo *r, const char *number, git_commit **out)
 {
 	git_revwalk *walk = NULL;
 	git_oid oid;
@@ -314,11 +314,11 @@ static bv_known_release *known_slot(known_list *l, const char *number)
 }
 
 /* The release number a tag stands for (vX.Y.Z or X.Y.Z), else NULL. */
-const char *tag_number(const char *tag)
+const char *bv_resolve_tag_number(const char *tag)
 {
-	if (is_release_number(tag))
+	if (bv_resolve_is_release(tag))
 		return tag;
-	if (tag[0] == 'v' && is_release_number(tag + 1))
+	if (tag[0] == 'v' && bv_resolve_is_release(tag + 1))
 		return tag + 1;
 	return NULL;
 }
@@ -330,7 +330,7 @@ static int project_releases(bv_repo *r, known_list *l)
 {
 	git_revwalk *walk = NULL;
 	git_oid oid;
-	char *path = r->project->kind == BV_PROJECT_VERSION_TAG ? NULL : version_path(r);
+	char *path = r->project->kind == BV_PROJECT_VERSION_TAG ? NULL : bv_resolve_version_path(r);
 	if (path && git_revwalk_new(&walk, r->repo) == 0 && git_revwalk_push_head(walk) == 0) {
 		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
 		while (git_revwalk_next(&oid, walk) == 0) {
@@ -375,7 +375,7 @@ static int known_cmp(const void *a, const void *b)
 
 /* The release numbers in the history: one walk reading VERSION blobs
  * (not a resolve per commit); the first commit with each value is the
- * release, as first_commit_with_version would find it. */
+ * release, as bv_resolve_first_commit would find it. */
 static void releases_in_history(bv_repo *r, known_list *l)
 {
 	char *path = bv_asprintf("%s%sVERSION", r->prefix, *r->prefix ? "/" : "");
@@ -399,7 +399,7 @@ static void releases_in_history(bv_repo *r, known_list *l)
 				if (len < sizeof(number)) {
 					memcpy(number, s, len);
 					number[len] = '\0';
-					bv_known_release *k = is_release_number(number) ? known_slot(l, number) : NULL;
+					bv_known_release *k = bv_resolve_is_release(number) ? known_slot(l, number) : NULL;
 					if (k && !k->source) {
 						k->source = bv_asprintf("first commit whose %s reads it", path);
 						git_oid_tostr(k->id, sizeof(k->id), &oid);
@@ -423,7 +423,7 @@ static void releases_in_tags(bv_repo *r, known_list *l)
 	git_strarray tags = {0};
 	if (git_tag_list(&tags, r->repo) == 0) {
 		for (size_t i = 0; i < tags.count; i++) {
-			const char *number = tag_number(tags.strings[i]);
+			const char *number = bv_resolve_tag_number(tags.strings[i]);
 			git_object *obj = NULL;
 			git_commit *c = NULL;
 			char *spec = bv_asprintf("refs/tags/%s", tags.strings[i]);
@@ -515,7 +515,7 @@ static int release_farther(const bv_semver *a, const bv_known_release *x, const 
 
 /* "0.5.0, 0.4.0, 0.6.0, ..." : the known releases closest to number first,
  * at most 8, so that a typo (0.5.9) shows the right one near the front. */
-char *known_releases_near(bv_repo *r, const char *number)
+char *bv_resolve_releases_near(bv_repo *r, const char *number)
 {
 	bv_known_release *k = NULL;
 	size_t n = 0;

@@ -25,23 +25,23 @@ struct bv_repo {
 };
 
 /* The project's version file in the repository: "<dir>/<file>". */
-char *version_path(const bv_repo *r);
+char *bv_resolve_version_path(const bv_repo *r);
 /* The release tag giving number, or *out NULL; two of them: an error. */
-int project_release_tag(bv_repo *r, const char *number, git_commit **out, char **tag);
+int bv_resolve_project_tag(bv_repo *r, const char *number, git_commit **out, char **tag);
 /* "version": {"tag": R}: the nearest tag R makes a release, reachable from
  * the commit. */
-int nearest_tag_version(bv_repo *r, const git_oid *from, const char *what, char **out);
+int bv_resolve_nearest_tag(bv_repo *r, const git_oid *from, const char *what, char **out);
 /* The version of a commit's tree by the project file; NULL with a message. */
-char *project_version(bv_repo *r, git_commit *c, const git_tree *tree, const char *what);
+char *bv_resolve_project_version(bv_repo *r, git_commit *c, const git_tree *tree, const char *what);
 /* The oldest commit reachable from HEAD whose version reads number. */
-int project_first_commit(bv_repo *r, const char *number, git_commit **out);
+int bv_resolve_project_first_commit(bv_repo *r, const char *number, git_commit **out);
 /* Whether name is a release number (X.Y.Z). */
-int is_release_number(const char *name);
+int bv_resolve_is_release(const char *name);
 /* The oldest commit reachable from HEAD whose VERSION reads `number`. */
-int first_commit_with_version(bv_repo *r, const char *number, git_commit **out);
+int bv_resolve_first_commit(bv_repo *r, const char *number, git_commit **out);
 /* The known releases closest to number first, at most 8, for a message. */
-char *known_releases_near(bv_repo *r, const char *number);
+char *bv_resolve_releases_near(bv_repo *r, const char *number);
 /* The release number a tag stands for (vX.Y.Z or X.Y.Z), else NULL. */
-const char *tag_number(const char *tag);
+const char *bv_resolve_tag_number(const char *tag);
 
 #endif

@@ -40,10 +40,10 @@
  * Ctrl-C or SIGTERM cancels the jobs still queued (scancel) and returns
  * BV_EINTR; every shard that finished stays in DIR/shards/I/JOB/ with its
  * logs, which `compare` joins once the missing ones are there.  sbatch and
- * scancel run in a process group of their own, untracked (run_apart): a
- * Ctrl-C that reached an sbatch which had already submitted would leave an
- * array whose id we never learn, and proc.c would pass the signal that
- * stopped us on to a scancel started after it.
+ * scancel run in a process group of their own, untracked
+ * (bv_slurm_run_apart): a Ctrl-C that reached an sbatch which had already
+ * submitted would leave an array whose id we never learn, and proc.c would
+ * pass the signal that stopped us on to a scancel started after it.
  *
  * Everything Slurm prints is hostile input: job ids are whole numbers of
  * bounded size, states a short word of capitals, reasons cut and escaped,
@@ -306,13 +306,13 @@ static int write_joined(char *const *dirs, size_t ndirs, const char *dir, char *
 
 /* Slurm's commands (step 1), this program and the working directory, which
  * the job script needs: a missing sbatch, squeue or scancel is said (by
- * find_tool) before anything is made; scontrol is optional. */
+ * bv_slurm_find_tool) before anything is made; scontrol is optional. */
 static int find_commands(driver *d)
 {
-	if (!(d->sbatch = find_tool("sbatch")) || !(d->squeue = find_tool("squeue")) ||
-	    !(d->scancel = find_tool("scancel")))
+	if (!(d->sbatch = bv_slurm_find_tool("sbatch")) || !(d->squeue = bv_slurm_find_tool("squeue")) ||
+	    !(d->scancel = bv_slurm_find_tool("scancel")))
 		return BV_EINPUT;
-	d->scontrol = find_tool("scontrol"); /* optional: for messages */
+	d->scontrol = bv_slurm_find_tool("scontrol"); /* optional: for messages */
 	d->prog = realpath("/proc/self/exe", NULL);
 	d->cwd = getcwd(NULL, 0);
 	if (!d->prog || !d->cwd)
@@ -343,7 +343,7 @@ static int join_shards(const driver *d, size_t n, double t_submit, char ***paths
 		fprintf(stderr,
 		        "slurm: %d %s joined in %.1fs from submitting to the joined logs (%d "
 		        "submitted again)\n",
-		        d->nshards, bv_plural(d->nshards, "shard", "shards"), now_s() - t_submit, retried);
+		        d->nshards, bv_plural(d->nshards, "shard", "shards"), bv_slurm_now() - t_submit, retried);
 		fprintf(stderr, "results: %s\n", d->dir);
 		if (!d->c->not_latest)
 			bv_results_mark_latest(d->dir);
@@ -376,7 +376,7 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 		d.sh = bv_xcalloc((size_t)d.nshards, sizeof(shard));
 		char spec[32];
 		snprintf(spec, sizeof(spec), "1-%d", d.nshards);
-		rc = submit(&d, spec, 1, NULL);
+		rc = bv_slurm_submit(&d, spec, 1, NULL);
 	}
 	/* 2. the builds, here, with a shared cache */
 	if (rc == 0 && !strcmp(so->cache, "shared"))
@@ -384,10 +384,10 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	/* 3, 4. the array, followed */
 	if (rc == 0) {
 		d.pg = bv_progress_new("slurm", (size_t)d.nshards);
-		rc = follow(&d, &t_submit);
+		rc = bv_slurm_follow(&d, &t_submit);
 		submitted = d.sh[0].job != 0; /* an array refused by sbatch leaves nothing to keep */
 		if (rc)
-			cancel_queued(&d);
+			bv_slurm_cancel_queued(&d);
 		bv_progress_end(d.pg);
 	}
 	/* 5. the join */
@@ -442,11 +442,11 @@ int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
 	/* The same steps as run's, from a directory the caller names. */
 	if (t->ntasks < 1)
 		return bv_fail(BV_ERUN, "no Slurm task to submit");
-	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) ||
-	    !(d.scancel = find_tool("scancel")))
+	if (!(d.sbatch = bv_slurm_find_tool("sbatch")) || !(d.squeue = bv_slurm_find_tool("squeue")) ||
+	    !(d.scancel = bv_slurm_find_tool("scancel")))
 		rc = BV_EINPUT;
 	if (rc == 0) {
-		d.scontrol = find_tool("scontrol");
+		d.scontrol = bv_slurm_find_tool("scontrol");
 		d.prog = realpath("/proc/self/exe", NULL);
 		d.cwd = getcwd(NULL, 0);
 		if (!d.prog || !d.cwd)
@@ -472,9 +472,9 @@ int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
 			bv_strv_push(&d.args, t->args[i]);
 		d.sh = bv_xcalloc((size_t)d.nshards, sizeof(shard));
 		d.pg = bv_progress_new("slurm", (size_t)d.nshards);
-		rc = follow(&d, &t_submit);
+		rc = bv_slurm_follow(&d, &t_submit);
 		if (rc)
-			cancel_queued(&d);
+			bv_slurm_cancel_queued(&d);
 		bv_progress_end(d.pg);
 	}
 	if (rc == 0) {
@@ -485,7 +485,7 @@ int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
 		}
 		*dirs_out = dirs;
 		fprintf(stderr, "slurm: %d %s done in %.1fs from submitting\n", d.nshards,
-		        bv_plural(d.nshards, "task", "tasks"), now_s() - t_submit);
+		        bv_plural(d.nshards, "task", "tasks"), bv_slurm_now() - t_submit);
 	}
 	if (rc && rc != BV_EINTR && bv_interrupted())
 		rc = bv_fail_interrupted();
@@ -498,8 +498,8 @@ int bv_slurm_preflight(const bv_slurm_opts *so, int threads, int ntasks)
 	driver d;
 	memset(&d, 0, sizeof(d));
 	int rc = 0;
-	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) ||
-	    !(d.scancel = find_tool("scancel")))
+	if (!(d.sbatch = bv_slurm_find_tool("sbatch")) || !(d.squeue = bv_slurm_find_tool("squeue")) ||
+	    !(d.scancel = bv_slurm_find_tool("scancel")))
 		rc = BV_EINPUT;
 	if (rc == 0) {
 		/* sbatch's own check of an array like the one to come (its
@@ -508,14 +508,14 @@ int bv_slurm_preflight(const bv_slurm_opts *so, int threads, int ntasks)
 		bv_strv a = BV_STRV_INIT;
 		char spec[32];
 		snprintf(spec, sizeof(spec), "1-%d", ntasks > 0 ? ntasks : 1);
-		sbatch_head(&a, d.sbatch, 1, spec, threads, so);
+		bv_slurm_sbatch_head(&a, d.sbatch, 1, spec, threads, so);
 		bv_strv_push(&a, "--output=/dev/null");
 		bv_strv_push(&a, "--wrap=true");
 		char *out = NULL;
-		rc = run_apart(a.v, &out);
+		rc = bv_slurm_run_apart(a.v, &out);
 		bv_strv_free(&a);
 		if (rc > 0) {
-			char *w = last_words(out);
+			char *w = bv_slurm_last_words(out);
 			rc = bv_fail(BV_EINPUT, "sbatch --test-only failed (exit %d): %s", rc, w);
 			free(w);
 		}

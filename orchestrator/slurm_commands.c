@@ -159,7 +159,7 @@ int bv_slurm_parse_exit(const char *text)
 
 /* name in $BV_SLURM_BIN, else on PATH: an absolute path (malloc'd), or NULL
  * with the message set (BV_EINPUT: this machine cannot submit). */
-char *find_tool(const char *name)
+char *bv_slurm_find_tool(const char *name)
 {
 	const char *bin = getenv("BV_SLURM_BIN");
 	if (bin && *bin) {
@@ -193,7 +193,7 @@ char *find_tool(const char *name)
 /* Runs argv with Slurm's environment; *out gets its stdout and stderr
  * together (the last 1 MB; never NULL).  Returns the exit status (or a
  * negative BV_E*). */
-int slurm_cmd(char *const argv[], char **out)
+int bv_slurm_cmd(char *const argv[], char **out)
 {
 	int rc = bv_run_tail(argv, NULL, (size_t)1 << 20, out, BV_ENV_SLURM);
 	if (!*out)
@@ -203,7 +203,7 @@ int slurm_cmd(char *const argv[], char **out)
 
 /* The last line of a command's output that says something, escaped, for a
  * message: "sbatch: error: invalid partition specified: nope". */
-char *last_words(const char *out)
+char *bv_slurm_last_words(const char *out)
 {
 	const char *best = NULL, *best_end = NULL;
 	int best_error = 0;
@@ -224,7 +224,7 @@ char *last_words(const char *out)
 	return bv_buf_detach(&b);
 }
 
-/* What run_apart keeps of a command's output: the first 1 MB. */
+/* What bv_slurm_run_apart keeps of a command's output: the first 1 MB. */
 static void keep(void *ctx, const char *data, size_t n)
 {
 	bv_buf *b = ctx;
@@ -239,7 +239,7 @@ static void keep(void *ctx, const char *data, size_t n)
  * the id of, and a scancel run after the signal must not die of it.  Both
  * are short.  *out gets stdout and stderr together (never NULL); returns
  * the exit status, 128 + a signal, or BV_ERUN when it cannot start. */
-int run_apart(char *const argv[], char **out)
+int bv_slurm_run_apart(char *const argv[], char **out)
 {
 	*out = NULL;
 	int fds[2];
@@ -279,8 +279,8 @@ int run_apart(char *const argv[], char **out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* scancel of the given jobs, apart (run_apart): it runs after the signal. */
-void cancel_jobs(const char *scancel, const unsigned long long *jobs, size_t n)
+/* scancel of the given jobs, apart (bv_slurm_run_apart): it runs after the signal. */
+void bv_slurm_cancel_jobs(const char *scancel, const unsigned long long *jobs, size_t n)
 {
 	if (n == 0)
 		return;
@@ -290,9 +290,9 @@ void cancel_jobs(const char *scancel, const unsigned long long *jobs, size_t n)
 	for (size_t i = 0; i < n; i++)
 		bv_strv_pushf(&argv, "%llu", jobs[i]);
 	char *out = NULL;
-	int rc = run_apart(argv.v, &out);
+	int rc = bv_slurm_run_apart(argv.v, &out);
 	if (rc != 0) {
-		char *w = rc < 0 ? bv_strdup(bv_error_last()) : last_words(out);
+		char *w = rc < 0 ? bv_strdup(bv_error_last()) : bv_slurm_last_words(out);
 		fprintf(stderr, "slurm: scancel failed (%s); cancel the jobs by hand: scancel", w);
 		for (size_t i = 0; i < n; i++)
 			fprintf(stderr, " %llu", jobs[i]);

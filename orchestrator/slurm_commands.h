@@ -10,16 +10,16 @@
 
 /* name in $BV_SLURM_BIN, else on PATH: an absolute path (malloc'd), or
  * NULL with the message set. */
-char *find_tool(const char *name);
+char *bv_slurm_find_tool(const char *name);
 /* Runs argv with Slurm's environment; *out gets its output (never NULL).
  * Returns the exit status (or a negative BV_E*). */
-int slurm_cmd(char *const argv[], char **out);
+int bv_slurm_cmd(char *const argv[], char **out);
 /* The last line of a command's output that says something, escaped. */
-char *last_words(const char *out);
+char *bv_slurm_last_words(const char *out);
 /* Runs argv with Slurm's environment in a process group of its own and
  * untracked (sbatch, scancel); *out gets its output (never NULL). */
-int run_apart(char *const argv[], char **out);
-/* scancel of the given jobs, apart (run_apart): it runs after the signal. */
-void cancel_jobs(const char *scancel, const unsigned long long *jobs, size_t n);
+int bv_slurm_run_apart(char *const argv[], char **out);
+/* scancel of the given jobs, apart (bv_slurm_run_apart): it runs after the signal. */
+void bv_slurm_cancel_jobs(const char *scancel, const unsigned long long *jobs, size_t n);
 
 #endif

@@ -22,7 +22,7 @@
 #include "slurm_commands.h"
 #include "slurm_follow.h"
 
-double now_s(void)
+double bv_slurm_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -31,8 +31,8 @@ double now_s(void)
 
 /* sbatch's options every array of ours has: one task a node, threads CPUs
  * each, so's partition and time limit (submit, bv_slurm_preflight). */
-void sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
-                 const bv_slurm_opts *so)
+void bv_slurm_sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
+                          const bv_slurm_opts *so)
 {
 	bv_strv_push(a, sbatch);
 	bv_strv_push(a, "--parsable");
@@ -52,10 +52,10 @@ void sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec
 /* sbatch for shards spec ("1-4", "2"): 0 with *job, or an error carrying
  * sbatch's own words (BV_EINPUT: a partition, a time limit, an account are
  * the user's to fix).  test_only: sbatch --test-only, which submits nothing. */
-int submit(driver *d, const char *spec, int test_only, unsigned long long *job)
+int bv_slurm_submit(driver *d, const char *spec, int test_only, unsigned long long *job)
 {
 	bv_strv a = BV_STRV_INIT;
-	sbatch_head(&a, d->sbatch, test_only, spec, d->threads, d->so);
+	bv_slurm_sbatch_head(&a, d->sbatch, test_only, spec, d->threads, d->so);
 	/* Slurm requeues a task whose node failed on its own by default: then
 	 * its retries would be Slurm's, unbounded and unsaid.  They are ours. */
 	bv_strv_push(&a, "--no-requeue");
@@ -70,19 +70,19 @@ int submit(driver *d, const char *spec, int test_only, unsigned long long *job)
 	for (size_t i = 0; i < d->args.n; i++)
 		bv_strv_push(&a, d->args.v[i]);
 	char *out = NULL;
-	int rc = run_apart(a.v, &out);
+	int rc = bv_slurm_run_apart(a.v, &out);
 	bv_strv_free(&a);
 	if (rc < 0) {
 		free(out);
 		return rc;
 	}
 	if (rc != 0) {
-		char *w = last_words(out);
+		char *w = bv_slurm_last_words(out);
 		rc = bv_fail(BV_EINPUT, "sbatch%s failed (exit %d): %s", test_only ? " --test-only" : "", rc,
 		             w);
 		free(w);
 	} else if (!test_only && bv_slurm_parse_jobid(out, job) != 0) {
-		char *w = last_words(out);
+		char *w = bv_slurm_last_words(out);
 		rc = bv_fail(BV_ERUN, "sbatch printed no job id: %s", w);
 		free(w);
 	}
@@ -149,7 +149,7 @@ static char *ended_how(const driver *d, const shard *s)
 	char *argv[] = {d->scontrol, "show", "job", id, NULL};
 	char *out = NULL, state[24];
 	int es, sig;
-	int rc = slurm_cmd(argv, &out);
+	int rc = bv_slurm_cmd(argv, &out);
 	char *how;
 	if (rc == 0 && bv_slurm_parse_scontrol(out, state, sizeof(state), &es, &sig) == 0)
 		how = sig > 0  ? bv_asprintf("%s, signal %d", state, sig)
@@ -189,7 +189,7 @@ static int resubmit(driver *d, shard *s, const char *how)
 	unsigned long long old = s->job;
 	char spec[32];
 	snprintf(spec, sizeof(spec), "%d", s->index);
-	int rc = submit(d, spec, 0, &s->job);
+	int rc = bv_slurm_submit(d, spec, 0, &s->job);
 	if (rc)
 		return rc;
 	s->jobs++;
@@ -264,7 +264,7 @@ static int poll_queue(driver *d, int *done, int *squeue_failures)
 	char *argv[] = {
 	    d->squeue, "--noheader", "--array", user, "--name=bench-versions", "--format=%F|%K|%T|%r", NULL};
 	char *out = NULL;
-	int rc = slurm_cmd(argv, &out);
+	int rc = bv_slurm_cmd(argv, &out);
 	if (rc != 0) {
 		if (bv_interrupted()) {
 			free(out);
@@ -272,7 +272,7 @@ static int poll_queue(driver *d, int *done, int *squeue_failures)
 		}
 		/* The controller may be restarting: a few tries, then an error. */
 		if (++*squeue_failures >= 10) {
-			char *w = last_words(out);
+			char *w = bv_slurm_last_words(out);
 			rc = bv_fail(BV_ERUN, "squeue failed %d times in a row: %s", *squeue_failures, w);
 			free(w);
 			free(out);
@@ -337,7 +337,7 @@ static void say_progress(driver *d, int done, char *last, size_t lastlen)
 }
 
 /* The jobs still queued, cancelled. */
-void cancel_queued(driver *d)
+void bv_slurm_cancel_queued(driver *d)
 {
 	unsigned long long *jobs = bv_xcalloc((size_t)d->nshards, sizeof(*jobs));
 	size_t n = 0;
@@ -353,20 +353,20 @@ void cancel_queued(driver *d)
 	if (n) {
 		fprintf(stderr, "slurm: cancelling %zu %s (scancel)\n", n,
 		        bv_plural((long long)n, "job", "jobs"));
-		cancel_jobs(d->scancel, jobs, n);
+		bv_slurm_cancel_jobs(d->scancel, jobs, n);
 	}
 	free(jobs);
 }
 
 /* Submits the array and follows it until every shard is done (0) or one
  * has failed past its retries, or a signal came. */
-int follow(driver *d, double *t_submit)
+int bv_slurm_follow(driver *d, double *t_submit)
 {
 	unsigned long long job;
 	char spec[32];
 	snprintf(spec, sizeof(spec), "1-%d", d->nshards);
-	*t_submit = now_s();
-	int rc = submit(d, spec, 0, &job);
+	*t_submit = bv_slurm_now();
+	int rc = bv_slurm_submit(d, spec, 0, &job);
 	if (rc)
 		return rc;
 	for (int i = 0; i < d->nshards; i++) {
@@ -394,7 +394,7 @@ int follow(driver *d, double *t_submit)
 		for (int i = 0; i < d->nshards && rc == 0; i++)
 			if (d->sh[i].st == SHARD_QUEUED)
 				rc = step(d, &d->sh[i], &done);
-		double t = now_s();
+		double t = bv_slurm_now();
 		if (rc == 0 && done < d->nshards && t - last_queue >= (t - *t_submit < 60 ? 1.0 : 5.0)) {
 			last_queue = t;
 			rc = poll_queue(d, &done, &squeue_failures);

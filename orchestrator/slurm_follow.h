@@ -40,17 +40,17 @@ typedef struct driver {
 } driver;
 
 /* Seconds on the monotonic clock. */
-double now_s(void);
+double bv_slurm_now(void);
 /* sbatch's options every array of ours has (submit, bv_slurm_preflight). */
-void sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
-                 const bv_slurm_opts *so);
+void bv_slurm_sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
+                          const bv_slurm_opts *so);
 /* sbatch for shards spec ("1-4", "2"): 0 with *job, or an error carrying
  * sbatch's own words.  test_only: sbatch --test-only, which submits nothing. */
-int submit(driver *d, const char *spec, int test_only, unsigned long long *job);
+int bv_slurm_submit(driver *d, const char *spec, int test_only, unsigned long long *job);
 /* Submits the array and follows it until every shard is done (0) or one
  * has failed past its retries, or a signal came. */
-int follow(driver *d, double *t_submit);
+int bv_slurm_follow(driver *d, double *t_submit);
 /* The jobs still queued, cancelled. */
-void cancel_queued(driver *d);
+void bv_slurm_cancel_queued(driver *d);
 
 #endif
