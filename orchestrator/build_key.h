@@ -16,8 +16,9 @@
 
 /* 2: the harness object (lib/plugin.o) and its link flags stay in the build,
  * so layouts (bv_build_layouts) link without the sources.  3: a build whose
- * library links the CUDA libraries also holds plugin-host.so (build_link.c).  4:
- * the build environment's values (CC, CFLAGS, CUDA, BLAS, ...) in the key.
+ * library links the CUDA libraries also holds plugin-host.so
+ * (build_link.c).  4: the build environment's values (CC, CFLAGS, CUDA,
+ * BLAS, ...) in the key.
  * 5: the library's code starts on a page of its own (link_with's anchor).
  * 6: the catalog's version-independent objects, compiled once
  * (catalog_fixed_object), come before plugin.c's in plugin.o.  7: libs/

@@ -30,7 +30,7 @@ double bv_slurm_now(void)
 }
 
 /* sbatch's options every array of ours has: one task a node, threads CPUs
- * each, so's partition and time limit (submit, bv_slurm_preflight). */
+ * each, so's partition and time limit (bv_slurm_submit, bv_slurm_preflight). */
 void bv_slurm_sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
                           const bv_slurm_opts *so)
 {

@@ -41,7 +41,7 @@ typedef struct driver {
 
 /* Seconds on the monotonic clock. */
 double bv_slurm_now(void);
-/* sbatch's options every array of ours has (submit, bv_slurm_preflight). */
+/* sbatch's options every array of ours has (bv_slurm_submit, bv_slurm_preflight). */
 void bv_slurm_sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
                           const bv_slurm_opts *so);
 /* sbatch for shards spec ("1-4", "2"): 0 with *job, or an error carrying
