@@ -21,8 +21,9 @@
    header is cli.h as git's builtin.h is; one file per export format,
    export_*.c, and one per report format, report_*.c, beside export.c and
    report.c, and one per format of history, history_<format>.c, beside
-   history_format.c; a stage split into files by what they do, counts_*.c,
-   merge_*.c and store_*.c beside counts.c, merge.c and store.c, whose
+   history_format.c; a stage split into files by what they do, build_*.c,
+   counts_*.c, merge_*.c, resolve_*.c, slurm_*.c and store_*.c beside
+   build.c, counts.c, merge.c, resolve.c, slurm.c and store.c, whose
    members share what other modules do not see through a header of a
    member's own, such as counts_make.h) and includes the family's header.
    And every header belongs to a module (M.h to M.c, a family's header to
@@ -106,6 +107,9 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "merge": (re.compile(r"^merge(_\w+)?$"), "merge"),
     "store": (re.compile(r"^store(_\w+)?$"), "store"),
     "history_format": (re.compile(r"^history_(format|text|md|json|html)$"), "history_format"),
+    "build": (re.compile(r"^build(_\w+)?$"), "build"),
+    "resolve": (re.compile(r"^resolve(_\w+)?$"), "resolve"),
+    "slurm": (re.compile(r"^slurm(_\w+)?$"), "slurm"),
 }
 sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
 headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}

@@ -40,22 +40,28 @@
  * Ctrl-C or SIGTERM cancels the jobs still queued (scancel) and returns
  * BV_EINTR; every shard that finished stays in DIR/shards/I/JOB/ with its
  * logs, which `compare` joins once the missing ones are there.  sbatch and
- * scancel run in a process group of their own, untracked (run_apart): a
- * Ctrl-C that reached an sbatch which had already submitted would leave an
- * array whose id we never learn, and proc.c would pass the signal that
- * stopped us on to a scancel started after it.
+ * scancel run in a process group of their own, untracked
+ * (bv_slurm_run_apart): a Ctrl-C that reached an sbatch which had already
+ * submitted would leave an array whose id we never learn, and proc.c would
+ * pass the signal that stopped us on to a scancel started after it.
  *
  * Everything Slurm prints is hostile input: job ids are whole numbers of
  * bounded size, states a short word of capitals, reasons cut and escaped,
  * and a line that is none of these is skipped (the parsers are unit-tested
  * in tests/unit/test_slurm.c).  Slurm's commands get the environment of
  * BV_ENV_SLURM (env.c), and sbatch passes it on to the jobs.
+ *
+ * This file prepares the run, builds (step 2) and joins (step 5);
+ * slurm_commands.c runs Slurm's commands and parses what they print;
+ * slurm_follow.c submits the array and follows it (steps 3 and 4).
  */
 #include "build.h"
 #include "pipeline.h"
 #include "resolve.h"
 #include "run_options.h"
 #include "slurm.h"
+#include "slurm_commands.h"
+#include "slurm_follow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,8 +88,6 @@
 #include "proc.h"
 #include "progress.h"
 #include "shard.h"
-
-extern char **environ;
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -136,281 +140,6 @@ int bv_slurm_check(const bv_slurm_opts *so, const bv_run_cli *c)
 	return 0;
 }
 
-/* ---- parsing what Slurm prints -------------------------------------------- */
-
-/* A whole decimal number of 1-18 digits (below 10^18: no overflow), ending
- * at end. */
-static int parse_id(const char *s, const char *end, unsigned long long *out)
-{
-	if (s >= end || end - s > 18)
-		return -1;
-	unsigned long long v = 0;
-	for (const char *p = s; p < end; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (unsigned long long)(*p - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-int bv_slurm_parse_jobid(const char *out, unsigned long long *id)
-{
-	for (const char *line = out; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		const char *end = nl ? nl : line + strlen(line);
-		const char *semi = memchr(line, ';', (size_t)(end - line));
-		const char *idend = semi ? semi : end;
-		int ok = parse_id(line, idend, id) == 0 && *id > 0;
-		/* ;CLUSTER: a name of letters, digits, '-', '_' */
-		for (const char *p = semi ? semi + 1 : end; ok && p < end; p++)
-			ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
-		if (ok && (!semi || semi + 1 < end))
-			return 0;
-		line = nl ? nl + 1 : NULL;
-	}
-	return bv_fail(BV_ERUN, "sbatch printed no job id");
-}
-
-/* A state word: 1 to len-1 characters of A-Z, 0-9, '_'. */
-static int copy_word(const char *s, const char *end, char *out, size_t len)
-{
-	size_t n = (size_t)(end - s);
-	if (n == 0 || n >= len)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-			return -1;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return 0;
-}
-
-size_t bv_slurm_parse_squeue(const char *out, bv_slurm_task **tasks, size_t max)
-{
-	size_t n = 0, cap = 0;
-	*tasks = NULL;
-	for (const char *line = out; line && *line && n < max;) {
-		const char *nl = strchr(line, '\n');
-		const char *end = nl ? nl : line + strlen(line);
-		const char *f[4] = {line, NULL, NULL, NULL};
-		int k = 1;
-		for (const char *p = line; p < end && k < 4; p++)
-			if (*p == '|')
-				f[k++] = p + 1;
-		bv_slurm_task t;
-		memset(&t, 0, sizeof(t));
-		unsigned long long idx;
-		/* %F|%K|%T|%r; the reason, last, may hold anything but a newline */
-		if (k == 4 && parse_id(f[0], f[1] - 1, &t.job) == 0 && t.job > 0 &&
-		    parse_id(f[1], f[2] - 1, &idx) == 0 && idx <= LONG_MAX &&
-		    copy_word(f[2], f[3] - 1, t.state, sizeof(t.state)) == 0) {
-			t.index = (long)idx;
-			size_t r = 0;
-			for (const char *p = f[3]; p < end && r + 1 < sizeof(t.reason); p++)
-				t.reason[r++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
-			t.reason[r] = '\0';
-			if (n == cap) {
-				cap = cap ? 2 * cap : 16;
-				*tasks = bv_xrealloc(*tasks, cap * sizeof(**tasks));
-			}
-			(*tasks)[n++] = t;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	return n;
-}
-
-/* The value of " KEY=" in text (a word start), up to whitespace; NULL. */
-static const char *field(const char *text, const char *key, const char **end)
-{
-	size_t k = strlen(key);
-	for (const char *p = strstr(text, key); p; p = strstr(p + 1, key))
-		if ((p == text || p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') && p[k] == '=') {
-			const char *v = p + k + 1;
-			*end = v + strcspn(v, " \t\n");
-			return v;
-		}
-	return NULL;
-}
-
-int bv_slurm_parse_scontrol(const char *out, char *state, size_t len, int *exit_status, int *exit_signal)
-{
-	const char *end;
-	const char *v = field(out, "JobState", &end);
-	*exit_status = *exit_signal = -1;
-	if (!v || copy_word(v, end, state, len) != 0)
-		return bv_fail(BV_ERUN, "scontrol said no JobState");
-	v = field(out, "ExitCode", &end);
-	const char *colon = v ? memchr(v, ':', (size_t)(end - v)) : NULL;
-	unsigned long long a, b;
-	if (colon && parse_id(v, colon, &a) == 0 && parse_id(colon + 1, end, &b) == 0 && a < 256 && b < 256) {
-		*exit_status = (int)a;
-		*exit_signal = (int)b;
-	}
-	return 0;
-}
-
-int bv_slurm_parse_exit(const char *text)
-{
-	const char *end = text + strlen(text);
-	if (end > text && end[-1] == '\n')
-		end--;
-	unsigned long long v;
-	if (end - text > 3 || parse_id(text, end, &v) != 0 || v > 255)
-		return -1;
-	return (int)v;
-}
-
-/* ---- the commands ----------------------------------------------------------- */
-
-/* name in $BV_SLURM_BIN, else on PATH: an absolute path (malloc'd), or NULL
- * with the message set (BV_EINPUT: this machine cannot submit). */
-static char *find_tool(const char *name)
-{
-	const char *bin = getenv("BV_SLURM_BIN");
-	if (bin && *bin) {
-		char *p = bv_asprintf("%s/%s", bin, name);
-		if (access(p, X_OK) == 0 && !bv_is_dir(p))
-			return p;
-		char *e = bv_escape(bin);
-		bv_fail(BV_EINPUT, "--slurm: no %s in BV_SLURM_BIN=%s", name, e);
-		free(e);
-		free(p);
-		return NULL;
-	}
-	const char *path = getenv("PATH");
-	for (const char *d = path; d && *d;) {
-		size_t n = strcspn(d, ":");
-		if (n > 0) {
-			char *p = bv_asprintf("%.*s/%s", (int)n, d, name);
-			if (p[0] == '/' && access(p, X_OK) == 0 && !bv_is_dir(p))
-				return p;
-			free(p);
-		}
-		d += n + (d[n] == ':');
-	}
-	bv_fail(BV_EINPUT,
-	        "--slurm: %s not found on PATH: it needs Slurm's client commands (sbatch, squeue, scancel; "
-	        "Debian: slurm-client), or BV_SLURM_BIN=DIR naming where they are",
-	        name);
-	return NULL;
-}
-
-/* Runs argv with Slurm's environment; *out gets its stdout and stderr
- * together (the last 1 MB; never NULL).  Returns the exit status (or a
- * negative BV_E*). */
-static int slurm_cmd(char *const argv[], char **out)
-{
-	int rc = bv_run_tail(argv, NULL, (size_t)1 << 20, out, BV_ENV_SLURM);
-	if (!*out)
-		*out = bv_strdup("");
-	return rc;
-}
-
-/* The last line of a command's output that says something, escaped, for a
- * message: "sbatch: error: invalid partition specified: nope". */
-static char *last_words(const char *out)
-{
-	const char *best = NULL, *best_end = NULL;
-	int best_error = 0;
-	for (const char *line = out; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		const char *end = nl ? nl : line + strlen(line);
-		const char *e = strstr(line, "error");
-		int is_error = e && e < end;
-		if (end > line && (is_error || !best_error))
-			best = line, best_end = end, best_error = is_error;
-		line = nl ? nl + 1 : NULL;
-	}
-	bv_buf b = BV_BUF_INIT;
-	if (best)
-		bv_buf_put_escaped(&b, best, (size_t)(best_end - best), 0);
-	else
-		bv_buf_puts(&b, "(no output)");
-	return bv_buf_detach(&b);
-}
-
-/* What run_apart keeps of a command's output: the first 1 MB. */
-static void keep(void *ctx, const char *data, size_t n)
-{
-	bv_buf *b = ctx;
-	if (b->len < ((size_t)1 << 20))
-		bv_buf_putn(b, data, n);
-}
-
-/* Runs argv with Slurm's environment in a process group of its own and
- * untracked, so that neither a Ctrl-C (it reaches the terminal's
- * foreground group) nor proc.c's forwarding of a SIGTERM stops it halfway:
- * an sbatch stopped after it submitted would leave an array nobody knows
- * the id of, and a scancel run after the signal must not die of it.  Both
- * are short.  *out gets stdout and stderr together (never NULL); returns
- * the exit status, 128 + a signal, or BV_ERUN when it cannot start. */
-static int run_apart(char *const argv[], char **out)
-{
-	*out = NULL;
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return bv_fail(BV_ERUN, "pipe: %s", strerror(errno));
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	posix_spawnattr_t at;
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&at, 0);
-	char **env = bv_child_environ(environ, BV_ENV_SLURM);
-	pid_t pid;
-	int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, env);
-	free(env);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		return bv_fail(BV_ERUN, "cannot start %s: %s", argv[0], strerror(rc));
-	}
-	bv_buf b = BV_BUF_INIT;
-	bv_buf_puts(&b, "");
-	bv_read_child(fds[0], pid, 0, keep, &b);
-	close(fds[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			bv_buf_free(&b);
-			return bv_fail(BV_ERUN, "waiting for %s: %s", argv[0], strerror(errno));
-		}
-	*out = bv_buf_detach(&b);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* scancel of the given jobs, apart (run_apart): it runs after the signal. */
-static void cancel_jobs(const char *scancel, const unsigned long long *jobs, size_t n)
-{
-	if (n == 0)
-		return;
-	bv_strv argv = BV_STRV_INIT;
-	bv_strv_push(&argv, scancel);
-	bv_strv_push(&argv, "--quiet");
-	for (size_t i = 0; i < n; i++)
-		bv_strv_pushf(&argv, "%llu", jobs[i]);
-	char *out = NULL;
-	int rc = run_apart(argv.v, &out);
-	if (rc != 0) {
-		char *w = rc < 0 ? bv_strdup(bv_error_last()) : last_words(out);
-		fprintf(stderr, "slurm: scancel failed (%s); cancel the jobs by hand: scancel", w);
-		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, " %llu", jobs[i]);
-		fprintf(stderr, "\n");
-		free(w);
-	}
-	free(out);
-	bv_strv_free(&argv);
-}
-
 /* ---- the driver --------------------------------------------------------------- */
 
 /* The job script: see the top of this file (step 3).  Arguments: SHARDS DIR
@@ -438,41 +167,6 @@ static const char job_script[] =
     "echo \"$status\" > \"$out/exit.tmp\" && mv \"$out/exit.tmp\" \"$out/exit\"\n"
     "exit \"$status\"\n";
 
-typedef enum { SHARD_QUEUED, SHARD_DONE, SHARD_FAILED } shard_state;
-
-typedef struct shard {
-	int index; /* 1-based, as --shard I/N */
-	int jobs;  /* jobs submitted for it */
-	unsigned long long job;
-	shard_state st;
-	int unseen;      /* squeue polls since it was last listed, with no exit file */
-	char state[24];  /* as squeue last said */
-	char reason[64]; /* why it is pending, as squeue last said (printable ASCII) */
-	char *run_dir;   /* done: its results directory */
-	int exit_status;
-} shard;
-
-typedef struct driver {
-	const bv_slurm_opts *so;
-	const bv_run_cli *c;                        /* run's: NULL for bv_slurm_tasks */
-	int threads;                                /* CPUs per task */
-	const char *verb;                           /* "run", or bv_slurm_tasks' verb */
-	const char *done_file;                      /* bv_slurm_tasks: the file a finished task leaves */
-	char *sbatch, *squeue, *scancel, *scontrol; /* scontrol: NULL when missing (only messages need it) */
-	char *dir, *shards_dir, *script, *prog, *cwd;
-	bv_strv args; /* run's arguments for a shard: options, "--", the versions */
-	int nshards;
-	shard *sh;
-	bv_progress *pg;
-} driver;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A shard's command line from run's (or report's): the measuring options
  * as given (c->given: bv_run_cli_given), what the driver settled (below),
  * "--", the versions.  Not the table's options (a shard's table is not
@@ -499,383 +193,6 @@ void bv_slurm_shard_args(const bv_run_cli *c, char *const *names, size_t n, bv_s
 	bv_strv_push(out, "--");
 	for (size_t k = 0; k < n; k++)
 		bv_strv_push(out, names[k]);
-}
-
-/* sbatch for shards spec ("1-4", "2"): 0 with *job, or an error carrying
- * sbatch's own words (BV_EINPUT: a partition, a time limit, an account are
- * the user's to fix).  test_only: sbatch --test-only, which submits nothing. */
-/* sbatch's options every array of ours has: one task a node, threads CPUs
- * each, so's partition and time limit (submit, bv_slurm_preflight). */
-static void sbatch_head(bv_strv *a, const char *sbatch, int test_only, const char *spec, int threads,
-                        const bv_slurm_opts *so)
-{
-	bv_strv_push(a, sbatch);
-	bv_strv_push(a, "--parsable");
-	if (test_only)
-		bv_strv_push(a, "--test-only");
-	bv_strv_push(a, "--job-name=bench-versions");
-	bv_strv_pushf(a, "--array=%s", spec);
-	bv_strv_push(a, "--nodes=1");
-	bv_strv_push(a, "--ntasks=1");
-	bv_strv_pushf(a, "--cpus-per-task=%d", threads > 0 ? threads : 1);
-	if (so->partition)
-		bv_strv_pushf(a, "--partition=%s", so->partition);
-	if (so->time_min)
-		bv_strv_pushf(a, "--time=%d", so->time_min);
-}
-
-static int submit(driver *d, const char *spec, int test_only, unsigned long long *job)
-{
-	bv_strv a = BV_STRV_INIT;
-	sbatch_head(&a, d->sbatch, test_only, spec, d->threads, d->so);
-	/* Slurm requeues a task whose node failed on its own by default: then
-	 * its retries would be Slurm's, unbounded and unsaid.  They are ours. */
-	bv_strv_push(&a, "--no-requeue");
-	bv_strv_pushf(&a, "--output=%s/slurm-%%A_%%a.out", d->shards_dir);
-	bv_strv_pushf(&a, "--chdir=%s", d->cwd);
-	bv_strv_push(&a, "--export=ALL"); /* BV_ENV_SLURM's list: what sbatch itself gets */
-	bv_strv_push(&a, d->script);
-	bv_strv_pushf(&a, "%d", d->nshards);
-	bv_strv_push(&a, d->shards_dir);
-	bv_strv_push(&a, d->prog);
-	bv_strv_push(&a, d->verb);
-	for (size_t i = 0; i < d->args.n; i++)
-		bv_strv_push(&a, d->args.v[i]);
-	char *out = NULL;
-	int rc = run_apart(a.v, &out);
-	bv_strv_free(&a);
-	if (rc < 0) {
-		free(out);
-		return rc;
-	}
-	if (rc != 0) {
-		char *w = last_words(out);
-		rc = bv_fail(BV_EINPUT, "sbatch%s failed (exit %d): %s", test_only ? " --test-only" : "", rc,
-		             w);
-		free(w);
-	} else if (!test_only && bv_slurm_parse_jobid(out, job) != 0) {
-		char *w = last_words(out);
-		rc = bv_fail(BV_ERUN, "sbatch printed no job id: %s", w);
-		free(w);
-	}
-	free(out);
-	return rc;
-}
-
-/* What a finished task left: its exit status (-1: no exit file yet). */
-static int exit_of(const driver *d, const shard *s)
-{
-	char *p = bv_asprintf("%s/%d/%llu/exit", d->shards_dir, s->index, s->job);
-	char *text = NULL;
-	size_t len;
-	int st = -1;
-	if (bv_exists(p) && bv_read_file(p, 64, &text, &len) == 0)
-		st = bv_slurm_parse_exit(text);
-	free(text);
-	free(p);
-	return st;
-}
-
-/* The results directory a shard's run made (its `latest`, a name in the
- * same directory), or NULL: its run did not finish measuring. */
-static char *run_dir_of(const driver *d, const shard *s)
-{
-	char *base = bv_asprintf("%s/%d/%llu", d->shards_dir, s->index, s->job);
-	if (d->done_file) { /* a task of bv_slurm_tasks: its file, in its own directory */
-		char *f = bv_asprintf("%s/%s", base, d->done_file);
-		int there = bv_exists(f);
-		free(f);
-		if (there)
-			return base;
-		free(base);
-		return NULL;
-	}
-	char *link = bv_asprintf("%s/latest", base);
-	char target[256];
-	ssize_t n = readlink(link, target, sizeof(target) - 1);
-	char *dir = NULL;
-	if (n > 0) {
-		target[n] = '\0';
-		if (!strchr(target, '/') && strcmp(target, ".") && strcmp(target, "..")) {
-			dir = bv_asprintf("%s/%s", base, target);
-			if (!bv_is_dir(dir)) {
-				free(dir);
-				dir = NULL;
-			}
-		}
-	}
-	free(link);
-	free(base);
-	return dir;
-}
-
-/* How the controller last saw a task, for a message: "CANCELLED", "NODE_FAIL",
- * "FAILED, exit 1", or that it has no record (what a pending task that was
- * cancelled leaves). */
-static char *ended_how(const driver *d, const shard *s)
-{
-	if (!d->scontrol)
-		return bv_strdup("ended (no scontrol to say how)");
-	char id[64];
-	snprintf(id, sizeof(id), "%llu_%d", s->job, s->index);
-	char *argv[] = {d->scontrol, "show", "job", id, NULL};
-	char *out = NULL, state[24];
-	int es, sig;
-	int rc = slurm_cmd(argv, &out);
-	char *how;
-	if (rc == 0 && bv_slurm_parse_scontrol(out, state, sizeof(state), &es, &sig) == 0)
-		how = sig > 0  ? bv_asprintf("%s, signal %d", state, sig)
-		      : es > 0 ? bv_asprintf("%s, exit %d", state, es)
-		               : bv_strdup(state);
-	else
-		/* A pending task cancelled leaves no record at all. */
-		how = bv_strdup(
-		    "left the queue with no record of how (cancelled while pending, or forgotten by the "
-		    "controller)");
-	free(out);
-	return how;
-}
-
-bv_slurm_step bv_slurm_decide(int exit_status, int finished_run, int unseen, int jobs)
-{
-	int again = jobs > BV_SLURM_RETRIES ? BV_SLURM_GIVE_UP : BV_SLURM_RETRY;
-	if (exit_status >= 0) {
-		/* Exit 3 with a finished run: a version failed to build, which
-		 * the joined logs say as an unsharded run's would. */
-		if (finished_run && (exit_status == BV_EXIT_OK || exit_status == BV_EXIT_FAILED))
-			return BV_SLURM_DONE;
-		/* Its input was refused on the node: the same again would be. */
-		if (exit_status == BV_EXIT_USAGE)
-			return BV_SLURM_REFUSED;
-		return again;
-	}
-	/* Not listed twice in a row and no exit file: the task ended without
-	 * finishing (once only could be a shared filesystem showing the file
-	 * late). */
-	return unseen >= 2 ? again : BV_SLURM_WAIT;
-}
-
-/* A shard's job ended without a finished run: submit it again. */
-static int resubmit(driver *d, shard *s, const char *how)
-{
-	unsigned long long old = s->job;
-	char spec[32];
-	snprintf(spec, sizeof(spec), "%d", s->index);
-	int rc = submit(d, spec, 0, &s->job);
-	if (rc)
-		return rc;
-	s->jobs++;
-	s->unseen = 0;
-	snprintf(s->state, sizeof(s->state), "PENDING");
-	char *line =
-	    bv_asprintf("slurm: shard %d/%d (job %llu_%d) %s before it finished; submitted again as job "
-	                "%llu (retry %d of %d)",
-	                s->index, d->nshards, old, s->index, how, s->job, s->jobs - 1, BV_SLURM_RETRIES);
-	bv_progress_note(d->pg, line);
-	free(line);
-	return 0;
-}
-
-/* Where a queued shard stands now (its exit file, its run, how long squeue
- * has not listed it), and what bv_slurm_decide makes of it, done.  0, or
- * the error that ends the run. */
-static int step(driver *d, shard *s, int *done)
-{
-	int status = exit_of(d, s);
-	if (status < 0 && s->unseen < 2)
-		return 0; /* the common case, without a readlink */
-	char *rd = status >= 0 ? run_dir_of(d, s) : NULL;
-	bv_slurm_step what = bv_slurm_decide(status, rd != NULL, s->unseen, s->jobs);
-	if (what == BV_SLURM_WAIT) {
-		free(rd);
-		return 0;
-	}
-	if (what == BV_SLURM_DONE) {
-		/* Its `latest` link, read, goes: a run's directory holds no
-		 * link (share packs regular files only and refuses links). */
-		char *link = bv_asprintf("%s/%d/%llu/latest", d->shards_dir, s->index, s->job);
-		unlink(link);
-		free(link);
-		s->st = SHARD_DONE;
-		s->run_dir = rd;
-		s->exit_status = status;
-		(*done)++;
-		char *line = bv_asprintf("slurm: shard %d/%d done (job %llu_%d)", s->index, d->nshards,
-		                         s->job, s->index);
-		bv_progress_done(d->pg, "", line);
-		free(line);
-		return 0;
-	}
-	free(rd);
-	if (what == BV_SLURM_REFUSED) {
-		s->st = SHARD_FAILED;
-		return bv_fail(BV_EINPUT, "shard %d/%d refused its input (exit 2): see %s/slurm-%llu_%d.out",
-		               s->index, d->nshards, d->shards_dir, s->job, s->index);
-	}
-	char *how = status >= 0 ? bv_asprintf("exited %d", status) : ended_how(d, s);
-	int rc;
-	if (what == BV_SLURM_RETRY)
-		rc = resubmit(d, s, how);
-	else {
-		s->st = SHARD_FAILED;
-		rc = bv_fail(
-		    BV_ERUN, "shard %d/%d failed %d times (last: job %llu_%d %s); see %s/slurm-%llu_%d.out",
-		    s->index, d->nshards, s->jobs, s->job, s->index, how, d->shards_dir, s->job, s->index);
-	}
-	free(how);
-	return rc;
-}
-
-/* One look at squeue: which of our tasks are still queued or running. */
-static int poll_queue(driver *d, int *done, int *squeue_failures)
-{
-	/* Our jobs only, by uid (squeue --me is Slurm 20.11 on; a uid works
-	 * on every version); --array: one line per array task. */
-	char user[32];
-	snprintf(user, sizeof(user), "--user=%u", (unsigned)getuid());
-	char *argv[] = {
-	    d->squeue, "--noheader", "--array", user, "--name=bench-versions", "--format=%F|%K|%T|%r", NULL};
-	char *out = NULL;
-	int rc = slurm_cmd(argv, &out);
-	if (rc != 0) {
-		if (bv_interrupted()) {
-			free(out);
-			return 0;
-		}
-		/* The controller may be restarting: a few tries, then an error. */
-		if (++*squeue_failures >= 10) {
-			char *w = last_words(out);
-			rc = bv_fail(BV_ERUN, "squeue failed %d times in a row: %s", *squeue_failures, w);
-			free(w);
-			free(out);
-			return rc;
-		}
-		free(out);
-		return 0;
-	}
-	*squeue_failures = 0;
-	bv_slurm_task *t;
-	size_t nt = bv_slurm_parse_squeue(out, &t, 1000000);
-	free(out);
-	rc = 0;
-	for (int i = 0; i < d->nshards && rc == 0; i++) {
-		shard *s = &d->sh[i];
-		if (s->st != SHARD_QUEUED)
-			continue;
-		size_t k;
-		for (k = 0; k < nt && !(t[k].job == s->job && t[k].index == s->index); k++)
-			;
-		if (k < nt) {
-			s->unseen = 0;
-			memcpy(s->state, t[k].state, sizeof(s->state));
-			memcpy(s->reason, t[k].reason, sizeof(s->reason));
-			continue;
-		}
-		s->unseen++;
-		rc = step(d, s, done);
-	}
-	free(t);
-	return rc;
-}
-
-/* "1/3 done, 1 running, 1 pending (Resources), 12s": the progress line, on
- * a terminal; elsewhere (a batch log, CI) a plain line whenever the counts
- * or the reason change, so a wait that does not end says why (a partition
- * that is down, a node limit: squeue's reason). */
-static void say_progress(driver *d, int done, char *last, size_t lastlen)
-{
-	int running = 0, pending = 0;
-	const char *reason = NULL;
-	for (int i = 0; i < d->nshards; i++) {
-		if (d->sh[i].st != SHARD_QUEUED)
-			continue;
-		if (!strcmp(d->sh[i].state, "RUNNING") || !strcmp(d->sh[i].state, "COMPLETING"))
-			running++;
-		else {
-			pending++;
-			if (!reason && d->sh[i].reason[0] && strcmp(d->sh[i].reason, "None"))
-				reason = d->sh[i].reason;
-		}
-	}
-	char counts[160];
-	snprintf(counts, sizeof(counts), "%d running, %d pending%s%s%s", running, pending, reason ? " (" : "",
-	         reason ? reason : "", reason ? ")" : "");
-	/* progress.c adds the time so far, or an ETA once a shard is done */
-	bv_progress_set(d->pg, (size_t)done, (size_t)d->nshards, counts);
-	if (!isatty(2) && running + pending > 0 && strcmp(counts, last)) {
-		fprintf(stderr, "slurm: %d/%d done, %s\n", done, d->nshards, counts);
-		snprintf(last, lastlen, "%s", counts);
-	}
-}
-
-/* The jobs still queued, cancelled. */
-static void cancel_queued(driver *d)
-{
-	unsigned long long *jobs = bv_xcalloc((size_t)d->nshards, sizeof(*jobs));
-	size_t n = 0;
-	for (int i = 0; i < d->nshards; i++) {
-		if (d->sh[i].st != SHARD_QUEUED || !d->sh[i].job)
-			continue;
-		size_t k;
-		for (k = 0; k < n && jobs[k] != d->sh[i].job; k++)
-			;
-		if (k == n)
-			jobs[n++] = d->sh[i].job;
-	}
-	if (n) {
-		fprintf(stderr, "slurm: cancelling %zu %s (scancel)\n", n,
-		        bv_plural((long long)n, "job", "jobs"));
-		cancel_jobs(d->scancel, jobs, n);
-	}
-	free(jobs);
-}
-
-/* Submits the array and follows it until every shard is done (0) or one
- * has failed past its retries, or a signal came. */
-static int follow(driver *d, double *t_submit)
-{
-	unsigned long long job;
-	char spec[32];
-	snprintf(spec, sizeof(spec), "1-%d", d->nshards);
-	*t_submit = now_s();
-	int rc = submit(d, spec, 0, &job);
-	if (rc)
-		return rc;
-	for (int i = 0; i < d->nshards; i++) {
-		d->sh[i].index = i + 1;
-		d->sh[i].job = job;
-		d->sh[i].jobs = 1;
-		snprintf(d->sh[i].state, sizeof(d->sh[i].state), "PENDING");
-	}
-	char *part = d->so->partition ? bv_escape(d->so->partition)
-	                              : NULL; /* the user's text: no control reaches the terminal */
-	fprintf(stderr, "slurm: submitted job %llu: %d %s (array 1-%d)%s%s\n", job, d->nshards,
-	        bv_plural(d->nshards, "shard", "shards"), d->nshards, part ? ", partition " : "",
-	        part ? part : "");
-	free(part);
-	int done = 0, squeue_failures = 0;
-	double last_queue = 0;
-	char said[160] = "";
-	/* Exit files are cheap to look at (4 a second); squeue asks the
-	 * controller, so once a second for the first minute, then every 5 s. */
-	while (rc == 0 && done < d->nshards && !bv_interrupted()) {
-		struct timespec ts = {0, 250 * 1000 * 1000};
-		nanosleep(&ts, NULL); /* a signal cuts it short */
-		if (bv_interrupted())
-			break;
-		for (int i = 0; i < d->nshards && rc == 0; i++)
-			if (d->sh[i].st == SHARD_QUEUED)
-				rc = step(d, &d->sh[i], &done);
-		double t = now_s();
-		if (rc == 0 && done < d->nshards && t - last_queue >= (t - *t_submit < 60 ? 1.0 : 5.0)) {
-			last_queue = t;
-			rc = poll_queue(d, &done, &squeue_failures);
-		}
-		say_progress(d, done, said, sizeof(said));
-	}
-	if (rc == 0 && bv_interrupted())
-		rc = bv_fail_interrupted();
-	return rc;
 }
 
 /* resolve, compat, build for every version, here (step 2), with the
@@ -989,13 +306,13 @@ static int write_joined(char *const *dirs, size_t ndirs, const char *dir, char *
 
 /* Slurm's commands (step 1), this program and the working directory, which
  * the job script needs: a missing sbatch, squeue or scancel is said (by
- * find_tool) before anything is made; scontrol is optional. */
+ * bv_slurm_find_tool) before anything is made; scontrol is optional. */
 static int find_commands(driver *d)
 {
-	if (!(d->sbatch = find_tool("sbatch")) || !(d->squeue = find_tool("squeue")) ||
-	    !(d->scancel = find_tool("scancel")))
+	if (!(d->sbatch = bv_slurm_find_tool("sbatch")) || !(d->squeue = bv_slurm_find_tool("squeue")) ||
+	    !(d->scancel = bv_slurm_find_tool("scancel")))
 		return BV_EINPUT;
-	d->scontrol = find_tool("scontrol"); /* optional: for messages */
+	d->scontrol = bv_slurm_find_tool("scontrol"); /* optional: for messages */
 	d->prog = realpath("/proc/self/exe", NULL);
 	d->cwd = getcwd(NULL, 0);
 	if (!d->prog || !d->cwd)
@@ -1026,7 +343,7 @@ static int join_shards(const driver *d, size_t n, double t_submit, char ***paths
 		fprintf(stderr,
 		        "slurm: %d %s joined in %.1fs from submitting to the joined logs (%d "
 		        "submitted again)\n",
-		        d->nshards, bv_plural(d->nshards, "shard", "shards"), now_s() - t_submit, retried);
+		        d->nshards, bv_plural(d->nshards, "shard", "shards"), bv_slurm_now() - t_submit, retried);
 		fprintf(stderr, "results: %s\n", d->dir);
 		if (!d->c->not_latest)
 			bv_results_mark_latest(d->dir);
@@ -1059,7 +376,7 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 		d.sh = bv_xcalloc((size_t)d.nshards, sizeof(shard));
 		char spec[32];
 		snprintf(spec, sizeof(spec), "1-%d", d.nshards);
-		rc = submit(&d, spec, 1, NULL);
+		rc = bv_slurm_submit(&d, spec, 1, NULL);
 	}
 	/* 2. the builds, here, with a shared cache */
 	if (rc == 0 && !strcmp(so->cache, "shared"))
@@ -1067,10 +384,10 @@ int bv_slurm_run(char *const *names, size_t n, bv_run_cli *c, const bv_slurm_opt
 	/* 3, 4. the array, followed */
 	if (rc == 0) {
 		d.pg = bv_progress_new("slurm", (size_t)d.nshards);
-		rc = follow(&d, &t_submit);
+		rc = bv_slurm_follow(&d, &t_submit);
 		submitted = d.sh[0].job != 0; /* an array refused by sbatch leaves nothing to keep */
 		if (rc)
-			cancel_queued(&d);
+			bv_slurm_cancel_queued(&d);
 		bv_progress_end(d.pg);
 	}
 	/* 5. the join */
@@ -1125,11 +442,11 @@ int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
 	/* The same steps as run's, from a directory the caller names. */
 	if (t->ntasks < 1)
 		return bv_fail(BV_ERUN, "no Slurm task to submit");
-	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) ||
-	    !(d.scancel = find_tool("scancel")))
+	if (!(d.sbatch = bv_slurm_find_tool("sbatch")) || !(d.squeue = bv_slurm_find_tool("squeue")) ||
+	    !(d.scancel = bv_slurm_find_tool("scancel")))
 		rc = BV_EINPUT;
 	if (rc == 0) {
-		d.scontrol = find_tool("scontrol");
+		d.scontrol = bv_slurm_find_tool("scontrol");
 		d.prog = realpath("/proc/self/exe", NULL);
 		d.cwd = getcwd(NULL, 0);
 		if (!d.prog || !d.cwd)
@@ -1155,9 +472,9 @@ int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
 			bv_strv_push(&d.args, t->args[i]);
 		d.sh = bv_xcalloc((size_t)d.nshards, sizeof(shard));
 		d.pg = bv_progress_new("slurm", (size_t)d.nshards);
-		rc = follow(&d, &t_submit);
+		rc = bv_slurm_follow(&d, &t_submit);
 		if (rc)
-			cancel_queued(&d);
+			bv_slurm_cancel_queued(&d);
 		bv_progress_end(d.pg);
 	}
 	if (rc == 0) {
@@ -1168,7 +485,7 @@ int bv_slurm_tasks(const bv_slurm_tasks_spec *t, char ***dirs_out)
 		}
 		*dirs_out = dirs;
 		fprintf(stderr, "slurm: %d %s done in %.1fs from submitting\n", d.nshards,
-		        bv_plural(d.nshards, "task", "tasks"), now_s() - t_submit);
+		        bv_plural(d.nshards, "task", "tasks"), bv_slurm_now() - t_submit);
 	}
 	if (rc && rc != BV_EINTR && bv_interrupted())
 		rc = bv_fail_interrupted();
@@ -1181,8 +498,8 @@ int bv_slurm_preflight(const bv_slurm_opts *so, int threads, int ntasks)
 	driver d;
 	memset(&d, 0, sizeof(d));
 	int rc = 0;
-	if (!(d.sbatch = find_tool("sbatch")) || !(d.squeue = find_tool("squeue")) ||
-	    !(d.scancel = find_tool("scancel")))
+	if (!(d.sbatch = bv_slurm_find_tool("sbatch")) || !(d.squeue = bv_slurm_find_tool("squeue")) ||
+	    !(d.scancel = bv_slurm_find_tool("scancel")))
 		rc = BV_EINPUT;
 	if (rc == 0) {
 		/* sbatch's own check of an array like the one to come (its
@@ -1191,14 +508,14 @@ int bv_slurm_preflight(const bv_slurm_opts *so, int threads, int ntasks)
 		bv_strv a = BV_STRV_INIT;
 		char spec[32];
 		snprintf(spec, sizeof(spec), "1-%d", ntasks > 0 ? ntasks : 1);
-		sbatch_head(&a, d.sbatch, 1, spec, threads, so);
+		bv_slurm_sbatch_head(&a, d.sbatch, 1, spec, threads, so);
 		bv_strv_push(&a, "--output=/dev/null");
 		bv_strv_push(&a, "--wrap=true");
 		char *out = NULL;
-		rc = run_apart(a.v, &out);
+		rc = bv_slurm_run_apart(a.v, &out);
 		bv_strv_free(&a);
 		if (rc > 0) {
-			char *w = last_words(out);
+			char *w = bv_slurm_last_words(out);
 			rc = bv_fail(BV_EINPUT, "sbatch --test-only failed (exit %d): %s", rc, w);
 			free(w);
 		}
@@ -1207,4 +524,3 @@ int bv_slurm_preflight(const bv_slurm_opts *so, int threads, int ntasks)
 	driver_free(&d);
 	return rc;
 }
-
