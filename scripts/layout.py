@@ -78,18 +78,32 @@ def name(path):
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def tree(d, pattern):
+    """the files of d that match pattern, in d and in its folders"""
+    return sorted(glob.glob(os.path.join(d, "**", pattern), recursive=True))
+
+
+# orchestrator/'s files by name (M.c, M.h), wherever their folder (rule 11)
+orch_path = {os.path.basename(p): p for p in tree(orch, "*.[ch]")}
+
+
+def orel(f):
+    """orchestrator/FOLDER/f, as the tree has it (f: M.c or M.h)"""
+    return os.path.relpath(orch_path.get(f, os.path.join(orch, f)), root)
+
+
 # 1. harness/ includes nothing of orchestrator/
-orch_headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}
-harness_headers = {name(h) for h in glob.glob(os.path.join(harness, "*.h"))}
-for f in sorted(glob.glob(os.path.join(harness, "*.[ch]"))):
+orch_headers = {name(h) for h in tree(orch, "*.h")}
+harness_headers = {name(h) for h in tree(harness, "*.h")}
+for f in tree(harness, "*.[ch]"):
     for inc in INCLUDE.findall(text(f)):
         if inc in orch_headers and inc not in harness_headers:
-            broken.append(f"rule 1: {os.path.relpath(f, root)} includes orchestrator/{inc}.h: "
+            broken.append(f"rule 1: {os.path.relpath(f, root)} includes {orel(inc + '.h')}: "
                           "the harness is built without the orchestrator")
 
 # 2. argv only in the commands and the option parsers
 allowed = re.compile(r"^(cmd_\w+|main|options|run_options)$")
-for f in sorted(glob.glob(os.path.join(orch, "*.c"))):
+for f in tree(orch, "*.c"):
     if allowed.match(name(f)):
         continue
     for n, line in enumerate(text(f).split("\n"), 1):
@@ -111,8 +125,8 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "resolve": (re.compile(r"^resolve(_\w+)?$"), "resolve"),
     "slurm": (re.compile(r"^slurm(_\w+)?$"), "slurm"),
 }
-sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
-headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}
+sources = {name(c) for c in tree(orch, "*.c")}
+headers = {name(h) for h in tree(orch, "*.h")}
 
 
 def family(m):
@@ -123,20 +137,20 @@ for m in sorted(sources):
     fam = family(m)
     if m in headers or fam is None:
         if m not in headers:
-            broken.append(f"rule 4: orchestrator/{m}.c has no header of its own: declare what it "
+            broken.append(f"rule 4: {orel(m + '.c')} has no header of its own: declare what it "
                           f"defines in {m}.h (or make it a member of a family in scripts/layout.py)")
         continue
     fh = FAMILIES[fam][1]
     if fh not in headers:
-        broken.append(f"rule 4: orchestrator/{m}.c belongs to the family {fam}, whose header "
-                      f"orchestrator/{fh}.h is missing")
-    elif fh not in INCLUDE.findall(text(os.path.join(orch, m + ".c"))):
-        broken.append(f"rule 4: orchestrator/{m}.c belongs to the family {fam} but does not include "
+        broken.append(f"rule 4: {orel(m + '.c')} belongs to the family {fam}, whose header "
+                      f"{fh}.h is missing")
+    elif fh not in INCLUDE.findall(text(orch_path[m + ".c"])):
+        broken.append(f"rule 4: {orel(m + '.c')} belongs to the family {fam} but does not include "
                       f"its header {fh}.h")
 
 for h in sorted(headers):
     if h not in sources and not any(h == fh for _, fh in FAMILIES.values()):
-        broken.append(f"rule 4: orchestrator/{h}.h belongs to no module (there is no {h}.c, and it is "
+        broken.append(f"rule 4: {orel(h + '.h')} belongs to no module (there is no {h}.c, and it is "
                       "no family's header): rule 3 cannot see what depends on it")
 
 # 3. no include cycle between modules (a family is one module)
@@ -153,8 +167,8 @@ deps = {}
 for mod, fs in files.items():
     incs = set()
     for f in fs:
-        path = os.path.join(orch, f)
-        if os.path.exists(path):
+        path = orch_path.get(f)
+        if path:
             incs |= set(INCLUDE.findall(text(path)))
     deps[mod] = sorted({owner[i] for i in incs if i in owner} - {mod})
 state, path = {}, []
@@ -201,7 +215,7 @@ def functions(path):
 
 long_fns = []
 for d in (orch, harness):
-    for path in sorted(glob.glob(os.path.join(d, "*.c"))):
+    for path in tree(d, "*.c"):
         rel = os.path.relpath(path, root)
         long_fns += [(n, rel, name, first) for name, first, n in functions(path) if n > LONG_LINES]
 if len(long_fns) > LONG_MAX:
@@ -322,7 +336,7 @@ def code_lines(path):
     return enumerate(body.split("\n"), 1)
 
 
-for f in sorted(glob.glob(os.path.join(orch, "*.c"))):
+for f in tree(orch, "*.c"):
     m, rel = os.path.splitext(os.path.basename(f))[0], os.path.relpath(f, root)
     builds = []
     for n, line in code_lines(f):
