@@ -195,7 +195,7 @@ man/%.1: docs/cli/%.md scripts/man.sh $(BIN)/bench-versions | man-deps
 	@mkdir -p man
 	scripts/man.sh $< $@ $(BIN)/bench-versions
 
-# What a version's plugin is compiled from at run time (orchestrator/build.c:
+# What a version's plugin is compiled from at run time (orchestrator/build/build.c:
 # harness_files, catalog_sources and catalog_files; the suite runtime):
 # installed beside the tool, since the bundled catalog is built as a suite.
 PLUGIN_SOURCES = harness/plugin.c harness/plugin.h harness/ops.def harness/bv_suite.h harness/suite_plugin.c \

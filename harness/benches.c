@@ -8,7 +8,7 @@
  *
  * Compiled into bv-runner, the CLI's host code (`list benches`, filters,
  * the plan's and the table's work figures) and each version's catalog
- * plugin, compiled at run time (orchestrator/build.c: catalog_fixed).
+ * plugin, compiled at run time (orchestrator/build/build.c: catalog_fixed).
  */
 #include "benches.h"
 #include "bench_internal.h"

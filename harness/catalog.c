@@ -6,7 +6,7 @@
  * file + plugin.c (the calls into the kernels library, which gives this file
  * its table, bv_catalog_calls) + benches.c and expr.c (the registry, the
  * inputs, the reference and the check), each compiled with
- * -DBV_CATALOG_SUITE (orchestrator/build.c: compile_catalog).
+ * -DBV_CATALOG_SUITE (orchestrator/build/build.c: compile_catalog).
  *
  * One benchmark per registry (group, op), generated from ops.def as plugin.c
  * and benches.c generate theirs, so adding an op stays one line there.  Op
@@ -45,7 +45,7 @@ const bv_plugin *bv_catalog_calls(void);
 /* suite_plugin.c: the benchmark a cell is of */
 const char *bv_catalog_bench_name(const bvs_ctx *c);
 /* The build's user-defined ops (an ops file): the table generated per
- * build (orchestrator/user_ops.c), which plugin.c's lookup calls; weak, as
+ * build (orchestrator/build/user_ops.c), which plugin.c's lookup calls; weak, as
  * there: a build without an ops file has none. */
 extern const bv_user_op bv_user_ops[] __attribute__((weak));
 extern const size_t bv_user_ops_n __attribute__((weak));

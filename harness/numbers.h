@@ -1,6 +1,6 @@
 /*
  * numbers.h - the checked conversions of a number given as text, shared by
- * bench-versions's option parser (orchestrator/options.c) and bv-runner's
+ * bench-versions's option parser (orchestrator/cli/options.c) and bv-runner's
  * own options (runner.c), so neither ever takes "abc" for 0 as atoi does.
  *
  * Each is strtoll/strtoull/strtod with the end pointer and errno checked

@@ -7,7 +7,7 @@
  *                "reference": "sin(x)", "note": "why" }, ... ] }
  *
  * The file is the user's, and its function names go into generated C
- * (orchestrator/user_ops.c): every key is checked, unknown ones refused.
+ * (orchestrator/build/user_ops.c): every key is checked, unknown ones refused.
  */
 #include "ops_file.h"
 #include "benches.h"

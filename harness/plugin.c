@@ -500,7 +500,7 @@ enum {
 };
 
 /* ---- user-defined ops ------------------------------------------------- */
-/* Weak: a build without an ops file has no table (orchestrator/user_ops.c). */
+/* Weak: a build without an ops file has no table (orchestrator/build/user_ops.c). */
 extern const bv_user_op bv_user_ops[] __attribute__((weak));
 extern const size_t bv_user_ops_n __attribute__((weak));
 

@@ -297,7 +297,7 @@ static inline double bv_ulp_gap(double a, double b, int f32)
 	return (double)(x > y ? x - y : y - x);
 }
 
-/* User-defined ops (an ops file): the table orchestrator/user_ops.c
+/* User-defined ops (an ops file): the table orchestrator/build/user_ops.c
  * generates per build and links into the plugin.  fn is the op's function,
  * unary kn_status (kn_backend, const float *x, float *y, size_t n) or
  * binary kn_status (kn_backend, const float *a, const float *b, float *y,

@@ -31,7 +31,7 @@ double bv_quantile(const double *v, size_t n, double q);
 int bv_median_interval(const double *v, size_t n, double level, bv_interval *out);
 
 /* A comparison's verdict.  bv_verdict_of gives the first three; the run's
- * decision (orchestrator/verdict.c) adds inconclusive and unstable; NONE is
+ * decision (orchestrator/compare/verdict.c) adds inconclusive and unstable; NONE is
  * a comparison with no ratio (zeroed memory is NONE).  Text only where it is
  * written or read (bv_verdict_name, bv_verdict_parse). */
 typedef enum { BV_NO_VERDICT = 0, BV_SAME, BV_FASTER, BV_SLOWER, BV_INCONCLUSIVE, BV_UNSTABLE } bv_verdict;

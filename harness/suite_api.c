@@ -10,7 +10,7 @@
  * that open, check and close a cell (suite_plugin.c): this is the API a
  * suite's author reads.  Not compiled on its own: suite_plugin.c includes
  * it, so the runtime stays one translation unit.  It goes into each
- * version's plugin, compiled at run time (orchestrator/build.c:
+ * version's plugin, compiled at run time (orchestrator/build/build.c:
  * compile_suite, or the catalog's catalog_fixed).
  */
 #ifndef BV_SUITE_PLUGIN_C

@@ -11,7 +11,7 @@
  * one translation unit (a suite is built from suite_plugin.c and its own
  * files, and what the parts share stays static, no symbol of the plugin).
  * It goes into each version's plugin, compiled at run time
- * (orchestrator/build.c: compile_suite, or the catalog's catalog_fixed).
+ * (orchestrator/build/build.c: compile_suite, or the catalog's catalog_fixed).
  */
 #ifndef BV_SUITE_PLUGIN_C
 #error "harness/suite_declarations.c is part of harness/suite_plugin.c, which includes it: compile suite_plugin.c"

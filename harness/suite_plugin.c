@@ -29,7 +29,7 @@
  * context and the bvs_* calls a suite makes on it (suite_api.c); and here,
  * the bv_plugin the runner calls: suite_open, suite_check and suite_close,
  * the trampoline and the catalog members.  All of it goes into each
- * version's plugin, compiled at run time (orchestrator/build.c), never into
+ * version's plugin, compiled at run time (orchestrator/build/build.c), never into
  * bv-runner or the CLI.
  */
 #include "bv_suite.h"

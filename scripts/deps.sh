@@ -27,7 +27,7 @@ else
 		need_pc libcjson libcjson-dev
 		need_pc libarchive libarchive-dev
 		need_pc libcrypto libssl-dev
-		# the history store (orchestrator/store.c)
+		# the history store (orchestrator/history/store.c)
 		need_pc sqlite3 libsqlite3-dev
 		need_pc openblas libopenblas-dev
 		[ "$want" = test ] && need_pc cmocka libcmocka-dev
@@ -68,7 +68,7 @@ else
 			missing+=(clang libclang-rt-dev)
 		fi
 	fi
-	# run explains changed cells with Valgrind's counts (orchestrator/counts.c);
+	# run explains changed cells with Valgrind's counts (orchestrator/measure/counts.c);
 	# without it they say "not counted" and why.
 	need_cmd valgrind valgrind
 fi

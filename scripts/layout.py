@@ -57,6 +57,18 @@
    planner.c and the commands: never again in a stage (measure*.c, shard.c,
    slurm.c, pipeline.c, ...), which takes the plan's cells.  Comments and
    strings do not count.
+10. Files a newcomer can read: no source file (.c, .h) of the tool, in
+   orchestrator/ or harness/ (their folders included), is over FILE_MAX
+   lines, and no command (cmd_*.c, main.c) over COMMAND_MAX: a command
+   reads its options and calls the stages; what it computes or prints
+   belongs to a module a test can reach.  kernels/ is the library being
+   compared, not the tool: its files are its own releases' business.
+11. Folders that show the pipeline: every file of orchestrator/ lies in one
+   of the folders FOLDERS names, none at its top, and docs/architecture.md's
+   "Folders" section names each folder (`orchestrator/NAME/`).  A header
+   lies beside its .c file.  The commands (cmd_*.c, main.c, cli.h) are in
+   cli/; an output format (export_FORMAT.c, report_FORMAT.c,
+   history_FORMAT.c) in output/.
 """
 import glob
 import os
@@ -352,6 +364,46 @@ for f in tree(orch, "*.c"):
     if PLANS.match(m) and len(builds) > 1:
         broken.append(f"rule 9: {rel} plans on {len(builds)} lines ({', '.join(map(str, builds))}): a command "
                       "builds its plan once (bv_plan_build) and hands it to every stage")
+# 10. no file too long to find one's way in; a command only reads and calls
+FILE_MAX, COMMAND_MAX = 1000, 500
+for d in (orch, harness):
+    for path in sorted(glob.glob(os.path.join(d, "**", "*.[ch]"), recursive=True)):
+        n = text(path).count("\n")
+        base = os.path.basename(path)
+        limit = COMMAND_MAX if re.fullmatch(r"cmd_\w+\.c|main\.c", base) and path.startswith(orch) else FILE_MAX
+        if n > limit:
+            what = "a command" if limit == COMMAND_MAX else "a source file"
+            broken.append(f"rule 10: {os.path.relpath(path, root)} has {n} lines, and {what} has at most "
+                          f"{limit}: split it where its parts do different things, each file named for what "
+                          "it does" + (" (a command reads its options and calls the stages; the rest "
+                                       "goes to a module)" if limit == COMMAND_MAX else ""))
+
+# 11. folders that show the pipeline, each named where a newcomer looks
+FOLDERS = ("cli", "fetch", "build", "measure", "compare", "history", "output", "share", "util")
+IN_FOLDER = [(re.compile(r"^(cmd_\w+|main|cli)$"), "cli", "a command"),
+             (re.compile(r"^(export_\w+|report_(html|md|junit|text)|history_(format|text|md|json|html))$"),
+              "output", "an output format")]
+arch_text = text(arch) if os.path.exists(arch) else ""
+folders_doc = arch_text.split("\n## Folders", 1)[1].split("\n## ", 1)[0] if "\n## Folders" in arch_text else ""
+for f, path in sorted(orch_path.items()):
+    rel = os.path.relpath(path, root)
+    parts = os.path.relpath(path, orch).split(os.sep)
+    if len(parts) != 2 or parts[0] not in FOLDERS:
+        broken.append(f"rule 11: {rel} is not in one of orchestrator/'s folders ({', '.join(FOLDERS)}): "
+                      "put it where its stage is (docs/architecture.md, \"Folders\"); a new folder goes in "
+                      "FOLDERS and that section")
+        continue
+    for members, want, what in IN_FOLDER:
+        if members.match(os.path.splitext(f)[0]) and parts[0] != want:
+            broken.append(f"rule 11: {rel} is {what}, and {what.split(' ', 1)[1]}s live in orchestrator/{want}/")
+    c = orch_path.get(os.path.splitext(f)[0] + ".c")
+    if f.endswith(".h") and c and os.path.dirname(c) != os.path.dirname(path):
+        broken.append(f"rule 11: {rel} is not beside its {os.path.relpath(c, root)}: a header lies in "
+                      "its .c file's folder")
+for d in FOLDERS:
+    if os.path.isdir(os.path.join(orch, d)) and f"orchestrator/{d}/" not in folders_doc:
+        broken.append(f"rule 11: orchestrator/{d}/ is not named in docs/architecture.md's \"Folders\": "
+                      "say what it holds there")
 
 for b in sorted(broken, key=lambda b: b.split(":")[0]):  # by rule, each rule's in order found
     print(b)

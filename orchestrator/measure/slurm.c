@@ -150,7 +150,7 @@ int bv_slurm_check(const bv_slurm_opts *so, const bv_run_cli *c)
 static const char job_script[] =
     "#!/bin/sh\n"
     "# One shard of a bench-versions run on Slurm, written by bench-versions\n"
-    "# (orchestrator/slurm.c).  Arguments: SHARDS DIR PROGRAM VERB ARGUMENT...;\n"
+    "# (orchestrator/measure/slurm.c).  Arguments: SHARDS DIR PROGRAM VERB ARGUMENT...;\n"
     "# the shard is this array task's index.  Its results go to DIR/I/JOB (JOB:\n"
     "# the array's job id; a shard submitted again is a new array), its exit\n"
     "# status to DIR/I/JOB/exit: without accounting storage Slurm keeps none.\n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: the counts under Valgrind (orchestrator/counts.c) when what
+# End to end: the counts under Valgrind (orchestrator/measure/counts.c) when what
 # they rest on is wrong.  A cached count that changed after it was written
 # (its Ir doubled, another cell's entry copied over it) is made again, never
 # shown as the "why"; a process the counted code started and that left its

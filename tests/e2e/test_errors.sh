@@ -12,7 +12,7 @@ check "unknown version names what was tried and the nearest match" contains "$TM
 "$BV" main --x "${args[@]}" > /dev/null 2> "$TMP/err"; rc=$?
 check "unknown option exits 2" test $rc -eq 2
 
-# Option values are checked (orchestrator/options.c): a bad one is a usage
+# Option values are checked (orchestrator/cli/options.c): a bad one is a usage
 # error naming the option, the value and what was expected, found before
 # anything is resolved or built, never a silent 0 or a number cut short.
 bad_option() { # NAME PATTERN ARGS...: exit 2 within 20 s, saying PATTERN (refused, lib.sh), nothing built

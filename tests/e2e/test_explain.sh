@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: why a cell changed (orchestrator/counts.c).  Each side's cell
+# End to end: why a cell changed (orchestrator/measure/counts.c).  Each side's cell
 # is run once under Valgrind's callgrind and the counts are put beside the
 # verdict: code that moved but did not change (never-run bytes appended to
 # api.c, before scalar.c in the link) has the same instructions and misses,

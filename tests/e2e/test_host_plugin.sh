@@ -3,7 +3,7 @@
 # backend (nvcc present), every plugin links libcublas and libcudart, whose
 # loading alone takes 120-230 ms per measuring process here; each build then
 # also holds plugin-host.so, linked without them, and the processes that run
-# host cells load that one (orchestrator/build.c, measure.c).  Checked: the
+# host cells load that one (orchestrator/build/build.c, measure.c).  Checked: the
 # variant exists and needs no CUDA library, its code lies where the full
 # plugin's does (layouts too), its stubs answer the cuda probe with a reason
 # instead of crashing, and a run still gives the planted verdicts and reports

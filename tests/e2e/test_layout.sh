@@ -19,29 +19,29 @@ plant() { # NAME RULE-PATTERN: copies the tree, runs the planting commands on st
 	check "$1: refused (exit $r)" test $r -eq 1
 	check "$1: says '$2'" contains "$TMP/$1.out" "$2"
 }
-plant "the harness including an orchestrator header" "rule 1: harness/stats.c includes orchestrator/merge.h" <<'E'
+plant "the harness including an orchestrator header" "rule 1: harness/stats.c includes orchestrator/compare/merge.h" <<'E'
 sed -i '0,/#include "stats.h"/s//#include "stats.h"\n#include "merge.h"/' harness/stats.c
 E
-plant "a stage taking the command line" "rule 2: orchestrator/pipeline.c:[0-9]+: takes the command line" <<'E'
-printf '\nint bv_pipeline_argv(int argc, char **argv);\nint bv_pipeline_argv(int argc, char **argv) { return argc + (argv != 0); }\n' >> orchestrator/pipeline.c
+plant "a stage taking the command line" "rule 2: orchestrator/measure/pipeline.c:[0-9]+: takes the command line" <<'E'
+printf '\nint bv_pipeline_argv(int argc, char **argv);\nint bv_pipeline_argv(int argc, char **argv) { return argc + (argv != 0); }\n' >> orchestrator/measure/pipeline.c
 E
 plant "two modules including each other" "rule 3: an include cycle between modules: (locate -> project -> locate|project -> locate -> project)" <<'E'
-sed -i '0,/#include "git_util.h"/s//#include "git_util.h"\n#include "locate.h"/' orchestrator/project.c
-grep -q '#include "project.h"' orchestrator/locate.h
+sed -i '0,/#include "git_util.h"/s//#include "git_util.h"\n#include "locate.h"/' orchestrator/fetch/project.c
+grep -q '#include "project.h"' orchestrator/fetch/locate.h
 E
 # a family is one module: a stage that includes cli.h depends on every command
 plant "a stage including the commands' header" "rule 3: an include cycle between modules: merge -> cli -> merge" <<'E'
-sed -i '0,/#include "common.h"/s//#include "cli.h"\n#include "common.h"/' orchestrator/merge.c
+sed -i '0,/#include "common.h"/s//#include "cli.h"\n#include "common.h"/' orchestrator/compare/merge.c
 E
-plant "a module without a header" "rule 4: orchestrator/orphan.c has no header of its own" <<'E'
-printf '#include "common.h"\n\nint bv_orphan(void);\nint bv_orphan(void) { return 0; }\n' > orchestrator/orphan.c
+plant "a module without a header" "rule 4: orchestrator/util/orphan.c has no header of its own" <<'E'
+printf '#include "common.h"\n\nint bv_orphan(void);\nint bv_orphan(void) { return 0; }\n' > orchestrator/util/orphan.c
 E
-plant "a header of no module" "rule 4: orchestrator/types.h belongs to no module" <<'E'
-printf '#ifndef BV_TYPES_H\n#define BV_TYPES_H\ntypedef int bv_types_int;\n#endif\n' > orchestrator/types.h
+plant "a header of no module" "rule 4: orchestrator/util/types.h belongs to no module" <<'E'
+printf '#ifndef BV_TYPES_H\n#define BV_TYPES_H\ntypedef int bv_types_int;\n#endif\n' > orchestrator/util/types.h
 E
-plant "a family's file without the family's header" "rule 4: orchestrator/export_csv.c belongs to the family export but does not include its header export.h" <<'E'
-grep -q '#include "export.h"' orchestrator/export_csv.c
-sed -i '/#include "export.h"/d' orchestrator/export_csv.c
+plant "a family's file without the family's header" "rule 4: orchestrator/output/export_csv.c belongs to the family export but does not include its header export.h" <<'E'
+grep -q '#include "export.h"' orchestrator/output/export_csv.c
+sed -i '/#include "export.h"/d' orchestrator/output/export_csv.c
 E
 # a long function: 101 lines from its name to its brace, the signature on
 # two lines (the count missed those once)
@@ -50,13 +50,13 @@ long_fn() { # NAME: a function of 101 lines, on stdout
 	for i in $(seq 1 96); do printf '\ta += b * %d;\n' "$i"; done
 	printf '\treturn a;\n}\n'
 }
-plant "a function over 100 lines the docs do not name" "rule 5: orchestrator/merge.c:[0-9]+: bv_planted_long is 101 lines, and docs/architecture.md's \"Long functions\" does not say why" <<E
+plant "a function over 100 lines the docs do not name" "rule 5: orchestrator/compare/merge.c:[0-9]+: bv_planted_long is 101 lines, and docs/architecture.md's \"Long functions\" does not say why" <<E
 $(declare -f long_fn)
-long_fn bv_planted_long >> orchestrator/merge.c
+long_fn bv_planted_long >> orchestrator/compare/merge.c
 E
 plant "eleven functions over 100 lines" "rule 5: [0-9]+ functions over 100 lines \(at most 10\)" <<E
 $(declare -f long_fn)
-for i in \$(seq 1 11); do long_fn bv_planted_long_\$i >> orchestrator/merge.c; done
+for i in \$(seq 1 11); do long_fn bv_planted_long_\$i >> orchestrator/compare/merge.c; done
 E
 plant "a README over 150 lines" "rule 6: README.md has 1[0-9][0-9] lines \(at most 150\)" <<'E'
 while [ "$(wc -l < README.md)" -le 150 ]; do echo "more prose" >> README.md; done
@@ -74,8 +74,8 @@ E
 plant "a reference to a request in a doc" "rule 8: docs/project.md:[0-9]+: \"[Ii]ssue 12\" names a request" <<'E'
 printf '\nThe cache (%s %d) keeps every build.\n' "iss""ue" 12 >> docs/project.md
 E
-plant "a reference wrapped across two comment lines" "rule 8: orchestrator/merge.c:[0-9]+: \"[Ii]ssues 7\" names a request" <<'E'
-printf '\n/* The join of two logs (%s\n * %d, part 2). */\n' "iss""ues" 7 >> orchestrator/merge.c
+plant "a reference wrapped across two comment lines" "rule 8: orchestrator/compare/merge.c:[0-9]+: \"[Ii]ssues 7\" names a request" <<'E'
+printf '\n/* The join of two logs (%s\n * %d, part 2). */\n' "iss""ues" 7 >> orchestrator/compare/merge.c
 E
 plant "a reference in a test script" "rule 8: tests/e2e/test_cache.sh:[0-9]+: \"[I]SSUE 3\" names a request" <<'E'
 printf '# %s %d: the cache\n' "ISS""UE" 3 >> tests/e2e/test_cache.sh
@@ -83,15 +83,15 @@ E
 # plan once: a stage that plans, or selects its cells, from the options
 # instead of taking the command's plan; a command that plans twice; and a
 # name in a comment or a message, which is no call
-plant "a stage planning for itself" "rule 9: orchestrator/shard.c:[0-9]+: plans from the options \(bv_plan_build\)" <<'E'
-printf '\nint bv_shard_replan(const bv_measure_opts *o, bv_plan *p);\nint bv_shard_replan(const bv_measure_opts *o, bv_plan *p)\n{\n\treturn bv_plan_build(o, NULL, 0, p);\n}\n' >> orchestrator/shard.c
+plant "a stage planning for itself" "rule 9: orchestrator/measure/shard.c:[0-9]+: plans from the options \(bv_plan_build\)" <<'E'
+printf '\nint bv_shard_replan(const bv_measure_opts *o, bv_plan *p);\nint bv_shard_replan(const bv_measure_opts *o, bv_plan *p)\n{\n\treturn bv_plan_build(o, NULL, 0, p);\n}\n' >> orchestrator/measure/shard.c
 E
-plant "a stage selecting its cells again" "rule 9: orchestrator/measure.c:[0-9]+: selects the plan's cells again \(bv_plan_cells\)" <<'E'
-printf '\nlong bv_measure_cells(const bv_measure_opts *o, bv_cell **c);\nlong bv_measure_cells(const bv_measure_opts *o, bv_cell **c)\n{\n\tchar err[64];\n\treturn bv_plan_cells(o, c, NULL, err, sizeof(err));\n}\n' >> orchestrator/measure.c
+plant "a stage selecting its cells again" "rule 9: orchestrator/measure/measure.c:[0-9]+: selects the plan's cells again \(bv_plan_cells\)" <<'E'
+printf '\nlong bv_measure_cells(const bv_measure_opts *o, bv_cell **c);\nlong bv_measure_cells(const bv_measure_opts *o, bv_cell **c)\n{\n\tchar err[64];\n\treturn bv_plan_cells(o, c, NULL, err, sizeof(err));\n}\n' >> orchestrator/measure/measure.c
 E
-plant "a command planning twice" "rule 9: orchestrator/cmd_plan.c plans on 2 lines \([0-9]+, [0-9]+\)" <<'E'
-grep -q 'bv_plan_build(' orchestrator/cmd_plan.c
-printf '\nint bv_plan_again(bv_measure_opts *o, bv_plan *p);\nint bv_plan_again(bv_measure_opts *o, bv_plan *p)\n{\n\treturn bv_plan_build(o, NULL, 0, p);\n}\n' >> orchestrator/cmd_plan.c
+plant "a command planning twice" "rule 9: orchestrator/cli/cmd_plan.c plans on 2 lines \([0-9]+, [0-9]+\)" <<'E'
+grep -q 'bv_plan_build(' orchestrator/cli/cmd_plan.c
+printf '\nint bv_plan_again(bv_measure_opts *o, bv_plan *p);\nint bv_plan_again(bv_measure_opts *o, bv_plan *p)\n{\n\treturn bv_plan_build(o, NULL, 0, p);\n}\n' >> orchestrator/cli/cmd_plan.c
 E
 check "a planner's name in a comment or a message is no call" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
 import os, subprocess, sys
@@ -105,6 +105,34 @@ with open(os.path.join(copy, "orchestrator", "shard.c"), "a") as f:
 out = subprocess.run([sys.executable, sys.argv[1], copy], capture_output=True, text=True).stdout
 assert "rule 9" not in out, out
 PY
+# a file over 1,000 lines, and a command over 500 (comment lines count)
+plant "a source file over 1,000 lines" "rule 10: orchestrator/util/fs.c has 1[0-9]{3} lines, and a source file has at most 1000" <<'E'
+n=$(wc -l < orchestrator/util/fs.c); for i in $(seq "$n" 1000); do echo "/* planted line $i */"; done >> orchestrator/util/fs.c
+E
+plant "a command over 500 lines" "rule 10: orchestrator/cli/cmd_list.c has 501 lines, and a command has at most 500" <<'E'
+n=$(wc -l < orchestrator/cli/cmd_list.c); for i in $(seq "$n" 500); do echo "/* planted line $i */"; done >> orchestrator/cli/cmd_list.c
+E
+plant "a harness file over 1,000 lines" "rule 10: harness/stats.c has 1001 lines" <<'E'
+n=$(wc -l < harness/stats.c); for i in $(seq "$n" 1000); do echo "/* planted line $i */"; done >> harness/stats.c
+E
+# the folders: a file outside them, a command elsewhere, a header away from
+# its .c, a folder the architecture page does not name
+plant "a file at orchestrator/'s top" "rule 11: orchestrator/stray.c is not in one of orchestrator/'s folders" <<'E'
+printf '#include "stray.h"\n' > orchestrator/stray.c
+printf '#ifndef BV_STRAY_H\n#define BV_STRAY_H\n#endif\n' > orchestrator/stray.h
+E
+plant "a command outside cli/" "rule 11: orchestrator/util/cmd_list.c is a command, and commands live in orchestrator/cli/" <<'E'
+mv orchestrator/cli/cmd_list.c orchestrator/util/
+E
+plant "an output format outside output/" "rule 11: orchestrator/compare/export_csv.c is an output format, and output formats live in orchestrator/output/" <<'E'
+mv orchestrator/output/export_csv.c orchestrator/compare/
+E
+plant "a header away from its .c" "rule 11: orchestrator/util/merge.h is not beside its orchestrator/compare/merge.c" <<'E'
+mv orchestrator/compare/merge.h orchestrator/util/
+E
+plant "a folder the architecture page does not name" "rule 11: orchestrator/share/ is not named in docs/architecture.md's \"Folders\"" <<'E'
+sed -i 's|orchestrator/share/|orchestrator/sharing/|g' docs/architecture.md
+E
 check "no request named in a fixture, nor in a word that ends in 'issue'" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
 import os, subprocess, sys
 root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.argv[2], "fixtures")

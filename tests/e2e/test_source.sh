@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-raw=$(grep -nE '(^|[^A-Za-z0-9_])(malloc|calloc|realloc)\(' orchestrator/*.c | grep -v '^orchestrator/common.c:' |
+raw=$(grep -nE '(^|[^A-Za-z0-9_])(malloc|calloc|realloc)\(' orchestrator/*.c | grep -v '^orchestrator/util/common.c:' |
 	grep -vE '^[^:]+:[0-9]+:\s*(/?\*|//)')
 check "orchestrator/: no raw malloc, calloc or realloc outside common.c${raw:+ (found: $(echo "$raw" | head -3 | tr '\n' ' '))}" \
 	test -z "$raw"
@@ -21,7 +21,7 @@ for f in orchestrator/cmd_*.c; do
 		[ "$fn" = "bv_cmd_${f#orchestrator/cmd_}" ] && continue
 		case "$fn" in bv_cmd_*) continue ;; esac
 		# ...used by another file than main.c: a dependency on a command.
-		users=$(grep -lw "$fn" orchestrator/*.c | grep -v -e "^$f\$" -e '^orchestrator/main.c$')
+		users=$(grep -lw "$fn" orchestrator/*.c | grep -v -e "^$f\$" -e '^orchestrator/cli/main.c$')
 		[ -n "$users" ] && cross="$cross $fn($f <- $users)"
 	done
 done
@@ -51,7 +51,7 @@ for f in glob.glob("orchestrator/*.c"):
             if "->mode = " in line:
                 words |= set(lit.findall(line)) - {"paired"}
 # the qualifiers after a verdict (", noisy")
-for x in lit.findall(body("orchestrator/export_notes.c", "void bv_format_short_qualifiers")):
+for x in lit.findall(body("orchestrator/output/export_notes.c", "void bv_format_short_qualifiers")):
     m = re.match(r", ([a-z]+)", x)
     if m:
         words.add(m.group(1))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end, bv_suite.h's API 1.1 (docs/suites.md, "API versions") on the
 # harness side, without the orchestrator: plugins compiled as
-# orchestrator/build.c compiles a suite's (each file apart, merged with
+# orchestrator/build/build.c compiles a suite's (each file apart, merged with
 # cc -r, linked with the version's library), then bv-runner --describe and
 # a measuring run.  The API's version macros; the header's own example,
 # compiled; a suite of two files registering benchmarks with BVS_BENCHMARK
@@ -15,7 +15,7 @@ RUNNER="$ROOT/${BV_BIN_DIR:-bin}/bv-runner"
 H="$ROOT/harness"
 W="$TMP/api"
 mkdir -p "$W"
-CFLAGS="-std=c11 -O2 -fPIC -shared" # orchestrator/build.c's plugin_cflags
+CFLAGS="-std=c11 -O2 -fPIC -shared" # orchestrator/build/build.c's plugin_cflags
 
 # ---- the header ----------------------------------------------------------------
 cat > "$W/version.c" <<'C'
@@ -250,7 +250,7 @@ BVS_BENCHMARK(newer, .params = "size=1K", .setup = api_setup, .run = newer_run)
 #endif
 C
 
-# build OUT.so VERSION FILE...: as orchestrator/build.c builds a suite's
+# build OUT.so VERSION FILE...: as orchestrator/build/build.c builds a suite's
 # plugin: harness/suite_plugin.c and each suite file compiled apart (the
 # suite's with warnings as errors), merged by cc -r, linked with the
 # version's library.

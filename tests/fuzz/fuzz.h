@@ -8,7 +8,7 @@
  * target-specific invariants (abort() when one breaks, so libFuzzer records
  * the input).
  *
- * Adding a parser (the budgets JSON of orchestrator/budgets.c is next: a
+ * Adding a parser (the budgets JSON of orchestrator/compare/budgets.c is next: a
  * fuzz_budgets.c calling its buffer entry, like fuzz_compat.c): one file
  * tests/fuzz/fuzz_<name>.c and a seed corpus tests/fuzz/corpus/<name>/; the
  * Makefile and tests/fuzz/run.sh pick both up by their names.

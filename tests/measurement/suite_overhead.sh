@@ -44,7 +44,7 @@ static int run(bvs_ctx *c)
 static const bvs_benchmark benchmarks[] = {{.name = "work", .setup = setup, .run = run}, {0}};
 BVS_SUITE("ovh", benchmarks)
 E
-# The flags a suite plugin is built with (orchestrator/build.c: plugin_cflags).
+# The flags a suite plugin is built with (orchestrator/build/build.c: plugin_cflags).
 FLAGS="-std=c11 -O2 -fPIC -I$ROOT/harness -DBVS_VERSION_MAJOR=1 -DBVS_VERSION_MINOR=0 -DBVS_VERSION_PATCH=0"
 $CC $FLAGS -c "$WORK/ovh.c" -o "$WORK/ovh.o"
 ar rcs "$WORK/libovh.a" "$WORK/ovh.o"

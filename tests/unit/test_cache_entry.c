@@ -1,4 +1,4 @@
-/* test_cache_entry.c - sealed cache entries (orchestrator/cache_entry.c): a
+/* test_cache_entry.c - sealed cache entries (orchestrator/build/cache_entry.c): a
  * sealed entry checks as intact and its files are read-only; any change
  * (a byte, a file added or removed, a FIFO or symbolic link in place of a
  * file, the entry itself a link, its seal edited or gone) is damage, said

@@ -1,4 +1,4 @@
-/* test_store.c - the history store (orchestrator/store.c): steps round
+/* test_store.c - the history store (orchestrator/history/store.c): steps round
  * trip, replace, missing; absent steps (a version lacks the cell) round
  * trip, replace measured ones and are refused when damaged; the schema's versions (newer refused, a v1 store
  * made by hand migrated, one holding a foreign table not); files that are not
