@@ -9,19 +9,19 @@
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-raw=$(grep -nE '(^|[^A-Za-z0-9_])(malloc|calloc|realloc)\(' orchestrator/*.c | grep -v '^orchestrator/util/common.c:' |
+raw=$(grep -nE '(^|[^A-Za-z0-9_])(malloc|calloc|realloc)\(' orchestrator/*/*.c | grep -v '^orchestrator/util/common.c:' |
 	grep -vE '^[^:]+:[0-9]+:\s*(/?\*|//)')
 check "orchestrator/: no raw malloc, calloc or realloc outside common.c${raw:+ (found: $(echo "$raw" | head -3 | tr '\n' ' '))}" \
 	test -z "$raw"
 
 # The functions each command file defines that are not static...
 cross=""
-for f in orchestrator/cmd_*.c; do
+for f in orchestrator/cli/cmd_*.c; do
 	for fn in $(grep -oE '^[a-z_ ]+\*?\s*(bv_[a-z_0-9]+)\(' "$f" | grep -v '^static' | grep -oE 'bv_[a-z_0-9]+'); do
-		[ "$fn" = "bv_cmd_${f#orchestrator/cmd_}" ] && continue
+		[ "$fn" = "bv_cmd_${f#orchestrator/cli/cmd_}" ] && continue
 		case "$fn" in bv_cmd_*) continue ;; esac
 		# ...used by another file than main.c: a dependency on a command.
-		users=$(grep -lw "$fn" orchestrator/*.c | grep -v -e "^$f\$" -e '^orchestrator/cli/main.c$')
+		users=$(grep -lw "$fn" orchestrator/*/*.c | grep -v -e "^$f\$" -e '^orchestrator/cli/main.c$')
 		[ -n "$users" ] && cross="$cross $fn($f <- $users)"
 	done
 done
@@ -43,7 +43,7 @@ words = set()
 # bv_verdict_name's verdicts, and those set by name (bisect's good, bad and
 # skip are its own, defined in docs/bisect.md)
 words |= set(lit.findall(body("harness/stats.c", "const char *bv_verdict_name")))
-for f in glob.glob("orchestrator/*.c"):
+for f in glob.glob("orchestrator/*/*.c"):
     if not f.endswith("cmd_bisect.c"):
         words |= set(re.findall(r'verdict = "([a-z]+)"', open(f).read()))
         # the modes a ratio that is not paired names ("paired" is never shown)
