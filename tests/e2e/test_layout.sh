@@ -99,7 +99,7 @@ root, copy = os.path.join(os.path.dirname(sys.argv[1]), ".."), os.path.join(sys.
 os.makedirs(copy)
 for d in ("orchestrator", "harness", "kernels", "docs", "tests", "README.md"):
     subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
-with open(os.path.join(copy, "orchestrator", "shard.c"), "a") as f:
+with open(os.path.join(copy, "orchestrator", "measure", "shard.c"), "a") as f:
     f.write('\n/* not bv_plan_build(o, vs, n, p) nor\n * bv_plan_cells(o, c, NULL, e, 1) */\n'
             'const char *bv_shard_said(void);\nconst char *bv_shard_said(void) { return "bv_plan_build(x)"; }\n')
 out = subprocess.run([sys.executable, sys.argv[1], copy], capture_output=True, text=True).stdout
@@ -168,7 +168,7 @@ os.makedirs(copy)
 for d in ("orchestrator", "harness", "kernels", "docs", "tests", "README.md"):
     subprocess.run(["cp", "-r", os.path.join(root, d), copy], check=True)
 body = "".join("\ta += %d;\n" % i for i in range(95))
-with open(os.path.join(copy, "orchestrator", "merge.c"), "a") as f:
+with open(os.path.join(copy, "orchestrator", "compare", "merge.c"), "a") as f:
     f.write("\nint bv_hundred(int a,\n\tint b);\nint bv_hundred(int a,\n\tint b)\n{\n" + body + "\treturn a + b;\n}\n")
 out = subprocess.run([sys.executable, sys.argv[1], copy], capture_output=True, text=True).stdout
 assert "bv_hundred" not in out, out
