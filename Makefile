@@ -54,7 +54,8 @@ HARNESS_HOST := harness/benches.c harness/child.c harness/stats.c harness/trust.
 		harness/numbers.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
-RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
+RUNNER_OBJS := $(OBJ)/harness/runner_main.o $(OBJ)/harness/runner_limits.o $(OBJ)/harness/runner_check.o \
+	       $(OBJ)/harness/runner_timing.o $(OBJ)/harness/runner_cell.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
 	       $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o $(OBJ)/harness/suite_file.o \
 	       $(OBJ)/harness/numbers.o
 
