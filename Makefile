@@ -51,7 +51,7 @@ else
 endif
 
 HARNESS_HOST := harness/benches.c harness/child.c harness/stats.c harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c \
-		harness/numbers.c
+		harness/numbers.c harness/parse_options.c
 ORCH_SRCS := $(wildcard orchestrator/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner_main.o $(OBJ)/harness/runner_limits.o $(OBJ)/harness/runner_check.o \

@@ -1,7 +1,9 @@
-/* options.c - the option parser (see options.h); its checked conversions are harness/numbers.c. */
-#include "options.h"
+/* parse_options.c - the option parser (see parse_options.h); its checked
+ * conversions are numbers.c.  libc only: bench-versions and bv-runner both
+ * link it, and the runner has no common.c. */
+#include "parse_options.h"
 
-#include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -10,102 +12,183 @@
 #include <strings.h>
 
 #include "benches.h"
-#include "common.h"
+#include "numbers.h"
+
+/* ---- text and the message -------------------------------------------- */
+
+/* Out of memory ends the process, as bench-versions's bv_xmalloc does:
+ * nothing here can go on without. */
+static void *need(void *p)
+{
+	if (!p) {
+		fputs("out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+/* Appends to *s (NULL: empty), growing it. */
+static void add(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(char **s, const char *fmt, ...)
+{
+	char *more, *joined;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&more, fmt, ap);
+	va_end(ap);
+	need(n < 0 ? NULL : more);
+	need(asprintf(&joined, "%s%s", *s ? *s : "", more) < 0 ? NULL : joined);
+	free(more);
+	free(*s);
+	*s = joined;
+}
+
+/* The last error's message, this thread's (as common.c's). */
+static _Thread_local char *last_error;
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	char *msg;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	free(last_error);
+	last_error = need(n < 0 ? NULL : msg);
+	return -1;
+}
+
+const char *bv_parse_options_error(void) { return last_error ? last_error : "unknown error"; }
+
+/* A value from the command line, quoted in a message: its control
+ * characters as \xNN, as bench-versions's bv_escape writes them, so a
+ * value cannot start a line of its own.  The bytes past ASCII are left to
+ * the program's error model (common.c escapes every message: C1 controls,
+ * bidi overrides, bytes that are not UTF-8), which gives what bv_escape
+ * gave for the whole value. */
+static char *escaped(const char *s)
+{
+	char *out = need(malloc(4 * strlen(s) + 1)), *o = out;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\x%02x", *p);
+		else
+			*o++ = (char)*p;
+	*o = '\0';
+	return out;
+}
+
+/* A list of names, grown as it is filled. */
+typedef struct names {
+	const char **v;
+	size_t n, cap;
+} names;
+
+static void names_push(names *l, const char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->v = need(realloc(l->v, l->cap * sizeof(*l->v)));
+	}
+	l->v[l->n++] = s;
+}
 
 /* ---- one option ------------------------------------------------------ */
 
 /* What a kind expects, for a message: "a whole number from 1 to 1000". */
-static void expected(const bv_option *o, bv_buf *b)
+static void expected(const bv_option *o, char **b)
 {
 	switch (o->kind) {
-	case BV_OPT_INT: bv_buf_printf(b, "a whole number from %.0f to %.0f", o->min, o->max); break;
+	case BV_OPT_INT: add(b, "a whole number from %.0f to %.0f", o->min, o->max); break;
 	case BV_OPT_U64:
 		if (o->max > 0)
-			bv_buf_printf(b, "a whole number from 0 to %.0f", o->max);
+			add(b, "a whole number from 0 to %.0f", o->max);
 		else
-			bv_buf_printf(b, "a whole number from 0 to %llu", ULLONG_MAX);
+			add(b, "a whole number from 0 to %llu", ULLONG_MAX);
 		break;
 	case BV_OPT_DOUBLE: /* %.15g: 1000000, not 1e+06 */
-		bv_buf_printf(b, "a number from %.15g to %.15g%s%s", o->min, o->max, o->unit ? " " : "",
-			      o->unit ? o->unit : "");
+		add(b, "a number %s %.15g %s %.15g%s%s", o->above_min ? "greater than" : "from", o->min,
+		    o->above_min ? "and at most" : "to", o->max, o->unit ? " " : "", o->unit ? o->unit : "");
 		break;
 	case BV_OPT_SIZE:
-		bv_buf_puts(b, "a size in bytes, or a number with K, M, G or T (powers of 1024)");
+		add(b, "a size in bytes, or a number with K, M, G or T (powers of 1024)");
 		if (o->min > 0)
-			bv_buf_printf(b, ", at least %.0f bytes", o->min);
+			add(b, ", at least %.0f bytes", o->min);
 		if (o->max < 1e18) /* the tables' "no bound" */
-			bv_buf_printf(b, ", at most %.0f bytes", o->max);
+			add(b, ", at most %.0f bytes", o->max);
 		break;
 	case BV_OPT_DURATION:
-		bv_buf_printf(b, "a duration in seconds, or a number with ms, s, m or h, from %.15g to %.15g s",
-			      o->min, o->max);
+		add(b, "a duration in seconds, or a number with ms, s, m or h, from %.15g to %.15g s", o->min,
+		    o->max);
 		break;
 	case BV_OPT_ENUM:
-		bv_buf_puts(b, "one of ");
+		add(b, "one of ");
 		for (const char *const *v = o->values; *v; v++)
-			bv_buf_printf(b, "%s%s", v == o->values ? "" : "|", *v);
+			add(b, "%s%s", v == o->values ? "" : "|", *v);
 		break;
-	default: bv_buf_puts(b, "a non-empty value"); break;
+	default: add(b, "a non-empty value"); break;
 	}
 }
 
-static int bad_value(const bv_option *o, const char *value)
+/* "--name 'VALUE': expected WHAT"; what NULL: what the kind expects. */
+static int bad_value(const bv_option *o, const char *value, const char *what)
 {
-	bv_buf b = BV_BUF_INIT;
-	expected(o, &b);
+	char *b = NULL;
+	if (!what)
+		expected(o, &b);
 	/* The value as given, escaped: it is text from outside. */
-	char *shown = bv_escape(value);
-	int rc = bv_fail(BV_EINPUT, "%s '%s': expected %s", o->name, shown, b.s);
+	char *shown = escaped(value);
+	int rc = fail("%s '%s': expected %s", o->name, shown, what ? what : b);
 	free(shown);
-	bv_buf_free(&b);
+	free(b);
 	return rc;
 }
 
-int bv_option_set(const bv_option *o, const char *value)
+int bv_parse_option(const bv_option *o, const char *value)
 {
 	if (o->kind == BV_OPT_REFUSED)
-		return bv_fail(BV_EINPUT, "%s", o->help);
+		return fail("%s", o->help);
 	if (o->kind == BV_OPT_FLAG) {
 		if (value)
-			return bv_fail(BV_EINPUT, "%s takes no value (given '%s')", o->name, value);
+			return fail("%s takes no value (given '%s')", o->name, value);
 		*(int *)o->dest = 1;
 		return 0;
 	}
 	if (!value)
-		return bv_fail(BV_EINPUT, "%s needs a value (%s %s)", o->name, o->name,
-			       o->arg ? o->arg : "VALUE");
+		return fail("%s needs a value (%s %s)", o->name, o->name, o->arg ? o->arg : "VALUE");
 	long long i;
 	unsigned long long u;
 	double d;
 	switch (o->kind) {
 	case BV_OPT_INT:
 		if (bv_parse_int(value, (long long)o->min, (long long)o->max, &i))
-			return bad_value(o, value);
+			return bad_value(o, value, NULL);
 		*(int *)o->dest = (int)i;
 		return 0;
 	case BV_OPT_U64:
 		if (bv_parse_u64(value, o->max > 0 ? (unsigned long long)o->max : ULLONG_MAX, &u))
-			return bad_value(o, value);
+			return bad_value(o, value, NULL);
 		*(unsigned long long *)o->dest = u;
 		return 0;
 	case BV_OPT_DOUBLE:
-		if (bv_parse_double(value, o->min, o->max, &d))
-			return bad_value(o, value);
+		if (bv_parse_double(value, o->min, o->max, &d) || (o->above_min && d == o->min))
+			return bad_value(o, value, NULL);
 		*(double *)o->dest = d * (o->scale ? o->scale : 1);
 		return 0;
 	case BV_OPT_SIZE:
 		if (bv_parse_size(value, o->min, o->max, &u))
-			return bad_value(o, value);
+			return bad_value(o, value, NULL);
 		*(unsigned long long *)o->dest = u;
 		return 0;
 	case BV_OPT_DURATION:
 		if (bv_parse_duration(value, o->min, o->max, &d))
-			return bad_value(o, value);
+			return bad_value(o, value, NULL);
 		*(double *)o->dest = d;
 		return 0;
 	case BV_OPT_STRING:
 		if (!*value)
-			return bad_value(o, value);
+			return bad_value(o, value, NULL);
 		*(const char **)o->dest = value;
 		return 0;
 	case BV_OPT_ENUM:
@@ -114,8 +197,12 @@ int bv_option_set(const bv_option *o, const char *value)
 				*(const char **)o->dest = value;
 				return 0;
 			}
-		return bad_value(o, value);
-	default: return bv_fail(BV_EINPUT, "%s: not an option with a value", o->name);
+		return bad_value(o, value, NULL);
+	case BV_OPT_CALLBACK: {
+		const char *what = o->call(o, value);
+		return what ? bad_value(o, value, what) : 0;
+	}
+	default: return fail("%s: not an option with a value", o->name);
 	}
 }
 
@@ -145,33 +232,30 @@ static const bv_option *find(const bv_option *opts, const char *name, size_t len
 
 /* The names of opts' lines a user may give, through included tables,
  * without their leading dashes (so "-quick" is close to --quick). */
-static void names_of(const bv_option *opts, bv_strv *names)
+static void names_of(const bv_option *opts, names *l)
 {
 	for (const bv_option *o = opts; o->kind != BV_OPT_END; o++)
 		if (o->kind == BV_OPT_INCLUDE)
-			names_of(o->dest, names);
+			names_of(o->dest, l);
 		else if (o->help && o->kind != BV_OPT_REFUSED) /* not the hidden or refused ones */
-			bv_strv_push(names, o->name + strspn(o->name, "-"));
+			names_push(l, o->name + strspn(o->name, "-"));
 }
 
 /* "unknown option --quik: did you mean --quick?" */
 static int unknown_option(const bv_option *opts, const char *a, size_t len)
 {
 	/* Not echoed past '=': a mistyped option may carry a secret. */
-	char *name = bv_xmalloc(len + 1);
-	memcpy(name, a, len);
-	name[len] = '\0';
-	bv_strv names = BV_STRV_INIT;
-	names_of(opts, &names);
-	long k = bv_closest_name(name + strspn(name, "-"), (const char *const *)names.v, names.n);
-	int rc = k < 0 ? bv_fail(BV_EINPUT, "unknown option %s", name)
-		       : bv_fail(BV_EINPUT, "unknown option %s: did you mean --%s?", name, names.v[k]);
-	bv_strv_free(&names);
+	char *name = need(strndup(a, len));
+	names l = {0};
+	names_of(opts, &l);
+	long k = bv_closest_name(name + strspn(name, "-"), l.v, l.n);
+	int rc = k < 0 ? fail("unknown option %s", name) : fail("unknown option %s: did you mean --%s?", name, l.v[k]);
+	free(l.v);
 	free(name);
 	return rc;
 }
 
-int bv_options_parse(const bv_option *opts, int argc, char **argv, char **pos, size_t *npos)
+int bv_parse_options(const bv_option *opts, int argc, char **argv, char **pos, size_t *npos)
 {
 	*npos = 0;
 	int only_positional = 0;
@@ -199,7 +283,7 @@ int bv_options_parse(const bv_option *opts, int argc, char **argv, char **pos, s
 			value = eq + 1;
 		else if (o->kind != BV_OPT_FLAG && o->kind != BV_OPT_REFUSED && i + 1 < argc)
 			value = argv[++i];
-		int rc = bv_option_set(o, value);
+		int rc = bv_parse_option(o, value);
 		if (rc)
 			return rc;
 		if (o->seen && !*o->seen)
@@ -235,7 +319,7 @@ static void print_lines(FILE *out, const char *label, const char *help, int col)
 	fprintf(out, "  %-*s", col - 2, label);
 	if ((int)strlen(label) > col - 4)
 		fprintf(out, "\n%*s", col, "");
-	char *text = bv_strdup(help);
+	char *text = need(strdup(help));
 	for (char *c = text; *c; c++)
 		*c = *c == '\n' ? ' ' : *c;
 	for (const char *p = text; *p;) {
@@ -259,7 +343,7 @@ static void print_lines(FILE *out, const char *label, const char *help, int col)
 /* shown: the names listed so far, so a line shadowed by an earlier one of
  * the same name (a command's own --threshold before the measuring
  * options') is not listed twice. */
-static void help_of(const bv_option *opts, FILE *out, int col, bv_strv *shown)
+static void help_of(const bv_option *opts, FILE *out, int col, names *shown)
 {
 	for (const bv_option *o = opts; o->kind != BV_OPT_END; o++) {
 		if (o->kind == BV_OPT_INCLUDE) {
@@ -280,55 +364,22 @@ static void help_of(const bv_option *opts, FILE *out, int col, bv_strv *shown)
 			;
 		if (k < shown->n)
 			continue;
-		bv_strv_push(shown, o->name);
-		char *label = bv_asprintf("%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		names_push(shown, o->name);
+		char *label;
+		need(asprintf(&label, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "") < 0 ? NULL : label);
 		print_lines(out, label, o->help, col);
 		free(label);
 	}
 }
 
-void bv_options_help(const bv_option *opts, FILE *out)
+void bv_print_options(const bv_option *opts, FILE *out)
 {
 	/* The help column: two spaces past the widest label, at most 21, so a
 	 * long label does not push every help text to the right. */
 	size_t w = widest(opts) + 4;
 	int col = w > 21 ? 21 : (int)w;
-	bv_strv shown = BV_STRV_INIT;
+	names shown = {0};
 	help_of(opts, out, col, &shown);
-	bv_strv_free(&shown);
+	free(shown.v);
 	print_lines(out, "--help", "this usage", col);
-}
-
-/* ---- after parsing --------------------------------------------------- */
-
-int bv_options_done(int rc, int missing, const char *who, const char *cmd, bv_usage_fn *usage,
-		    const bv_option *opts)
-{
-	if (rc == 1) {
-		usage(stdout, opts);
-		return BV_EXIT_OK;
-	}
-	if (rc) {
-		fprintf(stderr, "%s: %s (see bench-versions %s --help)\n", who, bv_error_last(), cmd);
-		return BV_EXIT_USAGE;
-	}
-	if (missing) {
-		usage(stderr, opts);
-		return BV_EXIT_USAGE;
-	}
-	return -1;
-}
-
-int bv_options_exclusive(const char *a, int a_given, const char *b, int b_given, const char *why)
-{
-	if (a_given && b_given)
-		return bv_fail(BV_EINPUT, "%s with %s: %s", a, b, why);
-	return 0;
-}
-
-int bv_options_requires(const char *a, int a_given, const char *b, int b_given, const char *why)
-{
-	if (!a_given || b_given)
-		return 0;
-	return why ? bv_fail(BV_EINPUT, "%s is for %s (%s)", a, b, why) : bv_fail(BV_EINPUT, "%s is for %s", a, b);
 }

@@ -1,29 +1,34 @@
 /*
- * options.h - the one option parser every subcommand uses, in the manner of
- * git's parse-options: a command describes its options in a table (name,
- * kind, where the value goes, the range or the allowed values, the help
- * text) and one loop parses the command line against it.  The --help text
- * is printed from the same table, so an option and its help cannot drift
- * apart, and a new option is one line.
+ * parse_options.h - the table-driven option parser of bench-versions's
+ * subcommands and of bv-runner, in the manner of git's parse-options: a
+ * program describes its options in a table (name, kind, where the value
+ * goes, the range or the allowed values, the help text) and one loop
+ * parses the command line against it.  The --help text is printed from the
+ * same table, so an option and its help cannot drift apart, and a new
+ * option is one line.
  *
- * Every value goes through one checked conversion (harness/numbers.h, shared
- * with bv-runner; as curl's str2num does):
- * strtoll/strtod with the end pointer and errno checked, so an empty value,
- * trailing garbage, a value out of range, NaN or infinity is a usage error
- * naming the option, the value and what was expected, never a silent 0
- * (`--threshold abc` was a 0 % threshold before this parser).
+ * Every value goes through one checked conversion (numbers.h; as curl's
+ * str2num does): strtoll/strtod with the end pointer and errno checked, so
+ * an empty value, trailing garbage, a value out of range, NaN or infinity
+ * is a usage error naming the option, the value and what was expected,
+ * never a silent 0 (`--threshold abc` was a 0 % threshold before this
+ * parser, `bv-runner --seed abc` a random seed).
  *
  * Both `--name VALUE` and `--name=VALUE` work; `--` ends the options; an
- * option given twice keeps the last value.  Errors follow common.h's model:
- * BV_EINPUT with the message set (the caller exits 2).
+ * option given twice keeps the last value (a CALLBACK option sees each).
+ *
+ * In harness/ because bv-runner is built without the orchestrator: plain C
+ * and libc, numbers.h and benches.h's bv_closest_name.  An error is -1 with
+ * the message kept here (bv_parse_options_error); each program reports it
+ * in its own model: bench-versions's options.h puts it into common.h's
+ * (BV_EINPUT), bv-runner prints it and exits 2.
  */
-#ifndef BV_OPTIONS_H
-#define BV_OPTIONS_H
+#ifndef BV_PARSE_OPTIONS_H
+#define BV_PARSE_OPTIONS_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#include "numbers.h"
 
 typedef enum bv_opt_kind {
 	BV_OPT_END,      /* ends a table */
@@ -37,7 +42,14 @@ typedef enum bv_opt_kind {
 	BV_OPT_ENUM,     /* const char *: one of values (a pointer into argv) */
 	BV_OPT_REFUSED,  /* no such option on purpose: help is the message; the value is never echoed */
 	BV_OPT_INCLUDE,  /* another table (dest), parsed as if its lines were here */
+	BV_OPT_CALLBACK, /* call(o, value) takes the value (each time it is given) */
 } bv_opt_kind;
+
+struct bv_option;
+/* A CALLBACK option's taker: NULL when it took value (into o->dest, as it
+ * likes: a list, a checked string), else what was expected, for the message
+ * "--name 'VALUE': expected WHAT" ("cell indices separated by commas"). */
+typedef const char *bv_option_fn(const struct bv_option *o, const char *value);
 
 typedef struct bv_option {
 	const char *name; /* "--timeout" */
@@ -47,9 +59,11 @@ typedef struct bv_option {
 	const char *help; /* lines after the first are indented under it; NULL: not shown.
 			   * INCLUDE: shown instead of the included lines (NULL: those are shown) */
 	double min, max;  /* INT, U64, DOUBLE, SIZE, DURATION: the range, in the units given */
+	int above_min;    /* DOUBLE: min itself is refused (a number greater than min) */
 	double scale;     /* DOUBLE: the value stored is the value given times scale (percent: 0.01) */
 	const char *unit; /* DOUBLE: the unit a message names ("percent", "days") */
 	const char *const *values; /* ENUM: the allowed values, NULL-terminated */
+	bv_option_fn *call;        /* CALLBACK: takes the value */
 	const char **seen;         /* when not NULL: the option's name once it is given
 				    * (INCLUDE: the first of its options given) */
 } bv_option;
@@ -99,6 +113,11 @@ typedef struct bv_option {
 		.name = (n), .kind = BV_OPT_ENUM, .dest = (d), .arg = (a), .values = (v), .help = (h),       \
 		__VA_ARGS__                                                                                  \
 	}
+#define BV_CALLBACK(n, d, a, fn, h, ...)                                                                      \
+	{                                                                                                    \
+		.name = (n), .kind = BV_OPT_CALLBACK, .dest = (d), .arg = (a), .call = (fn), .help = (h),    \
+		__VA_ARGS__                                                                                  \
+	}
 #define BV_REFUSED(n, why)                                                                                   \
 	{                                                                                                    \
 		.name = (n), .kind = BV_OPT_REFUSED, .help = (why)                                           \
@@ -115,49 +134,25 @@ typedef struct bv_option {
 /* Parses argv[1..argc) against opts.  Arguments that are not options (and
  * all after `--`) go to pos in order, argv's own pointers; pos has room for
  * argc.  Returns 0, 1 when --help or -h came first of what was wrong (the
- * caller prints its usage and exits 0), or BV_EINPUT with the message set:
- * an unknown option, a missing or bad value.  Earlier options may have been
- * stored when it fails. */
-int bv_options_parse(const bv_option *opts, int argc, char **argv, char **pos, size_t *npos);
+ * caller prints its usage and exits 0), or -1 with the message set
+ * (bv_parse_options_error): an unknown option, a missing or bad value.
+ * Earlier options may have been stored when it fails. */
+int bv_parse_options(const bv_option *opts, int argc, char **argv, char **pos, size_t *npos);
 
-/* Converts one value as the parser does, for the option o: 0, or BV_EINPUT
- * with the message "--name 'VALUE': expected ...".  value NULL: "--name
- * needs a value". */
-int bv_option_set(const bv_option *o, const char *value);
+/* Converts one value as the parser does, for the option o: 0, or -1 with
+ * the message "--name 'VALUE': expected ...".  value NULL: "--name needs a
+ * value". */
+int bv_parse_option(const bv_option *o, const char *value);
+
+/* The message of the last -1 (this thread's): "unknown option --quik: did
+ * you mean --quick?".  The value quoted in it has its control characters
+ * escaped (\xNN); the rest is as given, for the program's error model to
+ * escape as it escapes every message (common.c; bv-runner's arguments are
+ * bench-versions's own). */
+const char *bv_parse_options_error(void);
 
 /* The options' lines of a usage text: "  --name ARG   help", aligned, with
  * --help at the end. */
-void bv_options_help(const bv_option *opts, FILE *out);
-
-/* A command's usage text: its lines, then bv_options_help(opts, out). */
-typedef void bv_usage_fn(FILE *out, const bv_option *opts);
-
-/* What every command does once bv_options_parse (or a check of what it
- * parsed) has returned rc, so that each says it alike:
- *   rc 1 (--help): the usage on stdout; returns 0, the exit code;
- *   rc an error: "WHO: MESSAGE (see bench-versions CMD --help)" on stderr;
- *     returns BV_EXIT_USAGE (2);
- *   rc 0 and missing (what the command cannot do without is not given,
- *     e.g. no VERSION): the usage on stderr; returns BV_EXIT_USAGE;
- *   else -1: the command goes on.
- * who is what the message starts with ("bench-versions compare"; run's is
- * "bench-versions"), cmd the command whose --help is named ("compare"). */
-int bv_options_done(int rc, int missing, const char *who, const char *cmd, bv_usage_fn *usage,
-		    const bv_option *opts);
-
-/* The rules between options, written once so that every command words
- * them alike; each returns 0, or BV_EINPUT with the message set.
- * a_given, b_given: whether each was given (a flag set, a string not NULL).
- *
- * bv_options_exclusive: a and b together are refused:
- *   "A with B: WHY".
- * bv_options_requires: a is only for use with b:
- *   "A is for B (WHY)", or "A is for B" when why is NULL. */
-int bv_options_exclusive(const char *a, int a_given, const char *b, int b_given, const char *why);
-int bv_options_requires(const char *a, int a_given, const char *b, int b_given, const char *why);
-
-/* The conversions themselves (bv_parse_int, bv_parse_u64, bv_parse_double,
- * bv_parse_size, bv_parse_duration) are in harness/numbers.h, shared with
- * bv-runner. */
+void bv_print_options(const bv_option *opts, FILE *out);
 
 #endif
