@@ -57,7 +57,7 @@ ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
 RUNNER_OBJS := $(OBJ)/harness/runner_main.o $(OBJ)/harness/runner_limits.o $(OBJ)/harness/runner_check.o \
 	       $(OBJ)/harness/runner_timing.o $(OBJ)/harness/runner_cell.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o \
 	       $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o $(OBJ)/harness/suite_file.o \
-	       $(OBJ)/harness/numbers.o
+	       $(OBJ)/harness/numbers.o $(OBJ)/harness/parse_options.o
 
 .PHONY: gpu-bundle all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner

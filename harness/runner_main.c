@@ -84,24 +84,8 @@
 #include "calibrate.h"
 #include "ops_file.h"
 #include "numbers.h"
+#include "parse_options.h"
 #include "suite_file.h"
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: bv-runner --out FILE [--seed N] [--rounds N] [--sample-us N] [--timeout S]\n"
-			"                 [--pin CPU] [--only I,J] [--checked I,J] [--drop I:LABEL]\n"
-			"                 [--cell-ms MS] [--threads N] [--inputs N] [--memory-limit BYTES]\n"
-			"                 [--probe-fd FD]\n"
-			"                 [--simd-isa ISA] [--ops-file FILE --ops-hash H]\n"
-			"                 [--suite-file FILE --suite-hash H]\n"
-			"                 [--benches L] [--ops L]\n"
-			"                 [--backends L] [--sizes L] LABEL=PLUGIN ...\n"
-			"       bv-runner --calibrate --out FILE\n"
-			"       bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN\n"
-			"       bv-runner --describe --out FILE LABEL=PLUGIN ...\n"
-			"       bv-runner --load LABEL=PLUGIN ...\n");
-	exit(2);
-}
 
 /* ---- main ------------------------------------------------------------- */
 
@@ -215,88 +199,6 @@ static int describe_versions(const version *vs, int nv, const char *out)
 	return write_doc(doc, out);
 }
 
-/* ---- the runner's own numbers ----------------------------------------- */
-
-/* Each numeric option through numbers.h's checked conversions: a value that
- * is not one ("--seed abc", "--rounds 5x", "--timeout nan") is an error
- * naming the option and the value, exit 2, never atoi's silent 0 (which
- * made `--seed abc` a random seed). */
-static void bad_number(const char *opt, const char *val, const char *expected)
-{
-	fprintf(stderr, "bv-runner: %s '%s': expected %s\n", opt, val, expected);
-	exit(2);
-}
-
-static long long int_option(const char *opt, const char *val, long long min, long long max)
-{
-	long long v;
-	if (bv_parse_int(val, min, max, &v)) {
-		char want[96];
-		snprintf(want, sizeof(want), "a whole number from %lld to %lld", min, max);
-		bad_number(opt, val, want);
-	}
-	return v;
-}
-
-static unsigned long long u64_option(const char *opt, const char *val)
-{
-	unsigned long long v;
-	if (bv_parse_u64(val, ULLONG_MAX, &v)) {
-		char want[96];
-		snprintf(want, sizeof(want), "a whole number from 0 to %llu", ULLONG_MAX);
-		bad_number(opt, val, want);
-	}
-	return v;
-}
-
-/* A finite number in (0, max] (or [0, max] when zero_ok). */
-static double positive_option(const char *opt, const char *val, double max, int zero_ok, const char *unit)
-{
-	double v;
-	if (bv_parse_double(val, 0, max, &v) || (!zero_ok && v == 0)) {
-		char want[128];
-		if (zero_ok)
-			snprintf(want, sizeof(want), "a number of %s from 0 to %g", unit, max);
-		else
-			snprintf(want, sizeof(want), "a number of %s greater than 0 and at most %g", unit, max);
-		bad_number(opt, val, want);
-	}
-	return v;
-}
-
-/* --only, --checked: "3,5,9", cell indices; listed() reads them as such. */
-static void index_list_option(const char *opt, const char *val)
-{
-	for (const char *p = val; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char item[32];
-		long long v;
-		if (len == 0 || len >= sizeof(item))
-			bad_number(opt, val, "cell indices separated by commas (3,5,9)");
-		memcpy(item, p, len), item[len] = '\0';
-		if (bv_parse_int(item, 0, LONG_MAX, &v))
-			bad_number(opt, val, "cell indices separated by commas (3,5,9)");
-		p = comma ? comma + 1 : p + len;
-		if (comma && !*p)
-			bad_number(opt, val, "cell indices separated by commas (3,5,9)");
-	}
-}
-
-/* --drop I:LABEL: a cell index, then a version's label. */
-static void drop_option(const char *val)
-{
-	const char *colon = strchr(val, ':');
-	char item[32];
-	long long v;
-	size_t len = colon ? (size_t)(colon - val) : 0;
-	if (!colon || !colon[1] || len == 0 || len >= sizeof(item))
-		bad_number("--drop", val, "INDEX:LABEL, a cell index and a version");
-	memcpy(item, val, len), item[len] = '\0';
-	if (bv_parse_int(item, 0, LONG_MAX, &v))
-		bad_number("--drop", val, "INDEX:LABEL, a cell index and a version");
-}
-
 /* Membership in "3,5,9", a list of cell indices (--only, --checked);
  * a NULL list holds every index when all is set, else none. */
 static int listed(const char *only, long index, int all)
@@ -315,154 +217,212 @@ static int listed(const char *only, long index, int all)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	const char *out = NULL, *only = NULL, *checked = NULL;
-	bv_selection sel = {0};
-	settings set = {21, 1e6, 60, 0, 1, 1};
-	unsigned long long seed = 0;
-	int pin = -1, calibrate = 0, count = 0, describe = 0, load_only = 0;
+/* ---- the command line ------------------------------------------------- */
+
+/* What the command line asked for: the options' table writes here. */
+typedef struct runner_args {
+	const char *out, *only, *checked;
+	bv_selection sel;
+	settings set;
+	unsigned long long seed;
+	int pin, calibrate, count, describe, load_only;
+	char **drops; /* --drop I:LABEL, each as given (room for argc) */
+	int ndrops;
 	char *labels[MAX_VERSIONS], *paths[MAX_VERSIONS];
-	char **drops = calloc((size_t)argc, sizeof(char *));
-	if (!drops) {
+	int nv;
+	int probe_fd;                        /* --probe-fd: the run's probe file (trust.h) */
+	const char *simd_isa;                /* --simd-isa: every version's simd backend forced onto it */
+	const char *ops_file, *ops_hash;     /* user-defined ops: bench-versions's file */
+	const char *suite_file, *suite_hash; /* a suite's merged description */
+} runner_args;
+
+static runner_args args = {.set = {21, 1e6, 60, 0, 1, 1}, .pin = -1, .probe_fd = -1};
+
+/* --only, --checked: "3,5,9", cell indices; listed() reads them as such. */
+static const char *index_list(const bv_option *o, const char *val)
+{
+	static const char want[] = "cell indices separated by commas (3,5,9)";
+	for (const char *p = val; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char item[32];
+		long long v;
+		if (len == 0 || len >= sizeof(item))
+			return want;
+		memcpy(item, p, len), item[len] = '\0';
+		if (bv_parse_int(item, 0, LONG_MAX, &v))
+			return want;
+		p = comma ? comma + 1 : p + len;
+		if (comma && !*p)
+			return want;
+	}
+	*(const char **)o->dest = val;
+	return NULL;
+}
+
+/* --drop I:LABEL: a cell index, then a version's label; given once per
+ * version and cell dropped. */
+static const char *drop(const bv_option *o, const char *val)
+{
+	static const char want[] = "INDEX:LABEL, a cell index and a version";
+	runner_args *a = o->dest;
+	const char *colon = strchr(val, ':');
+	char item[32];
+	long long v;
+	size_t len = colon ? (size_t)(colon - val) : 0;
+	if (!colon || !colon[1] || len == 0 || len >= sizeof(item))
+		return want;
+	memcpy(item, val, len), item[len] = '\0';
+	if (bv_parse_int(item, 0, LONG_MAX, &v))
+		return want;
+	a->drops[a->ndrops++] = (char *)val; /* argv's own */
+	return NULL;
+}
+
+/* The options, one table, parsed by bench-versions's own parser
+ * (parse_options.h): every number through numbers.h's checked conversions,
+ * so a value that is not one ("--seed abc", "--rounds 5x", "--timeout nan")
+ * is an error naming the option and the value, exit 2, never atoi's silent
+ * 0 (which made `--seed abc` a random seed).  The names are the ones
+ * bench-versions passes (measure.c, counts.c, build.c). */
+static const bv_option options[] = {
+	BV_STRING("--out", &args.out, "FILE", "where the document goes (through FILE.tmp)"),
+	BV_U64("--seed", &args.seed, "N", "the random orders' seed (0: from the pid and the clock)"),
+	BV_INT("--rounds", &args.set.rounds, "N", 1, 100000, "rounds of the versions per cell"),
+	BV_DOUBLE("--sample-us", &args.set.sample_ns, "US", 0, 1e9, "microseconds", "one sample's target time",
+		  .above_min = 1, .scale = 1e3),
+	BV_DOUBLE("--timeout", &args.set.timeout_s, "S", 0, 1e7, "seconds", "what a check or timing child may take",
+		  .above_min = 1),
+	BV_INT("--pin", &args.pin, "CPU", 0, CPU_SETSIZE - 1, "run on this CPU alone"),
+	BV_CALLBACK("--only", &args.only, "I,J", index_list, "measure these cells alone (their indices)"),
+	BV_CALLBACK("--checked", &args.checked, "I,J", index_list, "cells checked before: timed at once"),
+	BV_CALLBACK("--drop", &args, "I:LABEL", drop, "version LABEL is not measured in cell I (repeatable)"),
+	BV_DOUBLE("--cell-ms", &args.set.cell_ns, "MS", 0, 1e9, "milliseconds",
+		  "time for one cell in this process (0: the rounds asked)", .scale = 1e6),
+	BV_INT("--threads", &args.set.threads, "N", 1, 1024, "threads a backend may use"),
+	BV_INT("--inputs", &args.set.inputs, "N", 1, BV_MAX_INPUT_SETS, "input sets cycled through"),
+	BV_U64("--memory-limit", &memory_limit, "BYTES", "what a child may allocate beyond the runner"),
+	BV_INT("--probe-fd", &args.probe_fd, "FD", 3, 1 << 20, "the run's probe file (trust.h)"),
+	BV_STRING("--simd-isa", &args.simd_isa, "ISA", "every version's simd backend forced onto ISA"),
+	BV_STRING("--ops-file", &args.ops_file, "FILE", "user-defined ops, bench-versions's file"),
+	BV_STRING("--ops-hash", &args.ops_hash, "H", "the ops file's hash as bench-versions read it"),
+	BV_STRING("--suite-file", &args.suite_file, "FILE", "the suite's merged description"),
+	BV_STRING("--suite-hash", &args.suite_hash, "H", "the suite file's hash as bench-versions read it"),
+	BV_STRING("--benches", &args.sel.benches, "L", "the cells: these benchmarks"),
+	BV_STRING("--ops", &args.sel.ops, "L", "the cells: these ops"),
+	BV_STRING("--backends", &args.sel.backends, "L", "the cells: these backends"),
+	BV_STRING("--sizes", &args.sel.sizes, "L", "the cells: these sizes"),
+	BV_FLAG("--calibrate", &args.calibrate, "the machine's calibration; no plugin"),
+	BV_FLAG("--count", &args.count, "one version, one cell (--only I), for callgrind"),
+	BV_FLAG("--describe", &args.describe, "each plugin's suite description"),
+	BV_FLAG("--load", &args.load_only, "load each plugin, then exit"),
+	BV_END,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: bv-runner --out FILE [options] LABEL=PLUGIN ...\n"
+		     "       bv-runner --calibrate --out FILE\n"
+		     "       bv-runner --count --only I [--simd-isa ISA] [lists] --out FILE LABEL=PLUGIN\n"
+		     "       bv-runner --describe --out FILE LABEL=PLUGIN ...\n"
+		     "       bv-runner --load LABEL=PLUGIN ...\n\n");
+	bv_print_options(options, out);
+}
+
+/* The versions, LABEL=PLUGIN each: 0, or -1 with why. */
+static int take_versions(runner_args *a, char **pos, size_t npos, char *why, size_t len)
+{
+	for (size_t i = 0; i < npos; i++) {
+		char *eq = strchr(pos[i], '=');
+		if (!eq || eq == pos[i]) {
+			snprintf(why, len, "'%s': expected LABEL=PLUGIN, a version's label and its plugin", pos[i]);
+			return -1;
+		}
+		if (a->nv == MAX_VERSIONS) { /* bench-versions says so before it builds anything */
+			snprintf(why, len, "at most %d versions in one process", MAX_VERSIONS);
+			return -1;
+		}
+		*eq = '\0';
+		a->labels[a->nv] = pos[i], a->paths[a->nv++] = eq + 1;
+	}
+	return 0;
+}
+
+/* Parses the command line into a: -1 to go on, else the exit code (0 after
+ * --help, 2 on a bad command line, said on stderr). */
+static int parse_args(runner_args *a, int argc, char **argv)
+{
+	char why[PATH_MAX + 128];
+	char **pos = calloc((size_t)argc, sizeof(char *));
+	a->drops = calloc((size_t)argc, sizeof(char *));
+	size_t npos = 0;
+	if (!pos || !a->drops) {
+		free(pos);
 		fprintf(stderr, "bv-runner: out of memory\n");
 		return 3;
 	}
-	int nv = 0, ndrops = 0;
-	int probe_fd = -1; /* --probe-fd: the run's probe file (trust.h) */
-	const char *simd_isa = NULL; /* --simd-isa: every version's simd backend forced onto it */
-	const char *ops_file = NULL, *ops_hash = NULL; /* user-defined ops: bench-versions's file */
-	const char *suite_file = NULL, *suite_hash = NULL; /* a suite's merged description */
+	int rc = bv_parse_options(options, argc, argv, pos, &npos);
+	if (rc < 0)
+		snprintf(why, sizeof(why), "%s", bv_parse_options_error());
+	else if (rc == 0)
+		rc = take_versions(a, pos, npos, why, sizeof(why));
+	free(pos);
+	if (rc == 1) {
+		usage(stdout);
+		return 0;
+	}
+	if (rc == 0 && !a->out && !a->load_only)
+		rc = -1, snprintf(why, sizeof(why), "no --out FILE given");
+	else if (rc == 0 && a->nv == 0 && !a->calibrate)
+		rc = -1, snprintf(why, sizeof(why), "no version given (LABEL=PLUGIN)");
+	if (rc == 0)
+		return -1;
+	fprintf(stderr, "bv-runner: %s (see bv-runner --help)\n", why);
+	return 2;
+}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--calibrate") == 0)
-			calibrate = 1;
-		else if (strcmp(a, "--count") == 0)
-			count = 1;
-		else if (strcmp(a, "--describe") == 0)
-			describe = 1;
-		else if (strcmp(a, "--load") == 0)
-			load_only = 1;
-		else if (strcmp(a, "--out") == 0 && val)
-			out = val, i++;
-		else if (strcmp(a, "--seed") == 0 && val)
-			seed = u64_option(a, val), i++;
-		else if (strcmp(a, "--rounds") == 0 && val)
-			set.rounds = (int)int_option(a, val, 1, 100000), i++;
-		else if (strcmp(a, "--sample-us") == 0 && val)
-			set.sample_ns = positive_option(a, val, 1e9, 0, "microseconds") * 1e3, i++;
-		else if (strcmp(a, "--timeout") == 0 && val)
-			set.timeout_s = positive_option(a, val, 1e7, 0, "seconds"), i++;
-		else if (strcmp(a, "--pin") == 0 && val)
-			pin = (int)int_option(a, val, 0, CPU_SETSIZE - 1), i++;
-		else if (strcmp(a, "--only") == 0 && val)
-			index_list_option(a, val), only = val, i++;
-		else if (strcmp(a, "--checked") == 0 && val)
-			index_list_option(a, val), checked = val, i++;
-		else if (strcmp(a, "--cell-ms") == 0 && val)
-			set.cell_ns = positive_option(a, val, 1e9, 1, "milliseconds") * 1e6, i++;
-		else if (strcmp(a, "--threads") == 0 && val)
-			set.threads = (int)int_option(a, val, 1, 1024), i++;
-		else if (strcmp(a, "--inputs") == 0 && val)
-			set.inputs = (int)int_option(a, val, 1, BV_MAX_INPUT_SETS), i++;
-		else if (strcmp(a, "--simd-isa") == 0 && val)
-			simd_isa = val, i++;
-		else if (strcmp(a, "--probe-fd") == 0 && val)
-			probe_fd = (int)int_option(a, val, 3, 1 << 20), i++;
-		else if (strcmp(a, "--memory-limit") == 0 && val)
-			memory_limit = u64_option(a, val), i++;
-		else if (strcmp(a, "--drop") == 0 && val)
-			drop_option(val), drops[ndrops++] = argv[++i];
-		else if (strcmp(a, "--ops-file") == 0 && val)
-			ops_file = val, i++;
-		else if (strcmp(a, "--ops-hash") == 0 && val)
-			ops_hash = val, i++;
-		else if (strcmp(a, "--suite-file") == 0 && val)
-			suite_file = val, i++;
-		else if (strcmp(a, "--suite-hash") == 0 && val)
-			suite_hash = val, i++;
-		else if (strcmp(a, "--benches") == 0 && val)
-			sel.benches = val, i++;
-		else if (strcmp(a, "--ops") == 0 && val)
-			sel.ops = val, i++;
-		else if (strcmp(a, "--backends") == 0 && val)
-			sel.backends = val, i++;
-		else if (strcmp(a, "--sizes") == 0 && val)
-			sel.sizes = val, i++;
-		else if (a[0] != '-' && strchr(a, '=') && nv == MAX_VERSIONS) {
-			/* bench-versions says so before it builds anything; this is
-			 * for a runner started by hand. */
-			fprintf(stderr, "bv-runner: at most %d versions in one process\n", MAX_VERSIONS);
-			free(drops);
-			return 2;
-		} else if (a[0] != '-' && strchr(a, '=')) {
-			char *eq = strchr(argv[i], '=');
-			*eq = '\0';
-			labels[nv] = argv[i], paths[nv] = eq + 1;
-			nv++;
-		} else
-			usage();
-	}
-	/* A bench-versions killed outright (SIGKILL) takes its runner along:
-	 * an orphan would go on writing into a results directory a resumed
-	 * run now owns. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* What a kernel starts and orphans (a setsid()'d process) comes to us,
-	 * not to init, so that in_child can end it with the cell. */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if ((!out && !load_only) || (nv == 0 && !calibrate) || set.rounds < 1 || set.rounds > 100000 || !(set.sample_ns > 0) ||
-	    !(set.timeout_s > 0) || set.threads < 1)
-		usage();
-	if (pin >= 0) {
-		cpu_set_t cpus;
-		CPU_ZERO(&cpus);
-		CPU_SET(pin, &cpus);
-		if (pin >= CPU_SETSIZE || sched_setaffinity(0, sizeof(cpus), &cpus) != 0) {
-			fprintf(stderr, "bv-runner: cannot pin to CPU %d: %s\n", pin, strerror(errno));
-			free(drops);
-			return 2;
-		}
-	}
-	if (calibrate) {
-		free(drops);
-		return write_doc(bv_calibrate(), out);
-	}
-	rng_state = seed ? seed : ((uint64_t)getpid() << 32 ^ (uint64_t)now_ns()) | 1;
+/* ---- the steps of a run ----------------------------------------------- */
 
-	/* Load in a random order: the first library loaded tends to land at
-	 * the same place relative to the host, and neither version should
-	 * always get it.  The output keeps the order given. */
-	version vs[MAX_VERSIONS] = {{0}};
+static int pin_to(int cpu)
+{
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	if (cpu >= CPU_SETSIZE || sched_setaffinity(0, sizeof(cpus), &cpus) != 0) {
+		fprintf(stderr, "bv-runner: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+/* Load in a random order: the first library loaded tends to land at the
+ * same place relative to the host, and neither version should always get
+ * it.  The output keeps the order given.  0, or 3. */
+static int load_versions(version *vs, const runner_args *a)
+{
 	char(*loaded)[PATH_MAX] = calloc(MAX_VERSIONS, PATH_MAX);
 	if (!loaded) {
 		fprintf(stderr, "bv-runner: out of memory\n");
-		exit(3);
+		return 3;
 	}
 	int order[MAX_VERSIONS];
-	for (int i = 0; i < nv; i++)
-		order[i] = i, vs[i].label = labels[i];
-	shuffle(order, nv);
-	for (int k = 0; k < nv; k++)
-		if (load(&vs[order[k]], paths[order[k]], loaded, k) != 0) {
-			free(loaded); /* a plugin gone (cache removed mid-run): leak-free under LSan */
-			free(drops);
-			return 3;
-		}
+	for (int i = 0; i < a->nv; i++)
+		order[i] = i, vs[i].label = a->labels[i];
+	shuffle(order, a->nv);
+	int rc = 0;
+	for (int k = 0; k < a->nv && !rc; k++)
+		if (load(&vs[order[k]], a->paths[order[k]], loaded, k) != 0)
+			rc = 3; /* a plugin gone (cache removed mid-run) */
 	free(loaded);
-	if (load_only) {
-		free(drops);
-		return 0;
-	}
-	if (describe) {
-		free(drops);
-		return describe_versions(vs, nv, out);
-	}
-	/* Before any cell, in this process: the check and timing children
-	 * inherit the choice.  A version whose library cannot be told (before
-	 * kernels 0.2.0, which has no simd backend) keeps BV_NA and its simd
-	 * cells say n/a on their own. */
+	return rc;
+}
+
+/* Before any cell, in this process: the check and timing children
+ * inherit the choice.  A version whose library cannot be told (before
+ * kernels 0.2.0, which has no simd backend) keeps BV_NA and its simd
+ * cells say n/a on their own.  0, or 2. */
+static int force_simd_isa(version *vs, int nv, const char *simd_isa)
+{
 	for (int i = 0; simd_isa && i < nv; i++) {
 		int s = vs[i].p->set_simd_isa(simd_isa);
 		if (s == BV_NA && vs[i].p->suite_open && !vs[i].p->catalog) {
@@ -471,31 +431,31 @@ int main(int argc, char **argv)
 		}
 		if (s != BV_OK && s != BV_NA) {
 			fprintf(stderr, "bv-runner: --simd-isa %s: %s: %s\n", simd_isa, vs[i].label, vs[i].p->last_error());
-			free(drops);
 			return 2;
 		}
 	}
+	return 0;
+}
 
-	/* The orchestrator's user-defined ops, the same bytes (its hash), or
-	 * the cells' indices would name other cells. */
-	if (ops_file) {
-		char why[1024];
-		if (bv_ops_file_load(ops_file, why, sizeof(why)) != 0) {
-			fprintf(stderr, "bv-runner: %s\n", why);
-			free(drops);
-			return 2;
-		}
-		if (ops_hash && strcmp(ops_hash, bv_ops_file_hash()) != 0) {
-			fprintf(stderr, "bv-runner: ops file %s changed during the run (hash %s, bench-versions read %s)\n",
-				ops_file, bv_ops_file_hash(), ops_hash);
-			free(drops);
-			return 2;
-		}
+/* The orchestrator's user-defined ops, the same bytes (its hash), or the
+ * cells' indices would name other cells.  A catalog-suite plugin's
+ * registry gets the same ops (their definitions: ranges, tolerances,
+ * references), which its setup and check read.  0, 2 or 3. */
+static int load_ops(version *vs, const runner_args *a)
+{
+	char why[1024];
+	if (!a->ops_file)
+		return 0;
+	if (bv_ops_file_load(a->ops_file, why, sizeof(why)) != 0) {
+		fprintf(stderr, "bv-runner: %s\n", why);
+		return 2;
 	}
-	/* A catalog-suite plugin's registry gets the same user-defined ops
-	 * (their definitions: ranges, tolerances, references), which its
-	 * setup and check read. */
-	for (int i = 0; ops_file && i < nv; i++) {
+	if (a->ops_hash && strcmp(a->ops_hash, bv_ops_file_hash()) != 0) {
+		fprintf(stderr, "bv-runner: ops file %s changed during the run (hash %s, bench-versions read %s)\n",
+			a->ops_file, bv_ops_file_hash(), a->ops_hash);
+		return 2;
+	}
+	for (int i = 0; i < a->nv; i++) {
 		static const char *const groups[] = {"unary", "binary"};
 		if (!vs[i].p->catalog || !vs[i].p->catalog_add_ops)
 			continue;
@@ -508,63 +468,59 @@ int main(int argc, char **argv)
 					mine[n++] = b->ops[k];
 			if (n && vs[i].p->catalog_add_ops(groups[g], mine, n) != BV_OK) {
 				fprintf(stderr, "bv-runner: %s: %s\n", vs[i].label, vs[i].p->last_error());
-				free(mine), free(drops);
+				free(mine);
 				return 3;
 			}
 			free(mine);
 		}
 	}
-	/* The suite's description as bench-versions merged it, the same bytes,
-	 * registered after the ops file's ops (the cells' indices agree). */
-	if (suite_file) {
-		char why[1024];
-		if (bv_suite_file_load(suite_file, why, sizeof(why)) != 0) {
-			fprintf(stderr, "bv-runner: %s\n", why);
-			free(drops);
-			return 2;
-		}
-		if (suite_hash && strcmp(suite_hash, bv_suite_file_hash()) != 0) {
-			fprintf(stderr,
-				"bv-runner: suite file %s changed during the run (hash %s, bench-versions read %s)\n",
-				suite_file, bv_suite_file_hash(), suite_hash);
-			free(drops);
-			return 2;
-		}
-	}
-	bv_cell *cells;
-	char err[1024];
-	long ncells = bv_cells_select(&sel, &cells, err, sizeof(err));
-	if (ncells < 0) {
-		fprintf(stderr, "bv-runner: %s\n", err);
-		free(drops);
+	return 0;
+}
+
+/* The suite's description as bench-versions merged it, the same bytes,
+ * registered after the ops file's ops (the cells' indices agree).  0, or 2. */
+static int load_suite(const runner_args *a)
+{
+	char why[1024];
+	if (!a->suite_file)
+		return 0;
+	if (bv_suite_file_load(a->suite_file, why, sizeof(why)) != 0) {
+		fprintf(stderr, "bv-runner: %s\n", why);
 		return 2;
 	}
-
-	if (count) {
-		long at = -1;
-		for (long i = 0; i < ncells && at < 0; i++)
-			if (listed(only, i, 0))
-				at = i;
-		if (nv != 1 || at < 0) {
-			fprintf(stderr, "bv-runner: --count takes one version and one cell (--only I)\n");
-			free(cells);
-			free(drops);
-			return 2;
-		}
-		cJSON *doc = count_cell(&vs[0], &cells[at], at);
-		free(cells);
-		free(drops);
-		return write_doc(doc, out);
+	if (a->suite_hash && strcmp(a->suite_hash, bv_suite_file_hash()) != 0) {
+		fprintf(stderr, "bv-runner: suite file %s changed during the run (hash %s, bench-versions read %s)\n",
+			a->suite_file, bv_suite_file_hash(), a->suite_hash);
+		return 2;
 	}
+	return 0;
+}
 
+/* --count: the first cell --only names, of the one version. */
+static int count_one(version *vs, const runner_args *a, const bv_cell *cells, long ncells)
+{
+	long at = -1;
+	for (long i = 0; i < ncells && at < 0; i++)
+		if (listed(a->only, i, 0))
+			at = i;
+	if (a->nv != 1 || at < 0) {
+		fprintf(stderr, "bv-runner: --count takes one version and one cell (--only I)\n");
+		return 2;
+	}
+	return write_doc(count_cell(&vs[0], &cells[at], at), a->out);
+}
+
+/* The document's head: the process, and each version as loaded. */
+static cJSON *doc_head(const version *vs, const runner_args *a)
+{
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddStringToObject(doc, "schema", "bv-runner/2");
 	cJSON_AddNumberToObject(doc, "pid", (double)getpid());
-	cJSON_AddNumberToObject(doc, "rounds", set.rounds);
-	if (pin >= 0)
-		cJSON_AddNumberToObject(doc, "pinned_cpu", pin);
+	cJSON_AddNumberToObject(doc, "rounds", a->set.rounds);
+	if (a->pin >= 0)
+		cJSON_AddNumberToObject(doc, "pinned_cpu", a->pin);
 	cJSON *vers = cJSON_AddArrayToObject(doc, "versions");
-	for (int i = 0; i < nv; i++) {
+	for (int i = 0; i < a->nv; i++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "label", vs[i].label);
 		cJSON_AddStringToObject(o, "kernel_version", vs[i].p->kernel_version());
@@ -575,23 +531,72 @@ int main(int argc, char **argv)
 			cJSON_AddNullToObject(o, "simd_isa");
 		cJSON_AddItemToArray(vers, o);
 	}
-	cJSON_AddNumberToObject(doc, "threads", set.threads);
+	cJSON_AddNumberToObject(doc, "threads", a->set.threads);
+	return doc;
+}
+
+/* Every cell --only names (all without it), each measured in turn. */
+static int measure_all(version *vs, const runner_args *a, const bv_cell *cells, long ncells)
+{
+	cJSON *doc = doc_head(vs, a);
 	/* Once per process, before any cell: the probe's pages are faulted in
 	 * here, not in the first cell's probe.  Without the memory the state
 	 * still has the load, and NAN (null) rates. */
 	bv_probe probe = {0};
-	bv_probe_init(&probe, probe_fd);
-	if (probe_fd >= 0)
-		close(probe_fd); /* mapped; the cells' children need no descriptor */
+	bv_probe_init(&probe, a->probe_fd);
+	if (a->probe_fd >= 0)
+		close(a->probe_fd); /* mapped; the cells' children need no descriptor */
 	cJSON *arr = cJSON_AddArrayToObject(doc, "cells");
-	at_open(out);
+	at_open(a->out);
 	for (long i = 0; i < ncells; i++)
-		if (listed(only, i, 1))
-			cJSON_AddItemToArray(arr, measure_cell(vs, nv, &cells[i], i, &set, drops, ndrops,
-							       listed(checked, i, 0), &probe));
-	at_close(out);
+		if (listed(a->only, i, 1))
+			cJSON_AddItemToArray(arr, measure_cell(vs, a->nv, &cells[i], i, &a->set, a->drops, a->ndrops,
+							       listed(a->checked, i, 0), &probe));
+	at_close(a->out);
 	bv_probe_free(&probe);
+	return write_doc(doc, a->out);
+}
+
+/* What the command line asked for, once read: the exit code. */
+static int run(runner_args *a)
+{
+	/* A bench-versions killed outright (SIGKILL) takes its runner along:
+	 * an orphan would go on writing into a results directory a resumed
+	 * run now owns. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* What a kernel starts and orphans (a setsid()'d process) comes to us,
+	 * not to init, so that in_child can end it with the cell. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (a->pin >= 0 && pin_to(a->pin) != 0)
+		return 2;
+	if (a->calibrate)
+		return write_doc(bv_calibrate(), a->out);
+	rng_state = a->seed ? a->seed : ((uint64_t)getpid() << 32 ^ (uint64_t)now_ns()) | 1;
+	version vs[MAX_VERSIONS] = {{0}};
+	int rc = load_versions(vs, a);
+	if (rc || a->load_only)
+		return rc;
+	if (a->describe)
+		return describe_versions(vs, a->nv, a->out);
+	if ((rc = force_simd_isa(vs, a->nv, a->simd_isa)) || (rc = load_ops(vs, a)) || (rc = load_suite(a)))
+		return rc;
+	bv_cell *cells;
+	char err[1024];
+	long ncells = bv_cells_select(&a->sel, &cells, err, sizeof(err));
+	if (ncells < 0) {
+		fprintf(stderr, "bv-runner: %s\n", err);
+		return 2;
+	}
+	rc = a->count ? count_one(vs, a, cells, ncells) : measure_all(vs, a, cells, ncells);
 	free(cells);
-	free(drops);
-	return write_doc(doc, out);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = parse_args(&args, argc, argv);
+	if (rc < 0)
+		rc = run(&args);
+	free(args.drops);
+	return rc;
 }
