@@ -3,13 +3,11 @@
  * link it, and the runner has no common.c. */
 #include "parse_options.h"
 
-#include <stdarg.h>
-#include <errno.h>
 #include <limits.h>
-#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "benches.h"
 #include "numbers.h"

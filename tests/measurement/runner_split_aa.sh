@@ -15,8 +15,11 @@
 #   e.g. tests/measurement/runner_split_aa.sh 503cf1f 4
 #
 # OLD is built in a temporary `git worktree add --detach` (removed at the
-# end); the new side is this checkout's build (`make all` first).  Both
-# measure this checkout's kernels/ (`local`), each with a cache of its own.
+# end), or taken as built from OLD_TREE=DIR (a checkout of OLD, left alone);
+# the new side is this checkout's build (`make all` first).  Both measure
+# this checkout's kernels/ (`local`), each with a cache of its own in the
+# work directory (WORK_DIR=DIR: that one, its caches reused; its earlier
+# runs' logs are removed first).
 #
 # It prints the CPU model and ISA (avx512f/avx2 from /proc/cpuinfo), the
 # 1-minute load average at the start, after each run and at the end (other
@@ -64,16 +67,20 @@ case " $flags " in *" avx512f "*) isa="avx512f (and avx2)" ;; esac
 echo "# isa: $isa"
 echo "# load at start (1-minute): $(load_now)"
 
-git -C "$ROOT" worktree add -q --detach "$WORK/old" "$OLD"
-echo "# building old ($(git -C "$WORK/old" rev-parse --short HEAD)) and new ($(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- harness orchestrator Makefile || echo ', with uncommitted changes'))"
-make -s -j2 -C "$WORK/old" all > "$WORK/old-build.log" 2>&1
+[ -n "${OLD_TREE:-}" ] || git -C "$ROOT" worktree add -q --detach "$WORK/old" "$OLD"
+if [ "$(git -C "$OLD_BUILT" rev-parse HEAD)" != "$(git -C "$ROOT" rev-parse "$OLD^{commit}")" ]; then
+	echo "runner_split_aa.sh: $OLD_BUILT is not at $OLD" >&2
+	exit 2
+fi
+echo "# building old ($(git -C "$OLD_BUILT" rev-parse --short HEAD)) and new ($(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- harness orchestrator Makefile || echo ', with uncommitted changes'))"
+make -s -j2 -C "$OLD_BUILT" all > "$WORK/old-build.log" 2>&1
 make -s -j2 -C "$ROOT" all > "$WORK/new-build.log" 2>&1
 
 # run SIDE N: one A/A run of SIDE's tool, from this checkout (so `local` is
 # its kernels/ for both tools); the table as JSON, the logs in res-SIDE-N.
 run() {
 	local side=$1 n=$2 bv
-	[ "$side" = old ] && bv="$WORK/old/bin/bench-versions" || bv="$ROOT/bin/bench-versions"
+	[ "$side" = old ] && bv="$OLD_BUILT/bin/bench-versions" || bv="$ROOT/bin/bench-versions"
 	(cd "$ROOT" && BENCH_VERSIONS_CACHE="$WORK/cache-$side" "$bv" run local local "${OPTS[@]}" \
 		--results "$WORK/res-$side-$n" --format json > "$WORK/table-$side-$n.json" 2> "$WORK/err-$side-$n.txt") ||
 		true # exit 1 would be a false call, which the report counts
