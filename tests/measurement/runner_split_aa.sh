@@ -44,12 +44,15 @@ else
 fi
 case "$PAIRS" in '' | *[!0-9]* | 0) echo "runner_split_aa.sh: PAIRS '$PAIRS': expected a number, 1 or more" >&2; exit 2 ;; esac
 
-WORK=$(mktemp -d /tmp/bv-runner-split-XXXXXX)
+WORK=${WORK_DIR:-$(mktemp -d /tmp/bv-runner-split-XXXXXX)}
+mkdir -p "$WORK"
+rm -rf "$WORK"/res-* "$WORK"/table-* "$WORK"/err-*
+OLD_BUILT=${OLD_TREE:-$WORK/old}
 # KEEP_TMP=1 keeps the runs' logs in WORK (the old worktree goes either way);
 # so does a report that fails, to be read again.
 cleanup() {
-	git -C "$ROOT" worktree remove --force "$WORK/old" 2> /dev/null || true
-	if [ "${KEEP_TMP:-0}" = 1 ]; then echo "# kept $WORK"; else rm -rf "$WORK"; fi
+	[ -n "${OLD_TREE:-}" ] || git -C "$ROOT" worktree remove --force "$WORK/old" 2> /dev/null || true
+	if [ "${KEEP_TMP:-0}" = 1 ] || [ -n "${WORK_DIR:-}" ]; then echo "# kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 export GIT_AUTHOR_NAME=fixture GIT_AUTHOR_EMAIL=fixture@example.invalid
