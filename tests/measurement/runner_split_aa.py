@@ -31,6 +31,8 @@ def run_times(work, side, n):
     """{cell: geometric mean of the two versions' median_ns} of one run."""
     per = {}
     for path in glob.glob(os.path.join(work, f"res-{side}-{n}", "*", "*.json")):
+        if os.path.islink(os.path.dirname(path)):  # latest/, the run's directory again
+            continue
         doc = json.load(open(path))
         if not isinstance(doc, dict) or "version" not in doc or "cells" not in doc:
             continue

@@ -11,7 +11,8 @@
 #     PAIRS  old/new pairs of runs (default 4)
 #     options: the cells and the method (default: --benches unary,reduce
 #            --ops abs,exp,tanh,sum,dot --backends scalar,simd
-#            --sizes 1K,64K,1M,16M --quick, 40 cells, about 2-3 minutes a run)
+#            --sizes 1K,64K,1M,16M --quick --processes 6: 40 cells, each run
+#            a minute or two once both caches hold the builds)
 #   e.g. tests/measurement/runner_split_aa.sh 503cf1f 4
 #
 # OLD is built in a temporary `git worktree add --detach` (removed at the
@@ -40,7 +41,7 @@ shift $(($# < 2 ? $# : 2))
 if [ $# -gt 0 ]; then
 	OPTS=("$@")
 else
-	OPTS=(--benches unary,reduce --ops abs,exp,tanh,sum,dot --backends scalar,simd --sizes 1K,64K,1M,16M --quick)
+	OPTS=(--benches unary,reduce --ops abs,exp,tanh,sum,dot --backends scalar,simd --sizes 1K,64K,1M,16M --quick --processes 6)
 fi
 case "$PAIRS" in '' | *[!0-9]* | 0) echo "runner_split_aa.sh: PAIRS '$PAIRS': expected a number, 1 or more" >&2; exit 2 ;; esac
 
