@@ -11,8 +11,9 @@
 #     PAIRS  old/new pairs of runs (default 4)
 #     options: the cells and the method (default: --benches unary,reduce
 #            --ops abs,exp,tanh,sum,dot --backends scalar,simd
-#            --sizes 1K,64K,1M,16M --quick --processes 6: 40 cells, each run
-#            a minute or two once both caches hold the builds)
+#            --sizes 1K,16K,256K,1M --quick --processes 6 --counts none: 40
+#            cells, no Valgrind counts (minutes each on a 16M cell), each run
+#            under a minute once both caches hold the builds)
 #   e.g. tests/measurement/runner_split_aa.sh 503cf1f 4
 #
 # OLD is built in a temporary `git worktree add --detach` (removed at the
@@ -41,7 +42,8 @@ shift $(($# < 2 ? $# : 2))
 if [ $# -gt 0 ]; then
 	OPTS=("$@")
 else
-	OPTS=(--benches unary,reduce --ops abs,exp,tanh,sum,dot --backends scalar,simd --sizes 1K,64K,1M,16M --quick --processes 6)
+	OPTS=(--benches unary,reduce --ops abs,exp,tanh,sum,dot --backends scalar,simd --sizes 1K,16K,256K,1M --quick
+		--processes 6 --counts none)
 fi
 case "$PAIRS" in '' | *[!0-9]* | 0) echo "runner_split_aa.sh: PAIRS '$PAIRS': expected a number, 1 or more" >&2; exit 2 ;; esac
 
