@@ -55,12 +55,14 @@ else
 endif
 
 HARNESS_HOST := harness/benches.c harness/bench_inputs.c harness/bench_reference.c harness/child.c harness/stats.c \
-		harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c harness/numbers.c
+		harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c harness/numbers.c harness/parse_options.c
 ORCH_SRCS := $(wildcard orchestrator/*/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
-RUNNER_OBJS := $(OBJ)/harness/runner.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o $(OBJ)/harness/bench_inputs.o \
-	       $(OBJ)/harness/bench_reference.o $(OBJ)/harness/calibrate.o $(OBJ)/harness/child.o $(OBJ)/harness/trust.o \
-	       $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o $(OBJ)/harness/suite_file.o $(OBJ)/harness/numbers.o
+RUNNER_OBJS := $(OBJ)/harness/runner_main.o $(OBJ)/harness/runner_limits.o $(OBJ)/harness/runner_check.o \
+	       $(OBJ)/harness/runner_timing.o $(OBJ)/harness/runner_cell.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o \
+	       $(OBJ)/harness/bench_inputs.o $(OBJ)/harness/bench_reference.o $(OBJ)/harness/calibrate.o \
+	       $(OBJ)/harness/child.o $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o \
+	       $(OBJ)/harness/suite_file.o $(OBJ)/harness/numbers.o $(OBJ)/harness/parse_options.o
 
 .PHONY: gpu-bundle all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner

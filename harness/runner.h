@@ -1,5 +1,5 @@
 /*
- * runner.h - what bench-versions must know of bv-runner (runner.c) before it
+ * runner.h - what bench-versions must know of bv-runner (runner_main.c) before it
  * starts one: its limits, so a command that cannot work is refused before
  * anything is resolved or built, not after every build by a runner that
  * exits 2.

@@ -462,8 +462,34 @@ done <<'BAD'
 --drop 0
 --drop x:1.0.0
 BAD
+# The rest of the command line goes through the same table (parse_options.h,
+# the parser of bench-versions's commands): an unknown option, a value
+# missing or a version that is not LABEL=PLUGIN is exit 2 saying which
+# (an unknown option printed the usage alone), and --help lists the options.
+runner_refuses() { # WHAT TEXT ARGS...: exit 2, nothing written, TEXT on stderr
+	local what=$1 text=$2
+	shift 2
+	rm -f "$W/bad.json"
+	"$RUNNER" "$@" > /dev/null 2> "$W/badopt.err"
+	local rc=$?
+	check "bv-runner $what: exit 2 ($rc), nothing measured" test $rc -eq 2 -a ! -e "$W/bad.json"
+	check "bv-runner $what: says '$text'" grep -qF -- "$text" "$W/badopt.err"
+}
+runner_refuses "--seedd 3" "bv-runner: unknown option --seedd: did you mean --seed?" \
+	--out "$W/bad.json" --seedd 3 1.0.0="$W/p1.so"
+runner_refuses "--seed with no value" "bv-runner: --seed needs a value (--seed N)" \
+	--out "$W/bad.json" 1.0.0="$W/p1.so" --seed
+runner_refuses "a version without '='" "bv-runner: '$W/p1.so': expected LABEL=PLUGIN" \
+	--out "$W/bad.json" "$W/p1.so"
+runner_refuses "without --out" "bv-runner: no --out FILE given" 1.0.0="$W/p1.so"
+"$RUNNER" --help > "$W/help.out" 2>&1
+rc=$?
+check "bv-runner --help: exit 0 ($rc), every option listed" bash -c '[ $1 -eq 0 ] && for o in --out --seed --rounds \
+	--sample-us --timeout --pin --only --checked --drop --cell-ms --threads --inputs --memory-limit --probe-fd \
+	--simd-isa --ops-file --ops-hash --suite-file --suite-hash --benches --ops --backends --sizes --calibrate \
+	--count --describe --load; do grep -q -- "^  $o\b" "$2" || exit 1; done' _ $rc "$W/help.out"
 # and the largest and smallest values that are numbers still run.
-"$RUNNER" --out "$W/good.json" --suite-file "$W/suite.json" --suite-hash "$hash" --benches tl --ops exp --sizes 1K --seed 18446744073709551615 --rounds 1 \
+"$RUNNER" --out "$W/good.json" --suite-file "$W/suite.json" --suite-hash "$hash" --benches tl --ops exp --sizes 1K --seed=18446744073709551615 --rounds 1 \
 	--sample-us 0.5 --timeout 1e3 --pin 0 --threads 1 --cell-ms 0 --inputs 2 --memory-limit 4000000000 \
 	--only 0,1 --checked 0 --drop 1:1.0.0 1.0.0="$W/p1.so" 2> "$W/good.err"
 check "bv-runner with every numeric option given a good value: exit 0" test $? -eq 0 -a -s "$W/good.json"

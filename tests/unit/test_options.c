@@ -305,6 +305,55 @@ static void filter_selects_cells_with_their_runner_index(void **state)
 	assert_int_equal(n, 1);
 }
 
+/* A CALLBACK option (bv-runner's --drop, --only) sees each value given and
+ * says what it expected; a DOUBLE above its minimum refuses the minimum
+ * (bv-runner's --timeout 0).  Through the harness's parser alone, as
+ * bv-runner calls it, and through options.h's, as the commands do. */
+typedef struct taken {
+	const char *v[4];
+	int n;
+} taken;
+
+static const char *take_even(const bv_option *o, const char *value)
+{
+	taken *t = o->dest;
+	if (strlen(value) % 2)
+		return "an even number of characters";
+	t->v[t->n++] = value;
+	return NULL;
+}
+
+static void a_callback_sees_each_value_and_a_minimum_can_be_refused(void **state)
+{
+	(void)state;
+	taken t = {{0}, 0};
+	double timeout = 60;
+	const bv_option opts[] = {
+	    BV_CALLBACK("--drop", &t, "X", take_even, "repeatable"),
+	    BV_DOUBLE("--timeout", &timeout, "S", 0, 1e7, "seconds", "per child", .above_min = 1),
+	    BV_END,
+	};
+	char *pos[8];
+	size_t npos;
+	char *ok[] = {"cmd", "--drop", "ab", "--drop=cdef", "--timeout", "0.5", NULL};
+	assert_int_equal(bv_parse_options(opts, 6, ok, pos, &npos), 0);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(t.v[0], "ab");
+	assert_string_equal(t.v[1], "cdef");
+	assert_true(timeout == 0.5);
+	char *odd[] = {"cmd", "--drop", "abc", NULL};
+	assert_int_equal(bv_parse_options(opts, 3, odd, pos, &npos), -1);
+	assert_string_equal(bv_parse_options_error(), "--drop 'abc': expected an even number of characters");
+	char *zero[] = {"cmd", "--timeout", "0", NULL};
+	assert_int_equal(bv_parse_options(opts, 3, zero, pos, &npos), -1);
+	assert_string_equal(bv_parse_options_error(),
+			    "--timeout '0': expected a number greater than 0 and at most 10000000 seconds");
+	/* the commands' wrapper: the same message, in common.h's model */
+	assert_int_equal(bv_options_parse(opts, 3, zero, pos, &npos), BV_EINPUT);
+	assert_string_equal(bv_error_last(),
+			    "--timeout '0': expected a number greater than 0 and at most 10000000 seconds");
+}
+
 int test_options(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +362,7 @@ int test_options(void)
 	    cmocka_unit_test(both_spellings_of_a_value_work),
 	    cmocka_unit_test(bad_values_name_the_option_the_value_and_what_was_expected),
 	    cmocka_unit_test(help_comes_from_the_table),
+	    cmocka_unit_test(a_callback_sees_each_value_and_a_minimum_can_be_refused),
 		cmocka_unit_test(fewer_processes_than_an_interval_needs_are_refused),
 	    cmocka_unit_test(filter_selects_cells_with_their_runner_index),
 	};
