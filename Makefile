@@ -15,10 +15,11 @@
 PREFIX  ?= /usr/local
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-# orchestrator/'s folders (docs/architecture.md, "Folders"): each is on the
-# include path, so a file names a header by its name alone, wherever it lives.
+# orchestrator/'s and harness/'s folders (docs/architecture.md, "Folders"):
+# each is on the include path, so a file names a header by its name alone,
+# wherever it lives.
 ORCH_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard orchestrator/*/*.c))))
-ORCH_INC  := $(addprefix -I,$(ORCH_DIRS)) -Iharness
+ORCH_INC  := $(addprefix -I,$(ORCH_DIRS)) -Iharness/common -Iharness/plugin -Iharness/runner
 override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -D_GNU_SOURCE $(ORCH_INC)
 PKGS    := libgit2 libcurl libcjson libarchive libcrypto sqlite3
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -54,15 +55,15 @@ else
   $(error VARIANT=$(VARIANT): known variants are asan (or none))
 endif
 
-HARNESS_HOST := harness/benches.c harness/bench_inputs.c harness/bench_reference.c harness/child.c harness/stats.c \
-		harness/trust.c harness/expr.c harness/ops_file.c harness/suite_file.c harness/numbers.c harness/parse_options.c
+HARNESS_HOST := harness/common/benches.c harness/common/bench_inputs.c harness/common/bench_reference.c harness/common/child.c harness/common/stats.c \
+		harness/common/trust.c harness/common/expr.c harness/common/ops_file.c harness/common/suite_file.c harness/common/numbers.c harness/common/parse_options.c
 ORCH_SRCS := $(wildcard orchestrator/*/*.c)
 ORCH_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(ORCH_SRCS) $(HARNESS_HOST))
-RUNNER_OBJS := $(OBJ)/harness/runner_main.o $(OBJ)/harness/runner_limits.o $(OBJ)/harness/runner_check.o \
-	       $(OBJ)/harness/runner_timing.o $(OBJ)/harness/runner_cell.o $(OBJ)/harness/pages.o $(OBJ)/harness/benches.o \
-	       $(OBJ)/harness/bench_inputs.o $(OBJ)/harness/bench_reference.o $(OBJ)/harness/calibrate.o \
-	       $(OBJ)/harness/child.o $(OBJ)/harness/trust.o $(OBJ)/harness/expr.o $(OBJ)/harness/ops_file.o \
-	       $(OBJ)/harness/suite_file.o $(OBJ)/harness/numbers.o $(OBJ)/harness/parse_options.o
+RUNNER_OBJS := $(OBJ)/harness/runner/runner_main.o $(OBJ)/harness/runner/runner_limits.o $(OBJ)/harness/runner/runner_check.o \
+	       $(OBJ)/harness/runner/runner_timing.o $(OBJ)/harness/runner/runner_cell.o $(OBJ)/harness/runner/pages.o $(OBJ)/harness/common/benches.o \
+	       $(OBJ)/harness/common/bench_inputs.o $(OBJ)/harness/common/bench_reference.o $(OBJ)/harness/runner/calibrate.o \
+	       $(OBJ)/harness/common/child.o $(OBJ)/harness/common/trust.o $(OBJ)/harness/common/expr.o $(OBJ)/harness/common/ops_file.o \
+	       $(OBJ)/harness/common/suite_file.o $(OBJ)/harness/common/numbers.o $(OBJ)/harness/common/parse_options.o
 
 .PHONY: gpu-bundle all unit deps test-deps demo test check test-asan fuzz fuzz-build valgrind man man-deps install clean FORCE
 all: $(BIN)/bench-versions $(BIN)/bv-runner
@@ -162,7 +163,7 @@ FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,tests/bin-fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS    := $(patsubst %.c,build-fuzz/%.o,$(filter-out orchestrator/cli/main.c,$(ORCH_SRCS)) $(HARNESS_HOST))
 
-build-fuzz/%.o: %.c $(wildcard orchestrator/*/*.h harness/*.h) harness/ops.def
+build-fuzz/%.o: %.c $(wildcard orchestrator/*/*.h harness/*/*.h) harness/common/ops.def
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE $(ORCH_INC) $(FUZZ_FLAGS) \
 		-fsanitize=fuzzer-no-link $(PKG_CFLAGS) -c $< -o $@
@@ -200,10 +201,10 @@ man/%.1: docs/cli/%.md scripts/man.sh $(BIN)/bench-versions | man-deps
 # What a version's plugin is compiled from at run time (orchestrator/build/build.c:
 # harness_files, catalog_sources and catalog_files; the suite runtime):
 # installed beside the tool, since the bundled catalog is built as a suite.
-PLUGIN_SOURCES = harness/plugin.c harness/plugin.h harness/ops.def harness/bv_suite.h harness/suite_plugin.c \
-	harness/suite_declarations.c harness/suite_api.c harness/catalog.c harness/benches.c harness/benches.h \
-	harness/bench_inputs.c harness/bench_reference.c harness/bench_internal.h harness/expr.c harness/expr.h \
-	harness/ops_table.h harness/ops_file.h
+PLUGIN_SOURCES = harness/plugin/plugin.c harness/plugin/plugin.h harness/common/ops.def harness/plugin/bv_suite.h harness/plugin/suite_plugin.c \
+	harness/plugin/suite_declarations.c harness/plugin/suite_api.c harness/plugin/catalog.c harness/common/benches.c harness/common/benches.h \
+	harness/common/bench_inputs.c harness/common/bench_reference.c harness/common/bench_internal.h harness/common/expr.c harness/common/expr.h \
+	harness/common/ops_table.h harness/common/ops_file.h
 
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/bench-versions \
@@ -217,7 +218,7 @@ install: all man
 	install -m 644 completion/_bench-versions $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_bench-versions
 	install -m 755 bin/bench-versions $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 bin/bv-runner $(DESTDIR)$(PREFIX)/libexec/bench-versions/
-	install -m 644 $(PLUGIN_SOURCES) $(DESTDIR)$(PREFIX)/share/bench-versions/harness/
+	for f in $(PLUGIN_SOURCES); do install -D -m 644 $$f $(DESTDIR)$(PREFIX)/share/bench-versions/$$f; done
 	install -m 644 compat/compat.json $(DESTDIR)$(PREFIX)/share/bench-versions/compat/
 	if [ -d compat/shims ]; then cp -r compat/shims/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/shims/; fi
 	if [ -d compat/patches ]; then install -d $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches && cp -r compat/patches/. $(DESTDIR)$(PREFIX)/share/bench-versions/compat/patches/; fi

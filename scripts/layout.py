@@ -68,7 +68,12 @@
    "Folders" section names each folder (`orchestrator/NAME/`).  A header
    lies beside its .c file.  The commands (cmd_*.c, main.c, cli.h) are in
    cli/; an output format (export_FORMAT.c, report_FORMAT.c,
-   history_FORMAT.c) in output/.
+   history_FORMAT.c) in output/.  harness/ is three products, a folder
+   each, and the Makefile must agree: runner/ is bv-runner's alone (its .c
+   files in RUNNER_OBJS, none in HARNESS_HOST, which the CLI links);
+   plugin/ is compiled into each version's plugin at run time (in
+   PLUGIN_SOURCES, in neither program); common/ is what more than one of
+   them takes.
 """
 import glob
 import os
@@ -403,6 +408,40 @@ for f, path in sorted(orch_path.items()):
 for d in FOLDERS:
     if os.path.isdir(os.path.join(orch, d)) and f"orchestrator/{d}/" not in folders_doc:
         broken.append(f"rule 11: orchestrator/{d}/ is not named in docs/architecture.md's \"Folders\": "
+                      "say what it holds there")
+
+HARNESS_FOLDERS = ("runner", "plugin", "common")
+make = text(os.path.join(root, "Makefile")) if os.path.exists(os.path.join(root, "Makefile")) else None
+
+
+def make_list(var):
+    """the harness/ files a Makefile variable names (with its continued lines)"""
+    m = re.search(r"^" + var + r"\s*:?=((?:.*\\\n)*.*)$", make or "", re.M)
+    return set(re.findall(r"harness/([\w/]+)\.[cho]\b", m.group(1))) if m else set()
+
+
+lists = {v: make_list(v) for v in ("RUNNER_OBJS", "HARNESS_HOST", "PLUGIN_SOURCES")}
+for path in tree(harness, "*"):
+    if os.path.isdir(path):
+        continue
+    rel, parts = os.path.relpath(path, root), os.path.relpath(path, harness).split(os.sep)
+    if len(parts) != 2 or parts[0] not in HARNESS_FOLDERS:
+        broken.append(f"rule 11: {rel} is not in one of harness/'s products ({', '.join(HARNESS_FOLDERS)}): "
+                      "put it with the program it goes into (docs/architecture.md, \"Folders\")")
+        continue
+    if make is None or not path.endswith(".c"):
+        continue
+    stem = os.path.splitext(os.path.relpath(path, harness))[0]
+    if parts[0] == "runner" and (stem not in lists["RUNNER_OBJS"] or stem in lists["HARNESS_HOST"]):
+        broken.append(f"rule 11: {rel} is in bv-runner's folder, but the Makefile does not link it into "
+                      "bv-runner alone (RUNNER_OBJS, and not HARNESS_HOST)")
+    if parts[0] == "plugin" and (stem in lists["RUNNER_OBJS"] or stem in lists["HARNESS_HOST"] or
+                                 stem not in lists["PLUGIN_SOURCES"]):
+        broken.append(f"rule 11: {rel} is in the plugin's folder, but the Makefile links it into a program "
+                      "or does not install it with the plugin's sources (PLUGIN_SOURCES)")
+for d in HARNESS_FOLDERS:
+    if os.path.isdir(os.path.join(harness, d)) and f"harness/{d}/" not in folders_doc:
+        broken.append(f"rule 11: harness/{d}/ is not named in docs/architecture.md's \"Folders\": "
                       "say what it holds there")
 
 for b in sorted(broken, key=lambda b: b.split(":")[0]):  # by rule, each rule's in order found

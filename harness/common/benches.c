@@ -1,5 +1,5 @@
 /*
- * benches.c - the registry of benchmarks: groups, their ops (harness/ops.def),
+ * benches.c - the registry of benchmarks: groups, their ops (harness/common/ops.def),
  * backends and sizes, with the ops and groups an ops file or a suite adds;
  * sizes parsed and formatted; a selection into cells, with "did you mean"
  * for a mistyped name; and each cell's buffers (bv_cell_layout) and work

@@ -98,7 +98,7 @@ typedef struct bv_op_def {
 	double tol;       /* also accepted: |got - want| <= tol * FLT_EPSILON * scale */
 	double flops;     /* per element (of the output, or of the input for reductions) */
 	bv_conv_def conv; /* conv and pool kinds */
-	/* A user-defined op (an ops file, harness/ops_file.h) has these; a
+	/* A user-defined op (an ops file, harness/common/ops_file.h) has these; a
 	 * built-in one has NULL.  expr: the reference, evaluated instead of
 	 * ref / ref2; function: what the plugin calls (generated per build). */
 	const struct bv_expr *expr;

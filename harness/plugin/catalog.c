@@ -1,5 +1,5 @@
 /*
- * catalog.c - the bundled catalog (harness/ops.def) written as a benchmark
+ * catalog.c - the bundled catalog (harness/common/ops.def) written as a benchmark
  * suite in bv_suite.h (docs/suites-design.md, "Item 3: the plan", step 2).
  *
  * Every version's plugin without a project suite is suite_plugin.c + this

@@ -211,7 +211,7 @@ typedef struct bv_plugin {
 	int (*set_simd_isa)(const char *isa);
 	int (*memory_peak)(double *host, double *device);
 
-	/* Suites (harness/bv_suite.h; harness/suite_plugin.c): NULL in a catalog plugin. */
+	/* Suites (harness/plugin/bv_suite.h; harness/plugin/suite_plugin.c): NULL in a catalog plugin. */
 	const char *(*suite_describe)(void); /* this build's description (JSON text) */
 	/* Opens a cell: bench is the benchmark's name; params every parameter the cell has,
 	 * "name=value" separated by single spaces (the other params, then the variant's, then
@@ -234,7 +234,7 @@ typedef struct bv_plugin {
 	 * the library counted, else 0 (lib_* then 0). */
 	int (*suite_footprint)(void *cell, double *host, double *lib_host, double *lib_device);
 	/* ABI 8: 1 when this plugin is the bundled catalog written as a suite
-	 * (harness/catalog.c, every plugin without a project suite): the
+	 * (harness/plugin/catalog.c, every plugin without a project suite): the
 	 * runner then opens, checks and times the catalog's cells through the
 	 * suite_* members, a cell (group, op) being the benchmark
 	 * "<group>__<op>" with the parameters "backend=B size=S".  0 otherwise. */

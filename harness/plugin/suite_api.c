@@ -14,7 +14,7 @@
  * compile_suite, or the catalog's catalog_fixed).
  */
 #ifndef BV_SUITE_PLUGIN_C
-#error "harness/suite_api.c is part of harness/suite_plugin.c, which includes it: compile suite_plugin.c"
+#error "harness/plugin/suite_api.c is part of harness/plugin/suite_plugin.c, which includes it: compile suite_plugin.c"
 #else
 
 /* ---- a cell ------------------------------------------------------------ */

@@ -14,7 +14,7 @@
  * (orchestrator/build/build.c: compile_suite, or the catalog's catalog_fixed).
  */
 #ifndef BV_SUITE_PLUGIN_C
-#error "harness/suite_declarations.c is part of harness/suite_plugin.c, which includes it: compile suite_plugin.c"
+#error "harness/plugin/suite_declarations.c is part of harness/plugin/suite_plugin.c, which includes it: compile suite_plugin.c"
 #else
 
 /* ---- the suite's declarations, parsed once ---------------------------- */
@@ -175,7 +175,7 @@ static int api_version_ok(const bvs_suite *s, int *minor)
 		snprintf(built, sizeof(built), "no bv_suite.h this harness knows (its version %d)", s->abi);
 	snprintf(invalid, sizeof(invalid),
 		 "%s was built against %s; this harness loads %d.%d (and the %d.x before it): compile the suite "
-		 "against this bench-versions' harness/bv_suite.h (a copy of another version on the include path, "
+		 "against this bench-versions' harness/plugin/bv_suite.h (a copy of another version on the include path, "
 		 "in the suite's or the library's directories, comes first)",
 		 name, built, BVS_API_VERSION_MAJOR, BVS_API_VERSION_MINOR, BVS_API_VERSION_MAJOR);
 	return -1;

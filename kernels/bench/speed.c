@@ -415,7 +415,7 @@ static double ref_of(int op, double x)
 
 /* ---- a transformer layer: the calls together against the calls alone ---
  *
- * The harness's model group (harness/plugin.c) composes an encoder layer of
+ * The harness's model group (harness/plugin/plugin.c) composes an encoder layer of
  * public calls; here the same calls, on the same shapes, as a list of steps.
  * The layer run in order against the sum of each step timed alone (its
  * inputs hot in the caches, the best case for it): a ratio near 1 means no

@@ -211,7 +211,7 @@ static void j_cublas(void *p)
 }
 
 /* ---- an encoder layer: its calls in order against each call alone ----------
- * The shapes and steps of speed.c's layer (harness/plugin.c's model group):
+ * The shapes and steps of speed.c's layer (harness/plugin/plugin.c's model group):
  * QKV projection, attention per sequence, output projection, residual add,
  * layernorm, the 4d MLP with gelu, add, layernorm; linear layers as a K = 1
  * product with ones for the bias, then the product. */

@@ -25,8 +25,8 @@
  * and objs/ entries are sealed (cache_entry.h), objs/ entries directories. */
 #define BUILD_SCHEMA "bv-build/7"
 
-static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.h", "harness/ops.def", NULL};
-/* The bundled catalog is built as a suite (harness/catalog.c;
+static const char *const harness_files[] = {"harness/plugin/plugin.c", "harness/plugin/plugin.h", "harness/common/ops.def", NULL};
+/* The bundled catalog is built as a suite (harness/plugin/catalog.c;
  * docs/suites-design.md, "Item 3: the plan"): compiled with the suite
  * runtime and the host harness code it calls (the registry, inputs,
  * reference and check: benches.c, expr.c) beside plugin.c's calls, each
@@ -37,14 +37,14 @@ static const char *const harness_files[] = {"harness/plugin.c", "harness/plugin.
  * calls into it), are the same object for every version.  They are compiled once per harness and compiler into the
  * cache's objs/ (catalog_fixed_object), not once per version: 2 of a
  * catalog build's 2.5 s of harness compiling (benches.c alone is 1.3 s). */
-static const char *const catalog_fixed[] = {"harness/suite_plugin.c", "harness/catalog.c", "harness/benches.c",
-					    "harness/bench_inputs.c", "harness/bench_reference.c", "harness/expr.c", NULL};
-#define CATALOG_VERSIONED "harness/plugin.c"
-static const char *const catalog_files[] = {"harness/suite_plugin.c", "harness/suite_declarations.c",
-					    "harness/suite_api.c", "harness/catalog.c", "harness/benches.c",
-					    "harness/bench_inputs.c", "harness/bench_reference.c", "harness/expr.c",
-					    "harness/bv_suite.h", "harness/benches.h", "harness/bench_internal.h",
-					    "harness/expr.h", "harness/ops_table.h", "harness/ops_file.h", NULL};
+static const char *const catalog_fixed[] = {"harness/plugin/suite_plugin.c", "harness/plugin/catalog.c", "harness/common/benches.c",
+					    "harness/common/bench_inputs.c", "harness/common/bench_reference.c", "harness/common/expr.c", NULL};
+#define CATALOG_VERSIONED "harness/plugin/plugin.c"
+static const char *const catalog_files[] = {"harness/plugin/suite_plugin.c", "harness/plugin/suite_declarations.c",
+					    "harness/plugin/suite_api.c", "harness/plugin/catalog.c", "harness/common/benches.c",
+					    "harness/common/bench_inputs.c", "harness/common/bench_reference.c", "harness/common/expr.c",
+					    "harness/plugin/bv_suite.h", "harness/common/benches.h", "harness/common/bench_internal.h",
+					    "harness/common/expr.h", "harness/common/ops_table.h", "harness/common/ops_file.h", NULL};
 static const char *const plugin_cflags[] = {"-std=c11", "-O2", "-fPIC", "-shared", NULL};
 
 /* $CC, else cc. */

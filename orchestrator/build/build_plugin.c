@@ -215,7 +215,7 @@ static int merge_objects(const bv_strv *objects, const char *out, const char *lo
 }
 
 /* A suite build's harness side (suite.h; docs/suites-design.md): the
- * runtime harness/suite_plugin.c and the suite's .c files, each compiled
+ * runtime harness/plugin/suite_plugin.c and the suite's .c files, each compiled
  * with the flags the catalog's plugin.c gets (cc->v[0..base): the plugin's
  * flags, this version's headers and compat shims) and this version's
  * number as BVS_VERSION_MAJOR/MINOR/PATCH (bv_suite.h: BVS_VERSION_LT),
@@ -228,7 +228,7 @@ static int compile_suite(bv_version *v, bv_strv *cc, size_t base, const char *sr
 			 const char *log)
 {
 	bv_strv files = BV_STRV_INIT, objects = BV_STRV_INIT;
-	bv_strv_pushf(&files, "%s/harness/suite_plugin.c", bv_home());
+	bv_strv_pushf(&files, "%s/harness/plugin/suite_plugin.c", bv_home());
 	int status = bv_suite_sources(&files);
 	bv_semver sv = {0};
 	bv_semver_parse(v->kernel_version, &sv);
@@ -368,7 +368,8 @@ static int catalog_fixed_object(const char *log, char **path)
 		bv_strv_push(&cc, bv_build_cc());
 		for (const char *const *flag = plugin_cflags; *flag; flag++)
 			bv_strv_push(&cc, *flag);
-		bv_strv_pushf(&cc, "-I%s/harness", bv_home());
+		bv_strv_pushf(&cc, "-I%s/harness/plugin", bv_home());
+		bv_strv_pushf(&cc, "-I%s/harness/common", bv_home());
 		bv_strv_pushf(&objects, "%s/%zu.o", tmp, i);
 		catalog_compile_args(&cc, catalog_fixed[i], objects.v[i]);
 		status = bv_run(cc.v, NULL, log, BV_ENV_BUILD);
@@ -444,7 +445,10 @@ static void harness_flags(const bv_version *v, const char *src, bv_strv *cc)
 	for (const char *const *f = plugin_cflags; *f; f++)
 		bv_strv_push(cc, *f);
 	bv_strv_pushf(cc, "-I%s/include", src);
-	bv_strv_pushf(cc, "-I%s/harness", bv_home());
+	/* the plugin's own files, then what it shares with the host programs
+	 * (docs/architecture.md, "The harness's three products") */
+	bv_strv_pushf(cc, "-I%s/harness/plugin", bv_home());
+	bv_strv_pushf(cc, "-I%s/harness/common", bv_home());
 	bv_strv_pushf(cc, "-DBV_KERNELS_VERSION_MAJOR=%lu", sv.major);
 	bv_strv_pushf(cc, "-DBV_KERNELS_VERSION_MINOR=%lu", sv.minor);
 	bv_strv_pushf(cc, "-DBV_KERNELS_VERSION_PATCH=%lu", sv.patch);

@@ -89,8 +89,8 @@ static int append_tree(bv_buf *b, const char *dir, const char *rel, int depth)
 
 int bv_suite_key(bv_buf *b)
 {
-	static const char *const harness[] = {"harness/bv_suite.h", "harness/suite_plugin.c",
-					      "harness/suite_declarations.c", "harness/suite_api.c", NULL};
+	static const char *const harness[] = {"harness/plugin/bv_suite.h", "harness/plugin/suite_plugin.c",
+					      "harness/plugin/suite_declarations.c", "harness/plugin/suite_api.c", NULL};
 	const char *dir = bv_suite_dir();
 	if (!dir)
 		return 0;

@@ -1,13 +1,13 @@
 /*
  * suite.h - a project's benchmark suite on the orchestrator's side
- * (harness/bv_suite.h is the API a suite is written in, docs/suites-design.md
+ * (harness/plugin/bv_suite.h is the API a suite is written in, docs/suites-design.md
  * how the parts fit): where the suite is, its part of a build's key, and the
  * description of its cells made from the versions' builds.
  *
  * A suite's cells are known only once the versions are built: each build's
  * plugin describes the benchmarks its version has (bv-runner --describe),
  * and the run's description is the union of them, written to the results
- * directory as suite.json and registered (harness/suite_file.c) before any
+ * directory as suite.json and registered (harness/common/suite_file.c) before any
  * cell is planned.  So the checks of the selection that run before the
  * builds leave a suite's names alone (bv_suite_dir set), and are made again
  * once it is registered (bv_suite_describe).  bisect and history build
@@ -31,8 +31,8 @@
  * command's checks before it opens the repository agree with its builds. */
 const char *bv_suite_dir(void);
 
-/* A suite build's part of a build key: harness/bv_suite.h and
- * harness/suite_plugin.c of this checkout, and every regular file under the
+/* A suite build's part of a build key: harness/plugin/bv_suite.h and
+ * harness/plugin/suite_plugin.c of this checkout, and every regular file under the
  * suite's directory (sorted, labelled with its path there, by content). */
 int bv_suite_key(bv_buf *b);
 

@@ -1,7 +1,7 @@
 /*
  * user_ops.h - user-defined ops on the orchestrator's side: where the ops
  * file comes from, loading it into the registry, and the C table each
- * build links into its plugin (harness/plugin.h: bv_user_op).
+ * build links into its plugin (harness/plugin/plugin.h: bv_user_op).
  */
 #ifndef BV_USER_OPS_H
 #define BV_USER_OPS_H

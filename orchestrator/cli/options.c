@@ -1,5 +1,5 @@
 /* options.c - the option parser in bench-versions's error model (see
- * options.h); the parser is harness/parse_options.c. */
+ * options.h); the parser is harness/common/parse_options.c. */
 #include "options.h"
 
 #include "common.h"

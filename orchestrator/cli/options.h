@@ -1,7 +1,7 @@
 /*
  * options.h - bench-versions's side of the option parser: every subcommand
  * describes its options in a table and parses them with bv_options_parse.
- * The table and the parser are harness/parse_options.h, shared with
+ * The table and the parser are harness/common/parse_options.h, shared with
  * bv-runner; here they report in common.h's error model (BV_EINPUT with the
  * message set; the caller exits 2), and here are the rules every command
  * words alike (what follows a parse, options that exclude or need another).
@@ -59,7 +59,7 @@ int bv_options_exclusive(const char *a, int a_given, const char *b, int b_given,
 int bv_options_requires(const char *a, int a_given, const char *b, int b_given, const char *why);
 
 /* The conversions themselves (bv_parse_int, bv_parse_u64, bv_parse_double,
- * bv_parse_size, bv_parse_duration) are in harness/numbers.h, shared with
+ * bv_parse_size, bv_parse_duration) are in harness/common/numbers.h, shared with
  * bv-runner. */
 
 #endif

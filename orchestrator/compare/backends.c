@@ -396,7 +396,7 @@ int bv_vs_backend(const char *ref, bv_vs_axis *ax)
 }
 
 /* [a-z0-9_]+ (a suite's parameter names) and [A-Za-z0-9_.+-]+ (values and
- * backends), as harness/suite_file.c takes them. */
+ * backends), as harness/common/suite_file.c takes them. */
 static int name_ok(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -183,7 +183,7 @@ static int change_process_state(const cJSON *pb, bv_log_change *ch, int k, bv_bu
  * said. */
 static int change_layouts(const cJSON *pb, bv_log_change *ch, bv_buf *why)
 {
-	/* harness/runner.c's layouts are 1-8 (--layouts); 64 leaves room. */
+	/* bv-runner's layouts (harness/runner/runner_main.c) are 1-8 (--layouts); 64 leaves room. */
 	double n = 0;
 	if (whole_number(pb, "layouts", 64, &n)) {
 		bv_buf_puts(why, "change.layouts: expected a whole number from 0 to 64");

@@ -6,7 +6,7 @@
 cJSON *bv_machine_info(void);
 #include <stddef.h>
 #include <time.h>
-/* This machine's copy/read bandwidth and peak FLOP rate (harness/calibrate.h),
+/* This machine's copy/read bandwidth and peak FLOP rate (harness/runner/calibrate.h),
  * kept in the cache with when and at what load it was taken; measured again
  * when force is set (reason: why, for the message), or when the stored one
  * is stale (bv_calibration_stale). */

@@ -3,12 +3,12 @@
  * reduced to estimates with 95 % intervals, written as one log per version.
  *
  * A *trial* is one bv-runner process that loads every version and alternates
- * them on the same buffers (harness/runner.c says why).  Within a trial,
+ * them on the same buffers (harness/runner/runner_check.c says why).  Within a trial,
  * version V's samples are paired with the baseline's taken in the same round;
  * the trial's ratio for V is the median of those pair ratios.  Trials differ
  * in level and code placement, so the reported ratio is the median over
  * trials, and its interval is the order-statistic interval of that median
- * (harness/stats.h): distribution-free, with its real coverage recorded.
+ * (harness/common/stats.h): distribution-free, with its real coverage recorded.
  *
  * Sampling is adaptive per cell: after --min-processes trials a cell stops as
  * soon as its interval has decided (wholly beyond the threshold, or wholly

@@ -333,7 +333,7 @@ const char *bv_home(void)
 	if (env && *env)
 		return home = bv_strdup(env);
 	char *dir = exe_dir();
-	char *candidate = bv_asprintf("%s/../harness/plugin.c", dir);
+	char *candidate = bv_asprintf("%s/../harness/plugin/plugin.c", dir);
 	if (exists(candidate))
 		home = bv_asprintf("%s/..", dir); /* running from the source tree */
 	else
@@ -355,7 +355,7 @@ int bv_from_source_tree(void)
 	static int known, source;
 	if (!known) {
 		char *dir = exe_dir();
-		char *candidate = bv_asprintf("%s/../harness/plugin.c", dir);
+		char *candidate = bv_asprintf("%s/../harness/plugin/plugin.c", dir);
 		source = exists(candidate);
 		free(candidate);
 		free(dir);

@@ -12,7 +12,7 @@
  *
  * A child's output is read until the child exits, not until its pipe
  * closes: a process it left behind (a kernel's setsid()'d child under
- * bv-runner) may hold the pipe open for ever (harness/child.h).
+ * bv-runner) may hold the pipe open for ever (harness/common/child.h).
  */
 #include "common.h"
 #include "env.h"

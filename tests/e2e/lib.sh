@@ -196,8 +196,9 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/harness" -o "$1/merge" "$1/merge.c" "$ROOT/build/harness/suite_file.o" \
-		"$ROOT/build/harness/ops_file.o" "$ROOT/build/harness/benches.o" "$ROOT/build/harness/expr.o" -lcjson -lm \
+	local o="$ROOT/build/harness/common"
+	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/harness/common" -I"$ROOT/harness/plugin" -o "$1/merge" "$1/merge.c" "$o/suite_file.o" \
+		"$o/ops_file.o" "$o/benches.o" "$o/expr.o" -lcjson -lm \
 		2> "$1/cc.err"
 }
 # suite_file_hash FILE: the FNV-1a digest bv-runner's --suite-hash takes.

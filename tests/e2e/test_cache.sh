@@ -54,7 +54,7 @@ cp -r "$ROOT/harness" "$ROOT/compat" "$home/"
 BENCH_VERSIONS_HOME="$home" "$BV" 0.1.0 main local "${args[@]}" --results "$TMP/rh" > /dev/null 2> "$TMP/h.err"; rc=$?
 check "a copy of the tool's home elsewhere reuses every build" \
 	test $rc -eq 0 -a "$(grep -c 'cached, nothing rebuilt' "$TMP/h.err")" -eq 3 -a "$(ls "$TMP/seq/builds" | grep -vc '\.log$')" -eq 3
-echo "/* one byte more */" >> "$home/harness/plugin.h"
+echo "/* one byte more */" >> "$home/harness/plugin/plugin.h"
 BENCH_VERSIONS_HOME="$home" "$BV" 0.1.0 "${args[@]}" --results "$TMP/rh" > /dev/null 2> "$TMP/h.err"; rc=$?
 check "... and a changed harness file builds again" \
 	test $rc -eq 0 -a "$(grep -c 'cached, nothing rebuilt' "$TMP/h.err")" -eq 0 -a "$(ls "$TMP/seq/builds" | grep -vc '\.log$')" -eq 4

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End to end: the bundled catalog (harness/ops.def, built as the suite
-# "kernels": harness/catalog.c) measured through the runner's one cell path.
+# End to end: the bundled catalog (harness/common/ops.def, built as the suite
+# "kernels": harness/plugin/catalog.c) measured through the runner's one cell path.
 # The repository's own releases 0.1.0 and 0.4.0 give the n/a and skipped
 # cells (an op, a group and backends a release lacks; cuda without a
 # device): the same cells, statuses, reasons, footprints and work as the

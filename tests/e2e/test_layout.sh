@@ -12,15 +12,16 @@ check "this tree keeps every layout rule (exit $rc)" test $rc -eq 0
 plant() { # NAME RULE-PATTERN: copies the tree, runs the planting commands on stdin, expects the rule broken
 	local copy="$TMP/$1"  # kernels/ too: docs/kernels.md links into it (rule 7)
 	mkdir -p "$copy"
-	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$ROOT/kernels" "$ROOT/docs" "$ROOT/tests" "$ROOT/README.md" "$copy/"
+	cp -r "$ROOT/orchestrator" "$ROOT/harness" "$ROOT/kernels" "$ROOT/docs" "$ROOT/tests" "$ROOT/README.md" \
+		"$ROOT/Makefile" "$copy/"
 	(cd "$copy" && bash -e) || { not_ok "$1: planting failed"; return; }
 	python3 "$ROOT/scripts/layout.py" "$copy" > "$TMP/$1.out" 2>&1
 	local r=$?
 	check "$1: refused (exit $r)" test $r -eq 1
 	check "$1: says '$2'" contains "$TMP/$1.out" "$2"
 }
-plant "the harness including an orchestrator header" "rule 1: harness/stats.c includes orchestrator/compare/merge.h" <<'E'
-sed -i '0,/#include "stats.h"/s//#include "stats.h"\n#include "merge.h"/' harness/stats.c
+plant "the harness including an orchestrator header" "rule 1: harness/common/stats.c includes orchestrator/compare/merge.h" <<'E'
+sed -i '0,/#include "stats.h"/s//#include "stats.h"\n#include "merge.h"/' harness/common/stats.c
 E
 plant "a stage taking the command line" "rule 2: orchestrator/measure/pipeline.c:[0-9]+: takes the command line" <<'E'
 printf '\nint bv_pipeline_argv(int argc, char **argv);\nint bv_pipeline_argv(int argc, char **argv) { return argc + (argv != 0); }\n' >> orchestrator/measure/pipeline.c
@@ -112,8 +113,8 @@ E
 plant "a command over 500 lines" "rule 10: orchestrator/cli/cmd_list.c has 501 lines, and a command has at most 500" <<'E'
 n=$(wc -l < orchestrator/cli/cmd_list.c); for i in $(seq "$n" 500); do echo "/* planted line $i */"; done >> orchestrator/cli/cmd_list.c
 E
-plant "a harness file over 1,000 lines" "rule 10: harness/stats.c has 1001 lines" <<'E'
-n=$(wc -l < harness/stats.c); for i in $(seq "$n" 1000); do echo "/* planted line $i */"; done >> harness/stats.c
+plant "a harness file over 1,000 lines" "rule 10: harness/common/stats.c has 1001 lines" <<'E'
+n=$(wc -l < harness/common/stats.c); for i in $(seq "$n" 1000); do echo "/* planted line $i */"; done >> harness/common/stats.c
 E
 # the folders: a file outside them, a command elsewhere, a header away from
 # its .c, a folder the architecture page does not name
@@ -132,6 +133,17 @@ mv orchestrator/compare/merge.h orchestrator/util/
 E
 plant "a folder the architecture page does not name" "rule 11: orchestrator/share/ is not named in docs/architecture.md's \"Folders\"" <<'E'
 sed -i 's|orchestrator/share/|orchestrator/sharing/|g' docs/architecture.md
+E
+# harness/'s three products: a file outside them, and a plugin's file
+# linked into the CLI
+plant "a file at harness/'s top" "rule 11: harness/stray.c is not in one of harness/'s products" <<'E'
+printf 'int bv_stray;\n' > harness/stray.c
+E
+plant "a plugin's file linked into a program" "rule 11: harness/plugin/catalog.c is in the plugin's folder, but the Makefile links it into a program" <<'E'
+sed -i 's|^HARNESS_HOST := |HARNESS_HOST := harness/plugin/catalog.c |' Makefile
+E
+plant "a runner's file the runner does not link" "rule 11: harness/runner/pages.c is in bv-runner's folder, but the Makefile does not link it" <<'E'
+sed -i 's|\$(OBJ)/harness/runner/pages.o ||' Makefile
 E
 check "no request named in a fixture, nor in a word that ends in 'issue'" python3 - "$ROOT/scripts/layout.py" "$TMP" <<'PY'
 import os, subprocess, sys

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A difference the code does not have: a constant that only masked loads
-# read, alone on its page (harness/pages.h).  bv-runner times in a forked
+# read, alone on its page (harness/runner/pages.h).  bv-runner times in a forked
 # child, which starts with the plugins' pages unmapped; a masked load with
 # an all-zero mask never maps its page, and every execution takes a
 # microcode assist.  Version 1 of the fixture library reads its constant
@@ -74,8 +74,8 @@ static const bvs_benchmark benchmarks[] = {
 BVS_SUITE("ml", benchmarks)
 C
 build() { # VERSION OUT.so
-	cc -std=c11 -O2 -shared -fPIC -I"$ROOT/harness" -DBVS_VERSION_MAJOR="$1" -DBVS_VERSION_MINOR=0 \
-		-DBVS_VERSION_PATCH=0 -o "$2" "$ROOT/harness/suite_plugin.c" "$W/suite.c" "$W/ml$1.c" -lm 2>> "$W/cc.err"
+	cc -std=c11 -O2 -shared -fPIC -I"$ROOT/harness/plugin" -DBVS_VERSION_MAJOR="$1" -DBVS_VERSION_MINOR=0 \
+		-DBVS_VERSION_PATCH=0 -o "$2" "$ROOT/harness/plugin/suite_plugin.c" "$W/suite.c" "$W/ml$1.c" -lm 2>> "$W/cc.err"
 }
 check "version 1's plugin builds" build 1 "$W/p1.so"
 check "version 2's plugin builds" build 2 "$W/p2.so"

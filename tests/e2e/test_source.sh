@@ -42,7 +42,7 @@ def body(path, head):  # a function's text: its head to the first "}" in column 
 words = set()
 # bv_verdict_name's verdicts, and those set by name (bisect's good, bad and
 # skip are its own, defined in docs/bisect.md)
-words |= set(lit.findall(body("harness/stats.c", "const char *bv_verdict_name")))
+words |= set(lit.findall(body("harness/common/stats.c", "const char *bv_verdict_name")))
 for f in glob.glob("orchestrator/*/*.c"):
     if not f.endswith("cmd_bisect.c"):
         words |= set(re.findall(r'verdict = "([a-z]+)"', open(f).read()))

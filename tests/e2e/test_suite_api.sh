@@ -12,7 +12,7 @@
 # 2.0 are refused, naming both versions).
 source "$(dirname "$0")/lib.sh"
 RUNNER="$ROOT/${BV_BIN_DIR:-bin}/bv-runner"
-H="$ROOT/harness"
+H="$ROOT/harness/plugin" # the suite runtime and bv_suite.h
 W="$TMP/api"
 mkdir -p "$W"
 CFLAGS="-std=c11 -O2 -fPIC -shared" # orchestrator/build/build.c's plugin_cflags
@@ -251,7 +251,7 @@ BVS_BENCHMARK(newer, .params = "size=1K", .setup = api_setup, .run = newer_run)
 C
 
 # build OUT.so VERSION FILE...: as orchestrator/build/build.c builds a suite's
-# plugin: harness/suite_plugin.c and each suite file compiled apart (the
+# plugin: harness/plugin/suite_plugin.c and each suite file compiled apart (the
 # suite's with warnings as errors), merged by cc -r, linked with the
 # version's library.
 build() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: a library's own benchmark suite (harness/bv_suite.h),
+# End to end: a library's own benchmark suite (harness/plugin/bv_suite.h),
 # named by its project file's "suite", measured across its releases.  A
 # tiny C library, tags 1.0, 1.1 and 1.2: 1.1 adds tiny_scale (the suite's
 # rescale benchmark exists from 1.1 on: n/a on 1.0), 1.2 drops the type

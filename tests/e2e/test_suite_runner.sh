@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# End to end, the harness side of benchmark suites (harness/bv_suite.h,
+# End to end, the harness side of benchmark suites (harness/plugin/bv_suite.h,
 # docs/suites-design.md) without the orchestrator: a tiny library in two
 # versions and a suite, compiled against each as bench-versions would
-# (harness/suite_plugin.c + the suite, -DBVS_VERSION_*, linked with that
+# (harness/plugin/suite_plugin.c + the suite, -DBVS_VERSION_*, linked with that
 # version's library); bv-runner --describe on both; their descriptions
 # merged by bv_suite_desc_merge (a small helper); bv-runner measuring the
 # merged suite with --suite-file/--suite-hash.  The cells: a double-precision
@@ -14,7 +14,7 @@
 # and a broken suite (--describe exit 3 naming the version).
 source "$(dirname "$0")/lib.sh"
 RUNNER="$ROOT/${BV_BIN_DIR:-bin}/bv-runner"
-H="$ROOT/harness"
+H="$ROOT/harness/plugin" # the suite runtime and bv_suite.h
 W="$TMP/suite"
 mkdir -p "$W"
 
@@ -430,7 +430,7 @@ d = json.load(open(sys.argv[1]))
 c = d["cells"]
 sys.exit(0 if [(x["op"], x["size"], [v["status"] for v in x["versions"]]) for x in c] == [("pack[level=1]", 1024, ["ok", "ok"])] else 1)' "$W/run3.json"
 
-# Every number bv-runner takes is parsed strictly (harness/numbers.h): a
+# Every number bv-runner takes is parsed strictly (harness/common/numbers.h): a
 # value that is not one is exit 2 naming the option and the value, before
 # anything is loaded, never atoi's 0 (`--seed abc` was a random seed, and
 # this runner, given a good plugin, went on to measure).

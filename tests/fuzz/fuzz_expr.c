@@ -1,5 +1,5 @@
-/* fuzz_expr.c - the reference expressions of user-defined ops (harness/expr.c)
- * and the ops file around them (harness/ops_file.c).  Input: an expression,
+/* fuzz_expr.c - the reference expressions of user-defined ops (harness/common/expr.c)
+ * and the ops file around them (harness/common/ops_file.c).  Input: an expression,
  * compiled over x and over a, b, evaluated at a few points; and, when it
  * starts with '{', an ops file.  What must hold: an error says where
  * ("at column N", N within the text and one past it) in printable words; a

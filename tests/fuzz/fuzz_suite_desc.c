@@ -1,4 +1,4 @@
-/* fuzz_suite_desc.c - a suite's description (harness/suite_file.c), as the
+/* fuzz_suite_desc.c - a suite's description (harness/common/suite_file.c), as the
  * orchestrator reads each version's: the JSON comes from a plugin built out
  * of the user's code, so it is hostile input.  The entry is the check
  * without registering (bv_suite_file_parse registers a group for the life

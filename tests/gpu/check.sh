@@ -15,7 +15,7 @@
 #                   relu slower (and only it), its simd cell not
 #
 # Steps 4-6 measure the cuda cells as every cell is measured, through the
-# catalog suite (harness/catalog.c): each version's setup makes its device
+# catalog suite (harness/plugin/catalog.c): each version's setup makes its device
 # buffers, and in the timing child the versions share the first one's
 # through the suite's shared slot (bvs_alloc_shared), as they share host
 # inputs.  The A/A says whether that sharing leaves nothing between two

@@ -45,10 +45,10 @@ static const bvs_benchmark benchmarks[] = {{.name = "work", .setup = setup, .run
 BVS_SUITE("ovh", benchmarks)
 E
 # The flags a suite plugin is built with (orchestrator/build/build.c: plugin_cflags).
-FLAGS="-std=c11 -O2 -fPIC -I$ROOT/harness -DBVS_VERSION_MAJOR=1 -DBVS_VERSION_MINOR=0 -DBVS_VERSION_PATCH=0"
+FLAGS="-std=c11 -O2 -fPIC -I$ROOT/harness/plugin -DBVS_VERSION_MAJOR=1 -DBVS_VERSION_MINOR=0 -DBVS_VERSION_PATCH=0"
 $CC $FLAGS -c "$WORK/ovh.c" -o "$WORK/ovh.o"
 ar rcs "$WORK/libovh.a" "$WORK/ovh.o"
-$CC $FLAGS "$ROOT/tests/measurement/suite_overhead.c" "$ROOT/harness/suite_plugin.c" "$WORK/suite.c" \
+$CC $FLAGS "$ROOT/tests/measurement/suite_overhead.c" "$ROOT/harness/plugin/suite_plugin.c" "$WORK/suite.c" \
 	"$WORK/libovh.a" -lm -o "$WORK/ovh"
 for i in $(seq "$PROCS"); do "$WORK/ovh"; done > "$WORK/ratios"
 isa=$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || { grep -qw avx2 /proc/cpuinfo && echo AVX2 || echo "no AVX2"; })

@@ -1,5 +1,5 @@
-/* test_expr.c - user-defined ops: the reference expressions (harness/expr.c)
- * and the ops file (harness/ops_file.c): every error path, and evaluation
+/* test_expr.c - user-defined ops: the reference expressions (harness/common/expr.c)
+ * and the ops file (harness/common/ops_file.c): every error path, and evaluation
  * against libm.  test_ops_file registers ops, and removes them after each
  * test (test_fresh_registry): the other tests see the built-in registry
  * whatever the order (unit --reverse). */

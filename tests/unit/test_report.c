@@ -546,7 +546,7 @@ static void formats_escape_hostile_text(void **state)
 	bv_budgets_free(&b);
 }
 
-/* A cell past --memory-limit (harness/runner.c) blocks a release as a
+/* A cell past --memory-limit (harness/runner/runner_limits.c) blocks a release as a
  * crash does, and a baseline that ran out of memory ran the cell. */
 static void out_of_memory_is_a_failure(void **state)
 {

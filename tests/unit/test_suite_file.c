@@ -1,4 +1,4 @@
-/* test_suite_file.c - a suite's description (harness/suite_file.c): every
+/* test_suite_file.c - a suite's description (harness/common/suite_file.c): every
  * limit and hostile input refused with the file, benchmark and key named,
  * nothing registered on an error; the merge over versions; the cells a
  * loaded suite registers.  Its group is removed after each test

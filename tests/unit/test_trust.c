@@ -1,5 +1,5 @@
 /* test_trust.c - the runner's preemption rule, its re-take bound, the load
- * line it reads, and the probes' shape (harness/trust.h).  No timing: the
+ * line it reads, and the probes' shape (harness/common/trust.h).  No timing: the
  * takes are made up, the probes only checked for sane, finite output. */
 #include <math.h>
 #include <sys/mman.h>
