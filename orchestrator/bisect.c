@@ -14,8 +14,10 @@
  * each is what it is); cmd_bisect.c measures and calls them.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bisect.h"
 #include "common.h"
@@ -230,4 +232,46 @@ void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_goo
 			lg = (long)j;
 	*first_bad = (long)fb;
 	*last_good = lg;
+}
+
+/* ---- what the output says of a commit and a ratio -------------------------- */
+
+void commit_info_of(git_repository *g, const char *hex, commit_info *ci)
+{
+	memset(ci, 0, sizeof(*ci));
+	git_oid id;
+	git_commit *c = NULL;
+	if (git_oid_fromstr(&id, hex) < 0 || git_commit_lookup(&c, g, &id) < 0) {
+		ci->subject = bv_strdup(""), ci->author = bv_strdup(""), ci->email = bv_strdup("");
+		ci->date = bv_strdup("");
+		return;
+	}
+	const char *s = git_commit_summary(c);
+	const git_signature *a = git_commit_author(c);
+	ci->subject = bv_strdup(s ? s : "");
+	ci->author = bv_strdup(a && a->name ? a->name : "");
+	ci->email = bv_strdup(a && a->email ? a->email : "");
+	char buf[40] = "";
+	if (a) {
+		time_t t = (time_t)a->when.time + (time_t)a->when.offset * 60;
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		size_t k = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+		int off = a->when.offset;
+		snprintf(buf + k, sizeof(buf) - k, "%c%02d:%02d", off < 0 ? '-' : '+', abs(off) / 60, abs(off) % 60);
+	}
+	ci->date = bv_strdup(buf);
+	if (git_commit_parentcount(c) > 0)
+		git_oid_tostr(ci->parent, sizeof(ci->parent), git_commit_parent_id(c, 0));
+	git_commit_free(c);
+}
+
+void commit_info_free(commit_info *ci) { free(ci->subject), free(ci->author), free(ci->email), free(ci->date); }
+
+void fmt_ratio(const bv_bisect_ratio *r, char *buf, size_t len)
+{
+	if (r->valid)
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", r->est, r->lo, r->hi);
+	else
+		snprintf(buf, len, "-");
 }

@@ -137,4 +137,17 @@ size_t bv_bisect_kary_split(size_t m, int k, size_t *out);
  * answer is the one a sequential bisect would have found first. */
 void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_good, long *first_bad);
 
+/* ---- what the output says of a commit and a ratio -------------------------- */
+
+/* A commit's subject, author, date (ISO 8601 with its offset) and first
+ * parent ("" if none); empty strings when it cannot be read. */
+typedef struct commit_info {
+	char *subject, *author, *email, *date;
+	char parent[41];
+} commit_info;
+void commit_info_of(git_repository *g, const char *hex, commit_info *ci);
+void commit_info_free(commit_info *ci);
+/* "1.012 [1.004, 1.020]", or "-" when the ratio is not valid. */
+void fmt_ratio(const bv_bisect_ratio *r, char *buf, size_t len);
+
 #endif

@@ -20,7 +20,8 @@
    belongs to a family (FAMILIES: the commands cmd_*.c and main.c, whose
    header is cli.h as git's builtin.h is; one file per export format,
    export_*.c, and one per report format, report_*.c, beside export.c and
-   report.c) and includes the family's header.  And every header belongs
+   report.c; one per format of bisect's answer, bisect_answer_*.c, beside
+   bisect_answer.c) and includes the family's header.  And every header belongs
    to a module (M.h to M.c, a family's header to the family): rule 3 could
    not see what depends on a header of no module.
 5. At most LONG_MAX functions in orchestrator/ and harness/ are over 100
@@ -88,6 +89,7 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "cli": (re.compile(r"^(cmd_\w+|main)$"), "cli"),
     "export": (re.compile(r"^export(_\w+)?$"), "export"),
     "report": (re.compile(r"^report(_\w+)?$"), "report"),
+    "bisect_answer": (re.compile(r"^bisect_answer(_\w+)?$"), "bisect_answer"),
 }
 sources = {name(c) for c in glob.glob(os.path.join(orch, "*.c"))}
 headers = {name(h) for h in glob.glob(os.path.join(orch, "*.h"))}
