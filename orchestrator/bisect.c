@@ -236,7 +236,7 @@ void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_goo
 
 /* ---- what the output says of a commit and a ratio -------------------------- */
 
-void commit_info_of(git_repository *g, const char *hex, commit_info *ci)
+void bv_bisect_commit_read(git_repository *g, const char *hex, bv_bisect_commit *ci)
 {
 	memset(ci, 0, sizeof(*ci));
 	git_oid id;
@@ -266,9 +266,12 @@ void commit_info_of(git_repository *g, const char *hex, commit_info *ci)
 	git_commit_free(c);
 }
 
-void commit_info_free(commit_info *ci) { free(ci->subject), free(ci->author), free(ci->email), free(ci->date); }
+void bv_bisect_commit_free(bv_bisect_commit *ci)
+{
+	free(ci->subject), free(ci->author), free(ci->email), free(ci->date);
+}
 
-void fmt_ratio(const bv_bisect_ratio *r, char *buf, size_t len)
+void bv_bisect_ratio_text(const bv_bisect_ratio *r, char *buf, size_t len)
 {
 	if (r->valid)
 		snprintf(buf, len, "%.3f [%.3f, %.3f]", r->est, r->lo, r->hi);

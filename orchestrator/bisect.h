@@ -141,13 +141,13 @@ void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_goo
 
 /* A commit's subject, author, date (ISO 8601 with its offset) and first
  * parent ("" if none); empty strings when it cannot be read. */
-typedef struct commit_info {
+typedef struct bv_bisect_commit {
 	char *subject, *author, *email, *date;
 	char parent[41];
-} commit_info;
-void commit_info_of(git_repository *g, const char *hex, commit_info *ci);
-void commit_info_free(commit_info *ci);
+} bv_bisect_commit;
+void bv_bisect_commit_read(git_repository *g, const char *hex, bv_bisect_commit *ci);
+void bv_bisect_commit_free(bv_bisect_commit *ci);
 /* "1.012 [1.004, 1.020]", or "-" when the ratio is not valid. */
-void fmt_ratio(const bv_bisect_ratio *r, char *buf, size_t len);
+void bv_bisect_ratio_text(const bv_bisect_ratio *r, char *buf, size_t len);
 
 #endif

@@ -11,9 +11,8 @@
 #include "bisect_step.h"
 #include "json.h"
 #include "stats.h"
-#include "verdict.h"
 
-void print_json(const ctx *x, const answer *a)
+void bv_bisect_answer_json(const bv_bisect_ctx *x, const bv_bisect_answer *a, FILE *out)
 {
 	bv_verdict pverdict = bv_bisect_parent_verdict(a->vs_parent, x->mo.threshold);
 	cJSON *o = cJSON_CreateObject();
@@ -35,25 +34,26 @@ void print_json(const ctx *x, const answer *a)
 	cJSON_AddBoolToObject(o, "first_parent", a->first_parent);
 	cJSON_AddStringToObject(o, "good", a->good);
 	cJSON_AddStringToObject(o, "bad", a->bad);
-	cJSON_AddItemToObject(o, "bad_vs_good", ratio_json(a->check));
+	cJSON_AddItemToObject(o, "bad_vs_good", bv_bisect_ratio_json(a->check));
 	if (a->status == BV_BISECT_FOUND) {
-		commit_info fi;
-		commit_info_of(x->git, a->first, &fi);
+		bv_bisect_commit fi;
+		bv_bisect_commit_read(x->git, a->first, &fi);
 		cJSON *f = cJSON_AddObjectToObject(o, "first_bad");
 		cJSON_AddStringToObject(f, "commit", a->first);
 		cJSON_AddStringToObject(f, "subject", fi.subject);
 		cJSON_AddStringToObject(f, "author", fi.author);
 		cJSON_AddStringToObject(f, "email", fi.email);
 		cJSON_AddStringToObject(f, "date", fi.date);
-		commit_info_free(&fi);
-		cJSON_AddItemToObject(f, "vs_good", ratio_json(a->first_step ? &a->first_step->vs_good : a->check));
+		bv_bisect_commit_free(&fi);
+		cJSON_AddItemToObject(
+		    f, "vs_good", bv_bisect_ratio_json(a->first_step ? &a->first_step->vs_good : a->check));
 		cJSON_AddItemToObject(f, "vs_bad",
-				      a->first_step ? ratio_json(&a->first_step->vs_bad) : cJSON_CreateNull());
+				      a->first_step ? bv_bisect_ratio_json(&a->first_step->vs_bad) : cJSON_CreateNull());
 		if (*a->parent)
 			cJSON_AddStringToObject(f, "parent", a->parent);
 		else
 			cJSON_AddNullToObject(f, "parent");
-		cJSON *vp = ratio_json(a->vs_parent);
+		cJSON *vp = bv_bisect_ratio_json(a->vs_parent);
 		if (pverdict != BV_NO_VERDICT)
 			cJSON_AddStringToObject(vp, "verdict", bv_verdict_name(pverdict));
 		cJSON_AddItemToObject(f, "vs_parent", vp);
@@ -64,11 +64,11 @@ void print_json(const ctx *x, const answer *a)
 		cJSON_AddItemToArray(cand, cJSON_CreateString(a->range[i]));
 	cJSON *sj = cJSON_AddArrayToObject(o, "steps");
 	for (size_t i = 0; i < a->nsteps; i++) {
-		cJSON *e = point_json(&a->steps[i]);
-		commit_info si;
-		commit_info_of(x->git, a->steps[i].commit, &si);
+		cJSON *e = bv_bisect_point_json(&a->steps[i]);
+		bv_bisect_commit si;
+		bv_bisect_commit_read(x->git, a->steps[i].commit, &si);
 		cJSON_AddStringToObject(e, "subject", si.subject);
-		commit_info_free(&si);
+		bv_bisect_commit_free(&si);
 		cJSON_AddBoolToObject(e, "reused", a->steps[i].reused);
 		cJSON_AddItemToArray(sj, e);
 	}
@@ -84,7 +84,7 @@ void print_json(const ctx *x, const answer *a)
 	cJSON_AddNumberToObject(o, "elapsed_s", a->elapsed);
 	cJSON_AddStringToObject(o, "state", x->state);
 	char *text = cJSON_Print(o);
-	printf("%s\n", text);
+	fprintf(out, "%s\n", text);
 	free(text);
 	cJSON_Delete(o);
 }

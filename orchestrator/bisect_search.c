@@ -20,19 +20,15 @@
 #include "common.h"
 #include "compat.h"
 #include "fs.h"
-#include "hash.h"
 #include "json.h"
 #include "project.h"
 #include "resolve.h"
 #include "slurm.h"
 #include "suite.h"
 
-#define STATE_SCHEMA "bench-versions-bisect"
-#define STATE_SCHEMA_VERSION "1.0"
-
 /* The repository, and good and bad as exact commits: good must be a proper
  * ancestor of bad, or there is no range to walk. */
-int open_ends(ctx *x, const args *a, walk *w)
+int bv_bisect_open_ends(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w)
 {
 	int rc = bv_repo_open(&x->repo);
 	if (rc == 0 && !(x->git = bv_repo_git(x->repo)))
@@ -77,11 +73,11 @@ int open_ends(ctx *x, const args *a, walk *w)
  * run does after its builds), and only then is the one cell settled.  The
  * description the runners read is kept in a directory of this bisect's
  * own, removed at its end. */
-int suite_ends(ctx *x, walk *w)
+int bv_bisect_suite_ends(bv_bisect_ctx *x, bv_bisect_walk *w)
 {
-	int rc = version_of(x, w->good_hex, &w->good);
+	int rc = bv_bisect_version(x, w->good_hex, &w->good);
 	if (rc == 0)
-		rc = version_of(x, w->bad_hex, &w->bad);
+		rc = bv_bisect_version(x, w->bad_hex, &w->bad);
 	for (int i = 0; rc == 0 && i < 2; i++) {
 		bv_version *v = i ? w->bad : w->good;
 		if (v->build_error)
@@ -102,90 +98,16 @@ int suite_ends(ctx *x, walk *w)
 	return rc;
 }
 
-/* The state: one per range, cell and way of measuring (the key), resumed
- * when it is there, so nothing is measured twice; then the compat rules
- * the builds need. */
-int open_state(ctx *x, const args *a, const walk *w)
-{
-	double threshold = x->mo.threshold;
-	const bv_measure_opts *mo = &x->mo;
-	char *keytext = bv_asprintf("%s\n%s\n%s/%s/%s/%zu\n%s\n%g\n%d %d %d %g %g\nlayouts %d\n", w->good_hex,
-				    w->bad_hex, a->bench, a->op, a->backend, x->size,
-				    a->improvement ? "faster" : "slower", threshold, mo->quick, mo->min_processes,
-				    mo->max_processes, mo->budget_s, mo->sample_us, mo->layouts);
-	if (x->by_counts) { /* only then, as below */
-		char *more = bv_asprintf("%sby counts\n", keytext);
-		free(keytext);
-		keytext = more;
-	}
-	if (mo->simd_isa) { /* only then: the states of earlier bisects keep their keys */
-		char *more = bv_asprintf("%ssimd %s\n", keytext, mo->simd_isa);
-		free(keytext);
-		keytext = more;
-	}
-	if (bv_suite_dir()) {
-		/* A project suite is the benchmark's code: another suite (edited,
-		 * or another project file's) measures something else, so it
-		 * keys a state of its own (its files, as a build key holds them). */
-		bv_buf sk = BV_BUF_INIT;
-		char sh[41];
-		int src = bv_suite_key(&sk);
-		if (src) {
-			bv_buf_free(&sk);
-			free(keytext);
-			return src;
-		}
-		bv_hash_bytes(sk.s ? sk.s : "", sk.len, sh);
-		bv_buf_free(&sk);
-		char *more = bv_asprintf("%ssuite %s\n", keytext, sh);
-		free(keytext);
-		keytext = more;
-	}
-	char key[41];
-	bv_hash_bytes(keytext, strlen(keytext), key);
-	free(keytext);
-	x->dir = bv_asprintf("%s/bisect/%.16s", bv_cache_dir(), key);
-	x->state = bv_asprintf("%s/state.json", x->dir);
-	int rc = bv_mkdir_p(x->dir);
-	if (rc == 0 && bv_exists(x->state)) {
-		rc = bv_json_load(x->state, (size_t)1 << 28, &x->doc);
-		const char *schema = rc == 0 ? bv_json_str(x->doc, "schema") : NULL;
-		if (rc == 0 && (!schema || strcmp(schema, STATE_SCHEMA))) {
-			rc = bv_fail(BV_EINPUT, "%s is not a bisect state file (remove it to start afresh)",
-				     x->state);
-		} else if (rc == 0) {
-			int npoints = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x->doc, "points"));
-			fprintf(stderr, "bisect: resuming from %s (%d %s)\n", x->state, npoints,
-				bv_plural(npoints, "measurement", "measurements"));
-		}
-	} else if (rc == 0) {
-		x->doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(x->doc, "schema", STATE_SCHEMA);
-		cJSON_AddStringToObject(x->doc, "schema_version", STATE_SCHEMA_VERSION);
-		cJSON_AddStringToObject(x->doc, "good", w->good_hex);
-		cJSON_AddStringToObject(x->doc, "bad", w->bad_hex);
-		cJSON *c = cJSON_AddObjectToObject(x->doc, "cell");
-		cJSON_AddStringToObject(c, "bench", a->bench);
-		cJSON_AddStringToObject(c, "op", a->op);
-		cJSON_AddStringToObject(c, "backend", a->backend);
-		cJSON_AddNumberToObject(c, "size", (double)x->size);
-		cJSON_AddStringToObject(x->doc, "direction", a->improvement ? "faster" : "slower");
-		cJSON_AddNumberToObject(x->doc, "threshold", threshold);
-		cJSON_AddArrayToObject(x->doc, "points");
-	}
-	return rc;
-}
-
 /* Good against bad first: without a clear change between them there is
  * nothing to find, and every step would be a coin toss.  A check kept in
  * the state is reused when it shows the change; else both ends are built
  * and measured (again, within the retries, while the change shows but is
  * too noisy to confirm: bv_bisect_ends_again), and the range is refused
  * unless bad moved. */
-int confirm_ends(ctx *x, const args *a, walk *w)
+int bv_bisect_confirm_ends(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w)
 {
 	double threshold = x->mo.threshold;
-	ratio_parse(cJSON_GetObjectItemCaseSensitive(x->doc, "check"), &w->check);
+	bv_bisect_ratio_parse(cJSON_GetObjectItemCaseSensitive(x->doc, "check"), &w->check);
 	if (w->check.valid) {
 		x->reused++;
 		fprintf(stderr, "bisect: good -> bad %.3f [%.3f, %.3f] (reused)\n", w->check.est, w->check.lo,
@@ -193,9 +115,9 @@ int confirm_ends(ctx *x, const args *a, walk *w)
 	}
 	if (bv_bisect_moved(&w->check, threshold, a->improvement))
 		return 0;
-	int rc = version_of(x, w->good_hex, &w->good);
+	int rc = bv_bisect_version(x, w->good_hex, &w->good);
 	if (rc == 0)
-		rc = version_of(x, w->bad_hex, &w->bad);
+		rc = bv_bisect_version(x, w->bad_hex, &w->bad);
 	for (int i = 0; rc == 0 && i < 2; i++) {
 		bv_version *v = i ? w->bad : w->good;
 		if (v->build_error)
@@ -203,9 +125,9 @@ int confirm_ends(ctx *x, const args *a, walk *w)
 				     v->commit, v->build_error);
 	}
 	for (int attempt = 0; rc == 0; attempt++) {
-		outcome out;
+		bv_bisect_outcome out;
 		bv_version *two[2] = {w->good, w->bad};
-		rc = measure(x, two, 2, attempt, &out);
+		rc = bv_bisect_measure(x, two, 2, attempt, &out);
 		if (rc)
 			break;
 		for (int i = 0; rc == 0 && i < 2; i++)
@@ -215,7 +137,7 @@ int confirm_ends(ctx *x, const args *a, walk *w)
 					     x->shape, bv_status_name(out.status[i]),
 					     out.reason[i] ? ": " : "", out.reason[i] ? out.reason[i] : "");
 		w->check = out.change[1];
-		outcome_free(&out);
+		bv_bisect_outcome_free(&out);
 		if (rc)
 			break;
 		const bv_bisect_ratio *c = &w->check;
@@ -225,7 +147,7 @@ int confirm_ends(ctx *x, const args *a, walk *w)
 	}
 	if (rc == 0 && !bv_bisect_moved(&w->check, threshold, a->improvement)) {
 		char r[64];
-		fmt_ratio(&w->check, r, sizeof(r));
+		bv_bisect_ratio_text(&w->check, r, sizeof(r));
 		/* Moved the other way: the question was asked backwards. */
 		const char *other = !bv_bisect_moved(&w->check, threshold, !a->improvement) ? ""
 				    : a->improvement ? "; it is significantly slower: to find the commit that made it "
@@ -240,15 +162,15 @@ int confirm_ends(ctx *x, const args *a, walk *w)
 	}
 	if (rc == 0) {
 		cJSON_DeleteItemFromObjectCaseSensitive(x->doc, "check");
-		cJSON_AddItemToObject(x->doc, "check", ratio_json(&w->check));
-		rc = state_save(x);
+		cJSON_AddItemToObject(x->doc, "check", bv_bisect_ratio_json(&w->check));
+		rc = bv_bisect_state_save(x);
 	}
 	return rc;
 }
 
 /* The commits left (w->set) and the index of the next to test, skipped
  * commits left out of the pick (git bisect's rules: bisect.c); -1: none. */
-static int next_pick(const ctx *x, const args *a, walk *w, long *pick)
+static int next_pick(const bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w, long *pick)
 {
 	free(w->set);
 	int rc = bv_bisect_remaining(x->git, &w->cur_bad, w->goods, w->ngoods, a->first_parent, &w->set,
@@ -268,27 +190,27 @@ static int next_pick(const ctx *x, const args *a, walk *w, long *pick)
  * else classified against good and bad (built here on first need: a
  * resumed bisect may not have built them) and saved at once, so an
  * interruption loses nothing. */
-static int point_of(ctx *x, walk *w, const char *hex, point *p)
+static int point_of(bv_bisect_ctx *x, bv_bisect_walk *w, const char *hex, bv_bisect_point *p)
 {
-	if (point_load(x, hex, p)) {
+	if (bv_bisect_point_load(x, hex, p)) {
 		x->reused++;
 		return 0;
 	}
 	memset(p, 0, sizeof(*p));
 	int rc = 0;
 	if (!w->good)
-		rc = version_of(x, w->good_hex, &w->good);
+		rc = bv_bisect_version(x, w->good_hex, &w->good);
 	if (rc == 0 && !w->bad)
-		rc = version_of(x, w->bad_hex, &w->bad);
+		rc = bv_bisect_version(x, w->bad_hex, &w->bad);
 	if (rc == 0 && (w->good->build_error || w->bad->build_error)) {
 		const bv_version *broken = w->good->build_error ? w->good : w->bad;
 		rc = bv_fail(BV_ERUN, "the %s commit %.12s no longer builds: %s",
 			     broken == w->good ? "good" : "bad", broken->commit, broken->build_error);
 	}
 	if (rc == 0)
-		rc = classify(x, w->good, w->bad, hex, p);
+		rc = bv_bisect_classify(x, w->good, w->bad, hex, p);
 	if (rc == 0)
-		rc = point_save(x, p);
+		rc = bv_bisect_point_save(x, p);
 	if (rc) {
 		free(p->reason);
 		p->reason = NULL;
@@ -297,14 +219,14 @@ static int point_of(ctx *x, walk *w, const char *hex, point *p)
 }
 
 /* A step said and kept among the answer's steps (which owns p's reason). */
-static void step_append(walk *w, const point *p)
+static void step_append(bv_bisect_walk *w, const bv_bisect_point *p)
 {
 	char r[64];
-	fmt_ratio(&p->vs_good, r, sizeof(r));
+	bv_bisect_ratio_text(&p->vs_good, r, sizeof(r));
 	fprintf(stderr, "bisect: step %zu: %.12s %s -> %s%s%s%s%s\n", w->nsteps + 1, p->commit, r,
 		bv_bisect_side_name(p->side), p->reason ? " (" : "", p->reason ? p->reason : "",
 		p->reason ? ")" : "", p->reused ? " [reused]" : "");
-	w->steps = bv_xrealloc(w->steps, (w->nsteps + 1) * sizeof(point));
+	w->steps = bv_xrealloc(w->steps, (w->nsteps + 1) * sizeof(bv_bisect_point));
 	w->steps[w->nsteps++] = *p;
 }
 
@@ -316,7 +238,7 @@ static void add_oid(git_oid **v, size_t *n, const git_oid *id)
 
 /* A step's verdict moves the walk: bad lowers the top of the range, good
  * raises its bottom, a skip only keeps the commit out of later picks. */
-static void record(walk *w, const git_oid *id, const point *p)
+static void record(bv_bisect_walk *w, const git_oid *id, const bv_bisect_point *p)
 {
 	step_append(w, p);
 	if (p->side == BV_BISECT_BAD)
@@ -333,7 +255,7 @@ static void record(walk *w, const git_oid *id, const point *p)
 /* The walk: git bisect's, one measured step at a time, until bad alone is
  * left, only skipped commits are, or --max-steps (bv_bisect_end); the
  * commits left are the answer's range. */
-int bisect_walk(ctx *x, const args *a, walk *w)
+int bv_bisect_sequential(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w)
 {
 	w->cur_bad = w->bad_id;
 	w->goods = bv_xmalloc(sizeof(git_oid));
@@ -357,7 +279,7 @@ int bisect_walk(ctx *x, const args *a, walk *w)
 		int steps = (int)ceil(log2((double)w->nset));
 		fprintf(stderr, "bisect: %zu %s left (about %d %s), testing %.12s\n", w->nset,
 			bv_plural((long long)w->nset, "commit", "commits"), steps, bv_plural(steps, "step", "steps"), hex);
-		point p;
+		bv_bisect_point p;
 		rc = point_of(x, w, hex, &p);
 		x->rounds++;
 		if (rc == 0)
@@ -368,42 +290,13 @@ int bisect_walk(ctx *x, const args *a, walk *w)
 
 /* ---- bisect --parallel K: rounds of K candidates ------------------------ */
 
-/* The command line for a round's Slurm tasks: bisect's own, less the
- * options only the submitting side reads (--slurm and its options,
- * --parallel, --format, --max-steps), plus the round's commits.  A list of
- * words handed to sbatch as argv, never a shell string. */
-static void task_args(const args *a, const char *commits, bv_strv *out)
-{
-	static const char *const drop_value[] = {"--parallel", "--partition", "--time", "--slurm-cache",
-						 "--format", "--max-steps", "--slurm-task", "--slurm-task-out",
-						 "--slurm-commits", NULL};
-	for (int i = 1; i < a->argc; i++) {
-		const char *o = a->argv[i];
-		if (!strcmp(o, "--")) /* bisect takes no positionals: nothing follows */
-			break;
-		if (!strcmp(o, "--slurm"))
-			continue;
-		int dropped = 0;
-		for (size_t k = 0; drop_value[k] && !dropped; k++) {
-			size_t n = strlen(drop_value[k]);
-			if (!strncmp(o, drop_value[k], n) && (o[n] == '=' || o[n] == '\0')) {
-				dropped = 1;
-				if (o[n] == '\0')
-					i++; /* its value */
-			}
-		}
-		if (!dropped)
-			bv_strv_push(out, o);
-	}
-	bv_strv_pushf(out, "--slurm-commits=%s", commits);
-}
-
 /* The round's commits hex[0..n) not in the state yet, measured as one Slurm
  * job array (one task a commit, each paired with good and bad as a step
  * here is), their points read back from the tasks' files, checked (a node's
  * file is input like any other) and saved into the state as a sequential
  * step's are.  With --slurm-cache shared every build happens here first. */
-static int slurm_round(ctx *x, const args *a, walk *w, char (*hex)[41], size_t n, point *pts)
+static int slurm_round(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w, char (*hex)[41],
+                       size_t n, bv_bisect_point *pts)
 {
 	int rc = 0;
 	char **todo = bv_xcalloc(n + 1, sizeof(char *));
@@ -411,21 +304,21 @@ static int slurm_round(ctx *x, const args *a, walk *w, char (*hex)[41], size_t n
 	int shared = !strcmp(a->slurm_cache, "shared");
 	if (shared) {
 		if (!w->good)
-			rc = version_of(x, w->good_hex, &w->good);
+			rc = bv_bisect_version(x, w->good_hex, &w->good);
 		if (rc == 0 && !w->bad)
-			rc = version_of(x, w->bad_hex, &w->bad);
+			rc = bv_bisect_version(x, w->bad_hex, &w->bad);
 		if (rc == 0 && (w->good->build_error || w->bad->build_error))
 			rc = bv_fail(BV_ERUN, "the %s commit no longer builds", w->good->build_error ? "good" : "bad");
 	}
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		bv_version *v = NULL;
-		if (shared && (rc = version_of(x, hex[i], &v)) == 0 && v->build_error) {
+		if (shared && (rc = bv_bisect_version(x, hex[i], &v)) == 0 && v->build_error) {
 			/* no task for a commit that does not build: skipped here */
 			memset(&pts[i], 0, sizeof(pts[i]));
 			snprintf(pts[i].commit, sizeof(pts[i].commit), "%s", hex[i]);
 			pts[i].side = BV_BISECT_INCONCLUSIVE;
 			pts[i].reason = bv_strdup("build failed");
-			rc = point_save(x, &pts[i]);
+			rc = bv_bisect_point_save(x, &pts[i]);
 			continue;
 		}
 		where[ntodo] = i;
@@ -438,7 +331,9 @@ static int slurm_round(ctx *x, const args *a, walk *w, char (*hex)[41], size_t n
 	bv_strv targs = BV_STRV_INIT;
 	char *tdir = bv_asprintf("%s/slurm/round-%d-%ld-%d", x->dir, x->rounds, (long)time(NULL), (int)getpid());
 	if (rc == 0 && ntodo) {
-		task_args(a, list.s, &targs);
+		for (size_t i = 0; i < a->task_cmd.n; i++)
+			bv_strv_push(&targs, a->task_cmd.v[i]);
+		bv_strv_pushf(&targs, "--slurm-commits=%s", list.s);
 		bv_slurm_opts so;
 		bv_slurm_init(&so);
 		so.enabled = 1, so.partition = a->partition, so.time_min = a->time_min, so.cache = a->slurm_cache;
@@ -455,14 +350,14 @@ static int slurm_round(ctx *x, const args *a, walk *w, char (*hex)[41], size_t n
 	for (size_t i = 0; rc == 0 && i < ntodo; i++) {
 		char *f = bv_asprintf("%s/point.json", dirs[i]);
 		cJSON *doc = NULL;
-		point *p = &pts[where[i]];
+		bv_bisect_point *p = &pts[where[i]];
 		rc = bv_json_load(f, (size_t)1 << 20, &doc);
-		if (rc == 0 && !point_from_json(doc, todo[i], p))
+		if (rc == 0 && !bv_bisect_point_from_json(doc, todo[i], p))
 			rc = bv_fail(BV_ERUN, "%s: not the point of %.12s", f, todo[i]);
 		if (rc == 0) {
 			p->reused = 0;
 			x->taken += p->attempts > 0 ? p->attempts : 1;
-			rc = point_save(x, p);
+			rc = bv_bisect_point_save(x, p);
 		}
 		cJSON_Delete(doc);
 		free(f);
@@ -480,7 +375,7 @@ static int slurm_round(ctx *x, const args *a, walk *w, char (*hex)[41], size_t n
 
 /* The commits a K-ary round may test, oldest first: the remaining set
  * less the current bad and the commits skipped; *m is how many. */
-static git_oid *kary_eligible(const walk *w, size_t *m)
+static git_oid *kary_eligible(const bv_bisect_walk *w, size_t *m)
 {
 	git_oid *elig = bv_xcalloc(w->nset + 1, sizeof(git_oid));
 	*m = 0;
@@ -499,7 +394,8 @@ static git_oid *kary_eligible(const walk *w, size_t *m)
  * step (which owns its reason from then on, so have[] is cleared), the
  * inconclusive ones are skipped, and a good measured after the first bad
  * is said and not used. */
-static void kary_narrow(walk *w, point *pts, int *have, const git_oid *ids, char (*hex)[41], size_t c)
+static void kary_narrow(bv_bisect_walk *w, bv_bisect_point *pts, int *have, const git_oid *ids,
+                        char (*hex)[41], size_t c)
 {
 	bv_bisect_side *sides = bv_xcalloc(c, sizeof(*sides));
 	for (size_t j = 0; j < c; j++)
@@ -530,7 +426,7 @@ static void kary_narrow(walk *w, point *pts, int *have, const git_oid *ids, char
  * of bv_bisect_remaining, which on a linear history (or --first-parent) is
  * the history itself; on one with merges the spacing is approximate and
  * the goods and bad still bound the range as git bisect's do. */
-int bisect_walk_kary(ctx *x, const args *a, walk *w)
+int bv_bisect_kary(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w)
 {
 	w->cur_bad = w->bad_id;
 	w->goods = bv_xmalloc(sizeof(git_oid));
@@ -557,7 +453,7 @@ int bisect_walk_kary(ctx *x, const args *a, walk *w)
 		size_t c = bv_bisect_kary_split(m, (int)K, idx);
 		char (*hex)[41] = bv_xcalloc(c, sizeof(*hex));
 		git_oid *ids = bv_xcalloc(c, sizeof(git_oid));
-		point *pts = bv_xcalloc(c, sizeof(point));
+		bv_bisect_point *pts = bv_xcalloc(c, sizeof(bv_bisect_point));
 		int *have = bv_xcalloc(c, sizeof(int));
 		bv_buf said = BV_BUF_INIT;
 		for (size_t j = 0; j < c; j++) {
@@ -574,9 +470,9 @@ int bisect_walk_kary(ctx *x, const args *a, walk *w)
 		/* what the state holds already is never measured again */
 		size_t nnew = 0;
 		char (*newhex)[41] = bv_xcalloc(c + 1, sizeof(*newhex));
-		point *newpts = bv_xcalloc(c + 1, sizeof(point));
+		bv_bisect_point *newpts = bv_xcalloc(c + 1, sizeof(bv_bisect_point));
 		for (size_t j = 0; j < c; j++)
-			if (point_load(x, hex[j], &pts[j])) {
+			if (bv_bisect_point_load(x, hex[j], &pts[j])) {
 				x->reused++;
 				have[j] = 1;
 			} else
@@ -606,7 +502,7 @@ int bisect_walk_kary(ctx *x, const args *a, walk *w)
  * and bad (built on this node when the submitting side did not), its point
  * written to OUT/point.json for the submitting side to read into the state.
  * It writes no state itself: the tasks of a round run at once. */
-int slurm_task(ctx *x, const args *a, walk *w)
+int bv_bisect_slurm_task(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w)
 {
 	char **list = NULL;
 	size_t n = 0;
@@ -624,17 +520,17 @@ int slurm_task(ctx *x, const args *a, walk *w)
 	}
 	if (rc == 0 && (size_t)a->task > n)
 		rc = bv_fail(BV_EINPUT, "--slurm-task %d: --slurm-commits names %zu", a->task, n);
-	point p = {0};
+	bv_bisect_point p = {0};
 	if (rc == 0)
-		rc = version_of(x, w->good_hex, &w->good);
+		rc = bv_bisect_version(x, w->good_hex, &w->good);
 	if (rc == 0)
-		rc = version_of(x, w->bad_hex, &w->bad);
+		rc = bv_bisect_version(x, w->bad_hex, &w->bad);
 	if (rc == 0 && (w->good->build_error || w->bad->build_error))
 		rc = bv_fail(BV_ERUN, "the %s commit does not build here", w->good->build_error ? "good" : "bad");
 	if (rc == 0)
-		rc = classify(x, w->good, w->bad, list[a->task - 1], &p);
+		rc = bv_bisect_classify(x, w->good, w->bad, list[a->task - 1], &p);
 	if (rc == 0) {
-		cJSON *o = point_json(&p);
+		cJSON *o = bv_bisect_point_json(&p);
 		char *f = bv_asprintf("%s/point.json", a->task_out);
 		rc = bv_json_save(f, o);
 		free(f);
@@ -652,37 +548,37 @@ int slurm_task(ctx *x, const args *a, walk *w)
  * more paired measurement (kept in the state like the others).  A parent
  * or commit that does not build, or a cell that fails, leaves it not valid:
  * the answer stands without it. */
-int measure_parent(ctx *x, walk *w)
+int bv_bisect_measure_parent(bv_bisect_ctx *x, bv_bisect_walk *w)
 {
 	int rc = 0;
 	snprintf(w->first_hex, sizeof(w->first_hex), "%s", w->range[0]);
 	for (size_t i = 0; i < w->nsteps; i++)
 		if (!strcmp(w->steps[i].commit, w->first_hex))
 			w->first = &w->steps[i];
-	commit_info ci;
-	commit_info_of(x->git, w->first_hex, &ci);
+	bv_bisect_commit ci;
+	bv_bisect_commit_read(x->git, w->first_hex, &ci);
 	snprintf(w->parent_hex, sizeof(w->parent_hex), "%s", ci.parent);
-	commit_info_free(&ci);
+	bv_bisect_commit_free(&ci);
 	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(x->doc, "parent");
 	const char *pc = bv_json_str(pj, "commit");
 	if (pc && !strcmp(pc, w->first_hex)) {
-		ratio_parse(pj, &w->vs_parent);
+		bv_bisect_ratio_parse(pj, &w->vs_parent);
 		x->reused++;
 	} else if (*w->parent_hex) {
 		bv_version *pv = NULL, *fv = NULL;
-		rc = version_of(x, w->parent_hex, &pv);
+		rc = bv_bisect_version(x, w->parent_hex, &pv);
 		if (rc == 0)
-			rc = version_of(x, w->first_hex, &fv);
+			rc = bv_bisect_version(x, w->first_hex, &fv);
 		if (rc == 0 && !pv->build_error && !fv->build_error) {
-			outcome out;
+			bv_bisect_outcome out;
 			bv_version *two[2] = {pv, fv};
-			rc = measure(x, two, 2, 0, &out);
+			rc = bv_bisect_measure(x, two, 2, 0, &out);
 			if (rc == 0 && out.status[0] == BV_ST_OK && out.status[1] == BV_ST_OK)
 				w->vs_parent = out.change[1];
-			outcome_free(&out);
+			bv_bisect_outcome_free(&out);
 		}
 		if (rc == 0) {
-			cJSON *o = ratio_json(&w->vs_parent);
+			cJSON *o = bv_bisect_ratio_json(&w->vs_parent);
 			if (!cJSON_IsObject(o)) {
 				cJSON_Delete(o);
 				o = cJSON_CreateObject();
@@ -691,7 +587,7 @@ int measure_parent(ctx *x, walk *w)
 			cJSON_AddStringToObject(o, "parent", w->parent_hex);
 			cJSON_DeleteItemFromObjectCaseSensitive(x->doc, "parent");
 			cJSON_AddItemToObject(x->doc, "parent", o);
-			rc = state_save(x);
+			rc = bv_bisect_state_save(x);
 		}
 	}
 	return rc;
@@ -699,7 +595,7 @@ int measure_parent(ctx *x, walk *w)
 
 /* The one cleanup path: whatever phase stopped, these free what was made
  * (both are safe on what a phase never reached). */
-void walk_free(walk *w)
+void bv_bisect_walk_free(bv_bisect_walk *w)
 {
 	for (size_t i = 0; i < w->nsteps; i++)
 		free(w->steps[i].reason);

@@ -14,8 +14,8 @@
 #include "bisect.h"
 #include "bisect_step.h"
 
-/* What the command line asked for, beyond the measuring options (ctx.mo). */
-typedef struct args {
+/* What the command line asked for, beyond the measuring options (bv_bisect_ctx.mo). */
+typedef struct bv_bisect_args {
 	const char *good_name, *bad_name, *bench, *op, *backend, *size;
 	const char *format;
 	int first_parent, improvement, max_steps;
@@ -27,17 +27,18 @@ typedef struct args {
 	 * candidate task (1-based) of task_commits, write OUT/point.json */
 	int task;
 	const char *task_out, *task_commits;
-	int argc; /* the command line, for the tasks' */
-	char **argv;
+	/* --slurm: the command line of a round's tasks, less the round's
+	 * commits (cmd_bisect.c takes it from argv) */
+	bv_strv task_cmd;
 	const char *by; /* --by time|counts */
-} args;
+} bv_bisect_args;
 
 /* The bisect as it goes: its ends, the walk's state and what it found. */
-typedef struct walk {
+typedef struct bv_bisect_walk {
 	time_t t0;
 	char good_hex[41], bad_hex[41];
 	git_oid good_id, bad_id;
-	bv_version *good, *bad; /* built on first need; ctx.vs owns them */
+	bv_version *good, *bad; /* built on first need; bv_bisect_ctx.vs owns them */
 	bv_bisect_ratio check;  /* bad / good */
 	/* git bisect's state: the current bad, the goods, the skipped */
 	git_oid cur_bad;
@@ -45,33 +46,31 @@ typedef struct walk {
 	size_t ngoods, nskipped;
 	git_oid *set; /* the commits left, newest first */
 	size_t nset;
-	point *steps;
+	bv_bisect_point *steps;
 	size_t nsteps;
 	/* the answer */
 	bv_bisect_ending status; /* found, range, stopped */
-	char **range;       /* the commits that may be the first bad one */
+	char **range;            /* the commits that may be the first bad one */
 	size_t nrange;
-	point *first; /* the first bad commit's step (NULL: it is bad itself) */
+	bv_bisect_point *first; /* the first bad commit's step (NULL: it is bad itself) */
 	char first_hex[41], parent_hex[41];
 	bv_bisect_ratio vs_parent;
-} walk;
+} bv_bisect_walk;
 
 /* The repository, and good and bad as exact commits: good must be a proper
  * ancestor of bad, or there is no range to walk. */
-int open_ends(ctx *x, const args *a, walk *w);
+int bv_bisect_open_ends(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w);
 /* A project suite: the ends built, described and registered first. */
-int suite_ends(ctx *x, walk *w);
-/* The state of this range, cell and way of measuring: resumed or made. */
-int open_state(ctx *x, const args *a, const walk *w);
+int bv_bisect_suite_ends(bv_bisect_ctx *x, bv_bisect_walk *w);
 /* Good against bad first: refused unless bad moved. */
-int confirm_ends(ctx *x, const args *a, walk *w);
+int bv_bisect_confirm_ends(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w);
 /* The walks: one commit a step, or K a round (--parallel K). */
-int bisect_walk(ctx *x, const args *a, walk *w);
-int bisect_walk_kary(ctx *x, const args *a, walk *w);
+int bv_bisect_sequential(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w);
+int bv_bisect_kary(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w);
 /* A Slurm task of bisect --slurm: its one commit, to OUT/point.json. */
-int slurm_task(ctx *x, const args *a, walk *w);
+int bv_bisect_slurm_task(bv_bisect_ctx *x, const bv_bisect_args *a, bv_bisect_walk *w);
 /* The first bad commit against its own parent. */
-int measure_parent(ctx *x, walk *w);
-void walk_free(walk *w);
+int bv_bisect_measure_parent(bv_bisect_ctx *x, bv_bisect_walk *w);
+void bv_bisect_walk_free(bv_bisect_walk *w);
 
 #endif

@@ -10,15 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "benches.h"
 #include "bisect.h"
 #include "bisect_step.h"
 #include "common.h"
 #include "counts.h"
 #include "fs.h"
+#include "hash.h"
 #include "json.h"
 #include "measure.h"
 #include "pipeline.h"
@@ -26,6 +25,9 @@
 #include "stats.h"
 #include "status.h"
 #include "suite.h"
+
+#define STATE_SCHEMA "bench-versions-bisect"
+#define STATE_SCHEMA_VERSION "1.0"
 
 /* The anytime-valid sign evidence of per-process ratios (verdict.c's test,
  * for a family of one comparison). */
@@ -42,7 +44,7 @@ static void evidence_of(bv_bisect_ratio *r, const double *v, size_t n, double th
 
 /* The commit's version, resolved, fetched and built (once per bisect).  A
  * commit that does not build comes back with build_error set and rc 0. */
-int version_of(ctx *x, const char *commit, bv_version **out)
+int bv_bisect_version(bv_bisect_ctx *x, const char *commit, bv_version **out)
 {
 	for (size_t i = 0; i < x->nvs; i++)
 		if (!strcmp(x->vs[i]->commit, commit)) {
@@ -146,7 +148,7 @@ static void quotient(const cJSON *a, const cJSON *b, bv_bisect_ratio *out, doubl
 	free(q);
 }
 
-void outcome_free(outcome *o)
+void bv_bisect_outcome_free(bv_bisect_outcome *o)
 {
 	for (int i = 0; i < 3; i++)
 		free(o->reason[i]);
@@ -161,7 +163,7 @@ static bv_bisect_ratio exact(double r)
 
 /* --by counts: each version's call counted once under Valgrind; the ratios
  * are of instructions per call. */
-static int count_step(ctx *x, bv_version **vs, size_t n, outcome *out)
+static int count_step(bv_bisect_ctx *x, bv_version **vs, size_t n, bv_bisect_outcome *out)
 {
 	bv_count_req reqs[3];
 	bv_count cs[3];
@@ -192,7 +194,7 @@ static int count_step(ctx *x, bv_version **vs, size_t n, outcome *out)
  * first, with the others of its measurement, as run's versions are after
  * their builds (bv_suite_describe, the same call): its benchmarks must
  * agree with every commit's before it, or the bisect stops naming both. */
-static int describe_new(ctx *x, const bv_version *vs, size_t n, const char *dir, bv_measure_opts *o)
+static int describe_new(bv_bisect_ctx *x, const bv_version *vs, size_t n, const char *dir, bv_measure_opts *o)
 {
 	if (!bv_suite_dir())
 		return 0;
@@ -211,7 +213,7 @@ static int describe_new(ctx *x, const bv_version *vs, size_t n, const char *dir,
 	return rc;
 }
 
-int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
+int bv_bisect_measure(bv_bisect_ctx *x, bv_version **vs, size_t n, int attempt, bv_bisect_outcome *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (x->by_counts)
@@ -264,7 +266,7 @@ int measure(ctx *x, bv_version **vs, size_t n, int attempt, outcome *out)
 
 /* ---- the state file --------------------------------------------------- */
 
-cJSON *ratio_json(const bv_bisect_ratio *r)
+cJSON *bv_bisect_ratio_json(const bv_bisect_ratio *r)
 {
 	if (!r->valid)
 		return cJSON_CreateNull();
@@ -277,7 +279,7 @@ cJSON *ratio_json(const bv_bisect_ratio *r)
 	return o;
 }
 
-void ratio_parse(const cJSON *o, bv_bisect_ratio *r)
+void bv_bisect_ratio_parse(const cJSON *o, bv_bisect_ratio *r)
 {
 	memset(r, 0, sizeof(*r));
 	double p = 0;
@@ -288,22 +290,22 @@ void ratio_parse(const cJSON *o, bv_bisect_ratio *r)
 	}
 }
 
-cJSON *point_json(const point *p)
+cJSON *bv_bisect_point_json(const bv_bisect_point *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "commit", p->commit);
 	cJSON_AddStringToObject(o, "verdict", bv_bisect_side_name(p->side));
 	if (p->reason)
 		cJSON_AddStringToObject(o, "reason", p->reason);
-	cJSON_AddItemToObject(o, "vs_good", ratio_json(&p->vs_good));
-	cJSON_AddItemToObject(o, "bad_vs_good", ratio_json(&p->bad));
-	cJSON_AddItemToObject(o, "vs_bad", ratio_json(&p->vs_bad));
+	cJSON_AddItemToObject(o, "vs_good", bv_bisect_ratio_json(&p->vs_good));
+	cJSON_AddItemToObject(o, "bad_vs_good", bv_bisect_ratio_json(&p->bad));
+	cJSON_AddItemToObject(o, "vs_bad", bv_bisect_ratio_json(&p->vs_bad));
 	cJSON_AddNumberToObject(o, "attempts", p->attempts);
 	return o;
 }
 
-/* A point as point_json wrote it, when it is commit's (0: it is not). */
-int point_from_json(const cJSON *e, const char *commit, point *p)
+/* A point as bv_bisect_point_json wrote it, when it is commit's (0: it is not). */
+int bv_bisect_point_from_json(const cJSON *e, const char *commit, bv_bisect_point *p)
 {
 	const char *c = bv_json_str(e, "commit"), *v = bv_json_str(e, "verdict");
 	if (!c || !v || strcmp(c, commit))
@@ -314,9 +316,9 @@ int point_from_json(const cJSON *e, const char *commit, point *p)
 	/* a node's text (or a state file's) reaches the terminal: no controls */
 	const char *why = bv_json_str(e, "reason");
 	p->reason = why ? bv_escape(why) : NULL;
-	ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_good"), &p->vs_good);
-	ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "bad_vs_good"), &p->bad);
-	ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_bad"), &p->vs_bad);
+	bv_bisect_ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_good"), &p->vs_good);
+	bv_bisect_ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "bad_vs_good"), &p->bad);
+	bv_bisect_ratio_parse(cJSON_GetObjectItemCaseSensitive(e, "vs_bad"), &p->vs_bad);
 	double a = 0;
 	bv_json_num(e, "attempts", &a);
 	p->attempts = a >= 0 && a <= 100 ? (int)a : 0;
@@ -325,40 +327,114 @@ int point_from_json(const cJSON *e, const char *commit, point *p)
 }
 
 /* The recorded point of a commit, if any. */
-int point_load(const ctx *x, const char *commit, point *p)
+int bv_bisect_point_load(const bv_bisect_ctx *x, const char *commit, bv_bisect_point *p)
 {
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(x->doc, "points"))
 	{
-		if (point_from_json(e, commit, p))
+		if (bv_bisect_point_from_json(e, commit, p))
 			return 1;
 	}
 	return 0;
 }
 
-int state_save(ctx *x) { return bv_json_save(x->state, x->doc); }
+int bv_bisect_state_save(bv_bisect_ctx *x) { return bv_json_save(x->state, x->doc); }
 
-int point_save(ctx *x, const point *p)
+int bv_bisect_point_save(bv_bisect_ctx *x, const bv_bisect_point *p)
 {
 	cJSON *points = cJSON_GetObjectItemCaseSensitive(x->doc, "points");
 	if (!cJSON_IsArray(points)) {
 		cJSON_DeleteItemFromObjectCaseSensitive(x->doc, "points");
 		points = cJSON_AddArrayToObject(x->doc, "points");
 	}
-	cJSON_AddItemToArray(points, point_json(p));
-	return state_save(x);
+	cJSON_AddItemToArray(points, bv_bisect_point_json(p));
+	return bv_bisect_state_save(x);
+}
+
+/* The state: one per range, cell and way of measuring (the key), resumed
+ * when it is there, so nothing is measured twice. */
+int bv_bisect_open_state(bv_bisect_ctx *x, const char *good_hex, const char *bad_hex)
+{
+	double threshold = x->mo.threshold;
+	const bv_measure_opts *mo = &x->mo;
+	char *keytext = bv_asprintf("%s\n%s\n%s/%s/%s/%zu\n%s\n%g\n%d %d %d %g %g\nlayouts %d\n", good_hex,
+				    bad_hex, x->bench, x->op, x->backend, x->size,
+				    x->improvement ? "faster" : "slower", threshold, mo->quick, mo->min_processes,
+				    mo->max_processes, mo->budget_s, mo->sample_us, mo->layouts);
+	if (x->by_counts) { /* only then, as below */
+		char *more = bv_asprintf("%sby counts\n", keytext);
+		free(keytext);
+		keytext = more;
+	}
+	if (mo->simd_isa) { /* only then: the states of earlier bisects keep their keys */
+		char *more = bv_asprintf("%ssimd %s\n", keytext, mo->simd_isa);
+		free(keytext);
+		keytext = more;
+	}
+	if (bv_suite_dir()) {
+		/* A project suite is the benchmark's code: another suite (edited,
+		 * or another project file's) measures something else, so it
+		 * keys a state of its own (its files, as a build key holds them). */
+		bv_buf sk = BV_BUF_INIT;
+		char sh[41];
+		int src = bv_suite_key(&sk);
+		if (src) {
+			bv_buf_free(&sk);
+			free(keytext);
+			return src;
+		}
+		bv_hash_bytes(sk.s ? sk.s : "", sk.len, sh);
+		bv_buf_free(&sk);
+		char *more = bv_asprintf("%ssuite %s\n", keytext, sh);
+		free(keytext);
+		keytext = more;
+	}
+	char key[41];
+	bv_hash_bytes(keytext, strlen(keytext), key);
+	free(keytext);
+	x->dir = bv_asprintf("%s/bisect/%.16s", bv_cache_dir(), key);
+	x->state = bv_asprintf("%s/state.json", x->dir);
+	int rc = bv_mkdir_p(x->dir);
+	if (rc == 0 && bv_exists(x->state)) {
+		rc = bv_json_load(x->state, (size_t)1 << 28, &x->doc);
+		const char *schema = rc == 0 ? bv_json_str(x->doc, "schema") : NULL;
+		if (rc == 0 && (!schema || strcmp(schema, STATE_SCHEMA))) {
+			rc = bv_fail(BV_EINPUT, "%s is not a bisect state file (remove it to start afresh)",
+				     x->state);
+		} else if (rc == 0) {
+			int npoints = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x->doc, "points"));
+			fprintf(stderr, "bisect: resuming from %s (%d %s)\n", x->state, npoints,
+				bv_plural(npoints, "measurement", "measurements"));
+		}
+	} else if (rc == 0) {
+		x->doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(x->doc, "schema", STATE_SCHEMA);
+		cJSON_AddStringToObject(x->doc, "schema_version", STATE_SCHEMA_VERSION);
+		cJSON_AddStringToObject(x->doc, "good", good_hex);
+		cJSON_AddStringToObject(x->doc, "bad", bad_hex);
+		cJSON *c = cJSON_AddObjectToObject(x->doc, "cell");
+		cJSON_AddStringToObject(c, "bench", x->bench);
+		cJSON_AddStringToObject(c, "op", x->op);
+		cJSON_AddStringToObject(c, "backend", x->backend);
+		cJSON_AddNumberToObject(c, "size", (double)x->size);
+		cJSON_AddStringToObject(x->doc, "direction", x->improvement ? "faster" : "slower");
+		cJSON_AddNumberToObject(x->doc, "threshold", threshold);
+		cJSON_AddArrayToObject(x->doc, "points");
+	}
+	return rc;
 }
 
 /* ---- one step --------------------------------------------------------- */
 
 /* Measures commit against good and bad until it is clearly on one side of
  * the midpoint, or skips it after BV_BISECT_RETRIES more measurements. */
-int classify(ctx *x, bv_version *good, bv_version *bad, const char *commit, point *p)
+int bv_bisect_classify(bv_bisect_ctx *x, bv_version *good, bv_version *bad, const char *commit,
+                       bv_bisect_point *p)
 {
 	memset(p, 0, sizeof(*p));
 	snprintf(p->commit, sizeof(p->commit), "%s", commit);
 	bv_version *v;
-	int rc = version_of(x, commit, &v);
+	int rc = bv_bisect_version(x, commit, &v);
 	if (rc)
 		return rc;
 	if (v->build_error) {
@@ -367,9 +443,9 @@ int classify(ctx *x, bv_version *good, bv_version *bad, const char *commit, poin
 		return 0;
 	}
 	for (int attempt = 0;; attempt++) {
-		outcome out;
+		bv_bisect_outcome out;
 		bv_version *three[3] = {good, v, bad};
-		rc = measure(x, three, 3, attempt, &out);
+		rc = bv_bisect_measure(x, three, 3, attempt, &out);
 		if (rc)
 			return rc;
 		p->attempts = attempt + 1;
@@ -379,7 +455,7 @@ int classify(ctx *x, bv_version *good, bv_version *bad, const char *commit, poin
 				     which ? "bad" : "good", three[which]->commit,
 				     bv_status_name(out.status[which]), out.reason[which] ? ": " : "",
 				     out.reason[which] ? out.reason[which] : "");
-			outcome_free(&out);
+			bv_bisect_outcome_free(&out);
 			return rc;
 		}
 		if (out.status[1] != BV_ST_OK) {
@@ -387,11 +463,11 @@ int classify(ctx *x, bv_version *good, bv_version *bad, const char *commit, poin
 			const char *why = out.reason[1];
 			p->reason = bv_asprintf("%s%s%s", bv_status_name(out.status[1]), why ? ": " : "",
 						why ? why : "");
-			outcome_free(&out);
+			bv_bisect_outcome_free(&out);
 			return 0;
 		}
 		p->vs_good = out.change[1], p->bad = out.change[2], p->vs_bad = out.q;
-		outcome_free(&out);
+		bv_bisect_outcome_free(&out);
 		/* The midpoint of the two levels, from bad as measured in these
 		 * very processes (bv_bisect_side_of). */
 		bv_bisect_side s = bv_bisect_side_of(&p->vs_good, &p->bad, x->mo.threshold, x->improvement);
@@ -410,7 +486,7 @@ int classify(ctx *x, bv_version *good, bv_version *bad, const char *commit, poin
 	return 0;
 }
 
-void ctx_free(ctx *x)
+void bv_bisect_ctx_free(bv_bisect_ctx *x)
 {
 	for (size_t i = 0; i < x->nvs; i++) {
 		bv_version_free(x->vs[i]);

@@ -22,19 +22,20 @@
  * stopped.  --first-parent is not part of the key: it changes which commits
  * are visited, not what a commit measures.
  *
- * This file measures, keeps the state and prints; the command at its end is
- * a sequence of phases (options, the one cell, the ends, the state, good
- * against bad, the walk, the first bad commit's parent, the answer).  The
+ * This file is the command: its options, their checks, the one cell, and
+ * the phases in order (the ends, the state, good against bad, the walk, the
+ * first bad commit's parent, the answer) with the exit codes.  A step (the
+ * build, the measurement, the verdict, the state file) is bisect_step.c's;
+ * the ends, the walks and the Slurm rounds are bisect_search.c's; the
+ * answer's formats are the bisect_answer family's (bisect_answer.h).  The
  * rules that decide on the numbers (has bad moved, which side of the
  * midpoint, the retries, when the walk ends) are pure functions in bisect.c,
  * unit-tested on their own (tests/unit/test_bisect.c).
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "benches.h"
 #include "bisect.h"
@@ -43,23 +44,15 @@
 #include "bisect_step.h"
 #include "cli.h"
 #include "common.h"
-#include "counts.h"
-#include "fs.h"
 #include "plan.h"
 #include "proc.h"
 #include "project.h"
-#include "hash.h"
-#include "json.h"
 #include "results.h"
 #include "slurm.h"
 #include "options.h"
-#include "compat.h"
-#include "resolve.h"
 #include "measure.h"
 #include "run_options.h"
 #include "pipeline.h"
-#include "stats.h"
-#include "status.h"
 #include "suite.h"
 #include "suite_file.h"
 
@@ -89,7 +82,6 @@ static void usage(FILE *out, const bv_option *opts)
 
 /* ---- the command ------------------------------------------------------ */
 
-static const char *const format_values[] = {"text", "json", NULL};
 static const char *const by_values[] = {"time", "counts", NULL};
 static const char *const slurm_cache_values[] = {"shared", "node", NULL};
 
@@ -102,7 +94,7 @@ static const char *const measuring[] = {"--min-processes", "--max-processes", "-
 /* The six options that name the cell and its ends, those missing said by
  * name: six options are too many to find the one left out by eye.
  * Returns -1 when none is missing, else the exit status. */
-static int missing_options(const args *a, const bv_option *opts)
+static int missing_options(const bv_bisect_args *a, const bv_option *opts)
 {
 	const struct {
 		const char *name, *value;
@@ -128,7 +120,7 @@ static int missing_options(const args *a, const bv_option *opts)
 /* --slurm's options only with it; --slurm only with --parallel (the
  * sequential walk has one commit a round: nothing to spread); the job
  * script's three options together.  The message (to free), or NULL. */
-static char *slurm_why(const args *a)
+static char *slurm_why(const bv_bisect_args *a)
 {
 	const char *alone = a->partition ? "--partition" : a->time_min ? "--time" : a->slurm_cache ? "--slurm-cache" : NULL;
 	char *why = NULL;
@@ -145,7 +137,7 @@ static char *slurm_why(const args *a)
 /* Valgrind 3.19 presents an AVX2 CPU: on an AVX-512 machine the simd
  * and blas paths it counts are not the ones this machine times, which
  * --by counts says before it starts (called with --by counts only). */
-static void counts_isa_warning(const args *a, const bv_measure_opts *mo)
+static void counts_isa_warning(const bv_bisect_args *a, const bv_measure_opts *mo)
 {
 	if ((!strcmp(a->backend, "blas") || (!strcmp(a->backend, "simd") &&
 	    !(mo->simd_isa && strcmp(mo->simd_isa, "avx512")))) && __builtin_cpu_supports("avx512f"))
@@ -154,10 +146,40 @@ static void counts_isa_warning(const args *a, const bv_measure_opts *mo)
 			a->backend);
 }
 
+/* The command line for a round's Slurm tasks: bisect's own, less the
+ * options only the submitting side reads (--slurm and its options,
+ * --parallel, --format, --max-steps); each round adds its commits
+ * (bisect_search.c).  A list of words handed to sbatch as argv, never a
+ * shell string. */
+static void task_args(int argc, char **argv, bv_strv *out)
+{
+	static const char *const drop_value[] = {"--parallel", "--partition", "--time", "--slurm-cache",
+						 "--format", "--max-steps", "--slurm-task", "--slurm-task-out",
+						 "--slurm-commits", NULL};
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		if (!strcmp(o, "--")) /* bisect takes no positionals: nothing follows */
+			break;
+		if (!strcmp(o, "--slurm"))
+			continue;
+		int dropped = 0;
+		for (size_t k = 0; drop_value[k] && !dropped; k++) {
+			size_t n = strlen(drop_value[k]);
+			if (!strncmp(o, drop_value[k], n) && (o[n] == '=' || o[n] == '\0')) {
+				dropped = 1;
+				if (o[n] == '\0')
+					i++; /* its value */
+			}
+		}
+		if (!dropped)
+			bv_strv_push(out, o);
+	}
+}
+
 /* The command line, checked, with bisect's own measuring defaults settled
  * into x->mo: every usage error is found here, before a repository is
  * opened.  Returns -1 to go on, else the exit status (0 after --help). */
-static int parse_options(int argc, char **argv, args *a, ctx *x)
+static int parse_options(int argc, char **argv, bv_bisect_args *a, bv_bisect_ctx *x)
 {
 	a->format = "text";
 	bv_run_cli cli;
@@ -174,7 +196,7 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 	    BV_STRING("--size", &a->size, "S", "its size (64K, 1M, 1024x4096); one cell, no lists"),
 	    BV_FLAG("--first-parent", &a->first_parent, "follow first parents only (a merge is one step)"),
 	    BV_FLAG("--improvement", &a->improvement, "look for the first commit that got faster"),
-	    BV_ENUM("--format", &a->format, "F", format_values, "text (default) or json"),
+	    BV_ENUM("--format", &a->format, "F", bv_bisect_answer_formats(), "text (default) or json"),
 	    BV_ENUM("--by", &a->by, "WHAT", by_values,
 		    "time (default: paired timings) or counts: each step is Valgrind's count of the\n"
 		    "cell's instructions per call (one process per version, the same on every run and\n"
@@ -236,7 +258,8 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 		x->count_timeout = 120;
 	if (x->by_counts)
 		counts_isa_warning(a, &cli.mo);
-	a->argc = argc, a->argv = argv;
+	if (a->slurm)
+		task_args(argc, argv, &a->task_cmd);
 	/* bisect's own defaults: at most 12 processes with --quick (a step is
 	 * one cell, measured again when inconclusive), and four layouts, so a
 	 * step's verdict is not where the linker put a loop. */
@@ -259,7 +282,7 @@ static int parse_options(int argc, char **argv, args *a, ctx *x)
 /* Exactly one cell: a list would bisect several questions at once.  Also
  * the thread count the measured libraries see.  Returns -1 to go on, else
  * the exit status. */
-static int settle_cell(const args *a, ctx *x)
+static int settle_cell(const bv_bisect_args *a, bv_bisect_ctx *x)
 {
 	bv_cell *cells = NULL;
 	char err[256];
@@ -306,34 +329,31 @@ static int settle_cell(const args *a, ctx *x)
 }
 
 /* The answer, in the format asked (stdout; the progress went to stderr). */
-static void print_answer(const ctx *x, const args *a, const walk *w)
+static void print_answer(const bv_bisect_ctx *x, const bv_bisect_args *a, const bv_bisect_walk *w)
 {
-	answer ans = {.status = w->status,
-		      .good = w->good_hex,
-		      .bad = w->bad_hex,
-		      .first = w->first_hex,
-		      .first_step = w->first,
-		      .parent = w->parent_hex,
-		      .check = &w->check,
-		      .vs_parent = &w->vs_parent,
-		      .steps = w->steps,
-		      .nsteps = w->nsteps,
-		      .range = w->range,
-		      .nrange = w->nrange,
-		      .first_parent = a->first_parent,
-		      .elapsed = difftime(time(NULL), w->t0)};
-	if (!strcmp(a->format, "json"))
-		print_json(x, &ans);
-	else
-		print_text(x, &ans);
+	bv_bisect_answer ans = {.status = w->status,
+	                        .good = w->good_hex,
+	                        .bad = w->bad_hex,
+	                        .first = w->first_hex,
+	                        .first_step = w->first,
+	                        .parent = w->parent_hex,
+	                        .check = &w->check,
+	                        .vs_parent = &w->vs_parent,
+	                        .steps = w->steps,
+	                        .nsteps = w->nsteps,
+	                        .range = w->range,
+	                        .nrange = w->nrange,
+	                        .first_parent = a->first_parent,
+	                        .elapsed = difftime(time(NULL), w->t0)};
+	bv_bisect_answerer_find(a->format)->write(x, &ans, stdout);
 }
 
 /* The phases in order; each runs only when the one before succeeded. */
 int bv_cmd_bisect(int argc, char **argv)
 {
-	ctx x = {0};
-	args a = {0};
-	walk w = {0};
+	bv_bisect_ctx x = {0};
+	bv_bisect_args a = {0};
+	bv_bisect_walk w = {0};
 	int code = parse_options(argc, argv, &a, &x);
 	/* A project suite's cells are known once the ends are built (below);
 	 * what bisect cannot do with one yet is refused before anything is. */
@@ -359,24 +379,24 @@ int bv_cmd_bisect(int argc, char **argv)
 			rc = bv_slurm_preflight(&so, x.mo.threads, a.parallel);
 		}
 		if (rc == 0)
-			rc = open_ends(&x, &a, &w);
+			rc = bv_bisect_open_ends(&x, &a, &w);
 		int said = -1; /* settle_cell's exit status, once it said why */
 		if (rc == 0 && suite) {
-			rc = suite_ends(&x, &w);
+			rc = bv_bisect_suite_ends(&x, &w);
 			if (rc == 0 && (said = settle_cell(&a, &x)) >= 0)
 				rc = BV_EINPUT; /* not said again below */
 		}
 		if (rc == 0)
-			rc = open_state(&x, &a, &w);
+			rc = bv_bisect_open_state(&x, w.good_hex, w.bad_hex);
 		if (rc == 0 && a.task) { /* a Slurm task of a round: its one commit */
-			rc = slurm_task(&x, &a, &w);
+			rc = bv_bisect_slurm_task(&x, &a, &w);
 		} else {
 			if (rc == 0)
-				rc = confirm_ends(&x, &a, &w);
+				rc = bv_bisect_confirm_ends(&x, &a, &w);
 			if (rc == 0)
-				rc = a.parallel ? bisect_walk_kary(&x, &a, &w) : bisect_walk(&x, &a, &w);
+				rc = a.parallel ? bv_bisect_kary(&x, &a, &w) : bv_bisect_sequential(&x, &a, &w);
 			if (rc == 0 && w.status == BV_BISECT_FOUND)
-				rc = measure_parent(&x, &w);
+				rc = bv_bisect_measure_parent(&x, &w);
 			if (rc == 0)
 				print_answer(&x, &a, &w);
 		}
@@ -384,8 +404,9 @@ int bv_cmd_bisect(int argc, char **argv)
 			fprintf(stderr, "bench-versions bisect: %s\n", bv_error_last());
 		code = said >= 0 ? said : rc ? bv_exit_code(rc) : 0;
 	}
-	walk_free(&w);
-	ctx_free(&x);
+	bv_strv_free(&a.task_cmd);
+	bv_bisect_walk_free(&w);
+	bv_bisect_ctx_free(&x);
 	return code;
 }
 
