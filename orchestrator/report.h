@@ -127,5 +127,27 @@ void bv_report_cell_name(const bv_report_cell *c, char *buf, size_t len);
 int bv_report_html(const bv_report *r, FILE *out);
 int bv_report_markdown(const bv_report *r, FILE *out);
 int bv_report_junit(const bv_report *r, FILE *out);
+/* The text format, for stdout only (report_text.c). */
+int print_text(const bv_report *r, FILE *out);
+
+/* The formats (report.c): each one's name, its file next to the logs
+ * (NULL: stdout only) and its writer; NFORMATS of them. */
+typedef struct bv_report_format {
+	const char *name, *file;
+	int (*fn)(const bv_report *, FILE *);
+} bv_report_format;
+enum { NFORMATS = 4 };
+extern const bv_report_format formats[NFORMATS];
+int write_report(const char *path, int (*fn)(const bv_report *, FILE *), const bv_report *r);
+int format_index(const char *name);
+/* "html,junit" -> which of the three files to write. */
+int parse_formats(const char *list, int want[NFORMATS]);
+
+/* report --from RUN_DIR RUN_DIR... (report_classes.c), and one run's two
+ * logs (the baseline first). */
+int logs_from_dir(const char *dir, const char *base, const char *cand, char **paths);
+int report_classes(char *const *dirs, size_t n, const char *baseline, const char *candidate,
+			  double threshold, int across, const bv_budgets *budgets, const char *out_dir,
+			  const int want[NFORMATS], int print_index);
 
 #endif
