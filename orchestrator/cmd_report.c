@@ -8,6 +8,11 @@
  * every cell against its budget, and the three report formats are written
  * next to the logs: report.html (for people), report.md (for a PR comment),
  * report.xml (JUnit, for CI).  The verdict and its reasons go to stdout.
+ * The formats' table is report.c's, each format its report_<name>.c;
+ * report --from RUN_DIR RUN_DIR... (one run per machine class) is
+ * report_classes.c's.  This file is the command: its options and their
+ * checks, the logs measured or read, the second measurement of a
+ * regression, the files written and the exit code.
  *
  * Exit codes: 0 READY, 1 NOT READY (a regression beyond budget, a wrong
  * result, a crash, a vanished cell, the candidate failed to build), 2 usage
@@ -15,28 +20,22 @@
  * 3 when no comparison could be made at all (the baseline failed to build,
  * or a stage failed).
  */
-#include <dirent.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "baseline.h"
 #include "benches.h"
-#include "classes.h"
 #include "cli.h"
 #include "common.h"
 #include "export.h"
 #include "fs.h"
-#include "json.h"
-#include "locate.h"
 #include "merge.h"
 #include "options.h"
 #include "pipeline.h"
 #include "proc.h"
 #include "report.h"
 #include "resolve.h"
-#include "results.h"
 #include "run_options.h"
 #include "shard.h"
 #include "slurm.h"
@@ -249,9 +248,9 @@ static int check_args(const report_cmd *r, char *const *positional, size_t npos)
 /* Every input is checked before anything is measured: a typo in the
  * budgets file must not cost a full run.  want gets the formats to
  * write, *ncells the cells to measure. */
-static int check_inputs(report_cmd *r, bv_budgets *budgets, int want[NFORMATS], long *ncells)
+static int check_inputs(report_cmd *r, bv_budgets *budgets, int want[BV_REPORT_NFORMATS], long *ncells)
 {
-	int rc = parse_formats(r->formats_list, want);
+	int rc = bv_report_formats_parse(r->formats_list, want);
 	if (!rc && r->budgets_path)
 		rc = bv_budgets_load(r->budgets_path, r->default_slowdown, budgets);
 	/* A release decision should not rest on where the linker put a loop:
@@ -290,7 +289,7 @@ static int logs_from_args(report_cmd *r, char **positional, size_t npos, char **
 	if (rc)
 		return rc;
 	if (npos == 1 && bv_is_dir(positional[0]))
-		return logs_from_dir(positional[0], r->baseline, r->candidate, logs);
+		return bv_report_run_logs(positional[0], r->baseline, r->candidate, logs);
 	if (npos == 2) {
 		logs[0] = bv_strdup(positional[0]), logs[1] = bv_strdup(positional[1]);
 		return 0;
@@ -357,22 +356,22 @@ static int judge(report_cmd *r, char *logs[2], const char *dir, const bv_budgets
  * the candidate log's; the one asked for on stdout; then the files'
  * names, once everything is written. */
 static int write_reports(const report_cmd *r, const bv_report *report, const char *dir, const char *cand_log,
-			 const int want[NFORMATS], int print_index)
+			 const int want[BV_REPORT_NFORMATS], int print_index)
 {
 	char *where = r->out_dir ? bv_strdup(r->out_dir) : dir ? bv_strdup(dir) : candidate_dir(cand_log);
 	int rc = bv_mkdir_p(where);
 	bv_strv written = BV_STRV_INIT;
-	for (int i = 0; rc == 0 && i < NFORMATS; i++) {
+	for (int i = 0; rc == 0 && i < BV_REPORT_NFORMATS; i++) {
 		if (!want[i])
 			continue;
-		char *path = bv_asprintf("%s/%s", where, formats[i].file);
-		rc = write_report(path, formats[i].fn, report);
+		char *path = bv_asprintf("%s/%s", where, bv_report_formats[i].file);
+		rc = bv_report_write_file(path, bv_report_formats[i].fn, report);
 		if (rc == 0)
 			bv_strv_push(&written, path);
 		free(path);
 	}
 	if (rc == 0 && print_index >= 0) {
-		rc = formats[print_index].fn(report, stdout);
+		rc = bv_report_formats[print_index].fn(report, stdout);
 		if (rc == 0 && fflush(stdout) != 0)
 			rc = bv_fail(BV_ERUN, "cannot write the output");
 	}
@@ -391,7 +390,7 @@ int bv_cmd_report(int argc, char **argv)
 	size_t npos = 0;
 	char *logs[2] = {NULL, NULL}, *dir = NULL, *from_dir = NULL;
 	int build_failures = 0, said = 0; /* the report says which version did not build */
-	int want[NFORMATS], code;
+	int want[BV_REPORT_NFORMATS], code;
 	long ncells = 0;
 	bv_budgets budgets;
 	int have_budgets = 0;
@@ -411,7 +410,7 @@ int bv_cmd_report(int argc, char **argv)
 		code = BV_EXIT_USAGE;
 		goto cleanup;
 	}
-	int print_index = r->print ? format_index(r->print) : -1;
+	int print_index = r->print ? bv_report_format_index(r->print) : -1;
 	bv_budgets_default(&budgets, r->default_slowdown);
 	have_budgets = 1;
 	if ((rc = check_inputs(r, &budgets, want, &ncells)) != 0) {
@@ -421,9 +420,9 @@ int bv_cmd_report(int argc, char **argv)
 	}
 	/* Several runs' directories: one per machine class, judged side by side. */
 	if (r->from && npos >= 2 && all_dirs(positional, npos)) {
-		code = report_classes(positional, npos, r->baseline, r->candidate,
-				      r->threshold_given ? r->c.mo.threshold : -1, r->across, &budgets, r->out_dir,
-				      want, print_index);
+		code = bv_report_classes(positional, npos, r->baseline, r->candidate,
+		                         r->threshold_given ? r->c.mo.threshold : -1, r->across, &budgets,
+		                         r->out_dir, want, print_index);
 		goto cleanup;
 	}
 	if (r->from)

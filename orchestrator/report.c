@@ -729,7 +729,7 @@ void bv_report_free(bv_report *r)
 
 /* ---- the formats ------------------------------------------------------ */
 
-int write_report(const char *path, int (*fn)(const bv_report *, FILE *), const bv_report *r)
+int bv_report_write_file(const char *path, int (*fn)(const bv_report *, FILE *), const bv_report *r)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -744,31 +744,31 @@ int write_report(const char *path, int (*fn)(const bv_report *, FILE *), const b
 	return rc;
 }
 
-const bv_report_format formats[NFORMATS] = {
+const bv_report_format bv_report_formats[BV_REPORT_NFORMATS] = {
     {"html", "report.html", bv_report_html},
     {"markdown", "report.md", bv_report_markdown},
     {"junit", "report.xml", bv_report_junit},
-    {"text", NULL, print_text},
+    {"text", NULL, bv_report_text},
 };
-int format_index(const char *name)
+int bv_report_format_index(const char *name)
 {
-	for (int i = 0; i < NFORMATS; i++)
-		if (!strcmp(formats[i].name, name))
+	for (int i = 0; i < BV_REPORT_NFORMATS; i++)
+		if (!strcmp(bv_report_formats[i].name, name))
 			return i;
 	return -1;
 }
 
 /* "html,junit" -> which of the three files to write. */
-int parse_formats(const char *list, int want[NFORMATS])
+int bv_report_formats_parse(const char *list, int want[BV_REPORT_NFORMATS])
 {
-	memset(want, 0, NFORMATS * sizeof(int));
+	memset(want, 0, BV_REPORT_NFORMATS * sizeof(int));
 	if (!strcmp(list, "none"))
 		return 0;
 	char *copy = bv_strdup(list), *save = NULL;
 	int rc = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-		int i = format_index(tok);
-		if (i < 0 || !formats[i].file)
+		int i = bv_report_format_index(tok);
+		if (i < 0 || !bv_report_formats[i].file)
 			rc = bv_fail(BV_EINPUT, "--formats: unknown report format '%s' (known: html, markdown, junit, none)",
 				     tok);
 		else

@@ -20,7 +20,7 @@
 
 /* --from DIR: the run's two logs, by label or from the run block
  * (bv_run_dir_logs, which compare DIR shares: the baseline first). */
-int logs_from_dir(const char *dir, const char *base, const char *cand, char **paths)
+int bv_report_run_logs(const char *dir, const char *base, const char *cand, char **paths)
 {
 	if (base && cand) {
 		paths[0] = bv_asprintf("%s/%s.json", dir, base);
@@ -65,9 +65,9 @@ static char *blocker(const bv_report *r)
  * Each class is judged on its own run, against its own baseline, and never
  * pooled with another; the release is READY only when every class is.  Each
  * class's files go into its run's directory, or OUT/CLASS with --out. */
-int report_classes(char *const *dirs, size_t n, const char *baseline, const char *candidate,
-			  double threshold, int across, const bv_budgets *budgets, const char *out_dir,
-			  const int want[NFORMATS], int print_index)
+int bv_report_classes(char *const *dirs, size_t n, const char *baseline, const char *candidate,
+                      double threshold, int across, const bv_budgets *budgets, const char *out_dir,
+                      const int want[BV_REPORT_NFORMATS], int print_index)
 {
 	char **logs = bv_xcalloc(2 * n + 1, sizeof(char *));
 	bv_class_groups g;
@@ -81,7 +81,7 @@ int report_classes(char *const *dirs, size_t n, const char *baseline, const char
 				     "(bench-versions compare SHARD_DIR... --join-to DIR) and report --from DIR",
 				     dirs[i]);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = logs_from_dir(dirs[i], baseline, candidate, &logs[2 * i]);
+		rc = bv_report_run_logs(dirs[i], baseline, candidate, &logs[2 * i]);
 	/* the candidate's log says the class of each run */
 	char **cands = bv_xcalloc(n + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++)
@@ -128,7 +128,7 @@ int report_classes(char *const *dirs, size_t n, const char *baseline, const char
 			}
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			printf("\nclass %s (%s):\n", g.classes[g.of[i]].name, dirs[i]);
-			rc = formats[print_index].fn(&reports[i], stdout);
+			rc = bv_report_formats[print_index].fn(&reports[i], stdout);
 		}
 		if (rc == 0 && fflush(stdout) != 0)
 			rc = bv_fail(BV_ERUN, "cannot write the output");
@@ -137,11 +137,11 @@ int report_classes(char *const *dirs, size_t n, const char *baseline, const char
 		const char *name = g.classes[g.of[i]].name; /* a checked name: a plain file name */
 		char *where = out_dir ? bv_asprintf("%s/%s", out_dir, name) : bv_strdup(dirs[i]);
 		rc = bv_mkdir_p(where);
-		for (int f = 0; rc == 0 && f < NFORMATS; f++) {
+		for (int f = 0; rc == 0 && f < BV_REPORT_NFORMATS; f++) {
 			if (!want[f])
 				continue;
-			char *path = bv_asprintf("%s/%s", where, formats[f].file);
-			rc = write_report(path, formats[f].fn, &reports[i]);
+			char *path = bv_asprintf("%s/%s", where, bv_report_formats[f].file);
+			rc = bv_report_write_file(path, bv_report_formats[f].fn, &reports[i]);
 			if (rc == 0)
 				fprintf(stderr, "report: %s (class %s)\n", path, name);
 			free(path);

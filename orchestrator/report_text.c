@@ -10,7 +10,7 @@
 #include "report.h"
 #include "table.h"
 
-int print_text(const bv_report *r, FILE *out)
+int bv_report_text(const bv_report *r, FILE *out)
 {
 	const bv_table *t = &r->table;
 	fprintf(out, "%s: candidate %s against baseline %s\n", r->ready ? "READY" : "NOT READY", t->labels[1],
