@@ -11,7 +11,10 @@
  * the middle commit; with merges it is what git bisect picks.
  *
  * Then the rules that decide a step from its numbers (bisect.h says why
- * each is what it is); cmd_bisect.c measures and calls them.
+ * each is what it is); bisect_step.c measures and calls them, and
+ * bisect_search.c walks.  Last, what the output says of a commit (its
+ * subject, author, date, parent) and of a ratio, shared by the progress
+ * lines and the answer's formats.
  */
 #include <math.h>
 #include <stdio.h>
@@ -234,7 +237,7 @@ void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_goo
 	*last_good = lg;
 }
 
-/* ---- what the output says of a commit and a ratio -------------------------- */
+/* ---- what the output says of a commit and a ratio ---------------------- */
 
 void bv_bisect_commit_read(git_repository *g, const char *hex, bv_bisect_commit *ci)
 {

@@ -1,12 +1,15 @@
 /*
- * bisect.h - the commit graph behind `bench-versions bisect` (cmd_bisect.c):
- * which commits may still hold the first bad one, and which to test next.
- * The rules are git bisect's, computed with libgit2.
+ * bisect.h - the commit graph behind `bench-versions bisect` (walked by
+ * bisect_search.c): which commits may still hold the first bad one, and
+ * which to test next.  The rules are git bisect's, computed with libgit2.
  *
  * And the rules that decide one step from its numbers (the second half of
  * this header): pure functions of the ratios and options, no I/O, no
  * repository, so each is unit-tested on made-up numbers (test_bisect.c)
  * instead of through a real bisect that takes minutes.
+ *
+ * Last, a commit's subject, author and date, and a ratio as text: what the
+ * progress lines and every format of the answer say of them.
  */
 #ifndef BV_BISECT_H
 #define BV_BISECT_H
@@ -137,7 +140,7 @@ size_t bv_bisect_kary_split(size_t m, int k, size_t *out);
  * answer is the one a sequential bisect would have found first. */
 void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_good, long *first_bad);
 
-/* ---- what the output says of a commit and a ratio -------------------------- */
+/* ---- what the output says of a commit and a ratio ---------------------- */
 
 /* A commit's subject, author, date (ISO 8601 with its offset) and first
  * parent ("" if none); empty strings when it cannot be read. */
