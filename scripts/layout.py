@@ -20,15 +20,16 @@
    belongs to a family (FAMILIES: the commands cmd_*.c and main.c, whose
    header is cli.h as git's builtin.h is; one file per export format,
    export_*.c, and one per report format, report_*.c, beside export.c and
-   report.c, and one per format of history, history_<format>.c, beside
-   history_format.c; a stage split into files by what they do, build_*.c,
-   counts_*.c, merge_*.c, resolve_*.c, slurm_*.c and store_*.c beside
-   build.c, counts.c, merge.c, resolve.c, slurm.c and store.c, whose
-   members share what other modules do not see through a header of a
-   member's own, such as counts_make.h) and includes the family's header.
-   And every header belongs to a module (M.h to M.c, a family's header to
-   the family): rule 3 could not see what depends on a header of no
-   module.
+   report.c, one per format of history, history_<format>.c, beside
+   history_format.c, and one per format of bisect's answer,
+   bisect_answer_*.c, beside bisect_answer.c; a stage split into files by
+   what they do, build_*.c, counts_*.c, merge_*.c, resolve_*.c, slurm_*.c
+   and store_*.c beside build.c, counts.c, merge.c, resolve.c, slurm.c and
+   store.c, whose members share what other modules do not see through a
+   header of a member's own, such as counts_make.h) and includes the
+   family's header.  And every header belongs to a module (M.h to M.c, a
+   family's header to the family): rule 3 could not see what depends on a
+   header of no module.
 5. At most LONG_MAX functions in orchestrator/ and harness/ are over 100
    lines, counted from the line that names the function (its signature may
    span lines) to its closing brace, and docs/architecture.md's "Long
@@ -68,7 +69,7 @@
    "Folders" section names each folder (`orchestrator/NAME/`).  A header
    lies beside its .c file.  The commands (cmd_*.c, main.c, cli.h) are in
    cli/; an output format (export_FORMAT.c, report_FORMAT.c,
-   history_FORMAT.c) in output/.  harness/ is three products, a folder
+   history_FORMAT.c, bisect_answer_FORMAT.c) in output/.  harness/ is three products, a folder
    each, and the Makefile must agree: runner/ is bv-runner's alone (its .c
    files in RUNNER_OBJS, none in HARNESS_HOST, which the CLI links);
    plugin/ is compiled into each version's plugin at run time (in
@@ -141,6 +142,7 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "build": (re.compile(r"^build(_\w+)?$"), "build"),
     "resolve": (re.compile(r"^resolve(_\w+)?$"), "resolve"),
     "slurm": (re.compile(r"^slurm(_\w+)?$"), "slurm"),
+    "bisect_answer": (re.compile(r"^bisect_answer(_\w+)?$"), "bisect_answer"),
 }
 sources = {name(c) for c in tree(orch, "*.c")}
 headers = {name(h) for h in tree(orch, "*.h")}
@@ -386,7 +388,8 @@ for d in (orch, harness):
 # 11. folders that show the pipeline, each named where a newcomer looks
 FOLDERS = ("cli", "fetch", "build", "measure", "compare", "history", "output", "share", "util")
 IN_FOLDER = [(re.compile(r"^(cmd_\w+|main|cli)$"), "cli", "a command"),
-             (re.compile(r"^(export_\w+|report_(html|md|junit|text)|history_(format|text|md|json|html))$"),
+             (re.compile(r"^(export_\w+|report_(html|md|junit|text)|history_(format|text|md|json|html)|"
+                         r"bisect_answer(_\w+)?)$"),
               "output", "an output format")]
 arch_text = text(arch) if os.path.exists(arch) else ""
 folders_doc = arch_text.split("\n## Folders", 1)[1].split("\n## ", 1)[0] if "\n## Folders" in arch_text else ""

@@ -8,6 +8,11 @@
  * every cell against its budget, and the three report formats are written
  * next to the logs: report.html (for people), report.md (for a PR comment),
  * report.xml (JUnit, for CI).  The verdict and its reasons go to stdout.
+ * The formats' table is report.c's, each format its report_<name>.c;
+ * report --from RUN_DIR RUN_DIR... (one run per machine class) is
+ * report_classes.c's.  This file is the command: its options and their
+ * checks, the logs measured or read, the second measurement of a
+ * regression, the files written and the exit code.
  *
  * Exit codes: 0 READY, 1 NOT READY (a regression beyond budget, a wrong
  * result, a crash, a vanished cell, the candidate failed to build), 2 usage
@@ -15,28 +20,22 @@
  * 3 when no comparison could be made at all (the baseline failed to build,
  * or a stage failed).
  */
-#include <dirent.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "baseline.h"
 #include "benches.h"
-#include "classes.h"
 #include "cli.h"
 #include "common.h"
 #include "export.h"
 #include "fs.h"
-#include "json.h"
-#include "locate.h"
 #include "merge.h"
 #include "options.h"
 #include "pipeline.h"
 #include "proc.h"
 #include "report.h"
 #include "resolve.h"
-#include "results.h"
 #include "run_options.h"
 #include "shard.h"
 #include "slurm.h"
@@ -61,250 +60,12 @@ static void usage(FILE *out, const bv_option *opts)
 		     "interrupted (the finished cells are kept: see --resume)\n");
 }
 
-/* --from DIR: the run's two logs, by label or from the run block
- * (bv_run_dir_logs, which compare DIR shares: the baseline first). */
-static int logs_from_dir(const char *dir, const char *base, const char *cand, char **paths)
-{
-	if (base && cand) {
-		paths[0] = bv_asprintf("%s/%s.json", dir, base);
-		paths[1] = bv_asprintf("%s/%s.json", dir, cand);
-		return 0;
-	}
-	char **found = NULL;
-	size_t n = 0, nversions = 0;
-	int rc = bv_run_dir_logs(dir, &found, &n, &nversions);
-	if (rc == 0 && (nversions != 2 || n != 2))
-		rc = bv_fail(BV_EINPUT,
-			     "%s: the run has %zu %s (%zu %s); name two with --baseline LABEL --candidate LABEL",
-			     dir, nversions, bv_plural((long long)nversions, "version", "versions"), n,
-			     bv_plural((long long)n, "log", "logs"));
-	else if (rc == 0) {
-		paths[0] = base ? bv_asprintf("%s/%s.json", dir, base) : bv_strdup(found[0]);
-		paths[1] = cand ? bv_asprintf("%s/%s.json", dir, cand) : bv_strdup(found[1]);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(found[i]);
-	free(found);
-	return rc;
-}
-
-static int write_report(const char *path, int (*fn)(const bv_report *, FILE *), const bv_report *r)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return bv_fail(BV_ERUN, "cannot write %s: out of memory", path);
-	int rc = fn(r, f);
-	fclose(f);
-	if (rc == 0)
-		rc = bv_write_file_atomic(path, text, len);
-	free(text);
-	return rc;
-}
-
-static int print_text(const bv_report *r, FILE *out)
-{
-	const bv_table *t = &r->table;
-	fprintf(out, "%s: candidate %s against baseline %s\n", r->ready ? "READY" : "NOT READY", t->labels[1],
-		t->labels[0]);
-	for (size_t i = 0; i < r->nreasons; i++)
-		fprintf(out, "  - %s\n", r->reasons[i]);
-	for (size_t i = 0; i < t->nnotes; i++)
-		fprintf(out, "note: %s\n", t->notes[i]);
-	char count[64];
-	fprintf(out, "cells: %zu", r->ncells - r->counts[BV_CELL_NOT_RUN]);
-	for (int s = 0; s < BV_CELL_NSTATUS; s++)
-		if (r->counts[s] && s != BV_CELL_NOT_RUN)
-			fprintf(out, ", %s", bv_cell_status_count((bv_cell_status)s, r->counts[s], count, sizeof(count)));
-	fputc('\n', out);
-	for (size_t g = 0; g < r->ngroups; g++)
-		if (r->groups[g].n)
-			fprintf(out, "geomean %s/%s over %s: %.3f (%zu %s)\n", t->labels[1], t->labels[0],
-				r->groups[g].bench, r->groups[g].geomean, r->groups[g].n,
-				bv_plural((long long)r->groups[g].n, "cell", "cells"));
-	if (r->ngeomean && r->ngroups > 1)
-		fprintf(out, "geomean %s/%s overall: %.3f (%zu %s)\n", t->labels[1], t->labels[0], r->geomean,
-			r->ngeomean, bv_plural((long long)r->ngeomean, "cell", "cells"));
-	static const bv_cell_status listed[] = {BV_CELL_WARNING, BV_CELL_IMPROVEMENT, BV_CELL_NEW};
-	static const char *const titles[] = {"warnings (slower, not blocking)", "improvements", "new cells"};
-	for (int l = 0; l < 3; l++) {
-		if (!r->counts[listed[l]])
-			continue;
-		fprintf(out, "%s:\n", titles[l]);
-		for (size_t k = 0; k < r->ncells; k++)
-			if (r->cells[k].status == listed[l]) {
-				char name[256], *sum = bv_report_cell_summary(&r->cells[k]);
-				bv_report_cell_name(&r->cells[k], name, sizeof(name));
-				fprintf(out, "  %-32s %s\n", name, sum);
-				free(sum);
-			}
-	}
-	return ferror(out) ? bv_fail(BV_ERUN, "cannot write the output") : 0;
-}
-
-static const struct {
-	const char *name, *file;
-	int (*fn)(const bv_report *, FILE *);
-} formats[] = {
-    {"html", "report.html", bv_report_html},
-    {"markdown", "report.md", bv_report_markdown},
-    {"junit", "report.xml", bv_report_junit},
-    {"text", NULL, print_text},
-};
-enum { NFORMATS = sizeof(formats) / sizeof(formats[0]) };
-
-static int format_index(const char *name)
-{
-	for (int i = 0; i < NFORMATS; i++)
-		if (!strcmp(formats[i].name, name))
-			return i;
-	return -1;
-}
-
-/* "html,junit" -> which of the three files to write. */
-static int parse_formats(const char *list, int want[NFORMATS])
-{
-	memset(want, 0, NFORMATS * sizeof(int));
-	if (!strcmp(list, "none"))
-		return 0;
-	char *copy = bv_strdup(list), *save = NULL;
-	int rc = 0;
-	for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-		int i = format_index(tok);
-		if (i < 0 || !formats[i].file)
-			rc = bv_fail(BV_EINPUT, "--formats: unknown report format '%s' (known: html, markdown, junit, none)",
-				     tok);
-		else
-			want[i] = 1;
-	}
-	free(copy);
-	return rc;
-}
-
 static int all_dirs(char *const *paths, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!bv_is_dir(paths[i]))
 			return 0;
 	return n > 0;
-}
-
-/* What blocks a class, in one line: its first blocking cell ("unary exp
- * simd 1M: 1.07x slower ...") or, without one, its first reason. */
-static char *blocker(const bv_report *r)
-{
-	for (size_t k = 0; k < r->ncells; k++)
-		if (bv_cell_status_blocks(r->cells[k].status)) {
-			char name[256], ratio[96];
-			bv_report_cell_name(&r->cells[k], name, sizeof(name));
-			if (r->cells[k].status != BV_CELL_REGRESSION)
-				return bv_asprintf("%s: %s", name, r->cells[k].why);
-			bv_report_ratio(&r->cells[k], ratio, sizeof(ratio));
-			return bv_asprintf("%s %s slower: %s", name, ratio, r->cells[k].why);
-		}
-	return bv_strdup(r->nreasons ? r->reasons[0] : "not ready");
-}
-
-/* report --from RUN_DIR RUN_DIR...: one run per machine class (classes.h).
- * Each class is judged on its own run, against its own baseline, and never
- * pooled with another; the release is READY only when every class is.  Each
- * class's files go into its run's directory, or OUT/CLASS with --out. */
-static int report_classes(char *const *dirs, size_t n, const char *baseline, const char *candidate,
-			  double threshold, int across, const bv_budgets *budgets, const char *out_dir,
-			  const int want[NFORMATS], int print_index)
-{
-	char **logs = bv_xcalloc(2 * n + 1, sizeof(char *));
-	bv_class_groups g;
-	memset(&g, 0, sizeof(g));
-	int rc = 0;
-	/* as for one run: a shard alone would read its missing cells as vanished */
-	for (size_t i = 0; i < n && rc == 0; i++)
-		if (bv_path_is_shard(dirs[i]))
-			rc = bv_fail(BV_EINPUT,
-				     "--from %s: a shard of a run (run --shard I/N); join the shards first "
-				     "(bench-versions compare SHARD_DIR... --join-to DIR) and report --from DIR",
-				     dirs[i]);
-	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = logs_from_dir(dirs[i], baseline, candidate, &logs[2 * i]);
-	/* the candidate's log says the class of each run */
-	char **cands = bv_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		cands[i] = logs[2 * i + 1];
-	if (rc == 0)
-		rc = bv_class_groups_read(cands, n, &g);
-	/* Two runs of one class would be two judgements of one machine kind:
-	 * which one decides?  Refused rather than pooled or picked. */
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		for (size_t j = 0; j < i && rc == 0; j++)
-			if (g.of[i] == g.of[j])
-				rc = bv_fail(BV_EINPUT,
-					     "--from %s and %s: both runs are of class %s; give one run per machine "
-					     "class (compare them with bench-versions compare)",
-					     dirs[j], dirs[i], g.classes[g.of[i]].name);
-	bv_report *reports = bv_xcalloc(n + 1, sizeof(bv_report));
-	size_t judged = 0;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		bv_table table;
-		bv_merge_opts mo = {threshold, across};
-		rc = bv_merge(&logs[2 * i], 2, &mo, &table);
-		if (rc == 0 && (rc = bv_report_read_env(&reports[i], &logs[2 * i])) != 0)
-			bv_table_free(&table);
-		if (rc == 0 && (rc = bv_report_judge(&reports[i], &table, budgets)) != 0)
-			bv_table_free(&table);
-		judged += rc == 0;
-	}
-	int ready = 1, failed = 0;
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		ready &= reports[i].ready, failed |= reports[i].baseline_failed;
-	/* The verdict first, one line per class that blocks: what CI shows. */
-	if (rc == 0 && print_index >= 0) {
-		if (ready) {
-			printf("READY: every class is ready (");
-			for (size_t c = 0; c < g.nclasses; c++)
-				printf("%s%s", c ? ", " : "", g.classes[c].name);
-			printf(")\n");
-		}
-		for (size_t i = 0; i < n; i++)
-			if (!reports[i].ready) {
-				char *b = blocker(&reports[i]);
-				printf("NOT READY: class %s blocks: %s\n", g.classes[g.of[i]].name, b);
-				free(b);
-			}
-		for (size_t i = 0; i < n && rc == 0; i++) {
-			printf("\nclass %s (%s):\n", g.classes[g.of[i]].name, dirs[i]);
-			rc = formats[print_index].fn(&reports[i], stdout);
-		}
-		if (rc == 0 && fflush(stdout) != 0)
-			rc = bv_fail(BV_ERUN, "cannot write the output");
-	}
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		const char *name = g.classes[g.of[i]].name; /* a checked name: a plain file name */
-		char *where = out_dir ? bv_asprintf("%s/%s", out_dir, name) : bv_strdup(dirs[i]);
-		rc = bv_mkdir_p(where);
-		for (int f = 0; rc == 0 && f < NFORMATS; f++) {
-			if (!want[f])
-				continue;
-			char *path = bv_asprintf("%s/%s", where, formats[f].file);
-			rc = write_report(path, formats[f].fn, &reports[i]);
-			if (rc == 0)
-				fprintf(stderr, "report: %s (class %s)\n", path, name);
-			free(path);
-		}
-		free(where);
-	}
-	for (size_t i = 0; i < judged; i++)
-		bv_report_free(&reports[i]);
-	free(reports);
-	for (size_t i = 0; i < 2 * n; i++)
-		free(logs[i]);
-	free(logs), free(cands);
-	bv_class_groups_free(&g);
-	if (rc) {
-		fprintf(stderr, "bench-versions: %s\n", bv_error_last());
-		return bv_exit_code(rc);
-	}
-	return failed ? 3 : ready ? 0 : 1;
 }
 
 /* Adds s to a comma list unless it is there already. */
@@ -487,9 +248,9 @@ static int check_args(const report_cmd *r, char *const *positional, size_t npos)
 /* Every input is checked before anything is measured: a typo in the
  * budgets file must not cost a full run.  want gets the formats to
  * write, *ncells the cells to measure. */
-static int check_inputs(report_cmd *r, bv_budgets *budgets, int want[NFORMATS], long *ncells)
+static int check_inputs(report_cmd *r, bv_budgets *budgets, int want[BV_REPORT_NFORMATS], long *ncells)
 {
-	int rc = parse_formats(r->formats_list, want);
+	int rc = bv_report_formats_parse(r->formats_list, want);
 	if (!rc && r->budgets_path)
 		rc = bv_budgets_load(r->budgets_path, r->default_slowdown, budgets);
 	/* A release decision should not rest on where the linker put a loop:
@@ -528,7 +289,7 @@ static int logs_from_args(report_cmd *r, char **positional, size_t npos, char **
 	if (rc)
 		return rc;
 	if (npos == 1 && bv_is_dir(positional[0]))
-		return logs_from_dir(positional[0], r->baseline, r->candidate, logs);
+		return bv_report_run_logs(positional[0], r->baseline, r->candidate, logs);
 	if (npos == 2) {
 		logs[0] = bv_strdup(positional[0]), logs[1] = bv_strdup(positional[1]);
 		return 0;
@@ -595,22 +356,22 @@ static int judge(report_cmd *r, char *logs[2], const char *dir, const bv_budgets
  * the candidate log's; the one asked for on stdout; then the files'
  * names, once everything is written. */
 static int write_reports(const report_cmd *r, const bv_report *report, const char *dir, const char *cand_log,
-			 const int want[NFORMATS], int print_index)
+			 const int want[BV_REPORT_NFORMATS], int print_index)
 {
 	char *where = r->out_dir ? bv_strdup(r->out_dir) : dir ? bv_strdup(dir) : candidate_dir(cand_log);
 	int rc = bv_mkdir_p(where);
 	bv_strv written = BV_STRV_INIT;
-	for (int i = 0; rc == 0 && i < NFORMATS; i++) {
+	for (int i = 0; rc == 0 && i < BV_REPORT_NFORMATS; i++) {
 		if (!want[i])
 			continue;
-		char *path = bv_asprintf("%s/%s", where, formats[i].file);
-		rc = write_report(path, formats[i].fn, report);
+		char *path = bv_asprintf("%s/%s", where, bv_report_formats[i].file);
+		rc = bv_report_write_file(path, bv_report_formats[i].fn, report);
 		if (rc == 0)
 			bv_strv_push(&written, path);
 		free(path);
 	}
 	if (rc == 0 && print_index >= 0) {
-		rc = formats[print_index].fn(report, stdout);
+		rc = bv_report_formats[print_index].fn(report, stdout);
 		if (rc == 0 && fflush(stdout) != 0)
 			rc = bv_fail(BV_ERUN, "cannot write the output");
 	}
@@ -629,7 +390,7 @@ int bv_cmd_report(int argc, char **argv)
 	size_t npos = 0;
 	char *logs[2] = {NULL, NULL}, *dir = NULL, *from_dir = NULL;
 	int build_failures = 0, said = 0; /* the report says which version did not build */
-	int want[NFORMATS], code;
+	int want[BV_REPORT_NFORMATS], code;
 	long ncells = 0;
 	bv_budgets budgets;
 	int have_budgets = 0;
@@ -649,7 +410,7 @@ int bv_cmd_report(int argc, char **argv)
 		code = BV_EXIT_USAGE;
 		goto cleanup;
 	}
-	int print_index = r->print ? format_index(r->print) : -1;
+	int print_index = r->print ? bv_report_format_index(r->print) : -1;
 	bv_budgets_default(&budgets, r->default_slowdown);
 	have_budgets = 1;
 	if ((rc = check_inputs(r, &budgets, want, &ncells)) != 0) {
@@ -659,9 +420,9 @@ int bv_cmd_report(int argc, char **argv)
 	}
 	/* Several runs' directories: one per machine class, judged side by side. */
 	if (r->from && npos >= 2 && all_dirs(positional, npos)) {
-		code = report_classes(positional, npos, r->baseline, r->candidate,
-				      r->threshold_given ? r->c.mo.threshold : -1, r->across, &budgets, r->out_dir,
-				      want, print_index);
+		code = bv_report_classes(positional, npos, r->baseline, r->candidate,
+		                         r->threshold_given ? r->c.mo.threshold : -1, r->across, &budgets,
+		                         r->out_dir, want, print_index);
 		goto cleanup;
 	}
 	if (r->from)
@@ -691,3 +452,4 @@ cleanup:
 	free(r);
 	return code;
 }
+

@@ -23,6 +23,7 @@
 
 #include "benches.h"
 #include "common.h"
+#include "fs.h"
 #include "counts.h"
 #include "json.h"
 #include "results.h"
@@ -724,4 +725,55 @@ void bv_report_free(bv_report *r)
 	free(r->reproduce);
 	bv_table_free(&r->table);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- the formats ------------------------------------------------------ */
+
+int bv_report_write_file(const char *path, int (*fn)(const bv_report *, FILE *), const bv_report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return bv_fail(BV_ERUN, "cannot write %s: out of memory", path);
+	int rc = fn(r, f);
+	fclose(f);
+	if (rc == 0)
+		rc = bv_write_file_atomic(path, text, len);
+	free(text);
+	return rc;
+}
+
+const bv_report_format bv_report_formats[BV_REPORT_NFORMATS] = {
+    {"html", "report.html", bv_report_html},
+    {"markdown", "report.md", bv_report_markdown},
+    {"junit", "report.xml", bv_report_junit},
+    {"text", NULL, bv_report_text},
+};
+int bv_report_format_index(const char *name)
+{
+	for (int i = 0; i < BV_REPORT_NFORMATS; i++)
+		if (!strcmp(bv_report_formats[i].name, name))
+			return i;
+	return -1;
+}
+
+/* "html,junit" -> which of the three files to write. */
+int bv_report_formats_parse(const char *list, int want[BV_REPORT_NFORMATS])
+{
+	memset(want, 0, BV_REPORT_NFORMATS * sizeof(int));
+	if (!strcmp(list, "none"))
+		return 0;
+	char *copy = bv_strdup(list), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+		int i = bv_report_format_index(tok);
+		if (i < 0 || !bv_report_formats[i].file)
+			rc = bv_fail(BV_EINPUT, "--formats: unknown report format '%s' (known: html, markdown, junit, none)",
+				     tok);
+		else
+			want[i] = 1;
+	}
+	free(copy);
+	return rc;
 }

@@ -2,8 +2,10 @@
  * report.h - the release-readiness verdict: a baseline and a candidate
  * merged into one table (merge.c), each cell judged against its budget
  * (budgets.h), the reasons for NOT READY, geomeans, and what the two logs say
- * about their builds and machines.  The exporters (report_html.c,
- * report_md.c, report_junit.c) only format a bv_report.
+ * about their builds and machines.  The formats (report_html.c,
+ * report_md.c, report_junit.c, report_text.c) only format a bv_report;
+ * report.c holds their table.  report_classes.c judges one run per machine
+ * class side by side (report --from RUN_DIR RUN_DIR...).
  */
 #ifndef BV_REPORT_H
 #define BV_REPORT_H
@@ -127,5 +129,27 @@ void bv_report_cell_name(const bv_report_cell *c, char *buf, size_t len);
 int bv_report_html(const bv_report *r, FILE *out);
 int bv_report_markdown(const bv_report *r, FILE *out);
 int bv_report_junit(const bv_report *r, FILE *out);
+/* The text format, for stdout only (report_text.c). */
+int bv_report_text(const bv_report *r, FILE *out);
+
+/* The formats (report.c): each one's name, its file next to the logs
+ * (NULL: stdout only) and its writer; NFORMATS of them. */
+typedef struct bv_report_format {
+	const char *name, *file;
+	int (*fn)(const bv_report *, FILE *);
+} bv_report_format;
+enum { BV_REPORT_NFORMATS = 4 };
+extern const bv_report_format bv_report_formats[BV_REPORT_NFORMATS];
+int bv_report_write_file(const char *path, int (*fn)(const bv_report *, FILE *), const bv_report *r);
+int bv_report_format_index(const char *name);
+/* "html,junit" -> which of the three files to write. */
+int bv_report_formats_parse(const char *list, int want[BV_REPORT_NFORMATS]);
+
+/* report --from RUN_DIR RUN_DIR... (report_classes.c), and one run's two
+ * logs (the baseline first). */
+int bv_report_run_logs(const char *dir, const char *base, const char *cand, char **paths);
+int bv_report_classes(char *const *dirs, size_t n, const char *baseline, const char *candidate,
+                      double threshold, int across, const bv_budgets *budgets, const char *out_dir,
+                      const int want[BV_REPORT_NFORMATS], int print_index);
 
 #endif

@@ -11,11 +11,16 @@
  * the middle commit; with merges it is what git bisect picks.
  *
  * Then the rules that decide a step from its numbers (bisect.h says why
- * each is what it is); cmd_bisect.c measures and calls them.
+ * each is what it is); bisect_step.c measures and calls them, and
+ * bisect_search.c walks.  Last, what the output says of a commit (its
+ * subject, author, date, parent) and of a ratio, shared by the progress
+ * lines and the answer's formats.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bisect.h"
 #include "common.h"
@@ -230,4 +235,49 @@ void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_goo
 			lg = (long)j;
 	*first_bad = (long)fb;
 	*last_good = lg;
+}
+
+/* ---- what the output says of a commit and a ratio ---------------------- */
+
+void bv_bisect_commit_read(git_repository *g, const char *hex, bv_bisect_commit *ci)
+{
+	memset(ci, 0, sizeof(*ci));
+	git_oid id;
+	git_commit *c = NULL;
+	if (git_oid_fromstr(&id, hex) < 0 || git_commit_lookup(&c, g, &id) < 0) {
+		ci->subject = bv_strdup(""), ci->author = bv_strdup(""), ci->email = bv_strdup("");
+		ci->date = bv_strdup("");
+		return;
+	}
+	const char *s = git_commit_summary(c);
+	const git_signature *a = git_commit_author(c);
+	ci->subject = bv_strdup(s ? s : "");
+	ci->author = bv_strdup(a && a->name ? a->name : "");
+	ci->email = bv_strdup(a && a->email ? a->email : "");
+	char buf[40] = "";
+	if (a) {
+		time_t t = (time_t)a->when.time + (time_t)a->when.offset * 60;
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		size_t k = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+		int off = a->when.offset;
+		snprintf(buf + k, sizeof(buf) - k, "%c%02d:%02d", off < 0 ? '-' : '+', abs(off) / 60, abs(off) % 60);
+	}
+	ci->date = bv_strdup(buf);
+	if (git_commit_parentcount(c) > 0)
+		git_oid_tostr(ci->parent, sizeof(ci->parent), git_commit_parent_id(c, 0));
+	git_commit_free(c);
+}
+
+void bv_bisect_commit_free(bv_bisect_commit *ci)
+{
+	free(ci->subject), free(ci->author), free(ci->email), free(ci->date);
+}
+
+void bv_bisect_ratio_text(const bv_bisect_ratio *r, char *buf, size_t len)
+{
+	if (r->valid)
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", r->est, r->lo, r->hi);
+	else
+		snprintf(buf, len, "-");
 }

@@ -1,12 +1,15 @@
 /*
- * bisect.h - the commit graph behind `bench-versions bisect` (cmd_bisect.c):
- * which commits may still hold the first bad one, and which to test next.
- * The rules are git bisect's, computed with libgit2.
+ * bisect.h - the commit graph behind `bench-versions bisect` (walked by
+ * bisect_search.c): which commits may still hold the first bad one, and
+ * which to test next.  The rules are git bisect's, computed with libgit2.
  *
  * And the rules that decide one step from its numbers (the second half of
  * this header): pure functions of the ratios and options, no I/O, no
  * repository, so each is unit-tested on made-up numbers (test_bisect.c)
  * instead of through a real bisect that takes minutes.
+ *
+ * Last, a commit's subject, author and date, and a ratio as text: what the
+ * progress lines and every format of the answer say of them.
  */
 #ifndef BV_BISECT_H
 #define BV_BISECT_H
@@ -136,5 +139,18 @@ size_t bv_bisect_kary_split(size_t m, int k, size_t *out);
  * with an interval wholly past the midpoint, as good's is, and the older
  * answer is the one a sequential bisect would have found first. */
 void bv_bisect_kary_narrow(const bv_bisect_side *sides, size_t c, long *last_good, long *first_bad);
+
+/* ---- what the output says of a commit and a ratio ---------------------- */
+
+/* A commit's subject, author, date (ISO 8601 with its offset) and first
+ * parent ("" if none); empty strings when it cannot be read. */
+typedef struct bv_bisect_commit {
+	char *subject, *author, *email, *date;
+	char parent[41];
+} bv_bisect_commit;
+void bv_bisect_commit_read(git_repository *g, const char *hex, bv_bisect_commit *ci);
+void bv_bisect_commit_free(bv_bisect_commit *ci);
+/* "1.012 [1.004, 1.020]", or "-" when the ratio is not valid. */
+void bv_bisect_ratio_text(const bv_bisect_ratio *r, char *buf, size_t len);
 
 #endif
