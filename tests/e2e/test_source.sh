@@ -66,4 +66,18 @@ done
 check "words found in the code ($(echo $words | wc -w): $(echo $words))" test "$(echo $words | wc -w)" -ge 8
 check "every verdict word the tool prints is defined under **Verdict.** in docs/measurement.md${undefined:+ (not:$undefined)}" \
 	test -z "$undefined"
+
+# Every option the tool gives bv-runner is one bv-runner's table takes: the
+# two sides are built apart (the runner without the orchestrator), so a
+# renamed option would otherwise show only as a measuring process that
+# exits 2.  The options are the "--name" literals the files that start
+# bv-runner put into its argv (not Valgrind's --x=y, nor a tool's
+# --version); the truth is `bv-runner --help`, printed from its table.
+given=$(grep -ohE '"--[a-z][a-z-]*"' orchestrator/measure/measure_process.c orchestrator/measure/counts_make.c \
+	orchestrator/build/build_plugin.c orchestrator/build/suite.c | tr -d '"' | sort -u |
+	grep -vx -e --version -e --count-timeout)
+taken=$("$(dirname "$BV")/bv-runner" --help 2>&1 | grep -oE '^ +--[a-z][a-z-]*' | tr -d ' ' | sort -u)
+unknown=$(comm -23 <(echo "$given") <(echo "$taken") | tr '\n' ' ')
+check "options the tool gives bv-runner found ($(echo $given | wc -w))" test "$(echo $given | wc -w)" -ge 20
+check "every option the tool gives bv-runner is in bv-runner's table${unknown:+ (not: $unknown)}" test -z "$unknown"
 exit $((failures > 0))
