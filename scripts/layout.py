@@ -386,7 +386,7 @@ for d in (orch, harness):
                                        "goes to a module)" if limit == COMMAND_MAX else ""))
 
 # 11. folders that show the pipeline, each named where a newcomer looks
-FOLDERS = ("cli", "fetch", "build", "measure", "compare", "history", "output", "share", "util")
+FOLDERS = ("cli", "fetch", "build", "measure", "compare", "history", "output", "share", "publish", "util")
 IN_FOLDER = [(re.compile(r"^(cmd_\w+|main|cli)$"), "cli", "a command"),
              (re.compile(r"^(export_\w+|report_(html|md|junit|text)|history_(format|text|md|json|html)|"
                          r"bisect_answer(_\w+)?)$"),

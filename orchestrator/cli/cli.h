@@ -9,6 +9,7 @@ int bv_cmd_cache(int argc, char **argv);
 int bv_cmd_compare(int argc, char **argv);
 int bv_cmd_bisect(int argc, char **argv);
 int bv_cmd_share(int argc, char **argv);
+int bv_cmd_publish(int argc, char **argv);
 int bv_cmd_report(int argc, char **argv);
 int bv_cmd_plan(int argc, char **argv);
 int bv_cmd_history(int argc, char **argv);

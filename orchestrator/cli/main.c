@@ -43,6 +43,7 @@ static const struct {
 	{"share", bv_cmd_share, "pack one run's results into a .tar.gz and upload it (share DIR --url URL)", 0},
 	{"report", bv_cmd_report, "is a candidate ready to release? (report --baseline V --candidate V)", 1},
 	{"plan", bv_cmd_plan, "cut a comparison into N shards for a CI matrix or a cluster (plan V... --shards N)", 1},
+	{"publish", bv_cmd_publish, "shared runs into a static site (publish --site DIR --incoming DIR)", 1},
 	{"history", bv_cmd_history, "a series' speed, step by step, with its change points (history A..B, --releases)", 1},
 };
 
@@ -119,6 +120,12 @@ int main(int argc, char **argv)
 	 * the upload token (env.c), and only share keeps it. */
 	bv_secrets_take(argc > 1 && !strcmp(argv[1], "share"));
 	bv_program_set(argv[0]);
+	bv_tool_version_set("bench-versions " BV_VERSION_STRING);
+	if (*BV_COMMIT) {
+		static char with_commit[96];
+		snprintf(with_commit, sizeof(with_commit), "bench-versions %s (commit %s)", BV_VERSION_STRING, BV_COMMIT);
+		bv_tool_version_set(with_commit);
+	}
 	same_file_lines();
 	if (argc < 2) {
 		usage(stderr);

@@ -24,7 +24,7 @@
 /* What measure.c writes; readers take every 1.x (minor versions only add). */
 #define BV_RESULTS_MAJOR 1
 #define BV_RESULTS_MINOR 3
-#define BV_RESULTS_VERSION "1.9"
+#define BV_RESULTS_VERSION "1.10"
 /* Bytes of one log, and of all the logs one command reads: both checked
  * with fstat before anything is read.  A full matrix measured with the
  * default method is a few MB; parsed, a log takes 5-15 times its size. */

@@ -284,6 +284,7 @@ int bv_ms_write_logs(session *s, const char *status, char **paths)
 		cJSON_AddStringToObject(run, "status", status);
 		cJSON_AddItemToObject(run, "resumed", cJSON_Duplicate(s->resumed, 1));
 		cJSON_AddStringToObject(run, "baseline", s->vs[0].label);
+		cJSON_AddStringToObject(run, "tool", bv_tool_version());
 		cJSON *labels = cJSON_AddArrayToObject(run, "versions");
 		for (size_t k = 0; k < s->n; k++)
 			cJSON_AddItemToArray(labels, cJSON_CreateString(s->vs[k].label));

@@ -303,6 +303,12 @@ void bv_program_set(const char *argv0) { program = argv0; }
  * tests): the name it is installed as. */
 const char *bv_program(void) { return program && *program ? program : "bench-versions"; }
 
+/* What a log's run.tool and a site's footer say made them; main sets it
+ * from its version and commit (the unit tests: this default). */
+static const char *tool_version = "bench-versions";
+void bv_tool_version_set(const char *v) { tool_version = v; }
+const char *bv_tool_version(void) { return tool_version; }
+
 /* fs.c's bv_exists, here so that common depends on no other module (every
  * module includes common.h: scripts/layout.py, rule 3). */
 static int exists(const char *path)

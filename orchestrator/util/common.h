@@ -87,6 +87,9 @@ void bv_strv_free(bv_strv *sv);
  * (how to resume): argv[0] as given (./bin/bench-versions, or
  * bench-versions when the shell found it on PATH); main.c sets it. */
 void bv_program_set(const char *argv0);
+/* "bench-versions 0.1.0-dev (commit 3f2a...)": what made a log or a site */
+void bv_tool_version_set(const char *v);
+const char *bv_tool_version(void);
 const char *bv_program(void);
 /* The directory holding harness/ and compat/ (the source tree, or
  * PREFIX/share/bench-versions once installed; BENCH_VERSIONS_HOME overrides). */

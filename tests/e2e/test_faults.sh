@@ -30,7 +30,7 @@ assert logs, "no logs in " + d
 finished = None
 for p in logs:
     doc = json.load(open(p))
-    assert doc["schema_version"] == "1.9", doc["schema_version"]
+    assert doc["schema_version"] == "1.10", doc["schema_version"]
     assert doc["run"]["status"] == status, (p, doc["run"]["status"])
     assert len(doc["cells"]) == 6, len(doc["cells"])
     f = [i for i, c in enumerate(doc["cells"]) if c["status"] != "unfinished"]

@@ -1,0 +1,57 @@
+/*
+ * site_store.h - what `publish` has imported (site_store.c): one SQLite file
+ * beside the site, so publishing again reads only what is new, and the
+ * pages (site.c) are written from it alone.  The schema is docs/publish.md's
+ * "The store".
+ */
+#ifndef BV_SITE_STORE_H
+#define BV_SITE_STORE_H
+
+#include <sqlite3.h>
+
+typedef struct bv_site_store {
+	sqlite3 *db;
+	char *path;
+	int in_txn;
+} bv_site_store;
+
+/* Opens (creating it, and its schema, when absent) the store at path.
+ * BV_EINPUT when path is no SQLite file, another program's database or one
+ * from a newer bench-versions: it is left as it is. */
+int bv_site_store_open(const char *path, bv_site_store **out);
+void bv_site_store_close(bv_site_store *s);
+
+int bv_site_begin(bv_site_store *s);
+int bv_site_commit(bv_site_store *s);
+void bv_site_rollback(bv_site_store *s);
+
+/* An SQLite error as one of ours (BV_EINPUT for a database that is not
+ * ours or is damaged, BV_ERUN otherwise), naming the store and what was
+ * being done. */
+int bv_site_db_fail(const bv_site_store *s, int rc, const char *doing);
+
+/* Runs sql (constant text with ?N parameters) with the texts args[0..n)
+ * bound in order (NULL binds NULL; a text that reads as "=NUM" is not
+ * special: every value is bound as text unless given through the typed
+ * calls below).  For the store's own statements only. */
+typedef struct bv_site_val {
+	enum { BV_SV_NULL, BV_SV_TEXT, BV_SV_INT, BV_SV_REAL } kind;
+	const char *text;
+	long long i;
+	double r;
+} bv_site_val;
+#define BV_SV_T(s) ((bv_site_val){(s) ? BV_SV_TEXT : BV_SV_NULL, (s), 0, 0})
+#define BV_SV_I(v) ((bv_site_val){BV_SV_INT, NULL, (v), 0})
+/* a NAN or infinite real is stored as NULL */
+bv_site_val bv_sv_real(double r);
+int bv_site_exec(bv_site_store *s, const char *sql, const bv_site_val *args, int n, const char *doing);
+
+/* The status of the archive whose sha256 is sha ("imported", "duplicate",
+ * "quarantined") in *status (caller frees), NULL when never seen. */
+int bv_site_archive_status(bv_site_store *s, const char *sha, char **status);
+/* Why that archive was quarantined, in *reason (caller frees). */
+int bv_site_archive_reason(bv_site_store *s, const char *sha, char **reason);
+/* Whether a run with this key is imported. */
+int bv_site_run_known(bv_site_store *s, const char *key, int *known);
+
+#endif
