@@ -68,6 +68,7 @@ CPUS = [
     ("Intel(R) Core(TM) i5-8250U CPU @ 1.60GHz", "avx2", 8, "i5-8250u"),
     ("AMD EPYC 9R14 96-Core Processor", "avx512f", 4, "epyc9r14"),
 ]
+ENC = json.JSONEncoder(check_circular=False).encode  # the documents are trees
 LOADS = (0.4, 1.3, 250.0)  # the highest process loadavg of a run: quiet, quiet, loaded
 
 
@@ -128,14 +129,14 @@ class Cell:
         else:
             c.update(self.scaled)
             c.update(self.inverse)
-        s = json.dumps(c)
+        s = ENC(c)
         if self.change is None:
             return s
         ch = dict(self.change)
         ch["baseline"] = baseline
         for k, v in self.change_scaled.items():
             ch[k] = [x * rf for x in v] if isinstance(v, list) else (v * rf if isinstance(v, (int, float)) else v)
-        cs = json.dumps(ch)
+        cs = ENC(ch)
         st = self.states[load_i]
         if st is not None:
             cs = cs[:-1] + ', "process_state": ' + st + "}"
@@ -254,7 +255,7 @@ G = {}  # the template and tables, set before the workers fork
 
 def run_versions(r, j, span):
     """Releases (indexes) run j compares, the baseline first."""
-    out_now = 1 + int((len(RELEASES) - 1) * min(j, span - 1) / max(1, span - 1))
+    out_now = 1 + int((len(RELEASES) - 1) * min(j, span - 1) / span)  # 1 .. 11
     x = r.random()
     if x < 0.45:
         return [out_now - 1, out_now]
@@ -318,7 +319,7 @@ def make_run(j):
                 cells.append(bc.dumps(f, 1.0, load_i, labels[0]))
             else:
                 cells.append(oc.dumps(f, rows[vi][x] / rows[vers[0]][x], load_i, labels[0]))
-        text = json.dumps(head)[:-1] + ', "cells": [' + ", ".join(cells) + "]}\n"
+        text = ENC(head)[:-1] + ', "cells": [' + ", ".join(cells) + "]}\n"
         files.append(("%s/%s.json" % (rid, label), text.encode()))
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
