@@ -9,10 +9,14 @@
 
 #include <sqlite3.h>
 
+#define BV_SITE_STMTS 8
 typedef struct bv_site_store {
 	sqlite3 *db;
 	char *path;
 	int in_txn;
+	/* bv_site_exec's statements, prepared once (an import runs each
+	 * thousands of times) */
+	sqlite3_stmt *stmts[BV_SITE_STMTS];
 } bv_site_store;
 
 /* Opens (creating it, and its schema, when absent) the store at path.
