@@ -121,6 +121,7 @@ b_wall=$WALL b_user=$USER b_sys=$SYS b_rss=$RSS
 
 # (c) the site, (d) the store
 read -r big_bytes big_path < <(find "$SITE" -type f -printf '%s %P\n' | sort -n | tail -1)
+[ -n "${big_bytes:-}" ] || { big_bytes=0 big_path="(no file)"; miss "the site holds no file"; }
 site_bytes=$(du -sb "$SITE" | cut -f1)
 site_files=$(find "$SITE" -type f | wc -l)
 store_bytes=$(stat -c %s "$SITE.sqlite")
