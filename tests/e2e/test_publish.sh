@@ -27,8 +27,8 @@ command -v nginx > /dev/null 2>&1 || [ -x /usr/sbin/nginx ] || {
 # Two machine classes run and share; the server receives; publish makes the
 # site.  Run from the repository's top, with bench-versions on PATH, HOME
 # here, and a free port for the page's 8080.
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/path"
+export HOME="$TMP/home" TMPDIR="$TMP/tmpdir"
+mkdir -p "$HOME" "$TMP/path" "$TMPDIR"
 ln -s "$BV" "$TMP/path/bench-versions"
 export PATH="$TMP/path:$PATH"
 unset BENCH_VERSIONS_TOKEN XDG_CONFIG_HOME
@@ -58,38 +58,10 @@ RUN_A=$(readlink -f "$HOME/lab/latest")
 RUN_B=$(readlink -f "$HOME/ci/latest")
 export BENCH_VERSIONS_TOKEN="$TOKEN"
 
-# A run whose names are hostile: an op, the machine's CPU and a version's
-# label holding markup.  It is a good run otherwise, so it is published, and
-# every one of its names must show as text.
-HOSTILE_OP='<script>document.documentElement.setAttribute("data-pwned","op")</script>'
-HOSTILE_CPU='Evil CPU <img src=x onerror="document.documentElement.setAttribute(`data-pwned`,`cpu`)">'
-HOSTILE_LABEL='v2"onload="document.documentElement.setAttribute(`data-pwned`,`label`)'
-python3 - "$RUN_A" "$TMP/hostile.tar.gz" "$HOSTILE_OP" "$HOSTILE_CPU" "$HOSTILE_LABEL" <<'PY'
-import io, json, os, sys, tarfile
-run, out, op, cpu, label = sys.argv[1:6]
-rid = "20990101T000000Z"
-with tarfile.open(out, "w:gz") as t:
-    for f in sorted(os.listdir(run)):
-        if not f.endswith(".json") or f == "suite.json":
-            continue
-        d = json.load(open(os.path.join(run, f)))
-        if d.get("schema") != "bench-versions-results":
-            continue
-        d["run"]["id"] = rid
-        d["machine"]["cpu"] = cpu
-        d["machine"].pop("class", None)
-        old = d["version"]["label"]
-        if old == "main":
-            d["version"]["label"] = label
-        d["run"]["versions"] = [label if v == "main" else v for v in d["run"]["versions"]]
-        for c in d["cells"]:
-            if c["op"] == "abs":
-                c["op"] = op
-        data = json.dumps(d).encode()
-        ti = tarfile.TarInfo("%s/%s.json" % (rid, d["version"]["label"]))
-        ti.size = len(data)
-        t.addfile(ti, io.BytesIO(data))
-PY
+# A run whose names are hostile (hostile_uploads.py): an op, the machine's
+# CPU and a version's label holding markup.  It is a good run otherwise, so
+# it is published, and every one of its names must show as text.
+python3 "$E2E/hostile_uploads.py" names "$RUN_A" "$TMP/hostile.tar.gz"
 put() { # FILE: the HTTP status of a PUT with the token
 	curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $TOKEN" --data-binary "@$1" \
 		"$URL/runs/$(basename "$1")"
@@ -116,36 +88,7 @@ site_state() { # every published page and data file but the quarantine's, with i
 	(cd "$SRV/site" && find . -type f ! -name 'quarantine*' -print0 | sort -z | xargs -0 sha256sum)
 }
 site_state > "$TMP/site.before"
-python3 - "$TMP/bad" "$RUN_A" <<'PY'
-import io, json, os, sys, tarfile
-out, run = sys.argv[1:3]
-os.makedirs(out, exist_ok=True)
-rid = os.path.basename(run.rstrip("/"))
-def add(t, name, data):
-    ti = tarfile.TarInfo(name); ti.size = len(data); t.addfile(ti, io.BytesIO(data))
-logs = {f: open(os.path.join(run, f), "rb").read() for f in sorted(os.listdir(run)) if f.endswith(".json")}
-with tarfile.open(out + "/traversal.tar.gz", "w:gz") as t:
-    add(t, rid + "/../../escaped.json", logs["main.json"])
-with tarfile.open(out + "/symlink.tar.gz", "w:gz") as t:
-    ti = tarfile.TarInfo(rid + "/main.json"); ti.type = tarfile.SYMTYPE; ti.linkname = "/etc/passwd"; t.addfile(ti)
-good = io.BytesIO()
-with tarfile.open(fileobj=good, mode="w:gz") as t:
-    for f, d in logs.items():
-        add(t, rid + "/" + f, d)
-open(out + "/truncated.tar.gz", "wb").write(good.getvalue()[: len(good.getvalue()) // 2])
-with tarfile.open(out + "/forged.tar.gz", "w:gz") as t:
-    for f, d in logs.items():
-        doc = json.loads(d)
-        if f == "main.json":
-            # relu made to look 3x faster: its median and interval, not its samples
-            for c in doc["cells"]:
-                if c["op"] == "relu" and c["status"] == "ok":
-                    for k in ("median_ns", "median_ns_ci_low", "median_ns_ci_high"):
-                        c[k] /= 3
-        add(t, rid + "/" + f, json.dumps(doc).encode())
-# over the server's and publish's 64 MiB: random bytes do not compress
-open(out + "/oversized.tar.gz", "wb").write(os.urandom(65 << 20))
-PY
+python3 "$E2E/hostile_uploads.py" bad "$RUN_A" "$TMP/bad"
 check "the server refuses an upload over its limit (413), nothing lands" \
 	test "$(put "$TMP/bad/oversized.tar.gz")" = 413 -a "$(ls "$SRV/incoming"/*.tar.gz | wc -l)" -eq 4
 for b in traversal symlink truncated forged; do
@@ -168,7 +111,8 @@ check "oversized: refused before it is read" test -n "$(reason_of "over the 6710
 check "the quarantined uploads left incoming" test "$(ls "$SRV/incoming"/*.tar.gz | wc -l)" -eq 4
 site_state > "$TMP/site.after"
 check "the published pages and data are unchanged" cmp -s "$TMP/site.before" "$TMP/site.after"
-check "nothing escaped the unpacking" test ! -e "$SRV/escaped.json" -a ! -e "$TMP/escaped.json"
+check "nothing escaped the unpacking" test ! -e "$TMPDIR/escaped.json" -a ! -e "$TMP/escaped.json"
+check "publish left no temporary directory" test -z "$(ls "$TMPDIR" | grep bv-publish)"
 
 # ---- the site in a browser, through the server ------------------------------
 dom() { # PAGE: the DOM after the page's scripts ran, in $TMP/dom-<page's name>
