@@ -213,6 +213,24 @@ st=$(code PUT "http://127.0.0.1:$PORT/index.html" -H "Authorization: Bearer $TOK
 check "PUT /index.html: refused ($st)" test "${st:0:1}" = 4
 check "PUT /index.html: the page unchanged" unchanged
 
+# Both policies in a real browser: a page as publish writes it (its <meta>
+# policy names its one inline script's sha256) gets that script run under
+# the header's policy, and a second, injected script does not run.
+SCRIPT='document.getElementById("s").textContent = "script-ran";'
+HASH=$(printf '%s' "$SCRIPT" | openssl dgst -sha256 -binary | base64)
+cat > "$DIR/site/csp.html" <<EOF
+<!doctype html><html><head>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-$HASH'">
+</head><body><p id="s">no-script</p><p id="i">not-injected</p>
+<script>$SCRIPT</script>
+<script>document.getElementById("i").textContent = "injected-ran";</script>
+</body></html>
+EOF
+chrome --dump-dom "http://127.0.0.1:$PORT/csp.html" > "$TMP/csp.dom"
+check "browser: the page's hashed inline script runs under the header's policy" contains "$TMP/csp.dom" '<p id="s">script-ran</p>'
+check "browser: a script the page's policy does not name does not run" contains "$TMP/csp.dom" '<p id="i">not-injected</p>'
+rm -f "$DIR/site/csp.html"
+
 # ---- over --max-upload ---------------------------------------------------
 SMALL="$TMP/small"
 start_server "$SMALL" --token-file "$TMP/tokens" --max-upload 4k
