@@ -177,7 +177,7 @@ declare -A secs=(
 	[test_docs_examples]=266 [test_cache]=105 [test_cache_damage]=110 [test_faults]=100 [test_bisect]=77 [test_compat_rules]=64
 	[test_report]=46 [test_share]=46 [test_releases]=43 [test_slurm]=39 [test_compare]=38
 	[test_output_details]=37 [test_shards]=37 [test_gpu_check]=90 [test_explain]=76 [test_count_faults]=55 [test_build_procs]=20 [test_history_agree]=20 [test_inputs]=30
-	[test_suite_project]=10 [test_recipes]=25 [test_table_width]=19 [test_suites]=55 [test_suite_history]=25 [test_suite_vs]=10 [test_suite_library]=15 [test_catalog]=70 [test_layout]=55
+	[test_suite_project]=10 [test_server]=20 [test_recipes]=25 [test_table_width]=19 [test_suites]=55 [test_suite_history]=25 [test_suite_vs]=10 [test_suite_library]=15 [test_catalog]=70 [test_layout]=55
 	[kernels]=30 [fuzz]=49 [unit]=3 [test_suite_runner]=8 [test_suite_api]=25 [test_quick_long_cells]=60 [test_pages]=5
 	[asan:test_faults]=122 [asan:test_hostile]=51 [asan:test_report]=51 [asan:test_share]=47
 	[asan:test_compare]=45 [asan:test_export]=30 [asan:test_errors]=24 [asan:unit]=8
