@@ -142,10 +142,12 @@ static int load_runs(bv_site *s)
 		r->created = bv_strdup(bv_site_col(st, 2)), r->cls_name = bv_strdup(bv_site_col(st, 3));
 		r->cpu = bv_strdup(bv_site_col(st, 4)), r->isa = bv_strdup(bv_site_col(st, 5));
 		r->gpu = bv_strdup(bv_site_col(st, 6)), r->hostname = bv_site_coldup(st, 7);
-		r->has_cpus = sqlite3_column_type(st, 8) != SQLITE_NULL, r->cpus = sqlite3_column_int64(st, 8);
+		/* A number, or unknown: a text there ('' from a careless import) is no load. */
+		r->has_cpus = sqlite3_column_type(st, 8) == SQLITE_INTEGER, r->cpus = sqlite3_column_int64(st, 8);
 		r->tool = bv_site_coldup(st, 9), r->baseline = bv_strdup(bv_site_col(st, 10));
 		r->method = bv_strdup(bv_site_col(st, 11));
-		r->has_load = sqlite3_column_type(st, 12) != SQLITE_NULL, r->load_max = sqlite3_column_double(st, 12);
+		r->has_load = sqlite3_column_type(st, 12) == SQLITE_FLOAT || sqlite3_column_type(st, 12) == SQLITE_INTEGER;
+		r->load_max = sqlite3_column_double(st, 12);
 		r->loaded = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 13) != 0;
 		r->page = bv_strdup(bv_site_col(st, 14));
 	}

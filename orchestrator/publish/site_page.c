@@ -30,7 +30,7 @@ static const char css[] =
     "h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:22px 0 6px}h3{font-size:14px;margin:14px 0 4px}"
     "table{border-collapse:collapse;margin:4px 0 12px}"
     "th,td{border-bottom:1px solid #eaeef2;padding:3px 8px;text-align:left;vertical-align:top}"
-    "th{background:#f6f8fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "th{background:#f6f8fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "a{color:#0969da}.meta,.note{color:#57606a}.note{font-size:13px}"
     ".slower{color:#cf222e}.faster{color:#1a7f37}.best{font-weight:700}"
     "code{font:12px ui-monospace,monospace;background:#f6f8fa;padding:1px 4px;border-radius:3px}"
