@@ -294,7 +294,8 @@ static int load_versions(bv_site *s)
 	int rc = read_vrows(s, &rows, &n);
 	if (rc)
 		return rc;
-	qsort(rows, n, sizeof(*rows), vrow_key_cmp);
+	if (n) /* qsort of NULL, even of none, is undefined */
+		qsort(rows, n, sizeof(*rows), vrow_key_cmp);
 	order_versions(s, rows, n);
 	version_titles(s);
 	unsigned char *seen = bv_xcalloc(s->nclasses * s->nversions + 1, 1);

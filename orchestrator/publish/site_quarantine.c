@@ -49,8 +49,9 @@ int bv_site_quarantine(bv_site *s)
 		cJSON_AddStringToObject(o, "source", bv_site_col(st, 1));
 		cJSON_AddNumberToObject(o, "bytes", (double)sqlite3_column_int64(st, 2));
 		cJSON_AddStringToObject(o, "seen", bv_site_col(st, 3));
-		cJSON_AddItemToObject(o, "reason", bv_site_coldup(st, 4) ? cJSON_CreateString(bv_site_col(st, 4))
-		                                                         : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, "reason", sqlite3_column_type(st, 4) == SQLITE_NULL
+		                                       ? cJSON_CreateNull()
+		                                       : cJSON_CreateString(bv_site_col(st, 4)));
 		cJSON_AddItemToArray(arr, o);
 	}
 	sqlite3_finalize(st);
