@@ -86,8 +86,14 @@ static void tick(FILE *out, const axis *a, double ns)
 {
 	double y = ypos(a, ns);
 	fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", LEFT, y, LEFT + a->plot_w, y);
+	/* A log axis spans units: each tick in its own ("10 us", "1 ms"). */
+	double unit = a->unit;
+	const char *uname = a->uname;
+	if (a->log)
+		unit = ns >= 1e9 ? 1e9 : ns >= 1e6 ? 1e6 : ns >= 1e3 ? 1e3 : 1,
+		uname = ns >= 1e9 ? "s" : ns >= 1e6 ? "ms" : ns >= 1e3 ? "us" : "ns";
 	fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", LEFT - 6, y + 4,
-	        ns / a->unit, a->uname);
+	        ns / unit, uname);
 }
 
 /* Ticks: on a linear axis 1, 2 or 5 times a power of ten, about five of
@@ -150,9 +156,11 @@ static void point(FILE *out, const bv_site *s, const axis *a, const bv_site_seri
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>", x,
 		        y0, x, y1, colour);
 		if (p->change > 0)
-			fprintf(out, "<path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"#cf222e\"/>", x, y1 - 3);
+			/* apex up, above the bar: slower */
+			fprintf(out, "<path d=\"M%.1f %.1fl-5 9h10z\" fill=\"#cf222e\"/>", x, y1 - 14);
 		else if (p->change < 0)
-			fprintf(out, "<path d=\"M%.1f %.1fl-5 9h10z\" fill=\"#1a7f37\"/>", x, y0 + 3);
+			/* apex down, below the bar: faster */
+			fprintf(out, "<path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"#1a7f37\"/>", x, y0 + 14);
 	}
 	fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#fff\"/></g>\n", x, ym, colour);
 }
@@ -198,5 +206,5 @@ void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *
 	fprintf(out, "<br>dot: the run's median time over processes; bar: its 95 %% interval; %s axis in %s; "
 	             "<span class=\"slower\">&#9650;</span> slower / <span class=\"faster\">&#9660;</span> faster: "
 	             "a run on that class called it against its baseline (paired, in that run)</p>\n",
-	        a.log ? "log" : "linear", a.uname);
+	        a.log ? "log" : "linear", a.log ? "time" : a.uname);
 }
