@@ -108,8 +108,15 @@ static size_t class_of(bv_site *s, const bv_site_run *r)
 	}
 	s->classes = bv_xrealloc(s->classes, (s->nclasses + 1) * sizeof(*s->classes));
 	bv_site_class *c = &s->classes[s->nclasses];
-	*c = (bv_site_class){bv_strdup(r->cls_name), bv_strdup(r->cpu), bv_strdup(r->isa), bv_strdup(r->gpu),
-	                     0, 0, 0, BV_SITE_NONE, NULL};
+	*c = (bv_site_class){bv_strdup(r->cls_name),
+	                     bv_strdup(r->cpu),
+	                     bv_strdup(r->isa),
+	                     bv_strdup(r->gpu),
+	                     0,
+	                     0,
+	                     0,
+	                     BV_SITE_NONE,
+	                     NULL};
 	c->slug = bv_asprintf("c%zu", s->nclasses);
 	return s->nclasses++;
 }
@@ -118,7 +125,8 @@ static const bv_site *sort_site; /* qsort has no context argument */
 
 static int by_created_cmp(const void *a, const void *b)
 {
-	const bv_site_run *x = &sort_site->runs[*(const size_t *)a], *y = &sort_site->runs[*(const size_t *)b];
+	const bv_site_run *x = &sort_site->runs[*(const size_t *)a],
+	                  *y = &sort_site->runs[*(const size_t *)b];
 	int c = strcmp(x->created, y->created);
 	return c ? c : strcmp(x->key, y->key);
 }
@@ -126,10 +134,11 @@ static int by_created_cmp(const void *a, const void *b)
 static int load_runs(bv_site *s)
 {
 	sqlite3_stmt *st;
-	int rc = bv_site_prepare(s,
-	                         "SELECT key, id, created, class, cpu, isa, gpu, hostname, cpus, tool, baseline, "
-	                         "method, load_max, loaded, page FROM runs ORDER BY key",
-	                         &st);
+	int rc =
+	    bv_site_prepare(s,
+	                    "SELECT key, id, created, class, cpu, isa, gpu, hostname, cpus, tool, baseline, "
+	                    "method, load_max, loaded, page FROM runs ORDER BY key",
+	                    &st);
 	if (rc)
 		return rc;
 	size_t cap = 0;
@@ -143,10 +152,12 @@ static int load_runs(bv_site *s)
 		r->cpu = bv_strdup(bv_site_col(st, 4)), r->isa = bv_strdup(bv_site_col(st, 5));
 		r->gpu = bv_strdup(bv_site_col(st, 6)), r->hostname = bv_site_coldup(st, 7);
 		/* A number, or unknown: a text there ('' from a careless import) is no load. */
-		r->has_cpus = sqlite3_column_type(st, 8) == SQLITE_INTEGER, r->cpus = sqlite3_column_int64(st, 8);
+		r->has_cpus = sqlite3_column_type(st, 8) == SQLITE_INTEGER,
+		r->cpus = sqlite3_column_int64(st, 8);
 		r->tool = bv_site_coldup(st, 9), r->baseline = bv_strdup(bv_site_col(st, 10));
 		r->method = bv_strdup(bv_site_col(st, 11));
-		r->has_load = sqlite3_column_type(st, 12) == SQLITE_FLOAT || sqlite3_column_type(st, 12) == SQLITE_INTEGER;
+		r->has_load = sqlite3_column_type(st, 12) == SQLITE_FLOAT ||
+		              sqlite3_column_type(st, 12) == SQLITE_INTEGER;
 		r->load_max = sqlite3_column_double(st, 12);
 		r->loaded = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 13) != 0;
 		r->page = bv_strdup(bv_site_col(st, 14));
@@ -204,7 +215,8 @@ static int version_order(const void *a, const void *b)
 	if (!c)
 		c = strcmp(x->commit ? x->commit : "", y->commit ? y->commit : "");
 	if (!c)
-		c = strcmp(x->kernel_version ? x->kernel_version : "", y->kernel_version ? y->kernel_version : "");
+		c = strcmp(x->kernel_version ? x->kernel_version : "",
+		           y->kernel_version ? y->kernel_version : "");
 	return c;
 }
 
@@ -220,7 +232,8 @@ static void version_titles(bv_site *s)
 		else if (v->commit)
 			v->title = bv_asprintf("%s@%.7s", v->label, v->commit);
 		else
-			v->title = bv_asprintf("%s (%s)", v->label, v->kernel_version ? v->kernel_version : "?");
+			v->title =
+			    bv_asprintf("%s (%s)", v->label, v->kernel_version ? v->kernel_version : "?");
 	}
 }
 
@@ -238,8 +251,13 @@ static int read_vrows(bv_site *s, vrow **out, size_t *n)
 			continue; /* a version of no run: the import is the place to refuse it */
 		if (*n == cap)
 			cap = cap ? 2 * cap : 64, *out = bv_xrealloc(*out, cap * sizeof(**out));
-		(*out)[(*n)++] = (vrow){r->key,           bv_strdup(bv_site_col(st, 1)), bv_site_coldup(st, 2),
-		                        bv_site_coldup(st, 3), bv_site_coldup(st, 4), r->created, 0};
+		(*out)[(*n)++] = (vrow){r->key,
+		                        bv_strdup(bv_site_col(st, 1)),
+		                        bv_site_coldup(st, 2),
+		                        bv_site_coldup(st, 3),
+		                        bv_site_coldup(st, 4),
+		                        r->created,
+		                        0};
 		r->nversions++;
 	}
 	sqlite3_finalize(st);
@@ -248,7 +266,8 @@ static int read_vrows(bv_site *s, vrow **out, size_t *n)
 
 static int version_perm_cmp(const void *a, const void *b)
 {
-	return version_order(&sort_site->versions[*(const size_t *)a], &sort_site->versions[*(const size_t *)b]);
+	return version_order(&sort_site->versions[*(const size_t *)a],
+	                     &sort_site->versions[*(const size_t *)b]);
 }
 
 /* The distinct versions of rows (sorted by key) into s->versions, in the
@@ -259,8 +278,9 @@ static void order_versions(bv_site *s, vrow *rows, size_t n)
 	size_t nu = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!i || vrow_key_cmp(&rows[i - 1], &rows[i]))
-			uniq[nu++] = (bv_site_version){rows[i].label, rows[i].kv, rows[i].commit,
-			                               rows[i].kind, (char *)rows[i].created, NULL, 0};
+			uniq[nu++] = (bv_site_version){
+			    rows[i].label, rows[i].kv, rows[i].commit, rows[i].kind, (char *)rows[i].created,
+			    NULL,          0};
 		else
 			free(rows[i].label), free(rows[i].kv), free(rows[i].commit), free(rows[i].kind);
 		bv_site_version *v = &uniq[nu - 1];
@@ -328,7 +348,8 @@ static char *cell_key(const bv_site_cell *c)
 
 static int name_cmp(const void *a, const void *b)
 {
-	const bv_site_cell *x = &sort_site->cells[*(const size_t *)a], *y = &sort_site->cells[*(const size_t *)b];
+	const bv_site_cell *x = &sort_site->cells[*(const size_t *)a],
+	                   *y = &sort_site->cells[*(const size_t *)b];
 	return strcmp(x->name, y->name);
 }
 
@@ -381,9 +402,11 @@ static int load_cells(bv_site *s)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (s->ncells == cap)
 			cap = cap ? 2 * cap : 64, s->cells = bv_xrealloc(s->cells, cap * sizeof(*s->cells));
-		s->cells[s->ncells++] = (bv_site_cell){
-		    bv_strdup(bv_site_col(st, 0)), bv_strdup(bv_site_col(st, 1)),   bv_strdup(bv_site_col(st, 2)),
-		    bv_strdup(bv_site_col(st, 4)), sqlite3_column_int64(st, 3), NULL, (size_t)sqlite3_column_int64(st, 5)};
+		s->cells[s->ncells++] =
+		    (bv_site_cell){bv_strdup(bv_site_col(st, 0)),      bv_strdup(bv_site_col(st, 1)),
+		                   bv_strdup(bv_site_col(st, 2)),      bv_strdup(bv_site_col(st, 4)),
+		                   sqlite3_column_int64(st, 3),        NULL,
+		                   (size_t)sqlite3_column_int64(st, 5)};
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -397,7 +420,8 @@ static void site_free(bv_site *s)
 	for (size_t i = 0; i < s->nruns; i++) {
 		bv_site_run *r = &s->runs[i];
 		free(r->key), free(r->id), free(r->created), free(r->cls_name), free(r->cpu), free(r->isa);
-		free(r->gpu), free(r->hostname), free(r->tool), free(r->baseline), free(r->method), free(r->page);
+		free(r->gpu), free(r->hostname), free(r->tool), free(r->baseline), free(r->method),
+		    free(r->page);
 	}
 	for (size_t i = 0; i < s->nclasses; i++) {
 		bv_site_class *c = &s->classes[i];
@@ -411,7 +435,8 @@ static void site_free(bv_site *s)
 		bv_site_cell *c = &s->cells[i];
 		free(c->bench), free(c->op), free(c->backend), free(c->shape), free(c->name);
 	}
-	free(s->runs), free(s->by_created), free(s->classes), free(s->versions), free(s->vrefs), free(s->cells);
+	free(s->runs), free(s->by_created), free(s->classes), free(s->versions), free(s->vrefs),
+	    free(s->cells);
 }
 
 int bv_site_write(sqlite3 *db, const char *site_dir, const char *publisher)

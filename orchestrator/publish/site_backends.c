@@ -71,13 +71,14 @@ static const brow *fastest(const workload *w, size_t version, size_t run)
 {
 	const brow *best = NULL;
 	for (size_t i = 0; i < w->n; i++)
-		if (w->rows[i].version == version && w->rows[i].run == run && (!best || w->rows[i].med < best->med))
+		if (w->rows[i].version == version && w->rows[i].run == run &&
+		    (!best || w->rows[i].med < best->med))
 			best = &w->rows[i];
 	return best;
 }
 
-static void class_row(const bv_site *s, FILE *out, const workload *w, size_t cls, const char **names, size_t nb,
-                      cJSON *jclasses)
+static void class_row(const bv_site *s, FILE *out, const workload *w, size_t cls, const char **names,
+                      size_t nb, cJSON *jclasses)
 {
 	size_t version, run;
 	pick(s, w, cls, &version, &run);
@@ -95,19 +96,23 @@ static void class_row(const bv_site *s, FILE *out, const workload *w, size_t cls
 	for (size_t b = 0; b < nb; b++) {
 		const brow *x = NULL;
 		for (size_t i = 0; i < w->n && !x; i++)
-			if (w->rows[i].version == version && w->rows[i].run == run && !strcmp(w->rows[i].backend, names[b]))
+			if (w->rows[i].version == version && w->rows[i].run == run &&
+			    !strcmp(w->rows[i].backend, names[b]))
 				x = &w->rows[i];
 		fputs("<td class=\"num", out), fputs(x == best ? " best" : "", out), fputs("\">", out);
 		if (x) {
 			char med[32], lo[32], hi[32];
 			bv_site_time(x->med, med, sizeof(med)), bv_site_time(x->lo, lo, sizeof(lo)),
 			    bv_site_time(x->hi, hi, sizeof(hi));
-			fprintf(out, "%s <span class=\"note\">(%s - %s)</span>", med, isfinite(x->lo) ? lo : "?",
-			        isfinite(x->hi) ? hi : "?");
+			fprintf(out, "%s <span class=\"note\">(%s - %s)</span>", med,
+			        isfinite(x->lo) ? lo : "?", isfinite(x->hi) ? hi : "?");
 			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "backend", x->backend), cJSON_AddNumberToObject(o, "median_ns", x->med);
-			cJSON_AddItemToObject(o, "lo_ns", isfinite(x->lo) ? cJSON_CreateNumber(x->lo) : cJSON_CreateNull());
-			cJSON_AddItemToObject(o, "hi_ns", isfinite(x->hi) ? cJSON_CreateNumber(x->hi) : cJSON_CreateNull());
+			cJSON_AddStringToObject(o, "backend", x->backend),
+			    cJSON_AddNumberToObject(o, "median_ns", x->med);
+			cJSON_AddItemToObject(
+			    o, "lo_ns", isfinite(x->lo) ? cJSON_CreateNumber(x->lo) : cJSON_CreateNull());
+			cJSON_AddItemToObject(
+			    o, "hi_ns", isfinite(x->hi) ? cJSON_CreateNumber(x->hi) : cJSON_CreateNull());
 			cJSON_AddItemToArray(jb, o);
 		}
 		fputs("</td>", out);
@@ -151,11 +156,12 @@ int bv_site_backends(bv_site *s)
 	sqlite3_stmt *st;
 	int rc = bv_site_mkdir(s, "data");
 	if (!rc)
-		rc = bv_site_prepare(s,
-		                     "SELECT run, version, bench, op, backend, size, shape, median_ns, lo_ns, hi_ns "
-		                     "FROM cells WHERE status = 'ok' AND median_ns IS NOT NULL "
-		                     "ORDER BY bench, op, size, backend, run, version",
-		                     &st);
+		rc = bv_site_prepare(
+		    s,
+		    "SELECT run, version, bench, op, backend, size, shape, median_ns, lo_ns, hi_ns "
+		    "FROM cells WHERE status = 'ok' AND median_ns IS NOT NULL "
+		    "ORDER BY bench, op, size, backend, run, version",
+		    &st);
 	if (rc)
 		return rc;
 	bv_site_page p;
@@ -183,10 +189,13 @@ int bv_site_backends(bv_site *s)
 			continue;
 		if (w.n == w.cap)
 			w.cap = w.cap ? 2 * w.cap : 16, w.rows = bv_xrealloc(w.rows, w.cap * sizeof(*w.rows));
-		w.rows[w.n++] = (brow){(size_t)(r - s->runs), v, bv_strdup(bv_site_col(st, 4)),
-		                       sqlite3_column_double(st, 7),
-		                       sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 8),
-		                       sqlite3_column_type(st, 9) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 9)};
+		w.rows[w.n++] =
+		    (brow){(size_t)(r - s->runs),
+		           v,
+		           bv_strdup(bv_site_col(st, 4)),
+		           sqlite3_column_double(st, 7),
+		           sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 8),
+		           sqlite3_column_type(st, 9) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 9)};
 	}
 	if (w.bench)
 		write_workload(s, p.out, &w, jall);

@@ -71,7 +71,8 @@ static const crow *newest(const bv_site *s, const group *g, size_t cls, size_t v
 	return best;
 }
 
-static void chart(const bv_site *s, FILE *out, const group *g, const char *what, const size_t *cls, size_t ncls)
+static void chart(const bv_site *s, FILE *out, const group *g, const char *what, const size_t *cls,
+                  size_t ncls)
 {
 	unsigned char *has = bv_xcalloc(s->nversions + 1, 1);
 	for (size_t i = 0; i < g->n; i++)
@@ -87,16 +88,19 @@ static void chart(const bv_site *s, FILE *out, const group *g, const char *what,
 		for (size_t j = 0; j < nv; j++) {
 			const crow *r = newest(s, g, cls[k], vs[j]);
 			if (r)
-				pts[k * nv + j] = (bv_site_point){1, r->med, r->lo, r->hi, 0, s->runs[r->run].id};
+				pts[k * nv + j] =
+				    (bv_site_point){1, r->med, r->lo, r->hi, 0, s->runs[r->run].id};
 			for (size_t c = 0; c < g->nchg && r; c++)
 				if (g->chg[c].version == vs[j] && s->runs[g->chg[c].run].cls == cls[k])
-					pts[k * nv + j].change = !strcmp(g->chg[c].verdict, "slower") ? 1 : -1;
+					pts[k * nv + j].change =
+					    !strcmp(g->chg[c].verdict, "slower") ? 1 : -1;
 		}
 	}
 	if (nv)
 		bv_site_chart(s, out, what, vs, nv, sr, ncls);
 	else
-		fputs("<p class=\"note\">No run measured this cell: nothing to draw (the figures below say why).</p>\n",
+		fputs("<p class=\"note\">No run measured this cell: nothing to draw (the figures below say "
+		      "why).</p>\n",
 		      out);
 	free(has), free(vs), free(sr), free(pts);
 }
@@ -113,7 +117,9 @@ static void distinct(const bv_site *s, FILE *out, const group *g, size_t cls, in
 		int seen = 0;
 		for (size_t j = 0; j < i && !seen; j++) {
 			const bv_site_run *q = &s->runs[g->rows[j].run];
-			seen = q->cls == cls && !strcmp(v, field ? q->method : q->tool ? q->tool : "not recorded");
+			seen = q->cls == cls && !strcmp(v, field     ? q->method
+			                                   : q->tool ? q->tool
+			                                             : "not recorded");
 		}
 		if (!seen)
 			fputs(shown++ ? "; " : "", out), bv_site_esc(out, v);
@@ -180,7 +186,9 @@ static void verdicts(const bv_site *s, FILE *out, const group *g)
 {
 	fputs("<h2>Paired verdicts</h2>\n", out);
 	if (!g->nchg) {
-		fputs("<p class=\"note\">No run called this cell slower or faster against its baseline.</p>\n", out);
+		fputs(
+		    "<p class=\"note\">No run called this cell slower or faster against its baseline.</p>\n",
+		    out);
 		return;
 	}
 	fputs("<p class=\"note\">Each row is one run's verdict, its version against its own baseline, "
@@ -202,7 +210,8 @@ static void verdicts(const bv_site *s, FILE *out, const group *g)
 		if (isfinite(c->lo) && isfinite(c->hi))
 			fprintf(out, "%.3fx - %.3fx", c->lo, c->hi);
 		fputs("</td><td class=\"", out), bv_site_esc(out, c->verdict), fputs("\">", out);
-		bv_site_esc(out, c->verdict), fputs(" (", out), bv_site_esc(out, c->mode), fputs(")</td></tr>\n", out);
+		bv_site_esc(out, c->verdict), fputs(" (", out), bv_site_esc(out, c->mode),
+		    fputs(")</td></tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);
 }
@@ -217,7 +226,8 @@ static int cell_json(bv_site *s, const group *g, const size_t *cls, size_t ncls)
 	const bv_site_cell *c = &s->cells[g->cell];
 	cJSON *doc = cJSON_CreateObject(), *series = cJSON_CreateArray();
 	cJSON_AddStringToObject(doc, "bench", c->bench), cJSON_AddStringToObject(doc, "op", c->op);
-	cJSON_AddStringToObject(doc, "backend", c->backend), cJSON_AddNumberToObject(doc, "size", (double)c->size);
+	cJSON_AddStringToObject(doc, "backend", c->backend),
+	    cJSON_AddNumberToObject(doc, "size", (double)c->size);
 	cJSON_AddStringToObject(doc, "shape", c->shape), cJSON_AddItemToObject(doc, "series", series);
 	for (size_t k = 0; k < ncls; k++) {
 		const bv_site_class *cl = &s->classes[cls[k]];
@@ -233,7 +243,8 @@ static int cell_json(bv_site *s, const group *g, const size_t *cls, size_t ncls)
 				cJSON *f = cJSON_CreateObject();
 				cJSON_AddStringToObject(f, "version", s->versions[v].label);
 				cJSON_AddItemToObject(f, "commit", bv_site_json_str(s->versions[v].commit));
-				cJSON_AddItemToObject(f, "kernel_version", bv_site_json_str(s->versions[v].kernel_version));
+				cJSON_AddItemToObject(f, "kernel_version",
+				                      bv_site_json_str(s->versions[v].kernel_version));
 				cJSON_AddStringToObject(f, "run", s->runs[r->run].key);
 				cJSON_AddStringToObject(f, "status", r->status);
 				cJSON_AddItemToObject(f, "reason", bv_site_json_str(r->reason));
@@ -253,8 +264,10 @@ static int cell_json(bv_site *s, const group *g, const size_t *cls, size_t ncls)
 		cJSON_AddStringToObject(o, "version", s->versions[x->version].label);
 		cJSON_AddStringToObject(o, "baseline", x->baseline);
 		cJSON_AddItemToObject(o, "ratio", num_or_null(x->has_ratio ? x->ratio : NAN));
-		cJSON_AddItemToObject(o, "lo", num_or_null(x->lo)), cJSON_AddItemToObject(o, "hi", num_or_null(x->hi));
-		cJSON_AddStringToObject(o, "verdict", x->verdict), cJSON_AddStringToObject(o, "mode", x->mode);
+		cJSON_AddItemToObject(o, "lo", num_or_null(x->lo)),
+		    cJSON_AddItemToObject(o, "hi", num_or_null(x->hi));
+		cJSON_AddStringToObject(o, "verdict", x->verdict),
+		    cJSON_AddStringToObject(o, "mode", x->mode);
 		cJSON_AddItemToArray(ch, o);
 	}
 	char *rel = bv_asprintf("data/cells/%s.json", c->name);
@@ -278,7 +291,8 @@ static int write_cell(bv_site *s, const group *g)
 	bv_site_page_open(&p);
 	bv_site_head(s, p.out, what, "../");
 	fprintf(p.out, "<p class=\"meta\">%zu %s on %zu machine %s. <a href=\"../data/cells/", g->n,
-	        bv_plural((long long)g->n, "figure", "figures"), ncls, bv_plural((long long)ncls, "class", "classes"));
+	        bv_plural((long long)g->n, "figure", "figures"), ncls,
+	        bv_plural((long long)ncls, "class", "classes"));
 	bv_site_esc(p.out, c->name), fputs(".json\">data</a></p>\n", p.out);
 	chart(s, p.out, g, what, cls, ncls);
 	for (size_t k = 0; k < ncls; k++) {
@@ -323,10 +337,16 @@ static int merge_changes(bv_site *s, sqlite3_stmt *st, int *pending, group *g)
 		if (cell != g->cell || v == BV_SITE_NONE)
 			continue;
 		if (g->nchg == g->capchg)
-			g->capchg = g->capchg ? 2 * g->capchg : 8, g->chg = bv_xrealloc(g->chg, g->capchg * sizeof(*g->chg));
-		g->chg[g->nchg++] = (chg){(size_t)(r - s->runs), v, bv_strdup(bv_site_col(st, 2)),
-		                          bv_strdup(bv_site_col(st, 10)), bv_strdup(bv_site_col(st, 11)),
-		                          sqlite3_column_double(st, 7), col_num(st, 8), col_num(st, 9),
+			g->capchg = g->capchg ? 2 * g->capchg : 8,
+			g->chg = bv_xrealloc(g->chg, g->capchg * sizeof(*g->chg));
+		g->chg[g->nchg++] = (chg){(size_t)(r - s->runs),
+		                          v,
+		                          bv_strdup(bv_site_col(st, 2)),
+		                          bv_strdup(bv_site_col(st, 10)),
+		                          bv_strdup(bv_site_col(st, 11)),
+		                          sqlite3_column_double(st, 7),
+		                          col_num(st, 8),
+		                          col_num(st, 9),
 		                          sqlite3_column_type(st, 7) != SQLITE_NULL};
 	}
 }
@@ -347,26 +367,29 @@ int bv_site_cells_write(bv_site *s)
 		rc = bv_site_mkdir(s, "data/cells");
 	sqlite3_stmt *st = NULL, *ch = NULL;
 	if (!rc)
-		rc = bv_site_prepare(s,
-		                     "SELECT run, version, bench, op, backend, size, status, reason, median_ns, lo_ns, "
-		                     "hi_ns FROM cells ORDER BY bench, op, backend, size",
-		                     &st);
+		rc = bv_site_prepare(
+		    s,
+		    "SELECT run, version, bench, op, backend, size, status, reason, median_ns, lo_ns, "
+		    "hi_ns FROM cells ORDER BY bench, op, backend, size",
+		    &st);
 	if (!rc)
-		rc = bv_site_prepare(s,
-		                     "SELECT run, version, baseline, bench, op, backend, size, ratio, lo, hi, verdict, "
-		                     "mode FROM changes WHERE verdict IN ('slower', 'faster') "
-		                     "ORDER BY bench, op, backend, size, run, version",
-		                     &ch);
+		rc = bv_site_prepare(
+		    s,
+		    "SELECT run, version, baseline, bench, op, backend, size, ratio, lo, hi, verdict, "
+		    "mode FROM changes WHERE verdict IN ('slower', 'faster') "
+		    "ORDER BY bench, op, backend, size, run, version",
+		    &ch);
 	group g = {BV_SITE_NONE, NULL, 0, 0, NULL, 0, 0};
 	int pending = 0, step = SQLITE_DONE;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t cell = g.cell;
 		if (cell == BV_SITE_NONE || strcmp(s->cells[cell].bench, bv_site_col(st, 2)) ||
-		    strcmp(s->cells[cell].op, bv_site_col(st, 3)) || strcmp(s->cells[cell].backend, bv_site_col(st, 4)) ||
+		    strcmp(s->cells[cell].op, bv_site_col(st, 3)) ||
+		    strcmp(s->cells[cell].backend, bv_site_col(st, 4)) ||
 		    s->cells[cell].size != sqlite3_column_int64(st, 5)) {
 			rc = flush(s, &g, ch, &pending);
-			g.cell = bv_site_cell_find(s, bv_site_col(st, 2), bv_site_col(st, 3), bv_site_col(st, 4),
-			                           sqlite3_column_int64(st, 5));
+			g.cell = bv_site_cell_find(s, bv_site_col(st, 2), bv_site_col(st, 3),
+			                           bv_site_col(st, 4), sqlite3_column_int64(st, 5));
 		}
 		bv_site_run *r = bv_site_run_find(s, bv_site_col(st, 0));
 		size_t v = r ? bv_site_version_of(s, r->key, bv_site_col(st, 1)) : BV_SITE_NONE;
@@ -375,9 +398,11 @@ int bv_site_cells_write(bv_site *s)
 		if (g.n == g.cap)
 			g.cap = g.cap ? 2 * g.cap : 16, g.rows = bv_xrealloc(g.rows, g.cap * sizeof(*g.rows));
 		const char *status = bv_site_col(st, 6);
-		g.rows[g.n++] = (crow){(size_t)(r - s->runs), v, bv_strdup(status), bv_site_coldup(st, 7),
-		                       col_num(st, 8), col_num(st, 9), col_num(st, 10),
-		                       !strcmp(status, "ok") && isfinite(col_num(st, 8))};
+		g.rows[g.n++] =
+		    (crow){(size_t)(r - s->runs), v,
+		           bv_strdup(status),     bv_site_coldup(st, 7),
+		           col_num(st, 8),        col_num(st, 9),
+		           col_num(st, 10),       !strcmp(status, "ok") && isfinite(col_num(st, 8))};
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = bv_site_step_error(s, "the cells");

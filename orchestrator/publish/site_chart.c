@@ -23,14 +23,23 @@
 #include "site.h"
 #include "site_page.h"
 
-enum { LEFT = 70, RIGHT = 20, TOP = 16, PLOT_H = 220, LABEL_H = 90, STEP_MIN = 22, STEP_MAX = 90, PLOT_W_MIN = 300 };
+enum {
+	LEFT = 70,
+	RIGHT = 20,
+	TOP = 16,
+	PLOT_H = 220,
+	LABEL_H = 90,
+	STEP_MIN = 22,
+	STEP_MAX = 90,
+	PLOT_W_MIN = 300
+};
 
 typedef struct axis {
 	int log;
 	double lo, hi; /* ns at the bottom and top (log: their logs) */
 	double unit;   /* ns per tick unit */
 	const char *uname;
-	double step;   /* pixels between versions */
+	double step; /* pixels between versions */
 	int plot_w;
 } axis;
 
@@ -85,13 +94,20 @@ static double xpos(const axis *a, size_t j)
 static void tick(FILE *out, const axis *a, double ns)
 {
 	double y = ypos(a, ns);
-	fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", LEFT, y, LEFT + a->plot_w, y);
+	fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", LEFT, y,
+	        LEFT + a->plot_w, y);
 	/* A log axis spans units: each tick in its own ("10 us", "1 ms"). */
 	double unit = a->unit;
 	const char *uname = a->uname;
 	if (a->log)
-		unit = ns >= 1e9 ? 1e9 : ns >= 1e6 ? 1e6 : ns >= 1e3 ? 1e3 : 1,
-		uname = ns >= 1e9 ? "s" : ns >= 1e6 ? "ms" : ns >= 1e3 ? "us" : "ns";
+		unit = ns >= 1e9   ? 1e9
+		       : ns >= 1e6 ? 1e6
+		       : ns >= 1e3 ? 1e3
+		                   : 1,
+		uname = ns >= 1e9   ? "s"
+		        : ns >= 1e6 ? "ms"
+		        : ns >= 1e3 ? "us"
+		                    : "ns";
 	fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", LEFT - 6, y + 4,
 	        ns / unit, uname);
 }
@@ -130,10 +146,12 @@ static void x_labels(FILE *out, const bv_site *s, const axis *a, const size_t *v
 		double x = xpos(a, j);
 		char label[64];
 		snprintf(label, sizeof(label), "%.20s", s->versions[versions[j]].title);
-		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-40 %.1f %d)\">", x + 3, y,
-		        x + 3, y);
+		fprintf(out,
+		        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-40 %.1f %d)\">",
+		        x + 3, y, x + 3, y);
 		bv_site_esc(out, label);
-		fputs("<title>", out), bv_site_esc(out, s->versions[versions[j]].title), fputs("</title></text>\n", out);
+		fputs("<title>", out), bv_site_esc(out, s->versions[versions[j]].title),
+		    fputs("</title></text>\n", out);
 	}
 }
 
@@ -148,13 +166,16 @@ static void point(FILE *out, const bv_site *s, const axis *a, const bv_site_seri
 	bv_site_esc(out, s->versions[versions[j]].title);
 	fprintf(out, ": %s [%s, %s], run ", med, lo, hi), bv_site_esc(out, p->run_id);
 	if (p->change)
-		fprintf(out, "; called %s against its baseline in a run on this class", p->change > 0 ? "slower" : "faster");
+		fprintf(out, "; called %s against its baseline in a run on this class",
+		        p->change > 0 ? "slower" : "faster");
 	fputs("</title>", out);
 	double ym = ypos(a, p->median);
 	if (isfinite(p->lo) && isfinite(p->hi) && p->hi > 0) {
 		double y0 = ypos(a, p->lo), y1 = ypos(a, p->hi);
-		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>", x,
-		        y0, x, y1, colour);
+		fprintf(out,
+		        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		        "stroke-width=\"2.5\"/>",
+		        x, y0, x, y1, colour);
 		if (p->change > 0)
 			/* apex up, above the bar: slower */
 			fprintf(out, "<path d=\"M%.1f %.1fl-5 9h10z\" fill=\"#cf222e\"/>", x, y1 - 14);
@@ -162,7 +183,8 @@ static void point(FILE *out, const bv_site *s, const axis *a, const bv_site_seri
 			/* apex down, below the bar: faster */
 			fprintf(out, "<path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"#1a7f37\"/>", x, y0 + 14);
 	}
-	fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#fff\"/></g>\n", x, ym, colour);
+	fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#fff\"/></g>\n", x, ym,
+	        colour);
 }
 
 void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *versions, size_t nv,
@@ -171,7 +193,8 @@ void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *
 	axis a;
 	make_axis(&a, series, nseries, nv);
 	int w = LEFT + a.plot_w + RIGHT, h = TOP + PLOT_H + LABEL_H;
-	fprintf(out, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", w, h, w, h);
+	fprintf(out, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", w, h,
+	        w, h);
 	bv_site_esc(out, what);
 	fputs("\"><title>", out), bv_site_esc(out, what), fputs("</title>\n", out);
 	y_ticks(out, &a);
@@ -186,10 +209,13 @@ void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *
 		bv_buf line = BV_BUF_INIT;
 		for (size_t j = 0; j < nv; j++)
 			if (series[k].p[j].has)
-				bv_buf_printf(&line, "%.1f,%.1f ", xpos(&a, j) + dx, ypos(&a, series[k].p[j].median));
+				bv_buf_printf(&line, "%.1f,%.1f ", xpos(&a, j) + dx,
+				              ypos(&a, series[k].p[j].median));
 		if (line.s)
-			fprintf(out, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-opacity=\".45\"/>\n", line.s,
-			        colour);
+			fprintf(
+			    out,
+			    "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-opacity=\".45\"/>\n",
+			    line.s, colour);
 		bv_buf_free(&line);
 		for (size_t j = 0; j < nv; j++)
 			if (series[k].p[j].has)
@@ -203,8 +229,10 @@ void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *
 		bv_site_esc(out, s->classes[series[k].cls].name);
 		fputs(" &nbsp; ", out);
 	}
-	fprintf(out, "<br>dot: the run's median time over processes; bar: its 95 %% interval; %s axis in %s; "
-	             "<span class=\"slower\">&#9650;</span> slower / <span class=\"faster\">&#9660;</span> faster: "
-	             "a run on that class called it against its baseline (paired, in that run)</p>\n",
-	        a.log ? "log" : "linear", a.log ? "time" : a.uname);
+	fprintf(
+	    out,
+	    "<br>dot: the run's median time over processes; bar: its 95 %% interval; %s axis in %s; "
+	    "<span class=\"slower\">&#9650;</span> slower / <span class=\"faster\">&#9660;</span> faster: "
+	    "a run on that class called it against its baseline (paired, in that run)</p>\n",
+	    a.log ? "log" : "linear", a.log ? "time" : a.uname);
 }

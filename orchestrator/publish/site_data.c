@@ -23,8 +23,9 @@ static cJSON *classes(const bv_site *s)
 		cJSON_AddNumberToObject(o, "runs", (double)c->nruns);
 		cJSON_AddNumberToObject(o, "versions", (double)c->nversions);
 		cJSON_AddNumberToObject(o, "loaded_runs", (double)c->nloaded);
-		cJSON_AddItemToObject(o, "newest_version",
-		                      bv_site_json_str(c->newest == BV_SITE_NONE ? NULL : s->versions[c->newest].label));
+		cJSON_AddItemToObject(
+		    o, "newest_version",
+		    bv_site_json_str(c->newest == BV_SITE_NONE ? NULL : s->versions[c->newest].label));
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -40,9 +41,12 @@ static cJSON *runs(const bv_site *s)
 		cJSON_AddStringToObject(o, "created", r->created);
 		cJSON_AddStringToObject(o, "class", s->classes[r->cls].name);
 		cJSON_AddItemToObject(o, "tool", bv_site_json_str(r->tool));
-		cJSON_AddStringToObject(o, "baseline", r->baseline), cJSON_AddStringToObject(o, "method", r->method);
-		cJSON_AddItemToObject(o, "load_max", r->has_load ? cJSON_CreateNumber(r->load_max) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "loaded", r->loaded < 0 ? cJSON_CreateNull() : cJSON_CreateBool(r->loaded));
+		cJSON_AddStringToObject(o, "baseline", r->baseline),
+		    cJSON_AddStringToObject(o, "method", r->method);
+		cJSON_AddItemToObject(o, "load_max",
+		                      r->has_load ? cJSON_CreateNumber(r->load_max) : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, "loaded",
+		                      r->loaded < 0 ? cJSON_CreateNull() : cJSON_CreateBool(r->loaded));
 		cJSON_AddStringToObject(o, "page", r->page);
 		for (size_t i = 0; i < s->nvrefs; i++)
 			if (!strcmp(s->vrefs[i].run, r->key))
@@ -74,9 +78,11 @@ static cJSON *index_doc(const bv_site *s)
 		const bv_site_cell *c = &s->cells[i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "bench", c->bench), cJSON_AddStringToObject(o, "op", c->op);
-		cJSON_AddStringToObject(o, "backend", c->backend), cJSON_AddNumberToObject(o, "size", (double)c->size);
+		cJSON_AddStringToObject(o, "backend", c->backend),
+		    cJSON_AddNumberToObject(o, "size", (double)c->size);
 		cJSON_AddStringToObject(o, "shape", c->shape);
-		char *page = bv_asprintf("cells/%s.html", c->name), *data = bv_asprintf("data/cells/%s.json", c->name);
+		char *page = bv_asprintf("cells/%s.html", c->name),
+		     *data = bv_asprintf("data/cells/%s.json", c->name);
 		cJSON_AddStringToObject(o, "page", page), cJSON_AddStringToObject(o, "data", data);
 		free(page), free(data);
 		cJSON_AddItemToArray(cells, o);

@@ -35,10 +35,13 @@ static void classes_table(const bv_site *s, FILE *out)
 		char colour[16];
 		bv_site_class_colour(i, colour, sizeof(colour));
 		fprintf(out, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>", colour);
-		bv_site_esc(out, c->name), fputs("</td><td>", out), bv_site_esc(out, *c->cpu ? c->cpu : "none");
+		bv_site_esc(out, c->name), fputs("</td><td>", out),
+		    bv_site_esc(out, *c->cpu ? c->cpu : "none");
 		fputs("</td><td>", out), bv_site_esc(out, *c->isa ? c->isa : "none");
 		fputs("</td><td>", out), bv_site_esc(out, *c->gpu ? c->gpu : "none");
-		fprintf(out, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td></tr>\n",
+		fprintf(out,
+		        "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td "
+		        "class=\"num\">%zu</td></tr>\n",
 		        c->nruns, c->nversions, c->nloaded);
 	}
 	fputs("</tbody></table>\n", out);
@@ -53,7 +56,8 @@ static void versions_table(const bv_site *s, FILE *out)
 	for (size_t i = 0; i < s->nversions; i++) {
 		const bv_site_version *v = &s->versions[i];
 		fputs("<tr><td>", out), bv_site_esc(out, v->title), fputs("</td><td>", out);
-		bv_site_esc(out, v->kernel_version ? v->kernel_version : "not recorded"), fputs("</td><td>", out);
+		bv_site_esc(out, v->kernel_version ? v->kernel_version : "not recorded"),
+		    fputs("</td><td>", out);
 		bv_site_esc(out, v->kind), fputs("</td><td><code>", out);
 		char commit[16];
 		snprintf(commit, sizeof(commit), "%.12s", v->commit ? v->commit : "");
@@ -84,7 +88,8 @@ static void runs_table(const bv_site *s, FILE *out)
 				hi = mid;
 		}
 		for (size_t i = lo; i < s->nvrefs && !strcmp(s->vrefs[i].run, r->key); i++)
-			fputs(i > lo ? ", " : "", out), bv_site_esc(out, s->versions[s->vrefs[i].version].title);
+			fputs(i > lo ? ", " : "", out),
+			    bv_site_esc(out, s->versions[s->vrefs[i].version].title);
 		fputs("</td><td>", out), bv_site_esc(out, r->tool ? r->tool : "not recorded");
 		fputs("</td><td>", out), bv_site_esc(out, r->created);
 		char load[96];
@@ -102,7 +107,8 @@ static int str_cmp(const void *a, const void *b)
 static const bv_site *size_site;
 static int size_cmp(const void *a, const void *b)
 {
-	const bv_site_cell *x = &size_site->cells[*(const size_t *)a], *y = &size_site->cells[*(const size_t *)b];
+	const bv_site_cell *x = &size_site->cells[*(const size_t *)a],
+	                   *y = &size_site->cells[*(const size_t *)b];
 	return x->size < y->size ? -1 : x->size > y->size ? 1 : strcmp(x->shape, y->shape);
 }
 
@@ -123,7 +129,9 @@ static void select_of(const bv_site *s, FILE *out, const char *what, int field)
 	if (field != 2)
 		qsort(v, s->ncells, sizeof(*v), str_cmp);
 	fprintf(out, "<label>%s <select id=\"f-%s\"><option value=\"\">all</option>", what,
-	        field == 0 ? "op" : field == 1 ? "backend" : "shape");
+	        field == 0   ? "op"
+	        : field == 1 ? "backend"
+	                     : "shape");
 	for (size_t i = 0; i < s->ncells; i++) {
 		if (i && !strcmp(v[i - 1], v[i]))
 			continue; /* sorted: a value's copies lie together */
@@ -162,8 +170,7 @@ int bv_site_index(bv_site *s)
 	bv_site_page_open(&p);
 	FILE *out = p.out;
 	bv_site_head(s, out, "Shared results", "");
-	fprintf(out,
-	        "<p class=\"meta\">%zu %s from %zu machine %s, %zu %s, %zu %s. ", s->nruns,
+	fprintf(out, "<p class=\"meta\">%zu %s from %zu machine %s, %zu %s, %zu %s. ", s->nruns,
 	        bv_plural((long long)s->nruns, "run", "runs"), s->nclasses,
 	        bv_plural((long long)s->nclasses, "class", "classes"), s->nversions,
 	        bv_plural((long long)s->nversions, "version", "versions"), s->ncells,

@@ -27,10 +27,12 @@ static const char css[] =
     "main{max-width:1100px;margin:0 auto;padding:16px}"
     "nav{background:#f6f8fa;border-bottom:1px solid #d8dee4;padding:8px 16px}"
     "nav a{margin-right:14px;color:#0969da;text-decoration:none}"
-    "h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:22px 0 6px}h3{font-size:14px;margin:14px 0 4px}"
+    "h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:22px 0 6px}h3{font-size:14px;margin:14px 0 "
+    "4px}"
     "table{border-collapse:collapse;margin:4px 0 12px}"
     "th,td{border-bottom:1px solid #eaeef2;padding:3px 8px;text-align:left;vertical-align:top}"
-    "th{background:#f6f8fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    "th{background:#f6f8fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums;white-"
+    "space:nowrap}"
     "a{color:#0969da}.meta,.note{color:#57606a}.note{font-size:13px}"
     ".slower{color:#cf222e}.faster{color:#1a7f37}.best{font-weight:700}"
     "code{font:12px ui-monospace,monospace;background:#f6f8fa;padding:1px 4px;border-radius:3px}"
@@ -161,7 +163,11 @@ void bv_site_time(double ns, char *buf, size_t len)
 	while (i < 3 && fabs(ns) < units[i].div)
 		i++;
 	double v = ns / units[i].div;
-	snprintf(buf, len, fabs(v) >= 100 ? "%.0f %s" : fabs(v) >= 10 ? "%.1f %s" : "%.2f %s", v, units[i].unit);
+	snprintf(buf, len,
+	         fabs(v) >= 100  ? "%.0f %s"
+	         : fabs(v) >= 10 ? "%.1f %s"
+	                         : "%.2f %s",
+	         v, units[i].unit);
 }
 
 void bv_site_run_link(FILE *out, const bv_site_run *r, const char *up)

@@ -10,9 +10,9 @@
 #ifndef BV_SITE_PAGE_H
 #define BV_SITE_PAGE_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <sqlite3.h>
 
 #include <cjson/cJSON.h>
 

@@ -42,16 +42,18 @@ int bv_site_quarantine(bv_site *s)
 		char sha[20];
 		snprintf(sha, sizeof(sha), "%.16s", bv_site_col(st, 0));
 		bv_site_esc(p.out, sha), fputs("</code></td><td>", p.out);
-		bv_site_esc(p.out, sqlite3_column_type(st, 4) == SQLITE_NULL ? "no reason recorded" : bv_site_col(st, 4));
+		bv_site_esc(p.out, sqlite3_column_type(st, 4) == SQLITE_NULL ? "no reason recorded"
+		                                                             : bv_site_col(st, 4));
 		fputs("</td></tr>\n", p.out);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "sha256", bv_site_col(st, 0));
 		cJSON_AddStringToObject(o, "source", bv_site_col(st, 1));
 		cJSON_AddNumberToObject(o, "bytes", (double)sqlite3_column_int64(st, 2));
 		cJSON_AddStringToObject(o, "seen", bv_site_col(st, 3));
-		cJSON_AddItemToObject(o, "reason", sqlite3_column_type(st, 4) == SQLITE_NULL
-		                                       ? cJSON_CreateNull()
-		                                       : cJSON_CreateString(bv_site_col(st, 4)));
+		cJSON_AddItemToObject(o, "reason",
+		                      sqlite3_column_type(st, 4) == SQLITE_NULL
+		                          ? cJSON_CreateNull()
+		                          : cJSON_CreateString(bv_site_col(st, 4)));
 		cJSON_AddItemToArray(arr, o);
 	}
 	sqlite3_finalize(st);

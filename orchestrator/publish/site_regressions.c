@@ -33,7 +33,8 @@ static int read_regs(bv_site *s, reg **out, size_t *n)
 	sqlite3_stmt *st;
 	int rc = bv_site_prepare(
 	    s,
-	    "SELECT ch.run, ch.version, ch.baseline, ch.bench, ch.op, ch.backend, ch.size, ch.ratio, ch.lo, ch.hi, "
+	    "SELECT ch.run, ch.version, ch.baseline, ch.bench, ch.op, ch.backend, ch.size, ch.ratio, ch.lo, "
+	    "ch.hi, "
 	    "ch.mode, c.shape FROM changes ch LEFT JOIN cells c ON c.run = ch.run AND c.version = ch.version "
 	    "AND c.bench = ch.bench AND c.op = ch.op AND c.backend = ch.backend AND c.size = ch.size "
 	    "WHERE ch.verdict = 'slower' ORDER BY ch.bench, ch.op, ch.backend, ch.size, ch.run",
@@ -50,8 +51,8 @@ static int read_regs(bv_site *s, reg **out, size_t *n)
 			cap = cap ? 2 * cap : 16, *out = bv_xrealloc(*out, cap * sizeof(**out));
 		(*out)[(*n)++] = (reg){(size_t)(r - s->runs),
 		                       v,
-		                       bv_site_cell_find(s, bv_site_col(st, 3), bv_site_col(st, 4), bv_site_col(st, 5),
-		                                         sqlite3_column_int64(st, 6)),
+		                       bv_site_cell_find(s, bv_site_col(st, 3), bv_site_col(st, 4),
+		                                         bv_site_col(st, 5), sqlite3_column_int64(st, 6)),
 		                       bv_strdup(bv_site_col(st, 2)),
 		                       bv_strdup(bv_site_col(st, 10)),
 		                       bv_strdup(bv_site_col(st, 11)),
@@ -85,10 +86,12 @@ static void reg_row(const bv_site *s, FILE *out, const reg *g, cJSON *arr)
 	cJSON *o = cJSON_CreateObject();
 	if (c) {
 		cJSON_AddStringToObject(o, "bench", c->bench), cJSON_AddStringToObject(o, "op", c->op);
-		cJSON_AddStringToObject(o, "backend", c->backend), cJSON_AddNumberToObject(o, "size", (double)c->size);
+		cJSON_AddStringToObject(o, "backend", c->backend),
+		    cJSON_AddNumberToObject(o, "size", (double)c->size);
 		cJSON_AddStringToObject(o, "shape", c->shape), cJSON_AddStringToObject(o, "page", c->name);
 	}
-	cJSON_AddItemToObject(o, "ratio", isfinite(g->ratio) ? cJSON_CreateNumber(g->ratio) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "ratio",
+	                      isfinite(g->ratio) ? cJSON_CreateNumber(g->ratio) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "lo", isfinite(g->lo) ? cJSON_CreateNumber(g->lo) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "hi", isfinite(g->hi) ? cJSON_CreateNumber(g->hi) : cJSON_CreateNull());
 	cJSON_AddStringToObject(o, "baseline", g->baseline), cJSON_AddStringToObject(o, "mode", g->mode);
@@ -103,7 +106,8 @@ static void class_section(const bv_site *s, FILE *out, size_t k, const reg *regs
 	bv_site_class_colour(k, colour, sizeof(colour));
 	fprintf(out, "<h2><span class=\"sw\" style=\"background:%s\"></span>", colour);
 	bv_site_esc(out, c->name), fputs("</h2>\n<p class=\"meta\">CPU ", out);
-	bv_site_esc(out, *c->cpu ? c->cpu : "none"), fputs(", ISA ", out), bv_site_esc(out, *c->isa ? c->isa : "none");
+	bv_site_esc(out, *c->cpu ? c->cpu : "none"), fputs(", ISA ", out),
+	    bv_site_esc(out, *c->isa ? c->isa : "none");
 	fputs(", GPU ", out), bv_site_esc(out, *c->gpu ? c->gpu : "none");
 	fputs("; newest version ", out);
 	bv_site_esc(out, c->newest == BV_SITE_NONE ? "none" : s->versions[c->newest].title);
@@ -111,15 +115,16 @@ static void class_section(const bv_site *s, FILE *out, size_t k, const reg *regs
 	cJSON *jc = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 	cJSON_AddStringToObject(jc, "class", c->name), cJSON_AddStringToObject(jc, "cpu", c->cpu);
 	cJSON_AddStringToObject(jc, "isa", c->isa), cJSON_AddStringToObject(jc, "gpu", c->gpu);
-	cJSON_AddItemToObject(jc, "version",
-	                      bv_site_json_str(c->newest == BV_SITE_NONE ? NULL : s->versions[c->newest].label));
+	cJSON_AddItemToObject(
+	    jc, "version", bv_site_json_str(c->newest == BV_SITE_NONE ? NULL : s->versions[c->newest].label));
 	cJSON_AddItemToObject(jc, "slower", arr), cJSON_AddItemToArray(jall, jc);
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (s->runs[regs[i].run].cls != k)
 			continue;
 		if (!shown++)
-			fputs("<table><thead><tr><th>cell</th><th>ratio</th><th>95 % interval</th><th>baseline</th>"
+			fputs("<table><thead><tr><th>cell</th><th>ratio</th><th>95 % "
+			      "interval</th><th>baseline</th>"
 			      "<th>mode</th><th>run</th></tr></thead><tbody>\n",
 			      out);
 		reg_row(s, out, &regs[i], arr);
@@ -138,8 +143,10 @@ int bv_site_regressions(bv_site *s)
 		bv_site_page p;
 		bv_site_page_open(&p);
 		bv_site_head(s, p.out, "Regressions", "");
-		fputs("<p class=\"note\">Per machine class, the cells its newest version was called slower in by a "
-		      "run on that class: the ratio is that run's, its version against its own baseline, measured "
+		fputs("<p class=\"note\">Per machine class, the cells its newest version was called slower "
+		      "in by a "
+		      "run on that class: the ratio is that run's, its version against its own baseline, "
+		      "measured "
 		      "in alternation on one machine.</p>\n",
 		      p.out);
 		cJSON *jall = cJSON_CreateArray();

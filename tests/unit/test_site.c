@@ -35,13 +35,15 @@ static const char schema[] =
     " cpu TEXT NOT NULL, isa TEXT NOT NULL, gpu TEXT NOT NULL, hostname TEXT, cpus INTEGER, tool TEXT,"
     " baseline TEXT NOT NULL, method TEXT NOT NULL, load_max REAL, loaded INTEGER, imported TEXT NOT NULL,"
     " page TEXT NOT NULL);"
-    "CREATE TABLE versions(run TEXT NOT NULL, label TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT, kind TEXT,"
+    "CREATE TABLE versions(run TEXT NOT NULL, label TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT, kind "
+    "TEXT,"
     " commit_id TEXT, kernel_version TEXT, PRIMARY KEY (run, label));"
     "CREATE TABLE cells(run TEXT NOT NULL, version TEXT NOT NULL, bench TEXT NOT NULL, op TEXT NOT NULL,"
     " backend TEXT NOT NULL, size INTEGER NOT NULL, shape TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,"
     " median_ns REAL, lo_ns REAL, hi_ns REAL, PRIMARY KEY (run, version, bench, op, backend, size));"
     "CREATE INDEX cells_by_cell ON cells (bench, op, backend, size);"
-    "CREATE TABLE changes(run TEXT NOT NULL, version TEXT NOT NULL, baseline TEXT NOT NULL, bench TEXT NOT NULL,"
+    "CREATE TABLE changes(run TEXT NOT NULL, version TEXT NOT NULL, baseline TEXT NOT NULL, bench TEXT NOT "
+    "NULL,"
     " op TEXT NOT NULL, backend TEXT NOT NULL, size INTEGER NOT NULL, ratio REAL, lo REAL, hi REAL,"
     " verdict TEXT NOT NULL, mode TEXT NOT NULL, PRIMARY KEY (run, version, bench, op, backend, size));";
 
@@ -65,17 +67,24 @@ static const char rows[] =
     "INSERT INTO versions VALUES ('a2key0000000000000000','2.0.0',1,'2.0.0','git','c200','2.0.0');"
     "INSERT INTO versions VALUES ('b1key0000000000000000','1.0.0',0,'1.0.0','git','c100','1.0.0');"
     "INSERT INTO versions VALUES ('b1key0000000000000000','2.0.0',1,'2.0.0','git','c200','2.0.0');"
-    "INSERT INTO cells VALUES ('a1key0000000000000000','1.1.0','k','dot','scalar',1024,'1K','ok',NULL,10,9,11);"
-    "INSERT INTO cells VALUES ('a1key0000000000000000','1.1.0','k','dot','simd',1024,'1K','ok',NULL,50,45,55);"
-    "INSERT INTO cells VALUES ('a2key0000000000000000','2.0.0','k','dot','scalar',1024,'1K','ok',NULL,100,90,110);"
-    "INSERT INTO cells VALUES ('a2key0000000000000000','2.0.0','k','dot','simd',1024,'1K','ok',NULL,40,38,42);"
-    "INSERT INTO cells VALUES ('a2key0000000000000000','2.0.0','k','sum','simd',1024,'1K','ok',NULL,70,65,75);"
-    "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','k','dot','scalar',1024,'1K','ok',NULL,50,48,52);"
-    "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','k','dot','simd',1024,'1K','ok',NULL,90,85,95);"
+    "INSERT INTO cells VALUES "
+    "('a1key0000000000000000','1.1.0','k','dot','scalar',1024,'1K','ok',NULL,10,9,11);"
+    "INSERT INTO cells VALUES "
+    "('a1key0000000000000000','1.1.0','k','dot','simd',1024,'1K','ok',NULL,50,45,55);"
+    "INSERT INTO cells VALUES "
+    "('a2key0000000000000000','2.0.0','k','dot','scalar',1024,'1K','ok',NULL,100,90,110);"
+    "INSERT INTO cells VALUES "
+    "('a2key0000000000000000','2.0.0','k','dot','simd',1024,'1K','ok',NULL,40,38,42);"
+    "INSERT INTO cells VALUES "
+    "('a2key0000000000000000','2.0.0','k','sum','simd',1024,'1K','ok',NULL,70,65,75);"
+    "INSERT INTO cells VALUES "
+    "('b1key0000000000000000','2.0.0','k','dot','scalar',1024,'1K','ok',NULL,50,48,52);"
+    "INSERT INTO cells VALUES "
+    "('b1key0000000000000000','2.0.0','k','dot','simd',1024,'1K','ok',NULL,90,85,95);"
     "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','k','" XSS_ATTR "','simd',1024,'1K','ok',NULL,"
     " 30,29,31);"
-    "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','../k','dot','simd',1024,'1K','failed','"
-    XSS "',NULL,NULL,NULL);"
+    "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','../k','dot','simd',1024,'1K','failed','" XSS
+    "',NULL,NULL,NULL);"
     "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','a-b','c','simd',1024,'1K','ok',NULL,5,4,6);"
     "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','a','b-c','simd',1024,'1K','ok',NULL,5,4,6);"
     "INSERT INTO changes VALUES ('a1key0000000000000000','1.1.0','1.0.0','k','dot','simd',1024,1.567,1.5,1.6,"
@@ -149,11 +158,19 @@ static char *listing(const site_fx *f, const char *rel)
 static void every_page_is_written(void **state)
 {
 	site_fx *f = *state;
-	static const char *const pages[] = {
-	    "index.html",          "backends.html",           "regressions.html",     "quarantine.html",
-	    "data/index.json",     "data/classes.json",       "data/runs.json",       "data/backends.json",
-	    "data/regressions.json", "data/quarantine.json", "cells/k-dot-simd-1K.html", "cells/k-sum-simd-1K.html",
-	    "data/cells/k-dot-scalar-1K.json"};
+	static const char *const pages[] = {"index.html",
+	                                    "backends.html",
+	                                    "regressions.html",
+	                                    "quarantine.html",
+	                                    "data/index.json",
+	                                    "data/classes.json",
+	                                    "data/runs.json",
+	                                    "data/backends.json",
+	                                    "data/regressions.json",
+	                                    "data/quarantine.json",
+	                                    "cells/k-dot-simd-1K.html",
+	                                    "cells/k-sum-simd-1K.html",
+	                                    "data/cells/k-dot-scalar-1K.json"};
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
 		free(page(f, pages[i]));
 	/* Seven cells, seven pages: "a-b"+"c" and "a"+"b-c" meet on one plain
@@ -236,7 +253,7 @@ static void a_cell_page_has_every_class(void **state)
 	assert_non_null(strstr(t, "CPU-A"));
 	assert_non_null(strstr(t, "<svg"));
 	assert_non_null(strstr(t, "bench-versions 0.1.0")); /* A1's tool */
-	assert_non_null(strstr(t, "not recorded"));          /* A2's */
+	assert_non_null(strstr(t, "not recorded"));         /* A2's */
 	assert_non_null(strstr(t, "1 quiet, 1 loaded"));
 	free(t);
 }
@@ -290,7 +307,7 @@ static void regressions_are_the_newest_versions(void **state)
 	assert_non_null(strstr(t, "1.234x"));
 	assert_non_null(strstr(t, "cells/k-sum-simd-1K.html"));
 	assert_non_null(strstr(t, "runs&#47;a2key00000000000.html")); /* escaped: from the db */
-	assert_null(strstr(t, "1.567x")); /* 1.1.0's: alpha's newest is 2.0.0 */
+	assert_null(strstr(t, "1.567x"));                             /* 1.1.0's: alpha's newest is 2.0.0 */
 	assert_null(strstr(t, "cells/k-dot-simd-1K.html"));
 	free(t);
 }
@@ -389,13 +406,13 @@ static void safe_names(void **state)
 int test_site(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(every_page_is_written, setup, teardown),
-		cmocka_unit_test_setup_teardown(names_from_uploads_are_escaped, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_cell_page_has_every_class, setup, teardown),
-		cmocka_unit_test_setup_teardown(backends_names_each_class_fastest, setup, teardown),
-		cmocka_unit_test_setup_teardown(regressions_are_the_newest_versions, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_second_write_changes_nothing, setup, teardown),
-		cmocka_unit_test(safe_names),
+	    cmocka_unit_test_setup_teardown(every_page_is_written, setup, teardown),
+	    cmocka_unit_test_setup_teardown(names_from_uploads_are_escaped, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_cell_page_has_every_class, setup, teardown),
+	    cmocka_unit_test_setup_teardown(backends_names_each_class_fastest, setup, teardown),
+	    cmocka_unit_test_setup_teardown(regressions_are_the_newest_versions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_second_write_changes_nothing, setup, teardown),
+	    cmocka_unit_test(safe_names),
 	};
 	return test_run_group("site", tests, NULL, NULL);
 }
