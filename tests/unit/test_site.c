@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "common.h"
@@ -243,6 +244,24 @@ static void names_from_uploads_are_escaped(void **state)
 	free(t);
 }
 
+/* The index's one script is what its CSP's hash allows: a browser runs it
+ * (and would refuse it were a byte different). */
+static void the_script_is_allowed_by_its_hash(void **state)
+{
+	site_fx *f = *state;
+	char *t = page(f, "index.html");
+	const char *open = strstr(t, "<script>"), *close = open ? strstr(open, "</script>") : NULL;
+	assert_non_null(close);
+	open += strlen("<script>");
+	unsigned char md[EVP_MAX_MD_SIZE], b64[64];
+	unsigned int n = 0;
+	assert_true(EVP_Digest(open, (size_t)(close - open), md, &n, EVP_sha256(), NULL));
+	EVP_EncodeBlock(b64, md, (int)n);
+	char *want = bv_asprintf("script-src 'sha256-%s'\">", (const char *)b64);
+	assert_non_null(strstr(t, want));
+	free(want), free(t);
+}
+
 static void a_cell_page_has_every_class(void **state)
 {
 	site_fx *f = *state;
@@ -408,6 +427,7 @@ int test_site(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(every_page_is_written, setup, teardown),
 	    cmocka_unit_test_setup_teardown(names_from_uploads_are_escaped, setup, teardown),
+	    cmocka_unit_test_setup_teardown(the_script_is_allowed_by_its_hash, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_cell_page_has_every_class, setup, teardown),
 	    cmocka_unit_test_setup_teardown(backends_names_each_class_fastest, setup, teardown),
 	    cmocka_unit_test_setup_teardown(regressions_are_the_newest_versions, setup, teardown),
