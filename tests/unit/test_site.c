@@ -401,6 +401,49 @@ static void a_second_write_changes_nothing(void **state)
 	free(before), free(after);
 }
 
+/* A refused upload is on quarantine.html and quarantine.json alone: every
+ * other file keeps its bytes (and its mtime). */
+static void a_refused_upload_changes_only_the_quarantine(void **state)
+{
+	site_fx *f = *state;
+	stamp *before = NULL, *after = NULL;
+	size_t nb = 0, na = 0;
+	stamps(f->dir, "", &before, &nb);
+	for (size_t i = 0; i < nb; i++) {
+		char *full = bv_asprintf("%s/%s", f->dir, before[i].rel);
+		struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+		assert_int_equal(utimensat(AT_FDCWD, full, old, 0), 0);
+		free(full);
+	}
+	assert_int_equal(
+	    sqlite3_exec(f->db,
+	                 "INSERT INTO archives VALUES ('cd','2-x.tar.gz',10,'2026-03-03T00:00:00Z',"
+	                 "'quarantined',NULL,'refused: the archive holds two runs')",
+	                 NULL, NULL, NULL),
+	    SQLITE_OK);
+	if (bv_site_write(f->db, f->dir, "bench-versions test " XSS))
+		fail_msg("bv_site_write: %s", bv_error_last());
+	stamps(f->dir, "", &after, &na);
+	assert_int_equal(na, nb);
+	size_t changed = 0;
+	for (size_t i = 0; i < na; i++) {
+		int quarantine = strstr(after[i].rel, "quarantine.") != NULL;
+		if ((after[i].mtime.tv_sec != 1000000000) != quarantine)
+			fail_msg("a refused upload %s %s", quarantine ? "left alone" : "rewrote",
+			         after[i].rel);
+		changed += quarantine;
+	}
+	assert_int_equal(changed, 2);
+	char *t = page(f, "quarantine.html");
+	assert_non_null(strstr(t, "2-x.tar.gz"));
+	free(t);
+	for (size_t i = 0; i < nb; i++)
+		free(before[i].rel);
+	for (size_t i = 0; i < na; i++)
+		free(after[i].rel);
+	free(before), free(after);
+}
+
 static void safe_names(void **state)
 {
 	(void)state;
@@ -432,6 +475,7 @@ int test_site(void)
 	    cmocka_unit_test_setup_teardown(backends_names_each_class_fastest, setup, teardown),
 	    cmocka_unit_test_setup_teardown(regressions_are_the_newest_versions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_second_write_changes_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_refused_upload_changes_only_the_quarantine, setup, teardown),
 	    cmocka_unit_test(safe_names),
 	};
 	return test_run_group("site", tests, NULL, NULL);
