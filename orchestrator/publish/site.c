@@ -9,9 +9,13 @@
  * a publish O(runs x cells) queries.  Here each table is read once, and each
  * page is one grouped query plus lookups into these arrays.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "semver.h"
@@ -346,6 +350,11 @@ static char *cell_key(const bv_site_cell *c)
 	                   strlen(c->backend), c->backend, c->size);
 }
 
+static int cell_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const bv_site_cell *)a)->name, ((const bv_site_cell *)b)->name);
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	const bv_site_cell *x = &sort_site->cells[*(const size_t *)a],
@@ -439,6 +448,44 @@ static void site_free(bv_site *s)
 	    free(s->cells);
 }
 
+static int by_name(const void *k, const void *e)
+{
+	return strcmp(k, ((const bv_site_cell *)e)->name);
+}
+
+/* Removes from site_dir/rel the files of cells the site no longer has (a
+ * cell whose name took a hash when a namesake arrived): the site shows the
+ * store, nothing older.  Only plain files named NAME.ext, none a dot-file. */
+static int prune(bv_site *s, const char *rel, const char *ext)
+{
+	char *dir = bv_asprintf("%s/%s", s->dir, rel);
+	DIR *d = opendir(dir);
+	int rc = d ? 0 : bv_fail(BV_ERUN, "cannot read %s: %s", dir, strerror(errno));
+	bv_site_cell *sorted = bv_xcalloc(s->ncells + 1, sizeof(*sorted));
+	memcpy(sorted, s->cells, s->ncells * sizeof(*sorted));
+	if (s->ncells)
+		qsort(sorted, s->ncells, sizeof(*sorted), cell_name_cmp);
+	for (struct dirent *e; !rc && (e = readdir(d));) {
+		size_t n = strlen(e->d_name), x = strlen(ext);
+		if (e->d_name[0] == '.' || n <= x || strcmp(e->d_name + n - x, ext))
+			continue;
+		char *name = bv_asprintf("%.*s", (int)(n - x), e->d_name);
+		if (!s->ncells || !bsearch(name, sorted, s->ncells, sizeof(*sorted), by_name)) {
+			char *path = bv_asprintf("%s/%s", dir, e->d_name);
+			if (unlink(path) && errno != ENOENT)
+				rc = bv_fail(BV_ERUN,
+				             "cannot remove %s, a page of a cell no longer in the store: %s",
+				             path, strerror(errno));
+			free(path);
+		}
+		free(name);
+	}
+	if (d)
+		closedir(d);
+	free(sorted), free(dir);
+	return rc;
+}
+
 int bv_site_write(sqlite3 *db, const char *site_dir, const char *publisher)
 {
 	bv_site s;
@@ -455,6 +502,10 @@ int bv_site_write(sqlite3 *db, const char *site_dir, const char *publisher)
 	                                     bv_site_regressions, bv_site_quarantine,  bv_site_data};
 	for (size_t i = 0; !rc && i < sizeof(writers) / sizeof(writers[0]); i++)
 		rc = writers[i](&s);
+	if (!rc)
+		rc = prune(&s, "cells", ".html");
+	if (!rc)
+		rc = prune(&s, "data/cells", ".json");
 	site_free(&s);
 	return rc;
 }
