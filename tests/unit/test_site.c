@@ -68,6 +68,9 @@ static const char rows[] =
     "INSERT INTO versions VALUES ('a2key0000000000000000','2.0.0',1,'2.0.0','git','c200','2.0.0');"
     "INSERT INTO versions VALUES ('b1key0000000000000000','1.0.0',0,'1.0.0','git','c100','1.0.0');"
     "INSERT INTO versions VALUES ('b1key0000000000000000','2.0.0',1,'2.0.0','git','c200','2.0.0');"
+    "INSERT INTO versions VALUES ('b1key0000000000000000','0.10.0',2,'0.10.0','git','c010','0.10.0');"
+    "INSERT INTO versions VALUES ('b1key0000000000000000','0.9.0',3,'0.9.0','git','c009','0.9.0');"
+    "INSERT INTO versions VALUES ('b1key0000000000000000','a-local',4,'a-local','local',NULL,NULL);"
     "INSERT INTO cells VALUES "
     "('a1key0000000000000000','1.1.0','k','dot','scalar',1024,'1K','ok',NULL,10,9,11);"
     "INSERT INTO cells VALUES "
@@ -260,6 +263,27 @@ static void the_script_is_allowed_by_its_hash(void **state)
 	char *want = bv_asprintf("script-src 'sha256-%s'\">", (const char *)b64);
 	assert_non_null(strstr(t, want));
 	free(want), free(t);
+}
+
+/* Versions in semver order of their kernel_version (0.9.0 before 0.10.0,
+ * which text order would swap), one without a kernel_version last. */
+static void versions_in_semver_order(void **state)
+{
+	site_fx *f = *state;
+	char *t = page(f, "index.html");
+	static const char *const order[] = {"0.9.0", "0.10.0", "1.0.0", "1.1.0", "2.0.0", "a-local"};
+	const char *prev = strstr(t, "<h2>Versions</h2>");
+	assert_non_null(prev);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		char *row = bv_asprintf("<tr><td>%s</td>", order[i]);
+		const char *p = strstr(prev, row);
+		if (!p)
+			fail_msg("the versions table does not list %s after %s", order[i],
+			         i ? order[i - 1] : "its head");
+		prev = p;
+		free(row);
+	}
+	free(t);
 }
 
 static void a_cell_page_has_every_class(void **state)
@@ -479,6 +503,7 @@ int test_site(void)
 	    cmocka_unit_test_setup_teardown(every_page_is_written, setup, teardown),
 	    cmocka_unit_test_setup_teardown(names_from_uploads_are_escaped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(the_script_is_allowed_by_its_hash, setup, teardown),
+	    cmocka_unit_test_setup_teardown(versions_in_semver_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_cell_page_has_every_class, setup, teardown),
 	    cmocka_unit_test_setup_teardown(backends_names_each_class_fastest, setup, teardown),
 	    cmocka_unit_test_setup_teardown(regressions_are_the_newest_versions, setup, teardown),
