@@ -234,5 +234,5 @@ void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *
 	    "<br>dot: the run's median time over processes; bar: its 95 %% interval; time axis %s; "
 	    "<span class=\"slower\">&#9650;</span> slower / <span class=\"faster\">&#9660;</span> faster: "
 	    "a run on that class called it against its baseline (paired, in that run)</p>\n",
-	    a.log ? "on a log scale (the figures span over 20x)" : "linear from zero");
+	    a.log ? "on a log scale (the times span more than a factor of 20)" : "linear from zero");
 }
