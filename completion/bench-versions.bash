@@ -73,7 +73,7 @@ _bench_versions() {
 	run | plan | compat | history) COMPREPLY=($(compgen -W "$(_bench_versions_versions "$bv")" -- "$cur")) ;;
 	list) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "benches backends versions baselines" -- "$cur")) ;;
 	cache) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "show trim" -- "$cur")) ;;
-	compare | share | report) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	compare | share | report | publish) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 	return 0
 }

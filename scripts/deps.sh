@@ -52,6 +52,11 @@ else
 	[ "$want" = test ] && need_cmd zsh zsh
 	# The HTML report is checked in a real browser (headless Chromium).
 	[ "$want" = test ] && need_cmd chromium chromium
+	# The receiving side of share (server/bv-server) is Debian's nginx, with
+	# its dav module; test_server.sh runs it on loopback.  In /usr/sbin,
+	# which a user's PATH may lack: bv-server looks there too, and so does
+	# this check.
+	[ "$want" = test ] && { [ -x /usr/sbin/nginx ] || need_cmd nginx nginx; }
 	# test_slurm.sh runs `run --slurm` on a real single-host cluster
 	# (tests/e2e/slurm_cluster.sh): Debian's Slurm and munge.  Only for the
 	# tests: make demo and the tool itself stay single-machine.

@@ -26,7 +26,8 @@
    what they do, build_*.c, counts_*.c, merge_*.c, resolve_*.c, slurm_*.c
    and store_*.c beside build.c, counts.c, merge.c, resolve.c, slurm.c and
    store.c, whose members share what other modules do not see through a
-   header of a member's own, such as counts_make.h) and includes the
+   header of a member's own, such as counts_make.h; and the site's pages,
+   site_<kind>.c beside site.c, sharing site_page.h) and includes the
    family's header.  And every header belongs to a module (M.h to M.c, a
    family's header to the family): rule 3 could not see what depends on a
    header of no module.
@@ -143,6 +144,7 @@ FAMILIES = {  # family: (the .c files that are its members, its header)
     "resolve": (re.compile(r"^resolve(_\w+)?$"), "resolve"),
     "slurm": (re.compile(r"^slurm(_\w+)?$"), "slurm"),
     "bisect_answer": (re.compile(r"^bisect_answer(_\w+)?$"), "bisect_answer"),
+    "site": (re.compile(r"^site(_(page|index|cells|chart|backends|regressions|quarantine|data))?$"), "site"),
 }
 sources = {name(c) for c in tree(orch, "*.c")}
 headers = {name(h) for h in tree(orch, "*.h")}

@@ -177,10 +177,11 @@ declare -A secs=(
 	[test_docs_examples]=266 [test_cache]=105 [test_cache_damage]=110 [test_faults]=100 [test_bisect]=77 [test_compat_rules]=64
 	[test_report]=46 [test_share]=46 [test_releases]=43 [test_slurm]=39 [test_compare]=38
 	[test_output_details]=37 [test_shards]=37 [test_gpu_check]=90 [test_explain]=76 [test_count_faults]=55 [test_build_procs]=20 [test_history_agree]=20 [test_inputs]=30
-	[test_suite_project]=10 [test_recipes]=25 [test_table_width]=19 [test_suites]=55 [test_suite_history]=25 [test_suite_vs]=10 [test_suite_library]=15 [test_catalog]=70 [test_layout]=55
+	[test_suite_project]=10 [test_server]=20 [test_recipes]=25 [test_table_width]=19 [test_suites]=55 [test_suite_history]=25 [test_suite_vs]=10 [test_suite_library]=15 [test_catalog]=70 [test_layout]=55
 	[kernels]=30 [fuzz]=49 [unit]=3 [test_suite_runner]=8 [test_suite_api]=25 [test_quick_long_cells]=60 [test_pages]=5
+	[test_publish]=100 [test_publish_hostile]=5
 	[asan:test_faults]=122 [asan:test_hostile]=51 [asan:test_report]=51 [asan:test_share]=47
-	[asan:test_compare]=45 [asan:test_export]=30 [asan:test_errors]=24 [asan:unit]=8
+	[asan:test_compare]=45 [asan:test_export]=30 [asan:test_errors]=24 [asan:unit]=8 [asan:test_publish_hostile]=13
 )
 # Chains: scripts that run one after the other in one job.  The docs
 # examples' `compat --build` and test_releases_build build the same
@@ -274,11 +275,13 @@ else
 	# parsers and the archive path (test_hostile unpacks its tarballs
 	# through file://), and the paths with the most memory handling of their
 	# own: faults (signals, resume; its LSan finding is why it is here),
-	# report, share, compare and the exporters.  The rest (bisect, releases,
+	# report, share, compare, the exporters, and publish (uploads from
+	# anyone with a token).  The rest (bisect, releases,
 	# isolation, cache, builds of every release) runs under the sanitizers
 	# in make test-asan (docs/reliability.md).
 	SAN_SUBSET="tests/e2e/test_hostile.sh tests/e2e/test_errors.sh tests/e2e/test_faults.sh tests/e2e/test_report.sh
-		tests/e2e/test_share.sh tests/e2e/test_compare.sh tests/e2e/test_export.sh tests/e2e/test_suite_library.sh"
+		tests/e2e/test_share.sh tests/e2e/test_compare.sh tests/e2e/test_export.sh tests/e2e/test_suite_library.sh
+		tests/e2e/test_publish_hostile.sh"
 	if [ "$variant" = plain ]; then
 		if [ -x bin-asan/bench-versions ] && [ -x tests/bin-asan/unit ]; then
 			add_job unit asan tests/bin-asan/unit

@@ -68,7 +68,9 @@ def judged(doc):
     return 4 - sum(1 for r in doc["rows"] for c in r["changes"] if c["verdict"] == "unstable")
 for doc in (one, joined):
     assert doc["error_control"]["comparisons"] == judged(doc) >= 3, doc["error_control"]
-assert not joined["notes"], joined["notes"]
+# (a loaded machine may stop a cell at its time budget: that note is the
+# budget's, not the join's)
+assert not [n for n in joined["notes"] if not n.startswith("budget: ")], joined["notes"]
 PY
 done
 check "an empty shard (more shards than cells) says so and exits 0" \

@@ -67,6 +67,7 @@ static const struct {
 	{"suite_file", test_suite_file},
 	{"status", test_status},
 	{"cache_entry", test_cache_entry},
+	{"site", test_site},
 };
 
 /* What the arguments ask for: test_run_group_n reads them. */

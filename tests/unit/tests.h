@@ -37,6 +37,7 @@ int test_ops_file(void);
 int test_suite_file(void);
 int test_status(void);
 int test_cache_entry(void);
+int test_site(void);
 
 /* Runs a group's tests as cmocka_run_group_tests_name does, but in the
  * order and selection `unit`'s arguments ask for (main.c: --reverse, a

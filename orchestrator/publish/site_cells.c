@@ -1,0 +1,415 @@
+/*
+ * site_cells.c - cells/<name>.html and data/cells/<name>.json: one page per
+ * cell (bench, op, backend, size), every machine class's times per version
+ * on one chart (site_chart.c), then per class its provenance and figures,
+ * then the paired verdicts runs gave for the cell.
+ *
+ * The whole site's cells are one query ordered as the cells_by_cell index
+ * (bench, op, backend, size), read as a stream and cut where the cell
+ * changes; the changes are a second stream in the same order, merged in.  So
+ * a publish reads each table once however many cells there are.
+ *
+ * Times from different runs and classes stand side by side as times, each
+ * with its run's own interval; a ratio on these pages is only a `changes`
+ * row: one run's verdict, paired on one machine.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "site.h"
+#include "site_page.h"
+
+typedef struct crow {
+	size_t run, version;
+	char *status, *reason;
+	double med, lo, hi;
+	int ok;
+} crow;
+
+typedef struct chg {
+	size_t run, version;
+	char *baseline, *verdict, *mode;
+	double ratio, lo, hi;
+	int has_ratio;
+} chg;
+
+typedef struct group {
+	size_t cell;
+	crow *rows;
+	size_t n, cap;
+	chg *chg;
+	size_t nchg, capchg;
+} group;
+
+static double col_num(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static void group_clear(group *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->rows[i].status), free(g->rows[i].reason);
+	for (size_t i = 0; i < g->nchg; i++)
+		free(g->chg[i].baseline), free(g->chg[i].verdict), free(g->chg[i].mode);
+	g->n = g->nchg = 0;
+}
+
+/* The newest ok figure of class cls for version v in the group: the point
+ * the chart draws (every figure is in the table below it). */
+static const crow *newest(const bv_site *s, const group *g, size_t cls, size_t v)
+{
+	const crow *best = NULL;
+	for (size_t i = 0; i < g->n; i++) {
+		const crow *r = &g->rows[i];
+		if (r->ok && r->version == v && s->runs[r->run].cls == cls &&
+		    (!best || strcmp(s->runs[r->run].created, s->runs[best->run].created) > 0))
+			best = r;
+	}
+	return best;
+}
+
+static void chart(const bv_site *s, FILE *out, const group *g, const char *what, const size_t *cls,
+                  size_t ncls)
+{
+	unsigned char *has = bv_xcalloc(s->nversions + 1, 1);
+	for (size_t i = 0; i < g->n; i++)
+		has[g->rows[i].version] |= (unsigned char)g->rows[i].ok;
+	size_t *vs = bv_xcalloc(s->nversions + 1, sizeof(size_t)), nv = 0;
+	for (size_t v = 0; v < s->nversions; v++)
+		if (has[v])
+			vs[nv++] = v;
+	bv_site_series *sr = bv_xcalloc(ncls + 1, sizeof(*sr));
+	bv_site_point *pts = bv_xcalloc(ncls * nv + 1, sizeof(*pts));
+	for (size_t k = 0; k < ncls; k++) {
+		sr[k] = (bv_site_series){cls[k], pts + k * nv};
+		for (size_t j = 0; j < nv; j++) {
+			const crow *r = newest(s, g, cls[k], vs[j]);
+			if (r)
+				pts[k * nv + j] =
+				    (bv_site_point){1, r->med, r->lo, r->hi, 0, s->runs[r->run].id};
+			for (size_t c = 0; c < g->nchg && r; c++)
+				if (g->chg[c].version == vs[j] && s->runs[g->chg[c].run].cls == cls[k])
+					pts[k * nv + j].change =
+					    !strcmp(g->chg[c].verdict, "slower") ? 1 : -1;
+		}
+	}
+	if (nv)
+		bv_site_chart(s, out, what, vs, nv, sr, ncls);
+	else
+		fputs("<p class=\"note\">No run measured this cell: nothing to draw (the figures below say "
+		      "why).</p>\n",
+		      out);
+	free(has), free(vs), free(sr), free(pts);
+}
+
+/* Distinct values of a run field over the class's runs in the group. */
+static void distinct(const bv_site *s, FILE *out, const group *g, size_t cls, int field)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const bv_site_run *r = &s->runs[g->rows[i].run];
+		if (r->cls != cls)
+			continue;
+		const char *v = field ? r->method : r->tool ? r->tool : "not recorded";
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++) {
+			const bv_site_run *q = &s->runs[g->rows[j].run];
+			seen = q->cls == cls && !strcmp(v, field     ? q->method
+			                                   : q->tool ? q->tool
+			                                             : "not recorded");
+		}
+		if (!seen)
+			fputs(shown++ ? "; " : "", out), bv_site_esc(out, v);
+	}
+}
+
+static void provenance(const bv_site *s, FILE *out, const group *g, size_t cls)
+{
+	const bv_site_class *c = &s->classes[cls];
+	fputs("<div class=\"prov\"><p><b>machine</b> CPU ", out), bv_site_esc(out, *c->cpu ? c->cpu : "none");
+	fputs(", ISA ", out), bv_site_esc(out, *c->isa ? c->isa : "none");
+	fputs(", GPU ", out), bv_site_esc(out, *c->gpu ? c->gpu : "none");
+	fputs("</p><p><b>runs</b> ", out);
+	size_t quiet = 0, loaded = 0, unknown = 0, nr = 0;
+	double maxload = NAN;
+	for (size_t i = 0; i < g->n; i++) {
+		const bv_site_run *r = &s->runs[g->rows[i].run];
+		int seen = r->cls != cls;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = g->rows[j].run == g->rows[i].run;
+		if (seen)
+			continue;
+		fputs(nr++ ? ", " : "", out), bv_site_run_link(out, r, "../");
+		quiet += r->loaded == 0, loaded += r->loaded == 1, unknown += r->loaded == -1;
+		if (r->has_load && !(maxload >= r->load_max))
+			maxload = r->load_max;
+	}
+	fputs("</p><p><b>tool</b> ", out), distinct(s, out, g, cls, 0);
+	fputs("</p><p><b>method</b> ", out), distinct(s, out, g, cls, 1);
+	fprintf(out, "</p><p><b>load</b> %zu quiet, %zu loaded, %zu not recorded", quiet, loaded, unknown);
+	if (isfinite(maxload))
+		fprintf(out, "; highest 1-minute load seen %.2f", maxload);
+	fputs("</p></div>\n", out);
+}
+
+static void figures(const bv_site *s, FILE *out, const group *g, size_t cls)
+{
+	fputs("<table><thead><tr><th>version</th><th>median</th><th>95 % interval</th><th>run</th>"
+	      "<th>status</th></tr></thead><tbody>\n",
+	      out);
+	for (size_t v = 0; v < s->nversions; v++)
+		for (size_t i = 0; i < g->n; i++) {
+			const crow *r = &g->rows[i];
+			if (r->version != v || s->runs[r->run].cls != cls)
+				continue;
+			char med[32] = "", lo[32] = "", hi[32] = "";
+			if (r->ok)
+				bv_site_time(r->med, med, sizeof(med)), bv_site_time(r->lo, lo, sizeof(lo)),
+				    bv_site_time(r->hi, hi, sizeof(hi));
+			fputs("<tr><td>", out), bv_site_esc(out, s->versions[v].title);
+			fprintf(out, "</td><td class=\"num\">%s</td><td class=\"num\">", med);
+			if (r->ok && isfinite(r->lo) && isfinite(r->hi))
+				fprintf(out, "%s - %s", lo, hi);
+			fputs("</td><td>", out), bv_site_run_link(out, &s->runs[r->run], "../");
+			fputs("</td><td>", out), bv_site_esc(out, r->status);
+			if (r->reason)
+				fputs(": ", out), bv_site_esc(out, r->reason);
+			fputs("</td></tr>\n", out);
+		}
+	fputs("</tbody></table>\n", out);
+}
+
+static void verdicts(const bv_site *s, FILE *out, const group *g)
+{
+	fputs("<h2>Paired verdicts</h2>\n", out);
+	if (!g->nchg) {
+		fputs(
+		    "<p class=\"note\">No run called this cell slower or faster against its baseline.</p>\n",
+		    out);
+		return;
+	}
+	fputs("<p class=\"note\">Each row is one run's verdict, its version against its own baseline, "
+	      "measured in alternation on one machine.</p>\n<table><thead><tr><th>class</th><th>run</th>"
+	      "<th>version</th><th>baseline</th><th>ratio</th><th>95 % interval</th><th>verdict</th></tr>"
+	      "</thead><tbody>\n",
+	      out);
+	for (size_t i = 0; i < g->nchg; i++) {
+		const chg *c = &g->chg[i];
+		const bv_site_run *r = &s->runs[c->run];
+		fputs("<tr><td>", out), bv_site_esc(out, s->classes[r->cls].name);
+		fputs("</td><td>", out), bv_site_run_link(out, r, "../");
+		fputs("</td><td>", out), bv_site_esc(out, s->versions[c->version].title);
+		fputs("</td><td>", out), bv_site_esc(out, c->baseline);
+		fputs("</td><td class=\"num\">", out);
+		if (c->has_ratio)
+			fprintf(out, "%.3fx", c->ratio);
+		fputs("</td><td class=\"num\">", out);
+		if (isfinite(c->lo) && isfinite(c->hi))
+			fprintf(out, "%.3fx - %.3fx", c->lo, c->hi);
+		fputs("</td><td class=\"", out), bv_site_esc(out, c->verdict), fputs("\">", out);
+		bv_site_esc(out, c->verdict), fputs(" (", out), bv_site_esc(out, c->mode),
+		    fputs(")</td></tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+static cJSON *num_or_null(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+static int cell_json(bv_site *s, const group *g, const size_t *cls, size_t ncls)
+{
+	const bv_site_cell *c = &s->cells[g->cell];
+	cJSON *doc = cJSON_CreateObject(), *series = cJSON_CreateArray();
+	cJSON_AddStringToObject(doc, "bench", c->bench), cJSON_AddStringToObject(doc, "op", c->op);
+	cJSON_AddStringToObject(doc, "backend", c->backend),
+	    cJSON_AddNumberToObject(doc, "size", (double)c->size);
+	cJSON_AddStringToObject(doc, "shape", c->shape), cJSON_AddItemToObject(doc, "series", series);
+	for (size_t k = 0; k < ncls; k++) {
+		const bv_site_class *cl = &s->classes[cls[k]];
+		cJSON *o = cJSON_CreateObject(), *figs = cJSON_CreateArray();
+		cJSON_AddStringToObject(o, "class", cl->name), cJSON_AddStringToObject(o, "cpu", cl->cpu);
+		cJSON_AddStringToObject(o, "isa", cl->isa), cJSON_AddStringToObject(o, "gpu", cl->gpu);
+		cJSON_AddItemToObject(o, "figures", figs);
+		for (size_t v = 0; v < s->nversions; v++)
+			for (size_t i = 0; i < g->n; i++) {
+				const crow *r = &g->rows[i];
+				if (r->version != v || s->runs[r->run].cls != cls[k])
+					continue;
+				cJSON *f = cJSON_CreateObject();
+				cJSON_AddStringToObject(f, "version", s->versions[v].label);
+				cJSON_AddItemToObject(f, "commit", bv_site_json_str(s->versions[v].commit));
+				cJSON_AddItemToObject(f, "kernel_version",
+				                      bv_site_json_str(s->versions[v].kernel_version));
+				cJSON_AddStringToObject(f, "run", s->runs[r->run].key);
+				cJSON_AddStringToObject(f, "status", r->status);
+				cJSON_AddItemToObject(f, "reason", bv_site_json_str(r->reason));
+				cJSON_AddItemToObject(f, "median_ns", num_or_null(r->ok ? r->med : NAN));
+				cJSON_AddItemToObject(f, "lo_ns", num_or_null(r->ok ? r->lo : NAN));
+				cJSON_AddItemToObject(f, "hi_ns", num_or_null(r->ok ? r->hi : NAN));
+				cJSON_AddItemToArray(figs, f);
+			}
+		cJSON_AddItemToArray(series, o);
+	}
+	cJSON *ch = cJSON_AddArrayToObject(doc, "verdicts");
+	for (size_t i = 0; i < g->nchg; i++) {
+		const chg *x = &g->chg[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "run", s->runs[x->run].key);
+		cJSON_AddStringToObject(o, "class", s->classes[s->runs[x->run].cls].name);
+		cJSON_AddStringToObject(o, "version", s->versions[x->version].label);
+		cJSON_AddStringToObject(o, "baseline", x->baseline);
+		cJSON_AddItemToObject(o, "ratio", num_or_null(x->has_ratio ? x->ratio : NAN));
+		cJSON_AddItemToObject(o, "lo", num_or_null(x->lo)),
+		    cJSON_AddItemToObject(o, "hi", num_or_null(x->hi));
+		cJSON_AddStringToObject(o, "verdict", x->verdict),
+		    cJSON_AddStringToObject(o, "mode", x->mode);
+		cJSON_AddItemToArray(ch, o);
+	}
+	char *rel = bv_asprintf("data/cells/%s.json", c->name);
+	int rc = bv_site_json_put(s, rel, doc);
+	free(rel);
+	return rc;
+}
+
+static int write_cell(bv_site *s, const group *g)
+{
+	const bv_site_cell *c = &s->cells[g->cell];
+	size_t *cls = bv_xcalloc(s->nclasses + 1, sizeof(size_t)), ncls = 0;
+	unsigned char *on = bv_xcalloc(s->nclasses + 1, 1);
+	for (size_t i = 0; i < g->n; i++)
+		on[s->runs[g->rows[i].run].cls] = 1;
+	for (size_t k = 0; k < s->nclasses; k++)
+		if (on[k])
+			cls[ncls++] = k;
+	char *what = bv_asprintf("%s %s %s %s", c->bench, c->op, c->backend, c->shape);
+	bv_site_page p;
+	bv_site_page_open(&p);
+	bv_site_head(s, p.out, what, "../");
+	fprintf(p.out, "<p class=\"meta\">%zu %s on %zu machine %s. <a href=\"../data/cells/", g->n,
+	        bv_plural((long long)g->n, "figure", "figures"), ncls,
+	        bv_plural((long long)ncls, "class", "classes"));
+	bv_site_esc(p.out, c->name), fputs(".json\">data</a></p>\n", p.out);
+	chart(s, p.out, g, what, cls, ncls);
+	for (size_t k = 0; k < ncls; k++) {
+		char colour[16];
+		bv_site_class_colour(cls[k], colour, sizeof(colour));
+		fprintf(p.out, "<h2><span class=\"sw\" style=\"background:%s\"></span>", colour);
+		bv_site_esc(p.out, s->classes[cls[k]].name), fputs("</h2>\n", p.out);
+		provenance(s, p.out, g, cls[k]);
+		figures(s, p.out, g, cls[k]);
+	}
+	verdicts(s, p.out, g);
+	bv_site_foot(s, p.out);
+	char *rel = bv_asprintf("cells/%s.html", c->name);
+	int rc = bv_site_page_put(s, &p, rel);
+	if (!rc)
+		rc = cell_json(s, g, cls, ncls);
+	free(rel), free(what), free(cls), free(on);
+	return rc;
+}
+
+/* The changes of cells up to and including g->cell from the changes stream
+ * (ordered as the cells): those of g->cell into g, those of earlier cells
+ * (a change of no cell) passed over.  *pending: st holds an unread row. */
+static int merge_changes(bv_site *s, sqlite3_stmt *st, int *pending, group *g)
+{
+	for (;;) {
+		if (!*pending) {
+			int rc = sqlite3_step(st);
+			if (rc == SQLITE_DONE)
+				return 0;
+			if (rc != SQLITE_ROW)
+				return bv_site_step_error(s, "the changes");
+			*pending = 1;
+		}
+		size_t cell = bv_site_cell_find(s, bv_site_col(st, 3), bv_site_col(st, 4), bv_site_col(st, 5),
+		                                sqlite3_column_int64(st, 6));
+		if (cell != BV_SITE_NONE && cell > g->cell)
+			return 0;
+		*pending = 0;
+		bv_site_run *r = bv_site_run_find(s, bv_site_col(st, 0));
+		size_t v = r ? bv_site_version_of(s, r->key, bv_site_col(st, 1)) : BV_SITE_NONE;
+		if (cell != g->cell || v == BV_SITE_NONE)
+			continue;
+		if (g->nchg == g->capchg)
+			g->capchg = g->capchg ? 2 * g->capchg : 8,
+			g->chg = bv_xrealloc(g->chg, g->capchg * sizeof(*g->chg));
+		g->chg[g->nchg++] = (chg){(size_t)(r - s->runs),
+		                          v,
+		                          bv_strdup(bv_site_col(st, 2)),
+		                          bv_strdup(bv_site_col(st, 10)),
+		                          bv_strdup(bv_site_col(st, 11)),
+		                          sqlite3_column_double(st, 7),
+		                          col_num(st, 8),
+		                          col_num(st, 9),
+		                          sqlite3_column_type(st, 7) != SQLITE_NULL};
+	}
+}
+
+static int flush(bv_site *s, group *g, sqlite3_stmt *ch, int *pending)
+{
+	int rc = g->cell == BV_SITE_NONE ? 0 : merge_changes(s, ch, pending, g);
+	if (!rc && g->cell != BV_SITE_NONE)
+		rc = write_cell(s, g);
+	group_clear(g);
+	return rc;
+}
+
+int bv_site_cells_write(bv_site *s)
+{
+	int rc = bv_site_mkdir(s, "cells");
+	if (!rc)
+		rc = bv_site_mkdir(s, "data/cells");
+	sqlite3_stmt *st = NULL, *ch = NULL;
+	if (!rc)
+		rc = bv_site_prepare(
+		    s,
+		    "SELECT run, version, bench, op, backend, size, status, reason, median_ns, lo_ns, "
+		    "hi_ns FROM cells ORDER BY bench, op, backend, size",
+		    &st);
+	if (!rc)
+		rc = bv_site_prepare(
+		    s,
+		    "SELECT run, version, baseline, bench, op, backend, size, ratio, lo, hi, verdict, "
+		    "mode FROM changes WHERE verdict IN ('slower', 'faster') "
+		    "ORDER BY bench, op, backend, size, run, version",
+		    &ch);
+	group g = {BV_SITE_NONE, NULL, 0, 0, NULL, 0, 0};
+	int pending = 0, step = SQLITE_DONE;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t cell = g.cell;
+		if (cell == BV_SITE_NONE || strcmp(s->cells[cell].bench, bv_site_col(st, 2)) ||
+		    strcmp(s->cells[cell].op, bv_site_col(st, 3)) ||
+		    strcmp(s->cells[cell].backend, bv_site_col(st, 4)) ||
+		    s->cells[cell].size != sqlite3_column_int64(st, 5)) {
+			rc = flush(s, &g, ch, &pending);
+			g.cell = bv_site_cell_find(s, bv_site_col(st, 2), bv_site_col(st, 3),
+			                           bv_site_col(st, 4), sqlite3_column_int64(st, 5));
+		}
+		bv_site_run *r = bv_site_run_find(s, bv_site_col(st, 0));
+		size_t v = r ? bv_site_version_of(s, r->key, bv_site_col(st, 1)) : BV_SITE_NONE;
+		if (rc || g.cell == BV_SITE_NONE || v == BV_SITE_NONE)
+			continue; /* a figure of no run or version: the import is the place to refuse it */
+		if (g.n == g.cap)
+			g.cap = g.cap ? 2 * g.cap : 16, g.rows = bv_xrealloc(g.rows, g.cap * sizeof(*g.rows));
+		const char *status = bv_site_col(st, 6);
+		g.rows[g.n++] =
+		    (crow){(size_t)(r - s->runs), v,
+		           bv_strdup(status),     bv_site_coldup(st, 7),
+		           col_num(st, 8),        col_num(st, 9),
+		           col_num(st, 10),       !strcmp(status, "ok") && isfinite(col_num(st, 8))};
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = bv_site_step_error(s, "the cells");
+	if (!rc)
+		rc = flush(s, &g, ch, &pending);
+	group_clear(&g);
+	free(g.rows), free(g.chg);
+	sqlite3_finalize(st), sqlite3_finalize(ch);
+	return rc;
+}

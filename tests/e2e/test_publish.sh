@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# End to end: the community side.  The real server (server/bv-server: nginx
+# from Debian, on loopback) receives two machine classes' runs from `share`
+# (BENCH_VERSIONS_CLASS), a run whose names are hostile, and hostile
+# uploads; `publish` turns what arrived into the static site, and headless
+# Chromium reads the site through the same server: the index lists both
+# classes, a cell's page shows both classes' series, the backends page names
+# each class's fastest backend, the refused uploads are listed with their
+# reasons, and names holding <script> or "onload= show as text and run
+# nothing (the browser's DOM says so, not a grep of the files).  Path
+# traversal, a symlink, an oversized and a truncated archive and a forged
+# log are each refused with their reason, the published pages and data
+# unchanged.  BV_SCREENSHOTS=DIR keeps the browser's screenshots of the
+# index and of a cell's page there (docs/images/ holds the ones the docs show).
+source "$(dirname "$0")/lib.sh"
+make_fixture
+plant_relu_slowdown
+echo 0.1.5 > "$FIX/kernels/VERSION"
+git -C "$FIX" commit -qam "relu: three passes (planted slowdown)"
+
+command -v nginx > /dev/null 2>&1 || [ -x /usr/sbin/nginx ] || {
+	skip "publish: the site from a real server" "nginx is not installed (make test-deps installs it)"
+	finish
+}
+
+# ---- the walk-through, as docs/community.md writes it ----------------------
+# Two machine classes run and share; the server receives; publish makes the
+# site.  Run from the repository's top, with bench-versions on PATH, HOME
+# here, and a free port for the page's 8080.
+export HOME="$TMP/home" TMPDIR="$TMP/tmpdir"
+mkdir -p "$HOME" "$TMP/path" "$TMPDIR"
+ln -s "$BV" "$TMP/path/bench-versions"
+export PATH="$TMP/path:$PATH"
+unset BENCH_VERSIONS_TOKEN XDG_CONFIG_HOME
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 - "$ROOT/docs/community.md" "$PORT" > "$TMP/walk.sh" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"<!-- walk-through -->\n```sh\n(.*?)```\n<!-- end walk-through -->", text, re.S)
+assert m, "docs/community.md: no walk-through block between its markers"
+block = m.group(1)
+assert block.startswith("PORT=8080\n"), "the walk-through's first line is no longer PORT=8080"
+print("set -e")
+print("PORT=%s" % sys.argv[2] + block[len("PORT=8080"):])
+PY
+SRV="$HOME/bench/srv"
+stop_server() { [ -d "$SRV" ] && "$ROOT/server/bv-server" stop "$SRV" > /dev/null 2>&1; }
+trap 'stop_server; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+(cd "$ROOT" && bash "$TMP/walk.sh") > "$TMP/walk.out" 2> "$TMP/walk.err"
+rc=$?
+check "docs/community.md's walk-through runs as written: exit 0" test $rc -eq 0
+[ $rc -eq 0 ] || tail -20 "$TMP/walk.err"
+URL="http://127.0.0.1:$PORT"
+TOKEN=$(head -1 "$HOME/bench/tokens")
+check "both uploads arrived" test "$(ls "$SRV/incoming"/*.tar.gz 2> /dev/null | wc -l)" -eq 2
+check "publish imported both" contains "$TMP/walk.err" "publish: 2 new runs, 0 already published"
+RUN_A=$(readlink -f "$HOME/lab/latest")
+RUN_B=$(readlink -f "$HOME/ci/latest")
+export BENCH_VERSIONS_TOKEN="$TOKEN"
+
+# A run whose names are hostile (hostile_uploads.py): an op, the machine's
+# CPU and a version's label holding markup.  It is a good run otherwise, so
+# it is published, and every one of its names must show as text.
+python3 "$E2E/hostile_uploads.py" names "$RUN_A" "$TMP/hostile.tar.gz"
+put() { # FILE: the HTTP status of a PUT with the token
+	curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $TOKEN" --data-binary "@$1" \
+		"$URL/runs/$(basename "$1")"
+}
+check "the hostile-named run is received" test "$(put "$TMP/hostile.tar.gz")" = 201
+
+"$BV" publish --site "$SRV/site" --incoming "$SRV/incoming" > "$TMP/pub.out" 2> "$TMP/pub.err"
+check "publish: exit 0" test $? -eq 0
+check "publish: the new run" contains "$TMP/pub.err" "1 new run, 2 already published"
+check "publish: nothing quarantined" contains "$TMP/pub.err" ", 0 quarantined"
+STORE="$SRV/site.sqlite"
+check "the store is beside the site, not in it" test -s "$STORE" -a ! -e "$SRV/site/site.sqlite"
+
+# ---- the same again: one run ------------------------------------------------
+"$BV" share "$RUN_A" --url "$URL/runs/" > /dev/null 2>&1
+"$BV" publish --site "$SRV/site" --incoming "$SRV/incoming" "$RUN_B" > "$TMP/pub2.out" 2> "$TMP/pub2.err"
+check "publishing again: exit 0" test $? -eq 0
+check "the same archive again and the same run from its directory add no run" \
+	contains "$TMP/pub2.err" "0 new runs, 4 already published, 1 copy of a run already there"
+check "the store holds three runs" test "$(sqlite3 "$STORE" 'select count(*) from runs')" = 3
+
+# ---- hostile uploads: each refused with its reason, the site unchanged ------
+site_state() { # every published page and data file but the quarantine's, with its sha256
+	(cd "$SRV/site" && find . -type f ! -name 'quarantine*' -print0 | sort -z | xargs -0 sha256sum)
+}
+site_state > "$TMP/site.before"
+python3 "$E2E/hostile_uploads.py" bad "$RUN_A" "$TMP/bad"
+check "the server refuses an upload over its limit (413), nothing lands" \
+	test "$(put "$TMP/bad/oversized.tar.gz")" = 413 -a "$(ls "$SRV/incoming"/*.tar.gz | wc -l)" -eq 4
+for b in traversal symlink truncated forged; do
+	check "the server receives the $b archive" test "$(put "$TMP/bad/$b.tar.gz")" = 201
+done
+# one that came another way than the server (copied in): publish's own limit
+cp "$TMP/bad/oversized.tar.gz" "$SRV/incoming/99999-oversized.tar.gz"
+"$BV" publish --site "$SRV/site" --incoming "$SRV/incoming" > "$TMP/pub3.out" 2> "$TMP/pub3.err"
+check "publish with bad uploads: exit 0 (they are listed, not failures)" test $? -eq 0
+check "publish: five quarantined" contains "$TMP/pub3.err" ", 5 quarantined"
+reason_of() { # PATTERN: the reason file of the upload whose reason says PATTERN
+	grep -lE -- "$1" "$SRV/incoming/quarantine"/*.reason 2> /dev/null | head -1
+}
+check "traversal: refused for its '..'" test -n "$(reason_of "has a '\.\.' component")"
+check "symlink: refused as a symlink" test -n "$(reason_of "is a symlink")"
+check "truncated: refused as truncated" test -n "$(reason_of "truncated")"
+check "forged: refused, naming the changed figure" \
+	test -n "$(reason_of "median_ns .* is not the median of its process_medians_ns")"
+check "oversized: refused before it is read" test -n "$(reason_of "over the 67108864-byte limit")"
+check "the quarantined uploads left incoming" test "$(ls "$SRV/incoming"/*.tar.gz | wc -l)" -eq 4
+site_state > "$TMP/site.after"
+check "the published pages and data are unchanged" cmp -s "$TMP/site.before" "$TMP/site.after"
+check "nothing escaped the unpacking" test ! -e "$TMPDIR/escaped.json" -a ! -e "$TMP/escaped.json"
+check "publish left no temporary directory" test -z "$(ls "$TMPDIR" | grep bv-publish)"
+
+# ---- the site in a browser, through the server ------------------------------
+dom() { # PAGE: the DOM after the page's scripts ran, in $TMP/dom-<page's name>
+	local out="$TMP/dom-$(echo "$1" | tr '/' '_')"
+	chrome --virtual-time-budget=3000 --dump-dom "$URL/$1" > "$out"
+	echo "$out"
+}
+idx=$(dom index.html)
+check "chromium rendered the index" contains "$idx" "</html>"
+check "the index lists both classes" bash -c "grep -q 'lab-avx512' '$idx' && grep -q 'ci-small' '$idx'"
+check "no hostile name ran on the index" bash -c "! grep -q 'data-pwned' '$idx'"
+finish

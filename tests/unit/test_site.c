@@ -1,0 +1,515 @@
+/* test_site.c - the site `bench-versions publish` writes (orchestrator/
+ * publish/site*.c) from a small store made here with the store's schema:
+ * every page is there, names from uploads are escaped and made safe as page
+ * names, a cell page has every class's series, backends names each class's
+ * fastest from its newest version, regressions lists only the newest
+ * version's slower verdicts, no ratio is computed between classes, and a
+ * second write of the same store touches no file. */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <sqlite3.h>
+
+#include "common.h"
+#include "fs.h"
+#include "site.h"
+#include "site_page.h"
+#include "tests.h"
+
+#define XSS "<script>alert(1)</script>"
+/* As bv_html_esc writes it: < > / as numeric references. */
+#define XSS_ESC "&#60;script&#62;alert(1)&#60;&#47;script&#62;"
+#define XSS_ATTR "\\\"onload=\\\"alert(1)"
+
+/* The schema of design "The store's schema" (site_store.c makes it). */
+static const char schema[] =
+    "CREATE TABLE archives(sha256 TEXT PRIMARY KEY, source TEXT NOT NULL, bytes INTEGER NOT NULL,"
+    " seen TEXT NOT NULL, status TEXT NOT NULL, run TEXT, reason TEXT);"
+    "CREATE TABLE runs(key TEXT PRIMARY KEY, id TEXT NOT NULL, created TEXT NOT NULL, class TEXT NOT NULL,"
+    " cpu TEXT NOT NULL, isa TEXT NOT NULL, gpu TEXT NOT NULL, hostname TEXT, cpus INTEGER, tool TEXT,"
+    " baseline TEXT NOT NULL, method TEXT NOT NULL, load_max REAL, loaded INTEGER, imported TEXT NOT NULL,"
+    " page TEXT NOT NULL);"
+    "CREATE TABLE versions(run TEXT NOT NULL, label TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT, kind "
+    "TEXT,"
+    " commit_id TEXT, kernel_version TEXT, PRIMARY KEY (run, label));"
+    "CREATE TABLE cells(run TEXT NOT NULL, version TEXT NOT NULL, bench TEXT NOT NULL, op TEXT NOT NULL,"
+    " backend TEXT NOT NULL, size INTEGER NOT NULL, shape TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,"
+    " median_ns REAL, lo_ns REAL, hi_ns REAL, PRIMARY KEY (run, version, bench, op, backend, size));"
+    "CREATE INDEX cells_by_cell ON cells (bench, op, backend, size);"
+    "CREATE TABLE changes(run TEXT NOT NULL, version TEXT NOT NULL, baseline TEXT NOT NULL, bench TEXT NOT "
+    "NULL,"
+    " op TEXT NOT NULL, backend TEXT NOT NULL, size INTEGER NOT NULL, ratio REAL, lo REAL, hi REAL,"
+    " verdict TEXT NOT NULL, mode TEXT NOT NULL, PRIMARY KEY (run, version, bench, op, backend, size));";
+
+/* Two classes: "alpha" (runs A1: 1.0.0 and 1.1.0; A2: 1.1.0 and 2.0.0) and
+ * one whose name and CPU are markup (run B1: 1.0.0 and 2.0.0).  In alpha's
+ * newest version (2.0.0, run A2) simd is the faster backend of k dot 1K;
+ * in its older 1.1.0 (run A1) scalar was: backends must take the newest.
+ * On the hostile class scalar is the faster.  A1 called 1.1.0 slower on
+ * "k dot simd" (1.567x): an older version, not on regressions; A2 called
+ * 2.0.0 slower on "k sum simd" (1.234x): on regressions. */
+static const char rows[] =
+    "INSERT INTO runs VALUES ('a1key0000000000000000','A1','2026-01-01T00:00:00Z','alpha','CPU-A','avx2','',"
+    " 'h',8,'bench-versions 0.1.0','1.0.0','paired, 6-24 processes',0.5,0,'x','runs/a1key00000000000.html');"
+    "INSERT INTO runs VALUES ('a2key0000000000000000','A2','2026-02-01T00:00:00Z','alpha','CPU-A','avx2','',"
+    " 'h',8,NULL,'1.1.0','paired, 6-24 processes',7.5,1,'x','runs/a2key00000000000.html');"
+    "INSERT INTO runs VALUES ('b1key0000000000000000','B1','2026-03-01T00:00:00Z','" XSS "','" XSS_ATTR "',"
+    " 'neon','',NULL,NULL,'" XSS "','1.0.0','paired','',NULL,'x','runs/b1key00000000000.html');"
+    "INSERT INTO versions VALUES ('a1key0000000000000000','1.0.0',0,'1.0.0','git','c100','1.0.0');"
+    "INSERT INTO versions VALUES ('a1key0000000000000000','1.1.0',1,'1.1.0','git','c110','1.1.0');"
+    "INSERT INTO versions VALUES ('a2key0000000000000000','1.1.0',0,'1.1.0','git','c110','1.1.0');"
+    "INSERT INTO versions VALUES ('a2key0000000000000000','2.0.0',1,'2.0.0','git','c200','2.0.0');"
+    "INSERT INTO versions VALUES ('b1key0000000000000000','1.0.0',0,'1.0.0','git','c100','1.0.0');"
+    "INSERT INTO versions VALUES ('b1key0000000000000000','2.0.0',1,'2.0.0','git','c200','2.0.0');"
+    "INSERT INTO versions VALUES ('b1key0000000000000000','0.10.0',2,'0.10.0','git','c010','0.10.0');"
+    "INSERT INTO versions VALUES ('b1key0000000000000000','0.9.0',3,'0.9.0','git','c009','0.9.0');"
+    "INSERT INTO versions VALUES ('b1key0000000000000000','a-local',4,'a-local','local',NULL,NULL);"
+    "INSERT INTO cells VALUES "
+    "('a1key0000000000000000','1.1.0','k','dot','scalar',1024,'1K','ok',NULL,10,9,11);"
+    "INSERT INTO cells VALUES "
+    "('a1key0000000000000000','1.1.0','k','dot','simd',1024,'1K','ok',NULL,50,45,55);"
+    "INSERT INTO cells VALUES "
+    "('a2key0000000000000000','2.0.0','k','dot','scalar',1024,'1K','ok',NULL,100,90,110);"
+    "INSERT INTO cells VALUES "
+    "('a2key0000000000000000','2.0.0','k','dot','simd',1024,'1K','ok',NULL,40,38,42);"
+    "INSERT INTO cells VALUES "
+    "('a2key0000000000000000','2.0.0','k','sum','simd',1024,'1K','ok',NULL,70,65,75);"
+    "INSERT INTO cells VALUES "
+    "('b1key0000000000000000','2.0.0','k','dot','scalar',1024,'1K','ok',NULL,50,48,52);"
+    "INSERT INTO cells VALUES "
+    "('b1key0000000000000000','2.0.0','k','dot','simd',1024,'1K','ok',NULL,90,85,95);"
+    "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','k','" XSS_ATTR "','simd',1024,'1K','ok',NULL,"
+    " 30,29,31);"
+    "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','../k','dot','simd',1024,'1K','failed','" XSS
+    "',NULL,NULL,NULL);"
+    "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','a-b','c','simd',1024,'1K','ok',NULL,5,4,6);"
+    "INSERT INTO cells VALUES ('b1key0000000000000000','2.0.0','a','b-c','simd',1024,'1K','ok',NULL,5,4,6);"
+    "INSERT INTO changes VALUES ('a1key0000000000000000','1.1.0','1.0.0','k','dot','simd',1024,1.567,1.5,1.6,"
+    " 'slower','paired');"
+    "INSERT INTO changes VALUES ('a2key0000000000000000','2.0.0','1.1.0','k','sum','simd',1024,1.234,1.2,1.3,"
+    " 'slower','paired');"
+    "INSERT INTO archives VALUES ('ab','1-" XSS ".tar.gz',10,'2026-03-02T00:00:00Z','quarantined',NULL,"
+    " 'refused: " XSS "');";
+
+typedef struct site_fx {
+	sqlite3 *db;
+	char *dir;
+} site_fx;
+
+static int setup(void **state)
+{
+	site_fx *f = bv_xcalloc(1, sizeof(*f));
+	assert_int_equal(sqlite3_open(":memory:", &f->db), SQLITE_OK);
+	char *err = NULL;
+	int rc = sqlite3_exec(f->db, schema, NULL, NULL, &err);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(f->db, rows, NULL, NULL, &err);
+	if (rc != SQLITE_OK)
+		fail_msg("the store: %s", err);
+	f->dir = test_tmpdir();
+	if (bv_site_write(f->db, f->dir, "bench-versions test " XSS))
+		fail_msg("bv_site_write: %s", bv_error_last());
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	site_fx *f = *state;
+	sqlite3_close(f->db);
+	bv_rm_rf(f->dir);
+	free(f->dir), free(f);
+	return 0;
+}
+
+static char *page(const site_fx *f, const char *rel)
+{
+	char *path = bv_asprintf("%s/%s", f->dir, rel), *text = NULL;
+	size_t len = 0;
+	if (bv_read_file(path, 16 << 20, &text, &len))
+		fail_msg("%s is missing: %s", rel, bv_error_last());
+	free(path);
+	return text;
+}
+
+/* The file names of site_dir/rel, sorted, each on a line. */
+static char *listing(const site_fx *f, const char *rel)
+{
+	char *path = bv_asprintf("%s/%s", f->dir, rel);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	bv_strv names = BV_STRV_INIT;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			bv_strv_push(&names, e->d_name);
+	closedir(d);
+	qsort(names.v, names.n, sizeof(char *), (int (*)(const void *, const void *))strcmp);
+	bv_buf b = BV_BUF_INIT;
+	for (size_t i = 0; i < names.n; i++)
+		bv_buf_printf(&b, "%s\n", names.v[i]);
+	bv_strv_free(&names);
+	free(path);
+	return b.s ? bv_buf_detach(&b) : bv_strdup("");
+}
+
+static void every_page_is_written(void **state)
+{
+	site_fx *f = *state;
+	static const char *const pages[] = {"index.html",
+	                                    "backends.html",
+	                                    "regressions.html",
+	                                    "quarantine.html",
+	                                    "data/index.json",
+	                                    "data/classes.json",
+	                                    "data/runs.json",
+	                                    "data/backends.json",
+	                                    "data/regressions.json",
+	                                    "data/quarantine.json",
+	                                    "cells/k-dot-simd-1K.html",
+	                                    "cells/k-sum-simd-1K.html",
+	                                    "data/cells/k-dot-scalar-1K.json"};
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+		free(page(f, pages[i]));
+	/* Seven cells, seven pages: "a-b"+"c" and "a"+"b-c" meet on one plain
+	 * name, and both get a hash; "../k" and the markup op are made safe. */
+	char *cells = listing(f, "cells");
+	size_t n = 0;
+	for (const char *p = cells; *p; p++)
+		n += *p == '\n';
+	assert_int_equal(n, 7);
+	assert_null(strstr(cells, "a-b-c-simd-1K.html\n"));
+	assert_null(strchr(cells, '/'));
+	for (const char *p = cells; *p; p = strchr(p, '\n') + 1)
+		assert_true(*p != '.');
+	free(cells);
+	cells = listing(f, "data/cells");
+	assert_non_null(strstr(cells, "k-dot-simd-1K.json\n"));
+	free(cells);
+}
+
+/* Every HTML file under dir (relative names). */
+static void html_files(const char *dir, const char *rel, bv_strv *out)
+{
+	char *path = bv_asprintf("%s/%s", dir, rel);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sub = *rel ? bv_asprintf("%s/%s", rel, e->d_name) : bv_strdup(e->d_name);
+		char *full = bv_asprintf("%s/%s", dir, sub);
+		if (bv_is_dir(full))
+			html_files(dir, sub, out);
+		else if (strstr(sub, ".html"))
+			bv_strv_push(out, sub);
+		free(sub), free(full);
+	}
+	closedir(d);
+	free(path);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void names_from_uploads_are_escaped(void **state)
+{
+	site_fx *f = *state;
+	bv_strv files = BV_STRV_INIT;
+	html_files(f->dir, "", &files);
+	assert_true(files.n >= 11);
+	for (size_t i = 0; i < files.n; i++) {
+		char *t = page(f, files.v[i]);
+		if (strstr(t, "alert(1)</script>") || strstr(t, "\"onload=") || strstr(t, "onload=\"alert"))
+			fail_msg("%s holds a name from an upload unescaped", files.v[i]);
+		/* The one script is the index's filter, allowed by its hash. */
+		assert_int_equal(count(t, "<script"), !strcmp(files.v[i], "index.html"));
+		assert_non_null(strstr(t, "script-src 'sha256-"));
+		free(t);
+	}
+	bv_strv_free(&files);
+	char *t = page(f, "index.html");
+	assert_non_null(strstr(t, XSS_ESC)); /* the class, escaped */
+	free(t);
+	t = page(f, "quarantine.html");
+	assert_non_null(strstr(t, "refused&#58; " XSS_ESC));
+	free(t);
+}
+
+/* The index's one script is what its CSP's hash allows: a browser runs it
+ * (and would refuse it were a byte different). */
+static void the_script_is_allowed_by_its_hash(void **state)
+{
+	site_fx *f = *state;
+	char *t = page(f, "index.html");
+	const char *open = strstr(t, "<script>"), *close = open ? strstr(open, "</script>") : NULL;
+	assert_non_null(close);
+	open += strlen("<script>");
+	unsigned char md[EVP_MAX_MD_SIZE], b64[64];
+	unsigned int n = 0;
+	assert_true(EVP_Digest(open, (size_t)(close - open), md, &n, EVP_sha256(), NULL));
+	EVP_EncodeBlock(b64, md, (int)n);
+	char *want = bv_asprintf("script-src 'sha256-%s'\">", (const char *)b64);
+	assert_non_null(strstr(t, want));
+	free(want), free(t);
+}
+
+/* Versions in semver order of their kernel_version (0.9.0 before 0.10.0,
+ * which text order would swap), one without a kernel_version last. */
+static void versions_in_semver_order(void **state)
+{
+	site_fx *f = *state;
+	char *t = page(f, "index.html");
+	static const char *const order[] = {"0.9.0", "0.10.0", "1.0.0", "1.1.0", "2.0.0", "a-local"};
+	const char *prev = strstr(t, "<h2>Versions</h2>");
+	assert_non_null(prev);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		char *row = bv_asprintf("<tr><td>%s</td>", order[i]);
+		const char *p = strstr(prev, row);
+		if (!p)
+			fail_msg("the versions table does not list %s after %s", order[i],
+			         i ? order[i - 1] : "its head");
+		prev = p;
+		free(row);
+	}
+	free(t);
+}
+
+static void a_cell_page_has_every_class(void **state)
+{
+	site_fx *f = *state;
+	char *t = page(f, "cells/k-dot-simd-1K.html");
+	/* Each class's section (the footer names the publisher, markup too). */
+	assert_non_null(strstr(t, "</span>alpha</h2>"));
+	assert_non_null(strstr(t, "</span>" XSS_ESC "</h2>"));
+	assert_non_null(strstr(t, "CPU-A"));
+	assert_non_null(strstr(t, "<svg"));
+	assert_non_null(strstr(t, "bench-versions 0.1.0")); /* A1's tool */
+	assert_non_null(strstr(t, "not recorded"));         /* A2's */
+	assert_non_null(strstr(t, "1 quiet, 1 loaded"));
+	free(t);
+}
+
+/* Where t shows a ratio ("1.5x", "2x"), or NULL. */
+static const char *ratio_in(const char *t)
+{
+	for (const char *p = t; (p = strchr(p + 1, 'x'));)
+		if (isdigit((unsigned char)p[-1]) && !isalnum((unsigned char)p[1])) {
+			fprintf(stderr, "a ratio: ...%.30s\n", p - 10);
+			return p;
+		}
+	return NULL;
+}
+
+/* The row of backends.html for class `cls` in the workload k dot 1K. */
+static char *backends_row(const char *t, const char *cls)
+{
+	char *start = bv_asprintf("<tr><td>%s</td>", cls);
+	const char *p = strstr(t, "<h3>k dot 1K</h3>");
+	p = p ? strstr(p, start) : NULL;
+	free(start);
+	if (!p)
+		return NULL;
+	const char *e = strstr(p, "</tr>");
+	return bv_asprintf("%.*s", (int)(e - p), p);
+}
+
+static void backends_names_each_class_fastest(void **state)
+{
+	site_fx *f = *state;
+	char *t = page(f, "backends.html");
+	char *alpha = backends_row(t, "alpha");
+	char *hostile = backends_row(t, XSS_ESC);
+	assert_non_null(alpha), assert_non_null(hostile);
+	assert_non_null(strstr(alpha, "<td class=\"best\">simd</td><td>2.0.0</td>"));
+	assert_non_null(strstr(hostile, "<td class=\"best\">scalar</td><td>2.0.0</td>"));
+	/* No ratio: a number ending in x, as "1.5x" or "2x " would be (not
+	 * "8xv" in a base64 hash). */
+	assert_null(ratio_in(t));
+	free(alpha), free(hostile), free(t);
+	t = page(f, "index.html");
+	assert_null(ratio_in(t));
+	free(t);
+}
+
+static void regressions_are_the_newest_versions(void **state)
+{
+	site_fx *f = *state;
+	char *t = page(f, "regressions.html");
+	assert_non_null(strstr(t, "1.234x"));
+	assert_non_null(strstr(t, "cells/k-sum-simd-1K.html"));
+	assert_non_null(strstr(t, "runs&#47;a2key00000000000.html")); /* escaped: from the db */
+	assert_null(strstr(t, "1.567x"));                             /* 1.1.0's: alpha's newest is 2.0.0 */
+	assert_null(strstr(t, "cells/k-dot-simd-1K.html"));
+	free(t);
+}
+
+typedef struct stamp {
+	char *rel;
+	struct timespec mtime;
+} stamp;
+
+static void stamps(const char *dir, const char *rel, stamp **out, size_t *n)
+{
+	char *path = bv_asprintf("%s/%s", dir, rel);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *sub = *rel ? bv_asprintf("%s/%s", rel, e->d_name) : bv_strdup(e->d_name);
+		char *full = bv_asprintf("%s/%s", dir, sub);
+		struct stat st;
+		assert_int_equal(lstat(full, &st), 0);
+		if (S_ISDIR(st.st_mode)) {
+			stamps(dir, sub, out, n);
+			free(sub);
+		} else {
+			*out = bv_xrealloc(*out, (*n + 1) * sizeof(**out));
+			(*out)[(*n)++] = (stamp){sub, st.st_mtim};
+		}
+		free(full);
+	}
+	closedir(d);
+	free(path);
+}
+
+static void a_second_write_changes_nothing(void **state)
+{
+	site_fx *f = *state;
+	stamp *before = NULL, *after = NULL;
+	size_t nb = 0, na = 0;
+	stamps(f->dir, "", &before, &nb);
+	/* Back-date every file: a rewrite, even within the clock's tick, shows. */
+	for (size_t i = 0; i < nb; i++) {
+		char *full = bv_asprintf("%s/%s", f->dir, before[i].rel);
+		struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+		assert_int_equal(utimensat(AT_FDCWD, full, old, 0), 0);
+		before[i].mtime = old[1];
+		free(full);
+	}
+	/* A page of a cell the store no longer has goes; a dot-file stays. */
+	test_write(f->dir, "cells/gone-x-y-1K.html", "old");
+	test_write(f->dir, "data/cells/gone-x-y-1K.json", "old");
+	test_write(f->dir, "cells/.keep", "");
+	if (bv_site_write(f->db, f->dir, "bench-versions test " XSS))
+		fail_msg("bv_site_write: %s", bv_error_last());
+	char *keep = bv_asprintf("%s/cells/.keep", f->dir);
+	assert_true(bv_exists(keep));
+	assert_int_equal(unlink(keep), 0);
+	free(keep);
+	stamps(f->dir, "", &after, &na);
+	assert_int_equal(na, nb); /* no temporary file left either, nor the stale pages */
+	for (size_t i = 0; i < na; i++)
+		if (after[i].mtime.tv_sec != 1000000000)
+			fail_msg("a second write of the same store rewrote %s", after[i].rel);
+	/* And a change in the store is written. */
+	assert_int_equal(sqlite3_exec(f->db,
+	                              "UPDATE cells SET median_ns = 60 WHERE run = 'a2key0000000000000000' "
+	                              "AND op = 'sum'",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(bv_site_write(f->db, f->dir, "bench-versions test"), 0);
+	struct stat st;
+	char *cell = bv_asprintf("%s/cells/k-sum-simd-1K.html", f->dir);
+	assert_int_equal(stat(cell, &st), 0);
+	assert_true(st.st_mtim.tv_sec != 1000000000);
+	free(cell);
+	for (size_t i = 0; i < nb; i++)
+		free(before[i].rel);
+	for (size_t i = 0; i < na; i++)
+		free(after[i].rel);
+	free(before), free(after);
+}
+
+/* A refused upload is on quarantine.html and quarantine.json alone: every
+ * other file keeps its bytes (and its mtime). */
+static void a_refused_upload_changes_only_the_quarantine(void **state)
+{
+	site_fx *f = *state;
+	stamp *before = NULL, *after = NULL;
+	size_t nb = 0, na = 0;
+	stamps(f->dir, "", &before, &nb);
+	for (size_t i = 0; i < nb; i++) {
+		char *full = bv_asprintf("%s/%s", f->dir, before[i].rel);
+		struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+		assert_int_equal(utimensat(AT_FDCWD, full, old, 0), 0);
+		free(full);
+	}
+	assert_int_equal(
+	    sqlite3_exec(f->db,
+	                 "INSERT INTO archives VALUES ('cd','2-x.tar.gz',10,'2026-03-03T00:00:00Z',"
+	                 "'quarantined',NULL,'refused: the archive holds two runs')",
+	                 NULL, NULL, NULL),
+	    SQLITE_OK);
+	if (bv_site_write(f->db, f->dir, "bench-versions test " XSS))
+		fail_msg("bv_site_write: %s", bv_error_last());
+	stamps(f->dir, "", &after, &na);
+	assert_int_equal(na, nb);
+	size_t changed = 0;
+	for (size_t i = 0; i < na; i++) {
+		int quarantine = strstr(after[i].rel, "quarantine.") != NULL;
+		if ((after[i].mtime.tv_sec != 1000000000) != quarantine)
+			fail_msg("a refused upload %s %s", quarantine ? "left alone" : "rewrote",
+			         after[i].rel);
+		changed += quarantine;
+	}
+	assert_int_equal(changed, 2);
+	char *t = page(f, "quarantine.html");
+	assert_non_null(strstr(t, "2-x.tar.gz"));
+	free(t);
+	for (size_t i = 0; i < nb; i++)
+		free(before[i].rel);
+	for (size_t i = 0; i < na; i++)
+		free(after[i].rel);
+	free(before), free(after);
+}
+
+static void safe_names(void **state)
+{
+	(void)state;
+	char *n = bv_site_safe_name("a/b c", "k", 10);
+	assert_int_equal(strlen(n), strlen("a_b_c-") + 10);
+	assert_memory_equal(n, "a_b_c-", 6);
+	free(n);
+	n = bv_site_safe_name("..x", "k", 0);
+	assert_string_equal(n, "_.x");
+	free(n);
+	char long_name[300];
+	memset(long_name, 'y', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = 0;
+	n = bv_site_safe_name(long_name, "k", 10);
+	assert_true(strlen(n) <= 100);
+	free(n);
+	char *a = bv_site_safe_name("same", "key one", 10), *b = bv_site_safe_name("same", "key two", 10);
+	assert_string_not_equal(a, b);
+	free(a), free(b);
+}
+
+int test_site(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(every_page_is_written, setup, teardown),
+	    cmocka_unit_test_setup_teardown(names_from_uploads_are_escaped, setup, teardown),
+	    cmocka_unit_test_setup_teardown(the_script_is_allowed_by_its_hash, setup, teardown),
+	    cmocka_unit_test_setup_teardown(versions_in_semver_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_cell_page_has_every_class, setup, teardown),
+	    cmocka_unit_test_setup_teardown(backends_names_each_class_fastest, setup, teardown),
+	    cmocka_unit_test_setup_teardown(regressions_are_the_newest_versions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_second_write_changes_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_refused_upload_changes_only_the_quarantine, setup, teardown),
+	    cmocka_unit_test(safe_names),
+	};
+	return test_run_group("site", tests, NULL, NULL);
+}
