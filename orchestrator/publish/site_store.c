@@ -158,6 +158,12 @@ int bv_site_store_open(const char *path, bv_site_store **out)
 	/* one import is one transaction; a crash loses it whole, never half */
 	if (err == 0)
 		err = exec_const(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", "setting WAL mode");
+	/* The pages are written from full scans of cells in cell order, each
+	 * row a seek into the table (rows are stored in import order): with
+	 * SQLite's default 2 MiB of cache every seek re-read a page from the
+	 * file (68 MB for 1000 runs).  Up to 128 MiB, taken only as used. */
+	if (err == 0)
+		err = exec_const(s, "PRAGMA cache_size = -131072", "sizing the store's cache");
 	if (err) {
 		bv_site_store_close(s);
 		return err;
