@@ -420,7 +420,7 @@ static int write_compare_page(bv_table *t, const char *site, const char *page)
 	bv_view_opts view;
 	bv_view_init(&view);
 	int rc = bv_view_apply(&view, "html", t);
-	char *dir = bv_asprintf("%s/runs", site), *path = bv_asprintf("%s/%s", site, page);
+	char *dir = bv_asprintf("%s/compare", site), *path = bv_asprintf("%s/%s", site, page);
 	if (rc == 0)
 		rc = bv_mkdir_p(dir);
 	char *buf = NULL;
@@ -468,7 +468,7 @@ static int import_run(bv_publish *p, const char *dir, const char *top, char key[
 	memset(&table, 0, sizeof(table));
 	bv_merge_opts mo = {-1, 0};
 	int merged = 0;
-	char *page = bv_asprintf("runs/%.16s.html", r.key);
+	char *page = bv_asprintf("compare/%.16s.html", r.key);
 	if (rc == 0)
 		rc = bv_site_begin(p->store);
 	if (rc == 0)

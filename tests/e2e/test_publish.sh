@@ -54,6 +54,14 @@ URL="http://127.0.0.1:$PORT"
 TOKEN=$(head -1 "$HOME/bench/tokens")
 check "both uploads arrived" test "$(ls "$SRV/incoming"/*.tar.gz 2> /dev/null | wc -l)" -eq 2
 check "publish imported both" contains "$TMP/walk.err" "publish: 2 new runs, 0 already published"
+# The docs' screenshots: the site as the walk-through leaves it
+if [ -n "${BV_SCREENSHOTS:-}" ]; then
+	mkdir -p "$BV_SCREENSHOTS"
+	chrome --window-size=1200,1000 --hide-scrollbars --screenshot="$BV_SCREENSHOTS/site-index.png" "$URL/index.html" > /dev/null
+	chrome --window-size=1200,1000 --hide-scrollbars --screenshot="$BV_SCREENSHOTS/site-cell.png" \
+		"$URL/cells/unary-relu-scalar-64K.html" > /dev/null
+	check "screenshots of the index and relu's page" test -s "$BV_SCREENSHOTS/site-index.png" -a -s "$BV_SCREENSHOTS/site-cell.png"
+fi
 RUN_A=$(readlink -f "$HOME/lab/latest")
 RUN_B=$(readlink -f "$HOME/ci/latest")
 export BENCH_VERSIONS_TOKEN="$TOKEN"
@@ -122,6 +130,37 @@ dom() { # PAGE: the DOM after the page's scripts ran, in $TMP/dom-<page's name>
 }
 idx=$(dom index.html)
 check "chromium rendered the index" contains "$idx" "</html>"
-check "the index lists both classes" bash -c "grep -q 'lab-avx512' '$idx' && grep -q 'ci-small' '$idx'"
-check "no hostile name ran on the index" bash -c "! grep -q 'data-pwned' '$idx'"
+check "the index lists both classes" bash -c "grep -q '>lab-avx512<' '$idx' && grep -q '>ci-small<' '$idx'"
+cell=$(dom cells/unary-relu-scalar-64K.html)
+check "relu's page shows a series for each class" \
+	bash -c "[ \$(grep -o 'lab-avx512' '$cell' | wc -l) -ge 2 ] && [ \$(grep -o 'ci-small' '$cell' | wc -l) -ge 2 ]"
+check "relu's page draws its chart" contains "$cell" "<svg"
+check "relu's page marks main slower" contains "$cell" "slower"
+bk=$(dom backends.html)
+python3 - "$bk" "$SRV/site/data/backends.json" > "$TMP/fastest.txt" 2>&1 <<'PY'
+# the page's fastest per class and workload against the data beside it
+import html, json, re, sys
+dom, data = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+print(json.dumps(data)[:2000])
+PY
+check "the backends page names a fastest backend per class" \
+	bash -c "grep -q 'fastest' '$bk' && grep -q 'lab-avx512' '$bk' && grep -q 'ci-small' '$bk'"
+reg=$(dom regressions.html)
+check "regressions: relu on main, for each class" bash -c "grep -q 'relu' '$reg' && grep -q 'lab-avx512' '$reg' && grep -q 'ci-small' '$reg'"
+q=$(dom quarantine.html)
+check "the quarantine page lists each refused upload with its reason" \
+	bash -c "grep -q 'is not the median of its process_medians_ns' '$q' && grep -q 'is a symlink' '$q' && grep -q 'component' '$q'"
+run_page=$(sqlite3 "$STORE" "select page from runs where id = '20990101T000000Z'")
+for page in index.html cells/unary-relu-scalar-64K.html backends.html regressions.html quarantine.html "$run_page"; do
+	d=$(dom "$page")
+	check "$page: no hostile name ran (the DOM after load has no data-pwned)" bash -c "! grep -q 'data-pwned=' '$d'"
+done
+for page in index.html "$run_page"; do
+	d=$(dom "$page")
+	check "$page: the hostile op shows as text" contains "$d" "&lt;script&gt;document.documentElement.setAttribute"
+done
+hostile_cell=$(sqlite3 "$STORE" "select 1 from cells where op like '<script>%' limit 1")
+check "the hostile op is a cell of the store" test "$hostile_cell" = 1
+check "the hostile CPU shows as text on the index" contains "$idx" "Evil CPU &lt;img src=x onerror="
+check "the hostile label shows as text on the index" contains "$idx" 'v2"onload="document'
 finish

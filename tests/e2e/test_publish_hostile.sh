@@ -18,7 +18,7 @@ SITE="$TMP/site"
 check "a results directory: exit 0" test $? -eq 0
 check "  one new run" contains "$TMP/err" "^publish: 1 new run, "
 check "  the store beside the site" test -s "$SITE.sqlite" -a -s "$SITE/index.html"
-check "  the run's comparison page" test "$(ls "$SITE"/runs/*.html | wc -l)" -eq 1
+check "  the run's comparison page" test "$(ls "$SITE"/compare/*.html | wc -l)" -eq 1
 
 # ---- hostile names: published, shown as text ------------------------------------
 python3 "$E2E/hostile_uploads.py" names "$RUN" "$TMP/in/0001-names.tar.gz"
@@ -26,8 +26,12 @@ python3 "$E2E/hostile_uploads.py" names "$RUN" "$TMP/in/0001-names.tar.gz"
 check "a run with hostile names: exit 0, published" contains "$TMP/err" "^publish: 1 new run, "
 # (the browser's view of them is test_publish.sh's; here: no page holds a
 # payload's markup unescaped)
-check "no page or data file holds a payload as markup" \
-	bash -c "! grep -rlE '<script>document|<img src=x|\"onload=\"document' '$SITE'"
+# (the data files hold the names as JSON strings, as they came: JSON is no
+# markup, and the server sends it as application/json with nosniff)
+check "no page holds a payload as markup" \
+	bash -c "! grep -rlE --include='*.html' '<script>document|<img src=x|\"onload=\"document' '$SITE'"
+check "the data files hold the names as JSON strings" \
+	bash -c "grep -rqF '\"<script>document.documentElement' '$SITE/data'"
 check "the op is on a page as escaped text" \
 	bash -c "grep -rqE '(&lt;|&#60;)script(&gt;|&#62;)document.documentElement' '$SITE'"
 

@@ -83,7 +83,7 @@ def add_run(db, logs, cls, cpu, rep, factor, rng, hostile):
                (key, f"{run['id']}-{rep}", created, cls, cpu,
                 (machine.get('calibration') or {}).get('isa', ''), machine.get('gpu') or '',
                 machine.get('hostname'), cpus, run.get('tool') if rep % 3 else None, run['baseline'],
-                method_line(first['method']), load, loaded, created, f"runs/{key[:16]}.html"))
+                method_line(first['method']), load, loaded, created, f"compare/{key[:16]}.html"))
     db.execute('INSERT INTO archives VALUES (?,?,?,?,?,?,?)',
                ('dir:' + key, f"results/{run['id']}", 1000, created, 'imported', key, None))
     for label, doc in logs.items():

@@ -57,11 +57,11 @@ static const char schema[] =
  * 2.0.0 slower on "k sum simd" (1.234x): on regressions. */
 static const char rows[] =
     "INSERT INTO runs VALUES ('a1key0000000000000000','A1','2026-01-01T00:00:00Z','alpha','CPU-A','avx2','',"
-    " 'h',8,'bench-versions 0.1.0','1.0.0','paired, 6-24 processes',0.5,0,'x','runs/a1key00000000000.html');"
+    " 'h',8,'bench-versions 0.1.0','1.0.0','paired, 6-24 processes',0.5,0,'x','compare/a1key00000000000.html');"
     "INSERT INTO runs VALUES ('a2key0000000000000000','A2','2026-02-01T00:00:00Z','alpha','CPU-A','avx2','',"
-    " 'h',8,NULL,'1.1.0','paired, 6-24 processes',7.5,1,'x','runs/a2key00000000000.html');"
+    " 'h',8,NULL,'1.1.0','paired, 6-24 processes',7.5,1,'x','compare/a2key00000000000.html');"
     "INSERT INTO runs VALUES ('b1key0000000000000000','B1','2026-03-01T00:00:00Z','" XSS "','" XSS_ATTR "',"
-    " 'neon','',NULL,NULL,'" XSS "','1.0.0','paired','',NULL,'x','runs/b1key00000000000.html');"
+    " 'neon','',NULL,NULL,'" XSS "','1.0.0','paired','',NULL,'x','compare/b1key00000000000.html');"
     "INSERT INTO versions VALUES ('a1key0000000000000000','1.0.0',0,'1.0.0','git','c100','1.0.0');"
     "INSERT INTO versions VALUES ('a1key0000000000000000','1.1.0',1,'1.1.0','git','c110','1.1.0');"
     "INSERT INTO versions VALUES ('a2key0000000000000000','1.1.0',0,'1.1.0','git','c110','1.1.0');"
@@ -349,7 +349,7 @@ static void regressions_are_the_newest_versions(void **state)
 	char *t = page(f, "regressions.html");
 	assert_non_null(strstr(t, "1.234x"));
 	assert_non_null(strstr(t, "cells/k-sum-simd-1K.html"));
-	assert_non_null(strstr(t, "runs&#47;a2key00000000000.html")); /* escaped: from the db */
+	assert_non_null(strstr(t, "compare&#47;a2key00000000000.html")); /* escaped: from the db */
 	assert_null(strstr(t, "1.567x"));                             /* 1.1.0's: alpha's newest is 2.0.0 */
 	assert_null(strstr(t, "cells/k-dot-simd-1K.html"));
 	free(t);
