@@ -9,6 +9,9 @@
  * directory is exactly what a web server or a static host serves.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +106,13 @@ int bv_cmd_publish(int argc, char **argv)
 	site = site_dir(k->site);
 	store_path = k->store ? bv_strdup(k->store) : bv_asprintf("%s.sqlite", site);
 	rc = bv_mkdir_p(site);
+	/* One publish at a time per store: a second waits (a cron job and a
+	 * person at once would both import the same new upload). */
+	char *lock_path = bv_asprintf("%s.lock", store_path);
+	int lock = rc == 0 ? open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644) : -1;
+	if (rc == 0 && (lock < 0 || flock(lock, LOCK_EX) != 0))
+		rc = bv_fail(BV_ERUN, "cannot lock %s: %s", lock_path, strerror(errno));
+	free(lock_path);
 	if (rc == 0)
 		rc = bv_site_store_open(store_path, &store);
 	bv_publish p = {store, site, k->max_upload, 0, 0, 0, 0, 0};
@@ -122,6 +132,9 @@ int bv_cmd_publish(int argc, char **argv)
 	} else
 		fprintf(stderr, "bench-versions publish: %s\n", bv_error_last());
 	code = rc ? bv_exit_code(rc) : p.failed ? BV_EXIT_USAGE : 0;
+	bv_site_store_close(store), store = NULL; /* before the lock is let go */
+	if (lock >= 0)
+		close(lock);
 cleanup:
 	bv_site_store_close(store);
 	free(pos), free(site), free(store_path), free(k->incoming), free(k);

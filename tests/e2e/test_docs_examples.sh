@@ -230,9 +230,7 @@ declare -A SKIP=(
 	["bench-versions 1.0.0 1.2.0 --ops pack --vs level=1 --quick"]="runs in docs/suites.md's walk-through library (lumen): tests/e2e/test_suites.sh runs it there"
 	["bench-versions share results/20260301T101500Z --url https://bench.example.org/runs/"]="uploads to a real server with a real token (tests/e2e/test_share.sh runs share against a local server)"
 	["BENCH_VERSIONS_CLASS=lab-avx512 bench-versions 0.1.0 main --benches unary --ops abs,relu --backends scalar,simd --sizes 64K --quick --results ~/lab"]="runs in docs/community.md's walk-through, which tests/e2e/test_publish.sh runs as written against the real server"
-	["bench-versions share ~/lab/latest --url http://127.0.0.1:\$PORT/runs/"]="runs in docs/community.md's walk-through, which tests/e2e/test_publish.sh runs as written against the real server"
 	["BENCH_VERSIONS_CLASS=ci-small bench-versions 0.1.0 main --benches unary --ops abs,relu --backends scalar,simd --sizes 64K --quick --results ~/ci"]="runs in docs/community.md's walk-through, which tests/e2e/test_publish.sh runs as written against the real server"
-	["bench-versions share ~/ci/latest --url http://127.0.0.1:\$PORT/runs/"]="runs in docs/community.md's walk-through, which tests/e2e/test_publish.sh runs as written against the real server"
 	["bench-versions publish --site ~/bench/srv/site --incoming ~/bench/srv/incoming"]="runs in docs/community.md's walk-through, which tests/e2e/test_publish.sh runs as written against the real server"
 )
 # Exit status an example's page implies, when not 0.
