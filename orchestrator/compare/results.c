@@ -644,7 +644,14 @@ static int name_index(char **names, size_t n, const char *label)
 
 int bv_run_dir_logs(const char *dir, char ***paths, size_t *n, size_t *nversions)
 {
+	return bv_run_dir_logs_keep(dir, paths, n, nversions, NULL, NULL);
+}
+
+int bv_run_dir_logs_keep(const char *dir, char ***paths, size_t *n, size_t *nversions, cJSON **kept, size_t *kept_at)
+{
 	*paths = NULL, *n = 0;
+	if (kept)
+		*kept = NULL;
 	if (nversions)
 		*nversions = 0;
 	DIR *d = opendir(dir);
@@ -670,14 +677,15 @@ int bv_run_dir_logs(const char *dir, char ***paths, size_t *n, size_t *nversions
 	 * answer (compare DIR said only "holds no results log" where report
 	 * --from named the log, the cell and the element). */
 	char *first = NULL;
-	size_t refused = 0;
+	size_t refused = 0, loaded = 0;
 	for (size_t i = 0; i < nn && !doc; i++) {
 		char *p = bv_asprintf("%s/%s", dir, names[i]);
 		if (bv_log_load(p, &doc)) {
 			doc = NULL;
 			if (!refused++)
 				first = bv_strdup(bv_error_last());
-		}
+		} else
+			loaded = i;
 		free(p);
 	}
 	int rc = 0;
@@ -719,8 +727,11 @@ int bv_run_dir_logs(const char *dir, char ***paths, size_t *n, size_t *nversions
 		rc = bv_fail(BV_EINPUT, "%s: none of the run's versions has a log there", dir);
 	if (!rc) {
 		*paths = bv_xcalloc(k + 1, sizeof(char *));
-		for (size_t j = 0; j < k; j++)
+		for (size_t j = 0; j < k; j++) {
 			(*paths)[j] = bv_asprintf("%s/%s", dir, names[order[j]]);
+			if (kept && !*kept && (size_t)order[j] == loaded)
+				*kept = doc, doc = NULL, *kept_at = j;
+		}
 		*n = k;
 	}
 	cJSON_Delete(doc);

@@ -103,5 +103,11 @@ int bv_log_cell_read(const cJSON *cell, bv_log_cell *out);
  * cannot be opened or holds no results log.  compare DIR and report --from
  * DIR both read a directory through this. */
 int bv_run_dir_logs(const char *dir, char ***paths, size_t *n, size_t *nversions);
+/* The same, handing back the log it loaded to read the run's order (already
+ * checked, as bv_log_load leaves it) in *kept, and its index in *paths in
+ * *kept_at, so a caller that loads every log reads that one once; *kept is
+ * NULL when it is not among the paths. */
+int bv_run_dir_logs_keep(const char *dir, char ***paths, size_t *n, size_t *nversions, cJSON **kept,
+			 size_t *kept_at);
 
 #endif

@@ -182,14 +182,44 @@ static int same_json(const cJSON *a, const cJSON *b) { return a && b && cJSON_Co
 static int run_load(const char *dir, const char *top, run_in *r)
 {
 	memset(r, 0, sizeof(*r));
-	size_t nv = 0;
-	int rc = bv_run_dir_logs(dir, &r->paths, &r->n, &nv);
+	size_t nv = 0, kept_at = 0;
+	cJSON *kept = NULL;
+	int rc = bv_run_dir_logs_keep(dir, &r->paths, &r->n, &nv, &kept, &kept_at);
 	if (rc)
 		return rc;
 	rc = bv_logs_check_sizes(r->paths, r->n);
 	r->docs = bv_xcalloc(r->n ? r->n : 1, sizeof(cJSON *));
-	for (size_t i = 0; rc == 0 && i < r->n; i++)
-		rc = bv_log_load(r->paths[i], &r->docs[i]);
+	if (kept)
+		r->docs[kept_at] = kept;
+	/* each log read once: its bytes go into the run's key (every log's
+	 * name and bytes, in the run's own order, the same wherever it came
+	 * from) and are parsed and checked as bv_log_load does */
+	sha_ctx h = {NULL};
+	if (rc == 0)
+		rc = sha_start(&h);
+	for (size_t i = 0; rc == 0 && i < r->n; i++) {
+		char *data = NULL;
+		size_t len = 0;
+		rc = bv_read_file(r->paths[i], BV_RESULTS_MAX, &data, &len);
+		if (rc == 0) {
+			const char *b = base_name(r->paths[i]);
+			sha_add(&h, b, strlen(b) + 1);
+			char n[32];
+			snprintf(n, sizeof(n), "%zu:", len);
+			sha_add(&h, n, strlen(n));
+			sha_add(&h, data, len);
+		}
+		if (rc == 0 && !r->docs[i]) {
+			rc = bv_json_parse(r->paths[i], data, len, &r->docs[i]);
+			if (rc == 0 && (rc = bv_log_check(r->paths[i], r->docs[i])) != 0)
+				cJSON_Delete(r->docs[i]), r->docs[i] = NULL;
+		}
+		free(data);
+	}
+	if (rc == 0)
+		sha_end(&h, r->key);
+	else if (h.md)
+		EVP_MD_CTX_free(h.md);
 	const cJSON *run0 = r->n ? cJSON_GetObjectItemCaseSensitive(r->docs[0], "run") : NULL;
 	for (size_t i = 0; rc == 0 && i < r->n; i++) {
 		const cJSON *doc = r->docs[i], *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
@@ -220,29 +250,6 @@ static int run_load(const char *dir, const char *top, run_in *r)
 		else
 			rc = check_figures(r->paths[i], doc);
 	}
-	/* the key: every log's name and bytes, in the order bv_run_dir_logs
-	 * gives (the run's own order, the same wherever it came from) */
-	sha_ctx h = {NULL};
-	if (rc == 0)
-		rc = sha_start(&h);
-	for (size_t i = 0; rc == 0 && i < r->n; i++) {
-		char *data = NULL;
-		size_t len = 0;
-		rc = bv_read_file(r->paths[i], BV_RESULTS_MAX, &data, &len);
-		if (rc == 0) {
-			const char *b = base_name(r->paths[i]);
-			sha_add(&h, b, strlen(b) + 1);
-			char n[32];
-			snprintf(n, sizeof(n), "%zu:", len);
-			sha_add(&h, n, strlen(n));
-			sha_add(&h, data, len);
-		}
-		free(data);
-	}
-	if (rc == 0)
-		sha_end(&h, r->key);
-	else if (h.md)
-		EVP_MD_CTX_free(h.md);
 	return rc;
 }
 
