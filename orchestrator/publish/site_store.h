@@ -34,10 +34,11 @@ void bv_site_rollback(bv_site_store *s);
  * being done. */
 int bv_site_db_fail(const bv_site_store *s, int rc, const char *doing);
 
-/* Runs sql (constant text with ?N parameters) with the texts args[0..n)
- * bound in order (NULL binds NULL; a text that reads as "=NUM" is not
- * special: every value is bound as text unless given through the typed
- * calls below).  For the store's own statements only. */
+/* Runs sql (constant text with ?N parameters, never text from an upload)
+ * with args[0..n) bound in order, each as its kind says: BV_SV_T (a NULL
+ * string binds NULL), BV_SV_I, bv_sv_real.  The statement is kept for the
+ * next call with the same text (site_store.c).  For the store's own
+ * statements only. */
 typedef struct bv_site_val {
 	enum { BV_SV_NULL, BV_SV_TEXT, BV_SV_INT, BV_SV_REAL } kind;
 	const char *text;
