@@ -205,7 +205,12 @@ int bv_write_all(int fd, const void *data, size_t len)
 
 int bv_write_file_atomic(const char *path, const char *data, size_t len)
 {
-	char *tmp = bv_asprintf("%s.tmp.%ld", path, (long)getpid());
+	/* The temporary file is a dot-file beside the target: a run cut short
+	 * leaves nothing a directory listing, a glob for *.json or the site's
+	 * server (which refuses dot-files) would take for a finished file. */
+	const char *slash = strrchr(path, '/');
+	char *tmp = slash ? bv_asprintf("%.*s/.%s.tmp.%ld", (int)(slash - path), path, slash + 1, (long)getpid())
+	                  : bv_asprintf(".%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		int e = errno;

@@ -30,7 +30,8 @@ const char *bv_file_kind(mode_t mode);
 /* Reads a whole regular file (at most max bytes) into *out, NUL-terminated
  * (bv_open_regular's checks). */
 int bv_read_file(const char *path, size_t max, char **out, size_t *len);
-/* Writes via a temporary file and rename(), so readers never see half a file. */
+/* Writes via a temporary dot-file beside path and rename(), so readers never
+ * see half a file. */
 int bv_write_file_atomic(const char *path, const char *data, size_t len);
 /* write(2) until all of data is written (short writes and EINTR go on);
  * 0, or -1 with errno set. */
