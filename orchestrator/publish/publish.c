@@ -311,8 +311,8 @@ static char *method_line(const cJSON *doc)
 	"load_max, loaded, imported, page) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, " \
 	"strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?15)"
 #define INSERT_VERSION                                                                                         \
-	"INSERT INTO versions (run, label, pos, name, kind, commit_id, kernel_version) VALUES (?1, ?2, ?3, ?4, " \
-	"?5, ?6, ?7)"
+	"INSERT INTO versions (run, label, pos, name, kind, commit_id, kernel_version, tree) VALUES (?1, ?2, ?3, " \
+	"?4, ?5, ?6, ?7, ?8)"
 #define INSERT_CELL                                                                                            \
 	"INSERT INTO cells (run, version, bench, op, backend, size, shape, status, reason, median_ns, lo_ns, "  \
 	"hi_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
@@ -359,8 +359,9 @@ static int store_run(bv_site_store *s, const run_in *r, const bv_class *cls, con
 				    BV_SV_T(bv_json_str(v, "name")),
 				    BV_SV_T(bv_json_str(v, "kind")),
 				    BV_SV_T(bv_json_str(v, "commit")),
-				    BV_SV_T(bv_json_str(v, "kernel_version"))};
-		rc = bv_site_exec(s, INSERT_VERSION, va, 7, "recording a version");
+				    BV_SV_T(bv_json_str(v, "kernel_version")),
+				    BV_SV_T(bv_json_str(v, "tree"))};
+		rc = bv_site_exec(s, INSERT_VERSION, va, 8, "recording a version");
 		const cJSON *cell;
 		cJSON_ArrayForEach(cell, bv_log_cells(r->docs[i]))
 		{

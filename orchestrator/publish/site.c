@@ -185,7 +185,7 @@ static int load_runs(bv_site *s)
 /* ---- versions ------------------------------------------------------------ */
 
 typedef struct vrow {
-	char *run, *label, *kv, *commit, *kind;
+	char *run, *label, *kv, *commit, *tree, *kind;
 	const char *created;
 	size_t version;
 } vrow;
@@ -198,11 +198,14 @@ static int vrow_key_cmp(const void *a, const void *b)
 		c = strcmp(x->kv ? x->kv : "", y->kv ? y->kv : "");
 	if (!c)
 		c = strcmp(x->commit ? x->commit : "", y->commit ? y->commit : "");
+	if (!c)
+		c = strcmp(x->tree ? x->tree : "", y->tree ? y->tree : "");
 	return c;
 }
 
 /* The site's order: semver of kernel_version (versions without one after
- * those with), then the label, then when first seen, then the commit. */
+ * those with), then the label, then when first seen, then the commit (or
+ * the tree). */
 static int version_order(const void *a, const void *b)
 {
 	const bv_site_version *x = a, *y = b;
@@ -218,6 +221,8 @@ static int version_order(const void *a, const void *b)
 		c = strcmp(x->first_seen, y->first_seen);
 	if (!c)
 		c = strcmp(x->commit ? x->commit : "", y->commit ? y->commit : "");
+	if (!c)
+		c = strcmp(x->tree ? x->tree : "", y->tree ? y->tree : "");
 	if (!c)
 		c = strcmp(x->kernel_version ? x->kernel_version : "",
 		           y->kernel_version ? y->kernel_version : "");
@@ -235,6 +240,8 @@ static void version_titles(bv_site *s)
 			v->title = bv_strdup(v->label);
 		else if (v->commit)
 			v->title = bv_asprintf("%s@%.7s", v->label, v->commit);
+		else if (v->tree)
+			v->title = bv_asprintf("%s (tree %.7s)", v->label, v->tree);
 		else
 			v->title =
 			    bv_asprintf("%s (%s)", v->label, v->kernel_version ? v->kernel_version : "?");
@@ -245,7 +252,7 @@ static int read_vrows(bv_site *s, vrow **out, size_t *n)
 {
 	sqlite3_stmt *st;
 	int rc = bv_site_prepare(
-	    s, "SELECT run, label, kernel_version, commit_id, kind FROM versions ORDER BY run, label", &st);
+	    s, "SELECT run, label, kernel_version, commit_id, kind, tree FROM versions ORDER BY run, label", &st);
 	if (rc)
 		return rc;
 	size_t cap = 0;
@@ -259,6 +266,8 @@ static int read_vrows(bv_site *s, vrow **out, size_t *n)
 		                        bv_strdup(bv_site_col(st, 1)),
 		                        bv_site_coldup(st, 2),
 		                        bv_site_coldup(st, 3),
+		                        /* a tree names a version only where no commit does */
+		                        sqlite3_column_type(st, 3) == SQLITE_NULL ? bv_site_coldup(st, 5) : NULL,
 		                        bv_site_coldup(st, 4),
 		                        r->created,
 		                        0};
@@ -283,10 +292,11 @@ static void order_versions(bv_site *s, vrow *rows, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (!i || vrow_key_cmp(&rows[i - 1], &rows[i]))
 			uniq[nu++] = (bv_site_version){
-			    rows[i].label, rows[i].kv, rows[i].commit, rows[i].kind, (char *)rows[i].created,
+			    rows[i].label, rows[i].kv, rows[i].commit, rows[i].tree, rows[i].kind, (char *)rows[i].created,
 			    NULL,          0};
 		else
-			free(rows[i].label), free(rows[i].kv), free(rows[i].commit), free(rows[i].kind);
+			free(rows[i].label), free(rows[i].kv), free(rows[i].commit), free(rows[i].tree),
+			    free(rows[i].kind);
 		bv_site_version *v = &uniq[nu - 1];
 		if (strcmp(rows[i].created, v->first_seen) < 0)
 			v->first_seen = (char *)rows[i].created;
@@ -294,6 +304,7 @@ static void order_versions(bv_site *s, vrow *rows, size_t n)
 		/* The row now names the version's strings (its own copies, if
 		 * any, were freed above): the next comparison reads them. */
 		rows[i].label = v->label, rows[i].kv = v->kernel_version, rows[i].commit = v->commit;
+		rows[i].tree = v->tree;
 		rows[i].kind = NULL, rows[i].version = nu - 1;
 	}
 	size_t *perm = bv_xcalloc(nu + 1, sizeof(size_t)), *rank = bv_xcalloc(nu + 1, sizeof(size_t));
@@ -438,7 +449,8 @@ static void site_free(bv_site *s)
 	}
 	for (size_t i = 0; i < s->nversions; i++) {
 		bv_site_version *v = &s->versions[i];
-		free(v->label), free(v->kernel_version), free(v->commit), free(v->kind), free(v->title);
+		free(v->label), free(v->kernel_version), free(v->commit), free(v->tree), free(v->kind),
+		    free(v->title);
 	}
 	for (size_t i = 0; i < s->ncells; i++) {
 		bv_site_cell *c = &s->cells[i];

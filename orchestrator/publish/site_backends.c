@@ -90,6 +90,7 @@ static void class_row(const bv_site *s, FILE *out, const workload *w, size_t cls
 	cJSON_AddStringToObject(jc, "class", s->classes[cls].name);
 	cJSON_AddStringToObject(jc, "version", s->versions[version].label);
 	cJSON_AddItemToObject(jc, "commit", bv_site_json_str(s->versions[version].commit));
+	cJSON_AddItemToObject(jc, "tree", bv_site_json_str(s->versions[version].tree));
 	cJSON_AddStringToObject(jc, "run", r->key), cJSON_AddStringToObject(jc, "fastest", best->backend);
 	cJSON_AddItemToObject(jc, "backends", jb), cJSON_AddItemToArray(jclasses, jc);
 	fputs("<tr><td>", out), bv_site_esc(out, s->classes[cls].name), fputs("</td>", out);

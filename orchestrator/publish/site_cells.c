@@ -243,6 +243,7 @@ static int cell_json(bv_site *s, const group *g, const size_t *cls, size_t ncls)
 				cJSON *f = cJSON_CreateObject();
 				cJSON_AddStringToObject(f, "version", s->versions[v].label);
 				cJSON_AddItemToObject(f, "commit", bv_site_json_str(s->versions[v].commit));
+				cJSON_AddItemToObject(f, "tree", bv_site_json_str(s->versions[v].tree));
 				cJSON_AddItemToObject(f, "kernel_version",
 				                      bv_site_json_str(s->versions[v].kernel_version));
 				cJSON_AddStringToObject(f, "run", s->runs[r->run].key);

@@ -68,6 +68,7 @@ static cJSON *index_doc(const bv_site *s)
 		cJSON_AddStringToObject(o, "label", v->label);
 		cJSON_AddItemToObject(o, "kernel_version", bv_site_json_str(v->kernel_version));
 		cJSON_AddItemToObject(o, "commit", bv_site_json_str(v->commit));
+		cJSON_AddItemToObject(o, "tree", bv_site_json_str(v->tree));
 		cJSON_AddItemToObject(o, "kind", bv_site_json_str(v->kind));
 		cJSON_AddNumberToObject(o, "runs", (double)v->nruns);
 		cJSON_AddStringToObject(o, "first_seen", v->first_seen);

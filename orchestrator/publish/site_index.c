@@ -51,7 +51,7 @@ static void versions_table(const bv_site *s, FILE *out)
 {
 	fputs("<h2>Versions</h2>\n<p class=\"note\">In order: by the kernel library's version (semver), then "
 	      "label, then when first seen.</p>\n<table><thead><tr><th>version</th><th>kernel version</th>"
-	      "<th>kind</th><th>commit</th><th>runs</th><th>first seen</th></tr></thead><tbody>\n",
+	      "<th>kind</th><th>commit or tree</th><th>runs</th><th>first seen</th></tr></thead><tbody>\n",
 	      out);
 	for (size_t i = 0; i < s->nversions; i++) {
 		const bv_site_version *v = &s->versions[i];
@@ -59,8 +59,11 @@ static void versions_table(const bv_site *s, FILE *out)
 		bv_site_esc(out, v->kernel_version ? v->kernel_version : "not recorded"),
 		    fputs("</td><td>", out);
 		bv_site_esc(out, v->kind), fputs("</td><td><code>", out);
-		char commit[16];
-		snprintf(commit, sizeof(commit), "%.12s", v->commit ? v->commit : "");
+		char commit[24];
+		if (v->commit)
+			snprintf(commit, sizeof(commit), "%.12s", v->commit);
+		else
+			snprintf(commit, sizeof(commit), "%s%.12s", v->tree ? "tree " : "", v->tree ? v->tree : "");
 		bv_site_esc(out, commit);
 		fprintf(out, "</code></td><td class=\"num\">%zu</td><td>", v->nruns);
 		bv_site_esc(out, v->first_seen), fputs("</td></tr>\n", out);

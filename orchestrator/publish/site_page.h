@@ -38,10 +38,12 @@ typedef struct bv_site_class {
 } bv_site_class;
 
 /* A version as the site orders it: a label with its kernel_version and
- * commit (main measured a month apart is two versions). */
+ * commit (main measured a month apart is two versions); a working tree,
+ * which has no commit, with its tree's hash (two people's `local` are two
+ * versions unless their files are the same). */
 typedef struct bv_site_version {
-	char *label, *kernel_version, *commit, *kind, *first_seen;
-	char *title; /* what the pages show: the label, with its commit where the label is not unique */
+	char *label, *kernel_version, *commit, *tree, *kind, *first_seen;
+	char *title; /* what the pages show: the label, with its commit (or tree) where the label is not unique */
 	size_t nruns;
 } bv_site_version;
 
