@@ -1,7 +1,8 @@
 /*
- * site_store.c - the store of what `publish` imported (site_store.h): its
- * schema, opening and refusing, transactions, and the statements the import
- * writes through.
+ * site_store.c - the store of what `publish` imported (site_store.h): what
+ * it is (its schema and application id: site_kind, which sqlite_db.c opens
+ * and refuses by), its transactions, and the statements the import writes
+ * through.
  *
  * The file is input like any log, opened as sqlite_db.c opens one: a file
  * that is not SQLite, a database of another program (its application_id
