@@ -1,33 +1,34 @@
 /*
- * site_store.c - the store of what `publish` imported (site_store.h): its
- * schema, opening and refusing, transactions, and the statements the import
- * writes through.
+ * site_store.c - the store of what `publish` imported (site_store.h): what
+ * it is (its schema and application id: site_kind, which sqlite_db.c opens
+ * and refuses by), its transactions, and the statements the import writes
+ * through.
  *
- * The file is input like any log: a file that is not SQLite, a database of
- * another program (its application_id is not ours) or of a newer
- * bench-versions (user_version above ours) is refused and left untouched.
- * Every statement is constant text with bound parameters: nothing read from
- * an upload ever becomes SQL.
+ * The file is input like any log, opened as sqlite_db.c opens one: a file
+ * that is not SQLite, a database of another program (its application_id
+ * is not ours), of a newer bench-versions (user_version above ours), or a
+ * store holding any table, index, trigger or view its schema does not
+ * create, or one altered, is refused and left untouched.  Every statement
+ * is constant text with bound parameters: nothing read from an upload ever
+ * becomes SQL.
  */
-#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common.h"
-#include "fs.h"
 #include "site_store.h"
+#include "sqlite_db.h"
 
 /* "BVsi": a bench-versions site store (PRAGMA application_id). */
 #define SITE_APP_ID 0x42567369
-#define SITE_SCHEMA 1
 #define SITE_BUSY_MS 10000
 
-/* The schema at version 1; a later version appends a migration, never
- * edits this (stores at version 1 exist). */
+/* The schema, one migration per version: migrations[i] takes a store at
+ * user_version i to i + 1.  A later version appends a migration, never
+ * edits one: stores at version 1 exist, and their objects are compared
+ * with what these statements make, SQL text and all (sqlite_db.c). */
 static const char schema_v1[] =
     "CREATE TABLE archives ("
     " sha256 TEXT PRIMARY KEY, source TEXT NOT NULL, bytes INTEGER NOT NULL, seen TEXT NOT NULL,"
@@ -52,118 +53,42 @@ static const char schema_v1[] =
     " verdict TEXT NOT NULL, mode TEXT NOT NULL,"
     " PRIMARY KEY (run, version, bench, op, backend, size));";
 
+static const char *const migrations[] = {schema_v1};
+
+/* The site store as sqlite_db.c opens it.  The pages are written from full
+ * scans of cells in cell order, each row a seek into the table (rows are
+ * stored in import order): with SQLite's default 2 MiB of cache every seek
+ * re-read a page from the file (68 MB for 1000 runs).  Up to 128 MiB,
+ * taken only as used. */
+static const bv_sqlite_kind site_kind = {
+    .noun = "site store",
+    .holder = "another publish",
+    .app_id = SITE_APP_ID,
+    .migrations = migrations,
+    .nmigrations = (int)(sizeof(migrations) / sizeof(migrations[0])),
+    .busy_ms = SITE_BUSY_MS,
+    .pragmas = "PRAGMA cache_size = -131072",
+    .pragmas_doing = "sizing the store's cache",
+};
+
 int bv_site_db_fail(const bv_site_store *s, int rc, const char *doing)
 {
-	const char *msg = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
-	const char *path = s ? s->path : "the site store";
-	switch (rc & 0xff) {
-	case SQLITE_NOTADB:
-	case SQLITE_CORRUPT:
-	case SQLITE_FORMAT:
-	case SQLITE_SCHEMA:
-	case SQLITE_ERROR:
-	case SQLITE_MISMATCH:
-		return bv_fail(BV_EINPUT,
-			       "%s: %s: %s (not a site store this bench-versions can use; it was left as it is: "
-			       "move it aside or give another --store)",
-			       path, doing, msg);
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return bv_fail(BV_ERUN, "%s: %s: %s (another publish held the store for over %d s)", path, doing, msg,
-			       SITE_BUSY_MS / 1000);
-	default:
-		return bv_fail(BV_ERUN, "%s: %s: %s", path, doing, msg);
-	}
+	return bv_sqlite_fail(&site_kind, s ? s->path : "the site store", s ? s->db : NULL, rc, doing);
 }
 
 static int exec_const(bv_site_store *s, const char *sql, const char *doing)
 {
-	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : bv_site_db_fail(s, rc, doing);
-}
-
-static int pragma_int(bv_site_store *s, const char *sql, long long *v)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		*v = sqlite3_column_int64(st, 0), rc = SQLITE_OK;
-	sqlite3_finalize(st);
-	return rc == SQLITE_OK ? 0 : bv_site_db_fail(s, rc, "reading the store's header");
-}
-
-/* A new file gets the schema; an existing one must be ours, at our
- * version, holding nothing but our tables. */
-static int check_or_create(bv_site_store *s)
-{
-	long long app = 0, ver = 0, objs = 0;
-	int rc = pragma_int(s, "PRAGMA application_id", &app);
-	if (rc == 0)
-		rc = pragma_int(s, "PRAGMA user_version", &ver);
-	if (rc == 0)
-		rc = pragma_int(s, "SELECT count(*) FROM sqlite_master", &objs);
-	if (rc)
-		return rc;
-	if (app == 0 && ver == 0 && objs == 0) {
-		rc = exec_const(s, "BEGIN IMMEDIATE", "creating the store");
-		if (rc == 0)
-			rc = exec_const(s, schema_v1, "creating the store's tables");
-		if (rc == 0)
-			rc = exec_const(s, "PRAGMA application_id = 1112961897; PRAGMA user_version = 1",
-					"marking the store");
-		if (rc == 0)
-			rc = exec_const(s, "COMMIT", "creating the store");
-		else
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		return rc;
-	}
-	if (app != SITE_APP_ID)
-		return bv_fail(BV_EINPUT,
-			       "%s is another program's database (application_id %lld), not a bench-versions site "
-			       "store: it was left as it is; give another --store",
-			       s->path, app);
-	if (ver > SITE_SCHEMA)
-		return bv_fail(BV_EINPUT,
-			       "%s is a site store of a newer bench-versions (schema %lld; this one writes %d): it was "
-			       "left as it is",
-			       s->path, ver, SITE_SCHEMA);
-	return 0;
+	return bv_sqlite_exec(&site_kind, s->path, s->db, sql, doing);
 }
 
 int bv_site_store_open(const char *path, bv_site_store **out)
 {
 	*out = NULL;
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return bv_fail(BV_EINPUT, "%s is %s, not a site store (an SQLite file)", path, bv_file_kind(st.st_mode));
 	bv_site_store *s = bv_xcalloc(1, sizeof(*s));
 	s->path = bv_strdup(path);
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-				 NULL);
-	int err = rc == SQLITE_OK ? 0 : bv_site_db_fail(s, rc, "opening the store");
-	if (err == 0) {
-		sqlite3_extended_result_codes(s->db, 1);
-		sqlite3_busy_timeout(s->db, SITE_BUSY_MS);
-		/* no trigger, view or schema function another program may have
-		 * added runs on this connection (store_db.c says why) */
-		sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
-#ifdef SQLITE_DBCONFIG_ENABLE_VIEW
-		sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
-#endif
-#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
-		sqlite3_db_config(s->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
-#endif
-		err = check_or_create(s);
-	}
-	/* one import is one transaction; a crash loses it whole, never half */
-	if (err == 0)
-		err = exec_const(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", "setting WAL mode");
-	/* The pages are written from full scans of cells in cell order, each
-	 * row a seek into the table (rows are stored in import order): with
-	 * SQLite's default 2 MiB of cache every seek re-read a page from the
-	 * file (68 MB for 1000 runs).  Up to 128 MiB, taken only as used. */
-	if (err == 0)
-		err = exec_const(s, "PRAGMA cache_size = -131072", "sizing the store's cache");
+	/* Opened, checked, in WAL mode (one import is one transaction; a crash
+	 * loses it whole, never half), given its schema when new. */
+	int err = bv_sqlite_open(&site_kind, path, &s->db);
 	if (err) {
 		bv_site_store_close(s);
 		return err;

@@ -19,9 +19,11 @@ typedef struct bv_site_store {
 	sqlite3_stmt *stmts[BV_SITE_STMTS];
 } bv_site_store;
 
-/* Opens (creating it, and its schema, when absent) the store at path.
- * BV_EINPUT when path is no SQLite file, another program's database or one
- * from a newer bench-versions: it is left as it is. */
+/* Opens (creating it, and its schema, when absent) the store at path, as
+ * sqlite_db.c opens user input.  BV_EINPUT when path is no SQLite file,
+ * another program's database, one from a newer bench-versions, or a store
+ * holding any object its schema does not create or one altered: it is
+ * left as it is. */
 int bv_site_store_open(const char *path, bv_site_store **out);
 void bv_site_store_close(bv_site_store *s);
 

@@ -6,7 +6,8 @@
 # traversal, symlink, truncated, forged and oversized archives
 # (hostile_uploads.py), each quarantined with its reason while the published
 # pages and data stay as they were; the same archive and the same run again;
-# a store that is not a site store; a directory that is not a run.
+# a store that is not a site store (another program's, or ours with a
+# trigger added); a directory that is not a run.
 source "$(dirname "$0")/lib.sh"
 export TMPDIR="$TMP/tmpdir"
 mkdir -p "$TMPDIR" "$TMP/in"
@@ -78,7 +79,15 @@ sqlite3 "$TMP/other.db" "create table t(x); insert into t values (1);"
 cp "$TMP/other.db" "$TMP/other.orig"
 "$BV" publish --site "$SITE" --store "$TMP/other.db" "$RUN" > "$TMP/out" 2> "$TMP/err"
 check "another program's database: exit 2" test $? -eq 2
-check "  said, and left as it was" bash -c "grep -q \"another program's database\" '$TMP/err' && cmp -s '$TMP/other.db' '$TMP/other.orig'"
+check "  said, and left as it was" bash -c "grep -q 'an SQLite database of something else (it has tables and no bench-versions application id); it was left as it is' '$TMP/err' && cmp -s '$TMP/other.db' '$TMP/other.orig'"
+# our store with a trigger another program added: it would run on every
+# import (a connection of ours runs none, but the store is not ours to use)
+cp "$SITE.sqlite" "$TMP/trigger.db"
+sqlite3 "$TMP/trigger.db" "create trigger t after insert on runs begin delete from runs; end;"
+cp "$TMP/trigger.db" "$TMP/trigger.orig"
+"$BV" publish --site "$SITE" --store "$TMP/trigger.db" "$RUN" > "$TMP/out" 2> "$TMP/err"
+check "a site store with a trigger added: exit 2" test $? -eq 2
+check "  said, and left as it was" bash -c "grep -q \"the store holds trigger 't', which bench-versions does not create\" '$TMP/err' && cmp -s '$TMP/trigger.db' '$TMP/trigger.orig' && test ! -e '$TMP/trigger.db-wal'"
 mkdir -p "$TMP/notrun"
 echo '{}' > "$TMP/notrun/x.json"
 "$BV" publish --site "$SITE" "$TMP/notrun" "$RUN" > "$TMP/out" 2> "$TMP/err"

@@ -25,23 +25,32 @@ import random
 import sqlite3
 import sys
 
-SCHEMA = """
-CREATE TABLE archives(sha256 TEXT PRIMARY KEY, source TEXT NOT NULL, bytes INTEGER NOT NULL,
-  seen TEXT NOT NULL, status TEXT NOT NULL, run TEXT, reason TEXT);
-CREATE TABLE runs(key TEXT PRIMARY KEY, id TEXT NOT NULL, created TEXT NOT NULL, class TEXT NOT NULL,
-  cpu TEXT NOT NULL, isa TEXT NOT NULL, gpu TEXT NOT NULL, hostname TEXT, cpus INTEGER, tool TEXT,
-  baseline TEXT NOT NULL, method TEXT NOT NULL, load_max REAL, loaded INTEGER, imported TEXT NOT NULL,
-  page TEXT NOT NULL);
-CREATE TABLE versions(run TEXT NOT NULL, label TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT, kind TEXT,
-  commit_id TEXT, kernel_version TEXT, PRIMARY KEY (run, label));
-CREATE TABLE cells(run TEXT NOT NULL, version TEXT NOT NULL, bench TEXT NOT NULL, op TEXT NOT NULL,
-  backend TEXT NOT NULL, size INTEGER NOT NULL, shape TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,
-  median_ns REAL, lo_ns REAL, hi_ns REAL, PRIMARY KEY (run, version, bench, op, backend, size));
-CREATE INDEX cells_by_cell ON cells (bench, op, backend, size);
-CREATE TABLE changes(run TEXT NOT NULL, version TEXT NOT NULL, baseline TEXT NOT NULL, bench TEXT NOT NULL,
-  op TEXT NOT NULL, backend TEXT NOT NULL, size INTEGER NOT NULL, ratio REAL, lo REAL, hi REAL,
-  verdict TEXT NOT NULL, mode TEXT NOT NULL, PRIMARY KEY (run, version, bench, op, backend, size));
-"""
+# The schema text for text as site_store.c's first migration writes it: a
+# store is opened only when its objects' SQL is what the migrations make.
+SCHEMA = (
+    "CREATE TABLE archives ("
+    " sha256 TEXT PRIMARY KEY, source TEXT NOT NULL, bytes INTEGER NOT NULL, seen TEXT NOT NULL,"
+    " status TEXT NOT NULL, run TEXT, reason TEXT);"
+    "CREATE TABLE runs ("
+    " key TEXT PRIMARY KEY, id TEXT NOT NULL, created TEXT NOT NULL, class TEXT NOT NULL,"
+    " cpu TEXT NOT NULL, isa TEXT NOT NULL, gpu TEXT NOT NULL, hostname TEXT, cpus INTEGER,"
+    " tool TEXT, baseline TEXT NOT NULL, method TEXT NOT NULL, load_max REAL, loaded INTEGER,"
+    " imported TEXT NOT NULL, page TEXT NOT NULL);"
+    "CREATE TABLE versions ("
+    " run TEXT NOT NULL, label TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT, kind TEXT,"
+    " commit_id TEXT, kernel_version TEXT, PRIMARY KEY (run, label));"
+    "CREATE TABLE cells ("
+    " run TEXT NOT NULL, version TEXT NOT NULL, bench TEXT NOT NULL, op TEXT NOT NULL,"
+    " backend TEXT NOT NULL, size INTEGER NOT NULL, shape TEXT NOT NULL, status TEXT NOT NULL,"
+    " reason TEXT, median_ns REAL, lo_ns REAL, hi_ns REAL,"
+    " PRIMARY KEY (run, version, bench, op, backend, size));"
+    "CREATE INDEX cells_by_cell ON cells (bench, op, backend, size);"
+    "CREATE TABLE changes ("
+    " run TEXT NOT NULL, version TEXT NOT NULL, baseline TEXT NOT NULL, bench TEXT NOT NULL,"
+    " op TEXT NOT NULL, backend TEXT NOT NULL, size INTEGER NOT NULL, ratio REAL, lo REAL, hi REAL,"
+    " verdict TEXT NOT NULL, mode TEXT NOT NULL,"
+    " PRIMARY KEY (run, version, bench, op, backend, size));"
+)
 
 HOSTILE = '<script>alert(1)</script>'
 HOSTILE_ATTR = '"onload="alert(1)'

@@ -4,7 +4,9 @@
  * names, a cell page has every class's series, backends names each class's
  * fastest from its newest version, regressions lists only the newest
  * version's slower verdicts, no ratio is computed between classes, and a
- * second write of the same store touches no file. */
+ * second write of the same store touches no file.  And the store itself
+ * (site_store.c): one the first site store's code made opens, and one that
+ * is not as that code made it is refused, byte for byte untouched. */
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include "fs.h"
 #include "site.h"
 #include "site_page.h"
+#include "site_store.h"
 #include "tests.h"
 
 #define XSS "<script>alert(1)</script>"
@@ -497,6 +500,161 @@ static void safe_names(void **state)
 	free(a), free(b);
 }
 
+/* ---- the store (site_store.c) ---------------------------------------------- */
+
+/* The schema as the first site store's code (bench-versions before
+ * util/sqlite_db.c) wrote it, text for text: stores made by it exist, and
+ * must open unchanged.  Kept here, not taken from site_store.c, so that an
+ * edit of the migration there is caught. */
+static const char old_schema_v1[] =
+    "CREATE TABLE archives ("
+    " sha256 TEXT PRIMARY KEY, source TEXT NOT NULL, bytes INTEGER NOT NULL, seen TEXT NOT NULL,"
+    " status TEXT NOT NULL, run TEXT, reason TEXT);"
+    "CREATE TABLE runs ("
+    " key TEXT PRIMARY KEY, id TEXT NOT NULL, created TEXT NOT NULL, class TEXT NOT NULL,"
+    " cpu TEXT NOT NULL, isa TEXT NOT NULL, gpu TEXT NOT NULL, hostname TEXT, cpus INTEGER,"
+    " tool TEXT, baseline TEXT NOT NULL, method TEXT NOT NULL, load_max REAL, loaded INTEGER,"
+    " imported TEXT NOT NULL, page TEXT NOT NULL);"
+    "CREATE TABLE versions ("
+    " run TEXT NOT NULL, label TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT, kind TEXT,"
+    " commit_id TEXT, kernel_version TEXT, PRIMARY KEY (run, label));"
+    "CREATE TABLE cells ("
+    " run TEXT NOT NULL, version TEXT NOT NULL, bench TEXT NOT NULL, op TEXT NOT NULL,"
+    " backend TEXT NOT NULL, size INTEGER NOT NULL, shape TEXT NOT NULL, status TEXT NOT NULL,"
+    " reason TEXT, median_ns REAL, lo_ns REAL, hi_ns REAL,"
+    " PRIMARY KEY (run, version, bench, op, backend, size));"
+    "CREATE INDEX cells_by_cell ON cells (bench, op, backend, size);"
+    "CREATE TABLE changes ("
+    " run TEXT NOT NULL, version TEXT NOT NULL, baseline TEXT NOT NULL, bench TEXT NOT NULL,"
+    " op TEXT NOT NULL, backend TEXT NOT NULL, size INTEGER NOT NULL, ratio REAL, lo REAL, hi REAL,"
+    " verdict TEXT NOT NULL, mode TEXT NOT NULL,"
+    " PRIMARY KEY (run, version, bench, op, backend, size));";
+
+/* A store as that code made one: its schema in one transaction with its
+ * application id and version, WAL, and one run imported.  Then extra
+ * (NULL: nothing), as another program would add it. */
+static char *old_store(const char *dir, const char *name, const char *extra)
+{
+	char *path = bv_asprintf("%s/%s", dir, name);
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &err);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, old_schema_v1, NULL, NULL, &err);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(
+		    db,
+		    "PRAGMA application_id = 1112961897; PRAGMA user_version = 1; COMMIT;"
+		    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		    "INSERT INTO runs VALUES ('a1key0000000000000000','A1','2026-01-01T00:00:00Z',"
+		    "'alpha','CPU-A','avx2','','h',8,NULL,'1.0.0','paired',0.5,0,'x','p.html');",
+		    NULL, NULL, &err);
+	if (rc == SQLITE_OK && extra)
+		rc = sqlite3_exec(db, extra, NULL, NULL, &err);
+	if (rc != SQLITE_OK)
+		fail_msg("%s: %s", path, err);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	return path;
+}
+
+static char *file_bytes(const char *path, size_t *len)
+{
+	char *s = NULL;
+	assert_int_equal(bv_read_file(path, 1 << 20, &s, len), 0);
+	return s;
+}
+
+static void an_old_v1_store_opens(void **state)
+{
+	(void)state;
+	char *dir = test_tmpdir();
+	char *path = old_store(dir, "old.sqlite", NULL);
+	bv_site_store *s = NULL;
+	if (bv_site_store_open(path, &s))
+		fail_msg("a store of the first site store's code: %s", bv_error_last());
+	int known = 0;
+	assert_int_equal(bv_site_run_known(s, "a1key0000000000000000", &known), 0);
+	assert_true(known);
+	bv_site_store_close(s);
+	/* and one made now opens again */
+	char *fresh = bv_asprintf("%s/new.sqlite", dir);
+	assert_int_equal(bv_site_store_open(fresh, &s), 0);
+	bv_site_store_close(s);
+	assert_int_equal(bv_site_store_open(fresh, &s), 0);
+	bv_site_store_close(s);
+	free(fresh), free(path);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
+/* Our store, with one thing another program did to it: refused with
+ * BV_EINPUT naming the file and the thing, its bytes as they were and no
+ * -wal beside it.  A trigger or view would run in our statements, an index
+ * or an altered table is not what the pages were written against. */
+static void a_store_not_as_we_made_it_is_refused_untouched(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *sql, *want;
+	} cases[] = {
+	    {"table.sqlite", "CREATE TABLE extra (x)",
+	     "the store holds table 'extra', which bench-versions does not create"},
+	    {"trigger.sqlite", "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM runs; END",
+	     "the store holds trigger 't', which bench-versions does not create"},
+	    {"view.sqlite", "CREATE VIEW v AS SELECT * FROM runs",
+	     "the store holds view 'v', which bench-versions does not create"},
+	    {"index.sqlite", "CREATE INDEX runs_by_id ON runs (id)",
+	     "the store holds index 'runs_by_id', which bench-versions does not create"},
+	    {"altered.sqlite", "ALTER TABLE runs ADD COLUMN extra TEXT",
+	     "the store's table 'runs' is not as bench-versions creates it (its definition was changed)"},
+	    {"dropped.sqlite", "DROP INDEX cells_by_cell",
+	     "the store lacks index 'cells_by_cell', which bench-versions creates (schema 1)"},
+	    {"newer.sqlite", "PRAGMA user_version = 2",
+	     "store schema 2 is newer than this bench-versions reads (1); use a newer bench-versions"},
+	    {"other.sqlite", "PRAGMA application_id = 1234",
+	     "an SQLite database of another program (application id 1234)"},
+	};
+	char *dir = test_tmpdir();
+	/* every case checked, each one that fails said: not only the first */
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* out of WAL mode, as a copy another program made may be: a
+		 * store switched to WAL before it is refused shows in its
+		 * header's bytes */
+		char *sql = bv_asprintf("%s; PRAGMA journal_mode = DELETE", cases[i].sql);
+		char *path = old_store(dir, cases[i].name, sql);
+		free(sql);
+		size_t n0, n1;
+		char *before = file_bytes(path, &n0);
+		bv_site_store *s = NULL;
+		int rc = bv_site_store_open(path, &s);
+		const char *msg = bv_error_last();
+		const char *why = rc != BV_EINPUT                   ? "not refused (BV_EINPUT)"
+		                  : !strstr(msg, path)              ? "its message does not name the file"
+		                  : !strstr(msg, cases[i].want)     ? "its message does not say what it holds"
+		                  : !strstr(msg, "another --store") ? "its message does not say what to do"
+		                                                    : NULL;
+		bv_site_store_close(s);
+		char *after = file_bytes(path, &n1);
+		char *wal = bv_asprintf("%s-wal", path);
+		struct stat st;
+		if (!why && stat(wal, &st) == 0)
+			why = "refused, but a -wal was left beside it";
+		if (!why && (n0 != n1 || memcmp(before, after, n0)))
+			why = "refused, but its bytes changed";
+		if (why) {
+			print_error("%s: %s (rc %d: %s; want '%s')\n", cases[i].name, why, rc,
+			            rc ? msg : "opened", cases[i].want);
+			bad++;
+		}
+		free(wal), free(before), free(after), free(path);
+	}
+	assert_int_equal(bad, 0);
+	bv_rm_rf(dir);
+	free(dir);
+}
+
 int test_site(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +668,8 @@ int test_site(void)
 	    cmocka_unit_test_setup_teardown(a_second_write_changes_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_refused_upload_changes_only_the_quarantine, setup, teardown),
 	    cmocka_unit_test(safe_names),
+	    cmocka_unit_test(an_old_v1_store_opens),
+	    cmocka_unit_test(a_store_not_as_we_made_it_is_refused_untouched),
 	};
 	return test_run_group("site", tests, NULL, NULL);
 }
