@@ -53,7 +53,12 @@ static const char schema_v1[] =
     " verdict TEXT NOT NULL, mode TEXT NOT NULL,"
     " PRIMARY KEY (run, version, bench, op, backend, size));";
 
-static const char *const migrations[] = {schema_v1};
+static const char *const migrations[] = {
+    schema_v1,
+    /* 2: a working tree's tree hash (the log's version.tree), which names
+     * a version that has no commit; NULL in rows imported before. */
+    "ALTER TABLE versions ADD COLUMN tree TEXT",
+};
 
 /* The site store as sqlite_db.c opens it.  The pages are written from full
  * scans of cells in cell order, each row a seek into the table (rows are

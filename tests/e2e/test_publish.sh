@@ -90,6 +90,9 @@ check "publishing again: exit 0" test $? -eq 0
 check "the same archive again and the same run from its directory add no run" \
 	contains "$TMP/pub2.err" "0 new runs, 4 already published, 1 copy of a run already there"
 check "the store holds three runs" test "$(sqlite3 "$STORE" 'select count(*) from runs')" = 3
+# each version's tree as its log gives it (what names a working tree)
+check "the store keeps each version's tree" test "$(sqlite3 "$STORE" \
+	"select count(*) from versions where tree is null or length(tree) != 40")" = 0
 
 # ---- hostile uploads: each refused with its reason, the site unchanged ------
 site_state() { # every published page and data file but the quarantine's, with its sha256

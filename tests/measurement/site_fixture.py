@@ -25,7 +25,7 @@ import random
 import sqlite3
 import sys
 
-# The schema text for text as site_store.c's first migration writes it: a
+# The schema text for text as site_store.c's migrations write it: a
 # store is opened only when its objects' SQL is what the migrations make.
 SCHEMA = (
     "CREATE TABLE archives ("
@@ -50,6 +50,8 @@ SCHEMA = (
     " op TEXT NOT NULL, backend TEXT NOT NULL, size INTEGER NOT NULL, ratio REAL, lo REAL, hi REAL,"
     " verdict TEXT NOT NULL, mode TEXT NOT NULL,"
     " PRIMARY KEY (run, version, bench, op, backend, size));"
+    # the second migration: a working tree's tree hash
+    "ALTER TABLE versions ADD COLUMN tree TEXT;"
 )
 
 HOSTILE = '<script>alert(1)</script>'
@@ -99,8 +101,9 @@ def add_run(db, logs, cls, cpu, rep, factor, rng, hostile):
         v = doc['version']
         shown = HOSTILE if hostile and label == run['baseline'] else label
         pos = run['versions'].index(label) if label in run['versions'] else 0
-        db.execute('INSERT INTO versions VALUES (?,?,?,?,?,?,?)',
-                   (key, shown, pos, v.get('name'), v.get('kind'), v.get('commit'), v.get('kernel_version')))
+        db.execute('INSERT INTO versions VALUES (?,?,?,?,?,?,?,?)',
+                   (key, shown, pos, v.get('name'), v.get('kind'), v.get('commit'), v.get('kernel_version'),
+                    v.get('tree')))
         jitter = 1 + rng.uniform(-0.03, 0.03)
         for c in doc['cells']:
             op = HOSTILE_ATTR if hostile and c['op'] == 'abs' else c['op']
@@ -134,7 +137,7 @@ def main():
     db = sqlite3.connect(a.out)
     db.executescript(SCHEMA)
     db.execute('PRAGMA application_id = 0x42567369')
-    db.execute('PRAGMA user_version = 1')
+    db.execute('PRAGMA user_version = 2')
     rng = random.Random(1)
     runs = [load_run(d) for d in (a.dirs or DEFAULT_DIRS)]
     for k in range(a.classes):

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <openssl/evp.h>
 #include <sqlite3.h>
 
@@ -114,6 +115,9 @@ static int setup(void **state)
 	int rc = sqlite3_exec(f->db, schema, NULL, NULL, &err);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(f->db, rows, NULL, NULL, &err);
+	/* the second migration, on rows imported before it (tree NULL) */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(f->db, "ALTER TABLE versions ADD COLUMN tree TEXT", NULL, NULL, &err);
 	if (rc != SQLITE_OK)
 		fail_msg("the store: %s", err);
 	f->dir = test_tmpdir();
@@ -286,6 +290,60 @@ static void versions_in_semver_order(void **state)
 		prev = p;
 		free(row);
 	}
+	free(t);
+}
+
+/* A working tree has no commit: its tree's hash names it.  Two runs of
+ * `local` with different trees are two versions, each titled with its
+ * tree; a third with the first one's tree is that version again; a
+ * `local` imported before trees were kept (tree NULL) stays one. */
+static void working_trees_are_versions_by_their_tree(void **state)
+{
+	site_fx *f = *state;
+	char *err = NULL;
+	static const char more[] =
+	    "INSERT INTO runs VALUES ('c1key0000000000000000','C1','2026-04-01T00:00:00Z','alpha','CPU-A','avx2',"
+	    " '','h',8,NULL,'2.0.0','paired',0.5,0,'x','compare/c1key00000000000.html');"
+	    "INSERT INTO runs VALUES ('c2key0000000000000000','C2','2026-04-02T00:00:00Z','alpha','CPU-A','avx2',"
+	    " '','h',8,NULL,'2.0.0','paired',0.5,0,'x','compare/c2key00000000000.html');"
+	    "INSERT INTO runs VALUES ('c3key0000000000000000','C3','2026-04-03T00:00:00Z','alpha','CPU-A','avx2',"
+	    " '','h',8,NULL,'2.0.0','paired',0.5,0,'x','compare/c3key00000000000.html');"
+	    "INSERT INTO versions VALUES ('c1key0000000000000000','local',1,'local','local',NULL,'2.0.0',"
+	    " 'aaaaaaa1111');"
+	    "INSERT INTO versions VALUES ('c2key0000000000000000','local',1,'local','local',NULL,'2.0.0',"
+	    " 'bbbbbbb2222');"
+	    "INSERT INTO versions VALUES ('c3key0000000000000000','local',1,'local','local',NULL,'2.0.0',"
+	    " 'aaaaaaa1111');";
+	if (sqlite3_exec(f->db, more, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("the store: %s", err);
+	if (bv_site_write(f->db, f->dir, "bench-versions test"))
+		fail_msg("bv_site_write: %s", bv_error_last());
+	char *t = page(f, "index.html");
+	const char *a = strstr(t, "<tr><td>local (tree aaaaaaa)</td>");
+	const char *b = strstr(t, "<tr><td>local (tree bbbbbbb)</td>");
+	assert_non_null(a);
+	assert_non_null(b);
+	/* C1 and C3 are one version: two runs */
+	assert_non_null(strstr(a, "<code>tree aaaaaaa1111</code></td><td class=\"num\">2</td>"));
+	assert_non_null(strstr(b, "<code>tree bbbbbbb2222</code></td><td class=\"num\">1</td>"));
+	free(t);
+	t = page(f, "data/index.json");
+	cJSON *doc = cJSON_Parse(t);
+	assert_non_null(doc);
+	int locals = 0, trees = 0, untreed = 0;
+	const cJSON *v;
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(doc, "versions"))
+	{
+		const char *label = cJSON_GetStringValue(cJSON_GetObjectItem(v, "label"));
+		const cJSON *tree = cJSON_GetObjectItem(v, "tree");
+		locals += !strcmp(label, "local");
+		trees += cJSON_IsString(tree);
+		untreed += !strcmp(label, "a-local") && cJSON_IsNull(tree);
+	}
+	assert_int_equal(locals, 2);
+	assert_int_equal(trees, 2);
+	assert_int_equal(untreed, 1);
+	cJSON_Delete(doc);
 	free(t);
 }
 
@@ -576,6 +634,17 @@ static void an_old_v1_store_opens(void **state)
 	int known = 0;
 	assert_int_equal(bv_site_run_known(s, "a1key0000000000000000", &known), 0);
 	assert_true(known);
+	/* migrated: versions has the tree column, the schema is the newest */
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(s->db, "SELECT (SELECT user_version FROM pragma_user_version), "
+	                                           "(SELECT count(*) FROM pragma_table_info('versions') "
+	                                           "WHERE name = 'tree')",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	assert_int_equal(sqlite3_column_int(st, 1), 1);
+	sqlite3_finalize(st);
 	bv_site_store_close(s);
 	/* and one made now opens again */
 	char *fresh = bv_asprintf("%s/new.sqlite", dir);
@@ -610,8 +679,8 @@ static void a_store_not_as_we_made_it_is_refused_untouched(void **state)
 	     "the store's table 'runs' is not as bench-versions creates it (its definition was changed)"},
 	    {"dropped.sqlite", "DROP INDEX cells_by_cell",
 	     "the store lacks index 'cells_by_cell', which bench-versions creates (schema 1)"},
-	    {"newer.sqlite", "PRAGMA user_version = 2",
-	     "store schema 2 is newer than this bench-versions reads (1); use a newer bench-versions"},
+	    {"newer.sqlite", "PRAGMA user_version = 3",
+	     "store schema 3 is newer than this bench-versions reads (2); use a newer bench-versions"},
 	    {"other.sqlite", "PRAGMA application_id = 1234",
 	     "an SQLite database of another program (application id 1234)"},
 	};
@@ -662,6 +731,7 @@ int test_site(void)
 	    cmocka_unit_test_setup_teardown(names_from_uploads_are_escaped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(the_script_is_allowed_by_its_hash, setup, teardown),
 	    cmocka_unit_test_setup_teardown(versions_in_semver_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(working_trees_are_versions_by_their_tree, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_cell_page_has_every_class, setup, teardown),
 	    cmocka_unit_test_setup_teardown(backends_names_each_class_fastest, setup, teardown),
 	    cmocka_unit_test_setup_teardown(regressions_are_the_newest_versions, setup, teardown),
