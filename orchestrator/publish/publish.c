@@ -317,8 +317,8 @@ static char *method_line(const cJSON *doc)
 	"INSERT INTO cells (run, version, bench, op, backend, size, shape, status, reason, median_ns, lo_ns, "  \
 	"hi_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
 #define INSERT_CHANGE                                                                                          \
-	"INSERT INTO changes (run, version, baseline, bench, op, backend, size, ratio, lo, hi, verdict, mode) " \
-	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+	"INSERT INTO changes (run, version, baseline, bench, op, backend, size, ratio, lo, hi, verdict, mode, " \
+	"proc_ratio) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
 
 static int store_run(bv_site_store *s, const run_in *r, const bv_class *cls, const char *page)
 {
@@ -404,6 +404,13 @@ static int store_changes(bv_site_store *s, const char *key, const bv_table *t)
 			const bv_change *ch = &row->changes[v];
 			if (bv_table_is_base(t, v) || !ch->valid)
 				continue;
+			/* A paired change's per-process ratios (merge read them from
+			 * the log's process_ratios): the cell pages pair them across
+			 * versions for change points.  NULL for an unpaired change, or
+			 * one with any ratio that is not a finite number > 0. */
+			size_t bytes = 0;
+			unsigned char *blob =
+			    ch->paired ? bv_site_ratios_blob(ch->proc_ratio, ch->nproc, &bytes) : NULL;
 			bv_site_val a[] = {BV_SV_T(key),
 					   BV_SV_T(t->labels[v]),
 					   BV_SV_T(t->labels[bv_table_base(t, v)]),
@@ -415,8 +422,10 @@ static int store_changes(bv_site_store *s, const char *key, const bv_table *t)
 					   bv_sv_real(ch->ci_low),
 					   bv_sv_real(ch->ci_high),
 					   BV_SV_T(bv_verdict_name(ch->verdict)),
-					   BV_SV_T(ch->paired ? "paired" : "unpaired")};
-			rc = bv_site_exec(s, INSERT_CHANGE, a, 12, "recording a verdict");
+					   BV_SV_T(ch->paired ? "paired" : "unpaired"),
+					   BV_SV_B(blob, bytes)};
+			rc = bv_site_exec(s, INSERT_CHANGE, a, 13, "recording a verdict");
+			free(blob);
 		}
 	}
 	return rc;

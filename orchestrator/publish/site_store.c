@@ -14,6 +14,7 @@
  */
 #include <math.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,11 @@ static const char *const migrations[] = {
     /* 2: a working tree's tree hash (the log's version.tree), which names
      * a version that has no commit; NULL in rows imported before. */
     "ALTER TABLE versions ADD COLUMN tree TEXT",
+    /* 3: a paired change's per-process ratios (the log's process_ratios),
+     * IEEE-754 doubles, 8 bytes each, little-endian, as the history store
+     * keeps them: the cell pages pair two versions' ratios process by
+     * process to find change points.  NULL where the log has none. */
+    "ALTER TABLE changes ADD COLUMN proc_ratio BLOB",
 };
 
 /* The site store as sqlite_db.c opens it.  The pages are written from full
@@ -141,6 +147,46 @@ bv_site_val bv_sv_real(double r)
 	return isfinite(r) ? (bv_site_val){BV_SV_REAL, NULL, 0, r} : (bv_site_val){BV_SV_NULL, NULL, 0, 0};
 }
 
+unsigned char *bv_site_ratios_blob(const double *r, size_t n, size_t *bytes)
+{
+	*bytes = 0;
+	if (!r || !n)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!(isfinite(r[i]) && r[i] > 0))
+			return NULL;
+	unsigned char *b = bv_xmalloc(8 * n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u;
+		memcpy(&u, &r[i], sizeof(u));
+		for (int k = 0; k < 8; k++)
+			b[8 * i + k] = (unsigned char)(u >> (8 * k));
+	}
+	*bytes = 8 * n;
+	return b;
+}
+
+double *bv_site_ratios_read(const void *blob, size_t bytes, size_t *n)
+{
+	*n = 0;
+	if (!blob || !bytes || bytes % 8)
+		return NULL;
+	const unsigned char *b = blob;
+	double *r = bv_xmalloc(bytes);
+	for (size_t i = 0; i < bytes / 8; i++) {
+		uint64_t u = 0;
+		for (int k = 0; k < 8; k++)
+			u |= (uint64_t)b[8 * i + k] << (8 * k);
+		memcpy(&r[i], &u, sizeof(u));
+		if (!(isfinite(r[i]) && r[i] > 0)) {
+			free(r);
+			return NULL;
+		}
+	}
+	*n = bytes / 8;
+	return r;
+}
+
 static int bind_all(sqlite3_stmt *st, const bv_site_val *args, int n)
 {
 	int rc = SQLITE_OK;
@@ -150,6 +196,9 @@ static int bind_all(sqlite3_stmt *st, const bv_site_val *args, int n)
 		case BV_SV_TEXT: rc = sqlite3_bind_text(st, i + 1, args[i].text, -1, SQLITE_TRANSIENT); break;
 		case BV_SV_INT: rc = sqlite3_bind_int64(st, i + 1, args[i].i); break;
 		case BV_SV_REAL: rc = sqlite3_bind_double(st, i + 1, args[i].r); break;
+		case BV_SV_BLOB:
+			rc = sqlite3_bind_blob(st, i + 1, args[i].text, (int)args[i].i, SQLITE_TRANSIENT);
+			break;
 		}
 	return rc;
 }

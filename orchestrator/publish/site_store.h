@@ -8,6 +8,7 @@
 #define BV_SITE_STORE_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 
 #define BV_SITE_STMTS 8
 typedef struct bv_site_store {
@@ -42,16 +43,27 @@ int bv_site_db_fail(const bv_site_store *s, int rc, const char *doing);
  * next call with the same text (site_store.c).  For the store's own
  * statements only. */
 typedef struct bv_site_val {
-	enum { BV_SV_NULL, BV_SV_TEXT, BV_SV_INT, BV_SV_REAL } kind;
-	const char *text;
+	enum { BV_SV_NULL, BV_SV_TEXT, BV_SV_INT, BV_SV_REAL, BV_SV_BLOB } kind;
+	const void *text; /* BV_SV_BLOB: its bytes, i of them */
 	long long i;
 	double r;
 } bv_site_val;
 #define BV_SV_T(s) ((bv_site_val){(s) ? BV_SV_TEXT : BV_SV_NULL, (s), 0, 0})
 #define BV_SV_I(v) ((bv_site_val){BV_SV_INT, NULL, (v), 0})
+/* bytes bytes of data (NULL binds NULL) */
+#define BV_SV_B(data, bytes) ((bv_site_val){(data) ? BV_SV_BLOB : BV_SV_NULL, (data), (long long)(bytes), 0})
 /* a NAN or infinite real is stored as NULL */
 bv_site_val bv_sv_real(double r);
 int bv_site_exec(bv_site_store *s, const char *sql, const bv_site_val *args, int n, const char *doing);
+
+/* Per-process ratios as changes.proc_ratio holds them: IEEE-754 doubles, 8
+ * bytes each, little-endian (as the history store keeps its steps').
+ * bv_site_ratios_blob: malloc'd, *bytes set; NULL (store NULL) for none or
+ * when any ratio is not a finite number > 0.  bv_site_ratios_read: the
+ * ratios (malloc'd, *n set), NULL when the blob is absent, not a whole
+ * number of doubles, or holds one that is not a finite number > 0. */
+unsigned char *bv_site_ratios_blob(const double *r, size_t n, size_t *bytes);
+double *bv_site_ratios_read(const void *blob, size_t bytes, size_t *n);
 
 /* The status of the archive whose sha256 is sha ("imported", "duplicate",
  * "quarantined") in *status (caller frees), NULL when never seen. */

@@ -21,8 +21,10 @@ import glob
 import hashlib
 import json
 import os
+import math
 import random
 import sqlite3
+import struct
 import sys
 
 # The schema text for text as site_store.c's migrations write it: a
@@ -52,6 +54,8 @@ SCHEMA = (
     " PRIMARY KEY (run, version, bench, op, backend, size));"
     # the second migration: a working tree's tree hash
     "ALTER TABLE versions ADD COLUMN tree TEXT;"
+    # the third: a paired change's per-process ratios
+    "ALTER TABLE changes ADD COLUMN proc_ratio BLOB;"
 )
 
 HOSTILE = '<script>alert(1)</script>'
@@ -80,6 +84,14 @@ def verdict(lo, hi):
     if hi is not None and hi < 0.99:
         return 'faster'
     return 'same'
+
+
+def ratios_blob(ratios):
+    """changes.proc_ratio as site_store.c writes it: little-endian doubles,
+    NULL unless every one is a finite number > 0."""
+    if not ratios or not all(isinstance(r, (int, float)) and math.isfinite(r) and r > 0 for r in ratios):
+        return None
+    return struct.pack('<%dd' % len(ratios), *ratios)
 
 
 def add_run(db, logs, cls, cpu, rep, factor, rng, hostile):
@@ -118,10 +130,12 @@ def add_run(db, logs, cls, cpu, rep, factor, rng, hostile):
             ch = c.get('change')
             if ch:
                 base = HOSTILE if hostile and ch['baseline'] == run['baseline'] else ch['baseline']
-                db.execute('INSERT INTO changes VALUES (?,?,?,?,?,?,?,?,?,?,?,?)',
+                mode = ch.get('mode', 'paired')
+                db.execute('INSERT INTO changes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
                            (key, shown, base, c['bench'], op, c['backend'], c['size'], ch.get('ratio'),
                             ch.get('ratio_ci_low'), ch.get('ratio_ci_high'),
-                            verdict(ch.get('ratio_ci_low'), ch.get('ratio_ci_high')), ch.get('mode', 'paired')))
+                            verdict(ch.get('ratio_ci_low'), ch.get('ratio_ci_high')), mode,
+                            ratios_blob(ch.get('process_ratios')) if mode == 'paired' else None))
 
 
 def main():
@@ -137,7 +151,7 @@ def main():
     db = sqlite3.connect(a.out)
     db.executescript(SCHEMA)
     db.execute('PRAGMA application_id = 0x42567369')
-    db.execute('PRAGMA user_version = 2')
+    db.execute('PRAGMA user_version = 3')
     rng = random.Random(1)
     runs = [load_run(d) for d in (a.dirs or DEFAULT_DIRS)]
     for k in range(a.classes):
