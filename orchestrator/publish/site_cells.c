@@ -2,7 +2,7 @@
  * site_cells.c - cells/<name>.html and data/cells/<name>.json: one page per
  * cell (bench, op, backend, size), every machine class's times per version
  * on one chart (site_chart.c), then per class its provenance and figures,
- * then the paired verdicts runs gave for the cell.
+ * with its change points, then the paired verdicts runs gave for the cell.
  *
  * The whole site's cells are one query ordered as the cells_by_cell index
  * (bench, op, backend, size), read as a stream and cut where the cell
@@ -10,8 +10,21 @@
  * a publish reads each table once however many cells there are.
  *
  * Times from different runs and classes stand side by side as times, each
- * with its run's own interval; a ratio on these pages is only a `changes`
- * row: one run's verdict, paired on one machine.
+ * with its run's own interval; a ratio on these pages is a `changes` row
+ * (one run's verdict, paired on one machine) or a change point: a step
+ * between two versions a class measured, from the runs on that class that
+ * measured both in the same processes (site_changes.c), never a quotient of
+ * two runs' times.
+ *
+ * The change points' family is the page: every step of every class on one
+ * cell's page is tested together (Benjamini-Hochberg and the spans'
+ * Bonferroni, changepoint.c), so on a page where nothing changed the chance
+ * of any change point is at most BV_FDR, as on one `history` table.  Not the
+ * whole site: it grows with every upload, so a site-wide family would make
+ * each page's marks depend on cells nobody looked at and tighten with every
+ * publish (a change shown today could vanish when unrelated runs arrive),
+ * and a reader reads a page, not the site.  Not a class alone either: one
+ * chart shows every class, and its marks are read together.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,7 +32,9 @@
 
 #include "common.h"
 #include "site.h"
+#include "site_changes.h"
 #include "site_page.h"
+#include "site_store.h"
 
 typedef struct crow {
 	size_t run, version;
@@ -33,7 +48,20 @@ typedef struct chg {
 	char *baseline, *verdict, *mode;
 	double ratio, lo, hi;
 	int has_ratio;
+	size_t base;  /* the baseline's version, or NONE */
+	double *pr;   /* its per-process ratios (NULL: none stored) */
+	size_t npr;
 } chg;
+
+/* A class's series on the page: its versions, the steps between them and
+ * the change points found over them. */
+typedef struct series_cp {
+	size_t *vers, nv;
+	bv_step *steps;
+	size_t *runs;
+	bv_site_cp *cp;
+	size_t ncp;
+} series_cp;
 
 typedef struct group {
 	size_t cell;
@@ -53,7 +81,7 @@ static void group_clear(group *g)
 	for (size_t i = 0; i < g->n; i++)
 		free(g->rows[i].status), free(g->rows[i].reason);
 	for (size_t i = 0; i < g->nchg; i++)
-		free(g->chg[i].baseline), free(g->chg[i].verdict), free(g->chg[i].mode);
+		free(g->chg[i].baseline), free(g->chg[i].verdict), free(g->chg[i].mode), free(g->chg[i].pr);
 	g->n = g->nchg = 0;
 }
 
@@ -71,8 +99,92 @@ static const crow *newest(const bv_site *s, const group *g, size_t cls, size_t v
 	return best;
 }
 
+static int is_call(const chg *c)
+{
+	return !strcmp(c->verdict, "slower") || !strcmp(c->verdict, "faster");
+}
+
+/* Every class's series and its change points, one family for the page (the
+ * head comment says why). */
+static int find_cps(const bv_site *s, const group *g, const size_t *cls, size_t ncls, series_cp *sc)
+{
+	bv_step **steps = bv_xcalloc(ncls + 1, sizeof(*steps));
+	size_t *nsteps = bv_xcalloc(ncls + 1, sizeof(size_t));
+	bv_site_paired *rows = bv_xcalloc(g->nchg + 1, sizeof(*rows));
+	unsigned char *has = bv_xcalloc(s->nversions + 1, 1);
+	for (size_t k = 0; k < ncls; k++) {
+		series_cp *x = &sc[k];
+		memset(has, 0, s->nversions + 1);
+		for (size_t i = 0; i < g->n; i++)
+			if (g->rows[i].ok && s->runs[g->rows[i].run].cls == cls[k])
+				has[g->rows[i].version] = 1;
+		x->vers = bv_xcalloc(s->nversions + 1, sizeof(size_t));
+		for (size_t v = 0; v < s->nversions; v++)
+			if (has[v])
+				x->vers[x->nv++] = v;
+		/* the class's paired rows with their processes; a ratio that
+		 * followed the machine's state (unstable) says nothing, as in
+		 * history */
+		size_t nrows = 0;
+		for (size_t i = 0; i < g->nchg; i++) {
+			const chg *c = &g->chg[i];
+			if (s->runs[c->run].cls == cls[k] && c->pr && c->base != BV_SITE_NONE &&
+			    !strcmp(c->mode, "paired") && strcmp(c->verdict, "unstable"))
+				rows[nrows++] = (bv_site_paired){c->run, c->version, c->base, c->pr, c->npr};
+		}
+		nsteps[k] = x->nv > 1 ? x->nv - 1 : 0;
+		x->steps = steps[k] = bv_xcalloc(nsteps[k] + 1, sizeof(bv_step));
+		x->runs = bv_xcalloc(nsteps[k] + 1, sizeof(size_t));
+		bv_site_steps(x->vers, x->nv, rows, nrows, x->steps, x->runs);
+	}
+	bv_change_point *cp = NULL;
+	size_t ncp = 0;
+	int rc = bv_site_changepoints(steps, nsteps, ncls, &cp, &ncp);
+	for (size_t i = 0; !rc && i < ncp; i++) {
+		series_cp *x = &sc[cp[i].cell];
+		if (!x->cp)
+			x->cp = bv_xcalloc(ncp, sizeof(*x->cp));
+		bv_site_cp *o = &x->cp[x->ncp++];
+		*o = (bv_site_cp){.from = x->vers[cp[i].first],
+		                  .to = x->vers[cp[i].last + 1],
+		                  .ratio = cp[i].ratio,
+		                  .lo = cp[i].lo,
+		                  .hi = cp[i].hi,
+		                  .dir = cp[i].direction == BV_SLOWER ? 1 : -1,
+		                  .gradual = cp[i].last > cp[i].first,
+		                  .nproc = (size_t)-1,
+		                  .nruns = (size_t)-1};
+		for (size_t j = cp[i].first; j <= cp[i].last; j++) {
+			if (x->steps[j].nproc < o->nproc)
+				o->nproc = x->steps[j].nproc;
+			if (x->runs[j] < o->nruns)
+				o->nruns = x->runs[j];
+		}
+	}
+	free(cp), free(steps), free(nsteps), free(rows), free(has);
+	return rc;
+}
+
+static void series_free(series_cp *sc, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		size_t ns = sc[k].nv > 1 ? sc[k].nv - 1 : 0;
+		for (size_t i = 0; i < ns; i++)
+			bv_step_free(&sc[k].steps[i]);
+		free(sc[k].vers), free(sc[k].steps), free(sc[k].runs), free(sc[k].cp);
+	}
+}
+
+static size_t place(const size_t *vs, size_t nv, size_t v)
+{
+	for (size_t j = 0; j < nv; j++)
+		if (vs[j] == v)
+			return j;
+	return 0;
+}
+
 static void chart(const bv_site *s, FILE *out, const group *g, const char *what, const size_t *cls,
-                  size_t ncls)
+                  size_t ncls, series_cp *sc)
 {
 	unsigned char *has = bv_xcalloc(s->nversions + 1, 1);
 	for (size_t i = 0; i < g->n; i++)
@@ -84,17 +196,15 @@ static void chart(const bv_site *s, FILE *out, const group *g, const char *what,
 	bv_site_series *sr = bv_xcalloc(ncls + 1, sizeof(*sr));
 	bv_site_point *pts = bv_xcalloc(ncls * nv + 1, sizeof(*pts));
 	for (size_t k = 0; k < ncls; k++) {
-		sr[k] = (bv_site_series){cls[k], pts + k * nv};
+		sr[k] = (bv_site_series){cls[k], pts + k * nv, sc[k].cp, sc[k].ncp};
 		for (size_t j = 0; j < nv; j++) {
 			const crow *r = newest(s, g, cls[k], vs[j]);
 			if (r)
-				pts[k * nv + j] =
-				    (bv_site_point){1, r->med, r->lo, r->hi, 0, s->runs[r->run].id};
-			for (size_t c = 0; c < g->nchg && r; c++)
-				if (g->chg[c].version == vs[j] && s->runs[g->chg[c].run].cls == cls[k])
-					pts[k * nv + j].change =
-					    !strcmp(g->chg[c].verdict, "slower") ? 1 : -1;
+				pts[k * nv + j] = (bv_site_point){1, r->med, r->lo, r->hi, s->runs[r->run].id};
 		}
+		for (size_t c = 0; c < sc[k].ncp; c++)
+			sc[k].cp[c].jfrom = place(vs, nv, sc[k].cp[c].from),
+			sc[k].cp[c].jto = place(vs, nv, sc[k].cp[c].to);
 	}
 	if (nv)
 		bv_site_chart(s, out, what, vs, nv, sr, ncls);
@@ -182,10 +292,44 @@ static void figures(const bv_site *s, FILE *out, const group *g, size_t cls)
 	fputs("</tbody></table>\n", out);
 }
 
+/* Under a class's figures: its change points, or why there are none. */
+static void cp_table(const bv_site *s, FILE *out, const series_cp *x)
+{
+	fputs("<h3>Change points</h3>\n", out);
+	size_t paired = 0, nsteps = x->nv > 1 ? x->nv - 1 : 0;
+	for (size_t i = 0; i < nsteps; i++)
+		paired += x->runs[i] > 0;
+	if (!x->ncp) {
+		fprintf(out,
+		        "<p class=\"note\">None: of the %zu %s between this class's versions, %zu %s measured "
+		        "in the same processes by a run on this class, and none changed beyond the threshold "
+		        "with the evidence the page's control asks.</p>\n",
+		        nsteps, nsteps == 1 ? "step" : "steps", paired, paired == 1 ? "was" : "were");
+		return;
+	}
+	fputs("<table><thead><tr><th>from</th><th>to</th><th>ratio</th><th>95 % interval</th>"
+	      "<th>direction</th><th>processes</th><th>runs</th></tr></thead><tbody>\n",
+	      out);
+	for (size_t c = 0; c < x->ncp; c++) {
+		const bv_site_cp *p = &x->cp[c];
+		const char *dir = p->dir > 0 ? "slower" : "faster";
+		fputs("<tr><td>", out), bv_site_esc(out, s->versions[p->from].title);
+		fputs("</td><td>", out), bv_site_esc(out, s->versions[p->to].title);
+		fprintf(out,
+		        "</td><td class=\"num\">%.3fx</td><td class=\"num\">%.3fx - %.3fx</td><td "
+		        "class=\"%s\">%s%s</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td></tr>\n",
+		        p->ratio, p->lo, p->hi, dir, dir, p->gradual ? " (gradual)" : "", p->nproc, p->nruns);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
 static void verdicts(const bv_site *s, FILE *out, const group *g)
 {
 	fputs("<h2>Paired verdicts</h2>\n", out);
-	if (!g->nchg) {
+	size_t calls = 0;
+	for (size_t i = 0; i < g->nchg; i++)
+		calls += (size_t)is_call(&g->chg[i]);
+	if (!calls) {
 		fputs(
 		    "<p class=\"note\">No run called this cell slower or faster against its baseline.</p>\n",
 		    out);
@@ -199,6 +343,8 @@ static void verdicts(const bv_site *s, FILE *out, const group *g)
 	for (size_t i = 0; i < g->nchg; i++) {
 		const chg *c = &g->chg[i];
 		const bv_site_run *r = &s->runs[c->run];
+		if (!is_call(c))
+			continue;
 		fputs("<tr><td>", out), bv_site_esc(out, s->classes[r->cls].name);
 		fputs("</td><td>", out), bv_site_run_link(out, r, "../");
 		fputs("</td><td>", out), bv_site_esc(out, s->versions[c->version].title);
@@ -221,7 +367,27 @@ static cJSON *num_or_null(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-static int cell_json(bv_site *s, const group *g, const size_t *cls, size_t ncls)
+static cJSON *cp_json(const bv_site *s, const series_cp *x)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t c = 0; c < x->ncp; c++) {
+		const bv_site_cp *p = &x->cp[c];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "from", s->versions[p->from].label);
+		cJSON_AddStringToObject(o, "to", s->versions[p->to].label);
+		cJSON_AddItemToObject(o, "ratio", num_or_null(p->ratio));
+		cJSON_AddItemToObject(o, "lo", num_or_null(p->lo));
+		cJSON_AddItemToObject(o, "hi", num_or_null(p->hi));
+		cJSON_AddStringToObject(o, "direction", p->dir > 0 ? "slower" : "faster");
+		cJSON_AddBoolToObject(o, "gradual", p->gradual);
+		cJSON_AddNumberToObject(o, "processes", (double)p->nproc);
+		cJSON_AddNumberToObject(o, "runs", (double)p->nruns);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+static int cell_json(bv_site *s, const group *g, const size_t *cls, size_t ncls, const series_cp *sc)
 {
 	const bv_site_cell *c = &s->cells[g->cell];
 	cJSON *doc = cJSON_CreateObject(), *series = cJSON_CreateArray();
@@ -254,11 +420,14 @@ static int cell_json(bv_site *s, const group *g, const size_t *cls, size_t ncls)
 				cJSON_AddItemToObject(f, "hi_ns", num_or_null(r->ok ? r->hi : NAN));
 				cJSON_AddItemToArray(figs, f);
 			}
+		cJSON_AddItemToObject(o, "change_points", cp_json(s, &sc[k]));
 		cJSON_AddItemToArray(series, o);
 	}
 	cJSON *ch = cJSON_AddArrayToObject(doc, "verdicts");
 	for (size_t i = 0; i < g->nchg; i++) {
 		const chg *x = &g->chg[i];
+		if (!is_call(x))
+			continue;
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "run", s->runs[x->run].key);
 		cJSON_AddStringToObject(o, "class", s->classes[s->runs[x->run].cls].name);
@@ -295,7 +464,9 @@ static int write_cell(bv_site *s, const group *g)
 	        bv_plural((long long)g->n, "figure", "figures"), ncls,
 	        bv_plural((long long)ncls, "class", "classes"));
 	bv_site_esc(p.out, c->name), fputs(".json\">data</a></p>\n", p.out);
-	chart(s, p.out, g, what, cls, ncls);
+	series_cp *sc = bv_xcalloc(ncls + 1, sizeof(*sc));
+	int rc = find_cps(s, g, cls, ncls, sc);
+	chart(s, p.out, g, what, cls, ncls, sc);
 	for (size_t k = 0; k < ncls; k++) {
 		char colour[16];
 		bv_site_class_colour(cls[k], colour, sizeof(colour));
@@ -303,14 +474,19 @@ static int write_cell(bv_site *s, const group *g)
 		bv_site_esc(p.out, s->classes[cls[k]].name), fputs("</h2>\n", p.out);
 		provenance(s, p.out, g, cls[k]);
 		figures(s, p.out, g, cls[k]);
+		cp_table(s, p.out, &sc[k]);
 	}
 	verdicts(s, p.out, g);
 	bv_site_foot(s, p.out);
 	char *rel = bv_asprintf("cells/%s.html", c->name);
-	int rc = bv_site_page_put(s, &p, rel);
 	if (!rc)
-		rc = cell_json(s, g, cls, ncls);
-	free(rel), free(what), free(cls), free(on);
+		rc = bv_site_page_put(s, &p, rel);
+	else
+		fclose(p.out), free(p.buf);
+	if (!rc)
+		rc = cell_json(s, g, cls, ncls, sc);
+	series_free(sc, ncls);
+	free(rel), free(what), free(cls), free(on), free(sc);
 	return rc;
 }
 
@@ -340,6 +516,11 @@ static int merge_changes(bv_site *s, sqlite3_stmt *st, int *pending, group *g)
 		if (g->nchg == g->capchg)
 			g->capchg = g->capchg ? 2 * g->capchg : 8,
 			g->chg = bv_xrealloc(g->chg, g->capchg * sizeof(*g->chg));
+		size_t npr = 0;
+		double *pr = sqlite3_column_type(st, 12) == SQLITE_BLOB
+		                 ? bv_site_ratios_read(sqlite3_column_blob(st, 12),
+		                                       (size_t)sqlite3_column_bytes(st, 12), &npr)
+		                 : NULL;
 		g->chg[g->nchg++] = (chg){(size_t)(r - s->runs),
 		                          v,
 		                          bv_strdup(bv_site_col(st, 2)),
@@ -348,7 +529,10 @@ static int merge_changes(bv_site *s, sqlite3_stmt *st, int *pending, group *g)
 		                          sqlite3_column_double(st, 7),
 		                          col_num(st, 8),
 		                          col_num(st, 9),
-		                          sqlite3_column_type(st, 7) != SQLITE_NULL};
+		                          sqlite3_column_type(st, 7) != SQLITE_NULL,
+		                          bv_site_version_of(s, r->key, bv_site_col(st, 2)),
+		                          pr,
+		                          npr};
 	}
 }
 
@@ -377,8 +561,7 @@ int bv_site_cells_write(bv_site *s)
 		rc = bv_site_prepare(
 		    s,
 		    "SELECT run, version, baseline, bench, op, backend, size, ratio, lo, hi, verdict, "
-		    "mode FROM changes WHERE verdict IN ('slower', 'faster') "
-		    "ORDER BY bench, op, backend, size, run, version",
+		    "mode, proc_ratio FROM changes ORDER BY bench, op, backend, size, run, version",
 		    &ch);
 	group g = {BV_SITE_NONE, NULL, 0, 0, NULL, 0, 0};
 	int pending = 0, step = SQLITE_DONE;

@@ -10,9 +10,10 @@
  * within 20x of each other, else log; per class a dot at the median and its
  * 95 % interval as a bar, the class's dots joined by a faint line, each
  * class a little to the side of the others so the bars do not hide each
- * other; a version a run on that class called slower (faster) against its
- * baseline, paired, gets a triangle above (below) its bar.  Nothing is
- * loaded and there is no script: an SVG needs neither.
+ * other; a change point of a class (site_changes.c: found over the steps
+ * between its versions as `history` finds them) gets a triangle between
+ * the two versions it lies between, above the bars when slower, below when
+ * faster.  Nothing is loaded and there is no script: an SVG needs neither.
  */
 #include <math.h>
 #include <stdio.h>
@@ -165,9 +166,6 @@ static void point(FILE *out, const bv_site *s, const axis *a, const bv_site_seri
 	fputs("<g><title>", out), bv_site_esc(out, s->classes[sr->cls].name), fputs(", ", out);
 	bv_site_esc(out, s->versions[versions[j]].title);
 	fprintf(out, ": %s [%s, %s], run ", med, lo, hi), bv_site_esc(out, p->run_id);
-	if (p->change)
-		fprintf(out, "; called %s against its baseline in a run on this class",
-		        p->change > 0 ? "slower" : "faster");
 	fputs("</title>", out);
 	double ym = ypos(a, p->median);
 	if (isfinite(p->lo) && isfinite(p->hi) && p->hi > 0) {
@@ -176,15 +174,46 @@ static void point(FILE *out, const bv_site *s, const axis *a, const bv_site_seri
 		        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 		        "stroke-width=\"2.5\"/>",
 		        x, y0, x, y1, colour);
-		if (p->change > 0)
-			/* apex up, above the bar: slower */
-			fprintf(out, "<path d=\"M%.1f %.1fl-5 9h10z\" fill=\"#cf222e\"/>", x, y1 - 14);
-		else if (p->change < 0)
-			/* apex down, below the bar: faster */
-			fprintf(out, "<path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"#1a7f37\"/>", x, y0 + 14);
 	}
 	fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#fff\"/></g>\n", x, ym,
 	        colour);
+}
+
+/* The top (up) or bottom of point j's bar, or its dot without a bar. */
+static double bar_end(const axis *a, const bv_site_point *p, int up)
+{
+	double v = up ? p->hi : p->lo;
+	return ypos(a, isfinite(v) && v > 0 ? v : p->median);
+}
+
+/* A change point: a triangle between its two versions, in the class's
+ * series (dx), apex up above the higher bar end when slower, apex down
+ * below the lower one when faster; its title says what it is. */
+static void change_point(FILE *out, const bv_site *s, const axis *a, const bv_site_series *sr,
+                         const bv_site_cp *c, double dx, const char *colour)
+{
+	const char *name = s->classes[sr->cls].name;
+	fputs("<g class=\"cp\"><title>", out);
+	fputs(c->gradual ? "gradual change point on " : "change point on ", out);
+	bv_site_esc(out, name), fputs(": ", out), bv_site_esc(out, s->versions[c->from].title);
+	fputs(" -&gt; ", out), bv_site_esc(out, s->versions[c->to].title);
+	fprintf(out, ", %.2fx [%.2f, %.2f], %s, %zu processes from %zu %s", c->ratio, c->lo, c->hi,
+	        c->dir > 0 ? "slower" : "faster", c->nproc, c->nruns, c->nruns == 1 ? "run" : "runs");
+	if (c->gradual)
+		fputs(" (the fewest of any step of the span)", out);
+	fputs("</title>", out);
+	double x = (xpos(a, c->jfrom) + xpos(a, c->jto)) / 2 + dx;
+	const bv_site_point *p0 = &sr->p[c->jfrom], *p1 = &sr->p[c->jto];
+	if (c->dir > 0) {
+		double y = fmin(bar_end(a, p0, 1), bar_end(a, p1, 1)) - 14;
+		fprintf(out, "<path d=\"M%.1f %.1fl-6 10h12z\" fill=\"#cf222e\" stroke=\"%s\"/>", x,
+		        y < 2 ? 2 : y, colour);
+	} else {
+		double y = fmax(bar_end(a, p0, 0), bar_end(a, p1, 0)) + 14;
+		fprintf(out, "<path d=\"M%.1f %.1fl-6 -10h12z\" fill=\"#1a7f37\" stroke=\"%s\"/>", x,
+		        y > TOP + PLOT_H ? TOP + PLOT_H : y, colour);
+	}
+	fputs("</g>\n", out);
 }
 
 void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *versions, size_t nv,
@@ -220,6 +249,8 @@ void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *
 		for (size_t j = 0; j < nv; j++)
 			if (series[k].p[j].has)
 				point(out, s, &a, &series[k], j, xpos(&a, j) + dx, colour, versions);
+		for (size_t c = 0; c < series[k].ncp; c++)
+			change_point(out, s, &a, &series[k], &series[k].cp[c], dx, colour);
 	}
 	fputs("</svg>\n<p class=\"note\">", out);
 	for (size_t k = 0; k < nseries; k++) {
@@ -233,6 +264,8 @@ void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *
 	    out,
 	    "<br>dot: the run's median time over processes; bar: its 95 %% interval; time axis %s; "
 	    "<span class=\"slower\">&#9650;</span> slower / <span class=\"faster\">&#9660;</span> faster: "
-	    "a run on that class called it against its baseline (paired, in that run)</p>\n",
+	    "a change point of that class between the two versions, found as <code>history</code> finds "
+	    "them (over every step of this page, false-discovery controlled) from the runs on that class "
+	    "that measured both versions in the same processes</p>\n",
 	    a.log ? "on a log scale (the times span more than a factor of 20)" : "linear from zero");
 }

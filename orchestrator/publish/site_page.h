@@ -134,12 +134,25 @@ int bv_site_data(bv_site *s); /* index.json, classes.json, runs.json */
 typedef struct bv_site_point {
 	int has;
 	double median, lo, hi; /* ns */
-	int change;            /* 0, 1 slower, -1 faster: a run on the class called it (paired) */
 	const char *run_id;
 } bv_site_point;
+/* A change point of a class's series (site_changes.h): between versions
+ * from and to (indexes in bv_site.versions; adjacent in the class's series
+ * for a single step, the span's ends for a gradual one), at jfrom and jto
+ * on the chart.  nproc and nruns: the processes and runs that paired its
+ * step (a gradual one: the fewest of any of its steps). */
+typedef struct bv_site_cp {
+	size_t from, to, jfrom, jto;
+	double ratio, lo, hi;
+	int dir; /* 1 slower, -1 faster */
+	int gradual;
+	size_t nproc, nruns;
+} bv_site_cp;
 typedef struct bv_site_series {
 	size_t cls;             /* class index: its colour and name */
 	const bv_site_point *p; /* one per chart version */
+	const bv_site_cp *cp;   /* its change points */
+	size_t ncp;
 } bv_site_series;
 void bv_site_chart(const bv_site *s, FILE *out, const char *what, const size_t *versions, size_t nv,
                    const bv_site_series *series, size_t nseries);

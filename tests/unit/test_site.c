@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,10 @@ static const char rows[] =
     "INSERT INTO archives VALUES ('ab','1-" XSS ".tar.gz',10,'2026-03-02T00:00:00Z','quarantined',NULL,"
     " 'refused: " XSS "');";
 
+/* site_store.c's migrations after the first, as it runs them. */
+static const char migrations_2_3[] = "ALTER TABLE versions ADD COLUMN tree TEXT;"
+                                     "ALTER TABLE changes ADD COLUMN proc_ratio BLOB;";
+
 typedef struct site_fx {
 	sqlite3 *db;
 	char *dir;
@@ -115,9 +120,10 @@ static int setup(void **state)
 	int rc = sqlite3_exec(f->db, schema, NULL, NULL, &err);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(f->db, rows, NULL, NULL, &err);
-	/* the second migration, on rows imported before it (tree NULL) */
+	/* the second and third migrations, on rows imported before them
+	 * (tree and proc_ratio NULL) */
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(f->db, "ALTER TABLE versions ADD COLUMN tree TEXT", NULL, NULL, &err);
+		rc = sqlite3_exec(f->db, migrations_2_3, NULL, NULL, &err);
 	if (rc != SQLITE_OK)
 		fail_msg("the store: %s", err);
 	f->dir = test_tmpdir();
@@ -558,6 +564,197 @@ static void safe_names(void **state)
 	free(a), free(b);
 }
 
+/* ---- change points (site_changes.c) ---------------------------------------- */
+
+/* One cell, m add scalar 64K, on four classes, each with versions 1.0.0,
+ * 1.1.0 and 2.0.0 (12 processes a paired run unless said):
+ *  gamma: G1 paired all three; 1.1.0 is 1.0.0's speed, but each process's
+ *    baseline was slow or fast (its ratios 0.8 and 1.25 in turn), and 2.0.0
+ *    is 1.5x 1.1.0 in every process: one change point, 1.1.0 -> 2.0.0, at
+ *    1.5x exactly (the baseline cancels process by process);
+ *  delta: D1 compared 1.0.0 with 2.0.0 alone (3x slower, its verdict
+ *    slower) and D2 measured 1.1.0 alone: no run paired 1.1.0 with either,
+ *    so no step and no change point, whatever D1 said;
+ *  eps: E1 paired all three, every ratio within 0.1 % of 1: none;
+ *  zeta: Z1 paired 1.0.0 and 1.1.0 in 6 processes, 1.02x to 1.3x: its
+ *    interval lies above the band but 6 processes are short of the
+ *    evidence the page's control asks (an anytime-valid sign test at
+ *    6 of 6 is about 0.07): none. */
+static void cp_rows(sqlite3 *db)
+{
+	static const struct {
+		const char *key, *id, *cls, *base;
+	} runs[] = {{"g1", "G1", "gamma", "1.0.0"},
+	            {"d1", "D1", "delta", "1.0.0"},
+	            {"d2", "D2", "delta", "1.1.0"},
+	            {"e1", "E1", "eps", "1.0.0"},
+	            {"z1", "Z1", "zeta", "1.0.0"}};
+	static const char *const vers[] = {"1.0.0", "1.1.0", "2.0.0"};
+	/* which versions each run measured (bits 1, 2, 4) */
+	static const int measured[] = {7, 5, 2, 7, 3};
+	char *err = NULL;
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		char *sql = bv_asprintf("INSERT INTO runs VALUES ('%s','%s','2026-05-0%zuT00:00:00Z','%s','CPU-%s',"
+		                        "'avx2','','h',8,NULL,'%s','paired',0.5,0,'x','compare/%s.html');",
+		                        runs[r].key, runs[r].id, r + 1, runs[r].cls, runs[r].cls, runs[r].base,
+		                        runs[r].key);
+		if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+			fail_msg("%s: %s", sql, err);
+		free(sql);
+		for (int v = 0; v < 3; v++) {
+			if (!(measured[r] & (1 << v)))
+				continue;
+			sql = bv_asprintf("INSERT INTO versions VALUES ('%s','%s',%d,'%s','git','c%d','%s',NULL);"
+			                  "INSERT INTO cells VALUES ('%s','%s','m','add','scalar',65536,'64K','ok',"
+			                  "NULL,%d,%d,%d);",
+			                  runs[r].key, vers[v], v, vers[v], v, vers[v], runs[r].key, vers[v],
+			                  100 + 50 * v, 95 + 50 * v, 105 + 50 * v);
+			if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+				fail_msg("%s: %s", sql, err);
+			free(sql);
+		}
+	}
+	double g11[12], g20[12], d20[12], e11[12], e20[12], z11[6];
+	for (int j = 0; j < 12; j++) {
+		g11[j] = j % 2 ? 1.25 : 0.8;
+		g20[j] = 1.5 * g11[j];
+		d20[j] = 3.0 + 0.01 * (j % 3);
+		e11[j] = 1.0 + 0.0005 * ((j % 3) - 1);
+		e20[j] = 1.0 - 0.0005 * ((j % 3) - 1);
+	}
+	for (int j = 0; j < 6; j++)
+		z11[j] = 1.02 + 0.056 * j;
+	static const struct {
+		const char *run, *version, *verdict;
+		int n;
+	} ch[] = {{"g1", "1.1.0", "same", 12},   {"g1", "2.0.0", "slower", 12}, {"d1", "2.0.0", "slower", 12},
+	          {"e1", "1.1.0", "same", 12},   {"e1", "2.0.0", "same", 12},   {"z1", "1.1.0", "slower", 6}};
+	const double *pr[] = {g11, g20, d20, e11, e20, z11};
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "INSERT INTO changes VALUES (?1, ?2, '1.0.0', 'm', 'add', 'scalar', "
+	                                    "65536, ?3, ?3, ?3, ?4, 'paired', ?5)",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	for (size_t i = 0; i < sizeof(ch) / sizeof(ch[0]); i++) {
+		size_t bytes = 0;
+		unsigned char *blob = bv_site_ratios_blob(pr[i], (size_t)ch[i].n, &bytes);
+		assert_non_null(blob);
+		sqlite3_bind_text(st, 1, ch[i].run, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, ch[i].version, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 3, pr[i][0]);
+		sqlite3_bind_text(st, 4, ch[i].verdict, -1, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 5, blob, (int)bytes, SQLITE_TRANSIENT);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+		free(blob);
+	}
+	sqlite3_finalize(st);
+}
+
+static int cp_setup(void **state)
+{
+	site_fx *f = bv_xcalloc(1, sizeof(*f));
+	assert_int_equal(sqlite3_open(":memory:", &f->db), SQLITE_OK);
+	char *err = NULL;
+	int rc = sqlite3_exec(f->db, schema, NULL, NULL, &err);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(f->db, migrations_2_3, NULL, NULL, &err);
+	if (rc != SQLITE_OK)
+		fail_msg("the store: %s", err);
+	cp_rows(f->db);
+	f->dir = test_tmpdir();
+	if (bv_site_write(f->db, f->dir, "bench-versions test"))
+		fail_msg("bv_site_write: %s", bv_error_last());
+	*state = f;
+	return 0;
+}
+
+/* The change points of the series of class cls in data/cells/m-add-scalar-64K.json. */
+static const cJSON *json_cps(const cJSON *doc, const char *cls)
+{
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(doc, "series")) if (
+	    !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(s, "class")), cls)) return cJSON_GetObjectItem(s,
+	                                                                                             "change_points");
+	fail_msg("no series of class %s", cls);
+	return NULL;
+}
+
+static void change_points_are_the_paired_steps(void **state)
+{
+	site_fx *f = *state;
+	char *t = page(f, "cells/m-add-scalar-64K.html");
+	/* one mark on the chart: gamma's, slower, between 1.1.0 and 2.0.0;
+	 * its interval is the quotients', process by process */
+	assert_int_equal(count(t, "<g class=\"cp\">"), 1);
+	assert_int_equal(count(t, "fill=\"#cf222e\""), 1);
+	assert_int_equal(count(t, "fill=\"#1a7f37\""), 0);
+	assert_non_null(strstr(t, "<title>change point on gamma: 1.1.0 -&gt; 2.0.0, 1.50x [1.50, 1.50], slower, "
+	                          "12 processes from 1 run</title>"));
+	/* listed under gamma, and each other class says it has none */
+	const char *g = strstr(t, "</span>gamma</h2>");
+	assert_non_null(g);
+	const char *list = strstr(g, "<h3>Change points</h3>");
+	assert_non_null(list);
+	assert_non_null(strstr(list, "<tr><td>1.1.0</td><td>2.0.0</td><td class=\"num\">1.500x</td>"
+	                             "<td class=\"num\">1.500x - 1.500x</td><td class=\"slower\">slower</td>"
+	                             "<td class=\"num\">12</td><td class=\"num\">1</td></tr>"));
+	assert_int_equal(count(t, "<h3>Change points</h3>"), 4);
+	/* delta: no run paired its steps (D1's 3x is 1.0.0 against 2.0.0) */
+	const char *d = strstr(t, "</span>delta</h2>");
+	assert_non_null(d);
+	assert_non_null(strstr(d, "None: of the 2 steps between this class's versions, 0 were measured"));
+	/* D1's and Z1's own verdicts stay, as the runs' claims */
+	const char *v = strstr(t, "<h2>Paired verdicts</h2>");
+	assert_non_null(v);
+	assert_int_equal(count(v, "<td class=\"slower\">slower (paired)</td>"), 3);
+	free(t);
+	t = page(f, "data/cells/m-add-scalar-64K.json");
+	cJSON *doc = cJSON_Parse(t);
+	assert_non_null(doc);
+	const cJSON *cps = json_cps(doc, "gamma");
+	assert_int_equal(cJSON_GetArraySize(cps), 1);
+	const cJSON *c = cJSON_GetArrayItem(cps, 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(c, "from")), "1.1.0");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(c, "to")), "2.0.0");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(c, "direction")), "slower");
+	assert_true(fabs(cJSON_GetObjectItem(c, "ratio")->valuedouble - 1.5) < 1e-9);
+	assert_int_equal(cJSON_GetObjectItem(c, "processes")->valueint, 12);
+	assert_int_equal(cJSON_GetObjectItem(c, "runs")->valueint, 1);
+	assert_int_equal(cJSON_GetArraySize(json_cps(doc, "delta")), 0);
+	assert_int_equal(cJSON_GetArraySize(json_cps(doc, "eps")), 0);
+	assert_int_equal(cJSON_GetArraySize(json_cps(doc, "zeta")), 0);
+	cJSON_Delete(doc);
+	free(t);
+}
+
+/* The processes' ratios as the store keeps them: a ratio that is not a
+ * finite number > 0 makes none (NULL), and a blob that is not whole
+ * doubles, or holds such a ratio, reads as none. */
+static void process_ratios_round_trip(void **state)
+{
+	(void)state;
+	double r[3] = {1.5, 0.75, 2.0};
+	size_t bytes = 0, n = 0;
+	unsigned char *b = bv_site_ratios_blob(r, 3, &bytes);
+	assert_int_equal(bytes, 24);
+	assert_int_equal(b[7], 0x3f); /* 1.5 little-endian: 00 .. 00 f8 3f */
+	double *back = bv_site_ratios_read(b, bytes, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(back, r, sizeof(r));
+	free(back);
+	assert_null(bv_site_ratios_read(b, 23, &n));
+	memset(b + 8, 0, 8); /* a ratio of 0 */
+	assert_null(bv_site_ratios_read(b, bytes, &n));
+	free(b);
+	r[1] = NAN;
+	assert_null(bv_site_ratios_blob(r, 3, &bytes));
+	r[1] = -1;
+	assert_null(bv_site_ratios_blob(r, 3, &bytes));
+	assert_null(bv_site_ratios_blob(r, 0, &bytes));
+}
+
 /* ---- the store (site_store.c) ---------------------------------------------- */
 
 /* The schema as the first site store's code (bench-versions before
@@ -634,16 +831,20 @@ static void an_old_v1_store_opens(void **state)
 	int known = 0;
 	assert_int_equal(bv_site_run_known(s, "a1key0000000000000000", &known), 0);
 	assert_true(known);
-	/* migrated: versions has the tree column, the schema is the newest */
+	/* migrated: versions has the tree column, changes the processes'
+	 * ratios, the schema is the newest */
 	sqlite3_stmt *st = NULL;
 	assert_int_equal(sqlite3_prepare_v2(s->db, "SELECT (SELECT user_version FROM pragma_user_version), "
 	                                           "(SELECT count(*) FROM pragma_table_info('versions') "
-	                                           "WHERE name = 'tree')",
+	                                           "WHERE name = 'tree'), "
+	                                           "(SELECT count(*) FROM pragma_table_info('changes') "
+	                                           "WHERE name = 'proc_ratio' AND type = 'BLOB')",
 	                                    -1, &st, NULL),
 	                 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	assert_int_equal(sqlite3_column_int(st, 0), 3);
 	assert_int_equal(sqlite3_column_int(st, 1), 1);
+	assert_int_equal(sqlite3_column_int(st, 2), 1);
 	sqlite3_finalize(st);
 	bv_site_store_close(s);
 	/* and one made now opens again */
@@ -679,8 +880,8 @@ static void a_store_not_as_we_made_it_is_refused_untouched(void **state)
 	     "the store's table 'runs' is not as bench-versions creates it (its definition was changed)"},
 	    {"dropped.sqlite", "DROP INDEX cells_by_cell",
 	     "the store lacks index 'cells_by_cell', which bench-versions creates (schema 1)"},
-	    {"newer.sqlite", "PRAGMA user_version = 3",
-	     "store schema 3 is newer than this bench-versions reads (2); use a newer bench-versions"},
+	    {"newer.sqlite", "PRAGMA user_version = 4",
+	     "store schema 4 is newer than this bench-versions reads (3); use a newer bench-versions"},
 	    {"other.sqlite", "PRAGMA application_id = 1234",
 	     "an SQLite database of another program (application id 1234)"},
 	};
@@ -737,6 +938,8 @@ int test_site(void)
 	    cmocka_unit_test_setup_teardown(regressions_are_the_newest_versions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_second_write_changes_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_refused_upload_changes_only_the_quarantine, setup, teardown),
+	    cmocka_unit_test_setup_teardown(change_points_are_the_paired_steps, cp_setup, teardown),
+	    cmocka_unit_test(process_ratios_round_trip),
 	    cmocka_unit_test(safe_names),
 	    cmocka_unit_test(an_old_v1_store_opens),
 	    cmocka_unit_test(a_store_not_as_we_made_it_is_refused_untouched),
