@@ -138,26 +138,38 @@ cell=$(dom cells/unary-relu-scalar-64K.html)
 check "relu's page shows a series for each class" \
 	bash -c "[ \$(grep -o 'lab-avx512' '$cell' | wc -l) -ge 2 ] && [ \$(grep -o 'ci-small' '$cell' | wc -l) -ge 2 ]"
 check "relu's page draws its chart" contains "$cell" "<svg"
-# Against the store: every run that called relu slower has its row
-# in the verdicts table and its red marker on the chart, and the planted
-# slowdown was called slower by at least one of the runs.
-check "relu's page marks main slower: the store's verdicts, each a row and a marker" python3 - "$cell" "$STORE" <<'PY'
-import html, re, sqlite3, sys
+# Against the store: every run that called relu slower has its row in the
+# verdicts table (its own claim), and the chart's marks are the change
+# points: each class's run paired 0.1.0 with the next version it measured
+# (main, or the hostile run's label) in the same processes, relu there 3x
+# slower, so each class whose run called it slower has one slower change
+# point between the two, its ratio the median of the run's process ratios
+# (changes.proc_ratio), and there is no other mark.
+check "relu's page: the store's verdicts each a row, its change points each a marker" python3 - "$cell" "$STORE" <<'PY'
+import html, re, sqlite3, statistics, struct, sys
 dom, db = open(sys.argv[1]).read(), sqlite3.connect(sys.argv[2])
-called = db.execute("select c.class from changes x join runs c on c.key = x.run where x.bench = 'unary' "
-                    "and x.op = 'relu' and x.backend = 'scalar' and x.size = 65536 "
+called = db.execute("select c.class, x.baseline, x.version, x.proc_ratio from changes x join runs c on c.key = x.run "
+                    "where x.bench = 'unary' and x.op = 'relu' and x.backend = 'scalar' and x.size = 65536 "
                     "and x.verdict = 'slower'").fetchall()
 assert db.execute("select count(*) from changes where op = 'relu' and backend = 'scalar' and size = 65536 "
                   "and version = 'main' and verdict = 'slower'").fetchone()[0] > 0, "no run called the planted slowdown slower"
 table = dom.split("<h2>Paired verdicts</h2>", 1)[1].split("</table>", 1)[0]
 rows = re.findall(r"<tr><td>([^<]*)</td>.*?<td class=\"(\w+)\">(\w+) \(paired\)</td></tr>", table)
-classes = sorted(c for (c,) in called)
+classes = sorted(c[0] for c in called)
 assert sorted(html.unescape(r[0]) for r in rows if r[1:] == ("slower", "slower")) == classes, (rows, classes)
 titles = [html.unescape(t) for t in re.findall(r"<title>([^<]*)</title>", dom)]
-marked = sorted(t for t in titles if "called slower against its baseline" in t)
-assert len(marked) == len(called), marked
-assert all(t.startswith(c + ", ") for t, c in zip(marked, classes)), (marked, classes)
+marks = [t for t in titles if t.startswith("change point on ")]
+assert len(marks) == len(called), (marks, called)
+for cls, base, version, blob in called:
+    assert blob, "no process ratios stored for %s's %s" % (cls, version)
+    want = statistics.median(struct.unpack("<%dd" % (len(blob) // 8), blob))
+    head = "change point on %s: %s -> " % (cls, base)
+    mine = [t for t in marks if t.startswith(head) and ", slower, " in t]
+    assert len(mine) == 1, (head, marks)
+    got = float(re.search(r", ([0-9.]+)x \[", mine[0]).group(1))
+    assert want > 2 and abs(got - want) < 0.006, (mine[0], want)
 assert dom.count('fill="#cf222e"') == len(called), dom.count('fill="#cf222e"')
+assert dom.count('fill="#1a7f37"') == 0, "a faster change point on relu"
 PY
 bk=$(dom backends.html)
 # The fastest backend per class, as the browser shows it, against the store:
