@@ -77,9 +77,16 @@ int bv_median_interval(const double *v, size_t n, double level, bv_interval *out
 	/* The interval [x(k), x(n-k+1)] (1-based) misses the median with
 	 * probability 2 P(B <= k-1); take the largest k that keeps coverage. */
 	size_t best = 1;
-	double coverage = 1.0 - 2.0 * binom_cdf_half(n, 0);
+	double cdf = binom_cdf_half(n, 0);
+	double coverage = 1.0 - 2.0 * cdf;
+	/* P(B <= k-1) summed on as k grows, term by term in the order
+	 * binom_cdf_half adds them (the same sums, bit for bit): a step pooled
+	 * from many runs has a thousand processes, and summing afresh at each k
+	 * made this quadratic in them. */
 	for (size_t k = 2; k <= (n + 1) / 2; k++) {
-		double c = 1.0 - 2.0 * binom_cdf_half(n, k - 1);
+		cdf += exp(lgamma((double)n + 1) - lgamma((double)(k - 1) + 1) - lgamma((double)(n - k + 1) + 1) -
+			   (double)n * log(2.0));
+		double c = 1.0 - 2.0 * cdf;
 		if (c < level)
 			break;
 		best = k, coverage = c;
@@ -161,14 +168,35 @@ static double sign_log_mixture(size_t n, size_t k)
 }
 
 /* A history or a bisect asks for the same few (n, k) thousands of times:
- * the values up to MEMO_N processes are kept (per thread). */
-enum { MEMO_N = 96 };
+ * the values up to MEMO_N processes are kept (per thread).  Above that, up
+ * to BIG_N (a site's step pooled from many runs: hundreds of processes,
+ * each prefix of them asking for its own (n, k)), row n is kept once asked
+ * for, NAN where not yet computed: a publish asks for the same rows for
+ * every cell. */
+enum { MEMO_N = 96, BIG_N = 8192 };
+static double big_mixture(size_t n, size_t k)
+{
+	static _Thread_local double *rows[BIG_N + 1];
+	if (!rows[n]) {
+		rows[n] = malloc((n + 1) * sizeof(double));
+		if (!rows[n])
+			return sign_log_mixture(n, k);
+		for (size_t i = 0; i <= n; i++)
+			rows[n][i] = NAN;
+	}
+	if (isnan(rows[n][k]))
+		rows[n][k] = sign_log_mixture(n, k);
+	return rows[n][k];
+}
+
 double bv_sign_log_mixture(size_t n, size_t k)
 {
 	static _Thread_local double memo[MEMO_N + 1][MEMO_N + 1];
 	static _Thread_local unsigned char known[MEMO_N + 1][MEMO_N + 1];
-	if (n > MEMO_N || k > n)
+	if (k > n)
 		return sign_log_mixture(n, k);
+	if (n > MEMO_N)
+		return n <= BIG_N ? big_mixture(n, k) : sign_log_mixture(n, k);
 	if (!known[n][k]) {
 		memo[n][k] = sign_log_mixture(n, k);
 		known[n][k] = 1;
