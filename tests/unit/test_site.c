@@ -579,7 +579,9 @@ static void safe_names(void **state)
  *  zeta: Z1 paired 1.0.0 and 1.1.0 in 6 processes, 1.02x to 1.3x: its
  *    interval lies above the band but 6 processes are short of the
  *    evidence the page's control asks (an anytime-valid sign test at
- *    6 of 6 is about 0.07): none. */
+ *    6 of 6 is about 0.07): none;
+ *  eta: H1 paired all three, but its 1.1.0 in 16 processes and its 2.0.0
+ *    (2x) in 12: not the same processes, so no step 1.1.0 -> 2.0.0. */
 static void cp_rows(sqlite3 *db)
 {
 	static const struct {
@@ -588,10 +590,11 @@ static void cp_rows(sqlite3 *db)
 	            {"d1", "D1", "delta", "1.0.0"},
 	            {"d2", "D2", "delta", "1.1.0"},
 	            {"e1", "E1", "eps", "1.0.0"},
-	            {"z1", "Z1", "zeta", "1.0.0"}};
+	            {"z1", "Z1", "zeta", "1.0.0"},
+	            {"h1", "H1", "eta", "1.0.0"}};
 	static const char *const vers[] = {"1.0.0", "1.1.0", "2.0.0"};
 	/* which versions each run measured (bits 1, 2, 4) */
-	static const int measured[] = {7, 5, 2, 7, 3};
+	static const int measured[] = {7, 5, 2, 7, 3, 7};
 	char *err = NULL;
 	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
 		char *sql = bv_asprintf("INSERT INTO runs VALUES ('%s','%s','2026-05-0%zuT00:00:00Z','%s','CPU-%s',"
@@ -614,7 +617,7 @@ static void cp_rows(sqlite3 *db)
 			free(sql);
 		}
 	}
-	double g11[12], g20[12], d20[12], e11[12], e20[12], z11[6];
+	double g11[12], g20[12], d20[12], e11[12], e20[12], z11[6], h11[16], h20[12];
 	for (int j = 0; j < 12; j++) {
 		g11[j] = j % 2 ? 1.25 : 0.8;
 		g20[j] = 1.5 * g11[j];
@@ -624,12 +627,15 @@ static void cp_rows(sqlite3 *db)
 	}
 	for (int j = 0; j < 6; j++)
 		z11[j] = 1.02 + 0.056 * j;
+	for (int j = 0; j < 16; j++)
+		h11[j] = 1.0 + 0.0005 * ((j % 3) - 1), h20[j % 12] = 2.0 + 0.001 * (j % 5);
 	static const struct {
 		const char *run, *version, *verdict;
 		int n;
 	} ch[] = {{"g1", "1.1.0", "same", 12},   {"g1", "2.0.0", "slower", 12}, {"d1", "2.0.0", "slower", 12},
-	          {"e1", "1.1.0", "same", 12},   {"e1", "2.0.0", "same", 12},   {"z1", "1.1.0", "slower", 6}};
-	const double *pr[] = {g11, g20, d20, e11, e20, z11};
+	          {"e1", "1.1.0", "same", 12},   {"e1", "2.0.0", "same", 12},   {"z1", "1.1.0", "slower", 6},
+	          {"h1", "1.1.0", "same", 16},   {"h1", "2.0.0", "same", 12}};
+	const double *pr[] = {g11, g20, d20, e11, e20, z11, h11, h20};
 	sqlite3_stmt *st = NULL;
 	assert_int_equal(sqlite3_prepare_v2(db,
 	                                    "INSERT INTO changes VALUES (?1, ?2, '1.0.0', 'm', 'add', 'scalar', "
@@ -700,11 +706,15 @@ static void change_points_are_the_paired_steps(void **state)
 	assert_non_null(strstr(list, "<tr><td>1.1.0</td><td>2.0.0</td><td class=\"num\">1.500x</td>"
 	                             "<td class=\"num\">1.500x - 1.500x</td><td class=\"slower\">slower</td>"
 	                             "<td class=\"num\">12</td><td class=\"num\">1</td></tr>"));
-	assert_int_equal(count(t, "<h3>Change points</h3>"), 4);
+	assert_int_equal(count(t, "<h3>Change points</h3>"), 5);
 	/* delta: no run paired its steps (D1's 3x is 1.0.0 against 2.0.0) */
 	const char *d = strstr(t, "</span>delta</h2>");
 	assert_non_null(d);
 	assert_non_null(strstr(d, "None: of the 2 steps between this class's versions, 0 were measured"));
+	/* eta: 1.1.0 and 2.0.0 in different processes, only 1.0.0 -> 1.1.0 paired */
+	const char *h = strstr(t, "</span>eta</h2>");
+	assert_non_null(h);
+	assert_non_null(strstr(h, "None: of the 2 steps between this class's versions, 1 was measured"));
 	/* D1's and Z1's own verdicts stay, as the runs' claims */
 	const char *v = strstr(t, "<h2>Paired verdicts</h2>");
 	assert_non_null(v);
@@ -725,6 +735,7 @@ static void change_points_are_the_paired_steps(void **state)
 	assert_int_equal(cJSON_GetArraySize(json_cps(doc, "delta")), 0);
 	assert_int_equal(cJSON_GetArraySize(json_cps(doc, "eps")), 0);
 	assert_int_equal(cJSON_GetArraySize(json_cps(doc, "zeta")), 0);
+	assert_int_equal(cJSON_GetArraySize(json_cps(doc, "eta")), 0);
 	cJSON_Delete(doc);
 	free(t);
 }
