@@ -213,6 +213,13 @@ double bv_sign_evidence(const double *r, size_t n, double edge, int dir)
 			continue;
 		seen++;
 		beyond += dir > 0 ? r[i] > edge : r[i] < edge;
+		/* With no more than half the processes beyond the edge the
+		 * likelihood ratio is at most 1 at every theta above 1/2, so
+		 * the mixture is too: it cannot raise the running maximum
+		 * (which starts at 1), and is not computed (for a step of
+		 * hundreds of processes most of the time went here). */
+		if (2 * beyond <= seen)
+			continue;
 		double l = bv_sign_log_mixture(seen, beyond);
 		if (l > best)
 			best = l;
