@@ -45,7 +45,9 @@ typedef struct crow {
 
 typedef struct chg {
 	size_t run, version;
-	char *baseline, *verdict, *mode;
+	char *baseline, *verdict, *mode; /* NULL unless call: only a call is shown */
+	int call;   /* the verdict is slower or faster */
+	int usable; /* paired, and not unstable: a change point may rest on it */
 	double ratio, lo, hi;
 	int has_ratio;
 	size_t base;  /* the baseline's version, or NONE */
@@ -101,7 +103,7 @@ static const crow *newest(const bv_site *s, const group *g, size_t cls, size_t v
 
 static int is_call(const chg *c)
 {
-	return !strcmp(c->verdict, "slower") || !strcmp(c->verdict, "faster");
+	return c->call;
 }
 
 /* Every class's series and its change points, one family for the page (the
@@ -128,8 +130,7 @@ static int find_cps(const bv_site *s, const group *g, const size_t *cls, size_t 
 		size_t nrows = 0;
 		for (size_t i = 0; i < g->nchg; i++) {
 			const chg *c = &g->chg[i];
-			if (s->runs[c->run].cls == cls[k] && c->pr && c->base != BV_SITE_NONE &&
-			    !strcmp(c->mode, "paired") && strcmp(c->verdict, "unstable"))
+			if (s->runs[c->run].cls == cls[k] && c->pr && c->base != BV_SITE_NONE && c->usable)
 				rows[nrows++] = (bv_site_paired){c->run, c->version, c->base, c->pr, c->npr};
 		}
 		nsteps[k] = x->nv > 1 ? x->nv - 1 : 0;
@@ -516,16 +517,24 @@ static int merge_changes(bv_site *s, sqlite3_stmt *st, int *pending, group *g)
 		if (g->nchg == g->capchg)
 			g->capchg = g->capchg ? 2 * g->capchg : 8,
 			g->chg = bv_xrealloc(g->chg, g->capchg * sizeof(*g->chg));
+		/* Most rows are verdicts of same: read for their processes'
+		 * ratios alone, their words not kept (a publish reads every
+		 * change of the site). */
+		const char *verdict = bv_site_col(st, 10), *mode = bv_site_col(st, 11);
+		int call = !strcmp(verdict, "slower") || !strcmp(verdict, "faster");
+		int usable = !strcmp(mode, "paired") && strcmp(verdict, "unstable");
 		size_t npr = 0;
-		double *pr = sqlite3_column_type(st, 12) == SQLITE_BLOB
+		double *pr = usable && sqlite3_column_type(st, 12) == SQLITE_BLOB
 		                 ? bv_site_ratios_read(sqlite3_column_blob(st, 12),
 		                                       (size_t)sqlite3_column_bytes(st, 12), &npr)
 		                 : NULL;
 		g->chg[g->nchg++] = (chg){(size_t)(r - s->runs),
 		                          v,
-		                          bv_strdup(bv_site_col(st, 2)),
-		                          bv_strdup(bv_site_col(st, 10)),
-		                          bv_strdup(bv_site_col(st, 11)),
+		                          call ? bv_strdup(bv_site_col(st, 2)) : NULL,
+		                          call ? bv_strdup(verdict) : NULL,
+		                          call ? bv_strdup(mode) : NULL,
+		                          call,
+		                          usable,
 		                          sqlite3_column_double(st, 7),
 		                          col_num(st, 8),
 		                          col_num(st, 9),
