@@ -172,8 +172,9 @@ static double sign_log_mixture(size_t n, size_t k)
  * to BIG_N (a site's step pooled from many runs: hundreds of processes,
  * each prefix of them asking for its own (n, k)), row n is kept once asked
  * for, NAN where not yet computed: a publish asks for the same rows for
- * every cell. */
-enum { MEMO_N = 96, BIG_N = 8192 };
+ * every cell.  Every row up to BIG_N is 67 MB at most (n + 1 doubles
+ * each); a longer step is computed afresh. */
+enum { MEMO_N = 96, BIG_N = 4096 };
 static double big_mixture(size_t n, size_t k)
 {
 	static _Thread_local double *rows[BIG_N + 1];
